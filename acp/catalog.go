@@ -1,0 +1,169 @@
+package acp
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"os/exec"
+	"slices"
+	"sort"
+	"strings"
+	"time"
+)
+
+// AgentSpec is an agent Switchboard knows how to start.
+type AgentSpec struct {
+	ID      string
+	Name    string
+	Command Command
+	// Install tells a user how to get the agent when it is missing.
+	Install string
+	// Custom is true for agents defined in the config file.
+	Custom bool
+	// Disabled agents are listed but never started.
+	Disabled bool
+}
+
+// Builtin returns the catalogue of known ACP agents. Each agent sees only
+// its own vendor's credentials from the hub's environment (PassEnv), beside
+// the base allowlist of BuildEnv.
+func Builtin() []AgentSpec {
+	return []AgentSpec{
+		{ID: "claude", Name: "Claude Code", Command: Command{Path: "claude-agent-acp", PassEnv: []string{"ANTHROPIC_*", "CLAUDE_*", "AWS_*", "GOOGLE_CLOUD_*", "VERTEX_*"}},
+			Install: "npm install -g @agentclientprotocol/claude-agent-acp"},
+		{ID: "codex", Name: "Codex", Command: Command{Path: "codex-acp", PassEnv: []string{"OPENAI_*", "CODEX_*"}},
+			Install: "npm install -g @agentclientprotocol/codex-acp"},
+		{ID: "gemini", Name: "Gemini CLI", Command: Command{Path: "gemini", Args: []string{"--acp"}, PassEnv: []string{"GEMINI_*", "GOOGLE_*"}},
+			Install: "npm install -g @google/gemini-cli"},
+		{ID: "qwen", Name: "Qwen Code", Command: Command{Path: "qwen", Args: []string{"--acp"}, PassEnv: []string{"QWEN_*", "DASHSCOPE_*", "OPENAI_*"}},
+			Install: "npm install -g @qwen-code/qwen-code"},
+		{ID: "opencode", Name: "OpenCode", Command: Command{Path: "opencode", Args: []string{"acp"}, PassEnv: []string{"OPENCODE_*", "ANTHROPIC_*", "OPENAI_*", "GEMINI_*", "OPENROUTER_*"}},
+			Install: "npm install -g opencode-ai"},
+		{ID: "copilot", Name: "GitHub Copilot", Command: Command{Path: "copilot", Args: []string{"--acp"}, PassEnv: []string{"COPILOT_*", "GH_TOKEN", "GITHUB_TOKEN"}},
+			Install: "npm install -g @github/copilot"},
+		{ID: "goose", Name: "Goose", Command: Command{Path: "goose", Args: []string{"acp"}, PassEnv: []string{"GOOSE_*", "ANTHROPIC_*", "OPENAI_*", "GEMINI_*", "OPENROUTER_*"}},
+			Install: "install Goose from https://block.github.io/goose/docs/getting-started/installation"},
+	}
+}
+
+// AgentConfig is one entry of the config file's `agents:` map. Over a
+// built-in agent of the same id, set fields replace the built-in ones
+// (Env entries are added); any other id defines a custom agent, which needs
+// a Command.
+type AgentConfig struct {
+	Name    string            `mapstructure:"name" json:"name,omitempty"`
+	Command string            `mapstructure:"command" json:"command,omitempty"`
+	Args    []string          `mapstructure:"args" json:"args,omitempty"`
+	Env     map[string]string `mapstructure:"env" json:"env,omitempty"`
+	Enabled *bool             `mapstructure:"enabled" json:"enabled,omitempty"`
+}
+
+// Merge lays cfg over the built-in catalogue and returns the agents sorted
+// by id. A custom agent without a command is an error naming it.
+func Merge(builtin []AgentSpec, cfg map[string]AgentConfig) ([]AgentSpec, error) {
+	byID := make(map[string]AgentSpec, len(builtin)+len(cfg))
+	for _, s := range builtin {
+		byID[s.ID] = s
+	}
+	for id, c := range cfg {
+		s, known := byID[id]
+		if !known {
+			if c.Command == "" {
+				return nil, fmt.Errorf("agents.%s: a custom agent needs a command", id)
+			}
+			s = AgentSpec{ID: id, Name: id, Custom: true}
+		}
+		if c.Name != "" {
+			s.Name = c.Name
+		}
+		if c.Command != "" {
+			s.Command.Path = c.Command
+			s.Command.Args = nil
+		}
+		if c.Args != nil {
+			s.Command.Args = slices.Clone(c.Args)
+		}
+		s.Command.Env = slices.Clone(s.Command.Env)
+		keys := make([]string, 0, len(c.Env))
+		for k := range c.Env {
+			keys = append(keys, k)
+		}
+		sort.Strings(keys)
+		for _, k := range keys {
+			s.Command.Env = append(s.Command.Env, k+"="+c.Env[k])
+		}
+		if c.Enabled != nil {
+			s.Disabled = !*c.Enabled
+		}
+		byID[id] = s
+	}
+	out := make([]AgentSpec, 0, len(byID))
+	for _, s := range byID {
+		out = append(out, s)
+	}
+	sort.Slice(out, func(i, j int) bool { return out[i].ID < out[j].ID })
+	return out, nil
+}
+
+// Detection says whether an agent can be started here.
+type Detection struct {
+	Available bool
+	Path      string // the resolved program
+	Reason    string // why not, for a user: "claude-agent-acp not found on PATH; npm install -g …"
+}
+
+// Detect looks the agent's program up on PATH (or checks its absolute
+// path). It starts nothing.
+func Detect(s AgentSpec) Detection {
+	if s.Disabled {
+		return Detection{Reason: "disabled in the config file"}
+	}
+	path, err := exec.LookPath(s.Command.Path)
+	if err != nil {
+		reason := fmt.Sprintf("%s not found on PATH", s.Command.Path)
+		if s.Install != "" {
+			reason += "; install it with: " + s.Install
+		}
+		return Detection{Reason: reason}
+	}
+	return Detection{Available: true, Path: path}
+}
+
+// ProbeResult is what an agent says about itself in initialize.
+type ProbeResult struct {
+	Name         string
+	Version      string
+	Capabilities AgentCapabilities
+	AuthMethods  []AuthMethod
+	// Raw is the whole initialize answer, as sent.
+	Raw json.RawMessage
+}
+
+// Probe starts the agent, runs initialize only, and stops it. timeout bounds
+// the whole (default 15s).
+func Probe(ctx context.Context, cmd Command, opts AgentOptions, timeout time.Duration) (ProbeResult, error) {
+	if timeout <= 0 {
+		timeout = 15 * time.Second
+	}
+	ctx, cancel := context.WithTimeout(ctx, timeout)
+	defer cancel()
+	a, err := Launch(ctx, cmd, refusingClient{}, opts)
+	if err != nil {
+		return ProbeResult{}, err
+	}
+	defer a.Close(context.Background())
+	r := ProbeResult{Capabilities: a.Init.AgentCapabilities, AuthMethods: a.Init.AuthMethods, Raw: a.Init.Raw}
+	if a.Init.AgentInfo != nil {
+		r.Name, r.Version = a.Init.AgentInfo.Name, strings.TrimSpace(a.Init.AgentInfo.Version)
+	}
+	return r, nil
+}
+
+// refusingClient serves a probe: it never grants anything.
+type refusingClient struct{}
+
+func (refusingClient) SessionUpdate(context.Context, SessionNotification) {}
+
+func (refusingClient) RequestPermission(context.Context, RequestPermissionRequest) (RequestPermissionResponse, error) {
+	return Cancelled(), nil
+}

@@ -1,0 +1,99 @@
+package acp
+
+import (
+	"context"
+	"encoding/json"
+)
+
+// clientHandler routes what an agent sends to the ClientConn's Client,
+// FileSystem and TerminalHost.
+type clientHandler ClientConn
+
+func decode[T any](params json.RawMessage) (T, error) {
+	var v T
+	if err := json.Unmarshal(params, &v); err != nil {
+		return v, NewError(CodeInvalidParams, "invalid params: %v", err)
+	}
+	return v, nil
+}
+
+// serve decodes params as Req and calls fn.
+func serve[Req, Resp any](ctx context.Context, params json.RawMessage, fn func(context.Context, Req) (Resp, error)) (any, error) {
+	req, err := decode[Req](params)
+	if err != nil {
+		return nil, err
+	}
+	return fn(ctx, req)
+}
+
+func (h *clientHandler) HandleRequest(ctx context.Context, method string, params json.RawMessage) (any, error) {
+	c := (*ClientConn)(h)
+	switch method {
+	case "session/request_permission":
+		req, err := decode[RequestPermissionRequest](params)
+		if err != nil {
+			return nil, err
+		}
+		return c.requestPermission(ctx, req)
+	case "fs/read_text_file":
+		return serve(ctx, params, c.fs.ReadTextFile)
+	case "fs/write_text_file":
+		return serve(ctx, params, c.fs.WriteTextFile)
+	case "terminal/create":
+		return serve(ctx, params, c.terms.CreateTerminal)
+	case "terminal/output":
+		return serve(ctx, params, c.terms.TerminalOutput)
+	case "terminal/wait_for_exit":
+		return serve(ctx, params, c.terms.WaitForTerminalExit)
+	case "terminal/kill":
+		return serve(ctx, params, c.terms.KillTerminal)
+	case "terminal/release":
+		return serve(ctx, params, c.terms.ReleaseTerminal)
+	}
+	c.log.Debug("acp: unknown request from agent", "method", method)
+	return nil, NewError(CodeMethodNotFound, "method not found: %s", method)
+}
+
+func (h *clientHandler) HandleNotification(ctx context.Context, method string, params json.RawMessage) {
+	c := (*ClientConn)(h)
+	if method != "session/update" {
+		// Vendor notifications (_auth/status_update, qwen/notify/…) are
+		// allowed by the protocol and ignored.
+		c.log.Debug("acp: ignoring notification", "method", method)
+		return
+	}
+	var n SessionNotification
+	if err := json.Unmarshal(params, &n); err != nil {
+		c.log.Warn("acp: skipping malformed session/update", "err", err, "preview", preview(params))
+		return
+	}
+	c.client.SessionUpdate(ctx, n)
+}
+
+// localTerminals runs terminals as real processes through ClientConn.local,
+// defaulting their cwd to the session's.
+type localTerminals struct{ c *ClientConn }
+
+func (t localTerminals) CreateTerminal(ctx context.Context, req CreateTerminalRequest) (CreateTerminalResponse, error) {
+	cwd, ok := t.c.sessionCwd(req.SessionID)
+	if !ok {
+		return CreateTerminalResponse{}, NewError(CodeResourceNotFound, "unknown session %q", req.SessionID)
+	}
+	return t.c.local.Create(ctx, cwd, req)
+}
+
+func (t localTerminals) TerminalOutput(ctx context.Context, req TerminalOutputRequest) (TerminalOutputResponse, error) {
+	return t.c.local.Output(ctx, req)
+}
+
+func (t localTerminals) WaitForTerminalExit(ctx context.Context, req WaitForTerminalExitRequest) (WaitForTerminalExitResponse, error) {
+	return t.c.local.WaitForExit(ctx, req)
+}
+
+func (t localTerminals) KillTerminal(ctx context.Context, req KillTerminalRequest) (KillTerminalResponse, error) {
+	return t.c.local.Kill(ctx, req)
+}
+
+func (t localTerminals) ReleaseTerminal(ctx context.Context, req ReleaseTerminalRequest) (ReleaseTerminalResponse, error) {
+	return t.c.local.Release(ctx, req)
+}

@@ -1,0 +1,130 @@
+package acp
+
+import (
+	"encoding/json"
+	"fmt"
+)
+
+// session/update kinds of ACP v1, and the unstable ones agents already send.
+// Any other kind is still delivered, raw, with its own name.
+const (
+	UpdateUserMessageChunk  = "user_message_chunk"
+	UpdateAgentMessageChunk = "agent_message_chunk"
+	UpdateAgentThoughtChunk = "agent_thought_chunk"
+	UpdateToolCall          = "tool_call"
+	UpdateToolCallUpdate    = "tool_call_update"
+	UpdatePlan              = "plan"
+	UpdateAvailableCommands = "available_commands_update"
+	UpdateCurrentMode       = "current_mode_update"
+	UpdateConfigOption      = "config_option_update"
+	UpdateSessionInfo       = "session_info_update"
+	UpdateUsage             = "usage_update"
+)
+
+// SessionNotification is the params of session/update.
+type SessionNotification struct {
+	SessionID string        `json:"sessionId"`
+	Update    SessionUpdate `json:"update"`
+}
+
+// SessionUpdate is one update as the agent sent it. Raw always holds the
+// exact JSON object; Kind its "sessionUpdate" discriminator. For the kinds
+// the hub acts on, the typed fields are filled in as well:
+//
+//   - message, thought and user chunks: Content
+//   - tool_call and tool_call_update: ToolCall
+//   - plan: Plan
+//   - current_mode_update: ModeID
+//
+// A kind this package does not know keeps only Kind and Raw; it is never
+// dropped or renamed. A known kind whose fields do not parse keeps Kind and
+// Raw too, with no typed field set and ParseErr saying why. Marshalling a
+// SessionUpdate writes Raw unchanged.
+type SessionUpdate struct {
+	Kind     string
+	Raw      json.RawMessage
+	Content  *ContentBlock
+	ToolCall *ToolCall
+	Plan     []PlanEntry
+	ModeID   string
+	ParseErr error
+}
+
+// ToolCall is a tool_call or a tool_call_update: only ToolCallID is
+// required; an update carries just the fields that changed. Content, raw
+// input and raw output stay as the agent sent them.
+type ToolCall struct {
+	ToolCallID string             `json:"toolCallId"`
+	Title      *string            `json:"title,omitempty"`
+	Kind       *string            `json:"kind,omitempty"`
+	Status     *string            `json:"status,omitempty"`
+	Content    json.RawMessage    `json:"content,omitempty"`
+	Locations  []ToolCallLocation `json:"locations,omitempty"`
+	RawInput   json.RawMessage    `json:"rawInput,omitempty"`
+	RawOutput  json.RawMessage    `json:"rawOutput,omitempty"`
+}
+
+// ToolCallLocation is a file a tool call touches.
+type ToolCallLocation struct {
+	Path string `json:"path"`
+	Line *int   `json:"line,omitempty"`
+}
+
+// PlanEntry is one step of the agent's plan.
+type PlanEntry struct {
+	Content  string `json:"content"`
+	Priority string `json:"priority"`
+	Status   string `json:"status"`
+}
+
+// UnmarshalJSON keeps the raw object and parses the kinds listed above. It
+// fails only when b is not an object with a "sessionUpdate" string.
+func (u *SessionUpdate) UnmarshalJSON(b []byte) error {
+	var head struct {
+		Kind string `json:"sessionUpdate"`
+	}
+	if err := json.Unmarshal(b, &head); err != nil {
+		return fmt.Errorf("session update: %w", err)
+	}
+	if head.Kind == "" {
+		return fmt.Errorf("session update: missing sessionUpdate")
+	}
+	*u = SessionUpdate{Kind: head.Kind, Raw: append(json.RawMessage(nil), b...)}
+	var err error
+	switch head.Kind {
+	case UpdateUserMessageChunk, UpdateAgentMessageChunk, UpdateAgentThoughtChunk:
+		var v struct {
+			Content ContentBlock `json:"content"`
+		}
+		err = json.Unmarshal(b, &v)
+		u.Content = &v.Content
+	case UpdateToolCall, UpdateToolCallUpdate:
+		var v ToolCall
+		err = json.Unmarshal(b, &v)
+		u.ToolCall = &v
+	case UpdatePlan:
+		var v struct {
+			Entries []PlanEntry `json:"entries"`
+		}
+		err = json.Unmarshal(b, &v)
+		u.Plan = v.Entries
+	case UpdateCurrentMode:
+		var v struct {
+			ModeID string `json:"currentModeId"`
+		}
+		err = json.Unmarshal(b, &v)
+		u.ModeID = v.ModeID
+	}
+	if err != nil {
+		*u = SessionUpdate{Kind: u.Kind, Raw: u.Raw, ParseErr: fmt.Errorf("session update %s: %w", head.Kind, err)}
+	}
+	return nil
+}
+
+// MarshalJSON writes the update exactly as it was received.
+func (u SessionUpdate) MarshalJSON() ([]byte, error) {
+	if len(u.Raw) == 0 {
+		return nil, fmt.Errorf("session update %q has no raw form", u.Kind)
+	}
+	return u.Raw, nil
+}
