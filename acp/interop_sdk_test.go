@@ -94,7 +94,9 @@ func TestInteropSDKExampleAgent(t *testing.T) {
 	t.Run("cancelled outcome", func(t *testing.T) {
 		t.Parallel()
 		rec := newRecorder()
-		rec.decide = func(context.Context, RequestPermissionRequest) (RequestPermissionResponse, error) { return Cancelled(), nil }
+		rec.decide = func(context.Context, RequestPermissionRequest) (RequestPermissionResponse, error) {
+			return Cancelled(), nil
+		}
 		a, sid := start(t, rec)
 		// This agent ends the turn normally, without the edit, when the
 		// permission comes back cancelled.

@@ -1,0 +1,423 @@
+package acp
+
+import (
+	"context"
+	"crypto/rand"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"log/slog"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"sync"
+	"syscall"
+	"time"
+)
+
+// EnvVariable is one environment variable of a terminal command.
+type EnvVariable struct {
+	Name  string          `json:"name"`
+	Value string          `json:"value"`
+	Meta  json.RawMessage `json:"_meta,omitempty"`
+}
+
+// CreateTerminalRequest is the params of terminal/create.
+type CreateTerminalRequest struct {
+	SessionID string        `json:"sessionId"`
+	Command   string        `json:"command"`
+	Args      []string      `json:"args,omitempty"`
+	Env       []EnvVariable `json:"env,omitempty"`
+	// Cwd is an absolute directory; empty means the session's.
+	Cwd string `json:"cwd,omitempty"`
+	// OutputByteLimit caps the retained output; nil means the default.
+	OutputByteLimit *int            `json:"outputByteLimit,omitempty"`
+	Meta            json.RawMessage `json:"_meta,omitempty"`
+}
+
+// CreateTerminalResponse is the result of terminal/create.
+type CreateTerminalResponse struct {
+	TerminalID string          `json:"terminalId"`
+	Meta       json.RawMessage `json:"_meta,omitempty"`
+}
+
+// TerminalExitStatus says how a terminal command ended: exactly one of
+// ExitCode and Signal is set.
+type TerminalExitStatus struct {
+	ExitCode *int            `json:"exitCode"`
+	Signal   *string         `json:"signal"`
+	Meta     json.RawMessage `json:"_meta,omitempty"`
+}
+
+// TerminalOutputRequest is the params of terminal/output.
+type TerminalOutputRequest struct {
+	SessionID  string          `json:"sessionId"`
+	TerminalID string          `json:"terminalId"`
+	Meta       json.RawMessage `json:"_meta,omitempty"`
+}
+
+// TerminalOutputResponse is the result of terminal/output. ExitStatus is nil
+// while the command runs.
+type TerminalOutputResponse struct {
+	Output     string              `json:"output"`
+	Truncated  bool                `json:"truncated"`
+	ExitStatus *TerminalExitStatus `json:"exitStatus,omitempty"`
+	Meta       json.RawMessage     `json:"_meta,omitempty"`
+}
+
+// WaitForTerminalExitRequest is the params of terminal/wait_for_exit.
+type WaitForTerminalExitRequest struct {
+	SessionID  string          `json:"sessionId"`
+	TerminalID string          `json:"terminalId"`
+	Meta       json.RawMessage `json:"_meta,omitempty"`
+}
+
+// WaitForTerminalExitResponse is the result of terminal/wait_for_exit.
+type WaitForTerminalExitResponse struct {
+	ExitCode *int            `json:"exitCode"`
+	Signal   *string         `json:"signal"`
+	Meta     json.RawMessage `json:"_meta,omitempty"`
+}
+
+// KillTerminalRequest is the params of terminal/kill.
+type KillTerminalRequest struct {
+	SessionID  string          `json:"sessionId"`
+	TerminalID string          `json:"terminalId"`
+	Meta       json.RawMessage `json:"_meta,omitempty"`
+}
+
+// KillTerminalResponse is the result of terminal/kill.
+type KillTerminalResponse struct {
+	Meta json.RawMessage `json:"_meta,omitempty"`
+}
+
+// ReleaseTerminalRequest is the params of terminal/release.
+type ReleaseTerminalRequest struct {
+	SessionID  string          `json:"sessionId"`
+	TerminalID string          `json:"terminalId"`
+	Meta       json.RawMessage `json:"_meta,omitempty"`
+}
+
+// ReleaseTerminalResponse is the result of terminal/release.
+type ReleaseTerminalResponse struct {
+	Meta json.RawMessage `json:"_meta,omitempty"`
+}
+
+// TerminalOptions tunes NewTerminals. The zero value is usable.
+type TerminalOptions struct {
+	// Logger receives lifecycle messages; nil discards them.
+	Logger *slog.Logger
+	// DefaultOutputLimit is the output kept when a request names no
+	// outputByteLimit; 0 means 1 MiB.
+	DefaultOutputLimit int
+	// BaseEnv is the environment BuildEnv filters for commands; nil means
+	// os.Environ().
+	BaseEnv []string
+	// Grace is how long Kill and Release wait after SIGTERM before SIGKILL;
+	// 0 means 3s.
+	Grace time.Duration
+}
+
+// Terminals runs the commands agents start with terminal/create as real
+// processes and serves the other terminal methods. Its methods are safe for
+// concurrent use.
+//
+// Each command runs directly (argv, no shell) in a process group of its own,
+// stdin from /dev/null, stdout and stderr merged into one Ring of
+// outputByteLimit bytes. When a command exits, whatever is left of its
+// process group is killed, so background jobs do not outlive it. A terminal
+// belongs to the session that created it: another session's id, like a
+// released one, is CodeResourceNotFound.
+type Terminals struct {
+	log   *slog.Logger
+	limit int
+	base  []string
+	grace time.Duration
+
+	mu     sync.Mutex
+	terms  map[string]*terminal // guarded by mu
+	closed bool                 // guarded by mu
+}
+
+// terminal is one command. exit is written once before done is closed.
+type terminal struct {
+	id, sessionID string
+	pid           int
+	out           *Ring
+	done          chan struct{}
+	exit          ExitInfo
+}
+
+// NewTerminals returns an empty terminal host. Call Close when done with it.
+func NewTerminals(opts TerminalOptions) *Terminals {
+	if opts.Logger == nil {
+		opts.Logger = slog.New(slog.DiscardHandler)
+	}
+	if opts.DefaultOutputLimit <= 0 {
+		opts.DefaultOutputLimit = 1 << 20
+	}
+	if opts.BaseEnv == nil {
+		opts.BaseEnv = os.Environ()
+	}
+	if opts.Grace <= 0 {
+		opts.Grace = defaultGrace
+	}
+	return &Terminals{
+		log:   opts.Logger,
+		limit: opts.DefaultOutputLimit,
+		base:  opts.BaseEnv,
+		grace: opts.Grace,
+		terms: make(map[string]*terminal),
+	}
+}
+
+// Create starts req.Command with req.Args in req.Cwd, or in sessionCwd when
+// req.Cwd is empty, and returns the new terminal's id.
+//
+// Agents such as claude-agent-acp send a whole shell command line in Command
+// with no Args. So when Args is empty, Command names no program and contains
+// white space or shell syntax, it is run as /bin/sh -c Command.
+func (ts *Terminals) Create(ctx context.Context, sessionCwd string, req CreateTerminalRequest) (CreateTerminalResponse, error) {
+	if err := ctx.Err(); err != nil {
+		return CreateTerminalResponse{}, fmt.Errorf("acp: create terminal: %w", err)
+	}
+	if req.Command == "" {
+		return CreateTerminalResponse{}, NewError(CodeInvalidParams, "command is required")
+	}
+	dir := sessionCwd
+	if req.Cwd != "" {
+		if !filepath.IsAbs(req.Cwd) {
+			return CreateTerminalResponse{}, NewError(CodeInvalidParams, "cwd must be absolute: %q", req.Cwd)
+		}
+		dir = req.Cwd
+	}
+	if err := checkDir(dir); err != nil {
+		return CreateTerminalResponse{}, NewError(CodeInvalidParams, "cwd: %v", err)
+	}
+	limit := ts.limit
+	if req.OutputByteLimit != nil {
+		if *req.OutputByteLimit < 0 {
+			return CreateTerminalResponse{}, NewError(CodeInvalidParams, "outputByteLimit must not be negative")
+		}
+		limit = *req.OutputByteLimit
+	}
+	extra := make([]string, 0, len(req.Env))
+	for _, v := range req.Env {
+		if v.Name == "" || strings.ContainsAny(v.Name, "=\x00") || strings.ContainsRune(v.Value, 0) {
+			return CreateTerminalResponse{}, NewError(CodeInvalidParams, "invalid environment variable %q", v.Name)
+		}
+		extra = append(extra, v.Name+"="+v.Value)
+	}
+	env := BuildEnv(ts.base, Command{Env: extra})
+	path, args, err := terminalProgram(req.Command, req.Args, dir, env)
+	if err != nil {
+		return CreateTerminalResponse{}, fmt.Errorf("acp: create terminal: %w", err)
+	}
+	if ts.isClosed() {
+		return CreateTerminalResponse{}, errors.New("acp: create terminal: terminals closed")
+	}
+
+	r, w, err := os.Pipe()
+	if err != nil {
+		return CreateTerminalResponse{}, fmt.Errorf("acp: create terminal: %w", err)
+	}
+	c := &exec.Cmd{Path: path, Args: args, Dir: dir, Env: env, Stdout: w, Stderr: w, WaitDelay: ts.grace}
+	err = startGroup(c)
+	_ = w.Close()
+	if err != nil {
+		_ = r.Close()
+		return CreateTerminalResponse{}, fmt.Errorf("acp: create terminal %q: %w", req.Command, err)
+	}
+	t := &terminal{
+		id:        "term_" + rand.Text(),
+		sessionID: req.SessionID,
+		pid:       c.Process.Pid,
+		out:       NewRing(limit),
+		done:      make(chan struct{}),
+	}
+	go t.wait(c, drain(t.out, r), r, ts.grace)
+
+	ts.mu.Lock()
+	closed := ts.closed
+	if !closed {
+		ts.terms[t.id] = t
+	}
+	ts.mu.Unlock()
+	if closed {
+		t.stop(context.Background(), 0)
+		return CreateTerminalResponse{}, errors.New("acp: create terminal: terminals closed")
+	}
+	ts.log.Debug("terminal started", "terminalId", t.id, "sessionId", t.sessionID, "pid", t.pid, "path", path)
+	return CreateTerminalResponse{TerminalID: t.id}, nil
+}
+
+// terminalProgram returns the executable and argv for a terminal command.
+func terminalProgram(command string, args []string, dir string, env []string) (string, []string, error) {
+	path, err := resolveProgram(command, dir, env)
+	if err == nil {
+		return path, append([]string{command}, args...), nil
+	}
+	if len(args) == 0 && strings.ContainsAny(command, " \t\n;&|<>()$`'\"\\*?[]{}~=#") {
+		return "/bin/sh", []string{"sh", "-c", command}, nil
+	}
+	return "", nil, err
+}
+
+// wait is the only caller of c.Wait for t.
+func (t *terminal) wait(c *exec.Cmd, drained <-chan struct{}, r *os.File, grace time.Duration) {
+	err := c.Wait()
+	_ = signalGroup(t.pid, syscall.SIGKILL)
+	awaitDrain(drained, r, grace)
+	t.exit = exitInfo(c.ProcessState, err)
+	close(t.done)
+}
+
+// status returns the exit status once the command has exited.
+func (t *terminal) status() (TerminalExitStatus, bool) {
+	select {
+	case <-t.done:
+	default:
+		return TerminalExitStatus{}, false
+	}
+	var st TerminalExitStatus
+	if t.exit.Signal != "" {
+		sig := t.exit.Signal
+		st.Signal = &sig
+	} else {
+		code := t.exit.ExitCode
+		st.ExitCode = &code
+	}
+	return st, true
+}
+
+// stop sends SIGTERM to t's group, then SIGKILL after grace (or at once when
+// ctx is done), and waits until the command has exited.
+func (t *terminal) stop(ctx context.Context, grace time.Duration) {
+	if _, exited := t.status(); exited {
+		return
+	}
+	if grace > 0 {
+		_ = signalGroup(t.pid, syscall.SIGTERM)
+		timer := time.NewTimer(grace)
+		defer timer.Stop()
+		select {
+		case <-t.done:
+			return
+		case <-timer.C:
+		case <-ctx.Done():
+		}
+	}
+	if _, exited := t.status(); !exited {
+		_ = signalGroup(t.pid, syscall.SIGKILL)
+	}
+	<-t.done
+}
+
+func (ts *Terminals) isClosed() bool {
+	ts.mu.Lock()
+	defer ts.mu.Unlock()
+	return ts.closed
+}
+
+// get returns the terminal id of session sessionID.
+func (ts *Terminals) get(sessionID, id string) (*terminal, error) {
+	ts.mu.Lock()
+	t, ok := ts.terms[id]
+	ts.mu.Unlock()
+	if !ok || t.sessionID != sessionID {
+		return nil, NewError(CodeResourceNotFound, "terminal not found: %s", id)
+	}
+	return t, nil
+}
+
+// Output returns the output kept so far and, once the command has exited,
+// its exit status (then the output is complete).
+func (ts *Terminals) Output(ctx context.Context, req TerminalOutputRequest) (TerminalOutputResponse, error) {
+	t, err := ts.get(req.SessionID, req.TerminalID)
+	if err != nil {
+		return TerminalOutputResponse{}, err
+	}
+	var resp TerminalOutputResponse
+	if st, ok := t.status(); ok { // before the output, so that it is complete
+		resp.ExitStatus = &st
+	}
+	resp.Output, resp.Truncated = t.out.Snapshot()
+	return resp, nil
+}
+
+// WaitForExit blocks until the command exits or ctx is done.
+func (ts *Terminals) WaitForExit(ctx context.Context, req WaitForTerminalExitRequest) (WaitForTerminalExitResponse, error) {
+	t, err := ts.get(req.SessionID, req.TerminalID)
+	if err != nil {
+		return WaitForTerminalExitResponse{}, err
+	}
+	select {
+	case <-t.done:
+	case <-ctx.Done():
+		return WaitForTerminalExitResponse{}, fmt.Errorf("acp: wait for terminal: %w", context.Cause(ctx))
+	}
+	st, _ := t.status()
+	return WaitForTerminalExitResponse{ExitCode: st.ExitCode, Signal: st.Signal}, nil
+}
+
+// Kill ends the command's whole process group (SIGTERM, then SIGKILL after
+// Grace or when ctx is done) and returns once it has exited. The terminal
+// stays valid for Output and WaitForExit until released.
+func (ts *Terminals) Kill(ctx context.Context, req KillTerminalRequest) (KillTerminalResponse, error) {
+	t, err := ts.get(req.SessionID, req.TerminalID)
+	if err != nil {
+		return KillTerminalResponse{}, err
+	}
+	t.stop(ctx, ts.grace)
+	return KillTerminalResponse{}, nil
+}
+
+// Release kills the command if it still runs (as Kill does) and forgets the
+// terminal: its id is CodeResourceNotFound from then on.
+func (ts *Terminals) Release(ctx context.Context, req ReleaseTerminalRequest) (ReleaseTerminalResponse, error) {
+	ts.mu.Lock()
+	t, ok := ts.terms[req.TerminalID]
+	if ok && t.sessionID == req.SessionID {
+		delete(ts.terms, req.TerminalID)
+	}
+	ts.mu.Unlock()
+	if !ok || t.sessionID != req.SessionID {
+		return ReleaseTerminalResponse{}, NewError(CodeResourceNotFound, "terminal not found: %s", req.TerminalID)
+	}
+	t.stop(ctx, ts.grace)
+	ts.log.Debug("terminal released", "terminalId", t.id, "sessionId", t.sessionID)
+	return ReleaseTerminalResponse{}, nil
+}
+
+// ReleaseSession releases every terminal of the session, concurrently, and
+// returns once their commands have exited (at most about Grace).
+func (ts *Terminals) ReleaseSession(sessionID string) {
+	ts.releaseWhere(func(t *terminal) bool { return t.sessionID == sessionID })
+}
+
+// Close releases every terminal and refuses new ones. It returns once every
+// command has exited; it is idempotent.
+func (ts *Terminals) Close() {
+	ts.mu.Lock()
+	ts.closed = true
+	ts.mu.Unlock()
+	ts.releaseWhere(func(*terminal) bool { return true })
+}
+
+func (ts *Terminals) releaseWhere(match func(*terminal) bool) {
+	var doomed []*terminal
+	ts.mu.Lock()
+	for id, t := range ts.terms {
+		if match(t) {
+			doomed = append(doomed, t)
+			delete(ts.terms, id)
+		}
+	}
+	ts.mu.Unlock()
+	var wg sync.WaitGroup
+	for _, t := range doomed {
+		wg.Go(func() { t.stop(context.Background(), ts.grace) })
+	}
+	wg.Wait()
+}
