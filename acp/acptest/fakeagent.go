@@ -1,0 +1,264 @@
+// Package acptest provides a scriptable fake Agent Client Protocol (ACP v1)
+// agent for tests, in the spirit of net/http/httptest. It produces on demand
+// the faults real agents cannot: crashes mid-turn, garbage on stdout, huge
+// lines, floods, hangs, orphaned grandchildren, unknown update kinds.
+//
+// The fake agent is independent of the hub's own ACP code: it writes raw
+// JSON-RPC 2.0 itself, one JSON object per line on stdout, and reads one per
+// line on stdin. It uses the standard library only.
+//
+// # Running it
+//
+// The fake agent is the test binary itself, re-executed. In the package under
+// test:
+//
+//	func TestMain(m *testing.M) {
+//		acptest.RunFakeAgentIfRequested()
+//		os.Exit(m.Run())
+//	}
+//
+// and in a test, hand the command to whatever starts agent processes:
+//
+//	path, args, env := acptest.FakeAgentArgv(t, "FAKEAGENT_LOAD_SESSION=1")
+//	cmd := exec.Command(path, args...)
+//	cmd.Env = append(os.Environ(), env...)
+//
+// A standalone binary may also call FakeAgentMain from its main function.
+// The agent runs until stdin reaches EOF, then exits with status 0 (a prompt
+// still running is abandoned), except during hang-hard (see below).
+//
+// # Options
+//
+// Options are environment variables, passed as FakeAgentArgv's opts:
+//
+//	FAKEAGENT_PROTOCOL_VERSION=<n>  initialize answers protocolVersion n (default 1)
+//	FAKEAGENT_LOAD_SESSION=1        advertise loadSession and serve session/load
+//	FAKEAGENT_SESSION_CAPS=1        advertise sessionCapabilities close, list and
+//	                                resume ({} each) and serve those methods
+//	FAKEAGENT_AUTH_REQUIRED=1       authMethods [{id:"fake-login",name:"Fake login"}];
+//	                                session/new, session/load and session/resume
+//	                                fail with -32000 until authenticate {methodId:"fake-login"}
+//	FAKEAGENT_INIT_DELAY_MS=<ms>    sleep before answering initialize
+//
+// Without FAKEAGENT_LOAD_SESSION or FAKEAGENT_SESSION_CAPS the corresponding
+// methods answer -32601, as a strict agent without the capability would.
+// FAKEAGENT_GRANDCHILD_SLEEP is reserved for the grandchild command.
+//
+// # Methods
+//
+// The fake agent validates the required fields of every request it serves
+// and answers -32602 when one is missing or malformed; an unknown sessionId
+// is answered -32002. Lines that are not JSON are answered -32700, JSON
+// that is not a JSON-RPC 2.0 request, response or notification -32600
+// (both with id null).
+//
+//   - initialize {protocolVersion}: {protocolVersion: 1, agentCapabilities:
+//     {loadSession, promptCapabilities: {image: true, audio: true,
+//     embeddedContext: true}, sessionCapabilities: {} or {close: {}, list: {},
+//     resume: {}}}, agentInfo: {name: "fakeagent", version: "1.0.0"},
+//     authMethods: []}.
+//   - authenticate {methodId}: {} for "fake-login" (any id when
+//     FAKEAGENT_AUTH_REQUIRED is unset), else -32602.
+//   - session/new {cwd, mcpServers}: cwd must be absolute (else -32602).
+//     Answers {sessionId: "fake-<n>" (n = 1, 2, …), modes: {currentModeId:
+//     "default", availableModes: [{id: "default", name: "Default"}, {id:
+//     "plan", name: "Plan"}]}, configOptions: [<model option>]}, where the
+//     model option is {id: "model", name: "Model", category: "model", type:
+//     "select", currentValue: "fake-small", options: [{value: "fake-small",
+//     name: "Fake Small"}, {value: "fake-large", name: "Fake Large"}]}.
+//   - session/load {sessionId, cwd, mcpServers}: replays the session's
+//     history as session/update notifications, for each past turn a
+//     user_message_chunk with the prompt's first text and, if the agent said
+//     anything, one agent_message_chunk with all its message text (capped at
+//     64 KiB). A session this process does not know (the usual case: the
+//     agent was restarted) is adopted with the made-up history
+//     user_message_chunk "previous prompt", agent_message_chunk "previous
+//     answer". Then answers {modes, configOptions}.
+//   - session/resume {sessionId, cwd}: like session/load without the replay.
+//   - session/list {cwd?, cursor?}: {sessions: [{sessionId, cwd, title:
+//     "Fake session <id>", updatedAt}]} in creation order, filtered by cwd.
+//   - session/close {sessionId}: cancels the running turn as session/cancel
+//     would, forgets the session, answers {}.
+//   - session/set_mode {sessionId, modeId}: modeId "default" or "plan" (else
+//     -32602); sends a current_mode_update notification, then answers {}.
+//   - session/set_config_option {sessionId, configId, value}: configId "model"
+//     with value "fake-small" or "fake-large" (else -32602); answers
+//     {configOptions}.
+//   - session/prompt {sessionId, prompt}: runs a script command (below). A
+//     second prompt while one runs in the same session is answered -32603.
+//   - session/cancel {sessionId} (notification): cancels the session's turn.
+//   - $/cancel_request and any other notification: ignored.
+//   - any other request: -32601.
+//
+// Requests are read by one goroutine and prompts run concurrently, so
+// session/cancel and the client's answers are read while a turn runs. Every
+// session/update of a turn is written before the turn's response. When
+// session/cancel arrived during a turn, the turn answers stopReason
+// "cancelled" whatever the command (except hang-hard, which never answers).
+//
+// The fake agent's own requests to the client use ids 1, 2, 3, … (plus 0 and
+// "abc" for the ids command). It writes to stderr only for the crash and
+// stderr commands, and lines starting "fakeagent: " when the client breaks
+// the protocol (e.g. a response for an id it never sent).
+//
+// # Script commands
+//
+// The first text content block of a prompt is the script: its first word
+// selects the command and the rest are its arguments, separated by spaces
+// (paths cannot contain spaces). Tool call ids are "tool-<n>" (n = 1, 2, …
+// per process). Commands:
+//
+//   - echo <text>: one agent_message_chunk whose text is everything after
+//     "echo" and the blanks that follow it, verbatim; end_turn.
+//   - think: agent_thought_chunk "Thinking about the request.", then
+//     agent_message_chunk "Done thinking."; end_turn.
+//   - tools: tool_call {toolCallId, title: "Write hello.txt", kind: "edit",
+//     status: "pending", locations: [{path: <cwd>/hello.txt}], content:
+//     [{type: "diff", path: <cwd>/hello.txt, oldText: null, newText:
+//     "hello\n"}], rawInput: {path, content}}; tool_call_update status
+//     "in_progress"; tool_call_update status "completed" with rawOutput
+//     {ok: true}; plan {entries: [{content: "Write hello.txt", priority:
+//     "high", status: "completed"}, {content: "Report back", priority:
+//     "medium", status: "pending"}]}; end_turn.
+//   - permission: tool_call {toolCallId, title: "Run make clean", kind:
+//     "execute", status: "pending", rawInput: {command: "make clean"}}, then
+//     the request session/request_permission {sessionId, toolCall:
+//     {toolCallId, title, kind, status}, options: [{optionId: "allow-once",
+//     name: "Allow", kind: "allow_once"}, {optionId: "allow-always", name:
+//     "Always allow", kind: "allow_always"}, {optionId: "reject-once", name:
+//     "Reject", kind: "reject_once"}]}. When answered: tool_call_update status
+//     "completed" (an allow option selected) or "failed" (otherwise), then an
+//     agent_message_chunk exactly "outcome: selected <optionId>" or
+//     "outcome: cancelled" ("outcome: error <code>" for an error answer,
+//     "outcome: invalid" for an unreadable one). stopReason "cancelled" if
+//     the outcome was cancelled or session/cancel arrived, else end_turn.
+//   - slow-permission <ms>: like permission, but sleeps ms milliseconds
+//     between the tool_call and the request. If session/cancel arrives
+//     during the sleep, no request is made: tool_call_update "failed",
+//     "outcome: cancelled", stopReason "cancelled".
+//   - unknown-update: a session/update whose update is exactly
+//     {"sessionUpdate":"future_kind_xyz","futureField":{"nested":[1,2,3],"flag":true},"note":"from the future","_meta":{"fake":"yes"}}
+//     then one whose update is exactly
+//     {"sessionUpdate":"usage_update","used":1234,"size":200000,"cost":{"amount":0.0123,"currency":"USD"}}
+//     ; end_turn.
+//   - vendor: notifications _fakeagent/status {"state":"busy"} and
+//     fakeagent/notice {"text":"no underscore"}, then the request
+//     _fakeagent/query {"sessionId"}; agent_message_chunk "vendor <r>" where
+//     r is "ok" or the error code (a client should answer -32601); end_turn.
+//   - garbage: writes, one per line, exactly: `this is not JSON`, an empty
+//     line, `{"jsonrpc":"2.0","method":`, `[1,2,3]`, `{"hello":"world"}`,
+//     `{"jsonrpc":"2.0","id":987654321,"result":{}}`; then
+//     agent_message_chunk "after garbage"; end_turn.
+//   - bigline <bytes>: one agent_message_chunk whose text is
+//     FakeText(bytes), on a single line; end_turn.
+//   - flood <count> <size>: count agent_message_chunk notifications, each
+//     with text FakeText(size), as fast as possible (flushed every 64 KiB and
+//     at the end; stops early if session/cancel arrives); end_turn.
+//   - hang: never answers, until session/cancel or session/close: then
+//     answers stopReason "cancelled".
+//   - hang-hard: never answers; ignores session/cancel, session/close, stdin
+//     EOF, and SIGINT and SIGTERM from the moment the prompt is read: only a
+//     kill stops the process.
+//   - crash [code]: agent_message_chunk "about to crash", writes "fatal:
+//     simulated crash\n" to stderr, exits with code (default 3) without
+//     answering.
+//   - noeol: agent_message_chunk "no newline at end" on a line without the
+//     trailing newline, then exits 0 (stdout closed) without answering.
+//   - grandchild [seconds]: starts a grandchild process (this executable
+//     again, sleeping seconds, default 300) whose stdout and stderr are the
+//     agent's, so it holds the pipes open; agent_message_chunk
+//     "grandchild <pid>"; exits 0 without answering.
+//   - fs-read <path>: fs/read_text_file {sessionId, path};
+//     agent_message_chunk "fs-read ok: <content>" or
+//     "fs-read error <code>: <message>" ("fs-read error invalid result:
+//     <json>" when the result has no content string); end_turn.
+//   - fs-write <path> [text]: fs/write_text_file {sessionId, path, content}
+//     where content is everything after the path and one blank, verbatim
+//     (may be empty); agent_message_chunk "fs-write ok" or
+//     "fs-write error <code>: <message>"; end_turn.
+//   - terminal <cmd> [args...]: terminal/create {sessionId, command, args,
+//     cwd: <session cwd>, outputByteLimit: 1048576}; tool_call {toolCallId,
+//     title: "Run <cmd> [args...]", kind: "execute", status: "in_progress",
+//     content: [{type: "terminal", terminalId}]}; terminal/wait_for_exit (if
+//     session/cancel arrives meanwhile, terminal/kill first, then keeps
+//     waiting); terminal/output; terminal/release; tool_call_update
+//     "completed" (exit code 0) or "failed"; agent_message_chunk
+//     "terminal exit <exitCode|null> signal <signal|null> truncated <bool>\n<output>"
+//     or "terminal error <method> <code>: <message>" at the first failed
+//     request (release is still made once created); end_turn.
+//   - cancel-request: fs/read_text_file {sessionId, path:
+//     <cwd>/cancel-request.txt}, immediately followed by $/cancel_request
+//     {requestId}; agent_message_chunk "cancel-request result" or
+//     "cancel-request error <code>" (a client should answer -32800 if it has
+//     not answered yet); end_turn.
+//   - stderr <n>: writes FakeText(n) to stderr; end_turn.
+//   - ids: fs/read_text_file {sessionId, path: "/nonexistent"} with id 0,
+//     then again with id "abc"; agent_message_chunk "ids 0=<r> abc=<r>" where
+//     r is the error code or "ok" (ids run in two sessions at once would
+//     collide); end_turn.
+//   - anything else (including no text block): agent_message_chunk
+//     "unknown command: <the whole first text>"; end_turn.
+//
+// Missing or malformed numeric arguments give agent_message_chunk
+// "bad arguments: <the whole first text>"; end_turn.
+package acptest
+
+import (
+	"os"
+	"strconv"
+	"time"
+)
+
+// grandchildEnv makes FakeAgentMain sleep that many seconds and exit: the
+// grandchild command re-executes the agent with it.
+const grandchildEnv = "FAKEAGENT_GRANDCHILD_SLEEP"
+
+// FakeText returns n bytes of the lowercase alphabet repeated
+// ("abc…xyzabc…"): the text of bigline, flood and stderr.
+func FakeText(n int) string {
+	const alphabet = "abcdefghijklmnopqrstuvwxyz"
+	if n <= 0 {
+		return ""
+	}
+	b := make([]byte, n)
+	for done := copy(b, alphabet); done < n; done *= 2 {
+		copy(b[done:], b[:done])
+	}
+	return string(b)
+}
+
+// FakeAgentMain runs the fake agent on os.Stdin, os.Stdout and os.Stderr
+// until stdin reaches EOF, then exits the process with status 0. It never
+// returns. See the package documentation for its behaviour.
+func FakeAgentMain() {
+	if v := os.Getenv(grandchildEnv); v != "" {
+		secs, _ := strconv.Atoi(v)
+		time.Sleep(time.Duration(secs) * time.Second)
+		os.Exit(0)
+	}
+	a := newAgent(os.Stdin, os.Stdout, os.Stderr, readOptions())
+	a.serve()
+	os.Exit(0)
+}
+
+type options struct {
+	protocolVersion int
+	loadSession     bool
+	sessionCaps     bool
+	authRequired    bool
+	initDelay       time.Duration
+}
+
+func readOptions() options {
+	o := options{protocolVersion: 1}
+	if v, err := strconv.Atoi(os.Getenv("FAKEAGENT_PROTOCOL_VERSION")); err == nil {
+		o.protocolVersion = v
+	}
+	o.loadSession = os.Getenv("FAKEAGENT_LOAD_SESSION") == "1"
+	o.sessionCaps = os.Getenv("FAKEAGENT_SESSION_CAPS") == "1"
+	o.authRequired = os.Getenv("FAKEAGENT_AUTH_REQUIRED") == "1"
+	if v, err := strconv.Atoi(os.Getenv("FAKEAGENT_INIT_DELAY_MS")); err == nil {
+		o.initDelay = time.Duration(v) * time.Millisecond
+	}
+	return o
+}

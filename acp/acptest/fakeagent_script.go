@@ -1,0 +1,373 @@
+package acptest
+
+import (
+	"encoding/json"
+	"fmt"
+	"os"
+	"os/signal"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"syscall"
+	"time"
+)
+
+func (a *agent) prompt(id, params json.RawMessage) {
+	var p struct {
+		SessionID string `json:"sessionId"`
+		Prompt    []struct {
+			Type string `json:"type"`
+			Text string `json:"text"`
+		} `json:"prompt"`
+	}
+	if !a.params(id, params, &p, "sessionId", "prompt") {
+		return
+	}
+	text := ""
+	found := false
+	for _, b := range p.Prompt {
+		if b.Type == "" {
+			a.replyError(id, codeInvalidParams, "Invalid params: content block without type")
+			return
+		}
+		if b.Type == "text" && !found {
+			text, found = b.Text, true
+		}
+	}
+	cmd, rest := splitWord(strings.TrimLeft(text, " \t\r\n"))
+
+	a.mu.Lock()
+	s := a.lookup(id, p.SessionID)
+	if s == nil {
+		a.mu.Unlock()
+		return
+	}
+	if s.turn != nil {
+		a.mu.Unlock()
+		a.replyError(id, codeInternalError, "a prompt is already running in session "+s.id)
+		return
+	}
+	t := &turn{done: make(chan struct{}), cwd: s.cwd}
+	if cmd == "hang-hard" {
+		// Before the reader can see stdin EOF or the client sends a signal.
+		t.ignoreCancel = true
+		a.hardHang = true
+		signal.Ignore(os.Interrupt, syscall.SIGTERM)
+	}
+	s.turn = t
+	a.mu.Unlock()
+
+	go func() {
+		stop, answer := a.script(s, t, text, cmd, rest)
+		if !answer {
+			return
+		}
+		a.mu.Lock()
+		if s.turn == t {
+			s.turn = nil
+		}
+		s.history = append(s.history, exchange{user: text, agent: t.text()})
+		s.updatedAt = time.Now()
+		a.mu.Unlock()
+		if t.cancelled() {
+			stop = "cancelled"
+		}
+		a.reply(id, map[string]string{"stopReason": stop})
+	}()
+}
+
+// splitWord splits s at its first blank: the word, and the rest with its
+// leading blanks removed.
+func splitWord(s string) (word, rest string) {
+	i := strings.IndexAny(s, " \t\r\n")
+	if i < 0 {
+		return s, ""
+	}
+	return s[:i], strings.TrimLeft(s[i:], " \t\r\n")
+}
+
+// intArgs parses n integer arguments from rest; missing trailing ones take
+// the defaults given in def (len(def) <= n, aligned to the end).
+func intArgs(rest string, n int, def ...int) ([]int, bool) {
+	fields := strings.Fields(rest)
+	if len(fields) > n || len(fields) < n-len(def) {
+		return nil, false
+	}
+	out := make([]int, n)
+	for i := range out {
+		if i < len(fields) {
+			v, err := strconv.Atoi(fields[i])
+			if err != nil || v < 0 {
+				return nil, false
+			}
+			out[i] = v
+		} else {
+			out[i] = def[i-(n-len(def))]
+		}
+	}
+	return out, true
+}
+
+// say sends an agent_message_chunk and records it for session/load.
+func (a *agent) say(s *session, t *turn, text string) {
+	t.record(text)
+	a.update(s.id, textChunk("agent_message_chunk", text))
+}
+
+func (a *agent) toolCallID() string {
+	return fmt.Sprintf("tool-%d", a.nextTool.Add(1))
+}
+
+// script runs one command. answer is false when the prompt must never be
+// answered.
+func (a *agent) script(s *session, t *turn, text, cmd, rest string) (stop string, answer bool) {
+	const endTurn = "end_turn"
+	bad := func() (string, bool) {
+		a.say(s, t, "bad arguments: "+text)
+		return endTurn, true
+	}
+	switch cmd {
+	case "echo":
+		a.say(s, t, rest)
+	case "think":
+		a.update(s.id, textChunk("agent_thought_chunk", "Thinking about the request."))
+		a.say(s, t, "Done thinking.")
+	case "tools":
+		a.tools(s, t)
+	case "permission", "slow-permission":
+		delay := 0
+		if cmd == "slow-permission" {
+			v, ok := intArgs(rest, 1)
+			if !ok {
+				return bad()
+			}
+			delay = v[0]
+		}
+		return a.permission(s, t, time.Duration(delay)*time.Millisecond), true
+	case "unknown-update":
+		sid := string(marshal(s.id))
+		a.writeLine([]byte(`{"jsonrpc":"2.0","method":"session/update","params":{"sessionId":` + sid +
+			`,"update":{"sessionUpdate":"future_kind_xyz","futureField":{"nested":[1,2,3],"flag":true},"note":"from the future","_meta":{"fake":"yes"}}}}`))
+		a.writeLine([]byte(`{"jsonrpc":"2.0","method":"session/update","params":{"sessionId":` + sid +
+			`,"update":{"sessionUpdate":"usage_update","used":1234,"size":200000,"cost":{"amount":0.0123,"currency":"USD"}}}}`))
+	case "vendor":
+		a.notify("_fakeagent/status", map[string]string{"state": "busy"})
+		a.notify("fakeagent/notice", map[string]string{"text": "no underscore"})
+		r := a.call("_fakeagent/query", map[string]string{"sessionId": s.id})
+		a.say(s, t, "vendor "+codeOrOK(r))
+	case "garbage":
+		for _, l := range []string{
+			"this is not JSON",
+			"",
+			`{"jsonrpc":"2.0","method":`,
+			`[1,2,3]`,
+			`{"hello":"world"}`,
+			`{"jsonrpc":"2.0","id":987654321,"result":{}}`,
+		} {
+			a.writeLine([]byte(l))
+		}
+		a.say(s, t, "after garbage")
+	case "bigline":
+		v, ok := intArgs(rest, 1)
+		if !ok {
+			return bad()
+		}
+		// Built by hand: FakeText needs no escaping, and encoding/json is
+		// slow on many MiB in a race-enabled binary.
+		a.writeLine([]byte(`{"jsonrpc":"2.0","method":"session/update","params":{"sessionId":` +
+			string(marshal(s.id)) + `,"update":{"sessionUpdate":"agent_message_chunk","content":{"type":"text","text":"` +
+			FakeText(v[0]) + `"}}}}`))
+	case "flood":
+		v, ok := intArgs(rest, 2)
+		if !ok {
+			return bad()
+		}
+		a.flood(s, t, v[0], v[1])
+	case "hang":
+		<-t.done
+		return "cancelled", true
+	case "hang-hard":
+		select {}
+	case "crash":
+		v, ok := intArgs(rest, 1, 3)
+		if !ok {
+			return bad()
+		}
+		a.say(s, t, "about to crash")
+		a.flush()
+		fmt.Fprint(a.errOut, "fatal: simulated crash\n")
+		a.exit(v[0])
+		select {}
+	case "noeol":
+		a.wmu.Lock()
+		a.out.Write(marshal(request{JSONRPC: "2.0", Method: "session/update",
+			Params: map[string]any{"sessionId": s.id, "update": textChunk("agent_message_chunk", "no newline at end")}}))
+		a.out.Flush()
+		a.exit(0)
+		select {}
+	case "grandchild":
+		v, ok := intArgs(rest, 1, 300)
+		if !ok {
+			return bad()
+		}
+		a.grandchild(s, t, v[0])
+		select {}
+	case "fs-read":
+		path, _ := splitWord(rest)
+		r := a.call("fs/read_text_file", map[string]string{"sessionId": s.id, "path": path})
+		if r.err != nil {
+			a.say(s, t, "fs-read error "+r.errString())
+			break
+		}
+		var res struct {
+			Content *string `json:"content"`
+		}
+		if json.Unmarshal(r.result, &res) != nil || res.Content == nil {
+			a.say(s, t, "fs-read error invalid result: "+string(r.result))
+			break
+		}
+		a.say(s, t, "fs-read ok: "+*res.Content)
+	case "fs-write":
+		path, content := splitWord(rest)
+		if i := strings.IndexAny(rest, " \t\r\n"); i >= 0 {
+			content = rest[i+1:] // one blank only: the rest is verbatim
+		}
+		r := a.call("fs/write_text_file", map[string]string{"sessionId": s.id, "path": path, "content": content})
+		if r.err != nil {
+			a.say(s, t, "fs-write error "+r.errString())
+		} else {
+			a.say(s, t, "fs-write ok")
+		}
+	case "terminal":
+		args := strings.Fields(rest)
+		if len(args) == 0 {
+			return bad()
+		}
+		a.terminal(s, t, args)
+	case "cancel-request":
+		id := a.newID()
+		ch := a.startCall(id, "fs/read_text_file", map[string]string{
+			"sessionId": s.id, "path": filepath.Join(t.cwd, "cancel-request.txt")})
+		a.notify("$/cancel_request", map[string]any{"requestId": id})
+		r := <-ch
+		if r.err != nil {
+			a.say(s, t, fmt.Sprintf("cancel-request error %d", r.err.Code))
+		} else {
+			a.say(s, t, "cancel-request result")
+		}
+	case "stderr":
+		v, ok := intArgs(rest, 1)
+		if !ok {
+			return bad()
+		}
+		fmt.Fprint(a.errOut, FakeText(v[0]))
+	case "ids":
+		params := map[string]string{"sessionId": s.id, "path": "/nonexistent"}
+		r0 := <-a.startCall(json.RawMessage("0"), "fs/read_text_file", params)
+		rabc := <-a.startCall(json.RawMessage(`"abc"`), "fs/read_text_file", params)
+		a.say(s, t, "ids 0="+codeOrOK(r0)+" abc="+codeOrOK(rabc))
+	default:
+		a.say(s, t, "unknown command: "+text)
+	}
+	return endTurn, true
+}
+
+func codeOrOK(r reply) string {
+	if r.err != nil {
+		return strconv.Itoa(r.err.Code)
+	}
+	return "ok"
+}
+
+func (a *agent) tools(s *session, t *turn) {
+	tc := a.toolCallID()
+	path := filepath.Join(t.cwd, "hello.txt")
+	a.update(s.id, map[string]any{
+		"sessionUpdate": "tool_call", "toolCallId": tc, "title": "Write hello.txt",
+		"kind": "edit", "status": "pending",
+		"locations": []map[string]string{{"path": path}},
+		"content":   []map[string]any{{"type": "diff", "path": path, "oldText": nil, "newText": "hello\n"}},
+		"rawInput":  map[string]string{"path": path, "content": "hello\n"},
+	})
+	a.update(s.id, map[string]any{"sessionUpdate": "tool_call_update", "toolCallId": tc, "status": "in_progress"})
+	a.update(s.id, map[string]any{"sessionUpdate": "tool_call_update", "toolCallId": tc, "status": "completed",
+		"rawOutput": map[string]bool{"ok": true}})
+	a.update(s.id, map[string]any{"sessionUpdate": "plan", "entries": []map[string]string{
+		{"content": "Write hello.txt", "priority": "high", "status": "completed"},
+		{"content": "Report back", "priority": "medium", "status": "pending"},
+	}})
+}
+
+func (a *agent) permission(s *session, t *turn, delay time.Duration) string {
+	tc := a.toolCallID()
+	a.update(s.id, map[string]any{
+		"sessionUpdate": "tool_call", "toolCallId": tc, "title": "Run make clean",
+		"kind": "execute", "status": "pending", "rawInput": map[string]string{"command": "make clean"},
+	})
+	finish := func(ok bool, msg string) string {
+		status := "failed"
+		if ok {
+			status = "completed"
+		}
+		a.update(s.id, map[string]any{"sessionUpdate": "tool_call_update", "toolCallId": tc, "status": status})
+		a.say(s, t, msg)
+		if msg == "outcome: cancelled" || t.cancelled() {
+			return "cancelled"
+		}
+		return "end_turn"
+	}
+	if delay > 0 {
+		select {
+		case <-time.After(delay):
+		case <-t.done:
+			return finish(false, "outcome: cancelled")
+		}
+	}
+	r := a.call("session/request_permission", map[string]any{
+		"sessionId": s.id,
+		"toolCall":  map[string]string{"toolCallId": tc, "title": "Run make clean", "kind": "execute", "status": "pending"},
+		"options": []map[string]string{
+			{"optionId": "allow-once", "name": "Allow", "kind": "allow_once"},
+			{"optionId": "allow-always", "name": "Always allow", "kind": "allow_always"},
+			{"optionId": "reject-once", "name": "Reject", "kind": "reject_once"},
+		},
+	})
+	if r.err != nil {
+		return finish(false, fmt.Sprintf("outcome: error %d", r.err.Code))
+	}
+	var res struct {
+		Outcome *struct {
+			Outcome  string `json:"outcome"`
+			OptionID string `json:"optionId"`
+		} `json:"outcome"`
+	}
+	if json.Unmarshal(r.result, &res) != nil || res.Outcome == nil {
+		return finish(false, "outcome: invalid")
+	}
+	switch res.Outcome.Outcome {
+	case "selected":
+		allowed := strings.HasPrefix(res.Outcome.OptionID, "allow-")
+		return finish(allowed, "outcome: selected "+res.Outcome.OptionID)
+	case "cancelled":
+		return finish(false, "outcome: cancelled")
+	}
+	return finish(false, "outcome: invalid")
+}
+
+// flood writes count identical chunks, holding the write lock for about
+// 64 KiB at a time so other messages can interleave between batches.
+func (a *agent) flood(s *session, t *turn, count, size int) {
+	line := marshal(request{JSONRPC: "2.0", Method: "session/update",
+		Params: map[string]any{"sessionId": s.id, "update": textChunk("agent_message_chunk", FakeText(size))}})
+	line = append(line, '\n')
+	const batch = 64 << 10
+	for i := 0; i < count && !t.cancelled(); {
+		a.wmu.Lock()
+		for n := 0; i < count && n < batch; i++ {
+			a.out.Write(line)
+			n += len(line)
+		}
+		a.wmu.Unlock()
+	}
+	a.flush()
+}

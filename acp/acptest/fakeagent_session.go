@@ -1,0 +1,415 @@
+package acptest
+
+import (
+	"encoding/json"
+	"fmt"
+	"path/filepath"
+	"strings"
+	"sync"
+	"time"
+)
+
+// historyCap bounds the agent text kept per turn for session/load.
+const historyCap = 64 << 10
+
+type session struct {
+	id, cwd     string
+	mode, model string
+	history     []exchange
+	turn        *turn // the running prompt, nil when idle
+	updatedAt   time.Time
+}
+
+type exchange struct{ user, agent string }
+
+// turn is one running session/prompt.
+type turn struct {
+	done         chan struct{} // closed by session/cancel
+	once         sync.Once
+	ignoreCancel bool   // hang-hard
+	cwd          string // the session's cwd when the turn started
+
+	mu    sync.Mutex
+	agent strings.Builder // agent message text, for history
+}
+
+func (t *turn) cancel() {
+	if !t.ignoreCancel {
+		t.once.Do(func() { close(t.done) })
+	}
+}
+
+func (t *turn) cancelled() bool {
+	select {
+	case <-t.done:
+		return true
+	default:
+		return false
+	}
+}
+
+func (t *turn) record(text string) {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	if room := historyCap - t.agent.Len(); room > 0 {
+		if len(text) > room {
+			text = text[:room]
+		}
+		t.agent.WriteString(text)
+	}
+}
+
+func (t *turn) text() string {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	return t.agent.String()
+}
+
+var availableModes = []map[string]string{
+	{"id": "default", "name": "Default"},
+	{"id": "plan", "name": "Plan"},
+}
+
+var modelValues = []map[string]string{
+	{"value": "fake-small", "name": "Fake Small"},
+	{"value": "fake-large", "name": "Fake Large"},
+}
+
+// modes and configOptions must be called with a.mu held.
+func (s *session) modes() map[string]any {
+	return map[string]any{"currentModeId": s.mode, "availableModes": availableModes}
+}
+
+func (s *session) configOptions() []map[string]any {
+	return []map[string]any{{
+		"id": "model", "name": "Model", "category": "model", "type": "select",
+		"currentValue": s.model, "options": modelValues,
+	}}
+}
+
+// params decodes p into v and checks that the named fields are present and
+// not null. It answers -32602 and returns false otherwise.
+func (a *agent) params(id, p json.RawMessage, v any, required ...string) bool {
+	var fields map[string]json.RawMessage
+	if err := json.Unmarshal(p, &fields); err != nil || fields == nil {
+		a.replyError(id, codeInvalidParams, "Invalid params: params must be an object")
+		return false
+	}
+	for _, f := range required {
+		if raw, ok := fields[f]; !ok || string(raw) == "null" {
+			a.replyError(id, codeInvalidParams, "Invalid params: missing "+f)
+			return false
+		}
+	}
+	if err := json.Unmarshal(p, v); err != nil {
+		a.replyError(id, codeInvalidParams, "Invalid params: "+err.Error())
+		return false
+	}
+	return true
+}
+
+// lookup returns the session, or answers -32002. Call with a.mu held.
+func (a *agent) lookup(id json.RawMessage, sid string) *session {
+	s := a.sessions[sid]
+	if s == nil {
+		a.replyError(id, codeNotFound, "Resource not found: session "+sid)
+	}
+	return s
+}
+
+func (a *agent) addSession(sid, cwd string) *session {
+	s := &session{id: sid, cwd: cwd, mode: "default", model: "fake-small", updatedAt: time.Now()}
+	a.sessions[sid] = s
+	a.order = append(a.order, sid)
+	return s
+}
+
+func (a *agent) handleNotification(method string, params json.RawMessage) {
+	switch method {
+	case "session/cancel":
+		var p struct {
+			SessionID string `json:"sessionId"`
+		}
+		if json.Unmarshal(params, &p) != nil {
+			a.logf("unreadable session/cancel params: %s", params)
+			return
+		}
+		a.mu.Lock()
+		if s := a.sessions[p.SessionID]; s != nil && s.turn != nil {
+			s.turn.cancel()
+		}
+		a.mu.Unlock()
+	default:
+		// $/cancel_request, vendor and unknown notifications: ignored.
+	}
+}
+
+type sessionParams struct {
+	SessionID  string            `json:"sessionId"`
+	Cwd        string            `json:"cwd"`
+	McpServers []json.RawMessage `json:"mcpServers"`
+}
+
+func (a *agent) handleRequest(id json.RawMessage, method string, params json.RawMessage) {
+	switch method {
+	case "initialize":
+		a.initialize(id, params)
+	case "authenticate":
+		var p struct {
+			MethodID string `json:"methodId"`
+		}
+		if !a.params(id, params, &p, "methodId") {
+			return
+		}
+		if a.opts.authRequired && p.MethodID != "fake-login" {
+			a.replyError(id, codeInvalidParams, "Invalid params: unknown auth method "+p.MethodID)
+			return
+		}
+		a.mu.Lock()
+		a.authed = true
+		a.mu.Unlock()
+		a.reply(id, struct{}{})
+	case "session/new":
+		a.sessionNew(id, params)
+	case "session/load":
+		if !a.opts.loadSession {
+			a.replyError(id, codeMethodNotFound, "Method not found: "+method)
+			return
+		}
+		a.sessionLoad(id, params, true)
+	case "session/resume":
+		if !a.opts.sessionCaps {
+			a.replyError(id, codeMethodNotFound, "Method not found: "+method)
+			return
+		}
+		a.sessionLoad(id, params, false)
+	case "session/list":
+		if !a.opts.sessionCaps {
+			a.replyError(id, codeMethodNotFound, "Method not found: "+method)
+			return
+		}
+		a.sessionList(id, params)
+	case "session/close":
+		if !a.opts.sessionCaps {
+			a.replyError(id, codeMethodNotFound, "Method not found: "+method)
+			return
+		}
+		var p sessionParams
+		if !a.params(id, params, &p, "sessionId") {
+			return
+		}
+		a.mu.Lock()
+		s := a.lookup(id, p.SessionID)
+		if s != nil {
+			if s.turn != nil {
+				s.turn.cancel()
+			}
+			delete(a.sessions, p.SessionID)
+			for i, sid := range a.order {
+				if sid == p.SessionID {
+					a.order = append(a.order[:i:i], a.order[i+1:]...)
+					break
+				}
+			}
+		}
+		a.mu.Unlock()
+		if s != nil {
+			a.reply(id, struct{}{})
+		}
+	case "session/set_mode":
+		a.setMode(id, params)
+	case "session/set_config_option":
+		a.setConfigOption(id, params)
+	case "session/prompt":
+		a.prompt(id, params)
+	default:
+		a.replyError(id, codeMethodNotFound, "Method not found: "+method)
+	}
+}
+
+func (a *agent) initialize(id, params json.RawMessage) {
+	var p struct {
+		ProtocolVersion int `json:"protocolVersion"`
+	}
+	if !a.params(id, params, &p, "protocolVersion") {
+		return
+	}
+	time.Sleep(a.opts.initDelay)
+	sessionCaps := map[string]any{}
+	if a.opts.sessionCaps {
+		sessionCaps = map[string]any{"close": struct{}{}, "list": struct{}{}, "resume": struct{}{}}
+	}
+	authMethods := []any{}
+	if a.opts.authRequired {
+		authMethods = append(authMethods, map[string]string{"id": "fake-login", "name": "Fake login"})
+	}
+	a.reply(id, map[string]any{
+		"protocolVersion": a.opts.protocolVersion,
+		"agentCapabilities": map[string]any{
+			"loadSession":         a.opts.loadSession,
+			"promptCapabilities":  map[string]bool{"image": true, "audio": true, "embeddedContext": true},
+			"sessionCapabilities": sessionCaps,
+		},
+		"agentInfo":   map[string]string{"name": "fakeagent", "version": "1.0.0"},
+		"authMethods": authMethods,
+	})
+}
+
+// checkAuth answers -32000 and returns false while authentication is
+// required and missing. Call with a.mu held.
+func (a *agent) checkAuth(id json.RawMessage) bool {
+	if a.opts.authRequired && !a.authed {
+		a.replyError(id, codeAuthRequired, "Authentication required")
+		return false
+	}
+	return true
+}
+
+func (a *agent) checkCwd(id json.RawMessage, cwd string) bool {
+	if !filepath.IsAbs(cwd) {
+		a.replyError(id, codeInvalidParams, fmt.Sprintf("Invalid params: cwd %q is not absolute", cwd))
+		return false
+	}
+	return true
+}
+
+func (a *agent) sessionNew(id, params json.RawMessage) {
+	var p sessionParams
+	if !a.params(id, params, &p, "cwd", "mcpServers") || !a.checkCwd(id, p.Cwd) {
+		return
+	}
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	if !a.checkAuth(id) {
+		return
+	}
+	a.nextSession++
+	s := a.addSession(fmt.Sprintf("fake-%d", a.nextSession), p.Cwd)
+	a.reply(id, map[string]any{"sessionId": s.id, "modes": s.modes(), "configOptions": s.configOptions()})
+}
+
+// sessionLoad serves session/load (replay) and session/resume.
+func (a *agent) sessionLoad(id, params json.RawMessage, replay bool) {
+	var p sessionParams
+	required := []string{"sessionId", "cwd"}
+	if replay {
+		required = append(required, "mcpServers")
+	}
+	if !a.params(id, params, &p, required...) || !a.checkCwd(id, p.Cwd) {
+		return
+	}
+	a.mu.Lock()
+	if !a.checkAuth(id) {
+		a.mu.Unlock()
+		return
+	}
+	s := a.sessions[p.SessionID]
+	var history []exchange
+	if s == nil {
+		s = a.addSession(p.SessionID, p.Cwd)
+		history = []exchange{{user: "previous prompt", agent: "previous answer"}}
+	} else {
+		s.cwd = p.Cwd
+		history = append(history, s.history...)
+	}
+	result := map[string]any{"modes": s.modes(), "configOptions": s.configOptions()}
+	a.mu.Unlock()
+	if replay {
+		for _, h := range history {
+			a.update(p.SessionID, textChunk("user_message_chunk", h.user))
+			if h.agent != "" {
+				a.update(p.SessionID, textChunk("agent_message_chunk", h.agent))
+			}
+		}
+	}
+	a.reply(id, result)
+}
+
+func (a *agent) sessionList(id, params json.RawMessage) {
+	var p struct {
+		Cwd    *string `json:"cwd"`
+		Cursor *string `json:"cursor"`
+	}
+	if len(params) == 0 || string(params) == "null" {
+		params = json.RawMessage("{}")
+	}
+	if !a.params(id, params, &p) {
+		return
+	}
+	if p.Cwd != nil && !a.checkCwd(id, *p.Cwd) {
+		return
+	}
+	a.mu.Lock()
+	sessions := []map[string]any{}
+	for _, sid := range a.order {
+		s := a.sessions[sid]
+		if p.Cwd != nil && s.cwd != *p.Cwd {
+			continue
+		}
+		sessions = append(sessions, map[string]any{
+			"sessionId": s.id, "cwd": s.cwd, "title": "Fake session " + s.id,
+			"updatedAt": s.updatedAt.UTC().Format(time.RFC3339),
+		})
+	}
+	a.mu.Unlock()
+	a.reply(id, map[string]any{"sessions": sessions})
+}
+
+func (a *agent) setMode(id, params json.RawMessage) {
+	var p struct {
+		SessionID string `json:"sessionId"`
+		ModeID    string `json:"modeId"`
+	}
+	if !a.params(id, params, &p, "sessionId", "modeId") {
+		return
+	}
+	if p.ModeID != "default" && p.ModeID != "plan" {
+		a.replyError(id, codeInvalidParams, "Invalid params: unknown mode "+p.ModeID)
+		return
+	}
+	a.mu.Lock()
+	s := a.lookup(id, p.SessionID)
+	if s != nil {
+		s.mode = p.ModeID
+	}
+	a.mu.Unlock()
+	if s == nil {
+		return
+	}
+	a.update(p.SessionID, map[string]any{"sessionUpdate": "current_mode_update", "currentModeId": p.ModeID})
+	a.reply(id, struct{}{})
+}
+
+func (a *agent) setConfigOption(id, params json.RawMessage) {
+	var p struct {
+		SessionID string `json:"sessionId"`
+		ConfigID  string `json:"configId"`
+		Value     string `json:"value"`
+	}
+	if !a.params(id, params, &p, "sessionId", "configId", "value") {
+		return
+	}
+	if p.ConfigID != "model" {
+		a.replyError(id, codeInvalidParams, "Invalid params: unknown config option "+p.ConfigID)
+		return
+	}
+	if p.Value != "fake-small" && p.Value != "fake-large" {
+		a.replyError(id, codeInvalidParams, "Invalid params: unknown value "+p.Value)
+		return
+	}
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	if s := a.lookup(id, p.SessionID); s != nil {
+		s.model = p.Value
+		a.reply(id, map[string]any{"configOptions": s.configOptions()})
+	}
+}
+
+// update sends a session/update notification.
+func (a *agent) update(sid string, upd any) {
+	a.notify("session/update", map[string]any{"sessionId": sid, "update": upd})
+}
+
+func textChunk(kind, text string) map[string]any {
+	return map[string]any{"sessionUpdate": kind, "content": map[string]string{"type": "text", "text": text}}
+}

@@ -1,0 +1,104 @@
+package acptest
+
+import (
+	"encoding/json"
+	"fmt"
+	"os"
+	"os/exec"
+	"strconv"
+	"strings"
+)
+
+func (a *agent) grandchild(s *session, t *turn, secs int) {
+	exe, err := os.Executable()
+	if err != nil {
+		exe = os.Args[0]
+	}
+	c := exec.Command(exe, os.Args[1:]...)
+	c.Env = append(os.Environ(), fmt.Sprintf("%s=%d", grandchildEnv, secs))
+	c.Stdout = os.Stdout
+	c.Stderr = os.Stderr
+	if err := c.Start(); err != nil {
+		a.say(s, t, "grandchild error: "+err.Error())
+	} else {
+		a.say(s, t, fmt.Sprintf("grandchild %d", c.Process.Pid))
+	}
+	a.flush()
+	a.exit(0)
+}
+
+func (a *agent) terminal(s *session, t *turn, args []string) {
+	fail := func(method string, r reply) {
+		a.say(s, t, "terminal error "+method+" "+r.errString())
+	}
+	r := a.call("terminal/create", map[string]any{
+		"sessionId": s.id, "command": args[0], "args": args[1:], "cwd": t.cwd, "outputByteLimit": 1 << 20,
+	})
+	if r.err != nil {
+		fail("terminal/create", r)
+		return
+	}
+	var created struct {
+		TerminalID string `json:"terminalId"`
+	}
+	if json.Unmarshal(r.result, &created) != nil || created.TerminalID == "" {
+		fail("terminal/create", reply{err: &rpcError{Code: codeInvalidParams, Message: "no terminalId in " + string(r.result)}})
+		return
+	}
+	term := map[string]string{"sessionId": s.id, "terminalId": created.TerminalID}
+	tc := a.toolCallID()
+	a.update(s.id, map[string]any{
+		"sessionUpdate": "tool_call", "toolCallId": tc, "title": "Run " + strings.Join(args, " "),
+		"kind": "execute", "status": "in_progress",
+		"content": []map[string]string{{"type": "terminal", "terminalId": created.TerminalID}},
+	})
+	msg := ""
+	ch := a.startCall(a.newID(), "terminal/wait_for_exit", term)
+	select {
+	case r = <-ch:
+	case <-t.done:
+		if k := a.call("terminal/kill", term); k.err != nil {
+			msg = "terminal error terminal/kill " + k.errString()
+		}
+		r = <-ch
+	}
+	var exit struct {
+		ExitCode *int    `json:"exitCode"`
+		Signal   *string `json:"signal"`
+	}
+	var out struct {
+		Output    string `json:"output"`
+		Truncated bool   `json:"truncated"`
+	}
+	if r.err != nil {
+		msg = "terminal error terminal/wait_for_exit " + r.errString()
+	} else {
+		_ = json.Unmarshal(r.result, &exit)
+	}
+	if msg == "" {
+		if o := a.call("terminal/output", term); o.err != nil {
+			msg = "terminal error terminal/output " + o.errString()
+		} else {
+			_ = json.Unmarshal(o.result, &out)
+		}
+	}
+	if rel := a.call("terminal/release", term); rel.err != nil && msg == "" {
+		msg = "terminal error terminal/release " + rel.errString()
+	}
+	status := "completed"
+	if msg != "" || exit.ExitCode == nil || *exit.ExitCode != 0 {
+		status = "failed"
+	}
+	a.update(s.id, map[string]any{"sessionUpdate": "tool_call_update", "toolCallId": tc, "status": status})
+	if msg == "" {
+		code, sig := "null", "null"
+		if exit.ExitCode != nil {
+			code = strconv.Itoa(*exit.ExitCode)
+		}
+		if exit.Signal != nil {
+			sig = *exit.Signal
+		}
+		msg = fmt.Sprintf("terminal exit %s signal %s truncated %t\n%s", code, sig, out.Truncated, out.Output)
+	}
+	a.say(s, t, msg)
+}
