@@ -1,0 +1,20 @@
+package hub
+
+import "encoding/json"
+
+// Agent statuses.
+const (
+	AgentAvailable   = "available"
+	AgentUnavailable = "unavailable"
+)
+
+// Agent is an agent the hub can start.
+type Agent struct {
+	ID           string          `json:"id"`
+	Name         string          `json:"name"`
+	Status       string          `json:"status"`
+	Command      string          `json:"command"`
+	Version      string          `json:"version,omitempty"`
+	Capabilities json.RawMessage `json:"capabilities,omitempty"`
+	Reason       string          `json:"reason,omitempty"`
+}

@@ -1,0 +1,156 @@
+package hub
+
+import (
+	"context"
+	"sync"
+	"testing"
+	"time"
+)
+
+// memLog is an in-memory event log standing in for the store.
+type memLog struct {
+	mu     sync.Mutex
+	events []Event
+}
+
+func (m *memLog) append(typ, thread, client string) Event {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	e := Event{Seq: int64(len(m.events) + 1), Type: typ, ThreadID: thread, ClientID: client}
+	m.events = append(m.events, e)
+	return e
+}
+
+func (m *memLog) Events(_ context.Context, f EventFilter) ([]Event, error) {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	var out []Event
+	for _, e := range m.events {
+		if e.Seq <= f.After || (f.ThreadID != "" && e.ThreadID != f.ThreadID) || (!f.All && e.ClientID != f.ClientID) {
+			continue
+		}
+		out = append(out, e)
+		if len(out) == f.Limit {
+			break
+		}
+	}
+	return out, nil
+}
+
+func collect(t *testing.T, s *Subscription, n int) []Event {
+	t.Helper()
+	var got []Event
+	timeout := time.After(10 * time.Second)
+	for len(got) < n {
+		select {
+		case e, ok := <-s.Events():
+			if !ok {
+				t.Fatalf("closed after %d of %d events", len(got), n)
+			}
+			got = append(got, e)
+		case <-timeout:
+			t.Fatalf("got %d of %d events", len(got), n)
+		}
+	}
+	return got
+}
+
+// A subscriber joining mid-stream, resuming from an old seq while writes go
+// on, sees every event after it exactly once, in order.
+func TestBusCatchUpThenLiveNoGapNoDuplicate(t *testing.T) {
+	log := &memLog{}
+	b := newBus(log, 0)
+	for i := 0; i < 2500; i++ {
+		b.publish([]Event{log.append("message_delta", "t1", "c1")})
+	}
+	sub := b.subscribe(EventFilter{After: 100, ClientID: "c1"})
+	defer sub.Close()
+	done := make(chan struct{})
+	go func() {
+		defer close(done)
+		for i := 0; i < 3000; i++ {
+			b.publish([]Event{log.append("message_delta", "t1", "c1")})
+		}
+	}()
+	got := collect(t, sub, 5400)
+	<-done
+	for i, e := range got {
+		if e.Seq != int64(101+i) {
+			t.Fatalf("event %d has seq %d, want %d", i, e.Seq, 101+i)
+		}
+	}
+}
+
+func TestBusFiltersByClientAndThread(t *testing.T) {
+	log := &memLog{}
+	b := newBus(log, 0)
+	mine := b.subscribe(EventFilter{After: -1, ClientID: "c1"})
+	thread := b.subscribe(EventFilter{After: -1, ClientID: "c2", ThreadID: "t3"})
+	all := b.subscribe(EventFilter{After: -1, All: true})
+	defer mine.Close()
+	defer thread.Close()
+	defer all.Close()
+	b.publish([]Event{log.append("x", "t1", "c1"), log.append("x", "t2", "c2"), log.append("x", "t3", "c2")})
+	if e := collect(t, mine, 1)[0]; e.ThreadID != "t1" {
+		t.Fatalf("c1 got %+v", e)
+	}
+	if e := collect(t, thread, 1)[0]; e.ThreadID != "t3" {
+		t.Fatalf("thread subscriber got %+v", e)
+	}
+	if got := collect(t, all, 3); got[2].Seq != 3 {
+		t.Fatalf("scope=all got %+v", got)
+	}
+	b.publish([]Event{log.append("x", "t9", "c9")})
+	select {
+	case e := <-mine.Events():
+		t.Fatalf("c1 saw another client's event %+v", e)
+	case <-time.After(50 * time.Millisecond):
+	}
+}
+
+// A subscriber that stops reading gets one resync and is closed; publish
+// never blocks on it.
+func TestBusSlowSubscriberResync(t *testing.T) {
+	log := &memLog{}
+	b := newBus(log, 0)
+	slow := b.subscribe(EventFilter{After: -1, All: true})
+	start := time.Now()
+	for i := 0; i < liveBuffer*2; i++ {
+		b.publish([]Event{log.append("message_delta", "t1", "c1")})
+	}
+	if d := time.Since(start); d > 5*time.Second {
+		t.Fatalf("publish blocked for %v", d)
+	}
+	var last Event
+	n := 0
+	for e := range slow.Events() {
+		last = e
+		n++
+	}
+	if last.Type != EventResync || n > liveBuffer+2 {
+		t.Fatalf("after %d events the last was %+v", n, last)
+	}
+	if last.Seq != int64(n-1) {
+		t.Fatalf("resync carries seq %d after %d delivered events", last.Seq, n-1)
+	}
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	if len(b.subs) != 0 {
+		t.Fatal("lagging subscriber still registered")
+	}
+}
+
+func TestBusCloseEndsStream(t *testing.T) {
+	b := newBus(&memLog{}, 0)
+	s := b.subscribe(EventFilter{After: -1, All: true})
+	s.Close()
+	s.Close()
+	select {
+	case _, ok := <-s.Events():
+		if ok {
+			t.Fatal("event after close")
+		}
+	case <-time.After(2 * time.Second):
+		t.Fatal("stream not closed")
+	}
+}

@@ -1,0 +1,119 @@
+package hub
+
+import (
+	"bytes"
+	"encoding/json"
+	"fmt"
+	"strconv"
+	"time"
+)
+
+// Event types (API.md "Events").
+const (
+	EventTurnStarted        = "turn_started"
+	EventMessageDelta       = "message_delta"
+	EventThoughtDelta       = "thought_delta"
+	EventToolCall           = "tool_call"
+	EventToolCallUpdate     = "tool_call_update"
+	EventPlan               = "plan"
+	EventAvailableCommands  = "available_commands"
+	EventModeChanged        = "mode_changed"
+	EventConfigOptions      = "config_options"
+	EventUsage              = "usage"
+	EventPermissionRequired = "permission_required"
+	EventPermissionResolved = "permission_resolved"
+	EventAgentUpdate        = "agent_update"
+	EventTurnCompleted      = "turn_completed"
+	EventError              = "error"
+	EventThreadUpdated      = "thread_updated" // extension: title, status or deletion of a thread
+	EventResync             = "resync"         // never stored: a subscriber fell behind
+)
+
+// Event is one entry of the append-only log. Seq is assigned by the store
+// when the event is committed, strictly increasing across all threads; no
+// one sees an event before it is committed.
+type Event struct {
+	Seq      int64
+	Type     string
+	ThreadID string
+	TurnID   string
+	At       time.Time
+	// ClientID is the owner of the event's thread, for visibility checks.
+	// It is not part of the wire form.
+	ClientID string
+	// Payload is a JSON object with the type's fields (API.md), merged into
+	// the wire form beside seq, type, threadId, turnId and at.
+	Payload json.RawMessage
+}
+
+// NewEvent returns an event whose payload is v marshalled (v must marshal
+// to a JSON object).
+func NewEvent(typ string, thread Thread, turnID string, at time.Time, v any) (Event, error) {
+	p, err := json.Marshal(v)
+	if err != nil {
+		return Event{}, fmt.Errorf("hub: event %s payload: %w", typ, err)
+	}
+	return Event{Type: typ, ThreadID: thread.ID, TurnID: turnID, ClientID: thread.ClientID, At: at, Payload: p}, nil
+}
+
+// MarshalJSON writes {"seq","type","threadId","turnId","at", …payload}.
+func (e Event) MarshalJSON() ([]byte, error) {
+	var b bytes.Buffer
+	b.Grow(96 + len(e.Payload))
+	b.WriteString(`{"seq":`)
+	b.WriteString(strconv.FormatInt(e.Seq, 10))
+	b.WriteString(`,"type":`)
+	writeJSONString(&b, e.Type)
+	b.WriteString(`,"threadId":`)
+	writeJSONString(&b, e.ThreadID)
+	b.WriteString(`,"turnId":`)
+	writeJSONString(&b, e.TurnID)
+	b.WriteString(`,"at":"`)
+	b.WriteString(e.At.UTC().Format(time.RFC3339Nano))
+	b.WriteByte('"')
+	p := bytes.TrimSpace(e.Payload)
+	if len(p) >= 2 && p[0] == '{' {
+		inner := bytes.TrimSpace(p[1 : len(p)-1])
+		if len(inner) > 0 {
+			b.WriteByte(',')
+			b.Write(inner)
+		}
+	} else if len(p) > 0 && string(p) != "null" {
+		return nil, fmt.Errorf("hub: event %d payload is not an object", e.Seq)
+	}
+	b.WriteByte('}')
+	return b.Bytes(), nil
+}
+
+// UnmarshalJSON reads the wire form back (clients of the API in Go: the
+// tray, the editor bridge, tests).
+func (e *Event) UnmarshalJSON(data []byte) error {
+	var all map[string]json.RawMessage
+	if err := json.Unmarshal(data, &all); err != nil {
+		return err
+	}
+	var head struct {
+		Seq      int64     `json:"seq"`
+		Type     string    `json:"type"`
+		ThreadID string    `json:"threadId"`
+		TurnID   string    `json:"turnId"`
+		At       time.Time `json:"at"`
+	}
+	if err := json.Unmarshal(data, &head); err != nil {
+		return err
+	}
+	for _, k := range []string{"seq", "type", "threadId", "turnId", "at"} {
+		delete(all, k)
+	}
+	p, err := json.Marshal(all)
+	if err != nil {
+		return err
+	}
+	*e = Event{Seq: head.Seq, Type: head.Type, ThreadID: head.ThreadID, TurnID: head.TurnID, At: head.At, Payload: p}
+	return nil
+}
+
+func writeJSONString(b *bytes.Buffer, s string) {
+	q, _ := json.Marshal(s)
+	b.Write(q)
+}

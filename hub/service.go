@@ -1,0 +1,93 @@
+package hub
+
+import (
+	"context"
+	"encoding/json"
+)
+
+// Caller says who is calling the Service. Adapters build it from their
+// transport: hub/httpapi from X-Client-ID and ?scope=all; app for the
+// window; the tray and the editor bridge through the HTTP API.
+type Caller struct {
+	// ClientID owns the threads the caller creates; it must match
+	// [A-Za-z0-9._-]{1,64}.
+	ClientID string
+	// All lifts the ownership filter (scope=all): the caller sees every
+	// client's threads, events and permissions.
+	All bool
+	// Via names the surface a permission decision came through, recorded as
+	// decidedBy: "window", "tray", "notification", "editor". Empty means
+	// the client id is recorded.
+	Via string
+}
+
+// CreateThreadRequest is the body of POST /v1/threads.
+type CreateThreadRequest struct {
+	Agent string `json:"agent"`
+	Cwd   string `json:"cwd"`
+	Title string `json:"title,omitempty"`
+}
+
+// ThreadPage is a page of threads, newest first.
+type ThreadPage struct {
+	Threads    []Thread `json:"threads"`
+	NextCursor string   `json:"nextCursor,omitempty"`
+}
+
+// TurnInput is the body of POST /v1/threads/{id}/turns: plain text, or ACP
+// content blocks (text, image, audio, resource, resource_link).
+type TurnInput struct {
+	Input   string            `json:"input,omitempty"`
+	Content []json.RawMessage `json:"content,omitempty"`
+}
+
+// TurnHistory is a turn with, when asked for, its events.
+type TurnHistory struct {
+	Turn
+	Events []Event `json:"events,omitempty"`
+}
+
+// Decision is the body of POST /v1/permissions/{id}: an outcome
+// ("approved" selects the agent's allow_once option, "declined" its
+// reject_once) or an exact OptionID.
+type Decision struct {
+	Outcome  string `json:"outcome,omitempty"`
+	OptionID string `json:"optionId,omitempty"`
+}
+
+// Service is everything a client can do with the hub. Every method checks
+// that the caller may see what it names: another client's thread is
+// NOT_FOUND, never FORBIDDEN. Errors are *Error with a code.
+type Service interface {
+	ListAgents(ctx context.Context) ([]Agent, error)
+
+	CreateThread(ctx context.Context, c Caller, req CreateThreadRequest) (Thread, error)
+	ListThreads(ctx context.Context, c Caller, limit int, cursor string) (ThreadPage, error)
+	GetThread(ctx context.Context, c Caller, id string) (Thread, error)
+	RenameThread(ctx context.Context, c Caller, id, title string) (Thread, error)
+	// DeleteThread cancels its turn, stops its agent and hides it.
+	DeleteThread(ctx context.Context, c Caller, id string) error
+	// CompactThread runs an internal turn asking the agent for a summary and
+	// stores it as the thread's summary.
+	CompactThread(ctx context.Context, c Caller, id string) (Thread, error)
+
+	// StartTurn starts a turn and returns at once; its events follow on
+	// Subscribe. CONFLICT when one is running on the thread,
+	// TOO_MANY_REQUESTS when the agent process limit is reached.
+	StartTurn(ctx context.Context, c Caller, threadID string, in TurnInput) (Turn, error)
+	// CancelTurn ends a running turn as cancelled (within 5 s even when
+	// the agent ignores the cancel) and returns it.
+	CancelTurn(ctx context.Context, c Caller, turnID string) (Turn, error)
+	History(ctx context.Context, c Caller, threadID string, includeEvents, includeInternal bool) ([]TurnHistory, error)
+
+	// Subscribe streams the events the caller may see with Seq > after
+	// (after < 0: only events committed from now on), optionally of one
+	// thread: the stored ones first, then live ones, in order, with no gap
+	// and no duplicate.
+	Subscribe(ctx context.Context, c Caller, threadID string, after int64) (*Subscription, error)
+
+	ListPermissions(ctx context.Context, c Caller, status string) ([]Permission, error)
+	// DecidePermission records the decision durably, then tells the agent.
+	// A permission already decided or expired is CONFLICT.
+	DecidePermission(ctx context.Context, c Caller, id string, d Decision) (Permission, error)
+}

@@ -1,0 +1,102 @@
+package hub
+
+import (
+	"context"
+	"time"
+)
+
+// Store is the hub's durable state: threads, turns, permissions, agent
+// processes and the append-only event log. store/ implements it on SQLite.
+//
+// Writes go through Commit / CommitAsync: every Write is applied in one
+// transaction-scoped unit, in submission order, by a single writer that
+// groups many Writes into one SQLite commit. A Write is all or nothing.
+// Reads see only committed data.
+type Store interface {
+	// Commit applies w durably and returns once it is committed; w.Events
+	// then have their Seq set.
+	Commit(ctx context.Context, w *Write) error
+	// CommitAsync queues w and returns at once (it blocks only while the
+	// writer's queue is full: backpressure). done is called on the writer
+	// goroutine after w is committed or failed, in submission order; it must
+	// not block or call the Store.
+	CommitAsync(w *Write, done func(*Write, error))
+
+	GetThread(ctx context.Context, id string) (Thread, error)
+	// ListThreads returns a page of threads, newest (by UpdatedAt) first.
+	ListThreads(ctx context.Context, f ThreadFilter) ([]Thread, string, error)
+
+	GetTurn(ctx context.Context, id string) (Turn, error)
+	// ListTurns returns a thread's turns, oldest first.
+	ListTurns(ctx context.Context, threadID string, includeInternal bool) ([]Turn, error)
+	// RunningTurns lists every turn still marked running (restart recovery).
+	RunningTurns(ctx context.Context) ([]Turn, error)
+
+	GetPermission(ctx context.Context, id string) (Permission, error)
+	ListPermissions(ctx context.Context, f PermissionFilter) ([]Permission, error)
+
+	// Events returns up to f.Limit events with Seq > f.After, in Seq order.
+	Events(ctx context.Context, f EventFilter) ([]Event, error)
+	// LastSeq is the highest committed Seq (0 when the log is empty).
+	LastSeq(ctx context.Context) (int64, error)
+
+	// AgentProcesses lists the agent processes recorded as running.
+	AgentProcesses(ctx context.Context) ([]AgentProcess, error)
+
+	// Close flushes queued writes and closes the database.
+	Close() error
+}
+
+// Write is one atomic unit of change. Rows are upserted by id.
+type Write struct {
+	Threads     []Thread
+	Turns       []Turn
+	Permissions []Permission
+	// Decide, when set, is applied first: it fails the whole Write with a
+	// CONFLICT *Error unless the permission is still pending (a decision is
+	// single-use), NOT_FOUND if it does not exist.
+	Decide *Permission
+	// Events are appended; the store sets Seq (and fills ClientID from the
+	// thread when empty).
+	Events []Event
+	// AgentProcs are recorded; ForgetProcs removed (by PID).
+	AgentProcs  []AgentProcess
+	ForgetProcs []int
+}
+
+// ThreadFilter selects threads. ClientID "" with All false selects none.
+type ThreadFilter struct {
+	ClientID string
+	All      bool // every client's threads
+	Cwd      string
+	Limit    int    // default 50, max 500
+	Cursor   string // from a previous page
+}
+
+// PermissionFilter selects permissions.
+type PermissionFilter struct {
+	ClientID string
+	All      bool
+	ThreadID string
+	Status   string // "" for any
+}
+
+// EventFilter selects events. With ThreadID set, only that thread's.
+type EventFilter struct {
+	After    int64
+	ThreadID string
+	TurnID   string
+	ClientID string
+	All      bool
+	Limit    int // default 1000
+}
+
+// AgentProcess records a running agent process so that a hub restarted
+// after a crash can stop what its previous run left behind. StartTime
+// guards against a reused pid.
+type AgentProcess struct {
+	PID       int
+	StartTime time.Time
+	ThreadID  string
+	Agent     string
+}
