@@ -46,6 +46,14 @@ type Subscription struct {
 	once   sync.Once
 	// overflowed is set under bus.mu when live was closed for lagging.
 	overflowed bool
+	stop       func() // NewSubscription's
+}
+
+// NewSubscription wraps a channel as a Subscription, for implementations of
+// Service other than Engine (fakes in tests). The producer closes events
+// when the stream ends; stop is called once by Close.
+func NewSubscription(events chan Event, stop func()) *Subscription {
+	return &Subscription{out: events, done: make(chan struct{}), stop: stop}
 }
 
 // Events delivers the stream. It is closed when the subscription ends:
@@ -56,9 +64,14 @@ func (s *Subscription) Events() <-chan Event { return s.out }
 // Close ends the subscription. Safe to call more than once.
 func (s *Subscription) Close() {
 	s.once.Do(func() {
-		s.bus.mu.Lock()
-		delete(s.bus.subs, s)
-		s.bus.mu.Unlock()
+		if s.bus != nil {
+			s.bus.mu.Lock()
+			delete(s.bus.subs, s)
+			s.bus.mu.Unlock()
+		}
+		if s.stop != nil {
+			s.stop()
+		}
 		close(s.done)
 	})
 }

@@ -1,0 +1,39 @@
+package hub
+
+import (
+	"context"
+	"strings"
+	"time"
+)
+
+// compactPrompt asks the agent for the summary stored by CompactThread.
+const compactPrompt = "Summarize our conversation so far for a colleague who will continue it: the goal, decisions made, files changed, and open questions. Reply with the summary only."
+
+// CompactThread implements Service: an internal turn (hidden from history
+// unless asked for) asks the agent for a summary, stored as the thread's
+// summary and used as context if the agent's session is ever lost.
+func (e *Engine) CompactThread(ctx context.Context, c Caller, id string) (Thread, error) {
+	t, err := e.visibleThread(ctx, c, id)
+	if err != nil {
+		return Thread{}, err
+	}
+	tr, err := e.startTurn(ctx, t, TurnInput{Input: compactPrompt}, true)
+	if err != nil {
+		return Thread{}, err
+	}
+	select {
+	case <-tr.done:
+	case <-ctx.Done():
+		e.cancelTurn(tr, "compact abandoned by the caller")
+		return Thread{}, ctx.Err()
+	}
+	turn, err := e.store.GetTurn(ctx, tr.turn.ID)
+	if err != nil {
+		return Thread{}, err
+	}
+	summary := strings.TrimSpace(turn.Output)
+	if turn.Status != TurnCompleted || summary == "" {
+		return Thread{}, Errorf(CodeUpstreamUnavailable, "the agent gave no summary (turn %s)", turn.Status)
+	}
+	return e.updateThread(ctx, c, id, func(t *Thread) { t.Summary = summary; t.UpdatedAt = time.Now() })
+}

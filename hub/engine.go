@@ -1,0 +1,231 @@
+package hub
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"log/slog"
+	"sync"
+	"time"
+
+	"github.com/switchboard-hub/switchboard/acp"
+)
+
+// Config is the engine's live-tunable configuration (config file keys in
+// parentheses). SetConfig swaps it atomically; running turns keep the
+// values they started with where noted.
+type Config struct {
+	PermissionTimeout  time.Duration // permissions.timeout (10m)
+	MaxAgentProcesses  int           // limits.maxAgentProcesses (8)
+	AgentIdleTimeout   time.Duration // limits.agentIdleTimeout (30m)
+	TurnTimeout        time.Duration // limits.turnTimeout (30m): cancel, then kill
+	ContextRecentTurns int           // context.recentTurns (10)
+	ContextMaxChars    int           // context.maxChars (20000)
+}
+
+// DefaultConfig returns the documented defaults.
+func DefaultConfig() Config {
+	return Config{
+		PermissionTimeout:  10 * time.Minute,
+		MaxAgentProcesses:  8,
+		AgentIdleTimeout:   30 * time.Minute,
+		TurnTimeout:        30 * time.Minute,
+		ContextRecentTurns: 10,
+		ContextMaxChars:    20000,
+	}
+}
+
+// Options wire an Engine.
+type Options struct {
+	Store  Store
+	Logger *slog.Logger
+	Config Config
+	// Agents is the agent catalogue (built-in merged with config).
+	Agents []acp.AgentSpec
+	// AgentOptions tune every agent process (grace periods, line cap).
+	AgentOptions acp.AgentOptions
+	// CancelWait bounds how long a cancel waits for the agent's own stop
+	// before its process group is killed (default 4s, so a cancelled turn
+	// ends within 5s).
+	CancelWait time.Duration
+	// Now is the clock (default time.Now).
+	Now func() time.Time
+}
+
+// Engine implements Service: threads, turns, permissions and the agent
+// processes behind them. It is safe for concurrent use.
+//
+// Lock order: Engine.mu, then threadRT.mu. Neither is held across a Store
+// call that waits for a commit, nor across a call into an agent.
+type Engine struct {
+	store      Store
+	log        *slog.Logger
+	bus        *bus
+	now        func() time.Time
+	agentOpts  acp.AgentOptions
+	cancelWait time.Duration
+
+	mu      sync.Mutex
+	cfg     Config
+	agents  map[string]acp.AgentSpec
+	threads map[string]*threadRT // loaded threads by id
+	turns   map[string]*turnRT   // running turns by id
+	perms   map[string]*permRT   // pending permissions by id
+	procs   int                  // live agent processes
+	closing bool
+	turnsWG sync.WaitGroup
+}
+
+var _ Service = (*Engine)(nil)
+
+// New starts an engine over a store: it first recovers what a previous run
+// left (running turns become interrupted, pending permissions expire, agent
+// processes it recorded are killed), then accepts calls.
+func New(ctx context.Context, opts Options) (*Engine, error) {
+	if opts.Store == nil {
+		return nil, errors.New("hub: no store")
+	}
+	if opts.Logger == nil {
+		opts.Logger = slog.New(slog.DiscardHandler)
+	}
+	if opts.Now == nil {
+		opts.Now = time.Now
+	}
+	if opts.CancelWait <= 0 {
+		opts.CancelWait = 4 * time.Second
+	}
+	if opts.Config == (Config{}) {
+		opts.Config = DefaultConfig()
+	}
+	last, err := opts.Store.LastSeq(ctx)
+	if err != nil {
+		return nil, fmt.Errorf("hub: read event log: %w", err)
+	}
+	e := &Engine{
+		store:      opts.Store,
+		log:        opts.Logger,
+		bus:        newBus(opts.Store, last),
+		now:        opts.Now,
+		agentOpts:  opts.AgentOptions,
+		cancelWait: opts.CancelWait,
+		cfg:        opts.Config,
+		threads:    make(map[string]*threadRT),
+		turns:      make(map[string]*turnRT),
+		perms:      make(map[string]*permRT),
+	}
+	e.agentOpts.Client.CancelWait = opts.CancelWait
+	e.SetAgents(opts.Agents)
+	if err := e.recover(ctx); err != nil {
+		return nil, err
+	}
+	return e, nil
+}
+
+// SetConfig applies a new configuration. The permission timeout applies to
+// permissions asked from now on; limits to processes started from now on.
+func (e *Engine) SetConfig(c Config) {
+	e.mu.Lock()
+	e.cfg = c
+	e.mu.Unlock()
+}
+
+func (e *Engine) config() Config {
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	return e.cfg
+}
+
+// SetAgents replaces the agent catalogue. Threads whose agent changed keep
+// their running process until it is next restarted.
+func (e *Engine) SetAgents(specs []acp.AgentSpec) {
+	m := make(map[string]acp.AgentSpec, len(specs))
+	for _, s := range specs {
+		m[s.ID] = s
+	}
+	e.mu.Lock()
+	e.agents = m
+	e.mu.Unlock()
+}
+
+func (e *Engine) agentSpec(id string) (acp.AgentSpec, bool) {
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	s, ok := e.agents[id]
+	return s, ok
+}
+
+// Close shuts the engine down gracefully: no new turns; running turns are
+// cancelled (bounded by ctx); pending permissions end cancelled, never
+// approved; agent processes are stopped. The store is the caller's to close
+// afterwards.
+func (e *Engine) Close(ctx context.Context) error {
+	e.mu.Lock()
+	e.closing = true
+	var running []*turnRT
+	for _, t := range e.turns {
+		running = append(running, t)
+	}
+	var threads []*threadRT
+	for _, rt := range e.threads {
+		threads = append(threads, rt)
+	}
+	e.mu.Unlock()
+	for _, t := range running {
+		go e.cancelTurn(t, "hub shutting down")
+	}
+	done := make(chan struct{})
+	go func() { e.turnsWG.Wait(); close(done) }()
+	select {
+	case <-done:
+	case <-ctx.Done():
+	}
+	var wg sync.WaitGroup
+	for _, rt := range threads {
+		wg.Add(1)
+		go func() { defer wg.Done(); e.stopAgent(ctx, rt) }()
+	}
+	wg.Wait()
+	return nil
+}
+
+// commit writes w durably and returns once it is committed and its events
+// published. Every publish happens on the store's writer goroutine, in
+// commit order, so subscribers see Seq strictly increasing. When ctx ends
+// first, commit returns ctx's error and w may still be committed.
+func (e *Engine) commit(ctx context.Context, w *Write) error {
+	done := make(chan error, 1)
+	e.store.CommitAsync(w, func(w *Write, err error) {
+		if err == nil {
+			e.bus.publish(w.Events)
+		}
+		done <- err
+	})
+	select {
+	case err := <-done:
+		return err
+	case <-ctx.Done():
+		return ctx.Err()
+	}
+}
+
+// commitAsync queues w; its events are published once committed. Used on
+// the streaming path, where the agent's updates must not wait for fsync.
+func (e *Engine) commitAsync(w *Write) {
+	e.store.CommitAsync(w, func(w *Write, err error) {
+		if err != nil {
+			e.log.Error("hub: storing events failed", "err", err, "events", len(w.Events))
+			return
+		}
+		e.bus.publish(w.Events)
+	})
+}
+
+// Subscribe implements Service.
+func (e *Engine) Subscribe(ctx context.Context, c Caller, threadID string, after int64) (*Subscription, error) {
+	if threadID != "" {
+		if _, err := e.visibleThread(ctx, c, threadID); err != nil {
+			return nil, err
+		}
+	}
+	return e.bus.subscribe(EventFilter{After: after, ThreadID: threadID, ClientID: c.ClientID, All: c.All}), nil
+}

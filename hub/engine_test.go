@@ -1,0 +1,491 @@
+//go:build unix
+
+package hub_test
+
+import (
+	"context"
+	"encoding/json"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/switchboard-hub/switchboard/acp"
+	"github.com/switchboard-hub/switchboard/acp/acptest"
+	"github.com/switchboard-hub/switchboard/hub"
+	"github.com/switchboard-hub/switchboard/store"
+)
+
+func TestMain(m *testing.M) {
+	acptest.RunFakeAgentIfRequested()
+	os.Exit(m.Run())
+}
+
+var alice = hub.Caller{ClientID: "alice"}
+
+type harness struct {
+	t      testing.TB
+	e      *hub.Engine
+	db     *store.DB
+	dbPath string
+	cwd    string
+}
+
+func fakeSpec(t testing.TB, id string, env ...string) acp.AgentSpec {
+	path, args, fenv := acptest.FakeAgentArgv(t, env...)
+	return acp.AgentSpec{ID: id, Name: "Fake " + id, Command: acp.Command{Path: path, Args: args, Env: fenv}}
+}
+
+func newHarness(t testing.TB, cfg func(*hub.Config), specs ...acp.AgentSpec) *harness {
+	t.Helper()
+	h := &harness{t: t, dbPath: filepath.Join(t.TempDir(), "hub.db"), cwd: t.TempDir()}
+	if len(specs) == 0 {
+		specs = []acp.AgentSpec{fakeSpec(t, "fake"), fakeSpec(t, "fakeload", "FAKEAGENT_LOAD_SESSION=1")}
+	}
+	c := hub.DefaultConfig()
+	if cfg != nil {
+		cfg(&c)
+	}
+	h.open(c, specs)
+	return h
+}
+
+func (h *harness) open(c hub.Config, specs []acp.AgentSpec) {
+	t := h.t
+	db, err := store.Open(h.dbPath, store.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	e, err := hub.New(context.Background(), hub.Options{Store: db, Config: c, Agents: specs,
+		AgentOptions: acp.AgentOptions{Process: acp.ProcessOptions{Grace: 300 * time.Millisecond}}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	h.e, h.db = e, db
+	t.Cleanup(h.close)
+}
+
+func (h *harness) close() {
+	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+	defer cancel()
+	h.e.Close(ctx)
+	h.db.Close()
+}
+
+func (h *harness) thread(agent string) hub.Thread {
+	h.t.Helper()
+	th, err := h.e.CreateThread(context.Background(), alice, hub.CreateThreadRequest{Agent: agent, Cwd: h.cwd})
+	if err != nil {
+		h.t.Fatal(err)
+	}
+	return th
+}
+
+// watch subscribes to a thread from the beginning.
+func (h *harness) watch(th hub.Thread) *hub.Subscription {
+	h.t.Helper()
+	sub, err := h.e.Subscribe(context.Background(), alice, th.ID, 0)
+	if err != nil {
+		h.t.Fatal(err)
+	}
+	h.t.Cleanup(sub.Close)
+	return sub
+}
+
+// until reads events until one of type typ (for turnID, if set) arrives.
+func until(t testing.TB, sub *hub.Subscription, typ string) hub.Event {
+	t.Helper()
+	timeout := time.After(20 * time.Second)
+	for {
+		select {
+		case ev, ok := <-sub.Events():
+			if !ok {
+				t.Fatalf("stream ended waiting for %s", typ)
+			}
+			if ev.Type == typ {
+				return ev
+			}
+		case <-timeout:
+			t.Fatalf("no %s event", typ)
+		}
+	}
+}
+
+func payload[T any](t testing.TB, ev hub.Event, key string) T {
+	t.Helper()
+	var m map[string]json.RawMessage
+	var v T
+	if err := json.Unmarshal(ev.Payload, &m); err != nil {
+		t.Fatal(err)
+	}
+	if err := json.Unmarshal(m[key], &v); err != nil {
+		t.Fatalf("%s.%s: %v (%s)", ev.Type, key, err, ev.Payload)
+	}
+	return v
+}
+
+func (h *harness) run(th hub.Thread, sub *hub.Subscription, input string) hub.Turn {
+	h.t.Helper()
+	if _, err := h.e.StartTurn(context.Background(), alice, th.ID, hub.TurnInput{Input: input}); err != nil {
+		h.t.Fatal(err)
+	}
+	return payload[hub.Turn](h.t, until(h.t, sub, hub.EventTurnCompleted), "turn")
+}
+
+func TestTurnStreamsAndCompletes(t *testing.T) {
+	h := newHarness(t, nil)
+	th := h.thread("fake")
+	sub := h.watch(th)
+	turn := h.run(th, sub, "echo hello there")
+	if turn.Status != hub.TurnCompleted || turn.Output != "hello there" || turn.StopReason != "end_turn" {
+		t.Fatalf("turn %+v", turn)
+	}
+	hist, err := h.e.History(context.Background(), alice, th.ID, true, false)
+	if err != nil || len(hist) != 1 {
+		t.Fatalf("history %v %v", hist, err)
+	}
+	var types []string
+	for _, ev := range hist[0].Events {
+		types = append(types, ev.Type)
+	}
+	if strings.Join(types, ",") != "turn_started,message_delta,turn_completed" {
+		t.Fatalf("events %v", types)
+	}
+	got, _ := h.e.GetThread(context.Background(), alice, th.ID)
+	if got.Status != hub.ThreadIdle {
+		t.Fatalf("thread %+v", got)
+	}
+}
+
+func TestUpdatesBecomeEvents(t *testing.T) {
+	h := newHarness(t, nil)
+	th := h.thread("fake")
+	sub := h.watch(th)
+	h.run(th, sub, "tools")
+	h.run(th, sub, "unknown-update")
+	hist, _ := h.e.History(context.Background(), alice, th.ID, true, false)
+	var types []string
+	for _, turn := range hist {
+		for _, ev := range turn.Events {
+			types = append(types, ev.Type)
+		}
+	}
+	want := "turn_started,tool_call,tool_call_update,tool_call_update,plan,turn_completed,turn_started,agent_update,usage,turn_completed"
+	if strings.Join(types, ",") != want {
+		t.Fatalf("events\n got %s\nwant %s", strings.Join(types, ","), want)
+	}
+	raw := payload[json.RawMessage](t, hist[1].Events[1], "update")
+	if !strings.Contains(string(raw), `"futureField":{"nested":[1,2,3],"flag":true}`) {
+		t.Fatalf("unknown update not kept raw: %s", raw)
+	}
+}
+
+func TestOneTurnPerThreadAndOwnership(t *testing.T) {
+	h := newHarness(t, nil)
+	th := h.thread("fake")
+	ctx := context.Background()
+	turn, err := h.e.StartTurn(ctx, alice, th.ID, hub.TurnInput{Input: "hang"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := h.e.StartTurn(ctx, alice, th.ID, hub.TurnInput{Input: "echo x"}); hub.ErrorCode(err) != hub.CodeConflict {
+		t.Fatalf("second turn: %v", err)
+	}
+	bob := hub.Caller{ClientID: "bob"}
+	if _, err := h.e.GetThread(ctx, bob, th.ID); hub.ErrorCode(err) != hub.CodeNotFound {
+		t.Fatalf("bob sees alice's thread: %v", err)
+	}
+	if _, err := h.e.CancelTurn(ctx, bob, turn.ID); hub.ErrorCode(err) != hub.CodeNotFound {
+		t.Fatalf("bob cancels alice's turn: %v", err)
+	}
+	if _, err := h.e.GetThread(ctx, hub.Caller{ClientID: "bob", All: true}, th.ID); err != nil {
+		t.Fatalf("scope=all: %v", err)
+	}
+	ended, err := h.e.CancelTurn(ctx, alice, turn.ID)
+	if err != nil || ended.Status != hub.TurnCancelled {
+		t.Fatalf("cancel %+v %v", ended, err)
+	}
+}
+
+func TestCreateThreadValidation(t *testing.T) {
+	h := newHarness(t, nil)
+	ctx := context.Background()
+	for _, req := range []hub.CreateThreadRequest{
+		{Agent: "nope", Cwd: h.cwd},
+		{Agent: "fake", Cwd: "relative/dir"},
+		{Agent: "fake", Cwd: ""},
+		{Agent: "fake", Cwd: filepath.Join(h.cwd, "missing")},
+	} {
+		if _, err := h.e.CreateThread(ctx, alice, req); hub.ErrorCode(err) != hub.CodeInvalidArgument {
+			t.Errorf("%+v: %v", req, err)
+		}
+	}
+	if _, err := h.e.CreateThread(ctx, hub.Caller{ClientID: "bad id!"}, hub.CreateThreadRequest{Agent: "fake", Cwd: h.cwd}); hub.ErrorCode(err) != hub.CodeInvalidArgument {
+		t.Errorf("bad client id: %v", err)
+	}
+}
+
+func TestPermissionDecisions(t *testing.T) {
+	tests := []struct {
+		name     string
+		decision hub.Decision
+		status   string
+		agent    string
+	}{
+		{"approved", hub.Decision{Outcome: "approved"}, hub.PermissionApproved, "outcome: selected allow-once"},
+		{"declined", hub.Decision{Outcome: "declined"}, hub.PermissionDeclined, "outcome: selected reject-once"},
+		{"optionId", hub.Decision{OptionID: "allow-always"}, hub.PermissionApproved, "outcome: selected allow-always"},
+	}
+	h := newHarness(t, nil)
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			th := h.thread("fake")
+			sub := h.watch(th)
+			ctx := context.Background()
+			if _, err := h.e.StartTurn(ctx, alice, th.ID, hub.TurnInput{Input: "permission"}); err != nil {
+				t.Fatal(err)
+			}
+			p := payload[hub.Permission](t, until(t, sub, hub.EventPermissionRequired), "permission")
+			if p.Status != hub.PermissionPending || len(p.Options) != 3 || p.Deadline.IsZero() {
+				t.Fatalf("permission %+v", p)
+			}
+			pending, _ := h.e.ListPermissions(ctx, alice, hub.PermissionPending)
+			if len(pending) != 1 || pending[0].ID != p.ID {
+				t.Fatalf("pending %+v", pending)
+			}
+			decided, err := h.e.DecidePermission(ctx, hub.Caller{ClientID: "alice", Via: "tray"}, p.ID, tt.decision)
+			if err != nil || decided.Status != tt.status || decided.DecidedBy != "tray" {
+				t.Fatalf("decide %+v %v", decided, err)
+			}
+			if _, err := h.e.DecidePermission(ctx, alice, p.ID, tt.decision); hub.ErrorCode(err) != hub.CodeConflict {
+				t.Fatalf("second decision: %v", err)
+			}
+			turn := payload[hub.Turn](t, until(t, sub, hub.EventTurnCompleted), "turn")
+			if !strings.HasSuffix(turn.Output, tt.agent) {
+				t.Fatalf("agent said %q, want %q", turn.Output, tt.agent)
+			}
+		})
+	}
+	t.Run("invalid decisions", func(t *testing.T) {
+		th := h.thread("fake")
+		sub := h.watch(th)
+		ctx := context.Background()
+		h.e.StartTurn(ctx, alice, th.ID, hub.TurnInput{Input: "permission"})
+		p := payload[hub.Permission](t, until(t, sub, hub.EventPermissionRequired), "permission")
+		for _, d := range []hub.Decision{{}, {Outcome: "maybe"}, {OptionID: "made-up"}, {Outcome: "approved", OptionID: "allow-once"}} {
+			if _, err := h.e.DecidePermission(ctx, alice, p.ID, d); hub.ErrorCode(err) != hub.CodeInvalidArgument {
+				t.Errorf("%+v: %v", d, err)
+			}
+		}
+		if _, err := h.e.DecidePermission(ctx, hub.Caller{ClientID: "bob"}, p.ID, hub.Decision{Outcome: "approved"}); hub.ErrorCode(err) != hub.CodeNotFound {
+			t.Errorf("bob decided: %v", err)
+		}
+		h.e.DecidePermission(ctx, alice, p.ID, hub.Decision{Outcome: "declined"})
+		until(t, sub, hub.EventTurnCompleted)
+	})
+}
+
+// No answer by the deadline: expired, and the agent is told reject_once.
+func TestPermissionTimeoutFailsClosed(t *testing.T) {
+	h := newHarness(t, func(c *hub.Config) { c.PermissionTimeout = 300 * time.Millisecond })
+	th := h.thread("fake")
+	sub := h.watch(th)
+	turn := h.run(th, sub, "permission")
+	if !strings.HasSuffix(turn.Output, "outcome: selected reject-once") {
+		t.Fatalf("agent said %q", turn.Output)
+	}
+	ps, _ := h.e.ListPermissions(context.Background(), alice, "")
+	if len(ps) != 1 || ps[0].Status != hub.PermissionExpired || ps[0].DecidedBy != hub.DecidedByTimeout {
+		t.Fatalf("permissions %+v", ps)
+	}
+}
+
+func TestCancelWhilePermissionPending(t *testing.T) {
+	h := newHarness(t, nil)
+	th := h.thread("fake")
+	sub := h.watch(th)
+	ctx := context.Background()
+	turn, _ := h.e.StartTurn(ctx, alice, th.ID, hub.TurnInput{Input: "permission"})
+	p := payload[hub.Permission](t, until(t, sub, hub.EventPermissionRequired), "permission")
+	ended, err := h.e.CancelTurn(ctx, alice, turn.ID)
+	if err != nil || ended.Status != hub.TurnCancelled || !strings.HasSuffix(ended.Output, "outcome: cancelled") {
+		t.Fatalf("cancel %+v %v", ended, err)
+	}
+	got, _ := h.e.ListPermissions(ctx, alice, "")
+	if len(got) != 1 || got[0].ID != p.ID || got[0].Status != hub.PermissionCancelled {
+		t.Fatalf("permission %+v", got)
+	}
+	if _, err := h.e.DecidePermission(ctx, alice, p.ID, hub.Decision{Outcome: "approved"}); hub.ErrorCode(err) != hub.CodeConflict {
+		t.Fatalf("late approval: %v", err)
+	}
+}
+
+// An agent that ignores cancel is killed; the turn still ends cancelled in
+// time, and the next turn gets a fresh process.
+func TestCancelAgentThatIgnoresIt(t *testing.T) {
+	h := newHarness(t, nil)
+	// fakeload reopens its session after the kill, so the next prompt
+	// reaches it without a context block.
+	th := h.thread("fakeload")
+	sub := h.watch(th)
+	ctx := context.Background()
+	turn, _ := h.e.StartTurn(ctx, alice, th.ID, hub.TurnInput{Input: "hang-hard"})
+	until(t, sub, hub.EventTurnStarted)
+	time.Sleep(500 * time.Millisecond) // let the prompt reach the agent
+	start := time.Now()
+	ended, err := h.e.CancelTurn(ctx, alice, turn.ID)
+	if err != nil || ended.Status != hub.TurnCancelled {
+		t.Fatalf("cancel %+v %v", ended, err)
+	}
+	if d := time.Since(start); d > 5*time.Second {
+		t.Fatalf("cancel took %v", d)
+	}
+	until(t, sub, hub.EventTurnCompleted)
+	if next := h.run(th, sub, "echo alive"); next.Status != hub.TurnCompleted || next.Output != "alive" {
+		t.Fatalf("next turn %+v", next)
+	}
+}
+
+func TestAgentCrashFailsTurnThenRecovers(t *testing.T) {
+	h := newHarness(t, nil)
+	th := h.thread("fakeload")
+	sub := h.watch(th)
+	ctx := context.Background()
+	if _, err := h.e.StartTurn(ctx, alice, th.ID, hub.TurnInput{Input: "crash 9"}); err != nil {
+		t.Fatal(err)
+	}
+	errEv := until(t, sub, hub.EventError)
+	msg := payload[string](t, errEv, "message")
+	if !strings.Contains(msg, "code 9") || !strings.Contains(msg, "fatal: simulated crash") {
+		t.Fatalf("error event %s", errEv.Payload)
+	}
+	turn := payload[hub.Turn](t, until(t, sub, hub.EventTurnCompleted), "turn")
+	if turn.Status != hub.TurnFailed || turn.Output != "about to crash" {
+		t.Fatalf("turn %+v", turn)
+	}
+	if next := h.run(th, sub, "garbage"); next.Status != hub.TurnCompleted || next.Output != "after garbage" {
+		t.Fatalf("next turn %+v", next)
+	}
+}
+
+func TestProcessLimit(t *testing.T) {
+	h := newHarness(t, func(c *hub.Config) { c.MaxAgentProcesses = 1 })
+	a, b := h.thread("fake"), h.thread("fake")
+	ctx := context.Background()
+	if _, err := h.e.StartTurn(ctx, alice, a.ID, hub.TurnInput{Input: "hang"}); err != nil {
+		t.Fatal(err)
+	}
+	_, err := h.e.StartTurn(ctx, alice, b.ID, hub.TurnInput{Input: "echo x"})
+	var he *hub.Error
+	if hub.ErrorCode(err) != hub.CodeTooManyRequests || !asError(err, &he) || he.RetryAfter <= 0 {
+		t.Fatalf("want TOO_MANY_REQUESTS with Retry-After, got %v", err)
+	}
+}
+
+func asError(err error, target **hub.Error) bool {
+	e, ok := err.(*hub.Error)
+	*target = e
+	return ok
+}
+
+// After the idle timeout the agent is stopped; the next turn reopens the
+// session with session/load when the agent has it, otherwise with a
+// context block carrying the earlier turns.
+func TestIdleAgentReopensSession(t *testing.T) {
+	h := newHarness(t, func(c *hub.Config) { c.AgentIdleTimeout = 200 * time.Millisecond })
+	t.Run("context block", func(t *testing.T) {
+		th := h.thread("fake")
+		sub := h.watch(th)
+		h.run(th, sub, "echo the answer is 42")
+		time.Sleep(time.Second)
+		next := h.run(th, sub, "echo again")
+		// The fake agent reads the first text block as its command: here the
+		// injected context, which it reports back verbatim.
+		if !strings.Contains(next.Output, "continues an earlier session") || !strings.Contains(next.Output, "Assistant: the answer is 42") {
+			t.Fatalf("no context block in %q", next.Output)
+		}
+	})
+	t.Run("session/load", func(t *testing.T) {
+		th := h.thread("fakeload")
+		sub := h.watch(th)
+		h.run(th, sub, "echo first")
+		time.Sleep(time.Second)
+		next := h.run(th, sub, "echo second")
+		if next.Output != "second" {
+			t.Fatalf("output %q", next.Output)
+		}
+		hist, _ := h.e.History(context.Background(), alice, th.ID, true, false)
+		if n := len(hist[1].Events); n != 3 {
+			t.Fatalf("replayed history leaked into the new turn: %d events", n)
+		}
+	})
+}
+
+func TestCompactStoresSummaryInternally(t *testing.T) {
+	h := newHarness(t, nil)
+	th := h.thread("fake")
+	sub := h.watch(th)
+	h.run(th, sub, "echo hi")
+	ctx := context.Background()
+	got, err := h.e.CompactThread(ctx, alice, th.ID)
+	if err != nil {
+		t.Fatal(err)
+	}
+	hist, _ := h.e.History(ctx, alice, th.ID, false, false)
+	all, _ := h.e.History(ctx, alice, th.ID, false, true)
+	if len(hist) != 1 || len(all) != 2 || !all[1].Internal {
+		t.Fatalf("history %d, with internal %d", len(hist), len(all))
+	}
+	if got.ID != th.ID {
+		t.Fatalf("thread %+v", got)
+	}
+}
+
+// A hub killed mid-turn: on restart the turn is interrupted, the pending
+// permission expired, the thread idle, its history intact.
+func TestRestartRecovery(t *testing.T) {
+	h := newHarness(t, nil)
+	th := h.thread("fake")
+	sub := h.watch(th)
+	ctx := context.Background()
+	turn, _ := h.e.StartTurn(ctx, alice, th.ID, hub.TurnInput{Input: "permission"})
+	p := payload[hub.Permission](t, until(t, sub, hub.EventPermissionRequired), "permission")
+	// Simulate a crash: the store is closed under the engine, which is
+	// never shut down gracefully.
+	h.db.Close()
+	h.open(hub.DefaultConfig(), []acp.AgentSpec{fakeSpec(t, "fake")})
+	got, err := h.e.History(ctx, alice, th.ID, true, false)
+	if err != nil || len(got) != 1 || got[0].ID != turn.ID || got[0].Status != hub.TurnInterrupted {
+		t.Fatalf("history %+v %v", got, err)
+	}
+	ps, _ := h.e.ListPermissions(ctx, alice, "")
+	if len(ps) != 1 || ps[0].ID != p.ID || ps[0].Status != hub.PermissionExpired {
+		t.Fatalf("permissions %+v", ps)
+	}
+	if cur, _ := h.e.GetThread(ctx, alice, th.ID); cur.Status != hub.ThreadIdle {
+		t.Fatalf("thread %+v", cur)
+	}
+}
+
+func TestShutdownCancelsTurnsAndPermissions(t *testing.T) {
+	h := newHarness(t, nil)
+	th := h.thread("fake")
+	sub := h.watch(th)
+	ctx := context.Background()
+	h.e.StartTurn(ctx, alice, th.ID, hub.TurnInput{Input: "permission"})
+	until(t, sub, hub.EventPermissionRequired)
+	sctx, cancel := context.WithTimeout(ctx, 10*time.Second)
+	defer cancel()
+	if err := h.e.Close(sctx); err != nil {
+		t.Fatal(err)
+	}
+	ps, _ := h.db.ListPermissions(ctx, hub.PermissionFilter{All: true})
+	if len(ps) != 1 || ps[0].Status != hub.PermissionCancelled {
+		t.Fatalf("permissions after shutdown %+v", ps)
+	}
+	hist, _ := h.e.History(ctx, alice, th.ID, false, false)
+	if hist[0].Status != hub.TurnCancelled {
+		t.Fatalf("turn after shutdown %+v", hist[0])
+	}
+}

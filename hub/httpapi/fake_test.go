@@ -1,0 +1,541 @@
+package httpapi
+
+import (
+	"context"
+	"encoding/json"
+	"path/filepath"
+	"slices"
+	"strconv"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/switchboard-hub/switchboard/hub"
+)
+
+// fake is a tiny working hub.Service in memory: threads in a map, turns
+// that emit events, permissions, and an event log with a fan-out after
+// hub's bus (catch-up and registration under one lock, a bounded buffer
+// per subscriber, resync when it overflows).
+//
+// A turn's input drives it: "hold …" stays running until cancelled,
+// "fail …" ends with an error event, anything else emits one
+// message_delta per word and completes.
+type fake struct {
+	mu           sync.Mutex
+	clock        time.Time
+	seq          int
+	threads      map[string]*hub.Thread
+	threadOrder  []string // creation order
+	turns        map[string]*hub.Turn
+	turnOrder    []string
+	running      map[string]string // thread id → running turn id
+	perms        map[string]*hub.Permission
+	events       []hub.Event
+	subs         map[*fakeStream]struct{}
+	fail         error // returned by the next call, then cleared
+	limitReached bool
+	panicNext    bool // the next call panics: a stand-in for a bug
+	lastCaller   hub.Caller
+	liveBuffer   int
+}
+
+var _ hub.Service = (*fake)(nil)
+
+func newFake() *fake {
+	return &fake{
+		clock:      time.Date(2026, 11, 21, 6, 0, 0, 0, time.UTC),
+		threads:    make(map[string]*hub.Thread),
+		turns:      make(map[string]*hub.Turn),
+		running:    make(map[string]string),
+		perms:      make(map[string]*hub.Permission),
+		subs:       make(map[*fakeStream]struct{}),
+		liveBuffer: 1 << 16,
+	}
+}
+
+// failNext makes the next Service call return err.
+func (f *fake) failNext(err error) {
+	f.mu.Lock()
+	f.fail = err
+	f.mu.Unlock()
+}
+
+// enterLocked records the caller and takes an injected failure.
+func (f *fake) enterLocked(c hub.Caller) error {
+	f.lastCaller = c
+	if f.panicNext {
+		f.panicNext = false
+		panic("fake: boom")
+	}
+	err := f.fail
+	f.fail = nil
+	return err
+}
+
+func (f *fake) caller() hub.Caller {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	return f.lastCaller
+}
+
+func (f *fake) nowLocked() time.Time {
+	f.clock = f.clock.Add(time.Second)
+	return f.clock
+}
+
+func (f *fake) idLocked(prefix string) string {
+	f.seq++
+	return prefix + "_" + strconv.Itoa(f.seq)
+}
+
+func (f *fake) threadLocked(c hub.Caller, id string) (*hub.Thread, error) {
+	t, ok := f.threads[id]
+	if !ok || t.Deleted || (!c.All && t.ClientID != c.ClientID) {
+		return nil, hub.Errorf(hub.CodeNotFound, "thread %s not found", id)
+	}
+	return t, nil
+}
+
+// emitLocked appends an event to the log and hands it to every matching
+// subscriber without blocking.
+func (f *fake) emitLocked(typ string, t *hub.Thread, turnID string, payload any) hub.Event {
+	e, err := hub.NewEvent(typ, *t, turnID, f.nowLocked(), payload)
+	if err != nil {
+		panic(err)
+	}
+	e.Seq = int64(len(f.events) + 1)
+	f.events = append(f.events, e)
+	for s := range f.subs {
+		if s.overflowed || !s.matches(e) {
+			continue
+		}
+		select {
+		case s.live <- e:
+		default:
+			s.overflowed = true
+			close(s.live)
+		}
+	}
+	return e
+}
+
+func (f *fake) ListAgents(ctx context.Context) ([]hub.Agent, error) {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	if err := f.enterLocked(hub.Caller{}); err != nil {
+		return nil, err
+	}
+	return []hub.Agent{
+		{ID: "echo", Name: "Echo", Status: hub.AgentAvailable, Command: "echo-agent", Version: "1.0.0"},
+		{ID: "gone", Name: "Gone", Status: hub.AgentUnavailable, Command: "gone-agent", Reason: "not installed"},
+	}, nil
+}
+
+func (f *fake) CreateThread(ctx context.Context, c hub.Caller, req hub.CreateThreadRequest) (hub.Thread, error) {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	if err := f.enterLocked(c); err != nil {
+		return hub.Thread{}, err
+	}
+	if req.Agent != "echo" {
+		return hub.Thread{}, hub.Errorf(hub.CodeInvalidArgument, "unknown agent %q", req.Agent)
+	}
+	if !filepath.IsAbs(req.Cwd) {
+		return hub.Thread{}, hub.Errorf(hub.CodeInvalidArgument, "cwd must be an absolute path")
+	}
+	now := f.nowLocked()
+	t := &hub.Thread{ID: f.idLocked("th"), Agent: req.Agent, Cwd: req.Cwd, Title: req.Title, ClientID: c.ClientID, Status: hub.ThreadIdle, CreatedAt: now, UpdatedAt: now}
+	f.threads[t.ID] = t
+	f.threadOrder = append(f.threadOrder, t.ID)
+	return *t, nil
+}
+
+func (f *fake) ListThreads(ctx context.Context, c hub.Caller, limit int, cursor string) (hub.ThreadPage, error) {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	if err := f.enterLocked(c); err != nil {
+		return hub.ThreadPage{}, err
+	}
+	if limit == 0 {
+		limit = 50
+	}
+	start := 0
+	if cursor != "" {
+		n, err := strconv.Atoi(cursor)
+		if err != nil {
+			return hub.ThreadPage{}, hub.Errorf(hub.CodeInvalidArgument, "bad cursor")
+		}
+		start = n
+	}
+	var visible []hub.Thread
+	for _, id := range slices.Backward(f.threadOrder) {
+		if t, err := f.threadLocked(c, id); err == nil {
+			visible = append(visible, *t)
+		}
+	}
+	var p hub.ThreadPage
+	if start < len(visible) {
+		end := min(start+limit, len(visible))
+		p.Threads = visible[start:end]
+		if end < len(visible) {
+			p.NextCursor = strconv.Itoa(end)
+		}
+	}
+	return p, nil
+}
+
+func (f *fake) GetThread(ctx context.Context, c hub.Caller, id string) (hub.Thread, error) {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	if err := f.enterLocked(c); err != nil {
+		return hub.Thread{}, err
+	}
+	t, err := f.threadLocked(c, id)
+	if err != nil {
+		return hub.Thread{}, err
+	}
+	return *t, nil
+}
+
+func (f *fake) RenameThread(ctx context.Context, c hub.Caller, id, title string) (hub.Thread, error) {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	if err := f.enterLocked(c); err != nil {
+		return hub.Thread{}, err
+	}
+	t, err := f.threadLocked(c, id)
+	if err != nil {
+		return hub.Thread{}, err
+	}
+	t.Title, t.UpdatedAt = title, f.nowLocked()
+	f.emitLocked(hub.EventThreadUpdated, t, "", map[string]any{"thread": t})
+	return *t, nil
+}
+
+func (f *fake) DeleteThread(ctx context.Context, c hub.Caller, id string) error {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	if err := f.enterLocked(c); err != nil {
+		return err
+	}
+	t, err := f.threadLocked(c, id)
+	if err != nil {
+		return err
+	}
+	t.Deleted = true
+	return nil
+}
+
+func (f *fake) CompactThread(ctx context.Context, c hub.Caller, id string) (hub.Thread, error) {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	if err := f.enterLocked(c); err != nil {
+		return hub.Thread{}, err
+	}
+	t, err := f.threadLocked(c, id)
+	if err != nil {
+		return hub.Thread{}, err
+	}
+	if f.running[id] != "" {
+		return hub.Thread{}, hub.Errorf(hub.CodeConflict, "a turn is running")
+	}
+	t.Summary, t.UpdatedAt = "summary", f.nowLocked()
+	return *t, nil
+}
+
+func (f *fake) StartTurn(ctx context.Context, c hub.Caller, threadID string, in hub.TurnInput) (hub.Turn, error) {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	if err := f.enterLocked(c); err != nil {
+		return hub.Turn{}, err
+	}
+	t, err := f.threadLocked(c, threadID)
+	if err != nil {
+		return hub.Turn{}, err
+	}
+	if in.Input == "" && len(in.Content) == 0 {
+		return hub.Turn{}, hub.Errorf(hub.CodeInvalidArgument, "input or content is required")
+	}
+	if f.running[threadID] != "" {
+		return hub.Turn{}, hub.Errorf(hub.CodeConflict, "a turn is already running on thread %s", threadID)
+	}
+	if f.limitReached {
+		return hub.Turn{}, &hub.Error{Code: hub.CodeTooManyRequests, Message: "agent process limit reached", RetryAfter: 2500 * time.Millisecond}
+	}
+	tu := &hub.Turn{ID: f.idLocked("tu"), ThreadID: threadID, Status: hub.TurnRunning, Input: in.Input, StartedAt: f.nowLocked()}
+	f.turns[tu.ID] = tu
+	f.turnOrder = append(f.turnOrder, tu.ID)
+	f.running[threadID] = tu.ID
+	t.Status = hub.ThreadRunning
+	f.emitLocked(hub.EventTurnStarted, t, tu.ID, map[string]any{"input": in.Input})
+	if !strings.HasPrefix(in.Input, "hold") {
+		go f.play(t.ID, tu.ID, in.Input)
+	}
+	return *tu, nil
+}
+
+// play runs a turn to its end, one event at a time.
+func (f *fake) play(threadID, turnID, input string) {
+	for _, w := range strings.Fields(input) {
+		f.mu.Lock()
+		f.emitLocked(hub.EventMessageDelta, f.threads[threadID], turnID, map[string]string{"text": w + " "})
+		f.mu.Unlock()
+	}
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	if strings.HasPrefix(input, "fail") {
+		f.endLocked(turnID, hub.TurnFailed, "")
+		f.emitLocked(hub.EventError, f.threads[threadID], turnID, map[string]string{"code": hub.CodeUpstreamUnavailable, "message": "agent exited"})
+		return
+	}
+	f.endLocked(turnID, hub.TurnCompleted, "end_turn")
+}
+
+// endLocked ends a running turn and emits its turn_completed (except for
+// failures, whose error event the caller emits).
+func (f *fake) endLocked(turnID, status, stop string) *hub.Turn {
+	tu := f.turns[turnID]
+	now := f.nowLocked()
+	tu.Status, tu.StopReason, tu.EndedAt = status, stop, &now
+	t := f.threads[tu.ThreadID]
+	delete(f.running, t.ID)
+	t.Status = hub.ThreadIdle
+	if status != hub.TurnFailed {
+		f.emitLocked(hub.EventTurnCompleted, t, turnID, map[string]any{"turn": tu})
+	}
+	return tu
+}
+
+func (f *fake) CancelTurn(ctx context.Context, c hub.Caller, turnID string) (hub.Turn, error) {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	if err := f.enterLocked(c); err != nil {
+		return hub.Turn{}, err
+	}
+	tu, ok := f.turns[turnID]
+	if !ok {
+		return hub.Turn{}, hub.Errorf(hub.CodeNotFound, "turn %s not found", turnID)
+	}
+	if _, err := f.threadLocked(c, tu.ThreadID); err != nil {
+		return hub.Turn{}, hub.Errorf(hub.CodeNotFound, "turn %s not found", turnID)
+	}
+	if tu.Ended() {
+		return *tu, nil
+	}
+	return *f.endLocked(turnID, hub.TurnCancelled, "cancelled"), nil
+}
+
+func (f *fake) History(ctx context.Context, c hub.Caller, threadID string, includeEvents, includeInternal bool) ([]hub.TurnHistory, error) {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	if err := f.enterLocked(c); err != nil {
+		return nil, err
+	}
+	if _, err := f.threadLocked(c, threadID); err != nil {
+		return nil, err
+	}
+	var out []hub.TurnHistory
+	for _, id := range f.turnOrder {
+		tu := f.turns[id]
+		if tu.ThreadID != threadID {
+			continue
+		}
+		h := hub.TurnHistory{Turn: *tu}
+		if includeEvents {
+			for _, e := range f.events {
+				if e.TurnID == id {
+					h.Events = append(h.Events, e)
+				}
+			}
+		}
+		out = append(out, h)
+	}
+	return out, nil
+}
+
+// addPermission makes a pending permission on a thread's running turn.
+func (f *fake) addPermission(threadID string) hub.Permission {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	t := f.threads[threadID]
+	now := f.nowLocked()
+	p := &hub.Permission{
+		ID: f.idLocked("pe"), ThreadID: threadID, TurnID: f.running[threadID], Status: hub.PermissionPending,
+		ToolCall: json.RawMessage(`{"toolCallId":"call_1","title":"rm -rf build","kind":"execute"}`),
+		Options: []hub.PermissionOption{
+			{OptionID: "allow", Name: "Allow once", Kind: "allow_once"},
+			{OptionID: "reject", Name: "Reject", Kind: "reject_once"},
+		},
+		Deadline: now.Add(10 * time.Minute), CreatedAt: now,
+	}
+	f.perms[p.ID] = p
+	f.emitLocked(hub.EventPermissionRequired, t, p.TurnID, map[string]any{"permission": p})
+	return *p
+}
+
+func (f *fake) ListPermissions(ctx context.Context, c hub.Caller, status string) ([]hub.Permission, error) {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	if err := f.enterLocked(c); err != nil {
+		return nil, err
+	}
+	var out []hub.Permission
+	for _, p := range f.perms {
+		if _, err := f.threadLocked(c, p.ThreadID); err == nil && (status == "" || p.Status == status) {
+			out = append(out, *p)
+		}
+	}
+	slices.SortFunc(out, func(a, b hub.Permission) int { return a.CreatedAt.Compare(b.CreatedAt) })
+	return out, nil
+}
+
+func (f *fake) DecidePermission(ctx context.Context, c hub.Caller, id string, d hub.Decision) (hub.Permission, error) {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	if err := f.enterLocked(c); err != nil {
+		return hub.Permission{}, err
+	}
+	p, ok := f.perms[id]
+	if !ok {
+		return hub.Permission{}, hub.Errorf(hub.CodeNotFound, "permission %s not found", id)
+	}
+	t, err := f.threadLocked(c, p.ThreadID)
+	if err != nil {
+		return hub.Permission{}, hub.Errorf(hub.CodeNotFound, "permission %s not found", id)
+	}
+	if p.Status != hub.PermissionPending {
+		return hub.Permission{}, hub.Errorf(hub.CodeConflict, "permission %s is already %s", id, p.Status)
+	}
+	switch {
+	case d.Outcome == hub.PermissionApproved:
+		p.Status, p.OptionID = hub.PermissionApproved, "allow"
+	case d.Outcome == hub.PermissionDeclined:
+		p.Status, p.OptionID = hub.PermissionDeclined, "reject"
+	case d.OptionID == "allow" || d.OptionID == "reject":
+		p.Status, p.OptionID = map[string]string{"allow": hub.PermissionApproved, "reject": hub.PermissionDeclined}[d.OptionID], d.OptionID
+	default:
+		return hub.Permission{}, hub.Errorf(hub.CodeInvalidArgument, "no option %q", d.OptionID)
+	}
+	p.DecidedBy = c.ClientID
+	if c.Via != "" {
+		p.DecidedBy = c.Via
+	}
+	now := f.nowLocked()
+	p.DecidedAt = &now
+	f.emitLocked(hub.EventPermissionResolved, t, p.TurnID, map[string]any{"permission": p})
+	return *p, nil
+}
+
+// Subscribe hands out the fake's own stream as a *hub.Subscription.
+func (f *fake) Subscribe(ctx context.Context, c hub.Caller, threadID string, after int64) (*hub.Subscription, error) {
+	s, err := f.newStream(c, threadID, after)
+	if err != nil {
+		return nil, err
+	}
+	return hub.NewSubscription(s.out, s.Close), nil
+}
+
+func (f *fake) newStream(c hub.Caller, threadID string, after int64) (*fakeStream, error) {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	if err := f.enterLocked(c); err != nil {
+		return nil, err
+	}
+	if threadID != "" {
+		if _, err := f.threadLocked(c, threadID); err != nil {
+			return nil, err
+		}
+	}
+	s := &fakeStream{f: f, c: c, threadID: threadID, live: make(chan hub.Event, f.liveBuffer), out: make(chan hub.Event), done: make(chan struct{})}
+	var backlog []hub.Event
+	if after < 0 {
+		after = int64(len(f.events))
+	}
+	for _, e := range f.events {
+		if e.Seq > after && s.matches(e) {
+			backlog = append(backlog, e)
+		}
+	}
+	f.subs[s] = struct{}{}
+	go s.run(backlog, after)
+	return s, nil
+}
+
+// forceResync cuts every subscriber off as if it had fallen behind.
+func (f *fake) forceResync() {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	for s := range f.subs {
+		if !s.overflowed {
+			s.overflowed = true
+			close(s.live)
+		}
+	}
+}
+
+// openStreams counts the registered subscribers.
+func (f *fake) openStreams() int {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	return len(f.subs)
+}
+
+type fakeStream struct {
+	f          *fake
+	c          hub.Caller
+	threadID   string
+	live       chan hub.Event // written under f.mu; closed on overflow
+	overflowed bool           // guarded by f.mu
+	out        chan hub.Event
+	done       chan struct{}
+	once       sync.Once
+}
+
+func (s *fakeStream) Events() <-chan hub.Event { return s.out }
+
+func (s *fakeStream) Close() {
+	s.once.Do(func() {
+		s.f.mu.Lock()
+		delete(s.f.subs, s)
+		s.f.mu.Unlock()
+		close(s.done)
+	})
+}
+
+func (s *fakeStream) matches(e hub.Event) bool {
+	return (s.threadID == "" || e.ThreadID == s.threadID) && (s.c.All || e.ClientID == s.c.ClientID)
+}
+
+func (s *fakeStream) run(backlog []hub.Event, after int64) {
+	defer close(s.out)
+	defer s.Close()
+	send := func(e hub.Event) bool {
+		select {
+		case s.out <- e:
+			after = e.Seq
+			return true
+		case <-s.done:
+			return false
+		}
+	}
+	for _, e := range backlog {
+		if !send(e) {
+			return
+		}
+	}
+	for {
+		select {
+		case e, ok := <-s.live:
+			if !ok {
+				send(hub.Event{Type: hub.EventResync, Seq: after})
+				return
+			}
+			if e.Seq > after && !send(e) {
+				return
+			}
+		case <-s.done:
+			return
+		}
+	}
+}

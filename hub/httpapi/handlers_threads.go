@@ -1,0 +1,172 @@
+package httpapi
+
+import (
+	"net/http"
+	"net/url"
+	"strconv"
+
+	"github.com/switchboard-hub/switchboard/hub"
+)
+
+// Answer bodies. Slices are never null on the wire.
+type (
+	healthAnswer struct {
+		OK      bool   `json:"ok"`
+		Version string `json:"version"`
+	}
+	agentsAnswer struct {
+		Agents []hub.Agent `json:"agents"`
+	}
+	threadAnswer struct {
+		Thread hub.Thread `json:"thread"`
+	}
+	historyAnswer struct {
+		Turns []hub.TurnHistory `json:"turns"`
+	}
+	// renameRequest is the body of PATCH /v1/threads/{id}; title is
+	// required (a pointer tells a missing title from an empty one).
+	renameRequest struct {
+		Title *string `json:"title"`
+	}
+)
+
+// healthz is GET /healthz: no token, no client id.
+func (s *Server) healthz(w http.ResponseWriter, r *http.Request, _ hub.Caller) {
+	w.Header().Set("Cache-Control", "no-store")
+	s.writeJSON(w, r, http.StatusOK, healthAnswer{OK: true, Version: s.version})
+}
+
+// listAgents is GET /v1/agents.
+func (s *Server) listAgents(w http.ResponseWriter, r *http.Request, _ hub.Caller) {
+	agents, err := s.svc.ListAgents(r.Context())
+	if err != nil {
+		s.writeError(w, r, err)
+		return
+	}
+	s.writeJSON(w, r, http.StatusOK, agentsAnswer{Agents: nonNil(agents)})
+}
+
+// createThread is POST /v1/threads: 201 with a Location header.
+func (s *Server) createThread(w http.ResponseWriter, r *http.Request, c hub.Caller) {
+	var req hub.CreateThreadRequest
+	if err := decodeJSON(r, &req); err != nil {
+		s.writeError(w, r, err)
+		return
+	}
+	t, err := s.svc.CreateThread(r.Context(), c, req)
+	if err != nil {
+		s.writeError(w, r, err)
+		return
+	}
+	w.Header().Set("Location", "/v1/threads/"+url.PathEscape(t.ID))
+	s.writeJSON(w, r, http.StatusCreated, threadAnswer{Thread: t})
+}
+
+// listThreads is GET /v1/threads?limit&cursor, newest first.
+func (s *Server) listThreads(w http.ResponseWriter, r *http.Request, c hub.Caller) {
+	q := r.URL.Query()
+	limit := 0
+	if v := q.Get("limit"); v != "" {
+		n, err := strconv.Atoi(v)
+		if err != nil || n < 1 {
+			s.writeError(w, r, errorf(hub.CodeInvalidArgument, "limit must be a positive integer"))
+			return
+		}
+		limit = n
+	}
+	page, err := s.svc.ListThreads(r.Context(), c, limit, q.Get("cursor"))
+	if err != nil {
+		s.writeError(w, r, err)
+		return
+	}
+	page.Threads = nonNil(page.Threads)
+	s.writeJSON(w, r, http.StatusOK, page)
+}
+
+// getThread is GET /v1/threads/{id}.
+func (s *Server) getThread(w http.ResponseWriter, r *http.Request, c hub.Caller) {
+	t, err := s.svc.GetThread(r.Context(), c, r.PathValue("id"))
+	s.answerThread(w, r, t, err)
+}
+
+// renameThread is PATCH /v1/threads/{id} {"title"}.
+func (s *Server) renameThread(w http.ResponseWriter, r *http.Request, c hub.Caller) {
+	var req renameRequest
+	if err := decodeJSON(r, &req); err != nil {
+		s.writeError(w, r, err)
+		return
+	}
+	if req.Title == nil {
+		s.writeError(w, r, errorf(hub.CodeInvalidArgument, "title is required"))
+		return
+	}
+	t, err := s.svc.RenameThread(r.Context(), c, r.PathValue("id"), *req.Title)
+	s.answerThread(w, r, t, err)
+}
+
+// deleteThread is DELETE /v1/threads/{id}: 204.
+func (s *Server) deleteThread(w http.ResponseWriter, r *http.Request, c hub.Caller) {
+	if err := s.svc.DeleteThread(r.Context(), c, r.PathValue("id")); err != nil {
+		s.writeError(w, r, err)
+		return
+	}
+	w.WriteHeader(http.StatusNoContent)
+}
+
+// compactThread is POST /v1/threads/{id}/compact; it answers once the
+// summary is stored. Any body is ignored.
+func (s *Server) compactThread(w http.ResponseWriter, r *http.Request, c hub.Caller) {
+	t, err := s.svc.CompactThread(r.Context(), c, r.PathValue("id"))
+	s.answerThread(w, r, t, err)
+}
+
+// history is GET /v1/threads/{id}/history?includeEvents&includeInternal.
+func (s *Server) history(w http.ResponseWriter, r *http.Request, c hub.Caller) {
+	q := r.URL.Query()
+	events, err := boolParam(q, "includeEvents")
+	if err != nil {
+		s.writeError(w, r, err)
+		return
+	}
+	internal, err := boolParam(q, "includeInternal")
+	if err != nil {
+		s.writeError(w, r, err)
+		return
+	}
+	turns, err := s.svc.History(r.Context(), c, r.PathValue("id"), events, internal)
+	if err != nil {
+		s.writeError(w, r, err)
+		return
+	}
+	s.writeJSON(w, r, http.StatusOK, historyAnswer{Turns: nonNil(turns)})
+}
+
+func (s *Server) answerThread(w http.ResponseWriter, r *http.Request, t hub.Thread, err error) {
+	if err != nil {
+		s.writeError(w, r, err)
+		return
+	}
+	s.writeJSON(w, r, http.StatusOK, threadAnswer{Thread: t})
+}
+
+// boolParam reads an optional boolean query parameter: absent or empty is
+// false; otherwise true/false/1/0 (strconv.ParseBool).
+func boolParam(q url.Values, name string) (bool, error) {
+	v := q.Get(name)
+	if v == "" {
+		return false, nil
+	}
+	b, err := strconv.ParseBool(v)
+	if err != nil {
+		return false, errorf(hub.CodeInvalidArgument, "%s must be true or false", name)
+	}
+	return b, nil
+}
+
+// nonNil makes a nil slice an empty one, so it encodes as [] not null.
+func nonNil[T any](s []T) []T {
+	if s == nil {
+		return []T{}
+	}
+	return s
+}

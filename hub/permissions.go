@@ -1,0 +1,207 @@
+package hub
+
+import (
+	"context"
+	"strings"
+	"time"
+
+	"github.com/switchboard-hub/switchboard/acp"
+)
+
+// permRT is a pending permission an agent is waiting on. answer receives
+// exactly one response, from whoever won resolve.
+type permRT struct {
+	perm   Permission
+	req    acp.RequestPermissionRequest
+	turn   *turnRT
+	answer chan acp.RequestPermissionResponse
+}
+
+// RequestPermission puts the agent's request in front of the user and
+// waits. Fail-closed: a timeout answers the agent's reject_once option (or
+// cancelled when it offers none), a cancelled turn, a closed connection, a
+// shutdown or a store failure answer cancelled or an error — never an
+// approval. The permission is stored before anyone can see it, and each
+// decision is stored before the agent is told.
+func (c *threadClient) RequestPermission(ctx context.Context, req acp.RequestPermissionRequest) (acp.RequestPermissionResponse, error) {
+	e := c.e
+	c.rt.mu.Lock()
+	tr := c.rt.turn
+	c.rt.mu.Unlock()
+	if tr == nil {
+		return acp.Cancelled(), nil // no turn, no user to ask
+	}
+	now := e.now()
+	p := Permission{ID: newID("pm"), ThreadID: c.thread.ID, TurnID: tr.turn.ID, Status: PermissionPending,
+		ToolCall: req.ToolCall, Deadline: now.Add(e.config().PermissionTimeout), CreatedAt: now}
+	for _, o := range req.Options {
+		p.Options = append(p.Options, PermissionOption{OptionID: o.OptionID, Name: o.Name, Kind: o.Kind})
+	}
+	pr := &permRT{perm: p, req: req, turn: tr, answer: make(chan acp.RequestPermissionResponse, 1)}
+	e.mu.Lock()
+	e.perms[p.ID] = pr
+	e.mu.Unlock()
+	defer func() {
+		e.mu.Lock()
+		delete(e.perms, p.ID)
+		e.mu.Unlock()
+	}()
+	ev, _ := NewEvent(EventPermissionRequired, c.thread, tr.turn.ID, now, map[string]any{"permission": p})
+	if err := e.commit(ctx, &Write{Permissions: []Permission{p}, Events: []Event{ev}}); err != nil {
+		return acp.RequestPermissionResponse{}, err
+	}
+
+	timer := time.NewTimer(time.Until(p.Deadline))
+	defer timer.Stop()
+	select {
+	case r := <-pr.answer:
+		return r, nil
+	case <-timer.C:
+		e.resolve(pr, PermissionExpired, "", DecidedByTimeout)
+	case <-ctx.Done():
+		e.resolve(pr, PermissionCancelled, "", DecidedByHub)
+	}
+	select {
+	case r := <-pr.answer: // ours, or a decision that won the race
+		return r, nil
+	case <-time.After(5 * time.Second): // the store failed: refuse
+		return refusal(req), nil
+	}
+}
+
+// refusal is what the agent is told when nobody approved: its reject_once
+// option, or cancelled.
+func refusal(req acp.RequestPermissionRequest) acp.RequestPermissionResponse {
+	if o, ok := req.OptionOfKind(acp.RejectOnce); ok {
+		return acp.Selected(o.OptionID)
+	}
+	return acp.Cancelled()
+}
+
+// resolve decides pr once: the decision is committed (single-use: a second
+// one fails with CONFLICT), published, then handed to the waiting agent.
+func (e *Engine) resolve(pr *permRT, status, optionID, decidedBy string) (Permission, error) {
+	now := e.now()
+	p := pr.perm
+	p.Status, p.OptionID, p.DecidedBy, p.DecidedAt = status, optionID, decidedBy, &now
+	ev, _ := NewEvent(EventPermissionResolved, pr.turn.thread, p.TurnID, now, map[string]any{"permission": p})
+	if err := e.commit(context.Background(), &Write{Decide: &p, Events: []Event{ev}}); err != nil {
+		return Permission{}, err
+	}
+	var r acp.RequestPermissionResponse
+	switch status {
+	case PermissionApproved, PermissionDeclined:
+		r = acp.Selected(optionID)
+		if optionID == "" { // declined, and the agent offered no reject option
+			r = acp.Cancelled()
+		}
+	case PermissionExpired:
+		r = refusal(pr.req)
+	default:
+		r = acp.Cancelled()
+	}
+	pr.answer <- r
+	return p, nil
+}
+
+// cancelPermissions ends every permission of tr that is still pending
+// (the turn is over: nobody may approve it any more).
+func (e *Engine) cancelPermissions(tr *turnRT) {
+	e.mu.Lock()
+	var pending []*permRT
+	for _, pr := range e.perms {
+		if pr.turn == tr {
+			pending = append(pending, pr)
+		}
+	}
+	e.mu.Unlock()
+	for _, pr := range pending {
+		e.resolve(pr, PermissionCancelled, "", DecidedByHub) // CONFLICT when already decided: fine
+	}
+}
+
+// ListPermissions implements Service.
+func (e *Engine) ListPermissions(ctx context.Context, c Caller, status string) ([]Permission, error) {
+	if err := checkCaller(c); err != nil {
+		return nil, err
+	}
+	switch status {
+	case "", PermissionPending, PermissionApproved, PermissionDeclined, PermissionCancelled, PermissionExpired:
+	default:
+		return nil, Errorf(CodeInvalidArgument, "unknown permission status %q", status)
+	}
+	ps, err := e.store.ListPermissions(ctx, PermissionFilter{ClientID: c.ClientID, All: c.All, Status: status})
+	if ps == nil {
+		ps = []Permission{}
+	}
+	return ps, err
+}
+
+// DecidePermission implements Service.
+func (e *Engine) DecidePermission(ctx context.Context, c Caller, id string, d Decision) (Permission, error) {
+	if err := checkCaller(c); err != nil {
+		return Permission{}, err
+	}
+	p, err := e.store.GetPermission(ctx, id)
+	if err != nil {
+		return Permission{}, err
+	}
+	if _, err := e.visibleThread(ctx, c, p.ThreadID); err != nil {
+		return Permission{}, Errorf(CodeNotFound, "permission %s not found", id)
+	}
+	if p.Status != PermissionPending {
+		return Permission{}, &Error{Code: CodeConflict, Message: "permission already " + p.Status, Details: map[string]any{"status": p.Status}}
+	}
+	status, optionID, err := chooseOption(p, d)
+	if err != nil {
+		return Permission{}, err
+	}
+	e.mu.Lock()
+	pr := e.perms[id]
+	e.mu.Unlock()
+	if pr == nil {
+		return Permission{}, Errorf(CodeConflict, "permission %s is no longer pending", id)
+	}
+	return e.resolve(pr, status, optionID, decider(c))
+}
+
+// chooseOption maps a decision to the agent's option: "approved" is its
+// allow_once option, "declined" its reject_once (else reject_always), an
+// optionId must be one it offered.
+func chooseOption(p Permission, d Decision) (status, optionID string, err error) {
+	byKind := func(kinds ...string) (string, bool) {
+		for _, k := range kinds {
+			for _, o := range p.Options {
+				if o.Kind == k {
+					return o.OptionID, true
+				}
+			}
+		}
+		return "", false
+	}
+	switch {
+	case d.OptionID != "" && d.Outcome != "":
+		return "", "", Errorf(CodeInvalidArgument, `give either "outcome" or "optionId"`)
+	case d.OptionID != "":
+		for _, o := range p.Options {
+			if o.OptionID == d.OptionID {
+				if strings.HasPrefix(o.Kind, "allow") {
+					return PermissionApproved, o.OptionID, nil
+				}
+				return PermissionDeclined, o.OptionID, nil
+			}
+		}
+		return "", "", Errorf(CodeInvalidArgument, "the agent offered no option %q", d.OptionID)
+	case d.Outcome == "approved":
+		if id, ok := byKind(acp.AllowOnce); ok {
+			return PermissionApproved, id, nil
+		}
+		return "", "", Errorf(CodeInvalidArgument, "the agent offers no allow_once option; choose one of its options by optionId")
+	case d.Outcome == "declined":
+		if id, ok := byKind(acp.RejectOnce, acp.RejectAlways); ok {
+			return PermissionDeclined, id, nil
+		}
+		return PermissionDeclined, "", nil
+	}
+	return "", "", Errorf(CodeInvalidArgument, `outcome must be "approved" or "declined"`)
+}

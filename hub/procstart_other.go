@@ -1,0 +1,11 @@
+//go:build !linux
+
+package hub
+
+import "time"
+
+// processStartTime cannot tell here: recorded agents are then never killed
+// on restart (a reused pid must not be signalled).
+func processStartTime(int) time.Time { return time.Time{} }
+
+func killGroup(int) {}

@@ -1,0 +1,66 @@
+package hub
+
+import (
+	"context"
+	"fmt"
+)
+
+// recover repairs what a previous run left behind, before any call is
+// served: turns still "running" become "interrupted" (with a
+// turn_completed event), pending permissions expire (never approved),
+// threads return to idle, and agent processes recorded as running are
+// killed with their process group — only when the pid still belongs to the
+// same process (same start time), so a reused pid is never signalled.
+func (e *Engine) recover(ctx context.Context) error {
+	now := e.now()
+	w := &Write{}
+	turns, err := e.store.RunningTurns(ctx)
+	if err != nil {
+		return fmt.Errorf("hub: recovery: %w", err)
+	}
+	threads := map[string]Thread{}
+	for _, t := range turns {
+		t.Status, t.EndedAt = TurnInterrupted, &now
+		t.Error = "the hub stopped while this turn was running"
+		th, err := e.store.GetThread(ctx, t.ThreadID)
+		if err != nil {
+			continue // a deleted thread's turn: nobody will see it
+		}
+		th.Status, th.UpdatedAt = ThreadIdle, now
+		threads[th.ID] = th
+		ev, _ := NewEvent(EventTurnCompleted, th, t.ID, now, map[string]any{"turn": t})
+		w.Turns = append(w.Turns, t)
+		w.Events = append(w.Events, ev)
+	}
+	for _, th := range threads {
+		w.Threads = append(w.Threads, th)
+	}
+	procs, err := e.store.AgentProcesses(ctx)
+	if err != nil {
+		return fmt.Errorf("hub: recovery: %w", err)
+	}
+	for _, p := range procs {
+		if !p.StartTime.IsZero() && processStartTime(p.PID).Equal(p.StartTime) {
+			e.log.Info("hub: stopping an agent left by the previous run", "pid", p.PID, "agent", p.Agent)
+			killGroup(p.PID)
+		}
+		w.ForgetProcs = append(w.ForgetProcs, p.PID)
+	}
+	if err := e.commit(ctx, w); err != nil {
+		return fmt.Errorf("hub: recovery: %w", err)
+	}
+	pending, err := e.store.ListPermissions(ctx, PermissionFilter{All: true, Status: PermissionPending})
+	if err != nil {
+		return fmt.Errorf("hub: recovery: %w", err)
+	}
+	for _, p := range pending {
+		p.Status, p.DecidedBy, p.DecidedAt = PermissionExpired, DecidedByHub, &now
+		th, _ := e.store.GetThread(ctx, p.ThreadID)
+		ev, _ := NewEvent(EventPermissionResolved, th, p.TurnID, now, map[string]any{"permission": p})
+		ev.ThreadID = p.ThreadID
+		if err := e.commit(ctx, &Write{Decide: &p, Events: []Event{ev}}); err != nil && ErrorCode(err) != CodeConflict {
+			return fmt.Errorf("hub: recovery: %w", err)
+		}
+	}
+	return nil
+}

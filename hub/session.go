@@ -1,0 +1,225 @@
+package hub
+
+import (
+	"context"
+	"fmt"
+	"strings"
+	"time"
+
+	"github.com/switchboard-hub/switchboard/acp"
+)
+
+// releaseReservation gives back a process slot startTurn reserved for a
+// turn that never started one.
+func (e *Engine) releaseReservation(tr *turnRT) {
+	e.mu.Lock()
+	if tr.reserved {
+		tr.reserved = false
+		e.procs--
+	}
+	e.mu.Unlock()
+}
+
+// ensureSession returns the thread's agent and session, starting the agent
+// process and opening a session when needed. A session reopened without
+// session/load or session/resume gets prefix: a context block with the
+// thread's summary and recent turns (never on a thread's first turn, so
+// slash commands reach the agent raw).
+func (e *Engine) ensureSession(tr *turnRT) (*acp.Agent, string, []acp.ContentBlock, error) {
+	rt := tr.rt
+	rt.mu.Lock()
+	if rt.idle != nil {
+		rt.idle.Stop()
+	}
+	if agentAlive(rt.agent) {
+		a, sid := rt.agent, rt.sessionID
+		rt.mu.Unlock()
+		e.releaseReservation(tr)
+		return a, sid, nil, nil
+	}
+	rt.agent = nil
+	rt.mu.Unlock()
+
+	e.mu.Lock()
+	if !tr.reserved {
+		e.procs++ // the agent died since startTurn: over the limit by one at most
+	}
+	tr.reserved = false
+	e.mu.Unlock()
+	release := func() { e.mu.Lock(); e.procs--; e.mu.Unlock() }
+
+	thread := tr.thread
+	spec, ok := e.agentSpec(thread.Agent)
+	if !ok || spec.Disabled {
+		release()
+		return nil, "", nil, Errorf(CodeUpstreamUnavailable, "agent %q is no longer configured", thread.Agent)
+	}
+	cmd := spec.Command
+	cmd.Dir = thread.Cwd
+	a, err := acp.Launch(tr.ctx, cmd, &threadClient{e: e, rt: rt, thread: thread}, e.agentOpts)
+	if err != nil {
+		release()
+		return nil, "", nil, &Error{Code: CodeUpstreamUnavailable, Message: fmt.Sprintf("starting %s failed: %v", spec.Name, err), Err: err}
+	}
+	proc := AgentProcess{PID: a.Proc.PID(), StartTime: processStartTime(a.Proc.PID()), ThreadID: thread.ID, Agent: thread.Agent}
+	if err := e.commit(context.Background(), &Write{AgentProcs: []AgentProcess{proc}}); err != nil {
+		e.log.Warn("hub: recording an agent process failed", "err", err)
+	}
+	go e.watchAgent(rt, a)
+
+	sid, prefix, err := e.openSession(tr, a)
+	if err != nil {
+		a.Close(context.Background())
+		return nil, "", nil, err
+	}
+	rt.mu.Lock()
+	rt.agent, rt.sessionID = a, sid
+	rt.mu.Unlock()
+	if sid != thread.AgentSessionID {
+		if t, gerr := e.store.GetThread(context.Background(), thread.ID); gerr == nil {
+			t.AgentSessionID = sid
+			if err := e.commit(context.Background(), &Write{Threads: []Thread{t}}); err != nil {
+				e.log.Warn("hub: recording the agent session failed", "err", err)
+			}
+		}
+	}
+	return a, sid, prefix, nil
+}
+
+// openSession reopens the thread's previous agent session when the agent
+// can (load, else resume), otherwise starts a new one.
+func (e *Engine) openSession(tr *turnRT, a *acp.Agent) (string, []acp.ContentBlock, error) {
+	thread := tr.thread
+	caps := a.Capabilities()
+	if old := thread.AgentSessionID; old != "" {
+		if caps.LoadSession {
+			tr.rt.mu.Lock()
+			tr.rt.replaying = true
+			tr.rt.mu.Unlock()
+			_, err := a.LoadSession(tr.ctx, old, thread.Cwd, nil)
+			tr.rt.mu.Lock()
+			tr.rt.replaying = false
+			tr.rt.mu.Unlock()
+			if err == nil {
+				return old, nil, nil
+			}
+			e.log.Info("hub: session/load failed; starting a new session", "thread", thread.ID, "err", err)
+		} else if _, err := a.ResumeSession(tr.ctx, old, thread.Cwd, nil); err == nil {
+			return old, nil, nil
+		}
+	}
+	s, err := a.NewSession(tr.ctx, thread.Cwd, nil)
+	if err != nil {
+		return "", nil, &Error{Code: CodeUpstreamUnavailable, Message: fmt.Sprintf("the agent refused a new session: %v", err), Err: err}
+	}
+	prefix, err := e.contextBlock(thread)
+	if err != nil {
+		e.log.Warn("hub: building the context block failed", "err", err)
+	}
+	return s.SessionID, prefix, nil
+}
+
+// contextBlock summarises the thread so far for an agent that lost its
+// session: the stored summary and the most recent turns, newest kept when
+// over context.maxChars. Nil for a thread without earlier turns.
+func (e *Engine) contextBlock(thread Thread) ([]acp.ContentBlock, error) {
+	turns, err := e.store.ListTurns(context.Background(), thread.ID, false)
+	if err != nil {
+		return nil, err
+	}
+	cfg := e.config()
+	var done []Turn
+	for _, t := range turns {
+		if t.Ended() && t.Status != TurnInterrupted || t.Output != "" {
+			done = append(done, t)
+		}
+	}
+	if len(done) == 0 && thread.Summary == "" {
+		return nil, nil
+	}
+	if n := cfg.ContextRecentTurns; n > 0 && len(done) > n {
+		done = done[len(done)-n:]
+	}
+	var parts []string
+	for i := len(done) - 1; i >= 0; i-- { // newest first, so the cap drops the oldest
+		parts = append(parts, fmt.Sprintf("User: %s\nAssistant: %s", done[i].Input, done[i].Output))
+	}
+	head := "[Switchboard] This conversation continues an earlier session that the agent no longer has. Context follows; the user's new message comes after it.\n"
+	if thread.Summary != "" {
+		head += "\nSummary so far:\n" + thread.Summary + "\n"
+	}
+	body := ""
+	budget := cfg.ContextMaxChars - len(head)
+	var kept []string
+	for _, p := range parts {
+		if budget-len(p) < 0 {
+			break
+		}
+		budget -= len(p)
+		kept = append([]string{p}, kept...)
+	}
+	if len(kept) > 0 {
+		body = "\nRecent turns, oldest first:\n\n" + strings.Join(kept, "\n\n") + "\n"
+	}
+	text := head + body
+	if len(text) > cfg.ContextMaxChars && cfg.ContextMaxChars > 0 {
+		text = text[:cfg.ContextMaxChars]
+	}
+	return []acp.ContentBlock{acp.TextBlock(text + "\n[End of context]\n")}, nil
+}
+
+// watchAgent frees the thread's process slot when the agent exits, however
+// it exits, and forgets its process record.
+func (e *Engine) watchAgent(rt *threadRT, a *acp.Agent) {
+	<-a.Proc.Done()
+	e.mu.Lock()
+	e.procs--
+	e.mu.Unlock()
+	rt.mu.Lock()
+	if rt.agent == a {
+		rt.agent = nil
+	}
+	rt.mu.Unlock()
+	if err := e.commit(context.Background(), &Write{ForgetProcs: []int{a.Proc.PID()}}); err != nil {
+		e.log.Warn("hub: forgetting an agent process failed", "err", err)
+	}
+	e.log.Info("hub: agent exited", "thread", rt.id, "exit", a.Proc.Exit().String())
+}
+
+// stopAgent stops the thread's agent process, if any (bounded by ctx).
+func (e *Engine) stopAgent(ctx context.Context, rt *threadRT) {
+	rt.mu.Lock()
+	a := rt.agent
+	rt.agent = nil
+	if rt.idle != nil {
+		rt.idle.Stop()
+	}
+	rt.mu.Unlock()
+	if a != nil {
+		a.Close(ctx)
+	}
+}
+
+// scheduleIdle stops the thread's agent after limits.agentIdleTimeout
+// without a turn; the next turn reopens the session transparently.
+func (e *Engine) scheduleIdle(rt *threadRT) {
+	d := e.config().AgentIdleTimeout
+	rt.mu.Lock()
+	defer rt.mu.Unlock()
+	if rt.idle != nil {
+		rt.idle.Stop()
+	}
+	if rt.agent == nil || d <= 0 {
+		return
+	}
+	rt.idle = time.AfterFunc(d, func() {
+		rt.mu.Lock()
+		busy := rt.turn != nil
+		rt.mu.Unlock()
+		if !busy {
+			ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+			defer cancel()
+			e.stopAgent(ctx, rt)
+		}
+	})
+}

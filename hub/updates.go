@@ -1,0 +1,100 @@
+package hub
+
+import (
+	"context"
+	"encoding/json"
+
+	"github.com/switchboard-hub/switchboard/acp"
+)
+
+// threadClient serves one thread's agent: its updates become events, its
+// permission requests go to the user.
+type threadClient struct {
+	e      *Engine
+	rt     *threadRT
+	thread Thread
+}
+
+// SessionUpdate stores the update as an event (async, group-committed) and
+// publishes it after the commit. Updates that replay history during
+// session/load are not new events and are dropped.
+func (c *threadClient) SessionUpdate(_ context.Context, n acp.SessionNotification) {
+	c.rt.mu.Lock()
+	replaying, tr := c.rt.replaying, c.rt.turn
+	c.rt.mu.Unlock()
+	if replaying {
+		return
+	}
+	turnID := ""
+	if tr != nil {
+		turnID = tr.turn.ID
+	}
+	typ, payload := updateEvent(n.Update)
+	if tr != nil && typ == EventMessageDelta {
+		tr.appendOutput(n.Update.Content.Text)
+	}
+	ev := Event{Type: typ, ThreadID: c.thread.ID, TurnID: turnID, ClientID: c.thread.ClientID, At: c.e.now(), Payload: payload}
+	c.e.commitAsync(&Write{Events: []Event{ev}})
+}
+
+// updateEvent maps an ACP update to an event type and payload (API.md
+// "Events"). What the hub does not type is forwarded raw as agent_update:
+// never dropped, never relabelled.
+func updateEvent(u acp.SessionUpdate) (string, json.RawMessage) {
+	raw := u.Raw
+	obj := func(k string, v any) json.RawMessage {
+		b, err := json.Marshal(map[string]any{k: v})
+		if err != nil {
+			b, _ = json.Marshal(map[string]any{"update": raw})
+		}
+		return b
+	}
+	field := func(name string) json.RawMessage {
+		var m map[string]json.RawMessage
+		if json.Unmarshal(raw, &m) != nil || m[name] == nil {
+			return nil
+		}
+		return m[name]
+	}
+	if u.ParseErr == nil {
+		switch u.Kind {
+		case acp.UpdateAgentMessageChunk:
+			if u.Content.Type == "text" {
+				return EventMessageDelta, textPayload(u.Content.Text)
+			}
+		case acp.UpdateAgentThoughtChunk:
+			if u.Content.Type == "text" {
+				return EventThoughtDelta, textPayload(u.Content.Text)
+			}
+		case acp.UpdateToolCall:
+			return EventToolCall, obj("toolCall", raw)
+		case acp.UpdateToolCallUpdate:
+			return EventToolCallUpdate, obj("toolCall", raw)
+		case acp.UpdatePlan:
+			return EventPlan, obj("entries", u.Plan)
+		case acp.UpdateCurrentMode:
+			return EventModeChanged, obj("modeId", u.ModeID)
+		case acp.UpdateAvailableCommands:
+			if f := field("availableCommands"); f != nil {
+				return EventAvailableCommands, obj("commands", f)
+			}
+		case acp.UpdateConfigOption:
+			if f := field("configOptions"); f != nil {
+				return EventConfigOptions, obj("configOptions", f)
+			}
+		case acp.UpdateUsage:
+			return EventUsage, obj("usage", raw)
+		}
+	}
+	return EventAgentUpdate, obj("update", raw)
+}
+
+// textPayload is {"text": s}, built without reflection: the hot path of a
+// streaming turn.
+func textPayload(s string) json.RawMessage {
+	q, _ := json.Marshal(s)
+	b := make([]byte, 0, len(q)+10)
+	b = append(b, `{"text":`...)
+	b = append(b, q...)
+	return append(b, '}')
+}
