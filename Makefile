@@ -1,0 +1,169 @@
+# Switchboard. On a fresh Debian/Ubuntu machine (Go 1.26, gcc, Node 20+/npm):
+#
+#   make run     install what is missing, build, start the desktop app
+#   make test    install what is missing, then every check CI runs
+#
+# Every target installs what it needs first, and only what is missing:
+# apt packages (as root, or through sudo), frontend/node_modules (npm ci when
+# package.json or package-lock.json changed), and Go tools into .tools/bin
+# (repo-local and git-ignored, so a tool's version is the one pinned here,
+# whatever else is on PATH). `make help` lists the targets.
+
+SHELL := bash
+.SHELLFLAGS := -euo pipefail -c
+.DEFAULT_GOAL := build
+MAKEFLAGS += --no-print-directory
+
+GO ?= go
+NPM ?= npm
+MODULE := github.com/switchboard-hub/switchboard
+VERSION ?= $(shell git describe --tags --always --dirty 2>/dev/null || echo dev)
+LDFLAGS := -X $(MODULE)/app.version=$(VERSION)
+
+# The window: Wails' production build on WebKitGTK 4.1 (Debian 12+, Ubuntu 22.04+).
+DESKTOP_TAGS := desktop,production,webkit2_41
+# The tray helper: getlantern/systray on libayatana-appindicator3.
+TRAY_TAGS := desktop
+
+APT_PACKAGES := pkg-config libgtk-3-dev libwebkit2gtk-4.1-dev libayatana-appindicator3-dev
+SMOKE_APT_PACKAGES := xvfb xauth xdotool dbus
+SUDO := $(if $(filter 0,$(shell id -u)),,sudo)
+
+TOOLS := $(CURDIR)/.tools
+STATICCHECK_VERSION := v0.8.2
+# Versioned folder: bumping the version installs the new one.
+STATICCHECK := $(TOOLS)/staticcheck-$(STATICCHECK_VERSION)/staticcheck
+WAILS_VERSION := v2.16.0
+WAILS := $(TOOLS)/wails-$(WAILS_VERSION)/wails
+
+NODE_STAMP := frontend/node_modules/.npm-ci.stamp
+FRONTEND_SOURCES := $(shell find frontend/src frontend/public -type f 2>/dev/null) \
+	frontend/index.html frontend/vite.config.ts frontend/svelte.config.js frontend/tsconfig.json
+
+.PHONY: help deps deps-system deps-smoke deps-frontend deps-go tools frontend build run serve \
+	test check vet staticcheck fmt-check go-test frontend-test smoke bench bindings clean
+
+help: ## list the targets
+	@grep -E '^[a-z-]+:.*## ' $(MAKEFILE_LIST) | awk -F':.*## ' '{printf "  %-14s %s\n", $$1, $$2}'
+
+## ---- dependencies -------------------------------------------------------
+
+deps: deps-system deps-smoke deps-frontend deps-go ## install everything build and test need (idempotent)
+
+# $(call apt-install,PACKAGES): apt-get install those of PACKAGES that
+# `dpkg -s` does not report installed; nothing at all when none is missing.
+# Elsewhere than Debian/Ubuntu it names them and goes on.
+define apt-install
+	@if ! command -v dpkg >/dev/null; then \
+		echo "$@: not a Debian/Ubuntu machine: install the equivalents of $(1) yourself"; \
+		exit 0; \
+	fi; \
+	missing=""; \
+	for p in $(1); do \
+		case "$$(dpkg -s "$$p" 2>/dev/null)" in \
+			*"Status: install ok installed"*) ;; \
+			*) missing="$$missing $$p" ;; \
+		esac; \
+	done; \
+	if [ -n "$$missing" ]; then \
+		echo "$@: installing$$missing"; \
+		$(SUDO) apt-get update -q; \
+		$(SUDO) env DEBIAN_FRONTEND=noninteractive apt-get install -y -q --no-install-recommends $$missing; \
+	fi
+endef
+
+# Guarantees: the GTK 3, WebKitGTK 4.1 and appindicator headers are there.
+deps-system: ## apt packages for building the window and the tray (only those missing)
+	$(call apt-install,$(APT_PACKAGES))
+
+# Guarantees: Xvfb, xdotool and a D-Bus session daemon for make smoke.
+deps-smoke:
+	$(call apt-install,$(SMOKE_APT_PACKAGES))
+
+# Guarantees: frontend/node_modules matches package-lock.json.
+deps-frontend: $(NODE_STAMP) ## npm ci, when the lock file changed since the last one
+$(NODE_STAMP): frontend/package.json frontend/package-lock.json
+	cd frontend && $(NPM) ci --no-audit --no-fund
+	touch $@
+
+# Guarantees: staticcheck $(STATICCHECK_VERSION) at $(STATICCHECK).
+deps-go: $(STATICCHECK) ## Go tools into .tools/
+$(STATICCHECK):
+	GOBIN=$(dir $@) $(GO) install honnef.co/go/tools/cmd/staticcheck@$(STATICCHECK_VERSION)
+
+# Guarantees: the real ACP agents the acp tests can use are in .tools/, once
+# acp/acptest/install-agents.sh exists (the tests skip agents that are not).
+tools: ## agents for the acp integration tests
+	@if [ -f acp/acptest/install-agents.sh ]; then \
+		bash acp/acptest/install-agents.sh .tools; \
+	else \
+		echo "tools: acp/acptest/install-agents.sh does not exist yet: no agents to install"; \
+	fi
+
+## ---- build --------------------------------------------------------------
+
+# Guarantees: frontend/dist holds a build of the current sources
+# (and dist/.gitkeep, copied from frontend/public/).
+frontend: frontend/dist/index.html ## build the frontend into frontend/dist
+frontend/dist/index.html: $(NODE_STAMP) $(FRONTEND_SOURCES)
+	cd frontend && $(NPM) run build
+
+# Guarantees: build/bin/switchboard (the window, with the frontend embedded)
+# and build/bin/switchboard-tray, both of the current sources.
+build: deps-system frontend ## build/bin/switchboard and build/bin/switchboard-tray
+	$(GO) build -tags $(DESKTOP_TAGS) -ldflags "$(LDFLAGS)" -o build/bin/switchboard .
+	$(GO) build -tags $(TRAY_TAGS) -ldflags "$(LDFLAGS)" -o build/bin/switchboard-tray ./tray/cmd/switchboard-tray
+
+run: build ## build, then start the desktop app (ARGS="--data-dir /tmp/sb" to pass flags)
+	./build/bin/switchboard $(ARGS)
+
+# Guarantees: build/bin/switchboard-headless, with no cgo and no GUI library.
+serve: ## build the headless binary and run `switchboard serve` (ARGS=... to pass flags)
+	CGO_ENABLED=0 $(GO) build -tags headless -ldflags "$(LDFLAGS)" -o build/bin/switchboard-headless .
+	./build/bin/switchboard-headless serve $(ARGS)
+
+# Regenerates frontend/wailsjs from app's bound methods (commit the result).
+bindings: deps-system frontend ## regenerate frontend/wailsjs with the Wails CLI
+	@[ -x $(WAILS) ] || GOBIN=$(dir $(WAILS)) $(GO) install github.com/wailsapp/wails/v2/cmd/wails@$(WAILS_VERSION)
+	$(WAILS) generate module -tags webkit2_41
+
+## ---- checks -------------------------------------------------------------
+
+# Guarantees: vet (with and without the GUI tags), staticcheck and gofmt pass.
+check: vet staticcheck fmt-check ## go vet, staticcheck, gofmt
+
+vet: deps-system
+	$(GO) vet ./...
+	$(GO) vet -tags $(DESKTOP_TAGS) ./...
+	$(GO) vet -tags headless ./app/... .
+
+staticcheck: deps-system deps-go
+	$(STATICCHECK) ./...
+	$(STATICCHECK) -tags $(DESKTOP_TAGS) ./...
+	$(STATICCHECK) -tags headless ./app/... .
+
+fmt-check:
+	@out=$$(gofmt -l $$(find . -name '*.go' -not -path './.tools/*' -not -path '*/node_modules/*')); \
+	if [ -n "$$out" ]; then echo "gofmt: these files need gofmt -w:"; echo "$$out"; exit 1; fi
+
+# Guarantees: everything CI checks passes: check, the Go tests under the race
+# detector, the frontend's type check and tests, and the desktop smoke test.
+test: tools deps check go-test frontend-test smoke ## every check CI runs
+
+go-test: deps-system
+	$(GO) test -race ./...
+
+frontend-test: deps-frontend
+	cd frontend && $(NPM) run check && $(NPM) test
+
+# Guarantees: the built window opens, titled "Switchboard", under Xvfb, and
+# both binaries exit 0 on SIGTERM (.ci/desktop-smoke).
+smoke: build deps-smoke ## start both binaries under Xvfb and stop them
+	bash .ci/desktop-smoke
+
+bench: ## Go benchmarks (no tests)
+	$(GO) test -run '^$$' -bench . -benchmem ./...
+
+clean: ## remove build output (keeps .tools/ and node_modules)
+	rm -rf build/bin
+	find frontend/dist -mindepth 1 ! -name .gitkeep -delete

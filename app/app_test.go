@@ -1,0 +1,98 @@
+package app
+
+import (
+	"bytes"
+	"context"
+	"path/filepath"
+	"strings"
+	"testing"
+	"testing/fstest"
+)
+
+func run(t *testing.T, args ...string) (code int, stdout, stderr string) {
+	t.Helper()
+	var out, errOut bytes.Buffer
+	assets := Assets{Frontend: fstest.MapFS{"frontend/dist/index.html": {Data: []byte("<title>Switchboard</title>")}}}
+	code = Run(context.Background(), args, Stdio{In: strings.NewReader(""), Out: &out, Err: &errOut}, assets)
+	return code, out.String(), errOut.String()
+}
+
+func TestRun(t *testing.T) {
+	tests := []struct {
+		name       string
+		args       []string
+		wantCode   int
+		wantStdout string // substring
+		wantStderr string // substring
+	}{
+		{"version", []string{"version"}, 0, "switchboard dev\n", ""},
+		{"help", []string{"help"}, 0, "switchboard serve", ""},
+		{"dash h", []string{"-h"}, 0, "switchboard acp", ""},
+		{"serve placeholder", []string{"serve"}, 2, "", "switchboard serve: the hub engine is not built yet\n"},
+		{"serve takes the flags", []string{"serve", "--config", "c.yaml", "--data-dir", "d", "--listen", "127.0.0.1:0"}, 2, "", "the hub engine is not built yet"},
+		{"serve help", []string{"serve", "-h"}, 0, "", "-listen"},
+		{"serve refuses arguments", []string{"serve", "now"}, 2, "", `unexpected argument "now"`},
+		{"serve refuses unknown flags", []string{"serve", "--port", "1"}, 2, "", "flag provided but not defined: -port"},
+		{"acp placeholder", []string{"acp"}, 2, "", "switchboard acp: the hub engine is not built yet\n"},
+		{"acp has no listen flag", []string{"acp", "--listen", "x"}, 2, "", "flag provided but not defined: -listen"},
+		{"desktop is not in a test build", nil, 2, "", "switchboard: the "},
+		{"desktop takes the flags", []string{"--data-dir", "d", "--listen", "127.0.0.1:0", "--config", "c"}, 2, "", "not in this build"},
+		{"unknown command", []string{"frobnicate"}, 2, "", `unknown command "frobnicate"`},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			t.Setenv("SWITCHBOARD_DATA_DIR", t.TempDir())
+			code, stdout, stderr := run(t, tt.args...)
+			if code != tt.wantCode {
+				t.Errorf("exit %d, want %d (stderr %q)", code, tt.wantCode, stderr)
+			}
+			if !strings.Contains(stdout, tt.wantStdout) {
+				t.Errorf("stdout %q, want it to contain %q", stdout, tt.wantStdout)
+			}
+			if !strings.Contains(stderr, tt.wantStderr) {
+				t.Errorf("stderr %q, want it to contain %q", stderr, tt.wantStderr)
+			}
+		})
+	}
+}
+
+func TestOptionsResolve(t *testing.T) {
+	home := t.TempDir()
+	tests := []struct {
+		name        string
+		flags       Options
+		env, xdg    string
+		wantDataDir string
+		wantListen  string
+	}{
+		{"defaults", Options{}, "", "", filepath.Join(home, ".local", "share", "switchboard"), DefaultListen},
+		{"xdg", Options{}, "", "/xdg", "/xdg/switchboard", DefaultListen},
+		{"relative xdg is ignored", Options{}, "", "xdg", filepath.Join(home, ".local", "share", "switchboard"), DefaultListen},
+		{"env beats xdg", Options{}, "/env", "/xdg", "/env", DefaultListen},
+		{"flag beats env", Options{DataDir: "/flag", Listen: "127.0.0.1:9"}, "/env", "/xdg", "/flag", "127.0.0.1:9"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			t.Setenv("HOME", home)
+			t.Setenv("SWITCHBOARD_DATA_DIR", tt.env)
+			t.Setenv("XDG_DATA_HOME", tt.xdg)
+			o := tt.flags
+			if err := o.resolve(); err != nil {
+				t.Fatal(err)
+			}
+			if o.DataDir != tt.wantDataDir || o.Listen != tt.wantListen {
+				t.Errorf("got data dir %q, listen %q; want %q, %q", o.DataDir, o.Listen, tt.wantDataDir, tt.wantListen)
+			}
+		})
+	}
+}
+
+func TestResolveMakesDataDirAbsolute(t *testing.T) {
+	o := Options{DataDir: "rel"}
+	if err := o.resolve(); err != nil {
+		t.Fatal(err)
+	}
+	if !filepath.IsAbs(o.DataDir) || filepath.Base(o.DataDir) != "rel" {
+		t.Errorf("data dir %q, want an absolute path ending in rel", o.DataDir)
+	}
+}

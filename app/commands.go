@@ -1,0 +1,103 @@
+package app
+
+import (
+	"context"
+	"fmt"
+	"io"
+	"strings"
+)
+
+// A command is one subcommand of switchboard.
+type command struct {
+	name    string // "" for the desktop app, the default
+	summary string
+	run     func(ctx context.Context, e *env, args []string) error
+}
+
+// commands is the dispatch table, in the order usage lists them. (A function,
+// not a variable: help refers back to it.)
+func commands() []command {
+	return []command{
+		{"", "open the desktop app (the default)", withOptions("", true, runDesktop)},
+		{"serve", "run the hub headless: the HTTP/SSE API on --listen", withOptions("serve", true, serve)},
+		{"acp", "run the editor bridge: an ACP agent on stdio that talks to the hub", withOptions("acp", false, bridge)},
+		{"version", "print the version", runVersionCommand},
+		{"help", "show this help", runHelpCommand},
+	}
+}
+
+// lookup picks the command for args and returns it with its arguments.
+// No argument, or a first argument that is a flag, is the desktop app.
+// It returns nil for an unknown command.
+func lookup(args []string) (*command, []string) {
+	if len(args) == 0 || strings.HasPrefix(args[0], "-") {
+		if len(args) > 0 && isHelpFlag(args[0]) {
+			return find("help"), args[1:]
+		}
+		return find(""), args
+	}
+	if c := find(args[0]); c != nil && c.name != "" {
+		return c, args[1:]
+	}
+	return nil, nil
+}
+
+func find(name string) *command {
+	for _, c := range commands() {
+		if c.name == name {
+			return &c
+		}
+	}
+	return nil
+}
+
+func isHelpFlag(s string) bool {
+	switch s {
+	case "-h", "-help", "--help":
+		return true
+	}
+	return false
+}
+
+func usage(w io.Writer) {
+	fmt.Fprintf(w, "Switchboard %s, a desktop hub for coding agents.\n\nUsage:\n", version)
+	for _, c := range commands() {
+		name := "switchboard " + c.name
+		if c.name == "" {
+			name = "switchboard"
+		}
+		fmt.Fprintf(w, "  %-22s %s\n", name, c.summary)
+	}
+	fmt.Fprintf(w, "\nRun 'switchboard COMMAND -h' for a command's flags.\n")
+}
+
+func runHelpCommand(_ context.Context, e *env, _ []string) error {
+	usage(e.stdio.Out)
+	return nil
+}
+
+func runVersionCommand(_ context.Context, e *env, args []string) error {
+	fs := newFlagSet(e, "version", "switchboard version")
+	if err := parse(fs, args); err != nil {
+		return err
+	}
+	fmt.Fprintf(e.stdio.Out, "switchboard %s\n", version)
+	return nil
+}
+
+// withOptions makes a command that parses the common flags (--listen only
+// if listen), applies the defaults and calls run.
+func withOptions(name string, listen bool, run func(context.Context, *env, Options) error) func(context.Context, *env, []string) error {
+	return func(ctx context.Context, e *env, args []string) error {
+		var o Options
+		fs := newFlagSet(e, name, strings.TrimSpace("switchboard "+name)+" [flags]")
+		o.register(fs, listen)
+		if err := parse(fs, args); err != nil {
+			return err
+		}
+		if err := o.resolve(); err != nil {
+			return err
+		}
+		return run(ctx, e, o)
+	}
+}

@@ -1,0 +1,78 @@
+package icon
+
+import (
+	"bytes"
+	"flag"
+	"image"
+	"image/png"
+	"os"
+	"path/filepath"
+	"testing"
+)
+
+var update = flag.Bool("update", false, "redraw the committed icons")
+
+// The committed icons are what Draw draws. Compared pixel by pixel, not byte
+// by byte, so a different PNG encoder does not fail the test.
+func TestCommittedIcons(t *testing.T) {
+	tests := []struct {
+		path   string
+		size   int
+		margin float64
+	}{
+		{filepath.Join("..", "..", "build", "appicon.png"), AppSize, 0.06},
+		{"tray.png", TraySize, 0},
+	}
+	for _, tt := range tests {
+		t.Run(filepath.Base(tt.path), func(t *testing.T) {
+			want := Draw(tt.size, tt.margin)
+			if *update {
+				var buf bytes.Buffer
+				if err := (&png.Encoder{CompressionLevel: png.BestCompression}).Encode(&buf, want); err != nil {
+					t.Fatal(err)
+				}
+				if err := os.WriteFile(tt.path, buf.Bytes(), 0o644); err != nil {
+					t.Fatal(err)
+				}
+			}
+			data, err := os.ReadFile(tt.path)
+			if err != nil {
+				t.Fatalf("%v (go test ./tray/icon -update draws it)", err)
+			}
+			got, err := png.Decode(bytes.NewReader(data))
+			if err != nil {
+				t.Fatal(err)
+			}
+			if got.Bounds() != want.Bounds() {
+				t.Fatalf("%s is %v, want %v", tt.path, got.Bounds(), want.Bounds())
+			}
+			if x, y, ok := samePixels(got, want); !ok {
+				t.Fatalf("%s differs from Draw at (%d,%d): run go test ./tray/icon -update", tt.path, x, y)
+			}
+		})
+	}
+}
+
+func TestTrayPNGIsTheTrayIcon(t *testing.T) {
+	img, err := png.Decode(bytes.NewReader(TrayPNG))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if b := img.Bounds(); b.Dx() != TraySize || b.Dy() != TraySize {
+		t.Fatalf("tray icon is %v, want %dx%d", b, TraySize, TraySize)
+	}
+}
+
+func samePixels(a, b image.Image) (x, y int, ok bool) {
+	r := a.Bounds()
+	for y := r.Min.Y; y < r.Max.Y; y++ {
+		for x := r.Min.X; x < r.Max.X; x++ {
+			r1, g1, b1, a1 := a.At(x, y).RGBA()
+			r2, g2, b2, a2 := b.At(x, y).RGBA()
+			if r1 != r2 || g1 != g2 || b1 != b2 || a1 != a2 {
+				return x, y, false
+			}
+		}
+	}
+	return 0, 0, true
+}

@@ -1,0 +1,7 @@
+//go:build !desktop
+
+package tray
+
+import "context"
+
+func run(context.Context, Options) error { return errNoTray }

@@ -1,0 +1,121 @@
+// Package tray is switchboard-tray, the tray helper: its own process, a
+// client of the hub's HTTP/SSE API like any other. It is not part of the
+// switchboard binary because getlantern/systray and Wails cannot share a
+// process on macOS (both define AppDelegate).
+//
+// The systray code needs cgo and libayatana-appindicator3 and is built only
+// with the desktop tag (as the window is); without it switchboard-tray is a
+// stub that says so, and go vet and go test need no GUI library.
+package tray
+
+import (
+	"context"
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"os"
+	"os/signal"
+	"path/filepath"
+	"runtime"
+	"syscall"
+)
+
+// Tooltip is the tray icon's tooltip.
+const Tooltip = "Switchboard"
+
+// An item is one entry of the tray menu.
+type item struct {
+	title, tooltip string
+	disabled       bool
+	quit           bool // choosing it ends the tray
+}
+
+// menu is the tray menu, top to bottom. "Open Switchboard" waits for the
+// hub's API: until the tray can find the hub through hub.json it does nothing.
+var menu = []item{
+	{title: "Open Switchboard", tooltip: "Open the Switchboard window", disabled: true},
+	{title: "Quit tray", tooltip: "Remove this icon (Switchboard keeps running)", quit: true},
+}
+
+// Options is switchboard-tray's command line.
+type Options struct {
+	DataDir string // where hub.json tells the hub's address
+}
+
+// Main runs switchboard-tray with os.Args and exits.
+func Main() {
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+	code := Run(ctx, os.Args[1:], os.Stderr)
+	stop()
+	os.Exit(code)
+}
+
+// Run parses args, shows the tray until ctx is done or the user quits, and
+// returns the exit status.
+func Run(ctx context.Context, args []string, stderr io.Writer) int {
+	var o Options
+	fs := flag.NewFlagSet("switchboard-tray", flag.ContinueOnError)
+	fs.SetOutput(stderr)
+	fs.StringVar(&o.DataDir, "data-dir", "", "find the hub through `DIR`/hub.json\n(default $SWITCHBOARD_DATA_DIR, else $XDG_DATA_HOME/switchboard)")
+	if err := fs.Parse(args); err != nil {
+		if errors.Is(err, flag.ErrHelp) {
+			return 0
+		}
+		return 2
+	}
+	if fs.NArg() > 0 {
+		fmt.Fprintf(stderr, "switchboard-tray: unexpected argument %q\n", fs.Arg(0))
+		return 2
+	}
+	if err := o.resolve(); err != nil {
+		fmt.Fprintf(stderr, "switchboard-tray: %v\n", err)
+		return 1
+	}
+	if err := run(ctx, o); err != nil {
+		fmt.Fprintf(stderr, "switchboard-tray: %v\n", err)
+		if errors.Is(err, errNoTray) {
+			return 2
+		}
+		return 1
+	}
+	return 0
+}
+
+// resolve fills in the data dir as switchboard does (API.md: flag, then
+// $SWITCHBOARD_DATA_DIR, then $XDG_DATA_HOME/switchboard or the OS's own).
+func (o *Options) resolve() error {
+	if o.DataDir == "" {
+		o.DataDir = os.Getenv("SWITCHBOARD_DATA_DIR")
+	}
+	if o.DataDir == "" {
+		switch runtime.GOOS {
+		case "darwin", "windows":
+			d, err := os.UserConfigDir()
+			if err != nil {
+				return fmt.Errorf("data dir: %w (set --data-dir)", err)
+			}
+			o.DataDir = filepath.Join(d, "switchboard")
+		default:
+			if d := os.Getenv("XDG_DATA_HOME"); filepath.IsAbs(d) {
+				o.DataDir = filepath.Join(d, "switchboard")
+				break
+			}
+			home, err := os.UserHomeDir()
+			if err != nil {
+				return fmt.Errorf("data dir: %w (set --data-dir)", err)
+			}
+			o.DataDir = filepath.Join(home, ".local", "share", "switchboard")
+		}
+	}
+	d, err := filepath.Abs(o.DataDir)
+	if err != nil {
+		return fmt.Errorf("data dir: %w", err)
+	}
+	o.DataDir = d
+	return nil
+}
+
+// errNoTray: this build has no tray (built without the desktop tag).
+var errNoTray = errors.New("the tray is not in this build: build with `make build` " +
+	"(go build -tags desktop ./tray/cmd/switchboard-tray; needs cgo and libayatana-appindicator3-dev)")

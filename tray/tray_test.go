@@ -1,0 +1,68 @@
+package tray
+
+import (
+	"bytes"
+	"context"
+	"strings"
+	"testing"
+)
+
+func TestMenu(t *testing.T) {
+	want := []struct {
+		title    string
+		disabled bool
+		quit     bool
+	}{
+		{"Open Switchboard", true, false},
+		{"Quit tray", false, true},
+	}
+	if len(menu) != len(want) {
+		t.Fatalf("menu has %d items, want %d", len(menu), len(want))
+	}
+	for i, w := range want {
+		if m := menu[i]; m.title != w.title || m.disabled != w.disabled || m.quit != w.quit {
+			t.Errorf("item %d = %+v, want %+v", i, m, w)
+		}
+	}
+	if Tooltip != "Switchboard" {
+		t.Errorf("tooltip %q", Tooltip)
+	}
+}
+
+func TestRunFlags(t *testing.T) {
+	tests := []struct {
+		name       string
+		args       []string
+		wantCode   int
+		wantStderr string
+	}{
+		{"help", []string{"-h"}, 0, "-data-dir"},
+		{"unknown flag", []string{"--listen", "x"}, 2, "flag provided but not defined"},
+		{"argument", []string{"now"}, 2, `unexpected argument "now"`},
+		// Tests build without the desktop tag: the stub says how to get a tray.
+		{"data dir accepted", []string{"--data-dir", "d"}, 2, "not in this build"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			var stderr bytes.Buffer
+			if code := Run(context.Background(), tt.args, &stderr); code != tt.wantCode {
+				t.Errorf("exit %d, want %d (stderr %q)", code, tt.wantCode, stderr.String())
+			}
+			if !strings.Contains(stderr.String(), tt.wantStderr) {
+				t.Errorf("stderr %q, want it to contain %q", stderr.String(), tt.wantStderr)
+			}
+		})
+	}
+}
+
+func TestResolveDataDir(t *testing.T) {
+	t.Setenv("SWITCHBOARD_DATA_DIR", "")
+	t.Setenv("XDG_DATA_HOME", "/xdg")
+	var o Options
+	if err := o.resolve(); err != nil {
+		t.Fatal(err)
+	}
+	if o.DataDir != "/xdg/switchboard" {
+		t.Errorf("data dir %q, want /xdg/switchboard", o.DataDir)
+	}
+}
