@@ -77,46 +77,42 @@ type PlanEntry struct {
 	Status   string `json:"status"`
 }
 
-// UnmarshalJSON keeps the raw object and parses the kinds listed above. It
-// fails only when b is not an object with a "sessionUpdate" string.
+// UnmarshalJSON keeps the raw object and parses the kinds listed above in
+// one pass over b (plus the small content object of a chunk). It fails only
+// when b is not an object with a "sessionUpdate" string.
 func (u *SessionUpdate) UnmarshalJSON(b []byte) error {
-	var head struct {
-		Kind string `json:"sessionUpdate"`
+	var v struct {
+		Kind          string          `json:"sessionUpdate"`
+		Content       json.RawMessage `json:"content"`
+		Entries       json.RawMessage `json:"entries"`
+		CurrentModeID json.RawMessage `json:"currentModeId"`
 	}
-	if err := json.Unmarshal(b, &head); err != nil {
+	err := json.Unmarshal(b, &v)
+	if v.Kind == "" {
+		if err == nil {
+			err = fmt.Errorf("missing sessionUpdate")
+		}
 		return fmt.Errorf("session update: %w", err)
 	}
-	if head.Kind == "" {
-		return fmt.Errorf("session update: missing sessionUpdate")
-	}
-	*u = SessionUpdate{Kind: head.Kind, Raw: append(json.RawMessage(nil), b...)}
-	var err error
-	switch head.Kind {
-	case UpdateUserMessageChunk, UpdateAgentMessageChunk, UpdateAgentThoughtChunk:
-		var v struct {
-			Content ContentBlock `json:"content"`
+	*u = SessionUpdate{Kind: v.Kind, Raw: append(json.RawMessage(nil), b...)}
+	if err == nil {
+		switch v.Kind {
+		case UpdateUserMessageChunk, UpdateAgentMessageChunk, UpdateAgentThoughtChunk:
+			var c ContentBlock
+			err = json.Unmarshal(v.Content, &c)
+			u.Content = &c
+		case UpdateToolCall, UpdateToolCallUpdate:
+			var tc ToolCall
+			err = json.Unmarshal(b, &tc)
+			u.ToolCall = &tc
+		case UpdatePlan:
+			err = json.Unmarshal(v.Entries, &u.Plan)
+		case UpdateCurrentMode:
+			err = json.Unmarshal(v.CurrentModeID, &u.ModeID)
 		}
-		err = json.Unmarshal(b, &v)
-		u.Content = &v.Content
-	case UpdateToolCall, UpdateToolCallUpdate:
-		var v ToolCall
-		err = json.Unmarshal(b, &v)
-		u.ToolCall = &v
-	case UpdatePlan:
-		var v struct {
-			Entries []PlanEntry `json:"entries"`
-		}
-		err = json.Unmarshal(b, &v)
-		u.Plan = v.Entries
-	case UpdateCurrentMode:
-		var v struct {
-			ModeID string `json:"currentModeId"`
-		}
-		err = json.Unmarshal(b, &v)
-		u.ModeID = v.ModeID
 	}
 	if err != nil {
-		*u = SessionUpdate{Kind: u.Kind, Raw: u.Raw, ParseErr: fmt.Errorf("session update %s: %w", head.Kind, err)}
+		*u = SessionUpdate{Kind: u.Kind, Raw: u.Raw, ParseErr: fmt.Errorf("session update %s: %w", v.Kind, err)}
 	}
 	return nil
 }

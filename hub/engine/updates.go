@@ -1,8 +1,9 @@
-package hub
+package engine
 
 import (
 	"context"
 	"encoding/json"
+	"github.com/switchboard-hub/switchboard/hub"
 
 	"github.com/switchboard-hub/switchboard/acp"
 )
@@ -12,7 +13,7 @@ import (
 type threadClient struct {
 	e      *Engine
 	rt     *threadRT
-	thread Thread
+	thread hub.Thread
 }
 
 // SessionUpdate stores the update as an event (async, group-committed) and
@@ -30,11 +31,11 @@ func (c *threadClient) SessionUpdate(_ context.Context, n acp.SessionNotificatio
 		turnID = tr.turn.ID
 	}
 	typ, payload := updateEvent(n.Update)
-	if tr != nil && typ == EventMessageDelta {
+	if tr != nil && typ == hub.EventMessageDelta {
 		tr.appendOutput(n.Update.Content.Text)
 	}
-	ev := Event{Type: typ, ThreadID: c.thread.ID, TurnID: turnID, ClientID: c.thread.ClientID, At: c.e.now(), Payload: payload}
-	c.e.commitAsync(&Write{Events: []Event{ev}})
+	ev := hub.Event{Type: typ, ThreadID: c.thread.ID, TurnID: turnID, ClientID: c.thread.ClientID, At: c.e.now(), Payload: payload}
+	c.e.commitAsync(&hub.Write{Events: []hub.Event{ev}})
 }
 
 // updateEvent maps an ACP update to an event type and payload (API.md
@@ -60,33 +61,33 @@ func updateEvent(u acp.SessionUpdate) (string, json.RawMessage) {
 		switch u.Kind {
 		case acp.UpdateAgentMessageChunk:
 			if u.Content.Type == "text" {
-				return EventMessageDelta, textPayload(u.Content.Text)
+				return hub.EventMessageDelta, textPayload(u.Content.Text)
 			}
 		case acp.UpdateAgentThoughtChunk:
 			if u.Content.Type == "text" {
-				return EventThoughtDelta, textPayload(u.Content.Text)
+				return hub.EventThoughtDelta, textPayload(u.Content.Text)
 			}
 		case acp.UpdateToolCall:
-			return EventToolCall, obj("toolCall", raw)
+			return hub.EventToolCall, obj("toolCall", raw)
 		case acp.UpdateToolCallUpdate:
-			return EventToolCallUpdate, obj("toolCall", raw)
+			return hub.EventToolCallUpdate, obj("toolCall", raw)
 		case acp.UpdatePlan:
-			return EventPlan, obj("entries", u.Plan)
+			return hub.EventPlan, obj("entries", u.Plan)
 		case acp.UpdateCurrentMode:
-			return EventModeChanged, obj("modeId", u.ModeID)
+			return hub.EventModeChanged, obj("modeId", u.ModeID)
 		case acp.UpdateAvailableCommands:
 			if f := field("availableCommands"); f != nil {
-				return EventAvailableCommands, obj("commands", f)
+				return hub.EventAvailableCommands, obj("commands", f)
 			}
 		case acp.UpdateConfigOption:
 			if f := field("configOptions"); f != nil {
-				return EventConfigOptions, obj("configOptions", f)
+				return hub.EventConfigOptions, obj("configOptions", f)
 			}
 		case acp.UpdateUsage:
-			return EventUsage, obj("usage", raw)
+			return hub.EventUsage, obj("usage", raw)
 		}
 	}
-	return EventAgentUpdate, obj("update", raw)
+	return hub.EventAgentUpdate, obj("update", raw)
 }
 
 // textPayload is {"text": s}, built without reflection: the hot path of a

@@ -1,7 +1,8 @@
-package hub
+package engine
 
 import (
 	"context"
+	"github.com/switchboard-hub/switchboard/hub"
 	"sync"
 )
 
@@ -20,70 +21,51 @@ import (
 const liveBuffer = 8192
 
 type eventReader interface {
-	Events(ctx context.Context, f EventFilter) ([]Event, error)
+	Events(ctx context.Context, f hub.EventFilter) ([]hub.Event, error)
 }
 
 type bus struct {
 	store eventReader
 
 	mu      sync.Mutex
-	subs    map[*Subscription]struct{}
+	subs    map[*subscriber]struct{}
 	lastSeq int64 // highest Seq published
 }
 
 func newBus(store eventReader, lastSeq int64) *bus {
-	return &bus{store: store, subs: make(map[*Subscription]struct{}), lastSeq: lastSeq}
+	return &bus{store: store, subs: make(map[*subscriber]struct{}), lastSeq: lastSeq}
 }
 
-// Subscription is one subscriber's stream. Read Events until it is closed;
-// Close when done.
-type Subscription struct {
+// subscriber is one registered stream; the caller holds it as a
+// *hub.Subscription whose Close is stop.
+type subscriber struct {
 	bus    *bus
-	filter EventFilter
-	live   chan Event    // written by publish under bus.mu, closed on overflow
-	out    chan Event    // read by the subscriber
-	done   chan struct{} // closed by Close
+	filter hub.EventFilter
+	live   chan hub.Event // written by publish under bus.mu, closed on overflow
+	out    chan hub.Event // read by the subscriber
+	done   chan struct{}  // closed by stop
 	once   sync.Once
 	// overflowed is set under bus.mu when live was closed for lagging.
 	overflowed bool
-	stop       func() // NewSubscription's
 }
 
-// NewSubscription wraps a channel as a Subscription, for implementations of
-// Service other than Engine (fakes in tests). The producer closes events
-// when the stream ends; stop is called once by Close.
-func NewSubscription(events chan Event, stop func()) *Subscription {
-	return &Subscription{out: events, done: make(chan struct{}), stop: stop}
-}
-
-// Events delivers the stream. It is closed when the subscription ends:
-// after Close, a store error, or a final Event of type "resync" when the
-// subscriber fell behind.
-func (s *Subscription) Events() <-chan Event { return s.out }
-
-// Close ends the subscription. Safe to call more than once.
-func (s *Subscription) Close() {
+func (s *subscriber) stop() {
 	s.once.Do(func() {
-		if s.bus != nil {
-			s.bus.mu.Lock()
-			delete(s.bus.subs, s)
-			s.bus.mu.Unlock()
-		}
-		if s.stop != nil {
-			s.stop()
-		}
+		s.bus.mu.Lock()
+		delete(s.bus.subs, s)
+		s.bus.mu.Unlock()
 		close(s.done)
 	})
 }
 
 // subscribe registers a subscriber for events matching f with Seq >
 // f.After (f.After < 0: from now on).
-func (b *bus) subscribe(f EventFilter) *Subscription {
-	s := &Subscription{
+func (b *bus) subscribe(f hub.EventFilter) *hub.Subscription {
+	s := &subscriber{
 		bus:    b,
 		filter: f,
-		live:   make(chan Event, liveBuffer),
-		out:    make(chan Event),
+		live:   make(chan hub.Event, liveBuffer),
+		out:    make(chan hub.Event),
 		done:   make(chan struct{}),
 	}
 	b.mu.Lock()
@@ -94,10 +76,10 @@ func (b *bus) subscribe(f EventFilter) *Subscription {
 		f.After = boundary
 	}
 	go s.run(f.After, boundary)
-	return s
+	return hub.NewSubscription(s.out, s.stop)
 }
 
-func (s *Subscription) matches(e Event) bool {
+func (s *subscriber) matches(e hub.Event) bool {
 	if s.filter.ThreadID != "" && e.ThreadID != s.filter.ThreadID {
 		return false
 	}
@@ -105,9 +87,9 @@ func (s *Subscription) matches(e Event) bool {
 }
 
 // run delivers stored events in (after, boundary], then live ones.
-func (s *Subscription) run(after, boundary int64) {
+func (s *subscriber) run(after, boundary int64) {
 	defer close(s.out)
-	defer s.Close()
+	defer s.stop()
 	ctx, cancel := context.WithCancel(context.Background())
 	defer cancel()
 	go func() {
@@ -140,7 +122,7 @@ func (s *Subscription) run(after, boundary int64) {
 		select {
 		case e, ok := <-s.live:
 			if !ok {
-				s.send(Event{Type: EventResync, Seq: after})
+				s.send(hub.Event{Type: hub.EventResync, Seq: after})
 				return
 			}
 			if e.Seq <= after {
@@ -156,7 +138,7 @@ func (s *Subscription) run(after, boundary int64) {
 	}
 }
 
-func (s *Subscription) send(e Event) bool {
+func (s *subscriber) send(e hub.Event) bool {
 	select {
 	case s.out <- e:
 		return true
@@ -168,7 +150,7 @@ func (s *Subscription) send(e Event) bool {
 // publish hands committed events, in Seq order, to every matching
 // subscriber. It never blocks: a subscriber whose buffer is full is cut
 // off with a resync.
-func (b *bus) publish(events []Event) {
+func (b *bus) publish(events []hub.Event) {
 	b.mu.Lock()
 	defer b.mu.Unlock()
 	for _, e := range events {

@@ -1,8 +1,9 @@
-package hub
+package engine
 
 import (
 	"context"
 	"fmt"
+	"github.com/switchboard-hub/switchboard/hub"
 	"strings"
 	"time"
 
@@ -52,17 +53,17 @@ func (e *Engine) ensureSession(tr *turnRT) (*acp.Agent, string, []acp.ContentBlo
 	spec, ok := e.agentSpec(thread.Agent)
 	if !ok || spec.Disabled {
 		release()
-		return nil, "", nil, Errorf(CodeUpstreamUnavailable, "agent %q is no longer configured", thread.Agent)
+		return nil, "", nil, hub.Errorf(hub.CodeUpstreamUnavailable, "agent %q is no longer configured", thread.Agent)
 	}
 	cmd := spec.Command
 	cmd.Dir = thread.Cwd
 	a, err := acp.Launch(tr.ctx, cmd, &threadClient{e: e, rt: rt, thread: thread}, e.agentOpts)
 	if err != nil {
 		release()
-		return nil, "", nil, &Error{Code: CodeUpstreamUnavailable, Message: fmt.Sprintf("starting %s failed: %v", spec.Name, err), Err: err}
+		return nil, "", nil, &hub.Error{Code: hub.CodeUpstreamUnavailable, Message: fmt.Sprintf("starting %s failed: %v", spec.Name, err), Err: err}
 	}
-	proc := AgentProcess{PID: a.Proc.PID(), StartTime: processStartTime(a.Proc.PID()), ThreadID: thread.ID, Agent: thread.Agent}
-	if err := e.commit(context.Background(), &Write{AgentProcs: []AgentProcess{proc}}); err != nil {
+	proc := hub.AgentProcess{PID: a.Proc.PID(), StartTime: processStartTime(a.Proc.PID()), ThreadID: thread.ID, Agent: thread.Agent}
+	if err := e.commit(context.Background(), &hub.Write{AgentProcs: []hub.AgentProcess{proc}}); err != nil {
 		e.log.Warn("hub: recording an agent process failed", "err", err)
 	}
 	go e.watchAgent(rt, a)
@@ -78,7 +79,7 @@ func (e *Engine) ensureSession(tr *turnRT) (*acp.Agent, string, []acp.ContentBlo
 	if sid != thread.AgentSessionID {
 		if t, gerr := e.store.GetThread(context.Background(), thread.ID); gerr == nil {
 			t.AgentSessionID = sid
-			if err := e.commit(context.Background(), &Write{Threads: []Thread{t}}); err != nil {
+			if err := e.commit(context.Background(), &hub.Write{Threads: []hub.Thread{t}}); err != nil {
 				e.log.Warn("hub: recording the agent session failed", "err", err)
 			}
 		}
@@ -110,7 +111,7 @@ func (e *Engine) openSession(tr *turnRT, a *acp.Agent) (string, []acp.ContentBlo
 	}
 	s, err := a.NewSession(tr.ctx, thread.Cwd, nil)
 	if err != nil {
-		return "", nil, &Error{Code: CodeUpstreamUnavailable, Message: fmt.Sprintf("the agent refused a new session: %v", err), Err: err}
+		return "", nil, &hub.Error{Code: hub.CodeUpstreamUnavailable, Message: fmt.Sprintf("the agent refused a new session: %v", err), Err: err}
 	}
 	prefix, err := e.contextBlock(thread)
 	if err != nil {
@@ -122,15 +123,15 @@ func (e *Engine) openSession(tr *turnRT, a *acp.Agent) (string, []acp.ContentBlo
 // contextBlock summarises the thread so far for an agent that lost its
 // session: the stored summary and the most recent turns, newest kept when
 // over context.maxChars. Nil for a thread without earlier turns.
-func (e *Engine) contextBlock(thread Thread) ([]acp.ContentBlock, error) {
+func (e *Engine) contextBlock(thread hub.Thread) ([]acp.ContentBlock, error) {
 	turns, err := e.store.ListTurns(context.Background(), thread.ID, false)
 	if err != nil {
 		return nil, err
 	}
 	cfg := e.config()
-	var done []Turn
+	var done []hub.Turn
 	for _, t := range turns {
-		if t.Ended() && t.Status != TurnInterrupted || t.Output != "" {
+		if t.Ended() && t.Status != hub.TurnInterrupted || t.Output != "" {
 			done = append(done, t)
 		}
 	}
@@ -180,7 +181,7 @@ func (e *Engine) watchAgent(rt *threadRT, a *acp.Agent) {
 		rt.agent = nil
 	}
 	rt.mu.Unlock()
-	if err := e.commit(context.Background(), &Write{ForgetProcs: []int{a.Proc.PID()}}); err != nil {
+	if err := e.commit(context.Background(), &hub.Write{ForgetProcs: []int{a.Proc.PID()}}); err != nil {
 		e.log.Warn("hub: forgetting an agent process failed", "err", err)
 	}
 	e.log.Info("hub: agent exited", "thread", rt.id, "exit", a.Proc.Exit().String())

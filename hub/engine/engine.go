@@ -1,9 +1,10 @@
-package hub
+package engine
 
 import (
 	"context"
 	"errors"
 	"fmt"
+	"github.com/switchboard-hub/switchboard/hub"
 	"log/slog"
 	"sync"
 	"time"
@@ -37,7 +38,7 @@ func DefaultConfig() Config {
 
 // Options wire an Engine.
 type Options struct {
-	Store  Store
+	Store  hub.Store
 	Logger *slog.Logger
 	Config Config
 	// Agents is the agent catalogue (built-in merged with config).
@@ -58,7 +59,7 @@ type Options struct {
 // Lock order: Engine.mu, then threadRT.mu. Neither is held across a Store
 // call that waits for a commit, nor across a call into an agent.
 type Engine struct {
-	store      Store
+	store      hub.Store
 	log        *slog.Logger
 	bus        *bus
 	now        func() time.Time
@@ -76,7 +77,7 @@ type Engine struct {
 	turnsWG sync.WaitGroup
 }
 
-var _ Service = (*Engine)(nil)
+var _ hub.Service = (*Engine)(nil)
 
 // New starts an engine over a store: it first recovers what a previous run
 // left (running turns become interrupted, pending permissions expire, agent
@@ -188,20 +189,27 @@ func (e *Engine) Close(ctx context.Context) error {
 	return nil
 }
 
-// commit writes w durably and returns once it is committed and its events
-// published. Every publish happens on the store's writer goroutine, in
-// commit order, so subscribers see Seq strictly increasing. When ctx ends
-// first, commit returns ctx's error and w may still be committed.
-func (e *Engine) commit(ctx context.Context, w *Write) error {
+// submit queues w and returns a channel that receives its result once it
+// is committed and its events are published. Every publish happens on the
+// store's writer goroutine, in commit order, so subscribers see Seq
+// strictly increasing; writes submitted one after another commit in that
+// order.
+func (e *Engine) submit(w *hub.Write) <-chan error {
 	done := make(chan error, 1)
-	e.store.CommitAsync(w, func(w *Write, err error) {
+	e.store.CommitAsync(w, func(w *hub.Write, err error) {
 		if err == nil {
 			e.bus.publish(w.Events)
 		}
 		done <- err
 	})
+	return done
+}
+
+// commit writes w durably and returns once it is committed and published.
+// When ctx ends first, commit returns ctx's error and w may still commit.
+func (e *Engine) commit(ctx context.Context, w *hub.Write) error {
 	select {
-	case err := <-done:
+	case err := <-e.submit(w):
 		return err
 	case <-ctx.Done():
 		return ctx.Err()
@@ -210,8 +218,8 @@ func (e *Engine) commit(ctx context.Context, w *Write) error {
 
 // commitAsync queues w; its events are published once committed. Used on
 // the streaming path, where the agent's updates must not wait for fsync.
-func (e *Engine) commitAsync(w *Write) {
-	e.store.CommitAsync(w, func(w *Write, err error) {
+func (e *Engine) commitAsync(w *hub.Write) {
+	e.store.CommitAsync(w, func(w *hub.Write, err error) {
 		if err != nil {
 			e.log.Error("hub: storing events failed", "err", err, "events", len(w.Events))
 			return
@@ -221,11 +229,11 @@ func (e *Engine) commitAsync(w *Write) {
 }
 
 // Subscribe implements Service.
-func (e *Engine) Subscribe(ctx context.Context, c Caller, threadID string, after int64) (*Subscription, error) {
+func (e *Engine) Subscribe(ctx context.Context, c hub.Caller, threadID string, after int64) (*hub.Subscription, error) {
 	if threadID != "" {
 		if _, err := e.visibleThread(ctx, c, threadID); err != nil {
 			return nil, err
 		}
 	}
-	return e.bus.subscribe(EventFilter{After: after, ThreadID: threadID, ClientID: c.ClientID, All: c.All}), nil
+	return e.bus.subscribe(hub.EventFilter{After: after, ThreadID: threadID, ClientID: c.ClientID, All: c.All}), nil
 }

@@ -1,6 +1,6 @@
 //go:build unix
 
-package hub_test
+package engine_test
 
 import (
 	"context"
@@ -14,6 +14,7 @@ import (
 	"github.com/switchboard-hub/switchboard/acp"
 	"github.com/switchboard-hub/switchboard/acp/acptest"
 	"github.com/switchboard-hub/switchboard/hub"
+	"github.com/switchboard-hub/switchboard/hub/engine"
 	"github.com/switchboard-hub/switchboard/store"
 )
 
@@ -26,7 +27,7 @@ var alice = hub.Caller{ClientID: "alice"}
 
 type harness struct {
 	t      testing.TB
-	e      *hub.Engine
+	e      *engine.Engine
 	db     *store.DB
 	dbPath string
 	cwd    string
@@ -37,13 +38,13 @@ func fakeSpec(t testing.TB, id string, env ...string) acp.AgentSpec {
 	return acp.AgentSpec{ID: id, Name: "Fake " + id, Command: acp.Command{Path: path, Args: args, Env: fenv}}
 }
 
-func newHarness(t testing.TB, cfg func(*hub.Config), specs ...acp.AgentSpec) *harness {
+func newHarness(t testing.TB, cfg func(*engine.Config), specs ...acp.AgentSpec) *harness {
 	t.Helper()
 	h := &harness{t: t, dbPath: filepath.Join(t.TempDir(), "hub.db"), cwd: t.TempDir()}
 	if len(specs) == 0 {
 		specs = []acp.AgentSpec{fakeSpec(t, "fake"), fakeSpec(t, "fakeload", "FAKEAGENT_LOAD_SESSION=1")}
 	}
-	c := hub.DefaultConfig()
+	c := engine.DefaultConfig()
 	if cfg != nil {
 		cfg(&c)
 	}
@@ -51,13 +52,13 @@ func newHarness(t testing.TB, cfg func(*hub.Config), specs ...acp.AgentSpec) *ha
 	return h
 }
 
-func (h *harness) open(c hub.Config, specs []acp.AgentSpec) {
+func (h *harness) open(c engine.Config, specs []acp.AgentSpec) {
 	t := h.t
 	db, err := store.Open(h.dbPath, store.Options{})
 	if err != nil {
 		t.Fatal(err)
 	}
-	e, err := hub.New(context.Background(), hub.Options{Store: db, Config: c, Agents: specs,
+	e, err := engine.New(context.Background(), engine.Options{Store: db, Config: c, Agents: specs,
 		AgentOptions: acp.AgentOptions{Process: acp.ProcessOptions{Grace: 300 * time.Millisecond}}})
 	if err != nil {
 		t.Fatal(err)
@@ -288,7 +289,7 @@ func TestPermissionDecisions(t *testing.T) {
 
 // No answer by the deadline: expired, and the agent is told reject_once.
 func TestPermissionTimeoutFailsClosed(t *testing.T) {
-	h := newHarness(t, func(c *hub.Config) { c.PermissionTimeout = 300 * time.Millisecond })
+	h := newHarness(t, func(c *engine.Config) { c.PermissionTimeout = 300 * time.Millisecond })
 	th := h.thread("fake")
 	sub := h.watch(th)
 	turn := h.run(th, sub, "permission")
@@ -370,7 +371,7 @@ func TestAgentCrashFailsTurnThenRecovers(t *testing.T) {
 }
 
 func TestProcessLimit(t *testing.T) {
-	h := newHarness(t, func(c *hub.Config) { c.MaxAgentProcesses = 1 })
+	h := newHarness(t, func(c *engine.Config) { c.MaxAgentProcesses = 1 })
 	a, b := h.thread("fake"), h.thread("fake")
 	ctx := context.Background()
 	if _, err := h.e.StartTurn(ctx, alice, a.ID, hub.TurnInput{Input: "hang"}); err != nil {
@@ -393,7 +394,7 @@ func asError(err error, target **hub.Error) bool {
 // session with session/load when the agent has it, otherwise with a
 // context block carrying the earlier turns.
 func TestIdleAgentReopensSession(t *testing.T) {
-	h := newHarness(t, func(c *hub.Config) { c.AgentIdleTimeout = 200 * time.Millisecond })
+	h := newHarness(t, func(c *engine.Config) { c.AgentIdleTimeout = 200 * time.Millisecond })
 	t.Run("context block", func(t *testing.T) {
 		th := h.thread("fake")
 		sub := h.watch(th)
@@ -454,7 +455,7 @@ func TestRestartRecovery(t *testing.T) {
 	// Simulate a crash: the store is closed under the engine, which is
 	// never shut down gracefully.
 	h.db.Close()
-	h.open(hub.DefaultConfig(), []acp.AgentSpec{fakeSpec(t, "fake")})
+	h.open(engine.DefaultConfig(), []acp.AgentSpec{fakeSpec(t, "fake")})
 	got, err := h.e.History(ctx, alice, th.ID, true, false)
 	if err != nil || len(got) != 1 || got[0].ID != turn.ID || got[0].Status != hub.TurnInterrupted {
 		t.Fatalf("history %+v %v", got, err)
@@ -487,5 +488,18 @@ func TestShutdownCancelsTurnsAndPermissions(t *testing.T) {
 	hist, _ := h.e.History(ctx, alice, th.ID, false, false)
 	if hist[0].Status != hub.TurnCancelled {
 		t.Fatalf("turn after shutdown %+v", hist[0])
+	}
+}
+
+// A client that starts the next turn as soon as it sees turn_completed is
+// never refused with CONFLICT.
+func TestNextTurnRightAfterCompleted(t *testing.T) {
+	h := newHarness(t, nil)
+	th := h.thread("fake")
+	sub := h.watch(th)
+	for i := 0; i < 20; i++ {
+		if turn := h.run(th, sub, "echo again"); turn.Status != hub.TurnCompleted {
+			t.Fatalf("turn %d: %+v", i, turn)
+		}
 	}
 }

@@ -1,7 +1,8 @@
-package hub
+package engine
 
 import (
 	"context"
+	"github.com/switchboard-hub/switchboard/hub"
 	"strings"
 	"time"
 )
@@ -12,28 +13,28 @@ const compactPrompt = "Summarize our conversation so far for a colleague who wil
 // CompactThread implements Service: an internal turn (hidden from history
 // unless asked for) asks the agent for a summary, stored as the thread's
 // summary and used as context if the agent's session is ever lost.
-func (e *Engine) CompactThread(ctx context.Context, c Caller, id string) (Thread, error) {
+func (e *Engine) CompactThread(ctx context.Context, c hub.Caller, id string) (hub.Thread, error) {
 	t, err := e.visibleThread(ctx, c, id)
 	if err != nil {
-		return Thread{}, err
+		return hub.Thread{}, err
 	}
-	tr, err := e.startTurn(ctx, t, TurnInput{Input: compactPrompt}, true)
+	tr, err := e.startTurn(ctx, t, hub.TurnInput{Input: compactPrompt}, true)
 	if err != nil {
-		return Thread{}, err
+		return hub.Thread{}, err
 	}
 	select {
 	case <-tr.done:
 	case <-ctx.Done():
 		e.cancelTurn(tr, "compact abandoned by the caller")
-		return Thread{}, ctx.Err()
+		return hub.Thread{}, ctx.Err()
 	}
 	turn, err := e.store.GetTurn(ctx, tr.turn.ID)
 	if err != nil {
-		return Thread{}, err
+		return hub.Thread{}, err
 	}
 	summary := strings.TrimSpace(turn.Output)
-	if turn.Status != TurnCompleted || summary == "" {
-		return Thread{}, Errorf(CodeUpstreamUnavailable, "the agent gave no summary (turn %s)", turn.Status)
+	if turn.Status != hub.TurnCompleted || summary == "" {
+		return hub.Thread{}, hub.Errorf(hub.CodeUpstreamUnavailable, "the agent gave no summary (turn %s)", turn.Status)
 	}
-	return e.updateThread(ctx, c, id, func(t *Thread) { t.Summary = summary; t.UpdatedAt = time.Now() })
+	return e.updateThread(ctx, c, id, func(t *hub.Thread) { t.Summary = summary; t.UpdatedAt = time.Now() })
 }

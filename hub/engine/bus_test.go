@@ -1,7 +1,8 @@
-package hub
+package engine
 
 import (
 	"context"
+	"github.com/switchboard-hub/switchboard/hub"
 	"sync"
 	"testing"
 	"time"
@@ -10,21 +11,21 @@ import (
 // memLog is an in-memory event log standing in for the store.
 type memLog struct {
 	mu     sync.Mutex
-	events []Event
+	events []hub.Event
 }
 
-func (m *memLog) append(typ, thread, client string) Event {
+func (m *memLog) append(typ, thread, client string) hub.Event {
 	m.mu.Lock()
 	defer m.mu.Unlock()
-	e := Event{Seq: int64(len(m.events) + 1), Type: typ, ThreadID: thread, ClientID: client}
+	e := hub.Event{Seq: int64(len(m.events) + 1), Type: typ, ThreadID: thread, ClientID: client}
 	m.events = append(m.events, e)
 	return e
 }
 
-func (m *memLog) Events(_ context.Context, f EventFilter) ([]Event, error) {
+func (m *memLog) Events(_ context.Context, f hub.EventFilter) ([]hub.Event, error) {
 	m.mu.Lock()
 	defer m.mu.Unlock()
-	var out []Event
+	var out []hub.Event
 	for _, e := range m.events {
 		if e.Seq <= f.After || (f.ThreadID != "" && e.ThreadID != f.ThreadID) || (!f.All && e.ClientID != f.ClientID) {
 			continue
@@ -37,9 +38,9 @@ func (m *memLog) Events(_ context.Context, f EventFilter) ([]Event, error) {
 	return out, nil
 }
 
-func collect(t *testing.T, s *Subscription, n int) []Event {
+func collect(t *testing.T, s *hub.Subscription, n int) []hub.Event {
 	t.Helper()
-	var got []Event
+	var got []hub.Event
 	timeout := time.After(10 * time.Second)
 	for len(got) < n {
 		select {
@@ -61,15 +62,15 @@ func TestBusCatchUpThenLiveNoGapNoDuplicate(t *testing.T) {
 	log := &memLog{}
 	b := newBus(log, 0)
 	for i := 0; i < 2500; i++ {
-		b.publish([]Event{log.append("message_delta", "t1", "c1")})
+		b.publish([]hub.Event{log.append("message_delta", "t1", "c1")})
 	}
-	sub := b.subscribe(EventFilter{After: 100, ClientID: "c1"})
+	sub := b.subscribe(hub.EventFilter{After: 100, ClientID: "c1"})
 	defer sub.Close()
 	done := make(chan struct{})
 	go func() {
 		defer close(done)
 		for i := 0; i < 3000; i++ {
-			b.publish([]Event{log.append("message_delta", "t1", "c1")})
+			b.publish([]hub.Event{log.append("message_delta", "t1", "c1")})
 		}
 	}()
 	got := collect(t, sub, 5400)
@@ -84,13 +85,13 @@ func TestBusCatchUpThenLiveNoGapNoDuplicate(t *testing.T) {
 func TestBusFiltersByClientAndThread(t *testing.T) {
 	log := &memLog{}
 	b := newBus(log, 0)
-	mine := b.subscribe(EventFilter{After: -1, ClientID: "c1"})
-	thread := b.subscribe(EventFilter{After: -1, ClientID: "c2", ThreadID: "t3"})
-	all := b.subscribe(EventFilter{After: -1, All: true})
+	mine := b.subscribe(hub.EventFilter{After: -1, ClientID: "c1"})
+	thread := b.subscribe(hub.EventFilter{After: -1, ClientID: "c2", ThreadID: "t3"})
+	all := b.subscribe(hub.EventFilter{After: -1, All: true})
 	defer mine.Close()
 	defer thread.Close()
 	defer all.Close()
-	b.publish([]Event{log.append("x", "t1", "c1"), log.append("x", "t2", "c2"), log.append("x", "t3", "c2")})
+	b.publish([]hub.Event{log.append("x", "t1", "c1"), log.append("x", "t2", "c2"), log.append("x", "t3", "c2")})
 	if e := collect(t, mine, 1)[0]; e.ThreadID != "t1" {
 		t.Fatalf("c1 got %+v", e)
 	}
@@ -100,7 +101,7 @@ func TestBusFiltersByClientAndThread(t *testing.T) {
 	if got := collect(t, all, 3); got[2].Seq != 3 {
 		t.Fatalf("scope=all got %+v", got)
 	}
-	b.publish([]Event{log.append("x", "t9", "c9")})
+	b.publish([]hub.Event{log.append("x", "t9", "c9")})
 	select {
 	case e := <-mine.Events():
 		t.Fatalf("c1 saw another client's event %+v", e)
@@ -113,21 +114,21 @@ func TestBusFiltersByClientAndThread(t *testing.T) {
 func TestBusSlowSubscriberResync(t *testing.T) {
 	log := &memLog{}
 	b := newBus(log, 0)
-	slow := b.subscribe(EventFilter{After: -1, All: true})
+	slow := b.subscribe(hub.EventFilter{After: -1, All: true})
 	start := time.Now()
 	for i := 0; i < liveBuffer*2; i++ {
-		b.publish([]Event{log.append("message_delta", "t1", "c1")})
+		b.publish([]hub.Event{log.append("message_delta", "t1", "c1")})
 	}
 	if d := time.Since(start); d > 5*time.Second {
 		t.Fatalf("publish blocked for %v", d)
 	}
-	var last Event
+	var last hub.Event
 	n := 0
 	for e := range slow.Events() {
 		last = e
 		n++
 	}
-	if last.Type != EventResync || n > liveBuffer+2 {
+	if last.Type != hub.EventResync || n > liveBuffer+2 {
 		t.Fatalf("after %d events the last was %+v", n, last)
 	}
 	if last.Seq != int64(n-1) {
@@ -142,7 +143,7 @@ func TestBusSlowSubscriberResync(t *testing.T) {
 
 func TestBusCloseEndsStream(t *testing.T) {
 	b := newBus(&memLog{}, 0)
-	s := b.subscribe(EventFilter{After: -1, All: true})
+	s := b.subscribe(hub.EventFilter{After: -1, All: true})
 	s.Close()
 	s.Close()
 	select {

@@ -1,6 +1,6 @@
 //go:build unix
 
-package hub_test
+package engine_test
 
 import (
 	"context"

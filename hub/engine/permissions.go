@@ -1,7 +1,8 @@
-package hub
+package engine
 
 import (
 	"context"
+	"github.com/switchboard-hub/switchboard/hub"
 	"strings"
 	"time"
 
@@ -11,7 +12,7 @@ import (
 // permRT is a pending permission an agent is waiting on. answer receives
 // exactly one response, from whoever won resolve.
 type permRT struct {
-	perm   Permission
+	perm   hub.Permission
 	req    acp.RequestPermissionRequest
 	turn   *turnRT
 	answer chan acp.RequestPermissionResponse
@@ -32,10 +33,10 @@ func (c *threadClient) RequestPermission(ctx context.Context, req acp.RequestPer
 		return acp.Cancelled(), nil // no turn, no user to ask
 	}
 	now := e.now()
-	p := Permission{ID: newID("pm"), ThreadID: c.thread.ID, TurnID: tr.turn.ID, Status: PermissionPending,
+	p := hub.Permission{ID: newID("pm"), ThreadID: c.thread.ID, TurnID: tr.turn.ID, Status: hub.PermissionPending,
 		ToolCall: req.ToolCall, Deadline: now.Add(e.config().PermissionTimeout), CreatedAt: now}
 	for _, o := range req.Options {
-		p.Options = append(p.Options, PermissionOption{OptionID: o.OptionID, Name: o.Name, Kind: o.Kind})
+		p.Options = append(p.Options, hub.PermissionOption{OptionID: o.OptionID, Name: o.Name, Kind: o.Kind})
 	}
 	pr := &permRT{perm: p, req: req, turn: tr, answer: make(chan acp.RequestPermissionResponse, 1)}
 	e.mu.Lock()
@@ -46,8 +47,8 @@ func (c *threadClient) RequestPermission(ctx context.Context, req acp.RequestPer
 		delete(e.perms, p.ID)
 		e.mu.Unlock()
 	}()
-	ev, _ := NewEvent(EventPermissionRequired, c.thread, tr.turn.ID, now, map[string]any{"permission": p})
-	if err := e.commit(ctx, &Write{Permissions: []Permission{p}, Events: []Event{ev}}); err != nil {
+	ev, _ := hub.NewEvent(hub.EventPermissionRequired, c.thread, tr.turn.ID, now, map[string]any{"permission": p})
+	if err := e.commit(ctx, &hub.Write{Permissions: []hub.Permission{p}, Events: []hub.Event{ev}}); err != nil {
 		return acp.RequestPermissionResponse{}, err
 	}
 
@@ -57,9 +58,9 @@ func (c *threadClient) RequestPermission(ctx context.Context, req acp.RequestPer
 	case r := <-pr.answer:
 		return r, nil
 	case <-timer.C:
-		e.resolve(pr, PermissionExpired, "", DecidedByTimeout)
+		e.resolve(pr, hub.PermissionExpired, "", hub.DecidedByTimeout)
 	case <-ctx.Done():
-		e.resolve(pr, PermissionCancelled, "", DecidedByHub)
+		e.resolve(pr, hub.PermissionCancelled, "", hub.DecidedByHub)
 	}
 	select {
 	case r := <-pr.answer: // ours, or a decision that won the race
@@ -80,22 +81,22 @@ func refusal(req acp.RequestPermissionRequest) acp.RequestPermissionResponse {
 
 // resolve decides pr once: the decision is committed (single-use: a second
 // one fails with CONFLICT), published, then handed to the waiting agent.
-func (e *Engine) resolve(pr *permRT, status, optionID, decidedBy string) (Permission, error) {
+func (e *Engine) resolve(pr *permRT, status, optionID, decidedBy string) (hub.Permission, error) {
 	now := e.now()
 	p := pr.perm
 	p.Status, p.OptionID, p.DecidedBy, p.DecidedAt = status, optionID, decidedBy, &now
-	ev, _ := NewEvent(EventPermissionResolved, pr.turn.thread, p.TurnID, now, map[string]any{"permission": p})
-	if err := e.commit(context.Background(), &Write{Decide: &p, Events: []Event{ev}}); err != nil {
-		return Permission{}, err
+	ev, _ := hub.NewEvent(hub.EventPermissionResolved, pr.turn.thread, p.TurnID, now, map[string]any{"permission": p})
+	if err := e.commit(context.Background(), &hub.Write{Decide: &p, Events: []hub.Event{ev}}); err != nil {
+		return hub.Permission{}, err
 	}
 	var r acp.RequestPermissionResponse
 	switch status {
-	case PermissionApproved, PermissionDeclined:
+	case hub.PermissionApproved, hub.PermissionDeclined:
 		r = acp.Selected(optionID)
 		if optionID == "" { // declined, and the agent offered no reject option
 			r = acp.Cancelled()
 		}
-	case PermissionExpired:
+	case hub.PermissionExpired:
 		r = refusal(pr.req)
 	default:
 		r = acp.Cancelled()
@@ -116,51 +117,51 @@ func (e *Engine) cancelPermissions(tr *turnRT) {
 	}
 	e.mu.Unlock()
 	for _, pr := range pending {
-		e.resolve(pr, PermissionCancelled, "", DecidedByHub) // CONFLICT when already decided: fine
+		e.resolve(pr, hub.PermissionCancelled, "", hub.DecidedByHub) // CONFLICT when already decided: fine
 	}
 }
 
 // ListPermissions implements Service.
-func (e *Engine) ListPermissions(ctx context.Context, c Caller, status string) ([]Permission, error) {
+func (e *Engine) ListPermissions(ctx context.Context, c hub.Caller, status string) ([]hub.Permission, error) {
 	if err := checkCaller(c); err != nil {
 		return nil, err
 	}
 	switch status {
-	case "", PermissionPending, PermissionApproved, PermissionDeclined, PermissionCancelled, PermissionExpired:
+	case "", hub.PermissionPending, hub.PermissionApproved, hub.PermissionDeclined, hub.PermissionCancelled, hub.PermissionExpired:
 	default:
-		return nil, Errorf(CodeInvalidArgument, "unknown permission status %q", status)
+		return nil, hub.Errorf(hub.CodeInvalidArgument, "unknown permission status %q", status)
 	}
-	ps, err := e.store.ListPermissions(ctx, PermissionFilter{ClientID: c.ClientID, All: c.All, Status: status})
+	ps, err := e.store.ListPermissions(ctx, hub.PermissionFilter{ClientID: c.ClientID, All: c.All, Status: status})
 	if ps == nil {
-		ps = []Permission{}
+		ps = []hub.Permission{}
 	}
 	return ps, err
 }
 
 // DecidePermission implements Service.
-func (e *Engine) DecidePermission(ctx context.Context, c Caller, id string, d Decision) (Permission, error) {
+func (e *Engine) DecidePermission(ctx context.Context, c hub.Caller, id string, d hub.Decision) (hub.Permission, error) {
 	if err := checkCaller(c); err != nil {
-		return Permission{}, err
+		return hub.Permission{}, err
 	}
 	p, err := e.store.GetPermission(ctx, id)
 	if err != nil {
-		return Permission{}, err
+		return hub.Permission{}, err
 	}
 	if _, err := e.visibleThread(ctx, c, p.ThreadID); err != nil {
-		return Permission{}, Errorf(CodeNotFound, "permission %s not found", id)
+		return hub.Permission{}, hub.Errorf(hub.CodeNotFound, "permission %s not found", id)
 	}
-	if p.Status != PermissionPending {
-		return Permission{}, &Error{Code: CodeConflict, Message: "permission already " + p.Status, Details: map[string]any{"status": p.Status}}
+	if p.Status != hub.PermissionPending {
+		return hub.Permission{}, &hub.Error{Code: hub.CodeConflict, Message: "permission already " + p.Status, Details: map[string]any{"status": p.Status}}
 	}
 	status, optionID, err := chooseOption(p, d)
 	if err != nil {
-		return Permission{}, err
+		return hub.Permission{}, err
 	}
 	e.mu.Lock()
 	pr := e.perms[id]
 	e.mu.Unlock()
 	if pr == nil {
-		return Permission{}, Errorf(CodeConflict, "permission %s is no longer pending", id)
+		return hub.Permission{}, hub.Errorf(hub.CodeConflict, "permission %s is no longer pending", id)
 	}
 	return e.resolve(pr, status, optionID, decider(c))
 }
@@ -168,7 +169,7 @@ func (e *Engine) DecidePermission(ctx context.Context, c Caller, id string, d De
 // chooseOption maps a decision to the agent's option: "approved" is its
 // allow_once option, "declined" its reject_once (else reject_always), an
 // optionId must be one it offered.
-func chooseOption(p Permission, d Decision) (status, optionID string, err error) {
+func chooseOption(p hub.Permission, d hub.Decision) (status, optionID string, err error) {
 	byKind := func(kinds ...string) (string, bool) {
 		for _, k := range kinds {
 			for _, o := range p.Options {
@@ -181,27 +182,27 @@ func chooseOption(p Permission, d Decision) (status, optionID string, err error)
 	}
 	switch {
 	case d.OptionID != "" && d.Outcome != "":
-		return "", "", Errorf(CodeInvalidArgument, `give either "outcome" or "optionId"`)
+		return "", "", hub.Errorf(hub.CodeInvalidArgument, `give either "outcome" or "optionId"`)
 	case d.OptionID != "":
 		for _, o := range p.Options {
 			if o.OptionID == d.OptionID {
 				if strings.HasPrefix(o.Kind, "allow") {
-					return PermissionApproved, o.OptionID, nil
+					return hub.PermissionApproved, o.OptionID, nil
 				}
-				return PermissionDeclined, o.OptionID, nil
+				return hub.PermissionDeclined, o.OptionID, nil
 			}
 		}
-		return "", "", Errorf(CodeInvalidArgument, "the agent offered no option %q", d.OptionID)
+		return "", "", hub.Errorf(hub.CodeInvalidArgument, "the agent offered no option %q", d.OptionID)
 	case d.Outcome == "approved":
 		if id, ok := byKind(acp.AllowOnce); ok {
-			return PermissionApproved, id, nil
+			return hub.PermissionApproved, id, nil
 		}
-		return "", "", Errorf(CodeInvalidArgument, "the agent offers no allow_once option; choose one of its options by optionId")
+		return "", "", hub.Errorf(hub.CodeInvalidArgument, "the agent offers no allow_once option; choose one of its options by optionId")
 	case d.Outcome == "declined":
 		if id, ok := byKind(acp.RejectOnce, acp.RejectAlways); ok {
-			return PermissionDeclined, id, nil
+			return hub.PermissionDeclined, id, nil
 		}
-		return PermissionDeclined, "", nil
+		return hub.PermissionDeclined, "", nil
 	}
-	return "", "", Errorf(CodeInvalidArgument, `outcome must be "approved" or "declined"`)
+	return "", "", hub.Errorf(hub.CodeInvalidArgument, `outcome must be "approved" or "declined"`)
 }

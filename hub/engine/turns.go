@@ -1,10 +1,11 @@
-package hub
+package engine
 
 import (
 	"context"
 	"encoding/json"
 	"errors"
 	"fmt"
+	"github.com/switchboard-hub/switchboard/hub"
 	"strings"
 	"sync"
 	"time"
@@ -16,8 +17,8 @@ import (
 // Input, StartedAt, Internal) may be read without a lock; the rest is
 // guarded by mu.
 type turnRT struct {
-	turn   Turn
-	thread Thread
+	turn   hub.Turn
+	thread hub.Thread
 	rt     *threadRT
 	blocks []acp.ContentBlock
 	// ctx bounds starting the agent and its session; cancelled by a cancel
@@ -42,19 +43,19 @@ func (tr *turnRT) appendOutput(s string) {
 }
 
 // StartTurn implements Service.
-func (e *Engine) StartTurn(ctx context.Context, c Caller, threadID string, in TurnInput) (Turn, error) {
+func (e *Engine) StartTurn(ctx context.Context, c hub.Caller, threadID string, in hub.TurnInput) (hub.Turn, error) {
 	t, err := e.visibleThread(ctx, c, threadID)
 	if err != nil {
-		return Turn{}, err
+		return hub.Turn{}, err
 	}
 	tr, err := e.startTurn(ctx, t, in, false)
 	if err != nil {
-		return Turn{}, err
+		return hub.Turn{}, err
 	}
 	return tr.turn, nil
 }
 
-func (e *Engine) startTurn(ctx context.Context, t Thread, in TurnInput, internal bool) (*turnRT, error) {
+func (e *Engine) startTurn(ctx context.Context, t hub.Thread, in hub.TurnInput, internal bool) (*turnRT, error) {
 	blocks, text, raw, err := promptBlocks(in)
 	if err != nil {
 		return nil, err
@@ -63,7 +64,7 @@ func (e *Engine) startTurn(ctx context.Context, t Thread, in TurnInput, internal
 	now := e.now()
 	tctx, stop := context.WithCancel(context.Background())
 	tr := &turnRT{
-		turn:   Turn{ID: newID("tu"), ThreadID: t.ID, Status: TurnRunning, Input: text, Content: raw, StartedAt: now, Internal: internal},
+		turn:   hub.Turn{ID: newID("tu"), ThreadID: t.ID, Status: hub.TurnRunning, Input: text, Content: raw, StartedAt: now, Internal: internal},
 		thread: t, rt: rt, blocks: blocks, ctx: tctx, stopFn: stop, done: make(chan struct{}),
 	}
 
@@ -71,11 +72,11 @@ func (e *Engine) startTurn(ctx context.Context, t Thread, in TurnInput, internal
 	rt.mu.Lock()
 	switch {
 	case e.closing:
-		err = Errorf(CodeUpstreamUnavailable, "the hub is shutting down")
+		err = hub.Errorf(hub.CodeUpstreamUnavailable, "the hub is shutting down")
 	case rt.turn != nil:
-		err = &Error{Code: CodeConflict, Message: "a turn is already running on this thread", Details: map[string]any{"turnId": rt.turn.turn.ID}}
+		err = &hub.Error{Code: hub.CodeConflict, Message: "a turn is already running on this thread", Details: map[string]any{"turnId": rt.turn.turn.ID}}
 	case !agentAlive(rt.agent) && e.procs >= e.cfg.MaxAgentProcesses:
-		err = &Error{Code: CodeTooManyRequests, Message: fmt.Sprintf("%d agent processes are running, the configured limit", e.procs), RetryAfter: 10 * time.Second}
+		err = &hub.Error{Code: hub.CodeTooManyRequests, Message: fmt.Sprintf("%d agent processes are running, the configured limit", e.procs), RetryAfter: 10 * time.Second}
 	}
 	if err == nil {
 		rt.turn = tr
@@ -93,10 +94,10 @@ func (e *Engine) startTurn(ctx context.Context, t Thread, in TurnInput, internal
 		return nil, err
 	}
 
-	t.Status, t.UpdatedAt = ThreadRunning, now
+	t.Status, t.UpdatedAt = hub.ThreadRunning, now
 	tr.thread = t
-	ev, _ := NewEvent(EventTurnStarted, t, tr.turn.ID, now, map[string]any{"input": text})
-	if err := e.commit(ctx, &Write{Turns: []Turn{tr.turn}, Threads: []Thread{t}, Events: []Event{ev}}); err != nil {
+	ev, _ := hub.NewEvent(hub.EventTurnStarted, t, tr.turn.ID, now, map[string]any{"input": text})
+	if err := e.commit(ctx, &hub.Write{Turns: []hub.Turn{tr.turn}, Threads: []hub.Thread{t}, Events: []hub.Event{ev}}); err != nil {
 		e.forgetTurn(tr)
 		e.releaseReservation(tr)
 		e.turnsWG.Done()
@@ -107,9 +108,9 @@ func (e *Engine) startTurn(ctx context.Context, t Thread, in TurnInput, internal
 }
 
 // promptBlocks validates a turn's input: text or ACP content blocks.
-func promptBlocks(in TurnInput) ([]acp.ContentBlock, string, json.RawMessage, error) {
+func promptBlocks(in hub.TurnInput) ([]acp.ContentBlock, string, json.RawMessage, error) {
 	if (in.Input == "") == (len(in.Content) == 0) {
-		return nil, "", nil, Errorf(CodeInvalidArgument, `give either "input" or "content"`)
+		return nil, "", nil, hub.Errorf(hub.CodeInvalidArgument, `give either "input" or "content"`)
 	}
 	if in.Input != "" {
 		return []acp.ContentBlock{acp.TextBlock(in.Input)}, in.Input, nil, nil
@@ -118,7 +119,7 @@ func promptBlocks(in TurnInput) ([]acp.ContentBlock, string, json.RawMessage, er
 	var text []string
 	for i, raw := range in.Content {
 		if err := json.Unmarshal(raw, &blocks[i]); err != nil || blocks[i].Type == "" {
-			return nil, "", nil, Errorf(CodeInvalidArgument, "content[%d] is not an ACP content block", i)
+			return nil, "", nil, hub.Errorf(hub.CodeInvalidArgument, "content[%d] is not an ACP content block", i)
 		}
 		if blocks[i].Type == "text" {
 			text = append(text, blocks[i].Text)
@@ -191,13 +192,13 @@ func (e *Engine) cancelTurn(tr *turnRT, reason string) {
 }
 
 // CancelTurn implements Service.
-func (e *Engine) CancelTurn(ctx context.Context, c Caller, turnID string) (Turn, error) {
+func (e *Engine) CancelTurn(ctx context.Context, c hub.Caller, turnID string) (hub.Turn, error) {
 	turn, err := e.store.GetTurn(ctx, turnID)
 	if err != nil {
-		return Turn{}, err
+		return hub.Turn{}, err
 	}
 	if _, err := e.visibleThread(ctx, c, turn.ThreadID); err != nil {
-		return Turn{}, Errorf(CodeNotFound, "turn %s not found", turnID)
+		return hub.Turn{}, hub.Errorf(hub.CodeNotFound, "turn %s not found", turnID)
 	}
 	e.mu.Lock()
 	tr := e.turns[turnID]
@@ -209,14 +210,14 @@ func (e *Engine) CancelTurn(ctx context.Context, c Caller, turnID string) (Turn,
 	select {
 	case <-tr.done:
 	case <-time.After(e.cancelWait + 3*time.Second):
-		return Turn{}, Errorf(CodeTimeout, "the turn did not end in time")
+		return hub.Turn{}, hub.Errorf(hub.CodeTimeout, "the turn did not end in time")
 	case <-ctx.Done():
-		return Turn{}, ctx.Err()
+		return hub.Turn{}, ctx.Err()
 	}
 	return e.store.GetTurn(ctx, turnID)
 }
 
-func decider(c Caller) string {
+func decider(c hub.Caller) string {
 	if c.Via != "" {
 		return c.Via
 	}
@@ -234,32 +235,32 @@ func (e *Engine) finishTurn(tr *turnRT, stopReason string, err error) {
 	now := e.now()
 	turn.EndedAt, turn.StopReason = &now, stopReason
 
-	var errEvent *Event
+	var errEvent *hub.Event
 	switch {
 	case timedOut:
-		turn.Status, turn.Error = TurnFailed, "the turn ran past limits.turnTimeout and was stopped"
+		turn.Status, turn.Error = hub.TurnFailed, "the turn ran past limits.turnTimeout and was stopped"
 	case reason != "":
-		turn.Status = TurnCancelled
+		turn.Status = hub.TurnCancelled
 		if turn.StopReason == "" {
 			turn.StopReason = acp.StopCancelled
 		}
 	case err == nil && stopReason == acp.StopCancelled:
-		turn.Status = TurnCancelled
+		turn.Status = hub.TurnCancelled
 	case err == nil:
-		turn.Status = TurnCompleted
+		turn.Status = hub.TurnCompleted
 	default:
-		turn.Status, turn.Error = TurnFailed, err.Error()
+		turn.Status, turn.Error = hub.TurnFailed, err.Error()
 	}
-	if turn.Status == TurnFailed {
-		code := CodeUpstreamUnavailable
+	if turn.Status == hub.TurnFailed {
+		code := hub.CodeUpstreamUnavailable
 		if timedOut {
-			code = CodeTimeout
+			code = hub.CodeTimeout
 		}
-		var he *Error
+		var he *hub.Error
 		if errors.As(err, &he) {
 			code = he.Code
 		}
-		ev, _ := NewEvent(EventError, tr.thread, turn.ID, now, map[string]any{"code": code, "message": turn.Error})
+		ev, _ := hub.NewEvent(hub.EventError, tr.thread, turn.ID, now, map[string]any{"code": code, "message": turn.Error})
 		errEvent = &ev
 	}
 	e.cancelPermissions(tr)
@@ -268,17 +269,21 @@ func (e *Engine) finishTurn(tr *turnRT, stopReason string, err error) {
 	if t, gerr := e.store.GetThread(context.Background(), thread.ID); gerr == nil {
 		thread = t
 	}
-	thread.Status, thread.UpdatedAt = ThreadIdle, now
-	done, _ := NewEvent(EventTurnCompleted, thread, turn.ID, now, map[string]any{"turn": turn})
-	w := &Write{Turns: []Turn{turn}, Threads: []Thread{thread}}
+	thread.Status, thread.UpdatedAt = hub.ThreadIdle, now
+	done, _ := hub.NewEvent(hub.EventTurnCompleted, thread, turn.ID, now, map[string]any{"turn": turn})
+	w := &hub.Write{Turns: []hub.Turn{turn}, Threads: []hub.Thread{thread}}
 	if errEvent != nil {
 		w.Events = append(w.Events, *errEvent)
 	}
 	w.Events = append(w.Events, done)
-	if cerr := e.commit(context.Background(), w); cerr != nil {
+	// Queue the final write, then free the thread before it is published:
+	// a client that starts the next turn on seeing turn_completed must not
+	// get CONFLICT. The next turn's writes queue behind this one.
+	committed := e.submit(w)
+	e.forgetTurn(tr)
+	if cerr := <-committed; cerr != nil {
 		e.log.Error("hub: recording the end of a turn failed", "turn", turn.ID, "err", cerr)
 	}
-	e.forgetTurn(tr)
 	e.scheduleIdle(tr.rt)
 	close(tr.done)
 }
@@ -296,7 +301,7 @@ func (e *Engine) forgetTurn(tr *turnRT) {
 }
 
 // History implements Service.
-func (e *Engine) History(ctx context.Context, c Caller, threadID string, includeEvents, includeInternal bool) ([]TurnHistory, error) {
+func (e *Engine) History(ctx context.Context, c hub.Caller, threadID string, includeEvents, includeInternal bool) ([]hub.TurnHistory, error) {
 	if _, err := e.visibleThread(ctx, c, threadID); err != nil {
 		return nil, err
 	}
@@ -304,17 +309,17 @@ func (e *Engine) History(ctx context.Context, c Caller, threadID string, include
 	if err != nil {
 		return nil, err
 	}
-	out := make([]TurnHistory, len(turns))
+	out := make([]hub.TurnHistory, len(turns))
 	index := make(map[string]int, len(turns))
 	for i, t := range turns {
-		out[i] = TurnHistory{Turn: t}
+		out[i] = hub.TurnHistory{Turn: t}
 		index[t.ID] = i
 	}
 	if !includeEvents {
 		return out, nil
 	}
 	for after := int64(0); ; {
-		page, err := e.store.Events(ctx, EventFilter{After: after, ThreadID: threadID, All: true, Limit: 10000})
+		page, err := e.store.Events(ctx, hub.EventFilter{After: after, ThreadID: threadID, All: true, Limit: 10000})
 		if err != nil {
 			return nil, err
 		}

@@ -1,8 +1,9 @@
-package hub
+package engine
 
 import (
 	"context"
 	"fmt"
+	"github.com/switchboard-hub/switchboard/hub"
 )
 
 // recover repairs what a previous run left behind, before any call is
@@ -13,22 +14,22 @@ import (
 // same process (same start time), so a reused pid is never signalled.
 func (e *Engine) recover(ctx context.Context) error {
 	now := e.now()
-	w := &Write{}
+	w := &hub.Write{}
 	turns, err := e.store.RunningTurns(ctx)
 	if err != nil {
 		return fmt.Errorf("hub: recovery: %w", err)
 	}
-	threads := map[string]Thread{}
+	threads := map[string]hub.Thread{}
 	for _, t := range turns {
-		t.Status, t.EndedAt = TurnInterrupted, &now
+		t.Status, t.EndedAt = hub.TurnInterrupted, &now
 		t.Error = "the hub stopped while this turn was running"
 		th, err := e.store.GetThread(ctx, t.ThreadID)
 		if err != nil {
 			continue // a deleted thread's turn: nobody will see it
 		}
-		th.Status, th.UpdatedAt = ThreadIdle, now
+		th.Status, th.UpdatedAt = hub.ThreadIdle, now
 		threads[th.ID] = th
-		ev, _ := NewEvent(EventTurnCompleted, th, t.ID, now, map[string]any{"turn": t})
+		ev, _ := hub.NewEvent(hub.EventTurnCompleted, th, t.ID, now, map[string]any{"turn": t})
 		w.Turns = append(w.Turns, t)
 		w.Events = append(w.Events, ev)
 	}
@@ -49,16 +50,16 @@ func (e *Engine) recover(ctx context.Context) error {
 	if err := e.commit(ctx, w); err != nil {
 		return fmt.Errorf("hub: recovery: %w", err)
 	}
-	pending, err := e.store.ListPermissions(ctx, PermissionFilter{All: true, Status: PermissionPending})
+	pending, err := e.store.ListPermissions(ctx, hub.PermissionFilter{All: true, Status: hub.PermissionPending})
 	if err != nil {
 		return fmt.Errorf("hub: recovery: %w", err)
 	}
 	for _, p := range pending {
-		p.Status, p.DecidedBy, p.DecidedAt = PermissionExpired, DecidedByHub, &now
+		p.Status, p.DecidedBy, p.DecidedAt = hub.PermissionExpired, hub.DecidedByHub, &now
 		th, _ := e.store.GetThread(ctx, p.ThreadID)
-		ev, _ := NewEvent(EventPermissionResolved, th, p.TurnID, now, map[string]any{"permission": p})
+		ev, _ := hub.NewEvent(hub.EventPermissionResolved, th, p.TurnID, now, map[string]any{"permission": p})
 		ev.ThreadID = p.ThreadID
-		if err := e.commit(ctx, &Write{Decide: &p, Events: []Event{ev}}); err != nil && ErrorCode(err) != CodeConflict {
+		if err := e.commit(ctx, &hub.Write{Decide: &p, Events: []hub.Event{ev}}); err != nil && hub.ErrorCode(err) != hub.CodeConflict {
 			return fmt.Errorf("hub: recovery: %w", err)
 		}
 	}

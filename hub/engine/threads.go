@@ -1,0 +1,189 @@
+package engine
+
+import (
+	"context"
+	"github.com/switchboard-hub/switchboard/hub"
+	"os"
+	"path/filepath"
+	"regexp"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/switchboard-hub/switchboard/acp"
+)
+
+// threadRT is the live state of a thread: its agent process and session,
+// and its running turn. Fields are guarded by mu.
+type threadRT struct {
+	mu        sync.Mutex
+	id        string
+	agent     *acp.Agent // nil until the first turn, and after it exits
+	sessionID string     // the agent's session in agent
+	turn      *turnRT    // the running turn, if any
+	replaying bool       // session/load replay in progress: updates are not new events
+	idle      *time.Timer
+}
+
+var clientIDPattern = regexp.MustCompile(`^[A-Za-z0-9._-]{1,64}$`)
+
+func checkCaller(c hub.Caller) error {
+	if !clientIDPattern.MatchString(c.ClientID) {
+		return hub.Errorf(hub.CodeInvalidArgument, "X-Client-ID must match [A-Za-z0-9._-]{1,64}")
+	}
+	return nil
+}
+
+// visibleThread returns the thread if the caller may see it; another
+// client's thread is NOT_FOUND, like a missing one.
+func (e *Engine) visibleThread(ctx context.Context, c hub.Caller, id string) (hub.Thread, error) {
+	if err := checkCaller(c); err != nil {
+		return hub.Thread{}, err
+	}
+	t, err := e.store.GetThread(ctx, id)
+	if err != nil {
+		return hub.Thread{}, err
+	}
+	if !c.All && t.ClientID != c.ClientID {
+		return hub.Thread{}, hub.Errorf(hub.CodeNotFound, "thread %s not found", id)
+	}
+	return t, nil
+}
+
+func (e *Engine) runtime(id string) *threadRT {
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	rt := e.threads[id]
+	if rt == nil {
+		rt = &threadRT{id: id}
+		e.threads[id] = rt
+	}
+	return rt
+}
+
+// CreateThread implements Service.
+func (e *Engine) CreateThread(ctx context.Context, c hub.Caller, req hub.CreateThreadRequest) (hub.Thread, error) {
+	if err := checkCaller(c); err != nil {
+		return hub.Thread{}, err
+	}
+	spec, ok := e.agentSpec(req.Agent)
+	if !ok {
+		return hub.Thread{}, hub.Errorf(hub.CodeInvalidArgument, "unknown agent %q", req.Agent)
+	}
+	if d := acp.Detect(spec); !d.Available {
+		return hub.Thread{}, hub.Errorf(hub.CodeInvalidArgument, "agent %s is not available: %s", req.Agent, d.Reason)
+	}
+	if req.Cwd == "" || !filepath.IsAbs(req.Cwd) {
+		return hub.Thread{}, hub.Errorf(hub.CodeInvalidArgument, "cwd must be an absolute path")
+	}
+	cwd := filepath.Clean(req.Cwd)
+	if fi, err := os.Stat(cwd); err != nil || !fi.IsDir() {
+		return hub.Thread{}, hub.Errorf(hub.CodeInvalidArgument, "cwd %s is not an existing folder", cwd)
+	}
+	title := strings.TrimSpace(req.Title)
+	if title == "" {
+		title = filepath.Base(cwd)
+	}
+	now := e.now()
+	t := hub.Thread{ID: newID("th"), Agent: req.Agent, Cwd: cwd, Title: title, ClientID: c.ClientID,
+		Status: hub.ThreadIdle, CreatedAt: now, UpdatedAt: now}
+	ev, err := hub.NewEvent(hub.EventThreadUpdated, t, "", now, map[string]any{"thread": t})
+	if err != nil {
+		return hub.Thread{}, err
+	}
+	if err := e.commit(ctx, &hub.Write{Threads: []hub.Thread{t}, Events: []hub.Event{ev}}); err != nil {
+		return hub.Thread{}, err
+	}
+	return t, nil
+}
+
+// ListThreads implements Service.
+func (e *Engine) ListThreads(ctx context.Context, c hub.Caller, limit int, cursor string) (hub.ThreadPage, error) {
+	if err := checkCaller(c); err != nil {
+		return hub.ThreadPage{}, err
+	}
+	if limit < 0 || limit > 500 {
+		return hub.ThreadPage{}, hub.Errorf(hub.CodeInvalidArgument, "limit must be between 1 and 500")
+	}
+	ts, next, err := e.store.ListThreads(ctx, hub.ThreadFilter{ClientID: c.ClientID, All: c.All, Limit: limit, Cursor: cursor})
+	if err != nil {
+		return hub.ThreadPage{}, err
+	}
+	if ts == nil {
+		ts = []hub.Thread{}
+	}
+	return hub.ThreadPage{Threads: ts, NextCursor: next}, nil
+}
+
+// GetThread implements Service.
+func (e *Engine) GetThread(ctx context.Context, c hub.Caller, id string) (hub.Thread, error) {
+	return e.visibleThread(ctx, c, id)
+}
+
+// RenameThread implements Service.
+func (e *Engine) RenameThread(ctx context.Context, c hub.Caller, id, title string) (hub.Thread, error) {
+	title = strings.TrimSpace(title)
+	if title == "" || len(title) > 200 {
+		return hub.Thread{}, hub.Errorf(hub.CodeInvalidArgument, "title must be 1 to 200 characters")
+	}
+	return e.updateThread(ctx, c, id, func(t *hub.Thread) { t.Title = title })
+}
+
+// updateThread applies fn to the stored thread and commits it with a
+// thread_updated event.
+func (e *Engine) updateThread(ctx context.Context, c hub.Caller, id string, fn func(*hub.Thread)) (hub.Thread, error) {
+	t, err := e.visibleThread(ctx, c, id)
+	if err != nil {
+		return hub.Thread{}, err
+	}
+	fn(&t)
+	t.UpdatedAt = e.now()
+	ev, err := hub.NewEvent(hub.EventThreadUpdated, t, "", t.UpdatedAt, map[string]any{"thread": t})
+	if err != nil {
+		return hub.Thread{}, err
+	}
+	if err := e.commit(ctx, &hub.Write{Threads: []hub.Thread{t}, Events: []hub.Event{ev}}); err != nil {
+		return hub.Thread{}, err
+	}
+	return t, nil
+}
+
+// DeleteThread implements Service.
+func (e *Engine) DeleteThread(ctx context.Context, c hub.Caller, id string) error {
+	if _, err := e.visibleThread(ctx, c, id); err != nil {
+		return err
+	}
+	rt := e.runtime(id)
+	rt.mu.Lock()
+	turn := rt.turn
+	rt.mu.Unlock()
+	if turn != nil {
+		e.cancelTurn(turn, "thread deleted")
+	}
+	e.stopAgent(ctx, rt)
+	_, err := e.updateThread(ctx, c, id, func(t *hub.Thread) { t.Deleted = true; t.Status = hub.ThreadClosed })
+	e.mu.Lock()
+	delete(e.threads, id)
+	e.mu.Unlock()
+	return err
+}
+
+// ListAgents implements Service.
+func (e *Engine) ListAgents(ctx context.Context) ([]hub.Agent, error) {
+	e.mu.Lock()
+	specs := make([]acp.AgentSpec, 0, len(e.agents))
+	for _, s := range e.agents {
+		specs = append(specs, s)
+	}
+	e.mu.Unlock()
+	sortSpecs(specs)
+	out := make([]hub.Agent, 0, len(specs))
+	for _, s := range specs {
+		a := hub.Agent{ID: s.ID, Name: s.Name, Command: strings.Join(append([]string{s.Command.Path}, s.Command.Args...), " "), Status: hub.AgentAvailable}
+		if d := acp.Detect(s); !d.Available {
+			a.Status, a.Reason = hub.AgentUnavailable, d.Reason
+		}
+		out = append(out, a)
+	}
+	return out, nil
+}
