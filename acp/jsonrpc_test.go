@@ -339,7 +339,7 @@ func TestConnLongLineUnderLimitAccepted(t *testing.T) {
 	h := funcHandler{notify: func(ctx context.Context, m string, p json.RawMessage) { got <- len(p) }}
 	_, peer := newScripted(t, h, ConnOptions{MaxLineBytes: 4 << 20})
 	text := strings.Repeat("y", 3<<20)
-	go peer.send(`{"jsonrpc":"2.0","method":"u","params":"` + text + `"}`)
+	go io.WriteString(peer.toW, `{"jsonrpc":"2.0","method":"u","params":"`+text+`"}`+"\n")
 	select {
 	case n := <-got:
 		if n != len(text)+2 {
