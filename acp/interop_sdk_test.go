@@ -9,6 +9,10 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	// The example agent and the JSON golden files come from this module:
+	// the blank import keeps it in go.mod for `go build` and `go list -m`.
+	_ "github.com/coder/acp-go-sdk"
 )
 
 // Interop with an agent nobody on the team wrote: the example agent of

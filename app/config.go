@@ -1,0 +1,163 @@
+package app
+
+import (
+	"errors"
+	"fmt"
+	"net"
+	"os"
+	"path/filepath"
+	"strings"
+	"time"
+
+	"github.com/spf13/viper"
+
+	"github.com/switchboard-hub/switchboard/acp"
+	"github.com/switchboard-hub/switchboard/hub/engine"
+)
+
+// Config is the config file (YAML). Keys are exactly these; an unknown key
+// is an error, so a typo never silently does nothing.
+type Config struct {
+	Listen         string   `mapstructure:"listen"`
+	AllowPublic    bool     `mapstructure:"allowPublic"`
+	AllowedHosts   []string `mapstructure:"allowedHosts"`
+	AllowedOrigins []string `mapstructure:"allowedOrigins"`
+	Permissions    struct {
+		Timeout time.Duration `mapstructure:"timeout"`
+	} `mapstructure:"permissions"`
+	Limits struct {
+		MaxAgentProcesses int           `mapstructure:"maxAgentProcesses"`
+		AgentIdleTimeout  time.Duration `mapstructure:"agentIdleTimeout"`
+		TurnTimeout       time.Duration `mapstructure:"turnTimeout"`
+	} `mapstructure:"limits"`
+	Context struct {
+		RecentTurns int `mapstructure:"recentTurns"`
+		MaxChars    int `mapstructure:"maxChars"`
+	} `mapstructure:"context"`
+	Notifications struct {
+		Enabled       bool `mapstructure:"enabled"`
+		TurnCompleted bool `mapstructure:"turnCompleted"`
+	} `mapstructure:"notifications"`
+	Tray struct {
+		Enabled bool `mapstructure:"enabled"`
+	} `mapstructure:"tray"`
+	Agents map[string]acp.AgentConfig `mapstructure:"agents"`
+}
+
+// defaults are the documented defaults, as viper keys.
+func setDefaults(v *viper.Viper) {
+	d := engine.DefaultConfig()
+	v.SetDefault("listen", DefaultListen)
+	v.SetDefault("allowPublic", false)
+	v.SetDefault("allowedHosts", []string{})
+	v.SetDefault("allowedOrigins", []string{})
+	v.SetDefault("permissions.timeout", d.PermissionTimeout)
+	v.SetDefault("limits.maxAgentProcesses", d.MaxAgentProcesses)
+	v.SetDefault("limits.agentIdleTimeout", d.AgentIdleTimeout)
+	v.SetDefault("limits.turnTimeout", d.TurnTimeout)
+	v.SetDefault("context.recentTurns", d.ContextRecentTurns)
+	v.SetDefault("context.maxChars", d.ContextMaxChars)
+	v.SetDefault("notifications.enabled", true)
+	v.SetDefault("notifications.turnCompleted", true)
+	v.SetDefault("tray.enabled", true)
+}
+
+// defaultConfigPath is the OS config dir's switchboard/config.yaml.
+func defaultConfigPath() (string, error) {
+	d, err := os.UserConfigDir()
+	if err != nil {
+		return "", err
+	}
+	return filepath.Join(d, "switchboard", "config.yaml"), nil
+}
+
+// LoadConfig reads and validates the config file at path. A missing file
+// is not an error when mustExist is false: the defaults apply. Every error
+// names the file, and for a syntax error the line.
+func LoadConfig(path string, mustExist bool) (Config, error) {
+	v := viper.New()
+	setDefaults(v)
+	v.SetConfigFile(path)
+	v.SetConfigType("yaml")
+	if err := v.ReadInConfig(); err != nil {
+		var notFound *os.PathError
+		if errors.As(err, &notFound) && errors.Is(err, os.ErrNotExist) && !mustExist {
+			return decodeConfig(v, path)
+		}
+		return Config{}, fmt.Errorf("config %s: %w", path, err)
+	}
+	return decodeConfig(v, path)
+}
+
+func decodeConfig(v *viper.Viper, path string) (Config, error) {
+	var c Config
+	if err := v.UnmarshalExact(&c); err != nil {
+		return Config{}, fmt.Errorf("config %s: %w", path, err)
+	}
+	if err := c.validate(); err != nil {
+		return Config{}, fmt.Errorf("config %s: %w", path, err)
+	}
+	return c, nil
+}
+
+func (c Config) validate() error {
+	if err := checkListen(c.Listen, c.AllowPublic); err != nil {
+		return fmt.Errorf("listen: %w", err)
+	}
+	positive := map[string]time.Duration{
+		"permissions.timeout":     c.Permissions.Timeout,
+		"limits.agentIdleTimeout": c.Limits.AgentIdleTimeout,
+		"limits.turnTimeout":      c.Limits.TurnTimeout,
+	}
+	for k, d := range positive {
+		if d <= 0 {
+			return fmt.Errorf("%s must be a positive duration such as 10m", k)
+		}
+	}
+	if c.Limits.MaxAgentProcesses < 1 {
+		return errors.New("limits.maxAgentProcesses must be at least 1")
+	}
+	if c.Context.RecentTurns < 0 || c.Context.MaxChars < 0 {
+		return errors.New("context.recentTurns and context.maxChars must not be negative")
+	}
+	if _, err := acp.Merge(acp.Builtin(), c.Agents); err != nil {
+		return err
+	}
+	return nil
+}
+
+// checkListen refuses a non-loopback address unless allowPublic.
+func checkListen(addr string, allowPublic bool) error {
+	host, _, err := net.SplitHostPort(addr)
+	if err != nil {
+		return fmt.Errorf("%q is not host:port: %w", addr, err)
+	}
+	if allowPublic {
+		return nil
+	}
+	if strings.EqualFold(host, "localhost") {
+		return nil
+	}
+	if ip := net.ParseIP(host); ip != nil && ip.IsLoopback() {
+		return nil
+	}
+	return fmt.Errorf("%s is not a loopback address; set allowPublic: true to serve beyond this machine", addr)
+}
+
+// engineConfig is the engine's part of c.
+func (c Config) engineConfig() engine.Config {
+	return engine.Config{
+		PermissionTimeout:  c.Permissions.Timeout,
+		MaxAgentProcesses:  c.Limits.MaxAgentProcesses,
+		AgentIdleTimeout:   c.Limits.AgentIdleTimeout,
+		TurnTimeout:        c.Limits.TurnTimeout,
+		ContextRecentTurns: c.Context.RecentTurns,
+		ContextMaxChars:    c.Context.MaxChars,
+	}
+}
+
+// agents is the catalogue: built-ins merged with the config's agents.
+func (c Config) agents() []acp.AgentSpec {
+	specs, _ := acp.Merge(acp.Builtin(), c.Agents) // validated by LoadConfig
+	return specs
+}

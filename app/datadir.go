@@ -1,0 +1,128 @@
+package app
+
+import (
+	"crypto/rand"
+	"encoding/hex"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+)
+
+// The data dir holds the database, the API token and hub.json. It and
+// everything in it are private to the user: the folder 0700, files 0600.
+const (
+	tokenFile     = "token"
+	discoveryFile = "hub.json"
+	databaseFile  = "switchboard.db"
+)
+
+// ensureDataDir creates dir 0700, or tightens an existing one to 0700.
+func ensureDataDir(dir string) error {
+	if err := os.MkdirAll(dir, 0o700); err != nil {
+		return fmt.Errorf("data dir: %w", err)
+	}
+	if err := os.Chmod(dir, 0o700); err != nil {
+		return fmt.Errorf("data dir: %w", err)
+	}
+	return nil
+}
+
+// loadOrCreateToken returns the API token from <dir>/token, creating it on
+// first start: 32 random bytes in hex, in a file only the user can read. A
+// token file another user could read is tightened to 0600.
+func loadOrCreateToken(dir string) (string, error) {
+	path := filepath.Join(dir, tokenFile)
+	b, err := os.ReadFile(path)
+	if err == nil {
+		tok := strings.TrimSpace(string(b))
+		if len(tok) != 64 || !isHex(tok) {
+			return "", fmt.Errorf("token file %s is damaged (want 64 hex digits): delete it to make a new token", path)
+		}
+		if err := os.Chmod(path, 0o600); err != nil {
+			return "", fmt.Errorf("token: %w", err)
+		}
+		return tok, nil
+	}
+	if !errors.Is(err, os.ErrNotExist) {
+		return "", fmt.Errorf("token: %w", err)
+	}
+	var raw [32]byte
+	if _, err := rand.Read(raw[:]); err != nil {
+		return "", fmt.Errorf("token: %w", err)
+	}
+	tok := hex.EncodeToString(raw[:])
+	f, err := os.OpenFile(path, os.O_WRONLY|os.O_CREATE|os.O_EXCL, 0o600)
+	if err != nil {
+		if errors.Is(err, os.ErrExist) { // another process made it just now
+			return loadOrCreateToken(dir)
+		}
+		return "", fmt.Errorf("token: %w", err)
+	}
+	if _, err := f.WriteString(tok + "\n"); err != nil {
+		f.Close()
+		os.Remove(path)
+		return "", fmt.Errorf("token: %w", err)
+	}
+	if err := f.Close(); err != nil {
+		os.Remove(path)
+		return "", fmt.Errorf("token: %w", err)
+	}
+	return tok, nil
+}
+
+func isHex(s string) bool {
+	_, err := hex.DecodeString(s)
+	return err == nil
+}
+
+// Discovery is <data-dir>/hub.json: how the tray, the editor bridge and
+// editors find a running hub. It never holds the token.
+type Discovery struct {
+	URL     string `json:"url"`
+	PID     int    `json:"pid"`
+	Version string `json:"version"`
+}
+
+// writeDiscovery writes hub.json atomically, mode 0600.
+func writeDiscovery(dir string, d Discovery) error {
+	b, err := json.MarshalIndent(d, "", "  ")
+	if err != nil {
+		return err
+	}
+	tmp, err := os.CreateTemp(dir, ".hub.json-*")
+	if err != nil {
+		return fmt.Errorf("hub.json: %w", err)
+	}
+	defer os.Remove(tmp.Name())
+	if _, err := tmp.Write(append(b, '\n')); err != nil {
+		tmp.Close()
+		return fmt.Errorf("hub.json: %w", err)
+	}
+	if err := tmp.Chmod(0o600); err != nil {
+		tmp.Close()
+		return fmt.Errorf("hub.json: %w", err)
+	}
+	if err := tmp.Close(); err != nil {
+		return fmt.Errorf("hub.json: %w", err)
+	}
+	if err := os.Rename(tmp.Name(), filepath.Join(dir, discoveryFile)); err != nil {
+		return fmt.Errorf("hub.json: %w", err)
+	}
+	return nil
+}
+
+// ReadDiscovery reads <dir>/hub.json.
+func ReadDiscovery(dir string) (Discovery, error) {
+	var d Discovery
+	b, err := os.ReadFile(filepath.Join(dir, discoveryFile))
+	if err != nil {
+		return d, err
+	}
+	if err := json.Unmarshal(b, &d); err != nil {
+		return d, fmt.Errorf("hub.json: %w", err)
+	}
+	return d, nil
+}

@@ -1,0 +1,218 @@
+package app
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"io/fs"
+	"log/slog"
+	"net"
+	"net/http"
+	"os"
+	"path/filepath"
+	"strings"
+	"time"
+
+	"github.com/switchboard-hub/switchboard/acp"
+	"github.com/switchboard-hub/switchboard/hub/engine"
+	"github.com/switchboard-hub/switchboard/hub/httpapi"
+	"github.com/switchboard-hub/switchboard/store"
+)
+
+var errHubRunning = errors.New("another Switchboard hub is already running on this data dir")
+
+// runningHub is the hub of one process: store, engine and HTTP API, as the
+// headless `serve` and the desktop app both run it.
+type runningHub struct {
+	log        *slog.Logger
+	dataDir    string
+	configPath string
+	config     Config
+	url        string
+	token      string
+	db         *store.DB
+	engine     *engine.Engine
+	http       *httpapi.Server
+	unlock     func()
+	served     chan error
+}
+
+// startHub opens the data dir (lock, token, database), reads the config,
+// starts the engine and serves the API on the configured address, then
+// writes hub.json. On error everything started so far is stopped.
+func startHub(ctx context.Context, e *env, o Options) (_ *runningHub, err error) {
+	log := slog.New(slog.NewTextHandler(e.stdio.Err, &slog.HandlerOptions{Level: logLevel()}))
+	h := &runningHub{log: log, dataDir: o.DataDir, served: make(chan error, 1)}
+	defer func() {
+		if err != nil {
+			h.stop(context.Background())
+		}
+	}()
+
+	if err := ensureDataDir(o.DataDir); err != nil {
+		return nil, err
+	}
+	if h.unlock, err = lockDataDir(o.DataDir); err != nil {
+		if errors.Is(err, errHubRunning) {
+			if d, derr := ReadDiscovery(o.DataDir); derr == nil {
+				return nil, fmt.Errorf("%w (pid %d, %s)", err, d.PID, d.URL)
+			}
+		}
+		return nil, err
+	}
+	h.configPath, err = configPath(o)
+	if err != nil {
+		return nil, err
+	}
+	if h.config, err = LoadConfig(h.configPath, o.Config != ""); err != nil {
+		return nil, err
+	}
+	listen := h.config.Listen
+	if o.Listen != "" {
+		listen = o.Listen
+		if err := checkListen(listen, h.config.AllowPublic); err != nil {
+			return nil, fmt.Errorf("--listen: %w", err)
+		}
+	}
+	if h.token, err = loadOrCreateToken(o.DataDir); err != nil {
+		return nil, err
+	}
+	if h.db, err = store.Open(filepath.Join(o.DataDir, databaseFile), store.Options{Logger: log}); err != nil {
+		return nil, err
+	}
+	h.engine, err = engine.New(ctx, engine.Options{
+		Store: h.db, Logger: log, Config: h.config.engineConfig(), Agents: h.config.agents(),
+		AgentOptions: acp.AgentOptions{Process: acp.ProcessOptions{Logger: log}},
+	})
+	if err != nil {
+		return nil, err
+	}
+	ln, err := net.Listen("tcp", listen)
+	if err != nil {
+		return nil, fmt.Errorf("listen on %s: %w", listen, err)
+	}
+	h.http = httpapi.New(h.engine, httpapi.Options{
+		Logger: log, Token: h.token, Version: version, UI: uiHandler(e.assets.Frontend),
+		AllowedHosts: h.config.AllowedHosts, AllowedOrigins: h.config.AllowedOrigins,
+	})
+	go func() { h.served <- h.http.Serve(ln) }()
+	h.url = "http://" + urlHost(ln.Addr().(*net.TCPAddr))
+	if err := writeDiscovery(o.DataDir, Discovery{URL: h.url, PID: os.Getpid(), Version: version}); err != nil {
+		return nil, err
+	}
+	return h, nil
+}
+
+func logLevel() slog.Level {
+	if os.Getenv("SWITCHBOARD_DEBUG") != "" {
+		return slog.LevelDebug
+	}
+	return slog.LevelInfo
+}
+
+func configPath(o Options) (string, error) {
+	if o.Config != "" {
+		return filepath.Abs(o.Config)
+	}
+	p, err := defaultConfigPath()
+	if err != nil {
+		return "", fmt.Errorf("config: %w (set --config)", err)
+	}
+	return p, nil
+}
+
+// urlHost is the host:port clients should use: loopback listeners by their
+// address, a wildcard listener by 127.0.0.1.
+func urlHost(a *net.TCPAddr) string {
+	if a.IP.IsUnspecified() {
+		return net.JoinHostPort("127.0.0.1", fmt.Sprint(a.Port))
+	}
+	return net.JoinHostPort(a.IP.String(), fmt.Sprint(a.Port))
+}
+
+// stop shuts the hub down gracefully, bounded by ctx: no new requests, SSE
+// streams ended, running turns cancelled, pending permissions cancelled
+// (never approved), agents stopped, the store flushed and closed, hub.json
+// removed, the data dir unlocked. Safe on a partly started hub.
+func (h *runningHub) stop(ctx context.Context) error {
+	var errs []error
+	if h.http != nil {
+		if err := h.http.Shutdown(ctx); err != nil {
+			errs = append(errs, fmt.Errorf("http: %w", err))
+		}
+		os.Remove(filepath.Join(h.dataDir, discoveryFile))
+	}
+	if h.engine != nil {
+		errs = append(errs, h.engine.Close(ctx))
+	}
+	if h.db != nil {
+		errs = append(errs, h.db.Close())
+	}
+	if h.unlock != nil {
+		h.unlock()
+	}
+	return errors.Join(errs...)
+}
+
+// summary is the human-readable start-up report.
+func (h *runningHub) summary() string {
+	var b strings.Builder
+	fmt.Fprintf(&b, "Switchboard %s\n", version)
+	fmt.Fprintf(&b, "  API        %s\n", h.url)
+	fmt.Fprintf(&b, "  data dir   %s\n", h.dataDir)
+	fmt.Fprintf(&b, "  token      %s\n", filepath.Join(h.dataDir, tokenFile))
+	fmt.Fprintf(&b, "  config     %s\n", h.configPath)
+	var found, missing []string
+	for _, s := range h.config.agents() {
+		if d := acp.Detect(s); d.Available {
+			found = append(found, s.ID)
+		} else {
+			missing = append(missing, s.ID)
+		}
+	}
+	fmt.Fprintf(&b, "  agents     %s\n", orNone(found))
+	fmt.Fprintf(&b, "  not found  %s\n", orNone(missing))
+	return b.String()
+}
+
+func orNone(s []string) string {
+	if len(s) == 0 {
+		return "none"
+	}
+	return strings.Join(s, ", ")
+}
+
+// uiHandler serves the web build embedded from frontend/dist, or nil (the
+// API's placeholder page) when the build is empty.
+func uiHandler(frontend fs.FS) http.Handler {
+	if frontend == nil {
+		return nil
+	}
+	dist, err := fs.Sub(frontend, "frontend/dist")
+	if err != nil {
+		return nil
+	}
+	if _, err := fs.Stat(dist, "index.html"); err != nil {
+		return nil
+	}
+	return http.FileServerFS(dist)
+}
+
+// serve runs the hub headless until ctx is done (SIGINT or SIGTERM), then
+// shuts it down gracefully.
+func serve(ctx context.Context, e *env, o Options) error {
+	h, err := startHub(ctx, e, o)
+	if err != nil {
+		return err
+	}
+	io.WriteString(e.stdio.Err, h.summary())
+	select {
+	case <-ctx.Done():
+	case err := <-h.served:
+		h.log.Error("http server stopped", "err", err)
+	}
+	sctx, cancel := context.WithTimeout(context.Background(), 15*time.Second)
+	defer cancel()
+	return h.stop(sctx)
+}

@@ -1,0 +1,190 @@
+package store
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"math/rand/v2"
+	"os"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/switchboard-hub/switchboard/hub"
+)
+
+// Benchmark data sizes: small by default; SWITCHBOARD_BENCH_LARGE=1 for
+// 10k threads and 1M events.
+func benchSizes() (threads, events int) {
+	if os.Getenv("SWITCHBOARD_BENCH_LARGE") == "1" {
+		return 10_000, 1_000_000
+	}
+	return 1_000, 50_000
+}
+
+// payload64 is a 64-byte message_delta payload.
+var payload64 = json.RawMessage(`{"text":"` + strings.Repeat("x", 64-len(`{"text":""}`)) + `"}`)
+
+func benchDB(b *testing.B) *DB {
+	b.Helper()
+	db := MustOpenDB(b)
+	mustCommit(b, db, writeThreads(thread("t1", "c1", 1)))
+	return db
+}
+
+func delta(i int) hub.Event {
+	return hub.Event{Type: hub.EventMessageDelta, ThreadID: "t1", TurnID: "u1", ClientID: "c1", At: at(i), Payload: payload64}
+}
+
+// BenchmarkAppendEvents: one 64-byte message_delta per Write, through
+// CommitAsync (the streaming path): the writer groups them.
+func BenchmarkAppendEvents(b *testing.B) {
+	db := benchDB(b)
+	var wg sync.WaitGroup
+	wg.Add(b.N)
+	done := func(_ *hub.Write, err error) {
+		if err != nil {
+			b.Error(err)
+		}
+		wg.Done()
+	}
+	b.ResetTimer()
+	start := time.Now()
+	for i := range b.N {
+		db.CommitAsync(&hub.Write{Events: []hub.Event{delta(i)}}, done)
+	}
+	wg.Wait()
+	b.ReportMetric(float64(b.N)/time.Since(start).Seconds(), "events/s")
+}
+
+// BenchmarkCommitSync: one event per Commit, one caller: every Write is its
+// own transaction and fsync.
+func BenchmarkCommitSync(b *testing.B) {
+	db := benchDB(b)
+	ctx := context.Background()
+	b.ResetTimer()
+	start := time.Now()
+	for i := range b.N {
+		if err := db.Commit(ctx, &hub.Write{Events: []hub.Event{delta(i)}}); err != nil {
+			b.Fatal(err)
+		}
+	}
+	b.ReportMetric(float64(b.N)/time.Since(start).Seconds(), "events/s")
+}
+
+// BenchmarkCommitSyncParallel: one event per Commit from many callers:
+// group commit shares each fsync among the callers waiting.
+func BenchmarkCommitSyncParallel(b *testing.B) {
+	db := benchDB(b)
+	ctx := context.Background()
+	b.SetParallelism(16)
+	b.ResetTimer()
+	start := time.Now()
+	b.RunParallel(func(pb *testing.PB) {
+		for pb.Next() {
+			if err := db.Commit(ctx, &hub.Write{Events: []hub.Event{delta(0)}}); err != nil {
+				b.Error(err)
+				return
+			}
+		}
+	})
+	b.ReportMetric(float64(b.N)/time.Since(start).Seconds(), "events/s")
+}
+
+// fill writes nThreads threads over 10 clients and nEvents events spread
+// over them, in Writes of 1000 rows.
+func fill(b *testing.B, db *DB, nThreads, nEvents int) {
+	b.Helper()
+	var wg sync.WaitGroup
+	submit := func(w *hub.Write) {
+		wg.Add(1)
+		db.CommitAsync(w, func(_ *hub.Write, err error) {
+			if err != nil {
+				b.Error(err)
+			}
+			wg.Done()
+		})
+	}
+	w := &hub.Write{}
+	for i := range nThreads {
+		w.Threads = append(w.Threads, thread(fmt.Sprintf("t%05d", i), fmt.Sprintf("c%d", i%10), i))
+		if len(w.Threads) == 1000 {
+			submit(w)
+			w = &hub.Write{}
+		}
+	}
+	submit(w)
+	wg.Wait()
+	w = &hub.Write{}
+	for i := range nEvents {
+		th := i % nThreads
+		w.Events = append(w.Events, hub.Event{Type: hub.EventMessageDelta, ThreadID: fmt.Sprintf("t%05d", th),
+			ClientID: fmt.Sprintf("c%d", th%10), At: at(i), Payload: payload64})
+		if len(w.Events) == 1000 {
+			submit(w)
+			w = &hub.Write{}
+		}
+	}
+	submit(w)
+	wg.Wait()
+}
+
+func BenchmarkEventsAfter(b *testing.B) {
+	nThreads, nEvents := benchSizes()
+	db := MustOpenDB(b)
+	fill(b, db, nThreads, nEvents)
+	ctx := context.Background()
+	for _, bc := range []struct {
+		name string
+		f    func(after int64) hub.EventFilter
+	}{
+		{"all/100", func(a int64) hub.EventFilter { return hub.EventFilter{All: true, After: a, Limit: 100} }},
+		{"all/1000", func(a int64) hub.EventFilter { return hub.EventFilter{All: true, After: a, Limit: 1000} }},
+		{"client/100", func(a int64) hub.EventFilter { return hub.EventFilter{ClientID: "c3", After: a, Limit: 100} }},
+		{"thread/100", func(a int64) hub.EventFilter {
+			return hub.EventFilter{All: true, ThreadID: "t00007", After: a, Limit: 100}
+		}},
+		{"tail", func(int64) hub.EventFilter { return hub.EventFilter{All: true, After: int64(nEvents - 10)} }},
+	} {
+		b.Run(bc.name, func(b *testing.B) {
+			rng := rand.New(rand.NewPCG(1, 2))
+			for b.Loop() {
+				if _, err := db.Events(ctx, bc.f(rng.Int64N(int64(nEvents)))); err != nil {
+					b.Fatal(err)
+				}
+			}
+		})
+	}
+}
+
+func BenchmarkListThreads(b *testing.B) {
+	nThreads, _ := benchSizes()
+	db := MustOpenDB(b)
+	fill(b, db, nThreads, 0)
+	ctx := context.Background()
+	// A cursor halfway down the list.
+	mid, _, err := db.ListThreads(ctx, hub.ThreadFilter{All: true, Limit: nThreads / 2})
+	if err != nil {
+		b.Fatal(err)
+	}
+	last := mid[len(mid)-1]
+	cursor := encodeCursor(encTime(last.UpdatedAt), last.ID)
+	for _, bc := range []struct {
+		name string
+		f    hub.ThreadFilter
+	}{
+		{"client/first", hub.ThreadFilter{ClientID: "c3"}},
+		{"all/first", hub.ThreadFilter{All: true}},
+		{"all/middle", hub.ThreadFilter{All: true, Cursor: cursor}},
+		{"client/cwd", hub.ThreadFilter{ClientID: "c3", Cwd: "/src/c3"}},
+	} {
+		b.Run(bc.name, func(b *testing.B) {
+			for b.Loop() {
+				if _, _, err := db.ListThreads(ctx, bc.f); err != nil {
+					b.Fatal(err)
+				}
+			}
+		})
+	}
+}

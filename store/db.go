@@ -1,0 +1,271 @@
+// Package store implements hub.Store on SQLite (modernc.org/sqlite, no cgo).
+//
+// One *DB owns two database/sql pools on the same file:
+//
+//   - the writer: one connection (MaxOpenConns 1), held for the DB's
+//     lifetime by a single writer goroutine that applies every Write with
+//     group commit (writer.go). Nothing else writes.
+//   - the read pool: a few query_only connections that serve every read
+//     (read.go). WAL mode lets them read the last commit while the writer
+//     writes; a Write is visible to reads once its Commit returned or its
+//     CommitAsync callback ran.
+//
+// PRAGMAs are set in the DSNs, never with Exec: a cancelled query can make
+// database/sql discard its connection, and a fresh one gets its settings
+// from the DSN again. The schema is in migrations/ (migrate.go); how times
+// and JSON are stored is in codec.go.
+package store
+
+import (
+	"context"
+	"database/sql"
+	"errors"
+	"fmt"
+	"log/slog"
+	"os"
+	"path/filepath"
+	"runtime"
+	"strings"
+	"sync"
+
+	"github.com/switchboard-hub/switchboard/hub"
+
+	_ "modernc.org/sqlite" // registers the "sqlite" driver
+)
+
+var _ hub.Store = (*DB)(nil)
+
+// ErrClosed is returned by Commit (and passed to CommitAsync's done) after
+// Close.
+var ErrClosed = errors.New("store: closed")
+
+// Default sizes; see Options.
+const (
+	DefaultQueueSize     = 4096
+	DefaultMaxBatch      = 500
+	DefaultMaxBatchBytes = 4 << 20
+	DefaultReadConns     = 4
+)
+
+// The DSN parameters. writeParams is the one DESIGN.md pins; the read pool
+// adds query_only so that a read connection can never write.
+const (
+	writeParams = "_pragma=busy_timeout(10000)&_pragma=journal_mode(WAL)&_pragma=synchronous(FULL)&_pragma=foreign_keys(1)&_txlock=immediate"
+	readParams  = "_pragma=busy_timeout(10000)&_pragma=query_only(1)"
+)
+
+// Options configure Open. Zero values select the defaults.
+type Options struct {
+	Logger *slog.Logger
+	// QueueSize bounds the writer's queue, in Writes (default 4096). A full
+	// queue blocks CommitAsync and Commit: backpressure.
+	QueueSize int
+	// MaxBatch and MaxBatchBytes bound one group commit (defaults 500
+	// Writes, 4 MiB of estimated row data). A single Write is never split.
+	MaxBatch      int
+	MaxBatchBytes int
+	// ReadConns is the size of the read pool (default 4).
+	ReadConns int
+}
+
+// DB is the SQLite hub.Store. Its methods are safe for concurrent use,
+// except that CommitAsync callbacks must not call it (they run on the
+// writer goroutine).
+type DB struct {
+	path string
+	log  *slog.Logger
+
+	wdb  *sql.DB   // the writer's pool: one connection
+	conn *sql.Conn // that connection; owned by the writer goroutine after Open
+	st   *stmts    // prepared on conn; used only by the writer goroutine
+	rdb  *sql.DB   // the read pool
+	// rstmts caches the read pool's prepared statements by query text.
+	rstmts sync.Map
+
+	maxBatch, maxBytes int
+
+	// mu guards closed and the send side of queue: senders hold it shared
+	// while sending, Close holds it exclusively to close the queue.
+	mu      sync.RWMutex
+	closed  bool
+	queue   chan *op
+	stopped chan struct{} // closed when the writer goroutine has returned
+
+	// batchHook, when set (tests only, before the first Write), is called
+	// on the writer goroutine with the size of each batch before it is
+	// applied.
+	batchHook func(n int)
+
+	closeOnce sync.Once
+	closeErr  error
+}
+
+// Open opens (creating if needed) the database at path, applies pending
+// migrations, and starts the writer goroutine. A database whose schema is
+// newer than this build knows is refused with an error wrapping
+// ErrSchemaTooNew.
+//
+// File modes do not depend on the umask: folders Open creates are chmod'ed
+// to 0700 (existing ones are left as they are); the database file is
+// created 0600 and chmod'ed to 0600 on every Open; SQLite creates the -wal
+// and -shm files with the database file's mode, and Open chmods them to
+// 0600 as well once they exist.
+func Open(path string, opts Options) (*DB, error) {
+	log := opts.Logger
+	if log == nil {
+		log = slog.New(slog.DiscardHandler)
+	}
+	abs, err := filepath.Abs(path)
+	if err != nil {
+		return nil, fmt.Errorf("store: open: %w", err)
+	}
+	if err := prepareFiles(abs); err != nil {
+		return nil, err
+	}
+	db := &DB{
+		path:     abs,
+		log:      log,
+		maxBatch: orDefault(opts.MaxBatch, DefaultMaxBatch),
+		maxBytes: orDefault(opts.MaxBatchBytes, DefaultMaxBatchBytes),
+		queue:    make(chan *op, orDefault(opts.QueueSize, DefaultQueueSize)),
+		stopped:  make(chan struct{}),
+	}
+	if err := db.open(orDefault(opts.ReadConns, DefaultReadConns)); err != nil {
+		db.closeDBs()
+		return nil, err
+	}
+	go db.run()
+	return db, nil
+}
+
+func (db *DB) open(readConns int) error {
+	ctx := context.Background()
+	var err error
+	db.wdb, err = sql.Open("sqlite", dsn(db.path, writeParams))
+	if err != nil {
+		return fmt.Errorf("store: open: %w", err)
+	}
+	db.wdb.SetMaxOpenConns(1)
+	db.wdb.SetMaxIdleConns(1)
+	if db.conn, err = db.wdb.Conn(ctx); err != nil {
+		return fmt.Errorf("store: open: %w", err)
+	}
+	version, err := migrate(ctx, db.conn, migrations, db.log)
+	if err != nil {
+		return err
+	}
+	for _, suffix := range []string{"-wal", "-shm"} {
+		if err := os.Chmod(db.path+suffix, 0o600); err != nil && !errors.Is(err, os.ErrNotExist) {
+			return fmt.Errorf("store: open: %w", err)
+		}
+	}
+	if db.st, err = prepareStmts(ctx, db.conn); err != nil {
+		return err
+	}
+	db.rdb, err = sql.Open("sqlite", dsn(db.path, readParams))
+	if err != nil {
+		return fmt.Errorf("store: open: %w", err)
+	}
+	db.rdb.SetMaxOpenConns(readConns)
+	db.rdb.SetMaxIdleConns(readConns)
+	if err := db.rdb.PingContext(ctx); err != nil {
+		return fmt.Errorf("store: open read pool: %w", err)
+	}
+	db.log.Info("database opened", "path", db.path, "schemaVersion", version)
+	return nil
+}
+
+// Path is the database file's absolute path.
+func (db *DB) Path() string { return db.path }
+
+// Close stops accepting Writes, applies every Write already queued (their
+// callbacks run), stops the writer and closes the database. It is
+// idempotent; later calls return the first call's result.
+func (db *DB) Close() error {
+	db.closeOnce.Do(func() {
+		db.mu.Lock()
+		db.closed = true
+		close(db.queue)
+		db.mu.Unlock()
+		<-db.stopped
+		db.closeErr = db.closeDBs()
+		db.log.Info("database closed", "path", db.path)
+	})
+	return db.closeErr
+}
+
+// mkdirAll0700 creates dir and its missing parents with mode 0700, chmod'ed
+// so that the umask cannot loosen or tighten it. Existing folders are left
+// as they are.
+func mkdirAll0700(dir string) error {
+	if _, err := os.Stat(dir); !errors.Is(err, os.ErrNotExist) {
+		return err
+	}
+	if err := mkdirAll0700(filepath.Dir(dir)); err != nil {
+		return err
+	}
+	if err := os.Mkdir(dir, 0o700); err != nil {
+		return err
+	}
+	return os.Chmod(dir, 0o700)
+}
+
+// closeDBs closes whatever open managed to open.
+func (db *DB) closeDBs() error {
+	var errs []error
+	if db.st != nil {
+		errs = append(errs, db.st.close())
+	}
+	if db.conn != nil {
+		errs = append(errs, db.conn.Close())
+	}
+	if db.wdb != nil {
+		errs = append(errs, db.wdb.Close())
+	}
+	if db.rdb != nil {
+		errs = append(errs, db.closeReadStmts(), db.rdb.Close())
+	}
+	if err := errors.Join(errs...); err != nil {
+		return fmt.Errorf("store: close: %w", err)
+	}
+	return nil
+}
+
+// prepareFiles creates the folder (0700) and the database file (0600) and
+// sets their modes whatever the umask.
+func prepareFiles(path string) error {
+	if err := mkdirAll0700(filepath.Dir(path)); err != nil {
+		return fmt.Errorf("store: create folder: %w", err)
+	}
+	f, err := os.OpenFile(path, os.O_RDWR|os.O_CREATE, 0o600)
+	if err != nil {
+		return fmt.Errorf("store: create database file: %w", err)
+	}
+	err = f.Chmod(0o600)
+	if cerr := f.Close(); err == nil {
+		err = cerr
+	}
+	if err != nil {
+		return fmt.Errorf("store: database file mode: %w", err)
+	}
+	return nil
+}
+
+// dsn builds a SQLite URI for path with the given query. '%', '?' and '#'
+// in the path are escaped, since SQLite decodes %HH in URIs and the driver
+// splits the query off at the first '?'.
+func dsn(path, params string) string {
+	p := filepath.ToSlash(path)
+	if runtime.GOOS == "windows" && !strings.HasPrefix(p, "/") {
+		p = "/" + p // file:/C:/… is the URI form of a drive path
+	}
+	p = strings.NewReplacer("%", "%25", "?", "%3f", "#", "%23").Replace(p)
+	return "file:" + p + "?" + params
+}
+
+func orDefault(v, def int) int {
+	if v <= 0 {
+		return def
+	}
+	return v
+}

@@ -1,0 +1,113 @@
+package store
+
+import (
+	"context"
+	"database/sql"
+	"errors"
+	"fmt"
+	"strings"
+
+	"github.com/switchboard-hub/switchboard/hub"
+)
+
+// Event page sizes (hub.EventFilter.Limit).
+const (
+	DefaultEventLimit = 1000
+	MaxEventLimit     = 10000
+)
+
+const insertEventSQL = `INSERT INTO events (type, thread_id, turn_id, client_id, at, payload)
+	VALUES (?, ?, ?, ?, ?, ?)`
+
+// insertEvent appends e and sets e.Seq; an empty e.ClientID is first
+// filled from e's thread (which may have been written by the same Write).
+func insertEvent(ctx context.Context, st *stmts, e *hub.Event) error {
+	if e.Type == "" {
+		return invalid("store: event without type")
+	}
+	if e.ClientID == "" && e.ThreadID != "" {
+		err := st.threadClient.QueryRowContext(ctx, e.ThreadID).Scan(&e.ClientID)
+		if err != nil && !errors.Is(err, sql.ErrNoRows) {
+			return fmt.Errorf("store: append %s event: %w", e.Type, err)
+		}
+	}
+	res, err := st.insertEvent.ExecContext(ctx, e.Type, e.ThreadID, e.TurnID, e.ClientID, encTime(e.At), encJSON(e.Payload))
+	if err == nil {
+		e.Seq, err = res.LastInsertId()
+	}
+	if err != nil {
+		return fmt.Errorf("store: append %s event: %w", e.Type, err)
+	}
+	return nil
+}
+
+// Events returns up to f.Limit (default 1000, at most 10000) committed
+// events with Seq > f.After in Seq order: only f.ThreadID's and f.TurnID's
+// when set, only those whose ClientID is f.ClientID unless f.All (none when
+// ClientID is "" and All is false), never those of a deleted thread.
+// Events with no thread are kept (subject to the client filter).
+func (db *DB) Events(ctx context.Context, f hub.EventFilter) ([]hub.Event, error) {
+	if !f.All && f.ClientID == "" {
+		return nil, nil
+	}
+	q, args, limit := eventsQuery(f)
+	rows, err := db.query(ctx, q, args...)
+	if err != nil {
+		return nil, fmt.Errorf("store: events: %w", err)
+	}
+	defer rows.Close()
+	events := make([]hub.Event, 0, min(limit, 256))
+	for rows.Next() {
+		var e hub.Event
+		var at int64
+		var payload []byte
+		if err := rows.Scan(&e.Seq, &e.Type, &e.ThreadID, &e.TurnID, &e.ClientID, &at, &payload); err != nil {
+			return nil, fmt.Errorf("store: events: %w", err)
+		}
+		e.At, e.Payload = decTime(at), decJSON(payload)
+		events = append(events, e)
+	}
+	if err := rows.Err(); err != nil {
+		return nil, fmt.Errorf("store: events: %w", err)
+	}
+	return events, nil
+}
+
+// eventsQuery builds Events' query for f (ClientID or All set). Events of
+// deleted threads are filtered with NOT IN over the (few) deleted threads,
+// which SQLite evaluates once per query, not once per row.
+func eventsQuery(f hub.EventFilter) (q string, args []any, limit int) {
+	limit = f.Limit
+	if limit <= 0 {
+		limit = DefaultEventLimit
+	}
+	limit = min(limit, MaxEventLimit)
+	var b strings.Builder
+	b.WriteString(`SELECT seq, type, thread_id, turn_id, client_id, at, payload FROM events
+		WHERE seq > ? AND thread_id NOT IN (SELECT id FROM threads WHERE deleted = 1)`)
+	args = []any{f.After}
+	if f.ThreadID != "" {
+		b.WriteString(` AND thread_id = ?`)
+		args = append(args, f.ThreadID)
+	}
+	if f.TurnID != "" {
+		b.WriteString(` AND turn_id = ?`)
+		args = append(args, f.TurnID)
+	}
+	if !f.All {
+		b.WriteString(` AND client_id = ?`)
+		args = append(args, f.ClientID)
+	}
+	b.WriteString(` ORDER BY seq LIMIT ?`)
+	return b.String(), append(args, limit), limit
+}
+
+// LastSeq returns the highest committed Seq, 0 for an empty log. It
+// includes events of deleted threads: it is a position in the log.
+func (db *DB) LastSeq(ctx context.Context) (int64, error) {
+	var seq int64
+	if err := db.queryRow(ctx, `SELECT COALESCE(MAX(seq), 0) FROM events`).Scan(&seq); err != nil {
+		return 0, fmt.Errorf("store: last seq: %w", err)
+	}
+	return seq, nil
+}

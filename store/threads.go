@@ -1,0 +1,153 @@
+package store
+
+import (
+	"context"
+	"database/sql"
+	"encoding/base64"
+	"errors"
+	"fmt"
+	"strconv"
+	"strings"
+
+	"github.com/switchboard-hub/switchboard/hub"
+)
+
+// Thread page sizes (hub.ThreadFilter.Limit).
+const (
+	DefaultThreadLimit = 50
+	MaxThreadLimit     = 500
+)
+
+const upsertThreadSQL = `INSERT INTO threads
+	(id, agent, cwd, title, client_id, status, summary, agent_session_id, deleted, created_at, updated_at)
+	VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
+	ON CONFLICT (id) DO UPDATE SET
+		agent = excluded.agent, cwd = excluded.cwd, title = excluded.title,
+		client_id = excluded.client_id, status = excluded.status, summary = excluded.summary,
+		agent_session_id = excluded.agent_session_id, deleted = excluded.deleted,
+		created_at = excluded.created_at, updated_at = excluded.updated_at`
+
+const threadColumns = `id, agent, cwd, title, client_id, status, summary, agent_session_id, created_at, updated_at`
+
+func upsertThread(ctx context.Context, st *stmts, t *hub.Thread) error {
+	if t.ID == "" {
+		return invalid("store: thread without id")
+	}
+	_, err := st.upsertThread.ExecContext(ctx, t.ID, t.Agent, t.Cwd, t.Title, t.ClientID, t.Status,
+		t.Summary, t.AgentSessionID, boolInt(t.Deleted), encTime(t.CreatedAt), encTime(t.UpdatedAt))
+	if err != nil {
+		return fmt.Errorf("store: upsert thread %s: %w", t.ID, err)
+	}
+	return nil
+}
+
+func scanThread(s interface{ Scan(...any) error }) (hub.Thread, error) {
+	var t hub.Thread
+	var created, updated int64
+	err := s.Scan(&t.ID, &t.Agent, &t.Cwd, &t.Title, &t.ClientID, &t.Status, &t.Summary,
+		&t.AgentSessionID, &created, &updated)
+	t.CreatedAt, t.UpdatedAt = decTime(created), decTime(updated)
+	return t, err
+}
+
+// GetThread returns the thread id; NOT_FOUND if it does not exist or was
+// deleted.
+func (db *DB) GetThread(ctx context.Context, id string) (hub.Thread, error) {
+	row := db.queryRow(ctx, `SELECT `+threadColumns+` FROM threads WHERE id = ? AND deleted = 0`, id)
+	t, err := scanThread(row)
+	if errors.Is(err, sql.ErrNoRows) {
+		return hub.Thread{}, hub.Errorf(hub.CodeNotFound, "thread %s not found", id)
+	}
+	if err != nil {
+		return hub.Thread{}, fmt.Errorf("store: get thread: %w", err)
+	}
+	return t, nil
+}
+
+// ListThreads returns a page of f.ClientID's threads (every client's with
+// f.All; none when ClientID is "" and All is false), newest first by
+// (UpdatedAt, ID), optionally only those in f.Cwd, and the cursor of the
+// next page ("" on the last). Paging is by keyset, so pages never repeat a
+// thread; one updated while a client pages moves ahead of the cursor and
+// shows up on a fresh first page instead. Limit defaults to 50 and is
+// capped at 500. A malformed cursor is INVALID_ARGUMENT.
+func (db *DB) ListThreads(ctx context.Context, f hub.ThreadFilter) ([]hub.Thread, string, error) {
+	if !f.All && f.ClientID == "" {
+		return nil, "", nil
+	}
+	q, args, limit, err := threadsQuery(f)
+	if err != nil {
+		return nil, "", err
+	}
+	rows, err := db.query(ctx, q, args...)
+	if err != nil {
+		return nil, "", fmt.Errorf("store: list threads: %w", err)
+	}
+	defer rows.Close()
+	threads := make([]hub.Thread, 0, min(limit+1, 64))
+	for rows.Next() {
+		t, err := scanThread(rows)
+		if err != nil {
+			return nil, "", fmt.Errorf("store: list threads: %w", err)
+		}
+		threads = append(threads, t)
+	}
+	if err := rows.Err(); err != nil {
+		return nil, "", fmt.Errorf("store: list threads: %w", err)
+	}
+	next := ""
+	if len(threads) > limit {
+		threads = threads[:limit]
+		last := threads[limit-1]
+		next = encodeCursor(encTime(last.UpdatedAt), last.ID)
+	}
+	return threads, next, nil
+}
+
+// threadsQuery builds ListThreads' query for f (ClientID or All set): it
+// asks for limit+1 rows, to know whether there is a next page.
+func threadsQuery(f hub.ThreadFilter) (q string, args []any, limit int, err error) {
+	limit = f.Limit
+	if limit <= 0 {
+		limit = DefaultThreadLimit
+	}
+	limit = min(limit, MaxThreadLimit)
+	var b strings.Builder
+	b.WriteString(`SELECT ` + threadColumns + ` FROM threads WHERE deleted = 0`)
+	if !f.All {
+		b.WriteString(` AND client_id = ?`)
+		args = append(args, f.ClientID)
+	}
+	if f.Cwd != "" {
+		b.WriteString(` AND cwd = ?`)
+		args = append(args, f.Cwd)
+	}
+	if f.Cursor != "" {
+		at, id, err := decodeCursor(f.Cursor)
+		if err != nil {
+			return "", nil, 0, err
+		}
+		b.WriteString(` AND (updated_at, id) < (?, ?)`)
+		args = append(args, at, id)
+	}
+	b.WriteString(` ORDER BY updated_at DESC, id DESC LIMIT ?`)
+	return b.String(), append(args, limit+1), limit, nil
+}
+
+// A cursor is base64url("<updated_at nanos>:<id>") of the last thread of a
+// page. Clients must treat it as opaque.
+func encodeCursor(at int64, id string) string {
+	return base64.RawURLEncoding.EncodeToString([]byte(strconv.FormatInt(at, 10) + ":" + id))
+}
+
+func decodeCursor(c string) (int64, string, error) {
+	b, err := base64.RawURLEncoding.DecodeString(c)
+	if err == nil {
+		at, id, ok := strings.Cut(string(b), ":")
+		n, perr := strconv.ParseInt(at, 10, 64)
+		if ok && perr == nil {
+			return n, id, nil
+		}
+	}
+	return 0, "", invalid("invalid cursor")
+}

@@ -1,0 +1,93 @@
+package store
+
+import (
+	"context"
+	"encoding/json"
+	"reflect"
+	"testing"
+	"time"
+
+	"github.com/switchboard-hub/switchboard/hub"
+)
+
+func TestTurnRoundTrip(t *testing.T) {
+	ctx := context.Background()
+	db := MustOpenDB(t)
+	ended := at(9)
+	full := hub.Turn{
+		ID: "u1", ThreadID: "t1", Status: hub.TurnCompleted, Input: "fix it",
+		Content: json.RawMessage(`[{"type":"text","text":"fix it"}]`), Output: "done",
+		StopReason: "end_turn", Error: "", StartedAt: at(2), EndedAt: &ended,
+	}
+	bare := hub.Turn{ID: "u2", ThreadID: "t1"} // zero time, nil EndedAt and Content
+	var zeroTime time.Time
+	zeroEnd := hub.Turn{ID: "u3", ThreadID: "t1", StartedAt: at(3), EndedAt: &zeroTime, Internal: true}
+	mustCommit(t, db, &hub.Write{Threads: []hub.Thread{thread("t1", "c", 1)}, Turns: []hub.Turn{full, bare, zeroEnd}})
+	for _, want := range []hub.Turn{full, bare, zeroEnd} {
+		got, err := db.GetTurn(ctx, want.ID)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if !reflect.DeepEqual(got, want) {
+			t.Errorf("GetTurn(%s):\n got %+v\nwant %+v", want.ID, got, want)
+		}
+	}
+	_, err := db.GetTurn(ctx, "nope")
+	wantCode(t, err, hub.CodeNotFound)
+}
+
+func turnIDs(ts []hub.Turn) []string {
+	var ids []string
+	for _, t := range ts {
+		ids = append(ids, t.ID)
+	}
+	return ids
+}
+
+func TestListTurnsAndRunning(t *testing.T) {
+	ctx := context.Background()
+	db := MustOpenDB(t)
+	w := &hub.Write{Threads: []hub.Thread{thread("t1", "c", 1), thread("t2", "c", 1)}}
+	// Inserted out of order; u3 and u4 tie on StartedAt (insertion breaks it).
+	w.Turns = []hub.Turn{turn("u5", "t1", 50), turn("u3", "t1", 30), turn("u4", "t1", 30), turn("u1", "t1", 10), turn("x1", "t2", 5)}
+	w.Turns[0].Internal = true
+	w.Turns[3].Status = hub.TurnCompleted
+	mustCommit(t, db, w)
+	got, err := db.ListTurns(ctx, "t1", false)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if ids := turnIDs(got); !reflect.DeepEqual(ids, []string{"u1", "u3", "u4"}) {
+		t.Errorf("ListTurns: %v", ids)
+	}
+	got, _ = db.ListTurns(ctx, "t1", true)
+	if ids := turnIDs(got); !reflect.DeepEqual(ids, []string{"u1", "u3", "u4", "u5"}) {
+		t.Errorf("ListTurns internal: %v", ids)
+	}
+	got, _ = db.RunningTurns(ctx)
+	if ids := turnIDs(got); !reflect.DeepEqual(ids, []string{"x1", "u3", "u4", "u5"}) {
+		t.Errorf("RunningTurns: %v", ids)
+	}
+	if got, err := db.ListTurns(ctx, "nope", true); err != nil || len(got) != 0 {
+		t.Errorf("ListTurns of no thread: %v, %v", got, err)
+	}
+}
+
+// TestWriteOrderWithinWrite: a thread and its first turn, permission and
+// event can go in one Write (threads are applied before what refers to them).
+func TestWriteOrderWithinWrite(t *testing.T) {
+	db := MustOpenDB(t)
+	w := &hub.Write{
+		Threads:     []hub.Thread{thread("t1", "c7", 1)},
+		Turns:       []hub.Turn{turn("u1", "t1", 2)},
+		Permissions: []hub.Permission{permission("p1", "t1", "u1", 3)},
+		Events:      []hub.Event{event(hub.EventTurnStarted, "t1", "u1", 2)},
+	}
+	mustCommit(t, db, w)
+	if w.Events[0].ClientID != "c7" || w.Events[0].Seq != 1 {
+		t.Errorf("event: seq %d client %q, want 1 and the thread's client", w.Events[0].Seq, w.Events[0].ClientID)
+	}
+	// A turn of a thread that does not exist is refused (foreign key).
+	err := db.Commit(context.Background(), &hub.Write{Turns: []hub.Turn{turn("u2", "ghost", 1)}})
+	wantCode(t, err, hub.CodeInternal)
+}

@@ -1,0 +1,111 @@
+package store
+
+import (
+	"context"
+	"database/sql"
+	"errors"
+	"fmt"
+
+	"github.com/switchboard-hub/switchboard/hub"
+)
+
+// stmts are the writer's prepared statements, bound to its connection. Only
+// the writer goroutine uses them.
+type stmts struct {
+	begin, commit, rollback        *sql.Stmt
+	savepoint, release, rollbackTo *sql.Stmt
+	upsertThread, upsertTurn       *sql.Stmt
+	upsertPermission, decide       *sql.Stmt
+	permissionStatus               *sql.Stmt
+	insertEvent, threadClient      *sql.Stmt
+	upsertProc, deleteProc         *sql.Stmt
+	all                            []*sql.Stmt
+}
+
+func prepareStmts(ctx context.Context, conn *sql.Conn) (*stmts, error) {
+	s := &stmts{}
+	for _, p := range []struct {
+		dst **sql.Stmt
+		sql string
+	}{
+		{&s.begin, "BEGIN IMMEDIATE"},
+		{&s.commit, "COMMIT"},
+		{&s.rollback, "ROLLBACK"},
+		{&s.savepoint, "SAVEPOINT w"},
+		{&s.release, "RELEASE w"},
+		{&s.rollbackTo, "ROLLBACK TO w"},
+		{&s.upsertThread, upsertThreadSQL},
+		{&s.upsertTurn, upsertTurnSQL},
+		{&s.upsertPermission, upsertPermissionSQL},
+		{&s.decide, decideSQL},
+		{&s.permissionStatus, "SELECT status FROM permissions WHERE id = ?"},
+		{&s.insertEvent, insertEventSQL},
+		{&s.threadClient, "SELECT client_id FROM threads WHERE id = ?"},
+		{&s.upsertProc, upsertProcSQL},
+		{&s.deleteProc, "DELETE FROM agent_processes WHERE pid = ?"},
+	} {
+		st, err := conn.PrepareContext(ctx, p.sql)
+		if err != nil {
+			_ = s.close()
+			return nil, fmt.Errorf("store: prepare %q: %w", p.sql, err)
+		}
+		*p.dst = st
+		s.all = append(s.all, st)
+	}
+	return s, nil
+}
+
+func (s *stmts) close() error {
+	var errs []error
+	for _, st := range s.all {
+		errs = append(errs, st.Close())
+	}
+	return errors.Join(errs...)
+}
+
+// apply makes w's changes on the writer's connection, inside the savepoint
+// commitBatch opened: Decide first, then threads, turns, permissions,
+// events, agent processes.
+func (db *DB) apply(ctx context.Context, w *hub.Write) error {
+	st := db.st
+	if w.Decide != nil {
+		if err := decide(ctx, st, w.Decide); err != nil {
+			return err
+		}
+	}
+	for i := range w.Threads {
+		if err := upsertThread(ctx, st, &w.Threads[i]); err != nil {
+			return err
+		}
+	}
+	for i := range w.Turns {
+		if err := upsertTurn(ctx, st, &w.Turns[i]); err != nil {
+			return err
+		}
+	}
+	for i := range w.Permissions {
+		if err := upsertPermission(ctx, st, &w.Permissions[i]); err != nil {
+			return err
+		}
+	}
+	for i := range w.Events {
+		if err := insertEvent(ctx, st, &w.Events[i]); err != nil {
+			return err
+		}
+	}
+	for i := range w.AgentProcs {
+		if err := upsertProc(ctx, st, &w.AgentProcs[i]); err != nil {
+			return err
+		}
+	}
+	for _, pid := range w.ForgetProcs {
+		if _, err := st.deleteProc.ExecContext(ctx, pid); err != nil {
+			return fmt.Errorf("store: forget agent process %d: %w", pid, err)
+		}
+	}
+	return nil
+}
+
+func invalid(format string, args ...any) error {
+	return hub.Errorf(hub.CodeInvalidArgument, format, args...)
+}

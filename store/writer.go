@@ -1,0 +1,247 @@
+package store
+
+import (
+	"context"
+	"errors"
+	"fmt"
+
+	"github.com/switchboard-hub/switchboard/hub"
+	"modernc.org/sqlite"
+)
+
+// op is one queued Write and whom to tell about it.
+type op struct {
+	w    *hub.Write
+	done func(*hub.Write, error) // nil: nobody to tell
+	size int
+	err  error // set by the writer goroutine
+}
+
+// Commit applies w and returns once it is committed (w.Events then carry
+// their Seq and ClientID) or failed. ctx bounds the wait to enqueue and the
+// wait for the result; but once w is queued it is applied even if ctx ends,
+// so a ctx error does not mean w was not committed, and the writer may
+// still be setting w.Events[i].Seq: after a ctx error the caller must not
+// touch w again.
+//
+// Errors: a *hub.Error for a refused Write (Decide: CONFLICT, NOT_FOUND;
+// INVALID_ARGUMENT), an INTERNAL *hub.Error when SQLite failed, ErrClosed
+// after Close, or ctx's error.
+func (db *DB) Commit(ctx context.Context, w *hub.Write) error {
+	if err := ctx.Err(); err != nil {
+		return fmt.Errorf("store: commit: %w", err)
+	}
+	res := make(chan error, 1)
+	o := &op{w: w, done: func(_ *hub.Write, err error) { res <- err }}
+	if err := db.enqueue(ctx, o); err != nil {
+		return err
+	}
+	select {
+	case err := <-res:
+		return err
+	case <-ctx.Done():
+		return fmt.Errorf("store: commit: %w", ctx.Err())
+	}
+}
+
+// CommitAsync queues w and returns; it blocks only while the queue is full.
+// done (which may be nil) is called on the writer goroutine after w's batch
+// committed or failed, in submission order; it must not block or call the
+// DB. After Close, done is called at once on the caller's goroutine with
+// ErrClosed.
+func (db *DB) CommitAsync(w *hub.Write, done func(*hub.Write, error)) {
+	if err := db.enqueue(context.Background(), &op{w: w, done: done}); err != nil && done != nil {
+		done(w, err)
+	}
+}
+
+// enqueue sends o to the writer, waiting while the queue is full until ctx
+// ends.
+func (db *DB) enqueue(ctx context.Context, o *op) error {
+	if o.w == nil {
+		return hub.Errorf(hub.CodeInvalidArgument, "store: nil write")
+	}
+	o.size = writeSize(o.w)
+	db.mu.RLock()
+	defer db.mu.RUnlock()
+	if db.closed {
+		return ErrClosed
+	}
+	select {
+	case db.queue <- o:
+		return nil
+	case <-ctx.Done():
+		return fmt.Errorf("store: commit: %w", ctx.Err())
+	}
+}
+
+// run is the writer goroutine: it takes whatever is queued (at least one
+// Write, at most maxBatch Writes or about maxBytes), applies the batch in
+// one transaction, reports, and repeats until the queue is closed and
+// drained.
+func (db *DB) run() {
+	defer close(db.stopped)
+	batch := make([]*op, 0, db.maxBatch)
+	for {
+		o, ok := <-db.queue
+		if !ok {
+			return
+		}
+		batch = append(batch[:0], o)
+		size := o.size
+	fill:
+		for len(batch) < db.maxBatch && size < db.maxBytes {
+			select {
+			case o, ok := <-db.queue:
+				if !ok {
+					break fill // run returns at the next receive
+				}
+				batch = append(batch, o)
+				size += o.size
+			default:
+				break fill
+			}
+		}
+		if db.batchHook != nil {
+			db.batchHook(len(batch))
+		}
+		db.commitBatch(batch)
+		for _, o := range batch {
+			if o.done != nil {
+				o.done(o.w, o.err)
+			}
+		}
+		clear(batch)
+	}
+}
+
+// commitBatch applies each Write of batch inside its own savepoint of one
+// transaction and commits. A Write that fails is rolled back alone and
+// keeps its error; if the transaction as a whole fails (BEGIN, a savepoint
+// SQLite can no longer roll back to, COMMIT), it is rolled back and every
+// Write of the batch fails with an INTERNAL error. A failed Write's events
+// get Seq 0 back.
+//
+// A Write of a single modifying statement (the hot path: one event) skips
+// the savepoint: SQLite already makes one statement atomic. If it fails
+// with an error that leaves the transaction intact (refused before any
+// change, or a constraint violation) it fails alone; on any other error
+// the transaction may be gone, and the batch is aborted.
+func (db *DB) commitBatch(batch []*op) {
+	ctx := context.Background() // never interrupted: a half-written batch is not an option
+	st := db.st
+	if _, err := st.begin.ExecContext(ctx); err != nil {
+		db.failBatch(batch, "begin", err)
+		return
+	}
+	for _, o := range batch {
+		savepoint := modifications(o.w) > 1
+		if savepoint {
+			if _, err := st.savepoint.ExecContext(ctx); err != nil {
+				db.abortBatch(ctx, batch, "savepoint", err)
+				return
+			}
+		}
+		if err := db.apply(ctx, o.w); err != nil {
+			o.err = err
+			resetSeqs(o.w)
+			db.log.Debug("write refused", "err", err)
+			if !savepoint && !statementLevel(err) {
+				db.abortBatch(ctx, batch, "write", err)
+				return
+			}
+			if savepoint {
+				if _, err := st.rollbackTo.ExecContext(ctx); err != nil {
+					db.abortBatch(ctx, batch, "rollback to savepoint", err)
+					return
+				}
+			}
+		}
+		if savepoint {
+			if _, err := st.release.ExecContext(ctx); err != nil {
+				db.abortBatch(ctx, batch, "release savepoint", err)
+				return
+			}
+		}
+	}
+	if _, err := st.commit.ExecContext(ctx); err != nil {
+		db.abortBatch(ctx, batch, "commit", err)
+	}
+}
+
+// modifications counts the statements that apply(w) runs to change rows.
+func modifications(w *hub.Write) int {
+	n := len(w.Threads) + len(w.Turns) + len(w.Permissions) + len(w.Events) + len(w.AgentProcs) + len(w.ForgetProcs)
+	if w.Decide != nil {
+		n++
+	}
+	return n
+}
+
+// statementLevel reports whether err, from a single statement, left the
+// transaction as it was: a *hub.Error (the Write was refused before it
+// changed anything: validation, a decision's CONFLICT or NOT_FOUND) or a
+// constraint violation (SQLite rolls back that statement only).
+func statementLevel(err error) bool {
+	var herr *hub.Error
+	var serr *sqlite.Error
+	switch {
+	case errors.As(err, &herr):
+		return true
+	case errors.As(err, &serr):
+		return serr.Code()&0xff == sqliteConstraint
+	}
+	return false
+}
+
+// sqliteConstraint is SQLITE_CONSTRAINT, the primary result code of every
+// constraint violation.
+const sqliteConstraint = 19
+
+// abortBatch rolls the open transaction back (a failed COMMIT can leave it
+// open) and fails the batch.
+func (db *DB) abortBatch(ctx context.Context, batch []*op, stage string, err error) {
+	if _, rerr := db.st.rollback.ExecContext(ctx); rerr != nil {
+		db.log.Debug("rollback after failure", "err", rerr) // usually: SQLite already rolled back
+	}
+	db.failBatch(batch, stage, err)
+}
+
+// failBatch gives every Write of batch that has no error of its own an
+// INTERNAL error for err, and takes back the Seqs it was given.
+func (db *DB) failBatch(batch []*op, stage string, err error) {
+	db.log.Error("batch failed", "stage", stage, "writes", len(batch), "err", err)
+	herr := &hub.Error{Code: hub.CodeInternal, Message: "store: " + stage + " failed", Err: err}
+	for _, o := range batch {
+		resetSeqs(o.w)
+		if o.err == nil {
+			o.err = herr
+		}
+	}
+}
+
+func resetSeqs(w *hub.Write) {
+	for i := range w.Events {
+		w.Events[i].Seq = 0
+	}
+}
+
+// writeSize estimates the bytes w adds to a batch.
+func writeSize(w *hub.Write) int {
+	n := 64 * (1 + len(w.AgentProcs) + len(w.ForgetProcs))
+	for i := range w.Threads {
+		t := &w.Threads[i]
+		n += 128 + len(t.Title) + len(t.Cwd) + len(t.Summary)
+	}
+	for i := range w.Turns {
+		t := &w.Turns[i]
+		n += 128 + len(t.Input) + len(t.Content) + len(t.Output) + len(t.Error)
+	}
+	for i := range w.Permissions {
+		n += 128 + len(w.Permissions[i].ToolCall) + 64*len(w.Permissions[i].Options)
+	}
+	for i := range w.Events {
+		n += 64 + len(w.Events[i].Payload)
+	}
+	return n
+}
