@@ -92,7 +92,7 @@ $(STATICCHECK):
 	GOBIN=$(dir $@) $(GO) install honnef.co/go/tools/cmd/staticcheck@$(STATICCHECK_VERSION)
 
 # Guarantees: the real ACP agents the acp tests can use are in .tools/, once
-# acp/acptest/install-agents.sh exists (the tests skip agents that are not).
+# acp/acptest/install-agents.sh exists (the acp tests fail, naming `make tools`, without them).
 tools: ## agents for the acp integration tests
 	@if [ -f acp/acptest/install-agents.sh ]; then \
 		bash acp/acptest/install-agents.sh .tools; \

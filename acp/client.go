@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"io"
 	"log/slog"
+	"runtime/debug"
 	"sync"
 	"time"
 )
@@ -52,7 +53,9 @@ var ErrPromptRunning = errors.New("acp: a prompt is already running in this sess
 // ClientOptions tune a ClientConn. The zero value is usable.
 type ClientOptions struct {
 	Logger *slog.Logger
-	// ClientInfo is sent in initialize. Default {Name: "switchboard"}.
+	// ClientInfo is sent in initialize. An empty Name means "switchboard",
+	// an empty Version (which agents require) the version of the main
+	// module in the build info, or "dev".
 	ClientInfo Implementation
 	// MaxLineBytes caps one line from the agent (default DefaultMaxLineBytes).
 	MaxLineBytes int
@@ -104,7 +107,10 @@ func NewClientConn(r io.Reader, w io.Writer, client Client, opts ClientOptions) 
 		opts.Logger = slog.New(slog.DiscardHandler)
 	}
 	if opts.ClientInfo.Name == "" {
-		opts.ClientInfo = Implementation{Name: "switchboard"}
+		opts.ClientInfo.Name = "switchboard"
+	}
+	if opts.ClientInfo.Version == "" {
+		opts.ClientInfo.Version = buildVersion()
 	}
 	if opts.CancelWait <= 0 {
 		opts.CancelWait = 5 * time.Second
@@ -143,6 +149,15 @@ func NewClientConn(r io.Reader, w io.Writer, client Client, opts ClientOptions) 
 		}
 	}()
 	return c
+}
+
+// buildVersion is the main module's version as the go command stamped it
+// ("v1.2.0", or a pseudo-version from the VCS), or "dev".
+func buildVersion() string {
+	if bi, ok := debug.ReadBuildInfo(); ok && bi.Main.Version != "" && bi.Main.Version != "(devel)" {
+		return bi.Main.Version
+	}
+	return "dev"
 }
 
 // Done is closed when the connection ended; Err says why.

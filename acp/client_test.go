@@ -3,8 +3,11 @@
 package acp
 
 import (
+	"bufio"
 	"context"
+	"encoding/json"
 	"errors"
+	"io"
 	"os"
 	"path/filepath"
 	"strconv"
@@ -140,6 +143,53 @@ func TestClientInitializeAndEcho(t *testing.T) {
 	}
 	if got := rec.messages(); len(got) != 1 || got[0] != "hello  world" {
 		t.Fatalf("messages %q", got)
+	}
+}
+
+// clientInfo must carry a version whatever the caller set: the schema
+// requires it, and Qwen Code answers initialize with -32603 without one
+// (found by TestInteropRealAgents).
+func TestClientInitializeClientInfo(t *testing.T) {
+	tests := []struct {
+		in            Implementation
+		name, version string // version "" means: any non-empty one
+	}{
+		{Implementation{}, "switchboard", ""},
+		{Implementation{Name: "hub", Title: "The Hub"}, "hub", ""},
+		{Implementation{Name: "hub", Version: "1.2.3"}, "hub", "1.2.3"},
+	}
+	for _, tt := range tests {
+		fromAgentR, fromAgentW := io.Pipe()
+		toAgentR, toAgentW := io.Pipe()
+		c := NewClientConn(fromAgentR, toAgentW, newRecorder(), ClientOptions{ClientInfo: tt.in})
+		done := make(chan error, 1)
+		go func() { _, err := c.Initialize(context.Background()); done <- err }()
+		line, err := bufio.NewReader(toAgentR).ReadBytes('\n')
+		if err != nil {
+			t.Fatal(err)
+		}
+		var req struct {
+			ID     json.RawMessage `json:"id"`
+			Params struct {
+				ClientInfo map[string]any `json:"clientInfo"`
+			} `json:"params"`
+		}
+		if err := json.Unmarshal(line, &req); err != nil {
+			t.Fatal(err)
+		}
+		ci := req.Params.ClientInfo
+		if v, _ := ci["version"].(string); ci["name"] != tt.name || v == "" || tt.version != "" && v != tt.version {
+			t.Errorf("ClientInfo %+v sent clientInfo %v; want name %q and a version", tt.in, ci, tt.name)
+		}
+		if _, err := io.WriteString(fromAgentW, `{"jsonrpc":"2.0","id":`+string(req.ID)+`,"result":{"protocolVersion":1}}`+"\n"); err != nil {
+			t.Fatal(err)
+		}
+		if err := <-done; err != nil {
+			t.Errorf("initialize: %v", err)
+		}
+		c.Close()
+		fromAgentW.Close()
+		toAgentR.Close()
 	}
 }
 

@@ -94,6 +94,34 @@ func TestGoldenRoundTrips(t *testing.T) {
 	t.Run("new_session_response", func(t *testing.T) { roundTrip[SessionSetup](t, "new_session_response") })
 }
 
+// A text block keeps its "text" even when empty: agents validate prompts
+// against the schema, which requires it, and Qwen Code and Claude Code
+// refuse {"type":"text"} (found by TestInteropRealAgents). Other blocks
+// still leave out their empty fields.
+func TestContentBlockRequiredText(t *testing.T) {
+	tests := []struct {
+		in   ContentBlock
+		want string
+	}{
+		{TextBlock(""), `{"type":"text","text":""}`},
+		{TextBlock("hi"), `{"type":"text","text":"hi"}`},
+		{ContentBlock{Type: "text", Annotations: json.RawMessage(`{"priority":1}`)}, `{"type":"text","text":"","annotations":{"priority":1}}`},
+		{ContentBlock{Type: "image", Data: "AA==", MimeType: "image/png"}, `{"type":"image","data":"AA==","mimeType":"image/png"}`},
+		{ContentBlock{Type: "resource_link", URI: "file:///a", Name: "a"}, `{"type":"resource_link","uri":"file:///a","name":"a"}`},
+	}
+	for _, tt := range tests {
+		got, err := json.Marshal(tt.in)
+		if err != nil || !jsonEqual(string(got), tt.want) {
+			t.Errorf("%+v encoded as %s (%v), want %s", tt.in, got, err, tt.want)
+		}
+		// Inside a request, as Prompt sends it.
+		got, _ = json.Marshal(map[string]any{"prompt": []ContentBlock{tt.in}})
+		if !jsonEqual(string(got), `{"prompt":[`+tt.want+`]}`) {
+			t.Errorf("%+v in a prompt encoded as %s", tt.in, got)
+		}
+	}
+}
+
 func TestGoldenInitializeResponse(t *testing.T) {
 	var v InitializeResponse
 	if err := json.Unmarshal(readGolden(t, "initialize_response"), &v); err != nil {

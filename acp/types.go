@@ -6,11 +6,13 @@ import "encoding/json"
 // more makes newer agents answer with v2 shapes.
 const ProtocolVersion = 1
 
-// Implementation names a client or an agent.
+// Implementation names a client or an agent. Name and Version are both
+// required by the schema: Qwen Code refuses an initialize whose clientInfo
+// has no version.
 type Implementation struct {
 	Name    string `json:"name"`
 	Title   string `json:"title,omitempty"`
-	Version string `json:"version,omitempty"`
+	Version string `json:"version"`
 }
 
 // ClientCapabilities is what we advertise in initialize.
@@ -129,6 +131,20 @@ type ContentBlock struct {
 
 // TextBlock returns a text content block.
 func TextBlock(s string) ContentBlock { return ContentBlock{Type: "text", Text: s} }
+
+// MarshalJSON writes the block's fields, leaving out the empty ones, except
+// that a text block always has its "text": the schema requires it, and
+// agents refuse {"type":"text"} (an empty caption, say) as invalid params.
+func (b ContentBlock) MarshalJSON() ([]byte, error) {
+	type plain ContentBlock // without this method
+	if b.Type != "text" || b.Text != "" {
+		return json.Marshal(plain(b))
+	}
+	return json.Marshal(struct {
+		plain
+		Text string `json:"text"` // shadows plain's omitempty field
+	}{plain: plain(b)})
+}
 
 // StopReason values an agent ends a turn with.
 const (

@@ -154,6 +154,9 @@
 //   - flood <count> <size>: count agent_message_chunk notifications, each
 //     with text FakeText(size), as fast as possible (flushed every 64 KiB and
 //     at the end; stops early if session/cancel arrives); end_turn.
+//   - ticks <count> <rate>: count agent_message_chunks, rate per second,
+//     each flushed at once, whose text is the send time in Unix nanoseconds
+//     left-aligned in 64 bytes (padded with spaces); end_turn.
 //   - hang: never answers, until session/cancel or session/close: then
 //     answers stopReason "cancelled".
 //   - hang-hard: never answers; ignores session/cancel, session/close, stdin

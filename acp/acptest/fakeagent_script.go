@@ -183,6 +183,12 @@ func (a *agent) script(s *session, t *turn, text, cmd, rest string) (stop string
 			return bad()
 		}
 		a.flood(s, t, v[0], v[1])
+	case "ticks":
+		v, ok := intArgs(rest, 2)
+		if !ok || v[1] <= 0 {
+			return bad()
+		}
+		a.ticks(s, t, v[0], v[1])
 	case "hang":
 		<-t.done
 		return "cancelled", true
@@ -370,4 +376,21 @@ func (a *agent) flood(s *session, t *turn, count, size int) {
 		a.wmu.Unlock()
 	}
 	a.flush()
+}
+
+// ticks sends count agent_message_chunks at rate per second, each flushed
+// at once, whose text is the send time in Unix nanoseconds padded with
+// spaces to 64 bytes: a client computes each chunk's latency.
+func (a *agent) ticks(s *session, t *turn, count, rate int) {
+	interval := time.Second / time.Duration(rate)
+	next := time.Now()
+	for i := 0; i < count && !t.cancelled(); i++ {
+		if d := time.Until(next); d > 0 {
+			time.Sleep(d)
+		}
+		next = next.Add(interval)
+		text := fmt.Sprintf("%-64d", time.Now().UnixNano())
+		a.notify("session/update", map[string]any{"sessionId": s.id, "update": textChunk("agent_message_chunk", text)})
+		a.flush()
+	}
 }
