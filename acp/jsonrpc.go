@@ -48,7 +48,7 @@ type ConnOptions struct {
 	// line never exceeds the cap.
 	MaxLineBytes int
 	// MaxQueuedBytes bounds what the reader may hold for the dispatcher
-	// (default 64 MiB). Past it the reader stops reading until the queue
+	// (default 8 MiB). Past it the reader stops reading until the queue
 	// drains, which pushes back on the peer through the pipe.
 	MaxQueuedBytes int
 	// EOFCause, when set, is called once when the peer's stream ends and
@@ -114,7 +114,7 @@ func NewConn(r io.Reader, w io.Writer, h Handler, opts ConnOptions) *Conn {
 		opts.MaxLineBytes = DefaultMaxLineBytes
 	}
 	if opts.MaxQueuedBytes <= 0 {
-		opts.MaxQueuedBytes = 64 << 20
+		opts.MaxQueuedBytes = 8 << 20
 	}
 	ctx, cancel := context.WithCancel(context.Background())
 	c := &Conn{

@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/spf13/viper"
+	"go.yaml.in/yaml/v3"
 
 	"github.com/switchboard-hub/switchboard/acp"
 	"github.com/switchboard-hub/switchboard/hub/engine"
@@ -94,10 +95,42 @@ func decodeConfig(v *viper.Viper, path string) (Config, error) {
 	if err := v.UnmarshalExact(&c); err != nil {
 		return Config{}, fmt.Errorf("config %s: %w", path, err)
 	}
+	if err := restoreEnvCase(path, c.Agents); err != nil {
+		return Config{}, fmt.Errorf("config %s: %w", path, err)
+	}
 	if err := c.validate(); err != nil {
 		return Config{}, fmt.Errorf("config %s: %w", path, err)
 	}
 	return c, nil
+}
+
+// restoreEnvCase puts back the case of agents' environment variable names,
+// which viper lowercases with every other key: ANTHROPIC_API_KEY must reach
+// the agent as written. (Agent ids stay lowercase.)
+func restoreEnvCase(path string, agents map[string]acp.AgentConfig) error {
+	if len(agents) == 0 {
+		return nil
+	}
+	b, err := os.ReadFile(path)
+	if err != nil {
+		return err
+	}
+	var raw struct {
+		Agents map[string]struct {
+			Env map[string]string `yaml:"env"`
+		} `yaml:"agents"`
+	}
+	if err := yaml.Unmarshal(b, &raw); err != nil {
+		return err
+	}
+	for id, a := range raw.Agents {
+		key := strings.ToLower(id)
+		if c, ok := agents[key]; ok && a.Env != nil {
+			c.Env = a.Env
+			agents[key] = c
+		}
+	}
+	return nil
 }
 
 func (c Config) validate() error {

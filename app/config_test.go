@@ -68,6 +68,9 @@ agents:
 	if ec.PermissionTimeout != 90*time.Second || ec.MaxAgentProcesses != 3 {
 		t.Fatalf("engine config %+v", ec)
 	}
+	if env := c.Agents["claude"].Env; env["ANTHROPIC_BASE_URL"] != "http://127.0.0.1:1" {
+		t.Fatalf("env names must keep their case: %v", env)
+	}
 	by := map[string]bool{}
 	for _, s := range c.agents() {
 		by[s.ID] = s.Disabled

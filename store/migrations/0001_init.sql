@@ -60,10 +60,13 @@ CREATE TABLE permissions (
 CREATE INDEX permissions_status ON permissions (status, created_at);
 CREATE INDEX permissions_thread ON permissions (thread_id, created_at);
 
--- The append-only log. AUTOINCREMENT: a seq is never reused, even after
--- the newest row is deleted; a rolled-back insert leaves no gap.
+-- The append-only log. seq is the rowid: each insert takes max(seq)+1, so
+-- it is strictly increasing and never reused because no event is ever
+-- deleted (deleted threads are hidden, not erased). Not AUTOINCREMENT:
+-- that costs a second b-tree write per event for a guarantee we get
+-- anyway. A rolled-back insert leaves no gap.
 CREATE TABLE events (
-	seq       INTEGER PRIMARY KEY AUTOINCREMENT,
+	seq       INTEGER PRIMARY KEY,
 	type      TEXT NOT NULL,
 	thread_id TEXT NOT NULL DEFAULT '',
 	turn_id   TEXT NOT NULL DEFAULT '',
