@@ -161,8 +161,12 @@ frontend-test: deps-frontend
 smoke: build deps-smoke ## start both binaries under Xvfb and stop them
 	bash .ci/desktop-smoke
 
-bench: ## Go benchmarks (no tests)
-	$(GO) test -run '^$$' -bench . -benchmem ./...
+# Prints every figure docs/PERFORMANCE.md reports: micro benchmarks of
+# acp, hub and store, then the system benchmarks of app (the hub as users
+# run it) on a 1M-event database.
+bench: deps-system ## benchmarks (results and targets: docs/PERFORMANCE.md)
+	$(GO) test -run '^$$' -bench . -benchmem ./acp/... ./hub/... ./store/...
+	SWITCHBOARD_BENCH_LARGE=1 $(GO) test -run '^$$' -bench . -benchtime 1x -timeout 30m ./app/
 
 clean: ## remove build output (keeps .tools/ and node_modules)
 	rm -rf build/bin

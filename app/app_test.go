@@ -3,6 +3,10 @@ package app
 import (
 	"bytes"
 	"context"
+	"io"
+	"net"
+	"net/url"
+	"os"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -64,10 +68,11 @@ func TestOptionsResolve(t *testing.T) {
 		wantDataDir string
 		wantListen  string
 	}{
-		{"defaults", Options{}, "", "", filepath.Join(home, ".local", "share", "switchboard"), DefaultListen},
-		{"xdg", Options{}, "", "/xdg", "/xdg/switchboard", DefaultListen},
-		{"relative xdg is ignored", Options{}, "", "xdg", filepath.Join(home, ".local", "share", "switchboard"), DefaultListen},
-		{"env beats xdg", Options{}, "/env", "/xdg", "/env", DefaultListen},
+		// No --listen: empty, so that the config file's listen applies.
+		{"defaults", Options{}, "", "", filepath.Join(home, ".local", "share", "switchboard"), ""},
+		{"xdg", Options{}, "", "/xdg", "/xdg/switchboard", ""},
+		{"relative xdg is ignored", Options{}, "", "xdg", filepath.Join(home, ".local", "share", "switchboard"), ""},
+		{"env beats xdg", Options{}, "/env", "/xdg", "/env", ""},
 		{"flag beats env", Options{DataDir: "/flag", Listen: "127.0.0.1:9"}, "/env", "/xdg", "/flag", "127.0.0.1:9"},
 	}
 	for _, tt := range tests {
@@ -93,5 +98,47 @@ func TestResolveMakesDataDirAbsolute(t *testing.T) {
 	}
 	if !filepath.IsAbs(o.DataDir) || filepath.Base(o.DataDir) != "rel" {
 		t.Errorf("data dir %q, want an absolute path ending in rel", o.DataDir)
+	}
+}
+
+// The config file's listen applies when --listen is not given, and
+// --listen wins over it. (Regression: resolve used to fill in the default
+// address, so the config's listen was never used.)
+func TestServeListenFromConfigOrFlag(t *testing.T) {
+	dir := t.TempDir()
+	config := filepath.Join(dir, "config.yaml")
+	if err := os.WriteFile(config, []byte("listen: 127.0.0.1:0\n"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	free, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	flagAddr := free.Addr().String()
+	free.Close()
+	for _, tt := range []struct {
+		name, flag, wantPort string
+	}{
+		{"config", "", ""}, // any port the kernel picks, not 8686
+		{"flag beats config", flagAddr, flagAddr[strings.LastIndex(flagAddr, ":")+1:]},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			o := Options{DataDir: filepath.Join(dir, tt.name), Config: config, Listen: tt.flag}
+			if err := o.resolve(); err != nil {
+				t.Fatal(err)
+			}
+			h, err := startHub(context.Background(), &env{stdio: Stdio{Err: io.Discard}}, o)
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer h.stop(context.Background())
+			u, err := url.Parse(h.url)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if port := u.Port(); port == "8686" || port == "0" || tt.wantPort != "" && port != tt.wantPort {
+				t.Errorf("hub listens at %s, want port %q (config listen 127.0.0.1:0, --listen %q)", h.url, tt.wantPort, tt.flag)
+			}
+		})
 	}
 }

@@ -17,7 +17,9 @@ const DefaultListen = "127.0.0.1:8686"
 type Options struct {
 	Config  string // --config: the config file
 	DataDir string // --data-dir, else $SWITCHBOARD_DATA_DIR, else defaultDataDir
-	Listen  string // --listen: the hub's HTTP address, DefaultListen if empty
+	// Listen is --listen: the hub's HTTP address. Empty: the config
+	// file's listen (whose default is DefaultListen) applies.
+	Listen string
 }
 
 // register adds the flags to fs; listen says whether the command serves.
@@ -25,7 +27,7 @@ func (o *Options) register(fs *flag.FlagSet, listen bool) {
 	fs.StringVar(&o.Config, "config", "", "read the config from `FILE`")
 	fs.StringVar(&o.DataDir, "data-dir", "", "keep the database, token and hub.json in `DIR`\n(default $SWITCHBOARD_DATA_DIR, else "+dataDirHint()+")")
 	if listen {
-		fs.StringVar(&o.Listen, "listen", "", "serve the HTTP/SSE API on `ADDR` (default "+DefaultListen+")")
+		fs.StringVar(&o.Listen, "listen", "", "serve the HTTP/SSE API on `ADDR` (default: the config file's listen, else "+DefaultListen+")")
 	}
 }
 
@@ -47,9 +49,8 @@ func (o *Options) resolve() error {
 		return fmt.Errorf("data dir: %w", err)
 	}
 	o.DataDir = d
-	if o.Listen == "" {
-		o.Listen = DefaultListen
-	}
+	// Listen stays empty when not given: the config file, read later,
+	// says where to listen (startHub).
 	return nil
 }
 

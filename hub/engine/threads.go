@@ -22,6 +22,7 @@ type threadRT struct {
 	sessionID string     // the agent's session in agent
 	turn      *turnRT    // the running turn, if any
 	replaying bool       // session/load replay in progress: updates are not new events
+	deleted   bool       // DeleteThread has begun: no new turn
 	idle      *time.Timer
 }
 
@@ -155,10 +156,18 @@ func (e *Engine) DeleteThread(ctx context.Context, c hub.Caller, id string) erro
 	}
 	rt := e.runtime(id)
 	rt.mu.Lock()
+	rt.deleted = true
 	turn := rt.turn
 	rt.mu.Unlock()
 	if turn != nil {
+		// The turn's final write stores the thread (idle): it must land
+		// before the deletion, not undo it.
 		e.cancelTurn(turn, "thread deleted")
+		select {
+		case <-turn.done:
+		case <-time.After(e.cancelWait + 3*time.Second):
+		case <-ctx.Done():
+		}
 	}
 	e.stopAgent(ctx, rt)
 	_, err := e.updateThread(ctx, c, id, func(t *hub.Thread) { t.Deleted = true; t.Status = hub.ThreadClosed })

@@ -73,6 +73,8 @@ func (e *Engine) startTurn(ctx context.Context, t hub.Thread, in hub.TurnInput, 
 	switch {
 	case e.closing:
 		err = hub.Errorf(hub.CodeUpstreamUnavailable, "the hub is shutting down")
+	case rt.deleted:
+		err = hub.Errorf(hub.CodeNotFound, "thread %s not found", t.ID)
 	case rt.turn != nil:
 		err = &hub.Error{Code: hub.CodeConflict, Message: "a turn is already running on this thread", Details: map[string]any{"turnId": rt.turn.turn.ID}}
 	case !agentAlive(rt.agent) && e.procs >= e.cfg.MaxAgentProcesses:
@@ -249,7 +251,7 @@ func (e *Engine) finishTurn(tr *turnRT, stopReason string, err error) {
 	case err == nil:
 		turn.Status = hub.TurnCompleted
 	default:
-		turn.Status, turn.Error = hub.TurnFailed, err.Error()
+		turn.Status, turn.Error = hub.TurnFailed, errorText(err)
 	}
 	if turn.Status == hub.TurnFailed {
 		code := hub.CodeUpstreamUnavailable
@@ -266,12 +268,16 @@ func (e *Engine) finishTurn(tr *turnRT, stopReason string, err error) {
 	e.cancelPermissions(tr)
 
 	thread := tr.thread
-	if t, gerr := e.store.GetThread(context.Background(), thread.ID); gerr == nil {
+	w := &hub.Write{Turns: []hub.Turn{turn}}
+	t, gerr := e.store.GetThread(context.Background(), thread.ID)
+	if gerr == nil {
 		thread = t
 	}
 	thread.Status, thread.UpdatedAt = hub.ThreadIdle, now
+	if hub.ErrorCode(gerr) != hub.CodeNotFound { // a deleted thread is never written back
+		w.Threads = []hub.Thread{thread}
+	}
 	done, _ := hub.NewEvent(hub.EventTurnCompleted, thread, turn.ID, now, map[string]any{"turn": turn})
-	w := &hub.Write{Turns: []hub.Turn{turn}, Threads: []hub.Thread{thread}}
 	if errEvent != nil {
 		w.Events = append(w.Events, *errEvent)
 	}
@@ -333,4 +339,14 @@ func (e *Engine) History(ctx context.Context, c hub.Caller, threadID string, inc
 			return out, nil
 		}
 	}
+}
+
+// errorText is what a failed turn says: a coded error's message (its cause
+// is part of the message already), any other error's text.
+func errorText(err error) string {
+	var he *hub.Error
+	if errors.As(err, &he) {
+		return he.Message
+	}
+	return err.Error()
 }

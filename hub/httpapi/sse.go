@@ -20,6 +20,10 @@ const (
 
 var pingFrame = []byte(": ping\n\n")
 
+// shutdownWriteGrace is how long, once Shutdown starts, a stream's writes
+// may still take: a client that stopped reading is cut off after it.
+const shutdownWriteGrace = time.Second
+
 // threadEvents is GET /v1/threads/{id}/events: the thread's stored events
 // after the resume point (default: from the start), then live ones.
 func (s *Server) threadEvents(w http.ResponseWriter, r *http.Request, c hub.Caller) {
@@ -87,6 +91,19 @@ func (s *Server) stream(w http.ResponseWriter, r *http.Request, sub eventStream,
 	if r.Method == http.MethodHead || rc.Flush() != nil {
 		return
 	}
+	// On Shutdown, a Write blocked on a client that stopped reading (its
+	// socket buffers full) would hold the server up until Shutdown's
+	// deadline: a write deadline makes it fail. It leaves a second for
+	// the clean end of a healthy stream (the final chunk).
+	returned := make(chan struct{})
+	defer close(returned)
+	go func() {
+		select {
+		case <-s.closing:
+			_ = rc.SetWriteDeadline(time.Now().Add(shutdownWriteGrace))
+		case <-returned:
+		}
+	}()
 	ping := time.NewTicker(s.ping)
 	defer ping.Stop()
 	events := sub.Events()

@@ -3,6 +3,7 @@ package httpapi
 import (
 	"context"
 	"encoding/json"
+	"io"
 	"net"
 	"net/http"
 	"strconv"
@@ -259,6 +260,71 @@ func TestServeAndShutdownEndStreams(t *testing.T) {
 	}
 	if err := srv.Serve(l); err != http.ErrServerClosed {
 		t.Fatalf("Serve after Shutdown: %v", err)
+	}
+}
+
+// A client that stopped reading its stream (its socket full, the
+// handler blocked in Write) must not hold Shutdown up until its deadline.
+// (Regression: `switchboard serve` took 15 s to stop on SIGTERM and
+// exited 1 with "http: context deadline exceeded".)
+func TestShutdownWithStalledStream(t *testing.T) {
+	f := newFake()
+	srv := New(f, Options{Token: testToken})
+	l, err := net.Listen("tcp4", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	served := make(chan error, 1)
+	go func() { served <- srv.Serve(l) }()
+	c := hub.Caller{ClientID: "c1"}
+	th, err := f.CreateThread(context.Background(), c, hub.CreateThreadRequest{Agent: "echo", Cwd: "/tmp"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	// 32 MiB of stored events: far more than the socket buffers hold.
+	f.mu.Lock()
+	big := map[string]string{"text": strings.Repeat("x", 32<<10)}
+	for i := 0; i < 1024; i++ {
+		f.emitLocked(hub.EventMessageDelta, f.threads[th.ID], "", big)
+	}
+	f.mu.Unlock()
+	req, _ := http.NewRequest("GET", "http://"+l.Addr().String()+"/v1/events?after=0", nil)
+	req.Header.Set("Authorization", "Bearer "+testToken)
+	req.Header.Set("X-Client-ID", "c1")
+	resp, err := http.DefaultClient.Do(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer resp.Body.Close() // never read: the client has stalled
+	if resp.StatusCode != 200 {
+		t.Fatalf("status %d", resp.StatusCode)
+	}
+	// A healthy stream beside it still ends cleanly (its final chunk
+	// written, no "unexpected EOF").
+	healthyReq, _ := http.NewRequest("GET", "http://"+l.Addr().String()+"/v1/events", nil)
+	healthyReq.Header = req.Header.Clone()
+	healthy, err := http.DefaultClient.Do(healthyReq)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer healthy.Body.Close()
+	healthyEnd := make(chan error, 1)
+	go func() { _, err := io.ReadAll(healthy.Body); healthyEnd <- err }()
+	time.Sleep(200 * time.Millisecond) // the handler fills the socket and blocks
+	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+	defer cancel()
+	start := time.Now()
+	if err := srv.Shutdown(ctx); err != nil {
+		t.Fatalf("Shutdown: %v after %v", err, time.Since(start))
+	}
+	if d := time.Since(start); d > shutdownWriteGrace+2*time.Second {
+		t.Errorf("Shutdown took %v with a stalled stream", d)
+	}
+	if err := <-served; err != http.ErrServerClosed {
+		t.Fatalf("Serve: %v", err)
+	}
+	if err := <-healthyEnd; err != nil {
+		t.Errorf("a healthy stream ended with %v, want a clean end", err)
 	}
 }
 
