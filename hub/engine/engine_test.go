@@ -450,6 +450,7 @@ func TestRestartRecovery(t *testing.T) {
 	th := h.thread("fake")
 	sub := h.watch(th)
 	ctx := context.Background()
+	h.run(th, sub, "echo earlier turn")
 	turn, _ := h.e.StartTurn(ctx, alice, th.ID, hub.TurnInput{Input: "permission"})
 	p := payload[hub.Permission](t, until(t, sub, hub.EventPermissionRequired), "permission")
 	// Simulate a crash: the store is closed under the engine, which is
@@ -457,8 +458,11 @@ func TestRestartRecovery(t *testing.T) {
 	h.db.Close()
 	h.open(engine.DefaultConfig(), []acp.AgentSpec{fakeSpec(t, "fake")})
 	got, err := h.e.History(ctx, alice, th.ID, true, false)
-	if err != nil || len(got) != 1 || got[0].ID != turn.ID || got[0].Status != hub.TurnInterrupted {
+	if err != nil || len(got) != 2 || got[1].ID != turn.ID || got[1].Status != hub.TurnInterrupted {
 		t.Fatalf("history %+v %v", got, err)
+	}
+	if got[0].Output != "earlier turn" {
+		t.Fatalf("output %q", got[0].Output)
 	}
 	ps, _ := h.e.ListPermissions(ctx, alice, "")
 	if len(ps) != 1 || ps[0].ID != p.ID || ps[0].Status != hub.PermissionExpired {
@@ -501,5 +505,32 @@ func TestNextTurnRightAfterCompleted(t *testing.T) {
 		if turn := h.run(th, sub, "echo again"); turn.Status != hub.TurnCompleted {
 			t.Fatalf("turn %d: %+v", i, turn)
 		}
+	}
+}
+
+// A turn cut off by a crash keeps the text it had streamed: recovery
+// rebuilds its output from the stored message_delta events.
+func TestRecoveryRebuildsOutput(t *testing.T) {
+	h := newHarness(t, nil)
+	th := h.thread("fake")
+	ctx := context.Background()
+	now := time.Now()
+	turn := hub.Turn{ID: "tu_crashed", ThreadID: th.ID, Status: hub.TurnRunning, Input: "write a poem", StartedAt: now}
+	w := &hub.Write{Turns: []hub.Turn{turn}}
+	for _, text := range []string{"Roses ", "are ", "red"} {
+		w.Events = append(w.Events, hub.Event{Type: hub.EventMessageDelta, ThreadID: th.ID, TurnID: turn.ID, At: now,
+			Payload: json.RawMessage(`{"text":"` + text + `"}`)})
+	}
+	w.Events = append(w.Events, hub.Event{Type: hub.EventThoughtDelta, ThreadID: th.ID, TurnID: turn.ID, At: now,
+		Payload: json.RawMessage(`{"text":"(not output)"}`)})
+	if err := h.db.Commit(ctx, w); err != nil {
+		t.Fatal(err)
+	}
+	h.e.Close(ctx)
+	h.db.Close()
+	h.open(engine.DefaultConfig(), []acp.AgentSpec{fakeSpec(t, "fake")})
+	got, err := h.e.History(ctx, alice, th.ID, false, false)
+	if err != nil || len(got) != 1 || got[0].Status != hub.TurnInterrupted || got[0].Output != "Roses are red" {
+		t.Fatalf("history %+v %v", got, err)
 	}
 }

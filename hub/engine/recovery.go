@@ -2,9 +2,38 @@ package engine
 
 import (
 	"context"
+	"encoding/json"
 	"fmt"
 	"github.com/switchboard-hub/switchboard/hub"
+	"strings"
 )
+
+// storedOutput rebuilds a turn's output from its message_delta events: a
+// turn's output is saved when it ends, its events as they stream.
+func (e *Engine) storedOutput(ctx context.Context, t hub.Turn) (string, error) {
+	var b strings.Builder
+	for after := int64(0); ; {
+		page, err := e.store.Events(ctx, hub.EventFilter{After: after, ThreadID: t.ThreadID, TurnID: t.ID, All: true, Limit: 10000})
+		if err != nil {
+			return "", err
+		}
+		for _, ev := range page {
+			after = ev.Seq
+			if ev.Type != hub.EventMessageDelta {
+				continue
+			}
+			var p struct {
+				Text string `json:"text"`
+			}
+			if json.Unmarshal(ev.Payload, &p) == nil {
+				b.WriteString(p.Text)
+			}
+		}
+		if len(page) < 10000 {
+			return b.String(), nil
+		}
+	}
+}
 
 // recover repairs what a previous run left behind, before any call is
 // served: turns still "running" become "interrupted" (with a
@@ -23,6 +52,9 @@ func (e *Engine) recover(ctx context.Context) error {
 	for _, t := range turns {
 		t.Status, t.EndedAt = hub.TurnInterrupted, &now
 		t.Error = "the hub stopped while this turn was running"
+		if out, err := e.storedOutput(ctx, t); err == nil {
+			t.Output = out
+		}
 		th, err := e.store.GetThread(ctx, t.ThreadID)
 		if err != nil {
 			continue // a deleted thread's turn: nobody will see it
