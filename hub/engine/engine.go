@@ -206,14 +206,12 @@ func (e *Engine) submit(w *hub.Write) <-chan error {
 }
 
 // commit writes w durably and returns once it is committed and published.
-// When ctx ends first, commit returns ctx's error and w may still commit.
-func (e *Engine) commit(ctx context.Context, w *hub.Write) error {
-	select {
-	case err := <-e.submit(w):
-		return err
-	case <-ctx.Done():
-		return ctx.Err()
-	}
+// It never gives up early, whatever the caller's context: an abandoned
+// write could still commit and leave stored state (a pending permission, a
+// running turn) that the engine no longer tracks. The store's writer
+// always finishes or fails a write.
+func (e *Engine) commit(w *hub.Write) error {
+	return <-e.submit(w)
 }
 
 // commitAsync queues w; its events are published once committed. Used on

@@ -16,6 +16,7 @@ type permRT struct {
 	req    acp.RequestPermissionRequest
 	turn   *turnRT
 	answer chan acp.RequestPermissionResponse
+	stored chan struct{} // closed once the pending permission's insert is done
 }
 
 // RequestPermission puts the agent's request in front of the user and
@@ -38,7 +39,7 @@ func (c *threadClient) RequestPermission(ctx context.Context, req acp.RequestPer
 	for _, o := range req.Options {
 		p.Options = append(p.Options, hub.PermissionOption{OptionID: o.OptionID, Name: o.Name, Kind: o.Kind})
 	}
-	pr := &permRT{perm: p, req: req, turn: tr, answer: make(chan acp.RequestPermissionResponse, 1)}
+	pr := &permRT{perm: p, req: req, turn: tr, answer: make(chan acp.RequestPermissionResponse, 1), stored: make(chan struct{})}
 	e.mu.Lock()
 	e.perms[p.ID] = pr
 	e.mu.Unlock()
@@ -48,7 +49,9 @@ func (c *threadClient) RequestPermission(ctx context.Context, req acp.RequestPer
 		e.mu.Unlock()
 	}()
 	ev, _ := hub.NewEvent(hub.EventPermissionRequired, c.thread, tr.turn.ID, now, map[string]any{"permission": p})
-	if err := e.commit(ctx, &hub.Write{Permissions: []hub.Permission{p}, Events: []hub.Event{ev}}); err != nil {
+	err := e.commit(&hub.Write{Permissions: []hub.Permission{p}, Events: []hub.Event{ev}})
+	close(pr.stored)
+	if err != nil {
 		return acp.RequestPermissionResponse{}, err
 	}
 
@@ -86,7 +89,7 @@ func (e *Engine) resolve(pr *permRT, status, optionID, decidedBy string) (hub.Pe
 	p := pr.perm
 	p.Status, p.OptionID, p.DecidedBy, p.DecidedAt = status, optionID, decidedBy, &now
 	ev, _ := hub.NewEvent(hub.EventPermissionResolved, pr.turn.thread, p.TurnID, now, map[string]any{"permission": p})
-	if err := e.commit(context.Background(), &hub.Write{Decide: &p, Events: []hub.Event{ev}}); err != nil {
+	if err := e.commit(&hub.Write{Decide: &p, Events: []hub.Event{ev}}); err != nil {
 		return hub.Permission{}, err
 	}
 	var r acp.RequestPermissionResponse
@@ -117,6 +120,7 @@ func (e *Engine) cancelPermissions(tr *turnRT) {
 	}
 	e.mu.Unlock()
 	for _, pr := range pending {
+		<-pr.stored // a decision must follow the insert it updates
 		e.resolve(pr, hub.PermissionCancelled, "", hub.DecidedByHub) // CONFLICT when already decided: fine
 	}
 }

@@ -79,7 +79,7 @@ func (e *Engine) recover(ctx context.Context) error {
 		}
 		w.ForgetProcs = append(w.ForgetProcs, p.PID)
 	}
-	if err := e.commit(ctx, w); err != nil {
+	if err := e.commit(w); err != nil {
 		return fmt.Errorf("hub: recovery: %w", err)
 	}
 	pending, err := e.store.ListPermissions(ctx, hub.PermissionFilter{All: true, Status: hub.PermissionPending})
@@ -91,7 +91,7 @@ func (e *Engine) recover(ctx context.Context) error {
 		th, _ := e.store.GetThread(ctx, p.ThreadID)
 		ev, _ := hub.NewEvent(hub.EventPermissionResolved, th, p.TurnID, now, map[string]any{"permission": p})
 		ev.ThreadID = p.ThreadID
-		if err := e.commit(ctx, &hub.Write{Decide: &p, Events: []hub.Event{ev}}); err != nil && hub.ErrorCode(err) != hub.CodeConflict {
+		if err := e.commit(&hub.Write{Decide: &p, Events: []hub.Event{ev}}); err != nil && hub.ErrorCode(err) != hub.CodeConflict {
 			return fmt.Errorf("hub: recovery: %w", err)
 		}
 	}

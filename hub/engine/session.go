@@ -63,7 +63,7 @@ func (e *Engine) ensureSession(tr *turnRT) (*acp.Agent, string, []acp.ContentBlo
 		return nil, "", nil, &hub.Error{Code: hub.CodeUpstreamUnavailable, Message: fmt.Sprintf("starting %s failed: %v", spec.Name, err), Err: err}
 	}
 	proc := hub.AgentProcess{PID: a.Proc.PID(), StartTime: processStartTime(a.Proc.PID()), ThreadID: thread.ID, Agent: thread.Agent}
-	if err := e.commit(context.Background(), &hub.Write{AgentProcs: []hub.AgentProcess{proc}}); err != nil {
+	if err := e.commit(&hub.Write{AgentProcs: []hub.AgentProcess{proc}}); err != nil {
 		e.log.Warn("hub: recording an agent process failed", "err", err)
 	}
 	go e.watchAgent(rt, a)
@@ -79,7 +79,7 @@ func (e *Engine) ensureSession(tr *turnRT) (*acp.Agent, string, []acp.ContentBlo
 	if sid != thread.AgentSessionID {
 		if t, gerr := e.store.GetThread(context.Background(), thread.ID); gerr == nil {
 			t.AgentSessionID = sid
-			if err := e.commit(context.Background(), &hub.Write{Threads: []hub.Thread{t}}); err != nil {
+			if err := e.commit(&hub.Write{Threads: []hub.Thread{t}}); err != nil {
 				e.log.Warn("hub: recording the agent session failed", "err", err)
 			}
 		}
@@ -181,7 +181,7 @@ func (e *Engine) watchAgent(rt *threadRT, a *acp.Agent) {
 		rt.agent = nil
 	}
 	rt.mu.Unlock()
-	if err := e.commit(context.Background(), &hub.Write{ForgetProcs: []int{a.Proc.PID()}}); err != nil {
+	if err := e.commit(&hub.Write{ForgetProcs: []int{a.Proc.PID()}}); err != nil {
 		e.log.Warn("hub: forgetting an agent process failed", "err", err)
 	}
 	e.log.Info("hub: agent exited", "thread", rt.id, "exit", a.Proc.Exit().String())

@@ -92,7 +92,7 @@ func (e *Engine) CreateThread(ctx context.Context, c hub.Caller, req hub.CreateT
 	if err != nil {
 		return hub.Thread{}, err
 	}
-	if err := e.commit(ctx, &hub.Write{Threads: []hub.Thread{t}, Events: []hub.Event{ev}}); err != nil {
+	if err := e.commit(&hub.Write{Threads: []hub.Thread{t}, Events: []hub.Event{ev}}); err != nil {
 		return hub.Thread{}, err
 	}
 	return t, nil
@@ -143,7 +143,7 @@ func (e *Engine) updateThread(ctx context.Context, c hub.Caller, id string, fn f
 	if err != nil {
 		return hub.Thread{}, err
 	}
-	if err := e.commit(ctx, &hub.Write{Threads: []hub.Thread{t}, Events: []hub.Event{ev}}); err != nil {
+	if err := e.commit(&hub.Write{Threads: []hub.Thread{t}, Events: []hub.Event{ev}}); err != nil {
 		return hub.Thread{}, err
 	}
 	return t, nil

@@ -99,7 +99,7 @@ func (e *Engine) startTurn(ctx context.Context, t hub.Thread, in hub.TurnInput, 
 	t.Status, t.UpdatedAt = hub.ThreadRunning, now
 	tr.thread = t
 	ev, _ := hub.NewEvent(hub.EventTurnStarted, t, tr.turn.ID, now, map[string]any{"input": text})
-	if err := e.commit(ctx, &hub.Write{Turns: []hub.Turn{tr.turn}, Threads: []hub.Thread{t}, Events: []hub.Event{ev}}); err != nil {
+	if err := e.commit(&hub.Write{Turns: []hub.Turn{tr.turn}, Threads: []hub.Thread{t}, Events: []hub.Event{ev}}); err != nil {
 		e.forgetTurn(tr)
 		e.releaseReservation(tr)
 		e.turnsWG.Done()
