@@ -120,7 +120,7 @@ func (e *Engine) cancelPermissions(tr *turnRT) {
 	}
 	e.mu.Unlock()
 	for _, pr := range pending {
-		<-pr.stored // a decision must follow the insert it updates
+		<-pr.stored                                                  // a decision must follow the insert it updates
 		e.resolve(pr, hub.PermissionCancelled, "", hub.DecidedByHub) // CONFLICT when already decided: fine
 	}
 }
