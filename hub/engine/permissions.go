@@ -120,8 +120,10 @@ func (e *Engine) cancelPermissions(tr *turnRT) {
 	}
 	e.mu.Unlock()
 	for _, pr := range pending {
-		<-pr.stored                                                  // a decision must follow the insert it updates
-		e.resolve(pr, hub.PermissionCancelled, "", hub.DecidedByHub) // CONFLICT when already decided: fine
+		// A decision must follow the insert it updates; CONFLICT when the
+		// permission was decided meanwhile is fine.
+		<-pr.stored
+		e.resolve(pr, hub.PermissionCancelled, "", hub.DecidedByHub)
 	}
 }
 
