@@ -113,7 +113,18 @@ func (e *Event) UnmarshalJSON(data []byte) error {
 	return nil
 }
 
+// writeJSONString writes s as a JSON string exactly as json.Marshal would.
+// Ids and type names are plain ASCII and are written directly; anything
+// else goes through json.Marshal.
 func writeJSONString(b *bytes.Buffer, s string) {
-	q, _ := json.Marshal(s)
-	b.Write(q)
+	for i := 0; i < len(s); i++ {
+		if c := s[i]; c < 0x20 || c >= 0x7f || c == '"' || c == '\\' || c == '<' || c == '>' || c == '&' {
+			q, _ := json.Marshal(s)
+			b.Write(q)
+			return
+		}
+	}
+	b.WriteByte('"')
+	b.WriteString(s)
+	b.WriteByte('"')
 }

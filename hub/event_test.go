@@ -1,6 +1,7 @@
 package hub
 
 import (
+	"bytes"
 	"encoding/json"
 	"testing"
 	"time"
@@ -34,5 +35,16 @@ func TestEventWireForm(t *testing.T) {
 	}
 	if _, err := json.Marshal(Event{Payload: json.RawMessage(`[1]`)}); err == nil {
 		t.Fatal("a non-object payload must not marshal")
+	}
+}
+
+func TestWriteJSONStringMatchesMarshal(t *testing.T) {
+	for _, s := range []string{"", "th_0123abc", "message_delta", `a"b`, `back\slash`, "<tag>&", "tab\there", "é", "\u2028", "\x7f"} {
+		var b bytes.Buffer
+		writeJSONString(&b, s)
+		want, _ := json.Marshal(s)
+		if b.String() != string(want) {
+			t.Errorf("%q: got %s, want %s", s, b.String(), want)
+		}
 	}
 }
