@@ -2,8 +2,9 @@ package engine
 
 import (
 	"context"
-	"github.com/switchboard-hub/switchboard/hub"
 	"sync"
+
+	"github.com/switchboard-hub/switchboard/hub"
 )
 
 // Fan-out of committed events to subscribers (SSE streams, the window, the

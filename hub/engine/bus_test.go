@@ -2,10 +2,11 @@ package engine
 
 import (
 	"context"
-	"github.com/switchboard-hub/switchboard/hub"
 	"sync"
 	"testing"
 	"time"
+
+	"github.com/switchboard-hub/switchboard/hub"
 )
 
 // memLog is an in-memory event log standing in for the store.

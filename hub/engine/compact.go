@@ -2,9 +2,9 @@ package engine
 
 import (
 	"context"
-	"github.com/switchboard-hub/switchboard/hub"
 	"strings"
-	"time"
+
+	"github.com/switchboard-hub/switchboard/hub"
 )
 
 // compactPrompt asks the agent for the summary stored by CompactThread.
@@ -36,5 +36,5 @@ func (e *Engine) CompactThread(ctx context.Context, c hub.Caller, id string) (hu
 	if turn.Status != hub.TurnCompleted || summary == "" {
 		return hub.Thread{}, hub.Errorf(hub.CodeUpstreamUnavailable, "the agent gave no summary (turn %s)", turn.Status)
 	}
-	return e.updateThread(ctx, c, id, func(t *hub.Thread) { t.Summary = summary; t.UpdatedAt = time.Now() })
+	return e.updateThread(ctx, c, id, func(t *hub.Thread) { t.Summary = summary })
 }

@@ -4,12 +4,12 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"github.com/switchboard-hub/switchboard/hub"
 	"log/slog"
 	"sync"
 	"time"
 
 	"github.com/switchboard-hub/switchboard/acp"
+	"github.com/switchboard-hub/switchboard/hub"
 )
 
 // Config is the engine's live-tunable configuration (config file keys in

@@ -2,11 +2,11 @@ package engine
 
 import (
 	"context"
-	"github.com/switchboard-hub/switchboard/hub"
 	"strings"
 	"time"
 
 	"github.com/switchboard-hub/switchboard/acp"
+	"github.com/switchboard-hub/switchboard/hub"
 )
 
 // permRT is a pending permission an agent is waiting on. answer receives

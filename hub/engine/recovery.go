@@ -4,8 +4,9 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
-	"github.com/switchboard-hub/switchboard/hub"
 	"strings"
+
+	"github.com/switchboard-hub/switchboard/hub"
 )
 
 // storedOutput rebuilds a turn's output from its message_delta events: a

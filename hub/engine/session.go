@@ -3,11 +3,11 @@ package engine
 import (
 	"context"
 	"fmt"
-	"github.com/switchboard-hub/switchboard/hub"
 	"strings"
 	"time"
 
 	"github.com/switchboard-hub/switchboard/acp"
+	"github.com/switchboard-hub/switchboard/hub"
 )
 
 // releaseReservation gives back a process slot startTurn reserved for a

@@ -2,7 +2,6 @@ package engine
 
 import (
 	"context"
-	"github.com/switchboard-hub/switchboard/hub"
 	"os"
 	"path/filepath"
 	"regexp"
@@ -11,6 +10,7 @@ import (
 	"time"
 
 	"github.com/switchboard-hub/switchboard/acp"
+	"github.com/switchboard-hub/switchboard/hub"
 )
 
 // threadRT is the live state of a thread: its agent process and session,

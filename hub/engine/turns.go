@@ -5,12 +5,12 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"github.com/switchboard-hub/switchboard/hub"
 	"strings"
 	"sync"
 	"time"
 
 	"github.com/switchboard-hub/switchboard/acp"
+	"github.com/switchboard-hub/switchboard/hub"
 )
 
 // turnRT is a running turn. tr.turn's immutable fields (ID, ThreadID,

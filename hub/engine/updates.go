@@ -3,9 +3,9 @@ package engine
 import (
 	"context"
 	"encoding/json"
-	"github.com/switchboard-hub/switchboard/hub"
 
 	"github.com/switchboard-hub/switchboard/acp"
+	"github.com/switchboard-hub/switchboard/hub"
 )
 
 // threadClient serves one thread's agent: its updates become events, its
