@@ -7,6 +7,7 @@ import (
 	"errors"
 	"fmt"
 	"io/fs"
+	"time"
 
 	"github.com/wailsapp/wails/v2"
 	"github.com/wailsapp/wails/v2/pkg/options"
@@ -18,8 +19,10 @@ import (
 // WindowTitle is the desktop window's title.
 const WindowTitle = "Switchboard"
 
-// runDesktop opens the window and blocks until it is closed or ctx is done.
-func runDesktop(ctx context.Context, e *env, _ Options) error {
+// runDesktop runs the hub — the same engine, config, data dir and API as
+// `serve` — and opens the window; it blocks until the window is closed or
+// ctx is done, then shuts the hub down gracefully.
+func runDesktop(ctx context.Context, e *env, o Options) (err error) {
 	if !wailsBuilt {
 		// Without these tags Wails compiles a stub whose Run fails with a
 		// message that does not say what to do.
@@ -30,6 +33,16 @@ func runDesktop(ctx context.Context, e *env, _ Options) error {
 	if err != nil {
 		return err
 	}
+	h, err := startHub(ctx, e, o)
+	if err != nil {
+		return err
+	}
+	defer func() {
+		sctx, cancel := context.WithTimeout(context.Background(), 15*time.Second)
+		defer cancel()
+		err = errors.Join(err, h.stop(sctx))
+	}()
+	h.log.Info("hub ready", "url", h.url, "dataDir", h.dataDir)
 	if err := wails.Run(opts); err != nil {
 		return fmt.Errorf("window: %w", err)
 	}
