@@ -534,3 +534,29 @@ func TestRecoveryRebuildsOutput(t *testing.T) {
 		t.Fatalf("history %+v %v", got, err)
 	}
 }
+
+// A cancel that arrives while the turn is still starting its agent or
+// session, or just before its prompt, still ends the turn cancelled in
+// time: the ACP cancel is not lost ahead of the prompt.
+func TestCancelRightAfterStart(t *testing.T) {
+	h := newHarness(t, nil)
+	ctx := context.Background()
+	for i := 0; i < 8; i++ {
+		th := h.thread("fake")
+		if i%2 == 1 { // a warm agent: the cancel races the prompt, not the launch
+			sub := h.watch(th)
+			h.run(th, sub, "echo warm")
+		}
+		turn, err := h.e.StartTurn(ctx, alice, th.ID, hub.TurnInput{Input: "hang"})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if i >= 4 {
+			time.Sleep(time.Duration(i) * 5 * time.Millisecond)
+		}
+		ended, err := h.e.CancelTurn(ctx, alice, turn.ID)
+		if err != nil || ended.Status != hub.TurnCancelled {
+			t.Fatalf("round %d: %+v %v", i, ended, err)
+		}
+	}
+}

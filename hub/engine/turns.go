@@ -156,7 +156,7 @@ func (e *Engine) runTurn(tr *turnRT) {
 
 	agent, sid, prefix, err := e.ensureSession(tr)
 	stop := ""
-	if err == nil {
+	if err == nil && !tr.cancelled() { // a cancel during setup: no prompt at all
 		stop, err = agent.Prompt(context.Background(), sid, append(prefix, tr.blocks...))
 	}
 	e.finishTurn(tr, stop, err)
@@ -183,14 +183,42 @@ func (e *Engine) cancelTurn(tr *turnRT, reason string) {
 	if !current || agent == nil {
 		return
 	}
-	go func() {
-		ctx, cancel := context.WithTimeout(context.Background(), e.cancelWait+time.Second)
-		defer cancel()
-		if _, err := agent.Cancel(ctx, sid); err != nil {
+	go e.cancelPrompt(tr, agent, sid)
+}
+
+// cancelPrompt sends the ACP cancel for tr's prompt and kills the agent
+// when the turn has not ended within CancelWait. The prompt may not be in
+// flight yet (the turn is between its session setup and session/prompt):
+// an ACP cancel then reaches the agent before the prompt and is lost, so
+// it is sent again until a prompt answers it or the turn ends.
+func (e *Engine) cancelPrompt(tr *turnRT, agent *acp.Agent, sid string) {
+	deadline := time.Now().Add(e.cancelWait)
+	for {
+		ctx, cancel := context.WithDeadline(context.Background(), deadline)
+		stop, err := agent.Cancel(ctx, sid)
+		cancel()
+		if err == nil && stop != "" {
+			return // the prompt ended
+		}
+		if err == nil {
+			select { // no prompt in flight yet
+			case <-tr.done:
+				return
+			case <-time.After(20 * time.Millisecond):
+			}
+		}
+		if err != nil || time.Now().After(deadline) {
 			e.log.Warn("hub: agent did not stop the turn; killing it", "thread", tr.turn.ThreadID, "err", err)
 			agent.Proc.Kill()
+			return
 		}
-	}()
+	}
+}
+
+func (tr *turnRT) cancelled() bool {
+	tr.mu.Lock()
+	defer tr.mu.Unlock()
+	return tr.cancelReason != ""
 }
 
 // CancelTurn implements Service.
