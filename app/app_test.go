@@ -36,7 +36,7 @@ func TestRun(t *testing.T) {
 		{"serve help", []string{"serve", "-h"}, 0, "", "-listen"},
 		{"serve refuses arguments", []string{"serve", "now"}, 2, "", `unexpected argument "now"`},
 		{"serve refuses unknown flags", []string{"serve", "--port", "1"}, 2, "", "flag provided but not defined: -port"},
-		{"acp placeholder", []string{"acp"}, 2, "", "switchboard acp: the editor bridge is not built yet\n"},
+		{"acp needs --agent", []string{"acp"}, 2, "", "the --agent flag is required"},
 		{"acp has no listen flag", []string{"acp", "--listen", "x"}, 2, "", "flag provided but not defined: -listen"},
 		{"desktop is not in a test build", nil, 2, "", "switchboard: the "},
 		{"desktop takes the flags", []string{"--data-dir", "d", "--listen", "127.0.0.1:0", "--config", "c"}, 2, "", "not in this build"},

@@ -20,7 +20,7 @@ func commands() []command {
 	return []command{
 		{"", "open the desktop app (the default)", withOptions("", true, runDesktop)},
 		{"serve", "run the hub headless: the HTTP/SSE API on --listen", withOptions("serve", true, serve)},
-		{"acp", "run the editor bridge: an ACP agent on stdio that talks to the hub", withOptions("acp", false, bridge)},
+		{"acp", "run the editor bridge: an ACP agent on stdio that talks to the hub", runBridgeCommand},
 		{"version", "print the version", runVersionCommand},
 		{"help", "show this help", runHelpCommand},
 	}
@@ -100,4 +100,28 @@ func withOptions(name string, listen bool, run func(context.Context, *env, Optio
 		}
 		return run(ctx, e, o)
 	}
+}
+
+// runBridgeCommand is `switchboard acp --agent ID [flags]`: the common flags
+// (without --listen) plus the required --agent.
+func runBridgeCommand(ctx context.Context, e *env, args []string) error {
+	var o Options
+	var agent string
+	autoStart := true
+	fs := newFlagSet(e, "acp", "switchboard acp --agent ID [flags]")
+	o.register(fs, false)
+	fs.StringVar(&agent, "agent", "", "relay to the hub's agent `ID` (an id of GET /v1/agents, e.g. claude)")
+	fs.BoolVar(&autoStart, "start-hub", true, "start `switchboard serve` in the background when no hub runs")
+	if err := parse(fs, args); err != nil {
+		return err
+	}
+	if agent == "" {
+		fmt.Fprintf(fs.Output(), "the --agent flag is required\n")
+		fs.Usage()
+		return errUsage
+	}
+	if err := o.resolve(); err != nil {
+		return err
+	}
+	return bridge(ctx, e, o, agent, autoStart)
 }

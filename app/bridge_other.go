@@ -1,0 +1,9 @@
+//go:build !unix
+
+package app
+
+import "os/exec"
+
+// detach does nothing here: the started hub is an ordinary child process,
+// which outlives the bridge unless its console is closed.
+func detach(*exec.Cmd) {}
