@@ -1,11 +1,14 @@
 package app
 
 import (
+	"bytes"
 	"errors"
 	"fmt"
 	"net"
 	"os"
 	"path/filepath"
+	"regexp"
+	"strconv"
 	"strings"
 	"time"
 
@@ -76,26 +79,37 @@ func defaultConfigPath() (string, error) {
 // is not an error when mustExist is false: the defaults apply. Every error
 // names the file, and for a syntax error the line.
 func LoadConfig(path string, mustExist bool) (Config, error) {
-	v := viper.New()
-	setDefaults(v)
-	v.SetConfigFile(path)
-	v.SetConfigType("yaml")
-	if err := v.ReadInConfig(); err != nil {
-		var notFound *os.PathError
-		if errors.As(err, &notFound) && errors.Is(err, os.ErrNotExist) && !mustExist {
-			return decodeConfig(v, path)
+	data, err := os.ReadFile(path)
+	if err != nil {
+		if errors.Is(err, os.ErrNotExist) && !mustExist {
+			v := viper.New()
+			setDefaults(v)
+			return decodeConfig(v, path, nil)
 		}
 		return Config{}, fmt.Errorf("config %s: %w", path, err)
 	}
-	return decodeConfig(v, path)
+	return parseConfig(path, data)
 }
 
-func decodeConfig(v *viper.Viper, path string) (Config, error) {
+// parseConfig parses and validates data, the content of the config file at
+// path, with a fresh viper (never one shared with a reader). Every error
+// names the file, and for a syntax error the line.
+func parseConfig(path string, data []byte) (Config, error) {
+	v := viper.New()
+	setDefaults(v)
+	v.SetConfigType("yaml")
+	if err := v.ReadConfig(bytes.NewReader(data)); err != nil {
+		return Config{}, fmt.Errorf("config %s: %w", path, syntaxLine(err, data))
+	}
+	return decodeConfig(v, path, data)
+}
+
+func decodeConfig(v *viper.Viper, path string, data []byte) (Config, error) {
 	var c Config
 	if err := v.UnmarshalExact(&c); err != nil {
-		return Config{}, fmt.Errorf("config %s: %w", path, err)
+		return Config{}, fmt.Errorf("config %s: %w", path, withKeyLines(err, data))
 	}
-	if err := restoreEnvCase(path, c.Agents); err != nil {
+	if err := restoreEnvCase(data, c.Agents); err != nil {
 		return Config{}, fmt.Errorf("config %s: %w", path, err)
 	}
 	if err := c.validate(); err != nil {
@@ -107,20 +121,16 @@ func decodeConfig(v *viper.Viper, path string) (Config, error) {
 // restoreEnvCase puts back the case of agents' environment variable names,
 // which viper lowercases with every other key: ANTHROPIC_API_KEY must reach
 // the agent as written. (Agent ids stay lowercase.)
-func restoreEnvCase(path string, agents map[string]acp.AgentConfig) error {
+func restoreEnvCase(data []byte, agents map[string]acp.AgentConfig) error {
 	if len(agents) == 0 {
 		return nil
-	}
-	b, err := os.ReadFile(path)
-	if err != nil {
-		return err
 	}
 	var raw struct {
 		Agents map[string]struct {
 			Env map[string]string `yaml:"env"`
 		} `yaml:"agents"`
 	}
-	if err := yaml.Unmarshal(b, &raw); err != nil {
+	if err := yaml.Unmarshal(data, &raw); err != nil {
 		return err
 	}
 	for id, a := range raw.Agents {
@@ -194,3 +204,107 @@ func (c Config) agents() []acp.AgentSpec {
 	specs, _ := acp.Merge(acp.Builtin(), c.Agents) // validated by LoadConfig
 	return specs
 }
+
+// withKeyLines rewrites a decoding error of viper's (mapstructure's) into
+// one line per problem that names the key and its line in data:
+// "line 3: unknown key permissions.timout". It returns err unchanged when
+// it cannot.
+func withKeyLines(err error, data []byte) error {
+	msg := err.Error()
+	const header = "decoding failed due to the following error(s):"
+	body, ok := strings.CutPrefix(msg, header)
+	if !ok {
+		return err
+	}
+	var root yaml.Node
+	if yaml.Unmarshal(data, &root) != nil {
+		return err
+	}
+	var out []string
+	for _, l := range strings.Split(strings.TrimSpace(body), "\n") {
+		m := decodeErrLine.FindStringSubmatch(l)
+		if m == nil {
+			out = append(out, l)
+			continue
+		}
+		prefix := strings.NewReplacer("[", ".", "]", "").Replace(m[1])
+		if bad, ok := strings.CutPrefix(m[2], "has invalid keys: "); ok {
+			for _, k := range strings.Split(bad, ", ") {
+				key := strings.TrimPrefix(prefix+"."+k, ".")
+				out = append(out, lineOf(&root, key)+"unknown key "+key)
+			}
+			continue
+		}
+		out = append(out, lineOf(&root, prefix)+prefix+": "+m[2])
+	}
+	return errors.New(strings.Join(out, "; "))
+}
+
+var decodeErrLine = regexp.MustCompile(`^'([^']*)' (.*)$`)
+
+// lineOf returns "line N: " for the dotted key in the YAML document root
+// (keys compared case-insensitively, as viper does), or "".
+func lineOf(root *yaml.Node, key string) string {
+	n := root
+	if n.Kind == yaml.DocumentNode && len(n.Content) > 0 {
+		n = n.Content[0]
+	}
+	line := 0
+	for _, part := range strings.Split(key, ".") {
+		if n.Kind != yaml.MappingNode {
+			return ""
+		}
+		var next *yaml.Node
+		for i := 0; i+1 < len(n.Content); i += 2 {
+			if strings.EqualFold(n.Content[i].Value, part) {
+				line, next = n.Content[i].Line, n.Content[i+1]
+				break
+			}
+		}
+		if next == nil {
+			return ""
+		}
+		n = next
+	}
+	return fmt.Sprintf("line %d: ", line)
+}
+
+// syntaxLine corrects the line of a YAML syntax error: yaml.v3 reports
+// parser errors one line early (a 0-based line) and some scanner errors
+// without a line ("mapping values are not allowed in this context"). The
+// line is taken to be the first at which a prefix of data stops parsing,
+// unless yaml's own is later.
+func syntaxLine(err error, data []byte) error {
+	lines := strings.SplitAfter(string(data), "\n")
+	first := 0
+	for i := range lines {
+		var v any
+		if yaml.Unmarshal([]byte(strings.Join(lines[:i+1], "")), &v) != nil {
+			first = i + 1
+			break
+		}
+	}
+	if first == 0 {
+		return err
+	}
+	msg := err.Error()
+	m := yamlLine.FindStringSubmatchIndex(msg)
+	if m == nil {
+		return &lineError{fmt.Sprintf("line %d: %s", first, msg), err}
+	}
+	if n, _ := strconv.Atoi(msg[m[2]:m[3]]); n >= first {
+		return err
+	}
+	return &lineError{msg[:m[2]] + strconv.Itoa(first) + msg[m[3]:], err}
+}
+
+var yamlLine = regexp.MustCompile(`line (\d+): `)
+
+// lineError is an error with its message corrected.
+type lineError struct {
+	msg string
+	err error
+}
+
+func (e *lineError) Error() string { return e.msg }
+func (e *lineError) Unwrap() error { return e.err }

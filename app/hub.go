@@ -12,6 +12,8 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/switchboard-hub/switchboard/acp"
@@ -28,7 +30,8 @@ type runningHub struct {
 	log        *slog.Logger
 	dataDir    string
 	configPath string
-	config     Config
+	config     Config // as read at start; currentConfig is the live one
+	listen     string // the address served, which a config edit does not change
 	url        string
 	token      string
 	db         *store.DB
@@ -36,6 +39,12 @@ type runningHub struct {
 	http       *httpapi.Server
 	unlock     func()
 	served     chan error
+
+	live     atomic.Pointer[Config] // the config applied last
+	watcher  *configWatcher         // nil when live reload is off
+	errHook  atomic.Pointer[func(error)]
+	applyMu  sync.Mutex // serialises applyConfig
+	override bool       // --listen was given: the file's listen is not used
 }
 
 // startHub opens the data dir (lock, token, database), reads the config,
@@ -68,7 +77,9 @@ func startHub(ctx context.Context, e *env, o Options) (_ *runningHub, err error)
 	if h.config, err = LoadConfig(h.configPath, o.Config != ""); err != nil {
 		return nil, err
 	}
+	h.live.Store(&h.config)
 	listen := h.config.Listen
+	h.override = o.Listen != ""
 	if o.Listen != "" {
 		listen = o.Listen
 		if err := checkListen(listen, h.config.AllowPublic); err != nil {
@@ -97,11 +108,72 @@ func startHub(ctx context.Context, e *env, o Options) (_ *runningHub, err error)
 		AllowedHosts: h.config.AllowedHosts, AllowedOrigins: h.config.AllowedOrigins,
 	})
 	go func() { h.served <- h.http.Serve(ln) }()
+	h.listen = listen
 	h.url = "http://" + urlHost(ln.Addr().(*net.TCPAddr))
 	if err := writeDiscovery(o.DataDir, Discovery{URL: h.url, PID: os.Getpid(), Version: version}); err != nil {
 		return nil, err
 	}
+	h.watcher = newConfigWatcher(h.configPath, h.config, log, h.applyConfig, h.configError)
+	if err := h.watcher.start(); err != nil {
+		log.Warn("config live reload is off", "err", err)
+		h.watcher = nil
+	}
 	return h, nil
+}
+
+// currentConfig returns the config applied last (the file's, but for
+// listen and allowPublic, which need a restart).
+func (h *runningHub) currentConfig() Config { return *h.live.Load() }
+
+// applyConfig applies a new valid config file without a restart: engine
+// limits and timeouts, the agent catalogue (a running turn keeps its
+// process until it ends), allowed hosts and origins. listen and allowPublic
+// need a restart: a change is reported, never half-applied, and the hub
+// keeps serving where it was. It runs on the config watcher's goroutine.
+func (h *runningHub) applyConfig(from, to Config) {
+	h.applyMu.Lock()
+	defer h.applyMu.Unlock()
+	changed := configDiff(from, to)
+	running := h.config // listen and allowPublic as the hub started with them
+	if to.Listen != running.Listen || to.AllowPublic != running.AllowPublic {
+		switch {
+		case from.Listen != to.Listen && h.override:
+			h.log.Warn("listen changed in the config file; --listen overrides it", "listen", to.Listen, "serving", h.listen)
+		case from.Listen != to.Listen:
+			h.log.Warn("listen changed: restart Switchboard to apply", "listen", to.Listen, "serving", h.listen)
+		}
+		if from.AllowPublic != to.AllowPublic {
+			h.log.Warn("allowPublic changed: restart Switchboard to apply", "allowPublic", to.AllowPublic, "serving", h.listen)
+		}
+	}
+	to.Listen, to.AllowPublic = running.Listen, running.AllowPublic
+	h.engine.SetConfig(to.engineConfig())
+	h.engine.SetAgents(to.agents())
+	h.http.SetAllowed(to.AllowedHosts, to.AllowedOrigins)
+	h.live.Store(&to)
+	h.log.Info("config reloaded", "file", h.configPath, "changed", strings.Join(changed, ", "))
+}
+
+// configError is the config watcher's report of a refused config file (nil:
+// the file is valid again). The watcher has logged it.
+func (h *runningHub) configError(err error) {
+	if f := h.errHook.Load(); f != nil {
+		(*f)(err)
+	}
+}
+
+// onConfigError sets f to be called, on the config watcher's goroutine,
+// with each refused config file's error, and with nil when the file is
+// valid again (for a window or tray to show the problem).
+func (h *runningHub) onConfigError(f func(error)) { h.errHook.Store(&f) }
+
+// lastConfigError returns why the config file as it is now was refused, or
+// nil.
+func (h *runningHub) lastConfigError() error {
+	if h.watcher == nil {
+		return nil
+	}
+	return h.watcher.LastError()
 }
 
 func logLevel() slog.Level {
@@ -137,6 +209,9 @@ func urlHost(a *net.TCPAddr) string {
 // removed, the data dir unlocked. Safe on a partly started hub.
 func (h *runningHub) stop(ctx context.Context) error {
 	var errs []error
+	if h.watcher != nil {
+		h.watcher.close()
+	}
 	if h.http != nil {
 		if err := h.http.Shutdown(ctx); err != nil {
 			errs = append(errs, fmt.Errorf("http: %w", err))
@@ -164,7 +239,7 @@ func (h *runningHub) summary() string {
 	fmt.Fprintf(&b, "  token      %s\n", filepath.Join(h.dataDir, tokenFile))
 	fmt.Fprintf(&b, "  config     %s\n", h.configPath)
 	var found, missing []string
-	for _, s := range h.config.agents() {
+	for _, s := range h.currentConfig().agents() {
 		if d := acp.Detect(s); d.Available {
 			found = append(found, s.ID)
 		} else {

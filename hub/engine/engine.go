@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"log/slog"
+	"reflect"
 	"sync"
 	"time"
 
@@ -130,14 +131,19 @@ func (e *Engine) SetConfig(c Config) {
 	e.mu.Unlock()
 }
 
+// Config returns the configuration in effect.
+func (e *Engine) Config() Config { return e.config() }
+
 func (e *Engine) config() Config {
 	e.mu.Lock()
 	defer e.mu.Unlock()
 	return e.cfg
 }
 
-// SetAgents replaces the agent catalogue. Threads whose agent changed keep
-// their running process until it is next restarted.
+// SetAgents replaces the agent catalogue. An agent process whose spec
+// changed, or whose agent was removed or disabled, is stopped: at once when
+// idle, else when its running turn ends (the turn keeps it till then). The
+// thread's next turn starts the agent as now configured.
 func (e *Engine) SetAgents(specs []acp.AgentSpec) {
 	m := make(map[string]acp.AgentSpec, len(specs))
 	for _, s := range specs {
@@ -145,7 +151,51 @@ func (e *Engine) SetAgents(specs []acp.AgentSpec) {
 	}
 	e.mu.Lock()
 	e.agents = m
+	rts := make([]*threadRT, 0, len(e.threads))
+	for _, rt := range e.threads {
+		rts = append(rts, rt)
+	}
 	e.mu.Unlock()
+	for _, rt := range rts {
+		e.retireIfStale(rt, nil)
+	}
+}
+
+// retireIfStale stops rt's agent process if the catalogue no longer has the
+// spec it was started with (changed, disabled or removed) and no turn but
+// owner (nil: none) runs on it. It reports whether it did. The process is
+// stopped in the background; its slot is freed when it exits (watchAgent).
+func (e *Engine) retireIfStale(rt *threadRT, owner *turnRT) bool {
+	e.mu.Lock()
+	rt.mu.Lock()
+	a := rt.agent
+	stale := a != nil && rt.turn == owner && !e.specCurrentLocked(rt.spec)
+	if stale {
+		rt.agent = nil
+		if rt.idle != nil {
+			rt.idle.Stop()
+		}
+	}
+	id := rt.spec.ID
+	rt.mu.Unlock()
+	e.mu.Unlock()
+	if !stale {
+		return false
+	}
+	e.log.Info("hub: stopping an agent process whose configuration changed", "thread", rt.id, "agent", id)
+	go func() {
+		ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+		defer cancel()
+		a.Close(ctx)
+	}()
+	return true
+}
+
+// specCurrentLocked reports whether s is still the catalogue's enabled
+// spec for its agent. e.mu must be held.
+func (e *Engine) specCurrentLocked(s acp.AgentSpec) bool {
+	cur, ok := e.agents[s.ID]
+	return ok && !cur.Disabled && reflect.DeepEqual(cur, s)
 }
 
 func (e *Engine) agentSpec(id string) (acp.AgentSpec, bool) {

@@ -28,6 +28,7 @@ func (e *Engine) releaseReservation(tr *turnRT) {
 // slash commands reach the agent raw).
 func (e *Engine) ensureSession(tr *turnRT) (*acp.Agent, string, []acp.ContentBlock, error) {
 	rt := tr.rt
+	e.retireIfStale(rt, tr)
 	rt.mu.Lock()
 	if rt.idle != nil {
 		rt.idle.Stop()
@@ -74,7 +75,7 @@ func (e *Engine) ensureSession(tr *turnRT) (*acp.Agent, string, []acp.ContentBlo
 		return nil, "", nil, err
 	}
 	rt.mu.Lock()
-	rt.agent, rt.sessionID = a, sid
+	rt.agent, rt.sessionID, rt.spec = a, sid, spec
 	rt.mu.Unlock()
 	if sid != thread.AgentSessionID {
 		if t, gerr := e.store.GetThread(context.Background(), thread.ID); gerr == nil {
@@ -204,6 +205,9 @@ func (e *Engine) stopAgent(ctx context.Context, rt *threadRT) {
 // scheduleIdle stops the thread's agent after limits.agentIdleTimeout
 // without a turn; the next turn reopens the session transparently.
 func (e *Engine) scheduleIdle(rt *threadRT) {
+	if e.retireIfStale(rt, nil) {
+		return
+	}
 	d := e.config().AgentIdleTimeout
 	rt.mu.Lock()
 	defer rt.mu.Unlock()

@@ -18,11 +18,12 @@ import (
 type threadRT struct {
 	mu        sync.Mutex
 	id        string
-	agent     *acp.Agent // nil until the first turn, and after it exits
-	sessionID string     // the agent's session in agent
-	turn      *turnRT    // the running turn, if any
-	replaying bool       // session/load replay in progress: updates are not new events
-	deleted   bool       // DeleteThread has begun: no new turn
+	agent     *acp.Agent    // nil until the first turn, and after it exits
+	spec      acp.AgentSpec // what agent was started with
+	sessionID string        // the agent's session in agent
+	turn      *turnRT       // the running turn, if any
+	replaying bool          // session/load replay in progress: updates are not new events
+	deleted   bool          // DeleteThread has begun: no new turn
 	idle      *time.Timer
 }
 

@@ -1,0 +1,326 @@
+package app
+
+import (
+	"bytes"
+	"crypto/sha256"
+	"errors"
+	"fmt"
+	"log/slog"
+	"os"
+	"path/filepath"
+	"reflect"
+	"sort"
+	"strings"
+	"sync"
+	"sync/atomic"
+	"time"
+
+	"github.com/fsnotify/fsnotify"
+)
+
+// defaultConfigDebounce is how long the config file must stay quiet after
+// an event before it is read: editors write in bursts (truncate, write,
+// chmod; or write a temp file, rename it over).
+const defaultConfigDebounce = 150 * time.Millisecond
+
+// configWatcher reloads the config file when it changes, the pattern of
+// DESIGN.md ("viper.WatchConfig alone is not safe"): it watches the file's
+// folder, not the file (editors replace files; a watch on the file dies with
+// it), and, when the file is a symlink, the folders along the link (re-read
+// on every check, so retargeting the link works). Events are debounced; the
+// file is then read once, skipped when its content hash is unchanged, parsed
+// with a fresh viper and validated. A valid config that differs from the
+// last good one goes to apply; an invalid one is reported (log, LastError,
+// onError) and the last good config stays. A deleted file keeps the last
+// good config; the file is picked up again when recreated. An empty file is
+// taken for a write in progress and ignored (a file with only a comment
+// resets to the defaults).
+//
+// If the config's folder does not exist at start, live reload is off until
+// the next start (logged).
+//
+// apply and onError run on the watcher's goroutine, one call at a time.
+type configWatcher struct {
+	path     string // absolute config path, as given (maybe a symlink)
+	log      *slog.Logger
+	debounce time.Duration
+	apply    func(from, to Config)
+	onError  func(error) // nil: none; called with nil when the file is valid again
+
+	w    *fsnotify.Watcher
+	dirs map[string]bool // watched folders; owned by run
+	// checks counts finished checks of the file (tests wait on it).
+	checks atomic.Int64
+	stop   chan struct{}
+	done   chan struct{}
+
+	mu      sync.Mutex // guards the fields below
+	cur     Config     // the last good config
+	hash    [sha256.Size]byte
+	read    bool // hash is set
+	lastErr error
+	gone    bool // the file was missing at the last check
+	closed  bool
+}
+
+// newConfigWatcher returns a watcher of the config file at path whose last
+// good config is cur (what the hub started with). Start it with start.
+func newConfigWatcher(path string, cur Config, log *slog.Logger, apply func(from, to Config), onError func(error)) *configWatcher {
+	return &configWatcher{
+		path: path, cur: cur, log: log, debounce: defaultConfigDebounce,
+		apply: apply, onError: onError,
+		dirs: make(map[string]bool),
+		stop: make(chan struct{}), done: make(chan struct{}),
+	}
+}
+
+// start begins watching, then checks the file once, so a change made
+// between the hub's first read and the watch is not missed. An error means
+// live reload is off (the hub runs on with the config it has).
+func (cw *configWatcher) start() error {
+	w, err := fsnotify.NewWatcher()
+	if err != nil {
+		close(cw.done)
+		return fmt.Errorf("config live reload: %w", err)
+	}
+	cw.w = w
+	dir := filepath.Dir(cw.path)
+	if err := w.Add(dir); err != nil {
+		w.Close()
+		close(cw.done)
+		return fmt.Errorf("config live reload is off until Switchboard restarts: watching %s: %w", dir, err)
+	}
+	cw.dirs[dir] = true
+	cw.check()
+	go cw.run()
+	return nil
+}
+
+// close stops the watcher and waits for its goroutine. Safe to call more
+// than once, and after a failed start.
+func (cw *configWatcher) close() {
+	cw.mu.Lock()
+	first := !cw.closed
+	cw.closed = true
+	cw.mu.Unlock()
+	if first {
+		close(cw.stop)
+	}
+	<-cw.done
+	if first && cw.w != nil {
+		cw.w.Close()
+	}
+}
+
+// Config returns the last good config.
+func (cw *configWatcher) Config() Config {
+	cw.mu.Lock()
+	defer cw.mu.Unlock()
+	return cw.cur
+}
+
+// LastError returns why the file as it is now was refused, or nil when the
+// last good config is the file's (or the file is missing).
+func (cw *configWatcher) LastError() error {
+	cw.mu.Lock()
+	defer cw.mu.Unlock()
+	return cw.lastErr
+}
+
+func (cw *configWatcher) run() {
+	defer close(cw.done)
+	t := time.NewTimer(time.Hour)
+	t.Stop()
+	defer t.Stop()
+	for {
+		select {
+		case <-cw.stop:
+			return
+		case ev, ok := <-cw.w.Events:
+			if !ok {
+				return
+			}
+			cw.log.Debug("config: file event", "event", ev.String())
+			t.Reset(cw.debounce)
+		case err, ok := <-cw.w.Errors:
+			if !ok {
+				return
+			}
+			// An overflow loses events: check anyway.
+			cw.log.Warn("config: watching the config file", "file", cw.path, "err", err)
+			t.Reset(cw.debounce)
+		case <-t.C:
+			cw.check()
+		}
+	}
+}
+
+// check re-resolves the symlinks, reads the file and applies it if it
+// changed. It runs on start's and run's goroutine only.
+func (cw *configWatcher) check() {
+	defer cw.checks.Add(1)
+	cw.watchLinks()
+	data, err := os.ReadFile(cw.path)
+	if err != nil {
+		if errors.Is(err, os.ErrNotExist) {
+			cw.mu.Lock()
+			first, hadErr := !cw.gone, cw.lastErr != nil
+			cw.gone, cw.read, cw.lastErr = true, false, nil
+			cw.mu.Unlock()
+			if first {
+				cw.log.Info("config file is gone; keeping the last good config until it is back", "file", cw.path)
+			}
+			if hadErr && cw.onError != nil {
+				cw.onError(nil) // the refused file is gone with it
+			}
+			return
+		}
+		cw.fail(fmt.Errorf("config %s: %w", cw.path, err))
+		return
+	}
+	if len(bytes.TrimSpace(data)) == 0 {
+		cw.log.Debug("config file is empty; waiting for its content", "file", cw.path)
+		return
+	}
+	sum := sha256.Sum256(data)
+	cw.mu.Lock()
+	cw.gone = false
+	same := cw.read && sum == cw.hash
+	cw.hash, cw.read = sum, true
+	cw.mu.Unlock()
+	if same {
+		return
+	}
+	to, err := parseConfig(cw.path, data)
+	if err != nil {
+		cw.fail(err)
+		return
+	}
+	cw.mu.Lock()
+	from, wasErr := cw.cur, cw.lastErr != nil
+	cw.cur, cw.lastErr = to, nil
+	cw.mu.Unlock()
+	if wasErr {
+		cw.log.Info("config file is valid again", "file", cw.path)
+		if cw.onError != nil {
+			cw.onError(nil)
+		}
+	}
+	if reflect.DeepEqual(from, to) {
+		return
+	}
+	cw.apply(from, to)
+}
+
+// fail reports an unusable config file; the last good config stays.
+func (cw *configWatcher) fail(err error) {
+	cw.mu.Lock()
+	cw.lastErr = err
+	cw.mu.Unlock()
+	cw.log.Error("config file refused; keeping the last good config", "err", err)
+	if cw.onError != nil {
+		cw.onError(err)
+	}
+}
+
+// watchLinks watches the folder of every hop of the config's symlink chain
+// besides the config's own folder, and stops watching folders the chain
+// left. A folder that does not exist (a dangling link) is skipped: the next
+// event on the link retries.
+func (cw *configWatcher) watchLinks() {
+	want := map[string]bool{filepath.Dir(cw.path): true}
+	for _, p := range linkChain(cw.path) {
+		want[filepath.Dir(p)] = true
+	}
+	watched := map[string]bool{}
+	for _, d := range cw.w.WatchList() { // a deleted folder's watch is gone
+		watched[d] = true
+	}
+	for d := range want {
+		if watched[d] {
+			continue
+		}
+		if err := cw.w.Add(d); err != nil {
+			cw.log.Debug("config: cannot watch the symlink target's folder", "dir", d, "err", err)
+			continue
+		}
+		cw.dirs[d] = true
+	}
+	for d := range cw.dirs {
+		if !want[d] {
+			_ = cw.w.Remove(d) // fails if the folder is gone: nothing to undo
+			delete(cw.dirs, d)
+		}
+	}
+}
+
+// linkChain returns the paths a symlink at path leads through, its final
+// target last (symlinked folders along the way resolved), or nil when path
+// is not a symlink.
+func linkChain(path string) []string {
+	var chain []string
+	p := path
+	for range 40 { // like the kernel's ELOOP limit
+		fi, err := os.Lstat(p)
+		if err != nil || fi.Mode()&os.ModeSymlink == 0 {
+			break
+		}
+		t, err := os.Readlink(p)
+		if err != nil {
+			break
+		}
+		if !filepath.IsAbs(t) {
+			t = filepath.Join(filepath.Dir(p), t)
+		}
+		p = t
+		chain = append(chain, p)
+	}
+	if len(chain) > 0 {
+		if real, err := filepath.EvalSymlinks(path); err == nil && real != p {
+			chain = append(chain, real)
+		}
+	}
+	return chain
+}
+
+// configDiff lists the config keys whose values differ between a and b, as
+// written in the file ("permissions.timeout", "agents.claude").
+func configDiff(a, b Config) []string {
+	var keys []string
+	diffValues("", reflect.ValueOf(a), reflect.ValueOf(b), &keys)
+	sort.Strings(keys)
+	return keys
+}
+
+func diffValues(prefix string, a, b reflect.Value, keys *[]string) {
+	switch {
+	case a.Kind() == reflect.Struct:
+		for i := range a.NumField() {
+			name, _, _ := strings.Cut(a.Type().Field(i).Tag.Get("mapstructure"), ",")
+			if name == "" {
+				name = a.Type().Field(i).Name
+			}
+			if prefix != "" {
+				name = prefix + "." + name
+			}
+			diffValues(name, a.Field(i), b.Field(i), keys)
+		}
+	case a.Kind() == reflect.Map && prefix == "agents":
+		ids := map[string]bool{}
+		for _, k := range a.MapKeys() {
+			ids[k.String()] = true
+		}
+		for _, k := range b.MapKeys() {
+			ids[k.String()] = true
+		}
+		for id := range ids {
+			k := reflect.ValueOf(id)
+			va, vb := a.MapIndex(k), b.MapIndex(k)
+			if va.IsValid() != vb.IsValid() || va.IsValid() && !reflect.DeepEqual(va.Interface(), vb.Interface()) {
+				*keys = append(*keys, prefix+"."+id)
+			}
+		}
+	case !reflect.DeepEqual(a.Interface(), b.Interface()):
+		*keys = append(*keys, prefix)
+	}
+}
