@@ -26,7 +26,7 @@ DESKTOP_TAGS := desktop,production,webkit2_41
 TRAY_TAGS := desktop
 
 APT_PACKAGES := pkg-config libgtk-3-dev libwebkit2gtk-4.1-dev libayatana-appindicator3-dev
-SMOKE_APT_PACKAGES := xvfb xauth xdotool dbus
+SMOKE_APT_PACKAGES := xvfb xauth xdotool dbus dbus-x11 haskell-status-notifier-item-utils
 SUDO := $(if $(filter 0,$(shell id -u)),,sudo)
 
 TOOLS := $(CURDIR)/.tools
@@ -150,7 +150,7 @@ fmt-check:
 # detector, the frontend's type check and tests, and the desktop smoke test.
 test: tools deps check go-test frontend-test smoke ## every check CI runs
 
-go-test: deps-system
+go-test: deps-system deps-smoke
 	$(GO) test -race ./...
 
 frontend-test: deps-frontend

@@ -4,6 +4,10 @@ package tray
 
 import (
 	"context"
+	"log/slog"
+	"os"
+	"sync"
+	"time"
 
 	"github.com/getlantern/systray"
 
@@ -13,34 +17,125 @@ import (
 // run shows the icon and its menu until ctx is done or "Quit tray" is chosen.
 // systray.Run must be called on the main goroutine: it locks the OS thread
 // GTK runs on.
-func run(ctx context.Context, _ Options) error {
-	done := make(chan struct{})
+func run(ctx context.Context, o Options) error {
+	log := slog.New(slog.NewTextHandler(os.Stderr, nil))
+	ctx, cancel := context.WithCancel(ctx)
+	defer cancel()
+	// onReady runs on its own goroutine, possibly never (a quit before the
+	// panel is ready): what it starts ends with ctx and is not waited for.
 	onReady := func() {
-		systray.SetIcon(icon.TrayPNG)
+		systray.SetIcon(icon.TrayStatePNG(icon.Trouble))
 		systray.SetTooltip(Tooltip)
-		for _, it := range menu {
-			mi := systray.AddMenuItem(it.title, it.tooltip)
-			if it.disabled {
-				mi.Disable()
-			}
-			if it.quit {
-				go func() {
-					select {
-					case <-mi.ClickedCh:
-						systray.Quit()
-					case <-done:
-					}
-				}()
-			}
-		}
+		ui := newSystrayUI(ctx, log)
+		w := &Watcher{DataDir: o.DataDir, Log: log, Publish: ui.show}
+		ui.watcher = w
+		ui.listen(ctx)
+		go w.Run(ctx)
 		go func() {
-			select {
-			case <-ctx.Done():
-				systray.Quit()
-			case <-done:
+			<-ctx.Done()
+			systray.Quit()
+		}()
+	}
+	// onExit runs when the GTK loop ends (Quit tray, or ctx done).
+	systray.Run(onReady, cancel)
+	return nil
+}
+
+// systrayUI shows Menus with getlantern/systray and turns clicks into
+// Actions.
+type systrayUI struct {
+	ctx     context.Context
+	log     *slog.Logger
+	layout  *layout
+	watcher *Watcher
+
+	// clicks, one per entry: what to do, read when clicked.
+	clicks []click
+
+	mu      sync.Mutex // guards the last shown icon, title, tooltip
+	icon    IconState
+	title   string
+	tooltip string
+	started bool
+}
+
+type click struct {
+	ch     <-chan struct{}
+	action func() Action
+}
+
+var iconOf = map[IconState]icon.State{
+	IconIdle: icon.Idle, IconWorking: icon.Working, IconNeedsYou: icon.NeedsYou, IconTrouble: icon.Trouble,
+}
+
+func newSystrayUI(ctx context.Context, log *slog.Logger) *systrayUI {
+	ui := &systrayUI{ctx: ctx, log: log}
+	items := map[item]*systray.MenuItem{}
+	add := func(title, tooltip string, parent item) item {
+		var mi *systray.MenuItem
+		if parent == nil {
+			mi = systray.AddMenuItem(title, tooltip)
+		} else {
+			mi = items[parent].AddSubMenuItem(title, tooltip)
+		}
+		items[mi] = mi
+		return mi
+	}
+	ui.layout = newLayout(time.Now, add, systray.AddSeparator)
+	l := ui.layout
+	for i, s := range l.perms {
+		ui.clicks = append(ui.clicks,
+			click{items[s.approve].ClickedCh, func() Action { return l.clickPermission(i, clickApprove) }},
+			click{items[s.deny].ClickedCh, func() Action { return l.clickPermission(i, clickDeny) }},
+			click{items[s.always].ClickedCh, func() Action { return l.clickPermission(i, clickAlways) }})
+	}
+	for i, s := range l.turns {
+		ui.clicks = append(ui.clicks, click{items[s.cancel].ClickedCh, func() Action { return l.clickCancel(i) }})
+	}
+	ui.clicks = append(ui.clicks,
+		click{items[l.open].ClickedCh, func() Action { return Action{Kind: ActOpen} }},
+		click{items[l.quitTray].ClickedCh, func() Action { return Action{Kind: ActQuitTray} }})
+	return ui
+}
+
+// listen serves every entry's clicks until ctx is done. systray drops a
+// click nobody is waiting for, so each entry has its own goroutine.
+func (ui *systrayUI) listen(ctx context.Context) {
+	for _, c := range ui.clicks {
+		go func() {
+			for {
+				select {
+				case <-ctx.Done():
+					return
+				case <-c.ch:
+					a := c.action()
+					if a.Kind == ActQuitTray {
+						systray.Quit()
+						return
+					}
+					go ui.watcher.Do(ctx, a)
+				}
 			}
 		}()
 	}
-	systray.Run(onReady, func() { close(done) })
-	return nil
+}
+
+// show puts m on screen; only what changed is sent to the panel.
+func (ui *systrayUI) show(m Menu) {
+	ui.mu.Lock()
+	if !ui.started || m.Icon != ui.icon {
+		systray.SetIcon(icon.TrayStatePNG(iconOf[m.Icon]))
+		ui.icon = m.Icon
+	}
+	if !ui.started || m.Title != ui.title {
+		systray.SetTitle(m.Title)
+		ui.title = m.Title
+	}
+	if !ui.started || m.Tooltip != ui.tooltip {
+		systray.SetTooltip(m.Tooltip)
+		ui.tooltip = m.Tooltip
+	}
+	ui.started = true
+	ui.mu.Unlock()
+	ui.layout.show(m)
 }

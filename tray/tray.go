@@ -6,6 +6,23 @@
 // The systray code needs cgo and libayatana-appindicator3 and is built only
 // with the desktop tag (as the window is); without it switchboard-tray is a
 // stub that says so, and go vet and go test need no GUI library.
+//
+// The pieces, from the wire to the panel:
+//
+//   - client.go: discovery (<data-dir>/hub.json and token), the JSON calls
+//     the tray makes (always ?scope=all, X-Client-ID switchboard-tray,
+//     decisions with X-Switchboard-Via: tray), and the SSE reader.
+//   - types.go: the tray's own decoding of the API's resources; it imports
+//     nothing of the hub (app/deps_test.go enforces it).
+//   - model.go: Model, a pure state machine from a snapshot and events to
+//     a Menu (icon state, title, tooltip, status line, permission and turn
+//     entries).
+//   - watch.go: Watcher, which owns a Model: it connects, snapshots,
+//     follows GET /v1/events, resumes with Last-Event-ID, reconnects with
+//     backoff and publishes menus at most every 100 ms.
+//   - menu.go: layout, which maps Menus onto the fixed entries systray
+//     can show, and clicks back to Actions; actions.go carries them out.
+//   - systray.go (desktop tag): the panel, through getlantern/systray.
 package tray
 
 import (
@@ -21,22 +38,8 @@ import (
 	"syscall"
 )
 
-// Tooltip is the tray icon's tooltip.
+// Tooltip is the tray icon's tooltip before the first menu is shown.
 const Tooltip = "Switchboard"
-
-// An item is one entry of the tray menu.
-type item struct {
-	title, tooltip string
-	disabled       bool
-	quit           bool // choosing it ends the tray
-}
-
-// menu is the tray menu, top to bottom. "Open Switchboard" waits for the
-// hub's API: until the tray can find the hub through hub.json it does nothing.
-var menu = []item{
-	{title: "Open Switchboard", tooltip: "Open the Switchboard window", disabled: true},
-	{title: "Quit tray", tooltip: "Remove this icon (Switchboard keeps running)", quit: true},
-}
 
 // Options is switchboard-tray's command line.
 type Options struct {

@@ -7,28 +7,6 @@ import (
 	"testing"
 )
 
-func TestMenu(t *testing.T) {
-	want := []struct {
-		title    string
-		disabled bool
-		quit     bool
-	}{
-		{"Open Switchboard", true, false},
-		{"Quit tray", false, true},
-	}
-	if len(menu) != len(want) {
-		t.Fatalf("menu has %d items, want %d", len(menu), len(want))
-	}
-	for i, w := range want {
-		if m := menu[i]; m.title != w.title || m.disabled != w.disabled || m.quit != w.quit {
-			t.Errorf("item %d = %+v, want %+v", i, m, w)
-		}
-	}
-	if Tooltip != "Switchboard" {
-		t.Errorf("tooltip %q", Tooltip)
-	}
-}
-
 func TestRunFlags(t *testing.T) {
 	tests := []struct {
 		name       string

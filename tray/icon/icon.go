@@ -11,10 +11,112 @@ import (
 	"math"
 )
 
-// TrayPNG is tray.png, the tray icon (TraySize pixels square).
+// TrayPNG is tray.png, the tray icon (TraySize pixels square): the idle
+// state. The other states are the same icon with a badge.
 //
 //go:embed tray.png
 var TrayPNG []byte
+
+var (
+	//go:embed tray-working.png
+	trayWorkingPNG []byte
+	//go:embed tray-needs-you.png
+	trayNeedsYouPNG []byte
+	//go:embed tray-trouble.png
+	trayTroublePNG []byte
+)
+
+// State is what the tray icon tells.
+type State int
+
+const (
+	Idle     State = iota // the plain icon
+	Working               // a teal badge with three dots: a turn is running
+	NeedsYou              // an amber badge with "!": a permission waits
+	Trouble               // greyed out, a red badge with "×": no hub
+)
+
+// States lists every State, for tests and for drawing the PNGs.
+var States = []State{Idle, Working, NeedsYou, Trouble}
+
+// File is the committed PNG's name for s.
+func (s State) File() string {
+	switch s {
+	case Working:
+		return "tray-working.png"
+	case NeedsYou:
+		return "tray-needs-you.png"
+	case Trouble:
+		return "tray-trouble.png"
+	}
+	return "tray.png"
+}
+
+// TrayStatePNG is the committed tray icon for s (TraySize pixels square).
+func TrayStatePNG(s State) []byte {
+	switch s {
+	case Working:
+		return trayWorkingPNG
+	case NeedsYou:
+		return trayNeedsYouPNG
+	case Trouble:
+		return trayTroublePNG
+	}
+	return TrayPNG
+}
+
+var (
+	badgeRing  = rgb{0xff, 0xff, 0xff} // a white ring: the badge stands out on dark and light panels
+	badgeTeal  = rgb{0x0d, 0x94, 0x88}
+	badgeAmber = rgb{0xf5, 0x9e, 0x0b}
+	badgeRed   = rgb{0xdc, 0x26, 0x26}
+	glyphDark  = rgb{0x1e, 0x22, 0x30}
+)
+
+// DrawState returns the tray icon for s at size x size pixels: Draw with a
+// badge in the lower right corner (none for Idle); Trouble also greys the
+// icon out.
+func DrawState(size int, s State) *image.NRGBA {
+	img := Draw(size, 0)
+	if s == Idle {
+		return img
+	}
+	px := 1 / float64(size)
+	center := vec{0.74, 0.74}
+	const r = 0.24
+	for y := 0; y < size; y++ {
+		for x := 0; x < size; x++ {
+			p := vec{(float64(x) + 0.5) * px, (float64(y) + 0.5) * px}
+			o := img.NRGBAAt(x, y)
+			c := paint{float64(o.R) * float64(o.A) / 255, float64(o.G) * float64(o.A) / 255, float64(o.B) * float64(o.A) / 255, float64(o.A)}
+			if s == Trouble {
+				grey := 0.3*c.r + 0.59*c.g + 0.11*c.b
+				c.r, c.g, c.b = grey, grey, grey
+			}
+			d := p.sub(center).len()
+			c.over(badgeRing, cover(d-(r+0.035), px))
+			q := p.sub(center) // glyph coordinates, badge-relative
+			switch s {
+			case Working:
+				c.over(badgeTeal, cover(d-r, px))
+				for _, dx := range []float64{-0.1, 0, 0.1} {
+					c.over(badgeRing, cover(q.sub(vec{dx, 0}).len()-0.04, px))
+				}
+			case NeedsYou:
+				c.over(badgeAmber, cover(d-r, px))
+				c.over(glyphDark, cover(segment(q, vec{0, -0.12}, vec{0, 0.03})-0.035, px))
+				c.over(glyphDark, cover(q.sub(vec{0, 0.11}).len()-0.04, px))
+			case Trouble:
+				c.over(badgeRed, cover(d-r, px))
+				const k = 0.085
+				c.over(badgeRing, cover(segment(q, vec{-k, -k}, vec{k, k})-0.03, px))
+				c.over(badgeRing, cover(segment(q, vec{-k, k}, vec{k, -k})-0.03, px))
+			}
+			img.SetNRGBA(x, y, c.nrgba())
+		}
+	}
+	return img
+}
 
 // TraySize and AppSize are the sizes of the committed icons.
 const (

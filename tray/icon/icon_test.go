@@ -16,16 +16,20 @@ var update = flag.Bool("update", false, "redraw the committed icons")
 // by byte, so a different PNG encoder does not fail the test.
 func TestCommittedIcons(t *testing.T) {
 	tests := []struct {
-		path   string
-		size   int
-		margin float64
+		path string
+		draw func() *image.NRGBA
 	}{
-		{filepath.Join("..", "..", "build", "appicon.png"), AppSize, 0.06},
-		{"tray.png", TraySize, 0},
+		{filepath.Join("..", "..", "build", "appicon.png"), func() *image.NRGBA { return Draw(AppSize, 0.06) }},
+	}
+	for _, s := range States {
+		tests = append(tests, struct {
+			path string
+			draw func() *image.NRGBA
+		}{s.File(), func() *image.NRGBA { return DrawState(TraySize, s) }})
 	}
 	for _, tt := range tests {
 		t.Run(filepath.Base(tt.path), func(t *testing.T) {
-			want := Draw(tt.size, tt.margin)
+			want := tt.draw()
 			if *update {
 				var buf bytes.Buffer
 				if err := (&png.Encoder{CompressionLevel: png.BestCompression}).Encode(&buf, want); err != nil {

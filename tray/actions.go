@@ -1,0 +1,108 @@
+package tray
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"runtime"
+	"time"
+)
+
+// Do carries out a click's action. Errors are logged, never fatal: the
+// menu follows the hub's events whatever happened. ActQuitTray is the
+// caller's to handle.
+func (w *Watcher) Do(ctx context.Context, a Action) {
+	var err error
+	switch a.Kind {
+	case ActNone, ActQuitTray:
+		return
+	case ActDecide:
+		err = w.Decide(ctx, a.Permission, a.Decision)
+		if IsCode(err, "CONFLICT") || IsCode(err, "NOT_FOUND") {
+			w.log().Info("tray: the permission was already decided or is gone", "permission", a.Permission)
+			return
+		}
+	case ActCancel:
+		err = w.CancelTurn(ctx, a.Turn)
+	case ActOpen:
+		err = w.Open(ctx)
+	}
+	if err != nil {
+		w.log().Warn("tray: action failed", "action", a.String(), "err", err)
+		return
+	}
+	w.log().Info("tray: action done", "action", a.String())
+}
+
+// Open opens Switchboard. With a hub answering in the data dir, it opens
+// the browser UI through GET /auth (which sets the session cookie and
+// drops the token from the address bar); the hub has no request yet to
+// raise the desktop window, so a desktop hub gets the browser UI too.
+// Without a hub it starts the desktop app: the switchboard binary beside
+// switchboard-tray, else the one on PATH, on the same data dir.
+func (w *Watcher) Open(ctx context.Context) error {
+	if h, err := Discover(w.DataDir); err == nil {
+		ctx, cancel := context.WithTimeout(ctx, 2*time.Second)
+		defer cancel()
+		if (&Client{Hub: h, HTTP: w.HTTP}).Healthz(ctx) == nil {
+			return openURL(h.AuthURL())
+		}
+	}
+	return startApp(w.DataDir)
+}
+
+// openURL hands u to the desktop's browser. A variable for tests. The URL
+// holds the token: it is passed to the opener, never logged.
+var openURL = func(u string) error {
+	var cmd *exec.Cmd
+	switch runtime.GOOS {
+	case "darwin":
+		cmd = exec.Command("open", u)
+	case "windows":
+		cmd = exec.Command("rundll32", "url.dll,FileProtocolHandler", u)
+	default:
+		cmd = exec.Command("xdg-open", u)
+	}
+	return startDetached(cmd, "opening the browser")
+}
+
+// startApp starts the desktop app on dataDir. A variable for tests.
+var startApp = func(dataDir string) error {
+	bin, err := appBinary()
+	if err != nil {
+		return err
+	}
+	return startDetached(exec.Command(bin, "--data-dir", dataDir), "starting switchboard")
+}
+
+// appBinary is the switchboard binary beside this one, else on PATH.
+func appBinary() (string, error) {
+	name := "switchboard"
+	if runtime.GOOS == "windows" {
+		name += ".exe"
+	}
+	if self, err := os.Executable(); err == nil {
+		p := filepath.Join(filepath.Dir(self), name)
+		if fi, err := os.Stat(p); err == nil && !fi.IsDir() {
+			return p, nil
+		}
+	}
+	p, err := exec.LookPath(name)
+	if err != nil {
+		return "", errors.New("cannot find the switchboard binary beside switchboard-tray or on PATH")
+	}
+	return p, nil
+}
+
+// startDetached starts cmd without waiting for it (it is reaped when it
+// exits).
+func startDetached(cmd *exec.Cmd, what string) error {
+	if err := cmd.Start(); err != nil {
+		return fmt.Errorf("%s: %w", what, err)
+	}
+	go cmd.Wait()
+	return nil
+}

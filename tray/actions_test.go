@@ -1,0 +1,68 @@
+package tray
+
+import (
+	"bytes"
+	"context"
+	"log/slog"
+	"strings"
+	"sync"
+	"testing"
+)
+
+// stubOpeners replaces the browser and app launchers for a test.
+func stubOpeners(t *testing.T) (urls, starts *[]string) {
+	t.Helper()
+	var mu sync.Mutex
+	urls, starts = new([]string), new([]string)
+	oldURL, oldApp := openURL, startApp
+	openURL = func(u string) error { mu.Lock(); defer mu.Unlock(); *urls = append(*urls, u); return nil }
+	startApp = func(d string) error { mu.Lock(); defer mu.Unlock(); *starts = append(*starts, d); return nil }
+	t.Cleanup(func() { openURL, startApp = oldURL, oldApp })
+	return urls, starts
+}
+
+func TestOpen(t *testing.T) {
+	urls, starts := stubOpeners(t)
+	h := newFakeHub(t)
+	w := &Watcher{DataDir: h.dir, Log: quietLog()}
+	w.Do(context.Background(), Action{Kind: ActOpen})
+	if len(*urls) != 1 || (*urls)[0] != h.srv.URL+"/auth?token="+testToken || len(*starts) != 0 {
+		t.Fatalf("with a hub: urls %q starts %q", *urls, *starts)
+	}
+	h.srv.Close() // hub.json left behind, nobody answers: start the app
+	w.Do(context.Background(), Action{Kind: ActOpen})
+	empty := &Watcher{DataDir: t.TempDir(), Log: quietLog()}
+	empty.Do(context.Background(), Action{Kind: ActOpen})
+	if len(*urls) != 1 || len(*starts) != 2 || (*starts)[0] != h.dir || (*starts)[1] != empty.DataDir {
+		t.Fatalf("without a hub: urls %d starts %q", len(*urls), *starts)
+	}
+}
+
+func TestDoLogsWithoutToken(t *testing.T) {
+	h := newFakeHub(t)
+	h.threads = []Thread{{ID: "th1", Agent: "a", Status: "idle"}}
+	var buf bytes.Buffer
+	w := &Watcher{DataDir: h.dir, Log: slog.New(slog.NewTextHandler(&buf, nil))}
+	ctx := context.Background()
+	// No hub found yet: the action fails and is logged.
+	w.Do(ctx, Action{Kind: ActCancel, Turn: "tu1"})
+	if !strings.Contains(buf.String(), "action failed") {
+		t.Fatalf("log %q", buf.String())
+	}
+	w.mu.Lock()
+	hub, _ := Discover(h.dir)
+	w.client = &Client{Hub: hub}
+	w.mu.Unlock()
+	w.Do(ctx, Action{Kind: ActCancel, Turn: "tu1"})
+	w.Do(ctx, Action{Kind: ActDecide, Permission: "gone", Decision: Decision{Outcome: "approved"}})
+	w.Do(ctx, Action{Kind: ActNone})
+	out := buf.String()
+	for _, want := range []string{"action done", "cancel tu1", "already decided"} {
+		if !strings.Contains(out, want) {
+			t.Errorf("log lacks %q:\n%s", want, out)
+		}
+	}
+	if strings.Contains(out, testToken) {
+		t.Errorf("token in the log:\n%s", out)
+	}
+}

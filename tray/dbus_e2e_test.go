@@ -1,0 +1,435 @@
+//go:build linux
+
+package tray
+
+import (
+	"bufio"
+	"bytes"
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"sync"
+	"syscall"
+	"testing"
+	"time"
+
+	"github.com/godbus/dbus/v5"
+
+	"github.com/switchboard-hub/switchboard/tray/icon"
+)
+
+// The tray end to end, as a desktop panel sees it: switchboard-tray (built
+// with -tags desktop) on a private D-Bus session bus and an Xvfb display,
+// registered with status-notifier-watcher (Debian package
+// haskell-status-notifier-item-utils). The test reads the status item and
+// its com.canonical.dbusmenu layout over D-Bus, clicks Approve through
+// com.canonical.dbusmenu.Event, sees the permission approved by "tray" in
+// the real hub, then kills and restarts the hub while the tray runs.
+//
+// Without Xvfb, dbus-daemon, status-notifier-watcher or the appindicator
+// headers the test is skipped, unless SWITCHBOARD_TRAY_E2E=require (CI),
+// which makes a missing tool a failure.
+func TestDBusTray(t *testing.T) {
+	needTools(t)
+	bin := buildTray(t)
+	tmp := t.TempDir()
+	env := desktopEnv(t, tmp)
+
+	h := newRealHub(t)
+	h.start()
+	tray := startProc(t, "tray", env, bin, "--data-dir", h.dataDir)
+
+	conn, err := dbus.Connect(busAddress(env))
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { conn.Close() })
+	sni := findStatusItem(t, conn)
+
+	waitTray(t, tray, "the idle menu", func() bool {
+		return sni.label(t, 0) == "No agents working" && sni.iconIs(t, icon.Idle)
+	})
+
+	var th struct{ Thread Thread }
+	if st := h.api("POST", "/v1/threads", map[string]string{"agent": "fake", "cwd": t.TempDir(), "title": "Clean up"}, &th); st != 201 {
+		t.Fatalf("POST threads: %d", st)
+	}
+	h.askPermission(th.Thread.ID)
+	var approve int32
+	waitTray(t, tray, "the permission's submenu", func() bool {
+		root := sni.layout(t)
+		p := root.find("Fake: Run make clean")
+		if p == nil || root.items[0].label != "1 agent working · 1 approval waiting" ||
+			sni.prop(t, "XAyatanaLabel") != "1" || !sni.iconIs(t, icon.NeedsYou) {
+			return false
+		}
+		if got := p.visibleLabels(); strings.Join(got, ",") != "Approve,Deny,Always allow" {
+			t.Fatalf("submenu %q", got)
+		}
+		if root.find("Fake: Clean up") == nil || root.find("Fake: Clean up").visibleLabels()[0] != "Cancel" {
+			t.Fatalf("no running turn with Cancel in %s", root)
+		}
+		approve = p.find("Approve").id
+		return true
+	})
+	time.Sleep(reassignGrace + 200*time.Millisecond) // clicks on a fresh entry are ignored
+	if err := sni.menu().Call("com.canonical.dbusmenu.Event", 0, approve, "clicked", dbus.MakeVariant(""), uint32(time.Now().Unix())).Err; err != nil {
+		t.Fatalf("dbusmenu Event: %v", err)
+	}
+	waitTray(t, tray, "the permission approved by the tray", func() bool {
+		var list struct{ Permissions []Permission }
+		h.api("GET", "/v1/permissions", nil, &list)
+		return len(list.Permissions) == 1 && list.Permissions[0].Status == "approved" &&
+			list.Permissions[0].DecidedBy == "tray" && list.Permissions[0].OptionID == "allow-once"
+	})
+	waitTray(t, tray, "idle after the turn", func() bool { return sni.label(t, 0) == "No agents working" })
+
+	// The hub dies (hub.json stays behind): trouble, and the tray lives on.
+	h.kill()
+	waitTray(t, tray, "hub unreachable", func() bool {
+		return strings.HasPrefix(sni.label(t, 0), "Hub unreachable") && sni.iconIs(t, icon.Trouble)
+	})
+	h.start()
+	waitTray(t, tray, "reconnected", func() bool {
+		return sni.label(t, 0) == "No agents working" && sni.iconIs(t, icon.Idle)
+	})
+
+	// SIGTERM ends the tray cleanly.
+	tray.cmd.Process.Signal(syscall.SIGTERM)
+	select {
+	case <-tray.done:
+		if code := tray.cmd.ProcessState.ExitCode(); code != 0 {
+			t.Fatalf("tray exited %d after SIGTERM\n%s", code, tray.log())
+		}
+	case <-time.After(10 * time.Second):
+		t.Fatalf("tray still running 10 s after SIGTERM\n%s", tray.log())
+	}
+}
+
+func needTools(t *testing.T) {
+	t.Helper()
+	if testing.Short() {
+		t.Skip("starts Xvfb, D-Bus, the hub and the tray")
+	}
+	var missing []string
+	for _, tool := range []string{"Xvfb", "dbus-daemon", "status-notifier-watcher", "pkg-config"} {
+		if _, err := exec.LookPath(tool); err != nil {
+			missing = append(missing, tool)
+		}
+	}
+	if len(missing) == 0 && exec.Command("pkg-config", "--exists", "ayatana-appindicator3-0.1").Run() != nil {
+		missing = append(missing, "libayatana-appindicator3-dev")
+	}
+	if len(missing) > 0 {
+		msg := fmt.Sprintf("missing %s (apt-get install xvfb dbus haskell-status-notifier-item-utils libayatana-appindicator3-dev)", strings.Join(missing, ", "))
+		if os.Getenv("SWITCHBOARD_TRAY_E2E") == "require" {
+			t.Fatal(msg)
+		}
+		t.Skip(msg)
+	}
+}
+
+// buildTray builds switchboard-tray with the desktop tag.
+func buildTray(t *testing.T) string {
+	t.Helper()
+	bin := filepath.Join(t.TempDir(), "switchboard-tray")
+	cmd := exec.Command("go", "build", "-tags", "desktop", "-o", bin, "./cmd/switchboard-tray")
+	if out, err := cmd.CombinedOutput(); err != nil {
+		t.Fatalf("go build -tags desktop: %v\n%s", err, out)
+	}
+	return bin
+}
+
+// proc is a background process of the test, killed at cleanup.
+type proc struct {
+	cmd  *exec.Cmd
+	done chan struct{}
+	mu   sync.Mutex
+	out  bytes.Buffer
+}
+
+func (p *proc) Write(b []byte) (int, error) {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	return p.out.Write(b)
+}
+
+func (p *proc) log() string {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	return p.out.String()
+}
+
+func startProc(t *testing.T, name string, env []string, argv ...string) *proc {
+	t.Helper()
+	p := &proc{cmd: exec.Command(argv[0], argv[1:]...), done: make(chan struct{})}
+	p.cmd.Env = env
+	p.cmd.Stdout, p.cmd.Stderr = p, p
+	p.cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true, Pdeathsig: syscall.SIGKILL}
+	if err := p.cmd.Start(); err != nil {
+		t.Fatalf("%s: %v", name, err)
+	}
+	go func() { p.cmd.Wait(); close(p.done) }()
+	t.Cleanup(func() {
+		syscall.Kill(-p.cmd.Process.Pid, syscall.SIGKILL)
+		<-p.done
+		if t.Failed() {
+			t.Logf("--- %s output:\n%s", name, p.log())
+		}
+	})
+	return p
+}
+
+// desktopEnv starts a private session bus, an Xvfb display and
+// status-notifier-watcher, and returns the environment for programs on
+// them (HOME, XDG and TMPDIR in tmp, no accessibility bus).
+func desktopEnv(t *testing.T, tmp string) []string {
+	t.Helper()
+	var env []string
+	for _, kv := range os.Environ() {
+		k, _, _ := strings.Cut(kv, "=")
+		switch k {
+		case "DISPLAY", "WAYLAND_DISPLAY", "DBUS_SESSION_BUS_ADDRESS", "HOME", "TMPDIR", "XDG_RUNTIME_DIR", "XDG_CONFIG_HOME", "XDG_DATA_HOME", "XDG_CACHE_HOME":
+			continue
+		}
+		if !strings.HasPrefix(k, "SWITCHBOARD_") {
+			env = append(env, kv)
+		}
+	}
+	for _, d := range []string{"home", "run", "tmp"} {
+		if err := os.MkdirAll(filepath.Join(tmp, d), 0o700); err != nil {
+			t.Fatal(err)
+		}
+	}
+	env = append(env, "HOME="+filepath.Join(tmp, "home"), "XDG_RUNTIME_DIR="+filepath.Join(tmp, "run"),
+		"TMPDIR="+filepath.Join(tmp, "tmp"), "NO_AT_BRIDGE=1", "GDK_BACKEND=x11")
+
+	bus := startProc(t, "dbus-daemon", env, "dbus-daemon", "--session", "--nofork", "--nopidfile", "--print-address=1")
+	addr := firstLine(t, bus, "dbus-daemon address")
+	env = append(env, "DBUS_SESSION_BUS_ADDRESS="+addr)
+
+	// Xvfb writes its display number to -displayfd when it is ready.
+	r, w, err := os.Pipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	x := &proc{cmd: exec.Command("Xvfb", "-displayfd", "3", "-screen", "0", "640x480x24", "-nolisten", "tcp"), done: make(chan struct{})}
+	x.cmd.Env = env
+	x.cmd.ExtraFiles = []*os.File{w}
+	x.cmd.Stdout, x.cmd.Stderr = x, x
+	x.cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true, Pdeathsig: syscall.SIGKILL}
+	if err := x.cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	w.Close()
+	go func() { x.cmd.Wait(); close(x.done) }()
+	t.Cleanup(func() { x.cmd.Process.Kill(); <-x.done })
+	line := make(chan string, 1)
+	go func() {
+		s, _ := bufio.NewReader(r).ReadString('\n')
+		r.Close()
+		line <- strings.TrimSpace(s)
+	}()
+	select {
+	case d := <-line:
+		if d == "" {
+			t.Fatalf("Xvfb gave no display\n%s", x.log())
+		}
+		env = append(env, "DISPLAY=:"+d)
+	case <-time.After(20 * time.Second):
+		t.Fatalf("Xvfb not ready in 20 s\n%s", x.log())
+	}
+	startProc(t, "status-notifier-watcher", env, "status-notifier-watcher")
+	return env
+}
+
+// firstLine waits for p's first line of output.
+func firstLine(t *testing.T, p *proc, what string) string {
+	t.Helper()
+	deadline := time.Now().Add(10 * time.Second)
+	for time.Now().Before(deadline) {
+		if s, _, ok := strings.Cut(p.log(), "\n"); ok {
+			return strings.TrimSpace(s)
+		}
+		time.Sleep(10 * time.Millisecond)
+	}
+	t.Fatalf("no %s\n%s", what, p.log())
+	return ""
+}
+
+func busAddress(env []string) string {
+	for _, kv := range env {
+		if v, ok := strings.CutPrefix(kv, "DBUS_SESSION_BUS_ADDRESS="); ok {
+			return v
+		}
+	}
+	return ""
+}
+
+// waitTray polls cond (every 50 ms, up to 20 s) while the tray runs.
+func waitTray(t *testing.T, tray *proc, what string, cond func() bool) {
+	t.Helper()
+	deadline := time.Now().Add(20 * time.Second)
+	for {
+		select {
+		case <-tray.done:
+			t.Fatalf("the tray exited while waiting for %s\n%s", what, tray.log())
+		default:
+		}
+		if cond() {
+			return
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("no %s within 20 s\n%s", what, tray.log())
+		}
+		time.Sleep(50 * time.Millisecond)
+	}
+}
+
+// statusItem is the tray's org.kde.StatusNotifierItem on the bus.
+type statusItem struct {
+	conn     *dbus.Conn
+	service  string
+	path     dbus.ObjectPath
+	menuPath dbus.ObjectPath
+}
+
+// findStatusItem waits for status-notifier-watcher to list an item.
+func findStatusItem(t *testing.T, conn *dbus.Conn) *statusItem {
+	t.Helper()
+	watcher := conn.Object("org.kde.StatusNotifierWatcher", "/StatusNotifierWatcher")
+	deadline := time.Now().Add(20 * time.Second)
+	for {
+		v, err := watcher.GetProperty("org.kde.StatusNotifierWatcher.RegisteredStatusNotifierItems")
+		if items, ok := v.Value().([]string); err == nil && ok && len(items) > 0 {
+			service, path, found := strings.Cut(items[0], "/")
+			candidates := []dbus.ObjectPath{"/org/ayatana/NotificationItem/systray", "/StatusNotifierItem"}
+			if found {
+				candidates = []dbus.ObjectPath{dbus.ObjectPath("/" + path)}
+			}
+			for _, p := range candidates {
+				m, err := conn.Object(service, p).GetProperty("org.kde.StatusNotifierItem.Menu")
+				if err == nil {
+					return &statusItem{conn: conn, service: service, path: p, menuPath: m.Value().(dbus.ObjectPath)}
+				}
+			}
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("no status notifier item registered within 20 s (%v, %v)", v, err)
+		}
+		time.Sleep(50 * time.Millisecond)
+	}
+}
+
+func (s *statusItem) menu() dbus.BusObject { return s.conn.Object(s.service, s.menuPath) }
+
+// prop reads a string property of the item ("" if it cannot).
+func (s *statusItem) prop(t *testing.T, name string) string {
+	v, err := s.conn.Object(s.service, s.path).GetProperty("org.kde.StatusNotifierItem." + name)
+	if err != nil {
+		t.Logf("%s: %v", name, err)
+		return ""
+	}
+	str, _ := v.Value().(string)
+	return str
+}
+
+// iconIs reports whether the item's icon is the tray's icon for st: the
+// appindicator writes the PNG to a file and names it in IconName.
+func (s *statusItem) iconIs(t *testing.T, st icon.State) bool {
+	b, err := os.ReadFile(s.prop(t, "IconName"))
+	return err == nil && bytes.Equal(b, icon.TrayStatePNG(st))
+}
+
+// label is the label of the top-level entry i.
+func (s *statusItem) label(t *testing.T, i int) string {
+	root := s.layout(t)
+	if i >= len(root.items) {
+		return ""
+	}
+	return root.items[i].label
+}
+
+// menuEntry is one dbusmenu entry.
+type menuEntry struct {
+	id      int32
+	label   string
+	visible bool
+	items   []menuEntry // visible children only
+}
+
+func (e menuEntry) String() string {
+	var b strings.Builder
+	var walk func(e menuEntry, depth int)
+	walk = func(e menuEntry, depth int) {
+		fmt.Fprintf(&b, "%s%q\n", strings.Repeat("  ", depth), e.label)
+		for _, c := range e.items {
+			walk(c, depth+1)
+		}
+	}
+	walk(e, 0)
+	return b.String()
+}
+
+// find is the visible entry labelled label, anywhere below e.
+func (e *menuEntry) find(label string) *menuEntry {
+	for i := range e.items {
+		if e.items[i].label == label {
+			return &e.items[i]
+		}
+		if f := e.items[i].find(label); f != nil {
+			return f
+		}
+	}
+	return nil
+}
+
+func (e *menuEntry) visibleLabels() []string {
+	var out []string
+	for _, c := range e.items {
+		out = append(out, c.label)
+	}
+	return out
+}
+
+// layout reads the whole menu (GetLayout 0, -1), keeping the visible
+// entries with a label (separators have none).
+func (s *statusItem) layout(t *testing.T) menuEntry {
+	t.Helper()
+	var revision uint32
+	var raw []any
+	if err := s.menu().Call("com.canonical.dbusmenu.GetLayout", 0, int32(0), int32(-1), []string{}).Store(&revision, &raw); err != nil {
+		t.Logf("GetLayout: %v", err)
+		return menuEntry{}
+	}
+	return parseEntry(raw)
+}
+
+// parseEntry decodes a (ia{sv}av) layout node.
+func parseEntry(node []any) menuEntry {
+	var e menuEntry
+	if len(node) != 3 {
+		return e
+	}
+	e.id, _ = node[0].(int32)
+	props, _ := node[1].(map[string]dbus.Variant)
+	e.visible = true
+	if v, ok := props["visible"]; ok {
+		e.visible, _ = v.Value().(bool)
+	}
+	if v, ok := props["label"]; ok {
+		e.label, _ = v.Value().(string)
+		e.label = strings.ReplaceAll(e.label, "__", "_") // GTK mnemonics
+	}
+	kids, _ := node[2].([]dbus.Variant)
+	for _, k := range kids {
+		child, _ := k.Value().([]any)
+		c := parseEntry(child)
+		if c.visible && c.label != "" {
+			e.items = append(e.items, c)
+		}
+	}
+	return e
+}

@@ -1,0 +1,304 @@
+package tray
+
+import (
+	"fmt"
+	"sync"
+	"time"
+)
+
+// The tray menu, top to bottom:
+//
+//	status line                      (disabled)
+//	────────
+//	<agent>: <tool call title>  ▸    Approve / Deny / Always allow   × maxPermissionSlots
+//	N more approvals waiting         (disabled, only on overflow)
+//	<agent>: <thread title>     ▸    Cancel                         × maxTurnSlots
+//	N more agents working            (disabled, only on overflow)
+//	────────
+//	Open Switchboard
+//	Quit Switchboard                 (disabled: the hub has no shutdown endpoint)
+//	Quit tray
+//
+// getlantern/systray can only append items and cannot remove them, so every
+// slot is made once, in this order, and hidden while unused.
+const (
+	maxPermissionSlots = 8
+	maxTurnSlots       = 8
+)
+
+// reassignGrace: a click on a slot that began showing another permission
+// or turn this recently is ignored, so a menu that changed under the
+// pointer never approves or cancels something the user did not see.
+const reassignGrace = time.Second
+
+// item is what the layout needs of a menu entry; *systray.MenuItem has it.
+type item interface {
+	SetTitle(string)
+	Show()
+	Hide()
+	Enable()
+	Disable()
+}
+
+// Action is what a click asks the tray to do.
+type Action struct {
+	Kind       ActionKind
+	Permission string   // ActDecide
+	Decision   Decision // ActDecide
+	Turn       string   // ActCancel
+}
+
+// ActionKind names an Action.
+type ActionKind int
+
+const (
+	ActNone ActionKind = iota
+	ActDecide
+	ActCancel
+	ActOpen
+	ActQuitTray
+)
+
+func (a Action) String() string {
+	switch a.Kind {
+	case ActDecide:
+		return fmt.Sprintf("decide %s %+v", a.Permission, a.Decision)
+	case ActCancel:
+		return "cancel " + a.Turn
+	case ActOpen:
+		return "open"
+	case ActQuitTray:
+		return "quit tray"
+	}
+	return "none"
+}
+
+// permSlot is one permission submenu and its three entries.
+type permSlot struct {
+	parent, approve, deny, always item
+	shown                         PermissionItem // ID "" when hidden
+	since                         time.Time      // when shown.ID last changed
+	visible                       [4]bool        // parent, approve, deny, always
+}
+
+// turnSlot is one running turn's submenu and its Cancel entry.
+type turnSlot struct {
+	parent, cancel item
+	shown          TurnItem
+	since          time.Time
+	visible        bool
+}
+
+// layout maps Menus onto fixed menu items. Its methods are safe for
+// concurrent use: show runs on the Watcher's goroutine, click on the
+// items' click goroutines.
+type layout struct {
+	now func() time.Time
+
+	mu            sync.Mutex
+	status        item
+	perms         []permSlot
+	morePerms     item
+	turns         []turnSlot
+	moreTurns     item
+	open, quitHub item
+	quitTray      item
+	titles        map[item]string // last title set, to skip unchanged ones
+	shownMore     [2]bool
+	connected     bool
+}
+
+// newLayout makes the items through add (title, tooltip, parent: nil for
+// the top level) and sep (a separator), in menu order, hidden where unused.
+func newLayout(now func() time.Time, add func(title, tooltip string, parent item) item, sep func()) *layout {
+	l := &layout{now: now, titles: map[item]string{}}
+	l.status = add("Connecting to Switchboard…", "", nil)
+	l.status.Disable()
+	sep()
+	for range maxPermissionSlots {
+		var s permSlot
+		s.parent = add("", "A permission an agent asks for", nil)
+		s.approve = add("Approve", "Allow this once", s.parent)
+		s.deny = add("Deny", "Refuse it", s.parent)
+		s.always = add("Always allow", "Allow it now and from now on", s.parent)
+		s.parent.Hide()
+		s.visible = [4]bool{false, true, true, true} // the entries start shown
+		l.perms = append(l.perms, s)
+	}
+	l.morePerms = add("", "Open Switchboard to see them all", nil)
+	l.morePerms.Disable()
+	l.morePerms.Hide()
+	for range maxTurnSlots {
+		var s turnSlot
+		s.parent = add("", "A running turn", nil)
+		s.cancel = add("Cancel", "Cancel this turn", s.parent)
+		s.parent.Hide()
+		l.turns = append(l.turns, s)
+	}
+	l.moreTurns = add("", "Open Switchboard to see them all", nil)
+	l.moreTurns.Disable()
+	l.moreTurns.Hide()
+	sep()
+	l.open = add("Open Switchboard", "Open Switchboard (starts it when it is not running)", nil)
+	l.quitHub = add("Quit Switchboard", "Not available yet: the hub has no shutdown request", nil)
+	l.quitHub.Disable()
+	l.quitTray = add("Quit tray", "Remove this icon (Switchboard keeps running)", nil)
+	return l
+}
+
+func (l *layout) setTitleLocked(it item, title string) {
+	if l.titles[it] != title {
+		l.titles[it] = title
+		it.SetTitle(title)
+	}
+}
+
+func setVisible(it item, was *bool, now bool) {
+	if *was == now {
+		return
+	}
+	*was = now
+	if now {
+		it.Show()
+	} else {
+		it.Hide()
+	}
+}
+
+// show lays m out. A permission or turn that is still there keeps its
+// slot; new ones take free slots in m's order.
+func (l *layout) show(m Menu) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	now := l.now()
+	l.connected = m.Connected
+	l.setTitleLocked(l.status, m.Status)
+
+	// Permissions: keep slots, fill free ones.
+	byID := map[string]PermissionItem{}
+	for _, p := range m.Permissions {
+		byID[p.ID] = p
+	}
+	placed := map[string]bool{}
+	for i := range l.perms {
+		s := &l.perms[i]
+		if p, ok := byID[s.shown.ID]; ok && s.shown.ID != "" {
+			s.shown = p
+			placed[p.ID] = true
+		} else if s.shown.ID != "" {
+			s.shown, s.since = PermissionItem{}, now
+		}
+	}
+	overflow := 0
+	for _, p := range m.Permissions {
+		if placed[p.ID] {
+			continue
+		}
+		free := -1
+		for i := range l.perms {
+			if l.perms[i].shown.ID == "" {
+				free = i
+				break
+			}
+		}
+		if free < 0 {
+			overflow++
+			continue
+		}
+		l.perms[free].shown, l.perms[free].since = p, now
+	}
+	for i := range l.perms {
+		s := &l.perms[i]
+		p := s.shown
+		if p.ID != "" {
+			l.setTitleLocked(s.parent, p.Title)
+		}
+		setVisible(s.approve, &s.visible[1], p.Approve != nil)
+		setVisible(s.deny, &s.visible[2], p.Deny != nil)
+		setVisible(s.always, &s.visible[3], p.Always != nil)
+		setVisible(s.parent, &s.visible[0], p.ID != "")
+	}
+	if overflow > 0 {
+		l.setTitleLocked(l.morePerms, plural(overflow, "more approval", "more approvals")+" waiting")
+	}
+	setVisible(l.morePerms, &l.shownMore[0], overflow > 0)
+
+	// Turns, the same way.
+	turnByID := map[string]TurnItem{}
+	for _, t := range m.Turns {
+		turnByID[t.TurnID] = t
+	}
+	placedTurn := map[string]bool{}
+	for i := range l.turns {
+		s := &l.turns[i]
+		if t, ok := turnByID[s.shown.TurnID]; ok && s.shown.TurnID != "" {
+			s.shown = t
+			placedTurn[t.TurnID] = true
+		} else if s.shown.TurnID != "" {
+			s.shown, s.since = TurnItem{}, now
+		}
+	}
+	overflow = 0
+	for _, t := range m.Turns {
+		if placedTurn[t.TurnID] {
+			continue
+		}
+		free := -1
+		for i := range l.turns {
+			if l.turns[i].shown.TurnID == "" {
+				free = i
+				break
+			}
+		}
+		if free < 0 {
+			overflow++
+			continue
+		}
+		l.turns[free].shown, l.turns[free].since = t, now
+	}
+	for i := range l.turns {
+		s := &l.turns[i]
+		if s.shown.TurnID != "" {
+			l.setTitleLocked(s.parent, s.shown.Title)
+		}
+		setVisible(s.parent, &s.visible, s.shown.TurnID != "")
+	}
+	if overflow > 0 {
+		l.setTitleLocked(l.moreTurns, plural(overflow, "more agent", "more agents")+" working")
+	}
+	setVisible(l.moreTurns, &l.shownMore[1], overflow > 0)
+}
+
+// Which entry of a slot was clicked.
+const (
+	clickApprove = iota
+	clickDeny
+	clickAlways
+)
+
+// clickPermission is the action of a permission slot's entry, ActNone when
+// the slot is empty, lacks that choice, or changed within reassignGrace.
+func (l *layout) clickPermission(slot, which int) Action {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	s := l.perms[slot]
+	if s.shown.ID == "" || l.now().Sub(s.since) < reassignGrace {
+		return Action{}
+	}
+	d := map[int]*Decision{clickApprove: s.shown.Approve, clickDeny: s.shown.Deny, clickAlways: s.shown.Always}[which]
+	if d == nil {
+		return Action{}
+	}
+	return Action{Kind: ActDecide, Permission: s.shown.ID, Decision: *d}
+}
+
+// clickCancel is the action of a turn slot's Cancel entry.
+func (l *layout) clickCancel(slot int) Action {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	s := l.turns[slot]
+	if s.shown.TurnID == "" || l.now().Sub(s.since) < reassignGrace {
+		return Action{}
+	}
+	return Action{Kind: ActCancel, Turn: s.shown.TurnID}
+}

@@ -1,0 +1,214 @@
+package tray
+
+import (
+	"fmt"
+	"reflect"
+	"strings"
+	"testing"
+	"time"
+)
+
+// fakeItem records what the layout does to a menu entry.
+type fakeItem struct {
+	title    string
+	tooltip  string
+	parent   *fakeItem
+	hidden   bool
+	disabled bool
+	calls    int // SetTitle, Show, Hide, Enable, Disable calls
+}
+
+func (f *fakeItem) SetTitle(s string) { f.title = s; f.calls++ }
+func (f *fakeItem) Show()             { f.hidden = false; f.calls++ }
+func (f *fakeItem) Hide()             { f.hidden = true; f.calls++ }
+func (f *fakeItem) Enable()           { f.disabled = false; f.calls++ }
+func (f *fakeItem) Disable()          { f.disabled = true; f.calls++ }
+
+// fakeTray is a menu of fakeItems in creation order.
+type fakeTray struct {
+	items []*fakeItem // separators are items titled "----"
+	clk   *fakeClock
+	l     *layout
+}
+
+func newFakeTray() *fakeTray {
+	ft := &fakeTray{clk: newFakeClock()}
+	ft.l = newLayout(ft.clk.Now, func(title, tooltip string, parent item) item {
+		it := &fakeItem{title: title, tooltip: tooltip}
+		if parent != nil {
+			it.parent = parent.(*fakeItem)
+		}
+		ft.items = append(ft.items, it)
+		return it
+	}, func() { ft.items = append(ft.items, &fakeItem{title: "----"}) })
+	return ft
+}
+
+// visible renders what a user sees: top-level entries, submenu entries
+// indented, disabled ones in brackets.
+func (ft *fakeTray) visible() string {
+	var b strings.Builder
+	shown := func(it *fakeItem) bool {
+		for p := it; p != nil; p = p.parent {
+			if p.hidden {
+				return false
+			}
+		}
+		return true
+	}
+	for _, it := range ft.items {
+		if !shown(it) {
+			continue
+		}
+		if it.parent != nil {
+			b.WriteString("  ")
+		}
+		if it.disabled {
+			fmt.Fprintf(&b, "[%s]\n", it.title)
+		} else {
+			fmt.Fprintf(&b, "%s\n", it.title)
+		}
+	}
+	return b.String()
+}
+
+func TestLayout(t *testing.T) {
+	ft := newFakeTray()
+	if got, want := ft.visible(), "[Connecting to Switchboard…]\n----\n----\nOpen Switchboard\n[Quit Switchboard]\nQuit tray\n"; got != want {
+		t.Fatalf("initial menu:\n%s\nwant:\n%s", got, want)
+	}
+	m := NewModel()
+	m.Connect(snap())
+	m.Apply(Event{Type: evTurnStarted, ThreadID: "th1", TurnID: "tu1", At: t0})
+	m.Apply(Event{Type: evPermissionRequired, Permission: ptr(perm("pe1", "th1", "tu1", "rm -rf build", "allow_once", "allow_always", "reject_once"))})
+	p2 := perm("pe2", "th2", "tu2", "curl", "allow_once")
+	p2.CreatedAt = t0.Add(time.Second)
+	m.Apply(Event{Type: evPermissionRequired, Permission: &p2})
+	ft.l.show(m.Menu())
+	want := `[1 agent working · 2 approvals waiting]
+----
+Claude Code: rm -rf build
+  Approve
+  Deny
+  Always allow
+codex: curl
+  Approve
+  Deny
+Claude Code: Fix the build
+  Cancel
+----
+Open Switchboard
+[Quit Switchboard]
+Quit tray
+`
+	if got := ft.visible(); got != want {
+		t.Fatalf("menu:\n%s\nwant:\n%s", got, want)
+	}
+
+	// Clicks act only once the slot has been stable for reassignGrace.
+	if a := ft.l.clickPermission(0, clickApprove); a.Kind != ActNone {
+		t.Fatalf("click on a fresh slot: %v", a)
+	}
+	ft.clk.Advance(reassignGrace)
+	tests := []struct {
+		slot, which int
+		want        Action
+	}{
+		{0, clickApprove, Action{Kind: ActDecide, Permission: "pe1", Decision: Decision{OptionID: "allow_once-id"}}},
+		{0, clickDeny, Action{Kind: ActDecide, Permission: "pe1", Decision: Decision{OptionID: "reject_once-id"}}},
+		{0, clickAlways, Action{Kind: ActDecide, Permission: "pe1", Decision: Decision{OptionID: "allow_always-id"}}},
+		{1, clickDeny, Action{Kind: ActDecide, Permission: "pe2", Decision: Decision{Outcome: "declined"}}},
+		{1, clickAlways, Action{}},  // not offered
+		{2, clickApprove, Action{}}, // empty slot
+	}
+	for _, tt := range tests {
+		if a := ft.l.clickPermission(tt.slot, tt.which); !reflect.DeepEqual(a, tt.want) {
+			t.Errorf("slot %d click %d: %v, want %v", tt.slot, tt.which, a, tt.want)
+		}
+	}
+	if a := ft.l.clickCancel(0); !reflect.DeepEqual(a, Action{Kind: ActCancel, Turn: "tu1"}) {
+		t.Errorf("cancel: %v", a)
+	}
+
+	// pe1 goes: pe2 keeps its slot (a click meant for it still reaches it),
+	// and a new permission takes the freed slot, not clickable at once.
+	m.Apply(Event{Type: evPermissionResolved, Permission: resolved(perm("pe1", "th1", "tu1", "x"), "approved")})
+	ft.l.show(m.Menu())
+	if a := ft.l.clickPermission(1, clickApprove); a.Permission != "pe2" {
+		t.Errorf("pe2 moved: %v", a)
+	}
+	if a := ft.l.clickPermission(0, clickApprove); a.Kind != ActNone {
+		t.Errorf("an emptied slot answered %v", a)
+	}
+	m.Apply(Event{Type: evPermissionRequired, Permission: ptr(perm("pe3", "th1", "tu1", "ls", "allow_once", "reject_once"))})
+	ft.l.show(m.Menu())
+	if a := ft.l.clickPermission(0, clickApprove); a.Kind != ActNone {
+		t.Errorf("a reassigned slot answered at once: %v", a)
+	}
+	ft.clk.Advance(reassignGrace)
+	if a := ft.l.clickPermission(0, clickApprove); a.Permission != "pe3" {
+		t.Errorf("reassigned slot: %v", a)
+	}
+	if got := ft.visible(); !strings.Contains(got, "Claude Code: ls\n  Approve\n  Deny\ncodex: curl\n") {
+		t.Errorf("menu:\n%s", got)
+	}
+
+	// Showing the same menu again touches nothing.
+	calls := 0
+	for _, it := range ft.items {
+		calls += it.calls
+	}
+	ft.l.show(m.Menu())
+	after := 0
+	for _, it := range ft.items {
+		after += it.calls
+	}
+	if after != calls {
+		t.Errorf("an unchanged menu made %d calls", after-calls)
+	}
+
+	// Disconnected: only the status line and the fixed entries.
+	m.Disconnect("cannot connect")
+	ft.l.show(m.Menu())
+	if got, want := ft.visible(), "[Hub unreachable: cannot connect]\n----\n----\nOpen Switchboard\n[Quit Switchboard]\nQuit tray\n"; got != want {
+		t.Fatalf("disconnected menu:\n%s\nwant:\n%s", got, want)
+	}
+}
+
+func TestLayoutOverflow(t *testing.T) {
+	ft := newFakeTray()
+	m := NewModel()
+	m.Connect(snap())
+	for i := range maxPermissionSlots + 3 {
+		p := perm(fmt.Sprintf("pe%02d", i), "th1", "tu1", fmt.Sprint("tool ", i), "allow_once")
+		p.CreatedAt = t0.Add(time.Duration(i) * time.Second)
+		m.Apply(Event{Type: evPermissionRequired, Permission: &p})
+	}
+	for i := range maxTurnSlots + 1 {
+		m.Apply(Event{Type: evTurnStarted, ThreadID: "th2", TurnID: fmt.Sprintf("tu%02d", i), At: t0.Add(time.Duration(i) * time.Second)})
+	}
+	ft.l.show(m.Menu())
+	got := ft.visible()
+	for _, want := range []string{"[3 more approvals waiting]\n", "[1 more agent working]\n", "Claude Code: tool 7\n", "codex: Docs\n"} {
+		if !strings.Contains(got, want) {
+			t.Errorf("menu lacks %q:\n%s", want, got)
+		}
+	}
+	if strings.Contains(got, "tool 8") {
+		t.Errorf("overflowing permission shown:\n%s", got)
+	}
+}
+
+func TestActionString(t *testing.T) {
+	for a, want := range map[Action]string{
+		{}:                             "none",
+		{Kind: ActCancel, Turn: "tu1"}: "cancel tu1",
+		{Kind: ActOpen}:                "open",
+		{Kind: ActQuitTray}:            "quit tray",
+		{Kind: ActDecide, Permission: "pe1", Decision: Decision{Outcome: "declined"}}: "decide pe1 {OptionID: Outcome:declined}",
+	} {
+		if got := a.String(); got != want {
+			t.Errorf("%q, want %q", got, want)
+		}
+	}
+}

@@ -1,0 +1,328 @@
+package tray
+
+import (
+	"cmp"
+	"fmt"
+	"slices"
+	"strings"
+)
+
+// IconState is which of the four icons the tray shows.
+type IconState int
+
+const (
+	IconIdle     IconState = iota // connected, nothing running
+	IconWorking                   // a turn is running
+	IconNeedsYou                  // a permission is pending
+	IconTrouble                   // the hub is unreachable (or refuses the tray)
+)
+
+func (s IconState) String() string {
+	switch s {
+	case IconIdle:
+		return "idle"
+	case IconWorking:
+		return "working"
+	case IconNeedsYou:
+		return "needs you"
+	case IconTrouble:
+		return "trouble"
+	}
+	return fmt.Sprintf("IconState(%d)", int(s))
+}
+
+// Menu is everything the tray shows, computed by Model.Menu. It is a plain
+// value: two menus are equal when the tray looks the same.
+type Menu struct {
+	Icon        IconState
+	Title       string // the label beside the icon: the number of pending permissions, "" when none
+	Tooltip     string
+	Status      string // the first, disabled line of the menu
+	Permissions []PermissionItem
+	Turns       []TurnItem
+	Connected   bool // a hub answers: its actions can be used
+}
+
+// PermissionItem is one pending permission's submenu, "<agent>: <tool call
+// title>". A nil decision is not offered (its entry is hidden).
+type PermissionItem struct {
+	ID      string
+	Title   string
+	Approve *Decision // the agent's allow_once option
+	Deny    *Decision // reject_once, else reject_always, else outcome "declined"
+	Always  *Decision // the agent's allow_always option
+}
+
+// TurnItem is one running turn, "<agent>: <thread title>", with "Cancel".
+type TurnItem struct {
+	TurnID string
+	Title  string
+}
+
+// Snapshot is the hub's state when the tray (re)connects.
+type Snapshot struct {
+	Agents      []Agent
+	Threads     []Thread
+	Running     []Turn // the running turns
+	Permissions []Permission
+}
+
+// Model is the tray's state: a pure state machine from the hub's snapshot
+// and events to a Menu. It does no I/O and reads no clock. It is not safe
+// for concurrent use: one goroutine (the Watcher's) owns it.
+type Model struct {
+	connected bool
+	trouble   string // why not connected
+	agents    map[string]string
+	threads   map[string]Thread
+	turns     map[string]Turn       // running turns by id
+	perms     map[string]Permission // pending permissions by id
+}
+
+// NewModel returns a model that is not connected yet.
+func NewModel() *Model {
+	m := &Model{trouble: "connecting"}
+	m.clear()
+	return m
+}
+
+func (m *Model) clear() {
+	m.agents = map[string]string{}
+	m.threads = map[string]Thread{}
+	m.turns = map[string]Turn{}
+	m.perms = map[string]Permission{}
+}
+
+// Connect replaces the state with a snapshot: the tray is connected.
+func (m *Model) Connect(s Snapshot) {
+	m.clear()
+	m.connected, m.trouble = true, ""
+	for _, a := range s.Agents {
+		if a.Name != "" {
+			m.agents[a.ID] = a.Name
+		}
+	}
+	for _, t := range s.Threads {
+		if t.Status != "closed" {
+			m.threads[t.ID] = t
+		}
+	}
+	for _, t := range s.Running {
+		if t.Status == "" || t.Status == "running" {
+			m.turns[t.ID] = t
+		}
+	}
+	for _, p := range s.Permissions {
+		if p.Status == "pending" {
+			m.perms[p.ID] = p
+		}
+	}
+}
+
+// Disconnect records that the hub cannot be reached, and why (a short
+// phrase such as "no hub is running"). What the tray knew is dropped: it
+// cannot be acted on, and the next snapshot brings it back.
+func (m *Model) Disconnect(reason string) {
+	m.clear()
+	m.connected, m.trouble = false, reason
+}
+
+// Apply updates the model with one event. Events are state-setting, so
+// applying one twice, or an old one after a newer snapshot, converges.
+// Unknown types are ignored.
+func (m *Model) Apply(ev Event) {
+	switch ev.Type {
+	case evTurnStarted:
+		if ev.TurnID != "" {
+			m.turns[ev.TurnID] = Turn{ID: ev.TurnID, ThreadID: ev.ThreadID, Status: "running", StartedAt: ev.At}
+		}
+	case evTurnCompleted:
+		id := ev.TurnID
+		if ev.Turn != nil && ev.Turn.ID != "" {
+			id = ev.Turn.ID
+		}
+		delete(m.turns, id)
+		for pid, p := range m.perms { // the hub cancels them with the turn
+			if p.TurnID == id {
+				delete(m.perms, pid)
+			}
+		}
+	case evPermissionRequired, evPermissionResolved:
+		if p := ev.Permission; p != nil {
+			if p.Status == "pending" {
+				m.perms[p.ID] = *p
+			} else {
+				delete(m.perms, p.ID)
+			}
+		}
+	case evThreadUpdated:
+		if ev.Thread != nil {
+			m.SetThread(*ev.Thread)
+		}
+	}
+}
+
+// SetThread records a thread's agent and title. A closed (deleted) thread
+// takes its turns and permissions with it.
+func (m *Model) SetThread(t Thread) {
+	if t.Status != "closed" {
+		m.threads[t.ID] = t
+		return
+	}
+	delete(m.threads, t.ID)
+	for id, tu := range m.turns {
+		if tu.ThreadID == t.ID {
+			delete(m.turns, id)
+		}
+	}
+	for id, p := range m.perms {
+		if p.ThreadID == t.ID {
+			delete(m.perms, id)
+		}
+	}
+}
+
+// UnknownThreads lists the threads that running turns or pending
+// permissions refer to but the model has no title for, sorted.
+func (m *Model) UnknownThreads() []string {
+	var ids []string
+	add := func(id string) {
+		if _, ok := m.threads[id]; !ok && id != "" && !slices.Contains(ids, id) {
+			ids = append(ids, id)
+		}
+	}
+	for _, t := range m.turns {
+		add(t.ThreadID)
+	}
+	for _, p := range m.perms {
+		add(p.ThreadID)
+	}
+	slices.Sort(ids)
+	return ids
+}
+
+// maxTitle caps a menu entry's length, in runes.
+const maxTitle = 60
+
+// Menu computes what the tray shows.
+func (m *Model) Menu() Menu {
+	if !m.connected {
+		reason := m.trouble
+		if reason == "" {
+			reason = "unknown error"
+		}
+		return Menu{
+			Icon:    IconTrouble,
+			Tooltip: "Switchboard: hub unreachable (" + reason + ")",
+			Status:  "Hub unreachable: " + reason,
+		}
+	}
+	menu := Menu{Connected: true}
+	perms := make([]Permission, 0, len(m.perms))
+	for _, p := range m.perms {
+		perms = append(perms, p)
+	}
+	slices.SortFunc(perms, func(a, b Permission) int {
+		return cmp.Or(a.CreatedAt.Compare(b.CreatedAt), cmp.Compare(a.ID, b.ID))
+	})
+	for _, p := range perms {
+		menu.Permissions = append(menu.Permissions, PermissionItem{
+			ID:      p.ID,
+			Title:   truncate(m.agentLabel(p.ThreadID) + ": " + p.ToolTitle()),
+			Approve: optionOf(p, "allow_once"),
+			Deny:    denyOf(p),
+			Always:  optionOf(p, "allow_always"),
+		})
+	}
+	turns := make([]Turn, 0, len(m.turns))
+	for _, t := range m.turns {
+		turns = append(turns, t)
+	}
+	slices.SortFunc(turns, func(a, b Turn) int {
+		return cmp.Or(a.StartedAt.Compare(b.StartedAt), cmp.Compare(a.ID, b.ID))
+	})
+	for _, t := range turns {
+		title := "working"
+		if th, ok := m.threads[t.ThreadID]; ok && th.Title != "" {
+			title = th.Title
+		}
+		menu.Turns = append(menu.Turns, TurnItem{TurnID: t.ID, Title: truncate(m.agentLabel(t.ThreadID) + ": " + title)})
+	}
+
+	var parts []string
+	if n := len(turns); n > 0 {
+		parts = append(parts, plural(n, "agent", "agents")+" working")
+	}
+	if n := len(perms); n > 0 {
+		parts = append(parts, plural(n, "approval", "approvals")+" waiting")
+		menu.Title = fmt.Sprint(n)
+	}
+	switch {
+	case len(perms) > 0:
+		menu.Icon = IconNeedsYou
+	case len(turns) > 0:
+		menu.Icon = IconWorking
+	default:
+		menu.Icon = IconIdle
+	}
+	if len(parts) == 0 {
+		menu.Status = "No agents working"
+	} else {
+		menu.Status = strings.Join(parts, " · ")
+	}
+	menu.Tooltip = "Switchboard: " + menu.Status
+	return menu
+}
+
+// agentLabel names the agent of a thread: its display name, else its id,
+// else "Agent".
+func (m *Model) agentLabel(threadID string) string {
+	th, ok := m.threads[threadID]
+	if !ok || th.Agent == "" {
+		return "Agent"
+	}
+	if name := m.agents[th.Agent]; name != "" {
+		return name
+	}
+	return th.Agent
+}
+
+// optionOf is the decision selecting p's first option of that kind, nil if
+// it offers none.
+func optionOf(p Permission, kind string) *Decision {
+	for _, o := range p.Options {
+		if o.Kind == kind && o.OptionID != "" {
+			return &Decision{OptionID: o.OptionID}
+		}
+	}
+	return nil
+}
+
+// denyOf is Deny: the agent's reject_once option, else its reject_always,
+// else the outcome "declined" (the hub then answers the agent as it does
+// for an expired request).
+func denyOf(p Permission) *Decision {
+	if d := optionOf(p, "reject_once"); d != nil {
+		return d
+	}
+	if d := optionOf(p, "reject_always"); d != nil {
+		return d
+	}
+	return &Decision{Outcome: "declined"}
+}
+
+func plural(n int, one, many string) string {
+	if n == 1 {
+		return "1 " + one
+	}
+	return fmt.Sprintf("%d %s", n, many)
+}
+
+func truncate(s string) string {
+	s = strings.Join(strings.Fields(s), " ") // one line
+	r := []rune(s)
+	if len(r) <= maxTitle {
+		return s
+	}
+	return string(r[:maxTitle-1]) + "…"
+}

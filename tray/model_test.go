@@ -1,0 +1,236 @@
+package tray
+
+import (
+	"encoding/json"
+	"fmt"
+	"reflect"
+	"testing"
+	"time"
+)
+
+var t0 = time.Date(2026, 11, 21, 6, 0, 0, 0, time.UTC)
+
+func perm(id, thread, turn, title string, kinds ...string) Permission {
+	p := Permission{ID: id, ThreadID: thread, TurnID: turn, Status: "pending",
+		ToolCall:  json.RawMessage(fmt.Sprintf(`{"toolCallId":"call","title":%q,"kind":"execute"}`, title)),
+		CreatedAt: t0}
+	for _, k := range kinds {
+		p.Options = append(p.Options, Option{OptionID: k + "-id", Name: k, Kind: k})
+	}
+	return p
+}
+
+func resolved(p Permission, status string) *Permission {
+	p.Status = status
+	return &p
+}
+
+func ptr[T any](v T) *T { return &v }
+
+// snap is a connected hub with two threads of two agents.
+func snap() Snapshot {
+	return Snapshot{
+		Agents: []Agent{{ID: "claude", Name: "Claude Code"}},
+		Threads: []Thread{
+			{ID: "th1", Agent: "claude", Title: "Fix the build", Status: "idle"},
+			{ID: "th2", Agent: "codex", Title: "Docs", Status: "idle"},
+		},
+	}
+}
+
+func TestModelMenu(t *testing.T) {
+	tests := []struct {
+		name  string
+		steps func(m *Model)
+		want  Menu
+	}{
+		{
+			name:  "not connected yet",
+			steps: func(m *Model) {},
+			want: Menu{Icon: IconTrouble, Status: "Hub unreachable: connecting",
+				Tooltip: "Switchboard: hub unreachable (connecting)"},
+		},
+		{
+			name:  "idle",
+			steps: func(m *Model) { m.Connect(snap()) },
+			want:  Menu{Icon: IconIdle, Status: "No agents working", Tooltip: "Switchboard: No agents working", Connected: true},
+		},
+		{
+			name: "working",
+			steps: func(m *Model) {
+				m.Connect(snap())
+				m.Apply(Event{Seq: 1, Type: evTurnStarted, ThreadID: "th1", TurnID: "tu1", At: t0})
+				m.Apply(Event{Seq: 2, Type: "message_delta", ThreadID: "th1", TurnID: "tu1", At: t0})
+				m.Apply(Event{Seq: 3, Type: evTurnStarted, ThreadID: "th2", TurnID: "tu2", At: t0.Add(time.Second)})
+			},
+			want: Menu{Icon: IconWorking, Status: "2 agents working", Tooltip: "Switchboard: 2 agents working", Connected: true,
+				Turns: []TurnItem{{"tu1", "Claude Code: Fix the build"}, {"tu2", "codex: Docs"}}},
+		},
+		{
+			name: "needs you",
+			steps: func(m *Model) {
+				s := snap()
+				s.Running = []Turn{{ID: "tu1", ThreadID: "th1", Status: "running", StartedAt: t0}, {ID: "tu2", ThreadID: "th2", Status: "running", StartedAt: t0}}
+				m.Connect(s)
+				m.Apply(Event{Type: evPermissionRequired, Permission: ptr(perm("pe1", "th1", "tu1", "rm -rf build", "allow_once", "allow_always", "reject_once"))})
+			},
+			want: Menu{Icon: IconNeedsYou, Title: "1", Status: "2 agents working · 1 approval waiting",
+				Tooltip: "Switchboard: 2 agents working · 1 approval waiting", Connected: true,
+				Permissions: []PermissionItem{{ID: "pe1", Title: "Claude Code: rm -rf build",
+					Approve: &Decision{OptionID: "allow_once-id"}, Deny: &Decision{OptionID: "reject_once-id"},
+					Always: &Decision{OptionID: "allow_always-id"}}},
+				Turns: []TurnItem{{"tu1", "Claude Code: Fix the build"}, {"tu2", "codex: Docs"}}},
+		},
+		{
+			name: "deny falls back to reject_always, then declined; no allow_always, no Always",
+			steps: func(m *Model) {
+				s := snap()
+				s.Permissions = []Permission{
+					perm("pe1", "th1", "tu1", "a", "allow_once", "reject_always"),
+					perm("pe2", "th2", "tu2", "b", "allow_once"),
+				}
+				s.Permissions[1].CreatedAt = t0.Add(time.Second)
+				m.Connect(s)
+			},
+			want: Menu{Icon: IconNeedsYou, Title: "2", Status: "2 approvals waiting",
+				Tooltip: "Switchboard: 2 approvals waiting", Connected: true,
+				Permissions: []PermissionItem{
+					{ID: "pe1", Title: "Claude Code: a", Approve: &Decision{OptionID: "allow_once-id"}, Deny: &Decision{OptionID: "reject_always-id"}},
+					{ID: "pe2", Title: "codex: b", Approve: &Decision{OptionID: "allow_once-id"}, Deny: &Decision{Outcome: "declined"}},
+				}},
+		},
+		{
+			name: "resolved and completed go away",
+			steps: func(m *Model) {
+				m.Connect(snap())
+				p := perm("pe1", "th1", "tu1", "x", "allow_once", "reject_once")
+				m.Apply(Event{Type: evTurnStarted, ThreadID: "th1", TurnID: "tu1"})
+				m.Apply(Event{Type: evPermissionRequired, Permission: &p})
+				m.Apply(Event{Type: evPermissionResolved, Permission: resolved(p, "approved")})
+				m.Apply(Event{Type: evPermissionRequired, Permission: ptr(perm("pe2", "th1", "tu1", "y"))})
+				m.Apply(Event{Type: evTurnCompleted, ThreadID: "th1", TurnID: "tu1", Turn: &Turn{ID: "tu1", Status: "cancelled"}})
+			},
+			want: Menu{Icon: IconIdle, Status: "No agents working", Tooltip: "Switchboard: No agents working", Connected: true},
+		},
+		{
+			name: "replayed events converge: a stale required after resolved in the snapshot",
+			steps: func(m *Model) {
+				m.Connect(snap())
+				p := perm("pe1", "th1", "tu1", "x")
+				m.Apply(Event{Seq: 5, Type: evPermissionRequired, Permission: &p})
+				m.Apply(Event{Seq: 6, Type: evPermissionResolved, Permission: resolved(p, "expired")})
+				m.Apply(Event{Seq: 6, Type: evPermissionResolved, Permission: resolved(p, "expired")})
+			},
+			want: Menu{Icon: IconIdle, Status: "No agents working", Tooltip: "Switchboard: No agents working", Connected: true},
+		},
+		{
+			name: "a deleted thread takes its turn and permission",
+			steps: func(m *Model) {
+				m.Connect(snap())
+				m.Apply(Event{Type: evTurnStarted, ThreadID: "th1", TurnID: "tu1"})
+				m.Apply(Event{Type: evPermissionRequired, Permission: ptr(perm("pe1", "th1", "tu1", "x"))})
+				m.Apply(Event{Type: evThreadUpdated, ThreadID: "th1", Thread: &Thread{ID: "th1", Status: "closed"}})
+			},
+			want: Menu{Icon: IconIdle, Status: "No agents working", Tooltip: "Switchboard: No agents working", Connected: true},
+		},
+		{
+			name: "unknown thread and renamed thread",
+			steps: func(m *Model) {
+				m.Connect(snap())
+				m.Apply(Event{Type: evTurnStarted, ThreadID: "th9", TurnID: "tu9"})
+				m.Apply(Event{Type: evTurnStarted, ThreadID: "th1", TurnID: "tu1", At: t0})
+				m.Apply(Event{Type: evThreadUpdated, ThreadID: "th1", Thread: &Thread{ID: "th1", Agent: "claude", Title: "Renamed", Status: "running"}})
+			},
+			want: Menu{Icon: IconWorking, Status: "2 agents working", Tooltip: "Switchboard: 2 agents working", Connected: true,
+				Turns: []TurnItem{{"tu9", "Agent: working"}, {"tu1", "Claude Code: Renamed"}}},
+		},
+		{
+			name: "disconnect drops everything",
+			steps: func(m *Model) {
+				s := snap()
+				s.Permissions = []Permission{perm("pe1", "th1", "tu1", "a", "allow_once")}
+				m.Connect(s)
+				m.Disconnect("cannot connect")
+			},
+			want: Menu{Icon: IconTrouble, Status: "Hub unreachable: cannot connect",
+				Tooltip: "Switchboard: hub unreachable (cannot connect)"},
+		},
+		{
+			name: "snapshot skips closed threads, finished turns and decided permissions",
+			steps: func(m *Model) {
+				s := snap()
+				s.Threads = append(s.Threads, Thread{ID: "th3", Agent: "x", Status: "closed"})
+				s.Running = []Turn{{ID: "tu1", ThreadID: "th1", Status: "completed"}}
+				s.Permissions = []Permission{*resolved(perm("pe1", "th1", "tu1", "a"), "approved")}
+				m.Connect(s)
+			},
+			want: Menu{Icon: IconIdle, Status: "No agents working", Tooltip: "Switchboard: No agents working", Connected: true},
+		},
+		{
+			name: "long and multi-line titles are cut",
+			steps: func(m *Model) {
+				m.Connect(snap())
+				p := perm("pe1", "th1", "tu1", "line one\nline two "+
+					"aaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaa", "allow_once")
+				m.Apply(Event{Type: evPermissionRequired, Permission: &p})
+			},
+			want: Menu{Icon: IconNeedsYou, Title: "1", Status: "1 approval waiting",
+				Tooltip: "Switchboard: 1 approval waiting", Connected: true,
+				Permissions: []PermissionItem{{ID: "pe1",
+					Title:   "Claude Code: line one line two aaaaaaaaaaaaaaaaaaaaaaaaaaaa…",
+					Approve: &Decision{OptionID: "allow_once-id"}, Deny: &Decision{Outcome: "declined"}}}},
+		},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			m := NewModel()
+			tt.steps(m)
+			got := m.Menu()
+			if !reflect.DeepEqual(got, tt.want) {
+				t.Errorf("menu\n got %s\nwant %s", dump(got), dump(tt.want))
+			}
+		})
+	}
+}
+
+func TestUnknownThreads(t *testing.T) {
+	m := NewModel()
+	m.Connect(snap())
+	m.Apply(Event{Type: evTurnStarted, ThreadID: "th9", TurnID: "tu9"})
+	m.Apply(Event{Type: evPermissionRequired, Permission: ptr(perm("pe1", "th8", "tu8", "x"))})
+	m.Apply(Event{Type: evPermissionRequired, Permission: ptr(perm("pe2", "th9", "tu9", "x"))})
+	if got := m.UnknownThreads(); !reflect.DeepEqual(got, []string{"th8", "th9"}) {
+		t.Fatalf("unknown %q", got)
+	}
+	m.SetThread(Thread{ID: "th9", Agent: "a", Title: "T", Status: "running"})
+	if got := m.UnknownThreads(); !reflect.DeepEqual(got, []string{"th8"}) {
+		t.Fatalf("unknown %q", got)
+	}
+}
+
+func TestToolTitle(t *testing.T) {
+	for raw, want := range map[string]string{
+		`{"title":"Edit x","kind":"edit"}`: "Edit x",
+		`{"kind":"fetch"}`:                 "fetch",
+		`{}`:                               "a tool call",
+		``:                                 "a tool call",
+		`"garbage"`:                        "a tool call",
+	} {
+		if got := (Permission{ToolCall: json.RawMessage(raw)}).ToolTitle(); got != want {
+			t.Errorf("%s: %q, want %q", raw, got, want)
+		}
+	}
+}
+
+func TestIconStateString(t *testing.T) {
+	for s, want := range map[IconState]string{IconIdle: "idle", IconWorking: "working", IconNeedsYou: "needs you", IconTrouble: "trouble", 9: "IconState(9)"} {
+		if s.String() != want {
+			t.Errorf("%d: %q", s, s.String())
+		}
+	}
+}
+
+func dump(m Menu) string {
+	b, _ := json.MarshalIndent(m, "", " ")
+	return string(b)
+}

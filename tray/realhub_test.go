@@ -1,0 +1,268 @@
+//go:build linux
+
+package tray
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"fmt"
+	"io"
+	"net/http"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"reflect"
+	"strings"
+	"sync"
+	"syscall"
+	"testing"
+	"time"
+
+	// Test-only: the scriptable fake ACP agent the hub starts. The tray
+	// itself imports nothing of the module (app/deps_test.go).
+	"github.com/switchboard-hub/switchboard/acp/acptest"
+)
+
+func TestMain(m *testing.M) {
+	acptest.RunFakeAgentIfRequested()
+	code := m.Run()
+	if hubBin.dir != "" {
+		os.RemoveAll(hubBin.dir)
+	}
+	os.Exit(code)
+}
+
+// hubBin is the headless hub, built once for the package's tests from
+// the module root, or SWITCHBOARD_TRAY_TEST_HUB when set (a prebuilt
+// `go build -tags headless` binary).
+var hubBin struct {
+	once sync.Once
+	dir  string
+	path string
+	err  error
+}
+
+func buildHub(t *testing.T) string {
+	t.Helper()
+	if testing.Short() {
+		t.Skip("builds and runs the real hub")
+	}
+	hubBin.once.Do(func() {
+		if p := os.Getenv("SWITCHBOARD_TRAY_TEST_HUB"); p != "" {
+			hubBin.path = p
+			return
+		}
+		hubBin.dir, hubBin.err = os.MkdirTemp("", "tray-hub-")
+		if hubBin.err != nil {
+			return
+		}
+		hubBin.path = filepath.Join(hubBin.dir, "switchboard")
+		cmd := exec.Command("go", "build", "-tags", "headless", "-o", hubBin.path, ".")
+		cmd.Dir = ".." // the module root
+		cmd.Env = append(os.Environ(), "CGO_ENABLED=0")
+		if out, err := cmd.CombinedOutput(); err != nil {
+			hubBin.err = fmt.Errorf("go build -tags headless: %v\n%s", err, out)
+		}
+	})
+	if hubBin.err != nil {
+		t.Fatal(hubBin.err)
+	}
+	return hubBin.path
+}
+
+// realHub is a `switchboard serve` process on a data dir, restartable.
+type realHub struct {
+	t       *testing.T
+	bin     string
+	dataDir string
+	config  string
+	log     bytes.Buffer
+	logMu   sync.Mutex
+	cmd     *exec.Cmd
+	url     string
+	token   string
+}
+
+func (h *realHub) Write(p []byte) (int, error) {
+	h.logMu.Lock()
+	defer h.logMu.Unlock()
+	return h.log.Write(p)
+}
+
+func newRealHub(t *testing.T) *realHub {
+	t.Helper()
+	dir := t.TempDir()
+	h := &realHub{t: t, bin: buildHub(t), dataDir: filepath.Join(dir, "data")}
+	path, args, env := acptest.FakeAgentArgv(t)
+	envMap := map[string]string{}
+	for _, kv := range env {
+		k, v, _ := strings.Cut(kv, "=")
+		envMap[k] = v
+	}
+	// JSON is YAML: the config file needs no YAML library.
+	cfg, _ := json.Marshal(map[string]any{
+		"notifications": map[string]any{"enabled": false},
+		"agents": map[string]any{
+			"fake": map[string]any{"name": "Fake", "command": path, "args": args, "env": envMap},
+		},
+	})
+	h.config = filepath.Join(dir, "config.yaml")
+	if err := os.WriteFile(h.config, cfg, 0o600); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(h.kill)
+	return h
+}
+
+// start starts the hub and waits for its hub.json.
+func (h *realHub) start() {
+	t := h.t
+	t.Helper()
+	cmd := exec.Command(h.bin, "serve", "--data-dir", h.dataDir, "--config", h.config, "--listen", "127.0.0.1:0")
+	for _, kv := range os.Environ() {
+		if !strings.HasPrefix(kv, "SWITCHBOARD_") {
+			cmd.Env = append(cmd.Env, kv)
+		}
+	}
+	cmd.Stdout, cmd.Stderr = h, h
+	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true, Pdeathsig: syscall.SIGKILL}
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	h.cmd = cmd
+	deadline := time.Now().Add(30 * time.Second)
+	for {
+		d, err := Discover(h.dataDir)
+		if err == nil && d.PID == cmd.Process.Pid {
+			h.url, h.token = d.URL, d.token
+			return
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("no hub.json within 30 s\n%s", h.logText())
+		}
+		time.Sleep(10 * time.Millisecond)
+	}
+}
+
+// kill9 kills the hub's process group, leaving hub.json behind.
+func (h *realHub) kill() {
+	if h.cmd == nil || h.cmd.Process == nil {
+		return
+	}
+	syscall.Kill(-h.cmd.Process.Pid, syscall.SIGKILL)
+	h.cmd.Wait()
+	h.cmd = nil
+}
+
+func (h *realHub) logText() string {
+	h.logMu.Lock()
+	defer h.logMu.Unlock()
+	return h.log.String()
+}
+
+// api calls the hub as a script would (its own client id, no scope=all).
+func (h *realHub) api(method, path string, body any, out any) int {
+	h.t.Helper()
+	var rd io.Reader
+	if body != nil {
+		b, _ := json.Marshal(body)
+		rd = bytes.NewReader(b)
+	}
+	req, _ := http.NewRequest(method, h.url+path, rd)
+	req.Header.Set("Authorization", "Bearer "+h.token)
+	req.Header.Set("X-Client-ID", "script")
+	if body != nil {
+		req.Header.Set("Content-Type", "application/json")
+	}
+	resp, err := http.DefaultClient.Do(req)
+	if err != nil {
+		h.t.Fatalf("%s %s: %v", method, path, err)
+	}
+	defer resp.Body.Close()
+	b, _ := io.ReadAll(resp.Body)
+	if out != nil {
+		if err := json.Unmarshal(b, out); err != nil {
+			h.t.Fatalf("%s %s: %d %s", method, path, resp.StatusCode, b)
+		}
+	}
+	return resp.StatusCode
+}
+
+// askPermission starts a turn whose agent asks a permission.
+func (h *realHub) askPermission(threadID string) {
+	h.t.Helper()
+	if st := h.api("POST", "/v1/threads/"+threadID+"/turns", map[string]string{"input": "permission"}, nil); st != 202 {
+		h.t.Fatalf("POST turns: %d\n%s", st, h.logText())
+	}
+}
+
+// The tray against the real headless hub: it sees another client's
+// permission (scope=all), approves it as "tray", follows the turn to its
+// end, shows trouble while the hub is killed, and recovers when it is
+// restarted on the same data dir.
+func TestRealHub(t *testing.T) {
+	h := newRealHub(t)
+	h.start()
+	got := newMenus()
+	w := &Watcher{DataDir: h.dataDir, Publish: got.publish, Log: quietLog()}
+	ctx, cancel := context.WithCancel(context.Background())
+	done := make(chan struct{})
+	go func() { w.Run(ctx); close(done) }()
+	defer func() { cancel(); <-done }()
+	got.waitFor(t, "idle", 10*time.Second, func(m Menu) bool { return m.Icon == IconIdle })
+
+	var th struct{ Thread Thread }
+	if st := h.api("POST", "/v1/threads", map[string]string{"agent": "fake", "cwd": t.TempDir(), "title": "Clean up"}, &th); st != 201 {
+		t.Fatalf("POST threads: %d", st)
+	}
+	h.askPermission(th.Thread.ID)
+	m := got.waitFor(t, "a permission", 10*time.Second, func(m Menu) bool { return m.Icon == IconNeedsYou })
+	want := PermissionItem{ID: m.Permissions[0].ID, Title: "Fake: Run make clean",
+		Approve: &Decision{OptionID: "allow-once"}, Deny: &Decision{OptionID: "reject-once"}, Always: &Decision{OptionID: "allow-always"}}
+	if !reflect.DeepEqual(m.Permissions, []PermissionItem{want}) || m.Title != "1" ||
+		m.Status != "1 agent working · 1 approval waiting" || len(m.Turns) != 1 || m.Turns[0].Title != "Fake: Clean up" {
+		t.Fatalf("menu %s", dump(m))
+	}
+	if err := w.Decide(ctx, want.ID, *want.Approve); err != nil {
+		t.Fatal(err)
+	}
+	got.waitFor(t, "idle after the turn", 10*time.Second, func(m Menu) bool { return m.Icon == IconIdle })
+	var list struct{ Permissions []Permission }
+	h.api("GET", "/v1/permissions", nil, &list)
+	if len(list.Permissions) != 1 || list.Permissions[0].Status != "approved" ||
+		list.Permissions[0].DecidedBy != "tray" || list.Permissions[0].OptionID != "allow-once" {
+		t.Fatalf("permissions after the decision: %+v", list.Permissions)
+	}
+
+	// Cancel a running turn from the menu.
+	h.askPermission(th.Thread.ID)
+	m = got.waitFor(t, "a running turn", 10*time.Second, func(m Menu) bool { return len(m.Turns) == 1 && len(m.Permissions) == 1 })
+	if err := w.CancelTurn(ctx, m.Turns[0].TurnID); err != nil {
+		t.Fatal(err)
+	}
+	got.waitFor(t, "idle after cancel", 10*time.Second, func(m Menu) bool { return m.Icon == IconIdle })
+
+	// Kill the hub: trouble. Restart it: connected, and live again.
+	h.kill()
+	m = got.waitFor(t, "trouble", 10*time.Second, func(m Menu) bool { return m.Icon == IconTrouble })
+	if m.Status != "Hub unreachable: cannot connect" && m.Status != "Hub unreachable: the hub closed the connection" {
+		t.Errorf("trouble status %q", m.Status)
+	}
+	h.start()
+	got.waitFor(t, "reconnected", 15*time.Second, func(m Menu) bool { return m.Icon == IconIdle })
+	// A new thread: the old one's next prompt carries the context the hub
+	// replays to an agent that lost its session, which the fake agent
+	// does not take for a script command.
+	if st := h.api("POST", "/v1/threads", map[string]string{"agent": "fake", "cwd": t.TempDir()}, &th); st != 201 {
+		t.Fatalf("POST threads: %d", st)
+	}
+	h.askPermission(th.Thread.ID)
+	m = got.waitFor(t, "a permission after the restart", 10*time.Second, func(m Menu) bool {
+		return m.Icon == IconNeedsYou
+	}, h.logText)
+	if err := w.Decide(ctx, m.Permissions[0].ID, *m.Permissions[0].Deny); err != nil {
+		t.Fatal(err)
+	}
+	got.waitFor(t, "idle at the end", 10*time.Second, func(m Menu) bool { return m.Icon == IconIdle })
+}

@@ -1,0 +1,342 @@
+package tray
+
+import (
+	"cmp"
+	"context"
+	"errors"
+	"io"
+	"log/slog"
+	"net"
+	"net/http"
+	"reflect"
+	"sync"
+	"time"
+)
+
+// Clock is the time the Watcher uses for its backoff and its publishing
+// rate; tests pass a fake.
+type Clock interface {
+	Now() time.Time
+	After(d time.Duration) <-chan time.Time
+}
+
+type realClock struct{}
+
+func (realClock) Now() time.Time                         { return time.Now() }
+func (realClock) After(d time.Duration) <-chan time.Time { return time.After(d) }
+
+// publishInterval is the least time between two published menus: a burst
+// of changes becomes one update at most this late, well under the 500 ms
+// the menu must follow the hub within.
+const publishInterval = 100 * time.Millisecond
+
+// requestTimeout bounds every call but the event stream.
+const requestTimeout = 10 * time.Second
+
+// Watcher keeps a Model in step with the hub found in DataDir and publishes
+// its Menu. It finds the hub through hub.json and the token file, opens
+// GET /v1/events?scope=all, loads a snapshot (pending permissions, threads,
+// running turns, agents), resumes with Last-Event-ID after a drop, and
+// reconnects with exponential backoff (capped at 5 s) while the menu says
+// the hub is unreachable. No error stops it; only ctx does.
+type Watcher struct {
+	DataDir string
+	HTTP    *http.Client // nil: a default client
+	Clock   Clock        // nil: the real clock
+	Log     *slog.Logger // nil: slog.Default()
+	Backoff Backoff      // zero: DefaultBackoff()
+	// Publish receives each new menu, never two equal in a row, from the
+	// Watcher's goroutine. It must not block for long.
+	Publish func(Menu)
+
+	once sync.Once
+	in   chan input // see inbox
+
+	mu     sync.Mutex
+	client *Client // the hub last found; nil before
+}
+
+// input is one thing the model learns: exactly one field is set.
+type input struct {
+	snapshot   *Snapshot
+	event      *Event
+	thread     *Thread
+	disconnect string
+}
+
+func (w *Watcher) clock() Clock {
+	if w.Clock == nil {
+		return realClock{}
+	}
+	return w.Clock
+}
+
+func (w *Watcher) log() *slog.Logger {
+	if w.Log == nil {
+		return slog.Default()
+	}
+	return w.Log
+}
+
+// inbox is the model's input queue, made on first use.
+func (w *Watcher) inbox() chan input {
+	w.once.Do(func() { w.in = make(chan input, 256) })
+	return w.in
+}
+
+// Run watches the hub until ctx is done. Call it once.
+func (w *Watcher) Run(ctx context.Context) {
+	ctx, cancel := context.WithCancel(ctx)
+	defer cancel()
+	var wg sync.WaitGroup
+	wg.Go(func() { w.connectLoop(ctx) })
+	w.modelLoop(ctx)
+	cancel()
+	wg.Wait()
+}
+
+// modelLoop owns the model: it applies inputs and publishes the menu, at
+// most once per publishInterval.
+func (w *Watcher) modelLoop(ctx context.Context) {
+	m := NewModel()
+	var last *Menu
+	var lastAt time.Time
+	var timer <-chan time.Time // pending publish
+	asked := map[string]bool{} // thread ids already fetched
+	publish := func() {
+		menu := m.Menu()
+		lastAt = w.clock().Now()
+		if last != nil && reflect.DeepEqual(*last, menu) {
+			return
+		}
+		last = &menu
+		if w.Publish != nil {
+			w.Publish(menu)
+		}
+	}
+	publish()
+	for {
+		select {
+		case <-ctx.Done():
+			return
+		case <-timer:
+			timer = nil
+			publish()
+		case in := <-w.inbox():
+			switch {
+			case in.snapshot != nil:
+				m.Connect(*in.snapshot)
+				clear(asked)
+			case in.event != nil:
+				m.Apply(*in.event)
+			case in.thread != nil:
+				m.SetThread(*in.thread)
+			default:
+				m.Disconnect(in.disconnect)
+			}
+			for _, id := range m.UnknownThreads() {
+				if !asked[id] {
+					asked[id] = true
+					go w.fetchThread(ctx, id)
+				}
+			}
+			if timer == nil {
+				wait := publishInterval - w.clock().Now().Sub(lastAt)
+				if wait <= 0 {
+					publish()
+				} else {
+					timer = w.clock().After(wait)
+				}
+			}
+		}
+	}
+}
+
+func (w *Watcher) send(ctx context.Context, in input) {
+	select {
+	case w.inbox() <- in:
+	case <-ctx.Done():
+	}
+}
+
+// fetchThread learns a thread's agent and title for the menu.
+func (w *Watcher) fetchThread(ctx context.Context, id string) {
+	c := w.Client()
+	if c == nil {
+		return
+	}
+	ctx, cancel := context.WithTimeout(ctx, requestTimeout)
+	defer cancel()
+	t, err := c.Thread(ctx, id)
+	if err != nil {
+		w.log().Debug("tray: reading a thread failed", "thread", id, "err", err)
+		return
+	}
+	w.send(ctx, input{thread: &t})
+}
+
+// Client is the client of the hub last found, nil before the first.
+func (w *Watcher) Client() *Client {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	return w.client
+}
+
+// connectLoop finds the hub, streams its events into w.in and reconnects,
+// until ctx is done.
+func (w *Watcher) connectLoop(ctx context.Context) {
+	bo := w.Backoff
+	if bo.Min <= 0 || bo.Max <= 0 {
+		bo = DefaultBackoff()
+	}
+	after := int64(-1) // the last seq seen; -1: none yet (start live)
+	var last Discovery // the hub after belongs to
+	lastReason := ""
+	for ctx.Err() == nil {
+		err := w.connectOnce(ctx, &last, &after, &bo)
+		if ctx.Err() != nil {
+			return
+		}
+		if errors.Is(err, ErrResync) {
+			w.log().Info("tray: event stream fell behind, resuming", "after", after)
+			continue
+		}
+		reason := troubleReason(err)
+		if reason != lastReason {
+			w.log().Warn("tray: hub unreachable", "reason", reason, "err", err)
+			lastReason = reason
+		}
+		w.send(ctx, input{disconnect: reason})
+		select {
+		case <-w.clock().After(bo.Next()):
+		case <-ctx.Done():
+			return
+		}
+	}
+}
+
+// connectOnce makes one connection: discovery, the event stream, the
+// snapshot once the stream is open, then events until the stream ends.
+//
+// The stream resumes after the last seq seen (Last-Event-ID) when the hub
+// is the same process as before, so a dropped connection or a resync loses
+// nothing. A different hub (another pid or address: a restart, perhaps on
+// a fresh database whose seqs start over) is followed live from now: the
+// snapshot taken once the stream is open is its whole state.
+func (w *Watcher) connectOnce(ctx context.Context, last *Discovery, after *int64, bo *Backoff) error {
+	h, err := Discover(w.DataDir)
+	if err != nil {
+		return err
+	}
+	if h.Discovery != *last {
+		*last, *after = h.Discovery, -1
+	}
+	c := &Client{Hub: h, HTTP: w.HTTP}
+	w.mu.Lock()
+	w.client = c
+	w.mu.Unlock()
+	onOpen := func() error {
+		// The stream is open, so no event after the snapshot is missed;
+		// events before it that arrive later converge (Model.Apply).
+		ctx, cancel := context.WithTimeout(ctx, requestTimeout)
+		defer cancel()
+		s, err := c.snapshot(ctx)
+		if err != nil {
+			return err
+		}
+		w.log().Info("tray: connected", "hub", h, "permissions", len(s.Permissions), "running", len(s.Running))
+		bo.Reset()
+		w.send(ctx, input{snapshot: &s})
+		return nil
+	}
+	w.log().Debug("tray: opening the event stream", "after", *after)
+	return c.Events(ctx, *after, onOpen, func(ev Event) {
+		w.log().Debug("tray: event", "seq", ev.Seq, "type", ev.Type)
+		if ev.Seq > *after {
+			*after = ev.Seq
+		}
+		w.send(ctx, input{event: &ev})
+	})
+}
+
+// snapshot reads what the tray shows from the hub.
+func (c *Client) snapshot(ctx context.Context) (Snapshot, error) {
+	var s Snapshot
+	var err error
+	if s.Permissions, err = c.PendingPermissions(ctx); err != nil {
+		return s, err
+	}
+	if s.Threads, err = c.Threads(ctx); err != nil {
+		return s, err
+	}
+	for _, t := range s.Threads {
+		if t.Status != "running" {
+			continue
+		}
+		tu, err := c.RunningTurn(ctx, t.ID)
+		if err != nil {
+			if IsCode(err, "NOT_FOUND") { // deleted meanwhile
+				continue
+			}
+			return s, err
+		}
+		if tu.ID != "" {
+			s.Running = append(s.Running, tu)
+		}
+	}
+	// The agents' display names are a nicety: without them the menu shows ids.
+	s.Agents, _ = c.Agents(ctx)
+	return s, nil
+}
+
+// troubleReason is the short phrase the menu shows for a failed connection.
+func troubleReason(err error) string {
+	var ae *APIError
+	var de *DataDirError
+	var ne net.Error
+	switch {
+	case errors.Is(err, ErrNoHub):
+		return "no hub is running"
+	case errors.As(err, &de):
+		return "cannot read hub.json or the token"
+	case errors.As(err, &ae) && ae.Status == http.StatusUnauthorized:
+		return "the hub refused the token"
+	case errors.As(err, &ae):
+		return "the hub answered " + cmp.Or(ae.Code, http.StatusText(ae.Status))
+	case errors.Is(err, errStreamIdle):
+		return "the hub stopped answering"
+	case errors.Is(err, io.ErrUnexpectedEOF):
+		return "the hub closed the connection"
+	case errors.As(err, &ne):
+		return "cannot connect"
+	}
+	return "connection lost"
+}
+
+// Decide sends a decision on permission id through the hub last found and
+// feeds the answer to the model at once (its event follows anyway).
+func (w *Watcher) Decide(ctx context.Context, id string, d Decision) error {
+	c := w.Client()
+	if c == nil {
+		return errors.New("tray: no hub")
+	}
+	ctx, cancel := context.WithTimeout(ctx, requestTimeout)
+	defer cancel()
+	p, err := c.Decide(ctx, id, d)
+	if err != nil {
+		return err
+	}
+	w.send(ctx, input{event: &Event{Type: evPermissionResolved, Permission: &p}})
+	return nil
+}
+
+// CancelTurn cancels a running turn through the hub last found.
+func (w *Watcher) CancelTurn(ctx context.Context, turnID string) error {
+	c := w.Client()
+	if c == nil {
+		return errors.New("tray: no hub")
+	}
+	ctx, cancel := context.WithTimeout(ctx, requestTimeout)
+	defer cancel()
+	return c.CancelTurn(ctx, turnID)
+}
