@@ -142,8 +142,10 @@ func (b *bridgeServer) HandleRequest(ctx context.Context, method string, params 
 		res, err = b.listSessions(ctx, params)
 	case "session/prompt":
 		res, err = b.prompt(ctx, params)
-	case "session/set_mode", "session/set_config_option":
-		err = acp.NewError(acp.CodeMethodNotFound, "%s: the Switchboard hub cannot change a session's %s yet", method, strings.TrimPrefix(method, "session/set_"))
+	case "session/set_mode":
+		res, err = b.setMode(ctx, params)
+	case "session/set_config_option":
+		res, err = b.setConfigOption(ctx, params)
 	default:
 		err = acp.NewError(acp.CodeMethodNotFound, "method not found: %s", method)
 	}
@@ -230,18 +232,23 @@ func (b *bridgeServer) initialize(ctx context.Context, params json.RawMessage) (
 	if err := b.ensureHub(ctx); err != nil {
 		return nil, err
 	}
-	var list struct {
-		Agents []hub.Agent `json:"agents"`
-	}
-	if err := b.hub.do(ctx, "GET", "/v1/agents", nil, &list); err != nil {
+	agent, ids, err := b.hubAgent(ctx)
+	if err != nil {
 		return nil, err
 	}
-	var agent *hub.Agent
-	var ids []string
-	for i, a := range list.Agents {
-		ids = append(ids, a.ID)
-		if a.ID == b.agentID {
-			agent = &list.Agents[i]
+	if agent != nil && agent.Status == hub.AgentAvailable && len(agent.Capabilities) == 0 {
+		// A hub that has just started probes its agents in the
+		// background: give it a moment to learn the capabilities.
+		deadline := time.Now().Add(capabilitiesWait)
+		for len(agent.Capabilities) == 0 && time.Now().Before(deadline) {
+			select {
+			case <-ctx.Done():
+				return nil, ctx.Err()
+			case <-time.After(100 * time.Millisecond):
+			}
+			if a, _, err := b.hubAgent(ctx); err == nil && a != nil {
+				agent = a
+			}
 		}
 	}
 	if agent == nil {
@@ -256,6 +263,29 @@ func (b *bridgeServer) initialize(ctx context.Context, params json.RawMessage) (
 		"agentInfo":         acp.Implementation{Name: "switchboard", Title: agent.Name + " via Switchboard", Version: version},
 		"authMethods":       []any{},
 	}, nil
+}
+
+// capabilitiesWait bounds how long initialize waits for the hub to learn
+// the agent's capabilities; past it, the bridge answers conservative ones.
+const capabilitiesWait = 2 * time.Second
+
+// hubAgent returns the hub's entry for the bridge's agent (nil if the hub
+// does not know it) and the ids of the agents it knows.
+func (b *bridgeServer) hubAgent(ctx context.Context) (*hub.Agent, []string, error) {
+	var list struct {
+		Agents []hub.Agent `json:"agents"`
+	}
+	if err := b.hub.do(ctx, "GET", "/v1/agents", nil, &list); err != nil {
+		return nil, nil, err
+	}
+	var ids []string
+	for i, a := range list.Agents {
+		ids = append(ids, a.ID)
+		if a.ID == b.agentID {
+			return &list.Agents[i], nil, nil
+		}
+	}
+	return nil, ids, nil
 }
 
 // bridgeCapabilities is what the bridge advertises: the agent's prompt
@@ -319,11 +349,77 @@ func (b *bridgeServer) newSession(ctx context.Context, params json.RawMessage) (
 	var r struct {
 		Thread hub.Thread `json:"thread"`
 	}
-	if err := b.hub.do(ctx, "POST", "/v1/threads", hub.CreateThreadRequest{Agent: b.agentID, Cwd: p.Cwd}, &r); err != nil {
+	// openSession: the hub starts the agent now, so the answer can carry
+	// the session's modes and config options, as the agent's own would.
+	err := b.hub.do(ctx, "POST", "/v1/threads", hub.CreateThreadRequest{Agent: b.agentID, Cwd: p.Cwd, OpenSession: true}, &r)
+	var he *hubCallError
+	if errors.As(err, &he) && he.Status == http.StatusBadRequest && strings.Contains(he.Message, "openSession") {
+		// An older hub: create the thread without.
+		err = b.hub.do(ctx, "POST", "/v1/threads", hub.CreateThreadRequest{Agent: b.agentID, Cwd: p.Cwd}, &r)
+	}
+	if err != nil {
 		return nil, err
 	}
 	b.session(r.Thread.ID)
-	return map[string]any{"sessionId": r.Thread.ID}, nil
+	return withSessionState(map[string]any{"sessionId": r.Thread.ID}, r.Thread), nil
+}
+
+// withSessionState adds the thread's modes and configOptions, when the hub
+// knows them, to a session/new, load or resume answer.
+func withSessionState(res map[string]any, th hub.Thread) map[string]any {
+	if len(th.Modes) > 0 && th.Modes[0] == '{' {
+		res["modes"] = th.Modes
+	}
+	if len(th.ConfigOptions) > 0 && th.ConfigOptions[0] == '[' {
+		res["configOptions"] = th.ConfigOptions
+	}
+	return res
+}
+
+// setMode serves session/set_mode through POST /v1/threads/{id}/mode.
+func (b *bridgeServer) setMode(ctx context.Context, params json.RawMessage) (any, error) {
+	var p struct {
+		SessionID string `json:"sessionId"`
+		ModeID    string `json:"modeId"`
+	}
+	if err := json.Unmarshal(params, &p); err != nil {
+		return nil, acp.NewError(acp.CodeInvalidParams, "session/set_mode: %v", err)
+	}
+	if p.SessionID == "" || p.ModeID == "" {
+		return nil, acp.NewError(acp.CodeInvalidParams, "session/set_mode: sessionId and modeId are required")
+	}
+	if err := b.hub.do(ctx, "POST", "/v1/threads/"+url.PathEscape(p.SessionID)+"/mode", map[string]string{"modeId": p.ModeID}, nil); err != nil {
+		return nil, err
+	}
+	return struct{}{}, nil
+}
+
+// setConfigOption serves session/set_config_option through POST
+// /v1/threads/{id}/config-option; it answers the agent's updated options.
+func (b *bridgeServer) setConfigOption(ctx context.Context, params json.RawMessage) (any, error) {
+	var p struct {
+		SessionID string          `json:"sessionId"`
+		ConfigID  string          `json:"configId"`
+		Value     json.RawMessage `json:"value"`
+	}
+	if err := json.Unmarshal(params, &p); err != nil {
+		return nil, acp.NewError(acp.CodeInvalidParams, "session/set_config_option: %v", err)
+	}
+	var value string
+	if p.SessionID == "" || p.ConfigID == "" || json.Unmarshal(p.Value, &value) != nil {
+		return nil, acp.NewError(acp.CodeInvalidParams, "session/set_config_option: sessionId, configId and a string value are required")
+	}
+	var r struct {
+		Thread hub.Thread `json:"thread"`
+	}
+	if err := b.hub.do(ctx, "POST", "/v1/threads/"+url.PathEscape(p.SessionID)+"/config-option", map[string]string{"configId": p.ConfigID, "value": value}, &r); err != nil {
+		return nil, err
+	}
+	opts := r.Thread.ConfigOptions
+	if len(opts) == 0 || opts[0] != '[' {
+		opts = json.RawMessage(`[]`)
+	}
+	return map[string]any{"configOptions": opts}, nil
 }
 
 func (b *bridgeServer) thread(ctx context.Context, id string) (hub.Thread, error) {
@@ -356,7 +452,7 @@ func (b *bridgeServer) loadSession(ctx context.Context, params json.RawMessage, 
 	}
 	b.session(th.ID)
 	if !replay {
-		return struct{}{}, nil
+		return withSessionState(map[string]any{}, th), nil
 	}
 	var h struct {
 		Turns []hub.TurnHistory `json:"turns"`
@@ -374,7 +470,7 @@ func (b *bridgeServer) loadSession(ctx context.Context, params json.RawMessage, 
 			}
 		}
 	}
-	return struct{}{}, nil
+	return withSessionState(map[string]any{}, th), nil
 }
 
 // userChunks is a turn's prompt as user_message_chunk updates: one per

@@ -245,3 +245,22 @@ func TestBridgeResumesBrokenStream(t *testing.T) {
 		t.Errorf("updates %q, want %q", ed.updates, want)
 	}
 }
+
+func TestBridgeSessionState(t *testing.T) {
+	th := hub.Thread{ID: "th_1"}
+	b, _ := json.Marshal(withSessionState(map[string]any{"sessionId": "th_1"}, th))
+	if string(b) != `{"sessionId":"th_1"}` {
+		t.Errorf("unknown state: %s", b)
+	}
+	th.Modes = json.RawMessage(`{"currentModeId":"plan","availableModes":[]}`)
+	th.ConfigOptions = json.RawMessage(`[{"id":"model","currentValue":"x"}]`)
+	b, _ = json.Marshal(withSessionState(map[string]any{}, th))
+	if string(b) != `{"configOptions":[{"id":"model","currentValue":"x"}],"modes":{"currentModeId":"plan","availableModes":[]}}` {
+		t.Errorf("known state: %s", b)
+	}
+	th.Modes, th.ConfigOptions = json.RawMessage(`"bad"`), json.RawMessage(`null`)
+	b, _ = json.Marshal(withSessionState(map[string]any{}, th))
+	if string(b) != `{}` {
+		t.Errorf("malformed state: %s", b)
+	}
+}

@@ -42,6 +42,7 @@ func TestBridge(t *testing.T) {
 		{"Errors", bridgeErrors},
 		{"AutoStart", bridgeAutoStart},
 		{"SDKAgent", bridgeSDKAgent},
+		{"Modes", bridgeModes},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -683,8 +684,10 @@ func bridgeErrors(t *testing.T, bins e2eBins) {
 	wantErr(t, "bad token", err, "refused the token")
 	os.WriteFile(tokPath, good, 0o600)
 
-	_, err = b.conn.SetSessionMode(bridgeCtx(t), sdk.SetSessionModeRequest{SessionId: sdk.SessionId(sid), ModeId: "plan"})
-	wantErr(t, "set_mode", err, "cannot change")
+	// A config option the agent does not have: its refusal, passed on.
+	_, err = b.conn.SetSessionConfigOption(bridgeCtx(t), sdk.SetSessionConfigOptionRequest{ValueId: &sdk.SetSessionConfigOptionValueId{
+		SessionId: sdk.SessionId(sid), ConfigId: "temperature", Value: "hot"}})
+	wantErr(t, "set_config_option", err, "refused session/set_config_option")
 }
 
 // No hub running: the bridge starts `switchboard serve` in the background,
@@ -749,5 +752,81 @@ func bridgeSDKAgent(t *testing.T, bins e2eBins) {
 	ps := h.permissions("", asEditor...)
 	if len(ps) != 1 || ps[0].DecidedBy != "editor" || ps[0].Status != "approved" {
 		t.Errorf("permissions %+v", ps)
+	}
+}
+
+// The agent's capabilities, modes and config options reach the editor:
+// initialize reports the agent's prompt capabilities (the hub probed it),
+// session/new its modes and options, and session/set_mode and
+// session/set_config_option go through the hub to the agent.
+func bridgeModes(t *testing.T, bins e2eBins) {
+	h := newHub(t, bins, nil)
+	b := startBridge(t, bins, h, "fake")
+	init := b.mustInitialize(t)
+	pc := init.AgentCapabilities.PromptCapabilities
+	if !init.AgentCapabilities.LoadSession || !pc.Image || !pc.Audio || !pc.EmbeddedContext {
+		t.Errorf("initialize: the agent's capabilities are not passed on: %+v", init.AgentCapabilities)
+	}
+	ctx := bridgeCtx(t)
+	cwd := t.TempDir()
+	ns, err := b.conn.NewSession(ctx, sdk.NewSessionRequest{Cwd: cwd, McpServers: []sdk.McpServer{}})
+	if err != nil {
+		t.Fatalf("session/new: %v", err)
+	}
+	sid := ns.SessionId
+	if ns.Modes == nil || ns.Modes.CurrentModeId != "default" || len(ns.Modes.AvailableModes) != 2 {
+		t.Fatalf("session/new modes: %+v", ns.Modes)
+	}
+	if len(ns.ConfigOptions) != 1 || ns.ConfigOptions[0].Select == nil || ns.ConfigOptions[0].Select.CurrentValue != "fake-small" {
+		t.Fatalf("session/new configOptions: %+v", ns.ConfigOptions)
+	}
+
+	if _, err := b.conn.SetSessionMode(ctx, sdk.SetSessionModeRequest{SessionId: sid, ModeId: "plan"}); err != nil {
+		t.Fatalf("session/set_mode: %v", err)
+	}
+	var th struct {
+		Thread struct {
+			Modes struct {
+				CurrentModeID string `json:"currentModeId"`
+			} `json:"modes"`
+			ConfigOptions []struct {
+				CurrentValue string `json:"currentValue"`
+			} `json:"configOptions"`
+		} `json:"thread"`
+	}
+	h.call("GET", "/v1/threads/"+string(sid), nil, 200, &th, asEditor...)
+	if th.Thread.Modes.CurrentModeID != "plan" {
+		t.Errorf("hub thread after set_mode: %+v", th.Thread)
+	}
+	co, err := b.conn.SetSessionConfigOption(ctx, sdk.SetSessionConfigOptionRequest{ValueId: &sdk.SetSessionConfigOptionValueId{
+		SessionId: sid, ConfigId: "model", Value: "fake-large"}})
+	if err != nil {
+		t.Fatalf("session/set_config_option: %v", err)
+	}
+	if len(co.ConfigOptions) != 1 || co.ConfigOptions[0].Select == nil || co.ConfigOptions[0].Select.CurrentValue != "fake-large" {
+		t.Fatalf("session/set_config_option answer: %+v", co.ConfigOptions)
+	}
+
+	// What the agent refuses comes back as invalid params.
+	_, err = b.conn.SetSessionMode(ctx, sdk.SetSessionModeRequest{SessionId: sid, ModeId: "yolo"})
+	wantErr(t, "an unknown mode", err, "refused")
+	_, err = b.conn.SetSessionMode(ctx, sdk.SetSessionModeRequest{SessionId: "th_nonexistent", ModeId: "plan"})
+	wantErr(t, "set_mode on an unknown session", err, "not found")
+
+	// The session goes on, on the agent session the set calls opened.
+	if got := agentText(b.mustPrompt(t, string(sid), "echo still here", sdk.StopReasonEndTurn)); got != "still here" {
+		t.Errorf("prompt after the set calls: %q", got)
+	}
+
+	// A reloaded session reports the state the hub kept.
+	b.stop()
+	b2 := startBridge(t, bins, h, "fake")
+	b2.mustInitialize(t)
+	ls, err := b2.conn.LoadSession(bridgeCtx(t), sdk.LoadSessionRequest{SessionId: sid, Cwd: cwd, McpServers: []sdk.McpServer{}})
+	if err != nil {
+		t.Fatalf("session/load: %v", err)
+	}
+	if ls.Modes == nil || ls.Modes.CurrentModeId != "plan" || len(ls.ConfigOptions) != 1 || ls.ConfigOptions[0].Select.CurrentValue != "fake-large" {
+		t.Errorf("session/load: modes %+v, options %+v", ls.Modes, ls.ConfigOptions)
 	}
 }

@@ -95,6 +95,10 @@ func startHub(ctx context.Context, e *env, o Options) (_ *runningHub, err error)
 	h.engine, err = engine.New(ctx, engine.Options{
 		Store: h.db, Logger: log, Config: h.config.engineConfig(), Agents: h.config.agents(),
 		AgentOptions: acp.AgentOptions{Process: acp.ProcessOptions{Logger: log}},
+		// Versions and capabilities for GET /v1/agents (the editor bridge's
+		// initialize) before any thread has run an agent; in the
+		// background, so the API is ready at once.
+		ProbeAgents: true,
 	})
 	if err != nil {
 		return nil, err

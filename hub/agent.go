@@ -10,10 +10,13 @@ const (
 
 // Agent is an agent the hub can start.
 type Agent struct {
-	ID           string          `json:"id"`
-	Name         string          `json:"name"`
-	Status       string          `json:"status"`
-	Command      string          `json:"command"`
+	ID      string `json:"id"`
+	Name    string `json:"name"`
+	Status  string `json:"status"`
+	Command string `json:"command"`
+	// Version (agentInfo.version) and Capabilities (the agentCapabilities
+	// object, raw) are from the agent's last initialize answer: absent
+	// until the hub has started or probed the agent since it started.
 	Version      string          `json:"version,omitempty"`
 	Capabilities json.RawMessage `json:"capabilities,omitempty"`
 	Reason       string          `json:"reason,omitempty"`

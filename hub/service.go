@@ -26,6 +26,11 @@ type CreateThreadRequest struct {
 	Agent string `json:"agent"`
 	Cwd   string `json:"cwd"`
 	Title string `json:"title,omitempty"`
+	// OpenSession (an extension) starts the thread's agent and opens its
+	// session before answering, so the thread carries its modes and
+	// config options (the editor bridge's session/new). Best effort: the
+	// thread is created even when the agent fails to start.
+	OpenSession bool `json:"openSession,omitempty"`
 }
 
 // ThreadPage is a page of threads, newest first.
@@ -85,6 +90,18 @@ type Service interface {
 	// thread: the stored ones first, then live ones, in order, with no gap
 	// and no duplicate.
 	Subscribe(ctx context.Context, c Caller, threadID string, after int64) (*Subscription, error)
+
+	// SetMode switches the thread's agent session to modeId (one of
+	// Thread.Modes.availableModes) and returns the thread with its modes
+	// as they now are. The agent and its session are started when the
+	// thread has none running, as a turn would start them.
+	// INVALID_ARGUMENT when the agent refuses the mode,
+	// UPSTREAM_UNAVAILABLE when it cannot be started or fails.
+	SetMode(ctx context.Context, c Caller, threadID, modeID string) (Thread, error)
+	// SetConfigOption sets one of the session's config options (the model,
+	// for instance) and returns the thread with the agent's updated
+	// Thread.ConfigOptions. Errors as SetMode.
+	SetConfigOption(ctx context.Context, c Caller, threadID, configID, value string) (Thread, error)
 
 	ListPermissions(ctx context.Context, c Caller, status string) ([]Permission, error)
 	// DecidePermission records the decision durably, then tells the agent.

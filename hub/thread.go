@@ -1,6 +1,9 @@
 package hub
 
-import "time"
+import (
+	"encoding/json"
+	"time"
+)
 
 // Thread statuses.
 const (
@@ -20,6 +23,16 @@ type Thread struct {
 	Status    string    `json:"status"`
 	CreatedAt time.Time `json:"createdAt"`
 	UpdatedAt time.Time `json:"updatedAt"`
+
+	// Modes is the agent session's ACP SessionModeState
+	// ({"currentModeId","availableModes"}) and ConfigOptions its ACP
+	// configOptions list, both as the agent last reported them (from
+	// session/new, load or resume, current_mode_update,
+	// config_option_update, or a set call's answer); absent until the
+	// thread's agent session has been opened by an agent that has them.
+	// Extensions of API.md.
+	Modes         json.RawMessage `json:"modes,omitempty"`
+	ConfigOptions json.RawMessage `json:"configOptions,omitempty"`
 
 	// Summary is the thread's stored summary (from compact), used as
 	// context when a session cannot be reopened.

@@ -27,7 +27,23 @@ const upsertThreadSQL = `INSERT INTO threads
 		agent_session_id = excluded.agent_session_id, deleted = excluded.deleted,
 		created_at = excluded.created_at, updated_at = excluded.updated_at`
 
-const threadColumns = `id, agent, cwd, title, client_id, status, summary, agent_session_id, created_at, updated_at`
+const threadColumns = `id, agent, cwd, title, client_id, status, summary, agent_session_id, created_at, updated_at, modes, config_options`
+
+// setSessionStateSQL sets a thread's modes and config options; a NULL
+// argument keeps the stored value (hub.Write.SessionStates).
+const setSessionStateSQL = `UPDATE threads SET
+	modes = COALESCE(?, modes), config_options = COALESCE(?, config_options)
+	WHERE id = ?`
+
+func setSessionState(ctx context.Context, st *stmts, s *hub.SessionState) error {
+	if s.ThreadID == "" {
+		return invalid("store: session state without thread id")
+	}
+	if _, err := st.setSessionState.ExecContext(ctx, encJSON(s.Modes), encJSON(s.ConfigOptions), s.ThreadID); err != nil {
+		return fmt.Errorf("store: set session state of thread %s: %w", s.ThreadID, err)
+	}
+	return nil
+}
 
 func upsertThread(ctx context.Context, st *stmts, t *hub.Thread) error {
 	if t.ID == "" {
@@ -44,9 +60,11 @@ func upsertThread(ctx context.Context, st *stmts, t *hub.Thread) error {
 func scanThread(s interface{ Scan(...any) error }) (hub.Thread, error) {
 	var t hub.Thread
 	var created, updated int64
+	var modes, config []byte
 	err := s.Scan(&t.ID, &t.Agent, &t.Cwd, &t.Title, &t.ClientID, &t.Status, &t.Summary,
-		&t.AgentSessionID, &created, &updated)
+		&t.AgentSessionID, &created, &updated, &modes, &config)
 	t.CreatedAt, t.UpdatedAt = decTime(created), decTime(updated)
+	t.Modes, t.ConfigOptions = decJSON(modes), decJSON(config)
 	return t, err
 }
 

@@ -147,3 +147,34 @@ func TestListThreadsFilters(t *testing.T) {
 		wantCode(t, err, hub.CodeInvalidArgument)
 	}
 }
+
+// Session state is set only through Write.SessionStates: a nil field keeps
+// the stored value, and thread upserts never change it.
+func TestThreadSessionState(t *testing.T) {
+	ctx := context.Background()
+	db := MustOpenDB(t)
+	th := thread("t1", "c1", 1)
+	mustCommit(t, db, writeThreads(th))
+	if got, _ := db.GetThread(ctx, "t1"); got.Modes != nil || got.ConfigOptions != nil {
+		t.Fatalf("new thread has session state: %s %s", got.Modes, got.ConfigOptions)
+	}
+	modes := `{"currentModeId":"default","availableModes":[{"id":"default","name":"Default"}]}`
+	opts := `[{"id":"model","currentValue":"a"}]`
+	mustCommit(t, db, &hub.Write{SessionStates: []hub.SessionState{{ThreadID: "t1", Modes: []byte(modes), ConfigOptions: []byte(opts)}}})
+	opts2 := `[{"id":"model","currentValue":"b"}]`
+	mustCommit(t, db, &hub.Write{SessionStates: []hub.SessionState{{ThreadID: "t1", ConfigOptions: []byte(opts2)}}})
+	// An upsert from an older read (no session state) keeps it.
+	th.Title = "renamed"
+	mustCommit(t, db, writeThreads(th))
+	got, err := db.GetThread(ctx, "t1")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if string(got.Modes) != modes || string(got.ConfigOptions) != opts2 || got.Title != "renamed" {
+		t.Errorf("got modes %s, config %s, title %q", got.Modes, got.ConfigOptions, got.Title)
+	}
+	ts, _, err := db.ListThreads(ctx, hub.ThreadFilter{All: true})
+	if err != nil || len(ts) != 1 || string(ts[0].Modes) != modes {
+		t.Errorf("ListThreads: %+v %v", ts, err)
+	}
+}

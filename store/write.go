@@ -19,6 +19,7 @@ type stmts struct {
 	permissionStatus               *sql.Stmt
 	insertEvent, threadClient      *sql.Stmt
 	upsertProc, deleteProc         *sql.Stmt
+	setSessionState                *sql.Stmt
 	all                            []*sql.Stmt
 }
 
@@ -43,6 +44,7 @@ func prepareStmts(ctx context.Context, conn *sql.Conn) (*stmts, error) {
 		{&s.threadClient, "SELECT client_id FROM threads WHERE id = ?"},
 		{&s.upsertProc, upsertProcSQL},
 		{&s.deleteProc, "DELETE FROM agent_processes WHERE pid = ?"},
+		{&s.setSessionState, setSessionStateSQL},
 	} {
 		st, err := conn.PrepareContext(ctx, p.sql)
 		if err != nil {
@@ -64,7 +66,7 @@ func (s *stmts) close() error {
 }
 
 // apply makes w's changes on the writer's connection, inside the savepoint
-// commitBatch opened: Decide first, then threads, turns, permissions,
+// commitBatch opened: Decide first, then threads, session states, turns, permissions,
 // events, agent processes.
 func (db *DB) apply(ctx context.Context, w *hub.Write) error {
 	st := db.st
@@ -75,6 +77,11 @@ func (db *DB) apply(ctx context.Context, w *hub.Write) error {
 	}
 	for i := range w.Threads {
 		if err := upsertThread(ctx, st, &w.Threads[i]); err != nil {
+			return err
+		}
+	}
+	for i := range w.SessionStates {
+		if err := setSessionState(ctx, st, &w.SessionStates[i]); err != nil {
 			return err
 		}
 	}

@@ -171,7 +171,7 @@ func (db *DB) commitBatch(batch []*op) {
 
 // modifications counts the statements that apply(w) runs to change rows.
 func modifications(w *hub.Write) int {
-	n := len(w.Threads) + len(w.Turns) + len(w.Permissions) + len(w.Events) + len(w.AgentProcs) + len(w.ForgetProcs)
+	n := len(w.Threads) + len(w.Turns) + len(w.Permissions) + len(w.Events) + len(w.AgentProcs) + len(w.ForgetProcs) + len(w.SessionStates)
 	if w.Decide != nil {
 		n++
 	}
@@ -232,6 +232,9 @@ func writeSize(w *hub.Write) int {
 	for i := range w.Threads {
 		t := &w.Threads[i]
 		n += 128 + len(t.Title) + len(t.Cwd) + len(t.Summary)
+	}
+	for i := range w.SessionStates {
+		n += 64 + len(w.SessionStates[i].Modes) + len(w.SessionStates[i].ConfigOptions)
 	}
 	for i := range w.Turns {
 		t := &w.Turns[i]

@@ -52,12 +52,17 @@ type Options struct {
 	CancelWait time.Duration
 	// Now is the clock (default time.Now).
 	Now func() time.Time
+	// ProbeAgents, when set, starts every available agent once in the
+	// background after New returns (initialize only, two at a time, each
+	// bounded by 15s), so ListAgents reports versions and capabilities
+	// before any thread has run them.
+	ProbeAgents bool
 }
 
 // Engine implements Service: threads, turns, permissions and the agent
 // processes behind them. It is safe for concurrent use.
 //
-// Lock order: Engine.mu, then threadRT.mu. Neither is held across a Store
+// Lock order: threadRT.startMu, Engine.mu, then threadRT.mu. Neither is held across a Store
 // call that waits for a commit, nor across a call into an agent.
 type Engine struct {
 	store      hub.Store
@@ -76,6 +81,10 @@ type Engine struct {
 	procs   int                  // live agent processes
 	closing bool
 	turnsWG sync.WaitGroup
+	inits   map[string]agentInit // agents' initialize answers, by agent id
+
+	stopProbes context.CancelFunc
+	probes     sync.WaitGroup
 }
 
 var _ hub.Service = (*Engine)(nil)
@@ -114,11 +123,16 @@ func New(ctx context.Context, opts Options) (*Engine, error) {
 		threads:    make(map[string]*threadRT),
 		turns:      make(map[string]*turnRT),
 		perms:      make(map[string]*permRT),
+		inits:      make(map[string]agentInit),
+		stopProbes: func() {},
 	}
 	e.agentOpts.Client.CancelWait = opts.CancelWait
 	e.SetAgents(opts.Agents)
 	if err := e.recover(ctx); err != nil {
 		return nil, err
+	}
+	if opts.ProbeAgents {
+		e.startProbes()
 	}
 	return e, nil
 }
@@ -150,6 +164,11 @@ func (e *Engine) SetAgents(specs []acp.AgentSpec) {
 		m[s.ID] = s
 	}
 	e.mu.Lock()
+	for id, old := range e.agents {
+		if cur, ok := m[id]; !ok || !reflect.DeepEqual(cur, old) {
+			delete(e.inits, id) // another command may be another agent
+		}
+	}
 	e.agents = m
 	rts := make([]*threadRT, 0, len(e.threads))
 	for _, rt := range e.threads {
@@ -210,6 +229,7 @@ func (e *Engine) agentSpec(id string) (acp.AgentSpec, bool) {
 // approved; agent processes are stopped. The store is the caller's to close
 // afterwards.
 func (e *Engine) Close(ctx context.Context) error {
+	e.stopProbes()
 	e.mu.Lock()
 	e.closing = true
 	var running []*turnRT
@@ -236,6 +256,7 @@ func (e *Engine) Close(ctx context.Context) error {
 		go func() { defer wg.Done(); e.stopAgent(ctx, rt) }()
 	}
 	wg.Wait()
+	e.probes.Wait()
 	return nil
 }
 

@@ -2,6 +2,7 @@ package engine
 
 import (
 	"context"
+	"encoding/json"
 	"fmt"
 	"strings"
 	"time"
@@ -26,18 +27,28 @@ func (e *Engine) releaseReservation(tr *turnRT) {
 // session/load or session/resume gets prefix: a context block with the
 // thread's summary and recent turns (never on a thread's first turn, so
 // slash commands reach the agent raw).
-func (e *Engine) ensureSession(tr *turnRT) (*acp.Agent, string, []acp.ContentBlock, error) {
+//
+// A set call (forTurn false) passes a turnRT of its own that is not the
+// thread's turn; the context block of a session it opens is kept for the
+// next turn.
+func (e *Engine) ensureSession(tr *turnRT, forTurn bool) (*acp.Agent, string, []acp.ContentBlock, error) {
 	rt := tr.rt
 	e.retireIfStale(rt, tr)
+	rt.startMu.Lock()
+	defer rt.startMu.Unlock()
 	rt.mu.Lock()
 	if rt.idle != nil {
 		rt.idle.Stop()
 	}
 	if agentAlive(rt.agent) {
 		a, sid := rt.agent, rt.sessionID
+		var prefix []acp.ContentBlock
+		if forTurn {
+			prefix, rt.prefix = rt.prefix, nil
+		}
 		rt.mu.Unlock()
 		e.releaseReservation(tr)
-		return a, sid, nil, nil
+		return a, sid, prefix, nil
 	}
 	rt.agent = nil
 	rt.mu.Unlock()
@@ -69,14 +80,44 @@ func (e *Engine) ensureSession(tr *turnRT) (*acp.Agent, string, []acp.ContentBlo
 	}
 	go e.watchAgent(rt, a)
 
-	sid, prefix, err := e.openSession(tr, a)
+	e.rememberInit(spec.ID, a.Init)
+
+	sid, setup, prefix, err := e.openSession(tr, a)
 	if err != nil {
 		a.Close(context.Background())
 		return nil, "", nil, err
 	}
+	st := hub.SessionState{ThreadID: thread.ID, ConfigOptions: setup.ConfigOptions}
+	if setup.Modes != nil {
+		st.Modes, _ = json.Marshal(setup.Modes)
+	}
+	if !hasJSON(st.ConfigOptions) {
+		st.ConfigOptions = nil
+	}
 	rt.mu.Lock()
 	rt.agent, rt.sessionID, rt.spec = a, sid, spec
+	if rt.modes == nil {
+		rt.modes = thread.Modes
+	}
+	if rt.config == nil {
+		rt.config = thread.ConfigOptions
+	}
+	if st.Modes != nil {
+		rt.modes = st.Modes
+	}
+	if st.ConfigOptions != nil {
+		rt.config = st.ConfigOptions
+	}
+	rt.prefix = nil
+	if !forTurn {
+		rt.prefix, prefix = prefix, nil
+	}
 	rt.mu.Unlock()
+	if st.Modes != nil || st.ConfigOptions != nil {
+		if err := e.commit(&hub.Write{SessionStates: []hub.SessionState{st}}); err != nil {
+			e.log.Warn("hub: recording the session's modes failed", "err", err)
+		}
+	}
 	if sid != thread.AgentSessionID {
 		if t, gerr := e.store.GetThread(context.Background(), thread.ID); gerr == nil {
 			t.AgentSessionID = sid
@@ -90,7 +131,7 @@ func (e *Engine) ensureSession(tr *turnRT) (*acp.Agent, string, []acp.ContentBlo
 
 // openSession reopens the thread's previous agent session when the agent
 // can (load, else resume), otherwise starts a new one.
-func (e *Engine) openSession(tr *turnRT, a *acp.Agent) (string, []acp.ContentBlock, error) {
+func (e *Engine) openSession(tr *turnRT, a *acp.Agent) (string, acp.SessionSetup, []acp.ContentBlock, error) {
 	thread := tr.thread
 	caps := a.Capabilities()
 	if old := thread.AgentSessionID; old != "" {
@@ -98,27 +139,27 @@ func (e *Engine) openSession(tr *turnRT, a *acp.Agent) (string, []acp.ContentBlo
 			tr.rt.mu.Lock()
 			tr.rt.replaying = true
 			tr.rt.mu.Unlock()
-			_, err := a.LoadSession(tr.ctx, old, thread.Cwd, nil)
+			s, err := a.LoadSession(tr.ctx, old, thread.Cwd, nil)
 			tr.rt.mu.Lock()
 			tr.rt.replaying = false
 			tr.rt.mu.Unlock()
 			if err == nil {
-				return old, nil, nil
+				return old, s, nil, nil
 			}
 			e.log.Info("hub: session/load failed; starting a new session", "thread", thread.ID, "err", err)
-		} else if _, err := a.ResumeSession(tr.ctx, old, thread.Cwd, nil); err == nil {
-			return old, nil, nil
+		} else if s, err := a.ResumeSession(tr.ctx, old, thread.Cwd, nil); err == nil {
+			return old, s, nil, nil
 		}
 	}
 	s, err := a.NewSession(tr.ctx, thread.Cwd, nil)
 	if err != nil {
-		return "", nil, &hub.Error{Code: hub.CodeUpstreamUnavailable, Message: fmt.Sprintf("the agent refused a new session: %v", err), Err: err}
+		return "", s, nil, &hub.Error{Code: hub.CodeUpstreamUnavailable, Message: fmt.Sprintf("the agent refused a new session: %v", err), Err: err}
 	}
 	prefix, err := e.contextBlock(thread)
 	if err != nil {
 		e.log.Warn("hub: building the context block failed", "err", err)
 	}
-	return s.SessionID, prefix, nil
+	return s.SessionID, s, prefix, nil
 }
 
 // contextBlock summarises the thread so far for an agent that lost its

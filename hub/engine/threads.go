@@ -2,6 +2,7 @@ package engine
 
 import (
 	"context"
+	"encoding/json"
 	"os"
 	"path/filepath"
 	"regexp"
@@ -25,6 +26,17 @@ type threadRT struct {
 	replaying bool          // session/load replay in progress: updates are not new events
 	deleted   bool          // DeleteThread has begun: no new turn
 	idle      *time.Timer
+	// modes and config are the session's ACP SessionModeState and
+	// configOptions as last reported (raw; nil: unknown), set when the
+	// session opens and kept current by updates and set calls.
+	modes, config json.RawMessage
+	// prefix is the context block of a session opened outside a turn
+	// (by SetMode), for the next turn to send.
+	prefix []acp.ContentBlock
+
+	// startMu serialises starting the agent and opening its session (a
+	// turn and a set call may both need it). Taken before mu.
+	startMu sync.Mutex
 }
 
 var clientIDPattern = regexp.MustCompile(`^[A-Za-z0-9._-]{1,64}$`)
@@ -95,6 +107,9 @@ func (e *Engine) CreateThread(ctx context.Context, c hub.Caller, req hub.CreateT
 	}
 	if err := e.commit(&hub.Write{Threads: []hub.Thread{t}, Events: []hub.Event{ev}}); err != nil {
 		return hub.Thread{}, err
+	}
+	if req.OpenSession {
+		t = e.openSessionNow(ctx, t)
 	}
 	return t, nil
 }
@@ -190,6 +205,9 @@ func (e *Engine) ListAgents(ctx context.Context) ([]hub.Agent, error) {
 	out := make([]hub.Agent, 0, len(specs))
 	for _, s := range specs {
 		a := hub.Agent{ID: s.ID, Name: s.Name, Command: strings.Join(append([]string{s.Command.Path}, s.Command.Args...), " "), Status: hub.AgentAvailable}
+		if in, ok := e.agentInit(s.ID); ok {
+			a.Version, a.Capabilities = in.version, in.caps
+		}
 		if d := acp.Detect(s); !d.Available {
 			a.Status, a.Reason = hub.AgentUnavailable, d.Reason
 		}

@@ -154,7 +154,7 @@ func (e *Engine) runTurn(tr *turnRT) {
 	})
 	defer watchdog.Stop()
 
-	agent, sid, prefix, err := e.ensureSession(tr)
+	agent, sid, prefix, err := e.ensureSession(tr, true)
 	stop := ""
 	if err == nil && !tr.cancelled() { // a cancel during setup: no prompt at all
 		stop, err = agent.Prompt(context.Background(), sid, append(prefix, tr.blocks...))

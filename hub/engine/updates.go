@@ -22,20 +22,38 @@ type threadClient struct {
 func (c *threadClient) SessionUpdate(_ context.Context, n acp.SessionNotification) {
 	c.rt.mu.Lock()
 	replaying, tr := c.rt.replaying, c.rt.turn
+	if !replaying {
+		if state := trackUpdate(c.rt, n.Update); state != nil {
+			// Queued under rt.mu, so in order with a set call's write.
+			c.commitUpdate(n.Update, tr, state)
+			c.rt.mu.Unlock()
+			return
+		}
+	}
 	c.rt.mu.Unlock()
 	if replaying {
 		return
 	}
+	c.commitUpdate(n.Update, tr, nil)
+}
+
+// commitUpdate stores an update as an event, with the session state it
+// changed.
+func (c *threadClient) commitUpdate(u acp.SessionUpdate, tr *turnRT, state *hub.SessionState) {
 	turnID := ""
 	if tr != nil {
 		turnID = tr.turn.ID
 	}
-	typ, payload := updateEvent(n.Update)
+	typ, payload := updateEvent(u)
 	if tr != nil && typ == hub.EventMessageDelta {
-		tr.appendOutput(n.Update.Content.Text)
+		tr.appendOutput(u.Content.Text)
 	}
 	ev := hub.Event{Type: typ, ThreadID: c.thread.ID, TurnID: turnID, ClientID: c.thread.ClientID, At: c.e.now(), Payload: payload}
-	c.e.commitAsync(&hub.Write{Events: []hub.Event{ev}})
+	w := &hub.Write{Events: []hub.Event{ev}}
+	if state != nil {
+		w.SessionStates = []hub.SessionState{*state}
+	}
+	c.e.commitAsync(w)
 }
 
 // updateEvent maps an ACP update to an event type and payload (API.md

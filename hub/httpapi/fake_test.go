@@ -146,6 +146,9 @@ func (f *fake) CreateThread(ctx context.Context, c hub.Caller, req hub.CreateThr
 	}
 	now := f.nowLocked()
 	t := &hub.Thread{ID: f.idLocked("th"), Agent: req.Agent, Cwd: req.Cwd, Title: req.Title, ClientID: c.ClientID, Status: hub.ThreadIdle, CreatedAt: now, UpdatedAt: now}
+	if req.OpenSession {
+		t.Modes = json.RawMessage(`{"currentModeId":"default","availableModes":[{"id":"default","name":"Default"},{"id":"plan","name":"Plan"}]}`)
+	}
 	f.threads[t.ID] = t
 	f.threadOrder = append(f.threadOrder, t.ID)
 	return *t, nil
@@ -538,4 +541,44 @@ func (s *fakeStream) run(backlog []hub.Event, after int64) {
 			return
 		}
 	}
+}
+
+// SetMode knows the modes "default" and "plan".
+func (f *fake) SetMode(ctx context.Context, c hub.Caller, threadID, modeID string) (hub.Thread, error) {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	if err := f.enterLocked(c); err != nil {
+		return hub.Thread{}, err
+	}
+	t, err := f.threadLocked(c, threadID)
+	if err != nil {
+		return hub.Thread{}, err
+	}
+	if modeID != "default" && modeID != "plan" {
+		return hub.Thread{}, hub.Errorf(hub.CodeInvalidArgument, "the agent refused session/set_mode: unknown mode %q", modeID)
+	}
+	t.Modes, _ = json.Marshal(map[string]any{"currentModeId": modeID, "availableModes": []map[string]string{
+		{"id": "default", "name": "Default"}, {"id": "plan", "name": "Plan"}}})
+	f.emitLocked(hub.EventModeChanged, t, f.running[threadID], map[string]any{"modeId": modeID})
+	return *t, nil
+}
+
+// SetConfigOption knows the option "model" with values "small" and "large".
+func (f *fake) SetConfigOption(ctx context.Context, c hub.Caller, threadID, configID, value string) (hub.Thread, error) {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	if err := f.enterLocked(c); err != nil {
+		return hub.Thread{}, err
+	}
+	t, err := f.threadLocked(c, threadID)
+	if err != nil {
+		return hub.Thread{}, err
+	}
+	if configID != "model" || value != "small" && value != "large" {
+		return hub.Thread{}, hub.Errorf(hub.CodeInvalidArgument, "the agent refused session/set_config_option")
+	}
+	t.ConfigOptions, _ = json.Marshal([]map[string]any{{"id": "model", "name": "Model", "type": "select", "currentValue": value,
+		"options": []map[string]string{{"value": "small", "name": "Small"}, {"value": "large", "name": "Large"}}}})
+	f.emitLocked(hub.EventConfigOptions, t, f.running[threadID], map[string]any{"configOptions": t.ConfigOptions})
+	return *t, nil
 }

@@ -28,6 +28,17 @@ type (
 	renameRequest struct {
 		Title *string `json:"title"`
 	}
+	// modeRequest is the body of POST /v1/threads/{id}/mode.
+	modeRequest struct {
+		ModeID string `json:"modeId"`
+	}
+	// configOptionRequest is the body of POST
+	// /v1/threads/{id}/config-option; value is required (a pointer tells
+	// a missing value from an empty one).
+	configOptionRequest struct {
+		ConfigID string  `json:"configId"`
+		Value    *string `json:"value"`
+	}
 )
 
 // healthz is GET /healthz: no token, no client id.
@@ -117,6 +128,36 @@ func (s *Server) deleteThread(w http.ResponseWriter, r *http.Request, c hub.Call
 // summary is stored. Any body is ignored.
 func (s *Server) compactThread(w http.ResponseWriter, r *http.Request, c hub.Caller) {
 	t, err := s.svc.CompactThread(r.Context(), c, r.PathValue("id"))
+	s.answerThread(w, r, t, err)
+}
+
+// setMode is POST /v1/threads/{id}/mode {"modeId"}.
+func (s *Server) setMode(w http.ResponseWriter, r *http.Request, c hub.Caller) {
+	var req modeRequest
+	if err := decodeJSON(r, &req); err != nil {
+		s.writeError(w, r, err)
+		return
+	}
+	if req.ModeID == "" {
+		s.writeError(w, r, errorf(hub.CodeInvalidArgument, "modeId is required"))
+		return
+	}
+	t, err := s.svc.SetMode(r.Context(), c, r.PathValue("id"), req.ModeID)
+	s.answerThread(w, r, t, err)
+}
+
+// setConfigOption is POST /v1/threads/{id}/config-option {"configId","value"}.
+func (s *Server) setConfigOption(w http.ResponseWriter, r *http.Request, c hub.Caller) {
+	var req configOptionRequest
+	if err := decodeJSON(r, &req); err != nil {
+		s.writeError(w, r, err)
+		return
+	}
+	if req.ConfigID == "" || req.Value == nil {
+		s.writeError(w, r, errorf(hub.CodeInvalidArgument, "configId and value are required"))
+		return
+	}
+	t, err := s.svc.SetConfigOption(r.Context(), c, r.PathValue("id"), req.ConfigID, *req.Value)
 	s.answerThread(w, r, t, err)
 }
 

@@ -50,6 +50,8 @@ var routes = []Route{
 	{Method: "GET", Path: "/v1/permissions", handle: (*Server).listPermissions},
 	{Method: "POST", Path: "/v1/permissions/{id}", Body: true, handle: (*Server).decidePermission},
 	{Method: "POST", Path: "/v1/threads/{id}/compact", handle: (*Server).compactThread},
+	{Method: "POST", Path: "/v1/threads/{id}/mode", Body: true, handle: (*Server).setMode},
+	{Method: "POST", Path: "/v1/threads/{id}/config-option", Body: true, handle: (*Server).setConfigOption},
 }
 
 // Routes returns the API's route table (a copy).

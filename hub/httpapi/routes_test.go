@@ -98,6 +98,8 @@ func TestThreadLifecycle(t *testing.T) {
 		{"GET", "/v1/threads/" + th.ID + "/history", ""},
 		{"POST", "/v1/threads/" + th.ID + "/turns", `{"input":"hi"}`},
 		{"GET", "/v1/threads/" + th.ID + "/events", ""},
+		{"POST", "/v1/threads/" + th.ID + "/mode", `{"modeId":"plan"}`},
+		{"POST", "/v1/threads/" + th.ID + "/config-option", `{"configId":"model","value":"large"}`},
 	} {
 		if r := h.call(c.method, c.path, c.body); r.status != 404 || r.code() != "NOT_FOUND" {
 			t.Fatalf("%s %s after delete: %d %s", c.method, c.path, r.status, r.body)
@@ -317,6 +319,8 @@ func TestRouteTable(t *testing.T) {
 		"POST /v1/turns/{id}/cancel", "GET /v1/threads/{id}/history", "GET /v1/threads/{id}/events",
 		"GET /v1/events", "GET /v1/permissions", "POST /v1/permissions/{id}", "POST /v1/threads/{id}/compact",
 		"GET /healthz", "GET /auth",
+		// Extensions.
+		"POST /v1/threads/{id}/mode", "POST /v1/threads/{id}/config-option",
 	} {
 		if !seen[key] {
 			t.Errorf("%s missing", key)
@@ -327,5 +331,68 @@ func TestRouteTable(t *testing.T) {
 	r[0].Path = "/changed"
 	if Routes()[0].Path == "/changed" {
 		t.Fatal("Routes shares its table")
+	}
+}
+
+func TestSetModeAndConfigOption(t *testing.T) {
+	h := newHarness(t)
+	id := h.newThread("c1")
+	var got struct{ Thread hub.Thread }
+	r := h.call("POST", "/v1/threads/"+id+"/mode", `{"modeId":"plan"}`)
+	h.mustJSON(r, 200, &got)
+	var modes struct {
+		CurrentModeID string `json:"currentModeId"`
+	}
+	if json.Unmarshal(got.Thread.Modes, &modes) != nil || modes.CurrentModeID != "plan" {
+		t.Fatalf("mode: %s", r.body)
+	}
+	r = h.call("POST", "/v1/threads/"+id+"/config-option", `{"configId":"model","value":"large"}`)
+	h.mustJSON(r, 200, &got)
+	if !strings.Contains(string(got.Thread.ConfigOptions), `"currentValue":"large"`) || got.Thread.ID != id {
+		t.Fatalf("config option: %s", r.body)
+	}
+	// The wire form carries both as extension fields.
+	var raw map[string]map[string]json.RawMessage
+	_ = json.Unmarshal(r.body, &raw)
+	if raw["thread"]["modes"] == nil || raw["thread"]["configOptions"] == nil {
+		t.Fatalf("thread lacks modes or configOptions: %s", r.body)
+	}
+	for _, c := range []struct{ path, body, code string }{
+		{"/mode", `{}`, "INVALID_ARGUMENT"},
+		{"/mode", `{"modeId":"yolo"}`, "INVALID_ARGUMENT"},
+		{"/mode", `{"modeId":"plan","extra":1}`, "INVALID_ARGUMENT"},
+		{"/config-option", `{"configId":"model"}`, "INVALID_ARGUMENT"},
+		{"/config-option", `{"value":"large"}`, "INVALID_ARGUMENT"},
+		{"/config-option", `{"configId":"model","value":"huge"}`, "INVALID_ARGUMENT"},
+	} {
+		if r := h.call("POST", "/v1/threads/"+id+c.path, c.body); r.code() != c.code {
+			t.Errorf("%s %s: %d %s", c.path, c.body, r.status, r.body)
+		}
+	}
+	// Another client's thread is NOT_FOUND; a body needs its content type.
+	if r := h.call("POST", "/v1/threads/"+id+"/mode", `{"modeId":"plan"}`, withHeader("X-Client-ID", "c2")); r.code() != "NOT_FOUND" {
+		t.Errorf("other client: %d %s", r.status, r.body)
+	}
+	if r := h.call("POST", "/v1/threads/"+id+"/mode", `{"modeId":"plan"}`, withHeader("Content-Type", "text/plain")); r.status != 415 {
+		t.Errorf("text/plain: %d %s", r.status, r.body)
+	}
+	// Upstream failures come through with their code.
+	h.fake.failNext(hub.Errorf(hub.CodeUpstreamUnavailable, "the agent died"))
+	if r := h.call("POST", "/v1/threads/"+id+"/config-option", `{"configId":"model","value":"small"}`); r.status != 502 {
+		t.Errorf("upstream: %d %s", r.status, r.body)
+	}
+}
+
+func TestCreateThreadOpenSession(t *testing.T) {
+	h := newHarness(t)
+	var created struct{ Thread hub.Thread }
+	h.mustJSON(h.call("POST", "/v1/threads", `{"agent":"echo","cwd":"/src/app","openSession":true}`), 201, &created)
+	if !strings.Contains(string(created.Thread.Modes), `"currentModeId":"default"`) {
+		t.Fatalf("openSession: %+v", created.Thread)
+	}
+	var plain struct{ Thread hub.Thread }
+	h.mustJSON(h.call("POST", "/v1/threads", `{"agent":"echo","cwd":"/src/app"}`), 201, &plain)
+	if plain.Thread.Modes != nil {
+		t.Fatalf("without openSession: %+v", plain.Thread)
 	}
 }
