@@ -172,3 +172,28 @@ func e2eShutdownWithStalledClient(t *testing.T, bins e2eBins) {
 		t.Errorf("SIGTERM with a stalled event stream: exit %d after %v, want 0 promptly", code, took.Round(time.Millisecond))
 	}
 }
+
+// e2eShutdownOverAPI: POST /v1/shutdown (the tray's "Quit Switchboard")
+// stops the hub as SIGTERM does: exit 0, running turn cancelled, hub.json
+// removed.
+func e2eShutdownOverAPI(t *testing.T, bins e2eBins) {
+	h := newHub(t, bins, nil)
+	th := h.newThread("fake", t.TempDir())
+	turn := h.startTurn(th.ID, "hang")
+	h.call("POST", "/v1/shutdown", nil, 202, nil)
+	select {
+	case <-h.exited:
+	case <-time.After(30 * time.Second):
+		t.Fatal("the hub did not exit after POST /v1/shutdown")
+	}
+	if code := h.cmd.ProcessState.ExitCode(); code != 0 {
+		t.Fatalf("exit %d after POST /v1/shutdown", code)
+	}
+	if _, err := os.Stat(filepath.Join(h.dataDir, "hub.json")); !os.IsNotExist(err) {
+		t.Errorf("hub.json after the shutdown: %v", err)
+	}
+	h.start()
+	if got := h.turn(th.ID, turn.ID); got.Status != "cancelled" {
+		t.Errorf("turn after the shutdown: %s, want cancelled", got.Status)
+	}
+}

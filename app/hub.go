@@ -39,6 +39,10 @@ type runningHub struct {
 	http       *httpapi.Server
 	unlock     func()
 	served     chan error
+	// quit is closed when a client asks the hub to shut down
+	// (POST /v1/shutdown); whoever runs the hub then stops it.
+	quit     chan struct{}
+	quitOnce sync.Once
 
 	live     atomic.Pointer[Config] // the config applied last
 	watcher  *configWatcher         // nil when live reload is off
@@ -52,7 +56,7 @@ type runningHub struct {
 // writes hub.json. On error everything started so far is stopped.
 func startHub(ctx context.Context, e *env, o Options) (_ *runningHub, err error) {
 	log := slog.New(slog.NewTextHandler(e.stdio.Err, &slog.HandlerOptions{Level: logLevel()}))
-	h := &runningHub{log: log, dataDir: o.DataDir, served: make(chan error, 1)}
+	h := &runningHub{log: log, dataDir: o.DataDir, served: make(chan error, 1), quit: make(chan struct{})}
 	defer func() {
 		if err != nil {
 			h.stop(context.Background())
@@ -110,6 +114,7 @@ func startHub(ctx context.Context, e *env, o Options) (_ *runningHub, err error)
 	h.http = httpapi.New(h.engine, httpapi.Options{
 		Logger: log, Token: h.token, Version: version, UI: uiHandler(e.assets.Frontend),
 		AllowedHosts: h.config.AllowedHosts, AllowedOrigins: h.config.AllowedOrigins,
+		Quit: func() { h.quitOnce.Do(func() { close(h.quit) }) },
 	})
 	go func() { h.served <- h.http.Serve(ln) }()
 	h.listen = listen
@@ -288,6 +293,8 @@ func serve(ctx context.Context, e *env, o Options) error {
 	io.WriteString(e.stdio.Err, h.summary())
 	select {
 	case <-ctx.Done():
+	case <-h.quit:
+		h.log.Info("shutdown requested over the API")
 	case err := <-h.served:
 		h.log.Error("http server stopped", "err", err)
 	}

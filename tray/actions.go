@@ -29,6 +29,8 @@ func (w *Watcher) Do(ctx context.Context, a Action) {
 		err = w.CancelTurn(ctx, a.Turn)
 	case ActOpen:
 		err = w.Open(ctx)
+	case ActQuitHub:
+		err = w.QuitHub(ctx)
 	}
 	if err != nil {
 		w.log().Warn("tray: action failed", "action", a.String(), "err", err)

@@ -302,6 +302,11 @@ func (c *Client) CancelTurn(ctx context.Context, turnID string) error {
 	return c.call(ctx, http.MethodPost, "/v1/turns/"+url.PathEscape(turnID)+"/cancel", nil, nil, nil, nil)
 }
 
+// Shutdown asks the hub to stop gracefully (POST /v1/shutdown).
+func (c *Client) Shutdown(ctx context.Context) error {
+	return c.call(ctx, http.MethodPost, "/v1/shutdown", nil, nil, nil, nil)
+}
+
 // Healthz checks that a hub answers at the address (no token needed).
 func (c *Client) Healthz(ctx context.Context) error {
 	req, err := http.NewRequestWithContext(ctx, http.MethodGet, c.Hub.URL+"/healthz", nil)

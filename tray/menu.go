@@ -16,7 +16,7 @@ import (
 //	N more agents working            (disabled, only on overflow)
 //	────────
 //	Open Switchboard
-//	Quit Switchboard                 (disabled: the hub has no shutdown endpoint)
+//	Quit Switchboard                 (POST /v1/shutdown; disabled while no hub answers)
 //	Quit tray
 //
 // getlantern/systray can only append items and cannot remove them, so every
@@ -56,6 +56,7 @@ const (
 	ActDecide
 	ActCancel
 	ActOpen
+	ActQuitHub
 	ActQuitTray
 )
 
@@ -67,6 +68,8 @@ func (a Action) String() string {
 		return "cancel " + a.Turn
 	case ActOpen:
 		return "open"
+	case ActQuitHub:
+		return "quit hub"
 	case ActQuitTray:
 		return "quit tray"
 	}
@@ -140,8 +143,8 @@ func newLayout(now func() time.Time, add func(title, tooltip string, parent item
 	l.moreTurns.Hide()
 	sep()
 	l.open = add("Open Switchboard", "Open Switchboard (starts it when it is not running)", nil)
-	l.quitHub = add("Quit Switchboard", "Not available yet: the hub has no shutdown request", nil)
-	l.quitHub.Disable()
+	l.quitHub = add("Quit Switchboard", "Stop Switchboard: running turns are cancelled, agents stopped", nil)
+	l.quitHub.Disable() // until a hub answers
 	l.quitTray = add("Quit tray", "Remove this icon (Switchboard keeps running)", nil)
 	return l
 }
@@ -171,6 +174,13 @@ func (l *layout) show(m Menu) {
 	l.mu.Lock()
 	defer l.mu.Unlock()
 	now := l.now()
+	if l.connected != m.Connected {
+		if m.Connected {
+			l.quitHub.Enable()
+		} else {
+			l.quitHub.Disable()
+		}
+	}
 	l.connected = m.Connected
 	l.setTitleLocked(l.status, m.Status)
 

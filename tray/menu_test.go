@@ -98,7 +98,7 @@ Claude Code: Fix the build
   Cancel
 ----
 Open Switchboard
-[Quit Switchboard]
+Quit Switchboard
 Quit tray
 `
 	if got := ft.visible(); got != want {

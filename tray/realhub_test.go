@@ -265,4 +265,22 @@ func TestRealHub(t *testing.T) {
 		t.Fatal(err)
 	}
 	got.waitFor(t, "idle at the end", 10*time.Second, func(m Menu) bool { return m.Icon == IconIdle })
+
+	// Quit Switchboard: the hub shuts down gracefully and exits 0; the
+	// tray shows it unreachable.
+	if err := w.QuitHub(ctx); err != nil {
+		t.Fatal(err)
+	}
+	exited := make(chan error, 1)
+	go func() { exited <- h.cmd.Wait() }()
+	select {
+	case err := <-exited:
+		h.cmd = nil
+		if err != nil {
+			t.Fatalf("hub after Quit Switchboard: %v\n%s", err, h.logText())
+		}
+	case <-time.After(30 * time.Second):
+		t.Fatalf("hub still running 30 s after Quit Switchboard\n%s", h.logText())
+	}
+	got.waitFor(t, "trouble after the hub quit", 10*time.Second, func(m Menu) bool { return m.Icon == IconTrouble })
 }

@@ -94,6 +94,7 @@ func newSystrayUI(ctx context.Context, log *slog.Logger) *systrayUI {
 	}
 	ui.clicks = append(ui.clicks,
 		click{items[l.open].ClickedCh, func() Action { return Action{Kind: ActOpen} }},
+		click{items[l.quitHub].ClickedCh, func() Action { return Action{Kind: ActQuitHub} }},
 		click{items[l.quitTray].ClickedCh, func() Action { return Action{Kind: ActQuitTray} }})
 	return ui
 }

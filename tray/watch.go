@@ -340,3 +340,15 @@ func (w *Watcher) CancelTurn(ctx context.Context, turnID string) error {
 	defer cancel()
 	return c.CancelTurn(ctx, turnID)
 }
+
+// QuitHub asks the hub to shut down gracefully (POST /v1/shutdown); the
+// tray stays, showing the hub as unreachable until one starts again.
+func (w *Watcher) QuitHub(ctx context.Context) error {
+	c := w.Client()
+	if c == nil {
+		return errors.New("tray: no hub")
+	}
+	ctx, cancel := context.WithTimeout(ctx, requestTimeout)
+	defer cancel()
+	return c.Shutdown(ctx)
+}

@@ -47,6 +47,19 @@ func (s *Server) healthz(w http.ResponseWriter, r *http.Request, _ hub.Caller) {
 	s.writeJSON(w, r, http.StatusOK, healthAnswer{OK: true, Version: s.version})
 }
 
+// shutdownHub is POST /v1/shutdown (extension): 202, then the hub shuts
+// down gracefully — the tray's "Quit Switchboard".
+func (s *Server) shutdownHub(w http.ResponseWriter, r *http.Request, _ hub.Caller) {
+	if s.quit == nil {
+		s.writeError(w, r, hub.Errorf(hub.CodeUpstreamUnavailable, "this hub cannot be shut down over the API"))
+		return
+	}
+	s.writeJSON(w, r, http.StatusAccepted, struct {
+		ShuttingDown bool `json:"shuttingDown"`
+	}{true})
+	s.quitOnce.Do(func() { go s.quit() })
+}
+
 // listAgents is GET /v1/agents.
 func (s *Server) listAgents(w http.ResponseWriter, r *http.Request, _ hub.Caller) {
 	agents, err := s.svc.ListAgents(r.Context())

@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/switchboard-hub/switchboard/hub"
 )
@@ -394,5 +395,34 @@ func TestCreateThreadOpenSession(t *testing.T) {
 	h.mustJSON(h.call("POST", "/v1/threads", `{"agent":"echo","cwd":"/src/app"}`), 201, &plain)
 	if plain.Thread.Modes != nil {
 		t.Fatalf("without openSession: %+v", plain.Thread)
+	}
+}
+
+func TestShutdown(t *testing.T) {
+	quit := make(chan struct{}, 2)
+	h := newHarness(t, func(o *Options) { o.Quit = func() { quit <- struct{}{} } })
+	var a struct{ ShuttingDown bool }
+	h.mustJSON(h.call("POST", "/v1/shutdown", ""), 202, &a)
+	if !a.ShuttingDown {
+		t.Fatal("no shuttingDown in the answer")
+	}
+	select {
+	case <-quit:
+	case <-time.After(5 * time.Second):
+		t.Fatal("Quit not called")
+	}
+	h.mustJSON(h.call("POST", "/v1/shutdown", ""), 202, nil)
+	select {
+	case <-quit:
+		t.Fatal("Quit called twice")
+	case <-time.After(100 * time.Millisecond):
+	}
+	if r := h.call("POST", "/v1/shutdown", "", withHeader("Authorization", "Bearer wrong")); r.status != 401 {
+		t.Fatalf("shutdown with a wrong token: %d", r.status)
+	}
+
+	none := newHarness(t)
+	if r := none.call("POST", "/v1/shutdown", ""); r.status != 502 {
+		t.Fatalf("hub without Quit: %d", r.status)
 	}
 }

@@ -65,6 +65,10 @@ type Options struct {
 	SessionTTL time.Duration
 	// Now is the clock for session expiry (default time.Now).
 	Now func() time.Time
+	// Quit, when set, is called (once, on its own goroutine) by
+	// POST /v1/shutdown: the process that runs the hub shuts it down
+	// gracefully. Nil answers that endpoint UPSTREAM_UNAVAILABLE.
+	Quit func()
 
 	maxBody int64 // the body limit; 0 is MaxBodyBytes (tests lower it)
 }
@@ -84,6 +88,8 @@ type Server struct {
 	sessions  *sessions
 	maxBody   int64
 	handler   http.Handler
+	quit      func()
+	quitOnce  sync.Once
 
 	port  atomic.Int64
 	allow atomic.Pointer[allowList]
@@ -125,6 +131,7 @@ func New(svc hub.Service, opts Options) *Server {
 		ping:     opts.PingInterval,
 		now:      opts.Now,
 		sessions: newSessions(opts.SessionTTL),
+		quit:     opts.Quit,
 		maxBody:  opts.maxBody,
 		closing:  make(chan struct{}),
 	}
