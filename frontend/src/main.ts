@@ -1,9 +1,14 @@
 import { mount } from 'svelte';
+import './app.css';
 import App from './App.svelte';
+import { HubStore } from './lib/store.svelte';
+import { createTransport } from './lib/transport';
 
 const target = document.getElementById('app');
 if (!target) {
   throw new Error('index.html has no #app element');
 }
 
-export default mount(App, { target });
+const store = new HubStore(createTransport());
+
+export default mount(App, { target, props: { store } });

@@ -1,0 +1,54 @@
+import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
+import { fireEvent, render, screen } from '@testing-library/svelte';
+import PermissionCard from './PermissionCard.svelte';
+import { permission } from '../test/fakeTransport';
+
+describe('PermissionCard', () => {
+  beforeEach(() => vi.useFakeTimers());
+  afterEach(() => vi.useRealTimers());
+
+  it('shows the tool call and the options, inert for 500 ms, nothing focused', async () => {
+    const ondecide = vi.fn();
+    render(PermissionCard, { permission: permission('pe_1'), ondecide });
+    expect(screen.getByText('rm -rf build', { selector: 'strong' })).toBeTruthy();
+    expect(screen.getByText('execute')).toBeTruthy();
+    expect(screen.getByLabelText('Command').textContent).toBe('rm -rf build');
+    expect(screen.getByText('/home/me/src/app/build')).toBeTruthy();
+
+    const allow = screen.getByRole('button', { name: 'Allow once' }) as HTMLButtonElement;
+    const reject = screen.getByRole('button', { name: 'Reject' }) as HTMLButtonElement;
+    expect(document.activeElement).toBe(document.body);
+    expect(allow.disabled).toBe(true);
+    // Svelte sets the inert property (jsdom does not reflect it to the attribute).
+    const group = screen.getByRole('group', { name: 'Answer' }) as HTMLElement & { inert?: boolean };
+    const isInert = () => group.inert === true || group.hasAttribute('inert');
+    expect(isInert()).toBe(true);
+    await fireEvent.click(allow);
+    expect(ondecide).not.toHaveBeenCalled();
+
+    await vi.advanceTimersByTimeAsync(499);
+    expect(allow.disabled).toBe(true);
+    await vi.advanceTimersByTimeAsync(1);
+    expect(allow.disabled).toBe(false);
+    expect(isInert()).toBe(false);
+    expect(document.activeElement).toBe(document.body);
+    await fireEvent.click(reject);
+    expect(ondecide).toHaveBeenCalledWith('reject');
+  });
+
+  it('says who decided a resolved request, and offers no buttons', () => {
+    const { unmount } = render(PermissionCard, {
+      permission: permission('pe_1', { status: 'approved', decidedBy: 'tray', optionId: 'allow' }),
+      ondecide: vi.fn(),
+    });
+    expect(screen.getByText(/Allow once — decided by tray/)).toBeTruthy();
+    expect(screen.queryByRole('button')).toBeNull();
+    unmount();
+    render(PermissionCard, {
+      permission: permission('pe_2', { status: 'declined', decidedBy: 'browser-me', optionId: 'reject' }),
+      selfId: 'browser-me',
+      ondecide: vi.fn(),
+    });
+    expect(screen.getByText(/Reject — decided by you/)).toBeTruthy();
+  });
+});

@@ -1,0 +1,423 @@
+// The UI's state: threads, their conversations (turns built from events),
+// pending permissions. Events are queued and applied once per animation
+// frame, so a stream of 1000+ message chunks a second costs one render a
+// frame; within a thread they apply in seq order, and a seq seen twice is
+// ignored.
+import type { ConnectionState, Subscription, Transport } from './transport';
+import { HubError } from './transport';
+import type {
+  Agent,
+  HubEvent,
+  Permission,
+  PlanEntry,
+  Thread,
+  ToolCall,
+  TurnHistory,
+  TurnInput,
+  TurnStatus,
+} from './types';
+
+export type Item =
+  | { kind: 'message'; key: number; text: string }
+  | { kind: 'thought'; key: number; text: string }
+  | { kind: 'tool'; key: number; toolCall: ToolCall }
+  | { kind: 'plan'; key: number; entries: PlanEntry[] }
+  | { kind: 'permission'; key: number; permissionId: string }
+  | { kind: 'error'; key: number; code: string; message: string };
+
+export interface TurnView {
+  id: string;
+  input: string;
+  status: TurnStatus;
+  stopReason?: string;
+  error?: string;
+  items: Item[];
+}
+
+type TurnMeta = Pick<TurnHistory, 'id' | 'input' | 'status' | 'stopReason' | 'error'>;
+
+/** One thread's conversation: its events, sorted by seq, and the turns they make. */
+export class Conversation {
+  turns = $state<TurnView[]>([]);
+  loaded = $state(false);
+  loading = $state(false);
+  private events: HubEvent[] = [];
+  private seqs = new Set<number>();
+  private meta = new Map<string, TurnMeta>();
+  private key = 0;
+
+  /** The highest seq applied. */
+  get lastSeq(): number {
+    return this.events.length ? this.events[this.events.length - 1].seq : -1;
+  }
+
+  /** The turn still running, if any. */
+  get runningTurn(): TurnView | undefined {
+    for (let i = this.turns.length - 1; i >= 0; i--) if (this.turns[i].status === 'running') return this.turns[i];
+    return undefined;
+  }
+
+  /**
+   * Applies e; false when its seq was seen before. An event older than the
+   * newest applied one is put in its place and the turns are rebuilt.
+   */
+  add(e: HubEvent): boolean {
+    if (this.seqs.has(e.seq)) return false;
+    this.seqs.add(e.seq);
+    if (e.seq > this.lastSeq) {
+      this.events.push(e);
+      this.project(e);
+      return true;
+    }
+    let i = this.events.length;
+    while (i > 0 && this.events[i - 1].seq > e.seq) i--;
+    this.events.splice(i, 0, e);
+    this.rebuild();
+    return true;
+  }
+
+  /** Merges a history answer (turns oldest first, each with its events). */
+  loadHistory(turns: TurnHistory[]): void {
+    let outOfOrder = false;
+    for (const t of turns) {
+      this.meta.set(t.id, { id: t.id, input: t.input, status: t.status, stopReason: t.stopReason, error: t.error });
+      for (const e of t.events ?? []) {
+        if (this.seqs.has(e.seq)) continue;
+        this.seqs.add(e.seq);
+        this.events.push(e);
+        outOfOrder = true;
+      }
+    }
+    if (outOfOrder) this.events.sort((a, b) => a.seq - b.seq);
+    this.rebuild();
+    this.loaded = true;
+  }
+
+  private rebuild(): void {
+    const turns: TurnView[] = [];
+    // Turns from history that have no events (yet) still show.
+    for (const m of this.meta.values()) turns.push(this.newTurn(m.id, m));
+    this.turns = turns;
+    for (const e of this.events) this.project(e);
+  }
+
+  private newTurn(id: string, m?: TurnMeta): TurnView {
+    return {
+      id,
+      input: m?.input ?? '',
+      status: m?.status ?? 'running',
+      stopReason: m?.stopReason,
+      error: m?.error,
+      items: [],
+    };
+  }
+
+  private turn(id: string): TurnView {
+    // The turn is nearly always the last one.
+    for (let i = this.turns.length - 1; i >= 0; i--) if (this.turns[i].id === id) return this.turns[i];
+    this.turns.push(this.newTurn(id, this.meta.get(id)));
+    return this.turns[this.turns.length - 1];
+  }
+
+  private project(e: HubEvent): void {
+    if (!e.turnId) return;
+    const t = this.turn(e.turnId);
+    const items = t.items;
+    const last = items[items.length - 1];
+    switch (e.type) {
+      case 'turn_started':
+        if (typeof e.input === 'string') t.input = e.input;
+        if (!this.meta.get(t.id) || this.meta.get(t.id)?.status === 'running') t.status = 'running';
+        break;
+      case 'message_delta':
+      case 'thought_delta': {
+        const kind = e.type === 'message_delta' ? 'message' : 'thought';
+        const text = typeof e.text === 'string' ? e.text : '';
+        if (last && last.kind === kind) last.text += text;
+        else items.push({ kind, key: this.key++, text });
+        break;
+      }
+      case 'tool_call':
+      case 'tool_call_update': {
+        const tc = e.toolCall as ToolCall | undefined;
+        if (!tc || typeof tc.toolCallId !== 'string') break;
+        const found = items.find((it) => it.kind === 'tool' && it.toolCall.toolCallId === tc.toolCallId);
+        if (found && found.kind === 'tool') {
+          const merged: ToolCall = { ...found.toolCall };
+          for (const [k, v] of Object.entries(tc)) if (v !== undefined && v !== null) merged[k] = v;
+          found.toolCall = merged;
+        } else {
+          items.push({ kind: 'tool', key: this.key++, toolCall: { ...tc } });
+        }
+        break;
+      }
+      case 'plan': {
+        const entries = Array.isArray(e.entries) ? (e.entries as PlanEntry[]) : [];
+        const found = items.find((it) => it.kind === 'plan');
+        if (found && found.kind === 'plan') found.entries = entries;
+        else items.push({ kind: 'plan', key: this.key++, entries });
+        break;
+      }
+      case 'permission_required': {
+        const p = e.permission as Permission | undefined;
+        if (p?.id && !items.some((it) => it.kind === 'permission' && it.permissionId === p.id)) {
+          items.push({ kind: 'permission', key: this.key++, permissionId: p.id });
+        }
+        break;
+      }
+      case 'turn_completed': {
+        const done = e.turn as Partial<TurnHistory> | undefined;
+        t.status = done?.status ?? 'completed';
+        t.stopReason = done?.stopReason;
+        t.error = done?.error;
+        break;
+      }
+      case 'error':
+        items.push({
+          kind: 'error',
+          key: this.key++,
+          code: String(e.code ?? 'INTERNAL'),
+          message: String(e.message ?? ''),
+        });
+        break;
+    }
+  }
+}
+
+export type Scheduler = (flush: () => void) => void;
+
+/** Once per animation frame; a timer stands in when frames do not come (a hidden tab). */
+export const frameScheduler: Scheduler = (flush) => {
+  let done = false;
+  const run = () => {
+    if (done) return;
+    done = true;
+    flush();
+  };
+  if (typeof requestAnimationFrame === 'function') requestAnimationFrame(run);
+  setTimeout(run, 100);
+};
+
+export interface Toast {
+  id: number;
+  message: string;
+}
+
+function newer(a: Thread | undefined, b: Thread): boolean {
+  return !a || b.updatedAt >= a.updatedAt;
+}
+
+export class HubStore {
+  threads = $state<Record<string, Thread>>({});
+  agents = $state<Agent[]>([]);
+  permissions = $state<Record<string, Permission>>({});
+  conversations = $state<Record<string, Conversation>>({});
+  connection = $state<ConnectionState>('connecting');
+  selectedId = $state<string | null>(null);
+  errors = $state<Toast[]>([]);
+
+  pending = $derived(
+    Object.values(this.permissions)
+      .filter((p) => p.status === 'pending')
+      .sort((a, b) => (a.createdAt ?? '').localeCompare(b.createdAt ?? '')),
+  );
+  threadList = $derived(Object.values(this.threads).sort((a, b) => b.updatedAt.localeCompare(a.updatedAt)));
+  selected = $derived(this.selectedId ? this.threads[this.selectedId] : undefined);
+
+  readonly transport: Transport;
+  private schedule: Scheduler;
+  private queue: HubEvent[] = [];
+  private scheduled = false;
+  private sub: Subscription | undefined;
+  private toastId = 0;
+  private connError = '';
+  private fetching = new Set<string>();
+
+  constructor(transport: Transport, schedule: Scheduler = frameScheduler) {
+    this.transport = transport;
+    this.schedule = schedule;
+  }
+
+  /** Subscribes to every event, then loads threads, agents and pending permissions. */
+  async start(): Promise<void> {
+    this.sub = this.transport.subscribe(-1, {
+      onEvent: (e) => this.enqueue(e),
+      onState: (s, err) => {
+        this.connection = s;
+        if (s === 'open') this.connError = '';
+        // Say why the stream dropped once, not on every retry.
+        if (err && err.code !== this.connError) {
+          this.connError = err.code;
+          if (err.code === 'UNAUTHORIZED') {
+            this.report(new HubError(err.code, 'Not signed in to the hub: open the link from the tray or `switchboard` again'));
+          } else if (err.code !== 'NETWORK') {
+            this.report(err);
+          }
+        }
+      },
+      onGap: () => void this.refresh(),
+    });
+    await this.refresh();
+  }
+
+  stop(): void {
+    this.sub?.close();
+    this.sub = undefined;
+  }
+
+  /** Reloads the snapshot: threads, agents, pending permissions. */
+  async refresh(): Promise<void> {
+    await Promise.all([
+      this.loadThreads().catch((e) => this.report(e)),
+      this.loadAgents().catch((e) => this.report(e)),
+      this.transport
+        .listPermissions('pending')
+        .then((ps) => ps.forEach((p) => this.upsertPermission(p)))
+        .catch((e) => this.report(e)),
+    ]);
+  }
+
+  async loadThreads(): Promise<void> {
+    let cursor: string | undefined;
+    for (let page = 0; page < 20; page++) {
+      const p = await this.transport.listThreads(100, cursor);
+      for (const t of p.threads) this.upsertThread(t);
+      cursor = p.nextCursor;
+      if (!cursor) break;
+    }
+  }
+
+  async loadAgents(): Promise<void> {
+    this.agents = await this.transport.listAgents();
+  }
+
+  enqueue(e: HubEvent): void {
+    this.queue.push(e);
+    if (this.scheduled) return;
+    this.scheduled = true;
+    this.schedule(() => this.flush());
+  }
+
+  /** Applies every queued event now. */
+  flush(): void {
+    this.scheduled = false;
+    const q = this.queue;
+    this.queue = [];
+    for (const e of q) this.apply(e);
+  }
+
+  /** Applies one event: false when it was a duplicate. */
+  apply(e: HubEvent): boolean {
+    if (typeof e.seq !== 'number') return false;
+    if (e.type === 'thread_updated') {
+      const t = e.thread as Thread | undefined;
+      if (t?.id) this.upsertThread(t);
+      return true;
+    }
+    if (e.type === 'permission_required' || e.type === 'permission_resolved') {
+      const p = e.permission as Permission | undefined;
+      if (p?.id) this.upsertPermission(p);
+    }
+    if (!e.threadId) return true;
+    const fresh = this.conversation(e.threadId).add(e);
+    if (!fresh) return false;
+    const t = this.threads[e.threadId];
+    if (!t) this.fetchThread(e.threadId);
+    else {
+      if (e.type === 'turn_started') this.threads[e.threadId] = { ...t, status: 'running', updatedAt: max(t.updatedAt, e.at) };
+      else if (e.type === 'turn_completed') this.threads[e.threadId] = { ...t, status: t.status === 'closed' ? 'closed' : 'idle', updatedAt: max(t.updatedAt, e.at) };
+    }
+    return true;
+  }
+
+  /** A thread seen first through its events (another client's): load it once. */
+  private fetchThread(id: string): void {
+    if (this.fetching.has(id)) return;
+    this.fetching.add(id);
+    this.transport.getThread(id).then(
+      (t) => this.upsertThread(t),
+      () => {},
+    );
+  }
+
+  conversation(threadId: string): Conversation {
+    let c = this.conversations[threadId];
+    if (!c) {
+      c = new Conversation();
+      this.conversations[threadId] = c;
+    }
+    return c;
+  }
+
+  upsertThread(t: Thread): void {
+    if (newer(this.threads[t.id], t)) this.threads[t.id] = t;
+  }
+
+  upsertPermission(p: Permission): void {
+    const have = this.permissions[p.id];
+    // A decision is final: a stale snapshot never makes it pending again.
+    if (have && have.status !== 'pending' && p.status === 'pending') return;
+    this.permissions[p.id] = p;
+  }
+
+  async select(id: string | null): Promise<void> {
+    this.selectedId = id;
+    if (!id) return;
+    const c = this.conversation(id);
+    if (c.loaded || c.loading) return;
+    c.loading = true;
+    try {
+      c.loadHistory(await this.transport.history(id, true));
+    } catch (e) {
+      this.report(e);
+    } finally {
+      c.loading = false;
+    }
+  }
+
+  async createThread(agent: string, cwd: string, title?: string): Promise<Thread> {
+    const t = await this.transport.createThread({ agent, cwd, ...(title ? { title } : {}) });
+    this.upsertThread(t);
+    await this.select(t.id);
+    return t;
+  }
+
+  async send(threadId: string, input: TurnInput): Promise<void> {
+    const turn = await this.transport.startTurn(threadId, input);
+    const t = this.threads[threadId];
+    if (t && turn) this.threads[threadId] = { ...t, status: 'running' };
+  }
+
+  async cancel(threadId: string): Promise<void> {
+    const turn = this.conversations[threadId]?.runningTurn;
+    if (turn) await this.transport.cancelTurn(turn.id);
+  }
+
+  async decide(id: string, optionId: string): Promise<void> {
+    const p = await this.transport.decidePermission(id, { optionId });
+    if (p) this.upsertPermission(p);
+  }
+
+  async deleteThread(id: string): Promise<void> {
+    await this.transport.deleteThread(id);
+    delete this.threads[id];
+    if (this.selectedId === id) this.selectedId = null;
+  }
+
+  report(e: unknown): void {
+    const message =
+      e instanceof HubError ? `${e.message} (${e.code})` : e instanceof Error ? e.message : String(e);
+    const id = ++this.toastId;
+    this.errors.push({ id, message });
+    setTimeout(() => this.dismiss(id), 8000);
+  }
+
+  dismiss(id: number): void {
+    const i = this.errors.findIndex((t) => t.id === id);
+    if (i >= 0) this.errors.splice(i, 1);
+  }
+}
+
+function max(a: string, b: string): string {
+  return b > a ? b : a;
+}

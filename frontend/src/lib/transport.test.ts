@@ -1,0 +1,316 @@
+import { describe, expect, it } from 'vitest';
+import {
+  HttpTransport,
+  HubError,
+  WailsTransport,
+  backoff,
+  browserClientId,
+  errorFromResponse,
+  errorFromWails,
+  type ConnectionState,
+  type WailsBridge,
+} from './transport';
+import type { HubEvent } from './types';
+
+// ---- fakes -------------------------------------------------------------
+
+interface Call {
+  url: string;
+  init: RequestInit;
+  headers: Record<string, string>;
+}
+
+type Reply = (call: Call) => Response | Promise<Response>;
+
+/** A fetch that answers from a script, one reply per call, and records the calls. */
+function fakeFetch(replies: Reply[]) {
+  const calls: Call[] = [];
+  const f = async (input: RequestInfo | URL, init: RequestInit = {}) => {
+    const headers: Record<string, string> = {};
+    for (const [k, v] of Object.entries((init.headers ?? {}) as Record<string, string>)) headers[k.toLowerCase()] = v;
+    const call = { url: String(input), init, headers };
+    calls.push(call);
+    const r = replies.shift();
+    if (!r) {
+      // Out of script: hang until aborted, like a live stream with nothing to say.
+      return new Promise<Response>((_, reject) => {
+        init.signal?.addEventListener('abort', () => reject(new DOMException('aborted', 'AbortError')));
+      });
+    }
+    return r(call);
+  };
+  return { fetch: f as typeof fetch, calls };
+}
+
+const enc = new TextEncoder();
+
+/** An SSE answer whose body yields the chunks, then ends (or stays open when hold). */
+function sse(chunks: string[], hold = false): Reply {
+  return (call) => {
+    const body = new ReadableStream<Uint8Array>({
+      start(c) {
+        for (const ch of chunks) c.enqueue(enc.encode(ch));
+        if (!hold) c.close();
+        else call.init.signal?.addEventListener('abort', () => c.error(new DOMException('aborted', 'AbortError')));
+      },
+    });
+    return new Response(body, { status: 200, headers: { 'Content-Type': 'text/event-stream' } });
+  };
+}
+
+function frame(seq: number, type = 'message_delta', extra: Record<string, unknown> = {}): string {
+  const data = { seq, type, threadId: 'th_1', turnId: 'tu_1', at: '2026-11-21T07:00:00Z', ...extra };
+  return `id: ${seq}\nevent: ${type}\ndata: ${JSON.stringify(data)}\n\n`;
+}
+
+function json(status: number, body: unknown, headers: Record<string, string> = {}): Reply {
+  return () => new Response(JSON.stringify(body), { status, headers: { 'Content-Type': 'application/json', ...headers } });
+}
+
+function until(cond: () => boolean, ms = 2000): Promise<void> {
+  const end = Date.now() + ms;
+  return new Promise((resolve, reject) => {
+    const tick = () => {
+      if (cond()) resolve();
+      else if (Date.now() > end) reject(new Error('timed out'));
+      else setTimeout(tick, 1);
+    };
+    tick();
+  });
+}
+
+function http(replies: Reply[]) {
+  const f = fakeFetch(replies);
+  const sleeps: number[] = [];
+  const t = new HttpTransport({
+    clientId: 'browser-test',
+    fetch: f.fetch,
+    sleep: async (ms) => {
+      sleeps.push(ms);
+    },
+    random: () => 0.5,
+  });
+  return { t, calls: f.calls, sleeps };
+}
+
+// ---- requests and errors ---------------------------------------------
+
+describe('HttpTransport requests', () => {
+  it('sends the client id, the cookie (same-origin) and scope=all', async () => {
+    const { t, calls } = http([json(200, { agents: [{ id: 'sdk', name: 'SDK', status: 'available', command: 'x' }] })]);
+    const agents = await t.listAgents();
+    expect(agents.map((a) => a.id)).toEqual(['sdk']);
+    expect(calls[0].url).toBe('/v1/agents?scope=all');
+    expect(calls[0].init.credentials).toBe('same-origin');
+    expect(calls[0].headers['x-client-id']).toBe('browser-test');
+    expect(calls[0].headers.authorization).toBeUndefined();
+  });
+
+  it('posts JSON with its content type, and encodes ids and parameters', async () => {
+    const { t, calls } = http([json(200, { permission: { id: 'pe/1', status: 'approved' } }), json(200, { turns: [] })]);
+    await t.decidePermission('pe/1', { optionId: 'allow' });
+    expect(calls[0].url).toBe('/v1/permissions/pe%2F1?scope=all');
+    expect(calls[0].init.method).toBe('POST');
+    expect(calls[0].headers['content-type']).toBe('application/json');
+    expect(JSON.parse(String(calls[0].init.body))).toEqual({ optionId: 'allow' });
+    await t.history('th_1', true);
+    expect(calls[1].url).toBe('/v1/threads/th_1/history?includeEvents=true&includeInternal=false&scope=all');
+  });
+
+  it("maps the hub's error body to HubError with code, message and status", async () => {
+    const { t } = http([json(409, { error: { code: 'CONFLICT', message: 'a turn is already running' } })]);
+    const err = await t.startTurn('th_1', { input: 'hi' }).catch((e) => e);
+    expect(err).toBeInstanceOf(HubError);
+    expect(err).toMatchObject({ code: 'CONFLICT', message: 'a turn is already running', status: 409 });
+  });
+
+  it('keeps Retry-After, and falls back to the status when the body is not JSON', async () => {
+    const e429 = await errorFromResponse(
+      new Response(JSON.stringify({ error: { code: 'TOO_MANY_REQUESTS', message: 'limit' } }), {
+        status: 429,
+        headers: { 'Retry-After': '3' },
+      }),
+    );
+    expect(e429).toMatchObject({ code: 'TOO_MANY_REQUESTS', retryAfter: 3 });
+    const e502 = await errorFromResponse(new Response('<html>bad gateway</html>', { status: 502, statusText: 'Bad Gateway' }));
+    expect(e502).toMatchObject({ code: 'UPSTREAM_UNAVAILABLE', message: 'Bad Gateway', status: 502 });
+  });
+
+  it('reports an unreachable hub as NETWORK', async () => {
+    const t = new HttpTransport({
+      clientId: 'c',
+      fetch: (() => Promise.reject(new TypeError('Failed to fetch'))) as typeof fetch,
+    });
+    await expect(t.listThreads()).rejects.toMatchObject({ code: 'NETWORK' });
+  });
+
+  it('answers a 204 delete with nothing', async () => {
+    const { t, calls } = http([() => new Response(null, { status: 204 })]);
+    await expect(t.deleteThread('th_1')).resolves.toBeUndefined();
+    expect(calls[0].init.method).toBe('DELETE');
+  });
+});
+
+describe('errorFromWails', () => {
+  it('parses the JSON string a binding rejects with', () => {
+    expect(errorFromWails('{"code":"NOT_FOUND","message":"no such thread"}')).toMatchObject({
+      code: 'NOT_FOUND',
+      message: 'no such thread',
+    });
+  });
+  it('keeps anything else as INTERNAL', () => {
+    expect(errorFromWails('boom')).toMatchObject({ code: 'INTERNAL', message: 'boom' });
+    expect(errorFromWails(new Error('x'))).toMatchObject({ code: 'INTERNAL', message: 'x' });
+  });
+});
+
+describe('browserClientId', () => {
+  it('is browser-<random>, kept in storage', () => {
+    localStorage.clear();
+    const a = browserClientId(localStorage);
+    expect(a).toMatch(/^browser-[0-9a-f]{16}$/);
+    expect(browserClientId(localStorage)).toBe(a);
+  });
+});
+
+describe('backoff', () => {
+  it('doubles from 0.5 s up to 15 s', () => {
+    const mid = () => 0.5;
+    expect([0, 1, 2, 5, 20].map((n) => backoff(n, mid))).toEqual([500, 1000, 2000, 15000, 15000]);
+  });
+});
+
+// ---- SSE: resume and dedupe -------------------------------------------
+
+describe('HttpTransport.subscribe', () => {
+  it('starts live, resumes with Last-Event-ID after a drop, and drops duplicates', async () => {
+    const { t, calls, sleeps } = http([
+      sse([frame(1), frame(2).slice(0, 20), frame(2).slice(20)]), // then the stream ends
+      sse([frame(2), frame(3), ': ping\n\n', frame(4)], true), // the hub replays 2: a duplicate
+    ]);
+    const got: number[] = [];
+    const states: ConnectionState[] = [];
+    const sub = t.subscribe(-1, { onEvent: (e) => got.push(e.seq), onState: (s) => states.push(s) });
+    await until(() => got.length >= 4);
+    expect(got).toEqual([1, 2, 3, 4]);
+    expect(calls[0].url).toBe('/v1/events?after=-1&scope=all');
+    expect(calls[0].headers['last-event-id']).toBeUndefined();
+    expect(calls[0].headers.accept).toBe('text/event-stream');
+    expect(calls[1].url).toBe('/v1/events?scope=all');
+    expect(calls[1].headers['last-event-id']).toBe('2');
+    expect(sleeps).toEqual([500]);
+    expect(states.slice(0, 4)).toEqual(['connecting', 'open', 'reconnecting', 'open']);
+    sub.close();
+  });
+
+  it('reconnects at once after event: resync, from the last seq', async () => {
+    const resync = 'id: 5\nevent: resync\ndata: {"seq":5,"type":"resync","threadId":"","turnId":"","at":"x"}\n\n';
+    const { t, calls, sleeps } = http([sse([frame(5), resync]), sse([frame(6)], true)]);
+    const got: HubEvent[] = [];
+    const sub = t.subscribe(4, { onEvent: (e) => got.push(e) });
+    await until(() => got.length >= 2);
+    expect(got.map((e) => e.seq)).toEqual([5, 6]);
+    expect(got.some((e) => e.type === 'resync')).toBe(false);
+    expect(calls[0].headers['last-event-id']).toBe('4');
+    expect(calls[1].headers['last-event-id']).toBe('5');
+    expect(sleeps).toEqual([]);
+    sub.close();
+  });
+
+  it('backs off on errors (401, network) and says why', async () => {
+    const { t, calls, sleeps } = http([
+      json(401, { error: { code: 'UNAUTHORIZED', message: 'missing token' } }),
+      () => Promise.reject(new TypeError('Failed to fetch')),
+      sse([frame(9)], true),
+    ]);
+    const errs: string[] = [];
+    const got: number[] = [];
+    const sub = t.subscribe(-1, {
+      onEvent: (e) => got.push(e.seq),
+      onState: (_, err) => err && errs.push(err.code),
+    });
+    await until(() => got.length === 1);
+    expect(errs).toEqual(['UNAUTHORIZED', 'NETWORK']);
+    expect(sleeps).toEqual([500, 1000]);
+    expect(calls).toHaveLength(3);
+    sub.close();
+  });
+
+  it('asks for a snapshot reload when it reconnects without a known position', async () => {
+    const { t } = http([sse([': ping\n\n']), sse([frame(1)], true)]);
+    let gaps = 0;
+    const got: number[] = [];
+    const sub = t.subscribe(-1, { onEvent: (e) => got.push(e.seq), onGap: () => gaps++ });
+    await until(() => got.length === 1);
+    expect(gaps).toBe(1);
+    sub.close();
+  });
+
+  it('stops reading when closed', async () => {
+    const { t, calls } = http([sse([frame(1)], true)]);
+    const got: number[] = [];
+    const sub = t.subscribe(-1, { onEvent: (e) => got.push(e.seq) });
+    await until(() => got.length === 1);
+    sub.close();
+    await new Promise((r) => setTimeout(r, 20));
+    expect(calls).toHaveLength(1);
+  });
+});
+
+// ---- Wails ------------------------------------------------------------
+
+function fakeWails() {
+  const listeners = new Map<string, ((...d: unknown[]) => void)[]>();
+  const subscribed: number[] = [];
+  const runtime = {
+    EventsOn(name: string, cb: (...d: unknown[]) => void) {
+      const l = listeners.get(name) ?? [];
+      l.push(cb);
+      listeners.set(name, l);
+      return () => listeners.set(name, (listeners.get(name) ?? []).filter((x) => x !== cb));
+    },
+  };
+  const emit = (name: string, data: unknown) => (listeners.get(name) ?? []).forEach((cb) => cb(data));
+  const notFound = () => Promise.reject('{"code":"NOT_FOUND","message":"no such thread"}');
+  const bridge = {
+    ListAgents: () => Promise.resolve([{ id: 'sdk', name: 'SDK', status: 'available', command: 'x' }]),
+    ListThreads: () => Promise.resolve({ threads: [{ id: 'th_1' }], nextCursor: '' }),
+    GetThread: notFound,
+    Subscribe: (after: number) => {
+      subscribed.push(after);
+      return Promise.resolve(null);
+    },
+  } as unknown as WailsBridge;
+  return { bridge, runtime, emit, subscribed, listeners };
+}
+
+describe('WailsTransport', () => {
+  it('calls the bindings and maps their errors', async () => {
+    const w = fakeWails();
+    const t = new WailsTransport(w.bridge, w.runtime);
+    expect((await t.listAgents())[0].id).toBe('sdk');
+    expect(await t.listThreads(10)).toEqual({ threads: [{ id: 'th_1' }], nextCursor: undefined });
+    await expect(t.getThread('x')).rejects.toMatchObject({ code: 'NOT_FOUND', message: 'no such thread' });
+  });
+
+  it('delivers hub:event once each and resubscribes after hub:resync', async () => {
+    const w = fakeWails();
+    const t = new WailsTransport(w.bridge, w.runtime);
+    const got: number[] = [];
+    const sub = t.subscribe(-1, { onEvent: (e) => got.push(e.seq) });
+    expect(w.subscribed).toEqual([-1]);
+    const ev = (seq: number) => ({ seq, type: 'message_delta', threadId: 't', turnId: 'u', at: '', text: 'x' });
+    w.emit('hub:event', ev(1));
+    w.emit('hub:event', JSON.stringify(ev(2))); // a string payload is accepted too
+    w.emit('hub:event', ev(2));
+    w.emit('hub:resync', { seq: 2, type: 'resync' });
+    expect(w.subscribed).toEqual([-1, 2]);
+    w.emit('hub:event', ev(1));
+    w.emit('hub:event', ev(3));
+    expect(got).toEqual([1, 2, 3]);
+    sub.close();
+    w.emit('hub:event', ev(4));
+    expect(got).toEqual([1, 2, 3]);
+    expect(w.listeners.get('hub:event')).toEqual([]);
+  });
+});

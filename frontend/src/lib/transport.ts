@@ -1,0 +1,535 @@
+// The one way the UI talks to the hub. Two implementations:
+//  - WailsTransport: the desktop window's bound object window.go.app.Bridge,
+//    with events as Wails runtime events "hub:event" / "hub:resync";
+//  - HttpTransport: the hub's HTTP API from the page the hub serves at "/",
+//    authenticated by the session cookie, SSE read with fetch streaming.
+import { SseParser } from './sse';
+import type {
+  Agent,
+  CreateThreadRequest,
+  Decision,
+  HubEvent,
+  Permission,
+  PermissionStatus,
+  Thread,
+  ThreadPage,
+  Turn,
+  TurnHistory,
+  TurnInput,
+} from './types';
+
+/** An error from the hub (or from reaching it), with the hub's code. */
+export class HubError extends Error {
+  readonly code: string;
+  readonly status: number | undefined;
+  readonly details: Record<string, unknown> | undefined;
+  /** Seconds, from Retry-After on a 429. */
+  readonly retryAfter: number | undefined;
+
+  constructor(
+    code: string,
+    message: string,
+    opts: { status?: number; details?: Record<string, unknown>; retryAfter?: number } = {},
+  ) {
+    super(message);
+    this.name = 'HubError';
+    this.code = code;
+    this.status = opts.status;
+    this.details = opts.details;
+    this.retryAfter = opts.retryAfter;
+  }
+}
+
+const statusCodes: Record<number, string> = {
+  400: 'INVALID_ARGUMENT',
+  401: 'UNAUTHORIZED',
+  403: 'FORBIDDEN',
+  404: 'NOT_FOUND',
+  409: 'CONFLICT',
+  410: 'GONE',
+  413: 'PAYLOAD_TOO_LARGE',
+  415: 'UNSUPPORTED_MEDIA_TYPE',
+  429: 'TOO_MANY_REQUESTS',
+  500: 'INTERNAL',
+  502: 'UPSTREAM_UNAVAILABLE',
+  504: 'TIMEOUT',
+};
+
+/** Maps a non-2xx answer to a HubError: the hub's JSON error when there is one. */
+export async function errorFromResponse(res: Response): Promise<HubError> {
+  const fallback = statusCodes[res.status] ?? (res.status >= 500 ? 'INTERNAL' : 'INVALID_ARGUMENT');
+  const ra = res.headers.get('Retry-After');
+  const retryAfter = ra && /^\d+$/.test(ra) ? Number(ra) : undefined;
+  let body: unknown;
+  try {
+    body = JSON.parse(await res.text());
+  } catch {
+    body = undefined;
+  }
+  const e = (body as { error?: { code?: unknown; message?: unknown; details?: unknown } } | undefined)?.error;
+  if (e && typeof e.code === 'string') {
+    return new HubError(e.code, typeof e.message === 'string' ? e.message : res.statusText, {
+      status: res.status,
+      details: e.details && typeof e.details === 'object' ? (e.details as Record<string, unknown>) : undefined,
+      retryAfter,
+    });
+  }
+  return new HubError(fallback, res.statusText || `HTTP ${res.status}`, { status: res.status, retryAfter });
+}
+
+/** Maps whatever a Wails binding rejected with (a JSON string {"code","message"}) to a HubError. */
+export function errorFromWails(err: unknown): HubError {
+  if (err instanceof HubError) return err;
+  let v: unknown = err;
+  if (typeof err === 'string') {
+    try {
+      v = JSON.parse(err);
+    } catch {
+      return new HubError('INTERNAL', err);
+    }
+  }
+  if (v && typeof v === 'object' && typeof (v as { code?: unknown }).code === 'string') {
+    const o = v as { code: string; message?: unknown };
+    return new HubError(o.code, typeof o.message === 'string' ? o.message : o.code);
+  }
+  if (err instanceof Error) return new HubError('INTERNAL', err.message);
+  return new HubError('INTERNAL', String(err));
+}
+
+export type ConnectionState = 'connecting' | 'open' | 'reconnecting' | 'closed';
+
+export interface SubscribeHandlers {
+  /** Each event once, in seq order. */
+  onEvent(e: HubEvent): void;
+  /** The connection changed; err is why it dropped, when it did. */
+  onState?(s: ConnectionState, err?: HubError): void;
+  /**
+   * The stream (re)connected without a known position, so events may have
+   * been missed: reload whatever snapshot the UI shows.
+   */
+  onGap?(): void;
+}
+
+export interface Subscription {
+  close(): void;
+}
+
+export interface Transport {
+  readonly kind: 'wails' | 'http';
+  /** Who this client is, as the hub records it in decidedBy. */
+  readonly clientId: string;
+  listAgents(): Promise<Agent[]>;
+  createThread(req: CreateThreadRequest): Promise<Thread>;
+  listThreads(limit?: number, cursor?: string): Promise<ThreadPage>;
+  getThread(id: string): Promise<Thread>;
+  renameThread(id: string, title: string): Promise<Thread>;
+  deleteThread(id: string): Promise<void>;
+  compactThread(id: string): Promise<Thread>;
+  startTurn(threadId: string, input: TurnInput): Promise<Turn>;
+  cancelTurn(turnId: string): Promise<Turn>;
+  history(threadId: string, includeEvents: boolean, includeInternal?: boolean): Promise<TurnHistory[]>;
+  listPermissions(status?: PermissionStatus): Promise<Permission[]>;
+  decidePermission(id: string, decision: Decision): Promise<Permission>;
+  /** Every event with seq > after (after < 0: live ones only), then live, resuming on its own. */
+  subscribe(after: number, handlers: SubscribeHandlers): Subscription;
+}
+
+/** A bound method may answer the bare value or the HTTP shape {key: value}. */
+function unwrap<T>(v: unknown, key: string): T {
+  if (v && typeof v === 'object' && !Array.isArray(v) && key in v) return (v as Record<string, T>)[key];
+  return v as T;
+}
+
+/** Keeps the highest seq delivered and drops anything at or below it. */
+export class SeqGate {
+  last: number;
+  constructor(after = -1) {
+    this.last = after;
+  }
+  accept(e: HubEvent): boolean {
+    if (typeof e.seq !== 'number' || !(e.seq > this.last)) return false;
+    this.last = e.seq;
+    return true;
+  }
+}
+
+// ---------------------------------------------------------------- Wails
+
+export interface WailsBridge {
+  ListAgents(): Promise<unknown>;
+  CreateThread(req: CreateThreadRequest): Promise<unknown>;
+  ListThreads(limit: number, cursor: string): Promise<unknown>;
+  GetThread(id: string): Promise<unknown>;
+  RenameThread(id: string, title: string): Promise<unknown>;
+  DeleteThread(id: string): Promise<unknown>;
+  CompactThread(id: string): Promise<unknown>;
+  StartTurn(threadId: string, input: TurnInput): Promise<unknown>;
+  CancelTurn(turnId: string): Promise<unknown>;
+  History(threadId: string, includeEvents: boolean, includeInternal: boolean): Promise<unknown>;
+  ListPermissions(status: string): Promise<unknown>;
+  DecidePermission(id: string, decision: Decision): Promise<unknown>;
+  Subscribe(after: number): Promise<unknown>;
+}
+export interface WailsRuntime {
+  EventsOn(name: string, cb: (...data: unknown[]) => void): () => void;
+}
+
+declare global {
+  interface Window {
+    go?: { app?: { Bridge?: WailsBridge } };
+    runtime?: WailsRuntime;
+  }
+}
+
+/** True inside the desktop window (Wails injects window.go). */
+export function inWindow(w: Window = window): boolean {
+  return !!w.go;
+}
+
+function parseEventData(d: unknown): HubEvent | undefined {
+  let v = d;
+  if (typeof v === 'string') {
+    try {
+      v = JSON.parse(v);
+    } catch {
+      return undefined;
+    }
+  }
+  return v && typeof v === 'object' ? (v as HubEvent) : undefined;
+}
+
+export class WailsTransport implements Transport {
+  readonly kind = 'wails';
+  readonly clientId = 'window';
+  private bridge: WailsBridge;
+  private runtime: WailsRuntime;
+
+  constructor(bridge?: WailsBridge, runtime?: WailsRuntime) {
+    const b = bridge ?? window.go?.app?.Bridge;
+    const r = runtime ?? window.runtime;
+    if (!b || !r) throw new HubError('INTERNAL', 'the window bindings are not available');
+    this.bridge = b;
+    this.runtime = r;
+  }
+
+  private async call<T>(f: () => Promise<unknown>, key?: string): Promise<T> {
+    try {
+      const v = await f();
+      return key ? unwrap<T>(v, key) : (v as T);
+    } catch (err) {
+      throw errorFromWails(err);
+    }
+  }
+
+  listAgents() {
+    return this.call<Agent[]>(() => this.bridge.ListAgents(), 'agents').then((a) => a ?? []);
+  }
+  createThread(req: CreateThreadRequest) {
+    return this.call<Thread>(() => this.bridge.CreateThread(req), 'thread');
+  }
+  async listThreads(limit = 0, cursor = '') {
+    const p = await this.call<ThreadPage>(() => this.bridge.ListThreads(limit, cursor));
+    return { threads: p?.threads ?? [], nextCursor: p?.nextCursor || undefined };
+  }
+  getThread(id: string) {
+    return this.call<Thread>(() => this.bridge.GetThread(id), 'thread');
+  }
+  renameThread(id: string, title: string) {
+    return this.call<Thread>(() => this.bridge.RenameThread(id, title), 'thread');
+  }
+  async deleteThread(id: string) {
+    await this.call(() => this.bridge.DeleteThread(id));
+  }
+  compactThread(id: string) {
+    return this.call<Thread>(() => this.bridge.CompactThread(id), 'thread');
+  }
+  startTurn(threadId: string, input: TurnInput) {
+    return this.call<Turn>(() => this.bridge.StartTurn(threadId, input), 'turn');
+  }
+  cancelTurn(turnId: string) {
+    return this.call<Turn>(() => this.bridge.CancelTurn(turnId), 'turn');
+  }
+  history(threadId: string, includeEvents: boolean, includeInternal = false) {
+    return this.call<TurnHistory[]>(() => this.bridge.History(threadId, includeEvents, includeInternal), 'turns').then(
+      (t) => t ?? [],
+    );
+  }
+  listPermissions(status?: PermissionStatus) {
+    return this.call<Permission[]>(() => this.bridge.ListPermissions(status ?? ''), 'permissions').then((p) => p ?? []);
+  }
+  decidePermission(id: string, decision: Decision) {
+    return this.call<Permission>(() => this.bridge.DecidePermission(id, decision), 'permission');
+  }
+
+  subscribe(after: number, h: SubscribeHandlers): Subscription {
+    const gate = new SeqGate(after);
+    let closed = false;
+    let retry = 0;
+    const start = () => {
+      if (closed) return;
+      h.onState?.('connecting');
+      this.bridge.Subscribe(gate.last).then(
+        () => {
+          retry = 0;
+          if (!closed) h.onState?.('open');
+        },
+        (err) => {
+          if (closed) return;
+          h.onState?.('reconnecting', errorFromWails(err));
+          setTimeout(start, backoff(retry++));
+        },
+      );
+    };
+    const offEvent = this.runtime.EventsOn('hub:event', (d) => {
+      const e = parseEventData(d);
+      if (!closed && e && gate.accept(e)) h.onEvent(e);
+    });
+    const offResync = this.runtime.EventsOn('hub:resync', () => {
+      // Forwarding stopped; resume after the last event delivered.
+      if (closed) return;
+      h.onState?.('reconnecting');
+      if (gate.last < 0) h.onGap?.();
+      start();
+    });
+    start();
+    return {
+      close() {
+        closed = true;
+        offEvent();
+        offResync();
+        h.onState?.('closed');
+      },
+    };
+  }
+}
+
+/** Reconnect delay: 0.5 s doubling to 15 s, with ±20 % jitter. */
+export function backoff(attempt: number, random: () => number = Math.random): number {
+  const base = Math.min(15000, 500 * 2 ** Math.min(attempt, 10));
+  return Math.round(base * (0.8 + 0.4 * random()));
+}
+
+// ---------------------------------------------------------------- HTTP
+
+const clientIdKey = 'switchboard.clientId';
+
+/** "browser-<random>", kept in localStorage so threads stay this browser's. */
+export function browserClientId(storage: Storage | undefined = globalThis.localStorage): string {
+  try {
+    const have = storage?.getItem(clientIdKey);
+    if (have && /^[A-Za-z0-9._-]{1,64}$/.test(have)) return have;
+  } catch {
+    // storage refused (privacy mode): an id for this page only
+  }
+  const bytes = new Uint8Array(8);
+  crypto.getRandomValues(bytes);
+  const id = 'browser-' + Array.from(bytes, (b) => b.toString(16).padStart(2, '0')).join('');
+  try {
+    storage?.setItem(clientIdKey, id);
+  } catch {
+    // see above
+  }
+  return id;
+}
+
+export interface HttpOptions {
+  base?: string;
+  clientId?: string;
+  fetch?: typeof fetch;
+  /** Injected for tests. */
+  sleep?: (ms: number, signal: AbortSignal) => Promise<void>;
+  random?: () => number;
+}
+
+function abortableSleep(ms: number, signal: AbortSignal): Promise<void> {
+  return new Promise((resolve) => {
+    if (signal.aborted) return resolve();
+    const t = setTimeout(done, ms);
+    function done() {
+      clearTimeout(t);
+      signal.removeEventListener('abort', done);
+      resolve();
+    }
+    signal.addEventListener('abort', done);
+  });
+}
+
+export class HttpTransport implements Transport {
+  readonly kind = 'http';
+  readonly clientId: string;
+  private base: string;
+  private fetch: typeof fetch;
+  private sleep: (ms: number, signal: AbortSignal) => Promise<void>;
+  private random: () => number;
+
+  constructor(o: HttpOptions = {}) {
+    this.base = o.base ?? '';
+    this.clientId = o.clientId ?? browserClientId();
+    this.fetch = o.fetch ?? ((...a) => globalThis.fetch(...a));
+    this.sleep = o.sleep ?? abortableSleep;
+    this.random = o.random ?? Math.random;
+  }
+
+  url(path: string, params: Record<string, string | number | boolean | undefined> = {}): string {
+    const q = new URLSearchParams();
+    for (const [k, v] of Object.entries(params)) if (v !== undefined && v !== '') q.set(k, String(v));
+    q.set('scope', 'all');
+    return `${this.base}${path}?${q}`;
+  }
+
+  private headers(extra: Record<string, string> = {}): Record<string, string> {
+    return { 'X-Client-ID': this.clientId, Accept: 'application/json', ...extra };
+  }
+
+  private async request<T>(method: string, url: string, body?: unknown): Promise<T> {
+    let res: Response;
+    try {
+      res = await this.fetch(url, {
+        method,
+        credentials: 'same-origin',
+        headers: this.headers(body === undefined ? {} : { 'Content-Type': 'application/json' }),
+        body: body === undefined ? undefined : JSON.stringify(body),
+      });
+    } catch (err) {
+      throw new HubError('NETWORK', `cannot reach the hub: ${err instanceof Error ? err.message : String(err)}`);
+    }
+    if (!res.ok) throw await errorFromResponse(res);
+    if (res.status === 204) return undefined as T;
+    const text = await res.text();
+    return (text ? JSON.parse(text) : undefined) as T;
+  }
+
+  async listAgents() {
+    return (await this.request<{ agents: Agent[] }>('GET', this.url('/v1/agents'))).agents ?? [];
+  }
+  async createThread(req: CreateThreadRequest) {
+    return (await this.request<{ thread: Thread }>('POST', this.url('/v1/threads'), req)).thread;
+  }
+  async listThreads(limit?: number, cursor?: string) {
+    const p = await this.request<ThreadPage>('GET', this.url('/v1/threads', { limit, cursor }));
+    return { threads: p.threads ?? [], nextCursor: p.nextCursor };
+  }
+  async getThread(id: string) {
+    return (await this.request<{ thread: Thread }>('GET', this.url(`/v1/threads/${encodeURIComponent(id)}`))).thread;
+  }
+  async renameThread(id: string, title: string) {
+    const u = this.url(`/v1/threads/${encodeURIComponent(id)}`);
+    return (await this.request<{ thread: Thread }>('PATCH', u, { title })).thread;
+  }
+  async deleteThread(id: string) {
+    await this.request('DELETE', this.url(`/v1/threads/${encodeURIComponent(id)}`));
+  }
+  async compactThread(id: string) {
+    const u = this.url(`/v1/threads/${encodeURIComponent(id)}/compact`);
+    return (await this.request<{ thread: Thread }>('POST', u)).thread;
+  }
+  async startTurn(threadId: string, input: TurnInput) {
+    const u = this.url(`/v1/threads/${encodeURIComponent(threadId)}/turns`);
+    return (await this.request<{ turn: Turn }>('POST', u, input)).turn;
+  }
+  async cancelTurn(turnId: string) {
+    const u = this.url(`/v1/turns/${encodeURIComponent(turnId)}/cancel`);
+    return (await this.request<{ turn: Turn }>('POST', u)).turn;
+  }
+  async history(threadId: string, includeEvents: boolean, includeInternal = false) {
+    const u = this.url(`/v1/threads/${encodeURIComponent(threadId)}/history`, { includeEvents, includeInternal });
+    return (await this.request<{ turns: TurnHistory[] }>('GET', u)).turns ?? [];
+  }
+  async listPermissions(status?: PermissionStatus) {
+    const u = this.url('/v1/permissions', { status });
+    return (await this.request<{ permissions: Permission[] }>('GET', u)).permissions ?? [];
+  }
+  async decidePermission(id: string, decision: Decision) {
+    const u = this.url(`/v1/permissions/${encodeURIComponent(id)}`);
+    return (await this.request<{ permission: Permission }>('POST', u, decision)).permission;
+  }
+
+  subscribe(after: number, h: SubscribeHandlers): Subscription {
+    const ctl = new AbortController();
+    void this.streamLoop('/v1/events', after, h, ctl.signal);
+    return {
+      close() {
+        ctl.abort();
+        h.onState?.('closed');
+      },
+    };
+  }
+
+  /**
+   * Reads an SSE endpoint until signal aborts: reconnects with backoff and
+   * Last-Event-ID after a drop or a resync, and hands on each event once.
+   */
+  async streamLoop(path: string, after: number, h: SubscribeHandlers, signal: AbortSignal): Promise<void> {
+    const gate = new SeqGate(after);
+    let attempt = 0;
+    let first = true;
+    while (!signal.aborted) {
+      if (first) h.onState?.('connecting');
+      if (!first && gate.last < 0) h.onGap?.();
+      first = false;
+      let err: HubError | undefined;
+      try {
+        const headers = this.headers({ Accept: 'text/event-stream' });
+        if (gate.last >= 0) headers['Last-Event-ID'] = String(gate.last);
+        const res = await this.fetch(this.url(path, gate.last < 0 ? { after: -1 } : {}), {
+          method: 'GET',
+          credentials: 'same-origin',
+          headers,
+          signal,
+          cache: 'no-store',
+        });
+        if (!res.ok) {
+          err = await errorFromResponse(res);
+        } else if (!res.body) {
+          err = new HubError('INTERNAL', 'the event stream has no body');
+        } else {
+          h.onState?.('open');
+          const parser = new SseParser();
+          const reader = res.body.getReader();
+          const decoder = new TextDecoder();
+          let resync = false;
+          for (;;) {
+            const { value, done } = await reader.read();
+            if (done) break;
+            for (const m of parser.push(decoder.decode(value, { stream: true }))) {
+              if (m.event === 'resync') {
+                resync = true;
+                continue;
+              }
+              let e: HubEvent;
+              try {
+                e = JSON.parse(m.data) as HubEvent;
+              } catch {
+                continue;
+              }
+              if (typeof e.seq !== 'number' && /^\d+$/.test(m.id)) e.seq = Number(m.id);
+              if (gate.accept(e)) {
+                attempt = 0; // data flowed: the next drop starts the backoff over
+                h.onEvent(e);
+              }
+            }
+          }
+          if (resync) {
+            attempt = 0;
+            h.onState?.('reconnecting');
+            continue; // reconnect at once from the last seq
+          }
+          err = new HubError('NETWORK', 'the event stream ended');
+        }
+      } catch (e) {
+        if (signal.aborted) return;
+        err = e instanceof HubError ? e : new HubError('NETWORK', e instanceof Error ? e.message : String(e));
+      }
+      if (signal.aborted) return;
+      h.onState?.('reconnecting', err);
+      let delay = backoff(attempt++, this.random);
+      if (err?.retryAfter) delay = Math.max(delay, err.retryAfter * 1000);
+      await this.sleep(delay, signal);
+    }
+  }
+}
+
+/** The transport for where the UI runs: the window's bindings, else HTTP. */
+export function createTransport(): Transport {
+  return inWindow() ? new WailsTransport() : new HttpTransport();
+}

@@ -1,0 +1,109 @@
+// Resources of the hub's API (docs/API.md, "Resources"). Fields the hub
+// may add later are tolerated: every object is read, never validated.
+
+export type AgentStatus = 'available' | 'unavailable';
+export interface Agent {
+  id: string;
+  name: string;
+  status: AgentStatus;
+  command: string;
+  version?: string;
+  capabilities?: Record<string, unknown>;
+  reason?: string;
+}
+
+export type ThreadStatus = 'idle' | 'running' | 'closed';
+export interface Thread {
+  id: string;
+  agent: string;
+  cwd: string;
+  title: string;
+  clientId: string;
+  status: ThreadStatus;
+  createdAt: string;
+  updatedAt: string;
+}
+export interface ThreadPage {
+  threads: Thread[];
+  nextCursor?: string;
+}
+
+export type TurnStatus = 'running' | 'completed' | 'cancelled' | 'failed' | 'interrupted';
+export interface Turn {
+  id: string;
+  threadId: string;
+  status: TurnStatus;
+  input: string;
+  output: string;
+  stopReason?: string;
+  error?: string;
+  startedAt: string;
+  endedAt?: string;
+  content?: unknown[];
+  internal?: boolean;
+}
+export interface TurnHistory extends Turn {
+  events?: HubEvent[];
+}
+
+export interface PermissionOption {
+  optionId: string;
+  name: string;
+  kind: string;
+}
+export type PermissionStatus = 'pending' | 'approved' | 'declined' | 'cancelled' | 'expired';
+export interface Permission {
+  id: string;
+  threadId: string;
+  turnId: string;
+  status: PermissionStatus;
+  toolCall: ToolCall;
+  options: PermissionOption[];
+  deadline: string;
+  decidedBy?: string;
+  optionId?: string;
+  decidedAt?: string;
+  createdAt?: string;
+}
+
+/** An ACP tool call (or the fields of an update to one), as the agent sent it. */
+export interface ToolCall {
+  toolCallId: string;
+  title?: string;
+  kind?: string;
+  status?: string;
+  content?: ToolCallContent[] | null;
+  locations?: { path: string; line?: number | null }[] | null;
+  rawInput?: unknown;
+  rawOutput?: unknown;
+  [key: string]: unknown;
+}
+export type ToolCallContent =
+  | { type: 'content'; content: { type: string; text?: string; [k: string]: unknown } }
+  | { type: 'diff'; path: string; oldText?: string | null; newText: string }
+  | { type: 'terminal'; terminalId: string }
+  | { type: string; [k: string]: unknown };
+
+export interface PlanEntry {
+  content: string;
+  priority?: string;
+  status: 'pending' | 'in_progress' | 'completed' | string;
+}
+
+/** One stored event: {seq,type,threadId,turnId,at} plus its type's payload. */
+export interface HubEvent {
+  seq: number;
+  type: string;
+  threadId: string;
+  turnId: string;
+  at: string;
+  [key: string]: unknown;
+}
+
+export interface CreateThreadRequest {
+  agent: string;
+  cwd: string;
+  title?: string;
+}
+export type TurnInput = { input: string } | { content: unknown[] };
+export type Decision = { outcome: 'approved' | 'declined' } | { optionId: string };

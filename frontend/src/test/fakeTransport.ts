@@ -1,0 +1,119 @@
+// An in-memory Transport for store and component tests.
+import type { SubscribeHandlers, Subscription, Transport } from '../lib/transport';
+import { HubError } from '../lib/transport';
+import type { Agent, Decision, HubEvent, Permission, Thread, Turn, TurnHistory, TurnInput } from '../lib/types';
+
+export function thread(id: string, over: Partial<Thread> = {}): Thread {
+  return {
+    id,
+    agent: 'sdk',
+    cwd: '/home/me/src/app',
+    title: `Thread ${id}`,
+    clientId: 'browser-test',
+    status: 'idle',
+    createdAt: '2026-11-21T06:00:00Z',
+    updatedAt: '2026-11-21T06:00:00Z',
+    ...over,
+  };
+}
+
+export function permission(id: string, over: Partial<Permission> = {}): Permission {
+  return {
+    id,
+    threadId: 'th_1',
+    turnId: 'tu_1',
+    status: 'pending',
+    toolCall: { toolCallId: 'call_1', title: 'rm -rf build', kind: 'execute', rawInput: { command: 'rm -rf build' }, locations: [{ path: '/home/me/src/app/build' }] },
+    options: [
+      { optionId: 'allow', name: 'Allow once', kind: 'allow_once' },
+      { optionId: 'reject', name: 'Reject', kind: 'reject_once' },
+    ],
+    deadline: '2026-11-21T06:15:00Z',
+    createdAt: '2026-11-21T06:05:00Z',
+    ...over,
+  };
+}
+
+let at = 0;
+export function ev(seq: number, type: string, payload: Record<string, unknown> = {}, threadId = 'th_1', turnId = 'tu_1'): HubEvent {
+  return { seq, type, threadId, turnId, at: `2026-11-21T07:00:${String(at++ % 60).padStart(2, '0')}Z`, ...payload };
+}
+
+export class FakeTransport implements Transport {
+  readonly kind = 'http' as const;
+  readonly clientId = 'browser-test';
+  agents: Agent[] = [
+    { id: 'sdk', name: 'SDK agent', status: 'available', command: '/bin/agent' },
+    { id: 'gone', name: 'Gone agent', status: 'unavailable', command: 'gone', reason: 'gone not found on PATH' },
+  ];
+  threads: Thread[] = [];
+  histories = new Map<string, TurnHistory[]>();
+  permissions: Permission[] = [];
+  calls: { method: string; args: unknown[] }[] = [];
+  handlers: SubscribeHandlers | undefined;
+
+  private log(method: string, ...args: unknown[]) {
+    this.calls.push({ method, args });
+  }
+
+  /** Sends an event as the hub's stream would. */
+  push(e: HubEvent) {
+    this.handlers?.onEvent(e);
+  }
+
+  async listAgents() {
+    this.log('listAgents');
+    return this.agents;
+  }
+  async createThread(req: { agent: string; cwd: string; title?: string }) {
+    this.log('createThread', req);
+    const t = thread(`th_${this.threads.length + 100}`, { agent: req.agent, cwd: req.cwd, title: req.title ?? '' });
+    this.threads.push(t);
+    return t;
+  }
+  async listThreads() {
+    this.log('listThreads');
+    return { threads: this.threads };
+  }
+  async getThread(id: string) {
+    const t = this.threads.find((x) => x.id === id);
+    if (!t) throw new HubError('NOT_FOUND', 'no such thread');
+    return t;
+  }
+  async renameThread(id: string, title: string) {
+    return { ...(await this.getThread(id)), title };
+  }
+  async deleteThread(id: string) {
+    this.log('deleteThread', id);
+  }
+  async compactThread(id: string) {
+    return this.getThread(id);
+  }
+  async startTurn(threadId: string, input: TurnInput): Promise<Turn> {
+    this.log('startTurn', threadId, input);
+    return { id: 'tu_new', threadId, status: 'running', input: 'input' in input ? input.input : '', output: '', startedAt: '' };
+  }
+  async cancelTurn(turnId: string): Promise<Turn> {
+    this.log('cancelTurn', turnId);
+    return { id: turnId, threadId: 'th_1', status: 'cancelled', input: '', output: '', startedAt: '' };
+  }
+  async history(threadId: string) {
+    this.log('history', threadId);
+    return this.histories.get(threadId) ?? [];
+  }
+  async listPermissions() {
+    this.log('listPermissions');
+    return this.permissions;
+  }
+  async decidePermission(id: string, d: Decision) {
+    this.log('decidePermission', id, d);
+    const p = this.permissions.find((x) => x.id === id) ?? permission(id);
+    return { ...p, status: 'approved' as const, decidedBy: this.clientId, ...('optionId' in d ? { optionId: d.optionId } : {}) };
+  }
+  subscribe(after: number, h: SubscribeHandlers): Subscription {
+    this.log('subscribe', after);
+    this.handlers = h;
+    h.onState?.('open');
+    return { close: () => (this.handlers = undefined) };
+  }
+}
