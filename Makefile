@@ -26,7 +26,7 @@ DESKTOP_TAGS := desktop,production,webkit2_41
 TRAY_TAGS := desktop
 
 APT_PACKAGES := pkg-config libgtk-3-dev libwebkit2gtk-4.1-dev libayatana-appindicator3-dev
-SMOKE_APT_PACKAGES := xvfb xauth xdotool dbus dbus-x11 haskell-status-notifier-item-utils
+SMOKE_APT_PACKAGES := xvfb xauth xdotool dbus dbus-x11 haskell-status-notifier-item-utils imagemagick
 SUDO := $(if $(filter 0,$(shell id -u)),,sudo)
 
 TOOLS := $(CURDIR)/.tools
@@ -40,7 +40,7 @@ NODE_STAMP := frontend/node_modules/.npm-ci.stamp
 FRONTEND_SOURCES := $(shell find frontend/src frontend/public -type f 2>/dev/null) \
 	frontend/index.html frontend/vite.config.ts frontend/svelte.config.js frontend/tsconfig.json
 
-.PHONY: help deps deps-system deps-smoke deps-frontend deps-go tools frontend build run serve \
+.PHONY: help deps deps-system deps-smoke deps-frontend deps-go deps-browser tools frontend build run serve \
 	test check vet staticcheck fmt-check go-test frontend-test smoke bench bindings clean
 
 help: ## list the targets
@@ -153,11 +153,22 @@ test: tools deps check go-test frontend-test smoke ## every check CI runs
 go-test: deps-system deps-smoke
 	$(GO) test -race ./...
 
-frontend-test: deps-frontend
-	cd frontend && $(NPM) run check && $(NPM) test
+# Guarantees: svelte-check and the vitest suite pass, and the browser UI
+# works end to end: a real headless hub with the acp-go-sdk example agent,
+# driven in Debian's Chromium (frontend/e2e/run.mjs; screenshots in
+# build/screenshots/).
+frontend-test: deps-frontend deps-browser
+	cd frontend && $(NPM) run check && $(NPM) test && $(NPM) run e2e
 
-# Guarantees: the built window opens, titled "Switchboard", under Xvfb, and
-# both binaries exit 0 on SIGTERM (.ci/desktop-smoke).
+# Guarantees: Debian's Chromium for the browser end-to-end test.
+deps-browser:
+	$(call apt-install,chromium)
+
+# Guarantees: the built window opens, titled "Switchboard", under Xvfb and
+# paints (build/screenshots/window.png is not one colour); notifications
+# with Approve/Deny work end to end against a fake notification server; a
+# second launch focuses the first; Ctrl+Q quits cleanly; both binaries exit
+# 0 on SIGTERM (.ci/desktop-smoke).
 smoke: build deps-smoke ## start both binaries under Xvfb and stop them
 	bash .ci/desktop-smoke
 

@@ -7,9 +7,13 @@ import (
 	"errors"
 	"fmt"
 	"io/fs"
+	"log/slog"
+	"sync"
 	"time"
 
 	"github.com/wailsapp/wails/v2"
+	"github.com/wailsapp/wails/v2/pkg/menu"
+	"github.com/wailsapp/wails/v2/pkg/menu/keys"
 	"github.com/wailsapp/wails/v2/pkg/options"
 	"github.com/wailsapp/wails/v2/pkg/options/assetserver"
 	"github.com/wailsapp/wails/v2/pkg/options/linux"
@@ -20,8 +24,10 @@ import (
 const WindowTitle = "Switchboard"
 
 // runDesktop runs the hub — the same engine, config, data dir and API as
-// `serve` — and opens the window; it blocks until the window is closed or
-// ctx is done, then shuts the hub down gracefully.
+// `serve` — and opens the window; it blocks until Quit (the app menu,
+// Ctrl/Cmd+Q, the tray's Quit through POST /v1/shutdown, SIGINT/SIGTERM),
+// then shuts the hub down gracefully. Closing the window only hides it. A
+// second launch on the same data dir shows the running window and exits 0.
 func runDesktop(ctx context.Context, e *env, o Options) (err error) {
 	if !wailsBuilt {
 		// Without these tags Wails compiles a stub whose Run fails with a
@@ -29,11 +35,23 @@ func runDesktop(ctx context.Context, e *env, o Options) (err error) {
 		return notBuiltError("the window is not in this build: build with `make build` " +
 			"(go build -tags desktop,production,webkit2_41 .)")
 	}
-	opts, err := windowOptions(ctx, e.assets)
+	w := &window{dataDir: o.DataDir}
+	opts, err := w.options(ctx, e.assets)
 	if err != nil {
 		return err
 	}
+	if generatingBindings {
+		// `wails generate module` runs this binary to read what is bound:
+		// no hub, no data dir.
+		return wails.Run(opts)
+	}
 	h, err := startHub(ctx, e, o)
+	if errors.Is(err, errHubRunning) {
+		if ferr := focusRunning(o.DataDir); ferr == nil {
+			fmt.Fprintln(e.stdio.Err, "switchboard: Switchboard is already running on this data dir: showed its window")
+			return nil
+		}
+	}
 	if err != nil {
 		return err
 	}
@@ -43,47 +61,186 @@ func runDesktop(ctx context.Context, e *env, o Options) (err error) {
 		err = errors.Join(err, h.stop(sctx))
 	}()
 	h.log.Info("hub ready", "url", h.url, "dataDir", h.dataDir)
+	w.attach(h)
+	defer w.bridge.stop()
 	if err := wails.Run(opts); err != nil {
 		return fmt.Errorf("window: %w", err)
 	}
 	return nil
 }
 
-// windowOptions describes the window. When ctx is done the window quits, as
-// if closed, so whatever ends the app's context (a signal, a fatal hub error)
-// ends the window. (Wails also quits on SIGINT and SIGTERM by itself, and
-// prints "Ctrl+C detected"; quitting twice is harmless.)
-func windowOptions(ctx context.Context, a Assets) (*options.App, error) {
+// window is the desktop window's state beside Wails: the bindings, the
+// notifications, and what is needed to remember the geometry.
+type window struct {
+	dataDir string
+	log     *slog.Logger
+	bridge  *Bridge
+	notify  *notifier
+	config  func() Config
+	// hubQuit is closed when a client asks the hub to shut down (POST
+	// /v1/shutdown: the tray's Quit); hubDied gets the API server's error.
+	hubQuit <-chan struct{}
+	hubDied <-chan error
+
+	mu   sync.Mutex
+	wctx context.Context // Wails' context, set by OnStartup
+}
+
+// wailsEmitter emits runtime events through Wails once the window runs.
+type wailsEmitter struct{ w *window }
+
+func (e wailsEmitter) Emit(name string, data any) {
+	if ctx := e.w.ctx(); ctx != nil {
+		wailsruntime.EventsEmit(ctx, name, data)
+	}
+}
+
+func (w *window) ctx() context.Context {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	return w.wctx
+}
+
+// attach wires the window to a running hub: the Bridge over its engine,
+// and the notifier over the same engine and the live config.
+func (w *window) attach(h *runningHub) {
+	w.log = h.log
+	w.config = h.currentConfig
+	b := w.boundBridge() // the one Wails binds: options ran before the hub
+	b.svc, b.log = h.engine, h.log
+	w.hubQuit, w.hubDied = h.quit, h.served
+	w.notify = newNotifier(h.engine, nil, h.currentConfig, w.show, h.log)
+}
+
+// show brings the window up, on a permission or a turn's thread (a click on
+// its notification): the frontend gets "window:showPermission" {id} or
+// "window:showTurn" {id, threadId}.
+func (w *window) show(kind, id, threadID string) {
+	ctx := w.ctx()
+	if ctx == nil {
+		return
+	}
+	wailsruntime.WindowShow(ctx)
+	wailsruntime.WindowUnminimise(ctx)
+	switch kind {
+	case "permission":
+		wailsruntime.EventsEmit(ctx, EventShowPermission, map[string]string{"id": id})
+	case "turn":
+		wailsruntime.EventsEmit(ctx, EventShowTurn, map[string]string{"id": id, "threadId": threadID})
+	}
+}
+
+// focusScript reports the page's focus to Go as "window:focus" (true or
+// false), for notifications of completed turns while the window is
+// unfocused. It is injected on DOM ready, so the frontend need not know.
+const focusScript = `(function(){var r=window.runtime;if(!r||window.__sbFocus)return;window.__sbFocus=1;` +
+	`var s=function(){r.EventsEmit("window:focus",document.hasFocus()&&!document.hidden)};` +
+	`window.addEventListener("focus",s);window.addEventListener("blur",s);` +
+	`document.addEventListener("visibilitychange",s);s();})()`
+
+// options describes the window. When ctx is done, a client asks the hub
+// to shut down (the tray's Quit: POST /v1/shutdown) or the API server
+// fails, the window quits as if Quit was chosen, and runDesktop stops the
+// hub. (Wails also quits on SIGINT and SIGTERM by
+// itself, and prints "Ctrl+C detected"; quitting twice is harmless.)
+func (w *window) options(ctx context.Context, a Assets) (*options.App, error) {
 	dist, err := fs.Sub(a.Frontend, "frontend/dist")
 	if err != nil {
 		return nil, fmt.Errorf("frontend: %w", err)
 	}
-	if _, err := fs.Stat(dist, "index.html"); err != nil {
+	if _, err := fs.Stat(dist, "index.html"); err != nil && !generatingBindings {
 		if errors.Is(err, fs.ErrNotExist) {
 			return nil, errors.New("frontend/dist/index.html is missing: build the frontend first " +
 				"(make frontend), then this binary")
 		}
 		return nil, fmt.Errorf("frontend: %w", err)
 	}
+	width, height := defaultWidth, defaultHeight
+	state, remembered := loadWindowState(w.dataDir)
+	startState := options.Normal
+	if remembered {
+		width, height = state.Width, state.Height
+		if state.Maximised {
+			startState = options.Maximised
+		}
+	}
 	stopped := make(chan struct{})
+	var wn *wailsNotifier
+	quit := func(*menu.CallbackData) {
+		if ctx := w.ctx(); ctx != nil {
+			wailsruntime.Quit(ctx)
+		}
+	}
+	appMenu := menu.NewMenu()
+	sub := appMenu.AddSubmenu("Switchboard")
+	sub.AddText("Show Window", nil, func(*menu.CallbackData) { w.show("", "", "") })
+	sub.AddSeparator()
+	sub.AddText("Quit", keys.CmdOrCtrl("q"), quit)
 	return &options.App{
-		Title:            WindowTitle,
-		Width:            1200,
-		Height:           800,
-		MinWidth:         640,
-		MinHeight:        480,
-		BackgroundColour: &options.RGBA{R: 0x16, G: 0x18, B: 0x1d, A: 0xff},
-		AssetServer:      &assetserver.Options{Assets: dist},
+		Title:             WindowTitle,
+		Width:             width,
+		Height:            height,
+		MinWidth:          minWidth,
+		MinHeight:         minHeight,
+		WindowStartState:  startState,
+		HideWindowOnClose: true, // the hub and the tray keep running; Quit ends them
+		Menu:              appMenu,
+		BackgroundColour:  &options.RGBA{R: 0x16, G: 0x18, B: 0x1d, A: 0xff},
+		AssetServer:       &assetserver.Options{Assets: dist},
+		Bind:              []any{w.boundBridge()},
+		ErrorFormatter:    formatError,
+		SingleInstanceLock: &options.SingleInstanceLock{
+			UniqueId: instanceID(w.dataDir),
+			OnSecondInstanceLaunch: func(options.SecondInstanceData) {
+				w.show("", "", "")
+			},
+		},
 		OnStartup: func(wctx context.Context) {
+			w.mu.Lock()
+			w.wctx = wctx
+			w.mu.Unlock()
+			if remembered && !state.Maximised {
+				wailsruntime.WindowSetPosition(wctx, state.X, state.Y)
+			}
+			if w.notify != nil {
+				wn = startWailsNotifications(wctx, w.log, func(id, action string) {
+					w.notify.respond(ctx, id, action)
+				})
+				if wn != nil {
+					w.notify.send = wn
+					go w.notify.run(ctx)
+				}
+				wailsruntime.EventsOn(wctx, "window:focus", func(data ...any) {
+					f, _ := firstArg(data).(bool)
+					w.notify.focused.Store(f)
+				})
+			}
 			go func() {
 				select {
 				case <-ctx.Done():
-					wailsruntime.Quit(wctx)
+				case <-w.hubQuit:
+					w.log.Info("shutdown requested over the API")
+				case err := <-w.hubDied:
+					w.log.Error("http server stopped", "err", err)
 				case <-stopped:
+					return
 				}
+				wailsruntime.Quit(wctx)
 			}()
 		},
-		OnShutdown: func(context.Context) { close(stopped) },
+		OnDomReady: func(wctx context.Context) { wailsruntime.WindowExecJS(wctx, focusScript) },
+		// Quit (menu, Ctrl/Cmd+Q, a signal) comes here first: remember the
+		// geometry, then let the window close and runDesktop stop the hub.
+		OnBeforeClose: func(wctx context.Context) bool {
+			w.saveGeometry(wctx)
+			return false
+		},
+		OnShutdown: func(context.Context) {
+			close(stopped)
+			if wn != nil {
+				wn.close()
+			}
+		},
 		Linux: &linux.Options{
 			Icon:        a.Icon,
 			ProgramName: "switchboard", // matches build/linux/switchboard.desktop
@@ -92,4 +249,39 @@ func windowOptions(ctx context.Context, a Assets) (*options.App, error) {
 			WebviewGpuPolicy: linux.WebviewGpuPolicyNever,
 		},
 	}, nil
+}
+
+// boundBridge is what Wails binds. Before attach (the binding generator
+// runs the app without a hub) it is a Bridge with no service: Wails only
+// reads its method set.
+func (w *window) boundBridge() *Bridge {
+	if w.bridge == nil {
+		w.bridge = &Bridge{ctx: context.Background(), emit: wailsEmitter{w}, log: slog.New(slog.DiscardHandler)}
+	}
+	return w.bridge
+}
+
+// saveGeometry writes the window's size and position to the data dir.
+func (w *window) saveGeometry(wctx context.Context) {
+	s := windowState{Maximised: wailsruntime.WindowIsMaximised(wctx)}
+	s.Width, s.Height = wailsruntime.WindowGetSize(wctx)
+	s.X, s.Y = wailsruntime.WindowGetPosition(wctx)
+	if s.Maximised {
+		// Keep the size it had before, for when it is unmaximised.
+		if prev, ok := loadWindowState(w.dataDir); ok {
+			s.X, s.Y, s.Width, s.Height = prev.X, prev.Y, prev.Width, prev.Height
+		} else {
+			s.Width, s.Height = defaultWidth, defaultHeight
+		}
+	}
+	if err := saveWindowState(w.dataDir, s); err != nil && w.log != nil {
+		w.log.Warn("window geometry not saved", "err", err)
+	}
+}
+
+func firstArg(data []any) any {
+	if len(data) == 0 {
+		return nil
+	}
+	return data[0]
 }

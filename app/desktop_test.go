@@ -12,7 +12,8 @@ import (
 
 func TestWindowOptions(t *testing.T) {
 	frontend := fstest.MapFS{"frontend/dist/index.html": {Data: []byte("<title>Switchboard</title>")}}
-	opts, err := windowOptions(context.Background(), Assets{Frontend: frontend, Icon: []byte("png")})
+	w := &window{dataDir: t.TempDir()}
+	opts, err := w.options(context.Background(), Assets{Frontend: frontend, Icon: []byte("png")})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -26,15 +27,41 @@ func TestWindowOptions(t *testing.T) {
 	if opts.Linux == nil || string(opts.Linux.Icon) != "png" {
 		t.Errorf("linux options %+v, want the icon", opts.Linux)
 	}
-	if opts.OnStartup == nil || opts.OnShutdown == nil {
-		t.Error("no OnStartup/OnShutdown: SIGTERM would not close the window")
+	if opts.OnStartup == nil || opts.OnShutdown == nil || opts.OnBeforeClose == nil {
+		t.Error("no OnStartup/OnShutdown/OnBeforeClose: SIGTERM would not close the window")
+	}
+	if !opts.HideWindowOnClose {
+		t.Error("closing the window would quit the hub")
+	}
+	if opts.SingleInstanceLock == nil || opts.SingleInstanceLock.UniqueId != instanceID(w.dataDir) {
+		t.Errorf("single instance lock %+v, want one per data dir", opts.SingleInstanceLock)
+	}
+	if len(opts.Bind) != 1 {
+		t.Fatalf("bound %v, want the Bridge", opts.Bind)
+	}
+	if _, ok := opts.Bind[0].(*Bridge); !ok {
+		t.Errorf("bound %T, want *Bridge", opts.Bind[0])
+	}
+	if opts.ErrorFormatter == nil {
+		t.Error("no ErrorFormatter: errors would reach JS without their code")
+	}
+	if opts.Width != defaultWidth || opts.Height != defaultHeight {
+		t.Errorf("size %dx%d, want the default", opts.Width, opts.Height)
+	}
+	// A remembered geometry is used.
+	if err := saveWindowState(w.dataDir, windowState{X: 10, Y: 20, Width: 900, Height: 700}); err != nil {
+		t.Fatal(err)
+	}
+	opts, _ = w.options(context.Background(), Assets{Frontend: frontend})
+	if opts.Width != 900 || opts.Height != 700 {
+		t.Errorf("size %dx%d, want the remembered 900x700", opts.Width, opts.Height)
 	}
 }
 
 func TestWindowOptionsWithoutFrontend(t *testing.T) {
 	// A fresh clone has only frontend/dist/.gitkeep until make frontend.
 	frontend := fstest.MapFS{"frontend/dist/.gitkeep": {}}
-	_, err := windowOptions(context.Background(), Assets{Frontend: frontend})
+	_, err := (&window{dataDir: t.TempDir()}).options(context.Background(), Assets{Frontend: frontend})
 	if err == nil || !strings.Contains(err.Error(), "make frontend") {
 		t.Fatalf("err %v, want one that says to run make frontend", err)
 	}

@@ -1,0 +1,225 @@
+package app
+
+import (
+	"context"
+	"encoding/json"
+	"log/slog"
+	"sync"
+
+	"github.com/switchboard-hub/switchboard/hub"
+)
+
+// Runtime events the window receives (Wails EventsOn in the frontend).
+const (
+	// EventHubEvent carries one hub event; its data is the event's JSON
+	// object, exactly the data: of the SSE stream.
+	EventHubEvent = "hub:event"
+	// EventHubResync says the window fell behind the hub's event stream:
+	// forwarding has stopped; reload what is shown and call Subscribe again
+	// with the last seq seen. Its data is the resync event's JSON object.
+	EventHubResync = "hub:resync"
+	// EventShowPermission asks the window to show one permission (the user
+	// clicked its desktop notification). Data: {"id": "<permission id>"}.
+	EventShowPermission = "window:showPermission"
+	// EventShowTurn asks the window to show a completed turn in its thread
+	// (the user clicked its notification). Data: {"id": "<turn id>",
+	// "threadId": "<thread id>"}.
+	EventShowTurn = "window:showTurn"
+)
+
+// windowCaller is who the window is to the hub: it sees every client's
+// threads and records its decisions as decidedBy "window".
+var windowCaller = hub.Caller{ClientID: "window", All: true, Via: "window"}
+
+// Emitter sends a runtime event to the window (Wails' EventsEmit in the
+// app; a recorder in tests). Emit must not block for long: it is called
+// from the forwarding goroutine, one event at a time, in order.
+type Emitter interface {
+	Emit(name string, data any)
+}
+
+// Bridge is the window's API: Wails binds its exported methods, and the
+// generated frontend/wailsjs/go/app/Bridge.{js,d.ts} calls them. Each method
+// is one call of hub.Service — the same operation, name and arguments as
+// the HTTP API (docs/API.md) — with the caller
+// hub.Caller{ClientID: "window", All: true, Via: "window"}.
+//
+// Binding contract (the frontend's src/lib/transport.ts relies on it):
+//
+//	ListAgents() ([]hub.Agent, error)
+//	CreateThread(req hub.CreateThreadRequest) (hub.Thread, error)
+//	ListThreads(limit int, cursor string) (hub.ThreadPage, error)
+//	GetThread(id string) (hub.Thread, error)
+//	RenameThread(id, title string) (hub.Thread, error)
+//	DeleteThread(id string) error
+//	CompactThread(id string) (hub.Thread, error)
+//	StartTurn(threadID string, in hub.TurnInput) (hub.Turn, error)
+//	CancelTurn(turnID string) (hub.Turn, error)
+//	History(threadID string, includeEvents, includeInternal bool) ([]hub.TurnHistory, error)
+//	SetMode(threadID, modeID string) (hub.Thread, error)
+//	SetConfigOption(threadID, configID, value string) (hub.Thread, error)
+//	ListPermissions(status string) ([]hub.Permission, error)
+//	DecidePermission(id string, d hub.Decision) (hub.Permission, error)
+//	Subscribe(after int64) error
+//
+// A failed call rejects its promise with a string holding the JSON object
+// {"code": "NOT_FOUND", "message": "…"} (formatError, the app's Wails
+// ErrorFormatter): the codes and messages of the HTTP API.
+//
+// Subscribe starts forwarding every event with seq > after (after < 0: live
+// events only) as the runtime event "hub:event", from the same fan-out as
+// SSE; a second call replaces the first. When the window falls behind,
+// "hub:resync" is sent and forwarding stops until Subscribe is called again.
+type Bridge struct {
+	svc  hub.Service
+	emit Emitter
+	log  *slog.Logger
+	ctx  context.Context // ends with the app: calls and forwarding stop
+
+	mu      sync.Mutex
+	stopFwd func() // ends the current forwarding and waits for it; nil: none
+}
+
+// NewBridge returns the window's bindings over svc; events go to emit.
+// Calls run under ctx, and forwarding stops when it is done.
+func NewBridge(ctx context.Context, svc hub.Service, emit Emitter, log *slog.Logger) *Bridge {
+	if log == nil {
+		log = slog.New(slog.DiscardHandler)
+	}
+	return &Bridge{svc: svc, emit: emit, log: log, ctx: ctx}
+}
+
+// ListAgents is Service.ListAgents (GET /v1/agents).
+func (b *Bridge) ListAgents() ([]hub.Agent, error) { return b.svc.ListAgents(b.ctx) }
+
+// CreateThread is Service.CreateThread (POST /v1/threads).
+func (b *Bridge) CreateThread(req hub.CreateThreadRequest) (hub.Thread, error) {
+	return b.svc.CreateThread(b.ctx, windowCaller, req)
+}
+
+// ListThreads is Service.ListThreads (GET /v1/threads).
+func (b *Bridge) ListThreads(limit int, cursor string) (hub.ThreadPage, error) {
+	return b.svc.ListThreads(b.ctx, windowCaller, limit, cursor)
+}
+
+// GetThread is Service.GetThread (GET /v1/threads/{id}).
+func (b *Bridge) GetThread(id string) (hub.Thread, error) {
+	return b.svc.GetThread(b.ctx, windowCaller, id)
+}
+
+// RenameThread is Service.RenameThread (PATCH /v1/threads/{id}).
+func (b *Bridge) RenameThread(id, title string) (hub.Thread, error) {
+	return b.svc.RenameThread(b.ctx, windowCaller, id, title)
+}
+
+// DeleteThread is Service.DeleteThread (DELETE /v1/threads/{id}).
+func (b *Bridge) DeleteThread(id string) error { return b.svc.DeleteThread(b.ctx, windowCaller, id) }
+
+// CompactThread is Service.CompactThread (POST /v1/threads/{id}/compact).
+func (b *Bridge) CompactThread(id string) (hub.Thread, error) {
+	return b.svc.CompactThread(b.ctx, windowCaller, id)
+}
+
+// StartTurn is Service.StartTurn (POST /v1/threads/{id}/turns); the
+// turn's events follow as "hub:event".
+func (b *Bridge) StartTurn(threadID string, in hub.TurnInput) (hub.Turn, error) {
+	return b.svc.StartTurn(b.ctx, windowCaller, threadID, in)
+}
+
+// CancelTurn is Service.CancelTurn (POST /v1/turns/{id}/cancel).
+func (b *Bridge) CancelTurn(turnID string) (hub.Turn, error) {
+	return b.svc.CancelTurn(b.ctx, windowCaller, turnID)
+}
+
+// History is Service.History (GET /v1/threads/{id}/history).
+func (b *Bridge) History(threadID string, includeEvents, includeInternal bool) ([]hub.TurnHistory, error) {
+	return b.svc.History(b.ctx, windowCaller, threadID, includeEvents, includeInternal)
+}
+
+// SetMode is Service.SetMode: switch the thread's agent session mode.
+func (b *Bridge) SetMode(threadID, modeID string) (hub.Thread, error) {
+	return b.svc.SetMode(b.ctx, windowCaller, threadID, modeID)
+}
+
+// SetConfigOption is Service.SetConfigOption: set one of the session's
+// config options (the model, for instance).
+func (b *Bridge) SetConfigOption(threadID, configID, value string) (hub.Thread, error) {
+	return b.svc.SetConfigOption(b.ctx, windowCaller, threadID, configID, value)
+}
+
+// ListPermissions is Service.ListPermissions (GET /v1/permissions).
+func (b *Bridge) ListPermissions(status string) ([]hub.Permission, error) {
+	return b.svc.ListPermissions(b.ctx, windowCaller, status)
+}
+
+// DecidePermission is Service.DecidePermission (POST /v1/permissions/{id}),
+// recorded as decidedBy "window".
+func (b *Bridge) DecidePermission(id string, d hub.Decision) (hub.Permission, error) {
+	return b.svc.DecidePermission(b.ctx, windowCaller, id, d)
+}
+
+// Subscribe is Service.Subscribe (GET /v1/events?after=N) forwarded as
+// runtime events: "hub:event" for each event with seq > after (after < 0:
+// live events only), "hub:resync" when the window fell behind (forwarding
+// then stops). It replaces the forwarding a previous call started; when it
+// returns, no event of the previous one will be emitted any more.
+func (b *Bridge) Subscribe(after int64) error {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	if b.stopFwd != nil {
+		b.stopFwd()
+		b.stopFwd = nil
+	}
+	sub, err := b.svc.Subscribe(b.ctx, windowCaller, "", after)
+	if err != nil {
+		return err
+	}
+	done := make(chan struct{})
+	go b.forward(sub, done)
+	b.stopFwd = func() {
+		sub.Close()
+		<-done
+	}
+	return nil
+}
+
+// stop stops forwarding events and waits until it has stopped. (Not
+// exported: Wails binds every exported method.)
+func (b *Bridge) stop() {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	if b.stopFwd != nil {
+		b.stopFwd()
+		b.stopFwd = nil
+	}
+}
+
+// forward emits sub's events until it closes, then closes done. It owns
+// sub's receive side; whoever closes sub waits on done.
+func (b *Bridge) forward(sub *hub.Subscription, done chan<- struct{}) {
+	defer close(done)
+	defer sub.Close()
+	for e := range sub.Events() {
+		data, err := e.MarshalJSON()
+		if err != nil {
+			b.log.Error("window: event not sent", "seq", e.Seq, "type", e.Type, "err", err)
+			continue
+		}
+		if e.Type == hub.EventResync {
+			b.emit.Emit(EventHubResync, json.RawMessage(data))
+			return
+		}
+		b.emit.Emit(EventHubEvent, json.RawMessage(data))
+	}
+}
+
+// formatError is the app's Wails ErrorFormatter: a failed binding call
+// rejects with the JSON string {"code","message"} (hub.ErrorCode,
+// hub.ErrorMessage), the body the HTTP API sends as its error.
+func formatError(err error) any {
+	b, _ := json.Marshal(struct {
+		Code    string `json:"code"`
+		Message string `json:"message"`
+	}{hub.ErrorCode(err), hub.ErrorMessage(err)})
+	return string(b)
+}

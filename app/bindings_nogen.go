@@ -1,0 +1,6 @@
+//go:build !bindings && !headless
+
+package app
+
+// generatingBindings: see bindings_gen.go.
+const generatingBindings = false

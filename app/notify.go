@@ -1,0 +1,384 @@
+package app
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"log/slog"
+	"strings"
+	"sync"
+	"sync/atomic"
+
+	"github.com/switchboard-hub/switchboard/hub"
+)
+
+// Desktop notifications: one with Approve and Deny for each pending
+// permission, one for a completed turn while the window is not focused.
+// The sender is Wails' notification service in the app (notify_wails.go)
+// and a recorder in tests.
+
+// Notification action ids, and the category that carries Approve/Deny.
+const (
+	notifyCategoryPermission = "switchboard-permission"
+	actionApprove            = "approve"
+	actionDeny               = "deny"
+	// actionDefault is a click on the notification itself (Wails'
+	// DEFAULT_ACTION): open the window on what it is about.
+	actionDefault = "DEFAULT_ACTION"
+)
+
+// notifyCaller is who answers from a notification: decisions are recorded
+// as decidedBy "notification", through the same single-use path as any.
+var notifyCaller = hub.Caller{ClientID: "window", All: true, Via: "notification"}
+
+// notification is one desktop notification.
+type notification struct {
+	ID       string // "perm:<permission id>" or "turn:<thread id>/<turn id>"
+	Title    string
+	Body     string
+	Actions  bool // Approve and Deny (notifyCategoryPermission)
+	ThreadID string
+}
+
+// notifySender shows notifications.
+type notifySender interface {
+	Send(n notification) error
+	// Remove withdraws a notification still shown (best effort).
+	Remove(id string)
+}
+
+// notifier turns hub events into desktop notifications and answers into
+// decisions.
+type notifier struct {
+	svc     hub.Service
+	send    notifySender
+	config  func() Config // the live config
+	focused atomic.Bool   // the window has the focus
+	show    func(kind, id, threadID string)
+	log     *slog.Logger
+	handled atomic.Int64 // the seq of the last event handled (for tests)
+
+	mu     sync.Mutex
+	agents map[string]string          // agent id → name
+	tools  map[string]json.RawMessage // threadID/toolCallId → the latest tool_call object
+	shown  map[string]bool            // permission ids notified and not resolved
+}
+
+func newNotifier(svc hub.Service, send notifySender, config func() Config, show func(kind, id, threadID string), log *slog.Logger) *notifier {
+	return &notifier{
+		svc: svc, send: send, config: config, show: show, log: log,
+		agents: map[string]string{}, tools: map[string]json.RawMessage{}, shown: map[string]bool{},
+	}
+}
+
+// run notifies of live events until ctx is done. A subscriber that falls
+// behind is resubscribed live; permissions still pending are notified again
+// from ListPermissions so none is missed.
+func (n *notifier) run(ctx context.Context) {
+	for ctx.Err() == nil {
+		sub, err := n.svc.Subscribe(ctx, notifyCaller, "", -1)
+		if err != nil {
+			n.log.Warn("notifications: subscribe", "err", err)
+			return
+		}
+		n.notifyPending(ctx)
+		for e := range sub.Events() {
+			n.handle(ctx, e)
+			n.handled.Store(e.Seq)
+		}
+		sub.Close()
+	}
+}
+
+// notifyPending notifies of the pending permissions not yet notified.
+func (n *notifier) notifyPending(ctx context.Context) {
+	ps, err := n.svc.ListPermissions(ctx, notifyCaller, hub.PermissionPending)
+	if err != nil {
+		return
+	}
+	for _, p := range ps {
+		n.permission(ctx, p)
+	}
+}
+
+func (n *notifier) handle(ctx context.Context, e hub.Event) {
+	switch e.Type {
+	case hub.EventToolCall, hub.EventToolCallUpdate:
+		var v struct {
+			ToolCall json.RawMessage `json:"toolCall"`
+		}
+		if json.Unmarshal(e.Payload, &v) == nil {
+			n.rememberTool(e.ThreadID, v.ToolCall)
+		}
+	case hub.EventPermissionRequired:
+		var v struct{ Permission hub.Permission }
+		if json.Unmarshal(e.Payload, &v) == nil {
+			n.permission(ctx, v.Permission)
+		}
+	case hub.EventPermissionResolved:
+		var v struct{ Permission hub.Permission }
+		if json.Unmarshal(e.Payload, &v) == nil {
+			n.mu.Lock()
+			was := n.shown[v.Permission.ID]
+			delete(n.shown, v.Permission.ID)
+			n.mu.Unlock()
+			if was {
+				n.send.Remove("perm:" + v.Permission.ID)
+			}
+		}
+	case hub.EventTurnCompleted:
+		c := n.config()
+		if !c.Notifications.Enabled || !c.Notifications.TurnCompleted || n.focused.Load() {
+			return
+		}
+		var v struct{ Turn hub.Turn }
+		if json.Unmarshal(e.Payload, &v) != nil || v.Turn.Internal {
+			return
+		}
+		title := "Turn " + v.Turn.Status
+		th, err := n.svc.GetThread(ctx, notifyCaller, e.ThreadID)
+		if err == nil {
+			title = n.agentName(ctx, th.Agent) + ": turn " + v.Turn.Status
+			if th.Title != "" {
+				title += " — " + th.Title
+			}
+		}
+		body := v.Turn.Output
+		if v.Turn.Error != "" {
+			body = v.Turn.Error
+		}
+		n.deliver(notification{ID: "turn:" + e.ThreadID + "/" + v.Turn.ID, Title: title, Body: clip(body, 200), ThreadID: e.ThreadID})
+	}
+}
+
+// permission notifies of p once, with Approve and Deny.
+func (n *notifier) permission(ctx context.Context, p hub.Permission) {
+	if p.Status != hub.PermissionPending || !n.config().Notifications.Enabled {
+		return
+	}
+	n.mu.Lock()
+	if n.shown[p.ID] {
+		n.mu.Unlock()
+		return
+	}
+	n.shown[p.ID] = true
+	n.mu.Unlock()
+	agent := "Agent"
+	if th, err := n.svc.GetThread(ctx, notifyCaller, p.ThreadID); err == nil {
+		agent = n.agentName(ctx, th.Agent)
+	}
+	title, details := toolCallText(p.ToolCall)
+	if details == "" {
+		// The request often carries only the id and title: the tool_call
+		// event before it has the command or the paths.
+		var id struct {
+			ToolCallID string `json:"toolCallId"`
+		}
+		json.Unmarshal(p.ToolCall, &id)
+		n.mu.Lock()
+		prev := n.tools[p.ThreadID+"/"+id.ToolCallID]
+		n.mu.Unlock()
+		if prev == nil {
+			prev = n.storedTool(ctx, p.ThreadID, p.TurnID, id.ToolCallID)
+		}
+		if t2, d2 := toolCallText(prev); d2 != "" {
+			details = d2
+			if title == "" {
+				title = t2
+			}
+		}
+	}
+	if title == "" {
+		title = "wants to use a tool"
+	}
+	n.deliver(notification{
+		ID: "perm:" + p.ID, Title: agent + ": " + title, Body: clip(details, 300),
+		Actions: true, ThreadID: p.ThreadID,
+	})
+}
+
+func (n *notifier) deliver(x notification) {
+	if err := n.send.Send(x); err != nil {
+		n.log.Warn("notification not shown", "id", x.ID, "err", err)
+	}
+}
+
+// respond handles a click on notification id: Approve or Deny decides the
+// permission (decidedBy "notification"; CONFLICT when it was decided
+// meanwhile, which is logged and otherwise ignored); a click on the
+// notification itself opens the window on its permission or thread.
+func (n *notifier) respond(ctx context.Context, id, action string) {
+	kind, target, ok := strings.Cut(id, ":")
+	if !ok {
+		return
+	}
+	switch {
+	case kind == "perm" && (action == actionApprove || action == actionDeny):
+		d := hub.Decision{Outcome: hub.PermissionApproved}
+		if action == actionDeny {
+			d.Outcome = hub.PermissionDeclined
+		}
+		if _, err := n.svc.DecidePermission(ctx, notifyCaller, target, d); err != nil {
+			n.log.Info("decision from a notification refused", "permission", target, "code", hub.ErrorCode(err))
+		}
+	case action == actionDefault && kind == "perm":
+		n.show("permission", target, "")
+	case action == actionDefault && kind == "turn":
+		thread, turn, _ := strings.Cut(target, "/")
+		n.show("turn", turn, thread)
+	}
+}
+
+func (n *notifier) rememberTool(threadID string, tc json.RawMessage) {
+	var id struct {
+		ToolCallID string `json:"toolCallId"`
+	}
+	if json.Unmarshal(tc, &id) != nil || id.ToolCallID == "" {
+		return
+	}
+	key := threadID + "/" + id.ToolCallID
+	n.mu.Lock()
+	defer n.mu.Unlock()
+	if _, d := toolCallText(tc); d == "" && n.tools[key] != nil {
+		return // an update without details keeps the call's
+	}
+	if len(n.tools) > 1024 {
+		clear(n.tools) // a bound: only recent calls matter
+	}
+	n.tools[key] = tc
+}
+
+// storedTool finds the tool call in the turn's stored events, for a
+// permission asked before the notifier subscribed (at start-up, or after
+// it fell behind).
+func (n *notifier) storedTool(ctx context.Context, threadID, turnID, toolCallID string) json.RawMessage {
+	if toolCallID == "" {
+		return nil
+	}
+	hist, err := n.svc.History(ctx, notifyCaller, threadID, true, false)
+	if err != nil {
+		return nil
+	}
+	var found json.RawMessage
+	for _, t := range hist {
+		if t.ID != turnID {
+			continue
+		}
+		for _, e := range t.Events {
+			if e.Type != hub.EventToolCall && e.Type != hub.EventToolCallUpdate {
+				continue
+			}
+			var v struct {
+				ToolCall json.RawMessage `json:"toolCall"`
+			}
+			var id struct {
+				ToolCallID string `json:"toolCallId"`
+			}
+			if json.Unmarshal(e.Payload, &v) != nil || json.Unmarshal(v.ToolCall, &id) != nil || id.ToolCallID != toolCallID {
+				continue
+			}
+			if _, d := toolCallText(v.ToolCall); d != "" {
+				found = v.ToolCall
+			}
+		}
+	}
+	return found
+}
+
+func (n *notifier) agentName(ctx context.Context, id string) string {
+	n.mu.Lock()
+	name, ok := n.agents[id]
+	n.mu.Unlock()
+	if ok {
+		return name
+	}
+	name = id
+	if as, err := n.svc.ListAgents(ctx); err == nil {
+		n.mu.Lock()
+		for _, a := range as {
+			n.agents[a.ID] = a.Name
+			if a.ID == id && a.Name != "" {
+				name = a.Name
+			}
+		}
+		n.mu.Unlock()
+	}
+	return name
+}
+
+// toolCallText is an ACP tool call's title and what it would touch: the
+// command it runs, else the paths it reads or writes.
+func toolCallText(tc json.RawMessage) (title, details string) {
+	var v struct {
+		Title    string `json:"title"`
+		RawInput struct {
+			Command any      `json:"command"`
+			Cmd     any      `json:"cmd"`
+			Path    string   `json:"path"`
+			File    string   `json:"file_path"`
+			Paths   []string `json:"paths"`
+		} `json:"rawInput"`
+		Locations []struct {
+			Path string `json:"path"`
+		} `json:"locations"`
+		Content []struct {
+			Path string `json:"path"`
+		} `json:"content"`
+	}
+	if len(tc) == 0 || json.Unmarshal(tc, &v) != nil {
+		return "", ""
+	}
+	for _, c := range []any{v.RawInput.Command, v.RawInput.Cmd} {
+		switch c := c.(type) {
+		case string:
+			if c != "" {
+				return v.Title, c
+			}
+		case []any:
+			var parts []string
+			for _, p := range c {
+				parts = append(parts, fmt.Sprint(p))
+			}
+			if len(parts) > 0 {
+				return v.Title, strings.Join(parts, " ")
+			}
+		}
+	}
+	var paths []string
+	add := func(p string) {
+		if p != "" && !containsString(paths, p) {
+			paths = append(paths, p)
+		}
+	}
+	for _, l := range v.Locations {
+		add(l.Path)
+	}
+	for _, c := range v.Content {
+		add(c.Path)
+	}
+	add(v.RawInput.Path)
+	add(v.RawInput.File)
+	for _, p := range v.RawInput.Paths {
+		add(p)
+	}
+	return v.Title, strings.Join(paths, "\n")
+}
+
+func containsString(s []string, x string) bool {
+	for _, v := range s {
+		if v == x {
+			return true
+		}
+	}
+	return false
+}
+
+// clip shortens s to at most n runes, marking the cut with "…".
+func clip(s string, n int) string {
+	s = strings.TrimSpace(s)
+	r := []rune(s)
+	if len(r) <= n {
+		return s
+	}
+	return string(r[:n-1]) + "…"
+}

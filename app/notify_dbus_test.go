@@ -1,0 +1,296 @@
+//go:build linux
+
+package app
+
+import (
+	"bytes"
+	"io"
+	"net/http"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"slices"
+	"strings"
+	"sync"
+	"syscall"
+	"testing"
+	"time"
+
+	"github.com/godbus/dbus/v5"
+
+	"github.com/switchboard-hub/switchboard/hub"
+)
+
+// The desktop end-to-end test: the built window (build/bin/switchboard, or
+// $SWITCHBOARD_DESKTOP_BIN) on a private session bus (dbus-run-session) and
+// an X display (xvfb-run), with this test as the desktop's notification
+// server (org.freedesktop.Notifications). .ci/desktop-smoke runs it with
+// SWITCHBOARD_NOTIFY_E2E=require; without that variable it is skipped, so
+// `go test ./...` needs neither D-Bus nor a display.
+//
+// It checks the Notify call of a pending permission (title, body, the
+// Approve/Deny actions), that the Approve action approves it in the hub as
+// decidedBy "notification", that a second launch on the same data dir
+// shows the first window and exits 0, and that the tray's Quit (POST
+// /v1/shutdown) quits cleanly and remembers the window's geometry.
+
+const notifyIface = "org.freedesktop.Notifications"
+
+// notifyCall is one Notify call the fake server received.
+type notifyCall struct {
+	ID      uint32
+	App     string
+	Summary string
+	Body    string
+	Actions []string
+	Hints   map[string]dbus.Variant
+}
+
+// fakeNotifd is a fake org.freedesktop.Notifications server.
+type fakeNotifd struct {
+	conn   *dbus.Conn
+	mu     sync.Mutex
+	next   uint32
+	calls  []notifyCall
+	closed []uint32
+}
+
+func (s *fakeNotifd) Notify(app string, replaces uint32, icon, summary, body string, actions []string,
+	hints map[string]dbus.Variant, timeout int32) (uint32, *dbus.Error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.next++
+	s.calls = append(s.calls, notifyCall{ID: s.next, App: app, Summary: summary, Body: body, Actions: actions, Hints: hints})
+	return s.next, nil
+}
+
+func (s *fakeNotifd) CloseNotification(id uint32) *dbus.Error {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.closed = append(s.closed, id)
+	return nil
+}
+
+func (s *fakeNotifd) GetCapabilities() ([]string, *dbus.Error) {
+	return []string{"actions", "body"}, nil
+}
+
+func (s *fakeNotifd) GetServerInformation() (string, string, string, string, *dbus.Error) {
+	return "fake-notifd", "switchboard", "1", "1.2", nil
+}
+
+// invoke sends ActionInvoked as a user's click on action would.
+func (s *fakeNotifd) invoke(t *testing.T, id uint32, action string) {
+	t.Helper()
+	if err := s.conn.Emit("/org/freedesktop/Notifications", notifyIface+".ActionInvoked", id, action); err != nil {
+		t.Fatal(err)
+	}
+}
+
+func (s *fakeNotifd) waitCall(t *testing.T, ok func(notifyCall) bool) notifyCall {
+	t.Helper()
+	for deadline := time.Now().Add(30 * time.Second); time.Now().Before(deadline); time.Sleep(50 * time.Millisecond) {
+		s.mu.Lock()
+		i := slices.IndexFunc(s.calls, ok)
+		var c notifyCall
+		if i >= 0 {
+			c = s.calls[i]
+		}
+		s.mu.Unlock()
+		if i >= 0 {
+			return c
+		}
+	}
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	t.Fatalf("no such Notify call within 30 s; got %+v", s.calls)
+	return notifyCall{}
+}
+
+func startFakeNotifd(t *testing.T) *fakeNotifd {
+	t.Helper()
+	conn, err := dbus.ConnectSessionBus()
+	if err != nil {
+		t.Fatalf("session bus: %v", err)
+	}
+	t.Cleanup(func() { conn.Close() })
+	s := &fakeNotifd{conn: conn}
+	if err := conn.Export(s, "/org/freedesktop/Notifications", notifyIface); err != nil {
+		t.Fatal(err)
+	}
+	reply, err := conn.RequestName(notifyIface, dbus.NameFlagDoNotQueue)
+	if err != nil || reply != dbus.RequestNameReplyPrimaryOwner {
+		t.Fatalf("own %s: %v (reply %d): is a notification daemon running on this bus?", notifyIface, err, reply)
+	}
+	return s
+}
+
+func TestNotificationsE2E(t *testing.T) {
+	mode := os.Getenv("SWITCHBOARD_NOTIFY_E2E")
+	skip := func(why string) {
+		if mode == "require" {
+			t.Fatal(why)
+		}
+		t.Skip(why + " (SWITCHBOARD_NOTIFY_E2E=require makes this a failure)")
+	}
+	if mode == "" {
+		t.Skip("the desktop end-to-end test: set SWITCHBOARD_NOTIFY_E2E=1 under dbus-run-session and xvfb-run (.ci/desktop-smoke)")
+	}
+	if os.Getenv("DBUS_SESSION_BUS_ADDRESS") == "" || os.Getenv("DISPLAY") == "" {
+		skip("needs a session bus and a display")
+	}
+	bin := os.Getenv("SWITCHBOARD_DESKTOP_BIN")
+	if bin == "" {
+		wd, _ := os.Getwd()
+		bin = filepath.Join(filepath.Dir(wd), "build", "bin", "switchboard")
+	}
+	if _, err := os.Stat(bin); err != nil {
+		skip("no desktop binary (make build): " + err.Error())
+	}
+	notifd := startFakeNotifd(t)
+
+	dir := t.TempDir()
+	dataDir := filepath.Join(dir, "data")
+	config := benchConfig(t, dir)
+	var env []string
+	for _, kv := range os.Environ() {
+		if !strings.HasPrefix(kv, "SWITCHBOARD_") && !strings.HasPrefix(kv, "HOME=") && !strings.HasPrefix(kv, "XDG_") {
+			env = append(env, kv)
+		}
+	}
+	// Wails writes notification categories under the user config dir,
+	// WebKit its caches: all in dir.
+	env = append(env, "HOME="+dir, "XDG_CONFIG_HOME="+filepath.Join(dir, "config"),
+		"XDG_DATA_HOME="+filepath.Join(dir, "xdgdata"), "XDG_CACHE_HOME="+filepath.Join(dir, "cache"))
+	launch := func(log io.Writer) *exec.Cmd {
+		cmd := exec.Command(bin, "--data-dir", dataDir, "--config", config, "--listen", "127.0.0.1:0")
+		cmd.Env = env
+		cmd.Stdout, cmd.Stderr = log, log
+		cmd.SysProcAttr = &syscall.SysProcAttr{Pdeathsig: syscall.SIGKILL}
+		return cmd
+	}
+	var log syncBuffer
+	app := launch(&log)
+	if err := app.Start(); err != nil {
+		t.Fatal(err)
+	}
+	exited := make(chan error, 1)
+	go func() { exited <- app.Wait() }()
+	t.Cleanup(func() {
+		app.Process.Kill()
+		if t.Failed() {
+			t.Logf("app log:\n%s", log.String())
+		}
+	})
+
+	var c apiClient
+	for deadline := time.Now().Add(30 * time.Second); ; time.Sleep(100 * time.Millisecond) {
+		d, err := ReadDiscovery(dataDir)
+		tok, terr := os.ReadFile(filepath.Join(dataDir, tokenFile))
+		if err == nil && terr == nil {
+			c = apiClient{url: d.URL, token: strings.TrimSpace(string(tok))}
+			if resp, err := http.Get(d.URL + "/healthz"); err == nil {
+				resp.Body.Close()
+				break
+			}
+		}
+		if time.Now().After(deadline) {
+			t.Fatal("the app did not serve the API within 30 s")
+		}
+	}
+
+	th := c.thread(t, dir)
+	var started struct{ Turn hub.Turn }
+	c.json(t, "POST", "/v1/threads/"+th.ID+"/turns", map[string]string{"input": "permission"}, &started)
+
+	call := notifd.waitCall(t, func(n notifyCall) bool { return strings.HasPrefix(n.Summary, "Fake:") })
+	if call.Summary != "Fake: Run make clean" || !strings.Contains(call.Body, "make clean") {
+		t.Errorf("Notify summary %q body %q, want the agent and the tool call's title, the command in the body", call.Summary, call.Body)
+	}
+	for _, a := range []string{actionApprove, "Approve", actionDeny, "Deny"} {
+		if !slices.Contains(call.Actions, a) {
+			t.Errorf("Notify actions %q lack %q", call.Actions, a)
+		}
+	}
+	nid, _ := call.Hints["x-notification-id"].Value().(string)
+	permID, ok := strings.CutPrefix(nid, "perm:")
+	if !ok {
+		t.Fatalf("x-notification-id %q, want perm:<id>", nid)
+	}
+
+	notifd.invoke(t, call.ID, actionApprove)
+	var p hub.Permission
+	for deadline := time.Now().Add(15 * time.Second); ; time.Sleep(50 * time.Millisecond) {
+		var r struct{ Permissions []hub.Permission }
+		c.json(t, "GET", "/v1/permissions", nil, &r)
+		if i := slices.IndexFunc(r.Permissions, func(p hub.Permission) bool { return p.ID == permID }); i >= 0 {
+			p = r.Permissions[i]
+		}
+		if p.Status != hub.PermissionPending && p.Status != "" {
+			break
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("permission %s still %q 15 s after Approve", permID, p.Status)
+		}
+	}
+	if p.Status != hub.PermissionApproved || p.DecidedBy != "notification" {
+		t.Errorf("permission %+v, want approved, decidedBy notification", p)
+	}
+	// The agent got the approval: its turn reports the allow option.
+	for deadline := time.Now().Add(15 * time.Second); ; time.Sleep(50 * time.Millisecond) {
+		var r struct{ Turns []hub.TurnHistory }
+		c.json(t, "GET", "/v1/threads/"+th.ID+"/history", nil, &r)
+		hist := r.Turns
+		if len(hist) == 1 && hist[0].Ended() {
+			if !strings.Contains(hist[0].Output, "outcome: selected allow-once") {
+				t.Errorf("turn output %q, want the agent to have been allowed", hist[0].Output)
+			}
+			break
+		}
+		if time.Now().After(deadline) {
+			t.Fatal("the turn did not end after the approval")
+		}
+	}
+
+	// A second launch on the same data dir shows the first window and
+	// exits 0; the first keeps running.
+	var second bytes.Buffer
+	cmd := launch(&second)
+	done := make(chan error, 1)
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	go func() { done <- cmd.Wait() }()
+	select {
+	case err := <-done:
+		if err != nil || !strings.Contains(second.String(), "already running") {
+			t.Errorf("second launch: %v\n%s", err, second.String())
+		}
+	case <-time.After(20 * time.Second):
+		cmd.Process.Kill()
+		t.Fatalf("the second launch is still running after 20 s:\n%s", second.String())
+	}
+	select {
+	case err := <-exited:
+		t.Fatalf("the first instance exited: %v", err)
+	default:
+	}
+
+	// Quit as the tray does (POST /v1/shutdown): the window and the hub end
+	// cleanly, and the window's geometry is remembered.
+	c.json(t, "POST", "/v1/shutdown", nil, nil)
+	select {
+	case err := <-exited:
+		if err != nil {
+			t.Errorf("exit after /v1/shutdown: %v", err)
+		}
+	case <-time.After(20 * time.Second):
+		t.Fatal("still running 20 s after POST /v1/shutdown")
+	}
+	if _, ok := loadWindowState(dataDir); !ok {
+		t.Errorf("no usable %s after quitting", windowFile)
+	}
+	if _, err := os.Stat(filepath.Join(dataDir, discoveryFile)); err == nil {
+		t.Error("hub.json left behind")
+	}
+}

@@ -1,0 +1,218 @@
+package app
+
+import (
+	"context"
+	"encoding/json"
+	"log/slog"
+	"slices"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/switchboard-hub/switchboard/hub"
+)
+
+// sentRecorder is a fake notifySender.
+type sentRecorder struct {
+	mu      sync.Mutex
+	sent    []notification
+	removed []string
+}
+
+func (s *sentRecorder) Send(n notification) error {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.sent = append(s.sent, n)
+	return nil
+}
+
+func (s *sentRecorder) Remove(id string) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.removed = append(s.removed, id)
+}
+
+func (s *sentRecorder) wait(t *testing.T, ok func(notification) bool) notification {
+	t.Helper()
+	deadline := time.Now().Add(10 * time.Second)
+	for time.Now().Before(deadline) {
+		s.mu.Lock()
+		i := slices.IndexFunc(s.sent, ok)
+		var n notification
+		if i >= 0 {
+			n = s.sent[i]
+		}
+		s.mu.Unlock()
+		if i >= 0 {
+			return n
+		}
+		time.Sleep(10 * time.Millisecond)
+	}
+	t.Fatal("no such notification within 10 s")
+	return notification{}
+}
+
+// TestNotifier: a pending permission is notified with the agent, the tool
+// call's title and its command; Approve from the notification decides it
+// once, as decidedBy "notification"; a completed turn is notified only
+// while the window is unfocused; a click opens the window on it.
+func TestNotifier(t *testing.T) {
+	b, _, h, cwd := bridgeHub(t)
+	sent := &sentRecorder{}
+	var shownMu sync.Mutex
+	var shown []string
+	n := newNotifier(h.engine, sent, h.currentConfig, func(kind, id, threadID string) {
+		shownMu.Lock()
+		shown = append(shown, kind+":"+id+":"+threadID)
+		shownMu.Unlock()
+	}, slog.New(slog.DiscardHandler))
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	go n.run(ctx)
+	time.Sleep(100 * time.Millisecond) // subscribed (live only)
+
+	th, err := b.CreateThread(hub.CreateThreadRequest{Agent: "fake", Cwd: cwd})
+	if err != nil {
+		t.Fatal(err)
+	}
+	n.focused.Store(true)
+	turn, err := b.StartTurn(th.ID, hub.TurnInput{Input: "permission"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	pn := sent.wait(t, func(x notification) bool { return strings.HasPrefix(x.ID, "perm:") })
+	if pn.Title != "Fake: Run make clean" || pn.Body != "make clean" || !pn.Actions || pn.ThreadID != th.ID {
+		t.Errorf("permission notification %+v, want title %q, body %q, actions", pn, "Fake: Run make clean", "make clean")
+	}
+	permID := strings.TrimPrefix(pn.ID, "perm:")
+
+	n.respond(ctx, pn.ID, actionDefault)
+	n.respond(ctx, pn.ID, actionApprove)
+	n.respond(ctx, pn.ID, actionDeny) // single use: refused, changes nothing
+	ps, err := h.engine.ListPermissions(ctx, windowCaller, "")
+	if err != nil {
+		t.Fatal(err)
+	}
+	i := slices.IndexFunc(ps, func(p hub.Permission) bool { return p.ID == permID })
+	if i < 0 || ps[i].Status != hub.PermissionApproved || ps[i].DecidedBy != "notification" {
+		t.Fatalf("permission %+v, want approved by notification", ps)
+	}
+	shownMu.Lock()
+	if !slices.Contains(shown, "permission:"+permID+":") {
+		t.Errorf("a click showed %v, want the permission", shown)
+	}
+	shownMu.Unlock()
+
+	// Focused: no notification for the completed turn. Then unfocused.
+	waitTurn(t, b, th.ID, turn.ID)
+	hist, _ := b.History(th.ID, true, false)
+	last := hist[len(hist)-1].Events
+	for seq := last[len(last)-1].Seq; n.handled.Load() < seq; {
+		time.Sleep(5 * time.Millisecond)
+	}
+	n.focused.Store(false)
+	turn2, err := b.StartTurn(th.ID, hub.TurnInput{Input: "echo all done"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	tn := sent.wait(t, func(x notification) bool { return strings.HasPrefix(x.ID, "turn:") })
+	if tn.ID != "turn:"+th.ID+"/"+turn2.ID || !strings.Contains(tn.Title, "Fake") || tn.Body != "all done" || tn.Actions {
+		t.Errorf("turn notification %+v, want turn %s from Fake saying all done", tn, turn2.ID)
+	}
+	n.respond(ctx, tn.ID, actionDefault)
+	shownMu.Lock()
+	if want := "turn:" + turn2.ID + ":" + th.ID; !slices.Contains(shown, want) {
+		t.Errorf("a click showed %v, want %s", shown, want)
+	}
+	shownMu.Unlock()
+	sent.mu.Lock()
+	defer sent.mu.Unlock()
+	if len(sent.removed) != 1 || sent.removed[0] != pn.ID {
+		t.Errorf("removed %v, want the decided permission's notification", sent.removed)
+	}
+}
+
+func waitTurn(t *testing.T, b *Bridge, threadID, id string) {
+	t.Helper()
+	for range 1000 {
+		hist, _ := b.History(threadID, false, false)
+		for _, h := range hist {
+			if h.ID == id && h.Ended() {
+				return
+			}
+		}
+		time.Sleep(10 * time.Millisecond)
+	}
+	t.Fatalf("turn %s did not end", id)
+}
+
+func TestToolCallText(t *testing.T) {
+	for _, tc := range []struct{ in, title, details string }{
+		{`{"title":"Run","rawInput":{"command":"make clean"}}`, "Run", "make clean"},
+		{`{"title":"Run","rawInput":{"command":["git","push"]}}`, "Run", "git push"},
+		{`{"title":"Edit","locations":[{"path":"/a"},{"path":"/b"}],"content":[{"type":"diff","path":"/a"}]}`, "Edit", "/a\n/b"},
+		{`{"title":"Read","rawInput":{"file_path":"/x"}}`, "Read", "/x"},
+		{`{"title":"Think"}`, "Think", ""},
+		{``, "", ""},
+	} {
+		title, details := toolCallText(json.RawMessage(tc.in))
+		if title != tc.title || details != tc.details {
+			t.Errorf("toolCallText(%s) = %q, %q; want %q, %q", tc.in, title, details, tc.title, tc.details)
+		}
+	}
+}
+
+// TestNotifierConfig: notifications.enabled off silences everything,
+// notifications.turnCompleted off the completed turns only, and an
+// internal turn (compact) is never notified.
+func TestNotifierConfig(t *testing.T) {
+	turn := func(internal bool) hub.Event {
+		e, _ := hub.NewEvent(hub.EventTurnCompleted, hub.Thread{ID: "t"}, "u", time.Now(),
+			map[string]any{"turn": hub.Turn{ID: "u", Status: hub.TurnCompleted, Internal: internal}})
+		return e
+	}
+	perm := func(id string) hub.Event {
+		e, _ := hub.NewEvent(hub.EventPermissionRequired, hub.Thread{ID: "t"}, "u", time.Now(),
+			map[string]any{"permission": hub.Permission{ID: id, ThreadID: "t", Status: hub.PermissionPending,
+				ToolCall: json.RawMessage(`{"title":"Run","rawInput":{"command":"ls"}}`)}})
+		return e
+	}
+	for _, tc := range []struct {
+		name           string
+		enabled, turns bool
+		events         []hub.Event
+		wantIDs        []string
+	}{
+		{"all off", false, true, []hub.Event{turn(false), perm("p1")}, nil},
+		{"turns off", true, false, []hub.Event{turn(false), perm("p1")}, []string{"perm:p1"}},
+		{"internal turn", true, true, []hub.Event{turn(true)}, nil},
+		{"once per permission", true, true, []hub.Event{perm("p1"), perm("p1")}, []string{"perm:p1"}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			var c Config
+			c.Notifications.Enabled, c.Notifications.TurnCompleted = tc.enabled, tc.turns
+			sent := &sentRecorder{}
+			n := newNotifier(noThreads{}, sent, func() Config { return c }, func(string, string, string) {}, slog.New(slog.DiscardHandler))
+			for _, e := range tc.events {
+				n.handle(context.Background(), e)
+			}
+			var ids []string
+			for _, s := range sent.sent {
+				ids = append(ids, s.ID)
+			}
+			if !slices.Equal(ids, tc.wantIDs) {
+				t.Errorf("notified %v, want %v", ids, tc.wantIDs)
+			}
+		})
+	}
+}
+
+// noThreads is a hub.Service that knows no thread and no agent.
+type noThreads struct{ hub.Service }
+
+func (noThreads) GetThread(context.Context, hub.Caller, string) (hub.Thread, error) {
+	return hub.Thread{}, hub.Errorf(hub.CodeNotFound, "no thread")
+}
+
+func (noThreads) ListAgents(context.Context) ([]hub.Agent, error) { return nil, nil }

@@ -1,0 +1,63 @@
+//go:build !headless
+
+package app
+
+import (
+	"context"
+	"log/slog"
+
+	wailsruntime "github.com/wailsapp/wails/v2/pkg/runtime"
+)
+
+// wailsNotifier sends notifications through Wails v2.16's notification
+// service (on Linux: org.freedesktop.Notifications on the session bus).
+// It writes its categories into os.UserConfigDir()/<executable name>/.
+type wailsNotifier struct {
+	ctx context.Context // Wails' context, from OnStartup
+}
+
+// startWailsNotifications initialises Wails' notifications, registers the
+// Approve/Deny category and routes responses to respond. It returns nil
+// when notifications are not available (no session bus): the app runs on
+// without them.
+func startWailsNotifications(wctx context.Context, log *slog.Logger, respond func(id, action string)) *wailsNotifier {
+	if !wailsruntime.IsNotificationAvailable(wctx) {
+		return nil
+	}
+	if err := wailsruntime.InitializeNotifications(wctx); err != nil {
+		log.Warn("desktop notifications are off", "err", err)
+		return nil
+	}
+	err := wailsruntime.RegisterNotificationCategory(wctx, wailsruntime.NotificationCategory{
+		ID: notifyCategoryPermission,
+		Actions: []wailsruntime.NotificationAction{
+			{ID: actionApprove, Title: "Approve"},
+			{ID: actionDeny, Title: "Deny", Destructive: true},
+		},
+	})
+	if err != nil {
+		log.Warn("notification actions are off", "err", err)
+	}
+	wailsruntime.OnNotificationResponse(wctx, func(r wailsruntime.NotificationResult) {
+		if r.Error != nil {
+			log.Warn("notification response", "err", r.Error)
+			return
+		}
+		respond(r.Response.ID, r.Response.ActionIdentifier)
+	})
+	return &wailsNotifier{ctx: wctx}
+}
+
+func (w *wailsNotifier) Send(n notification) error {
+	o := wailsruntime.NotificationOptions{ID: n.ID, Title: n.Title, Body: n.Body,
+		Data: map[string]any{"threadId": n.ThreadID}}
+	if n.Actions {
+		o.CategoryID = notifyCategoryPermission
+		return wailsruntime.SendNotificationWithActions(w.ctx, o)
+	}
+	return wailsruntime.SendNotification(w.ctx, o)
+}
+
+func (w *wailsNotifier) Remove(id string) { _ = wailsruntime.RemoveNotification(w.ctx, id) }
+
+func (w *wailsNotifier) close() { wailsruntime.CleanupNotifications(w.ctx) }

@@ -1,0 +1,376 @@
+export namespace hub {
+	
+	export class Agent {
+	    id: string;
+	    name: string;
+	    status: string;
+	    command: string;
+	    version?: string;
+	    capabilities?: number[];
+	    reason?: string;
+	
+	    static createFrom(source: any = {}) {
+	        return new Agent(source);
+	    }
+	
+	    constructor(source: any = {}) {
+	        if ('string' === typeof source) source = JSON.parse(source);
+	        this.id = source["id"];
+	        this.name = source["name"];
+	        this.status = source["status"];
+	        this.command = source["command"];
+	        this.version = source["version"];
+	        this.capabilities = source["capabilities"];
+	        this.reason = source["reason"];
+	    }
+	}
+	export class CreateThreadRequest {
+	    agent: string;
+	    cwd: string;
+	    title?: string;
+	    openSession?: boolean;
+	
+	    static createFrom(source: any = {}) {
+	        return new CreateThreadRequest(source);
+	    }
+	
+	    constructor(source: any = {}) {
+	        if ('string' === typeof source) source = JSON.parse(source);
+	        this.agent = source["agent"];
+	        this.cwd = source["cwd"];
+	        this.title = source["title"];
+	        this.openSession = source["openSession"];
+	    }
+	}
+	export class Decision {
+	    outcome?: string;
+	    optionId?: string;
+	
+	    static createFrom(source: any = {}) {
+	        return new Decision(source);
+	    }
+	
+	    constructor(source: any = {}) {
+	        if ('string' === typeof source) source = JSON.parse(source);
+	        this.outcome = source["outcome"];
+	        this.optionId = source["optionId"];
+	    }
+	}
+	export class Event {
+	    Seq: number;
+	    Type: string;
+	    ThreadID: string;
+	    TurnID: string;
+	    // Go type: time
+	    At: any;
+	    ClientID: string;
+	    Payload: number[];
+	
+	    static createFrom(source: any = {}) {
+	        return new Event(source);
+	    }
+	
+	    constructor(source: any = {}) {
+	        if ('string' === typeof source) source = JSON.parse(source);
+	        this.Seq = source["Seq"];
+	        this.Type = source["Type"];
+	        this.ThreadID = source["ThreadID"];
+	        this.TurnID = source["TurnID"];
+	        this.At = this.convertValues(source["At"], null);
+	        this.ClientID = source["ClientID"];
+	        this.Payload = source["Payload"];
+	    }
+	
+		convertValues(a: any, classs: any, asMap: boolean = false): any {
+		    if (!a) {
+		        return a;
+		    }
+		    if (a.slice && a.map) {
+		        return (a as any[]).map(elem => this.convertValues(elem, classs));
+		    } else if ("object" === typeof a) {
+		        if (asMap) {
+		            for (const key of Object.keys(a)) {
+		                a[key] = new classs(a[key]);
+		            }
+		            return a;
+		        }
+		        return new classs(a);
+		    }
+		    return a;
+		}
+	}
+	export class PermissionOption {
+	    optionId: string;
+	    name: string;
+	    kind: string;
+	
+	    static createFrom(source: any = {}) {
+	        return new PermissionOption(source);
+	    }
+	
+	    constructor(source: any = {}) {
+	        if ('string' === typeof source) source = JSON.parse(source);
+	        this.optionId = source["optionId"];
+	        this.name = source["name"];
+	        this.kind = source["kind"];
+	    }
+	}
+	export class Permission {
+	    id: string;
+	    threadId: string;
+	    turnId: string;
+	    status: string;
+	    toolCall: number[];
+	    options: PermissionOption[];
+	    // Go type: time
+	    deadline: any;
+	    decidedBy?: string;
+	    optionId?: string;
+	    // Go type: time
+	    decidedAt?: any;
+	    // Go type: time
+	    createdAt: any;
+	
+	    static createFrom(source: any = {}) {
+	        return new Permission(source);
+	    }
+	
+	    constructor(source: any = {}) {
+	        if ('string' === typeof source) source = JSON.parse(source);
+	        this.id = source["id"];
+	        this.threadId = source["threadId"];
+	        this.turnId = source["turnId"];
+	        this.status = source["status"];
+	        this.toolCall = source["toolCall"];
+	        this.options = this.convertValues(source["options"], PermissionOption);
+	        this.deadline = this.convertValues(source["deadline"], null);
+	        this.decidedBy = source["decidedBy"];
+	        this.optionId = source["optionId"];
+	        this.decidedAt = this.convertValues(source["decidedAt"], null);
+	        this.createdAt = this.convertValues(source["createdAt"], null);
+	    }
+	
+		convertValues(a: any, classs: any, asMap: boolean = false): any {
+		    if (!a) {
+		        return a;
+		    }
+		    if (a.slice && a.map) {
+		        return (a as any[]).map(elem => this.convertValues(elem, classs));
+		    } else if ("object" === typeof a) {
+		        if (asMap) {
+		            for (const key of Object.keys(a)) {
+		                a[key] = new classs(a[key]);
+		            }
+		            return a;
+		        }
+		        return new classs(a);
+		    }
+		    return a;
+		}
+	}
+	
+	export class Thread {
+	    id: string;
+	    agent: string;
+	    cwd: string;
+	    title: string;
+	    clientId: string;
+	    status: string;
+	    // Go type: time
+	    createdAt: any;
+	    // Go type: time
+	    updatedAt: any;
+	    modes?: number[];
+	    configOptions?: number[];
+	
+	    static createFrom(source: any = {}) {
+	        return new Thread(source);
+	    }
+	
+	    constructor(source: any = {}) {
+	        if ('string' === typeof source) source = JSON.parse(source);
+	        this.id = source["id"];
+	        this.agent = source["agent"];
+	        this.cwd = source["cwd"];
+	        this.title = source["title"];
+	        this.clientId = source["clientId"];
+	        this.status = source["status"];
+	        this.createdAt = this.convertValues(source["createdAt"], null);
+	        this.updatedAt = this.convertValues(source["updatedAt"], null);
+	        this.modes = source["modes"];
+	        this.configOptions = source["configOptions"];
+	    }
+	
+		convertValues(a: any, classs: any, asMap: boolean = false): any {
+		    if (!a) {
+		        return a;
+		    }
+		    if (a.slice && a.map) {
+		        return (a as any[]).map(elem => this.convertValues(elem, classs));
+		    } else if ("object" === typeof a) {
+		        if (asMap) {
+		            for (const key of Object.keys(a)) {
+		                a[key] = new classs(a[key]);
+		            }
+		            return a;
+		        }
+		        return new classs(a);
+		    }
+		    return a;
+		}
+	}
+	export class ThreadPage {
+	    threads: Thread[];
+	    nextCursor?: string;
+	
+	    static createFrom(source: any = {}) {
+	        return new ThreadPage(source);
+	    }
+	
+	    constructor(source: any = {}) {
+	        if ('string' === typeof source) source = JSON.parse(source);
+	        this.threads = this.convertValues(source["threads"], Thread);
+	        this.nextCursor = source["nextCursor"];
+	    }
+	
+		convertValues(a: any, classs: any, asMap: boolean = false): any {
+		    if (!a) {
+		        return a;
+		    }
+		    if (a.slice && a.map) {
+		        return (a as any[]).map(elem => this.convertValues(elem, classs));
+		    } else if ("object" === typeof a) {
+		        if (asMap) {
+		            for (const key of Object.keys(a)) {
+		                a[key] = new classs(a[key]);
+		            }
+		            return a;
+		        }
+		        return new classs(a);
+		    }
+		    return a;
+		}
+	}
+	export class Turn {
+	    id: string;
+	    threadId: string;
+	    status: string;
+	    input: string;
+	    content?: number[];
+	    output: string;
+	    stopReason?: string;
+	    error?: string;
+	    // Go type: time
+	    startedAt: any;
+	    // Go type: time
+	    endedAt?: any;
+	    internal?: boolean;
+	
+	    static createFrom(source: any = {}) {
+	        return new Turn(source);
+	    }
+	
+	    constructor(source: any = {}) {
+	        if ('string' === typeof source) source = JSON.parse(source);
+	        this.id = source["id"];
+	        this.threadId = source["threadId"];
+	        this.status = source["status"];
+	        this.input = source["input"];
+	        this.content = source["content"];
+	        this.output = source["output"];
+	        this.stopReason = source["stopReason"];
+	        this.error = source["error"];
+	        this.startedAt = this.convertValues(source["startedAt"], null);
+	        this.endedAt = this.convertValues(source["endedAt"], null);
+	        this.internal = source["internal"];
+	    }
+	
+		convertValues(a: any, classs: any, asMap: boolean = false): any {
+		    if (!a) {
+		        return a;
+		    }
+		    if (a.slice && a.map) {
+		        return (a as any[]).map(elem => this.convertValues(elem, classs));
+		    } else if ("object" === typeof a) {
+		        if (asMap) {
+		            for (const key of Object.keys(a)) {
+		                a[key] = new classs(a[key]);
+		            }
+		            return a;
+		        }
+		        return new classs(a);
+		    }
+		    return a;
+		}
+	}
+	export class TurnHistory {
+	    id: string;
+	    threadId: string;
+	    status: string;
+	    input: string;
+	    content?: number[];
+	    output: string;
+	    stopReason?: string;
+	    error?: string;
+	    // Go type: time
+	    startedAt: any;
+	    // Go type: time
+	    endedAt?: any;
+	    internal?: boolean;
+	    events?: Event[];
+	
+	    static createFrom(source: any = {}) {
+	        return new TurnHistory(source);
+	    }
+	
+	    constructor(source: any = {}) {
+	        if ('string' === typeof source) source = JSON.parse(source);
+	        this.id = source["id"];
+	        this.threadId = source["threadId"];
+	        this.status = source["status"];
+	        this.input = source["input"];
+	        this.content = source["content"];
+	        this.output = source["output"];
+	        this.stopReason = source["stopReason"];
+	        this.error = source["error"];
+	        this.startedAt = this.convertValues(source["startedAt"], null);
+	        this.endedAt = this.convertValues(source["endedAt"], null);
+	        this.internal = source["internal"];
+	        this.events = this.convertValues(source["events"], Event);
+	    }
+	
+		convertValues(a: any, classs: any, asMap: boolean = false): any {
+		    if (!a) {
+		        return a;
+		    }
+		    if (a.slice && a.map) {
+		        return (a as any[]).map(elem => this.convertValues(elem, classs));
+		    } else if ("object" === typeof a) {
+		        if (asMap) {
+		            for (const key of Object.keys(a)) {
+		                a[key] = new classs(a[key]);
+		            }
+		            return a;
+		        }
+		        return new classs(a);
+		    }
+		    return a;
+		}
+	}
+	export class TurnInput {
+	    input?: string;
+	    content?: number[][];
+	
+	    static createFrom(source: any = {}) {
+	        return new TurnInput(source);
+	    }
+	
+	    constructor(source: any = {}) {
+	        if ('string' === typeof source) source = JSON.parse(source);
+	        this.input = source["input"];
+	        this.content = source["content"];
+	    }
+	}
+
+}
+
