@@ -3,6 +3,7 @@ package app
 import (
 	"bytes"
 	"context"
+	"encoding/json"
 	"fmt"
 	"log/slog"
 	"net/http"
@@ -422,8 +423,14 @@ func TestHubAppliesConfigEdits(t *testing.T) {
 		t.Fatalf("log lacks the reload and the restart warning:\n%s", l)
 	}
 
-	// An invalid edit: reported through the hook, the hub keeps the last
-	// good config.
+	// An invalid edit: reported through the hook and as a config_error
+	// event (which the window and the tray turn into a notification and a
+	// trouble icon), and the hub keeps the last good config.
+	sub, err := h.engine.Subscribe(context.Background(), hub.Caller{ClientID: "tray", All: true}, "", -1)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer sub.Close()
 	atomicSave(t, config, "allowedOrigins: [\n")
 	waitFor(t, "the config error", func() bool { return h.lastConfigError() != nil })
 	hookMu.Lock()
@@ -434,5 +441,36 @@ func TestHubAppliesConfigEdits(t *testing.T) {
 	}
 	if s := status(); s != http.StatusOK {
 		t.Fatalf("after an invalid edit: status %d, want the last good config's 200", s)
+	}
+	ev := nextEvent(t, sub)
+	var v struct{ File, Message string }
+	json.Unmarshal(ev.Payload, &v)
+	if ev.Type != hub.EventConfigError || v.File != config || !strings.Contains(v.Message, "line") {
+		t.Fatalf("event %s %s", ev.Type, ev.Payload)
+	}
+	// Fixed: a config_error with no message clears it.
+	atomicSave(t, config, "permissions:\n  timeout: 7m\n")
+	ev = nextEvent(t, sub)
+	json.Unmarshal(ev.Payload, &v)
+	if ev.Type != hub.EventConfigError || v.Message != "" {
+		t.Fatalf("event after the fix %s %s", ev.Type, ev.Payload)
+	}
+	bob, _ := h.engine.Subscribe(context.Background(), hub.Caller{ClientID: "bob"}, "", 0)
+	defer bob.Close()
+	select {
+	case ev := <-bob.Events():
+		t.Fatalf("a client without scope=all saw the hub-wide event %s", ev.Type)
+	case <-time.After(200 * time.Millisecond):
+	}
+}
+
+func nextEvent(t *testing.T, sub *hub.Subscription) hub.Event {
+	t.Helper()
+	select {
+	case ev := <-sub.Events():
+		return ev
+	case <-time.After(10 * time.Second):
+		t.Fatal("no event")
+		return hub.Event{}
 	}
 }

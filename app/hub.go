@@ -17,6 +17,7 @@ import (
 	"time"
 
 	"github.com/switchboard-hub/switchboard/acp"
+	"github.com/switchboard-hub/switchboard/hub"
 	"github.com/switchboard-hub/switchboard/hub/engine"
 	"github.com/switchboard-hub/switchboard/hub/httpapi"
 	"github.com/switchboard-hub/switchboard/store"
@@ -166,8 +167,17 @@ func (h *runningHub) applyConfig(from, to Config) {
 // configError is the config watcher's report of a refused config file (nil:
 // the file is valid again). The watcher has logged it.
 func (h *runningHub) configError(err error) {
+	msg := ""
+	if err != nil {
+		msg = err.Error()
+	}
 	if f := h.errHook.Load(); f != nil {
 		(*f)(err)
+	}
+	// The window and the tray learn it from the event log like anything
+	// else: a notification, a trouble icon.
+	if aerr := h.engine.Announce(hub.EventConfigError, map[string]string{"file": h.configPath, "message": msg}); aerr != nil {
+		h.log.Warn("config: announcing the config state failed", "err", aerr)
 	}
 }
 

@@ -126,6 +126,18 @@ func (n *notifier) handle(ctx context.Context, e hub.Event) {
 				n.send.Remove("perm:" + v.Permission.ID)
 			}
 		}
+	case hub.EventConfigError:
+		var v struct{ File, Message string }
+		if json.Unmarshal(e.Payload, &v) != nil {
+			return
+		}
+		if v.Message == "" {
+			n.send.Remove("config")
+			return
+		}
+		if n.config().Notifications.Enabled {
+			n.deliver(notification{ID: "config", Title: "Switchboard: config file not applied", Body: clip(v.Message, 300)})
+		}
 	case hub.EventTurnCompleted:
 		c := n.config()
 		if !c.Notifications.Enabled || !c.Notifications.TurnCompleted || n.focused.Load() {

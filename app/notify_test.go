@@ -178,12 +178,19 @@ func TestNotifierConfig(t *testing.T) {
 				ToolCall: json.RawMessage(`{"title":"Run","rawInput":{"command":"ls"}}`)}})
 		return e
 	}
+	configErr := func(msg string) hub.Event {
+		return hub.Event{Type: hub.EventConfigError, At: time.Now(),
+			Payload: json.RawMessage(`{"file":"/c/config.yaml","message":"` + msg + `"}`)}
+	}
 	for _, tc := range []struct {
 		name           string
 		enabled, turns bool
 		events         []hub.Event
 		wantIDs        []string
 	}{
+		{"config error", true, true, []hub.Event{configErr("config /c/config.yaml: line 2: bad")}, []string{"config"}},
+		{"config error, notifications off", false, true, []hub.Event{configErr("line 2: bad")}, nil},
+		{"config fixed", true, true, []hub.Event{configErr("")}, nil},
 		{"all off", false, true, []hub.Event{turn(false), perm("p1")}, nil},
 		{"turns off", true, false, []hub.Event{turn(false), perm("p1")}, []string{"perm:p1"}},
 		{"internal turn", true, true, []hub.Event{turn(true)}, nil},
@@ -203,6 +210,9 @@ func TestNotifierConfig(t *testing.T) {
 			}
 			if !slices.Equal(ids, tc.wantIDs) {
 				t.Errorf("notified %v, want %v", ids, tc.wantIDs)
+			}
+			if tc.name == "config fixed" && !slices.Equal(sent.removed, []string{"config"}) {
+				t.Errorf("removed %v, want the config notification withdrawn", sent.removed)
 			}
 		})
 	}

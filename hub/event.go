@@ -26,6 +26,7 @@ const (
 	EventTurnCompleted      = "turn_completed"
 	EventError              = "error"
 	EventThreadUpdated      = "thread_updated" // extension: title, status or deletion of a thread
+	EventConfigError        = "config_error"   // extension, hub-wide: {file, message}; message "" once valid again
 	EventResync             = "resync"         // never stored: a subscriber fell behind
 )
 

@@ -73,6 +73,7 @@ type Snapshot struct {
 type Model struct {
 	connected bool
 	trouble   string // why not connected
+	configErr string // why the hub refused its config file, "" when it is fine
 	agents    map[string]string
 	threads   map[string]Thread
 	turns     map[string]Turn       // running turns by id
@@ -96,7 +97,7 @@ func (m *Model) clear() {
 // Connect replaces the state with a snapshot: the tray is connected.
 func (m *Model) Connect(s Snapshot) {
 	m.clear()
-	m.connected, m.trouble = true, ""
+	m.connected, m.trouble, m.configErr = true, "", ""
 	for _, a := range s.Agents {
 		if a.Name != "" {
 			m.agents[a.ID] = a.Name
@@ -124,7 +125,7 @@ func (m *Model) Connect(s Snapshot) {
 // cannot be acted on, and the next snapshot brings it back.
 func (m *Model) Disconnect(reason string) {
 	m.clear()
-	m.connected, m.trouble = false, reason
+	m.connected, m.trouble, m.configErr = false, reason, ""
 }
 
 // Apply updates the model with one event. Events are state-setting, so
@@ -132,6 +133,8 @@ func (m *Model) Disconnect(reason string) {
 // Unknown types are ignored.
 func (m *Model) Apply(ev Event) {
 	switch ev.Type {
+	case evConfigError:
+		m.configErr = ev.Message
 	case evTurnStarted:
 		if ev.TurnID != "" {
 			m.turns[ev.TurnID] = Turn{ID: ev.TurnID, ThreadID: ev.ThreadID, Status: "running", StartedAt: ev.At}
@@ -260,10 +263,15 @@ func (m *Model) Menu() Menu {
 	switch {
 	case len(perms) > 0:
 		menu.Icon = IconNeedsYou
+	case m.configErr != "":
+		menu.Icon = IconTrouble
 	case len(turns) > 0:
 		menu.Icon = IconWorking
 	default:
 		menu.Icon = IconIdle
+	}
+	if m.configErr != "" {
+		parts = append(parts, "config file not applied")
 	}
 	if len(parts) == 0 {
 		menu.Status = "No agents working"
@@ -271,6 +279,9 @@ func (m *Model) Menu() Menu {
 		menu.Status = strings.Join(parts, " · ")
 	}
 	menu.Tooltip = "Switchboard: " + menu.Status
+	if m.configErr != "" {
+		menu.Tooltip += "\n" + m.configErr
+	}
 	return menu
 }
 

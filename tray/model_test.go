@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"reflect"
+	"strings"
 	"testing"
 	"time"
 )
@@ -233,4 +234,30 @@ func TestIconStateString(t *testing.T) {
 func dump(m Menu) string {
 	b, _ := json.MarshalIndent(m, "", " ")
 	return string(b)
+}
+
+// A config file the hub refused: the trouble icon (unless an approval
+// waits) and the reason in the tooltip, until the hub says it is valid
+// again or a new snapshot comes.
+func TestModelConfigError(t *testing.T) {
+	m := NewModel()
+	m.Connect(Snapshot{})
+	m.Apply(Event{Type: evConfigError, Message: "config /c/config.yaml: line 2: unknown key lissten"})
+	got := m.Menu()
+	if got.Icon != IconTrouble || got.Status != "config file not applied" || !strings.Contains(got.Tooltip, "line 2: unknown key lissten") {
+		t.Fatalf("menu %+v", got)
+	}
+	m.Apply(Event{Type: evPermissionRequired, Permission: ptr(perm("pe1", "th1", "tu1", "ls", "allow_once"))})
+	if got := m.Menu(); got.Icon != IconNeedsYou || !strings.Contains(got.Status, "config file not applied") {
+		t.Fatalf("an approval must win the icon: %+v", got)
+	}
+	m.Apply(Event{Type: evConfigError})
+	if got := m.Menu(); strings.Contains(got.Status, "config") || strings.Contains(got.Tooltip, "lissten") {
+		t.Fatalf("after the fix: %+v", got)
+	}
+	m.Apply(Event{Type: evConfigError, Message: "bad"})
+	m.Connect(Snapshot{})
+	if got := m.Menu(); got.Icon != IconIdle {
+		t.Fatalf("a new snapshot starts clean: %+v", got)
+	}
 }

@@ -80,6 +80,9 @@ type Event struct {
 	Permission *Permission `json:"permission,omitempty"`
 	Turn       *Turn       `json:"turn,omitempty"`
 	Thread     *Thread     `json:"thread,omitempty"`
+	// Message is config_error's: why the config file was refused, "" once
+	// it is valid again.
+	Message string `json:"message,omitempty"`
 }
 
 // Event types the tray acts on; it ignores the others.
@@ -89,6 +92,7 @@ const (
 	evPermissionRequired = "permission_required"
 	evPermissionResolved = "permission_resolved"
 	evThreadUpdated      = "thread_updated"
+	evConfigError        = "config_error"
 )
 
 // Decision is the body of POST /v1/permissions/{id}: exactly one of

@@ -2,6 +2,7 @@ package engine
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"log/slog"
@@ -305,4 +306,15 @@ func (e *Engine) Subscribe(ctx context.Context, c hub.Caller, threadID string, a
 		}
 	}
 	return e.bus.subscribe(hub.EventFilter{After: after, ThreadID: threadID, ClientID: c.ClientID, All: c.All}), nil
+}
+
+// Announce stores and publishes a hub-wide event: one tied to no thread
+// (config_error). Like every event it is committed before anyone sees it;
+// only callers with scope=all (the window, the tray) see it.
+func (e *Engine) Announce(typ string, payload any) error {
+	p, err := json.Marshal(payload)
+	if err != nil {
+		return fmt.Errorf("hub: %s payload: %w", typ, err)
+	}
+	return e.commit(&hub.Write{Events: []hub.Event{{Type: typ, At: e.now(), Payload: p}}})
 }
