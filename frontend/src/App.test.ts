@@ -2,6 +2,7 @@ import { describe, expect, it, vi } from 'vitest';
 import { fireEvent, render, screen, within } from '@testing-library/svelte';
 import App from './App.svelte';
 import { HubStore } from './lib/store.svelte';
+import { HubError } from './lib/transport';
 import { FakeTransport, ev, permission, thread } from './test/fakeTransport';
 
 function setup() {
@@ -90,5 +91,67 @@ describe('App', () => {
     await fireEvent.input(box, { target: { value: 'Next' } });
     await fireEvent.keyDown(box, { key: 'Enter' });
     expect(f.calls.find((c) => c.method === 'startTurn')?.args).toEqual(['th_1', { input: 'Next' }]);
+  });
+
+  it('switches mode and model from the composer; a refusal shows the code and message', async () => {
+    const { f } = setup();
+    f.threads[0] = {
+      ...f.threads[0],
+      modes: { currentModeId: 'default', availableModes: [{ id: 'default', name: 'Default' }, { id: 'plan', name: 'Plan' }] },
+      configOptions: [{ id: 'model', name: 'Model', category: 'model', type: 'select', currentValue: 'fake-small', options: [{ value: 'fake-small', name: 'Small' }, { value: 'fake-large', name: 'Large' }] }],
+    };
+    await fireEvent.click(await screen.findByText('Fix the build'));
+    const mode = (await screen.findByRole('combobox', { name: 'Mode' })) as HTMLSelectElement;
+    await fireEvent.change(mode, { target: { value: 'plan' } });
+    expect(f.calls.at(-1)).toEqual({ method: 'setMode', args: ['th_1', 'plan'] });
+    await vi.waitFor(() => expect(mode.value).toBe('plan'));
+    // The agent's own update arrives as an event.
+    f.push(ev(1, 'config_options', { configOptions: [{ ...f.threads[0].configOptions![0], currentValue: 'fake-large' }] }, 'th_1', ''));
+    const model = screen.getByRole('combobox', { name: 'Model' }) as HTMLSelectElement;
+    await vi.waitFor(() => expect(model.value).toBe('fake-large'));
+    f.push(ev(2, 'mode_changed', { modeId: 'default' }, 'th_1', ''));
+    await vi.waitFor(() => expect(mode.value).toBe('default'));
+
+    f.setError = new HubError('INVALID_ARGUMENT', 'the agent refused the value');
+    await fireEvent.change(model, { target: { value: 'fake-small' } });
+    expect(await screen.findByText('the agent refused the value (INVALID_ARGUMENT)')).toBeTruthy();
+    await vi.waitFor(() => expect(model.value).toBe('fake-large'));
+  });
+
+  it('shows the permission or turn a notification click asks for', async () => {
+    const scrolled: Element[] = [];
+    Element.prototype.scrollIntoView = function (this: Element) {
+      scrolled.push(this);
+    };
+    try {
+      const { f, store } = setup();
+      f.histories.set('th_2', [
+        {
+          id: 'tu_1', threadId: 'th_2', status: 'running', input: 'Clean up', output: '', startedAt: '',
+          events: [ev(1, 'turn_started', { input: 'Clean up' }, 'th_2'), ev(2, 'permission_required', { permission: permission('pe_2', { threadId: 'th_2' }) }, 'th_2')],
+        },
+      ]);
+      f.histories.set('th_1', [
+        { id: 'tu_a', threadId: 'th_1', status: 'completed', input: 'First', output: '', startedAt: '', events: [] },
+        { id: 'tu_b', threadId: 'th_1', status: 'completed', input: 'Second', output: '', startedAt: '', events: [] },
+      ]);
+      f.permissions = [permission('pe_1'), permission('pe_2', { threadId: 'th_2' })];
+      await screen.findByText('Docs');
+      f.navigate?.({ kind: 'permission', id: 'pe_2' });
+      await screen.findByRole('heading', { name: 'Docs' });
+      await vi.waitFor(() => expect(scrolled).toHaveLength(1));
+      expect(scrolled[0].getAttribute('data-permission-id')).toBe('pe_2');
+      expect(within(scrolled[0] as HTMLElement).getByRole('region', { name: 'Permission request: rm -rf build' })).toBeTruthy();
+      expect(document.activeElement).toBe(scrolled[0]);
+      expect(store.reveal).toBeNull();
+
+      f.navigate?.({ kind: 'turn', id: 'tu_a', threadId: 'th_1' });
+      await screen.findByRole('heading', { name: 'Fix the build' });
+      await vi.waitFor(() => expect(scrolled).toHaveLength(2));
+      expect(scrolled[1].getAttribute('data-turn-id')).toBe('tu_a');
+      expect(scrolled[1].textContent).toContain('First');
+    } finally {
+      delete (Element.prototype as Partial<Element>).scrollIntoView;
+    }
   });
 });

@@ -50,4 +50,55 @@ describe('Composer', () => {
     render(Composer, { onsend: vi.fn(), onstop: vi.fn() });
     expect(screen.queryByRole('button', { name: 'Stop' })).toBeNull();
   });
+
+  const modes = {
+    currentModeId: 'default',
+    availableModes: [
+      { id: 'default', name: 'Default' },
+      { id: 'plan', name: 'Plan', description: 'Think first' },
+    ],
+  };
+  const model = {
+    id: 'model',
+    name: 'Model',
+    category: 'model',
+    type: 'select',
+    currentValue: 'fake-small',
+    options: [
+      { value: 'fake-small', name: 'Small' },
+      { value: 'fake-large', name: 'Large' },
+    ],
+  };
+
+  it('has no Mode or Model picker when the thread has neither', () => {
+    render(Composer, { onsend: vi.fn(), onstop: vi.fn(), configOptions: [{ id: 'x', name: 'X', type: 'boolean' }] });
+    expect(screen.queryByRole('combobox', { name: 'Mode' })).toBeNull();
+    expect(screen.queryByRole('combobox', { name: 'Model' })).toBeNull();
+  });
+
+  it('picks a mode and a model', async () => {
+    const onmode = vi.fn();
+    const onconfig = vi.fn();
+    render(Composer, { onsend: vi.fn(), onstop: vi.fn(), modes, configOptions: [{ id: 'effort', name: 'Effort', type: 'select', currentValue: 'low', options: [] }, model], onmode, onconfig });
+    const mode = screen.getByRole('combobox', { name: 'Mode' }) as HTMLSelectElement;
+    expect(mode.value).toBe('default');
+    expect(Array.from(mode.options, (o) => o.text)).toEqual(['Default', 'Plan']);
+    await fireEvent.change(mode, { target: { value: 'plan' } });
+    expect(onmode).toHaveBeenCalledWith('plan');
+    const pick = screen.getByRole('combobox', { name: 'Model' }) as HTMLSelectElement;
+    expect(pick.value).toBe('fake-small');
+    await fireEvent.change(pick, { target: { value: 'fake-large' } });
+    expect(onconfig).toHaveBeenCalledWith('model', 'fake-large');
+  });
+
+  it('shows grouped model values, and goes back to the current one when the change fails', async () => {
+    const onconfig = vi.fn().mockRejectedValue(new Error('refused'));
+    const grouped = { ...model, id: 'llm', options: [{ group: 'fast', name: 'Fast', options: [{ value: 'fake-small', name: 'Small' }, { value: 'fake-tiny', name: 'Tiny' }] }] };
+    render(Composer, { onsend: vi.fn(), onstop: vi.fn(), configOptions: [grouped], onconfig });
+    const pick = screen.getByRole('combobox', { name: 'Model' }) as HTMLSelectElement;
+    expect(pick.querySelector('optgroup')?.label).toBe('Fast');
+    await fireEvent.change(pick, { target: { value: 'fake-tiny' } });
+    expect(onconfig).toHaveBeenCalledWith('llm', 'fake-tiny');
+    await vi.waitFor(() => expect(pick.value).toBe('fake-small'));
+  });
 });

@@ -3,10 +3,11 @@
 // frame, so a stream of 1000+ message chunks a second costs one render a
 // frame; within a thread they apply in seq order, and a seq seen twice is
 // ignored.
-import type { ConnectionState, Subscription, Transport } from './transport';
+import type { ConnectionState, Navigate, Subscription, Transport } from './transport';
 import { HubError } from './transport';
 import type {
   Agent,
+  ConfigOption,
   HubEvent,
   Permission,
   PlanEntry,
@@ -198,6 +199,14 @@ export const frameScheduler: Scheduler = (flush) => {
   setTimeout(run, 100);
 };
 
+/** Something to scroll into view once its thread shows it; n tells repeats apart. */
+export interface Reveal {
+  kind: 'permission' | 'turn';
+  id: string;
+  threadId: string;
+  n: number;
+}
+
 export interface Toast {
   id: number;
   message: string;
@@ -215,6 +224,8 @@ export class HubStore {
   connection = $state<ConnectionState>('connecting');
   selectedId = $state<string | null>(null);
   errors = $state<Toast[]>([]);
+  /** What a notification click asked to show; ThreadView clears it once shown. */
+  reveal = $state<Reveal | null>(null);
 
   pending = $derived(
     Object.values(this.permissions)
@@ -229,6 +240,8 @@ export class HubStore {
   private queue: HubEvent[] = [];
   private scheduled = false;
   private sub: Subscription | undefined;
+  private offNavigate: (() => void) | undefined;
+  private revealN = 0;
   private toastId = 0;
   private connError = '';
   private fetching = new Set<string>();
@@ -257,12 +270,54 @@ export class HubStore {
       },
       onGap: () => void this.refresh(),
     });
+    this.offNavigate = this.transport.onNavigate?.((n) => void this.navigate(n));
     await this.refresh();
   }
 
   stop(): void {
     this.sub?.close();
     this.sub = undefined;
+    this.offNavigate?.();
+    this.offNavigate = undefined;
+  }
+
+  /**
+   * Shows what a notification click asked for: selects the permission's (or
+   * turn's) thread and asks its view to scroll the card (or turn) into view.
+   */
+  async navigate(n: Navigate): Promise<void> {
+    let threadId: string | undefined;
+    if (n.kind === 'turn') {
+      threadId = n.threadId;
+    } else {
+      threadId = this.permissions[n.id]?.threadId;
+      if (!threadId) {
+        // Not seen yet (the window was just opened): ask for the pending list.
+        try {
+          (await this.transport.listPermissions('pending')).forEach((p) => this.upsertPermission(p));
+        } catch (e) {
+          this.report(e);
+          return;
+        }
+        threadId = this.permissions[n.id]?.threadId;
+      }
+    }
+    if (!threadId) return;
+    if (!this.threads[threadId]) this.fetchThread(threadId);
+    this.reveal = { kind: n.kind, id: n.id, threadId, n: ++this.revealN };
+    await this.select(threadId);
+  }
+
+  /** Switches the thread's session mode; the thread updates from the answer. */
+  async setMode(threadId: string, modeId: string): Promise<void> {
+    const t = await this.transport.setMode(threadId, modeId);
+    if (t?.id) this.upsertThread(t);
+  }
+
+  /** Sets a session config option (the model, …); the thread updates from the answer. */
+  async setConfigOption(threadId: string, configId: string, value: string): Promise<void> {
+    const t = await this.transport.setConfigOption(threadId, configId, value);
+    if (t?.id) this.upsertThread(t);
   }
 
   /** Reloads the snapshot: threads, agents, pending permissions. */
@@ -326,13 +381,19 @@ export class HubStore {
     else {
       if (e.type === 'turn_started') this.threads[e.threadId] = { ...t, status: 'running', updatedAt: max(t.updatedAt, e.at) };
       else if (e.type === 'turn_completed') this.threads[e.threadId] = { ...t, status: t.status === 'closed' ? 'closed' : 'idle', updatedAt: max(t.updatedAt, e.at) };
+      else if (e.type === 'mode_changed' && typeof e.modeId === 'string') {
+        if (t.modes) this.threads[e.threadId] = { ...t, modes: { ...t.modes, currentModeId: e.modeId } };
+        else this.fetchThread(e.threadId, true); // the modes on offer are on the thread
+      } else if (e.type === 'config_options' && Array.isArray(e.configOptions)) {
+        this.threads[e.threadId] = { ...t, configOptions: e.configOptions as ConfigOption[] };
+      }
     }
     return true;
   }
 
   /** A thread seen first through its events (another client's): load it once. */
-  private fetchThread(id: string): void {
-    if (this.fetching.has(id)) return;
+  private fetchThread(id: string, again = false): void {
+    if (this.fetching.has(id) && !again) return;
     this.fetching.add(id);
     this.transport.getThread(id).then(
       (t) => this.upsertThread(t),

@@ -1,5 +1,6 @@
 import { describe, expect, it, vi } from 'vitest';
 import { Conversation, HubStore } from './store.svelte';
+import { HubError } from './transport';
 import { FakeTransport, ev, permission, thread } from '../test/fakeTransport';
 
 function manual() {
@@ -143,5 +144,52 @@ describe('HubStore', () => {
     store.apply(ev(1, 'turn_started', { input: 'x' }, 'th_x', 'tu_1'));
     store.apply(ev(2, 'message_delta', { text: 'y' }, 'th_x', 'tu_1'));
     await vi.waitFor(() => expect(store.threadList.map((t) => t.title)).toEqual(['From the editor']));
+  });
+
+  it('sets mode and model from the answer, and follows mode_changed / config_options events', async () => {
+    const f = new FakeTransport();
+    const modes = { currentModeId: 'default', availableModes: [{ id: 'default', name: 'Default' }, { id: 'plan', name: 'Plan' }] };
+    const model = { id: 'model', name: 'Model', category: 'model', type: 'select', currentValue: 'fake-small', options: [{ value: 'fake-small', name: 'Small' }, { value: 'fake-large', name: 'Large' }] };
+    f.threads = [thread('th_1', { modes, configOptions: [model] })];
+    const store = new HubStore(f, () => {});
+    await store.start();
+    await store.setMode('th_1', 'plan');
+    expect(f.calls.at(-1)).toEqual({ method: 'setMode', args: ['th_1', 'plan'] });
+    expect(store.threads['th_1'].modes?.currentModeId).toBe('plan');
+    await store.setConfigOption('th_1', 'model', 'fake-large');
+    expect(store.threads['th_1'].configOptions?.[0].currentValue).toBe('fake-large');
+
+    store.apply(ev(1, 'mode_changed', { modeId: 'default' }, 'th_1', ''));
+    expect(store.threads['th_1'].modes).toEqual({ ...modes, currentModeId: 'default' });
+    store.apply(ev(2, 'config_options', { configOptions: [{ ...model, currentValue: 'fake-small' }] }, 'th_1', ''));
+    expect(store.threads['th_1'].configOptions?.[0].currentValue).toBe('fake-small');
+
+    f.setError = new HubError('UPSTREAM_UNAVAILABLE', 'the agent could not start');
+    await expect(store.setMode('th_1', 'plan')).rejects.toMatchObject({ code: 'UPSTREAM_UNAVAILABLE' });
+    expect(store.threads['th_1'].modes?.currentModeId).toBe('default');
+    store.stop();
+  });
+
+  it('navigates to a permission (a notification click): selects its thread and asks to reveal it', async () => {
+    const f = new FakeTransport();
+    f.threads = [thread('th_1'), thread('th_2')];
+    const store = new HubStore(f, () => {});
+    await store.start();
+    // Not known yet: the pending list is asked for again.
+    f.permissions = [permission('pe_5', { threadId: 'th_2' })];
+    f.navigate?.({ kind: 'permission', id: 'pe_5' });
+    await vi.waitFor(() => expect(store.selectedId).toBe('th_2'));
+    expect(f.calls.filter((c) => c.method === 'listPermissions').at(-1)?.args).toEqual(['pending']);
+    expect(store.reveal).toMatchObject({ kind: 'permission', id: 'pe_5', threadId: 'th_2' });
+
+    f.navigate?.({ kind: 'turn', id: 'tu_3', threadId: 'th_1' });
+    await vi.waitFor(() => expect(store.selectedId).toBe('th_1'));
+    expect(store.reveal).toMatchObject({ kind: 'turn', id: 'tu_3', threadId: 'th_1' });
+
+    // An unknown permission changes nothing.
+    await store.navigate({ kind: 'permission', id: 'pe_none' });
+    expect(store.selectedId).toBe('th_1');
+    store.stop();
+    expect(f.navigate).toBeUndefined();
   });
 });

@@ -144,6 +144,23 @@ describe('HttpTransport requests', () => {
     await expect(t.listThreads()).rejects.toMatchObject({ code: 'NETWORK' });
   });
 
+  it('sets a mode and a config option (POST …/mode, …/config-option) and answers the thread', async () => {
+    const { t, calls } = http([
+      json(200, { thread: { id: 'th_1', modes: { currentModeId: 'plan', availableModes: [] } } }),
+      json(200, { thread: { id: 'th_1', configOptions: [{ id: 'model', currentValue: 'fast' }] } }),
+      json(400, { error: { code: 'INVALID_ARGUMENT', message: 'unknown mode "x"' } }),
+    ]);
+    expect((await t.setMode('th/1', 'plan')).modes?.currentModeId).toBe('plan');
+    expect(calls[0].url).toBe('/v1/threads/th%2F1/mode?scope=all');
+    expect(calls[0].init.method).toBe('POST');
+    expect(calls[0].headers['content-type']).toBe('application/json');
+    expect(JSON.parse(String(calls[0].init.body))).toEqual({ modeId: 'plan' });
+    expect((await t.setConfigOption('th_1', 'model', 'fast')).configOptions?.[0].currentValue).toBe('fast');
+    expect(calls[1].url).toBe('/v1/threads/th_1/config-option?scope=all');
+    expect(JSON.parse(String(calls[1].init.body))).toEqual({ configId: 'model', value: 'fast' });
+    await expect(t.setMode('th_1', 'x')).rejects.toMatchObject({ code: 'INVALID_ARGUMENT', message: 'unknown mode "x"' });
+  });
+
   it('answers a 204 delete with nothing', async () => {
     const { t, calls } = http([() => new Response(null, { status: 204 })]);
     await expect(t.deleteThread('th_1')).resolves.toBeUndefined();
@@ -276,6 +293,12 @@ function fakeWails() {
     ListAgents: () => Promise.resolve([{ id: 'sdk', name: 'SDK', status: 'available', command: 'x' }]),
     ListThreads: () => Promise.resolve({ threads: [{ id: 'th_1' }], nextCursor: '' }),
     GetThread: notFound,
+    SetMode: (threadId: string, modeId: string) =>
+      modeId === 'bad'
+        ? Promise.reject('{"code":"INVALID_ARGUMENT","message":"unknown mode"}')
+        : Promise.resolve({ id: threadId, modes: { currentModeId: modeId, availableModes: [] } }),
+    SetConfigOption: (threadId: string, configId: string, value: string) =>
+      Promise.resolve({ id: threadId, configOptions: [{ id: configId, currentValue: value }] }),
     Subscribe: (after: number) => {
       subscribed.push(after);
       return Promise.resolve(null);
@@ -291,6 +314,33 @@ describe('WailsTransport', () => {
     expect((await t.listAgents())[0].id).toBe('sdk');
     expect(await t.listThreads(10)).toEqual({ threads: [{ id: 'th_1' }], nextCursor: undefined });
     await expect(t.getThread('x')).rejects.toMatchObject({ code: 'NOT_FOUND', message: 'no such thread' });
+  });
+
+  it('calls SetMode and SetConfigOption', async () => {
+    const w = fakeWails();
+    const t = new WailsTransport(w.bridge, w.runtime);
+    expect((await t.setMode('th_1', 'plan')).modes?.currentModeId).toBe('plan');
+    expect((await t.setConfigOption('th_1', 'model', 'fast')).configOptions).toEqual([{ id: 'model', currentValue: 'fast' }]);
+    await expect(t.setMode('th_1', 'bad')).rejects.toMatchObject({ code: 'INVALID_ARGUMENT', message: 'unknown mode' });
+  });
+
+  it('hands on window:showPermission and window:showTurn until stopped', () => {
+    const w = fakeWails();
+    const t = new WailsTransport(w.bridge, w.runtime);
+    const got: unknown[] = [];
+    const off = t.onNavigate((n) => got.push(n));
+    w.emit('window:showPermission', { id: 'pe_1' });
+    w.emit('window:showTurn', JSON.stringify({ id: 'tu_1', threadId: 'th_1' }));
+    w.emit('window:showTurn', { id: 'tu_2' }); // no thread: ignored
+    w.emit('window:showPermission', null);
+    expect(got).toEqual([
+      { kind: 'permission', id: 'pe_1' },
+      { kind: 'turn', id: 'tu_1', threadId: 'th_1' },
+    ]);
+    off();
+    w.emit('window:showPermission', { id: 'pe_2' });
+    expect(got).toHaveLength(2);
+    expect(w.listeners.get('window:showPermission')).toEqual([]);
   });
 
   it('delivers hub:event once each and resubscribes after hub:resync', async () => {

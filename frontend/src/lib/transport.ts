@@ -114,6 +114,9 @@ export interface Subscription {
   close(): void;
 }
 
+/** A request to show something: from window:showPermission / window:showTurn. */
+export type Navigate = { kind: 'permission'; id: string } | { kind: 'turn'; id: string; threadId: string };
+
 export interface Transport {
   readonly kind: 'wails' | 'http';
   /** Who this client is, as the hub records it in decidedBy. */
@@ -130,6 +133,15 @@ export interface Transport {
   history(threadId: string, includeEvents: boolean, includeInternal?: boolean): Promise<TurnHistory[]>;
   listPermissions(status?: PermissionStatus): Promise<Permission[]>;
   decidePermission(id: string, decision: Decision): Promise<Permission>;
+  /** Switches the thread's agent session to a mode; answers the updated thread. */
+  setMode(threadId: string, modeId: string): Promise<Thread>;
+  /** Sets one of the session's config options (the model, …); answers the updated thread. */
+  setConfigOption(threadId: string, configId: string, value: string): Promise<Thread>;
+  /**
+   * The window only: the user clicked a desktop notification, asking to show
+   * a permission or a turn. Returns a function that stops listening.
+   */
+  onNavigate?(cb: (n: Navigate) => void): () => void;
   /** Every event with seq > after (after < 0: live ones only), then live, resuming on its own. */
   subscribe(after: number, handlers: SubscribeHandlers): Subscription;
 }
@@ -168,6 +180,8 @@ export interface WailsBridge {
   History(threadId: string, includeEvents: boolean, includeInternal: boolean): Promise<unknown>;
   ListPermissions(status: string): Promise<unknown>;
   DecidePermission(id: string, decision: Decision): Promise<unknown>;
+  SetMode(threadId: string, modeId: string): Promise<unknown>;
+  SetConfigOption(threadId: string, configId: string, value: string): Promise<unknown>;
   Subscribe(after: number): Promise<unknown>;
 }
 export interface WailsRuntime {
@@ -186,7 +200,8 @@ export function inWindow(w: Window = window): boolean {
   return !!w.go;
 }
 
-function parseEventData(d: unknown): HubEvent | undefined {
+/** A runtime event's data: an object, or a JSON string of one. */
+function parseObject(d: unknown): Record<string, unknown> | undefined {
   let v = d;
   if (typeof v === 'string') {
     try {
@@ -195,7 +210,11 @@ function parseEventData(d: unknown): HubEvent | undefined {
       return undefined;
     }
   }
-  return v && typeof v === 'object' ? (v as HubEvent) : undefined;
+  return v && typeof v === 'object' && !Array.isArray(v) ? (v as Record<string, unknown>) : undefined;
+}
+
+function parseEventData(d: unknown): HubEvent | undefined {
+  return parseObject(d) as HubEvent | undefined;
 }
 
 export class WailsTransport implements Transport {
@@ -259,6 +278,29 @@ export class WailsTransport implements Transport {
   }
   decidePermission(id: string, decision: Decision) {
     return this.call<Permission>(() => this.bridge.DecidePermission(id, decision), 'permission');
+  }
+  setMode(threadId: string, modeId: string) {
+    return this.call<Thread>(() => this.bridge.SetMode(threadId, modeId), 'thread');
+  }
+  setConfigOption(threadId: string, configId: string, value: string) {
+    return this.call<Thread>(() => this.bridge.SetConfigOption(threadId, configId, value), 'thread');
+  }
+
+  onNavigate(cb: (n: Navigate) => void): () => void {
+    const offPermission = this.runtime.EventsOn('window:showPermission', (d) => {
+      const v = parseObject(d);
+      if (typeof v?.id === 'string' && v.id) cb({ kind: 'permission', id: v.id });
+    });
+    const offTurn = this.runtime.EventsOn('window:showTurn', (d) => {
+      const v = parseObject(d);
+      if (typeof v?.id === 'string' && typeof v.threadId === 'string' && v.threadId) {
+        cb({ kind: 'turn', id: v.id, threadId: v.threadId });
+      }
+    });
+    return () => {
+      offPermission();
+      offTurn();
+    };
   }
 
   subscribe(after: number, h: SubscribeHandlers): Subscription {
@@ -442,6 +484,14 @@ export class HttpTransport implements Transport {
   async decidePermission(id: string, decision: Decision) {
     const u = this.url(`/v1/permissions/${encodeURIComponent(id)}`);
     return (await this.request<{ permission: Permission }>('POST', u, decision)).permission;
+  }
+  async setMode(threadId: string, modeId: string) {
+    const u = this.url(`/v1/threads/${encodeURIComponent(threadId)}/mode`);
+    return (await this.request<{ thread: Thread }>('POST', u, { modeId })).thread;
+  }
+  async setConfigOption(threadId: string, configId: string, value: string) {
+    const u = this.url(`/v1/threads/${encodeURIComponent(threadId)}/config-option`);
+    return (await this.request<{ thread: Thread }>('POST', u, { configId, value })).thread;
   }
 
   subscribe(after: number, h: SubscribeHandlers): Subscription {

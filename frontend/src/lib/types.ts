@@ -22,6 +22,42 @@ export interface Thread {
   status: ThreadStatus;
   createdAt: string;
   updatedAt: string;
+  /** The agent session's ACP SessionModeState, as the agent last reported it. */
+  modes?: SessionModeState;
+  /** The agent session's ACP config options (the model, …), raw. */
+  configOptions?: ConfigOption[];
+}
+export interface SessionMode {
+  id: string;
+  name: string;
+  description?: string | null;
+}
+export interface SessionModeState {
+  currentModeId: string;
+  availableModes: SessionMode[];
+}
+/** One value of a select config option. */
+export interface ConfigOptionValue {
+  value: string;
+  name: string;
+  description?: string | null;
+}
+/** A named group of values (ACP allows grouped select options). */
+export interface ConfigOptionGroup {
+  group: string;
+  name: string;
+  options: ConfigOptionValue[];
+}
+/** An ACP SessionConfigOption; only type "select" is shown today. */
+export interface ConfigOption {
+  id: string;
+  name: string;
+  description?: string | null;
+  category?: string | null;
+  type: 'select' | string;
+  currentValue?: string;
+  options?: (ConfigOptionValue | ConfigOptionGroup)[];
+  [key: string]: unknown;
 }
 export interface ThreadPage {
   threads: Thread[];

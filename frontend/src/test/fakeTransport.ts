@@ -1,5 +1,5 @@
 // An in-memory Transport for store and component tests.
-import type { SubscribeHandlers, Subscription, Transport } from '../lib/transport';
+import type { Navigate, SubscribeHandlers, Subscription, Transport } from '../lib/transport';
 import { HubError } from '../lib/transport';
 import type { Agent, Decision, HubEvent, Permission, Thread, Turn, TurnHistory, TurnInput } from '../lib/types';
 
@@ -101,14 +101,40 @@ export class FakeTransport implements Transport {
     this.log('history', threadId);
     return this.histories.get(threadId) ?? [];
   }
-  async listPermissions() {
-    this.log('listPermissions');
+  async listPermissions(status?: string) {
+    this.log('listPermissions', status);
     return this.permissions;
   }
   async decidePermission(id: string, d: Decision) {
     this.log('decidePermission', id, d);
     const p = this.permissions.find((x) => x.id === id) ?? permission(id);
     return { ...p, status: 'approved' as const, decidedBy: this.clientId, ...('optionId' in d ? { optionId: d.optionId } : {}) };
+  }
+  /** Set to make setMode / setConfigOption fail. */
+  setError: HubError | undefined;
+  async setMode(threadId: string, modeId: string) {
+    this.log('setMode', threadId, modeId);
+    if (this.setError) throw this.setError;
+    const t = await this.getThread(threadId);
+    const nt: Thread = { ...t, modes: { currentModeId: modeId, availableModes: t.modes?.availableModes ?? [] } };
+    this.threads = this.threads.map((x) => (x.id === threadId ? nt : x));
+    return nt;
+  }
+  async setConfigOption(threadId: string, configId: string, value: string) {
+    this.log('setConfigOption', threadId, configId, value);
+    if (this.setError) throw this.setError;
+    const t = await this.getThread(threadId);
+    const nt: Thread = {
+      ...t,
+      configOptions: (t.configOptions ?? []).map((o) => (o.id === configId ? { ...o, currentValue: value } : o)),
+    };
+    this.threads = this.threads.map((x) => (x.id === threadId ? nt : x));
+    return nt;
+  }
+  navigate: ((n: Navigate) => void) | undefined;
+  onNavigate(cb: (n: Navigate) => void) {
+    this.navigate = cb;
+    return () => (this.navigate = undefined);
   }
   subscribe(after: number, h: SubscribeHandlers): Subscription {
     this.log('subscribe', after);
