@@ -26,7 +26,7 @@ DESKTOP_TAGS := desktop,production,webkit2_41
 TRAY_TAGS := desktop
 
 APT_PACKAGES := pkg-config libgtk-3-dev libwebkit2gtk-4.1-dev libayatana-appindicator3-dev
-SMOKE_APT_PACKAGES := xvfb xauth xdotool dbus dbus-x11 haskell-status-notifier-item-utils imagemagick
+SMOKE_APT_PACKAGES := xvfb xauth xdotool dbus dbus-x11 haskell-status-notifier-item-utils imagemagick procps
 SUDO := $(if $(filter 0,$(shell id -u)),,sudo)
 
 TOOLS := $(CURDIR)/.tools

@@ -61,6 +61,7 @@ func runDesktop(ctx context.Context, e *env, o Options) (err error) {
 		err = errors.Join(err, h.stop(sctx))
 	}()
 	h.log.Info("hub ready", "url", h.url, "dataDir", h.dataDir)
+	defer h.startTray()()
 	w.attach(h)
 	defer w.bridge.stop()
 	if err := wails.Run(opts); err != nil {
