@@ -84,6 +84,10 @@ type Discovery struct {
 	URL     string `json:"url"`
 	PID     int    `json:"pid"`
 	Version string `json:"version"`
+	// Window (extension) is true when the hub runs inside the desktop app:
+	// launching the app again raises its window. False beside `serve`,
+	// where the UI is the browser's.
+	Window bool `json:"window,omitempty"`
 }
 
 // writeDiscovery writes hub.json atomically, mode 0600.

@@ -45,6 +45,7 @@ func runDesktop(ctx context.Context, e *env, o Options) (err error) {
 		// no hub, no data dir.
 		return wails.Run(opts)
 	}
+	o.window = true
 	h, err := startHub(ctx, e, o)
 	if errors.Is(err, errHubRunning) {
 		if ferr := focusRunning(o.DataDir); ferr == nil {

@@ -120,7 +120,7 @@ func startHub(ctx context.Context, e *env, o Options) (_ *runningHub, err error)
 	go func() { h.served <- h.http.Serve(ln) }()
 	h.listen = listen
 	h.url = "http://" + urlHost(ln.Addr().(*net.TCPAddr))
-	if err := writeDiscovery(o.DataDir, Discovery{URL: h.url, PID: os.Getpid(), Version: version}); err != nil {
+	if err := writeDiscovery(o.DataDir, Discovery{URL: h.url, PID: os.Getpid(), Version: version, Window: o.window}); err != nil {
 		return nil, err
 	}
 	h.watcher = newConfigWatcher(h.configPath, h.config, log, h.applyConfig, h.configError)

@@ -20,6 +20,9 @@ type Options struct {
 	// Listen is --listen: the hub's HTTP address. Empty: the config
 	// file's listen (whose default is DefaultListen) applies.
 	Listen string
+
+	// window is set by the desktop app: the hub runs behind a window.
+	window bool
 }
 
 // register adds the flags to fs; listen says whether the command serves.

@@ -39,17 +39,21 @@ func (w *Watcher) Do(ctx context.Context, a Action) {
 	w.log().Info("tray: action done", "action", a.String())
 }
 
-// Open opens Switchboard. With a hub answering in the data dir, it opens
-// the browser UI through GET /auth (which sets the session cookie and
-// drops the token from the address bar); the hub has no request yet to
-// raise the desktop window, so a desktop hub gets the browser UI too.
-// Without a hub it starts the desktop app: the switchboard binary beside
+// Open opens Switchboard. A hub answering inside the desktop app
+// (hub.json's window) gets its window raised: the app is launched again,
+// which shows the running instance's window and exits. A hub answering
+// beside `serve` gets the browser UI through GET /auth (which sets the
+// session cookie and drops the token from the address bar). Without a hub
+// it starts the desktop app: the switchboard binary beside
 // switchboard-tray, else the one on PATH, on the same data dir.
 func (w *Watcher) Open(ctx context.Context) error {
 	if h, err := Discover(w.DataDir); err == nil {
 		ctx, cancel := context.WithTimeout(ctx, 2*time.Second)
 		defer cancel()
 		if (&Client{Hub: h, HTTP: w.HTTP}).Healthz(ctx) == nil {
+			if h.Window {
+				return startApp(w.DataDir)
+			}
 			return openURL(h.AuthURL())
 		}
 	}

@@ -4,6 +4,8 @@ import (
 	"bytes"
 	"context"
 	"log/slog"
+	"os"
+	"path/filepath"
 	"strings"
 	"sync"
 	"testing"
@@ -64,5 +66,25 @@ func TestDoLogsWithoutToken(t *testing.T) {
 	}
 	if strings.Contains(out, testToken) {
 		t.Errorf("token in the log:\n%s", out)
+	}
+}
+
+// A hub inside the desktop app (hub.json's window): Open launches the app
+// again, which raises the running window, instead of a browser tab.
+func TestOpenRaisesTheWindow(t *testing.T) {
+	urls, starts := stubOpeners(t)
+	h := newFakeHub(t)
+	b, err := os.ReadFile(filepath.Join(h.dir, "hub.json"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	b = bytes.Replace(b, []byte(`"version"`), []byte(`"window":true,"version"`), 1)
+	if err := os.WriteFile(filepath.Join(h.dir, "hub.json"), b, 0o600); err != nil {
+		t.Fatal(err)
+	}
+	w := &Watcher{DataDir: h.dir, Log: quietLog()}
+	w.Do(context.Background(), Action{Kind: ActOpen})
+	if len(*urls) != 0 || len(*starts) != 1 || (*starts)[0] != h.dir {
+		t.Fatalf("urls %q starts %q", *urls, *starts)
 	}
 }

@@ -34,6 +34,9 @@ type Discovery struct {
 	URL     string `json:"url"`
 	PID     int    `json:"pid"`
 	Version string `json:"version"`
+	// Window: the hub runs inside the desktop app (launching the app again
+	// raises its window).
+	Window bool `json:"window,omitempty"`
 }
 
 // Hub is a hub found through the data dir: its address and its token. The
