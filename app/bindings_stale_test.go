@@ -22,7 +22,7 @@ func TestWailsJSUpToDate(t *testing.T) {
 	if testing.Short() {
 		t.Skip("builds the binding generator")
 	}
-	root := findModuleRoot(t)
+	root := moduleRoot(t)
 	dir := t.TempDir()
 	bin := filepath.Join(dir, "wailsbindings")
 	build := exec.Command("go", "build", "-tags", "bindings,webkit2_41", "-o", bin, ".")
@@ -84,8 +84,8 @@ func readTree(t *testing.T, dir string) map[string][]byte {
 	return files
 }
 
-// findModuleRoot is the nearest parent of the working directory with a go.mod.
-func findModuleRoot(t *testing.T) string {
+// moduleRoot is the nearest parent of the working directory with a go.mod.
+func moduleRoot(t *testing.T) string {
 	t.Helper()
 	dir, err := os.Getwd()
 	if err != nil {

@@ -68,25 +68,6 @@ func buildE2E(t *testing.T, dir string) e2eBins {
 	return b
 }
 
-// moduleRoot is the nearest parent of the working directory with a go.mod.
-func moduleRoot(t *testing.T) string {
-	t.Helper()
-	dir, err := os.Getwd()
-	if err != nil {
-		t.Fatal(err)
-	}
-	for {
-		if _, err := os.Stat(filepath.Join(dir, "go.mod")); err == nil {
-			return dir
-		}
-		parent := filepath.Dir(dir)
-		if parent == dir {
-			t.Fatal("no go.mod above the working directory")
-		}
-		dir = parent
-	}
-}
-
 // agentConf is one entry of the config file's agents: map.
 type agentConf struct {
 	Name    string            `yaml:"name"`
