@@ -2,6 +2,7 @@ package tray
 
 import (
 	"fmt"
+	"slices"
 	"sync"
 	"time"
 )
@@ -79,17 +80,54 @@ func (a Action) String() string {
 // permSlot is one permission submenu and its three entries.
 type permSlot struct {
 	parent, approve, deny, always item
-	shown                         PermissionItem // ID "" when hidden
-	since                         time.Time      // when shown.ID last changed
-	visible                       [4]bool        // parent, approve, deny, always
+	slotState[PermissionItem]
+	visible [4]bool // parent, approve, deny, always
 }
 
 // turnSlot is one running turn's submenu and its Cancel entry.
 type turnSlot struct {
 	parent, cancel item
-	shown          TurnItem
-	since          time.Time
-	visible        bool
+	slotState[TurnItem]
+	visible bool
+}
+
+// slotState is what a menu slot shows, and since when.
+type slotState[T any] struct {
+	shown T         // the zero T (empty id) while the slot is free
+	since time.Time // when shown's id last changed
+}
+
+// assignSlots keeps each item of items that a slot already shows in that
+// slot (updated), frees the slots whose item is gone, and puts the new
+// items in free slots in items' order: an entry never moves under the
+// pointer while it stays. It returns how many items found no free slot.
+func assignSlots[T any](slots []*slotState[T], items []T, id func(T) string, now time.Time) (overflow int) {
+	byID := make(map[string]T, len(items))
+	for _, it := range items {
+		byID[id(it)] = it
+	}
+	placed := map[string]bool{}
+	var zero T
+	for _, s := range slots {
+		if it, ok := byID[id(s.shown)]; ok && id(s.shown) != "" {
+			s.shown = it
+			placed[id(it)] = true
+		} else if id(s.shown) != "" {
+			s.shown, s.since = zero, now
+		}
+	}
+	for _, it := range items {
+		if placed[id(it)] {
+			continue
+		}
+		free := slices.IndexFunc(slots, func(s *slotState[T]) bool { return id(s.shown) == "" })
+		if free < 0 {
+			overflow++
+			continue
+		}
+		slots[free].shown, slots[free].since = it, now
+	}
+	return overflow
 }
 
 // layout maps Menus onto fixed menu items. Its methods are safe for
@@ -184,39 +222,12 @@ func (l *layout) show(m Menu) {
 	l.connected = m.Connected
 	l.setTitleLocked(l.status, m.Status)
 
-	// Permissions: keep slots, fill free ones.
-	byID := map[string]PermissionItem{}
-	for _, p := range m.Permissions {
-		byID[p.ID] = p
-	}
-	placed := map[string]bool{}
+	// Permissions, then turns: keep slots, fill free ones.
+	permStates := make([]*slotState[PermissionItem], len(l.perms))
 	for i := range l.perms {
-		s := &l.perms[i]
-		if p, ok := byID[s.shown.ID]; ok && s.shown.ID != "" {
-			s.shown = p
-			placed[p.ID] = true
-		} else if s.shown.ID != "" {
-			s.shown, s.since = PermissionItem{}, now
-		}
+		permStates[i] = &l.perms[i].slotState
 	}
-	overflow := 0
-	for _, p := range m.Permissions {
-		if placed[p.ID] {
-			continue
-		}
-		free := -1
-		for i := range l.perms {
-			if l.perms[i].shown.ID == "" {
-				free = i
-				break
-			}
-		}
-		if free < 0 {
-			overflow++
-			continue
-		}
-		l.perms[free].shown, l.perms[free].since = p, now
-	}
+	overflow := assignSlots(permStates, m.Permissions, func(p PermissionItem) string { return p.ID }, now)
 	for i := range l.perms {
 		s := &l.perms[i]
 		p := s.shown
@@ -233,39 +244,11 @@ func (l *layout) show(m Menu) {
 	}
 	setVisible(l.morePerms, &l.shownMore[0], overflow > 0)
 
-	// Turns, the same way.
-	turnByID := map[string]TurnItem{}
-	for _, t := range m.Turns {
-		turnByID[t.TurnID] = t
-	}
-	placedTurn := map[string]bool{}
+	turnStates := make([]*slotState[TurnItem], len(l.turns))
 	for i := range l.turns {
-		s := &l.turns[i]
-		if t, ok := turnByID[s.shown.TurnID]; ok && s.shown.TurnID != "" {
-			s.shown = t
-			placedTurn[t.TurnID] = true
-		} else if s.shown.TurnID != "" {
-			s.shown, s.since = TurnItem{}, now
-		}
+		turnStates[i] = &l.turns[i].slotState
 	}
-	overflow = 0
-	for _, t := range m.Turns {
-		if placedTurn[t.TurnID] {
-			continue
-		}
-		free := -1
-		for i := range l.turns {
-			if l.turns[i].shown.TurnID == "" {
-				free = i
-				break
-			}
-		}
-		if free < 0 {
-			overflow++
-			continue
-		}
-		l.turns[free].shown, l.turns[free].since = t, now
-	}
+	overflow = assignSlots(turnStates, m.Turns, func(t TurnItem) string { return t.TurnID }, now)
 	for i := range l.turns {
 		s := &l.turns[i]
 		if s.shown.TurnID != "" {
