@@ -1,9 +1,22 @@
-// Agent text as sanitized HTML: marked (GFM) then DOMPurify. Links open
-// outside the app and never carry a referrer.
-import { Marked } from 'marked';
+// Agent text as sanitized HTML: marked (GFM, fenced code highlighted by
+// lib/highlight) then DOMPurify over the whole result, highlighting
+// included. Links open outside the app and never carry a referrer.
+import { Marked, type Tokens } from 'marked';
 import DOMPurify from 'dompurify';
+import { escapeHTML, highlight } from './highlight';
 
-const md = new Marked({ gfm: true, breaks: false, async: false });
+const md = new Marked(
+  { gfm: true, breaks: false, async: false },
+  {
+    renderer: {
+      code({ text, lang }: Tokens.Code): string {
+        const h = highlight(text.replace(/\n$/, ''), lang);
+        const cls = h.language ? ` class="hljs language-${escapeHTML(h.language)}"` : '';
+        return `<pre><code${cls}>${h.html}</code></pre>\n`;
+      },
+    },
+  },
+);
 
 let hooked = false;
 function hook(): void {
