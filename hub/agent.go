@@ -20,4 +20,8 @@ type Agent struct {
 	Version      string          `json:"version,omitempty"`
 	Capabilities json.RawMessage `json:"capabilities,omitempty"`
 	Reason       string          `json:"reason,omitempty"`
+	// Install is how to install the agent (a command such as "npm install
+	// -g …", or where to get it), from the catalogue; absent for custom
+	// agents. Extension of API.md.
+	Install string `json:"install,omitempty"`
 }

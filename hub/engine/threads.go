@@ -155,7 +155,7 @@ func (e *Engine) updateThread(ctx context.Context, c hub.Caller, id string, fn f
 	}
 	fn(&t)
 	t.UpdatedAt = e.now()
-	ev, err := hub.NewEvent(hub.EventThreadUpdated, t, "", t.UpdatedAt, map[string]any{"thread": t})
+	ev, err := hub.NewEvent(hub.EventThreadUpdated, t, "", t.UpdatedAt, threadUpdated(t))
 	if err != nil {
 		return hub.Thread{}, err
 	}
@@ -163,6 +163,17 @@ func (e *Engine) updateThread(ctx context.Context, c hub.Caller, id string, fn f
 		return hub.Thread{}, err
 	}
 	return t, nil
+}
+
+// threadUpdated is the payload of a thread_updated event: {"thread": t},
+// plus "deleted": true when t was deleted (Thread.Deleted is not part of
+// the resource, and a deleted thread reads as closed otherwise).
+func threadUpdated(t hub.Thread) map[string]any {
+	p := map[string]any{"thread": t}
+	if t.Deleted {
+		p["deleted"] = true
+	}
+	return p
 }
 
 // DeleteThread implements Service.
@@ -204,7 +215,7 @@ func (e *Engine) ListAgents(ctx context.Context) ([]hub.Agent, error) {
 	sortSpecs(specs)
 	out := make([]hub.Agent, 0, len(specs))
 	for _, s := range specs {
-		a := hub.Agent{ID: s.ID, Name: s.Name, Command: strings.Join(append([]string{s.Command.Path}, s.Command.Args...), " "), Status: hub.AgentAvailable}
+		a := hub.Agent{ID: s.ID, Name: s.Name, Command: strings.Join(append([]string{s.Command.Path}, s.Command.Args...), " "), Status: hub.AgentAvailable, Install: s.Install}
 		if in, ok := e.agentInit(s.ID); ok {
 			a.Version, a.Capabilities = in.version, in.caps
 		}
