@@ -31,6 +31,13 @@ type CreateThreadRequest struct {
 	// config options (the editor bridge's session/new). Best effort: the
 	// thread is created even when the agent fails to start.
 	OpenSession bool `json:"openSession,omitempty"`
+	// ClientCapabilities (an extension), when set, are the ACP client
+	// capabilities of the editor behind the thread: the agent's fs/* and
+	// terminal/* requests they cover become client_request events for the
+	// thread's owner to answer (AnswerClientRequest) instead of being
+	// served by the hub. They live in the hub's memory for the thread's
+	// lifetime: after a hub restart the hub serves everything itself.
+	ClientCapabilities *ClientCapabilities `json:"clientCapabilities,omitempty"`
 }
 
 // ThreadPage is a page of threads, newest first.
@@ -107,4 +114,11 @@ type Service interface {
 	// DecidePermission records the decision durably, then tells the agent.
 	// A permission already decided or expired is CONFLICT.
 	DecidePermission(ctx context.Context, c Caller, id string, d Decision) (Permission, error)
+
+	// AnswerClientRequest answers a pending client_request of the thread:
+	// the agent gets a.Result or a.Error verbatim. Only the thread's
+	// owner may answer (anyone else, scope=all included, is NOT_FOUND, as
+	// is an unknown request); a request already answered, timed out or
+	// dropped (its turn cancelled, its agent gone) is CONFLICT.
+	AnswerClientRequest(ctx context.Context, c Caller, threadID, requestID string, a ClientAnswer) error
 }

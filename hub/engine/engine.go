@@ -53,6 +53,9 @@ type Options struct {
 	CancelWait time.Duration
 	// Now is the clock (default time.Now).
 	Now func() time.Time
+	// ClientRequestTimeout bounds the wait for a client request's answer
+	// (default hub.ClientRequestTimeout).
+	ClientRequestTimeout time.Duration
 	// ProbeAgents, when set, starts every available agent once in the
 	// background after New returns (initialize only, two at a time, each
 	// bounded by 15s), so ListAgents reports versions and capabilities
@@ -72,6 +75,10 @@ type Engine struct {
 	now        func() time.Time
 	agentOpts  acp.AgentOptions
 	cancelWait time.Duration
+	// clientTimeout is Options.ClientRequestTimeout; creqs the client
+	// requests (clientreq.go).
+	clientTimeout time.Duration
+	creqs         clientRequests
 
 	mu      sync.Mutex
 	cfg     Config
@@ -106,6 +113,9 @@ func New(ctx context.Context, opts Options) (*Engine, error) {
 	if opts.CancelWait <= 0 {
 		opts.CancelWait = 4 * time.Second
 	}
+	if opts.ClientRequestTimeout <= 0 {
+		opts.ClientRequestTimeout = hub.ClientRequestTimeout
+	}
 	if opts.Config == (Config{}) {
 		opts.Config = DefaultConfig()
 	}
@@ -128,6 +138,7 @@ func New(ctx context.Context, opts Options) (*Engine, error) {
 		stopProbes: func() {},
 	}
 	e.agentOpts.Client.CancelWait = opts.CancelWait
+	e.clientTimeout = opts.ClientRequestTimeout
 	e.SetAgents(opts.Agents)
 	if err := e.recover(ctx); err != nil {
 		return nil, err

@@ -38,6 +38,8 @@ type fake struct {
 	panicNext    bool // the next call panics: a stand-in for a bug
 	lastCaller   hub.Caller
 	liveBuffer   int
+	clientReqs   map[string]*fakeClientRequest // by request id (clientrequests_test.go)
+	lastCreate   hub.CreateThreadRequest
 }
 
 var _ hub.Service = (*fake)(nil)
@@ -138,6 +140,7 @@ func (f *fake) CreateThread(ctx context.Context, c hub.Caller, req hub.CreateThr
 	if err := f.enterLocked(c); err != nil {
 		return hub.Thread{}, err
 	}
+	f.lastCreate = req
 	if req.Agent != "echo" {
 		return hub.Thread{}, hub.Errorf(hub.CodeInvalidArgument, "unknown agent %q", req.Agent)
 	}
