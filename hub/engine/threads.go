@@ -108,6 +108,9 @@ func (e *Engine) CreateThread(ctx context.Context, c hub.Caller, req hub.CreateT
 	if err := e.commit(&hub.Write{Threads: []hub.Thread{t}, Events: []hub.Event{ev}}); err != nil {
 		return hub.Thread{}, err
 	}
+	if req.ClientCapabilities != nil {
+		e.creqs.delegate(t.ID, *req.ClientCapabilities)
+	}
 	if req.OpenSession {
 		t = e.openSessionNow(ctx, t)
 	}
@@ -201,6 +204,7 @@ func (e *Engine) DeleteThread(ctx context.Context, c hub.Caller, id string) erro
 	e.mu.Lock()
 	delete(e.threads, id)
 	e.mu.Unlock()
+	e.creqs.forget(id)
 	return err
 }
 

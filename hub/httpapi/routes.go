@@ -52,6 +52,7 @@ var routes = []Route{
 	{Method: "POST", Path: "/v1/threads/{id}/compact", handle: (*Server).compactThread},
 	{Method: "POST", Path: "/v1/threads/{id}/mode", Body: true, handle: (*Server).setMode},
 	{Method: "POST", Path: "/v1/threads/{id}/config-option", Body: true, handle: (*Server).setConfigOption},
+	{Method: "POST", Path: "/v1/threads/{id}/client-requests/{requestId}", Body: true, handle: (*Server).answerClientRequest},
 	{Method: "POST", Path: "/v1/shutdown", handle: (*Server).shutdownHub},
 }
 
