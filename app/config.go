@@ -16,6 +16,7 @@ import (
 	"go.yaml.in/yaml/v3"
 
 	"github.com/switchboard-hub/switchboard/acp"
+	"github.com/switchboard-hub/switchboard/hub"
 	"github.com/switchboard-hub/switchboard/hub/engine"
 )
 
@@ -45,6 +46,11 @@ type Config struct {
 	Tray struct {
 		Enabled bool `mapstructure:"enabled"`
 	} `mapstructure:"tray"`
+	UI struct {
+		// Theme is the window's and the web UI's colours: light, dark or
+		// system (follow the OS).
+		Theme string `mapstructure:"theme"`
+	} `mapstructure:"ui"`
 	Agents map[string]acp.AgentConfig `mapstructure:"agents"`
 }
 
@@ -64,6 +70,7 @@ func setDefaults(v *viper.Viper) {
 	v.SetDefault("notifications.enabled", true)
 	v.SetDefault("notifications.turnCompleted", true)
 	v.SetDefault("tray.enabled", true)
+	v.SetDefault("ui.theme", hub.ThemeSystem)
 }
 
 // defaultConfigPath is the OS config dir's switchboard/config.yaml.
@@ -162,6 +169,11 @@ func (c Config) validate() error {
 	}
 	if c.Context.RecentTurns < 0 || c.Context.MaxChars < 0 {
 		return errors.New("context.recentTurns and context.maxChars must not be negative")
+	}
+	switch c.UI.Theme {
+	case hub.ThemeLight, hub.ThemeDark, hub.ThemeSystem:
+	default:
+		return fmt.Errorf("ui.theme must be light, dark or system, not %q", c.UI.Theme)
 	}
 	if _, err := acp.Merge(acp.Builtin(), c.Agents); err != nil {
 		return err

@@ -23,7 +23,7 @@ func TestLoadConfigDefaults(t *testing.T) {
 		t.Fatal(err)
 	}
 	if c.Listen != DefaultListen || c.Permissions.Timeout != 10*time.Minute || c.Limits.MaxAgentProcesses != 8 ||
-		c.Limits.AgentIdleTimeout != 30*time.Minute || c.Limits.TurnTimeout != 30*time.Minute || !c.Tray.Enabled || !c.Notifications.Enabled {
+		c.Limits.AgentIdleTimeout != 30*time.Minute || c.Limits.TurnTimeout != 30*time.Minute || !c.Tray.Enabled || !c.Notifications.Enabled || c.UI.Theme != "system" {
 		t.Fatalf("defaults %+v", c)
 	}
 	if len(c.agents()) != 7 {
@@ -91,6 +91,7 @@ func TestLoadConfigErrors(t *testing.T) {
 		{"bad duration", "permissions:\n  timeout: soon\n", "timeout"},
 		{"zero processes", "limits:\n  maxAgentProcesses: 0\n", "maxAgentProcesses"},
 		{"custom agent without command", "agents:\n  x:\n    name: X\n", "agents.x"},
+		{"unknown theme", "ui:\n  theme: blue\n", "ui.theme"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -100,6 +101,9 @@ func TestLoadConfigErrors(t *testing.T) {
 				t.Fatalf("got %v, want an error naming %s and %q", err, p, tt.want)
 			}
 		})
+	}
+	if c, err := LoadConfig(writeConfig(t, "ui:\n  theme: dark\n"), true); err != nil || c.UI.Theme != "dark" {
+		t.Fatalf("ui.theme: %+v %v", c.UI, err)
 	}
 	if c, err := LoadConfig(writeConfig(t, "listen: 0.0.0.0:8686\nallowPublic: true\n"), true); err != nil || !c.AllowPublic {
 		t.Fatalf("allowPublic: %+v %v", c, err)

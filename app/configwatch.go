@@ -39,7 +39,8 @@ const defaultConfigDebounce = 150 * time.Millisecond
 // If the config's folder does not exist at start, live reload is off until
 // the next start (logged).
 //
-// apply and onError run on the watcher's goroutine, one call at a time.
+// apply and onError run on the watcher's goroutine, or on the goroutine of
+// an edit (a settings update), one call at a time (under checkMu).
 type configWatcher struct {
 	path     string // absolute config path, as given (maybe a symlink)
 	log      *slog.Logger
@@ -51,8 +52,13 @@ type configWatcher struct {
 	dirs map[string]bool // watched folders; owned by run
 	// checks counts finished checks of the file (tests wait on it).
 	checks atomic.Int64
-	stop   chan struct{}
-	done   chan struct{}
+	// checkMu is held by check, from reading the file to the end of apply,
+	// and by edit, from writing the file to the end of apply: an edit and
+	// a check never interleave, so the hub never ends up running an older
+	// file than the one on disk.
+	checkMu sync.Mutex
+	stop    chan struct{}
+	done    chan struct{}
 
 	mu      sync.Mutex // guards the fields below
 	cur     Config     // the last good config
@@ -159,6 +165,8 @@ func (cw *configWatcher) run() {
 // changed. It runs on start's and run's goroutine only.
 func (cw *configWatcher) check() {
 	defer cw.checks.Add(1)
+	cw.checkMu.Lock()
+	defer cw.checkMu.Unlock()
 	cw.watchLinks()
 	data, err := os.ReadFile(cw.path)
 	if err != nil {
@@ -210,6 +218,34 @@ func (cw *configWatcher) check() {
 		return
 	}
 	cw.apply(from, to)
+}
+
+// edit runs write, which rewrites the config file, with checks held off.
+// When write succeeds, data (the file's new content) and to (its config,
+// valid) become the last good config as if a check had read them: apply
+// runs with them before edit returns, and the check that the write's own
+// file events trigger then finds the content unchanged and does nothing.
+// An error from write is returned as is and changes nothing here. edit
+// works on a watcher that failed to start as well (apply still runs).
+func (cw *configWatcher) edit(write func() (data []byte, to Config, err error)) error {
+	cw.checkMu.Lock()
+	defer cw.checkMu.Unlock()
+	data, to, err := write()
+	if err != nil {
+		return err
+	}
+	cw.mu.Lock()
+	from, wasErr := cw.cur, cw.lastErr != nil
+	cw.cur, cw.lastErr = to, nil
+	cw.hash, cw.read, cw.gone = sha256.Sum256(data), true, false
+	cw.mu.Unlock()
+	if wasErr && cw.onError != nil {
+		cw.onError(nil)
+	}
+	if !reflect.DeepEqual(from, to) {
+		cw.apply(from, to)
+	}
+	return nil
 }
 
 // fail reports an unusable config file; the last good config stays.

@@ -46,7 +46,7 @@ type runningHub struct {
 	quitOnce sync.Once
 
 	live     atomic.Pointer[Config] // the config applied last
-	watcher  *configWatcher         // nil when live reload is off
+	watcher  *configWatcher         // set before the API serves; not started when live reload is off
 	errHook  atomic.Pointer[func(error)]
 	applyMu  sync.Mutex // serialises applyConfig
 	override bool       // --listen was given: the file's listen is not used
@@ -112,10 +112,14 @@ func startHub(ctx context.Context, e *env, o Options) (_ *runningHub, err error)
 	if err != nil {
 		return nil, fmt.Errorf("listen on %s: %w", listen, err)
 	}
+	// The watcher exists before the API serves (PATCH /v1/settings edits
+	// the file through it) and starts after (its first check may apply).
+	h.watcher = newConfigWatcher(h.configPath, h.config, log, h.applyConfig, h.configError)
 	h.http = httpapi.New(h.engine, httpapi.Options{
 		Logger: log, Token: h.token, Version: version, UI: uiHandler(e.assets.Frontend),
 		AllowedHosts: h.config.AllowedHosts, AllowedOrigins: h.config.AllowedOrigins,
-		Quit: func() { h.quitOnce.Do(func() { close(h.quit) }) },
+		Quit:     func() { h.quitOnce.Do(func() { close(h.quit) }) },
+		Settings: h.settingsService(),
 	})
 	go func() { h.served <- h.http.Serve(ln) }()
 	h.listen = listen
@@ -123,10 +127,10 @@ func startHub(ctx context.Context, e *env, o Options) (_ *runningHub, err error)
 	if err := writeDiscovery(o.DataDir, Discovery{URL: h.url, PID: os.Getpid(), Version: version, Window: o.window}); err != nil {
 		return nil, err
 	}
-	h.watcher = newConfigWatcher(h.configPath, h.config, log, h.applyConfig, h.configError)
 	if err := h.watcher.start(); err != nil {
+		// Settings edits still apply through it; hand edits wait for a
+		// restart.
 		log.Warn("config live reload is off", "err", err)
-		h.watcher = nil
 	}
 	return h, nil
 }

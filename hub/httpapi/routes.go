@@ -54,6 +54,8 @@ var routes = []Route{
 	{Method: "POST", Path: "/v1/threads/{id}/config-option", Body: true, handle: (*Server).setConfigOption},
 	{Method: "POST", Path: "/v1/threads/{id}/client-requests/{requestId}", Body: true, handle: (*Server).answerClientRequest},
 	{Method: "POST", Path: "/v1/shutdown", handle: (*Server).shutdownHub},
+	{Method: "GET", Path: "/v1/settings", handle: (*Server).getSettings},
+	{Method: "PATCH", Path: "/v1/settings", Body: true, handle: (*Server).updateSettings},
 }
 
 // Routes returns the API's route table (a copy).

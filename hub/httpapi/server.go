@@ -69,6 +69,9 @@ type Options struct {
 	// POST /v1/shutdown: the process that runs the hub shuts it down
 	// gracefully. Nil answers that endpoint UPSTREAM_UNAVAILABLE.
 	Quit func()
+	// Settings serves GET and PATCH /v1/settings (the settings page). Nil
+	// answers them 404 NOT_FOUND "settings are not available".
+	Settings hub.SettingsService
 
 	maxBody int64 // the body limit; 0 is MaxBodyBytes (tests lower it)
 }
@@ -90,6 +93,7 @@ type Server struct {
 	handler   http.Handler
 	quit      func()
 	quitOnce  sync.Once
+	settings  hub.SettingsService
 
 	port  atomic.Int64
 	allow atomic.Pointer[allowList]
@@ -132,6 +136,7 @@ func New(svc hub.Service, opts Options) *Server {
 		now:      opts.Now,
 		sessions: newSessions(opts.SessionTTL),
 		quit:     opts.Quit,
+		settings: opts.Settings,
 		maxBody:  opts.maxBody,
 		closing:  make(chan struct{}),
 	}

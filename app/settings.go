@@ -1,0 +1,224 @@
+package app
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+	"slices"
+	"sort"
+	"strings"
+	"sync"
+
+	"github.com/switchboard-hub/switchboard/acp"
+	"github.com/switchboard-hub/switchboard/hub"
+)
+
+// configSettings is hub.SettingsService over the config file: the settings
+// page of the window and of the web UI (GET and PATCH /v1/settings) edit
+// the same file a user edits by hand, never a second store.
+//
+// UpdateSettings guarantees:
+//   - Only what the patch names changes: the file is edited as a YAML node
+//     tree, so comments, key order and every other key stay.
+//   - The edited file is validated exactly as the hub validates a file at
+//     start and on live reload (parseConfig), so an API write can never
+//     leave a file the hub would refuse. A refused patch leaves the file
+//     byte for byte as it was.
+//   - The write is atomic: a temp file in the same folder, fsync, rename,
+//     fsync of the folder. An existing file keeps its mode (a new one is
+//     0600, in a 0700 folder if the folder is new); a symlinked config file
+//     is resolved and its target written, so the link stays a link.
+//   - The running hub applies the new file before UpdateSettings returns,
+//     through the config watcher's own apply path; the watcher then finds
+//     the content unchanged and does nothing. The answer is the new state.
+//   - Updates are serialised (one mutex), and never interleave with a
+//     live-reload check of the file.
+//
+// A config file that does not exist yet is created with just the patched
+// keys.
+type configSettings struct {
+	path    string               // the config file, as given (maybe a symlink)
+	current func() Config        // the config in force
+	edit    func(editFunc) error // runs a file edit the way configWatcher.edit does
+
+	mu sync.Mutex // serialises UpdateSettings
+}
+
+// editFunc rewrites the config file and returns its new content and
+// config; see configWatcher.edit.
+type editFunc = func() (data []byte, to Config, err error)
+
+var _ hub.SettingsService = (*configSettings)(nil)
+
+// settingsOf h is the settings service of a running hub.
+func (h *runningHub) settingsService() *configSettings {
+	return &configSettings{path: h.configPath, current: h.currentConfig, edit: h.editConfig}
+}
+
+// editConfig runs write so that the hub applies the file it writes at
+// once, through the config watcher when there is one.
+func (h *runningHub) editConfig(write editFunc) error {
+	if h.watcher != nil {
+		return h.watcher.edit(write)
+	}
+	_, to, err := write()
+	if err != nil {
+		return err
+	}
+	h.applyConfig(h.currentConfig(), to)
+	return nil
+}
+
+// Settings implements hub.SettingsService.
+func (s *configSettings) Settings(context.Context) (hub.Settings, error) {
+	return settingsOf(s.path, s.current()), nil
+}
+
+// UpdateSettings implements hub.SettingsService; see configSettings for
+// its guarantees.
+func (s *configSettings) UpdateSettings(_ context.Context, p hub.SettingsPatch) (hub.Settings, error) {
+	if err := p.Validate(isBuiltinAgent); err != nil {
+		return hub.Settings{}, err
+	}
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	err := s.edit(func() ([]byte, Config, error) {
+		target := resolveConfigLink(s.path)
+		old, mode, err := readConfigFile(target)
+		if err != nil {
+			return nil, Config{}, err
+		}
+		if len(old) > 0 {
+			if _, err := parseConfig(s.path, old); err != nil {
+				return nil, Config{}, &hub.Error{Code: hub.CodeConflict, Err: err,
+					Message: "the config file has an error; fix it first: " + err.Error(),
+					Details: map[string]any{"file": s.path}}
+			}
+		}
+		data, err := patchConfigYAML(old, p)
+		if err != nil {
+			return nil, Config{}, err
+		}
+		to, err := parseConfig(s.path, data)
+		if err != nil {
+			return nil, Config{}, &hub.Error{Code: hub.CodeInvalidArgument, Message: err.Error(), Err: err,
+				Details: map[string]any{"file": s.path}}
+		}
+		if err := writeFileAtomic(target, data, mode); err != nil {
+			return nil, Config{}, fmt.Errorf("settings: writing %s: %w", target, err)
+		}
+		return data, to, nil
+	})
+	if err != nil {
+		return hub.Settings{}, err
+	}
+	return settingsOf(s.path, s.current()), nil
+}
+
+// isBuiltinAgent reports whether id is an agent of the built-in catalogue.
+func isBuiltinAgent(id string) bool {
+	return slices.ContainsFunc(acp.Builtin(), func(s acp.AgentSpec) bool { return s.ID == id })
+}
+
+// settingsOf is the settings part of c, the config file at path. The
+// agents' environment values are left out: only their names.
+func settingsOf(path string, c Config) hub.Settings {
+	s := hub.Settings{
+		ConfigFile:    path,
+		Permissions:   hub.PermissionSettings{Timeout: hub.FormatDuration(c.Permissions.Timeout)},
+		Notifications: hub.NotificationSettings{Enabled: c.Notifications.Enabled, TurnCompleted: c.Notifications.TurnCompleted},
+		UI:            hub.UISettings{Theme: c.UI.Theme},
+		Agents:        []hub.AgentSettings{},
+	}
+	for id, a := range c.Agents {
+		as := hub.AgentSettings{
+			ID: id, Name: a.Name, Command: a.Command, Args: slices.Clone(a.Args),
+			Builtin: isBuiltinAgent(id),
+		}
+		if a.Enabled != nil {
+			on := *a.Enabled
+			as.Enabled = &on
+		}
+		for k := range a.Env {
+			as.EnvKeys = append(as.EnvKeys, k)
+		}
+		sort.Strings(as.EnvKeys)
+		s.Agents = append(s.Agents, as)
+	}
+	sort.Slice(s.Agents, func(i, j int) bool { return s.Agents[i].ID < s.Agents[j].ID })
+	return s
+}
+
+// resolveConfigLink returns the file a symlinked config path leads to, or
+// path itself: writing there keeps the link.
+func resolveConfigLink(path string) string {
+	if chain := linkChain(path); len(chain) > 0 {
+		return chain[len(chain)-1]
+	}
+	return path
+}
+
+// readConfigFile returns the content and permission bits of the config
+// file at path; a missing file is empty with mode 0600, and its folder is
+// created (0700).
+func readConfigFile(path string) ([]byte, os.FileMode, error) {
+	fi, err := os.Stat(path)
+	if errors.Is(err, os.ErrNotExist) {
+		if err := os.MkdirAll(filepath.Dir(path), 0o700); err != nil {
+			return nil, 0, fmt.Errorf("settings: %w", err)
+		}
+		return nil, 0o600, nil
+	}
+	if err != nil {
+		return nil, 0, fmt.Errorf("settings: %w", err)
+	}
+	data, err := os.ReadFile(path)
+	if err != nil {
+		return nil, 0, fmt.Errorf("settings: %w", err)
+	}
+	if len(strings.TrimSpace(string(data))) == 0 {
+		data = nil
+	}
+	return data, fi.Mode().Perm(), nil
+}
+
+// writeFileAtomic replaces the file at path with data, mode perm: a temp
+// file in the same folder, written, fsynced and renamed over path, then
+// the folder fsynced. A reader sees the old content or the new, never a
+// mix; on error path is untouched and the temp file removed.
+func writeFileAtomic(path string, data []byte, perm os.FileMode) (err error) {
+	dir := filepath.Dir(path)
+	f, err := os.CreateTemp(dir, "."+filepath.Base(path)+".tmp-*")
+	if err != nil {
+		return err
+	}
+	tmp := f.Name()
+	defer func() {
+		if err != nil {
+			f.Close()
+			os.Remove(tmp)
+		}
+	}()
+	if _, err = f.Write(data); err != nil {
+		return err
+	}
+	if err = f.Chmod(perm); err != nil {
+		return err
+	}
+	if err = f.Sync(); err != nil {
+		return err
+	}
+	if err = f.Close(); err != nil {
+		return err
+	}
+	if err = os.Rename(tmp, path); err != nil {
+		return err
+	}
+	if d, derr := os.Open(dir); derr == nil {
+		_ = d.Sync() // best effort: not every OS syncs folders
+		d.Close()
+	}
+	return nil
+}

@@ -1,0 +1,58 @@
+package httpapi
+
+import (
+	"net/http"
+
+	"github.com/switchboard-hub/switchboard/hub"
+)
+
+// settingsAnswer is the answer of GET and PATCH /v1/settings.
+type settingsAnswer struct {
+	Settings hub.Settings `json:"settings"`
+}
+
+// errNoSettings answers the settings routes of a Server without
+// Options.Settings.
+var errNoSettings = hub.Errorf(hub.CodeNotFound, "settings are not available")
+
+// getSettings is GET /v1/settings (extension).
+func (s *Server) getSettings(w http.ResponseWriter, r *http.Request, _ hub.Caller) {
+	if s.settings == nil {
+		s.writeError(w, r, errNoSettings)
+		return
+	}
+	st, err := s.settings.Settings(r.Context())
+	if err != nil {
+		s.writeError(w, r, err)
+		return
+	}
+	s.writeJSON(w, r, http.StatusOK, settingsAnswer{Settings: nonNilAgents(st)})
+}
+
+// updateSettings is PATCH /v1/settings (extension) with a hub.SettingsPatch:
+// only the fields present change. 200 with the settings now in force; 400
+// naming the field (details.field) for an invalid patch, which changes
+// nothing.
+func (s *Server) updateSettings(w http.ResponseWriter, r *http.Request, _ hub.Caller) {
+	if s.settings == nil {
+		s.writeError(w, r, errNoSettings)
+		return
+	}
+	var p hub.SettingsPatch
+	if err := decodeJSON(r, &p); err != nil {
+		s.writeError(w, r, err)
+		return
+	}
+	st, err := s.settings.UpdateSettings(r.Context(), p)
+	if err != nil {
+		s.writeError(w, r, err)
+		return
+	}
+	s.writeJSON(w, r, http.StatusOK, settingsAnswer{Settings: nonNilAgents(st)})
+}
+
+// nonNilAgents makes st.Agents [] rather than null on the wire.
+func nonNilAgents(st hub.Settings) hub.Settings {
+	st.Agents = nonNil(st.Agents)
+	return st
+}

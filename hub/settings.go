@@ -1,0 +1,219 @@
+package hub
+
+import (
+	"context"
+	"fmt"
+	"regexp"
+	"sort"
+	"strings"
+	"time"
+)
+
+// Themes (Settings.UI.Theme).
+const (
+	ThemeLight  = "light"
+	ThemeDark   = "dark"
+	ThemeSystem = "system" // follow the OS (prefers-color-scheme); the default
+)
+
+// Bounds of Settings.Permissions.Timeout as a settings update accepts it:
+// shorter gives nobody time to read the request, longer leaves an agent
+// blocked for days.
+const (
+	MinPermissionTimeout = time.Second
+	MaxPermissionTimeout = 24 * time.Hour
+)
+
+// Settings is the part of the hub's configuration a user edits from a
+// settings page (GET /v1/settings). It is read from the config file the
+// hub runs with; ConfigFile names it.
+type Settings struct {
+	// ConfigFile is the absolute path of the config file (as given: a
+	// symlink stays a symlink).
+	ConfigFile    string               `json:"configFile"`
+	Permissions   PermissionSettings   `json:"permissions"`
+	Notifications NotificationSettings `json:"notifications"`
+	UI            UISettings           `json:"ui"`
+	Agents        []AgentSettings      `json:"agents"`
+}
+
+// PermissionSettings is the config file's permissions: section.
+type PermissionSettings struct {
+	// Timeout is how long a permission waits for a decision before it
+	// expires (refused), as a duration string: "10m", "90s", "1h30m".
+	Timeout string `json:"timeout"`
+}
+
+// NotificationSettings is the config file's notifications: section.
+type NotificationSettings struct {
+	Enabled       bool `json:"enabled"`
+	TurnCompleted bool `json:"turnCompleted"`
+}
+
+// UISettings is the config file's ui: section.
+type UISettings struct {
+	// Theme is ThemeLight, ThemeDark or ThemeSystem.
+	Theme string `json:"theme"`
+}
+
+// AgentSettings is one entry of the config file's agents: map. It never
+// carries the values of the agent's environment (they may hold API keys),
+// only their names.
+type AgentSettings struct {
+	ID      string   `json:"id"`
+	Name    string   `json:"name,omitempty"`
+	Command string   `json:"command,omitempty"`
+	Args    []string `json:"args,omitempty"`
+	// EnvKeys are the names of the variables the entry adds to the
+	// agent's environment, sorted.
+	EnvKeys []string `json:"envKeys,omitempty"`
+	// Enabled is the entry's enabled: (absent: not set, the agent is on).
+	Enabled *bool `json:"enabled,omitempty"`
+	// Builtin says the id is one of the built-in catalogue's agents: the
+	// entry changes that agent (removing it restores the built-in one);
+	// otherwise it defines a custom agent.
+	Builtin bool `json:"builtin"`
+}
+
+// SettingsPatch is the body of PATCH /v1/settings: only the fields present
+// change; everything else in the config file stays as it is.
+type SettingsPatch struct {
+	Permissions   *PermissionSettingsPatch   `json:"permissions,omitempty"`
+	Notifications *NotificationSettingsPatch `json:"notifications,omitempty"`
+	UI            *UISettingsPatch           `json:"ui,omitempty"`
+	// Agents adds or replaces ({"id": {…}}) and removes ({"id": null})
+	// entries of the config file's agents: map.
+	Agents map[string]*AgentPatch `json:"agents,omitempty"`
+}
+
+// PermissionSettingsPatch changes permissions.timeout when Timeout is set.
+type PermissionSettingsPatch struct {
+	Timeout *string `json:"timeout,omitempty"`
+}
+
+// NotificationSettingsPatch changes the notification switches that are set.
+type NotificationSettingsPatch struct {
+	Enabled       *bool `json:"enabled,omitempty"`
+	TurnCompleted *bool `json:"turnCompleted,omitempty"`
+}
+
+// UISettingsPatch changes ui.theme when Theme is set.
+type UISettingsPatch struct {
+	Theme *string `json:"theme,omitempty"`
+}
+
+// AgentPatch is a whole agents: entry, replacing the one of its id: name,
+// command, args and enabled are as given (absent: not set). Env is merged
+// into the existing entry's environment instead, because clients never see
+// its values: a name with a string sets that variable, a name with null
+// removes it, and variables not named stay as they are.
+type AgentPatch struct {
+	Name    string             `json:"name,omitempty"`
+	Command string             `json:"command,omitempty"`
+	Args    []string           `json:"args,omitempty"`
+	Env     map[string]*string `json:"env,omitempty"`
+	Enabled *bool              `json:"enabled,omitempty"`
+}
+
+// SettingsService reads and changes the settings. The HTTP API and the
+// window consume it; the app implements it over the config file.
+type SettingsService interface {
+	// Settings returns the settings in force.
+	Settings(ctx context.Context) (Settings, error)
+	// UpdateSettings applies patch to the config file and to the running
+	// hub, and returns the settings then in force. An invalid patch is an
+	// INVALID_ARGUMENT *Error naming the field (Details["field"]), and
+	// changes nothing.
+	UpdateSettings(ctx context.Context, patch SettingsPatch) (Settings, error)
+}
+
+var (
+	agentIDPattern = regexp.MustCompile(`^[a-z0-9][a-z0-9._-]*$`)
+	envKeyPattern  = regexp.MustCompile(`^[A-Za-z_][A-Za-z0-9_]*$`)
+)
+
+// Validate checks the fields of p on their own: a timeout that parses and
+// lies within [MinPermissionTimeout, MaxPermissionTimeout], a known theme,
+// agent ids matching [a-z0-9][a-z0-9._-]* (at most 64 characters), a
+// non-empty command for an agent that is not builtin(id), environment
+// variable names. (Whether the whole config file is then valid is the
+// implementation's to check.) Its error is an INVALID_ARGUMENT *Error
+// with Details["field"] naming the field, e.g. "agents.my-agent.command".
+func (p SettingsPatch) Validate(builtin func(id string) bool) error {
+	if p.Permissions != nil && p.Permissions.Timeout != nil {
+		if _, err := ParsePermissionTimeout(*p.Permissions.Timeout); err != nil {
+			return err
+		}
+	}
+	if p.UI != nil && p.UI.Theme != nil {
+		switch *p.UI.Theme {
+		case ThemeLight, ThemeDark, ThemeSystem:
+		default:
+			return FieldError("ui.theme", "ui.theme must be light, dark or system, not %q", *p.UI.Theme)
+		}
+	}
+	ids := make([]string, 0, len(p.Agents))
+	for id := range p.Agents {
+		ids = append(ids, id)
+	}
+	sort.Strings(ids)
+	for _, id := range ids {
+		if len(id) > 64 || !agentIDPattern.MatchString(id) {
+			return FieldError("agents", "agents: the id %q must be lowercase letters, digits, '.', '_' or '-' (at most 64), starting with a letter or digit", id)
+		}
+		a := p.Agents[id]
+		if a == nil {
+			continue
+		}
+		field := "agents." + id
+		if strings.TrimSpace(a.Command) == "" && (builtin == nil || !builtin(id)) {
+			return FieldError(field+".command", "%s.command is required: the program that speaks ACP on stdio", field)
+		}
+		if strings.ContainsRune(a.Command, 0) || strings.ContainsRune(a.Name, 0) {
+			return FieldError(field, "%s holds a NUL character", field)
+		}
+		for _, arg := range a.Args {
+			if strings.ContainsRune(arg, 0) {
+				return FieldError(field+".args", "%s.args holds a NUL character", field)
+			}
+		}
+		for k := range a.Env {
+			if !envKeyPattern.MatchString(k) {
+				return FieldError(field+".env", "%s.env: %q is not an environment variable name", field, k)
+			}
+		}
+	}
+	return nil
+}
+
+// ParsePermissionTimeout parses a permissions.timeout duration string
+// ("10m", "90s") and checks its bounds.
+func ParsePermissionTimeout(s string) (time.Duration, error) {
+	d, err := time.ParseDuration(strings.TrimSpace(s))
+	if err != nil {
+		return 0, FieldError("permissions.timeout", "permissions.timeout must be a duration such as 10m or 90s, not %q", s)
+	}
+	if d < MinPermissionTimeout || d > MaxPermissionTimeout {
+		return 0, FieldError("permissions.timeout", "permissions.timeout must be between %v and %v, not %v", MinPermissionTimeout, MaxPermissionTimeout, d)
+	}
+	return d, nil
+}
+
+// FormatDuration writes d the way a person would in the config file:
+// "10m" rather than "10m0s".
+func FormatDuration(d time.Duration) string {
+	s := d.String()
+	if strings.HasSuffix(s, "m0s") {
+		s = strings.TrimSuffix(s, "0s")
+	}
+	if strings.HasSuffix(s, "h0m") {
+		s = strings.TrimSuffix(s, "0m")
+	}
+	return s
+}
+
+// FieldError is an INVALID_ARGUMENT *Error about one settings field:
+// Details["field"] is its dotted name.
+func FieldError(field, format string, args ...any) *Error {
+	return &Error{Code: CodeInvalidArgument, Message: fmt.Sprintf(format, args...), Details: map[string]any{"field": field}}
+}
