@@ -9,6 +9,7 @@ import type {
   Agent,
   ConfigOption,
   HubEvent,
+  AvailableCommand,
   Permission,
   PlanEntry,
   Thread,
@@ -18,6 +19,7 @@ import type {
   TurnStatus,
 } from './types';
 
+  Usage,
 export type Item =
   | { kind: 'message'; key: number; text: string }
   | { kind: 'thought'; key: number; text: string }
@@ -35,19 +37,51 @@ export interface TurnView {
   items: Item[];
 }
 
-type TurnMeta = Pick<TurnHistory, 'id' | 'input' | 'status' | 'stopReason' | 'error'>;
+  /** The latest `usage` the agent reported during this turn. */
+  usage?: Usage;
+  /** What was attached to the prompt (its non-text content blocks), by name. */
+  attachments?: string[];
+type TurnMeta = Pick<TurnHistory, 'id' | 'input' | 'status' | 'stopReason' | 'error' | 'content'>;
 
-/** One thread's conversation: its events, sorted by seq, and the turns they make. */
+/** A short name for each non-text ACP content block of a prompt. */
+export function attachmentNames(content: unknown[] | undefined): string[] {
+  const out: string[] = [];
+  for (const b of content ?? []) {
+    if (!b || typeof b !== 'object') continue;
+    const o = b as { type?: string; name?: string; uri?: string; resource?: { uri?: string } };
+    if (o.type === 'text') continue;
+    const uri = o.uri ?? o.resource?.uri ?? '';
+    out.push(o.name || decodeURIComponent(uri.replace(/^.*[/:]/, '')) || o.type || 'attachment');
+  }
+  return out;
+}
+
+/**
+ * One thread's conversation: its events, sorted by seq, and the turns they
+ * make. An event that extends the newest costs O(1): turns and tool calls
+ * are found through indexes, never by scanning.
+ */
 export class Conversation {
   turns = $state<TurnView[]>([]);
   loaded = $state(false);
   loading = $state(false);
   private events: HubEvent[] = [];
   private seqs = new Set<number>();
+  /**
+   * The agent's slash commands, from its latest `available_commands`. These
+   * often come outside any turn (turnId ""), right after the session opens.
+   */
+  commands = $state<AvailableCommand[]>([]);
+  /** The latest `usage` that says how full the context window is (size/used). */
+  usage = $state<Usage | undefined>();
   private meta = new Map<string, TurnMeta>();
   private key = 0;
 
   /** The highest seq applied. */
+  /** Tool call and plan items by turn id + "\0" + toolCallId (or "plan"). */
+  private index = new Map<string, Item>();
+  /** The turns by id (the $state proxies, so changes through it show). */
+  private byId = new Map<string, TurnView>();
   get lastSeq(): number {
     return this.events.length ? this.events[this.events.length - 1].seq : -1;
   }
@@ -81,7 +115,7 @@ export class Conversation {
   loadHistory(turns: TurnHistory[]): void {
     let outOfOrder = false;
     for (const t of turns) {
-      this.meta.set(t.id, { id: t.id, input: t.input, status: t.status, stopReason: t.stopReason, error: t.error });
+      this.meta.set(t.id, { id: t.id, input: t.input, status: t.status, stopReason: t.stopReason, error: t.error, content: t.content });
       for (const e of t.events ?? []) {
         if (this.seqs.has(e.seq)) continue;
         this.seqs.add(e.seq);
@@ -97,10 +131,15 @@ export class Conversation {
   private rebuild(): void {
     const turns: TurnView[] = [];
     // Turns from history that have no events (yet) still show.
+    this.index.clear();
+    this.commands = [];
+    this.usage = undefined;
     for (const m of this.meta.values()) turns.push(this.newTurn(m.id, m));
     this.turns = turns;
     for (const e of this.events) this.project(e);
   }
+    this.byId.clear();
+    for (const t of this.turns) this.byId.set(t.id, t);
 
   private newTurn(id: string, m?: TurnMeta): TurnView {
     return {
@@ -112,17 +151,27 @@ export class Conversation {
       items: [],
     };
   }
+      attachments: m?.content ? attachmentNames(m.content) : undefined,
 
   private turn(id: string): TurnView {
-    // The turn is nearly always the last one.
-    for (let i = this.turns.length - 1; i >= 0; i--) if (this.turns[i].id === id) return this.turns[i];
+    const have = this.byId.get(id);
+    if (have) return have;
     this.turns.push(this.newTurn(id, this.meta.get(id)));
-    return this.turns[this.turns.length - 1];
+    const t = this.turns[this.turns.length - 1];
+    this.byId.set(id, t);
+    return t;
   }
 
   private project(e: HubEvent): void {
     if (!e.turnId) return;
     const t = this.turn(e.turnId);
+    // Events are projected in seq order: the last of these wins.
+    if (e.type === 'available_commands') {
+      if (Array.isArray(e.commands)) this.commands = (e.commands as AvailableCommand[]).filter((c) => typeof c?.name === 'string');
+      return;
+    }
+    const usage = e.type === 'usage' && e.usage && typeof e.usage === 'object' ? (e.usage as Usage) : undefined;
+    if (usage && (typeof usage.size === 'number' || typeof usage.used === 'number')) this.usage = usage;
     const items = t.items;
     const last = items[items.length - 1];
     switch (e.type) {
@@ -142,7 +191,8 @@ export class Conversation {
       case 'tool_call_update': {
         const tc = e.toolCall as ToolCall | undefined;
         if (!tc || typeof tc.toolCallId !== 'string') break;
-        const found = items.find((it) => it.kind === 'tool' && it.toolCall.toolCallId === tc.toolCallId);
+        const id = `${t.id}\0${tc.toolCallId}`;
+        const found = this.index.get(id);
         if (found && found.kind === 'tool') {
           const merged: ToolCall = { ...found.toolCall };
           for (const [k, v] of Object.entries(tc)) if (v !== undefined && v !== null) merged[k] = v;
@@ -151,12 +201,20 @@ export class Conversation {
           items.push({ kind: 'tool', key: this.key++, toolCall: { ...tc } });
         }
         break;
+          this.index.set(id, items[items.length - 1]);
       }
       case 'plan': {
         const entries = Array.isArray(e.entries) ? (e.entries as PlanEntry[]) : [];
-        const found = items.find((it) => it.kind === 'plan');
+        const found = this.index.get(`${t.id}\0plan`);
         if (found && found.kind === 'plan') found.entries = entries;
-        else items.push({ kind: 'plan', key: this.key++, entries });
+        else {
+          items.push({ kind: 'plan', key: this.key++, entries });
+          this.index.set(`${t.id}\0plan`, items[items.length - 1]);
+        }
+        break;
+      }
+      case 'usage': {
+        if (usage) t.usage = usage;
         break;
       }
       case 'permission_required': {

@@ -143,3 +143,33 @@ export interface CreateThreadRequest {
 }
 export type TurnInput = { input: string } | { content: unknown[] };
 export type Decision = { outcome: 'approved' | 'declined' } | { optionId: string };
+
+/** An ACP AvailableCommand, from an `available_commands` event. */
+export interface AvailableCommand {
+  name: string;
+  description?: string;
+  input?: { hint?: string } | null;
+  [key: string]: unknown;
+}
+
+/**
+ * The payload of a `usage` event: the agent's ACP `usage_update`, raw.
+ * `used`/`size` are the context window (tokens), `cost` what the session
+ * has cost so far; some agents report token counts instead.
+ */
+export interface Usage {
+  used?: number;
+  size?: number;
+  cost?: { amount: number; currency: string } | null;
+  inputTokens?: number;
+  outputTokens?: number;
+  totalTokens?: number;
+  [key: string]: unknown;
+}
+
+/** ACP promptCapabilities: which content blocks the agent accepts beyond text and resource_link. */
+export interface PromptCapabilities {
+  image?: boolean;
+  audio?: boolean;
+  embeddedContext?: boolean;
+}
