@@ -1,0 +1,92 @@
+// What a tool call card shows, from the ACP tool call as the agent sent it
+// (merged over its updates): diffs, text output, terminals, other content.
+import { unifiedDiff } from './diff';
+import type { ToolCall } from './types';
+
+export type ToolPart =
+  | { kind: 'diff'; path: string; text: string }
+  | { kind: 'output'; label: string; text: string }
+  | { kind: 'terminal'; terminalId: string }
+  | { kind: 'note'; text: string };
+
+/** Output longer than this many lines (or 160 characters a line on average) starts folded. */
+export const foldLines = 30;
+
+/** Where the tool call acts: "path:line" or "path". */
+export function locations(tc: ToolCall): string[] {
+  return (tc.locations ?? []).filter((l) => l && typeof l.path === 'string').map((l) => (l.line ? `${l.path}:${l.line}` : l.path));
+}
+
+/**
+ * The parts of the card, in the agent's order: its `content` items, then
+ * `rawOutput` when it holds text that no content item already shows.
+ *
+ * Terminals: the hub serves terminal/create, /output, /wait_for_exit itself
+ * (acp/terminal.go) and does not forward a terminal's output as events; the
+ * UI sees only the `{type:"terminal", terminalId}` item. What the command
+ * printed shows when the agent also puts it in `content` or `rawOutput`, as
+ * most agents do when the command ends.
+ */
+export function toolParts(tc: ToolCall): ToolPart[] {
+  const out: ToolPart[] = [];
+  const seen = new Set<string>();
+  for (const c of tc.content ?? []) {
+    if (!c || typeof c !== 'object') continue;
+    if (c.type === 'diff') {
+      const d = c as { path?: string; oldText?: string | null; newText?: string };
+      const path = String(d.path ?? '');
+      out.push({ kind: 'diff', path, text: unifiedDiff(path, d.oldText, d.newText ?? '') });
+    } else if (c.type === 'terminal') {
+      out.push({ kind: 'terminal', terminalId: String((c as { terminalId?: unknown }).terminalId ?? '') });
+    } else if (c.type === 'content') {
+      const inner = (c as { content?: Record<string, unknown> }).content ?? {};
+      if (inner.type === 'text' && typeof inner.text === 'string') {
+        if (inner.text !== '') out.push({ kind: 'output', label: 'Output', text: inner.text });
+        seen.add(inner.text.trim());
+      } else if (inner.type === 'resource_link') {
+        out.push({ kind: 'note', text: `Link: ${String(inner.name ?? inner.uri ?? '')}` });
+      } else if (inner.type === 'resource') {
+        const r = (inner.resource ?? {}) as { uri?: string; text?: string };
+        if (typeof r.text === 'string') out.push({ kind: 'output', label: r.uri ?? 'Resource', text: r.text });
+        else out.push({ kind: 'note', text: `Resource: ${r.uri ?? ''}` });
+      } else {
+        const mime = typeof inner.mimeType === 'string' ? ` ${inner.mimeType}` : '';
+        out.push({ kind: 'note', text: `[${String(inner.type ?? 'content')}${mime}]` });
+      }
+    } else {
+      out.push({ kind: 'note', text: `[${String(c.type)}]` });
+    }
+  }
+  for (const p of rawOutputParts(tc.rawOutput)) {
+    if (!seen.has(p.text.trim())) out.push(p);
+  }
+  return out;
+}
+
+/** rawOutput as text: a string, or an object's stdout / stderr / output fields. */
+function rawOutputParts(raw: unknown): ToolPart[] {
+  if (typeof raw === 'string') return raw.trim() ? [{ kind: 'output', label: 'Output', text: raw }] : [];
+  if (!raw || typeof raw !== 'object' || Array.isArray(raw)) return [];
+  const r = raw as Record<string, unknown>;
+  const out: ToolPart[] = [];
+  for (const [field, label] of [
+    ['output', 'Output'],
+    ['stdout', 'stdout'],
+    ['stderr', 'stderr'],
+  ] as const) {
+    const v = r[field];
+    if (typeof v === 'string' && v.trim()) out.push({ kind: 'output', label, text: v });
+  }
+  const code = r.exitCode ?? r.exit_code;
+  if (out.length && (typeof code === 'number' || typeof code === 'string')) out.push({ kind: 'note', text: `exit code ${code}` });
+  return out;
+}
+
+/** The first `lines` lines of text (at most 160 characters a line), whether that cut anything, and the line count. */
+export function fold(text: string, lines = foldLines): { head: string; folded: boolean; total: number } {
+  const all = text.split('\n');
+  const total = all.length;
+  let head = total > lines ? all.slice(0, lines).join('\n') : text;
+  if (head.length > lines * 160) head = head.slice(0, lines * 160);
+  return { head, folded: head.length < text.length, total };
+}
