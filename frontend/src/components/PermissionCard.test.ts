@@ -52,3 +52,38 @@ describe('PermissionCard', () => {
     expect(screen.getByText(/Reject — decided by you/)).toBeTruthy();
   });
 });
+
+describe('PermissionCard countdown', () => {
+  beforeEach(() => {
+    vi.useFakeTimers();
+    vi.setSystemTime(new Date('2026-11-21T06:05:19Z')); // deadline 06:15:00
+  });
+  afterEach(() => vi.useRealTimers());
+
+  it('counts down each second, quietly, with the deadline time for screen readers', async () => {
+    const { container } = render(PermissionCard, { permission: permission('pe_1'), ondecide: vi.fn() });
+    const p = container.querySelector('.countdown')!;
+    const tick = p.querySelector('[aria-live="off"]')!;
+    expect(tick.textContent).toBe('expires in 9:41');
+    expect(p.querySelector('.visually-hidden')?.textContent).toBe(` (answer by ${new Date('2026-11-21T06:15:00Z').toLocaleTimeString()})`);
+    await vi.advanceTimersByTimeAsync(1000);
+    expect(tick.textContent).toBe('expires in 9:40');
+    expect(screen.getByRole('status').textContent).toBe('');
+    await vi.advanceTimersByTimeAsync(9 * 60_000 - 1000); // 0:41 left
+    expect(tick.textContent).toBe('expires in 0:41');
+    expect(p.classList.contains('urgent')).toBe(true);
+    expect(screen.getByRole('status').textContent).toBe('Less than a minute left to answer this request.');
+    await vi.advanceTimersByTimeAsync(41_000);
+    expect(tick.textContent).toBe('expiring…');
+  });
+
+  it('shows hours, and stops ticking once decided', async () => {
+    const { container, rerender } = render(PermissionCard, { permission: permission('pe_1', { deadline: '2026-11-21T08:05:20Z' }), ondecide: vi.fn() });
+    expect(container.querySelector('.countdown [aria-live="off"]')?.textContent).toBe('expires in 2:00:01');
+    const timers = vi.getTimerCount();
+    expect(timers).toBeGreaterThan(0);
+    await rerender({ permission: permission('pe_1', { status: 'approved', optionId: 'allow', decidedBy: 'tray' }) });
+    expect(container.querySelector('.countdown')).toBeNull();
+    expect(vi.getTimerCount()).toBe(timers - 1);
+  });
+});
