@@ -36,7 +36,8 @@ func bridge(ctx context.Context, e *env, o Options, agentID string, autoStart bo
 		stderr:    e.stdio.Err,
 		sessions:  map[string]*bridgeSession{},
 	}
-	conn := acp.NewConn(e.stdio.In, e.stdio.Out, b, acp.ConnOptions{Logger: log})
+	in := &promptSniffer{r: e.stdio.In, seen: func() { b.prompts.read.Add(1) }}
+	conn := acp.NewConn(in, e.stdio.Out, b, acp.ConnOptions{Logger: log})
 	b.conn = conn
 	select {
 	case <-conn.Done():
@@ -61,6 +62,12 @@ type bridgeServer struct {
 
 	mu       sync.Mutex
 	sessions map[string]*bridgeSession // by thread id
+	// prompts counts session/prompt requests read and started
+	// (bridge_cancel.go).
+	prompts promptCounts
+	// editorCaps are the editor's fs and terminal capabilities from
+	// initialize, given to the threads the bridge creates (bridge_fs.go).
+	editorCaps hub.ClientCapabilities
 }
 
 // background counts goroutines the bridge lets finish before it exits.
@@ -105,6 +112,10 @@ type bridgeSession struct {
 	running      bool
 	turnID       string // the running hub turn, once the hub named it
 	cancelWanted bool   // session/cancel came before the turn id
+	// cancelMark is set by a session/cancel that came while no prompt ran
+	// but a prompt read before it had not started: the count of prompts
+	// read then (bridge_cancel.go).
+	cancelMark int64
 	// onCancel is called (with mu held) on session/cancel while a prompt
 	// runs.
 	onCancel func()
@@ -169,6 +180,9 @@ func (b *bridgeServer) HandleNotification(_ context.Context, method string, para
 	s := b.session(p.SessionID)
 	s.mu.Lock()
 	turnID := s.turnID
+	if read := b.prompts.read.Load(); !s.running && read > b.prompts.started.Load() {
+		s.cancelMark = read // its prompt may not have started yet
+	}
 	if s.running && turnID == "" {
 		s.cancelWanted = true
 	}
@@ -229,6 +243,9 @@ func (b *bridgeServer) initialize(ctx context.Context, params json.RawMessage) (
 	if p.ClientInfo != nil {
 		b.hub.setClient(p.ClientInfo.Name)
 	}
+	b.mu.Lock()
+	b.editorCaps = editorCapabilities(params)
+	b.mu.Unlock()
 	if err := b.ensureHub(ctx); err != nil {
 		return nil, err
 	}
@@ -351,7 +368,13 @@ func (b *bridgeServer) newSession(ctx context.Context, params json.RawMessage) (
 	}
 	// openSession: the hub starts the agent now, so the answer can carry
 	// the session's modes and config options, as the agent's own would.
-	err := b.hub.do(ctx, "POST", "/v1/threads", hub.CreateThreadRequest{Agent: b.agentID, Cwd: p.Cwd, OpenSession: true}, &r)
+	req := hub.CreateThreadRequest{Agent: b.agentID, Cwd: p.Cwd, OpenSession: true}
+	b.mu.Lock()
+	if caps := b.editorCaps; caps.Any() {
+		req.ClientCapabilities = &caps
+	}
+	b.mu.Unlock()
+	err := b.hub.do(ctx, "POST", "/v1/threads", req, &r)
 	var he *hubCallError
 	if errors.As(err, &he) && he.Status == http.StatusBadRequest && strings.Contains(he.Message, "openSession") {
 		// An older hub: create the thread without.

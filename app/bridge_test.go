@@ -43,6 +43,10 @@ func TestBridge(t *testing.T) {
 		{"AutoStart", bridgeAutoStart},
 		{"SDKAgent", bridgeSDKAgent},
 		{"Modes", bridgeModes},
+		{"EditorFS", bridgeEditorFS},
+		{"HubFS", bridgeHubFS},
+		{"CancelFirst", bridgeCancelFirst},
+		{"Qwen", bridgeQwen},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -70,6 +74,9 @@ type testEditor struct {
 	mu      sync.Mutex
 	updates []sdk.SessionNotification
 	perm    func(context.Context, sdk.RequestPermissionRequest) (sdk.RequestPermissionResponse, error)
+	// ws, when set, serves fs/* and terminal/* (bridge_fs_test.go);
+	// otherwise they fail with errNoFS.
+	ws *editorWorkspace
 }
 
 var _ sdk.Client = (*testEditor)(nil)
@@ -108,26 +115,47 @@ func (e *testEditor) take() []sdk.SessionNotification {
 
 var errNoFS = errors.New("this editor serves no files or terminals")
 
-func (e *testEditor) ReadTextFile(context.Context, sdk.ReadTextFileRequest) (sdk.ReadTextFileResponse, error) {
-	return sdk.ReadTextFileResponse{}, errNoFS
+func (e *testEditor) ReadTextFile(_ context.Context, p sdk.ReadTextFileRequest) (sdk.ReadTextFileResponse, error) {
+	if e.ws == nil {
+		return sdk.ReadTextFileResponse{}, errNoFS
+	}
+	return e.ws.ReadTextFile(p)
 }
-func (e *testEditor) WriteTextFile(context.Context, sdk.WriteTextFileRequest) (sdk.WriteTextFileResponse, error) {
-	return sdk.WriteTextFileResponse{}, errNoFS
+func (e *testEditor) WriteTextFile(_ context.Context, p sdk.WriteTextFileRequest) (sdk.WriteTextFileResponse, error) {
+	if e.ws == nil {
+		return sdk.WriteTextFileResponse{}, errNoFS
+	}
+	return e.ws.WriteTextFile(p)
 }
-func (e *testEditor) CreateTerminal(context.Context, sdk.CreateTerminalRequest) (sdk.CreateTerminalResponse, error) {
-	return sdk.CreateTerminalResponse{}, errNoFS
+func (e *testEditor) CreateTerminal(_ context.Context, p sdk.CreateTerminalRequest) (sdk.CreateTerminalResponse, error) {
+	if e.ws == nil {
+		return sdk.CreateTerminalResponse{}, errNoFS
+	}
+	return e.ws.CreateTerminal(p)
 }
-func (e *testEditor) KillTerminal(context.Context, sdk.KillTerminalRequest) (sdk.KillTerminalResponse, error) {
-	return sdk.KillTerminalResponse{}, errNoFS
+func (e *testEditor) KillTerminal(_ context.Context, p sdk.KillTerminalRequest) (sdk.KillTerminalResponse, error) {
+	if e.ws == nil {
+		return sdk.KillTerminalResponse{}, errNoFS
+	}
+	return e.ws.KillTerminal(p)
 }
-func (e *testEditor) TerminalOutput(context.Context, sdk.TerminalOutputRequest) (sdk.TerminalOutputResponse, error) {
-	return sdk.TerminalOutputResponse{}, errNoFS
+func (e *testEditor) TerminalOutput(_ context.Context, p sdk.TerminalOutputRequest) (sdk.TerminalOutputResponse, error) {
+	if e.ws == nil {
+		return sdk.TerminalOutputResponse{}, errNoFS
+	}
+	return e.ws.TerminalOutput(p)
 }
-func (e *testEditor) ReleaseTerminal(context.Context, sdk.ReleaseTerminalRequest) (sdk.ReleaseTerminalResponse, error) {
-	return sdk.ReleaseTerminalResponse{}, errNoFS
+func (e *testEditor) ReleaseTerminal(_ context.Context, p sdk.ReleaseTerminalRequest) (sdk.ReleaseTerminalResponse, error) {
+	if e.ws == nil {
+		return sdk.ReleaseTerminalResponse{}, errNoFS
+	}
+	return e.ws.ReleaseTerminal(p)
 }
-func (e *testEditor) WaitForTerminalExit(context.Context, sdk.WaitForTerminalExitRequest) (sdk.WaitForTerminalExitResponse, error) {
-	return sdk.WaitForTerminalExitResponse{}, errNoFS
+func (e *testEditor) WaitForTerminalExit(_ context.Context, p sdk.WaitForTerminalExitRequest) (sdk.WaitForTerminalExitResponse, error) {
+	if e.ws == nil {
+		return sdk.WaitForTerminalExitResponse{}, errNoFS
+	}
+	return e.ws.WaitForTerminalExit(p)
 }
 
 // kinds names each update's kind, as the SDK parsed it.

@@ -26,13 +26,24 @@ func (b *bridgeServer) prompt(ctx context.Context, params json.RawMessage) (any,
 		Prompt    []json.RawMessage `json:"prompt"`
 	}
 	if err := json.Unmarshal(params, &p); err != nil {
+		b.prompts.started.Add(1)
 		return nil, acp.NewError(acp.CodeInvalidParams, "session/prompt: %v", err)
 	}
 	if p.SessionID == "" || len(p.Prompt) == 0 {
+		b.prompts.started.Add(1)
 		return nil, acp.NewError(acp.CodeInvalidParams, "session/prompt: sessionId and prompt are required")
 	}
 	s := b.session(p.SessionID)
 	s.mu.Lock()
+	// Counted under s.mu, where a session/cancel looks at the counts.
+	before := b.prompts.started.Add(1) - 1
+	mark := s.cancelMark
+	s.cancelMark = 0
+	if mark > before && !s.running {
+		// Cancelled before it started (bridge_cancel.go): no turn at all.
+		s.mu.Unlock()
+		return map[string]string{"stopReason": acp.StopCancelled}, nil
+	}
 	if s.running {
 		s.mu.Unlock()
 		return nil, acp.NewError(acp.CodeInvalidRequest, "session/prompt: a prompt is already running in session %s", p.SessionID)
@@ -100,7 +111,9 @@ func (b *bridgeServer) prompt(ctx context.Context, params json.RawMessage) (any,
 		}
 	}()
 
-	t := &turnRelay{b: b, sessionID: p.SessionID, threadID: p.SessionID, turnID: turnID, perms: map[string]context.CancelFunc{}}
+	relayCtx, endRelay := context.WithCancel(context.Background())
+	defer endRelay() // withdraws the editor requests still outstanding
+	t := &turnRelay{b: b, ctx: relayCtx, sessionID: p.SessionID, threadID: p.SessionID, turnID: turnID, perms: map[string]context.CancelFunc{}}
 	defer t.endPermissions()
 	res, err := t.run(streamCtx, resp.Body)
 	if err != nil && forced.Load() {
@@ -116,7 +129,10 @@ const cancelGrace = 10 * time.Second
 
 // turnRelay relays one streamed turn to the editor.
 type turnRelay struct {
-	b         *bridgeServer
+	b *bridgeServer
+	// ctx ends with the relay: the editor's client requests still
+	// outstanding are withdrawn then.
+	ctx       context.Context
 	sessionID string
 	threadID  string
 	turnID    string
@@ -212,6 +228,8 @@ func (t *turnRelay) read(body io.Reader) (res any, done bool, err error) {
 			if json.Unmarshal(ev.Payload, &p) == nil && p.Permission.Status == hub.PermissionPending {
 				t.askEditor(p.Permission)
 			}
+		case hub.EventClientRequest:
+			t.serveClientRequest(ev)
 		case hub.EventPermissionResolved:
 			var p struct {
 				Permission hub.Permission `json:"permission"`
