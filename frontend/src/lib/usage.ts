@@ -1,0 +1,54 @@
+// Words for the agent's `usage` reports (ACP usage_update, raw; see types.ts Usage).
+import type { Usage } from './types';
+
+function num(v: unknown): number | undefined {
+  return typeof v === 'number' && Number.isFinite(v) ? v : undefined;
+}
+
+const count = new Intl.NumberFormat('en', { notation: 'compact', maximumFractionDigits: 1 });
+
+export function tokens(n: number): string {
+  return n < 10_000 ? n.toLocaleString('en') : count.format(n);
+}
+
+export function money(c: Usage['cost']): string {
+  if (!c || typeof c.amount !== 'number') return '';
+  try {
+    return new Intl.NumberFormat('en', { style: 'currency', currency: c.currency || 'USD', maximumFractionDigits: c.amount < 1 ? 4 : 2 }).format(c.amount);
+  } catch {
+    return `${c.amount} ${c.currency ?? ''}`.trim();
+  }
+}
+
+/** The parts of a turn's usage line: tokens in/out (or total), context, cost. */
+export function usageParts(u: Usage | undefined): string[] {
+  if (!u) return [];
+  const out: string[] = [];
+  const inT = num(u.inputTokens);
+  const outT = num(u.outputTokens);
+  const total = num(u.totalTokens);
+  if (inT !== undefined || outT !== undefined) {
+    out.push(`${tokens(inT ?? 0)} tokens in, ${tokens(outT ?? 0)} out`);
+  } else if (total !== undefined) out.push(`${tokens(total)} tokens`);
+  const ctx = contextLine(u);
+  if (ctx) out.push(ctx);
+  const cost = money(u.cost);
+  if (cost) out.push(cost);
+  return out;
+}
+
+/** "context 1,234 / 200k (1%)", or "" when the agent did not say. */
+export function contextLine(u: Usage | undefined): string {
+  const used = num(u?.used);
+  const size = num(u?.size);
+  if (used === undefined) return '';
+  if (!size) return `context ${tokens(used)} tokens`;
+  return `context ${tokens(used)} / ${tokens(size)} (${Math.round((used / size) * 100)}%)`;
+}
+
+/** How full the context is, 0..1, or undefined. */
+export function contextFraction(u: Usage | undefined): number | undefined {
+  const used = num(u?.used);
+  const size = num(u?.size);
+  return used !== undefined && size ? Math.min(1, used / size) : undefined;
+}
