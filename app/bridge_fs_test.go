@@ -293,6 +293,10 @@ func bridgeQwen(t *testing.T, bins e2eBins) {
 	}
 	calls, sessions := ws.log()
 	t.Logf("Qwen's fs requests, as the editor saw them: %q", calls)
+	// Qwen 0.24.4 writes with one fs/write_text_file, no read first.
+	if want := []string{"write " + file}; !slices.Equal(calls, want) {
+		t.Errorf("the editor was asked %q, want %q", calls, want)
+	}
 	if c, ok := ws.written(file); !ok || c != "hello from qwen\n" {
 		t.Errorf("the editor got %q (%v), want Qwen's write; calls %q", c, ok, calls)
 	}
