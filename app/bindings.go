@@ -61,6 +61,8 @@ type Emitter interface {
 //	ListPermissions(status string) ([]hub.Permission, error)
 //	DecidePermission(id string, d hub.Decision) (hub.Permission, error)
 //	Subscribe(after int64) error
+//	GetSettings() (hub.Settings, error)
+//	UpdateSettings(patch hub.SettingsPatch) (hub.Settings, error)
 //
 // A failed call rejects its promise with a string holding the JSON object
 // {"code": "NOT_FOUND", "message": "…"} (formatError, the app's Wails
@@ -75,6 +77,9 @@ type Bridge struct {
 	emit Emitter
 	log  *slog.Logger
 	ctx  context.Context // ends with the app: calls and forwarding stop
+	// settings is the config file's settings service (GetSettings,
+	// UpdateSettings); nil answers them NOT_FOUND.
+	settings hub.SettingsService
 
 	mu      sync.Mutex
 	stopFwd func() // ends the current forwarding and waits for it; nil: none
@@ -156,6 +161,14 @@ func (b *Bridge) ListPermissions(status string) ([]hub.Permission, error) {
 // recorded as decidedBy "window".
 func (b *Bridge) DecidePermission(id string, d hub.Decision) (hub.Permission, error) {
 	return b.svc.DecidePermission(b.ctx, windowCaller, id, d)
+}
+
+// GetSettings is SettingsService.Settings (GET /v1/settings).
+func (b *Bridge) GetSettings() (hub.Settings, error) { return settingsOr(b.settings).Settings(b.ctx) }
+
+// UpdateSettings is SettingsService.UpdateSettings (PATCH /v1/settings).
+func (b *Bridge) UpdateSettings(patch hub.SettingsPatch) (hub.Settings, error) {
+	return settingsOr(b.settings).UpdateSettings(b.ctx, patch)
 }
 
 // Subscribe is Service.Subscribe (GET /v1/events?after=N) forwarded as

@@ -109,7 +109,7 @@ func (w *window) attach(h *runningHub) {
 	w.log = h.log
 	w.config = h.currentConfig
 	b := w.boundBridge() // the one Wails binds: options ran before the hub
-	b.svc, b.log = h.engine, h.log
+	b.svc, b.log, b.settings = h.engine, h.log, h.settingsService()
 	w.hubQuit, w.hubDied = h.quit, h.served
 	w.notify = newNotifier(h.engine, nil, h.currentConfig, w.show, h.log)
 }

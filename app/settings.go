@@ -43,7 +43,10 @@ type configSettings struct {
 	current func() Config        // the config in force
 	edit    func(editFunc) error // runs a file edit the way configWatcher.edit does
 
-	mu sync.Mutex // serialises UpdateSettings
+	// mu serialises this value's updates. Every configSettings of a hub
+	// (the API's, the window's) edits through the one config watcher, whose
+	// edit lock serialises them all, and hand-edit checks with them.
+	mu sync.Mutex
 }
 
 // editFunc rewrites the config file and returns its new content and
@@ -221,4 +224,23 @@ func writeFileAtomic(path string, data []byte, perm os.FileMode) (err error) {
 		d.Close()
 	}
 	return nil
+}
+
+// settingsOr is s, or when nil a SettingsService that answers every call
+// NOT_FOUND "settings are not available" (as the HTTP API does).
+func settingsOr(s hub.SettingsService) hub.SettingsService {
+	if s == nil {
+		return noSettings{}
+	}
+	return s
+}
+
+type noSettings struct{}
+
+func (noSettings) Settings(context.Context) (hub.Settings, error) {
+	return hub.Settings{}, hub.Errorf(hub.CodeNotFound, "settings are not available")
+}
+
+func (noSettings) UpdateSettings(context.Context, hub.SettingsPatch) (hub.Settings, error) {
+	return hub.Settings{}, hub.Errorf(hub.CodeNotFound, "settings are not available")
 }

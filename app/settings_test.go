@@ -384,3 +384,31 @@ func TestSettingsConcurrentPatches(t *testing.T) {
 		t.Errorf("in force: %d agents, theme %q", len(cur.Agents), cur.UI.Theme)
 	}
 }
+
+// The window's bindings are the same operations: GetSettings and
+// UpdateSettings over the hub's settings, NOT_FOUND without them.
+func TestBridgeSettings(t *testing.T) {
+	config := filepath.Join(t.TempDir(), "config.yaml")
+	r := newSettingsRig(t, config, "listen: 127.0.0.1:0\n")
+	b := NewBridge(context.Background(), r.h.engine, nil, nil)
+	if _, err := b.GetSettings(); hub.ErrorCode(err) != hub.CodeNotFound || formatError(err) != `{"code":"NOT_FOUND","message":"settings are not available"}` {
+		t.Errorf("without settings: %v", err)
+	}
+	b.settings = r.h.settingsService()
+	theme := "dark"
+	s, err := b.UpdateSettings(hub.SettingsPatch{UI: &hub.UISettingsPatch{Theme: &theme}})
+	if err != nil || s.UI.Theme != "dark" {
+		t.Fatalf("UpdateSettings: %+v %v", s.UI, err)
+	}
+	if got := r.call("GET", "").Settings.UI.Theme; got != "dark" {
+		t.Errorf("GET /v1/settings after the window's update: theme %q", got)
+	}
+	bad := "blue"
+	_, err = b.UpdateSettings(hub.SettingsPatch{UI: &hub.UISettingsPatch{Theme: &bad}})
+	if !strings.Contains(fmt.Sprint(formatError(err)), `"code":"INVALID_ARGUMENT"`) {
+		t.Errorf("invalid theme through the window: %v", formatError(err))
+	}
+	if s, err := b.GetSettings(); err != nil || s.UI.Theme != "dark" || s.ConfigFile != config {
+		t.Errorf("GetSettings: %+v %v", s, err)
+	}
+}
