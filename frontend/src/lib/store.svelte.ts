@@ -5,6 +5,8 @@
 // ignored.
 import type { ConnectionState, Navigate, Subscription, Transport } from './transport';
 import { HubError } from './transport';
+import { ThreadMarks } from './marks.svelte';
+import { loadRecent, mergeRecent, rememberFolder } from './recent';
 import type {
   Agent,
   ConfigOption,
@@ -284,6 +286,14 @@ export class HubStore {
   errors = $state<Toast[]>([]);
   /** What a notification click asked to show; ThreadView clears it once shown. */
   reveal = $state<Reveal | null>(null);
+  /** Unread marks and last-turn statuses, per thread (kept in localStorage). */
+  readonly marks: ThreadMarks;
+  /** The page is visible: a turn that ends while it is not stays unread. */
+  visible = $state(true);
+  /** Threads being compacted (POST …/compact in flight). */
+  compacting = $state<Record<string, boolean>>({});
+  /** Folders this client created threads in, most recent first (localStorage). */
+  usedFolders = $state<string[]>(loadRecent());
 
   pending = $derived(
     Object.values(this.permissions)
@@ -292,6 +302,8 @@ export class HubStore {
   );
   threadList = $derived(Object.values(this.threads).sort((a, b) => b.updatedAt.localeCompare(a.updatedAt)));
   selected = $derived(this.selectedId ? this.threads[this.selectedId] : undefined);
+  /** For New thread: the folders used here first, then the threads' own, at most 8. */
+  recentFolders = $derived(mergeRecent(this.usedFolders, this.threadList.map((t) => t.cwd)));
 
   readonly transport: Transport;
   private schedule: Scheduler;
@@ -303,10 +315,13 @@ export class HubStore {
   private toastId = 0;
   private connError = '';
   private fetching = new Set<string>();
+  /** Deleted threads: their late events are ignored. */
+  private gone = new Set<string>();
 
   constructor(transport: Transport, schedule: Scheduler = frameScheduler) {
     this.transport = transport;
     this.schedule = schedule;
+    this.marks = new ThreadMarks(transport.clientId);
   }
 
   /** Subscribes to every event, then loads threads, agents and pending permissions. */
@@ -314,7 +329,10 @@ export class HubStore {
     this.sub = this.transport.subscribe(-1, {
       onEvent: (e) => this.enqueue(e),
       onState: (s, err) => {
+        const was = this.connection;
         this.connection = s;
+        // A deletion while the stream was down is not replayed: list again.
+        if (s === 'open' && was === 'reconnecting') void this.loadThreads().catch((e) => this.report(e));
         if (s === 'open') this.connError = '';
         // Say why the stream dropped once, not on every retry.
         if (err && err.code !== this.connError) {
@@ -390,14 +408,26 @@ export class HubStore {
     ]);
   }
 
+  /**
+   * Loads every thread. A thread known before that a complete list lacks
+   * was deleted unseen (a deletion is not replayed on reconnect): dropped.
+   */
   async loadThreads(): Promise<void> {
+    const before = Object.keys(this.threads);
+    const listed = new Set<string>();
     let cursor: string | undefined;
     for (let page = 0; page < 20; page++) {
       const p = await this.transport.listThreads(100, cursor);
-      for (const t of p.threads) this.upsertThread(t);
+      for (const t of p.threads) {
+        listed.add(t.id);
+        this.upsertThread(t);
+      }
       cursor = p.nextCursor;
       if (!cursor) break;
     }
+    if (cursor) return; // not the whole list
+    for (const id of before) if (!listed.has(id)) this.forget(id);
+    this.marks.keepOnly(new Set(Object.keys(this.threads)));
   }
 
   async loadAgents(): Promise<void> {
@@ -424,9 +454,11 @@ export class HubStore {
     if (typeof e.seq !== 'number') return false;
     if (e.type === 'thread_updated') {
       const t = e.thread as Thread | undefined;
-      if (t?.id) this.upsertThread(t);
+      if (t?.id && e.deleted === true) this.forget(t.id);
+      else if (t?.id && !this.gone.has(t.id)) this.upsertThread(t);
       return true;
     }
+    if (e.threadId && this.gone.has(e.threadId)) return false;
     if (e.type === 'permission_required' || e.type === 'permission_resolved') {
       const p = e.permission as Permission | undefined;
       if (p?.id) this.upsertPermission(p);
@@ -434,6 +466,13 @@ export class HubStore {
     if (!e.threadId) return true;
     const fresh = this.conversation(e.threadId).add(e);
     if (!fresh) return false;
+    if (e.type === 'turn_started') this.marks.started(e.threadId);
+    else if (e.type === 'turn_completed') {
+      const done = e.turn as Partial<TurnHistory> | undefined;
+      if (!done?.internal) {
+        this.marks.completed(e.threadId, e.seq, done?.status ?? 'completed', this.selectedId === e.threadId && this.visible);
+      }
+    }
     const t = this.threads[e.threadId];
     if (!t) this.fetchThread(e.threadId);
     else {
@@ -479,14 +518,18 @@ export class HubStore {
     this.permissions[p.id] = p;
   }
 
+  /** Shows a thread (null: none); it is read from then on. */
   async select(id: string | null): Promise<void> {
     this.selectedId = id;
     if (!id) return;
+    this.marks.see(id);
     const c = this.conversation(id);
     if (c.loaded || c.loading) return;
     c.loading = true;
     try {
-      c.loadHistory(await this.transport.history(id, true));
+      const turns = await this.transport.history(id, true);
+      c.loadHistory(turns);
+      this.marks.learn(id, turns[turns.length - 1]?.status);
     } catch (e) {
       this.report(e);
     } finally {
@@ -496,6 +539,7 @@ export class HubStore {
 
   async createThread(agent: string, cwd: string, title?: string): Promise<Thread> {
     const t = await this.transport.createThread({ agent, cwd, ...(title ? { title } : {}) });
+    this.usedFolders = rememberFolder(t.cwd);
     this.upsertThread(t);
     await this.select(t.id);
     return t;
@@ -519,8 +563,45 @@ export class HubStore {
 
   async deleteThread(id: string): Promise<void> {
     await this.transport.deleteThread(id);
+    this.forget(id);
+  }
+
+  /**
+   * Drops a deleted thread everywhere: the thread, its conversation, its
+   * permissions and marks; deselects it. Its late events are ignored.
+   */
+  forget(id: string): void {
+    this.gone.add(id);
     delete this.threads[id];
+    delete this.conversations[id];
+    delete this.compacting[id];
+    for (const p of Object.values(this.permissions)) if (p.threadId === id) delete this.permissions[p.id];
+    this.marks.drop(id);
     if (this.selectedId === id) this.selectedId = null;
+    if (this.reveal?.threadId === id) this.reveal = null;
+  }
+
+  async renameThread(id: string, title: string): Promise<void> {
+    const t = await this.transport.renameThread(id, title);
+    if (t?.id) this.upsertThread(t);
+  }
+
+  /** Compacts the thread's context; compacting[id] is set meanwhile. */
+  async compactThread(id: string): Promise<void> {
+    if (this.compacting[id]) return;
+    this.compacting[id] = true;
+    try {
+      const t = await this.transport.compactThread(id);
+      if (t?.id) this.upsertThread(t);
+    } finally {
+      delete this.compacting[id];
+    }
+  }
+
+  /** The page was shown or hidden; shown, the selected thread is read. */
+  setVisible(visible: boolean): void {
+    this.visible = visible;
+    if (visible && this.selectedId) this.marks.see(this.selectedId);
   }
 
   report(e: unknown): void {

@@ -138,6 +138,11 @@ export interface Transport {
   /** Sets one of the session's config options (the model, …); answers the updated thread. */
   setConfigOption(threadId: string, configId: string, value: string): Promise<Thread>;
   /**
+   * The window only: the native folder dialog; the folder picked, or ""
+   * when cancelled. Absent in a browser, which types the path instead.
+   */
+  chooseFolder?(title: string): Promise<string>;
+  /**
    * The window only: the user clicked a desktop notification, asking to show
    * a permission or a turn. Returns a function that stops listening.
    */
@@ -183,6 +188,8 @@ export interface WailsBridge {
   SetMode(threadId: string, modeId: string): Promise<unknown>;
   SetConfigOption(threadId: string, configId: string, value: string): Promise<unknown>;
   Subscribe(after: number): Promise<unknown>;
+  /** Absent from bindings older than it. */
+  ChooseFolder?(title: string): Promise<unknown>;
 }
 export interface WailsRuntime {
   EventsOn(name: string, cb: (...data: unknown[]) => void): () => void;
@@ -222,6 +229,7 @@ export class WailsTransport implements Transport {
   readonly clientId = 'window';
   private bridge: WailsBridge;
   private runtime: WailsRuntime;
+  readonly chooseFolder?: (title: string) => Promise<string>;
 
   constructor(bridge?: WailsBridge, runtime?: WailsRuntime) {
     const b = bridge ?? window.go?.app?.Bridge;
@@ -229,6 +237,10 @@ export class WailsTransport implements Transport {
     if (!b || !r) throw new HubError('INTERNAL', 'the window bindings are not available');
     this.bridge = b;
     this.runtime = r;
+    const choose = b.ChooseFolder;
+    if (choose) {
+      this.chooseFolder = (title) => this.call<string>(() => choose.call(b, title)).then((d) => (typeof d === 'string' ? d : ''));
+    }
   }
 
   private async call<T>(f: () => Promise<unknown>, key?: string): Promise<T> {

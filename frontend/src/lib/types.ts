@@ -10,6 +10,8 @@ export interface Agent {
   version?: string;
   capabilities?: Record<string, unknown>;
   reason?: string;
+  /** How to install it (a command, or where to get it), for catalogue agents. */
+  install?: string;
 }
 
 export type ThreadStatus = 'idle' | 'running' | 'closed';

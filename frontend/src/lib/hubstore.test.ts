@@ -1,0 +1,154 @@
+// HubStore: unread marks, deleted threads, recent folders, thread actions.
+import { beforeEach, describe, expect, it, vi } from 'vitest';
+import { HubStore } from './store.svelte';
+import { HubError } from './transport';
+import { FakeTransport, ev, permission, thread } from '../test/fakeTransport';
+import type { Thread } from './types';
+
+beforeEach(() => localStorage.clear());
+
+async function started(threads: Thread[] = [thread('th_1'), thread('th_2')]) {
+  const f = new FakeTransport();
+  f.threads = threads;
+  const store = new HubStore(f, () => {});
+  await store.start();
+  return { f, store };
+}
+
+const done = (seq: number, threadId: string, status = 'completed') =>
+  ev(seq, 'turn_completed', { turn: { id: `tu_${seq}`, status } }, threadId, `tu_${seq}`);
+
+describe('HubStore unread marks', () => {
+  it('marks a thread whose turn finished while it was not shown; selecting it clears the mark', async () => {
+    const { store } = await started();
+    await store.select('th_1');
+    store.apply(done(1, 'th_1'));
+    store.apply(done(2, 'th_2'));
+    expect(store.marks.unread('th_1')).toBe(false); // seen as it happened
+    expect(store.marks.unread('th_2')).toBe(true);
+    await store.select('th_2');
+    expect(store.marks.unread('th_2')).toBe(false);
+    store.stop();
+  });
+
+  it('marks the shown thread when the window was hidden, and clears it when shown again', async () => {
+    const { store } = await started();
+    await store.select('th_1');
+    store.setVisible(false);
+    store.apply(done(3, 'th_1'));
+    expect(store.marks.unread('th_1')).toBe(true);
+    store.setVisible(true);
+    expect(store.marks.unread('th_1')).toBe(false);
+    store.stop();
+  });
+
+  it('keeps the marks over a reload (same client), not the hub’s internal turns', async () => {
+    const a = await started();
+    a.store.apply(done(4, 'th_2', 'failed'));
+    a.store.apply(ev(5, 'turn_completed', { turn: { id: 'tu_x', status: 'completed', internal: true } }, 'th_1', 'tu_x'));
+    a.store.stop();
+    const b = await started();
+    expect(b.store.marks.unread('th_2')).toBe(true);
+    expect(b.store.marks.last('th_2')).toBe('failed');
+    expect(b.store.marks.unread('th_1')).toBe(false);
+    b.store.stop();
+  });
+
+  it('learns how the last turn ended from history', async () => {
+    const { f, store } = await started();
+    f.histories.set('th_1', [
+      { id: 'tu_1', threadId: 'th_1', status: 'completed', input: 'a', output: '', startedAt: '' },
+      { id: 'tu_2', threadId: 'th_1', status: 'interrupted', input: 'b', output: '', startedAt: '' },
+    ]);
+    await store.select('th_1');
+    expect(store.marks.last('th_1')).toBe('interrupted');
+    store.apply(ev(9, 'turn_started', { input: 'again' }, 'th_1', 'tu_3'));
+    expect(store.marks.last('th_1')).toBeUndefined();
+    store.stop();
+  });
+});
+
+describe('HubStore deleted threads', () => {
+  it('drops a thread deleted elsewhere (thread_updated deleted:true): conversation, permissions, selection', async () => {
+    const { f, store } = await started();
+    f.permissions = [];
+    store.apply(ev(1, 'permission_required', { permission: permission('pe_1', { threadId: 'th_1' }) }));
+    store.apply(ev(2, 'permission_required', { permission: permission('pe_2', { threadId: 'th_2', turnId: 'tu_9' }) }, 'th_2', 'tu_9'));
+    store.apply(done(3, 'th_1'));
+    await store.select('th_1');
+    expect(store.pending.map((p) => p.id)).toEqual(['pe_1', 'pe_2']);
+
+    // A closed thread is not a deleted one.
+    store.apply(ev(4, 'thread_updated', { thread: thread('th_2', { status: 'closed', updatedAt: '2026-11-21T06:01:00Z' }) }, 'th_2', ''));
+    expect(store.threads['th_2'].status).toBe('closed');
+
+    const gone = thread('th_1', { status: 'closed', updatedAt: '2026-11-21T09:00:00Z' });
+    store.apply(ev(5, 'thread_updated', { thread: gone, deleted: true }, 'th_1', ''));
+    expect(store.threads['th_1']).toBeUndefined();
+    expect(store.conversations['th_1']).toBeUndefined();
+    expect(store.selectedId).toBeNull();
+    expect(store.pending.map((p) => p.id)).toEqual(['pe_2']);
+    expect(store.marks.marks['th_1']).toBeUndefined();
+    // Late events of it do not bring it back.
+    expect(store.apply(ev(6, 'message_delta', { text: 'late' }))).toBe(false);
+    store.apply(ev(7, 'thread_updated', { thread: { ...gone, updatedAt: '2026-11-21T10:00:00Z' } }, 'th_1', ''));
+    expect(store.threads['th_1']).toBeUndefined();
+    expect(store.conversations['th_1']).toBeUndefined();
+    store.stop();
+  });
+
+  it('deletes through the transport and forgets the thread at once', async () => {
+    const { f, store } = await started();
+    await store.select('th_2');
+    await store.deleteThread('th_2');
+    expect(f.calls.at(-1)).toEqual({ method: 'deleteThread', args: ['th_2'] });
+    expect(store.threadList.map((t) => t.id)).toEqual(['th_1']);
+    expect(store.selectedId).toBeNull();
+    store.stop();
+  });
+
+  it('after a reconnect, drops threads the list no longer has (deleted while the stream was down)', async () => {
+    const { f, store } = await started();
+    f.threads = [f.threads[1]];
+    f.handlers?.onState?.('reconnecting', new HubError('NETWORK', 'the event stream ended'));
+    f.handlers?.onState?.('open');
+    await vi.waitFor(() => expect(store.threadList.map((t) => t.id)).toEqual(['th_2']));
+    store.stop();
+  });
+});
+
+describe('HubStore thread actions and folders', () => {
+  it('renames and compacts from the answers; compacting is set while in flight', async () => {
+    const { f, store } = await started();
+    await store.renameThread('th_1', 'New name');
+    expect(store.threads['th_1'].title).toBe('New name');
+
+    let finish!: (t: Thread) => void;
+    f.compactThread = () => new Promise<Thread>((r) => (finish = r));
+    const p = store.compactThread('th_1');
+    expect(store.compacting['th_1']).toBe(true);
+    await store.compactThread('th_1'); // a second click while one runs does nothing
+    finish(thread('th_1', { title: 'New name', updatedAt: '2026-11-21T09:00:00Z' }));
+    await p;
+    expect(store.compacting['th_1']).toBeUndefined();
+    expect(store.threads['th_1'].updatedAt).toBe('2026-11-21T09:00:00Z');
+
+    f.compactThread = () => Promise.reject(new HubError('CONFLICT', 'a turn is running'));
+    await expect(store.compactThread('th_1')).rejects.toMatchObject({ code: 'CONFLICT' });
+    expect(store.compacting['th_1']).toBeUndefined();
+    store.stop();
+  });
+
+  it('offers the folders used here first, then the threads’, and remembers them over a reload', async () => {
+    const { store } = await started([
+      thread('a', { cwd: '/src/one', updatedAt: '2026-11-21T08:00:00Z' }),
+      thread('b', { cwd: '/src/two', updatedAt: '2026-11-21T07:00:00Z' }),
+      thread('c', { cwd: '/src/one', updatedAt: '2026-11-21T06:00:00Z' }),
+    ]);
+    expect(store.recentFolders).toEqual(['/src/one', '/src/two']);
+    await store.createThread('sdk', '/src/three');
+    expect(store.recentFolders).toEqual(['/src/three', '/src/one', '/src/two']);
+    store.stop();
+    expect(new HubStore(new FakeTransport(), () => {}).recentFolders).toEqual(['/src/three']);
+  });
+});
