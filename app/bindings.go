@@ -63,6 +63,7 @@ type Emitter interface {
 //	Subscribe(after int64) error
 //	GetSettings() (hub.Settings, error)
 //	UpdateSettings(patch hub.SettingsPatch) (hub.Settings, error)
+//	ChooseFolder(title string) (string, error) // the window's own: no Service call
 //
 // A failed call rejects its promise with a string holding the JSON object
 // {"code": "NOT_FOUND", "message": "…"} (formatError, the app's Wails

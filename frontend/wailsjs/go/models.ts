@@ -8,6 +8,7 @@ export namespace hub {
 	    version?: string;
 	    capabilities?: number[];
 	    reason?: string;
+	    install?: string;
 	
 	    static createFrom(source: any = {}) {
 	        return new Agent(source);
@@ -22,13 +23,117 @@ export namespace hub {
 	        this.version = source["version"];
 	        this.capabilities = source["capabilities"];
 	        this.reason = source["reason"];
+	        this.install = source["install"];
 	    }
+	}
+	export class string {
+	
+	
+	    static createFrom(source: any = {}) {
+	        return new string(source);
+	    }
+	
+	    constructor(source: any = {}) {
+	        if ('string' === typeof source) source = JSON.parse(source);
+	
+	    }
+	}
+	export class AgentPatch {
+	    name?: string;
+	    command?: string;
+	    args?: string[];
+	    env?: Record<string, string>;
+	    enabled?: boolean;
+	
+	    static createFrom(source: any = {}) {
+	        return new AgentPatch(source);
+	    }
+	
+	    constructor(source: any = {}) {
+	        if ('string' === typeof source) source = JSON.parse(source);
+	        this.name = source["name"];
+	        this.command = source["command"];
+	        this.args = source["args"];
+	        this.env = source["env"];
+	        this.enabled = source["enabled"];
+	    }
+	}
+	export class AgentSettings {
+	    id: string;
+	    name?: string;
+	    command?: string;
+	    args?: string[];
+	    envKeys?: string[];
+	    enabled?: boolean;
+	    builtin: boolean;
+	
+	    static createFrom(source: any = {}) {
+	        return new AgentSettings(source);
+	    }
+	
+	    constructor(source: any = {}) {
+	        if ('string' === typeof source) source = JSON.parse(source);
+	        this.id = source["id"];
+	        this.name = source["name"];
+	        this.command = source["command"];
+	        this.args = source["args"];
+	        this.envKeys = source["envKeys"];
+	        this.enabled = source["enabled"];
+	        this.builtin = source["builtin"];
+	    }
+	}
+	export class FSCapabilities {
+	    readTextFile: boolean;
+	    writeTextFile: boolean;
+	
+	    static createFrom(source: any = {}) {
+	        return new FSCapabilities(source);
+	    }
+	
+	    constructor(source: any = {}) {
+	        if ('string' === typeof source) source = JSON.parse(source);
+	        this.readTextFile = source["readTextFile"];
+	        this.writeTextFile = source["writeTextFile"];
+	    }
+	}
+	export class ClientCapabilities {
+	    fs: FSCapabilities;
+	    terminal: boolean;
+	
+	    static createFrom(source: any = {}) {
+	        return new ClientCapabilities(source);
+	    }
+	
+	    constructor(source: any = {}) {
+	        if ('string' === typeof source) source = JSON.parse(source);
+	        this.fs = this.convertValues(source["fs"], FSCapabilities);
+	        this.terminal = source["terminal"];
+	    }
+	
+		convertValues(a: any, classs: any, asMap: boolean = false): any {
+		    if (!a) {
+		        return a;
+		    }
+		    if (a.slice && a.map) {
+		        return (a as any[]).map(elem => this.convertValues(elem, classs));
+		    } else if ("object" === typeof a) {
+		        if (asMap) {
+		            for (const key of Object.keys(a)) {
+		                a[key] = new classs(a[key]);
+		            }
+		            return a;
+		        }
+		        return new classs(a);
+		    }
+		    return a;
+		}
 	}
 	export class CreateThreadRequest {
 	    agent: string;
 	    cwd: string;
 	    title?: string;
 	    openSession?: boolean;
+	    clientCapabilities?: ClientCapabilities;
 	
 	    static createFrom(source: any = {}) {
 	        return new CreateThreadRequest(source);
@@ -40,7 +145,26 @@ export namespace hub {
 	        this.cwd = source["cwd"];
 	        this.title = source["title"];
 	        this.openSession = source["openSession"];
+	        this.clientCapabilities = this.convertValues(source["clientCapabilities"], ClientCapabilities);
 	    }
+	
+		convertValues(a: any, classs: any, asMap: boolean = false): any {
+		    if (!a) {
+		        return a;
+		    }
+		    if (a.slice && a.map) {
+		        return (a as any[]).map(elem => this.convertValues(elem, classs));
+		    } else if ("object" === typeof a) {
+		        if (asMap) {
+		            for (const key of Object.keys(a)) {
+		                a[key] = new classs(a[key]);
+		            }
+		            return a;
+		        }
+		        return new classs(a);
+		    }
+		    return a;
+		}
 	}
 	export class Decision {
 	    outcome?: string;
@@ -98,6 +222,35 @@ export namespace hub {
 		    }
 		    return a;
 		}
+	}
+	
+	export class NotificationSettings {
+	    enabled: boolean;
+	    turnCompleted: boolean;
+	
+	    static createFrom(source: any = {}) {
+	        return new NotificationSettings(source);
+	    }
+	
+	    constructor(source: any = {}) {
+	        if ('string' === typeof source) source = JSON.parse(source);
+	        this.enabled = source["enabled"];
+	        this.turnCompleted = source["turnCompleted"];
+	    }
+	}
+	export class NotificationSettingsPatch {
+	    enabled?: boolean;
+	    turnCompleted?: boolean;
+	
+	    static createFrom(source: any = {}) {
+	        return new NotificationSettingsPatch(source);
+	    }
+	
+	    constructor(source: any = {}) {
+	        if ('string' === typeof source) source = JSON.parse(source);
+	        this.enabled = source["enabled"];
+	        this.turnCompleted = source["turnCompleted"];
+	    }
 	}
 	export class PermissionOption {
 	    optionId: string;
@@ -169,6 +322,128 @@ export namespace hub {
 		}
 	}
 	
+	export class PermissionSettings {
+	    timeout: string;
+	
+	    static createFrom(source: any = {}) {
+	        return new PermissionSettings(source);
+	    }
+	
+	    constructor(source: any = {}) {
+	        if ('string' === typeof source) source = JSON.parse(source);
+	        this.timeout = source["timeout"];
+	    }
+	}
+	export class PermissionSettingsPatch {
+	    timeout?: string;
+	
+	    static createFrom(source: any = {}) {
+	        return new PermissionSettingsPatch(source);
+	    }
+	
+	    constructor(source: any = {}) {
+	        if ('string' === typeof source) source = JSON.parse(source);
+	        this.timeout = source["timeout"];
+	    }
+	}
+	export class UISettings {
+	    theme: string;
+	
+	    static createFrom(source: any = {}) {
+	        return new UISettings(source);
+	    }
+	
+	    constructor(source: any = {}) {
+	        if ('string' === typeof source) source = JSON.parse(source);
+	        this.theme = source["theme"];
+	    }
+	}
+	export class Settings {
+	    configFile: string;
+	    permissions: PermissionSettings;
+	    notifications: NotificationSettings;
+	    ui: UISettings;
+	    agents: AgentSettings[];
+	
+	    static createFrom(source: any = {}) {
+	        return new Settings(source);
+	    }
+	
+	    constructor(source: any = {}) {
+	        if ('string' === typeof source) source = JSON.parse(source);
+	        this.configFile = source["configFile"];
+	        this.permissions = this.convertValues(source["permissions"], PermissionSettings);
+	        this.notifications = this.convertValues(source["notifications"], NotificationSettings);
+	        this.ui = this.convertValues(source["ui"], UISettings);
+	        this.agents = this.convertValues(source["agents"], AgentSettings);
+	    }
+	
+		convertValues(a: any, classs: any, asMap: boolean = false): any {
+		    if (!a) {
+		        return a;
+		    }
+		    if (a.slice && a.map) {
+		        return (a as any[]).map(elem => this.convertValues(elem, classs));
+		    } else if ("object" === typeof a) {
+		        if (asMap) {
+		            for (const key of Object.keys(a)) {
+		                a[key] = new classs(a[key]);
+		            }
+		            return a;
+		        }
+		        return new classs(a);
+		    }
+		    return a;
+		}
+	}
+	export class UISettingsPatch {
+	    theme?: string;
+	
+	    static createFrom(source: any = {}) {
+	        return new UISettingsPatch(source);
+	    }
+	
+	    constructor(source: any = {}) {
+	        if ('string' === typeof source) source = JSON.parse(source);
+	        this.theme = source["theme"];
+	    }
+	}
+	export class SettingsPatch {
+	    permissions?: PermissionSettingsPatch;
+	    notifications?: NotificationSettingsPatch;
+	    ui?: UISettingsPatch;
+	    agents?: Record<string, AgentPatch>;
+	
+	    static createFrom(source: any = {}) {
+	        return new SettingsPatch(source);
+	    }
+	
+	    constructor(source: any = {}) {
+	        if ('string' === typeof source) source = JSON.parse(source);
+	        this.permissions = this.convertValues(source["permissions"], PermissionSettingsPatch);
+	        this.notifications = this.convertValues(source["notifications"], NotificationSettingsPatch);
+	        this.ui = this.convertValues(source["ui"], UISettingsPatch);
+	        this.agents = this.convertValues(source["agents"], AgentPatch, true);
+	    }
+	
+		convertValues(a: any, classs: any, asMap: boolean = false): any {
+		    if (!a) {
+		        return a;
+		    }
+		    if (a.slice && a.map) {
+		        return (a as any[]).map(elem => this.convertValues(elem, classs));
+		    } else if ("object" === typeof a) {
+		        if (asMap) {
+		            for (const key of Object.keys(a)) {
+		                a[key] = new classs(a[key]);
+		            }
+		            return a;
+		        }
+		        return new classs(a);
+		    }
+		    return a;
+		}
+	}
 	export class Thread {
 	    id: string;
 	    agent: string;
@@ -371,6 +646,7 @@ export namespace hub {
 	        this.content = source["content"];
 	    }
 	}
+	
 
 }
 

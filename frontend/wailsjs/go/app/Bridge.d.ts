@@ -4,6 +4,8 @@ import {hub} from '../models';
 
 export function CancelTurn(arg1:string):Promise<hub.Turn>;
 
+export function ChooseFolder(arg1:string):Promise<string>;
+
 export function CompactThread(arg1:string):Promise<hub.Thread>;
 
 export function CreateThread(arg1:hub.CreateThreadRequest):Promise<hub.Thread>;
@@ -11,6 +13,8 @@ export function CreateThread(arg1:hub.CreateThreadRequest):Promise<hub.Thread>;
 export function DecidePermission(arg1:string,arg2:hub.Decision):Promise<hub.Permission>;
 
 export function DeleteThread(arg1:string):Promise<void>;
+
+export function GetSettings():Promise<hub.Settings>;
 
 export function GetThread(arg1:string):Promise<hub.Thread>;
 
@@ -31,3 +35,5 @@ export function SetMode(arg1:string,arg2:string):Promise<hub.Thread>;
 export function StartTurn(arg1:string,arg2:hub.TurnInput):Promise<hub.Turn>;
 
 export function Subscribe(arg1:number):Promise<void>;
+
+export function UpdateSettings(arg1:hub.SettingsPatch):Promise<hub.Settings>;

@@ -6,6 +6,10 @@ export function CancelTurn(arg1) {
   return window['go']['app']['Bridge']['CancelTurn'](arg1);
 }
 
+export function ChooseFolder(arg1) {
+  return window['go']['app']['Bridge']['ChooseFolder'](arg1);
+}
+
 export function CompactThread(arg1) {
   return window['go']['app']['Bridge']['CompactThread'](arg1);
 }
@@ -20,6 +24,10 @@ export function DecidePermission(arg1, arg2) {
 
 export function DeleteThread(arg1) {
   return window['go']['app']['Bridge']['DeleteThread'](arg1);
+}
+
+export function GetSettings() {
+  return window['go']['app']['Bridge']['GetSettings']();
 }
 
 export function GetThread(arg1) {
@@ -60,4 +68,8 @@ export function StartTurn(arg1, arg2) {
 
 export function Subscribe(arg1) {
   return window['go']['app']['Bridge']['Subscribe'](arg1);
+}
+
+export function UpdateSettings(arg1) {
+  return window['go']['app']['Bridge']['UpdateSettings'](arg1);
 }

@@ -1,0 +1,27 @@
+//go:build !headless
+
+package app
+
+import (
+	"fmt"
+
+	"github.com/switchboard-hub/switchboard/hub"
+	wailsruntime "github.com/wailsapp/wails/v2/pkg/runtime"
+)
+
+// ChooseFolder opens Wails' native directory dialog on the window (see
+// Bridge.ChooseFolder); "" when the user cancelled.
+func (e wailsEmitter) ChooseFolder(title string) (string, error) {
+	ctx := e.w.ctx()
+	if ctx == nil {
+		return "", hub.Errorf(hub.CodeInternal, "the window is not open yet")
+	}
+	dir, err := wailsruntime.OpenDirectoryDialog(ctx, wailsruntime.OpenDialogOptions{
+		Title:                title,
+		CanCreateDirectories: true,
+	})
+	if err != nil {
+		return "", fmt.Errorf("folder dialog: %w", err)
+	}
+	return dir, nil
+}
