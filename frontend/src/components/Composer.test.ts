@@ -9,7 +9,7 @@ describe('Composer', () => {
     const box = screen.getByRole('textbox', { name: 'Message' }) as HTMLTextAreaElement;
     await fireEvent.input(box, { target: { value: 'Run the tests' } });
     await fireEvent.keyDown(box, { key: 'Enter' });
-    expect(onsend).toHaveBeenCalledWith('Run the tests');
+    expect(onsend).toHaveBeenCalledWith({ input: 'Run the tests' });
     await vi.waitFor(() => expect(box.value).toBe(''));
   });
 
@@ -100,5 +100,137 @@ describe('Composer', () => {
     await fireEvent.change(pick, { target: { value: 'fake-tiny' } });
     expect(onconfig).toHaveBeenCalledWith('llm', 'fake-tiny');
     await vi.waitFor(() => expect(pick.value).toBe('fake-small'));
+  });
+
+  const commands = [
+    { name: 'review', description: 'Review the current changes', input: { hint: 'what to focus on' } },
+    { name: 'init', description: 'Write an AGENTS.md' },
+    { name: 'compact', description: 'Summarize the conversation' },
+  ];
+  const options = () => screen.getAllByRole('option').map((o) => o.querySelector('.name')?.textContent);
+
+  it('opens a command palette on "/", filters, moves with arrows, picks with Enter', async () => {
+    const onsend = vi.fn();
+    render(Composer, { onsend, onstop: vi.fn(), commands });
+    const box = screen.getByRole('textbox', { name: 'Message' }) as HTMLTextAreaElement;
+    expect(screen.queryByRole('listbox')).toBeNull();
+    box.focus();
+    await fireEvent.input(box, { target: { value: '/' } });
+    const list = screen.getByRole('listbox', { name: 'Commands' });
+    expect(options()).toEqual(['/review', '/init', '/compact']);
+    expect(box.getAttribute('aria-controls')).toBe(list.id);
+    expect(list.textContent).toContain('Review the current changes');
+    expect(list.textContent).toContain('what to focus on');
+    const selected = () => screen.getAllByRole('option').find((o) => o.getAttribute('aria-selected') === 'true');
+    expect(box.getAttribute('aria-activedescendant')).toBe(selected()?.id);
+    expect(selected()?.textContent).toContain('/review');
+
+    await fireEvent.input(box, { target: { value: '/c' } });
+    expect(options()).toEqual(['/compact']);
+    await fireEvent.input(box, { target: { value: '/i' } });
+    expect(options()).toEqual(['/init', '/review']); // prefix first, then contains
+    await fireEvent.keyDown(box, { key: 'ArrowDown' });
+    expect(selected()?.textContent).toContain('/review');
+    expect(box.getAttribute('aria-activedescendant')).toBe(selected()?.id);
+    await fireEvent.keyDown(box, { key: 'ArrowDown' });
+    expect(selected()?.textContent).toContain('/init'); // wraps
+    await fireEvent.keyDown(box, { key: 'ArrowUp' });
+    await fireEvent.keyDown(box, { key: 'Enter' });
+    await vi.waitFor(() => expect(box.value).toBe('/review '));
+    expect(onsend).not.toHaveBeenCalled();
+    expect(document.activeElement).toBe(box);
+    expect(screen.queryByRole('listbox')).toBeNull();
+    expect(box.hasAttribute('aria-activedescendant')).toBe(false);
+  });
+
+  it('picks with Tab, closes on Escape without letting it through, no palette without commands', async () => {
+    const outer = vi.fn();
+    const listen = (e: KeyboardEvent) => e.key === 'Escape' && outer();
+    window.addEventListener('keydown', listen);
+    const { unmount } = render(Composer, { onsend: vi.fn(), onstop: vi.fn(), commands });
+    const box = screen.getByRole('textbox', { name: 'Message' }) as HTMLTextAreaElement;
+    await fireEvent.input(box, { target: { value: '/co' } });
+    await fireEvent.keyDown(box, { key: 'Tab' });
+    await vi.waitFor(() => expect(box.value).toBe('/compact '));
+    await fireEvent.input(box, { target: { value: '/' } });
+    await fireEvent.keyDown(box, { key: 'Escape' });
+    expect(screen.queryByRole('listbox')).toBeNull();
+    expect(outer).not.toHaveBeenCalled();
+    await fireEvent.input(box, { target: { value: '/r' } }); // typing again reopens
+    expect(options()).toEqual(['/review']);
+    await fireEvent.click(screen.getByRole('option'));
+    await vi.waitFor(() => expect(box.value).toBe('/review '));
+    window.removeEventListener('keydown', listen);
+    unmount();
+
+    render(Composer, { onsend: vi.fn(), onstop: vi.fn() });
+    const plain = screen.getByRole('textbox', { name: 'Message' });
+    await fireEvent.input(plain, { target: { value: '/' } });
+    expect(screen.queryByRole('listbox')).toBeNull();
+    expect(plain.hasAttribute('aria-autocomplete')).toBe(false);
+  });
+
+  const png = () => new File([new Uint8Array([0x89, 0x50, 0x4e, 0x47])], 'shot.png', { type: 'image/png' });
+  const notes = () => new File(['TODO\n'], 'notes.txt', { type: 'text/plain' });
+
+  it('attaches from the picker, lists chips, removes one, sends content blocks', async () => {
+    const onsend = vi.fn();
+    const { container } = render(Composer, { onsend, onstop: vi.fn(), promptCapabilities: { image: true, embeddedContext: true } });
+    expect(screen.getByRole('button', { name: 'Attach' })).toBeTruthy();
+    const input = container.querySelector('input[type=file]') as HTMLInputElement;
+    expect(input.multiple).toBe(true);
+    await fireEvent.change(input, { target: { files: [png(), notes(), new File(['x'], 'gone.txt', { type: 'text/plain' })] } });
+    const chips = await screen.findByRole('list', { name: 'Attachments' });
+    await vi.waitFor(() => expect(chips.querySelectorAll('li')).toHaveLength(3));
+    expect(chips.textContent).toContain('shot.png');
+    await fireEvent.click(screen.getByRole('button', { name: 'Remove gone.txt' }));
+    expect(chips.querySelectorAll('li')).toHaveLength(2);
+    const box = screen.getByRole('textbox', { name: 'Message' });
+    await fireEvent.input(box, { target: { value: 'What is this?' } });
+    await fireEvent.keyDown(box, { key: 'Enter' });
+    expect(onsend).toHaveBeenCalledWith({
+      content: [
+        { type: 'text', text: 'What is this?' },
+        { type: 'image', data: 'iVBORw==', mimeType: 'image/png' },
+        { type: 'resource', resource: { uri: 'attachment:notes.txt', text: 'TODO\n', mimeType: 'text/plain' } },
+      ],
+    });
+    await vi.waitFor(() => expect(screen.queryByRole('list', { name: 'Attachments' })).toBeNull());
+  });
+
+  it('keeps attachments when sending fails; takes drops and pasted images', async () => {
+    const onsend = vi.fn().mockRejectedValue(new Error('409'));
+    const { container } = render(Composer, { onsend, onstop: vi.fn(), promptCapabilities: { image: true } });
+    const form = container.querySelector('form')!;
+    await fireEvent.drop(form, { dataTransfer: { files: [png()], types: ['Files'] } });
+    const box = screen.getByRole('textbox', { name: 'Message' });
+    await fireEvent.paste(box, { clipboardData: { files: [new File([new Uint8Array([1])], 'image.png', { type: 'image/png' })] } });
+    const chips = await screen.findByRole('list', { name: 'Attachments' });
+    await vi.waitFor(() => expect(chips.querySelectorAll('li')).toHaveLength(2));
+    // Only attachments, no text: still sendable.
+    await fireEvent.click(screen.getByRole('button', { name: 'Send' }));
+    expect(onsend).toHaveBeenCalledWith({ content: [expect.objectContaining({ type: 'image' }), expect.objectContaining({ type: 'image' })] });
+    await vi.waitFor(() => expect((screen.getByRole('button', { name: 'Send' }) as HTMLButtonElement).disabled).toBe(false));
+    expect(screen.getByRole('list', { name: 'Attachments' }).querySelectorAll('li')).toHaveLength(2);
+  });
+
+  it('offers only what the agent accepts and says why a file is refused', async () => {
+    const { unmount } = render(Composer, { onsend: vi.fn(), onstop: vi.fn(), promptCapabilities: { image: true } });
+    expect((document.querySelector('input[type=file]') as HTMLInputElement).accept).toBe('image/*');
+    await fireEvent.drop(document.querySelector('form')!, { dataTransfer: { files: [notes()], types: ['Files'] } });
+    expect((await screen.findByRole('alert')).textContent).toMatch(/^notes.txt: This agent does not accept file contents/);
+    expect(screen.queryByRole('list', { name: 'Attachments' })).toBeNull();
+    unmount();
+
+    // Text only (or capabilities not known yet): no Attach button; a pasted image is refused by name.
+    render(Composer, { onsend: vi.fn(), onstop: vi.fn(), agentName: 'Codex' });
+    expect(screen.queryByRole('button', { name: 'Attach' })).toBeNull();
+    await fireEvent.paste(screen.getByRole('textbox', { name: 'Message' }), { clipboardData: { files: [png()] } });
+    expect((await screen.findByRole('alert')).textContent).toMatch(/^shot.png: Codex does not accept images/);
+  });
+
+  it('shows how full the context is', () => {
+    render(Composer, { onsend: vi.fn(), onstop: vi.fn(), usage: { used: 50_000, size: 200_000 } });
+    expect(screen.getByLabelText('Context usage').textContent?.trim()).toBe('context 50K / 200K (25%)');
   });
 });

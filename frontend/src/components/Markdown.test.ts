@@ -9,7 +9,7 @@ describe('Markdown', () => {
     expect(container.querySelector('code.language-go .hljs-keyword')?.textContent).toBe('package');
     expect(container.querySelector('script')).toBeNull();
     expect(container.querySelector('[onerror]')).toBeNull();
-    expect(container.querySelector('code.language-html')?.textContent).toBe('<script>alert(1)</script>');
+    expect(container.querySelector('code.language-html')?.textContent).toBe('<script>alert(1)</script>\n');
     expect((window as unknown as { pwned?: number }).pwned).toBeUndefined();
   });
 });

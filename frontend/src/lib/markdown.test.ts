@@ -11,7 +11,7 @@ describe('renderMarkdown', () => {
     expect(code.className).toBe('hljs language-go');
     expect(code.querySelector('.hljs-keyword')?.textContent).toBe('func');
     expect(code.querySelector('.hljs-string')?.textContent).toBe('"x"');
-    expect(code.textContent).toBe('func main() { return "x" }');
+    expect(code.textContent).toBe('func main() { return "x" }\n');
   });
 
   it('knows aliases and leaves unnamed or unknown fences plain (no auto-detection)', () => {

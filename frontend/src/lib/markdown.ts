@@ -12,7 +12,8 @@ const md = new Marked(
       code({ text, lang }: Tokens.Code): string {
         const h = highlight(text.replace(/\n$/, ''), lang);
         const cls = h.language ? ` class="hljs language-${escapeHTML(h.language)}"` : '';
-        return `<pre><code${cls}>${h.html}</code></pre>\n`;
+        // Like marked's own: the code ends with one newline.
+        return `<pre><code${cls}>${h.html}\n</code></pre>\n`;
       },
     },
   },

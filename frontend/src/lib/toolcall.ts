@@ -58,17 +58,17 @@ export function toolParts(tc: ToolCall): ToolPart[] {
     }
   }
   for (const p of rawOutputParts(tc.rawOutput)) {
-    if (!seen.has(p.text.trim())) out.push(p);
+    if (p.kind !== 'output' || !seen.has(p.text.trim())) out.push(p);
   }
   return out;
 }
 
 /** rawOutput as text: a string, or an object's stdout / stderr / output fields. */
-function rawOutputParts(raw: unknown): ToolPart[] {
+function rawOutputParts(raw: unknown): (ToolPart & { kind: 'output' | 'note' })[] {
   if (typeof raw === 'string') return raw.trim() ? [{ kind: 'output', label: 'Output', text: raw }] : [];
   if (!raw || typeof raw !== 'object' || Array.isArray(raw)) return [];
   const r = raw as Record<string, unknown>;
-  const out: ToolPart[] = [];
+  const out: (ToolPart & { kind: 'output' | 'note' })[] = [];
   for (const [field, label] of [
     ['output', 'Output'],
     ['stdout', 'stdout'],

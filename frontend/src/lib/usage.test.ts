@@ -1,4 +1,5 @@
 import { describe, expect, it } from 'vitest';
+import type { Usage } from './types';
 import { contextFraction, contextLine, usageParts } from './usage';
 
 describe('usage', () => {
@@ -10,7 +11,7 @@ describe('usage', () => {
     expect(usageParts({ inputTokens: 12_500, outputTokens: 830 })).toEqual(['12.5K tokens in, 830 out']);
     expect(usageParts({ totalTokens: 99 })).toEqual(['99 tokens']);
     expect(usageParts({ cost: { amount: 3.5, currency: 'EUR' } })).toEqual(['€3.50']);
-    expect(usageParts({ used: 'lots' })).toEqual([]);
+    expect(usageParts({ used: 'lots' } as unknown as Usage)).toEqual([]);
     expect(usageParts(undefined)).toEqual([]);
   });
 
