@@ -9,8 +9,13 @@ import (
 )
 
 // delegatingClient is the acp.Client of a thread whose owner serves some
-// fs methods: those go to the owner as client requests, the others to the
-// hub's own file system (acp.LocalFS), as for any thread.
+// fs methods: those go to the owner as client requests while a stream of
+// the owner is attached to the thread; the others, and every one while the
+// owner is away (the user drives the thread from the window after closing
+// the editor), go to the hub's own file system (acp.LocalFS), as for any
+// thread. Terminals do not fall back: a terminal lives on one side, so a
+// thread whose owner hosts terminals gets an error for them while the
+// owner is away.
 type delegatingClient struct {
 	*threadClient
 	caps hub.ClientCapabilities
@@ -24,6 +29,12 @@ var (
 	_ acp.FileSystem   = (*delegatingClient)(nil)
 	_ acp.TerminalHost = (*delegatingTerminals)(nil)
 )
+
+// ownerAttached reports whether a stream of the thread's owner receives its
+// events, so that a client request can be answered.
+func (d *delegatingClient) ownerAttached() bool {
+	return d.e.bus.attached(d.thread.ID, d.thread.ClientID)
+}
 
 // forward sends req to the thread's owner and decodes its result.
 func forward[Resp any](ctx context.Context, c *threadClient, method string, req any) (Resp, error) {
@@ -39,14 +50,14 @@ func forward[Resp any](ctx context.Context, c *threadClient, method string, req 
 }
 
 func (d *delegatingClient) ReadTextFile(ctx context.Context, req acp.ReadTextFileRequest) (acp.ReadTextFileResponse, error) {
-	if !d.caps.FS.ReadTextFile {
+	if !d.caps.FS.ReadTextFile || !d.ownerAttached() {
 		return acp.LocalFS{}.ReadTextFile(ctx, req)
 	}
 	return forward[acp.ReadTextFileResponse](ctx, d.threadClient, hub.MethodReadTextFile, req)
 }
 
 func (d *delegatingClient) WriteTextFile(ctx context.Context, req acp.WriteTextFileRequest) (acp.WriteTextFileResponse, error) {
-	if !d.caps.FS.WriteTextFile {
+	if !d.caps.FS.WriteTextFile || !d.ownerAttached() {
 		return acp.LocalFS{}.WriteTextFile(ctx, req)
 	}
 	return forward[acp.WriteTextFileResponse](ctx, d.threadClient, hub.MethodWriteTextFile, req)

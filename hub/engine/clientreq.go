@@ -21,11 +21,14 @@ import (
 //   - Only the thread's owner may answer; anyone else is NOT_FOUND. A
 //     request answers once: a second answer, or one after the request
 //     ended, is CONFLICT.
-//   - The agent never waits forever: with no subscriber of the owner on
-//     the thread (the bridge went away) it gets an error at once, or within
-//     ~2 s when the subscriber leaves while it waits; without an answer it
-//     gets one after ClientRequestTimeout (terminal/wait_for_exit: the turn
-//     timeout).
+//   - With no subscriber of the owner on the thread (the bridge went away,
+//     the user drives the thread from the window), fs requests are served
+//     by the hub as for any thread (see delegatingClient); terminal
+//     requests fail at once.
+//   - The agent never waits forever: when the owner's subscriber leaves
+//     while a request waits, it gets an error within ~2 s; without an
+//     answer it gets one after ClientRequestTimeout
+//     (terminal/wait_for_exit: the turn timeout).
 //   - The agent's request context ending (it withdrew the request, its
 //     connection closed) or the turn being cancelled or ending drops the
 //     request; a late answer is CONFLICT.

@@ -251,17 +251,28 @@ func TestClientRequestNobodyAttached(t *testing.T) {
 		t.Fatal(err)
 	}
 	t.Cleanup(sub.Close)
+	file := filepath.Join(h.cwd, "d.txt")
+	if err := os.WriteFile(file, []byte("on disk"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+
+	// The editor is away (the user drives the thread from the window): the
+	// hub serves the files, and says so for terminals, which live on one side.
+	h.start(th, "fs-read "+file)
+	if got := payload[hub.Turn](t, until(t, sub, hub.EventTurnCompleted), "turn"); !strings.Contains(got.Output, "on disk") {
+		t.Errorf("fs-read with the editor away: %q", got.Output)
+	}
 	start := time.Now()
-	h.start(th, "fs-read "+filepath.Join(h.cwd, "d.txt"))
+	h.start(th, "terminal true")
 	got := payload[hub.Turn](t, until(t, sub, hub.EventTurnCompleted), "turn")
 	if !strings.Contains(got.Output, "is not connected") || time.Since(start) > 10*time.Second {
-		t.Errorf("after %v: %q", time.Since(start), got.Output)
+		t.Errorf("terminal with the editor away, after %v: %q", time.Since(start), got.Output)
 	}
 
 	// The owner leaves while a request waits: the agent is told within
 	// seconds.
 	owner := h.watch(th)
-	h.start(th, "fs-read "+filepath.Join(h.cwd, "d.txt"))
+	h.start(th, "fs-read "+file)
 	nextRequest(t, owner, "fs/read_text_file")
 	owner.Close()
 	start = time.Now()
