@@ -3,14 +3,22 @@
 //
 //   npm run e2e        (builds dist, the hub and the agent; needs go and /usr/bin/chromium)
 //
+// Then: reload mid-stream and a dropped event stream (the rendered text
+// equals the stored turn output: nothing doubled, nothing missing), cancel
+// a turn, a thread made by an editor (X-Client-ID acp-zed) showing live with
+// its "editor" badge and an unread mark, deleting it from its header; and the
+// scenarios of e2e/settings.mjs and e2e/threadview.mjs when they exist.
+//
 // Screenshots go to <repo>/build/screenshots/: light.png and dark.png (the
-// finished turn), new-thread-light.png, permission-{light,dark}.png.
+// finished turn), new-thread-light.png, permission-{light,dark}.png,
+// sidebar-{light,dark}.png (badges and unread mark).
 // Env: CHROMIUM (default /usr/bin/chromium), E2E_KEEP=1 keeps the temp dir.
 import { execFileSync, spawn } from 'node:child_process';
 import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { createConnection, createServer } from 'node:net';
 import { chromium } from 'playwright-core';
 
 const here = dirname(fileURLToPath(import.meta.url));
@@ -28,6 +36,53 @@ let hub;
 let browser;
 let failed = false;
 
+/**
+ * A TCP proxy in front of the hub, for the page: drop() cuts every open
+ * connection (the event stream included) and refuses new ones until
+ * restore(), as a network drop would. The hub accepts its address through
+ * allowedHosts / allowedOrigins.
+ */
+async function startProxy() {
+  const open = new Set();
+  let cut = false;
+  let target;
+  const server = createServer((c) => {
+    if (cut || !target) return void c.destroy();
+    const u = createConnection(target.port, target.host);
+    const end = () => {
+      c.destroy();
+      u.destroy();
+      open.delete(c);
+    };
+    open.add(c);
+    c.on('error', end).on('close', end);
+    u.on('error', end).on('close', end);
+    c.pipe(u);
+    u.pipe(c);
+  });
+  await new Promise((r) => server.listen(0, '127.0.0.1', r));
+  return {
+    port: server.address().port,
+    to(hubUrl) {
+      const u = new URL(hubUrl);
+      target = { host: u.hostname, port: Number(u.port) };
+    },
+    drop() {
+      cut = true;
+      for (const c of open) c.destroy();
+      return open.size;
+    },
+    restore() {
+      cut = false;
+    },
+    close() {
+      for (const c of open) c.destroy();
+      server.close();
+    },
+  };
+}
+let proxy;
+
 async function main() {
   log('building the hub and the example agent');
   const hubBin = join(tmp, 'switchboard');
@@ -39,8 +94,14 @@ async function main() {
   });
   execFileSync('go', ['build', '-o', agentBin, 'github.com/coder/acp-go-sdk/example/agent'], { cwd: repo, stdio: 'inherit' });
 
+  proxy = await startProxy();
+  const pageUrl = `http://127.0.0.1:${proxy.port}`;
   const config = join(tmp, 'config.yaml');
-  writeFileSync(config, `agents:\n  sdk:\n    name: SDK\n    command: ${JSON.stringify(agentBin)}\n`);
+  writeFileSync(
+    config,
+    `allowedHosts: ["127.0.0.1:${proxy.port}"]\nallowedOrigins: [${JSON.stringify(pageUrl)}]\n` +
+      `agents:\n  sdk:\n    name: SDK\n    command: ${JSON.stringify(agentBin)}\n`,
+  );
 
   log('starting the hub');
   hub = spawn(hubBin, ['serve', '--data-dir', dataDir, '--config', config, '--listen', '127.0.0.1:0'], {
@@ -58,7 +119,8 @@ async function main() {
   }
   const { url } = JSON.parse(readFileSync(discovery, 'utf8'));
   const token = readFileSync(join(dataDir, 'token'), 'utf8').trim();
-  log('hub at', url);
+  proxy.to(url);
+  log('hub at', url, '- the page goes through', pageUrl);
 
   browser = await chromium.launch({
     executablePath: process.env.CHROMIUM || '/usr/bin/chromium',
@@ -67,17 +129,54 @@ async function main() {
   const context = await browser.newContext({ colorScheme: 'light', viewport: { width: 1280, height: 860 } });
   const page = await context.newPage();
   const problems = [];
+  // While the network is cut on purpose, failed requests are expected.
+  let offline = false;
   page.on('pageerror', (e) => problems.push(`page error: ${e.message}`));
   page.on('console', (m) => {
-    if (m.type() === 'error') problems.push(`console: ${m.text()}`);
+    if (m.type() === 'error' && !offline) problems.push(`console: ${m.text()}`);
   });
   page.on('response', (r) => {
     if (r.status() >= 400) problems.push(`HTTP ${r.status()} ${r.request().method()} ${new URL(r.url()).pathname}`);
   });
+
+  // The API as a script sees it (bearer token), for checks against what is stored.
+  const api = async (method, path, { body, client = 'e2e' } = {}) => {
+    const res = await fetch(`${url}${path}${path.includes('?') ? '&' : '?'}scope=all`, {
+      method,
+      headers: {
+        Authorization: `Bearer ${token}`,
+        'X-Client-ID': client,
+        ...(body ? { 'Content-Type': 'application/json' } : {}),
+      },
+      body: body ? JSON.stringify(body) : undefined,
+    });
+    const text = await res.text();
+    if (!res.ok) throw new Error(`${method} ${path}: ${res.status} ${text}`);
+    return text ? JSON.parse(text) : undefined;
+  };
+  const norm = (s) => s.replace(/\s+/g, '');
+  // The agent's message text of the turn as the page shows it, and as stored.
+  const shownText = (turnId) =>
+    page
+      .locator(`li.turn[data-turn-id="${turnId}"] .agent .md`)
+      .allTextContents()
+      .then((a) => a.join(''));
+  const storedTurn = async (threadId, turnId) =>
+    (await api('GET', `/v1/threads/${threadId}/history`)).turns.find((t) => t.id === turnId);
+  const lastTurnId = () => page.locator('li.turn').last().getAttribute('data-turn-id');
+  const expectSameText = async (threadId, turnId, what) => {
+    const stored = await storedTurn(threadId, turnId);
+    const shown = await shownText(turnId);
+    if (!stored?.output || norm(shown) !== norm(stored.output)) {
+      throw new Error(`${what}: the page shows\n  ${JSON.stringify(shown)}\nbut the turn's output is\n  ${JSON.stringify(stored?.output)}`);
+    }
+    log(`${what}: ${stored.output.length} characters, the same on the page`);
+    return stored;
+  };
   page.setDefaultTimeout(15000);
 
   // The one-time auth link sets the session cookie and redirects to "/".
-  await page.goto(`${url}/auth?token=${token}`);
+  await page.goto(`${pageUrl}/auth?token=${token}`);
   if (new URL(page.url()).search !== '') throw new Error(`token left in the address: ${page.url()}`);
   await page.getByRole('status').filter({ hasText: 'Connected' }).waitFor();
 
@@ -134,7 +233,123 @@ async function main() {
   await page.screenshot({ path: join(shots, 'light.png') });
   await page.emulateMedia({ colorScheme: 'dark' });
   await page.screenshot({ path: join(shots, 'dark.png') });
+  await page.emulateMedia({ colorScheme: 'light' });
   log('screenshots in', shots);
+
+  const { threads } = await api('GET', '/v1/threads');
+  const threadId = threads.find((t) => t.title === 'E2E thread')?.id;
+  if (!threadId) throw new Error('the E2E thread is not listed');
+  await expectSameText(threadId, await lastTurnId(), 'first turn');
+
+  log('reloading mid-stream');
+  await box.fill('Second prompt, reloaded mid-stream');
+  await box.press('Enter');
+  await conv.getByText('Second prompt, reloaded mid-stream').waitFor();
+  const turn2 = await lastTurnId();
+  await page.locator(`li.turn[data-turn-id="${turn2}"]`).getByText(/Let me start by reading some files/).waitFor();
+  if ((await storedTurn(threadId, turn2))?.status !== 'running') throw new Error('the turn ended before the reload');
+  await page.reload();
+  await page.getByRole('status').filter({ hasText: 'Connected' }).waitFor();
+  await page.getByRole('navigation', { name: 'Threads' }).getByRole('button', { name: /E2E thread/ }).click();
+  const card2 = conv.getByRole('region', { name: /Permission request: Modifying critical configuration file/ }).last();
+  await card2.getByRole('button', { name: 'Allow this change' }).waitFor();
+  await page.waitForFunction(
+    () => [...document.querySelectorAll('button')].some((x) => x.textContent === 'Allow this change' && !x.disabled),
+    null,
+    { timeout: 5000 },
+  );
+  await card2.getByRole('button', { name: 'Allow this change' }).click();
+  await page.getByRole('button', { name: 'Stop' }).waitFor({ state: 'detached' });
+  await expectSameText(threadId, turn2, 'reloaded mid-stream');
+
+  log('dropping the event stream mid-turn');
+  await box.fill('Third prompt, the stream drops');
+  await box.press('Enter');
+  await conv.getByText('Third prompt, the stream drops').waitFor();
+  const turn3 = await lastTurnId();
+  await page.locator(`li.turn[data-turn-id="${turn3}"]`).getByText(/Let me start by reading some files/).waitFor();
+  offline = true;
+  const seqBefore = await page.evaluate(() => performance.now());
+  log(`cut ${proxy.drop()} connection(s)`);
+  await page.getByRole('status').filter({ hasText: /Connecting|Disconnected/ }).waitFor({ timeout: 5000 });
+  // The agent goes on while the page is cut off: its next chunk lands meanwhile.
+  await new Promise((r) => setTimeout(r, 2500));
+  proxy.restore();
+  await page.getByRole('status').filter({ hasText: 'Connected' }).waitFor({ timeout: 20000 });
+  offline = false;
+  log(`the page reconnected ${((await page.evaluate(() => performance.now())) - seqBefore) / 1000}s after the drop`);
+  const card3 = conv.getByRole('region', { name: /Permission request: Modifying critical configuration file/ }).last();
+  await page.waitForFunction(
+    (id) => {
+      const li = document.querySelector(`li.turn[data-turn-id="${id}"]`);
+      return [...(li?.querySelectorAll('button') ?? [])].some((x) => x.textContent === 'Allow this change' && !x.disabled);
+    },
+    turn3,
+    { timeout: 15000 },
+  );
+  await card3.getByRole('button', { name: 'Allow this change' }).click();
+  await page.getByRole('button', { name: 'Stop' }).waitFor({ state: 'detached' });
+  await expectSameText(threadId, turn3, 'after the dropped stream');
+
+  log('cancelling a turn');
+  await box.fill('Fourth prompt, to be cancelled');
+  await box.press('Enter');
+  await conv.getByText('Fourth prompt, to be cancelled').waitFor();
+  const turn4 = await lastTurnId();
+  await page.locator(`li.turn[data-turn-id="${turn4}"]`).getByText(/demo only/).waitFor();
+  await page.getByRole('button', { name: 'Stop' }).click();
+  await page.locator(`li.turn[data-turn-id="${turn4}"] .ended .badge.cancelled`).waitFor();
+  await page.getByRole('button', { name: 'Stop' }).waitFor({ state: 'detached' });
+  const cancelled = await storedTurn(threadId, turn4);
+  if (cancelled?.status !== 'cancelled') throw new Error(`the cancelled turn is stored as ${cancelled?.status}`);
+  log('turn cancelled: in the page and in history');
+
+  log('a thread from an editor, live in the sidebar');
+  const nav = page.getByRole('navigation', { name: 'Threads' });
+  const zed = (await api('POST', '/v1/threads', { client: 'acp-zed', body: { agent: 'sdk', cwd: work, title: 'From Zed' } })).thread;
+  const zedButton = nav.getByRole('button', { name: /From Zed/ });
+  await zedButton.waitFor();
+  if (!/editor: ?zed/.test((await zedButton.textContent()) ?? '')) throw new Error('no editor badge on the editor thread');
+  // Its turn ends while another thread is shown: unread.
+  const zturn = (await api('POST', `/v1/threads/${zed.id}/turns`, { client: 'acp-zed', body: { input: 'hello from the editor' } })).turn;
+  await new Promise((r) => setTimeout(r, 400));
+  await api('POST', `/v1/turns/${zturn.id}/cancel`, { client: 'acp-zed' });
+  await nav.getByRole('button', { name: /^Unread: ?From Zed/ }).waitFor();
+  await page.screenshot({ path: join(shots, 'sidebar-light.png') });
+  await page.emulateMedia({ colorScheme: 'dark' });
+  await page.screenshot({ path: join(shots, 'sidebar-dark.png') });
+  await page.emulateMedia({ colorScheme: 'light' });
+  await page.reload();
+  await nav.getByRole('button', { name: /^Unread: ?From Zed/ }).waitFor(); // kept over a reload
+  await nav.getByRole('button', { name: /From Zed/ }).click();
+  await page.getByRole('heading', { name: 'From Zed' }).waitFor();
+  await nav.getByRole('button', { name: /^From Zed/ }).waitFor();
+  log('editor badge and unread mark: ok');
+
+  log('deleting a thread from its header');
+  await page.getByRole('button', { name: 'Delete', exact: true }).click();
+  await page.getByRole('alertdialog').getByRole('button', { name: 'Delete thread' }).click();
+  await nav.getByRole('button', { name: /From Zed/ }).waitFor({ state: 'detached' });
+  await page.getByText(/Pick a thread/).waitFor();
+  const after = await api('GET', '/v1/threads');
+  if (after.threads.some((t) => t.id === zed.id)) throw new Error('the deleted thread is still listed');
+
+  for (const [file, fn] of [
+    ['settings.mjs', 'settingsScenario'],
+    ['threadview.mjs', 'threadViewScenario'],
+  ]) {
+    if (!existsSync(join(here, file))) continue;
+    const mod = await import(join(here, file));
+    if (typeof mod[fn] !== 'function') throw new Error(`e2e/${file} does not export ${fn}`);
+    log(`running ${fn} (e2e/${file})`);
+    try {
+      await mod[fn](page, { url, log, shots });
+    } catch (e) {
+      throw new Error(`${fn} (e2e/${file}) failed: ${e instanceof Error ? e.stack || e.message : e}`);
+    } finally {
+      log(`${fn} done`);
+    }
+  }
 
   if (problems.length) throw new Error(`the page reported errors:\n${problems.join('\n')}`);
   log('ok');
@@ -154,6 +369,7 @@ try {
   }
 } finally {
   await browser?.close().catch(() => {});
+  proxy?.close();
   if (hub && hub.exitCode === null) {
     hub.kill('SIGTERM');
     await new Promise((r) => {
