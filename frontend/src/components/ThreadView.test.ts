@@ -1,0 +1,87 @@
+import { describe, expect, it, vi } from 'vitest';
+import { fireEvent, render, screen, within } from '@testing-library/svelte';
+import ThreadView from './ThreadView.svelte';
+import { Conversation } from '../lib/store.svelte';
+import { ev, permission, thread } from '../test/fakeTransport';
+
+/** 200 turns of 50 events (10 000): text chunks, thoughts, a few tool calls. */
+function longConversation(turns = 200, perTurn = 50): Conversation {
+  const c = new Conversation();
+  let seq = 1;
+  for (let t = 0; t < turns; t++) {
+    const turn = `tu_${t}`;
+    c.add(ev(seq++, 'turn_started', { input: `question ${t}` }, 'th_1', turn));
+    for (let i = 0; i < perTurn - 2; i++) {
+      if (i % 12 === 0) c.add(ev(seq++, 'tool_call', { toolCall: { toolCallId: `c${t}_${i}`, title: `Read ${i}`, status: 'completed' } }, 'th_1', turn));
+      else c.add(ev(seq++, i % 5 ? 'message_delta' : 'thought_delta', { text: `word${i} ` }, 'th_1', turn));
+    }
+    c.add(ev(seq++, 'turn_completed', { turn: { status: 'completed' } }, 'th_1', turn));
+  }
+  return c;
+}
+
+const props = (conversation: Conversation, over: Record<string, unknown> = {}) => ({
+  thread: thread('th_1'),
+  conversation,
+  permissions: {},
+  selfId: 'browser-test',
+  ondecide: vi.fn(),
+  ...over,
+});
+
+describe('ThreadView', () => {
+  it('renders only the last 30 of 200 turns (10 000 events); the button reveals more', async () => {
+    const c = longConversation();
+    expect(c.lastSeq).toBe(10_000);
+    const { container } = render(ThreadView, props(c));
+    const turns = () => container.querySelectorAll('li.turn');
+    expect(turns()).toHaveLength(30);
+    expect(turns()[29].getAttribute('data-turn-id')).toBe('tu_199');
+    expect(turns()[0].getAttribute('data-turn-id')).toBe('tu_170');
+    const more = screen.getByRole('button', { name: 'Show earlier turns (170)' });
+    await fireEvent.click(more);
+    expect(turns()).toHaveLength(60);
+    expect(turns()[0].getAttribute('data-turn-id')).toBe('tu_140');
+    expect(document.activeElement).toBe(screen.getByRole('button', { name: 'Show earlier turns (140)' }));
+    // The DOM stays small: no more than a few elements per event shown.
+    expect(container.querySelectorAll('*').length).toBeLessThan(60 * 48 * 6);
+  }, 30_000); // jsdom renders ~1 ms a card on this machine
+
+  it('keeps a long turn to its last 100 steps, with a button for the rest', async () => {
+    const c = new Conversation();
+    c.add(ev(1, 'turn_started', { input: 'many tools' }));
+    for (let i = 0; i < 250; i++) c.add(ev(i + 2, 'tool_call', { toolCall: { toolCallId: `c${i}`, title: `tool ${i}` } }));
+    const { container } = render(ThreadView, props(c));
+    expect(container.querySelectorAll('details.tool')).toHaveLength(100);
+    expect(screen.queryByText('tool 149')).toBeNull();
+    expect(screen.getByText('tool 150')).toBeTruthy();
+    await fireEvent.click(screen.getByRole('button', { name: 'Show 150 earlier steps' }));
+    expect(container.querySelectorAll('details.tool')).toHaveLength(250);
+    expect(screen.getByText('tool 0')).toBeTruthy();
+  });
+
+  it('reveals a hidden earlier turn a notification points at', async () => {
+    const c = longConversation(200, 4);
+    c.add(ev(10_001, 'permission_required', { permission: permission('pe_old', { turnId: 'tu_160' }) }, 'th_1', 'tu_160'));
+    const onrevealed = vi.fn();
+    const { container } = render(
+      ThreadView,
+      props(c, { permissions: { pe_old: permission('pe_old', { turnId: 'tu_160' }) }, reveal: { kind: 'permission', id: 'pe_old', threadId: 'th_1', n: 1 }, onrevealed }),
+    );
+    await vi.waitFor(() => expect(onrevealed).toHaveBeenCalled());
+    expect(container.querySelector('[data-permission-id="pe_old"]')).not.toBeNull();
+    expect(container.querySelectorAll('li.turn')).toHaveLength(40);
+  });
+
+  it("shows a turn's usage and attachments", () => {
+    const c = new Conversation();
+    c.loadHistory([
+      { id: 'tu_1', threadId: 'th_1', status: 'completed', input: 'look', output: '', startedAt: '', content: [{ type: 'text', text: 'look' }, { type: 'image', data: 'AA', mimeType: 'image/png' }, { type: 'resource_link', uri: 'file:///a/b.go', name: 'b.go' }],
+        events: [ev(1, 'turn_started', { input: 'look' }), ev(2, 'usage', { usage: { used: 1234, size: 200000, cost: { amount: 0.0123, currency: 'USD' } } }), ev(3, 'turn_completed', { turn: { status: 'completed' } })] },
+    ]);
+    const { container } = render(ThreadView, props(c));
+    const turn = container.querySelector('li.turn') as HTMLElement;
+    expect(within(turn).getByLabelText('Usage').textContent?.trim()).toBe('context 1,234 / 200K (1%) · $0.0123');
+    expect(within(turn).getByText('Attached: image, b.go')).toBeTruthy();
+  });
+});
