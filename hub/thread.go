@@ -34,6 +34,12 @@ type Thread struct {
 	Modes         json.RawMessage `json:"modes,omitempty"`
 	ConfigOptions json.RawMessage `json:"configOptions,omitempty"`
 
+	// ClientCapabilities are the ACP clientCapabilities of the editor that
+	// created the thread (CreateThreadRequest.ClientCapabilities): the
+	// agent's fs/terminal requests they cover go to it as client requests.
+	// Absent when the owner serves nothing. An extension of API.md.
+	ClientCapabilities *ClientCapabilities `json:"clientCapabilities,omitempty"`
+
 	// Summary is the thread's stored summary (from compact), used as
 	// context when a session cannot be reopened.
 	Summary string `json:"-"`

@@ -4,6 +4,7 @@ import (
 	"context"
 	"database/sql"
 	"encoding/base64"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"strconv"
@@ -18,16 +19,19 @@ const (
 	MaxThreadLimit     = 500
 )
 
+// upsertThreadSQL writes a thread. Client capabilities are set at creation
+// and never cleared: an upsert without them keeps the stored ones.
 const upsertThreadSQL = `INSERT INTO threads
-	(id, agent, cwd, title, client_id, status, summary, agent_session_id, deleted, created_at, updated_at)
-	VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
+	(id, agent, cwd, title, client_id, status, summary, agent_session_id, deleted, created_at, updated_at, client_capabilities)
+	VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
 	ON CONFLICT (id) DO UPDATE SET
 		agent = excluded.agent, cwd = excluded.cwd, title = excluded.title,
 		client_id = excluded.client_id, status = excluded.status, summary = excluded.summary,
 		agent_session_id = excluded.agent_session_id, deleted = excluded.deleted,
-		created_at = excluded.created_at, updated_at = excluded.updated_at`
+		created_at = excluded.created_at, updated_at = excluded.updated_at,
+		client_capabilities = COALESCE(excluded.client_capabilities, client_capabilities)`
 
-const threadColumns = `id, agent, cwd, title, client_id, status, summary, agent_session_id, created_at, updated_at, modes, config_options`
+const threadColumns = `id, agent, cwd, title, client_id, status, summary, agent_session_id, created_at, updated_at, modes, config_options, client_capabilities`
 
 // setSessionStateSQL sets a thread's modes and config options; a NULL
 // argument keeps the stored value (hub.Write.SessionStates).
@@ -49,8 +53,15 @@ func upsertThread(ctx context.Context, st *stmts, t *hub.Thread) error {
 	if t.ID == "" {
 		return invalid("store: thread without id")
 	}
+	var caps []byte
+	if t.ClientCapabilities != nil {
+		var err error
+		if caps, err = json.Marshal(t.ClientCapabilities); err != nil {
+			return fmt.Errorf("store: upsert thread %s: %w", t.ID, err)
+		}
+	}
 	_, err := st.upsertThread.ExecContext(ctx, t.ID, t.Agent, t.Cwd, t.Title, t.ClientID, t.Status,
-		t.Summary, t.AgentSessionID, boolInt(t.Deleted), encTime(t.CreatedAt), encTime(t.UpdatedAt))
+		t.Summary, t.AgentSessionID, boolInt(t.Deleted), encTime(t.CreatedAt), encTime(t.UpdatedAt), encJSON(caps))
 	if err != nil {
 		return fmt.Errorf("store: upsert thread %s: %w", t.ID, err)
 	}
@@ -60,11 +71,17 @@ func upsertThread(ctx context.Context, st *stmts, t *hub.Thread) error {
 func scanThread(s interface{ Scan(...any) error }) (hub.Thread, error) {
 	var t hub.Thread
 	var created, updated int64
-	var modes, config []byte
+	var modes, config, caps []byte
 	err := s.Scan(&t.ID, &t.Agent, &t.Cwd, &t.Title, &t.ClientID, &t.Status, &t.Summary,
-		&t.AgentSessionID, &created, &updated, &modes, &config)
+		&t.AgentSessionID, &created, &updated, &modes, &config, &caps)
 	t.CreatedAt, t.UpdatedAt = decTime(created), decTime(updated)
 	t.Modes, t.ConfigOptions = decJSON(modes), decJSON(config)
+	if err == nil && len(caps) > 0 {
+		t.ClientCapabilities = new(hub.ClientCapabilities)
+		if jerr := json.Unmarshal(caps, t.ClientCapabilities); jerr != nil {
+			return t, fmt.Errorf("store: thread %s: client capabilities: %w", t.ID, jerr)
+		}
+	}
 	return t, err
 }
 

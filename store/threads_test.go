@@ -178,3 +178,25 @@ func TestThreadSessionState(t *testing.T) {
 		t.Errorf("ListThreads: %+v %v", ts, err)
 	}
 }
+
+// Client capabilities are stored with the thread and kept by an upsert
+// that lacks them (they are set once, at creation).
+func TestThreadClientCapabilities(t *testing.T) {
+	ctx := context.Background()
+	db := MustOpenDB(t)
+	th := thread("t1", "c1", 1)
+	th.ClientCapabilities = &hub.ClientCapabilities{FS: hub.FSCapabilities{ReadTextFile: true}, Terminal: true}
+	mustCommit(t, db, writeThreads(th, thread("t2", "c1", 2)))
+	th.ClientCapabilities, th.Title = nil, "renamed"
+	mustCommit(t, db, writeThreads(th))
+	got, err := db.GetThread(ctx, "t1")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if c := got.ClientCapabilities; c == nil || !c.FS.ReadTextFile || c.FS.WriteTextFile || !c.Terminal || got.Title != "renamed" {
+		t.Errorf("t1: %+v", got)
+	}
+	if got, _ := db.GetThread(ctx, "t2"); got.ClientCapabilities != nil {
+		t.Errorf("t2 has capabilities: %+v", got.ClientCapabilities)
+	}
+}

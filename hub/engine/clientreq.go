@@ -49,13 +49,12 @@ const (
 	clientRequestCancelled = "cancelled"
 )
 
-// clientRequests holds the threads' delegations and the pending requests.
+// clientRequests holds the pending requests.
 // The zero value is ready. Its mutex is a leaf: nothing else is locked
 // while it is held.
 type clientRequests struct {
 	mu   sync.Mutex
-	caps map[string]hub.ClientCapabilities // by thread id
-	byID map[string]*clientRequestRT       // pending, and ended ones for clientRequestLinger
+	byID map[string]*clientRequestRT // pending, and ended ones for clientRequestLinger
 }
 
 // clientRequestRT is one request. state and answer are guarded by
@@ -69,42 +68,14 @@ type clientRequestRT struct {
 	answered chan struct{}
 }
 
-// delegate records the thread's delegations (nothing when caps delegates
-// nothing).
-func (cr *clientRequests) delegate(threadID string, caps hub.ClientCapabilities) {
-	if !caps.Any() {
-		return
-	}
-	cr.mu.Lock()
-	defer cr.mu.Unlock()
-	if cr.caps == nil {
-		cr.caps = make(map[string]hub.ClientCapabilities)
-	}
-	cr.caps[threadID] = caps
-}
-
-func (cr *clientRequests) capabilities(threadID string) (hub.ClientCapabilities, bool) {
-	cr.mu.Lock()
-	defer cr.mu.Unlock()
-	c, ok := cr.caps[threadID]
-	return c, ok
-}
-
-// forget drops the thread's delegations (it was deleted).
-func (cr *clientRequests) forget(threadID string) {
-	cr.mu.Lock()
-	delete(cr.caps, threadID)
-	cr.mu.Unlock()
-}
-
 // agentClient is the acp.Client for a thread's agent process: the
 // threadClient, plus the fs and terminal methods the thread delegates.
 func (e *Engine) agentClient(rt *threadRT, thread hub.Thread) acp.Client {
 	tc := &threadClient{e: e, rt: rt, thread: thread}
-	caps, ok := e.creqs.capabilities(thread.ID)
-	if !ok {
+	if thread.ClientCapabilities == nil {
 		return tc
 	}
+	caps := *thread.ClientCapabilities
 	dc := &delegatingClient{threadClient: tc, caps: caps}
 	if caps.Terminal {
 		return &delegatingTerminals{dc}

@@ -21,6 +21,14 @@ import (
 func newDelegatingHarness(t *testing.T, timeout time.Duration) *harness {
 	t.Helper()
 	h := &harness{t: t, dbPath: filepath.Join(t.TempDir(), "hub.db"), cwd: t.TempDir()}
+	h.openDelegating(timeout)
+	return h
+}
+
+// openDelegating opens an engine over h.dbPath with a client request
+// timeout, closed at the end of the test.
+func (h *harness) openDelegating(timeout time.Duration) {
+	t := h.t
 	db, err := store.Open(h.dbPath, store.Options{})
 	if err != nil {
 		t.Fatal(err)
@@ -33,7 +41,6 @@ func newDelegatingHarness(t *testing.T, timeout time.Duration) *harness {
 	}
 	h.e, h.db = e, db
 	t.Cleanup(h.close)
-	return h
 }
 
 // delegated creates a thread of alice whose editor has caps.
@@ -279,5 +286,38 @@ func TestClientRequestNobodyAttached(t *testing.T) {
 	got = payload[hub.Turn](t, until(t, sub, hub.EventTurnCompleted), "turn")
 	if !strings.Contains(got.Output, "went away") || time.Since(start) > 10*time.Second {
 		t.Errorf("after %v: %q", time.Since(start), got.Output)
+	}
+}
+
+// The delegation is part of the thread: it is on the resource and survives
+// a hub restart, so an editor reconnecting to a new hub still gets its
+// files.
+func TestClientRequestsSurviveRestart(t *testing.T) {
+	h := newDelegatingHarness(t, 0)
+	th := h.delegated(hub.ClientCapabilities{FS: hub.FSCapabilities{WriteTextFile: true}})
+	if got, err := h.e.GetThread(context.Background(), alice, th.ID); err != nil || got.ClientCapabilities == nil || !got.ClientCapabilities.FS.WriteTextFile {
+		t.Fatalf("thread %+v, %v: no clientCapabilities", got, err)
+	}
+	h.close()
+	h.openDelegating(0)
+
+	sub := h.watch(th)
+	file := filepath.Join(h.cwd, "r.txt")
+	h.start(th, "fs-write "+file+" after a restart")
+	_, r := nextRequest(t, sub, "fs/write_text_file")
+	if err := h.answer(th, alice, r.RequestID, result(`{}`)); err != nil {
+		t.Fatal(err)
+	}
+	if got := payload[hub.Turn](t, until(t, sub, hub.EventTurnCompleted), "turn"); got.Output != "fs-write ok" {
+		t.Errorf("fs-write: %q", got.Output)
+	}
+	if _, err := os.Stat(file); !os.IsNotExist(err) {
+		t.Errorf("the hub wrote %s (%v): the editor serves it", file, err)
+	}
+
+	// A thread of an editor that serves nothing has no clientCapabilities.
+	plain := h.delegated(hub.ClientCapabilities{})
+	if plain.ClientCapabilities != nil {
+		t.Errorf("empty capabilities kept: %+v", plain.ClientCapabilities)
 	}
 }

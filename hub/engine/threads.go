@@ -101,15 +101,15 @@ func (e *Engine) CreateThread(ctx context.Context, c hub.Caller, req hub.CreateT
 	now := e.now()
 	t := hub.Thread{ID: newID("th"), Agent: req.Agent, Cwd: cwd, Title: title, ClientID: c.ClientID,
 		Status: hub.ThreadIdle, CreatedAt: now, UpdatedAt: now}
+	if caps := req.ClientCapabilities; caps != nil && caps.Any() {
+		t.ClientCapabilities = caps
+	}
 	ev, err := hub.NewEvent(hub.EventThreadUpdated, t, "", now, map[string]any{"thread": t})
 	if err != nil {
 		return hub.Thread{}, err
 	}
 	if err := e.commit(&hub.Write{Threads: []hub.Thread{t}, Events: []hub.Event{ev}}); err != nil {
 		return hub.Thread{}, err
-	}
-	if req.ClientCapabilities != nil {
-		e.creqs.delegate(t.ID, *req.ClientCapabilities)
 	}
 	if req.OpenSession {
 		t = e.openSessionNow(ctx, t)
@@ -204,7 +204,6 @@ func (e *Engine) DeleteThread(ctx context.Context, c hub.Caller, id string) erro
 	e.mu.Lock()
 	delete(e.threads, id)
 	e.mu.Unlock()
-	e.creqs.forget(id)
 	return err
 }
 

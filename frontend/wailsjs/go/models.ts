@@ -457,6 +457,7 @@ export namespace hub {
 	    updatedAt: any;
 	    modes?: number[];
 	    configOptions?: number[];
+	    clientCapabilities?: ClientCapabilities;
 	
 	    static createFrom(source: any = {}) {
 	        return new Thread(source);
@@ -474,6 +475,7 @@ export namespace hub {
 	        this.updatedAt = this.convertValues(source["updatedAt"], null);
 	        this.modes = source["modes"];
 	        this.configOptions = source["configOptions"];
+	        this.clientCapabilities = this.convertValues(source["clientCapabilities"], ClientCapabilities);
 	    }
 	
 		convertValues(a: any, classs: any, asMap: boolean = false): any {
