@@ -7,6 +7,7 @@ import type { ConnectionState, Navigate, Subscription, Transport } from './trans
 import { HubError } from './transport';
 import { ThreadMarks } from './marks.svelte';
 import { loadRecent, mergeRecent, rememberFolder } from './recent';
+import { applyTheme } from './theme';
 import type {
   Agent,
   ConfigOption,
@@ -14,6 +15,8 @@ import type {
   AvailableCommand,
   Permission,
   PlanEntry,
+  Settings,
+  SettingsPatch,
   Thread,
   ToolCall,
   TurnHistory,
@@ -294,6 +297,8 @@ export class HubStore {
   compacting = $state<Record<string, boolean>>({});
   /** Folders this client created threads in, most recent first (localStorage). */
   usedFolders = $state<string[]>(loadRecent());
+  /** The settings (GET /v1/settings); undefined until loaded, or when the hub has none. */
+  settings = $state<Settings | undefined>();
 
   pending = $derived(
     Object.values(this.permissions)
@@ -347,7 +352,31 @@ export class HubStore {
       onGap: () => void this.refresh(),
     });
     this.offNavigate = this.transport.onNavigate?.((n) => void this.navigate(n));
+    void this.loadSettings();
     await this.refresh();
+  }
+
+  /** Loads the settings and applies their theme. A hub without settings (404) keeps the OS theme. */
+  async loadSettings(): Promise<void> {
+    try {
+      this.settings = await this.transport.getSettings();
+      applyTheme(this.settings.ui.theme);
+    } catch (e) {
+      if (!(e instanceof HubError && e.code === 'NOT_FOUND')) this.report(e);
+    }
+  }
+
+  /**
+   * Changes settings (PATCH /v1/settings): applies the new theme, and
+   * reloads the agents when the patch adds or removes one. Throws the
+   * hub's error, changing nothing.
+   */
+  async updateSettings(patch: SettingsPatch): Promise<Settings> {
+    const s = await this.transport.updateSettings(patch);
+    this.settings = s;
+    applyTheme(s.ui.theme);
+    if (patch.agents) await this.loadAgents().catch((e) => this.report(e));
+    return s;
   }
 
   stop(): void {

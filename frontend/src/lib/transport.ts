@@ -11,6 +11,8 @@ import type {
   HubEvent,
   Permission,
   PermissionStatus,
+  Settings,
+  SettingsPatch,
   Thread,
   ThreadPage,
   Turn,
@@ -147,6 +149,10 @@ export interface Transport {
    * a permission or a turn. Returns a function that stops listening.
    */
   onNavigate?(cb: (n: Navigate) => void): () => void;
+  /** The settings page's part of the config file (GET /v1/settings). */
+  getSettings(): Promise<Settings>;
+  /** Changes the fields present in the config file; answers the settings now in force (PATCH /v1/settings). */
+  updateSettings(patch: SettingsPatch): Promise<Settings>;
   /** Every event with seq > after (after < 0: live ones only), then live, resuming on its own. */
   subscribe(after: number, handlers: SubscribeHandlers): Subscription;
 }
@@ -155,6 +161,11 @@ export interface Transport {
 function unwrap<T>(v: unknown, key: string): T {
   if (v && typeof v === 'object' && !Array.isArray(v) && key in v) return (v as Record<string, T>)[key];
   return v as T;
+}
+
+/** Settings with agents never null (a Go nil slice). */
+function withAgents(s: Settings): Settings {
+  return { ...s, agents: s.agents ?? [] };
 }
 
 /** Keeps the highest seq delivered and drops anything at or below it. */
@@ -188,6 +199,8 @@ export interface WailsBridge {
   SetMode(threadId: string, modeId: string): Promise<unknown>;
   SetConfigOption(threadId: string, configId: string, value: string): Promise<unknown>;
   Subscribe(after: number): Promise<unknown>;
+  GetSettings(): Promise<unknown>;
+  UpdateSettings(patch: SettingsPatch): Promise<unknown>;
   /** Absent from bindings older than it. */
   ChooseFolder?(title: string): Promise<unknown>;
 }
@@ -296,6 +309,12 @@ export class WailsTransport implements Transport {
   }
   setConfigOption(threadId: string, configId: string, value: string) {
     return this.call<Thread>(() => this.bridge.SetConfigOption(threadId, configId, value), 'thread');
+  }
+  getSettings() {
+    return this.call<Settings>(() => this.bridge.GetSettings(), 'settings').then(withAgents);
+  }
+  updateSettings(patch: SettingsPatch) {
+    return this.call<Settings>(() => this.bridge.UpdateSettings(patch), 'settings').then(withAgents);
   }
 
   onNavigate(cb: (n: Navigate) => void): () => void {
@@ -504,6 +523,12 @@ export class HttpTransport implements Transport {
   async setConfigOption(threadId: string, configId: string, value: string) {
     const u = this.url(`/v1/threads/${encodeURIComponent(threadId)}/config-option`);
     return (await this.request<{ thread: Thread }>('POST', u, { configId, value })).thread;
+  }
+  async getSettings() {
+    return withAgents((await this.request<{ settings: Settings }>('GET', this.url('/v1/settings'))).settings);
+  }
+  async updateSettings(patch: SettingsPatch) {
+    return withAgents((await this.request<{ settings: Settings }>('PATCH', this.url('/v1/settings'), patch)).settings);
   }
 
   subscribe(after: number, h: SubscribeHandlers): Subscription {

@@ -175,3 +175,46 @@ export interface PromptCapabilities {
   audio?: boolean;
   embeddedContext?: boolean;
 }
+
+/** ui.theme: light, dark, or follow the OS. */
+export type Theme = 'light' | 'dark' | 'system';
+
+/** One entry of the config file's agents: map (GET /v1/settings). Env values are never sent: only their names. */
+export interface AgentSettings {
+  id: string;
+  name?: string;
+  command?: string;
+  args?: string[];
+  envKeys?: string[];
+  enabled?: boolean;
+  /** The id is a built-in agent's: the entry changes it. Else a custom agent. */
+  builtin: boolean;
+}
+
+/** The settings page's part of the config file (GET /v1/settings). */
+export interface Settings {
+  configFile: string;
+  /** A duration string: "10m", "90s", "1h30m". */
+  permissions: { timeout: string };
+  notifications: { enabled: boolean; turnCompleted: boolean };
+  ui: { theme: Theme };
+  agents: AgentSettings[];
+}
+
+/** A whole agents entry for PATCH /v1/settings; env is merged (null removes a variable). */
+export interface AgentPatch {
+  name?: string;
+  command?: string;
+  args?: string[];
+  env?: Record<string, string | null>;
+  enabled?: boolean;
+}
+
+/** The body of PATCH /v1/settings: only the fields present change. */
+export interface SettingsPatch {
+  permissions?: { timeout?: string };
+  notifications?: { enabled?: boolean; turnCompleted?: boolean };
+  ui?: { theme?: Theme };
+  /** id → entry (added or replaced), or null (removed). */
+  agents?: Record<string, AgentPatch | null>;
+}

@@ -1,7 +1,7 @@
 // An in-memory Transport for store and component tests.
 import type { Navigate, SubscribeHandlers, Subscription, Transport } from '../lib/transport';
 import { HubError } from '../lib/transport';
-import type { Agent, Decision, HubEvent, Permission, Thread, Turn, TurnHistory, TurnInput } from '../lib/types';
+import type { Agent, Decision, HubEvent, Permission, Settings, SettingsPatch, Thread, Turn, TurnHistory, TurnInput } from '../lib/types';
 
 export function thread(id: string, over: Partial<Thread> = {}): Thread {
   return {
@@ -135,6 +135,41 @@ export class FakeTransport implements Transport {
   onNavigate(cb: (n: Navigate) => void) {
     this.navigate = cb;
     return () => (this.navigate = undefined);
+  }
+  settings: Settings = {
+    configFile: '/home/me/.config/switchboard/config.yaml',
+    permissions: { timeout: '10m' },
+    notifications: { enabled: true, turnCompleted: true },
+    ui: { theme: 'system' },
+    agents: [],
+  };
+  /** Set to make updateSettings fail (once). */
+  settingsError: HubError | undefined;
+  /** Set to hold updateSettings until it is called. */
+  settingsGate: Promise<void> | undefined;
+  async getSettings() {
+    this.log('getSettings');
+    return structuredClone(this.settings);
+  }
+  async updateSettings(patch: SettingsPatch) {
+    this.log('updateSettings', structuredClone(patch));
+    if (this.settingsGate) await this.settingsGate;
+    const err = this.settingsError;
+    this.settingsError = undefined;
+    if (err) throw err;
+    const s = structuredClone(this.settings);
+    if (patch.permissions?.timeout !== undefined) s.permissions.timeout = patch.permissions.timeout;
+    if (patch.notifications) s.notifications = { ...s.notifications, ...patch.notifications };
+    if (patch.ui?.theme) s.ui.theme = patch.ui.theme;
+    for (const [id, a] of Object.entries(patch.agents ?? {})) {
+      s.agents = s.agents.filter((x) => x.id !== id);
+      this.agents = this.agents.filter((x) => x.id !== id);
+      if (!a) continue;
+      s.agents.push({ id, name: a.name, command: a.command, args: a.args, builtin: false });
+      this.agents.push({ id, name: a.name || id, status: 'available', command: [a.command, ...(a.args ?? [])].join(' ') });
+    }
+    this.settings = s;
+    return structuredClone(s);
   }
   subscribe(after: number, h: SubscribeHandlers): Subscription {
     this.log('subscribe', after);

@@ -1,0 +1,136 @@
+import { describe, expect, it } from 'vitest';
+import { HttpTransport, HubError, WailsTransport, type WailsBridge, type WailsRuntime } from './transport';
+import { agentFormErrors, describeError, parseDuration, splitArgs, splitDuration, timeoutError } from './settings';
+import { applyTheme } from './theme';
+import type { Settings } from './types';
+
+const settings: Settings = {
+  configFile: '/home/me/.config/switchboard/config.yaml',
+  permissions: { timeout: '10m' },
+  notifications: { enabled: true, turnCompleted: false },
+  ui: { theme: 'dark' },
+  agents: [{ id: 'mine', command: '/opt/mine', envKeys: ['MY_KEY'], builtin: false }],
+};
+
+describe('settings transport', () => {
+  it('HTTP: GET and PATCH /v1/settings with the JSON patch, errors with code and details', async () => {
+    const calls: { url: string; init: RequestInit }[] = [];
+    const replies = [
+      new Response(JSON.stringify({ settings }), { status: 200 }),
+      new Response(JSON.stringify({ settings: { ...settings, ui: { theme: 'light' }, agents: null } }), { status: 200 }),
+      new Response(
+        JSON.stringify({ error: { code: 'INVALID_ARGUMENT', message: 'ui.theme must be light, dark or system', details: { field: 'ui.theme' } } }),
+        { status: 400 },
+      ),
+    ];
+    const f = (async (url: string, init: RequestInit) => {
+      calls.push({ url, init });
+      return replies.shift()!;
+    }) as unknown as typeof fetch;
+    const t = new HttpTransport({ base: 'http://hub', clientId: 'c1', fetch: f });
+
+    expect(await t.getSettings()).toEqual(settings);
+    expect(calls[0].url).toBe('http://hub/v1/settings?scope=all');
+    expect(calls[0].init.method).toBe('GET');
+
+    const got = await t.updateSettings({ ui: { theme: 'light' }, agents: { old: null } });
+    expect(got.ui.theme).toBe('light');
+    expect(got.agents).toEqual([]); // never null
+    expect(calls[1].init.method).toBe('PATCH');
+    expect(JSON.parse(String(calls[1].init.body))).toEqual({ ui: { theme: 'light' }, agents: { old: null } });
+    expect((calls[1].init.headers as Record<string, string>)['Content-Type']).toBe('application/json');
+
+    const err = await t.updateSettings({ ui: { theme: 'light' } }).catch((e: unknown) => e);
+    expect(err).toBeInstanceOf(HubError);
+    expect(err).toMatchObject({ code: 'INVALID_ARGUMENT', status: 400, details: { field: 'ui.theme' } });
+  });
+
+  it('Wails: GetSettings and UpdateSettings, errors as HubError', async () => {
+    const patches: unknown[] = [];
+    const bridge = {
+      GetSettings: () => Promise.resolve(settings),
+      UpdateSettings: (p: unknown) => {
+        patches.push(p);
+        if ((p as { ui?: { theme?: string } }).ui?.theme === 'blue')
+          return Promise.reject('{"code":"INVALID_ARGUMENT","message":"ui.theme must be light, dark or system"}');
+        return Promise.resolve({ ...settings, agents: null });
+      },
+    } as unknown as WailsBridge;
+    const runtime: WailsRuntime = { EventsOn: () => () => {} };
+    const t = new WailsTransport(bridge, runtime);
+    expect((await t.getSettings()).agents[0].envKeys).toEqual(['MY_KEY']);
+    expect((await t.updateSettings({ notifications: { enabled: false } })).agents).toEqual([]);
+    expect(patches).toEqual([{ notifications: { enabled: false } }]);
+    await expect(t.updateSettings({ ui: { theme: 'blue' as 'dark' } })).rejects.toMatchObject({
+      code: 'INVALID_ARGUMENT',
+      message: 'ui.theme must be light, dark or system',
+    });
+  });
+});
+
+describe('settings helpers', () => {
+  it('parses and splits durations as the hub writes them', () => {
+    expect(parseDuration('10m')).toBe(600);
+    expect(parseDuration('1h30m0s')).toBe(5400);
+    expect(parseDuration('1.5s')).toBe(1.5);
+    expect(parseDuration('soon')).toBeNaN();
+    expect(parseDuration('10m later')).toBeNaN();
+    expect(splitDuration(600)).toEqual({ value: 10, unit: 'm' });
+    expect(splitDuration(5400)).toEqual({ value: 90, unit: 'm' });
+    expect(splitDuration(7200)).toEqual({ value: 2, unit: 'h' });
+    expect(splitDuration(45)).toEqual({ value: 45, unit: 's' });
+    expect(timeoutError(10, 'm')).toBe('');
+    expect(timeoutError(0, 'm')).not.toBe('');
+    expect(timeoutError(1.5, 'm')).not.toBe('');
+    expect(timeoutError(25, 'h')).toMatch(/24 hours/);
+  });
+
+  it('splits arguments with quotes and refuses an unclosed one', () => {
+    expect(splitArgs('--acp  --model "big one" \'\' x')).toEqual(['--acp', '--model', 'big one', '', 'x']);
+    expect(splitArgs('   ')).toEqual([]);
+    expect(() => splitArgs('"open')).toThrow(/unclosed/);
+  });
+
+  it('checks the add-agent form for obvious mistakes', () => {
+    const agents = [{ id: 'claude', name: 'Claude Code', status: 'available' as const, command: 'claude-agent-acp' }];
+    const ok = { id: 'my-agent', name: '', command: '/opt/a', args: '--acp' };
+    expect(agentFormErrors(ok, agents, [])).toEqual({ id: '', command: '', args: '' });
+    expect(agentFormErrors({ ...ok, id: 'My Agent' }, agents, []).id).toMatch(/lowercase/);
+    expect(agentFormErrors({ ...ok, id: 'claude' }, agents, []).id).toMatch(/already an agent/);
+    expect(agentFormErrors({ ...ok, command: '  ' }, agents, []).command).not.toBe('');
+    expect(agentFormErrors({ ...ok, args: '"x' }, agents, []).args).toMatch(/unclosed/);
+    // A custom agent of that id is replaced, not refused.
+    const mine = [{ id: 'mine', name: 'Mine', status: 'available' as const, command: '/opt/mine' }];
+    expect(agentFormErrors({ ...ok, id: 'mine' }, mine, [{ id: 'mine', builtin: false }]).id).toBe('');
+    expect(describeError(new HubError('CONFLICT', 'fix the file'))).toBe('fix the file (CONFLICT)');
+  });
+});
+
+describe('theme', () => {
+  it('sets data-theme on <html>, system for anything unknown', () => {
+    const root = document.createElement('html');
+    applyTheme('dark', root);
+    expect(root.dataset.theme).toBe('dark');
+    applyTheme('light', root);
+    expect(root.dataset.theme).toBe('light');
+    applyTheme(undefined, root);
+    expect(root.dataset.theme).toBe('system');
+  });
+
+  it('app.css: data-theme=dark has exactly the dark colours of the OS dark mode', async () => {
+    // Read from disk (vitest runs in frontend/ and hands CSS imports over empty).
+    const fs = (await import(/* @vite-ignore */ 'node:' + 'fs')) as { readFileSync(p: string, enc: string): string };
+    const css = fs.readFileSync('src/app.css', 'utf8');
+    const vars = (block: string) =>
+      [...block.matchAll(/(--[\w-]+):\s*([^;]+);/g)].map((m) => `${m[1]}:${m[2].trim()}`).sort();
+    expect(css.length).toBeGreaterThan(1000);
+    const media = css.match(/@media \(prefers-color-scheme: dark\) \{\s*:root:not\(\[data-theme='light'\]\) \{([^}]*)\}/);
+    const forced = css.match(/:root\[data-theme='dark'\] \{([^}]*)\}/);
+    expect(media).toBeTruthy();
+    expect(forced).toBeTruthy();
+    expect(vars(media![1]).length).toBeGreaterThan(10);
+    expect(vars(forced![1])).toEqual(vars(media![1]));
+    expect(forced![1]).toContain('color-scheme: dark');
+    expect(css).toMatch(/:root\[data-theme='light'\] \{\s*color-scheme: light;/);
+  });
+});
