@@ -12,7 +12,8 @@
 // Screenshots go to <repo>/build/screenshots/: light.png and dark.png (the
 // finished turn), new-thread-light.png, permission-{light,dark}.png,
 // sidebar-{light,dark}.png (badges and unread mark).
-// Env: CHROMIUM (default /usr/bin/chromium), E2E_KEEP=1 keeps the temp dir.
+// Env: CHROMIUM (default /usr/bin/chromium), E2E_KEEP=1 keeps the temp dir,
+// E2E_SKIP=settings,threadview leaves out those scenarios.
 import { execFileSync, spawn } from 'node:child_process';
 import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -339,6 +340,10 @@ async function main() {
     ['threadview.mjs', 'threadViewScenario'],
   ]) {
     if (!existsSync(join(here, file))) continue;
+    if ((process.env.E2E_SKIP ?? '').split(',').includes(file.replace('.mjs', ''))) {
+      log(`skipping e2e/${file} (E2E_SKIP)`);
+      continue;
+    }
     const mod = await import(join(here, file));
     if (typeof mod[fn] !== 'function') throw new Error(`e2e/${file} does not export ${fn}`);
     log(`running ${fn} (e2e/${file})`);
