@@ -10,9 +10,9 @@ import { loadRecent, mergeRecent, rememberFolder } from './recent';
 import { applyTheme } from './theme';
 import type {
   Agent,
+  AvailableCommand,
   ConfigOption,
   HubEvent,
-  AvailableCommand,
   Permission,
   PlanEntry,
   Settings,
@@ -22,9 +22,9 @@ import type {
   TurnHistory,
   TurnInput,
   TurnStatus,
+  Usage,
 } from './types';
 
-  Usage,
 export type Item =
   | { kind: 'message'; key: number; text: string }
   | { kind: 'thought'; key: number; text: string }
@@ -40,12 +40,12 @@ export interface TurnView {
   stopReason?: string;
   error?: string;
   items: Item[];
-}
-
   /** The latest `usage` the agent reported during this turn. */
   usage?: Usage;
   /** What was attached to the prompt (its non-text content blocks), by name. */
   attachments?: string[];
+}
+
 type TurnMeta = Pick<TurnHistory, 'id' | 'input' | 'status' | 'stopReason' | 'error' | 'content'>;
 
 /** A short name for each non-text ACP content block of a prompt. */
@@ -70,8 +70,6 @@ export class Conversation {
   turns = $state<TurnView[]>([]);
   loaded = $state(false);
   loading = $state(false);
-  private events: HubEvent[] = [];
-  private seqs = new Set<number>();
   /**
    * The agent's slash commands, from its latest `available_commands`. These
    * often come outside any turn (turnId ""), right after the session opens.
@@ -79,14 +77,16 @@ export class Conversation {
   commands = $state<AvailableCommand[]>([]);
   /** The latest `usage` that says how full the context window is (size/used). */
   usage = $state<Usage | undefined>();
+  private events: HubEvent[] = [];
+  private seqs = new Set<number>();
   private meta = new Map<string, TurnMeta>();
   private key = 0;
-
-  /** The highest seq applied. */
   /** Tool call and plan items by turn id + "\0" + toolCallId (or "plan"). */
   private index = new Map<string, Item>();
   /** The turns by id (the $state proxies, so changes through it show). */
   private byId = new Map<string, TurnView>();
+
+  /** The highest seq applied. */
   get lastSeq(): number {
     return this.events.length ? this.events[this.events.length - 1].seq : -1;
   }
@@ -134,17 +134,17 @@ export class Conversation {
   }
 
   private rebuild(): void {
-    const turns: TurnView[] = [];
-    // Turns from history that have no events (yet) still show.
     this.index.clear();
     this.commands = [];
     this.usage = undefined;
+    const turns: TurnView[] = [];
+    // Turns from history that have no events (yet) still show.
     for (const m of this.meta.values()) turns.push(this.newTurn(m.id, m));
     this.turns = turns;
-    for (const e of this.events) this.project(e);
-  }
     this.byId.clear();
     for (const t of this.turns) this.byId.set(t.id, t);
+    for (const e of this.events) this.project(e);
+  }
 
   private newTurn(id: string, m?: TurnMeta): TurnView {
     return {
@@ -154,9 +154,9 @@ export class Conversation {
       stopReason: m?.stopReason,
       error: m?.error,
       items: [],
+      attachments: m?.content ? attachmentNames(m.content) : undefined,
     };
   }
-      attachments: m?.content ? attachmentNames(m.content) : undefined,
 
   private turn(id: string): TurnView {
     const have = this.byId.get(id);
@@ -168,8 +168,6 @@ export class Conversation {
   }
 
   private project(e: HubEvent): void {
-    if (!e.turnId) return;
-    const t = this.turn(e.turnId);
     // Events are projected in seq order: the last of these wins.
     if (e.type === 'available_commands') {
       if (Array.isArray(e.commands)) this.commands = (e.commands as AvailableCommand[]).filter((c) => typeof c?.name === 'string');
@@ -177,6 +175,8 @@ export class Conversation {
     }
     const usage = e.type === 'usage' && e.usage && typeof e.usage === 'object' ? (e.usage as Usage) : undefined;
     if (usage && (typeof usage.size === 'number' || typeof usage.used === 'number')) this.usage = usage;
+    if (!e.turnId) return;
+    const t = this.turn(e.turnId);
     const items = t.items;
     const last = items[items.length - 1];
     switch (e.type) {
@@ -204,9 +204,9 @@ export class Conversation {
           found.toolCall = merged;
         } else {
           items.push({ kind: 'tool', key: this.key++, toolCall: { ...tc } });
+          this.index.set(id, items[items.length - 1]);
         }
         break;
-          this.index.set(id, items[items.length - 1]);
       }
       case 'plan': {
         const entries = Array.isArray(e.entries) ? (e.entries as PlanEntry[]) : [];
