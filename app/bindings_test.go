@@ -123,6 +123,11 @@ var bridgeContract = map[string]string{
 // windowOnly are the bindings with no hub.Service counterpart.
 var windowOnly = map[string]bool{"ChooseFolder": true}
 
+// unbound are the hub.Service methods the window has no use for:
+// AnswerClientRequest is for a thread's owner (the editor bridge), and the
+// window owns no editor thread's files.
+var unbound = map[string]bool{"AnswerClientRequest": true}
+
 // TestBindingsContract: Bridge binds exactly the contract's methods, with
 // its signatures: one per hub.Service method, of the same name, with the
 // same arguments after the Caller (Subscribe: after the thread id too).
@@ -143,7 +148,7 @@ func TestBindingsContract(t *testing.T) {
 	// One binding per Service operation: a method added to hub.Service
 	// needs its binding (and `make bindings`).
 	for m := range svc.Methods() {
-		if _, ok := bridgeContract[m.Name]; !ok {
+		if _, ok := bridgeContract[m.Name]; !ok && !unbound[m.Name] {
 			t.Errorf("hub.Service.%s has no binding", m.Name)
 		}
 	}
