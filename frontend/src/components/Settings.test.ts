@@ -62,6 +62,9 @@ describe('Settings', () => {
     await within(dialog).findByText('Saved.');
     expect(patches(f)).toEqual([{ ui: { theme: 'dark' } }]);
     expect(f.settings.ui.theme).toBe('dark');
+    // Escape closes wherever the focus went.
+    await fireEvent.keyDown(document.body, { key: 'Escape' });
+    expect(screen.queryByRole('dialog', { name: 'Settings' })).toBeNull();
   });
 
   it('a refused theme goes back to the one in force and says why', async () => {
