@@ -412,3 +412,39 @@ func TestBridgeSettings(t *testing.T) {
 		t.Errorf("GetSettings: %+v %v", s, err)
 	}
 }
+
+// BenchmarkSettingsPatch is one PATCH /v1/settings over loopback: read,
+// patch the YAML, validate, write (fsync, rename), apply to the hub.
+func BenchmarkSettingsPatch(b *testing.B) {
+	dir := b.TempDir()
+	config := filepath.Join(dir, "config.yaml")
+	if err := os.WriteFile(config, []byte(commentedConfig), 0o600); err != nil {
+		b.Fatal(err)
+	}
+	o := Options{DataDir: filepath.Join(dir, "data"), Config: config, Listen: "127.0.0.1:0"}
+	if err := o.resolve(); err != nil {
+		b.Fatal(err)
+	}
+	h, err := startHub(context.Background(), &env{stdio: Stdio{Err: io.Discard}}, o)
+	if err != nil {
+		b.Fatal(err)
+	}
+	defer h.stop(context.Background())
+	themes := []string{"dark", "light"}
+	b.ResetTimer()
+	for i := range b.N {
+		req, _ := http.NewRequest("PATCH", h.url+"/v1/settings", strings.NewReader(`{"ui":{"theme":"`+themes[i%2]+`"}}`))
+		req.Header.Set("Authorization", "Bearer "+h.token)
+		req.Header.Set("X-Client-ID", "bench")
+		req.Header.Set("Content-Type", "application/json")
+		resp, err := http.DefaultClient.Do(req)
+		if err != nil {
+			b.Fatal(err)
+		}
+		io.Copy(io.Discard, resp.Body)
+		resp.Body.Close()
+		if resp.StatusCode != 200 {
+			b.Fatalf("status %d", resp.StatusCode)
+		}
+	}
+}
