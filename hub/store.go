@@ -63,19 +63,20 @@ type Write struct {
 	// AgentProcs are recorded; ForgetProcs removed (by PID).
 	AgentProcs  []AgentProcess
 	ForgetProcs []int
-	// SessionStates set the modes and config options of existing threads,
-	// applied after Threads. A nil field is left as stored. Thread upserts
-	// never change these two columns: only SessionStates does, so a
+	// SessionStates set the modes, config options and commands of existing
+	// threads, applied after Threads. A nil field is left as stored. Thread
+	// upserts never change these columns: only SessionStates does, so a
 	// thread written from an older read cannot undo a mode change.
 	SessionStates []SessionState
 }
 
 // SessionState is a thread's agent-session state as the agent reported it
-// (Thread.Modes and Thread.ConfigOptions, raw).
+// (Thread.Modes, Thread.ConfigOptions and Thread.AvailableCommands, raw).
 type SessionState struct {
-	ThreadID      string
-	Modes         json.RawMessage
-	ConfigOptions json.RawMessage
+	ThreadID          string
+	Modes             json.RawMessage
+	ConfigOptions     json.RawMessage
+	AvailableCommands json.RawMessage
 }
 
 // ThreadFilter selects threads. ClientID "" with All false selects none.

@@ -33,6 +33,10 @@ type Thread struct {
 	// Extensions of API.md.
 	Modes         json.RawMessage `json:"modes,omitempty"`
 	ConfigOptions json.RawMessage `json:"configOptions,omitempty"`
+	// AvailableCommands is the agent's ACP availableCommands list (its
+	// slash commands), raw as it last reported them in an
+	// available_commands_update; absent until then. An extension of API.md.
+	AvailableCommands json.RawMessage `json:"availableCommands,omitempty"`
 
 	// ClientCapabilities are the ACP clientCapabilities of the editor that
 	// created the thread (CreateThreadRequest.ClientCapabilities): the

@@ -31,19 +31,20 @@ const upsertThreadSQL = `INSERT INTO threads
 		created_at = excluded.created_at, updated_at = excluded.updated_at,
 		client_capabilities = COALESCE(excluded.client_capabilities, client_capabilities)`
 
-const threadColumns = `id, agent, cwd, title, client_id, status, summary, agent_session_id, created_at, updated_at, modes, config_options, client_capabilities`
+const threadColumns = `id, agent, cwd, title, client_id, status, summary, agent_session_id, created_at, updated_at, modes, config_options, client_capabilities, available_commands`
 
 // setSessionStateSQL sets a thread's modes and config options; a NULL
 // argument keeps the stored value (hub.Write.SessionStates).
 const setSessionStateSQL = `UPDATE threads SET
-	modes = COALESCE(?, modes), config_options = COALESCE(?, config_options)
+	modes = COALESCE(?, modes), config_options = COALESCE(?, config_options),
+	available_commands = COALESCE(?, available_commands)
 	WHERE id = ?`
 
 func setSessionState(ctx context.Context, st *stmts, s *hub.SessionState) error {
 	if s.ThreadID == "" {
 		return invalid("store: session state without thread id")
 	}
-	if _, err := st.setSessionState.ExecContext(ctx, encJSON(s.Modes), encJSON(s.ConfigOptions), s.ThreadID); err != nil {
+	if _, err := st.setSessionState.ExecContext(ctx, encJSON(s.Modes), encJSON(s.ConfigOptions), encJSON(s.AvailableCommands), s.ThreadID); err != nil {
 		return fmt.Errorf("store: set session state of thread %s: %w", s.ThreadID, err)
 	}
 	return nil
@@ -71,11 +72,11 @@ func upsertThread(ctx context.Context, st *stmts, t *hub.Thread) error {
 func scanThread(s interface{ Scan(...any) error }) (hub.Thread, error) {
 	var t hub.Thread
 	var created, updated int64
-	var modes, config, caps []byte
+	var modes, config, caps, commands []byte
 	err := s.Scan(&t.ID, &t.Agent, &t.Cwd, &t.Title, &t.ClientID, &t.Status, &t.Summary,
-		&t.AgentSessionID, &created, &updated, &modes, &config, &caps)
+		&t.AgentSessionID, &created, &updated, &modes, &config, &caps, &commands)
 	t.CreatedAt, t.UpdatedAt = decTime(created), decTime(updated)
-	t.Modes, t.ConfigOptions = decJSON(modes), decJSON(config)
+	t.Modes, t.ConfigOptions, t.AvailableCommands = decJSON(modes), decJSON(config), decJSON(commands)
 	if err == nil && len(caps) > 0 {
 		t.ClientCapabilities = new(hub.ClientCapabilities)
 		if jerr := json.Unmarshal(caps, t.ClientCapabilities); jerr != nil {

@@ -163,6 +163,8 @@ func TestThreadSessionState(t *testing.T) {
 	mustCommit(t, db, &hub.Write{SessionStates: []hub.SessionState{{ThreadID: "t1", Modes: []byte(modes), ConfigOptions: []byte(opts)}}})
 	opts2 := `[{"id":"model","currentValue":"b"}]`
 	mustCommit(t, db, &hub.Write{SessionStates: []hub.SessionState{{ThreadID: "t1", ConfigOptions: []byte(opts2)}}})
+	cmds := `[{"name":"init","description":"Write AGENTS.md"}]`
+	mustCommit(t, db, &hub.Write{SessionStates: []hub.SessionState{{ThreadID: "t1", AvailableCommands: []byte(cmds)}}})
 	// An upsert from an older read (no session state) keeps it.
 	th.Title = "renamed"
 	mustCommit(t, db, writeThreads(th))
@@ -170,8 +172,8 @@ func TestThreadSessionState(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if string(got.Modes) != modes || string(got.ConfigOptions) != opts2 || got.Title != "renamed" {
-		t.Errorf("got modes %s, config %s, title %q", got.Modes, got.ConfigOptions, got.Title)
+	if string(got.Modes) != modes || string(got.ConfigOptions) != opts2 || string(got.AvailableCommands) != cmds || got.Title != "renamed" {
+		t.Errorf("got modes %s, config %s, commands %s, title %q", got.Modes, got.ConfigOptions, got.AvailableCommands, got.Title)
 	}
 	ts, _, err := db.ListThreads(ctx, hub.ThreadFilter{All: true})
 	if err != nil || len(ts) != 1 || string(ts[0].Modes) != modes {

@@ -234,7 +234,7 @@ func writeSize(w *hub.Write) int {
 		n += 128 + len(t.Title) + len(t.Cwd) + len(t.Summary)
 	}
 	for i := range w.SessionStates {
-		n += 64 + len(w.SessionStates[i].Modes) + len(w.SessionStates[i].ConfigOptions)
+		n += 64 + len(w.SessionStates[i].Modes) + len(w.SessionStates[i].ConfigOptions) + len(w.SessionStates[i].AvailableCommands)
 	}
 	for i := range w.Turns {
 		t := &w.Turns[i]

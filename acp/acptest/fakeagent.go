@@ -141,6 +141,9 @@
 //     then one whose update is exactly
 //     {"sessionUpdate":"usage_update","used":1234,"size":200000,"cost":{"amount":0.0123,"currency":"USD"}}
 //     ; end_turn.
+//   - commands <name>...: available_commands_update {availableCommands:
+//     [{name, description: "Run <name>"}, …]} (an empty list without
+//     names); end_turn.
 //   - vendor: notifications _fakeagent/status {"state":"busy"} and
 //     fakeagent/notice {"text":"no underscore"}, then the request
 //     _fakeagent/query {"sessionId"}; agent_message_chunk "vendor <r>" where

@@ -150,6 +150,12 @@ func (a *agent) script(s *session, t *turn, text, cmd, rest string) (stop string
 			`,"update":{"sessionUpdate":"future_kind_xyz","futureField":{"nested":[1,2,3],"flag":true},"note":"from the future","_meta":{"fake":"yes"}}}}`))
 		a.writeLine([]byte(`{"jsonrpc":"2.0","method":"session/update","params":{"sessionId":` + sid +
 			`,"update":{"sessionUpdate":"usage_update","used":1234,"size":200000,"cost":{"amount":0.0123,"currency":"USD"}}}}`))
+	case "commands":
+		cmds := []map[string]any{}
+		for _, name := range strings.Fields(rest) {
+			cmds = append(cmds, map[string]any{"name": name, "description": "Run " + name})
+		}
+		a.update(s.id, map[string]any{"sessionUpdate": "available_commands_update", "availableCommands": cmds})
 	case "vendor":
 		a.notify("_fakeagent/status", map[string]string{"state": "busy"})
 		a.notify("fakeagent/notice", map[string]string{"text": "no underscore"})

@@ -118,6 +118,20 @@ describe('App', () => {
     await vi.waitFor(() => expect(model.value).toBe('fake-large'));
   });
 
+  it('offers the slash commands the hub kept on the thread, then the ones the agent sends', async () => {
+    const { f } = setup();
+    f.threads[0] = { ...f.threads[0], availableCommands: [{ name: 'init', description: 'Write AGENTS.md' }] };
+    await fireEvent.click(await screen.findByText('Fix the build'));
+    const box = screen.getByRole('textbox', { name: 'Message' });
+    const names = () => screen.getAllByRole('option').map((o) => o.querySelector('.name')?.textContent);
+    await fireEvent.input(box, { target: { value: '/' } });
+    await vi.waitFor(() => expect(names()).toEqual(['/init']));
+    f.push(ev(1, 'available_commands', { commands: [{ name: 'review', description: 'Review the diff' }] }, 'th_1', ''));
+    await fireEvent.input(box, { target: { value: '' } });
+    await fireEvent.input(box, { target: { value: '/' } });
+    await vi.waitFor(() => expect(names()).toEqual(['/review']));
+  });
+
   it('shows the permission or turn a notification click asks for', async () => {
     const scrolled: Element[] = [];
     Element.prototype.scrollIntoView = function (this: Element) {

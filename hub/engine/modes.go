@@ -317,6 +317,14 @@ func trackUpdate(rt *threadRT, u acp.SessionUpdate) *hub.SessionState {
 		}
 		rt.config = m.ConfigOptions
 		return &hub.SessionState{ThreadID: rt.id, ConfigOptions: rt.config}
+	case acp.UpdateAvailableCommands:
+		var m struct {
+			AvailableCommands json.RawMessage `json:"availableCommands"`
+		}
+		if json.Unmarshal(u.Raw, &m) != nil || !hasJSON(m.AvailableCommands) {
+			return nil
+		}
+		return &hub.SessionState{ThreadID: rt.id, AvailableCommands: m.AvailableCommands}
 	}
 	return nil
 }

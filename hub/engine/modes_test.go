@@ -257,3 +257,34 @@ func TestSetModeProcessLimit(t *testing.T) {
 		t.Fatal(err)
 	}
 }
+
+// The agent's slash commands are kept on the thread as it last reported
+// them, so a client opening the thread later can offer them at once.
+func TestAvailableCommandsOnThread(t *testing.T) {
+	h := newHarness(t, nil)
+	ctx := context.Background()
+	th := h.thread("fake")
+	sub := h.watch(th)
+	h.run(th, sub, "commands init review")
+	stored, err := h.e.Subscribe(ctx, alice, th.ID, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer stored.Close()
+	if ev := until(t, stored, hub.EventAvailableCommands); !strings.Contains(string(ev.Payload), `"name":"review"`) {
+		t.Fatalf("available_commands %s", ev.Payload)
+	}
+	got, err := h.e.GetThread(ctx, alice, th.ID)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var cmds []struct{ Name string }
+	if err := json.Unmarshal(got.AvailableCommands, &cmds); err != nil || len(cmds) != 2 || cmds[0].Name != "init" || cmds[1].Name != "review" {
+		t.Fatalf("thread availableCommands %s (%v)", got.AvailableCommands, err)
+	}
+	// A new list replaces the old; an empty one clears it.
+	h.run(th, sub, "commands")
+	if got, _ = h.e.GetThread(ctx, alice, th.ID); string(got.AvailableCommands) != "[]" {
+		t.Fatalf("after an empty list: %s", got.AvailableCommands)
+	}
+}

@@ -510,6 +510,8 @@ export class HubStore {
       else if (e.type === 'mode_changed' && typeof e.modeId === 'string') {
         if (t.modes) this.threads[e.threadId] = { ...t, modes: { ...t.modes, currentModeId: e.modeId } };
         else this.fetchThread(e.threadId, true); // the modes on offer are on the thread
+      } else if (e.type === 'available_commands' && Array.isArray(e.commands)) {
+        this.threads[e.threadId] = { ...t, availableCommands: e.commands as AvailableCommand[] };
       } else if (e.type === 'config_options' && Array.isArray(e.configOptions)) {
         this.threads[e.threadId] = { ...t, configOptions: e.configOptions as ConfigOption[] };
       }

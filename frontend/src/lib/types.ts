@@ -28,6 +28,8 @@ export interface Thread {
   modes?: SessionModeState;
   /** The agent session's ACP config options (the model, …), raw. */
   configOptions?: ConfigOption[];
+  /** The agent's slash commands as it last reported them (kept by the hub). */
+  availableCommands?: AvailableCommand[];
 }
 export interface SessionMode {
   id: string;

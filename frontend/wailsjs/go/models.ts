@@ -457,6 +457,7 @@ export namespace hub {
 	    updatedAt: any;
 	    modes?: number[];
 	    configOptions?: number[];
+	    availableCommands?: number[];
 	    clientCapabilities?: ClientCapabilities;
 	
 	    static createFrom(source: any = {}) {
@@ -475,6 +476,7 @@ export namespace hub {
 	        this.updatedAt = this.convertValues(source["updatedAt"], null);
 	        this.modes = source["modes"];
 	        this.configOptions = source["configOptions"];
+	        this.availableCommands = source["availableCommands"];
 	        this.clientCapabilities = this.convertValues(source["clientCapabilities"], ClientCapabilities);
 	    }
 	
