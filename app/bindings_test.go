@@ -116,12 +116,17 @@ var bridgeContract = map[string]string{
 	"ListPermissions":  "func(string) ([]hub.Permission, error)",
 	"DecidePermission": "func(string, hub.Decision) (hub.Permission, error)",
 	"Subscribe":        "func(int64) error",
+	// hub.SettingsService, the config file's.
+	"GetSettings":    "func() (hub.Settings, error)",
+	"UpdateSettings": "func(hub.SettingsPatch) (hub.Settings, error)",
 	// The window's own, not a hub.Service operation.
 	"ChooseFolder": "func(string) (string, error)",
 }
 
-// windowOnly are the bindings with no hub.Service counterpart.
-var windowOnly = map[string]bool{"ChooseFolder": true}
+// windowOnly are the bindings with no hub.Service counterpart (the
+// settings ones are checked against hub.SettingsService by
+// TestBridgeSettings).
+var windowOnly = map[string]bool{"ChooseFolder": true, "GetSettings": true, "UpdateSettings": true}
 
 // unbound are the hub.Service methods the window has no use for:
 // AnswerClientRequest is for a thread's owner (the editor bridge), and the
