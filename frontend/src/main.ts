@@ -3,6 +3,11 @@ import './app.css';
 import App from './App.svelte';
 import { HubStore } from './lib/store.svelte';
 import { createTransport } from './lib/transport';
+import { restoreTheme } from './lib/theme';
+
+// Before anything renders: the theme of the last session, until the hub's
+// settings confirm or change it.
+restoreTheme();
 
 const target = document.getElementById('app');
 if (!target) {

@@ -1,7 +1,8 @@
 import { describe, expect, it } from 'vitest';
 import { HttpTransport, HubError, WailsTransport, type WailsBridge, type WailsRuntime } from './transport';
 import { agentFormErrors, describeError, parseDuration, splitArgs, splitDuration, timeoutError } from './settings';
-import { applyTheme } from './theme';
+import { applyTheme, restoreTheme } from './theme';
+import { memoryStorage } from '../test/memoryStorage';
 import type { Settings } from './types';
 
 const settings: Settings = {
@@ -115,6 +116,19 @@ describe('theme', () => {
     expect(root.dataset.theme).toBe('light');
     applyTheme(undefined, root);
     expect(root.dataset.theme).toBe('system');
+  });
+
+  it('remembers the theme, so the next page load starts in it', () => {
+    const storage = memoryStorage();
+    const fresh = document.createElement('html');
+    restoreTheme(fresh, storage);
+    expect(fresh.dataset.theme).toBeUndefined(); // nothing remembered: app.css follows the OS
+    applyTheme('dark', document.createElement('html'), storage);
+    restoreTheme(fresh, storage);
+    expect(fresh.dataset.theme).toBe('dark');
+    storage.setItem('switchboard.theme', 'neon');
+    restoreTheme(fresh, storage);
+    expect(fresh.dataset.theme).toBe('system');
   });
 
   it('app.css: data-theme=dark has exactly the dark colours of the OS dark mode', async () => {
