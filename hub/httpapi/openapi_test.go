@@ -193,6 +193,10 @@ func TestOpenAPISchemasMatchTypes(t *testing.T) {
 		"CreateThreadRequest": reflect.TypeFor[hub.CreateThreadRequest](),
 		"TurnInput":           reflect.TypeFor[hub.TurnInput](),
 		"Decision":            reflect.TypeFor[hub.Decision](),
+		"Settings":            reflect.TypeFor[hub.Settings](),
+		"AgentSettings":       reflect.TypeFor[hub.AgentSettings](),
+		"SettingsPatch":       reflect.TypeFor[hub.SettingsPatch](),
+		"AgentPatch":          reflect.TypeFor[hub.AgentPatch](),
 	} {
 		s := obj(t, schemas[name], name)
 		var got []string
