@@ -117,6 +117,20 @@ type TerminalOptions struct {
 	// Grace is how long Kill and Release wait after SIGTERM before SIGKILL;
 	// 0 means 3s.
 	Grace time.Duration
+	// OnOutput, when set, receives every terminal's output while its
+	// command runs, in order, coalesced: at most every ~200 ms or 32 KiB,
+	// then one last call with the exit status after all the output. The
+	// last call is made before WaitForExit returns and before Output
+	// reports the exit status. See TerminalChunk.
+	//
+	// It is called from the goroutine that copies the command's output, so
+	// it must be fast and must not block: a slow OnOutput stalls the
+	// command once its pipe is full. Calls for one terminal never overlap;
+	// calls for different terminals may run concurrently.
+	OnOutput func(TerminalChunk)
+	// StreamLimit caps the bytes of one terminal's output passed to
+	// OnOutput (the rest is Dropped); 0 means 1 MiB.
+	StreamLimit int
 }
 
 // Terminals runs the commands agents start with terminal/create as real
@@ -134,6 +148,9 @@ type Terminals struct {
 	limit int
 	base  []string
 	grace time.Duration
+	// onOutput and streamLimit are TerminalOptions.OnOutput and StreamLimit.
+	onOutput    func(TerminalChunk)
+	streamLimit int
 
 	mu     sync.Mutex
 	terms  map[string]*terminal // guarded by mu
@@ -163,12 +180,17 @@ func NewTerminals(opts TerminalOptions) *Terminals {
 	if opts.Grace <= 0 {
 		opts.Grace = defaultGrace
 	}
+	if opts.StreamLimit <= 0 {
+		opts.StreamLimit = defaultStreamLimit
+	}
 	return &Terminals{
-		log:   opts.Logger,
-		limit: opts.DefaultOutputLimit,
-		base:  opts.BaseEnv,
-		grace: opts.Grace,
-		terms: make(map[string]*terminal),
+		log:         opts.Logger,
+		limit:       opts.DefaultOutputLimit,
+		base:        opts.BaseEnv,
+		grace:       opts.Grace,
+		onOutput:    opts.OnOutput,
+		streamLimit: opts.StreamLimit,
+		terms:       make(map[string]*terminal),
 	}
 }
 
@@ -236,7 +258,15 @@ func (ts *Terminals) Create(ctx context.Context, sessionCwd string, req CreateTe
 		out:       NewRing(limit),
 		done:      make(chan struct{}),
 	}
-	go t.wait(c, drain(t.out, r), r, ts.grace)
+	var stream *termStream
+	var drained <-chan struct{}
+	if ts.onOutput != nil {
+		stream = &termStream{sessionID: t.sessionID, terminalID: t.id, fn: ts.onOutput, left: ts.streamLimit}
+		drained = stream.drain(t.out, r)
+	} else {
+		drained = drain(t.out, r)
+	}
+	go t.wait(c, drained, r, ts.grace, stream)
 
 	ts.mu.Lock()
 	closed := ts.closed
@@ -264,12 +294,17 @@ func terminalProgram(command string, args []string, dir string, env []string) (s
 	return "", nil, err
 }
 
-// wait is the only caller of c.Wait for t.
-func (t *terminal) wait(c *exec.Cmd, drained <-chan struct{}, r *os.File, grace time.Duration) {
+// wait is the only caller of c.Wait for t. With a stream, it makes the
+// stream's last call (all output read, exit status known) before done.
+func (t *terminal) wait(c *exec.Cmd, drained <-chan struct{}, r *os.File, grace time.Duration, stream *termStream) {
 	err := c.Wait()
 	_ = signalGroup(t.pid, syscall.SIGKILL)
 	awaitDrain(drained, r, grace)
 	t.exit = exitInfo(c.ProcessState, err)
+	if stream != nil {
+		st := exitStatus(t.exit)
+		stream.flush(&st)
+	}
 	close(t.done)
 }
 
@@ -280,15 +315,20 @@ func (t *terminal) status() (TerminalExitStatus, bool) {
 	default:
 		return TerminalExitStatus{}, false
 	}
+	return exitStatus(t.exit), true
+}
+
+// exitStatus is info in the ACP form.
+func exitStatus(info ExitInfo) TerminalExitStatus {
 	var st TerminalExitStatus
-	if t.exit.Signal != "" {
-		sig := t.exit.Signal
+	if info.Signal != "" {
+		sig := info.Signal
 		st.Signal = &sig
 	} else {
-		code := t.exit.ExitCode
+		code := info.ExitCode
 		st.ExitCode = &code
 	}
-	return st, true
+	return st
 }
 
 // stop sends SIGTERM to t's group, then SIGKILL after grace (or at once when
