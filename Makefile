@@ -175,9 +175,10 @@ smoke: build deps-smoke ## start both binaries under Xvfb and stop them
 # Prints every figure docs/PERFORMANCE.md reports: micro benchmarks of
 # acp, hub and store, then the system benchmarks of app (the hub as users
 # run it) on a 1M-event database.
-bench: deps-system ## benchmarks (results and targets: docs/PERFORMANCE.md)
+bench: deps-system deps-frontend ## benchmarks (results and targets: docs/PERFORMANCE.md)
 	$(GO) test -run '^$$' -bench . -benchmem ./acp/... ./hub/... ./store/...
 	SWITCHBOARD_BENCH_LARGE=1 $(GO) test -run '^$$' -bench . -benchtime 1x -timeout 30m ./app/
+	cd frontend && npx vitest bench --run
 
 clean: ## remove build output (keeps .tools/ and node_modules)
 	rm -rf build/bin
