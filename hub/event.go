@@ -25,11 +25,33 @@ const (
 	EventAgentUpdate        = "agent_update"
 	EventTurnCompleted      = "turn_completed"
 	EventError              = "error"
-	EventThreadUpdated      = "thread_updated" // extension: title, status or deletion of a thread
-	EventConfigError        = "config_error"   // extension, hub-wide: {file, message}; message "" once valid again
-	EventClientRequest      = "client_request" // extension: ClientRequest, for the thread's owner to answer
-	EventResync             = "resync"         // never stored: a subscriber fell behind
+	EventThreadUpdated      = "thread_updated"  // extension: title, status or deletion of a thread
+	EventConfigError        = "config_error"    // extension, hub-wide: {file, message}; message "" once valid again
+	EventClientRequest      = "client_request"  // extension: ClientRequest, for the thread's owner to answer
+	EventTerminalOutput     = "terminal_output" // extension: TerminalOutput of a terminal the hub hosts
+	EventResync             = "resync"          // never stored: a subscriber fell behind
 )
+
+// TerminalOutput is the payload of a terminal_output event: what a command
+// an agent runs in a terminal the hub hosts (ACP terminal/create) printed
+// since the previous such event, so that a window can show it in the tool
+// call whose content is {"type":"terminal","terminalId"}. The texts of one
+// terminal's events, concatenated, are its output; the last event carries
+// ExitStatus. Dropped says the hub stopped streaming this terminal's output
+// (its streaming cap, 1 MiB, was reached); the agent still gets all of it.
+type TerminalOutput struct {
+	TerminalID string              `json:"terminalId"`
+	Text       string              `json:"text"`
+	ExitStatus *TerminalExitStatus `json:"exitStatus,omitempty"`
+	Dropped    bool                `json:"dropped,omitempty"`
+}
+
+// TerminalExitStatus says how a terminal's command ended, as in ACP:
+// exactly one of ExitCode and Signal ("SIGTERM") is set.
+type TerminalExitStatus struct {
+	ExitCode *int    `json:"exitCode"`
+	Signal   *string `json:"signal"`
+}
 
 // Event is one entry of the append-only log. Seq is assigned by the store
 // when the event is committed, strictly increasing across all threads; no

@@ -69,7 +69,7 @@ func (e *Engine) ensureSession(tr *turnRT, forTurn bool) (*acp.Agent, string, []
 	}
 	cmd := spec.Command
 	cmd.Dir = thread.Cwd
-	a, err := acp.Launch(tr.ctx, cmd, e.agentClient(rt, thread), e.agentOpts)
+	a, err := acp.Launch(tr.ctx, cmd, e.agentClient(rt, thread), e.agentOptions(rt, thread))
 	if err != nil {
 		release()
 		return nil, "", nil, &hub.Error{Code: hub.CodeUpstreamUnavailable, Message: fmt.Sprintf("starting %s failed: %v", spec.Name, err), Err: err}

@@ -1,0 +1,70 @@
+package engine
+
+import (
+	"encoding/json"
+	"sync"
+
+	"github.com/switchboard-hub/switchboard/acp"
+	"github.com/switchboard-hub/switchboard/hub"
+)
+
+// agentOptions returns the options to launch the thread's agent with: the
+// engine's, with the output of the terminals the hub hosts for it turned
+// into terminal_output events of the thread.
+func (e *Engine) agentOptions(rt *threadRT, thread hub.Thread) acp.AgentOptions {
+	opts := e.agentOpts
+	tt := &terminalTurns{e: e, rt: rt, thread: thread, byID: make(map[string]string)}
+	next := opts.Client.Terminals.OnOutput
+	opts.Client.Terminals.OnOutput = func(c acp.TerminalChunk) {
+		tt.output(c)
+		if next != nil {
+			next(c)
+		}
+	}
+	return opts
+}
+
+// terminalTurns turns one agent process's terminal output into events. A
+// terminal's events all carry the turn that was running when its first
+// output arrived, even if the command outlives that turn.
+type terminalTurns struct {
+	e      *Engine
+	rt     *threadRT
+	thread hub.Thread
+
+	mu   sync.Mutex        // a leaf; taken after rt.mu
+	byID map[string]string // terminal id → turn id, until its exit
+}
+
+// output queues c as a terminal_output event (acp.TerminalOptions.OnOutput:
+// it must not block, so the commit is async, queued in order with the
+// turn's updates). The last chunk is queued before the agent learns of the
+// exit, so it comes before the turn's turn_completed.
+func (tt *terminalTurns) output(c acp.TerminalChunk) {
+	tt.rt.mu.Lock()
+	tr := tt.rt.turn
+	tt.mu.Lock()
+	turnID, ok := tt.byID[c.TerminalID]
+	if !ok && tr != nil {
+		turnID = tr.turn.ID
+	}
+	if c.Exit != nil {
+		delete(tt.byID, c.TerminalID)
+	} else {
+		tt.byID[c.TerminalID] = turnID
+	}
+	tt.mu.Unlock()
+	tt.rt.mu.Unlock()
+
+	p := hub.TerminalOutput{TerminalID: c.TerminalID, Text: c.Text, Dropped: c.Dropped}
+	if c.Exit != nil {
+		p.ExitStatus = &hub.TerminalExitStatus{ExitCode: c.Exit.ExitCode, Signal: c.Exit.Signal}
+	}
+	payload, err := json.Marshal(p)
+	if err != nil { // cannot happen: strings, pointers to int and string
+		tt.e.log.Error("hub: encoding terminal output failed", "err", err)
+		return
+	}
+	ev := hub.Event{Type: hub.EventTerminalOutput, ThreadID: tt.thread.ID, TurnID: turnID, ClientID: tt.thread.ClientID, At: tt.e.now(), Payload: payload}
+	tt.e.commitAsync(&hub.Write{Events: []hub.Event{ev}})
+}
