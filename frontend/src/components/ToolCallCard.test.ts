@@ -64,6 +64,40 @@ describe('ToolCallCard', () => {
     ]);
   });
 
+  it('shows a hub-hosted terminal’s output live, then its exit status', async () => {
+    const toolCall: ToolCall = { toolCallId: 'c1', title: 'make', kind: 'execute', status: 'in_progress', content: [{ type: 'terminal', terminalId: 'term_7' }] };
+    const { container, rerender } = render(ToolCallCard, { toolCall, terminals: { term_7: { text: 'building\n', dropped: false } } });
+    expect(screen.getByLabelText('Terminal output').textContent).toBe('building\n');
+    expect(screen.getByText('running').className).toContain('running');
+    expect(container.querySelector('details')?.open).toBe(true); // live: open
+    expect(screen.queryByText('term_7')).toBeNull();
+
+    const long = Array.from({ length: 50 }, (_, i) => `line ${i}`).join('\n');
+    await rerender({ toolCall: { ...toolCall, status: 'failed' }, terminals: { term_7: { text: long, dropped: false, exit: { exitCode: 2, signal: null } } } });
+    const out = screen.getByLabelText('Terminal output');
+    expect(out.textContent).toContain('line 29');
+    expect(out.textContent).not.toContain('line 30');
+    expect(screen.getByText('exit 2').className).toContain('failed');
+    expect(screen.queryByText('running')).toBeNull();
+    await fireEvent.click(screen.getByRole('button', { name: 'Show all (50 lines)' }));
+    expect(out.textContent).toContain('line 49');
+
+    await rerender({ toolCall: { ...toolCall, status: 'completed' }, terminals: { term_7: { text: 'ok', dropped: true, exit: { exitCode: null, signal: 'SIGTERM' } } } });
+    expect(screen.getByText('signal SIGTERM')).toBeTruthy();
+    expect(screen.getByText('Output past 1 MiB is not shown here.')).toBeTruthy();
+    await rerender({ toolCall: { ...toolCall, status: 'completed' }, terminals: { term_7: { text: 'ok', dropped: false, exit: { exitCode: 0, signal: null } } } });
+    expect(screen.getByText('exit 0').className).toContain('completed');
+    expect(container.querySelector('details')?.open).toBe(false); // done, not failed: folded away
+  });
+
+  it('leaves out the agent’s copy of output a terminal already shows', () => {
+    const terminals = { term_7: { text: 'ok\n', dropped: false, exit: { exitCode: 0, signal: null } } };
+    const tc: ToolCall = { toolCallId: 'x', content: [{ type: 'terminal', terminalId: 'term_7' }, { type: 'content', content: { type: 'text', text: 'ok' } }], rawOutput: { stdout: 'ok\n' } };
+    expect(toolParts(tc, terminals)).toEqual([{ kind: 'terminal', terminalId: 'term_7' }]);
+    // Without the hub's output (an editor's terminal) the agent's copy shows.
+    expect(toolParts(tc).map((p) => p.kind)).toEqual(['terminal', 'output']);
+  });
+
   it('names content it does not render', () => {
     render(ToolCallCard, {
       toolCall: { toolCallId: 'c1', content: [{ type: 'content', content: { type: 'image', mimeType: 'image/png', data: 'AA' } }, { type: 'content', content: { type: 'resource_link', uri: 'file:///x', name: 'x.go' } }] },

@@ -8,6 +8,7 @@ import { HubError } from './transport';
 import { ThreadMarks } from './marks.svelte';
 import { loadRecent, mergeRecent, rememberFolder } from './recent';
 import { applyTheme } from './theme';
+import type { TerminalView } from './toolcall';
 import type {
   Agent,
   AvailableCommand,
@@ -21,6 +22,7 @@ import type {
   ToolCall,
   TurnHistory,
   TurnInput,
+  TerminalExitStatus,
   TurnStatus,
   Usage,
 } from './types';
@@ -44,6 +46,8 @@ export interface TurnView {
   usage?: Usage;
   /** What was attached to the prompt (its non-text content blocks), by name. */
   attachments?: string[];
+  /** Output of the terminals the hub hosts (terminal_output events), by terminal id. */
+  terminals?: Record<string, TerminalView>;
 }
 
 type TurnMeta = Pick<TurnHistory, 'id' | 'input' | 'status' | 'stopReason' | 'error' | 'content'>;
@@ -220,6 +224,18 @@ export class Conversation {
       }
       case 'usage': {
         if (usage) t.usage = usage;
+        break;
+      }
+      case 'terminal_output': {
+        // Chunks of one terminal, in seq order: append; the last has the exit.
+        if (typeof e.terminalId !== 'string' || !e.terminalId) break;
+        t.terminals ??= {};
+        t.terminals[e.terminalId] ??= { text: '', dropped: false };
+        const term = t.terminals[e.terminalId];
+        if (typeof e.text === 'string') term.text += e.text;
+        if (e.dropped === true) term.dropped = true;
+        const st = e.exitStatus as Partial<TerminalExitStatus> | undefined;
+        if (st && typeof st === 'object') term.exit = { exitCode: typeof st.exitCode === 'number' ? st.exitCode : null, signal: typeof st.signal === 'string' ? st.signal : null };
         break;
       }
       case 'permission_required': {

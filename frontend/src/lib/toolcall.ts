@@ -1,13 +1,30 @@
 // What a tool call card shows, from the ACP tool call as the agent sent it
 // (merged over its updates): diffs, text output, terminals, other content.
 import { unifiedDiff } from './diff';
-import type { ToolCall } from './types';
+import type { TerminalExitStatus, ToolCall } from './types';
 
 export type ToolPart =
   | { kind: 'diff'; path: string; text: string }
   | { kind: 'output'; label: string; text: string }
   | { kind: 'terminal'; terminalId: string }
   | { kind: 'note'; text: string };
+
+/**
+ * What a terminal the hub hosts has printed so far (its `terminal_output`
+ * events), kept per turn by terminal id. `exit` is set once the command
+ * has ended; `dropped` once the hub stopped streaming it (past 1 MiB).
+ */
+export interface TerminalView {
+  text: string;
+  exit?: TerminalExitStatus;
+  dropped: boolean;
+}
+
+/** A terminal's exit status as shown: "exit 0", "exit 2", "signal SIGTERM". */
+export function exitLabel(st: TerminalExitStatus): string {
+  if (st.signal) return `signal ${st.signal}`;
+  return `exit ${st.exitCode ?? '?'}`;
+}
 
 /** Output longer than this many lines (or 160 characters a line on average) starts folded. */
 export const foldLines = 30;
@@ -22,14 +39,25 @@ export function locations(tc: ToolCall): string[] {
  * `rawOutput` when it holds text that no content item already shows.
  *
  * Terminals: the hub serves terminal/create, /output, /wait_for_exit itself
- * (acp/terminal.go) and does not forward a terminal's output as events; the
- * UI sees only the `{type:"terminal", terminalId}` item. What the command
- * printed shows when the agent also puts it in `content` or `rawOutput`, as
- * most agents do when the command ends.
+ * (acp/terminal.go) and streams what each command prints as
+ * `terminal_output` events; the Conversation keeps them per turn by
+ * terminal id (TerminalView) and the card shows them under the
+ * `{type:"terminal", terminalId}` item, live. Terminals an editor hosts
+ * have no such events: the card then names the terminal, and what the
+ * command printed shows only when the agent also puts it in `content` or
+ * `rawOutput`. When it does for a terminal the card already shows (given in
+ * `terminals`), that copy is left out.
  */
-export function toolParts(tc: ToolCall): ToolPart[] {
+export function toolParts(tc: ToolCall, terminals?: Record<string, TerminalView>): ToolPart[] {
   const out: ToolPart[] = [];
   const seen = new Set<string>();
+  const shown = new Set<string>();
+  for (const c of tc.content ?? []) {
+    if (c?.type === 'terminal') {
+      const t = terminals?.[String((c as { terminalId?: unknown }).terminalId ?? '')];
+      if (t?.text.trim()) shown.add(t.text.trim());
+    }
+  }
   for (const c of tc.content ?? []) {
     if (!c || typeof c !== 'object') continue;
     if (c.type === 'diff') {
@@ -41,7 +69,7 @@ export function toolParts(tc: ToolCall): ToolPart[] {
     } else if (c.type === 'content') {
       const inner = (c as { content?: Record<string, unknown> }).content ?? {};
       if (inner.type === 'text' && typeof inner.text === 'string') {
-        if (inner.text !== '') out.push({ kind: 'output', label: 'Output', text: inner.text });
+        if (inner.text !== '' && !shown.has(inner.text.trim())) out.push({ kind: 'output', label: 'Output', text: inner.text });
         seen.add(inner.text.trim());
       } else if (inner.type === 'resource_link') {
         out.push({ kind: 'note', text: `Link: ${String(inner.name ?? inner.uri ?? '')}` });
@@ -58,7 +86,7 @@ export function toolParts(tc: ToolCall): ToolPart[] {
     }
   }
   for (const p of rawOutputParts(tc.rawOutput)) {
-    if (p.kind !== 'output' || !seen.has(p.text.trim())) out.push(p);
+    if (p.kind !== 'output' || !(seen.has(p.text.trim()) || shown.has(p.text.trim()))) out.push(p);
   }
   return out;
 }

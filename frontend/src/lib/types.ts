@@ -124,6 +124,25 @@ export type ToolCallContent =
   | { type: 'terminal'; terminalId: string }
   | { type: string; [k: string]: unknown };
 
+/** How a terminal's command ended (ACP): exactly one of the two is non-null. */
+export interface TerminalExitStatus {
+  exitCode: number | null;
+  signal: string | null;
+}
+
+/**
+ * The payload of a `terminal_output` event (extension): what a command run
+ * in a terminal the hub hosts printed since the previous such event. The
+ * last one of a terminal has `exitStatus`; `dropped` says the hub stopped
+ * streaming it (1 MiB).
+ */
+export interface TerminalOutputPayload {
+  terminalId: string;
+  text: string;
+  exitStatus?: TerminalExitStatus;
+  dropped?: boolean;
+}
+
 export interface PlanEntry {
   content: string;
   priority?: string;
