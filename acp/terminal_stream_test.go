@@ -193,3 +193,37 @@ func TestPartialRune(t *testing.T) {
 		}
 	}
 }
+
+// BenchmarkTerminalOutput is one command printing 16 MiB, with and without
+// streaming (which stops at the 1 MiB limit but still reads everything).
+func BenchmarkTerminalOutput(b *testing.B) {
+	for _, streamed := range []bool{false, true} {
+		name := "plain"
+		if streamed {
+			name = "streamed"
+		}
+		b.Run(name, func(b *testing.B) {
+			opts := TerminalOptions{}
+			calls := 0
+			if streamed {
+				opts.OnOutput = func(TerminalChunk) { calls++ }
+			}
+			ts := NewTerminals(opts)
+			defer ts.Close()
+			b.SetBytes(16 << 20)
+			for b.Loop() {
+				c, err := ts.Create(b.Context(), b.TempDir(), CreateTerminalRequest{SessionID: "s", Command: "head", Args: []string{"-c", "16777216", "/dev/zero"}})
+				if err != nil {
+					b.Fatal(err)
+				}
+				if _, err := ts.WaitForExit(b.Context(), WaitForTerminalExitRequest{SessionID: "s", TerminalID: c.TerminalID}); err != nil {
+					b.Fatal(err)
+				}
+				_, _ = ts.Release(b.Context(), ReleaseTerminalRequest{SessionID: "s", TerminalID: c.TerminalID})
+			}
+			if streamed && calls == 0 {
+				b.Fatal("no OnOutput call")
+			}
+		})
+	}
+}
