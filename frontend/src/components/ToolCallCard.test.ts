@@ -75,12 +75,14 @@ describe('ToolCallCard', () => {
     const long = Array.from({ length: 50 }, (_, i) => `line ${i}`).join('\n');
     await rerender({ toolCall: { ...toolCall, status: 'failed' }, terminals: { term_7: { text: long, dropped: false, exit: { exitCode: 2, signal: null } } } });
     const out = screen.getByLabelText('Terminal output');
-    expect(out.textContent).toContain('line 29');
-    expect(out.textContent).not.toContain('line 30');
+    // A terminal shows its last lines, where the latest output and the errors are.
+    expect(out.textContent).toContain('line 49');
+    expect(out.textContent).toContain('line 20');
+    expect(out.textContent).not.toContain('line 19');
     expect(screen.getByText('exit 2').className).toContain('failed');
     expect(screen.queryByText('running')).toBeNull();
     await fireEvent.click(screen.getByRole('button', { name: 'Show all (50 lines)' }));
-    expect(out.textContent).toContain('line 49');
+    expect(out.textContent).toContain('line 0\n');
 
     await rerender({ toolCall: { ...toolCall, status: 'completed' }, terminals: { term_7: { text: 'ok', dropped: true, exit: { exitCode: null, signal: 'SIGTERM' } } } });
     expect(screen.getByText('signal SIGTERM')).toBeTruthy();

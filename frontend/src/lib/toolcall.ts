@@ -110,11 +110,16 @@ function rawOutputParts(raw: unknown): (ToolPart & { kind: 'output' | 'note' })[
   return out;
 }
 
-/** The first `lines` lines of text (at most 160 characters a line), whether that cut anything, and the line count. */
-export function fold(text: string, lines = foldLines): { head: string; folded: boolean; total: number } {
+/**
+ * The first `lines` lines of text (at most 160 characters a line) — or, with
+ * tail, the last ones, as a terminal shows them — whether that cut anything,
+ * and the line count.
+ */
+export function fold(text: string, lines = foldLines, tail = false): { head: string; folded: boolean; total: number } {
   const all = text.split('\n');
   const total = all.length;
-  let head = total > lines ? all.slice(0, lines).join('\n') : text;
-  if (head.length > lines * 160) head = head.slice(0, lines * 160);
+  const max = lines * 160;
+  let head = total <= lines ? text : (tail ? all.slice(-lines) : all.slice(0, lines)).join('\n');
+  if (head.length > max) head = tail ? head.slice(-max) : head.slice(0, max);
   return { head, folded: head.length < text.length, total };
 }
