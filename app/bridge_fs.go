@@ -22,12 +22,12 @@ import (
 // editor the same ACP request (sessionId rewritten to the editor's
 // session) and posts the answer back. The rest the hub serves.
 //
-// The capabilities travel with a thread when the bridge creates it, and
-// stay in the hub's memory while the hub runs. A thread opened from
-// history (session/load, session/resume) keeps what it was created with:
-// by an editor (this client) that advertised them, the editor serves; a
-// thread created without, or any thread after a hub restart, is served by
-// the hub.
+// The capabilities travel with a thread when the bridge creates it and are
+// stored with it (hub.Thread.ClientCapabilities), so a thread opened from
+// history (session/load, session/resume), after a hub restart too, keeps
+// what it was created with; a thread created without them is served by
+// the hub. While no bridge of the editor is attached (the user drives the
+// thread from the window), the hub serves the files itself.
 
 // editorCapabilities reads the fs and terminal capabilities out of the
 // editor's initialize params (anything else there is not the hub's
