@@ -35,8 +35,9 @@ type CreateThreadRequest struct {
 	// capabilities of the editor behind the thread: the agent's fs/* and
 	// terminal/* requests they cover become client_request events for the
 	// thread's owner to answer (AnswerClientRequest) instead of being
-	// served by the hub. They live in the hub's memory for the thread's
-	// lifetime: after a hub restart the hub serves everything itself.
+	// served by the hub (fs/* also while no stream of the owner is
+	// attached). They are stored with the thread (Thread.ClientCapabilities)
+	// and never change.
 	ClientCapabilities *ClientCapabilities `json:"clientCapabilities,omitempty"`
 }
 
