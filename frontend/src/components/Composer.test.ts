@@ -13,6 +13,31 @@ describe('Composer', () => {
     await vi.waitFor(() => expect(box.value).toBe(''));
   });
 
+  it('keeps a draft per thread: switching threads never carries text over', async () => {
+    let finish: () => void = () => {};
+    const onsend = vi.fn(() => new Promise<void>((r) => (finish = r)));
+    const { rerender } = render(Composer, { onsend, onstop: vi.fn(), draftKey: 'th_a' });
+    const box = screen.getByRole('textbox', { name: 'Message' }) as HTMLTextAreaElement;
+    await fireEvent.input(box, { target: { value: 'for thread A' } });
+    await rerender({ draftKey: 'th_b' });
+    expect(box.value).toBe('');
+    await fireEvent.input(box, { target: { value: 'for thread B' } });
+    await rerender({ draftKey: 'th_a' });
+    expect(box.value).toBe('for thread A');
+
+    // Sent from A, then B shown before the hub answers: B's draft stays, A's is gone.
+    await fireEvent.keyDown(box, { key: 'Enter' });
+    expect(onsend).toHaveBeenCalledWith({ input: 'for thread A' });
+    await rerender({ draftKey: 'th_b' });
+    expect(box.value).toBe('for thread B');
+    finish();
+    await vi.waitFor(() => expect(onsend).toHaveBeenCalledTimes(1));
+    await new Promise((r) => setTimeout(r, 0));
+    expect(box.value).toBe('for thread B');
+    await rerender({ draftKey: 'th_a' });
+    expect(box.value).toBe('');
+  });
+
   it('keeps Shift+Enter (a new line) and an IME composition out of sending', async () => {
     const onsend = vi.fn();
     render(Composer, { onsend, onstop: vi.fn() });
