@@ -239,12 +239,7 @@ func itoa(n int) string { b, _ := json.Marshal(n); return string(b) }
 func bridgeQwen(t *testing.T, bins e2eBins) {
 	model := fakemodel.Start(t)
 	ra := acptest.Qwen(t, acptest.ToolsDir(t), model.URL)
-	env := map[string]string{}
-	for _, kv := range ra.Env {
-		k, v, _ := strings.Cut(kv, "=")
-		env[k] = v
-	}
-	h := newHub(t, bins, hubConfig{"agents": map[string]agentConf{"qwen-offline": {Name: "Qwen (offline)", Command: ra.Path, Args: ra.Args, Env: env}}})
+	h := newHub(t, bins, hubConfig{"agents": map[string]agentConf{"qwen-offline": realAgentConf("Qwen (offline)", ra)}})
 	b := startBridge(t, bins, h, "qwen-offline")
 	ws := b.initializeWith(t, sdk.ClientCapabilities{Fs: sdk.FileSystemCapabilities{ReadTextFile: true, WriteTextFile: true}})
 	cwd := t.TempDir()

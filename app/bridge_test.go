@@ -24,8 +24,8 @@ import (
 
 // TestBridge drives `switchboard acp` (the headless binary, built once)
 // with a third-party ACP client, github.com/coder/acp-go-sdk, as an editor
-// would: against the real `switchboard serve` with the fake agent and the
-// acp-go-sdk example agent.
+// would: against the real `switchboard serve` with the fake agent, the
+// acp-go-sdk example agent and Qwen Code offline.
 func TestBridge(t *testing.T) {
 	bins := buildE2E(t, t.TempDir())
 	tests := []struct {
@@ -47,6 +47,15 @@ func TestBridge(t *testing.T) {
 		{"HubFS", bridgeHubFS},
 		{"CancelFirst", bridgeCancelFirst},
 		{"Qwen", bridgeQwen},
+		// bridge_thirdparty_test.go: the scenarios above for third-party agents.
+		{"SDKAgentPermissionHub", withAgent(sdkExampleAgent, thirdPartyPermissionHub)},
+		{"SDKAgentCancel", withAgent(sdkExampleAgent, thirdPartyCancel)},
+		{"SDKAgentLoad", withAgent(sdkExampleAgent, thirdPartyLoad)},
+		{"SDKAgentHubRestart", withAgent(sdkExampleAgent, thirdPartyHubRestart)},
+		{"QwenPermissionHub", withAgent(qwenOffline, thirdPartyPermissionHub)},
+		{"QwenCancel", withAgent(qwenOffline, thirdPartyCancel)},
+		{"QwenLoad", withAgent(qwenOffline, thirdPartyLoad)},
+		{"QwenHubRestart", withAgent(qwenOffline, thirdPartyHubRestart)},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -759,14 +768,7 @@ func bridgeSDKAgent(t *testing.T, bins e2eBins) {
 	b := startBridge(t, bins, h, "sdk")
 	b.mustInitialize(t)
 	sid := b.newSession(t, t.TempDir())
-	b.ed.setPerm(func(_ context.Context, p sdk.RequestPermissionRequest) (sdk.RequestPermissionResponse, error) {
-		for _, o := range p.Options {
-			if o.Kind == sdk.PermissionOptionKindAllowOnce {
-				return sdk.RequestPermissionResponse{Outcome: sdk.RequestPermissionOutcome{Selected: &sdk.RequestPermissionOutcomeSelected{OptionId: o.OptionId}}}, nil
-			}
-		}
-		return sdk.RequestPermissionResponse{}, errors.New("no allow_once option")
-	})
+	b.ed.setPerm(allowOnce)
 	ups := b.mustPrompt(t, sid, "please fix the config", sdk.StopReasonEndTurn)
 	ks := kinds(ups)
 	for _, want := range []string{"agent_message_chunk", "tool_call", "tool_call_update"} {
