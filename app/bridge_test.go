@@ -331,6 +331,24 @@ func (b *bridgeProc) newSession(t *testing.T, cwd string) string {
 	return string(r.SessionId)
 }
 
+// listAndLoad checks that session/list for cwd offers exactly sid, loads
+// it, and returns the updates the load replayed.
+func (b *bridgeProc) listAndLoad(t *testing.T, sid, cwd string) []sdk.SessionNotification {
+	t.Helper()
+	ctx := bridgeCtx(t)
+	list, err := b.conn.ListSessions(ctx, sdk.ListSessionsRequest{Cwd: &cwd})
+	if err != nil {
+		t.Fatalf("session/list: %v", err)
+	}
+	if len(list.Sessions) != 1 || string(list.Sessions[0].SessionId) != sid || list.Sessions[0].Cwd != cwd {
+		t.Fatalf("session/list %+v: want only %s", list.Sessions, sid)
+	}
+	if _, err := b.conn.LoadSession(ctx, sdk.LoadSessionRequest{SessionId: sdk.SessionId(sid), Cwd: cwd, McpServers: []sdk.McpServer{}}); err != nil {
+		t.Fatalf("session/load: %v", err)
+	}
+	return b.ed.take()
+}
+
 func (b *bridgeProc) prompt(t *testing.T, sid, text string) (sdk.PromptResponse, error) {
 	t.Helper()
 	return b.conn.Prompt(bridgeCtx(t), sdk.PromptRequest{SessionId: sdk.SessionId(sid), Prompt: []sdk.ContentBlock{sdk.TextBlock(text)}})
@@ -578,18 +596,7 @@ func bridgeLoad(t *testing.T, bins e2eBins) {
 
 	b2 := startBridge(t, bins, h, "fake")
 	b2.mustInitialize(t)
-	ctx := bridgeCtx(t)
-	list, err := b2.conn.ListSessions(ctx, sdk.ListSessionsRequest{Cwd: &cwd})
-	if err != nil {
-		t.Fatalf("session/list: %v", err)
-	}
-	if len(list.Sessions) != 1 || string(list.Sessions[0].SessionId) != sid || list.Sessions[0].Cwd != cwd {
-		t.Fatalf("session/list %+v: want only %s", list.Sessions, sid)
-	}
-	if _, err := b2.conn.LoadSession(ctx, sdk.LoadSessionRequest{SessionId: sdk.SessionId(sid), Cwd: cwd, McpServers: []sdk.McpServer{}}); err != nil {
-		t.Fatalf("session/load: %v", err)
-	}
-	ups := b2.ed.take()
+	ups := b2.listAndLoad(t, sid, cwd)
 	if got, want := kinds(ups), []string{"user_message_chunk", "agent_message_chunk", "user_message_chunk", "tool_call", "tool_call_update", "tool_call_update", "plan"}; !slices.Equal(got, want) {
 		t.Errorf("replay %v, want %v", got, want)
 	}
@@ -603,7 +610,7 @@ func bridgeLoad(t *testing.T, bins e2eBins) {
 	if got := agentText(b2.mustPrompt(t, sid, "echo second", sdk.StopReasonEndTurn)); got != "second" {
 		t.Errorf("after load: %q", got)
 	}
-	_, err = b2.conn.LoadSession(ctx, sdk.LoadSessionRequest{SessionId: "th_nonexistent", Cwd: cwd, McpServers: []sdk.McpServer{}})
+	_, err := b2.conn.LoadSession(bridgeCtx(t), sdk.LoadSessionRequest{SessionId: "th_nonexistent", Cwd: cwd, McpServers: []sdk.McpServer{}})
 	wantErr(t, "loading an unknown session", err, "not found")
 }
 

@@ -404,18 +404,7 @@ func thirdPartyLoad(t *testing.T, bins e2eBins, a thirdParty) {
 
 	b2 := startBridge(t, bins, h, a.id)
 	b2.mustInitialize(t)
-	ctx := bridgeCtx(t)
-	list, err := b2.conn.ListSessions(ctx, sdk.ListSessionsRequest{Cwd: &cwd})
-	if err != nil {
-		t.Fatalf("session/list: %v", err)
-	}
-	if len(list.Sessions) != 1 || string(list.Sessions[0].SessionId) != sid || list.Sessions[0].Cwd != cwd {
-		t.Fatalf("session/list %+v: want only %s", list.Sessions, sid)
-	}
-	if _, err := b2.conn.LoadSession(ctx, sdk.LoadSessionRequest{SessionId: sdk.SessionId(sid), Cwd: cwd, McpServers: []sdk.McpServer{}}); err != nil {
-		t.Fatalf("session/load: %v", err)
-	}
-	replay := b2.ed.take()
+	replay := b2.listAndLoad(t, sid, cwd)
 	if got := userText(replay); got != first {
 		t.Errorf("replayed user text %q, want %q", got, first)
 	}
