@@ -39,6 +39,16 @@ type Handler interface {
 	HandleNotification(ctx context.Context, method string, params json.RawMessage)
 }
 
+// RequestObserver is an optional extension of Handler. RequestDispatched is
+// called for each incoming request on the goroutine that handles
+// notifications, in arrival order with them, just before the request's
+// HandleRequest goroutine starts: so a notification that follows a request
+// on the wire is handled after RequestDispatched has seen that request,
+// however late its HandleRequest starts. It must not block.
+type RequestObserver interface {
+	RequestDispatched(method string, params json.RawMessage)
+}
+
 // ConnOptions tune a Conn. The zero value is usable.
 type ConnOptions struct {
 	// Logger receives malformed lines and handler panics. Default: discard.
@@ -375,6 +385,9 @@ func (c *Conn) dispatch() {
 		case item.msg.Method != "" && item.ctx == nil:
 			c.handleNotification(item.msg)
 		case item.msg.Method != "":
+			if o, ok := c.h.(RequestObserver); ok {
+				o.RequestDispatched(item.msg.Method, item.msg.Params)
+			}
 			go c.handleRequest(item.ctx, item.cancel, item.msg)
 		default:
 			c.deliverResponse(item.msg)

@@ -6,6 +6,7 @@ import (
 	"encoding/json"
 	"errors"
 	"io"
+	"slices"
 	"strings"
 	"sync"
 	"testing"
@@ -266,6 +267,50 @@ func TestConnRequestsConcurrentNotificationsOrdered(t *testing.T) {
 	}
 	if len(order) != 20 {
 		t.Fatalf("handled %d of 20 notifications", len(order))
+	}
+}
+
+// observingHandler is a funcHandler that is also a RequestObserver.
+type observingHandler struct {
+	funcHandler
+	dispatched func(method string, params json.RawMessage)
+}
+
+func (o observingHandler) RequestDispatched(m string, p json.RawMessage) { o.dispatched(m, p) }
+
+// RequestDispatched sees a request before the notification that follows
+// it is handled, even while the request's handler has not started.
+func TestConnRequestDispatchedInOrder(t *testing.T) {
+	var mu sync.Mutex
+	var order []string
+	record := func(s string) {
+		mu.Lock()
+		order = append(order, s)
+		mu.Unlock()
+	}
+	notified := make(chan struct{})
+	h := observingHandler{
+		funcHandler: funcHandler{
+			req: func(ctx context.Context, m string, p json.RawMessage) (any, error) {
+				<-notified // the handler starts only after the notification
+				record("handle " + m)
+				return "done", nil
+			},
+			notify: func(ctx context.Context, m string, p json.RawMessage) {
+				record("notify " + m)
+				close(notified)
+			},
+		},
+		dispatched: func(m string, p json.RawMessage) { record("dispatched " + m + " " + string(p)) },
+	}
+	_, peer := newScripted(t, h, ConnOptions{})
+	peer.send(`{"jsonrpc":"2.0","id":1,"method":"prompt","params":{"s":"a"}}`)
+	peer.send(`{"jsonrpc":"2.0","method":"cancel"}`)
+	peer.expect(`{"jsonrpc":"2.0","id":1,"result":"done"}`)
+	mu.Lock()
+	defer mu.Unlock()
+	if want := []string{`dispatched prompt {"s":"a"}`, "notify cancel", "handle prompt"}; !slices.Equal(order, want) {
+		t.Fatalf("order %q, want %q", order, want)
 	}
 }
 

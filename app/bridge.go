@@ -36,8 +36,7 @@ func bridge(ctx context.Context, e *env, o Options, agentID string, autoStart bo
 		stderr:    e.stdio.Err,
 		sessions:  map[string]*bridgeSession{},
 	}
-	in := &promptSniffer{r: e.stdio.In, seen: func() { b.prompts.read.Add(1) }}
-	conn := acp.NewConn(in, e.stdio.Out, b, acp.ConnOptions{Logger: log})
+	conn := acp.NewConn(e.stdio.In, e.stdio.Out, b, acp.ConnOptions{Logger: log})
 	b.conn = conn
 	select {
 	case <-conn.Done():
@@ -62,9 +61,6 @@ type bridgeServer struct {
 
 	mu       sync.Mutex
 	sessions map[string]*bridgeSession // by thread id
-	// prompts counts session/prompt requests read and started
-	// (bridge_cancel.go).
-	prompts promptCounts
 	// editorCaps are the editor's fs and terminal capabilities from
 	// initialize, given to the threads the bridge creates (bridge_fs.go).
 	editorCaps hub.ClientCapabilities
@@ -112,10 +108,11 @@ type bridgeSession struct {
 	running      bool
 	turnID       string // the running hub turn, once the hub named it
 	cancelWanted bool   // session/cancel came before the turn id
-	// cancelMark is set by a session/cancel that came while no prompt ran
-	// but a prompt read before it had not started: the count of prompts
-	// read then (bridge_cancel.go).
-	cancelMark int64
+	// queued counts the session's prompts dispatched whose handlers have
+	// not begun; cancelQueued is set by a session/cancel that came while
+	// one was queued and none ran (bridge_cancel.go).
+	queued       int
+	cancelQueued bool
 	// onCancel is called (with mu held) on session/cancel while a prompt
 	// runs.
 	onCancel func()
@@ -180,8 +177,8 @@ func (b *bridgeServer) HandleNotification(_ context.Context, method string, para
 	s := b.session(p.SessionID)
 	s.mu.Lock()
 	turnID := s.turnID
-	if read := b.prompts.read.Load(); !s.running && read > b.prompts.started.Load() {
-		s.cancelMark = read // its prompt may not have started yet
+	if !s.running && s.queued > 0 {
+		s.cancelQueued = true // its prompt has not begun yet
 	}
 	if s.running && turnID == "" {
 		s.cancelWanted = true

@@ -21,29 +21,31 @@ import (
 // permissions asked of the editor and of the hub at once.
 
 func (b *bridgeServer) prompt(ctx context.Context, params json.RawMessage) (any, error) {
+	// Begun: no longer queued (bridge_cancel.go).
+	var cancelled bool
+	if sid := promptSessionID(params); sid != "" {
+		s := b.session(sid)
+		s.mu.Lock()
+		s.queued--
+		cancelled, s.cancelQueued = s.cancelQueued && !s.running, false
+		s.mu.Unlock()
+	}
 	var p struct {
 		SessionID string            `json:"sessionId"`
 		Prompt    []json.RawMessage `json:"prompt"`
 	}
 	if err := json.Unmarshal(params, &p); err != nil {
-		b.prompts.started.Add(1)
 		return nil, acp.NewError(acp.CodeInvalidParams, "session/prompt: %v", err)
 	}
 	if p.SessionID == "" || len(p.Prompt) == 0 {
-		b.prompts.started.Add(1)
 		return nil, acp.NewError(acp.CodeInvalidParams, "session/prompt: sessionId and prompt are required")
+	}
+	if cancelled {
+		// Cancelled before it began: no turn at all.
+		return map[string]string{"stopReason": acp.StopCancelled}, nil
 	}
 	s := b.session(p.SessionID)
 	s.mu.Lock()
-	// Counted under s.mu, where a session/cancel looks at the counts.
-	before := b.prompts.started.Add(1) - 1
-	mark := s.cancelMark
-	s.cancelMark = 0
-	if mark > before && !s.running {
-		// Cancelled before it started (bridge_cancel.go): no turn at all.
-		s.mu.Unlock()
-		return map[string]string{"stopReason": acp.StopCancelled}, nil
-	}
 	if s.running {
 		s.mu.Unlock()
 		return nil, acp.NewError(acp.CodeInvalidRequest, "session/prompt: a prompt is already running in session %s", p.SessionID)
