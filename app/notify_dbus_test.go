@@ -218,9 +218,19 @@ func TestNotificationsE2E(t *testing.T) {
 		t.Fatalf("x-notification-id %q, want perm:<id>", nid)
 	}
 
-	notifd.invoke(t, call.ID, actionApprove)
+	// Wails maps the server's notification id to ours only once Notify's
+	// reply reaches it, and drops an action for an id it does not know
+	// yet; our fake records the call before replying, so a click sent at
+	// once can beat that mapping (a user cannot click a notification
+	// before it shows). Click again every second until the hub decides:
+	// the decision is single-use, so only one click can count.
 	var p hub.Permission
+	lastClick := time.Time{}
 	for deadline := time.Now().Add(15 * time.Second); ; time.Sleep(50 * time.Millisecond) {
+		if time.Since(lastClick) >= time.Second {
+			notifd.invoke(t, call.ID, actionApprove)
+			lastClick = time.Now()
+		}
 		var r struct{ Permissions []hub.Permission }
 		c.json(t, "GET", "/v1/permissions", nil, &r)
 		if i := slices.IndexFunc(r.Permissions, func(p hub.Permission) bool { return p.ID == permID }); i >= 0 {
