@@ -47,6 +47,7 @@ func TestBridge(t *testing.T) {
 		{"HubFS", bridgeHubFS},
 		{"CancelFirst", bridgeCancelFirst},
 		{"Qwen", bridgeQwen},
+		{"EditorsDoc", bridgeEditorsDoc},
 		// bridge_thirdparty_test.go: the scenarios above for third-party agents.
 		{"SDKAgentPermissionHub", withAgent(sdkExampleAgent, thirdPartyPermissionHub)},
 		{"SDKAgentCancel", withAgent(sdkExampleAgent, thirdPartyCancel)},
@@ -254,8 +255,13 @@ type bridgeProc struct {
 func startBridge(t *testing.T, bins e2eBins, h *hubProc, agent string, extra ...string) *bridgeProc {
 	t.Helper()
 	args := append([]string{"acp", "--agent", agent, "--data-dir", h.dataDir, "--config", h.config}, extra...)
-	cmd := exec.Command(bins.switchboard, args...)
-	cmd.Env = hubEnv()
+	return startBridgeCmd(t, exec.Command(bins.switchboard, args...), hubEnv())
+}
+
+// startBridgeCmd starts cmd, a bridge command line, with env.
+func startBridgeCmd(t *testing.T, cmd *exec.Cmd, env []string) *bridgeProc {
+	t.Helper()
+	cmd.Env = env
 	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true, Pdeathsig: syscall.SIGKILL}
 	b := &bridgeProc{t: t, cmd: cmd, ed: &testEditor{}, stderr: &syncBuffer{}, raw: &syncBuffer{}, exited: make(chan struct{})}
 	cmd.Stderr = b.stderr
