@@ -398,6 +398,28 @@ func TestHubAppliesConfigEdits(t *testing.T) {
 	if s := status(); s != http.StatusForbidden {
 		t.Fatalf("origin %s before the edit: status %d, want 403", origin, s)
 	}
+	// The window and the tray see the hub-wide events.
+	sub, err := h.engine.Subscribe(context.Background(), hub.Caller{ClientID: "tray", All: true}, "", -1)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer sub.Close()
+	type applied struct {
+		File    string
+		Changed []string
+	}
+	wantApplied := func(what string, changed ...string) {
+		t.Helper()
+		ev := nextEvent(t, sub)
+		var v applied
+		json.Unmarshal(ev.Payload, &v)
+		if ev.Type != hub.EventConfigApplied || v.File != config || !slices.Equal(v.Changed, changed) {
+			t.Fatalf("%s: event %s %s, want config_applied of %q", what, ev.Type, ev.Payload, changed)
+		}
+		if strings.Contains(string(ev.Payload), "MY_KEY") || strings.Contains(string(ev.Payload), `"v"`) {
+			t.Fatalf("%s: config_applied %s shows an agent's env", what, ev.Payload)
+		}
+	}
 
 	atomicSave(t, config, "listen: 127.0.0.1:1\n"+timeoutConf("7m")+"allowedOrigins: ["+origin+"]\n"+
 		"agents:\n  mine:\n    command: /bin/true\n    env:\n      MY_KEY: v\n")
@@ -422,15 +444,11 @@ func TestHubAppliesConfigEdits(t *testing.T) {
 	if l := logs.String(); !strings.Contains(l, "listen changed: restart Switchboard to apply") || !strings.Contains(l, "config reloaded") {
 		t.Fatalf("log lacks the reload and the restart warning:\n%s", l)
 	}
+	wantApplied("the edit", "agents.mine", "allowedOrigins", "listen", "permissions.timeout")
 
 	// An invalid edit: reported through the hook and as a config_error
 	// event (which the window and the tray turn into a notification and a
 	// trouble icon), and the hub keeps the last good config.
-	sub, err := h.engine.Subscribe(context.Background(), hub.Caller{ClientID: "tray", All: true}, "", -1)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer sub.Close()
 	atomicSave(t, config, "allowedOrigins: [\n")
 	waitFor(t, "the config error", func() bool { return h.lastConfigError() != nil })
 	hookMu.Lock()
@@ -455,6 +473,8 @@ func TestHubAppliesConfigEdits(t *testing.T) {
 	if ev.Type != hub.EventConfigError || v.Message != "" {
 		t.Fatalf("event after the fix %s %s", ev.Type, ev.Payload)
 	}
+	// Then the fixed file, applied: what changed since the last good one.
+	wantApplied("the fixed file", "agents.mine", "allowedOrigins", "listen")
 	bob, _ := h.engine.Subscribe(context.Background(), hub.Caller{ClientID: "bob"}, "", 0)
 	defer bob.Close()
 	select {

@@ -166,6 +166,21 @@ func (h *runningHub) applyConfig(from, to Config) {
 	h.http.SetAllowed(to.AllowedHosts, to.AllowedOrigins)
 	h.live.Store(&to)
 	h.log.Info("config reloaded", "file", h.configPath, "changed", strings.Join(changed, ", "))
+	// A settings page open in the window or a browser reloads on it, and
+	// the agent lists with it. changed names keys, never values (an
+	// agent's env may hold secrets).
+	if err := h.engine.Announce(hub.EventConfigApplied, configApplied{File: h.configPath, Changed: changed}); err != nil {
+		h.log.Warn("config: announcing the applied config failed", "err", err)
+	}
+}
+
+// configApplied is the payload of a config_applied event.
+type configApplied struct {
+	File string `json:"file"`
+	// Changed are the dotted keys whose values changed, sorted
+	// ("permissions.timeout", "agents.mine": an agent added, removed or
+	// changed).
+	Changed []string `json:"changed"`
 }
 
 // configError is the config watcher's report of a refused config file (nil:
