@@ -1,0 +1,126 @@
+// Setup shared by browser scripts that need a real headless hub: build it,
+// start `switchboard serve` on a temp data dir with the given agents, sign
+// a Chromium page in through /auth, talk to the API with the bearer token,
+// and stop it all. Used by e2e/bench.mjs (e2e/run.mjs has its own copy, with
+// a proxy in front of the hub).
+import { execFileSync, spawn } from 'node:child_process';
+import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { dirname, join, resolve } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { chromium } from 'playwright-core';
+
+export const repo = resolve(dirname(fileURLToPath(import.meta.url)), '..', '..');
+
+/** A log line prefixed with the seconds since the harness was loaded. */
+export function logger(name) {
+  const t0 = Date.now();
+  return (...a) => console.log(`[${name} ${((Date.now() - t0) / 1000).toFixed(1)}s]`, ...a);
+}
+
+/** A temp dir: dir, and remove() (kept when E2E_KEEP is set; then says where). */
+export function tempDir(prefix) {
+  const dir = mkdtempSync(join(tmpdir(), prefix));
+  return {
+    dir,
+    remove(log) {
+      if (process.env.E2E_KEEP) log?.('kept', dir);
+      else rmSync(dir, { recursive: true, force: true });
+    },
+  };
+}
+
+/** Runs `go` in the repository, its output on ours. */
+export function go(args, env = {}) {
+  execFileSync('go', args, { cwd: repo, env: { ...process.env, ...env }, stdio: 'inherit' });
+}
+
+/**
+ * Builds the headless hub into dir and starts `switchboard serve` with
+ * agents (a YAML-ready map: id → {name, command, args?, env?}) on a data
+ * dir under dir. Resolves once hub.json is written: {url, token, api,
+ * log(), stop()}. api(method, path, {body, client}) is the API with the
+ * bearer token (scope=all), throwing on a non-2xx answer.
+ */
+export async function startHub(dir, agents) {
+  const bin = join(dir, 'switchboard');
+  go(['build', '-tags', 'headless', '-o', bin, '.'], { CGO_ENABLED: '0' });
+  const dataDir = join(dir, 'data');
+  mkdirSync(dataDir, { recursive: true });
+  const config = join(dir, 'config.yaml');
+  // JSON is YAML: the agents map as it is.
+  writeFileSync(config, JSON.stringify({ agents }, null, 2) + '\n');
+  const proc = spawn(bin, ['serve', '--data-dir', dataDir, '--config', config, '--listen', '127.0.0.1:0'], {
+    stdio: ['ignore', 'ignore', 'pipe'],
+  });
+  let hubLog = '';
+  proc.stderr.on('data', (d) => (hubLog += d));
+  const discovery = join(dataDir, 'hub.json');
+  for (let i = 0; !existsSync(discovery); i++) {
+    if (i > 400 || proc.exitCode !== null) throw new Error(`hub did not start:\n${hubLog}`);
+    await new Promise((r) => setTimeout(r, 50));
+  }
+  const { url } = JSON.parse(readFileSync(discovery, 'utf8'));
+  const token = readFileSync(join(dataDir, 'token'), 'utf8').trim();
+
+  const api = async (method, path, { body, client = 'bench' } = {}) => {
+    const res = await fetch(`${url}${path}${path.includes('?') ? '&' : '?'}scope=all`, {
+      method,
+      headers: {
+        Authorization: `Bearer ${token}`,
+        'X-Client-ID': client,
+        ...(body ? { 'Content-Type': 'application/json' } : {}),
+      },
+      body: body ? JSON.stringify(body) : undefined,
+    });
+    const text = await res.text();
+    if (!res.ok) throw new Error(`${method} ${path}: ${res.status} ${text}`);
+    return text ? JSON.parse(text) : undefined;
+  };
+
+  const stop = async () => {
+    if (proc.exitCode !== null) return;
+    proc.kill('SIGTERM');
+    await new Promise((r) => {
+      const t = setTimeout(() => {
+        proc.kill('SIGKILL');
+        r();
+      }, 5000);
+      proc.on('exit', () => {
+        clearTimeout(t);
+        r();
+      });
+    });
+  };
+  return { url, token, api, stop, proc, log: () => hubLog };
+}
+
+/**
+ * Headless Chromium (CHROMIUM, default /usr/bin/chromium) with a page
+ * signed in to the hub and showing "Connected". Resolves {browser, page,
+ * problems}: problems collects page errors, console errors and HTTP
+ * errors of the page. initScript, if given, runs in the page before its
+ * own scripts.
+ */
+export async function openPage(hub, { initScript, args = [] } = {}) {
+  const browser = await chromium.launch({
+    executablePath: process.env.CHROMIUM || '/usr/bin/chromium',
+    args: ['--headless', '--no-sandbox', '--disable-gpu', '--disable-background-networking', ...args],
+  });
+  const context = await browser.newContext({ colorScheme: 'light', viewport: { width: 1280, height: 860 } });
+  if (initScript) await context.addInitScript(initScript);
+  const page = await context.newPage();
+  const problems = [];
+  page.on('pageerror', (e) => problems.push(`page error: ${e.message}`));
+  page.on('console', (m) => {
+    if (m.type() === 'error') problems.push(`console: ${m.text()}`);
+  });
+  page.on('response', (r) => {
+    if (r.status() >= 400) problems.push(`HTTP ${r.status()} ${r.request().method()} ${new URL(r.url()).pathname}`);
+  });
+  page.setDefaultTimeout(30000);
+  // The one-time auth link sets the session cookie and redirects to "/".
+  await page.goto(`${hub.url}/auth?token=${hub.token}`);
+  await page.getByRole('status').filter({ hasText: 'Connected' }).waitFor();
+  return { browser, page, problems };
+}
