@@ -6,7 +6,7 @@
 //   cd frontend && npx vite build && node e2e/bench.mjs      (make bench runs it)
 //
 // Scenarios, each measured inside the page (requestAnimationFrame intervals,
-// PerformanceObserver 'longtask', performance.memory):
+// PerformanceObserver 'longtask', performance.memory after a GC through CDP):
 //   stream N/s   one turn of `ticks <10·N> <N>` typed in the composer: 10 s of
 //                64-byte chunks at N a second (N = 1000, 2000, 5000). Also:
 //                the rate the agent achieved, and the render lag (agent send
@@ -71,13 +71,22 @@ const recorder = () => {
         over50: f.filter((x) => x > 50).length,
         longN: st.noLongTasks ? null : st.longs.length,
         longMs: st.longs.reduce((a, b) => a + b, 0),
-        heapMB: performance.memory ? performance.memory.usedJSHeapSize / 1048576 : null,
       };
     },
   };
 };
 
 const rows = [];
+let cdp;
+
+/** The page's stats since __bench.start(), and its JS heap after a full GC (what it keeps, not its garbage). */
+async function stopRecorder(page) {
+  const stats = await page.evaluate(() => window.__bench.stop());
+  cdp ??= await page.context().newCDPSession(page);
+  await cdp.send('HeapProfiler.collectGarbage');
+  stats.heapMB = await page.evaluate(() => (performance.memory ? performance.memory.usedJSHeapSize / 1048576 : null));
+  return stats;
+}
 let failed = false;
 let hub;
 let browser;
@@ -196,10 +205,8 @@ async function streamScenario(page, work, rate) {
     { polling: 'raf', timeout: (seconds * 6 + 60) * 1000 },
   );
   const shownAt = await page.evaluate(() => Date.now());
-  const stats = await page.evaluate(() => {
-    clearInterval(window.__lagTimer);
-    return window.__bench.stop();
-  });
+  await page.evaluate(() => clearInterval(window.__lagTimer));
+  const stats = await stopRecorder(page);
   await stopProfile();
   const lag = (await page.evaluate(() => window.__lag)).sort((a, b) => a - b);
   const stored = await expectSameText(page, thread.id, turnId, `stream ${rate}/s`);
@@ -255,7 +262,7 @@ async function historyScenario(page, work) {
       }),
     [button, last.id, norm(last.output).length],
   );
-  const openStats = await page.evaluate(() => window.__bench.stop());
+  const openStats = await stopRecorder(page);
   await stopProfile();
   await expectSameText(page, thread.id, last.id, 'last turn of the 10k-event thread');
   const dom = () =>
@@ -287,7 +294,7 @@ async function historyScenario(page, work) {
       }),
     earlier,
   );
-  const earlierStats = await page.evaluate(() => window.__bench.stop());
+  const earlierStats = await stopRecorder(page);
   const d2 = await dom();
   rows.push({
     name: 'show earlier',
@@ -311,7 +318,7 @@ async function historyScenario(page, work) {
     if (i % 10 === 9) top = await scroller.evaluate((el) => el.scrollTop);
   }
   const scrollSecs = (Date.now() - t0) / 1000;
-  const scrollStats = await page.evaluate(() => window.__bench.stop());
+  const scrollStats = await stopRecorder(page);
   await stopScrollProfile();
   rows.push({
     name: 'scroll 10k',
@@ -322,7 +329,7 @@ async function historyScenario(page, work) {
 
 function printTable() {
   const f = (x, d = 1) => (x === null || x === undefined || Number.isNaN(x) ? '-' : x.toFixed(d));
-  const head = ['scenario', 'secs', 'frames', 'p50', 'p95', 'p99', 'max', '>50ms', 'longtasks', 'heap MB'];
+  const head = ['scenario', 'secs', 'frames', 'p50', 'p95', 'p99', 'max', '>50ms', 'longtasks', 'heap MB after GC'];
   const lines = rows.map((r) => [
     r.name,
     f(r.ms / 1000),
@@ -364,7 +371,7 @@ async function main() {
   // An idle second first: what a frame costs with nothing to do.
   await page.evaluate(() => window.__bench.start());
   await new Promise((r) => setTimeout(r, 1000));
-  rows.push({ name: 'idle', ...(await page.evaluate(() => window.__bench.stop())), extra: 'the page with no thread open' });
+  rows.push({ name: 'idle', ...(await stopRecorder(page)), extra: 'the page with no thread open' });
 
   for (const rate of rates) await streamScenario(page, work, rate);
   await historyScenario(page, work);
