@@ -8,6 +8,7 @@
 // a turn, a thread made by an editor (X-Client-ID acp-zed) showing live with
 // its "editor" badge and an unread mark, deleting it from its header; and the
 // scenarios of e2e/settings.mjs and e2e/threadview.mjs when they exist.
+// e2e/a11y.mjs: axe-core on each view and dialog, light and dark, and the keyboard.
 //
 // Screenshots go to <repo>/build/screenshots/: light.png and dark.png (the
 // finished turn), new-thread-light.png, permission-{light,dark}.png,
@@ -338,6 +339,7 @@ async function main() {
   for (const [file, fn] of [
     ['settings.mjs', 'settingsScenario'],
     ['threadview.mjs', 'threadViewScenario'],
+    ['a11y.mjs', 'a11yScenario'],
   ]) {
     if (!existsSync(join(here, file))) continue;
     if ((process.env.E2E_SKIP ?? '').split(',').includes(file.replace('.mjs', ''))) {

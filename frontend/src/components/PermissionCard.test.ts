@@ -51,6 +51,14 @@ describe('PermissionCard', () => {
     });
     expect(screen.getByText(/Reject — decided by you/)).toBeTruthy();
   });
+
+  it('names its region after the tool call, and the thread when shown away from it', () => {
+    const { unmount } = render(PermissionCard, { permission: permission('pe_1'), ondecide: vi.fn() });
+    expect(screen.getByRole('region', { name: 'Permission request: rm -rf build' })).toBeTruthy();
+    unmount();
+    render(PermissionCard, { permission: permission('pe_1'), thread: 'Fix the build', ondecide: vi.fn() });
+    expect(screen.getByRole('region', { name: 'Permission request in Fix the build: rm -rf build' })).toBeTruthy();
+  });
 });
 
 describe('PermissionCard countdown', () => {

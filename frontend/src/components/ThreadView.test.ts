@@ -73,6 +73,24 @@ describe('ThreadView', () => {
     expect(container.querySelectorAll('li.turn')).toHaveLength(40);
   });
 
+  it('gives each permission card of the same title its own region name', () => {
+    const c = new Conversation();
+    const perms: Record<string, ReturnType<typeof permission>> = {};
+    for (const [i, turn] of ['tu_1', 'tu_2', 'tu_3'].entries()) {
+      const p = permission(`pe_${i}`, { turnId: turn, status: i < 2 ? 'approved' : 'pending', optionId: 'allow' });
+      perms[p.id] = p;
+      c.add(ev(10 * i + 1, 'turn_started', { input: `q${i}` }, 'th_1', turn));
+      c.add(ev(10 * i + 2, 'permission_required', { permission: p }, 'th_1', turn));
+    }
+    render(ThreadView, props(c, { permissions: perms }));
+    const names = screen.getAllByRole('region').map((r) => r.getAttribute('aria-label'));
+    expect(names).toEqual([
+      'Permission request: rm -rf build',
+      'Permission request: rm -rf build (2)',
+      'Permission request: rm -rf build (3)',
+    ]);
+  });
+
   it("shows a turn's usage and attachments", () => {
     const c = new Conversation();
     c.loadHistory([
