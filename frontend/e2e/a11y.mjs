@@ -35,6 +35,9 @@
 // Every violation of every state is listed (rule id, impact, help, the
 // first 5 target selectors) and fails the scenario. No rule is turned off.
 //
+// Reduced motion: the spinner of the running turn turns by default and
+// not under prefers-reduced-motion: reduce.
+//
 // Keyboard, with real key presses: Tab from the start of the page reaches
 // the New thread button, a thread of the thread list and the Message box,
 // each with a visible focus indicator (outline or box-shadow under
@@ -91,6 +94,7 @@ async function scheme(page, colorScheme) {
 export async function a11yScenario(page, { url, log, shots }) {
   const found = []; // {state, scheme, violation}
   const summary = [];
+  const keyboard = []; // keyboard and motion problems
   const check = async (state) => {
     for (const s of ['light', 'dark']) {
       await scheme(page, s);
@@ -166,6 +170,16 @@ export async function a11yScenario(page, { url, log, shots }) {
     { timeout: 5000 },
   );
   await check('pending');
+  // The running turn's spinner turns only when motion is not reduced.
+  const spin = turn.locator('.working .spin');
+  const animation = () => spin.evaluate((el) => getComputedStyle(el).animationName);
+  const moving = await animation();
+  await page.emulateMedia({ reducedMotion: 'reduce' });
+  const still = await animation();
+  await page.emulateMedia({ reducedMotion: null });
+  if (moving === 'none' || still !== 'none') {
+    keyboard.push(`the working spinner: animation ${moving} by default, ${still} with reduced motion (want none)`);
+  }
   await card.getByRole('button', { name: 'Allow this change' }).click();
   await page.getByRole('button', { name: 'Approvals: 0 pending' }).waitFor();
   await panel.getByText('Nothing waits for you.').waitFor();
@@ -208,7 +222,6 @@ export async function a11yScenario(page, { url, log, shots }) {
 
   log('a11y: keyboard');
   await openThread();
-  const keyboard = [];
   const focused = () =>
     page.evaluate(() => {
       const el = document.activeElement;
@@ -293,10 +306,10 @@ export async function a11yScenario(page, { url, log, shots }) {
     lines.push(`  [${state}/${s}] ${v.id} (${v.impact}, ${v.count} node${v.count === 1 ? '' : 's'}): ${v.help}`);
     for (const t of v.targets) lines.push(`      ${t}`);
   }
-  for (const k of keyboard) lines.push(`  [keyboard] ${k}`);
+  for (const k of keyboard) lines.push(`  [keyboard/motion] ${k}`);
   if (lines.length) {
     await page.screenshot({ path: join(shots, 'a11y-failure.png') }).catch(() => {});
     throw new Error(`accessibility problems:\n${lines.join('\n')}`);
   }
-  log('a11y: no axe violations in any state, light or dark; keyboard ok');
+  log('a11y: no axe violations in any state, light or dark; keyboard and reduced motion ok');
 }
