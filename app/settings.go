@@ -41,6 +41,7 @@ import (
 type configSettings struct {
 	path    string               // the config file, as given (maybe a symlink)
 	current func() Config        // the config in force
+	lastErr func() error         // why the file on disk was refused, or nil
 	edit    func(editFunc) error // runs a file edit the way configWatcher.edit does
 
 	// mu serialises this value's updates. Every configSettings of a hub
@@ -57,7 +58,7 @@ var _ hub.SettingsService = (*configSettings)(nil)
 
 // settingsOf h is the settings service of a running hub.
 func (h *runningHub) settingsService() *configSettings {
-	return &configSettings{path: h.configPath, current: h.currentConfig, edit: h.editConfig}
+	return &configSettings{path: h.configPath, current: h.currentConfig, lastErr: h.lastConfigError, edit: h.editConfig}
 }
 
 // editConfig runs write so that the hub applies the file it writes at
@@ -76,7 +77,7 @@ func (h *runningHub) editConfig(write editFunc) error {
 
 // Settings implements hub.SettingsService.
 func (s *configSettings) Settings(context.Context) (hub.Settings, error) {
-	return settingsOf(s.path, s.current()), nil
+	return s.settings(), nil
 }
 
 // UpdateSettings implements hub.SettingsService; see configSettings for
@@ -117,7 +118,19 @@ func (s *configSettings) UpdateSettings(_ context.Context, p hub.SettingsPatch) 
 	if err != nil {
 		return hub.Settings{}, err
 	}
-	return settingsOf(s.path, s.current()), nil
+	return s.settings(), nil
+}
+
+// settings is the state to answer: the config in force, and why the file
+// on disk is not, if it is not.
+func (s *configSettings) settings() hub.Settings {
+	st := settingsOf(s.path, s.current())
+	if s.lastErr != nil {
+		if err := s.lastErr(); err != nil {
+			st.ConfigError = err.Error()
+		}
+	}
+	return st
 }
 
 // isBuiltinAgent reports whether id is an agent of the built-in catalogue.

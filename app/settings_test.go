@@ -273,6 +273,14 @@ func TestSettingsInvalidPatchLeavesTheFile(t *testing.T) {
 	if got := readFile(t, config); got != broken {
 		t.Errorf("the broken file was changed:\n%s", got)
 	}
+	// GET says why, with the line, while the last good config stays in
+	// force; fixed by hand, it says nothing again.
+	waitFor(t, "configError in GET /v1/settings", func() bool { return r.call("GET", "").Settings.ConfigError != "" })
+	if a := r.call("GET", ""); !strings.Contains(a.Settings.ConfigError, "line 16: unknown key permissons") || a.Settings.Permissions.Timeout != "5m" {
+		t.Errorf("GET over a broken file: %s; want its error with the line, and the last good timeout", a.body)
+	}
+	writeFile(t, config, before)
+	waitFor(t, "configError cleared", func() bool { return r.call("GET", "").Settings.ConfigError == "" })
 }
 
 // The write is atomic (a new inode renamed over the file, no temp file

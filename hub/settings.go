@@ -30,7 +30,12 @@ const (
 type Settings struct {
 	// ConfigFile is the absolute path of the config file (as given: a
 	// symlink stays a symlink).
-	ConfigFile    string               `json:"configFile"`
+	ConfigFile string `json:"configFile"`
+	// ConfigError says why the config file as it is on disk was refused
+	// (with its line), while the hub runs on the last good one; "" when
+	// the file is the one in force. A settings update is refused while it
+	// is set: the file must be fixed first.
+	ConfigError   string               `json:"configError,omitempty"`
 	Permissions   PermissionSettings   `json:"permissions"`
 	Notifications NotificationSettings `json:"notifications"`
 	UI            UISettings           `json:"ui"`

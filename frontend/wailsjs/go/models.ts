@@ -360,6 +360,7 @@ export namespace hub {
 	}
 	export class Settings {
 	    configFile: string;
+	    configError?: string;
 	    permissions: PermissionSettings;
 	    notifications: NotificationSettings;
 	    ui: UISettings;
@@ -372,6 +373,7 @@ export namespace hub {
 	    constructor(source: any = {}) {
 	        if ('string' === typeof source) source = JSON.parse(source);
 	        this.configFile = source["configFile"];
+	        this.configError = source["configError"];
 	        this.permissions = this.convertValues(source["permissions"], PermissionSettings);
 	        this.notifications = this.convertValues(source["notifications"], NotificationSettings);
 	        this.ui = this.convertValues(source["ui"], UISettings);
