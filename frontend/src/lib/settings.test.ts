@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { HttpTransport, HubError, WailsTransport, type WailsBridge, type WailsRuntime } from './transport';
-import { agentFormErrors, describeError, parseDuration, splitArgs, splitDuration, timeoutError } from './settings';
+import { agentFormErrors, describeError, envNameError, envPatch, parseDuration, splitArgs, splitDuration, timeoutError } from './settings';
 import { applyTheme, restoreTheme } from './theme';
 import { memoryStorage } from '../test/memoryStorage';
 import type { Settings } from './types';
@@ -104,6 +104,34 @@ describe('settings helpers', () => {
     const mine = [{ id: 'mine', name: 'Mine', status: 'available' as const, command: '/opt/mine' }];
     expect(agentFormErrors({ ...ok, id: 'mine' }, mine, [{ id: 'mine', builtin: false }]).id).toBe('');
     expect(describeError(new HubError('CONFLICT', 'fix the file'))).toBe('fix the file (CONFLICT)');
+  });
+
+  it("checks an environment variable's name with the hub's rule", () => {
+    for (const [name, ok] of [
+      ['ANTHROPIC_API_KEY', true],
+      ['_x1', true],
+      [' PATH ', true], // trimmed
+      ['', false],
+      ['1ST', false],
+      ['MY-KEY', false],
+      ['A B', false],
+      ['KEY=1', false],
+      ['ÄPFEL', false],
+    ] as const) {
+      expect(envNameError(name) === '', name).toBe(ok);
+    }
+    expect(envNameError('')).toMatch(/Give the variable a name/);
+  });
+
+  it("sets or removes one variable, sending the entry's other fields in force along", () => {
+    expect(envPatch('claude', undefined, 'K', 'v')).toEqual({ agents: { claude: { env: { K: 'v' } } } });
+    expect(envPatch('claude', { id: 'claude', envKeys: ['K'], builtin: true }, 'K', null)).toEqual({
+      agents: { claude: { env: { K: null } } },
+    });
+    const entry = { id: 'mine', name: 'Mine', command: '/opt/mine', args: ['--acp'], enabled: false, envKeys: ['A'], builtin: false };
+    const p = envPatch('mine', entry, 'B', 'b');
+    expect(p).toEqual({ agents: { mine: { name: 'Mine', command: '/opt/mine', args: ['--acp'], enabled: false, env: { B: 'b' } } } });
+    expect(p.agents!.mine!.args).not.toBe(entry.args); // a copy
   });
 });
 

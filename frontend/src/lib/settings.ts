@@ -1,8 +1,9 @@
 // Helpers of the settings page: the permission timeout as a number and a
-// unit, and the add-agent form's checks. The hub validates everything
-// again; these catch the obvious mistakes before a round trip.
+// unit, the add-agent form's checks, and an agent's environment. The hub
+// validates everything again; these catch the obvious mistakes before a
+// round trip.
 import { HubError } from './transport';
-import type { Agent, AgentSettings } from './types';
+import type { Agent, AgentPatch, AgentSettings, SettingsPatch } from './types';
 
 /** An error as the settings page shows it: the hub's message and code. */
 export function describeError(err: unknown): string {
@@ -112,4 +113,32 @@ export function agentFormErrors(
     command: f.command.trim() ? '' : 'Give the command that starts the agent (it speaks ACP on stdio).',
     args: argsErr,
   };
+}
+
+/** The hub's rule for an environment variable's name. */
+export const envNamePattern = /^[A-Za-z_][A-Za-z0-9_]*$/;
+
+/** Why name (trimmed) is not a variable name the hub takes, or "". */
+export function envNameError(name: string): string {
+  const n = name.trim();
+  if (!n) return 'Give the variable a name, such as ANTHROPIC_API_KEY.';
+  if (!envNamePattern.test(n)) return 'Use letters, digits and "_", not starting with a digit.';
+  return '';
+}
+
+/**
+ * The patch that sets (a string) or removes (null) the variable key of
+ * agent id's environment. The hub replaces an entry's name, command, args
+ * and enabled with the ones given and merges only env, so the entry's
+ * fields in force (entry, from GET /v1/settings) go along unchanged; an
+ * agent without an entry (a built-in one) gets one holding env alone.
+ */
+export function envPatch(id: string, entry: AgentSettings | undefined, key: string, value: string | null): SettingsPatch {
+  const a: AgentPatch = {};
+  if (entry?.name) a.name = entry.name;
+  if (entry?.command) a.command = entry.command;
+  if (entry?.args) a.args = [...entry.args];
+  if (entry?.enabled !== undefined) a.enabled = entry.enabled;
+  a.env = { [key]: value };
+  return { agents: { [id]: a } };
 }
