@@ -132,6 +132,23 @@ describe('App', () => {
     await vi.waitFor(() => expect(names()).toEqual(['/review']));
   });
 
+  it('says when the config file was refused, from the settings and live, until it is fixed', async () => {
+    const f = new FakeTransport();
+    f.settings = { ...f.settings, configError: 'line 2: unknown key permissons' };
+    const store = new HubStore(f, (flush) => queueMicrotask(flush));
+    render(App, { store });
+    const banner = await screen.findByRole('alert');
+    expect(banner.textContent).toContain('The config file was not applied.');
+    expect(banner.textContent).toContain('line 2: unknown key permissons');
+    expect(banner.textContent).toContain(f.settings.configFile);
+    const hubWide = (seq: number, message: string) =>
+      store.apply({ seq, type: 'config_error', threadId: '', turnId: '', at: '2026-11-21T07:00:00Z', file: f.settings.configFile, message });
+    hubWide(1, '');
+    await vi.waitFor(() => expect(screen.queryByRole('alert')).toBeNull());
+    hubWide(2, 'line 7: agents.x.command is required');
+    expect((await screen.findByRole('alert')).textContent).toContain('line 7: agents.x.command is required');
+  });
+
   it('shows the permission or turn a notification click asks for', async () => {
     const scrolled: Element[] = [];
     Element.prototype.scrollIntoView = function (this: Element) {

@@ -107,6 +107,36 @@ describe('Settings', () => {
     expect(f.settings.permissions.timeout).toBe('90s');
   });
 
+  it('shows a change made elsewhere (config_applied) at once, but not over a timeout being typed; and a refused file', async () => {
+    const { f, store } = setup();
+    const dialog = await open();
+    const value = within(dialog).getByRole('spinbutton', { name: 'Refuse an unanswered permission after' }) as HTMLInputElement;
+    const dark = within(dialog).getByRole('radio', { name: 'Dark' }) as HTMLInputElement;
+    await waitFor(() => expect(value.value).toBe('10'));
+    const hubWide = (seq: number, type: string, payload: Record<string, unknown>) =>
+      store.apply({ seq, type, threadId: '', turnId: '', at: '2026-11-21T07:00:00Z', ...payload });
+
+    // A hand edit of the file: theme and timeout change in the open dialog.
+    f.settings = { ...f.settings, permissions: { timeout: '2m' }, ui: { theme: 'dark' } };
+    hubWide(1, 'config_applied', { file: f.settings.configFile, changed: ['permissions.timeout', 'ui.theme'] });
+    await waitFor(() => expect(value.value).toBe('2'));
+    expect(dark.checked).toBe(true);
+    expect(document.documentElement.dataset.theme).toBe('dark');
+
+    // Typing a timeout, not saved: another edit elsewhere leaves it alone.
+    await fireEvent.input(value, { target: { value: '45' } });
+    f.settings = { ...f.settings, permissions: { timeout: '3m' }, ui: { theme: 'light' } };
+    hubWide(2, 'config_applied', { file: f.settings.configFile, changed: ['permissions.timeout', 'ui.theme'] });
+    await waitFor(() => expect((within(dialog).getByRole('radio', { name: 'Light' }) as HTMLInputElement).checked).toBe(true));
+    expect(value.value).toBe('45');
+
+    // A refused hand edit: said in the dialog (and nothing can be saved until it is fixed).
+    hubWide(3, 'config_error', { file: f.settings.configFile, message: 'line 4: unknown key permissons' });
+    expect((await within(dialog).findByRole('alert')).textContent).toContain('line 4: unknown key permissons');
+    hubWide(4, 'config_error', { file: f.settings.configFile, message: '' });
+    await waitFor(() => expect(within(dialog).queryByRole('alert')).toBeNull());
+  });
+
   it('saves each notification switch as it changes', async () => {
     const { f } = setup();
     const dialog = await open();

@@ -152,3 +152,44 @@ describe('HubStore thread actions and folders', () => {
     expect(new HubStore(new FakeTransport(), () => {}).recentFolders).toEqual(['/src/three']);
   });
 });
+
+describe('HubStore config file state', () => {
+  // Hub-wide events have no thread ('' here, absent on the wire).
+  const hubWide = (seq: number, type: string, payload: Record<string, unknown>) => ev(seq, type, payload, '', '');
+  const settled = () => new Promise((r) => setTimeout(r, 0));
+
+  it('shows why the config file was refused, from the settings and then from config_error events', async () => {
+    const f = new FakeTransport();
+    f.settings = { ...f.settings, configError: 'line 3: unknown key permissons' };
+    const store = new HubStore(f, () => {});
+    await store.start();
+    await settled();
+    expect(store.configError).toBe('line 3: unknown key permissons');
+    store.apply(hubWide(1, 'config_error', { file: '/c.yaml', message: '' }));
+    expect(store.configError).toBe('');
+    expect(store.settings?.configError).toBeUndefined();
+    store.apply(hubWide(2, 'config_error', { file: '/c.yaml', message: 'line 9: bad' }));
+    expect(store.configError).toBe('line 9: bad');
+    expect(store.settings?.configError).toBe('line 9: bad');
+    store.stop();
+  });
+
+  it('loads the settings again on config_applied, and the agents when they changed', async () => {
+    const { f, store } = await started();
+    await settled();
+    const count = (m: string) => f.calls.filter((c) => c.method === m).length;
+    const [settings0, agents0] = [count('getSettings'), count('listAgents')];
+    f.settings = { ...f.settings, ui: { theme: 'dark' } };
+    store.apply(hubWide(1, 'config_applied', { file: '/c.yaml', changed: ['ui.theme'] }));
+    await settled();
+    expect(count('getSettings')).toBe(settings0 + 1);
+    expect(count('listAgents')).toBe(agents0);
+    expect(store.settings?.ui.theme).toBe('dark');
+    f.agents = [...f.agents, { id: 'mine', name: 'Mine', status: 'available', command: '/bin/mine' }];
+    store.apply(hubWide(2, 'config_applied', { file: '/c.yaml', changed: ['agents.mine'] }));
+    await settled();
+    expect(count('listAgents')).toBe(agents0 + 1);
+    expect(store.agents.map((a) => a.id)).toContain('mine');
+    store.stop();
+  });
+});

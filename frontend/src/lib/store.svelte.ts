@@ -315,6 +315,12 @@ export class HubStore {
   usedFolders = $state<string[]>(loadRecent());
   /** The settings (GET /v1/settings); undefined until loaded, or when the hub has none. */
   settings = $state<Settings | undefined>();
+  /**
+   * Why the config file on disk was refused while the hub runs on its last
+   * good version (settings.configError, then config_error events); '' when
+   * the file is in force.
+   */
+  configError = $state('');
 
   pending = $derived(
     Object.values(this.permissions)
@@ -376,6 +382,7 @@ export class HubStore {
   async loadSettings(): Promise<void> {
     try {
       this.settings = await this.transport.getSettings();
+      this.configError = this.settings.configError ?? '';
       applyTheme(this.settings.ui.theme);
     } catch (e) {
       if (!(e instanceof HubError && e.code === 'NOT_FOUND')) this.report(e);
@@ -508,7 +515,10 @@ export class HubStore {
       const p = e.permission as Permission | undefined;
       if (p?.id) this.upsertPermission(p);
     }
-    if (!e.threadId) return true;
+    if (!e.threadId) {
+      this.applyHubWide(e);
+      return true;
+    }
     const fresh = this.conversation(e.threadId).add(e);
     if (!fresh) return false;
     if (e.type === 'turn_started') this.marks.started(e.threadId);
@@ -533,6 +543,26 @@ export class HubStore {
       }
     }
     return true;
+  }
+
+  /**
+   * A hub-wide event: a config file refused (config_error; message '' once
+   * a valid one applies), or applied live (config_applied: a hand edit,
+   * another window's settings page): the settings, and the agents when
+   * they changed, are loaded again, so an open settings page and New
+   * thread show the file in force.
+   */
+  private applyHubWide(e: HubEvent): void {
+    if (e.type === 'config_error') {
+      this.configError = typeof e.message === 'string' ? e.message : '';
+      if (this.settings) this.settings = { ...this.settings, configError: this.configError || undefined };
+    } else if (e.type === 'config_applied') {
+      void this.loadSettings();
+      const changed = Array.isArray(e.changed) ? e.changed : [];
+      if (changed.some((k) => typeof k === 'string' && k.startsWith('agents'))) {
+        this.loadAgents().catch((err) => this.report(err));
+      }
+    }
   }
 
   /** A thread seen first through its events (another client's): load it once. */

@@ -215,6 +215,8 @@ export interface AgentSettings {
 /** The settings page's part of the config file (GET /v1/settings). */
 export interface Settings {
   configFile: string;
+  /** Why the file on disk was refused while the hub runs on its last good version; absent when it is in force. */
+  configError?: string;
   /** A duration string: "10m", "90s", "1h30m". */
   permissions: { timeout: string };
   notifications: { enabled: boolean; turnCompleted: boolean };
