@@ -1,8 +1,7 @@
 // Setup shared by browser scripts that need a real headless hub: build it,
 // start `switchboard serve` on a temp data dir with the given agents, sign
 // a Chromium page in through /auth, talk to the API with the bearer token,
-// and stop it all. Used by e2e/bench.mjs (e2e/run.mjs has its own copy, with
-// a proxy in front of the hub).
+// and stop it all. Used by e2e/run.mjs and e2e/bench.mjs.
 import { execFileSync, spawn } from 'node:child_process';
 import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -37,19 +36,21 @@ export function go(args, env = {}) {
 
 /**
  * Builds the headless hub into dir and starts `switchboard serve` with
- * agents (a YAML-ready map: id → {name, command, args?, env?}) on a data
- * dir under dir. Resolves once hub.json is written: {url, token, api,
- * log(), stop()}. api(method, path, {body, client}) is the API with the
- * bearer token (scope=all), throwing on a non-2xx answer.
+ * agents (a YAML-ready map: id → {name, command, args?, env?}) and the
+ * other config keys of extra on a data dir under dir. Resolves once
+ * hub.json is written: {url, token, api, config, log(), stop()}.
+ * api(method, path, {body, client}) is the API with the bearer token
+ * (scope=all), throwing on a non-2xx answer; config is the config file's
+ * path.
  */
-export async function startHub(dir, agents) {
+export async function startHub(dir, agents, extra = {}) {
   const bin = join(dir, 'switchboard');
   go(['build', '-tags', 'headless', '-o', bin, '.'], { CGO_ENABLED: '0' });
   const dataDir = join(dir, 'data');
   mkdirSync(dataDir, { recursive: true });
   const config = join(dir, 'config.yaml');
   // JSON is YAML: the agents map as it is.
-  writeFileSync(config, JSON.stringify({ agents }, null, 2) + '\n');
+  writeFileSync(config, JSON.stringify({ ...extra, agents }, null, 2) + '\n');
   const proc = spawn(bin, ['serve', '--data-dir', dataDir, '--config', config, '--listen', '127.0.0.1:0'], {
     stdio: ['ignore', 'ignore', 'pipe'],
   });
@@ -63,7 +64,7 @@ export async function startHub(dir, agents) {
   const { url } = JSON.parse(readFileSync(discovery, 'utf8'));
   const token = readFileSync(join(dataDir, 'token'), 'utf8').trim();
 
-  const api = async (method, path, { body, client = 'bench' } = {}) => {
+  const api = async (method, path, { body, client = 'script' } = {}) => {
     const res = await fetch(`${url}${path}${path.includes('?') ? '&' : '?'}scope=all`, {
       method,
       headers: {
@@ -92,7 +93,7 @@ export async function startHub(dir, agents) {
       });
     });
   };
-  return { url, token, api, stop, proc, log: () => hubLog };
+  return { url, token, api, config, stop, proc, log: () => hubLog };
 }
 
 /**
@@ -100,9 +101,11 @@ export async function startHub(dir, agents) {
  * signed in to the hub and showing "Connected". Resolves {browser, page,
  * problems}: problems collects page errors, console errors and HTTP
  * errors of the page. initScript, if given, runs in the page before its
- * own scripts.
+ * own scripts; pageUrl is where the page finds the hub (default hub.url:
+ * another when a proxy stands between them); console errors are not
+ * problems while offline() says so (a network cut made on purpose).
  */
-export async function openPage(hub, { initScript, args = [] } = {}) {
+export async function openPage(hub, { initScript, args = [], pageUrl = hub.url, offline = () => false } = {}) {
   const browser = await chromium.launch({
     executablePath: process.env.CHROMIUM || '/usr/bin/chromium',
     args: ['--headless', '--no-sandbox', '--disable-gpu', '--disable-background-networking', ...args],
@@ -113,14 +116,15 @@ export async function openPage(hub, { initScript, args = [] } = {}) {
   const problems = [];
   page.on('pageerror', (e) => problems.push(`page error: ${e.message}`));
   page.on('console', (m) => {
-    if (m.type() === 'error') problems.push(`console: ${m.text()}`);
+    if (m.type() === 'error' && !offline()) problems.push(`console: ${m.text()}`);
   });
   page.on('response', (r) => {
     if (r.status() >= 400) problems.push(`HTTP ${r.status()} ${r.request().method()} ${new URL(r.url()).pathname}`);
   });
   page.setDefaultTimeout(30000);
   // The one-time auth link sets the session cookie and redirects to "/".
-  await page.goto(`${hub.url}/auth?token=${hub.token}`);
+  await page.goto(`${pageUrl}/auth?token=${hub.token}`);
+  if (new URL(page.url()).search !== '') throw new Error(`token left in the address: ${page.url()}`);
   await page.getByRole('status').filter({ hasText: 'Connected' }).waitFor();
   return { browser, page, problems };
 }

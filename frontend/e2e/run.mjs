@@ -6,36 +6,35 @@
 // Then: reload mid-stream and a dropped event stream (the rendered text
 // equals the stored turn output: nothing doubled, nothing missing), cancel
 // a turn, a thread made by an editor (X-Client-ID acp-zed) showing live with
-// its "editor" badge and an unread mark, deleting it from its header; and the
-// scenarios of e2e/settings.mjs and e2e/threadview.mjs when they exist.
-// e2e/a11y.mjs: axe-core on each view and dialog, light and dark, and the keyboard.
+// its "editor" badge and an unread mark, deleting it from its header, hand
+// edits of the config file (a refused one shows a banner until fixed; a theme
+// set by hand applies at once); then the scenarios of e2e/settings.mjs,
+// e2e/threadview.mjs and e2e/a11y.mjs (axe-core on each view and dialog,
+// light and dark, and the keyboard).
 //
 // Screenshots go to <repo>/build/screenshots/: light.png and dark.png (the
 // finished turn), new-thread-light.png, permission-{light,dark}.png,
 // sidebar-{light,dark}.png (badges and unread mark).
 // Env: CHROMIUM (default /usr/bin/chromium), E2E_KEEP=1 keeps the temp dir,
-// E2E_SKIP=settings,threadview leaves out those scenarios.
-import { execFileSync, spawn } from 'node:child_process';
-import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { dirname, join, resolve } from 'node:path';
+// E2E_SKIP=settings,threadview,a11y leaves out those scenarios.
+import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { createConnection, createServer } from 'node:net';
-import { chromium } from 'playwright-core';
+import { go, logger, openPage, repo, startHub, tempDir } from './harness.mjs';
 
 const here = dirname(fileURLToPath(import.meta.url));
-const repo = resolve(here, '..', '..');
 const shots = join(repo, 'build', 'screenshots');
-const tmp = mkdtempSync(join(tmpdir(), 'switchboard-e2e-'));
-const dataDir = join(tmp, 'data');
+const scratch = tempDir('switchboard-e2e-');
+const tmp = scratch.dir;
 const work = join(tmp, 'project');
 mkdirSync(work);
 
-const t0 = Date.now();
-const log = (...a) => console.log(`[e2e ${((Date.now() - t0) / 1000).toFixed(1)}s]`, ...a);
+const log = logger('e2e');
 
 let hub;
 let browser;
+let problems = [];
 let failed = false;
 
 /**
@@ -87,75 +86,27 @@ let proxy;
 
 async function main() {
   log('building the hub and the example agent');
-  const hubBin = join(tmp, 'switchboard');
   const agentBin = join(tmp, 'sdk-agent');
-  execFileSync('go', ['build', '-tags', 'headless', '-o', hubBin, '.'], {
-    cwd: repo,
-    env: { ...process.env, CGO_ENABLED: '0' },
-    stdio: 'inherit',
-  });
-  execFileSync('go', ['build', '-o', agentBin, 'github.com/coder/acp-go-sdk/example/agent'], { cwd: repo, stdio: 'inherit' });
+  go(['build', '-o', agentBin, 'github.com/coder/acp-go-sdk/example/agent']);
 
   proxy = await startProxy();
   const pageUrl = `http://127.0.0.1:${proxy.port}`;
-  const config = join(tmp, 'config.yaml');
-  writeFileSync(
-    config,
-    `allowedHosts: ["127.0.0.1:${proxy.port}"]\nallowedOrigins: [${JSON.stringify(pageUrl)}]\n` +
-      `agents:\n  sdk:\n    name: SDK\n    command: ${JSON.stringify(agentBin)}\n`,
-  );
-
   log('starting the hub');
-  hub = spawn(hubBin, ['serve', '--data-dir', dataDir, '--config', config, '--listen', '127.0.0.1:0'], {
-    stdio: ['ignore', 'inherit', 'pipe'],
-  });
-  let hubLog = '';
-  hub.stderr.on('data', (d) => (hubLog += d));
-  hub.on('exit', (code) => {
-    if (!failed && code !== null && code !== 0) log('hub exited', code, '\n' + hubLog);
-  });
-  const discovery = join(dataDir, 'hub.json');
-  for (let i = 0; !existsSync(discovery); i++) {
-    if (i > 200 || hub.exitCode !== null) throw new Error(`hub did not start:\n${hubLog}`);
-    await new Promise((r) => setTimeout(r, 50));
-  }
-  const { url } = JSON.parse(readFileSync(discovery, 'utf8'));
-  const token = readFileSync(join(dataDir, 'token'), 'utf8').trim();
+  hub = await startHub(
+    tmp,
+    { sdk: { name: 'SDK', command: agentBin } },
+    { allowedHosts: [`127.0.0.1:${proxy.port}`], allowedOrigins: [pageUrl] },
+  );
+  const { url, api } = hub;
   proxy.to(url);
   log('hub at', url, '- the page goes through', pageUrl);
 
-  browser = await chromium.launch({
-    executablePath: process.env.CHROMIUM || '/usr/bin/chromium',
-    args: ['--headless', '--no-sandbox', '--disable-gpu', '--disable-background-networking'],
-  });
-  const context = await browser.newContext({ colorScheme: 'light', viewport: { width: 1280, height: 860 } });
-  const page = await context.newPage();
-  const problems = [];
   // While the network is cut on purpose, failed requests are expected.
   let offline = false;
-  page.on('pageerror', (e) => problems.push(`page error: ${e.message}`));
-  page.on('console', (m) => {
-    if (m.type() === 'error' && !offline) problems.push(`console: ${m.text()}`);
-  });
-  page.on('response', (r) => {
-    if (r.status() >= 400) problems.push(`HTTP ${r.status()} ${r.request().method()} ${new URL(r.url()).pathname}`);
-  });
+  let page;
+  ({ browser, page, problems } = await openPage(hub, { pageUrl, offline: () => offline }));
+  page.setDefaultTimeout(15000);
 
-  // The API as a script sees it (bearer token), for checks against what is stored.
-  const api = async (method, path, { body, client = 'e2e' } = {}) => {
-    const res = await fetch(`${url}${path}${path.includes('?') ? '&' : '?'}scope=all`, {
-      method,
-      headers: {
-        Authorization: `Bearer ${token}`,
-        'X-Client-ID': client,
-        ...(body ? { 'Content-Type': 'application/json' } : {}),
-      },
-      body: body ? JSON.stringify(body) : undefined,
-    });
-    const text = await res.text();
-    if (!res.ok) throw new Error(`${method} ${path}: ${res.status} ${text}`);
-    return text ? JSON.parse(text) : undefined;
-  };
   const norm = (s) => s.replace(/\s+/g, '');
   // The agent's message text of the turn as the page shows it, and as stored.
   const shownText = (turnId) =>
@@ -175,12 +126,6 @@ async function main() {
     log(`${what}: ${stored.output.length} characters, the same on the page`);
     return stored;
   };
-  page.setDefaultTimeout(15000);
-
-  // The one-time auth link sets the session cookie and redirects to "/".
-  await page.goto(`${pageUrl}/auth?token=${token}`);
-  if (new URL(page.url()).search !== '') throw new Error(`token left in the address: ${page.url()}`);
-  await page.getByRole('status').filter({ hasText: 'Connected' }).waitFor();
 
   log('creating a thread');
   await page.getByRole('button', { name: 'New thread' }).click();
@@ -336,6 +281,19 @@ async function main() {
   const after = await api('GET', '/v1/threads');
   if (after.threads.some((t) => t.id === zed.id)) throw new Error('the deleted thread is still listed');
 
+  log('hand edits of the config file, seen live');
+  const good = readFileSync(hub.config, 'utf8');
+  const edit = (over) => writeFileSync(hub.config, JSON.stringify({ ...JSON.parse(good), ...over }, null, 2) + '\n');
+  const banner = page.getByRole('alert').filter({ hasText: 'The config file was not applied' });
+  edit({ permissons: { timeout: '1m' } }); // a typo: refused, the last good config stays
+  await banner.filter({ hasText: /line \d+: unknown key permissons/ }).waitFor();
+  edit({ ui: { theme: 'dark' } }); // fixed, and the theme changed by hand: applied at once
+  await banner.waitFor({ state: 'detached' });
+  await page.waitForFunction(() => document.documentElement.dataset.theme === 'dark');
+  edit({});
+  await page.waitForFunction(() => document.documentElement.dataset.theme !== 'dark');
+  log('a refused edit shows until fixed; a theme edited by hand applies without a reload');
+
   for (const [file, fn] of [
     ['settings.mjs', 'settingsScenario'],
     ['threadview.mjs', 'threadViewScenario'],
@@ -377,20 +335,8 @@ try {
 } finally {
   await browser?.close().catch(() => {});
   proxy?.close();
-  if (hub && hub.exitCode === null) {
-    hub.kill('SIGTERM');
-    await new Promise((r) => {
-      const t = setTimeout(() => {
-        hub.kill('SIGKILL');
-        r();
-      }, 5000);
-      hub.on('exit', () => {
-        clearTimeout(t);
-        r();
-      });
-    });
-  }
-  if (!process.env.E2E_KEEP) rmSync(tmp, { recursive: true, force: true });
-  else log('kept', tmp);
+  await hub?.stop();
+  if (failed && hub) log('hub log:\n' + hub.log().slice(-8192));
+  scratch.remove(log);
 }
 process.exit(failed ? 1 : 0);
