@@ -10,11 +10,16 @@
 //
 // It opens Settings from the header, adds a custom agent through the form
 // and sees it in the agents list (and in GET /v1/agents and
-// /v1/settings), takes settings-light.png, switches to Dark and checks
+// /v1/settings); sets a variable of its environment through its
+// Environment disclosure and checks that GET /v1/settings lists the name,
+// the config file holds the value and the page never shows it; takes
+// settings-light.png, removes the variable again (gone from envKeys and
+// from the file), switches to Dark and checks
 // that the page turned dark at once and that the hub saved it, takes
 // settings-dark.png, then sets the theme back to System and closes the
 // dialog with Escape. Throws on the first thing that is not as expected.
-import { mkdirSync } from 'node:fs';
+import { mkdirSync, readFileSync } from 'node:fs';
+import { randomBytes } from 'node:crypto';
 import { join } from 'node:path';
 
 export async function settingsScenario(page, { url, log, shots }) {
@@ -46,8 +51,43 @@ export async function settingsScenario(page, { url, log, shots }) {
     throw new Error(`GET /v1/agents lacks the added agent: ${JSON.stringify(listed.agents.map((a) => a.id))}`);
   }
 
+  log('settings: setting a variable of its environment');
+  const secret = `e2e-secret-${randomBytes(8).toString('hex')}`;
+  const envToggle = agents.getByRole('button', { name: 'Environment of E2E custom agent' });
+  await envToggle.click();
+  if ((await envToggle.getAttribute('aria-expanded')) !== 'true') throw new Error('the Environment toggle is not expanded');
+  const env = agents.getByRole('group', { name: 'Environment of E2E custom agent' });
+  await env.getByText('The config file sets no variables for E2E custom agent.').waitFor();
+  await env.getByRole('textbox', { name: 'Variable' }).fill('E2E_API_KEY');
+  const value = env.getByLabel('Value', { exact: true });
+  await value.fill(secret);
+  if ((await value.getAttribute('type')) !== 'password') throw new Error('the value field is not a password field');
+  await env.getByRole('button', { name: 'Set', exact: true }).click();
+  await env.getByRole('status').getByText('Set E2E_API_KEY for E2E custom agent.').waitFor();
+  await env.getByRole('button', { name: 'Remove E2E_API_KEY from E2E custom agent' }).waitFor();
+  if ((await value.inputValue()) !== '') throw new Error('the value field was not cleared after saving');
+  const entry = async () => (await api('/v1/settings?scope=all')).settings.agents.find((a) => a.id === 'e2e-custom');
+  const withKey = await entry();
+  if (!withKey?.envKeys?.includes('E2E_API_KEY')) throw new Error(`GET /v1/settings lacks the name: ${JSON.stringify(withKey)}`);
+  if (withKey.command !== '/bin/cat' || withKey.args?.[0] !== '--acp') throw new Error(`setting a variable changed the entry: ${JSON.stringify(withKey)}`);
+  if (JSON.stringify(withKey).includes(secret)) throw new Error('GET /v1/settings returned the value');
+  const configFile = (await api('/v1/settings?scope=all')).settings.configFile;
+  if (!readFileSync(configFile, 'utf8').includes(secret)) throw new Error(`${configFile} lacks the value`);
+  if ((await page.content()).includes(secret)) throw new Error('the page shows the value');
+
   mkdirSync(shots, { recursive: true });
   await dialog.screenshot({ path: join(shots, 'settings-light.png') });
+
+  log('settings: removing the variable again');
+  await env.getByRole('button', { name: 'Remove E2E_API_KEY from E2E custom agent' }).click();
+  await env.getByRole('status').getByText('Removed E2E_API_KEY from E2E custom agent.').waitFor();
+  await env.getByText('The config file sets no variables for E2E custom agent.').waitFor();
+  const without = await entry();
+  if (!without || without.envKeys?.length) throw new Error(`the name is still there: ${JSON.stringify(without)}`);
+  if (readFileSync(configFile, 'utf8').includes(secret)) throw new Error(`${configFile} still holds the value`);
+  if ((await page.content()).includes(secret)) throw new Error('the page shows the value');
+  await envToggle.click();
+  log('settings: a variable set, listed by name only, and removed');
 
   log('settings: switching to dark');
   const bgBefore = await page.evaluate(() => getComputedStyle(document.body).backgroundColor);

@@ -1,4 +1,5 @@
 import { describe, expect, it } from 'vitest';
+import axe from 'axe-core';
 import { fireEvent, render, screen, waitFor, within } from '@testing-library/svelte';
 import SettingsAgents from './SettingsAgents.svelte';
 import { HubError } from '../lib/transport';
@@ -231,6 +232,17 @@ describe('SettingsAgents environment', () => {
     await within(panel).findByText('Set MODEL_URL for My agent.');
     await waitFor(() => expect(within(panel).queryByRole('alert')).toBeNull());
     expect(hub.entries.get('mine')?.env?.MODEL_URL).toBe('http://127.0.0.1:9000');
+  });
+
+  it('an open Environment, with errors showing, has no axe violations', async () => {
+    const { region } = setup();
+    const panel = await openEnv(region, 'My agent');
+    await fireEvent.click(within(panel).getByRole('button', { name: 'Set' }));
+    expect(within(panel).getByText(/Give the variable a name/)).toBeTruthy();
+    // jsdom lays nothing out: colour contrast is e2e/a11y.mjs's to check.
+    const r = await axe.run(region, { rules: { 'color-contrast': { enabled: false } } });
+    expect(r.violations.map((v) => `${v.id}: ${v.nodes.map((n) => n.html).join(' | ')}`)).toEqual([]);
+    expect(r.passes.some((p) => p.id === 'aria-valid-attr-value')).toBe(true);
   });
 
   it('has no Environment without settings from the hub', () => {
