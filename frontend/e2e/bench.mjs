@@ -125,7 +125,7 @@ async function runTurn(threadId, input) {
     method: 'POST',
     headers: {
       Authorization: `Bearer ${hub.token}`,
-      'X-Client-ID': 'bench',
+      'X-Client-ID': hub.clientId,
       'Content-Type': 'application/json',
       Accept: 'text/event-stream',
     },

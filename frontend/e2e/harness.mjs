@@ -40,10 +40,11 @@ export function go(args, env = {}) {
  * other config keys of extra on a data dir under dir. Resolves once
  * hub.json is written: {url, token, api, config, log(), stop()}.
  * api(method, path, {body, client}) is the API with the bearer token
- * (scope=all), throwing on a non-2xx answer; config is the config file's
- * path.
+ * (scope=all) as client clientId by default, throwing on a non-2xx
+ * answer; config is the config file's path.
  */
 export async function startHub(dir, agents, extra = {}) {
+  const clientId = 'script';
   const bin = join(dir, 'switchboard');
   go(['build', '-tags', 'headless', '-o', bin, '.'], { CGO_ENABLED: '0' });
   const dataDir = join(dir, 'data');
@@ -64,7 +65,7 @@ export async function startHub(dir, agents, extra = {}) {
   const { url } = JSON.parse(readFileSync(discovery, 'utf8'));
   const token = readFileSync(join(dataDir, 'token'), 'utf8').trim();
 
-  const api = async (method, path, { body, client = 'script' } = {}) => {
+  const api = async (method, path, { body, client = clientId } = {}) => {
     const res = await fetch(`${url}${path}${path.includes('?') ? '&' : '?'}scope=all`, {
       method,
       headers: {
@@ -93,7 +94,7 @@ export async function startHub(dir, agents, extra = {}) {
       });
     });
   };
-  return { url, token, api, config, stop, proc, log: () => hubLog };
+  return { url, token, api, clientId, config, stop, proc, log: () => hubLog };
 }
 
 /**
