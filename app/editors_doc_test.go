@@ -84,6 +84,7 @@ var (
 	elispCommand   = regexp.MustCompile(`:command\s+"([^"]*)"`)
 	elispParams    = regexp.MustCompile(`:command-params\s+\(list((?:\s+"[^"]*")*)\s+agent\)`)
 	elispAgentCall = regexp.MustCompile(`\(my/switchboard-agent-config\s+"([^"]*)"\s+"([^"]*)"\)`)
+	longFlag       = regexp.MustCompile(`--([a-z-]+)`)
 )
 
 func quotedStrings(s string) []string {
@@ -170,7 +171,7 @@ func bridgeEditorsDoc(t *testing.T, bins e2eBins) {
 		if b.lang != "" || !strings.HasPrefix(b.text, "switchboard acp ") {
 			continue
 		}
-		for _, f := range regexp.MustCompile(`--([a-z-]+)`).FindAllStringSubmatch(b.text, -1) {
+		for _, f := range longFlag.FindAllStringSubmatch(b.text, -1) {
 			if !strings.Contains(string(help), "-"+f[1]+" ") {
 				t.Errorf("the synopsis names --%s; `switchboard acp -h` does not:\n%s", f[1], help)
 			}

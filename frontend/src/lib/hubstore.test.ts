@@ -174,6 +174,15 @@ describe('HubStore config file state', () => {
     store.stop();
   });
 
+  it('reloads the settings after a gap in the stream (config_error events missed meanwhile)', async () => {
+    const { f, store } = await started();
+    expect(store.configError).toBe('');
+    f.settings = { ...f.settings, configError: 'line 5: bad' };
+    f.handlers?.onGap?.();
+    await vi.waitFor(() => expect(store.configError).toBe('line 5: bad'));
+    store.stop();
+  });
+
   it('loads the settings again on config_applied, and the agents when they changed', async () => {
     const { f, store } = await started();
     await settled();

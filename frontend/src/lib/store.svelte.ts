@@ -351,7 +351,7 @@ export class HubStore {
     this.marks = new ThreadMarks(transport.clientId);
   }
 
-  /** Subscribes to every event, then loads threads, agents and pending permissions. */
+  /** Subscribes to every event, then loads threads, agents, pending permissions and settings. */
   async start(): Promise<void> {
     this.sub = this.transport.subscribe(-1, {
       onEvent: (e) => this.enqueue(e),
@@ -374,7 +374,6 @@ export class HubStore {
       onGap: () => void this.refresh(),
     });
     this.offNavigate = this.transport.onNavigate?.((n) => void this.navigate(n));
-    void this.loadSettings();
     await this.refresh();
   }
 
@@ -448,9 +447,14 @@ export class HubStore {
     if (t?.id) this.upsertThread(t);
   }
 
-  /** Reloads the snapshot: threads, agents, pending permissions. */
+  /**
+   * Reloads the snapshot: threads, agents, pending permissions, and the
+   * settings (with why the config file is refused, if it is: after a gap
+   * its config_error events are not all seen).
+   */
   async refresh(): Promise<void> {
     await Promise.all([
+      this.loadSettings(),
       this.loadThreads().catch((e) => this.report(e)),
       this.loadAgents().catch((e) => this.report(e)),
       this.transport
