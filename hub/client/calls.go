@@ -1,0 +1,196 @@
+package client
+
+import (
+	"context"
+	"net/http"
+	"net/url"
+	"strconv"
+
+	"github.com/switchboard-hub/switchboard/hub"
+)
+
+// The typed calls, one per endpoint (docs/API.md). Each returns the
+// resource the hub answered, or an error: *Error for an answer other than
+// 2xx, *UnreachableError when no hub answered, ErrNoHub or *DataDirError
+// when none could be found.
+
+func esc(s string) string { return url.PathEscape(s) }
+
+// Agents lists the agents the hub knows (GET /v1/agents).
+func (c *Client) Agents(ctx context.Context) ([]hub.Agent, error) {
+	var out struct {
+		Agents []hub.Agent `json:"agents"`
+	}
+	err := c.call(ctx, request{method: http.MethodGet, path: "/v1/agents"}, &out)
+	return out.Agents, err
+}
+
+// CreateThread creates a thread (POST /v1/threads).
+func (c *Client) CreateThread(ctx context.Context, req hub.CreateThreadRequest) (hub.Thread, error) {
+	var out struct {
+		Thread hub.Thread `json:"thread"`
+	}
+	err := c.call(ctx, request{method: http.MethodPost, path: "/v1/threads", body: req}, &out)
+	return out.Thread, err
+}
+
+// Threads lists one page of threads, newest first (GET /v1/threads);
+// limit 0 is the hub's default, cursor "" the first page.
+func (c *Client) Threads(ctx context.Context, limit int, cursor string) (hub.ThreadPage, error) {
+	q := url.Values{}
+	if limit > 0 {
+		q.Set("limit", strconv.Itoa(limit))
+	}
+	if cursor != "" {
+		q.Set("cursor", cursor)
+	}
+	var out hub.ThreadPage
+	err := c.call(ctx, request{method: http.MethodGet, path: "/v1/threads", query: q}, &out)
+	return out, err
+}
+
+// Thread returns one thread (GET /v1/threads/{id}).
+func (c *Client) Thread(ctx context.Context, id string) (hub.Thread, error) {
+	var out struct {
+		Thread hub.Thread `json:"thread"`
+	}
+	err := c.call(ctx, request{method: http.MethodGet, path: "/v1/threads/" + esc(id)}, &out)
+	return out.Thread, err
+}
+
+// History returns a thread's turns, oldest first, with their events when
+// includeEvents (GET /v1/threads/{id}/history).
+func (c *Client) History(ctx context.Context, threadID string, includeEvents bool) ([]hub.TurnHistory, error) {
+	var q url.Values
+	if includeEvents {
+		q = url.Values{"includeEvents": {"true"}}
+	}
+	var out struct {
+		Turns []hub.TurnHistory `json:"turns"`
+	}
+	err := c.call(ctx, request{method: http.MethodGet, path: "/v1/threads/" + esc(threadID) + "/history", query: q}, &out)
+	return out.Turns, err
+}
+
+// StartTurn starts a turn and returns it at once (POST
+// /v1/threads/{id}/turns without an event stream); StreamTurn streams it.
+func (c *Client) StartTurn(ctx context.Context, threadID string, in hub.TurnInput) (hub.Turn, error) {
+	var out struct {
+		Turn hub.Turn `json:"turn"`
+	}
+	err := c.call(ctx, request{method: http.MethodPost, path: "/v1/threads/" + esc(threadID) + "/turns", body: in}, &out)
+	return out.Turn, err
+}
+
+// CancelTurn cancels a running turn (POST /v1/turns/{id}/cancel) and
+// returns it.
+func (c *Client) CancelTurn(ctx context.Context, turnID string) (hub.Turn, error) {
+	var out struct {
+		Turn hub.Turn `json:"turn"`
+	}
+	err := c.call(ctx, request{method: http.MethodPost, path: "/v1/turns/" + esc(turnID) + "/cancel"}, &out)
+	return out.Turn, err
+}
+
+// SetMode switches the thread's agent session to modeID (POST
+// /v1/threads/{id}/mode).
+func (c *Client) SetMode(ctx context.Context, threadID, modeID string) (hub.Thread, error) {
+	var out struct {
+		Thread hub.Thread `json:"thread"`
+	}
+	err := c.call(ctx, request{method: http.MethodPost, path: "/v1/threads/" + esc(threadID) + "/mode",
+		body: map[string]string{"modeId": modeID}}, &out)
+	return out.Thread, err
+}
+
+// SetConfigOption sets one of the session's config options (POST
+// /v1/threads/{id}/config-option).
+func (c *Client) SetConfigOption(ctx context.Context, threadID, configID, value string) (hub.Thread, error) {
+	var out struct {
+		Thread hub.Thread `json:"thread"`
+	}
+	err := c.call(ctx, request{method: http.MethodPost, path: "/v1/threads/" + esc(threadID) + "/config-option",
+		body: map[string]string{"configId": configID, "value": value}}, &out)
+	return out.Thread, err
+}
+
+// Permissions lists permissions, of one status when status is not ""
+// (GET /v1/permissions).
+func (c *Client) Permissions(ctx context.Context, status string) ([]hub.Permission, error) {
+	var q url.Values
+	if status != "" {
+		q = url.Values{"status": {status}}
+	}
+	var out struct {
+		Permissions []hub.Permission `json:"permissions"`
+	}
+	err := c.call(ctx, request{method: http.MethodGet, path: "/v1/permissions", query: q}, &out)
+	return out.Permissions, err
+}
+
+// Decide decides a permission (POST /v1/permissions/{id}); d has exactly
+// one of Outcome and OptionID. One already decided is an *Error with code
+// CONFLICT.
+func (c *Client) Decide(ctx context.Context, id string, d hub.Decision) (hub.Permission, error) {
+	var out struct {
+		Permission hub.Permission `json:"permission"`
+	}
+	err := c.call(ctx, request{method: http.MethodPost, path: "/v1/permissions/" + esc(id), body: d}, &out)
+	return out.Permission, err
+}
+
+// AnswerClientRequest answers a client_request event of the thread (POST
+// /v1/threads/{id}/client-requests/{requestId}). One that ended in the hub
+// first is an *Error with code CONFLICT.
+func (c *Client) AnswerClientRequest(ctx context.Context, threadID, requestID string, a hub.ClientAnswer) error {
+	return c.call(ctx, request{method: http.MethodPost,
+		path: "/v1/threads/" + esc(threadID) + "/client-requests/" + esc(requestID), body: a}, nil)
+}
+
+// Shutdown asks the hub to stop gracefully (POST /v1/shutdown).
+func (c *Client) Shutdown(ctx context.Context) error {
+	return c.call(ctx, request{method: http.MethodPost, path: "/v1/shutdown"}, nil)
+}
+
+// RenameThread sets a thread's title (PATCH /v1/threads/{id}).
+func (c *Client) RenameThread(ctx context.Context, id, title string) (hub.Thread, error) {
+	var out struct {
+		Thread hub.Thread `json:"thread"`
+	}
+	err := c.call(ctx, request{method: http.MethodPatch, path: "/v1/threads/" + esc(id),
+		body: map[string]string{"title": title}}, &out)
+	return out.Thread, err
+}
+
+// DeleteThread deletes a thread (DELETE /v1/threads/{id}).
+func (c *Client) DeleteThread(ctx context.Context, id string) error {
+	return c.call(ctx, request{method: http.MethodDelete, path: "/v1/threads/" + esc(id)}, nil)
+}
+
+// CompactThread stores a summary of the thread (POST
+// /v1/threads/{id}/compact).
+func (c *Client) CompactThread(ctx context.Context, id string) (hub.Thread, error) {
+	var out struct {
+		Thread hub.Thread `json:"thread"`
+	}
+	err := c.call(ctx, request{method: http.MethodPost, path: "/v1/threads/" + esc(id) + "/compact"}, &out)
+	return out.Thread, err
+}
+
+// Settings reads the settings (GET /v1/settings).
+func (c *Client) Settings(ctx context.Context) (hub.Settings, error) {
+	var out struct {
+		Settings hub.Settings `json:"settings"`
+	}
+	err := c.call(ctx, request{method: http.MethodGet, path: "/v1/settings"}, &out)
+	return out.Settings, err
+}
+
+// UpdateSettings edits the config file (PATCH /v1/settings).
+func (c *Client) UpdateSettings(ctx context.Context, p hub.SettingsPatch) (hub.Settings, error) {
+	var out struct {
+		Settings hub.Settings `json:"settings"`
+	}
+	err := c.call(ctx, request{method: http.MethodPatch, path: "/v1/settings", body: p}, &out)
+	return out.Settings, err
+}
