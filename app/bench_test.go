@@ -3,13 +3,10 @@
 package app
 
 import (
-	"bufio"
-	"bytes"
 	"context"
 	"encoding/json"
 	"fmt"
 	"io"
-	"net/http"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -22,6 +19,7 @@ import (
 
 	"github.com/switchboard-hub/switchboard/acp/acptest"
 	"github.com/switchboard-hub/switchboard/hub"
+	"github.com/switchboard-hub/switchboard/hub/client"
 	"github.com/switchboard-hub/switchboard/store"
 )
 
@@ -49,94 +47,60 @@ func benchConfig(tb testing.TB, dir string) string {
 	return p
 }
 
-// apiClient speaks to a hub over HTTP like any client.
-type apiClient struct {
-	url, token string
+// benchClient is the benchmarks' client of the API: hub/client, as the
+// editor bridge and the tray use it.
+func benchClient(url, token string) *client.Client {
+	return client.ForHub(client.NewHub(url, token), client.Options{ClientID: "bench"})
 }
 
-func (c apiClient) req(method, path string, body any) *http.Request {
-	var r io.Reader
-	if body != nil {
-		b, _ := json.Marshal(body)
-		r = bytes.NewReader(b)
-	}
-	req, _ := http.NewRequest(method, c.url+path, r)
-	req.Header.Set("Authorization", "Bearer "+c.token)
-	req.Header.Set("X-Client-ID", "bench")
-	if body != nil {
-		req.Header.Set("Content-Type", "application/json")
-	}
-	return req
-}
-
-func (c apiClient) json(tb testing.TB, method, path string, body, out any) {
+func newThread(tb testing.TB, c *client.Client, cwd string) hub.Thread {
 	tb.Helper()
-	resp, err := http.DefaultClient.Do(c.req(method, path, body))
+	th, err := c.CreateThread(context.Background(), hub.CreateThreadRequest{Agent: "fake", Cwd: cwd})
 	if err != nil {
 		tb.Fatal(err)
 	}
-	defer resp.Body.Close()
-	if resp.StatusCode >= 300 {
-		b, _ := io.ReadAll(resp.Body)
-		tb.Fatalf("%s %s: %d %s", method, path, resp.StatusCode, b)
-	}
-	if out != nil {
-		if err := json.NewDecoder(resp.Body).Decode(out); err != nil {
-			tb.Fatal(err)
-		}
-	}
+	return th
 }
 
-func (c apiClient) thread(tb testing.TB, cwd string) hub.Thread {
-	var r struct{ Thread hub.Thread }
-	c.json(tb, "POST", "/v1/threads", map[string]string{"agent": "fake", "cwd": cwd}, &r)
-	return r.Thread
-}
-
-// sseEvent is the part of an SSE event the benchmarks read.
-type sseEvent struct {
-	Type string `json:"type"`
-	Text string `json:"text"`
-}
-
-// readSSE calls fn for each event of the stream until fn returns false.
-// The data is decoded only for the types in decode: a client counting
-// events reads the event: line alone.
-func readSSE(tb testing.TB, body io.Reader, fn func(sseEvent) bool, decode ...string) {
-	br := bufio.NewReaderSize(body, 1<<20)
-	var typ string
+// readEvents calls fn with each event frame of s until fn returns false;
+// the data is left undecoded, as a client counting events would.
+func readEvents(tb testing.TB, s *client.Stream, fn func(client.Frame) bool) {
+	tb.Helper()
 	for {
-		line, err := br.ReadBytes('\n')
+		f, err := s.NextFrame()
 		if err != nil {
 			tb.Fatalf("stream ended: %v", err)
 		}
-		if t, ok := bytes.CutPrefix(line, []byte("event: ")); ok {
-			typ = string(bytes.TrimSpace(t))
-			continue
+		if f.Event == hub.EventError {
+			tb.Fatalf("error event: %s", f.Data)
 		}
-		data, ok := bytes.CutPrefix(line, []byte("data: "))
-		if !ok {
-			continue
-		}
-		ev := sseEvent{Type: typ}
-		if typ == hub.EventError {
-			tb.Fatalf("error event: %s", data)
-		}
-		for _, d := range decode {
-			if d == typ {
-				if err := json.Unmarshal(data, &ev); err != nil {
-					tb.Fatal(err)
-				}
-			}
-		}
-		if !fn(ev) {
+		if !fn(f) {
 			return
 		}
 	}
 }
 
+// floodTurn streams one turn of `flood chunks 64` to its end and returns
+// the number of message_delta events read.
+func floodTurn(tb testing.TB, c *client.Client, threadID string, chunks int) int {
+	tb.Helper()
+	s, err := c.StreamTurn(context.Background(), threadID, hub.TurnInput{Input: fmt.Sprintf("flood %d 64", chunks)}, client.StreamOptions{})
+	if err != nil {
+		tb.Fatal(err)
+	}
+	defer s.Close()
+	n := 0
+	readEvents(tb, s, func(f client.Frame) bool {
+		if f.Event == hub.EventMessageDelta {
+			n++
+		}
+		return f.Event != hub.EventTurnCompleted
+	})
+	return n
+}
+
 // startInProcess runs the hub in this process (startHub, as serve does).
-func startInProcess(tb testing.TB) (apiClient, string) {
+func startInProcess(tb testing.TB) (*client.Client, string) {
 	dir := tb.TempDir()
 	h, err := startHub(context.Background(), &env{stdio: Stdio{Err: io.Discard}},
 		Options{DataDir: filepath.Join(dir, "data"), Config: benchConfig(tb, dir), Listen: "127.0.0.1:0"})
@@ -144,7 +108,7 @@ func startInProcess(tb testing.TB) (apiClient, string) {
 		tb.Fatal(err)
 	}
 	tb.Cleanup(func() { h.stop(context.Background()) })
-	return apiClient{url: h.url, token: h.token}, dir
+	return benchClient(h.url, h.token), dir
 }
 
 // BenchmarkSSEFlood: 64-byte chunks from the agent through one turn —
@@ -152,26 +116,12 @@ func startInProcess(tb testing.TB) (apiClient, string) {
 // Accept: text/event-stream). Target ≥ 50k chunks/s.
 func BenchmarkSSEFlood(b *testing.B) {
 	c, cwd := startInProcess(b)
-	th := c.thread(b, cwd)
+	th := newThread(b, c, cwd)
 	const chunks = 200000
 	b.ResetTimer()
 	start := time.Now()
 	for i := 0; i < b.N; i++ {
-		req := c.req("POST", "/v1/threads/"+th.ID+"/turns", map[string]string{"input": fmt.Sprintf("flood %d 64", chunks)})
-		req.Header.Set("Accept", "text/event-stream")
-		resp, err := http.DefaultClient.Do(req)
-		if err != nil {
-			b.Fatal(err)
-		}
-		n := 0
-		readSSE(b, resp.Body, func(ev sseEvent) bool {
-			if ev.Type == hub.EventMessageDelta {
-				n++
-			}
-			return ev.Type != hub.EventTurnCompleted
-		})
-		resp.Body.Close()
-		if n != chunks {
+		if n := floodTurn(b, c, th.ID, chunks); n != chunks {
 			b.Fatalf("%d of %d chunks", n, chunks)
 		}
 	}
@@ -186,32 +136,38 @@ func BenchmarkSSELatency(b *testing.B) {
 	const threads, rate, seconds = 10, 1000, 3
 	ids := make([]string, threads)
 	for i := range ids {
-		ids[i] = c.thread(b, cwd).ID
+		ids[i] = newThread(b, c, cwd).ID
 	}
 	var lat []time.Duration
 	for i := 0; i < b.N; i++ {
-		resp, err := http.DefaultClient.Do(c.req("GET", "/v1/events?after=-1", nil))
+		s, err := c.Events(context.Background(), -1, client.StreamOptions{})
 		if err != nil {
 			b.Fatal(err)
 		}
 		for _, id := range ids {
-			c.json(b, "POST", "/v1/threads/"+id+"/turns", map[string]string{"input": fmt.Sprintf("ticks %d %d", rate*seconds, rate)}, nil)
+			if _, err := c.StartTurn(context.Background(), id, hub.TurnInput{Input: fmt.Sprintf("ticks %d %d", rate*seconds, rate)}); err != nil {
+				b.Fatal(err)
+			}
 		}
 		done := 0
-		readSSE(b, resp.Body, func(ev sseEvent) bool {
-			switch ev.Type {
+		readEvents(b, s, func(f client.Frame) bool {
+			switch f.Event {
 			case hub.EventMessageDelta:
-				sent, err := strconv.ParseInt(strings.TrimSpace(ev.Text), 10, 64)
+				var d struct{ Text string }
+				if err := json.Unmarshal([]byte(f.Data), &d); err != nil {
+					b.Fatal(err)
+				}
+				sent, err := strconv.ParseInt(strings.TrimSpace(d.Text), 10, 64)
 				if err != nil {
-					b.Fatalf("tick %q", ev.Text)
+					b.Fatalf("tick %q", d.Text)
 				}
 				lat = append(lat, time.Since(time.Unix(0, sent)))
 			case hub.EventTurnCompleted:
 				done++
 			}
 			return done < threads
-		}, hub.EventMessageDelta)
-		resp.Body.Close()
+		})
+		s.Close()
 	}
 	if want := b.N * threads * rate * seconds; len(lat) != want {
 		b.Fatalf("%d of %d chunks", len(lat), want)
@@ -251,7 +207,7 @@ func headlessBinary(tb testing.TB) string {
 
 // serveProcess starts the headless binary on dataDir and waits until
 // /healthz answers; it returns the client and how long that took.
-func serveProcess(tb testing.TB, dataDir, config string) (apiClient, *exec.Cmd, time.Duration) {
+func serveProcess(tb testing.TB, dataDir, config string) (*client.Client, *exec.Cmd, time.Duration) {
 	bin := headlessBinary(tb)
 	os.Remove(filepath.Join(dataDir, discoveryFile))
 	start := time.Now()
@@ -261,14 +217,10 @@ func serveProcess(tb testing.TB, dataDir, config string) (apiClient, *exec.Cmd, 
 	}
 	tb.Cleanup(func() { cmd.Process.Kill(); cmd.Wait() })
 	for {
-		if d, err := ReadDiscovery(dataDir); err == nil {
-			if resp, err := http.Get(d.URL + "/healthz"); err == nil {
-				resp.Body.Close()
-				if resp.StatusCode == 200 {
-					ready := time.Since(start)
-					tok, _ := os.ReadFile(filepath.Join(dataDir, tokenFile))
-					return apiClient{url: d.URL, token: strings.TrimSpace(string(tok))}, cmd, ready
-				}
+		if h, err := client.Discover(dataDir); err == nil {
+			c := client.ForHub(h, client.Options{ClientID: "bench"})
+			if c.Healthz(context.Background()) == nil {
+				return c, cmd, time.Since(start)
 			}
 		}
 		if time.Since(start) > 30*time.Second {
@@ -301,15 +253,7 @@ func BenchmarkRSS(b *testing.B) {
 		c, cmd, _ := serveProcess(b, filepath.Join(dir, "data"), benchConfig(b, dir))
 		time.Sleep(500 * time.Millisecond)
 		idle := rssMiB(b, cmd.Process.Pid)
-		th := c.thread(b, dir)
-		req := c.req("POST", "/v1/threads/"+th.ID+"/turns", map[string]string{"input": "flood 200000 64"})
-		req.Header.Set("Accept", "text/event-stream")
-		resp, err := http.DefaultClient.Do(req)
-		if err != nil {
-			b.Fatal(err)
-		}
-		readSSE(b, resp.Body, func(ev sseEvent) bool { return ev.Type != hub.EventTurnCompleted })
-		resp.Body.Close()
+		floodTurn(b, c, newThread(b, c, dir).ID, 200000)
 		b.ReportMetric(idle, "idle-MiB")
 		b.ReportMetric(rssMiB(b, cmd.Process.Pid), "loaded-MiB")
 	}
@@ -332,7 +276,7 @@ func BenchmarkLargeDatabase(b *testing.B) {
 	historyThread := fillDatabase(b, filepath.Join(dataDir, databaseFile), dir, threads, events)
 	b.ResetTimer()
 	var ready []time.Duration
-	var c apiClient
+	var c *client.Client
 	for i := 0; i < b.N; i++ {
 		var cmd *exec.Cmd
 		var r time.Duration
@@ -348,18 +292,20 @@ func BenchmarkLargeDatabase(b *testing.B) {
 		sort.Slice(d, func(i, j int) bool { return d[i] < d[j] })
 		return float64(d[len(d)/2].Microseconds()) / 1000
 	}
-	timeIt := func(path string) float64 {
+	timeIt := func(call func(context.Context) error) float64 {
 		var d []time.Duration
 		for i := 0; i < 50; i++ {
 			start := time.Now()
-			c.json(b, "GET", path, nil, nil)
+			if err := call(context.Background()); err != nil {
+				b.Fatal(err)
+			}
 			d = append(d, time.Since(start))
 		}
 		return median(d)
 	}
 	b.ReportMetric(median(ready), "ready-ms")
-	b.ReportMetric(timeIt("/v1/threads?limit=50"), "list-ms")
-	b.ReportMetric(timeIt("/v1/threads/"+historyThread+"/history?includeEvents=true"), "history-ms")
+	b.ReportMetric(timeIt(func(ctx context.Context) error { _, err := c.Threads(ctx, 50, ""); return err }), "list-ms")
+	b.ReportMetric(timeIt(func(ctx context.Context) error { _, err := c.History(ctx, historyThread, true); return err }), "history-ms")
 }
 
 // fillDatabase writes threads threads, each with one completed turn, and

@@ -5,6 +5,8 @@ import (
 	"fmt"
 	"io"
 	"strings"
+
+	"github.com/switchboard-hub/switchboard/app/editorbridge"
 )
 
 // A command is one subcommand of switchboard.
@@ -123,5 +125,8 @@ func runBridgeCommand(ctx context.Context, e *env, args []string) error {
 	if err := o.resolve(); err != nil {
 		return err
 	}
-	return bridge(ctx, e, o, agent, autoStart)
+	return editorbridge.Run(ctx, editorbridge.Options{
+		DataDir: o.DataDir, Config: o.Config, Agent: agent, StartHub: autoStart, Version: version,
+		Stdin: e.stdio.In, Stdout: e.stdio.Out, Stderr: e.stdio.Err,
+	})
 }

@@ -6,6 +6,9 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/switchboard-hub/switchboard/hub"
+	"github.com/switchboard-hub/switchboard/hub/client"
 )
 
 func writeConfig(t *testing.T, body string) string {
@@ -129,10 +132,10 @@ func TestTokenAndDiscoveryFiles(t *testing.T) {
 			t.Fatalf("%s: mode %v %v, want %v", name, fi.Mode().Perm(), err, want)
 		}
 	}
-	if err := writeDiscovery(dir, Discovery{URL: "http://127.0.0.1:1", PID: 42, Version: "v"}); err != nil {
+	if err := writeDiscovery(dir, hub.Discovery{URL: "http://127.0.0.1:1", PID: 42, Version: "v"}); err != nil {
 		t.Fatal(err)
 	}
-	d, err := ReadDiscovery(dir)
+	d, err := client.ReadDiscovery(dir)
 	if err != nil || d.PID != 42 {
 		t.Fatalf("discovery %+v %v", d, err)
 	}

@@ -9,13 +9,15 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+
+	"github.com/switchboard-hub/switchboard/hub"
 )
 
 // The data dir holds the database, the API token and hub.json. It and
 // everything in it are private to the user: the folder 0700, files 0600.
 const (
-	tokenFile     = "token"
-	discoveryFile = "hub.json"
+	tokenFile     = hub.TokenFile
+	discoveryFile = hub.DiscoveryFile
 	databaseFile  = "switchboard.db"
 )
 
@@ -78,20 +80,8 @@ func isHex(s string) bool {
 	return err == nil
 }
 
-// Discovery is <data-dir>/hub.json: how the tray, the editor bridge and
-// editors find a running hub. It never holds the token.
-type Discovery struct {
-	URL     string `json:"url"`
-	PID     int    `json:"pid"`
-	Version string `json:"version"`
-	// Window (extension) is true when the hub runs inside the desktop app:
-	// launching the app again raises its window. False beside `serve`,
-	// where the UI is the browser's.
-	Window bool `json:"window,omitempty"`
-}
-
 // writeDiscovery writes hub.json atomically, mode 0600.
-func writeDiscovery(dir string, d Discovery) error {
+func writeDiscovery(dir string, d hub.Discovery) error {
 	b, err := json.MarshalIndent(d, "", "  ")
 	if err != nil {
 		return err
@@ -118,9 +108,11 @@ func writeDiscovery(dir string, d Discovery) error {
 	return nil
 }
 
-// ReadDiscovery reads <dir>/hub.json.
-func ReadDiscovery(dir string) (Discovery, error) {
-	var d Discovery
+// readDiscovery reads <dir>/hub.json (hub/client.ReadDiscovery is the
+// clients' reader; this one is the writer's, which checks for another
+// hub before it starts).
+func readDiscovery(dir string) (hub.Discovery, error) {
+	var d hub.Discovery
 	b, err := os.ReadFile(filepath.Join(dir, discoveryFile))
 	if err != nil {
 		return d, err

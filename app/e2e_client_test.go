@@ -3,7 +3,6 @@
 package app_test
 
 import (
-	"bufio"
 	"bytes"
 	"context"
 	"encoding/json"
@@ -17,11 +16,14 @@ import (
 	"sync"
 	"testing"
 	"time"
+
+	"github.com/switchboard-hub/switchboard/hub/client"
 )
 
 // The client side of the end-to-end tests: requests as a well-behaved
-// client sends them, the API's resources as a client decodes them, and an
-// SSE reader.
+// client sends them (raw, since the tests check statuses and headers),
+// the API's resources as a client decodes them, and event streams read
+// with hub/client's reader.
 
 // reply is an HTTP answer, read whole.
 type reply struct {
@@ -389,50 +391,29 @@ func (h *hubProc) mustSSE(method, path string, body any, hdr ...string) *sseStre
 	return s
 }
 
+// read parses the stream with hub/client's reader (the one SSE parser of
+// the Go code) and decodes each event as a test reads it.
 func (s *sseStream) read() {
 	defer close(s.end)
-	br := bufio.NewReaderSize(s.resp.Body, 256<<10)
-	var m sseMsg
-	var data []string
+	r := client.NewReader(s.resp.Body, 0)
 	for {
-		line, err := br.ReadString('\n')
+		f, err := r.Next()
 		if err != nil {
 			s.err = err // io.EOF: the server ended the stream
 			return
 		}
-		line = strings.TrimSuffix(strings.TrimSuffix(line, "\n"), "\r")
-		if line == "" { // dispatch
-			if len(data) == 0 && m.event == "" && m.id == "" {
-				continue
-			}
-			m.data = strings.Join(data, "\n")
-			if m.data != "" {
-				if err := json.Unmarshal([]byte(m.data), &m.ev); err != nil {
-					s.err = fmt.Errorf("event data is not JSON: %v: %q", err, m.data)
-					return
-				}
-			}
-			select {
-			case s.msgs <- m:
-			case <-s.stop:
-				s.err = errors.New("closed")
+		m := sseMsg{id: f.ID, event: f.Event, data: f.Data}
+		if m.data != "" {
+			if err := json.Unmarshal([]byte(m.data), &m.ev); err != nil {
+				s.err = fmt.Errorf("event data is not JSON: %v: %q", err, m.data)
 				return
 			}
-			m, data = sseMsg{}, nil
-			continue
 		}
-		if strings.HasPrefix(line, ":") {
-			continue // a comment: ": ping"
-		}
-		field, value, _ := strings.Cut(line, ":")
-		value = strings.TrimPrefix(value, " ")
-		switch field {
-		case "id":
-			m.id = value
-		case "event":
-			m.event = value
-		case "data":
-			data = append(data, value)
+		select {
+		case s.msgs <- m:
+		case <-s.stop:
+			s.err = errors.New("closed")
+			return
 		}
 	}
 }

@@ -4,7 +4,6 @@ package app_test
 
 import (
 	"bytes"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"net/http"
@@ -21,6 +20,8 @@ import (
 	"go.yaml.in/yaml/v3"
 
 	"github.com/switchboard-hub/switchboard/acp/acptest"
+	"github.com/switchboard-hub/switchboard/hub"
+	"github.com/switchboard-hub/switchboard/hub/client"
 )
 
 // End-to-end helpers: the real `switchboard serve` (built once with -tags
@@ -253,20 +254,7 @@ func (h *hubProc) start() {
 }
 
 // discovery is <data-dir>/hub.json as a client reads it.
-type discovery struct {
-	URL     string `json:"url"`
-	PID     int    `json:"pid"`
-	Version string `json:"version"`
-}
-
-func (h *hubProc) discovery() (discovery, error) {
-	var d discovery
-	b, err := os.ReadFile(filepath.Join(h.dataDir, "hub.json"))
-	if err != nil {
-		return d, err
-	}
-	return d, json.Unmarshal(b, &d)
-}
+func (h *hubProc) discovery() (hub.Discovery, error) { return client.ReadDiscovery(h.dataDir) }
 
 func (h *hubProc) pid() int { return h.cmd.Process.Pid }
 

@@ -69,7 +69,7 @@ func startHub(ctx context.Context, e *env, o Options) (_ *runningHub, err error)
 	}
 	if h.unlock, err = lockDataDir(o.DataDir); err != nil {
 		if errors.Is(err, errHubRunning) {
-			if d, derr := ReadDiscovery(o.DataDir); derr == nil {
+			if d, derr := readDiscovery(o.DataDir); derr == nil {
 				return nil, fmt.Errorf("%w (pid %d, %s)", err, d.PID, d.URL)
 			}
 		}
@@ -124,7 +124,7 @@ func startHub(ctx context.Context, e *env, o Options) (_ *runningHub, err error)
 	go func() { h.served <- h.http.Serve(ln) }()
 	h.listen = listen
 	h.url = "http://" + urlHost(ln.Addr().(*net.TCPAddr))
-	if err := writeDiscovery(o.DataDir, Discovery{URL: h.url, PID: os.Getpid(), Version: version, Window: o.window}); err != nil {
+	if err := writeDiscovery(o.DataDir, hub.Discovery{URL: h.url, PID: os.Getpid(), Version: version, Window: o.window}); err != nil {
 		return nil, err
 	}
 	if err := h.watcher.start(); err != nil {

@@ -4,8 +4,8 @@ package app
 
 import (
 	"bytes"
+	"context"
 	"io"
-	"net/http"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -19,6 +19,7 @@ import (
 	"github.com/godbus/dbus/v5"
 
 	"github.com/switchboard-hub/switchboard/hub"
+	"github.com/switchboard-hub/switchboard/hub/client"
 )
 
 // The desktop end-to-end test: the built window (build/bin/switchboard, or
@@ -183,25 +184,22 @@ func TestNotificationsE2E(t *testing.T) {
 		}
 	})
 
-	var c apiClient
+	// A client of the API, found as the tray and editors find the hub.
+	c := client.New(dataDir, client.Options{ClientID: "bench"})
+	ctx := context.Background()
 	for deadline := time.Now().Add(30 * time.Second); ; time.Sleep(100 * time.Millisecond) {
-		d, err := ReadDiscovery(dataDir)
-		tok, terr := os.ReadFile(filepath.Join(dataDir, tokenFile))
-		if err == nil && terr == nil {
-			c = apiClient{url: d.URL, token: strings.TrimSpace(string(tok))}
-			if resp, err := http.Get(d.URL + "/healthz"); err == nil {
-				resp.Body.Close()
-				break
-			}
+		if _, err := c.Connect(ctx); err == nil {
+			break
 		}
 		if time.Now().After(deadline) {
 			t.Fatal("the app did not serve the API within 30 s")
 		}
 	}
 
-	th := c.thread(t, dir)
-	var started struct{ Turn hub.Turn }
-	c.json(t, "POST", "/v1/threads/"+th.ID+"/turns", map[string]string{"input": "permission"}, &started)
+	th := newThread(t, c, dir)
+	if _, err := c.StartTurn(ctx, th.ID, hub.TurnInput{Input: "permission"}); err != nil {
+		t.Fatal(err)
+	}
 
 	call := notifd.waitCall(t, func(n notifyCall) bool { return strings.HasPrefix(n.Summary, "Fake:") })
 	if call.Summary != "Fake: Run make clean" || !strings.Contains(call.Body, "make clean") {
@@ -231,10 +229,12 @@ func TestNotificationsE2E(t *testing.T) {
 			notifd.invoke(t, call.ID, actionApprove)
 			lastClick = time.Now()
 		}
-		var r struct{ Permissions []hub.Permission }
-		c.json(t, "GET", "/v1/permissions", nil, &r)
-		if i := slices.IndexFunc(r.Permissions, func(p hub.Permission) bool { return p.ID == permID }); i >= 0 {
-			p = r.Permissions[i]
+		perms, err := c.Permissions(ctx, "")
+		if err != nil {
+			t.Fatal(err)
+		}
+		if i := slices.IndexFunc(perms, func(p hub.Permission) bool { return p.ID == permID }); i >= 0 {
+			p = perms[i]
 		}
 		if p.Status != hub.PermissionPending && p.Status != "" {
 			break
@@ -248,9 +248,10 @@ func TestNotificationsE2E(t *testing.T) {
 	}
 	// The agent got the approval: its turn reports the allow option.
 	for deadline := time.Now().Add(15 * time.Second); ; time.Sleep(50 * time.Millisecond) {
-		var r struct{ Turns []hub.TurnHistory }
-		c.json(t, "GET", "/v1/threads/"+th.ID+"/history", nil, &r)
-		hist := r.Turns
+		hist, err := c.History(ctx, th.ID, false)
+		if err != nil {
+			t.Fatal(err)
+		}
 		if len(hist) == 1 && hist[0].Ended() {
 			if !strings.Contains(hist[0].Output, "outcome: selected allow-once") {
 				t.Errorf("turn output %q, want the agent to have been allowed", hist[0].Output)
@@ -288,7 +289,9 @@ func TestNotificationsE2E(t *testing.T) {
 
 	// Quit as the tray does (POST /v1/shutdown): the window and the hub end
 	// cleanly, and the window's geometry is remembered.
-	c.json(t, "POST", "/v1/shutdown", nil, nil)
+	if err := c.Shutdown(ctx); err != nil {
+		t.Fatal(err)
+	}
 	select {
 	case err := <-exited:
 		if err != nil {

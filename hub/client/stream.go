@@ -214,15 +214,38 @@ func (s *Stream) Close() error {
 // ErrLineTooLong for an event over the cap (never resumed: it would come
 // again); otherwise, without Reconnect (or once it gives up), the error
 // that ended the connection: ErrResync, ErrIdle, io.ErrUnexpectedEOF, an
-// *UnreachableError or an *Error.
+// *UnreachableError or an *Error. A frame that is no event (an id alone,
+// data with no seq at all) is skipped.
 func (s *Stream) Next() (hub.Event, error) {
 	for {
+		f, err := s.NextFrame()
+		if err != nil {
+			return hub.Event{}, err
+		}
+		ev, ok := DecodeEvent(f)
+		if !ok {
+			continue
+		}
+		s.lastID = max(s.lastID, ev.Seq)
+		if s.turn && s.TurnID == "" && ev.TurnID != "" {
+			s.TurnID = ev.TurnID // a hub that does not send the header
+		}
+		return ev, nil
+	}
+}
+
+// NextFrame is Next without decoding the event (but for the events that
+// may end a turn's stream): for a client that counts or forwards events
+// as they are. It returns only frames with data, with the same errors as
+// Next.
+func (s *Stream) NextFrame() (Frame, error) {
+	for {
 		if s.ended {
-			return hub.Event{}, io.EOF
+			return Frame{}, io.EOF
 		}
 		if s.rd == nil {
 			if err := s.reconnect(); err != nil {
-				return hub.Event{}, err
+				return Frame{}, err
 			}
 		}
 		f, err := s.rd.Next()
@@ -230,8 +253,8 @@ func (s *Stream) Next() (hub.Event, error) {
 			err = ErrResync
 		}
 		if err == nil {
-			if ev, ok := s.accept(f); ok {
-				return ev, nil
+			if s.accept(f) {
+				return f, nil
 			}
 			continue
 		}
@@ -240,13 +263,13 @@ func (s *Stream) Next() (hub.Event, error) {
 		}
 		s.drop()
 		if s.ctx.Err() != nil {
-			return hub.Event{}, s.ctx.Err()
+			return Frame{}, s.ctx.Err()
 		}
 		if err == io.EOF {
 			err = io.ErrUnexpectedEOF // the hub's streams end only with their turn
 		}
 		if !s.o.Reconnect || errors.Is(err, ErrLineTooLong) {
-			return hub.Event{}, err
+			return Frame{}, err
 		}
 		if s.downFrom.IsZero() {
 			s.downFrom = time.Now()
@@ -257,30 +280,25 @@ func (s *Stream) Next() (hub.Event, error) {
 	}
 }
 
-// accept records a frame's id and decodes it; ok is false for a frame
-// that is no event (an id alone, an unreadable one).
-func (s *Stream) accept(f Frame) (hub.Event, bool) {
+// accept records a frame's id and whether it ends a turn's stream; it
+// reports whether the frame carries data.
+func (s *Stream) accept(f Frame) bool {
 	if id, err := strconv.ParseInt(f.ID, 10, 64); err == nil && id > s.lastID {
 		s.lastID = id
 	}
 	if f.Data == "" {
-		return hub.Event{}, false
+		return false
 	}
-	ev, ok := DecodeEvent(f)
-	if !ok {
-		return ev, false
-	}
-	s.lastID = max(s.lastID, ev.Seq)
 	s.downFrom, s.tries = time.Time{}, 0
-	if s.turn {
-		if s.TurnID == "" && ev.TurnID != "" {
-			s.TurnID = ev.TurnID // a hub that does not send the header
-		}
-		if ev.TurnID == s.TurnID && (ev.Type == hub.EventTurnCompleted || ev.Type == hub.EventError) {
-			s.ended = true
+	if s.turn && (f.Event == hub.EventTurnCompleted || f.Event == hub.EventError) {
+		if ev, ok := DecodeEvent(f); ok {
+			if s.TurnID == "" {
+				s.TurnID = ev.TurnID
+			}
+			s.ended = ev.TurnID == s.TurnID
 		}
 	}
-	return ev, true
+	return true
 }
 
 // reconnect opens the stream again after lastID, waiting out the backoff

@@ -1,16 +1,15 @@
-package app
+package editorbridge
 
 import (
 	"cmp"
 	"context"
 	"encoding/json"
 	"errors"
-	"net/http"
-	"net/url"
 	"time"
 
 	"github.com/switchboard-hub/switchboard/acp"
 	"github.com/switchboard-hub/switchboard/hub"
+	"github.com/switchboard-hub/switchboard/hub/client"
 )
 
 // The editor's files and terminals. When the editor advertises fs or
@@ -94,9 +93,8 @@ func (t *turnRelay) serveClientRequest(ev hub.Event) {
 		}
 		pctx, pcancel := context.WithTimeout(context.Background(), 30*time.Second)
 		defer pcancel()
-		err := b.hub.do(pctx, "POST", "/v1/threads/"+url.PathEscape(t.threadID)+"/client-requests/"+url.PathEscape(r.RequestID), ans, nil)
-		var he *hubCallError
-		if errors.As(err, &he) && he.Status == http.StatusConflict {
+		err := b.hub.AnswerClientRequest(pctx, t.threadID, r.RequestID, ans)
+		if client.IsCode(err, hub.CodeConflict) {
 			return // the request ended in the hub first (timeout, cancel): moot
 		}
 		if err != nil {

@@ -1,6 +1,6 @@
 //go:build unix
 
-package app
+package editorbridge
 
 import (
 	"os/exec"

@@ -1,8 +1,9 @@
-package app
+package editorbridge
 
 import (
 	"context"
 	"encoding/json"
+	"io"
 	"log/slog"
 	"testing"
 )
@@ -12,8 +13,8 @@ import (
 // is no hub here: a prompt that tried one would fail). A stale cancel —
 // every prompt dispatched had begun — does not cancel the next prompt.
 func TestBridgeCancelBeforePrompt(t *testing.T) {
-	newBridge := func() *bridgeServer {
-		return &bridgeServer{hub: newHubClient(t.TempDir()), log: slog.New(slog.DiscardHandler), sessions: map[string]*bridgeSession{}}
+	newBridge := func() *server {
+		return newServer(Options{DataDir: t.TempDir(), Stderr: io.Discard}, slog.New(slog.DiscardHandler))
 	}
 	promptParams := func(sid string) json.RawMessage {
 		return json.RawMessage(`{"sessionId":"` + sid + `","prompt":[{"type":"text","text":"hang"}]}`)
@@ -21,7 +22,7 @@ func TestBridgeCancelBeforePrompt(t *testing.T) {
 	cancelParams := func(sid string) json.RawMessage { return json.RawMessage(`{"sessionId":"` + sid + `"}`) }
 	// dispatched is what the ACP connection does as it reads a prompt,
 	// before the prompt's handler begins.
-	dispatched := func(b *bridgeServer, sid string) { b.RequestDispatched("session/prompt", promptParams(sid)) }
+	dispatched := func(b *server, sid string) { b.RequestDispatched("session/prompt", promptParams(sid)) }
 	cancelled := func(res any, err error) bool {
 		m, ok := res.(map[string]string)
 		return err == nil && ok && m["stopReason"] == "cancelled"

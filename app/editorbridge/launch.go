@@ -1,4 +1,4 @@
-package app
+package editorbridge
 
 import (
 	"context"
@@ -11,24 +11,28 @@ import (
 	"time"
 )
 
-// hubStartTimeout bounds how long the editor bridge waits for a hub it
+// serveStartTimeout bounds how long the editor bridge waits for a hub it
 // started to answer.
-const hubStartTimeout = 30 * time.Second
+const serveStartTimeout = 30 * time.Second
 
-// launchHub starts `switchboard serve` in the background, on the bridge's
-// data dir and config, detached from the bridge (its own session), and
-// waits until it answers. It says so on stderr; the hub's output goes to
-// <data-dir>/hub.log.
-func (b *bridgeServer) launchHub(ctx context.Context) error {
-	if !b.autoStart {
+// startServe starts `switchboard serve` in the background, on the
+// bridge's data dir and config, detached from the bridge (its own
+// session), and waits until it answers. It says so on stderr; the hub's
+// output goes to <data-dir>/hub.log.
+func (b *server) startServe(ctx context.Context) error {
+	if !b.opts.StartHub {
 		return errors.New("starting a hub is turned off (--start-hub=false)")
 	}
-	exe, err := os.Executable()
-	if err != nil {
-		return fmt.Errorf("locating the switchboard binary: %w", err)
+	exe := b.opts.Executable
+	if exe == "" {
+		var err error
+		if exe, err = os.Executable(); err != nil {
+			return fmt.Errorf("locating the switchboard binary: %w", err)
+		}
 	}
-	if err := ensureDataDir(b.opts.DataDir); err != nil {
-		return err
+	// The hub tightens the data dir to 0700 too; the log goes in first.
+	if err := os.MkdirAll(b.opts.DataDir, 0o700); err != nil {
+		return fmt.Errorf("data dir: %w", err)
 	}
 	logPath := filepath.Join(b.opts.DataDir, "hub.log")
 	logf, err := os.OpenFile(logPath, os.O_CREATE|os.O_WRONLY|os.O_APPEND, 0o600)
@@ -40,7 +44,7 @@ func (b *bridgeServer) launchHub(ctx context.Context) error {
 	if b.opts.Config != "" {
 		args = append(args, "--config", b.opts.Config)
 	}
-	fmt.Fprintf(b.stderr, "switchboard acp: no hub is running; starting `switchboard %s` in the background (log: %s)\n", strings.Join(args, " "), logPath)
+	fmt.Fprintf(b.opts.Stderr, "switchboard acp: no hub is running; starting `switchboard %s` in the background (log: %s)\n", strings.Join(args, " "), logPath)
 	cmd := exec.Command(exe, args...)
 	cmd.Stdout, cmd.Stderr = logf, logf
 	detach(cmd)
@@ -50,15 +54,15 @@ func (b *bridgeServer) launchHub(ctx context.Context) error {
 	exited := make(chan error, 1)
 	go func() { exited <- cmd.Wait() }()
 
-	deadline := time.NewTimer(hubStartTimeout)
+	deadline := time.NewTimer(serveStartTimeout)
 	defer deadline.Stop()
 	tick := time.NewTicker(50 * time.Millisecond)
 	defer tick.Stop()
 	var exitErr error
 	var exitedAt time.Time
 	for {
-		if b.hub.connect(ctx) == nil {
-			fmt.Fprintf(b.stderr, "switchboard acp: the hub is up at %s\n", b.hub.baseURL())
+		if h, err := b.hub.Connect(ctx); err == nil {
+			fmt.Fprintf(b.opts.Stderr, "switchboard acp: the hub is up at %s\n", h.URL)
 			return nil
 		}
 		// A hub that exits may have lost a race with another one starting
@@ -70,7 +74,7 @@ func (b *bridgeServer) launchHub(ctx context.Context) error {
 		case <-ctx.Done():
 			return ctx.Err()
 		case <-deadline.C:
-			return fmt.Errorf("the hub did not answer within %v: see %s", hubStartTimeout, logPath)
+			return fmt.Errorf("the hub did not answer within %v: see %s", serveStartTimeout, logPath)
 		case exitErr = <-exited:
 			if exitErr == nil {
 				exitErr = errors.New("exit status 0")

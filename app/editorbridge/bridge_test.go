@@ -1,8 +1,9 @@
-package app
+package editorbridge
 
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"io"
 	"log/slog"
@@ -92,34 +93,6 @@ func TestBridgeTurnResult(t *testing.T) {
 	}
 }
 
-func TestBridgeSSEReader(t *testing.T) {
-	at := time.Date(2026, 11, 21, 6, 0, 0, 0, time.UTC).Format(time.RFC3339)
-	stream := ": ping\n\n" +
-		"id: 7\nevent: message_delta\ndata: {\"seq\":7,\"type\":\"message_delta\",\"threadId\":\"th\",\"turnId\":\"tu\",\"at\":\"" + at + "\",\"text\":\"a\"}\n\n" +
-		"id: 7\r\nevent: resync\r\ndata: {\"seq\":7,\"type\":\"resync\",\"threadId\":\"\",\"turnId\":\"\",\"at\":\"" + at + "\"}\r\n\r\n" +
-		"event: broken\ndata: {not json\n\n" +
-		"id: 8\nevent: x\ndata: {\"seq\":8,\"type\":\"x\",\"threadId\":\"th\",\"turnId\":\"tu\",\"at\":\"" + at + "\"}\n\n" +
-		"id: 9\ndata: {\"seq\":9,\"type\":\"partial\""
-	r := newSSEReader(strings.NewReader(stream))
-	var got []string
-	for {
-		ev, err := r.next()
-		if err == io.EOF {
-			break
-		}
-		if err != nil {
-			t.Fatal(err)
-		}
-		got = append(got, ev.Type)
-		if ev.Type == "message_delta" && (ev.Seq != 7 || ev.TurnID != "tu" || string(ev.Payload) != `{"text":"a"}`) {
-			t.Errorf("event %+v", ev)
-		}
-	}
-	if strings.Join(got, ",") != "message_delta,resync,x" {
-		t.Errorf("events %v", got)
-	}
-}
-
 func TestBridgeClientID(t *testing.T) {
 	for in, want := range map[string]string{
 		"":                      "acp-editor",
@@ -128,8 +101,8 @@ func TestBridgeClientID(t *testing.T) {
 		"jetbrains/ai.asst_v2":  "acp-jetbrains-ai.asst_v2",
 		strings.Repeat("x", 80): "acp-" + strings.Repeat("x", 60),
 	} {
-		if got := bridgeClientID(in); got != want {
-			t.Errorf("bridgeClientID(%q) = %q, want %q", in, got, want)
+		if got := clientID(in); got != want {
+			t.Errorf("clientID(%q) = %q, want %q", in, got, want)
 		}
 	}
 }
@@ -173,13 +146,53 @@ func (e *bridgeEditor) HandleNotification(_ context.Context, method string, para
 	e.mu.Unlock()
 }
 
-// TestBridgeResumesBrokenStream: a turn's stream that breaks before
-// turn_completed is resumed from the thread's event stream after the last
-// seq seen; events of other turns are not relayed.
-func TestBridgeResumesBrokenStream(t *testing.T) {
-	event := func(seq int, typ, turnID, payload string) string {
-		return fmt.Sprintf("id: %d\nevent: %s\ndata: {\"seq\":%d,\"type\":%q,\"threadId\":\"th1\",\"turnId\":%q,\"at\":\"2026-11-21T06:00:00Z\",%s}\n\n", seq, typ, seq, typ, turnID, payload)
+// inProcess runs a bridge on pipes against the fake hub mux (found
+// through a data dir as a real one is) and returns the editor's side.
+func inProcess(t *testing.T, mux *http.ServeMux, o Options) (*acp.Conn, *bridgeEditor) {
+	t.Helper()
+	srv := httptest.NewServer(mux)
+	t.Cleanup(srv.Close)
+	o.DataDir = t.TempDir()
+	if err := os.WriteFile(filepath.Join(o.DataDir, hub.DiscoveryFile), []byte(`{"url":"`+srv.URL+`","pid":1}`), 0o600); err != nil {
+		t.Fatal(err)
 	}
+	if err := os.WriteFile(filepath.Join(o.DataDir, hub.TokenFile), []byte(strings.Repeat("ab", 32)+"\n"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	o.Agent, o.Stderr = "fake", io.Discard
+	b := newServer(o, slog.New(slog.DiscardHandler))
+	toBridgeR, toBridgeW := io.Pipe()
+	toEditorR, toEditorW := io.Pipe()
+	b.conn = acp.NewConn(toBridgeR, toEditorW, b, acp.ConnOptions{})
+	ed := &bridgeEditor{}
+	editor := acp.NewConn(toEditorR, toBridgeW, ed, acp.ConnOptions{})
+	t.Cleanup(func() {
+		editor.Close()
+		b.conn.Close()
+		toBridgeW.Close()
+		toEditorW.Close()
+	})
+	return editor, ed
+}
+
+// sseEvent is one frame of a hub event of thread th1.
+func sseEvent(seq int, typ, turnID, payload string) string {
+	return fmt.Sprintf("id: %d\nevent: %s\ndata: {\"seq\":%d,\"type\":%q,\"threadId\":\"th1\",\"turnId\":%q,\"at\":\"2026-11-21T06:00:00Z\",%s}\n\n", seq, typ, seq, typ, turnID, payload)
+}
+
+func promptHi(t *testing.T, editor *acp.Conn) (string, error) {
+	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+	defer cancel()
+	var res struct{ StopReason string }
+	err := editor.Call(ctx, "session/prompt", map[string]any{"sessionId": "th1", "prompt": []acp.ContentBlock{acp.TextBlock("hi")}}, &res)
+	return res.StopReason, err
+}
+
+// TestBridgeResumesBrokenStream: a turn's stream that breaks before
+// turn_completed is resumed on the thread's event stream after the last
+// id: seen — even that of an event the bridge could not read or does not
+// relay; events of other turns are not relayed.
+func TestBridgeResumesBrokenStream(t *testing.T) {
 	var resumedAfter atomic.Value
 	mux := http.NewServeMux()
 	mux.HandleFunc("POST /v1/threads/th1/turns", func(w http.ResponseWriter, r *http.Request) {
@@ -189,51 +202,28 @@ func TestBridgeResumesBrokenStream(t *testing.T) {
 		}
 		w.Header().Set("Content-Type", "text/event-stream")
 		w.Header().Set("X-Switchboard-Turn-ID", "tu1")
-		io.WriteString(w, event(5, "turn_started", "tu1", `"input":"hi"`))
-		io.WriteString(w, event(6, "message_delta", "tu1", `"text":"a"`))
-		io.WriteString(w, event(7, "message_delta", "tu0", `"text":"other turn"`))
+		io.WriteString(w, sseEvent(5, "turn_started", "tu1", `"input":"hi"`))
+		io.WriteString(w, sseEvent(6, "message_delta", "tu1", `"text":"a"`))
+		io.WriteString(w, sseEvent(7, "message_delta", "tu0", `"text":"other turn"`))
+		io.WriteString(w, "id: 8\nevent: from_the_future\ndata: [not an object]\n\n")
 		// and the stream breaks
 	})
 	mux.HandleFunc("GET /v1/threads/th1/events", func(w http.ResponseWriter, r *http.Request) {
-		resumedAfter.Store(r.URL.Query().Get("after"))
+		resumedAfter.Store(r.Header.Get("Last-Event-ID"))
 		w.Header().Set("Content-Type", "text/event-stream")
-		io.WriteString(w, event(8, "message_delta", "tu1", `"text":"b"`))
-		io.WriteString(w, event(9, "turn_completed", "tu1", `"turn":{"id":"tu1","status":"completed","stopReason":"max_tokens"}`))
+		io.WriteString(w, sseEvent(9, "message_delta", "tu1", `"text":"b"`))
+		io.WriteString(w, sseEvent(10, "turn_completed", "tu1", `"turn":{"id":"tu1","status":"completed","stopReason":"max_tokens"}`))
 	})
-	srv := httptest.NewServer(mux)
-	defer srv.Close()
-	dir := t.TempDir()
-	if err := writeDiscovery(dir, Discovery{URL: srv.URL}); err != nil {
+	editor, ed := inProcess(t, mux, Options{})
+	stop, err := promptHi(t, editor)
+	if err != nil {
 		t.Fatal(err)
 	}
-	if err := os.WriteFile(filepath.Join(dir, tokenFile), []byte(strings.Repeat("ab", 32)+"\n"), 0o600); err != nil {
-		t.Fatal(err)
+	if stop != "max_tokens" {
+		t.Errorf("stop reason %q", stop)
 	}
-
-	b := &bridgeServer{agentID: "fake", hub: newHubClient(dir), log: slog.New(slog.DiscardHandler), stderr: io.Discard, sessions: map[string]*bridgeSession{}}
-	toBridgeR, toBridgeW := io.Pipe()
-	toEditorR, toEditorW := io.Pipe()
-	b.conn = acp.NewConn(toBridgeR, toEditorW, b, acp.ConnOptions{})
-	ed := &bridgeEditor{}
-	editor := acp.NewConn(toEditorR, toBridgeW, ed, acp.ConnOptions{})
-	defer func() {
-		editor.Close()
-		b.conn.Close()
-		toBridgeW.Close()
-		toEditorW.Close()
-	}()
-
-	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
-	defer cancel()
-	var res struct{ StopReason string }
-	if err := editor.Call(ctx, "session/prompt", map[string]any{"sessionId": "th1", "prompt": []acp.ContentBlock{acp.TextBlock("hi")}}, &res); err != nil {
-		t.Fatal(err)
-	}
-	if res.StopReason != "max_tokens" {
-		t.Errorf("stop reason %q", res.StopReason)
-	}
-	if got, _ := resumedAfter.Load().(string); got != "7" {
-		t.Errorf("resumed after %q, want 7", got)
+	if got, _ := resumedAfter.Load().(string); got != "8" {
+		t.Errorf("resumed with Last-Event-ID %q, want 8", got)
 	}
 	ed.mu.Lock()
 	defer ed.mu.Unlock()
@@ -243,6 +233,49 @@ func TestBridgeResumesBrokenStream(t *testing.T) {
 	}
 	if !slices.Equal(ed.updates, want) {
 		t.Errorf("updates %q, want %q", ed.updates, want)
+	}
+}
+
+// TestBridgeEventTooLong: an event over the bridge's line cap is a clear
+// JSON-RPC error to the editor, at once, not a hang; the turn, which no
+// one can follow any more, is cancelled in the hub.
+func TestBridgeEventTooLong(t *testing.T) {
+	cancelled := make(chan string, 1)
+	mux := http.NewServeMux()
+	mux.HandleFunc("POST /v1/threads/th1/turns", func(w http.ResponseWriter, r *http.Request) {
+		w.Header().Set("Content-Type", "text/event-stream")
+		w.Header().Set("X-Switchboard-Turn-ID", "tu1")
+		io.WriteString(w, sseEvent(5, "turn_started", "tu1", `"input":"hi"`))
+		io.WriteString(w, sseEvent(6, "message_delta", "tu1", `"text":"`+strings.Repeat("x", 8<<10)+`"`))
+		w.(http.Flusher).Flush()
+		<-r.Context().Done() // the hub would go on
+	})
+	mux.HandleFunc("POST /v1/turns/{id}/cancel", func(w http.ResponseWriter, r *http.Request) {
+		cancelled <- r.PathValue("id")
+		w.Header().Set("Content-Type", "application/json")
+		io.WriteString(w, `{"turn":{"id":"tu1","status":"cancelled"}}`)
+	})
+	mux.HandleFunc("GET /v1/threads/th1/events", func(w http.ResponseWriter, r *http.Request) {
+		t.Error("the bridge resumed a stream whose event it cannot read")
+		http.Error(w, "no", 500)
+	})
+	editor, _ := inProcess(t, mux, Options{MaxEventBytes: 4 << 10})
+	start := time.Now()
+	_, err := promptHi(t, editor)
+	var re *acp.Error
+	if !errors.As(err, &re) || re.Code != acp.CodeInternalError || !strings.Contains(re.Message, "longer than the bridge's limit of 4096 bytes") {
+		t.Fatalf("got %v, want an internal error naming the limit", err)
+	}
+	if d := time.Since(start); d > 5*time.Second {
+		t.Errorf("the error took %v", d)
+	}
+	select {
+	case id := <-cancelled:
+		if id != "tu1" {
+			t.Errorf("cancelled turn %q", id)
+		}
+	case <-time.After(5 * time.Second):
+		t.Error("the turn was not cancelled")
 	}
 }
 

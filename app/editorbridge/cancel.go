@@ -1,4 +1,4 @@
-package app
+package editorbridge
 
 import (
 	"encoding/json"
@@ -15,15 +15,15 @@ import (
 // So the bridge is an acp.RequestObserver: it counts each session's
 // prompts as the connection dispatches them — in order with the
 // notifications — and uncounts them as their handlers begin
-// (bridgeSession.queued). A cancel for a session with no prompt running but
+// (session.queued). A cancel for a session with no prompt running but
 // one queued cancels that prompt: it answers "cancelled" at once without
 // starting a hub turn. A cancel with nothing running or queued is stale
 // (its prompt has ended) and ignored, as ACP says.
 
-var _ acp.RequestObserver = (*bridgeServer)(nil)
+var _ acp.RequestObserver = (*server)(nil)
 
 // RequestDispatched implements acp.RequestObserver.
-func (b *bridgeServer) RequestDispatched(method string, params json.RawMessage) {
+func (b *server) RequestDispatched(method string, params json.RawMessage) {
 	if method != "session/prompt" {
 		return
 	}

@@ -1,0 +1,199 @@
+package editorbridge
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"net/http"
+	"path/filepath"
+	"strings"
+	"time"
+
+	"github.com/switchboard-hub/switchboard/acp"
+	"github.com/switchboard-hub/switchboard/hub"
+	"github.com/switchboard-hub/switchboard/hub/client"
+)
+
+// Sessions are hub threads of the bridge's agent: session/new creates
+// one; load, resume and list are served from the hub's threads and
+// history, for every agent (whether or not it can load sessions itself);
+// set_mode and set_config_option go to the thread's agent session.
+
+func (b *server) newSession(ctx context.Context, params json.RawMessage) (any, error) {
+	var p struct {
+		Cwd string `json:"cwd"`
+	}
+	if err := json.Unmarshal(params, &p); err != nil {
+		return nil, acp.NewError(acp.CodeInvalidParams, "session/new: %v", err)
+	}
+	if !filepath.IsAbs(p.Cwd) {
+		return nil, acp.NewError(acp.CodeInvalidParams, "session/new: cwd must be an absolute path, not %q", p.Cwd)
+	}
+	// openSession: the hub starts the agent now, so the answer can carry
+	// the session's modes and config options, as the agent's own would.
+	req := hub.CreateThreadRequest{Agent: b.opts.Agent, Cwd: p.Cwd, OpenSession: true}
+	b.mu.Lock()
+	if caps := b.editorCaps; caps.Any() {
+		req.ClientCapabilities = &caps
+	}
+	b.mu.Unlock()
+	th, err := b.hub.CreateThread(ctx, req)
+	var he *client.Error
+	if errors.As(err, &he) && he.Status == http.StatusBadRequest && strings.Contains(he.Message, "openSession") {
+		// An older hub: create the thread without.
+		th, err = b.hub.CreateThread(ctx, hub.CreateThreadRequest{Agent: b.opts.Agent, Cwd: p.Cwd})
+	}
+	if err != nil {
+		return nil, err
+	}
+	b.session(th.ID)
+	return withSessionState(map[string]any{"sessionId": th.ID}, th), nil
+}
+
+// withSessionState adds the thread's modes and configOptions, when the hub
+// knows them, to a session/new, load or resume answer.
+func withSessionState(res map[string]any, th hub.Thread) map[string]any {
+	if len(th.Modes) > 0 && th.Modes[0] == '{' {
+		res["modes"] = th.Modes
+	}
+	if len(th.ConfigOptions) > 0 && th.ConfigOptions[0] == '[' {
+		res["configOptions"] = th.ConfigOptions
+	}
+	return res
+}
+
+// setMode serves session/set_mode through POST /v1/threads/{id}/mode.
+func (b *server) setMode(ctx context.Context, params json.RawMessage) (any, error) {
+	var p struct {
+		SessionID string `json:"sessionId"`
+		ModeID    string `json:"modeId"`
+	}
+	if err := json.Unmarshal(params, &p); err != nil {
+		return nil, acp.NewError(acp.CodeInvalidParams, "session/set_mode: %v", err)
+	}
+	if p.SessionID == "" || p.ModeID == "" {
+		return nil, acp.NewError(acp.CodeInvalidParams, "session/set_mode: sessionId and modeId are required")
+	}
+	if _, err := b.hub.SetMode(ctx, p.SessionID, p.ModeID); err != nil {
+		return nil, err
+	}
+	return struct{}{}, nil
+}
+
+// setConfigOption serves session/set_config_option through POST
+// /v1/threads/{id}/config-option; it answers the agent's updated options.
+func (b *server) setConfigOption(ctx context.Context, params json.RawMessage) (any, error) {
+	var p struct {
+		SessionID string          `json:"sessionId"`
+		ConfigID  string          `json:"configId"`
+		Value     json.RawMessage `json:"value"`
+	}
+	if err := json.Unmarshal(params, &p); err != nil {
+		return nil, acp.NewError(acp.CodeInvalidParams, "session/set_config_option: %v", err)
+	}
+	var value string
+	if p.SessionID == "" || p.ConfigID == "" || json.Unmarshal(p.Value, &value) != nil {
+		return nil, acp.NewError(acp.CodeInvalidParams, "session/set_config_option: sessionId, configId and a string value are required")
+	}
+	th, err := b.hub.SetConfigOption(ctx, p.SessionID, p.ConfigID, value)
+	if err != nil {
+		return nil, err
+	}
+	opts := th.ConfigOptions
+	if len(opts) == 0 || opts[0] != '[' {
+		opts = json.RawMessage(`[]`)
+	}
+	return map[string]any{"configOptions": opts}, nil
+}
+
+func (b *server) thread(ctx context.Context, id string) (hub.Thread, error) {
+	if id == "" {
+		return hub.Thread{}, acp.NewError(acp.CodeInvalidParams, "sessionId is required")
+	}
+	return b.hub.Thread(ctx, id)
+}
+
+// loadSession serves session/load (replay true) and session/resume: the
+// thread must exist; load replays its history as session/update
+// notifications before answering.
+func (b *server) loadSession(ctx context.Context, params json.RawMessage, replay bool) (any, error) {
+	var p struct {
+		SessionID string `json:"sessionId"`
+	}
+	if err := json.Unmarshal(params, &p); err != nil {
+		return nil, acp.NewError(acp.CodeInvalidParams, "%v", err)
+	}
+	th, err := b.thread(ctx, p.SessionID)
+	if err != nil {
+		return nil, err
+	}
+	if th.Agent != b.opts.Agent {
+		return nil, acp.NewError(acp.CodeResourceNotFound, "switchboard: session %s belongs to agent %q, not %q", th.ID, th.Agent, b.opts.Agent)
+	}
+	b.session(th.ID)
+	if !replay {
+		return withSessionState(map[string]any{}, th), nil
+	}
+	turns, err := b.hub.History(ctx, th.ID, true)
+	if err != nil {
+		return nil, err
+	}
+	for _, t := range turns {
+		for _, u := range userChunks(t.Turn) {
+			b.notifyUpdate(th.ID, u)
+		}
+		for _, ev := range t.Events {
+			if u, ok := eventUpdate(ev); ok {
+				b.notifyUpdate(th.ID, u)
+			}
+		}
+	}
+	return withSessionState(map[string]any{}, th), nil
+}
+
+// userChunks is a turn's prompt as user_message_chunk updates: one per
+// content block when the turn was sent as blocks, else its text.
+func userChunks(t hub.Turn) []json.RawMessage {
+	var blocks []json.RawMessage
+	if len(t.Content) > 0 && json.Unmarshal(t.Content, &blocks) == nil && len(blocks) > 0 {
+		out := make([]json.RawMessage, 0, len(blocks))
+		for _, c := range blocks {
+			out = append(out, update("user_message_chunk", "content", c))
+		}
+		return out
+	}
+	return []json.RawMessage{update("user_message_chunk", "content", acp.TextBlock(t.Input))}
+}
+
+func (b *server) listSessions(ctx context.Context, params json.RawMessage) (any, error) {
+	var p struct {
+		Cwd    string `json:"cwd"`
+		Cursor string `json:"cursor"`
+	}
+	if len(params) > 0 {
+		if err := json.Unmarshal(params, &p); err != nil {
+			return nil, acp.NewError(acp.CodeInvalidParams, "session/list: %v", err)
+		}
+	}
+	sessions := []acp.SessionInfo{}
+	cursor := p.Cursor
+	// Gather pages until some sessions match or the threads run out, so a
+	// cwd filter does not return empty pages.
+	for range 50 {
+		page, err := b.hub.Threads(ctx, 100, cursor)
+		if err != nil {
+			return nil, err
+		}
+		for _, th := range page.Threads {
+			if th.Agent != b.opts.Agent || p.Cwd != "" && th.Cwd != p.Cwd {
+				continue
+			}
+			sessions = append(sessions, acp.SessionInfo{SessionID: th.ID, Cwd: th.Cwd, Title: th.Title, UpdatedAt: th.UpdatedAt.UTC().Format(time.RFC3339Nano)})
+		}
+		cursor = page.NextCursor
+		if cursor == "" || len(sessions) > 0 {
+			break
+		}
+	}
+	return acp.ListSessionsResponse{Sessions: sessions, NextCursor: cursor}, nil
+}
