@@ -11,7 +11,7 @@ import (
 )
 
 // TestWailsJSUpToDate fails when the committed frontend/wailsjs is not what
-// Wails generates from the bound Bridge and the hub types: run
+// Wails generates from the bound Bindings and the hub types: run
 // `make bindings` and commit the result.
 //
 // It regenerates without the Wails CLI, exactly as `wails generate module`

@@ -1,5 +1,5 @@
 // The one way the UI talks to the hub. Two implementations:
-//  - WailsTransport: the desktop window's bound object window.go.app.Bridge,
+//  - WailsTransport: the desktop window's bound object window.go.app.Bindings,
 //    with events as Wails runtime events "hub:event" / "hub:resync";
 //  - HttpTransport: the hub's HTTP API from the page the hub serves at "/",
 //    authenticated by the session cookie, SSE read with fetch streaming.
@@ -183,7 +183,7 @@ export class SeqGate {
 
 // ---------------------------------------------------------------- Wails
 
-export interface WailsBridge {
+export interface WailsBindings {
   ListAgents(): Promise<unknown>;
   CreateThread(req: CreateThreadRequest): Promise<unknown>;
   ListThreads(limit: number, cursor: string): Promise<unknown>;
@@ -210,7 +210,7 @@ export interface WailsRuntime {
 
 declare global {
   interface Window {
-    go?: { app?: { Bridge?: WailsBridge } };
+    go?: { app?: { Bindings?: WailsBindings } };
     runtime?: WailsRuntime;
   }
 }
@@ -240,15 +240,15 @@ function parseEventData(d: unknown): HubEvent | undefined {
 export class WailsTransport implements Transport {
   readonly kind = 'wails';
   readonly clientId = 'window';
-  private bridge: WailsBridge;
+  private bindings: WailsBindings;
   private runtime: WailsRuntime;
   readonly chooseFolder?: (title: string) => Promise<string>;
 
-  constructor(bridge?: WailsBridge, runtime?: WailsRuntime) {
-    const b = bridge ?? window.go?.app?.Bridge;
+  constructor(bindings?: WailsBindings, runtime?: WailsRuntime) {
+    const b = bindings ?? window.go?.app?.Bindings;
     const r = runtime ?? window.runtime;
     if (!b || !r) throw new HubError('INTERNAL', 'the window bindings are not available');
-    this.bridge = b;
+    this.bindings = b;
     this.runtime = r;
     const choose = b.ChooseFolder;
     if (choose) {
@@ -266,55 +266,55 @@ export class WailsTransport implements Transport {
   }
 
   listAgents() {
-    return this.call<Agent[]>(() => this.bridge.ListAgents(), 'agents').then((a) => a ?? []);
+    return this.call<Agent[]>(() => this.bindings.ListAgents(), 'agents').then((a) => a ?? []);
   }
   createThread(req: CreateThreadRequest) {
-    return this.call<Thread>(() => this.bridge.CreateThread(req), 'thread');
+    return this.call<Thread>(() => this.bindings.CreateThread(req), 'thread');
   }
   async listThreads(limit = 0, cursor = '') {
-    const p = await this.call<ThreadPage>(() => this.bridge.ListThreads(limit, cursor));
+    const p = await this.call<ThreadPage>(() => this.bindings.ListThreads(limit, cursor));
     return { threads: p?.threads ?? [], nextCursor: p?.nextCursor || undefined };
   }
   getThread(id: string) {
-    return this.call<Thread>(() => this.bridge.GetThread(id), 'thread');
+    return this.call<Thread>(() => this.bindings.GetThread(id), 'thread');
   }
   renameThread(id: string, title: string) {
-    return this.call<Thread>(() => this.bridge.RenameThread(id, title), 'thread');
+    return this.call<Thread>(() => this.bindings.RenameThread(id, title), 'thread');
   }
   async deleteThread(id: string) {
-    await this.call(() => this.bridge.DeleteThread(id));
+    await this.call(() => this.bindings.DeleteThread(id));
   }
   compactThread(id: string) {
-    return this.call<Thread>(() => this.bridge.CompactThread(id), 'thread');
+    return this.call<Thread>(() => this.bindings.CompactThread(id), 'thread');
   }
   startTurn(threadId: string, input: TurnInput) {
-    return this.call<Turn>(() => this.bridge.StartTurn(threadId, input), 'turn');
+    return this.call<Turn>(() => this.bindings.StartTurn(threadId, input), 'turn');
   }
   cancelTurn(turnId: string) {
-    return this.call<Turn>(() => this.bridge.CancelTurn(turnId), 'turn');
+    return this.call<Turn>(() => this.bindings.CancelTurn(turnId), 'turn');
   }
   history(threadId: string, includeEvents: boolean, includeInternal = false) {
-    return this.call<TurnHistory[]>(() => this.bridge.History(threadId, includeEvents, includeInternal), 'turns').then(
+    return this.call<TurnHistory[]>(() => this.bindings.History(threadId, includeEvents, includeInternal), 'turns').then(
       (t) => t ?? [],
     );
   }
   listPermissions(status?: PermissionStatus) {
-    return this.call<Permission[]>(() => this.bridge.ListPermissions(status ?? ''), 'permissions').then((p) => p ?? []);
+    return this.call<Permission[]>(() => this.bindings.ListPermissions(status ?? ''), 'permissions').then((p) => p ?? []);
   }
   decidePermission(id: string, decision: Decision) {
-    return this.call<Permission>(() => this.bridge.DecidePermission(id, decision), 'permission');
+    return this.call<Permission>(() => this.bindings.DecidePermission(id, decision), 'permission');
   }
   setMode(threadId: string, modeId: string) {
-    return this.call<Thread>(() => this.bridge.SetMode(threadId, modeId), 'thread');
+    return this.call<Thread>(() => this.bindings.SetMode(threadId, modeId), 'thread');
   }
   setConfigOption(threadId: string, configId: string, value: string) {
-    return this.call<Thread>(() => this.bridge.SetConfigOption(threadId, configId, value), 'thread');
+    return this.call<Thread>(() => this.bindings.SetConfigOption(threadId, configId, value), 'thread');
   }
   getSettings() {
-    return this.call<Settings>(() => this.bridge.GetSettings(), 'settings').then(withAgents);
+    return this.call<Settings>(() => this.bindings.GetSettings(), 'settings').then(withAgents);
   }
   updateSettings(patch: SettingsPatch) {
-    return this.call<Settings>(() => this.bridge.UpdateSettings(patch), 'settings').then(withAgents);
+    return this.call<Settings>(() => this.bindings.UpdateSettings(patch), 'settings').then(withAgents);
   }
 
   onNavigate(cb: (n: Navigate) => void): () => void {
@@ -341,7 +341,7 @@ export class WailsTransport implements Transport {
     const start = () => {
       if (closed) return;
       h.onState?.('connecting');
-      this.bridge.Subscribe(gate.last).then(
+      this.bindings.Subscribe(gate.last).then(
         () => {
           retry = 0;
           if (!closed) h.onState?.('open');
