@@ -44,7 +44,9 @@ type Emitter interface {
 // the HTTP API (docs/API.md) — with the caller
 // hub.Caller{ClientID: "window", All: true, Via: "window"}.
 //
-// Binding contract (the frontend's src/lib/transport.ts relies on it):
+// Binding contract (the frontend's src/lib/transport.ts relies on it; its
+// WailsBindings type is derived from the generated Bindings.d.ts, so
+// `npm run check` fails when a method it calls changes):
 //
 //	ListAgents() ([]hub.Agent, error)
 //	CreateThread(req hub.CreateThreadRequest) (hub.Thread, error)
