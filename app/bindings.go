@@ -38,13 +38,15 @@ type Emitter interface {
 	Emit(name string, data any)
 }
 
-// Bridge is the window's API: Wails binds its exported methods, and the
-// generated frontend/wailsjs/go/app/Bridge.{js,d.ts} calls them. Each method
+// Bindings is the window's API: Wails binds its exported methods, and the
+// generated frontend/wailsjs/go/app/Bindings.{js,d.ts} calls them. Each method
 // is one call of hub.Service — the same operation, name and arguments as
 // the HTTP API (docs/API.md) — with the caller
 // hub.Caller{ClientID: "window", All: true, Via: "window"}.
 //
-// Binding contract (the frontend's src/lib/transport.ts relies on it):
+// Binding contract (the frontend's src/lib/transport.ts relies on it; its
+// WailsBindings type is derived from the generated Bindings.d.ts, so
+// `npm run check` fails when a method it calls changes):
 //
 //	ListAgents() ([]hub.Agent, error)
 //	CreateThread(req hub.CreateThreadRequest) (hub.Thread, error)
@@ -73,7 +75,7 @@ type Emitter interface {
 // events only) as the runtime event "hub:event", from the same fan-out as
 // SSE; a second call replaces the first. When the window falls behind,
 // "hub:resync" is sent and forwarding stops until Subscribe is called again.
-type Bridge struct {
+type Bindings struct {
 	svc  hub.Service
 	emit Emitter
 	log  *slog.Logger
@@ -86,89 +88,89 @@ type Bridge struct {
 	stopFwd func() // ends the current forwarding and waits for it; nil: none
 }
 
-// NewBridge returns the window's bindings over svc; events go to emit.
+// NewBindings returns the window's bindings over svc; events go to emit.
 // Calls run under ctx, and forwarding stops when it is done.
-func NewBridge(ctx context.Context, svc hub.Service, emit Emitter, log *slog.Logger) *Bridge {
+func NewBindings(ctx context.Context, svc hub.Service, emit Emitter, log *slog.Logger) *Bindings {
 	if log == nil {
 		log = slog.New(slog.DiscardHandler)
 	}
-	return &Bridge{svc: svc, emit: emit, log: log, ctx: ctx}
+	return &Bindings{svc: svc, emit: emit, log: log, ctx: ctx}
 }
 
 // ListAgents is Service.ListAgents (GET /v1/agents).
-func (b *Bridge) ListAgents() ([]hub.Agent, error) { return b.svc.ListAgents(b.ctx) }
+func (b *Bindings) ListAgents() ([]hub.Agent, error) { return b.svc.ListAgents(b.ctx) }
 
 // CreateThread is Service.CreateThread (POST /v1/threads).
-func (b *Bridge) CreateThread(req hub.CreateThreadRequest) (hub.Thread, error) {
+func (b *Bindings) CreateThread(req hub.CreateThreadRequest) (hub.Thread, error) {
 	return b.svc.CreateThread(b.ctx, windowCaller, req)
 }
 
 // ListThreads is Service.ListThreads (GET /v1/threads).
-func (b *Bridge) ListThreads(limit int, cursor string) (hub.ThreadPage, error) {
+func (b *Bindings) ListThreads(limit int, cursor string) (hub.ThreadPage, error) {
 	return b.svc.ListThreads(b.ctx, windowCaller, limit, cursor)
 }
 
 // GetThread is Service.GetThread (GET /v1/threads/{id}).
-func (b *Bridge) GetThread(id string) (hub.Thread, error) {
+func (b *Bindings) GetThread(id string) (hub.Thread, error) {
 	return b.svc.GetThread(b.ctx, windowCaller, id)
 }
 
 // RenameThread is Service.RenameThread (PATCH /v1/threads/{id}).
-func (b *Bridge) RenameThread(id, title string) (hub.Thread, error) {
+func (b *Bindings) RenameThread(id, title string) (hub.Thread, error) {
 	return b.svc.RenameThread(b.ctx, windowCaller, id, title)
 }
 
 // DeleteThread is Service.DeleteThread (DELETE /v1/threads/{id}).
-func (b *Bridge) DeleteThread(id string) error { return b.svc.DeleteThread(b.ctx, windowCaller, id) }
+func (b *Bindings) DeleteThread(id string) error { return b.svc.DeleteThread(b.ctx, windowCaller, id) }
 
 // CompactThread is Service.CompactThread (POST /v1/threads/{id}/compact).
-func (b *Bridge) CompactThread(id string) (hub.Thread, error) {
+func (b *Bindings) CompactThread(id string) (hub.Thread, error) {
 	return b.svc.CompactThread(b.ctx, windowCaller, id)
 }
 
 // StartTurn is Service.StartTurn (POST /v1/threads/{id}/turns); the
 // turn's events follow as "hub:event".
-func (b *Bridge) StartTurn(threadID string, in hub.TurnInput) (hub.Turn, error) {
+func (b *Bindings) StartTurn(threadID string, in hub.TurnInput) (hub.Turn, error) {
 	return b.svc.StartTurn(b.ctx, windowCaller, threadID, in)
 }
 
 // CancelTurn is Service.CancelTurn (POST /v1/turns/{id}/cancel).
-func (b *Bridge) CancelTurn(turnID string) (hub.Turn, error) {
+func (b *Bindings) CancelTurn(turnID string) (hub.Turn, error) {
 	return b.svc.CancelTurn(b.ctx, windowCaller, turnID)
 }
 
 // History is Service.History (GET /v1/threads/{id}/history).
-func (b *Bridge) History(threadID string, includeEvents, includeInternal bool) ([]hub.TurnHistory, error) {
+func (b *Bindings) History(threadID string, includeEvents, includeInternal bool) ([]hub.TurnHistory, error) {
 	return b.svc.History(b.ctx, windowCaller, threadID, includeEvents, includeInternal)
 }
 
 // SetMode is Service.SetMode: switch the thread's agent session mode.
-func (b *Bridge) SetMode(threadID, modeID string) (hub.Thread, error) {
+func (b *Bindings) SetMode(threadID, modeID string) (hub.Thread, error) {
 	return b.svc.SetMode(b.ctx, windowCaller, threadID, modeID)
 }
 
 // SetConfigOption is Service.SetConfigOption: set one of the session's
 // config options (the model, for instance).
-func (b *Bridge) SetConfigOption(threadID, configID, value string) (hub.Thread, error) {
+func (b *Bindings) SetConfigOption(threadID, configID, value string) (hub.Thread, error) {
 	return b.svc.SetConfigOption(b.ctx, windowCaller, threadID, configID, value)
 }
 
 // ListPermissions is Service.ListPermissions (GET /v1/permissions).
-func (b *Bridge) ListPermissions(status string) ([]hub.Permission, error) {
+func (b *Bindings) ListPermissions(status string) ([]hub.Permission, error) {
 	return b.svc.ListPermissions(b.ctx, windowCaller, status)
 }
 
 // DecidePermission is Service.DecidePermission (POST /v1/permissions/{id}),
 // recorded as decidedBy "window".
-func (b *Bridge) DecidePermission(id string, d hub.Decision) (hub.Permission, error) {
+func (b *Bindings) DecidePermission(id string, d hub.Decision) (hub.Permission, error) {
 	return b.svc.DecidePermission(b.ctx, windowCaller, id, d)
 }
 
 // GetSettings is SettingsService.Settings (GET /v1/settings).
-func (b *Bridge) GetSettings() (hub.Settings, error) { return settingsOr(b.settings).Settings(b.ctx) }
+func (b *Bindings) GetSettings() (hub.Settings, error) { return settingsOr(b.settings).Settings(b.ctx) }
 
 // UpdateSettings is SettingsService.UpdateSettings (PATCH /v1/settings).
-func (b *Bridge) UpdateSettings(patch hub.SettingsPatch) (hub.Settings, error) {
+func (b *Bindings) UpdateSettings(patch hub.SettingsPatch) (hub.Settings, error) {
 	return settingsOr(b.settings).UpdateSettings(b.ctx, patch)
 }
 
@@ -177,7 +179,7 @@ func (b *Bridge) UpdateSettings(patch hub.SettingsPatch) (hub.Settings, error) {
 // live events only), "hub:resync" when the window fell behind (forwarding
 // then stops). It replaces the forwarding a previous call started; when it
 // returns, no event of the previous one will be emitted any more.
-func (b *Bridge) Subscribe(after int64) error {
+func (b *Bindings) Subscribe(after int64) error {
 	b.mu.Lock()
 	defer b.mu.Unlock()
 	if b.stopFwd != nil {
@@ -199,7 +201,7 @@ func (b *Bridge) Subscribe(after int64) error {
 
 // stop stops forwarding events and waits until it has stopped. (Not
 // exported: Wails binds every exported method.)
-func (b *Bridge) stop() {
+func (b *Bindings) stop() {
 	b.mu.Lock()
 	defer b.mu.Unlock()
 	if b.stopFwd != nil {
@@ -210,7 +212,7 @@ func (b *Bridge) stop() {
 
 // forward emits sub's events until it closes, then closes done. It owns
 // sub's receive side; whoever closes sub waits on done.
-func (b *Bridge) forward(sub *hub.Subscription, done chan<- struct{}) {
+func (b *Bindings) forward(sub *hub.Subscription, done chan<- struct{}) {
 	defer close(done)
 	defer sub.Close()
 	for e := range sub.Events() {

@@ -11,8 +11,9 @@ import (
 )
 
 // TestWailsJSUpToDate fails when the committed frontend/wailsjs is not what
-// Wails generates from the bound Bridge and the hub types: run
-// `make bindings` and commit the result.
+// Wails generates from the bound Bindings and the hub types: run
+// `make bindings` and commit the result. The frontend type-checks against
+// the committed files (WailsBindings in frontend/src/lib/transport.ts).
 //
 // It regenerates without the Wails CLI, exactly as `wails generate module`
 // does: build this module with the bindings tag (Wails' generator in place

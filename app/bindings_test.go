@@ -79,9 +79,9 @@ func (r *recorder) waitSince(t *testing.T, n int, what string, ok func(emitted, 
 	}
 }
 
-// bridgeHub runs the hub in this process (startHub, with the fake agent
+// bindingsHub runs the hub in this process (startHub, with the fake agent
 // as "fake") and returns the window's bindings over its engine.
-func bridgeHub(t *testing.T) (*Bridge, *recorder, *runningHub, string) {
+func bindingsHub(t *testing.T) (*Bindings, *recorder, *runningHub, string) {
 	t.Helper()
 	dir := t.TempDir()
 	h, err := startHub(context.Background(), &env{stdio: Stdio{Err: io.Discard}},
@@ -90,7 +90,7 @@ func bridgeHub(t *testing.T) (*Bridge, *recorder, *runningHub, string) {
 		t.Fatal(err)
 	}
 	rec := newRecorder()
-	b := NewBridge(context.Background(), h.engine, rec, nil)
+	b := NewBindings(context.Background(), h.engine, rec, nil)
 	t.Cleanup(func() {
 		b.stop()
 		h.stop(context.Background())
@@ -98,9 +98,9 @@ func bridgeHub(t *testing.T) (*Bridge, *recorder, *runningHub, string) {
 	return b, rec, h, dir
 }
 
-// bridgeContract is the binding contract of the Bridge doc comment:
+// bindingsContract is the binding contract of the Bindings doc comment:
 // method name and Go signature. The frontend is written against it.
-var bridgeContract = map[string]string{
+var bindingsContract = map[string]string{
 	"ListAgents":       "func() ([]hub.Agent, error)",
 	"CreateThread":     "func(hub.CreateThreadRequest) (hub.Thread, error)",
 	"ListThreads":      "func(int, string) (hub.ThreadPage, error)",
@@ -125,7 +125,7 @@ var bridgeContract = map[string]string{
 
 // windowOnly are the bindings with no hub.Service counterpart (the
 // settings ones are checked against hub.SettingsService by
-// TestBridgeSettings).
+// TestBindingsSettings).
 var windowOnly = map[string]bool{"ChooseFolder": true, "GetSettings": true, "UpdateSettings": true}
 
 // unbound are the hub.Service methods the window has no use for:
@@ -133,31 +133,31 @@ var windowOnly = map[string]bool{"ChooseFolder": true, "GetSettings": true, "Upd
 // window owns no editor thread's files.
 var unbound = map[string]bool{"AnswerClientRequest": true}
 
-// TestBindingsContract: Bridge binds exactly the contract's methods, with
+// TestBindingsContract: Bindings binds exactly the contract's methods, with
 // its signatures: one per hub.Service method, of the same name, with the
 // same arguments after the Caller (Subscribe: after the thread id too).
 func TestBindingsContract(t *testing.T) {
-	bt := reflect.TypeFor[*Bridge]()
+	bt := reflect.TypeFor[*Bindings]()
 	got := map[string]string{}
 	for m := range bt.Methods() {
 		got[m.Name] = m.Type.String()
 	}
 	for name, sig := range got {
-		// m.Type has the receiver first: func(*app.Bridge, …).
-		got[name] = strings.Replace(strings.Replace(sig, "*app.Bridge, ", "", 1), "*app.Bridge", "", 1)
+		// m.Type has the receiver first: func(*app.Bindings, …).
+		got[name] = strings.Replace(strings.Replace(sig, "*app.Bindings, ", "", 1), "*app.Bindings", "", 1)
 	}
-	if !reflect.DeepEqual(got, bridgeContract) {
-		t.Errorf("Bridge methods\n got %v\nwant %v", got, bridgeContract)
+	if !reflect.DeepEqual(got, bindingsContract) {
+		t.Errorf("Bindings methods\n got %v\nwant %v", got, bindingsContract)
 	}
 	svc := reflect.TypeFor[hub.Service]()
 	// One binding per Service operation: a method added to hub.Service
 	// needs its binding (and `make bindings`).
 	for m := range svc.Methods() {
-		if _, ok := bridgeContract[m.Name]; !ok && !unbound[m.Name] {
+		if _, ok := bindingsContract[m.Name]; !ok && !unbound[m.Name] {
 			t.Errorf("hub.Service.%s has no binding", m.Name)
 		}
 	}
-	for name := range bridgeContract {
+	for name := range bindingsContract {
 		if windowOnly[name] {
 			continue
 		}
@@ -227,7 +227,7 @@ func TestFormatError(t *testing.T) {
 // TestBindings drives the window's bindings over a real engine and store:
 // the calls, their errors, and the events forwarded as runtime events.
 func TestBindings(t *testing.T) {
-	b, rec, _, cwd := bridgeHub(t)
+	b, rec, _, cwd := bindingsHub(t)
 
 	agents, err := b.ListAgents()
 	if err != nil || !slices.ContainsFunc(agents, func(a hub.Agent) bool { return a.ID == "fake" }) {
@@ -369,7 +369,7 @@ func TestBindingsResync(t *testing.T) {
 		{Type: hub.EventResync, At: at, Payload: json.RawMessage(`{}`)},
 	}}
 	rec := newRecorder()
-	b := NewBridge(context.Background(), svc, rec, nil)
+	b := NewBindings(context.Background(), svc, rec, nil)
 	if err := b.Subscribe(0); err != nil {
 		t.Fatal(err)
 	}

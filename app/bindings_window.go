@@ -14,7 +14,7 @@ type folderChooser interface {
 // cancelled. It is the window's own binding, not a hub.Service operation:
 // a browser has no such dialog and types the path instead. Without a
 // dialog (a build with no window) it fails with INTERNAL.
-func (b *Bridge) ChooseFolder(title string) (string, error) {
+func (b *Bindings) ChooseFolder(title string) (string, error) {
 	fc, ok := b.emit.(folderChooser)
 	if !ok {
 		return "", hub.Errorf(hub.CodeInternal, "this window cannot open a folder dialog")

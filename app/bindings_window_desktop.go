@@ -10,7 +10,7 @@ import (
 )
 
 // ChooseFolder opens Wails' native directory dialog on the window (see
-// Bridge.ChooseFolder); "" when the user cancelled.
+// Bindings.ChooseFolder); "" when the user cancelled.
 func (e wailsEmitter) ChooseFolder(title string) (string, error) {
 	ctx := e.w.ctx()
 	if ctx == nil {

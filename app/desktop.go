@@ -64,7 +64,7 @@ func runDesktop(ctx context.Context, e *env, o Options) (err error) {
 	h.log.Info("hub ready", "url", h.url, "dataDir", h.dataDir)
 	defer h.startTray()()
 	w.attach(h)
-	defer w.bridge.stop()
+	defer w.bindings.stop()
 	if err := wails.Run(opts); err != nil {
 		return fmt.Errorf("window: %w", err)
 	}
@@ -74,11 +74,11 @@ func runDesktop(ctx context.Context, e *env, o Options) (err error) {
 // window is the desktop window's state beside Wails: the bindings, the
 // notifications, and what is needed to remember the geometry.
 type window struct {
-	dataDir string
-	log     *slog.Logger
-	bridge  *Bridge
-	notify  *notifier
-	config  func() Config
+	dataDir  string
+	log      *slog.Logger
+	bindings *Bindings
+	notify   *notifier
+	config   func() Config
 	// hubQuit is closed when a client asks the hub to shut down (POST
 	// /v1/shutdown: the tray's Quit); hubDied gets the API server's error.
 	hubQuit <-chan struct{}
@@ -103,12 +103,12 @@ func (w *window) ctx() context.Context {
 	return w.wctx
 }
 
-// attach wires the window to a running hub: the Bridge over its engine,
+// attach wires the window to a running hub: the Bindings over its engine,
 // and the notifier over the same engine and the live config.
 func (w *window) attach(h *runningHub) {
 	w.log = h.log
 	w.config = h.currentConfig
-	b := w.boundBridge() // the one Wails binds: options ran before the hub
+	b := w.boundBindings() // the one Wails binds: options ran before the hub
 	b.svc, b.log, b.settings = h.engine, h.log, h.settingsService()
 	w.hubQuit, w.hubDied = h.quit, h.served
 	w.notify = newNotifier(h.engine, nil, h.currentConfig, w.show, h.log)
@@ -189,7 +189,7 @@ func (w *window) options(ctx context.Context, a Assets) (*options.App, error) {
 		Menu:              appMenu,
 		BackgroundColour:  &options.RGBA{R: 0x16, G: 0x18, B: 0x1d, A: 0xff},
 		AssetServer:       &assetserver.Options{Assets: dist},
-		Bind:              []any{w.boundBridge()},
+		Bind:              []any{w.boundBindings()},
 		ErrorFormatter:    formatError,
 		SingleInstanceLock: &options.SingleInstanceLock{
 			UniqueId: instanceID(w.dataDir),
@@ -253,14 +253,14 @@ func (w *window) options(ctx context.Context, a Assets) (*options.App, error) {
 	}, nil
 }
 
-// boundBridge is what Wails binds. Before attach (the binding generator
-// runs the app without a hub) it is a Bridge with no service: Wails only
+// boundBindings is what Wails binds. Before attach (the binding generator
+// runs the app without a hub) it is a Bindings with no service: Wails only
 // reads its method set.
-func (w *window) boundBridge() *Bridge {
-	if w.bridge == nil {
-		w.bridge = &Bridge{ctx: context.Background(), emit: wailsEmitter{w}, log: slog.New(slog.DiscardHandler)}
+func (w *window) boundBindings() *Bindings {
+	if w.bindings == nil {
+		w.bindings = &Bindings{ctx: context.Background(), emit: wailsEmitter{w}, log: slog.New(slog.DiscardHandler)}
 	}
-	return w.bridge
+	return w.bindings
 }
 
 // saveGeometry writes the window's size and position to the data dir.

@@ -37,10 +37,10 @@ func TestWindowOptions(t *testing.T) {
 		t.Errorf("single instance lock %+v, want one per data dir", opts.SingleInstanceLock)
 	}
 	if len(opts.Bind) != 1 {
-		t.Fatalf("bound %v, want the Bridge", opts.Bind)
+		t.Fatalf("bound %v, want the Bindings", opts.Bind)
 	}
-	if _, ok := opts.Bind[0].(*Bridge); !ok {
-		t.Errorf("bound %T, want *Bridge", opts.Bind[0])
+	if _, ok := opts.Bind[0].(*Bindings); !ok {
+		t.Errorf("bound %T, want *Bindings", opts.Bind[0])
 	}
 	if opts.ErrorFormatter == nil {
 		t.Error("no ErrorFormatter: errors would reach JS without their code")

@@ -58,7 +58,7 @@ func (s *sentRecorder) wait(t *testing.T, ok func(notification) bool) notificati
 // once, as decidedBy "notification"; a completed turn is notified only
 // while the window is unfocused; a click opens the window on it.
 func TestNotifier(t *testing.T) {
-	b, _, h, cwd := bridgeHub(t)
+	b, _, h, cwd := bindingsHub(t)
 	sent := &sentRecorder{}
 	var shownMu sync.Mutex
 	var shown []string
@@ -133,7 +133,7 @@ func TestNotifier(t *testing.T) {
 	}
 }
 
-func waitTurn(t *testing.T, b *Bridge, threadID, id string) {
+func waitTurn(t *testing.T, b *Bindings, threadID, id string) {
 	t.Helper()
 	for range 1000 {
 		hist, _ := b.History(threadID, false, false)

@@ -395,10 +395,10 @@ func TestSettingsConcurrentPatches(t *testing.T) {
 
 // The window's bindings are the same operations: GetSettings and
 // UpdateSettings over the hub's settings, NOT_FOUND without them.
-func TestBridgeSettings(t *testing.T) {
+func TestBindingsSettings(t *testing.T) {
 	config := filepath.Join(t.TempDir(), "config.yaml")
 	r := newSettingsRig(t, config, "listen: 127.0.0.1:0\n")
-	b := NewBridge(context.Background(), r.h.engine, nil, nil)
+	b := NewBindings(context.Background(), r.h.engine, nil, nil)
 	if _, err := b.GetSettings(); hub.ErrorCode(err) != hub.CodeNotFound || formatError(err) != `{"code":"NOT_FOUND","message":"settings are not available"}` {
 		t.Errorf("without settings: %v", err)
 	}

@@ -112,11 +112,16 @@ type UISettingsPatch struct {
 // into the existing entry's environment instead, because clients never see
 // its values: a name with a string sets that variable, a name with null
 // removes it, and variables not named stay as they are.
+//
+// Env's ts_type tag is for the window's generated TypeScript
+// (frontend/wailsjs/go/models.ts): without it Wails v2 emits an invalid
+// `class string` for the map's *string values, which fails the frontend's
+// type check.
 type AgentPatch struct {
 	Name    string             `json:"name,omitempty"`
 	Command string             `json:"command,omitempty"`
 	Args    []string           `json:"args,omitempty"`
-	Env     map[string]*string `json:"env,omitempty"`
+	Env     map[string]*string `json:"env,omitempty" ts_type:"Record<string, string | null>"`
 	Enabled *bool              `json:"enabled,omitempty"`
 }
 

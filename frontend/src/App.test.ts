@@ -1,7 +1,7 @@
 import { describe, expect, it, vi } from 'vitest';
 import { fireEvent, render, screen, within } from '@testing-library/svelte';
 import App from './App.svelte';
-import { HubStore } from './lib/store.svelte';
+import { HubStore } from './lib/hubstore.svelte';
 import { HubError } from './lib/transport';
 import { FakeTransport, ev, permission, thread } from './test/fakeTransport';
 

@@ -2,7 +2,7 @@
 import { beforeEach, describe, expect, it, vi } from 'vitest';
 import { fireEvent, render, screen, within } from '@testing-library/svelte';
 import App from './App.svelte';
-import { HubStore } from './lib/store.svelte';
+import { HubStore } from './lib/hubstore.svelte';
 import { FakeTransport, ev, thread } from './test/fakeTransport';
 
 beforeEach(() => localStorage.clear());

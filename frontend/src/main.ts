@@ -1,7 +1,7 @@
 import { mount } from 'svelte';
 import './app.css';
 import App from './App.svelte';
-import { HubStore } from './lib/store.svelte';
+import { HubStore } from './lib/hubstore.svelte';
 import { createTransport } from './lib/transport';
 import { restoreTheme } from './lib/theme';
 

@@ -1,7 +1,7 @@
 import { describe, expect, it, vi } from 'vitest';
 import { fireEvent, render, screen, within } from '@testing-library/svelte';
 import NewThreadDialog from './NewThreadDialog.svelte';
-import { HubError, WailsTransport, type WailsBridge } from '../lib/transport';
+import { HubError, WailsTransport, type WailsBindings } from '../lib/transport';
 import { FakeTransport } from '../test/fakeTransport';
 
 const agents = new FakeTransport().agents;
@@ -50,16 +50,16 @@ describe('WailsTransport.chooseFolder', () => {
   const runtime = { EventsOn: () => () => {} };
   it('calls the ChooseFolder binding and maps its error; absent without the binding', async () => {
     const calls: string[] = [];
-    const bridge = {
+    const bindings = {
       ChooseFolder: (title: string) => {
         calls.push(title);
         return title === 'bad' ? Promise.reject('{"code":"INTERNAL","message":"no dialog"}') : Promise.resolve('/picked');
       },
-    } as unknown as WailsBridge;
-    const t = new WailsTransport(bridge, runtime);
+    } as unknown as WailsBindings;
+    const t = new WailsTransport(bindings, runtime);
     expect(await t.chooseFolder!('Pick')).toBe('/picked');
     await expect(t.chooseFolder!('bad')).rejects.toMatchObject({ code: 'INTERNAL', message: 'no dialog' });
     expect(calls).toEqual(['Pick', 'bad']);
-    expect(new WailsTransport({} as WailsBridge, runtime).chooseFolder).toBeUndefined();
+    expect(new WailsTransport({} as WailsBindings, runtime).chooseFolder).toBeUndefined();
   });
 });

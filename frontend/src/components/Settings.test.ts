@@ -2,7 +2,7 @@ import { afterEach, describe, expect, it } from 'vitest';
 import { fireEvent, render, screen, waitFor, within } from '@testing-library/svelte';
 import App from '../App.svelte';
 import Settings from './Settings.svelte';
-import { HubStore } from '../lib/store.svelte';
+import { HubStore } from '../lib/hubstore.svelte';
 import { HubError } from '../lib/transport';
 import { FakeTransport } from '../test/fakeTransport';
 import type { SettingsPatch } from '../lib/types';

@@ -2,7 +2,7 @@ import { describe, expect, it, vi } from 'vitest';
 import { render, screen } from '@testing-library/svelte';
 import { flushSync } from 'svelte';
 import ThreadView from './ThreadView.svelte';
-import { Conversation } from '../lib/store.svelte';
+import { Conversation } from '../lib/conversation.svelte';
 import { ev, thread } from '../test/fakeTransport';
 
 describe('ThreadView: terminal output', () => {

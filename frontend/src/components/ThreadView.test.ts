@@ -1,7 +1,7 @@
 import { describe, expect, it, vi } from 'vitest';
 import { fireEvent, render, screen, within } from '@testing-library/svelte';
 import ThreadView from './ThreadView.svelte';
-import { Conversation } from '../lib/store.svelte';
+import { Conversation } from '../lib/conversation.svelte';
 import { ev, permission, thread } from '../test/fakeTransport';
 
 /** 200 turns of 50 events (10 000): text chunks, thoughts, a few tool calls. */

@@ -1,6 +1,6 @@
 // npx vitest bench --run src/lib/conversation.bench.ts
 import { bench, describe } from 'vitest';
-import { Conversation } from './store.svelte';
+import { Conversation } from './conversation.svelte';
 import type { HubEvent } from './types';
 
 function events(n: number, perTurn = 50): HubEvent[] {

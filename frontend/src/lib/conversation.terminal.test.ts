@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { Conversation } from './store.svelte';
+import { Conversation } from './conversation.svelte';
 import { ev } from '../test/fakeTransport';
 
 const tool = { toolCallId: 't1', title: 'Run make', kind: 'execute', status: 'in_progress', content: [{ type: 'terminal', terminalId: 'term_a' }] };

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { attachmentNames, Conversation } from './store.svelte';
+import { attachmentNames, Conversation } from './conversation.svelte';
 import { ev } from '../test/fakeTransport';
 
 const commands = [

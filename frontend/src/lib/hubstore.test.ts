@@ -1,6 +1,6 @@
 // HubStore: unread marks, deleted threads, recent folders, thread actions.
 import { beforeEach, describe, expect, it, vi } from 'vitest';
-import { HubStore } from './store.svelte';
+import { HubStore } from './hubstore.svelte';
 import { HubError } from './transport';
 import { FakeTransport, ev, permission, thread } from '../test/fakeTransport';
 import type { Thread } from './types';

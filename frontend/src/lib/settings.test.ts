@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { HttpTransport, HubError, WailsTransport, type WailsBridge, type WailsRuntime } from './transport';
+import { HttpTransport, HubError, WailsTransport, type WailsBindings, type WailsRuntime } from './transport';
 import { agentFormErrors, describeError, envNameError, envPatch, parseDuration, splitArgs, splitDuration, timeoutError } from './settings';
 import { applyTheme, restoreTheme } from './theme';
 import { memoryStorage } from '../test/memoryStorage';
@@ -48,7 +48,7 @@ describe('settings transport', () => {
 
   it('Wails: GetSettings and UpdateSettings, errors as HubError', async () => {
     const patches: unknown[] = [];
-    const bridge = {
+    const bindings = {
       GetSettings: () => Promise.resolve(settings),
       UpdateSettings: (p: unknown) => {
         patches.push(p);
@@ -56,9 +56,9 @@ describe('settings transport', () => {
           return Promise.reject('{"code":"INVALID_ARGUMENT","message":"ui.theme must be light, dark or system"}');
         return Promise.resolve({ ...settings, agents: null });
       },
-    } as unknown as WailsBridge;
+    } as unknown as WailsBindings;
     const runtime: WailsRuntime = { EventsOn: () => () => {} };
-    const t = new WailsTransport(bridge, runtime);
+    const t = new WailsTransport(bindings, runtime);
     expect((await t.getSettings()).agents[0].envKeys).toEqual(['MY_KEY']);
     expect((await t.updateSettings({ notifications: { enabled: false } })).agents).toEqual([]);
     expect(patches).toEqual([{ notifications: { enabled: false } }]);

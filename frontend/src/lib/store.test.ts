@@ -1,5 +1,6 @@
 import { describe, expect, it, vi } from 'vitest';
-import { Conversation, HubStore } from './store.svelte';
+import { Conversation } from './conversation.svelte';
+import { HubStore } from './hubstore.svelte';
 import { HubError } from './transport';
 import { FakeTransport, ev, permission, thread } from '../test/fakeTransport';
 

@@ -8,7 +8,7 @@ import {
   errorFromResponse,
   errorFromWails,
   type ConnectionState,
-  type WailsBridge,
+  type WailsBindings,
 } from './transport';
 import type { HubEvent } from './types';
 
@@ -289,7 +289,7 @@ function fakeWails() {
   };
   const emit = (name: string, data: unknown) => (listeners.get(name) ?? []).forEach((cb) => cb(data));
   const notFound = () => Promise.reject('{"code":"NOT_FOUND","message":"no such thread"}');
-  const bridge = {
+  const bindings = {
     ListAgents: () => Promise.resolve([{ id: 'sdk', name: 'SDK', status: 'available', command: 'x' }]),
     ListThreads: () => Promise.resolve({ threads: [{ id: 'th_1' }], nextCursor: '' }),
     GetThread: notFound,
@@ -303,14 +303,14 @@ function fakeWails() {
       subscribed.push(after);
       return Promise.resolve(null);
     },
-  } as unknown as WailsBridge;
-  return { bridge, runtime, emit, subscribed, listeners };
+  } as unknown as WailsBindings;
+  return { bindings, runtime, emit, subscribed, listeners };
 }
 
 describe('WailsTransport', () => {
   it('calls the bindings and maps their errors', async () => {
     const w = fakeWails();
-    const t = new WailsTransport(w.bridge, w.runtime);
+    const t = new WailsTransport(w.bindings, w.runtime);
     expect((await t.listAgents())[0].id).toBe('sdk');
     expect(await t.listThreads(10)).toEqual({ threads: [{ id: 'th_1' }], nextCursor: undefined });
     await expect(t.getThread('x')).rejects.toMatchObject({ code: 'NOT_FOUND', message: 'no such thread' });
@@ -318,7 +318,7 @@ describe('WailsTransport', () => {
 
   it('calls SetMode and SetConfigOption', async () => {
     const w = fakeWails();
-    const t = new WailsTransport(w.bridge, w.runtime);
+    const t = new WailsTransport(w.bindings, w.runtime);
     expect((await t.setMode('th_1', 'plan')).modes?.currentModeId).toBe('plan');
     expect((await t.setConfigOption('th_1', 'model', 'fast')).configOptions).toEqual([{ id: 'model', currentValue: 'fast' }]);
     await expect(t.setMode('th_1', 'bad')).rejects.toMatchObject({ code: 'INVALID_ARGUMENT', message: 'unknown mode' });
@@ -326,7 +326,7 @@ describe('WailsTransport', () => {
 
   it('hands on window:showPermission and window:showTurn until stopped', () => {
     const w = fakeWails();
-    const t = new WailsTransport(w.bridge, w.runtime);
+    const t = new WailsTransport(w.bindings, w.runtime);
     const got: unknown[] = [];
     const off = t.onNavigate((n) => got.push(n));
     w.emit('window:showPermission', { id: 'pe_1' });
@@ -345,7 +345,7 @@ describe('WailsTransport', () => {
 
   it('delivers hub:event once each and resubscribes after hub:resync', async () => {
     const w = fakeWails();
-    const t = new WailsTransport(w.bridge, w.runtime);
+    const t = new WailsTransport(w.bindings, w.runtime);
     const got: number[] = [];
     const sub = t.subscribe(-1, { onEvent: (e) => got.push(e.seq) });
     expect(w.subscribed).toEqual([-1]);

@@ -1,5 +1,5 @@
 // The one way the UI talks to the hub. Two implementations:
-//  - WailsTransport: the desktop window's bound object window.go.app.Bridge,
+//  - WailsTransport: the desktop window's bound object window.go.app.Bindings,
 //    with events as Wails runtime events "hub:event" / "hub:resync";
 //  - HttpTransport: the hub's HTTP API from the page the hub serves at "/",
 //    authenticated by the session cookie, SSE read with fetch streaming.
@@ -183,34 +183,48 @@ export class SeqGate {
 
 // ---------------------------------------------------------------- Wails
 
-export interface WailsBridge {
-  ListAgents(): Promise<unknown>;
-  CreateThread(req: CreateThreadRequest): Promise<unknown>;
-  ListThreads(limit: number, cursor: string): Promise<unknown>;
-  GetThread(id: string): Promise<unknown>;
-  RenameThread(id: string, title: string): Promise<unknown>;
-  DeleteThread(id: string): Promise<unknown>;
-  CompactThread(id: string): Promise<unknown>;
-  StartTurn(threadId: string, input: TurnInput): Promise<unknown>;
-  CancelTurn(turnId: string): Promise<unknown>;
-  History(threadId: string, includeEvents: boolean, includeInternal: boolean): Promise<unknown>;
-  ListPermissions(status: string): Promise<unknown>;
-  DecidePermission(id: string, decision: Decision): Promise<unknown>;
-  SetMode(threadId: string, modeId: string): Promise<unknown>;
-  SetConfigOption(threadId: string, configId: string, value: string): Promise<unknown>;
-  Subscribe(after: number): Promise<unknown>;
-  GetSettings(): Promise<unknown>;
-  UpdateSettings(patch: SettingsPatch): Promise<unknown>;
-  /** Absent from bindings older than it. */
-  ChooseFolder?(title: string): Promise<unknown>;
-}
+/**
+ * The bound methods as Wails generates them from app.Bindings (`make
+ * bindings`, committed in frontend/wailsjs/go/app/Bindings.d.ts).
+ * WailsBindings is derived from them, so a binding renamed, removed or
+ * given other parameters in Go fails `npm run check` here once the files
+ * are regenerated, and Go's TestWailsJSUpToDate fails while they are not.
+ */
+type Generated = typeof import('../../wailsjs/go/app/Bindings');
+
+/**
+ * What the UI passes for a generated parameter type: a string, number or
+ * boolean as generated; a hub struct (a class in models.ts) as a plain
+ * object of its JSON fields, each optional and nullable as Go's JSON
+ * decoding allows; raw JSON and time fields, which models.ts types as
+ * number[] and any, as anything (their shapes are types.ts's, docs/API.md's).
+ */
+type Sent<P> = 0 extends 1 & P
+  ? unknown
+  : P extends string | number | boolean | undefined
+    ? P
+    : P extends number[]
+      ? unknown
+      : P extends readonly (infer E)[]
+        ? Sent<E>[]
+        : { [K in keyof P as P[K] extends (...args: never[]) => unknown ? never : K]?: Sent<P[K]> | null };
+
+/** A generated binding, taking what the UI sends (Sent); its promise's value is unwrapped by WailsTransport. */
+type Bound<F> = F extends (...args: infer A) => infer R ? (...args: { [I in keyof A]: Sent<A[I]> }) => R : never;
+
+/** The window's bound object window.go.app.Bindings, typed by the generated declarations. */
+export type WailsBindings = { [K in Exclude<keyof Generated, 'ChooseFolder'>]: Bound<Generated[K]> } & {
+  /** Optional: without it WailsTransport has no chooseFolder and the folder is typed instead. */
+  ChooseFolder?: Bound<Generated['ChooseFolder']>;
+};
+
 export interface WailsRuntime {
   EventsOn(name: string, cb: (...data: unknown[]) => void): () => void;
 }
 
 declare global {
   interface Window {
-    go?: { app?: { Bridge?: WailsBridge } };
+    go?: { app?: { Bindings?: WailsBindings } };
     runtime?: WailsRuntime;
   }
 }
@@ -240,15 +254,15 @@ function parseEventData(d: unknown): HubEvent | undefined {
 export class WailsTransport implements Transport {
   readonly kind = 'wails';
   readonly clientId = 'window';
-  private bridge: WailsBridge;
+  private bindings: WailsBindings;
   private runtime: WailsRuntime;
   readonly chooseFolder?: (title: string) => Promise<string>;
 
-  constructor(bridge?: WailsBridge, runtime?: WailsRuntime) {
-    const b = bridge ?? window.go?.app?.Bridge;
+  constructor(bindings?: WailsBindings, runtime?: WailsRuntime) {
+    const b = bindings ?? window.go?.app?.Bindings;
     const r = runtime ?? window.runtime;
     if (!b || !r) throw new HubError('INTERNAL', 'the window bindings are not available');
-    this.bridge = b;
+    this.bindings = b;
     this.runtime = r;
     const choose = b.ChooseFolder;
     if (choose) {
@@ -266,55 +280,55 @@ export class WailsTransport implements Transport {
   }
 
   listAgents() {
-    return this.call<Agent[]>(() => this.bridge.ListAgents(), 'agents').then((a) => a ?? []);
+    return this.call<Agent[]>(() => this.bindings.ListAgents(), 'agents').then((a) => a ?? []);
   }
   createThread(req: CreateThreadRequest) {
-    return this.call<Thread>(() => this.bridge.CreateThread(req), 'thread');
+    return this.call<Thread>(() => this.bindings.CreateThread(req), 'thread');
   }
   async listThreads(limit = 0, cursor = '') {
-    const p = await this.call<ThreadPage>(() => this.bridge.ListThreads(limit, cursor));
+    const p = await this.call<ThreadPage>(() => this.bindings.ListThreads(limit, cursor));
     return { threads: p?.threads ?? [], nextCursor: p?.nextCursor || undefined };
   }
   getThread(id: string) {
-    return this.call<Thread>(() => this.bridge.GetThread(id), 'thread');
+    return this.call<Thread>(() => this.bindings.GetThread(id), 'thread');
   }
   renameThread(id: string, title: string) {
-    return this.call<Thread>(() => this.bridge.RenameThread(id, title), 'thread');
+    return this.call<Thread>(() => this.bindings.RenameThread(id, title), 'thread');
   }
   async deleteThread(id: string) {
-    await this.call(() => this.bridge.DeleteThread(id));
+    await this.call(() => this.bindings.DeleteThread(id));
   }
   compactThread(id: string) {
-    return this.call<Thread>(() => this.bridge.CompactThread(id), 'thread');
+    return this.call<Thread>(() => this.bindings.CompactThread(id), 'thread');
   }
   startTurn(threadId: string, input: TurnInput) {
-    return this.call<Turn>(() => this.bridge.StartTurn(threadId, input), 'turn');
+    return this.call<Turn>(() => this.bindings.StartTurn(threadId, input), 'turn');
   }
   cancelTurn(turnId: string) {
-    return this.call<Turn>(() => this.bridge.CancelTurn(turnId), 'turn');
+    return this.call<Turn>(() => this.bindings.CancelTurn(turnId), 'turn');
   }
   history(threadId: string, includeEvents: boolean, includeInternal = false) {
-    return this.call<TurnHistory[]>(() => this.bridge.History(threadId, includeEvents, includeInternal), 'turns').then(
+    return this.call<TurnHistory[]>(() => this.bindings.History(threadId, includeEvents, includeInternal), 'turns').then(
       (t) => t ?? [],
     );
   }
   listPermissions(status?: PermissionStatus) {
-    return this.call<Permission[]>(() => this.bridge.ListPermissions(status ?? ''), 'permissions').then((p) => p ?? []);
+    return this.call<Permission[]>(() => this.bindings.ListPermissions(status ?? ''), 'permissions').then((p) => p ?? []);
   }
   decidePermission(id: string, decision: Decision) {
-    return this.call<Permission>(() => this.bridge.DecidePermission(id, decision), 'permission');
+    return this.call<Permission>(() => this.bindings.DecidePermission(id, decision), 'permission');
   }
   setMode(threadId: string, modeId: string) {
-    return this.call<Thread>(() => this.bridge.SetMode(threadId, modeId), 'thread');
+    return this.call<Thread>(() => this.bindings.SetMode(threadId, modeId), 'thread');
   }
   setConfigOption(threadId: string, configId: string, value: string) {
-    return this.call<Thread>(() => this.bridge.SetConfigOption(threadId, configId, value), 'thread');
+    return this.call<Thread>(() => this.bindings.SetConfigOption(threadId, configId, value), 'thread');
   }
   getSettings() {
-    return this.call<Settings>(() => this.bridge.GetSettings(), 'settings').then(withAgents);
+    return this.call<Settings>(() => this.bindings.GetSettings(), 'settings').then(withAgents);
   }
   updateSettings(patch: SettingsPatch) {
-    return this.call<Settings>(() => this.bridge.UpdateSettings(patch), 'settings').then(withAgents);
+    return this.call<Settings>(() => this.bindings.UpdateSettings(patch), 'settings').then(withAgents);
   }
 
   onNavigate(cb: (n: Navigate) => void): () => void {
@@ -341,7 +355,7 @@ export class WailsTransport implements Transport {
     const start = () => {
       if (closed) return;
       h.onState?.('connecting');
-      this.bridge.Subscribe(gate.last).then(
+      this.bindings.Subscribe(gate.last).then(
         () => {
           retry = 0;
           if (!closed) h.onState?.('open');

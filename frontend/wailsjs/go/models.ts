@@ -26,23 +26,11 @@ export namespace hub {
 	        this.install = source["install"];
 	    }
 	}
-	export class string {
-	
-	
-	    static createFrom(source: any = {}) {
-	        return new string(source);
-	    }
-	
-	    constructor(source: any = {}) {
-	        if ('string' === typeof source) source = JSON.parse(source);
-	
-	    }
-	}
 	export class AgentPatch {
 	    name?: string;
 	    command?: string;
 	    args?: string[];
-	    env?: Record<string, string>;
+	    env?: Record<string, string | null>;
 	    enabled?: boolean;
 	
 	    static createFrom(source: any = {}) {

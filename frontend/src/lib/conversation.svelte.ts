@@ -1,0 +1,254 @@
+// One thread's conversation, projected from its events: the turns, and in
+// each its messages, thoughts, tool calls, plan, permissions, errors, usage
+// and terminal output. Events apply in seq order; a seq seen twice is
+// ignored, and one older than the newest rebuilds the turns. HubStore
+// (hubstore.svelte.ts) keeps one per thread and feeds it.
+import type { TerminalView } from './toolcall';
+import type {
+  AvailableCommand,
+  HubEvent,
+  Permission,
+  PlanEntry,
+  ToolCall,
+  TurnHistory,
+  TerminalExitStatus,
+  TurnStatus,
+  Usage,
+} from './types';
+
+export type Item =
+  | { kind: 'message'; key: number; text: string }
+  | { kind: 'thought'; key: number; text: string }
+  | { kind: 'tool'; key: number; toolCall: ToolCall }
+  | { kind: 'plan'; key: number; entries: PlanEntry[] }
+  | { kind: 'permission'; key: number; permissionId: string }
+  | { kind: 'error'; key: number; code: string; message: string };
+
+export interface TurnView {
+  id: string;
+  input: string;
+  status: TurnStatus;
+  stopReason?: string;
+  error?: string;
+  items: Item[];
+  /** The latest `usage` the agent reported during this turn. */
+  usage?: Usage;
+  /** What was attached to the prompt (its non-text content blocks), by name. */
+  attachments?: string[];
+  /** Output of the terminals the hub hosts (terminal_output events), by terminal id. */
+  terminals?: Record<string, TerminalView>;
+}
+
+type TurnMeta = Pick<TurnHistory, 'id' | 'input' | 'status' | 'stopReason' | 'error' | 'content'>;
+
+/** A short name for each non-text ACP content block of a prompt. */
+export function attachmentNames(content: unknown[] | undefined): string[] {
+  const out: string[] = [];
+  for (const b of content ?? []) {
+    if (!b || typeof b !== 'object') continue;
+    const o = b as { type?: string; name?: string; uri?: string; resource?: { uri?: string } };
+    if (o.type === 'text') continue;
+    const uri = o.uri ?? o.resource?.uri ?? '';
+    out.push(o.name || decodeURIComponent(uri.replace(/^.*[/:]/, '')) || o.type || 'attachment');
+  }
+  return out;
+}
+
+/**
+ * One thread's conversation: its events, sorted by seq, and the turns they
+ * make. An event that extends the newest costs O(1): turns and tool calls
+ * are found through indexes, never by scanning.
+ */
+export class Conversation {
+  turns = $state<TurnView[]>([]);
+  loaded = $state(false);
+  loading = $state(false);
+  /**
+   * The agent's slash commands, from its latest `available_commands`. These
+   * often come outside any turn (turnId ""), right after the session opens.
+   */
+  commands = $state<AvailableCommand[]>([]);
+  /** The latest `usage` that says how full the context window is (size/used). */
+  usage = $state<Usage | undefined>();
+  private events: HubEvent[] = [];
+  private seqs = new Set<number>();
+  private meta = new Map<string, TurnMeta>();
+  private key = 0;
+  /** Tool call and plan items by turn id + "\0" + toolCallId (or "plan"). */
+  private index = new Map<string, Item>();
+  /** The turns by id (the $state proxies, so changes through it show). */
+  private byId = new Map<string, TurnView>();
+
+  /** The highest seq applied. */
+  get lastSeq(): number {
+    return this.events.length ? this.events[this.events.length - 1].seq : -1;
+  }
+
+  /** The turn still running, if any. */
+  get runningTurn(): TurnView | undefined {
+    for (let i = this.turns.length - 1; i >= 0; i--) if (this.turns[i].status === 'running') return this.turns[i];
+    return undefined;
+  }
+
+  /**
+   * Applies e; false when its seq was seen before. An event older than the
+   * newest applied one is put in its place and the turns are rebuilt.
+   */
+  add(e: HubEvent): boolean {
+    if (this.seqs.has(e.seq)) return false;
+    this.seqs.add(e.seq);
+    if (e.seq > this.lastSeq) {
+      this.events.push(e);
+      this.project(e);
+      return true;
+    }
+    let i = this.events.length;
+    while (i > 0 && this.events[i - 1].seq > e.seq) i--;
+    this.events.splice(i, 0, e);
+    this.rebuild();
+    return true;
+  }
+
+  /** Merges a history answer (turns oldest first, each with its events). */
+  loadHistory(turns: TurnHistory[]): void {
+    let outOfOrder = false;
+    for (const t of turns) {
+      this.meta.set(t.id, { id: t.id, input: t.input, status: t.status, stopReason: t.stopReason, error: t.error, content: t.content });
+      for (const e of t.events ?? []) {
+        if (this.seqs.has(e.seq)) continue;
+        this.seqs.add(e.seq);
+        this.events.push(e);
+        outOfOrder = true;
+      }
+    }
+    if (outOfOrder) this.events.sort((a, b) => a.seq - b.seq);
+    this.rebuild();
+    this.loaded = true;
+  }
+
+  private rebuild(): void {
+    this.index.clear();
+    this.commands = [];
+    this.usage = undefined;
+    const turns: TurnView[] = [];
+    // Turns from history that have no events (yet) still show.
+    for (const m of this.meta.values()) turns.push(this.newTurn(m.id, m));
+    this.turns = turns;
+    this.byId.clear();
+    for (const t of this.turns) this.byId.set(t.id, t);
+    for (const e of this.events) this.project(e);
+  }
+
+  private newTurn(id: string, m?: TurnMeta): TurnView {
+    return {
+      id,
+      input: m?.input ?? '',
+      status: m?.status ?? 'running',
+      stopReason: m?.stopReason,
+      error: m?.error,
+      items: [],
+      attachments: m?.content ? attachmentNames(m.content) : undefined,
+    };
+  }
+
+  private turn(id: string): TurnView {
+    const have = this.byId.get(id);
+    if (have) return have;
+    this.turns.push(this.newTurn(id, this.meta.get(id)));
+    const t = this.turns[this.turns.length - 1];
+    this.byId.set(id, t);
+    return t;
+  }
+
+  private project(e: HubEvent): void {
+    // Events are projected in seq order: the last of these wins.
+    if (e.type === 'available_commands') {
+      if (Array.isArray(e.commands)) this.commands = (e.commands as AvailableCommand[]).filter((c) => typeof c?.name === 'string');
+      return;
+    }
+    const usage = e.type === 'usage' && e.usage && typeof e.usage === 'object' ? (e.usage as Usage) : undefined;
+    if (usage && (typeof usage.size === 'number' || typeof usage.used === 'number')) this.usage = usage;
+    if (!e.turnId) return;
+    const t = this.turn(e.turnId);
+    const items = t.items;
+    const last = items[items.length - 1];
+    switch (e.type) {
+      case 'turn_started':
+        if (typeof e.input === 'string') t.input = e.input;
+        if (!this.meta.get(t.id) || this.meta.get(t.id)?.status === 'running') t.status = 'running';
+        break;
+      case 'message_delta':
+      case 'thought_delta': {
+        const kind = e.type === 'message_delta' ? 'message' : 'thought';
+        const text = typeof e.text === 'string' ? e.text : '';
+        if (last && last.kind === kind) last.text += text;
+        else items.push({ kind, key: this.key++, text });
+        break;
+      }
+      case 'tool_call':
+      case 'tool_call_update': {
+        const tc = e.toolCall as ToolCall | undefined;
+        if (!tc || typeof tc.toolCallId !== 'string') break;
+        const id = `${t.id}\0${tc.toolCallId}`;
+        const found = this.index.get(id);
+        if (found && found.kind === 'tool') {
+          const merged: ToolCall = { ...found.toolCall };
+          for (const [k, v] of Object.entries(tc)) if (v !== undefined && v !== null) merged[k] = v;
+          found.toolCall = merged;
+        } else {
+          items.push({ kind: 'tool', key: this.key++, toolCall: { ...tc } });
+          this.index.set(id, items[items.length - 1]);
+        }
+        break;
+      }
+      case 'plan': {
+        const entries = Array.isArray(e.entries) ? (e.entries as PlanEntry[]) : [];
+        const found = this.index.get(`${t.id}\0plan`);
+        if (found && found.kind === 'plan') found.entries = entries;
+        else {
+          items.push({ kind: 'plan', key: this.key++, entries });
+          this.index.set(`${t.id}\0plan`, items[items.length - 1]);
+        }
+        break;
+      }
+      case 'usage': {
+        if (usage) t.usage = usage;
+        break;
+      }
+      case 'terminal_output': {
+        // Chunks of one terminal, in seq order: append; the last has the exit.
+        if (typeof e.terminalId !== 'string' || !e.terminalId) break;
+        t.terminals ??= {};
+        t.terminals[e.terminalId] ??= { text: '', dropped: false };
+        const term = t.terminals[e.terminalId];
+        if (typeof e.text === 'string') term.text += e.text;
+        if (e.dropped === true) term.dropped = true;
+        const st = e.exitStatus as Partial<TerminalExitStatus> | undefined;
+        if (st && typeof st === 'object') term.exit = { exitCode: typeof st.exitCode === 'number' ? st.exitCode : null, signal: typeof st.signal === 'string' ? st.signal : null };
+        break;
+      }
+      case 'permission_required': {
+        const p = e.permission as Permission | undefined;
+        if (p?.id && !items.some((it) => it.kind === 'permission' && it.permissionId === p.id)) {
+          items.push({ kind: 'permission', key: this.key++, permissionId: p.id });
+        }
+        break;
+      }
+      case 'turn_completed': {
+        const done = e.turn as Partial<TurnHistory> | undefined;
+        t.status = done?.status ?? 'completed';
+        t.stopReason = done?.stopReason;
+        t.error = done?.error;
+        break;
+      }
+      case 'error':
+        items.push({
+          kind: 'error',
+          key: this.key++,
+          code: String(e.code ?? 'INTERNAL'),
+          message: String(e.message ?? ''),
+        });
+        break;
+    }
+  }
+}
