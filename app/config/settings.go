@@ -1,4 +1,4 @@
-package app
+package config
 
 import (
 	"context"
@@ -15,100 +15,85 @@ import (
 	"github.com/switchboard-hub/switchboard/hub"
 )
 
-// configSettings is hub.SettingsService over the config file: the settings
-// page of the window and of the web UI (GET and PATCH /v1/settings) edit
-// the same file a user edits by hand, never a second store.
+// Settings is hub.SettingsService over the config file of a Watcher: the
+// settings page of the window and of the web UI (GET and PATCH
+// /v1/settings) edit the same file a user edits by hand, never a second
+// store.
 //
 // UpdateSettings guarantees:
 //   - Only what the patch names changes: the file is edited as a YAML node
 //     tree, so comments, key order and every other key stay.
 //   - The edited file is validated exactly as the hub validates a file at
-//     start and on live reload (parseConfig), so an API write can never
-//     leave a file the hub would refuse. A refused patch leaves the file
-//     byte for byte as it was.
+//     start and on live reload (Load, the Watcher), so an API write can
+//     never leave a file the hub would refuse. A refused patch leaves the
+//     file byte for byte as it was, and the last good config in force.
 //   - The write is atomic: a temp file in the same folder, fsync, rename,
 //     fsync of the folder. An existing file keeps its mode (a new one is
 //     0600, in a 0700 folder if the folder is new); a symlinked config file
 //     is resolved and its target written, so the link stays a link.
 //   - The running hub applies the new file before UpdateSettings returns,
-//     through the config watcher's own apply path; the watcher then finds
-//     the content unchanged and does nothing. The answer is the new state.
+//     through the Watcher's own apply; the Watcher then finds the content
+//     unchanged and does nothing. The answer is the new state.
 //   - Updates are serialised (one mutex), and never interleave with a
-//     live-reload check of the file.
+//     live-reload check of the file (the Watcher's edit lock, which every
+//     Settings over the same Watcher shares).
 //
 // A config file that does not exist yet is created with just the patched
 // keys.
-type configSettings struct {
-	path    string               // the config file, as given (maybe a symlink)
-	current func() Config        // the config in force
-	lastErr func() error         // why the file on disk was refused, or nil
-	edit    func(editFunc) error // runs a file edit the way configWatcher.edit does
+type Settings struct {
+	w *Watcher // the file (w.path, as given: maybe a symlink), its last good config and its edit lock
 
-	// mu serialises this value's updates. Every configSettings of a hub
-	// (the API's, the window's) edits through the one config watcher, whose
-	// edit lock serialises them all, and hand-edit checks with them.
+	// mu serialises this value's updates. Every Settings of a hub (the
+	// API's, the window's) edits through the one Watcher, whose edit lock
+	// serialises them all, and hand-edit checks with them.
 	mu sync.Mutex
 }
 
-// editFunc rewrites the config file and returns its new content and
-// config; see configWatcher.edit.
-type editFunc = func() (data []byte, to Config, err error)
+var _ hub.SettingsService = (*Settings)(nil)
 
-var _ hub.SettingsService = (*configSettings)(nil)
-
-// settingsOf h is the settings service of a running hub.
-func (h *runningHub) settingsService() *configSettings {
-	return &configSettings{path: h.configPath, current: h.currentConfig, lastErr: h.lastConfigError, edit: h.editConfig}
-}
-
-// editConfig runs write so that the hub applies the file it writes at
-// once, through the config watcher when there is one.
-func (h *runningHub) editConfig(write editFunc) error {
-	if h.watcher != nil {
-		return h.watcher.edit(write)
-	}
-	_, to, err := write()
-	if err != nil {
-		return err
-	}
-	h.applyConfig(h.currentConfig(), to)
-	return nil
-}
+// NewSettings returns the settings service over w's config file. It reads
+// w's last good config and LastError, and applies updates through w (its
+// apply callback); w need not be started.
+func NewSettings(w *Watcher) *Settings { return &Settings{w: w} }
 
 // Settings implements hub.SettingsService.
-func (s *configSettings) Settings(context.Context) (hub.Settings, error) {
+func (s *Settings) Settings(context.Context) (hub.Settings, error) {
 	return s.settings(), nil
 }
 
-// UpdateSettings implements hub.SettingsService; see configSettings for
-// its guarantees.
-func (s *configSettings) UpdateSettings(_ context.Context, p hub.SettingsPatch) (hub.Settings, error) {
+// UpdateSettings implements hub.SettingsService; see Settings for its
+// guarantees. Its errors are *hub.Error: INVALID_ARGUMENT for a patch that
+// fails hub.SettingsPatch.Validate or leaves an invalid file, CONFLICT when
+// the file on disk is refused already (fix it first); or an I/O error.
+// On any error the file and the config in force are as they were.
+func (s *Settings) UpdateSettings(_ context.Context, p hub.SettingsPatch) (hub.Settings, error) {
 	if err := p.Validate(isBuiltinAgent); err != nil {
 		return hub.Settings{}, err
 	}
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	err := s.edit(func() ([]byte, Config, error) {
-		target := resolveConfigLink(s.path)
+	path := s.w.path
+	err := s.w.edit(func() ([]byte, Config, error) {
+		target := resolveConfigLink(path)
 		old, mode, err := readConfigFile(target)
 		if err != nil {
 			return nil, Config{}, err
 		}
 		if len(old) > 0 {
-			if _, err := parseConfig(s.path, old); err != nil {
+			if _, err := parse(path, old); err != nil {
 				return nil, Config{}, &hub.Error{Code: hub.CodeConflict, Err: err,
 					Message: "the config file has an error; fix it first: " + err.Error(),
-					Details: map[string]any{"file": s.path}}
+					Details: map[string]any{"file": path}}
 			}
 		}
 		data, err := patchConfigYAML(old, p)
 		if err != nil {
 			return nil, Config{}, err
 		}
-		to, err := parseConfig(s.path, data)
+		to, err := parse(path, data)
 		if err != nil {
 			return nil, Config{}, &hub.Error{Code: hub.CodeInvalidArgument, Message: err.Error(), Err: err,
-				Details: map[string]any{"file": s.path}}
+				Details: map[string]any{"file": path}}
 		}
 		if err := writeFileAtomic(target, data, mode); err != nil {
 			return nil, Config{}, fmt.Errorf("settings: writing %s: %w", target, err)
@@ -123,12 +108,10 @@ func (s *configSettings) UpdateSettings(_ context.Context, p hub.SettingsPatch) 
 
 // settings is the state to answer: the config in force, and why the file
 // on disk is not, if it is not.
-func (s *configSettings) settings() hub.Settings {
-	st := settingsOf(s.path, s.current())
-	if s.lastErr != nil {
-		if err := s.lastErr(); err != nil {
-			st.ConfigError = err.Error()
-		}
+func (s *Settings) settings() hub.Settings {
+	st := settingsOf(s.w.path, s.w.Config())
+	if err := s.w.LastError(); err != nil {
+		st.ConfigError = err.Error()
 	}
 	return st
 }
@@ -237,23 +220,4 @@ func writeFileAtomic(path string, data []byte, perm os.FileMode) (err error) {
 		d.Close()
 	}
 	return nil
-}
-
-// settingsOr is s, or when nil a SettingsService that answers every call
-// NOT_FOUND "settings are not available" (as the HTTP API does).
-func settingsOr(s hub.SettingsService) hub.SettingsService {
-	if s == nil {
-		return noSettings{}
-	}
-	return s
-}
-
-type noSettings struct{}
-
-func (noSettings) Settings(context.Context) (hub.Settings, error) {
-	return hub.Settings{}, hub.Errorf(hub.CodeNotFound, "settings are not available")
-}
-
-func (noSettings) UpdateSettings(context.Context, hub.SettingsPatch) (hub.Settings, error) {
-	return hub.Settings{}, hub.Errorf(hub.CodeNotFound, "settings are not available")
 }

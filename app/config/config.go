@@ -1,4 +1,13 @@
-package app
+// Package config is Switchboard's config file: the Config it holds, how
+// it is loaded, parsed and validated, the Watcher that reloads it live, and
+// the settings edits (hub.SettingsService) that rewrite it.
+//
+// A new file, whether a hand edit the Watcher sees or a settings PATCH, goes
+// the way of syncthing's verify → commit: it is parsed with a fresh viper,
+// validated, and only then handed to one apply(from, to) callback. A file
+// that fails is reported and changes nothing: the last good config stays in
+// force. viper and fsnotify are imported here and nowhere else.
+package config
 
 import (
 	"bytes"
@@ -54,7 +63,10 @@ type Config struct {
 	Agents map[string]acp.AgentConfig `mapstructure:"agents"`
 }
 
-// defaults are the documented defaults, as viper keys.
+// DefaultListen is the hub's default listen address (API.md).
+const DefaultListen = "127.0.0.1:8686"
+
+// setDefaults sets the documented defaults, as viper keys.
 func setDefaults(v *viper.Viper) {
 	d := engine.DefaultConfig()
 	v.SetDefault("listen", DefaultListen)
@@ -73,8 +85,8 @@ func setDefaults(v *viper.Viper) {
 	v.SetDefault("ui.theme", hub.ThemeSystem)
 }
 
-// defaultConfigPath is the OS config dir's switchboard/config.yaml.
-func defaultConfigPath() (string, error) {
+// DefaultPath is the OS config dir's switchboard/config.yaml.
+func DefaultPath() (string, error) {
 	d, err := os.UserConfigDir()
 	if err != nil {
 		return "", err
@@ -82,10 +94,10 @@ func defaultConfigPath() (string, error) {
 	return filepath.Join(d, "switchboard", "config.yaml"), nil
 }
 
-// LoadConfig reads and validates the config file at path. A missing file
+// Load reads and validates the config file at path. A missing file
 // is not an error when mustExist is false: the defaults apply. Every error
 // names the file, and for a syntax error the line.
-func LoadConfig(path string, mustExist bool) (Config, error) {
+func Load(path string, mustExist bool) (Config, error) {
 	data, err := os.ReadFile(path)
 	if err != nil {
 		if errors.Is(err, os.ErrNotExist) && !mustExist {
@@ -95,13 +107,13 @@ func LoadConfig(path string, mustExist bool) (Config, error) {
 		}
 		return Config{}, fmt.Errorf("config %s: %w", path, err)
 	}
-	return parseConfig(path, data)
+	return parse(path, data)
 }
 
-// parseConfig parses and validates data, the content of the config file at
+// parse parses and validates data, the content of the config file at
 // path, with a fresh viper (never one shared with a reader). Every error
 // names the file, and for a syntax error the line.
-func parseConfig(path string, data []byte) (Config, error) {
+func parse(path string, data []byte) (Config, error) {
 	v := viper.New()
 	setDefaults(v)
 	v.SetConfigType("yaml")
@@ -151,7 +163,7 @@ func restoreEnvCase(data []byte, agents map[string]acp.AgentConfig) error {
 }
 
 func (c Config) validate() error {
-	if err := checkListen(c.Listen, c.AllowPublic); err != nil {
+	if err := CheckListen(c.Listen, c.AllowPublic); err != nil {
 		return fmt.Errorf("listen: %w", err)
 	}
 	positive := map[string]time.Duration{
@@ -181,8 +193,8 @@ func (c Config) validate() error {
 	return nil
 }
 
-// checkListen refuses a non-loopback address unless allowPublic.
-func checkListen(addr string, allowPublic bool) error {
+// CheckListen refuses a non-loopback address unless allowPublic.
+func CheckListen(addr string, allowPublic bool) error {
 	host, _, err := net.SplitHostPort(addr)
 	if err != nil {
 		return fmt.Errorf("%q is not host:port: %w", addr, err)
@@ -199,8 +211,9 @@ func checkListen(addr string, allowPublic bool) error {
 	return fmt.Errorf("%s is not a loopback address; set allowPublic: true to serve beyond this machine", addr)
 }
 
-// engineConfig is the engine's part of c.
-func (c Config) engineConfig() engine.Config {
+// EngineConfig is the engine's part of c: permission timeout, limits and
+// context sizes.
+func (c Config) EngineConfig() engine.Config {
 	return engine.Config{
 		PermissionTimeout:  c.Permissions.Timeout,
 		MaxAgentProcesses:  c.Limits.MaxAgentProcesses,
@@ -211,9 +224,11 @@ func (c Config) engineConfig() engine.Config {
 	}
 }
 
-// agents is the catalogue: built-ins merged with the config's agents.
-func (c Config) agents() []acp.AgentSpec {
-	specs, _ := acp.Merge(acp.Builtin(), c.Agents) // validated by LoadConfig
+// Catalogue is the agent catalogue of c: the built-in agents merged with
+// the config's. c must be valid (from Load or a Watcher); for an invalid
+// c it is nil.
+func (c Config) Catalogue() []acp.AgentSpec {
+	specs, _ := acp.Merge(acp.Builtin(), c.Agents) // validated by Load
 	return specs
 }
 
