@@ -9,8 +9,6 @@ import (
 	"os"
 	"path/filepath"
 	"reflect"
-	"sort"
-	"strings"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -114,8 +112,8 @@ func (cw *Watcher) Start() error {
 
 // Close stops the watch and waits for its goroutine, so apply and onError
 // are not called from it after Close returns (a settings update still
-// applies). Safe to call more than once, and after a failed Start; it must
-// be called after Start.
+// applies). Safe to call more than once, and after a failed Start; but
+// only after Start (before, it waits forever).
 func (cw *Watcher) Close() {
 	cw.mu.Lock()
 	first := !cw.closed
@@ -130,8 +128,9 @@ func (cw *Watcher) Close() {
 	}
 }
 
-// Config returns the last good config: the one passed to the latest apply
-// (set just before apply is called), or NewWatcher's when none was.
+// Config returns the last good config: the latest valid file's (set just
+// before apply is called with it), else NewWatcher's cur. Safe from any
+// goroutine, apply included.
 func (cw *Watcher) Config() Config {
 	cw.mu.Lock()
 	defer cw.mu.Unlock()
@@ -306,76 +305,5 @@ func (cw *Watcher) watchLinks() {
 			_ = cw.w.Remove(d) // fails if the folder is gone: nothing to undo
 			delete(cw.dirs, d)
 		}
-	}
-}
-
-// linkChain returns the paths a symlink at path leads through, its final
-// target last (symlinked folders along the way resolved), or nil when path
-// is not a symlink.
-func linkChain(path string) []string {
-	var chain []string
-	p := path
-	for range 40 { // like the kernel's ELOOP limit
-		fi, err := os.Lstat(p)
-		if err != nil || fi.Mode()&os.ModeSymlink == 0 {
-			break
-		}
-		t, err := os.Readlink(p)
-		if err != nil {
-			break
-		}
-		if !filepath.IsAbs(t) {
-			t = filepath.Join(filepath.Dir(p), t)
-		}
-		p = t
-		chain = append(chain, p)
-	}
-	if len(chain) > 0 {
-		if real, err := filepath.EvalSymlinks(path); err == nil && real != p {
-			chain = append(chain, real)
-		}
-	}
-	return chain
-}
-
-// Diff lists the config keys whose values differ between a and b, as
-// written in the file ("permissions.timeout", "agents.claude").
-func Diff(a, b Config) []string {
-	var keys []string
-	diffValues("", reflect.ValueOf(a), reflect.ValueOf(b), &keys)
-	sort.Strings(keys)
-	return keys
-}
-
-func diffValues(prefix string, a, b reflect.Value, keys *[]string) {
-	switch {
-	case a.Kind() == reflect.Struct:
-		for i := range a.NumField() {
-			name, _, _ := strings.Cut(a.Type().Field(i).Tag.Get("mapstructure"), ",")
-			if name == "" {
-				name = a.Type().Field(i).Name
-			}
-			if prefix != "" {
-				name = prefix + "." + name
-			}
-			diffValues(name, a.Field(i), b.Field(i), keys)
-		}
-	case a.Kind() == reflect.Map && prefix == "agents":
-		ids := map[string]bool{}
-		for _, k := range a.MapKeys() {
-			ids[k.String()] = true
-		}
-		for _, k := range b.MapKeys() {
-			ids[k.String()] = true
-		}
-		for id := range ids {
-			k := reflect.ValueOf(id)
-			va, vb := a.MapIndex(k), b.MapIndex(k)
-			if va.IsValid() != vb.IsValid() || va.IsValid() && !reflect.DeepEqual(va.Interface(), vb.Interface()) {
-				*keys = append(*keys, prefix+"."+id)
-			}
-		}
-	case !reflect.DeepEqual(a.Interface(), b.Interface()):
-		*keys = append(*keys, prefix)
 	}
 }
