@@ -18,6 +18,8 @@ import (
 	"github.com/wailsapp/wails/v2/pkg/options/assetserver"
 	"github.com/wailsapp/wails/v2/pkg/options/linux"
 	wailsruntime "github.com/wailsapp/wails/v2/pkg/runtime"
+
+	"github.com/switchboard-hub/switchboard/app/config"
 )
 
 // WindowTitle is the desktop window's title.
@@ -78,7 +80,7 @@ type window struct {
 	log      *slog.Logger
 	bindings *Bindings
 	notify   *notifier
-	config   func() Config
+	config   func() config.Config
 	// hubQuit is closed when a client asks the hub to shut down (POST
 	// /v1/shutdown: the tray's Quit); hubDied gets the API server's error.
 	hubQuit <-chan struct{}

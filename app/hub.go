@@ -17,6 +17,7 @@ import (
 	"time"
 
 	"github.com/switchboard-hub/switchboard/acp"
+	"github.com/switchboard-hub/switchboard/app/config"
 	"github.com/switchboard-hub/switchboard/hub"
 	"github.com/switchboard-hub/switchboard/hub/engine"
 	"github.com/switchboard-hub/switchboard/hub/httpapi"
@@ -31,8 +32,8 @@ type runningHub struct {
 	log        *slog.Logger
 	dataDir    string
 	configPath string
-	config     Config // as read at start; currentConfig is the live one
-	listen     string // the address served, which a config edit does not change
+	started    config.Config // as read at start; currentConfig is the live one
+	listen     string        // the address served, which a config edit does not change
 	url        string
 	token      string
 	db         *store.DB
@@ -45,8 +46,8 @@ type runningHub struct {
 	quit     chan struct{}
 	quitOnce sync.Once
 
-	live     atomic.Pointer[Config] // the config applied last
-	watcher  *configWatcher         // set before the API serves; not started when live reload is off
+	live     atomic.Pointer[config.Config] // the config applied last
+	watcher  *config.Watcher               // set before the API serves; not started when live reload is off
 	errHook  atomic.Pointer[func(error)]
 	applyMu  sync.Mutex // serialises applyConfig
 	override bool       // --listen was given: the file's listen is not used
@@ -79,15 +80,15 @@ func startHub(ctx context.Context, e *env, o Options) (_ *runningHub, err error)
 	if err != nil {
 		return nil, err
 	}
-	if h.config, err = LoadConfig(h.configPath, o.Config != ""); err != nil {
+	if h.started, err = config.Load(h.configPath, o.Config != ""); err != nil {
 		return nil, err
 	}
-	h.live.Store(&h.config)
-	listen := h.config.Listen
+	h.live.Store(&h.started)
+	listen := h.started.Listen
 	h.override = o.Listen != ""
 	if o.Listen != "" {
 		listen = o.Listen
-		if err := checkListen(listen, h.config.AllowPublic); err != nil {
+		if err := config.CheckListen(listen, h.started.AllowPublic); err != nil {
 			return nil, fmt.Errorf("--listen: %w", err)
 		}
 	}
@@ -98,7 +99,7 @@ func startHub(ctx context.Context, e *env, o Options) (_ *runningHub, err error)
 		return nil, err
 	}
 	h.engine, err = engine.New(ctx, engine.Options{
-		Store: h.db, Logger: log, Config: h.config.engineConfig(), Agents: h.config.agents(),
+		Store: h.db, Logger: log, Config: h.started.EngineConfig(), Agents: h.started.Catalogue(),
 		AgentOptions: acp.AgentOptions{Process: acp.ProcessOptions{Logger: log}},
 		// Versions and capabilities for GET /v1/agents (the editor bridge's
 		// initialize) before any thread has run an agent; in the
@@ -114,10 +115,10 @@ func startHub(ctx context.Context, e *env, o Options) (_ *runningHub, err error)
 	}
 	// The watcher exists before the API serves (PATCH /v1/settings edits
 	// the file through it) and starts after (its first check may apply).
-	h.watcher = newConfigWatcher(h.configPath, h.config, log, h.applyConfig, h.configError)
+	h.watcher = config.NewWatcher(h.configPath, h.started, log, h.applyConfig, h.configError)
 	h.http = httpapi.New(h.engine, httpapi.Options{
 		Logger: log, Token: h.token, Version: version, UI: uiHandler(e.assets.Frontend),
-		AllowedHosts: h.config.AllowedHosts, AllowedOrigins: h.config.AllowedOrigins,
+		AllowedHosts: h.started.AllowedHosts, AllowedOrigins: h.started.AllowedOrigins,
 		Quit:     func() { h.quitOnce.Do(func() { close(h.quit) }) },
 		Settings: h.settingsService(),
 	})
@@ -127,7 +128,7 @@ func startHub(ctx context.Context, e *env, o Options) (_ *runningHub, err error)
 	if err := writeDiscovery(o.DataDir, hub.Discovery{URL: h.url, PID: os.Getpid(), Version: version, Window: o.window}); err != nil {
 		return nil, err
 	}
-	if err := h.watcher.start(); err != nil {
+	if err := h.watcher.Start(); err != nil {
 		// Settings edits still apply through it; hand edits wait for a
 		// restart.
 		log.Warn("config live reload is off", "err", err)
@@ -135,101 +136,11 @@ func startHub(ctx context.Context, e *env, o Options) (_ *runningHub, err error)
 	return h, nil
 }
 
-// currentConfig returns the config applied last (the file's, but for
-// listen and allowPublic, which need a restart).
-func (h *runningHub) currentConfig() Config { return *h.live.Load() }
-
-// applyConfig applies a new valid config file without a restart: engine
-// limits and timeouts, the agent catalogue (a running turn keeps its
-// process until it ends), allowed hosts and origins. listen and allowPublic
-// need a restart: a change is reported, never half-applied, and the hub
-// keeps serving where it was. It runs on the config watcher's goroutine.
-func (h *runningHub) applyConfig(from, to Config) {
-	h.applyMu.Lock()
-	defer h.applyMu.Unlock()
-	changed := configDiff(from, to)
-	running := h.config // listen and allowPublic as the hub started with them
-	if to.Listen != running.Listen || to.AllowPublic != running.AllowPublic {
-		switch {
-		case from.Listen != to.Listen && h.override:
-			h.log.Warn("listen changed in the config file; --listen overrides it", "listen", to.Listen, "serving", h.listen)
-		case from.Listen != to.Listen:
-			h.log.Warn("listen changed: restart Switchboard to apply", "listen", to.Listen, "serving", h.listen)
-		}
-		if from.AllowPublic != to.AllowPublic {
-			h.log.Warn("allowPublic changed: restart Switchboard to apply", "allowPublic", to.AllowPublic, "serving", h.listen)
-		}
-	}
-	to.Listen, to.AllowPublic = running.Listen, running.AllowPublic
-	h.engine.SetConfig(to.engineConfig())
-	h.engine.SetAgents(to.agents())
-	h.http.SetAllowed(to.AllowedHosts, to.AllowedOrigins)
-	h.live.Store(&to)
-	h.log.Info("config reloaded", "file", h.configPath, "changed", strings.Join(changed, ", "))
-	// A settings page open in the window or a browser reloads on it, and
-	// the agent lists with it. changed names keys, never values (an
-	// agent's env may hold secrets).
-	if err := h.engine.Announce(hub.EventConfigApplied, configApplied{File: h.configPath, Changed: changed}); err != nil {
-		h.log.Warn("config: announcing the applied config failed", "err", err)
-	}
-}
-
-// configApplied is the payload of a config_applied event.
-type configApplied struct {
-	File string `json:"file"`
-	// Changed are the dotted keys whose values changed, sorted
-	// ("permissions.timeout", "agents.mine": an agent added, removed or
-	// changed).
-	Changed []string `json:"changed"`
-}
-
-// configError is the config watcher's report of a refused config file (nil:
-// the file is valid again). The watcher has logged it.
-func (h *runningHub) configError(err error) {
-	msg := ""
-	if err != nil {
-		msg = err.Error()
-	}
-	if f := h.errHook.Load(); f != nil {
-		(*f)(err)
-	}
-	// The window and the tray learn it from the event log like anything
-	// else: a notification, a trouble icon.
-	if aerr := h.engine.Announce(hub.EventConfigError, map[string]string{"file": h.configPath, "message": msg}); aerr != nil {
-		h.log.Warn("config: announcing the config state failed", "err", aerr)
-	}
-}
-
-// onConfigError sets f to be called, on the config watcher's goroutine,
-// with each refused config file's error, and with nil when the file is
-// valid again (for a window or tray to show the problem).
-func (h *runningHub) onConfigError(f func(error)) { h.errHook.Store(&f) }
-
-// lastConfigError returns why the config file as it is now was refused, or
-// nil.
-func (h *runningHub) lastConfigError() error {
-	if h.watcher == nil {
-		return nil
-	}
-	return h.watcher.LastError()
-}
-
 func logLevel() slog.Level {
 	if os.Getenv("SWITCHBOARD_DEBUG") != "" {
 		return slog.LevelDebug
 	}
 	return slog.LevelInfo
-}
-
-func configPath(o Options) (string, error) {
-	if o.Config != "" {
-		return filepath.Abs(o.Config)
-	}
-	p, err := defaultConfigPath()
-	if err != nil {
-		return "", fmt.Errorf("config: %w (set --config)", err)
-	}
-	return p, nil
 }
 
 // urlHost is the host:port clients should use: loopback listeners by their
@@ -248,7 +159,7 @@ func urlHost(a *net.TCPAddr) string {
 func (h *runningHub) stop(ctx context.Context) error {
 	var errs []error
 	if h.watcher != nil {
-		h.watcher.close()
+		h.watcher.Close()
 	}
 	if h.http != nil {
 		if err := h.http.Shutdown(ctx); err != nil {
@@ -277,7 +188,7 @@ func (h *runningHub) summary() string {
 	fmt.Fprintf(&b, "  token      %s\n", filepath.Join(h.dataDir, tokenFile))
 	fmt.Fprintf(&b, "  config     %s\n", h.configPath)
 	var found, missing []string
-	for _, s := range h.currentConfig().agents() {
+	for _, s := range h.currentConfig().Catalogue() {
 		if d := acp.Detect(s); d.Available {
 			found = append(found, s.ID)
 		} else {

@@ -9,6 +9,7 @@ import (
 	"sync"
 	"sync/atomic"
 
+	"github.com/switchboard-hub/switchboard/app/config"
 	"github.com/switchboard-hub/switchboard/hub"
 )
 
@@ -52,8 +53,8 @@ type notifySender interface {
 type notifier struct {
 	svc     hub.Service
 	send    notifySender
-	config  func() Config // the live config
-	focused atomic.Bool   // the window has the focus
+	config  func() config.Config // the live config
+	focused atomic.Bool          // the window has the focus
 	show    func(kind, id, threadID string)
 	log     *slog.Logger
 	handled atomic.Int64 // the seq of the last event handled (for tests)
@@ -64,9 +65,9 @@ type notifier struct {
 	shown  map[string]bool            // permission ids notified and not resolved
 }
 
-func newNotifier(svc hub.Service, send notifySender, config func() Config, show func(kind, id, threadID string), log *slog.Logger) *notifier {
+func newNotifier(svc hub.Service, send notifySender, cfg func() config.Config, show func(kind, id, threadID string), log *slog.Logger) *notifier {
 	return &notifier{
-		svc: svc, send: send, config: config, show: show, log: log,
+		svc: svc, send: send, config: cfg, show: show, log: log,
 		agents: map[string]string{}, tools: map[string]json.RawMessage{}, shown: map[string]bool{},
 	}
 }

@@ -10,6 +10,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/switchboard-hub/switchboard/app/config"
 	"github.com/switchboard-hub/switchboard/hub"
 )
 
@@ -197,10 +198,10 @@ func TestNotifierConfig(t *testing.T) {
 		{"once per permission", true, true, []hub.Event{perm("p1"), perm("p1")}, []string{"perm:p1"}},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			var c Config
+			var c config.Config
 			c.Notifications.Enabled, c.Notifications.TurnCompleted = tc.enabled, tc.turns
 			sent := &sentRecorder{}
-			n := newNotifier(noThreads{}, sent, func() Config { return c }, func(string, string, string) {}, slog.New(slog.DiscardHandler))
+			n := newNotifier(noThreads{}, sent, func() config.Config { return c }, func(string, string, string) {}, slog.New(slog.DiscardHandler))
 			for _, e := range tc.events {
 				n.handle(context.Background(), e)
 			}

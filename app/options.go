@@ -7,10 +7,9 @@ import (
 	"os"
 	"path/filepath"
 	"runtime"
-)
 
-// DefaultListen is the hub's default listen address (API.md).
-const DefaultListen = "127.0.0.1:8686"
+	"github.com/switchboard-hub/switchboard/app/config"
+)
 
 // Options is what the command line says, before the config file is read.
 // An empty field was not given; resolve fills in the defaults.
@@ -18,7 +17,7 @@ type Options struct {
 	Config  string // --config: the config file
 	DataDir string // --data-dir, else $SWITCHBOARD_DATA_DIR, else defaultDataDir
 	// Listen is --listen: the hub's HTTP address. Empty: the config
-	// file's listen (whose default is DefaultListen) applies.
+	// file's listen (whose default is config.DefaultListen) applies.
 	Listen string
 
 	// window is set by the desktop app: the hub runs behind a window.
@@ -30,7 +29,7 @@ func (o *Options) register(fs *flag.FlagSet, listen bool) {
 	fs.StringVar(&o.Config, "config", "", "read the config from `FILE`")
 	fs.StringVar(&o.DataDir, "data-dir", "", "keep the database, token and hub.json in `DIR`\n(default $SWITCHBOARD_DATA_DIR, else "+dataDirHint()+")")
 	if listen {
-		fs.StringVar(&o.Listen, "listen", "", "serve the HTTP/SSE API on `ADDR` (default: the config file's listen, else "+DefaultListen+")")
+		fs.StringVar(&o.Listen, "listen", "", "serve the HTTP/SSE API on `ADDR` (default: the config file's listen, else "+config.DefaultListen+")")
 	}
 }
 

@@ -14,6 +14,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/switchboard-hub/switchboard/app/config"
 	"github.com/switchboard-hub/switchboard/hub"
 )
 
@@ -124,8 +125,8 @@ context:
 // other keys stay; the running hub applies it before the answer; the
 // watcher then sees its own write as unchanged.
 func TestSettingsPatchKeepsTheFile(t *testing.T) {
-	config := filepath.Join(t.TempDir(), "config.yaml")
-	r := newSettingsRig(t, config, commentedConfig)
+	file := filepath.Join(t.TempDir(), "config.yaml")
+	r := newSettingsRig(t, file, commentedConfig)
 
 	s := r.patch(`{"permissions":{"timeout":"2m"},"ui":{"theme":"dark"},"notifications":{"turnCompleted":false}}`)
 	if s.Permissions.Timeout != "2m" || s.UI.Theme != "dark" || s.Notifications.TurnCompleted || !s.Notifications.Enabled {
@@ -139,7 +140,7 @@ func TestSettingsPatchKeepsTheFile(t *testing.T) {
 		t.Errorf("current config %+v", c.UI)
 	}
 
-	got := readFile(t, config)
+	got := readFile(t, file)
 	for _, want := range []string{
 		"# My Switchboard config.", "timeout: 2m # long enough to read the request", "# the agents I use",
 		"ANTHROPIC_API_KEY: sk-secret-value # do not share", "recentTurns: 4", "theme: dark", "turnCompleted: false",
@@ -160,14 +161,14 @@ func TestSettingsPatchKeepsTheFile(t *testing.T) {
 		}
 		last = i
 	}
-	if _, err := LoadConfig(config, true); err != nil {
+	if _, err := config.Load(file, true); err != nil {
 		t.Errorf("the written file does not load: %v", err)
 	}
 
 	// The watcher's check of the write finds its content unchanged.
-	n := r.h.watcher.checks.Load()
-	waitFor(t, "the watcher to check the written file", func() bool { return r.h.watcher.checks.Load() > n })
-	time.Sleep(2 * defaultConfigDebounce)
+	n := r.h.watcher.Checks()
+	waitFor(t, "the watcher to check the written file", func() bool { return r.h.watcher.Checks() > n })
+	time.Sleep(2 * config.Debounce)
 	if c := strings.Count(r.logs.String(), "config reloaded"); c != 1 {
 		t.Errorf("config reloaded %d times, want once (the PATCH, not the watcher again):\n%s", c, r.logs.String())
 	}
@@ -370,8 +371,8 @@ func fileModeOf(t *testing.T, path string) os.FileMode {
 // Concurrent patches are serialised: every one of them is in the file and
 // in force.
 func TestSettingsConcurrentPatches(t *testing.T) {
-	config := filepath.Join(t.TempDir(), "config.yaml")
-	r := newSettingsRig(t, config, "listen: 127.0.0.1:0\n")
+	file := filepath.Join(t.TempDir(), "config.yaml")
+	r := newSettingsRig(t, file, "listen: 127.0.0.1:0\n")
 	const n = 8
 	var wg sync.WaitGroup
 	for i := range n {
@@ -381,12 +382,12 @@ func TestSettingsConcurrentPatches(t *testing.T) {
 	}
 	wg.Go(func() { r.patch(`{"ui":{"theme":"dark"}}`) })
 	wg.Wait()
-	c, err := LoadConfig(config, true)
+	c, err := config.Load(file, true)
 	if err != nil {
 		t.Fatal(err)
 	}
 	if len(c.Agents) != n || c.UI.Theme != "dark" {
-		t.Fatalf("file has %d agents and theme %q, want %d and dark:\n%s", len(c.Agents), c.UI.Theme, n, readFile(t, config))
+		t.Fatalf("file has %d agents and theme %q, want %d and dark:\n%s", len(c.Agents), c.UI.Theme, n, readFile(t, file))
 	}
 	if cur := r.h.currentConfig(); len(cur.Agents) != n || cur.UI.Theme != "dark" {
 		t.Errorf("in force: %d agents, theme %q", len(cur.Agents), cur.UI.Theme)

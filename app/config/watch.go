@@ -1,4 +1,4 @@
-package app
+package config
 
 import (
 	"bytes"
@@ -9,8 +9,6 @@ import (
 	"os"
 	"path/filepath"
 	"reflect"
-	"sort"
-	"strings"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -18,30 +16,34 @@ import (
 	"github.com/fsnotify/fsnotify"
 )
 
-// defaultConfigDebounce is how long the config file must stay quiet after
-// an event before it is read: editors write in bursts (truncate, write,
+// Debounce is how long the config file must stay quiet after an event
+// before a Watcher reads it: editors write in bursts (truncate, write,
 // chmod; or write a temp file, rename it over).
-const defaultConfigDebounce = 150 * time.Millisecond
+const Debounce = 150 * time.Millisecond
 
-// configWatcher reloads the config file when it changes, the pattern of
-// DESIGN.md ("viper.WatchConfig alone is not safe"): it watches the file's
-// folder, not the file (editors replace files; a watch on the file dies with
-// it), and, when the file is a symlink, the folders along the link (re-read
-// on every check, so retargeting the link works). Events are debounced; the
-// file is then read once, skipped when its content hash is unchanged, parsed
-// with a fresh viper and validated. A valid config that differs from the
-// last good one goes to apply; an invalid one is reported (log, LastError,
-// onError) and the last good config stays. A deleted file keeps the last
-// good config; the file is picked up again when recreated. An empty file is
-// taken for a write in progress and ignored (a file with only a comment
-// resets to the defaults).
+// Watcher holds the last good config of one config file and reloads the
+// file when it changes, the pattern of DESIGN.md ("viper.WatchConfig alone
+// is not safe"): it watches the file's folder, not the file (editors
+// replace files; a watch on the file dies with it), and, when the file is a
+// symlink, the folders along the link (re-read on every check, so
+// retargeting the link works). Events are debounced; the file is then read
+// once, skipped when its content hash is unchanged, parsed with a fresh
+// viper and validated. A valid config that differs from the last good one
+// becomes the last good config and goes to apply; an invalid one is
+// reported (log, LastError, onError) and the last good config stays. A
+// deleted file keeps the last good config; the file is picked up again when
+// recreated. An empty file is taken for a write in progress and ignored (a
+// file with only a comment resets to the defaults).
 //
-// If the config's folder does not exist at start, live reload is off until
-// the next start (logged).
+// If the config's folder does not exist at Start, live reload is off until
+// the next start (Start's error); settings edits (Settings) still go
+// through the Watcher and apply.
 //
-// apply and onError run on the watcher's goroutine, or on the goroutine of
-// an edit (a settings update), one call at a time (under checkMu).
-type configWatcher struct {
+// apply and onError run on the Watcher's goroutine, or on the goroutine of a
+// settings update, one call at a time and with the Watcher's edit lock held:
+// they may call Config and LastError (which already answer the new state),
+// never UpdateSettings of a Settings over the same Watcher (a deadlock).
+type Watcher struct {
 	path     string // absolute config path, as given (maybe a symlink)
 	log      *slog.Logger
 	debounce time.Duration
@@ -50,7 +52,7 @@ type configWatcher struct {
 
 	w    *fsnotify.Watcher
 	dirs map[string]bool // watched folders; owned by run
-	// checks counts finished checks of the file (tests wait on it).
+	// checks counts finished checks of the file (Checks).
 	checks atomic.Int64
 	// checkMu is held by check, from reading the file to the end of apply,
 	// and by edit, from writing the file to the end of apply: an edit and
@@ -69,21 +71,27 @@ type configWatcher struct {
 	closed  bool
 }
 
-// newConfigWatcher returns a watcher of the config file at path whose last
-// good config is cur (what the hub started with). Start it with start.
-func newConfigWatcher(path string, cur Config, log *slog.Logger, apply func(from, to Config), onError func(error)) *configWatcher {
-	return &configWatcher{
-		path: path, cur: cur, log: log, debounce: defaultConfigDebounce,
+// NewWatcher returns a Watcher of the config file at path (absolute; it may
+// be a symlink) whose last good config is cur, what the hub started with
+// (from Load). apply is the one commit of a new valid config, from the last
+// good one to the new; onError, which may be nil, is told of each refused
+// file and called with nil when the file is valid again. Nothing is watched
+// until Start.
+func NewWatcher(path string, cur Config, log *slog.Logger, apply func(from, to Config), onError func(error)) *Watcher {
+	return &Watcher{
+		path: path, cur: cur, log: log, debounce: Debounce,
 		apply: apply, onError: onError,
 		dirs: make(map[string]bool),
 		stop: make(chan struct{}), done: make(chan struct{}),
 	}
 }
 
-// start begins watching, then checks the file once, so a change made
-// between the hub's first read and the watch is not missed. An error means
-// live reload is off (the hub runs on with the config it has).
-func (cw *configWatcher) start() error {
+// Start begins watching, then checks the file once, so a change made
+// between the hub's first read and the watch is not missed (that check may
+// call apply before Start returns). An error means live reload is off: the
+// last good config stays, settings edits still apply, Close is still
+// needed. Call Start at most once.
+func (cw *Watcher) Start() error {
 	w, err := fsnotify.NewWatcher()
 	if err != nil {
 		close(cw.done)
@@ -102,9 +110,11 @@ func (cw *configWatcher) start() error {
 	return nil
 }
 
-// close stops the watcher and waits for its goroutine. Safe to call more
-// than once, and after a failed start.
-func (cw *configWatcher) close() {
+// Close stops the watch and waits for its goroutine, so apply and onError
+// are not called from it after Close returns (a settings update still
+// applies). Safe to call more than once, and after a failed Start; but
+// only after Start (before, it waits forever).
+func (cw *Watcher) Close() {
 	cw.mu.Lock()
 	first := !cw.closed
 	cw.closed = true
@@ -118,22 +128,30 @@ func (cw *configWatcher) close() {
 	}
 }
 
-// Config returns the last good config.
-func (cw *configWatcher) Config() Config {
+// Config returns the last good config: the latest valid file's (set just
+// before apply is called with it), else NewWatcher's cur. Safe from any
+// goroutine, apply included.
+func (cw *Watcher) Config() Config {
 	cw.mu.Lock()
 	defer cw.mu.Unlock()
 	return cw.cur
 }
 
 // LastError returns why the file as it is now was refused, or nil when the
-// last good config is the file's (or the file is missing).
-func (cw *configWatcher) LastError() error {
+// last good config is the file's (or the file is missing). It names the
+// file, and the line where it can.
+func (cw *Watcher) LastError() error {
 	cw.mu.Lock()
 	defer cw.mu.Unlock()
 	return cw.lastErr
 }
 
-func (cw *configWatcher) run() {
+// Checks returns how many checks of the file (each after a quiet Debounce
+// following file events) have finished: whoever changed the file can wait
+// for it to grow to know the Watcher has seen the change.
+func (cw *Watcher) Checks() int64 { return cw.checks.Load() }
+
+func (cw *Watcher) run() {
 	defer close(cw.done)
 	t := time.NewTimer(time.Hour)
 	t.Stop()
@@ -162,8 +180,8 @@ func (cw *configWatcher) run() {
 }
 
 // check re-resolves the symlinks, reads the file and applies it if it
-// changed. It runs on start's and run's goroutine only.
-func (cw *configWatcher) check() {
+// changed. It runs on Start's and run's goroutine only.
+func (cw *Watcher) check() {
 	defer cw.checks.Add(1)
 	cw.checkMu.Lock()
 	defer cw.checkMu.Unlock()
@@ -199,7 +217,7 @@ func (cw *configWatcher) check() {
 	if same {
 		return
 	}
-	to, err := parseConfig(cw.path, data)
+	to, err := parse(cw.path, data)
 	if err != nil {
 		cw.fail(err)
 		return
@@ -227,7 +245,7 @@ func (cw *configWatcher) check() {
 // file events trigger then finds the content unchanged and does nothing.
 // An error from write is returned as is and changes nothing here. edit
 // works on a watcher that failed to start as well (apply still runs).
-func (cw *configWatcher) edit(write func() (data []byte, to Config, err error)) error {
+func (cw *Watcher) edit(write func() (data []byte, to Config, err error)) error {
 	cw.checkMu.Lock()
 	defer cw.checkMu.Unlock()
 	data, to, err := write()
@@ -249,7 +267,7 @@ func (cw *configWatcher) edit(write func() (data []byte, to Config, err error)) 
 }
 
 // fail reports an unusable config file; the last good config stays.
-func (cw *configWatcher) fail(err error) {
+func (cw *Watcher) fail(err error) {
 	cw.mu.Lock()
 	cw.lastErr = err
 	cw.mu.Unlock()
@@ -263,7 +281,7 @@ func (cw *configWatcher) fail(err error) {
 // besides the config's own folder, and stops watching folders the chain
 // left. A folder that does not exist (a dangling link) is skipped: the next
 // event on the link retries.
-func (cw *configWatcher) watchLinks() {
+func (cw *Watcher) watchLinks() {
 	want := map[string]bool{filepath.Dir(cw.path): true}
 	for _, p := range linkChain(cw.path) {
 		want[filepath.Dir(p)] = true
@@ -287,76 +305,5 @@ func (cw *configWatcher) watchLinks() {
 			_ = cw.w.Remove(d) // fails if the folder is gone: nothing to undo
 			delete(cw.dirs, d)
 		}
-	}
-}
-
-// linkChain returns the paths a symlink at path leads through, its final
-// target last (symlinked folders along the way resolved), or nil when path
-// is not a symlink.
-func linkChain(path string) []string {
-	var chain []string
-	p := path
-	for range 40 { // like the kernel's ELOOP limit
-		fi, err := os.Lstat(p)
-		if err != nil || fi.Mode()&os.ModeSymlink == 0 {
-			break
-		}
-		t, err := os.Readlink(p)
-		if err != nil {
-			break
-		}
-		if !filepath.IsAbs(t) {
-			t = filepath.Join(filepath.Dir(p), t)
-		}
-		p = t
-		chain = append(chain, p)
-	}
-	if len(chain) > 0 {
-		if real, err := filepath.EvalSymlinks(path); err == nil && real != p {
-			chain = append(chain, real)
-		}
-	}
-	return chain
-}
-
-// configDiff lists the config keys whose values differ between a and b, as
-// written in the file ("permissions.timeout", "agents.claude").
-func configDiff(a, b Config) []string {
-	var keys []string
-	diffValues("", reflect.ValueOf(a), reflect.ValueOf(b), &keys)
-	sort.Strings(keys)
-	return keys
-}
-
-func diffValues(prefix string, a, b reflect.Value, keys *[]string) {
-	switch {
-	case a.Kind() == reflect.Struct:
-		for i := range a.NumField() {
-			name, _, _ := strings.Cut(a.Type().Field(i).Tag.Get("mapstructure"), ",")
-			if name == "" {
-				name = a.Type().Field(i).Name
-			}
-			if prefix != "" {
-				name = prefix + "." + name
-			}
-			diffValues(name, a.Field(i), b.Field(i), keys)
-		}
-	case a.Kind() == reflect.Map && prefix == "agents":
-		ids := map[string]bool{}
-		for _, k := range a.MapKeys() {
-			ids[k.String()] = true
-		}
-		for _, k := range b.MapKeys() {
-			ids[k.String()] = true
-		}
-		for id := range ids {
-			k := reflect.ValueOf(id)
-			va, vb := a.MapIndex(k), b.MapIndex(k)
-			if va.IsValid() != vb.IsValid() || va.IsValid() && !reflect.DeepEqual(va.Interface(), vb.Interface()) {
-				*keys = append(*keys, prefix+"."+id)
-			}
-		}
-	case !reflect.DeepEqual(a.Interface(), b.Interface()):
-		*keys = append(*keys, prefix)
 	}
 }

@@ -1,12 +1,9 @@
-package app
+package config
 
 import (
 	"bytes"
-	"context"
-	"encoding/json"
 	"fmt"
 	"log/slog"
-	"net/http"
 	"os"
 	"path/filepath"
 	"slices"
@@ -14,8 +11,6 @@ import (
 	"sync"
 	"testing"
 	"time"
-
-	"github.com/switchboard-hub/switchboard/hub"
 )
 
 // syncBuffer is a bytes.Buffer safe for a logger and a test to share.
@@ -36,12 +31,12 @@ func (s *syncBuffer) String() string {
 	return s.b.String()
 }
 
-// watchRig is a configWatcher on a real file with real fsnotify, recording
+// watchRig is a Watcher on a real file with real fsnotify, recording
 // what it applies and reports.
 type watchRig struct {
 	t    *testing.T
 	path string
-	cw   *configWatcher
+	cw   *Watcher
 	log  *syncBuffer
 
 	mu      sync.Mutex
@@ -56,20 +51,20 @@ func newWatchRig(t *testing.T, path, body string) *watchRig {
 	if body != "" {
 		writeFile(t, path, body)
 	}
-	cfg, err := LoadConfig(path, false)
+	cfg, err := Load(path, false)
 	if err != nil {
 		t.Fatal(err)
 	}
 	r := &watchRig{t: t, path: path, log: &syncBuffer{}}
 	log := slog.New(slog.NewTextHandler(r.log, &slog.HandlerOptions{Level: slog.LevelDebug}))
-	r.cw = newConfigWatcher(path, cfg, log,
+	r.cw = NewWatcher(path, cfg, log,
 		func(_, to Config) { r.mu.Lock(); r.applied = append(r.applied, to); r.mu.Unlock() },
 		func(err error) { r.mu.Lock(); r.errs = append(r.errs, err); r.mu.Unlock() })
-	if err := r.cw.start(); err != nil {
+	if err := r.cw.Start(); err != nil {
 		t.Fatal(err)
 	}
 	t.Cleanup(func() {
-		r.cw.close()
+		r.cw.Close()
 		if t.Failed() {
 			t.Logf("watcher log:\n%s", r.log.String())
 		}
@@ -101,13 +96,13 @@ func (r *watchRig) waitApplied(n int) Config {
 }
 
 // mark is the watcher's check count, for settle.
-func (r *watchRig) mark() int64 { return r.cw.checks.Load() }
+func (r *watchRig) mark() int64 { return r.cw.Checks() }
 
 // settle waits for the watcher to check the file since mark (taken before
 // the writes), so a test can assert nothing happened.
 func (r *watchRig) settle(n int64) {
 	r.t.Helper()
-	waitFor(r.t, "a check of the file", func() bool { return r.cw.checks.Load() > n })
+	waitFor(r.t, "a check of the file", func() bool { return r.cw.Checks() > n })
 	// Events from the same write may still be queued: let one more quiet
 	// debounce pass.
 	time.Sleep(2 * r.cw.debounce)
@@ -337,160 +332,13 @@ func TestConfigWatchDebouncesBursts(t *testing.T) {
 
 func TestConfigWatchMissingFolder(t *testing.T) {
 	path := filepath.Join(t.TempDir(), "nope", "config.yaml")
-	cfg, err := LoadConfig(path, false)
+	cfg, err := Load(path, false)
 	if err != nil {
 		t.Fatal(err)
 	}
-	cw := newConfigWatcher(path, cfg, slog.New(slog.DiscardHandler), func(_, _ Config) {}, nil)
-	if err := cw.start(); err == nil || !strings.Contains(err.Error(), "live reload is off") {
+	cw := NewWatcher(path, cfg, slog.New(slog.DiscardHandler), func(_, _ Config) {}, nil)
+	if err := cw.Start(); err == nil || !strings.Contains(err.Error(), "live reload is off") {
 		t.Fatalf("start: %v, want live reload off", err)
 	}
-	cw.close() // safe after a failed start
-}
-
-func TestConfigDiff(t *testing.T) {
-	a, err := parseConfig("a.yaml", []byte("agents:\n  x:\n    command: x\n  y:\n    command: y\n"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	b, err := parseConfig("b.yaml", []byte("listen: 127.0.0.1:9\npermissions:\n  timeout: 1m\nallowedOrigins: [http://a.test]\nagents:\n  x:\n    command: x2\n  z:\n    command: z\n"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	want := []string{"agents.x", "agents.y", "agents.z", "allowedOrigins", "listen", "permissions.timeout"}
-	if got := configDiff(a, b); !slices.Equal(got, want) {
-		t.Fatalf("configDiff = %v, want %v", got, want)
-	}
-}
-
-// TestHubAppliesConfigEdits runs the hub as serve does and edits its config
-// file: allowed origins and the permission timeout apply live; a listen
-// change is reported and the hub keeps serving where it was.
-func TestHubAppliesConfigEdits(t *testing.T) {
-	dir := t.TempDir()
-	config := filepath.Join(dir, "config.yaml")
-	writeFile(t, config, "listen: 127.0.0.1:0\n"+timeoutConf("5m"))
-	o := Options{DataDir: filepath.Join(dir, "data"), Config: config}
-	if err := o.resolve(); err != nil {
-		t.Fatal(err)
-	}
-	logs := &syncBuffer{}
-	h, err := startHub(context.Background(), &env{stdio: Stdio{Err: logs}}, o)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer h.stop(context.Background())
-	var hookErrs []error
-	var hookMu sync.Mutex
-	h.onConfigError(func(err error) { hookMu.Lock(); hookErrs = append(hookErrs, err); hookMu.Unlock() })
-
-	const origin = "http://tool.example"
-	status := func() int {
-		req, _ := http.NewRequest("GET", h.url+"/healthz", nil)
-		req.Header.Set("Origin", origin)
-		resp, err := http.DefaultClient.Do(req)
-		if err != nil {
-			t.Fatal(err)
-		}
-		resp.Body.Close()
-		return resp.StatusCode
-	}
-	if s := status(); s != http.StatusForbidden {
-		t.Fatalf("origin %s before the edit: status %d, want 403", origin, s)
-	}
-	// The window and the tray see the hub-wide events.
-	sub, err := h.engine.Subscribe(context.Background(), hub.Caller{ClientID: "tray", All: true}, "", -1)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer sub.Close()
-	type applied struct {
-		File    string
-		Changed []string
-	}
-	wantApplied := func(what string, changed ...string) {
-		t.Helper()
-		ev := nextEvent(t, sub)
-		var v applied
-		json.Unmarshal(ev.Payload, &v)
-		if ev.Type != hub.EventConfigApplied || v.File != config || !slices.Equal(v.Changed, changed) {
-			t.Fatalf("%s: event %s %s, want config_applied of %q", what, ev.Type, ev.Payload, changed)
-		}
-		if strings.Contains(string(ev.Payload), "MY_KEY") || strings.Contains(string(ev.Payload), `"v"`) {
-			t.Fatalf("%s: config_applied %s shows an agent's env", what, ev.Payload)
-		}
-	}
-
-	atomicSave(t, config, "listen: 127.0.0.1:1\n"+timeoutConf("7m")+"allowedOrigins: ["+origin+"]\n"+
-		"agents:\n  mine:\n    command: /bin/true\n    env:\n      MY_KEY: v\n")
-	waitFor(t, "the origin to be allowed", func() bool { return status() == http.StatusOK })
-	c := h.currentConfig()
-	if c.Permissions.Timeout != 7*time.Minute || c.Listen != "127.0.0.1:0" {
-		t.Fatalf("current config: timeout %v listen %s; want 7m and the running listen", c.Permissions.Timeout, c.Listen)
-	}
-	if got := h.engine.Config().PermissionTimeout; got != 7*time.Minute {
-		t.Fatalf("engine permission timeout %v, want 7m", got)
-	}
-	agents, err := h.engine.ListAgents(context.Background())
-	if err != nil {
-		t.Fatal(err)
-	}
-	if !slices.ContainsFunc(agents, func(a hub.Agent) bool { return a.ID == "mine" }) {
-		t.Fatalf("the added agent is not listed: %+v", agents)
-	}
-	if env := c.Agents["mine"].Env; env["MY_KEY"] != "v" {
-		t.Fatalf("agent env %v, want MY_KEY as written", env)
-	}
-	if l := logs.String(); !strings.Contains(l, "listen changed: restart Switchboard to apply") || !strings.Contains(l, "config reloaded") {
-		t.Fatalf("log lacks the reload and the restart warning:\n%s", l)
-	}
-	wantApplied("the edit", "agents.mine", "allowedOrigins", "listen", "permissions.timeout")
-
-	// An invalid edit: reported through the hook and as a config_error
-	// event (which the window and the tray turn into a notification and a
-	// trouble icon), and the hub keeps the last good config.
-	atomicSave(t, config, "allowedOrigins: [\n")
-	waitFor(t, "the config error", func() bool { return h.lastConfigError() != nil })
-	hookMu.Lock()
-	n := len(hookErrs)
-	hookMu.Unlock()
-	if n != 1 {
-		t.Fatalf("hook called %d times, want once", n)
-	}
-	if s := status(); s != http.StatusOK {
-		t.Fatalf("after an invalid edit: status %d, want the last good config's 200", s)
-	}
-	ev := nextEvent(t, sub)
-	var v struct{ File, Message string }
-	json.Unmarshal(ev.Payload, &v)
-	if ev.Type != hub.EventConfigError || v.File != config || !strings.Contains(v.Message, "line") {
-		t.Fatalf("event %s %s", ev.Type, ev.Payload)
-	}
-	// Fixed: a config_error with no message clears it.
-	atomicSave(t, config, "permissions:\n  timeout: 7m\n")
-	ev = nextEvent(t, sub)
-	json.Unmarshal(ev.Payload, &v)
-	if ev.Type != hub.EventConfigError || v.Message != "" {
-		t.Fatalf("event after the fix %s %s", ev.Type, ev.Payload)
-	}
-	// Then the fixed file, applied: what changed since the last good one.
-	wantApplied("the fixed file", "agents.mine", "allowedOrigins", "listen")
-	bob, _ := h.engine.Subscribe(context.Background(), hub.Caller{ClientID: "bob"}, "", 0)
-	defer bob.Close()
-	select {
-	case ev := <-bob.Events():
-		t.Fatalf("a client without scope=all saw the hub-wide event %s", ev.Type)
-	case <-time.After(200 * time.Millisecond):
-	}
-}
-
-func nextEvent(t *testing.T, sub *hub.Subscription) hub.Event {
-	t.Helper()
-	select {
-	case ev := <-sub.Events():
-		return ev
-	case <-time.After(10 * time.Second):
-		t.Fatal("no event")
-		return hub.Event{}
-	}
+	cw.Close() // safe after a failed start
 }

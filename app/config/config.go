@@ -1,0 +1,94 @@
+// Package config is Switchboard's config file (YAML): the Config it holds
+// (config.go), how it is loaded, parsed and validated (load.go,
+// validate.go, errorlines.go), the Watcher that reloads it live (watch.go,
+// diff.go) and the settings edits that rewrite it (settings.go,
+// yamlpatch.go, file.go).
+//
+// A new file, a hand edit the Watcher sees or a settings update, goes the
+// way of syncthing's verify → commit: it is parsed with a fresh viper,
+// validated, and only then handed to one apply(from, to) callback, which
+// is what applying a config means to the running hub (the app's). A file
+// that fails is reported and commits nothing: the last good config stays
+// in force.
+//
+// viper and fsnotify are imported here and nowhere else.
+package config
+
+import (
+	"os"
+	"path/filepath"
+	"time"
+
+	"github.com/switchboard-hub/switchboard/acp"
+	"github.com/switchboard-hub/switchboard/hub/engine"
+)
+
+// Config is the config file (YAML). Keys are exactly these; an unknown key
+// is an error, so a typo never silently does nothing. A Config from Load or
+// a Watcher is valid. It is a value, but its slices and Agents map are
+// shared by every copy: treat them as read-only.
+type Config struct {
+	Listen         string   `mapstructure:"listen"`
+	AllowPublic    bool     `mapstructure:"allowPublic"`
+	AllowedHosts   []string `mapstructure:"allowedHosts"`
+	AllowedOrigins []string `mapstructure:"allowedOrigins"`
+	Permissions    struct {
+		Timeout time.Duration `mapstructure:"timeout"`
+	} `mapstructure:"permissions"`
+	Limits struct {
+		MaxAgentProcesses int           `mapstructure:"maxAgentProcesses"`
+		AgentIdleTimeout  time.Duration `mapstructure:"agentIdleTimeout"`
+		TurnTimeout       time.Duration `mapstructure:"turnTimeout"`
+	} `mapstructure:"limits"`
+	Context struct {
+		RecentTurns int `mapstructure:"recentTurns"`
+		MaxChars    int `mapstructure:"maxChars"`
+	} `mapstructure:"context"`
+	Notifications struct {
+		Enabled       bool `mapstructure:"enabled"`
+		TurnCompleted bool `mapstructure:"turnCompleted"`
+	} `mapstructure:"notifications"`
+	Tray struct {
+		Enabled bool `mapstructure:"enabled"`
+	} `mapstructure:"tray"`
+	UI struct {
+		// Theme is the window's and the web UI's colours: light, dark or
+		// system (follow the OS).
+		Theme string `mapstructure:"theme"`
+	} `mapstructure:"ui"`
+	Agents map[string]acp.AgentConfig `mapstructure:"agents"`
+}
+
+// DefaultListen is the hub's default listen address (API.md).
+const DefaultListen = "127.0.0.1:8686"
+
+// DefaultPath returns the default config file: the OS config dir's
+// switchboard/config.yaml. It fails when the OS has no config dir.
+func DefaultPath() (string, error) {
+	d, err := os.UserConfigDir()
+	if err != nil {
+		return "", err
+	}
+	return filepath.Join(d, "switchboard", "config.yaml"), nil
+}
+
+// EngineConfig is the engine's part of c: permission timeout, limits and
+// context sizes.
+func (c Config) EngineConfig() engine.Config {
+	return engine.Config{
+		PermissionTimeout:  c.Permissions.Timeout,
+		MaxAgentProcesses:  c.Limits.MaxAgentProcesses,
+		AgentIdleTimeout:   c.Limits.AgentIdleTimeout,
+		TurnTimeout:        c.Limits.TurnTimeout,
+		ContextRecentTurns: c.Context.RecentTurns,
+		ContextMaxChars:    c.Context.MaxChars,
+	}
+}
+
+// Catalogue is the agent catalogue of c: the built-in agents merged with
+// the config's. c must be valid (from Load or a Watcher); for an invalid
+// c it is nil.
+func (c Config) Catalogue() []acp.AgentSpec {
+	specs, _ := acp.Merge(acp.Builtin(), c.Agents) // validated by Load
+	return specs
+}

@@ -1,0 +1,66 @@
+package config
+
+import (
+	"errors"
+	"fmt"
+	"net"
+	"strings"
+	"time"
+
+	"github.com/switchboard-hub/switchboard/acp"
+	"github.com/switchboard-hub/switchboard/hub"
+)
+
+// validate checks what decoding cannot: listen, positive durations and
+// limits, the theme, and that the agents merge with the built-in
+// catalogue. Its error names the key.
+func (c Config) validate() error {
+	if err := CheckListen(c.Listen, c.AllowPublic); err != nil {
+		return fmt.Errorf("listen: %w", err)
+	}
+	positive := map[string]time.Duration{
+		"permissions.timeout":     c.Permissions.Timeout,
+		"limits.agentIdleTimeout": c.Limits.AgentIdleTimeout,
+		"limits.turnTimeout":      c.Limits.TurnTimeout,
+	}
+	for k, d := range positive {
+		if d <= 0 {
+			return fmt.Errorf("%s must be a positive duration such as 10m", k)
+		}
+	}
+	if c.Limits.MaxAgentProcesses < 1 {
+		return errors.New("limits.maxAgentProcesses must be at least 1")
+	}
+	if c.Context.RecentTurns < 0 || c.Context.MaxChars < 0 {
+		return errors.New("context.recentTurns and context.maxChars must not be negative")
+	}
+	switch c.UI.Theme {
+	case hub.ThemeLight, hub.ThemeDark, hub.ThemeSystem:
+	default:
+		return fmt.Errorf("ui.theme must be light, dark or system, not %q", c.UI.Theme)
+	}
+	if _, err := acp.Merge(acp.Builtin(), c.Agents); err != nil {
+		return err
+	}
+	return nil
+}
+
+// CheckListen refuses addr unless it is host:port and, when allowPublic is
+// false, on a loopback address (a loopback IP or "localhost"). Load checks
+// the file's listen with it, the hub a --listen that overrides it.
+func CheckListen(addr string, allowPublic bool) error {
+	host, _, err := net.SplitHostPort(addr)
+	if err != nil {
+		return fmt.Errorf("%q is not host:port: %w", addr, err)
+	}
+	if allowPublic {
+		return nil
+	}
+	if strings.EqualFold(host, "localhost") {
+		return nil
+	}
+	if ip := net.ParseIP(host); ip != nil && ip.IsLoopback() {
+		return nil
+	}
+	return fmt.Errorf("%s is not a loopback address; set allowPublic: true to serve beyond this machine", addr)
+}
