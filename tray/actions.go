@@ -9,6 +9,9 @@ import (
 	"path/filepath"
 	"runtime"
 	"time"
+
+	"github.com/switchboard-hub/switchboard/hub"
+	"github.com/switchboard-hub/switchboard/hub/client"
 )
 
 // Do carries out a click's action. Errors are logged, never fatal: the
@@ -21,7 +24,7 @@ func (w *Watcher) Do(ctx context.Context, a Action) {
 		return
 	case ActDecide:
 		err = w.Decide(ctx, a.Permission, a.Decision)
-		if IsCode(err, "CONFLICT") || IsCode(err, "NOT_FOUND") {
+		if client.IsCode(err, hub.CodeConflict) || client.IsCode(err, hub.CodeNotFound) {
 			w.log().Info("tray: the permission was already decided or is gone", "permission", a.Permission)
 			return
 		}
@@ -47,10 +50,10 @@ func (w *Watcher) Do(ctx context.Context, a Action) {
 // it starts the desktop app: the switchboard binary beside
 // switchboard-tray, else the one on PATH, on the same data dir.
 func (w *Watcher) Open(ctx context.Context) error {
-	if h, err := Discover(w.DataDir); err == nil {
+	if h, err := client.Discover(w.DataDir); err == nil {
 		ctx, cancel := context.WithTimeout(ctx, 2*time.Second)
 		defer cancel()
-		if (&Client{Hub: h, HTTP: w.HTTP}).Healthz(ctx) == nil {
+		if w.clientFor(h).Healthz(ctx) == nil {
 			if h.Window {
 				return startApp(w.DataDir)
 			}

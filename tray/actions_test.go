@@ -9,6 +9,8 @@ import (
 	"strings"
 	"sync"
 	"testing"
+
+	"github.com/switchboard-hub/switchboard/hub"
 )
 
 // stubOpeners replaces the browser and app launchers for a test.
@@ -42,7 +44,7 @@ func TestOpen(t *testing.T) {
 
 func TestDoLogsWithoutToken(t *testing.T) {
 	h := newFakeHub(t)
-	h.threads = []Thread{{ID: "th1", Agent: "a", Status: "idle"}}
+	h.threads = []hub.Thread{{ID: "th1", Agent: "a", Status: "idle"}}
 	var buf bytes.Buffer
 	w := &Watcher{DataDir: h.dir, Log: slog.New(slog.NewTextHandler(&buf, nil))}
 	ctx := context.Background()
@@ -52,11 +54,10 @@ func TestDoLogsWithoutToken(t *testing.T) {
 		t.Fatalf("log %q", buf.String())
 	}
 	w.mu.Lock()
-	hub, _ := Discover(h.dir)
-	w.client = &Client{Hub: hub}
+	w.client = h.client(t)
 	w.mu.Unlock()
 	w.Do(ctx, Action{Kind: ActCancel, Turn: "tu1"})
-	w.Do(ctx, Action{Kind: ActDecide, Permission: "gone", Decision: Decision{Outcome: "approved"}})
+	w.Do(ctx, Action{Kind: ActDecide, Permission: "gone", Decision: hub.Decision{Outcome: "approved"}})
 	w.Do(ctx, Action{Kind: ActNone})
 	out := buf.String()
 	for _, want := range []string{"action done", "cancel tu1", "already decided"} {

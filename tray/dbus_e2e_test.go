@@ -52,11 +52,8 @@ func TestDBusTray(t *testing.T) {
 		return sni.label(t, 0) == "No agents working" && sni.iconIs(t, icon.Idle)
 	})
 
-	var th struct{ Thread Thread }
-	if st := h.api("POST", "/v1/threads", map[string]string{"agent": "fake", "cwd": t.TempDir(), "title": "Clean up"}, &th); st != 201 {
-		t.Fatalf("POST threads: %d", st)
-	}
-	h.askPermission(th.Thread.ID)
+	th := h.createThread("Clean up")
+	h.askPermission(th.ID)
 	var approve int32
 	waitTray(t, tray, "the permission's submenu", func() bool {
 		root := sni.layout(t)
@@ -79,10 +76,9 @@ func TestDBusTray(t *testing.T) {
 		t.Fatalf("dbusmenu Event: %v", err)
 	}
 	waitTray(t, tray, "the permission approved by the tray", func() bool {
-		var list struct{ Permissions []Permission }
-		h.api("GET", "/v1/permissions", nil, &list)
-		return len(list.Permissions) == 1 && list.Permissions[0].Status == "approved" &&
-			list.Permissions[0].DecidedBy == "tray" && list.Permissions[0].OptionID == "allow-once"
+		ps := h.permissions()
+		return len(ps) == 1 && ps[0].Status == "approved" &&
+			ps[0].DecidedBy == "tray" && ps[0].OptionID == "allow-once"
 	})
 	waitTray(t, tray, "idle after the turn", func() bool { return sni.label(t, 0) == "No agents working" })
 

@@ -5,6 +5,8 @@ import (
 	"slices"
 	"sync"
 	"time"
+
+	"github.com/switchboard-hub/switchboard/hub"
 )
 
 // The tray menu, top to bottom:
@@ -44,9 +46,9 @@ type item interface {
 // Action is what a click asks the tray to do.
 type Action struct {
 	Kind       ActionKind
-	Permission string   // ActDecide
-	Decision   Decision // ActDecide
-	Turn       string   // ActCancel
+	Permission string       // ActDecide
+	Decision   hub.Decision // ActDecide
+	Turn       string       // ActCancel
 }
 
 // ActionKind names an Action.
@@ -278,7 +280,7 @@ func (l *layout) clickPermission(slot, which int) Action {
 	if s.shown.ID == "" || l.now().Sub(s.since) < reassignGrace {
 		return Action{}
 	}
-	d := map[int]*Decision{clickApprove: s.shown.Approve, clickDeny: s.shown.Deny, clickAlways: s.shown.Always}[which]
+	d := map[int]*hub.Decision{clickApprove: s.shown.Approve, clickDeny: s.shown.Deny, clickAlways: s.shown.Always}[which]
 	if d == nil {
 		return Action{}
 	}

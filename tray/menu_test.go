@@ -6,6 +6,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/switchboard-hub/switchboard/hub"
 )
 
 // fakeItem records what the layout does to a menu entry.
@@ -79,11 +81,11 @@ func TestLayout(t *testing.T) {
 	}
 	m := NewModel()
 	m.Connect(snap())
-	m.Apply(Event{Type: evTurnStarted, ThreadID: "th1", TurnID: "tu1", At: t0})
-	m.Apply(Event{Type: evPermissionRequired, Permission: ptr(perm("pe1", "th1", "tu1", "rm -rf build", "allow_once", "allow_always", "reject_once"))})
+	m.Apply(hub.Event{Type: hub.EventTurnStarted, ThreadID: "th1", TurnID: "tu1", At: t0})
+	m.Apply(permEvent(hub.EventPermissionRequired, perm("pe1", "th1", "tu1", "rm -rf build", "allow_once", "allow_always", "reject_once")))
 	p2 := perm("pe2", "th2", "tu2", "curl", "allow_once")
 	p2.CreatedAt = t0.Add(time.Second)
-	m.Apply(Event{Type: evPermissionRequired, Permission: &p2})
+	m.Apply(permEvent(hub.EventPermissionRequired, p2))
 	ft.l.show(m.Menu())
 	want := `[1 agent working · 2 approvals waiting]
 ----
@@ -114,10 +116,10 @@ Quit tray
 		slot, which int
 		want        Action
 	}{
-		{0, clickApprove, Action{Kind: ActDecide, Permission: "pe1", Decision: Decision{OptionID: "allow_once-id"}}},
-		{0, clickDeny, Action{Kind: ActDecide, Permission: "pe1", Decision: Decision{OptionID: "reject_once-id"}}},
-		{0, clickAlways, Action{Kind: ActDecide, Permission: "pe1", Decision: Decision{OptionID: "allow_always-id"}}},
-		{1, clickDeny, Action{Kind: ActDecide, Permission: "pe2", Decision: Decision{Outcome: "declined"}}},
+		{0, clickApprove, Action{Kind: ActDecide, Permission: "pe1", Decision: hub.Decision{OptionID: "allow_once-id"}}},
+		{0, clickDeny, Action{Kind: ActDecide, Permission: "pe1", Decision: hub.Decision{OptionID: "reject_once-id"}}},
+		{0, clickAlways, Action{Kind: ActDecide, Permission: "pe1", Decision: hub.Decision{OptionID: "allow_always-id"}}},
+		{1, clickDeny, Action{Kind: ActDecide, Permission: "pe2", Decision: hub.Decision{Outcome: "declined"}}},
 		{1, clickAlways, Action{}},  // not offered
 		{2, clickApprove, Action{}}, // empty slot
 	}
@@ -132,7 +134,7 @@ Quit tray
 
 	// pe1 goes: pe2 keeps its slot (a click meant for it still reaches it),
 	// and a new permission takes the freed slot, not clickable at once.
-	m.Apply(Event{Type: evPermissionResolved, Permission: resolved(perm("pe1", "th1", "tu1", "x"), "approved")})
+	m.Apply(permEvent(hub.EventPermissionResolved, resolved(perm("pe1", "th1", "tu1", "x"), "approved")))
 	ft.l.show(m.Menu())
 	if a := ft.l.clickPermission(1, clickApprove); a.Permission != "pe2" {
 		t.Errorf("pe2 moved: %v", a)
@@ -140,7 +142,7 @@ Quit tray
 	if a := ft.l.clickPermission(0, clickApprove); a.Kind != ActNone {
 		t.Errorf("an emptied slot answered %v", a)
 	}
-	m.Apply(Event{Type: evPermissionRequired, Permission: ptr(perm("pe3", "th1", "tu1", "ls", "allow_once", "reject_once"))})
+	m.Apply(permEvent(hub.EventPermissionRequired, perm("pe3", "th1", "tu1", "ls", "allow_once", "reject_once")))
 	ft.l.show(m.Menu())
 	if a := ft.l.clickPermission(0, clickApprove); a.Kind != ActNone {
 		t.Errorf("a reassigned slot answered at once: %v", a)
@@ -182,10 +184,10 @@ func TestLayoutOverflow(t *testing.T) {
 	for i := range maxPermissionSlots + 3 {
 		p := perm(fmt.Sprintf("pe%02d", i), "th1", "tu1", fmt.Sprint("tool ", i), "allow_once")
 		p.CreatedAt = t0.Add(time.Duration(i) * time.Second)
-		m.Apply(Event{Type: evPermissionRequired, Permission: &p})
+		m.Apply(permEvent(hub.EventPermissionRequired, p))
 	}
 	for i := range maxTurnSlots + 1 {
-		m.Apply(Event{Type: evTurnStarted, ThreadID: "th2", TurnID: fmt.Sprintf("tu%02d", i), At: t0.Add(time.Duration(i) * time.Second)})
+		m.Apply(hub.Event{Type: hub.EventTurnStarted, ThreadID: "th2", TurnID: fmt.Sprintf("tu%02d", i), At: t0.Add(time.Duration(i) * time.Second)})
 	}
 	ft.l.show(m.Menu())
 	got := ft.visible()
@@ -205,7 +207,7 @@ func TestActionString(t *testing.T) {
 		{Kind: ActCancel, Turn: "tu1"}: "cancel tu1",
 		{Kind: ActOpen}:                "open",
 		{Kind: ActQuitTray}:            "quit tray",
-		{Kind: ActDecide, Permission: "pe1", Decision: Decision{Outcome: "declined"}}: "decide pe1 {OptionID: Outcome:declined}",
+		{Kind: ActDecide, Permission: "pe1", Decision: hub.Decision{Outcome: "declined"}}: "decide pe1 {Outcome:declined OptionID:}",
 	} {
 		if got := a.String(); got != want {
 			t.Errorf("%q, want %q", got, want)

@@ -2,9 +2,12 @@ package tray
 
 import (
 	"cmp"
+	"encoding/json"
 	"fmt"
 	"slices"
 	"strings"
+
+	"github.com/switchboard-hub/switchboard/hub"
 )
 
 // IconState is which of the four icons the tray shows.
@@ -48,9 +51,9 @@ type Menu struct {
 type PermissionItem struct {
 	ID      string
 	Title   string
-	Approve *Decision // the agent's allow_once option
-	Deny    *Decision // reject_once, else reject_always, else outcome "declined"
-	Always  *Decision // the agent's allow_always option
+	Approve *hub.Decision // the agent's allow_once option
+	Deny    *hub.Decision // reject_once, else reject_always, else outcome "declined"
+	Always  *hub.Decision // the agent's allow_always option
 }
 
 // TurnItem is one running turn, "<agent>: <thread title>", with "Cancel".
@@ -61,10 +64,10 @@ type TurnItem struct {
 
 // Snapshot is the hub's state when the tray (re)connects.
 type Snapshot struct {
-	Agents      []Agent
-	Threads     []Thread
-	Running     []Turn // the running turns
-	Permissions []Permission
+	Agents      []hub.Agent
+	Threads     []hub.Thread
+	Running     []hub.Turn // the running turns
+	Permissions []hub.Permission
 }
 
 // Model is the tray's state: a pure state machine from the hub's snapshot
@@ -75,9 +78,9 @@ type Model struct {
 	trouble   string // why not connected
 	configErr string // why the hub refused its config file, "" when it is fine
 	agents    map[string]string
-	threads   map[string]Thread
-	turns     map[string]Turn       // running turns by id
-	perms     map[string]Permission // pending permissions by id
+	threads   map[string]hub.Thread
+	turns     map[string]hub.Turn       // running turns by id
+	perms     map[string]hub.Permission // pending permissions by id
 }
 
 // NewModel returns a model that is not connected yet.
@@ -89,9 +92,9 @@ func NewModel() *Model {
 
 func (m *Model) clear() {
 	m.agents = map[string]string{}
-	m.threads = map[string]Thread{}
-	m.turns = map[string]Turn{}
-	m.perms = map[string]Permission{}
+	m.threads = map[string]hub.Thread{}
+	m.turns = map[string]hub.Turn{}
+	m.perms = map[string]hub.Permission{}
 }
 
 // Connect replaces the state with a snapshot: the tray is connected.
@@ -104,17 +107,17 @@ func (m *Model) Connect(s Snapshot) {
 		}
 	}
 	for _, t := range s.Threads {
-		if t.Status != "closed" {
+		if t.Status != hub.ThreadClosed {
 			m.threads[t.ID] = t
 		}
 	}
 	for _, t := range s.Running {
-		if t.Status == "" || t.Status == "running" {
+		if t.Status == "" || t.Status == hub.TurnRunning {
 			m.turns[t.ID] = t
 		}
 	}
 	for _, p := range s.Permissions {
-		if p.Status == "pending" {
+		if p.Status == hub.PermissionPending {
 			m.perms[p.ID] = p
 		}
 	}
@@ -130,19 +133,25 @@ func (m *Model) Disconnect(reason string) {
 
 // Apply updates the model with one event. Events are state-setting, so
 // applying one twice, or an old one after a newer snapshot, converges.
-// Unknown types are ignored.
-func (m *Model) Apply(ev Event) {
+// Unknown types are ignored. The payload fields the model reads
+// (permission, turn, thread, message) are decoded here, each on its own:
+// a field of another shape than expected is ignored as if absent, so one
+// odd event never stops the tray.
+func (m *Model) Apply(ev hub.Event) {
 	switch ev.Type {
-	case evConfigError:
-		m.configErr = ev.Message
-	case evTurnStarted:
+	case hub.EventConfigError:
+		var msg string // "" once the file is valid again
+		decodeField(ev, "message", &msg)
+		m.configErr = msg
+	case hub.EventTurnStarted:
 		if ev.TurnID != "" {
-			m.turns[ev.TurnID] = Turn{ID: ev.TurnID, ThreadID: ev.ThreadID, Status: "running", StartedAt: ev.At}
+			m.turns[ev.TurnID] = hub.Turn{ID: ev.TurnID, ThreadID: ev.ThreadID, Status: hub.TurnRunning, StartedAt: ev.At}
 		}
-	case evTurnCompleted:
+	case hub.EventTurnCompleted:
 		id := ev.TurnID
-		if ev.Turn != nil && ev.Turn.ID != "" {
-			id = ev.Turn.ID
+		var t hub.Turn
+		if decodeField(ev, "turn", &t) && t.ID != "" {
+			id = t.ID
 		}
 		delete(m.turns, id)
 		for pid, p := range m.perms { // the hub cancels them with the turn
@@ -150,25 +159,51 @@ func (m *Model) Apply(ev Event) {
 				delete(m.perms, pid)
 			}
 		}
-	case evPermissionRequired, evPermissionResolved:
-		if p := ev.Permission; p != nil {
-			if p.Status == "pending" {
-				m.perms[p.ID] = *p
-			} else {
-				delete(m.perms, p.ID)
-			}
+	case hub.EventPermissionRequired, hub.EventPermissionResolved:
+		var p hub.Permission
+		if decodeField(ev, "permission", &p) {
+			m.SetPermission(p)
 		}
-	case evThreadUpdated:
-		if ev.Thread != nil {
-			m.SetThread(*ev.Thread)
+	case hub.EventThreadUpdated:
+		var t hub.Thread
+		if decodeField(ev, "thread", &t) {
+			m.SetThread(t)
 		}
+	}
+}
+
+// decodeField decodes the payload field name of ev into v. It reports
+// false, leaving v as it was, when the payload has no such field, or one
+// of another shape.
+func decodeField(ev hub.Event, name string, v any) bool {
+	var fields map[string]json.RawMessage
+	if json.Unmarshal(ev.Payload, &fields) != nil {
+		return false
+	}
+	raw, ok := fields[name]
+	if !ok || string(raw) == "null" {
+		return false
+	}
+	return json.Unmarshal(raw, v) == nil
+}
+
+// SetPermission records a permission: pending, it is shown; decided, it
+// goes.
+func (m *Model) SetPermission(p hub.Permission) {
+	if p.ID == "" {
+		return
+	}
+	if p.Status == hub.PermissionPending {
+		m.perms[p.ID] = p
+	} else {
+		delete(m.perms, p.ID)
 	}
 }
 
 // SetThread records a thread's agent and title. A closed (deleted) thread
 // takes its turns and permissions with it.
-func (m *Model) SetThread(t Thread) {
-	if t.Status != "closed" {
+func (m *Model) SetThread(t hub.Thread) {
+	if t.Status != hub.ThreadClosed {
 		m.threads[t.ID] = t
 		return
 	}
@@ -221,27 +256,27 @@ func (m *Model) Menu() Menu {
 		}
 	}
 	menu := Menu{Connected: true}
-	perms := make([]Permission, 0, len(m.perms))
+	perms := make([]hub.Permission, 0, len(m.perms))
 	for _, p := range m.perms {
 		perms = append(perms, p)
 	}
-	slices.SortFunc(perms, func(a, b Permission) int {
+	slices.SortFunc(perms, func(a, b hub.Permission) int {
 		return cmp.Or(a.CreatedAt.Compare(b.CreatedAt), cmp.Compare(a.ID, b.ID))
 	})
 	for _, p := range perms {
 		menu.Permissions = append(menu.Permissions, PermissionItem{
 			ID:      p.ID,
-			Title:   truncate(m.agentLabel(p.ThreadID) + ": " + p.ToolTitle()),
+			Title:   truncate(m.agentLabel(p.ThreadID) + ": " + toolTitle(p)),
 			Approve: optionOf(p, "allow_once"),
 			Deny:    denyOf(p),
 			Always:  optionOf(p, "allow_always"),
 		})
 	}
-	turns := make([]Turn, 0, len(m.turns))
+	turns := make([]hub.Turn, 0, len(m.turns))
 	for _, t := range m.turns {
 		turns = append(turns, t)
 	}
-	slices.SortFunc(turns, func(a, b Turn) int {
+	slices.SortFunc(turns, func(a, b hub.Turn) int {
 		return cmp.Or(a.StartedAt.Compare(b.StartedAt), cmp.Compare(a.ID, b.ID))
 	})
 	for _, t := range turns {
@@ -298,12 +333,23 @@ func (m *Model) agentLabel(threadID string) string {
 	return th.Agent
 }
 
+// toolTitle is the title of p's tool call, else its kind, else "a tool
+// call".
+func toolTitle(p hub.Permission) string {
+	var tc struct {
+		Title string `json:"title"`
+		Kind  string `json:"kind"`
+	}
+	_ = json.Unmarshal(p.ToolCall, &tc)
+	return cmp.Or(tc.Title, tc.Kind, "a tool call")
+}
+
 // optionOf is the decision selecting p's first option of that kind, nil if
 // it offers none.
-func optionOf(p Permission, kind string) *Decision {
+func optionOf(p hub.Permission, kind string) *hub.Decision {
 	for _, o := range p.Options {
 		if o.Kind == kind && o.OptionID != "" {
-			return &Decision{OptionID: o.OptionID}
+			return &hub.Decision{OptionID: o.OptionID}
 		}
 	}
 	return nil
@@ -312,14 +358,14 @@ func optionOf(p Permission, kind string) *Decision {
 // denyOf is Deny: the agent's reject_once option, else its reject_always,
 // else the outcome "declined" (the hub then answers the agent as it does
 // for an expired request).
-func denyOf(p Permission) *Decision {
+func denyOf(p hub.Permission) *hub.Decision {
 	if d := optionOf(p, "reject_once"); d != nil {
 		return d
 	}
 	if d := optionOf(p, "reject_always"); d != nil {
 		return d
 	}
-	return &Decision{Outcome: "declined"}
+	return &hub.Decision{Outcome: hub.PermissionDeclined}
 }
 
 func plural(n int, one, many string) string {

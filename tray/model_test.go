@@ -7,23 +7,40 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/switchboard-hub/switchboard/hub"
 )
 
 var t0 = time.Date(2026, 11, 21, 6, 0, 0, 0, time.UTC)
 
-func perm(id, thread, turn, title string, kinds ...string) Permission {
-	p := Permission{ID: id, ThreadID: thread, TurnID: turn, Status: "pending",
+func perm(id, thread, turn, title string, kinds ...string) hub.Permission {
+	p := hub.Permission{ID: id, ThreadID: thread, TurnID: turn, Status: "pending",
 		ToolCall:  json.RawMessage(fmt.Sprintf(`{"toolCallId":"call","title":%q,"kind":"execute"}`, title)),
 		CreatedAt: t0}
 	for _, k := range kinds {
-		p.Options = append(p.Options, Option{OptionID: k + "-id", Name: k, Kind: k})
+		p.Options = append(p.Options, hub.PermissionOption{OptionID: k + "-id", Name: k, Kind: k})
 	}
 	return p
 }
 
-func resolved(p Permission, status string) *Permission {
+func resolved(p hub.Permission, status string) hub.Permission {
 	p.Status = status
-	return &p
+	return p
+}
+
+// with is ev with the payload {field: v}.
+func with(ev hub.Event, field string, v any) hub.Event {
+	b, err := json.Marshal(map[string]any{field: v})
+	if err != nil {
+		panic(err)
+	}
+	ev.Payload = b
+	return ev
+}
+
+// permEvent is a permission_required or permission_resolved event of p.
+func permEvent(typ string, p hub.Permission) hub.Event {
+	return with(hub.Event{Type: typ, ThreadID: p.ThreadID, TurnID: p.TurnID}, "permission", p)
 }
 
 func ptr[T any](v T) *T { return &v }
@@ -31,8 +48,8 @@ func ptr[T any](v T) *T { return &v }
 // snap is a connected hub with two threads of two agents.
 func snap() Snapshot {
 	return Snapshot{
-		Agents: []Agent{{ID: "claude", Name: "Claude Code"}},
-		Threads: []Thread{
+		Agents: []hub.Agent{{ID: "claude", Name: "Claude Code"}},
+		Threads: []hub.Thread{
 			{ID: "th1", Agent: "claude", Title: "Fix the build", Status: "idle"},
 			{ID: "th2", Agent: "codex", Title: "Docs", Status: "idle"},
 		},
@@ -60,9 +77,9 @@ func TestModelMenu(t *testing.T) {
 			name: "working",
 			steps: func(m *Model) {
 				m.Connect(snap())
-				m.Apply(Event{Seq: 1, Type: evTurnStarted, ThreadID: "th1", TurnID: "tu1", At: t0})
-				m.Apply(Event{Seq: 2, Type: "message_delta", ThreadID: "th1", TurnID: "tu1", At: t0})
-				m.Apply(Event{Seq: 3, Type: evTurnStarted, ThreadID: "th2", TurnID: "tu2", At: t0.Add(time.Second)})
+				m.Apply(hub.Event{Seq: 1, Type: hub.EventTurnStarted, ThreadID: "th1", TurnID: "tu1", At: t0})
+				m.Apply(hub.Event{Seq: 2, Type: "message_delta", ThreadID: "th1", TurnID: "tu1", At: t0})
+				m.Apply(hub.Event{Seq: 3, Type: hub.EventTurnStarted, ThreadID: "th2", TurnID: "tu2", At: t0.Add(time.Second)})
 			},
 			want: Menu{Icon: IconWorking, Status: "2 agents working", Tooltip: "Switchboard: 2 agents working", Connected: true,
 				Turns: []TurnItem{{"tu1", "Claude Code: Fix the build"}, {"tu2", "codex: Docs"}}},
@@ -71,22 +88,22 @@ func TestModelMenu(t *testing.T) {
 			name: "needs you",
 			steps: func(m *Model) {
 				s := snap()
-				s.Running = []Turn{{ID: "tu1", ThreadID: "th1", Status: "running", StartedAt: t0}, {ID: "tu2", ThreadID: "th2", Status: "running", StartedAt: t0}}
+				s.Running = []hub.Turn{{ID: "tu1", ThreadID: "th1", Status: "running", StartedAt: t0}, {ID: "tu2", ThreadID: "th2", Status: "running", StartedAt: t0}}
 				m.Connect(s)
-				m.Apply(Event{Type: evPermissionRequired, Permission: ptr(perm("pe1", "th1", "tu1", "rm -rf build", "allow_once", "allow_always", "reject_once"))})
+				m.Apply(permEvent(hub.EventPermissionRequired, perm("pe1", "th1", "tu1", "rm -rf build", "allow_once", "allow_always", "reject_once")))
 			},
 			want: Menu{Icon: IconNeedsYou, Title: "1", Status: "2 agents working · 1 approval waiting",
 				Tooltip: "Switchboard: 2 agents working · 1 approval waiting", Connected: true,
 				Permissions: []PermissionItem{{ID: "pe1", Title: "Claude Code: rm -rf build",
-					Approve: &Decision{OptionID: "allow_once-id"}, Deny: &Decision{OptionID: "reject_once-id"},
-					Always: &Decision{OptionID: "allow_always-id"}}},
+					Approve: &hub.Decision{OptionID: "allow_once-id"}, Deny: &hub.Decision{OptionID: "reject_once-id"},
+					Always: &hub.Decision{OptionID: "allow_always-id"}}},
 				Turns: []TurnItem{{"tu1", "Claude Code: Fix the build"}, {"tu2", "codex: Docs"}}},
 		},
 		{
 			name: "deny falls back to reject_always, then declined; no allow_always, no Always",
 			steps: func(m *Model) {
 				s := snap()
-				s.Permissions = []Permission{
+				s.Permissions = []hub.Permission{
 					perm("pe1", "th1", "tu1", "a", "allow_once", "reject_always"),
 					perm("pe2", "th2", "tu2", "b", "allow_once"),
 				}
@@ -96,8 +113,8 @@ func TestModelMenu(t *testing.T) {
 			want: Menu{Icon: IconNeedsYou, Title: "2", Status: "2 approvals waiting",
 				Tooltip: "Switchboard: 2 approvals waiting", Connected: true,
 				Permissions: []PermissionItem{
-					{ID: "pe1", Title: "Claude Code: a", Approve: &Decision{OptionID: "allow_once-id"}, Deny: &Decision{OptionID: "reject_always-id"}},
-					{ID: "pe2", Title: "codex: b", Approve: &Decision{OptionID: "allow_once-id"}, Deny: &Decision{Outcome: "declined"}},
+					{ID: "pe1", Title: "Claude Code: a", Approve: &hub.Decision{OptionID: "allow_once-id"}, Deny: &hub.Decision{OptionID: "reject_always-id"}},
+					{ID: "pe2", Title: "codex: b", Approve: &hub.Decision{OptionID: "allow_once-id"}, Deny: &hub.Decision{Outcome: "declined"}},
 				}},
 		},
 		{
@@ -105,11 +122,11 @@ func TestModelMenu(t *testing.T) {
 			steps: func(m *Model) {
 				m.Connect(snap())
 				p := perm("pe1", "th1", "tu1", "x", "allow_once", "reject_once")
-				m.Apply(Event{Type: evTurnStarted, ThreadID: "th1", TurnID: "tu1"})
-				m.Apply(Event{Type: evPermissionRequired, Permission: &p})
-				m.Apply(Event{Type: evPermissionResolved, Permission: resolved(p, "approved")})
-				m.Apply(Event{Type: evPermissionRequired, Permission: ptr(perm("pe2", "th1", "tu1", "y"))})
-				m.Apply(Event{Type: evTurnCompleted, ThreadID: "th1", TurnID: "tu1", Turn: &Turn{ID: "tu1", Status: "cancelled"}})
+				m.Apply(hub.Event{Type: hub.EventTurnStarted, ThreadID: "th1", TurnID: "tu1"})
+				m.Apply(permEvent(hub.EventPermissionRequired, p))
+				m.Apply(permEvent(hub.EventPermissionResolved, resolved(p, "approved")))
+				m.Apply(permEvent(hub.EventPermissionRequired, perm("pe2", "th1", "tu1", "y")))
+				m.Apply(with(hub.Event{Type: hub.EventTurnCompleted, ThreadID: "th1", TurnID: "tu1"}, "turn", hub.Turn{ID: "tu1", Status: "cancelled"}))
 			},
 			want: Menu{Icon: IconIdle, Status: "No agents working", Tooltip: "Switchboard: No agents working", Connected: true},
 		},
@@ -118,9 +135,9 @@ func TestModelMenu(t *testing.T) {
 			steps: func(m *Model) {
 				m.Connect(snap())
 				p := perm("pe1", "th1", "tu1", "x")
-				m.Apply(Event{Seq: 5, Type: evPermissionRequired, Permission: &p})
-				m.Apply(Event{Seq: 6, Type: evPermissionResolved, Permission: resolved(p, "expired")})
-				m.Apply(Event{Seq: 6, Type: evPermissionResolved, Permission: resolved(p, "expired")})
+				m.Apply(with(hub.Event{Seq: 5, Type: hub.EventPermissionRequired}, "permission", p))
+				m.Apply(with(hub.Event{Seq: 6, Type: hub.EventPermissionResolved}, "permission", resolved(p, "expired")))
+				m.Apply(with(hub.Event{Seq: 6, Type: hub.EventPermissionResolved}, "permission", resolved(p, "expired")))
 			},
 			want: Menu{Icon: IconIdle, Status: "No agents working", Tooltip: "Switchboard: No agents working", Connected: true},
 		},
@@ -128,9 +145,9 @@ func TestModelMenu(t *testing.T) {
 			name: "a deleted thread takes its turn and permission",
 			steps: func(m *Model) {
 				m.Connect(snap())
-				m.Apply(Event{Type: evTurnStarted, ThreadID: "th1", TurnID: "tu1"})
-				m.Apply(Event{Type: evPermissionRequired, Permission: ptr(perm("pe1", "th1", "tu1", "x"))})
-				m.Apply(Event{Type: evThreadUpdated, ThreadID: "th1", Thread: &Thread{ID: "th1", Status: "closed"}})
+				m.Apply(hub.Event{Type: hub.EventTurnStarted, ThreadID: "th1", TurnID: "tu1"})
+				m.Apply(permEvent(hub.EventPermissionRequired, perm("pe1", "th1", "tu1", "x")))
+				m.Apply(with(hub.Event{Type: hub.EventThreadUpdated, ThreadID: "th1"}, "thread", hub.Thread{ID: "th1", Status: "closed"}))
 			},
 			want: Menu{Icon: IconIdle, Status: "No agents working", Tooltip: "Switchboard: No agents working", Connected: true},
 		},
@@ -138,9 +155,9 @@ func TestModelMenu(t *testing.T) {
 			name: "unknown thread and renamed thread",
 			steps: func(m *Model) {
 				m.Connect(snap())
-				m.Apply(Event{Type: evTurnStarted, ThreadID: "th9", TurnID: "tu9"})
-				m.Apply(Event{Type: evTurnStarted, ThreadID: "th1", TurnID: "tu1", At: t0})
-				m.Apply(Event{Type: evThreadUpdated, ThreadID: "th1", Thread: &Thread{ID: "th1", Agent: "claude", Title: "Renamed", Status: "running"}})
+				m.Apply(hub.Event{Type: hub.EventTurnStarted, ThreadID: "th9", TurnID: "tu9"})
+				m.Apply(hub.Event{Type: hub.EventTurnStarted, ThreadID: "th1", TurnID: "tu1", At: t0})
+				m.Apply(with(hub.Event{Type: hub.EventThreadUpdated, ThreadID: "th1"}, "thread", hub.Thread{ID: "th1", Agent: "claude", Title: "Renamed", Status: "running"}))
 			},
 			want: Menu{Icon: IconWorking, Status: "2 agents working", Tooltip: "Switchboard: 2 agents working", Connected: true,
 				Turns: []TurnItem{{"tu9", "Agent: working"}, {"tu1", "Claude Code: Renamed"}}},
@@ -149,7 +166,7 @@ func TestModelMenu(t *testing.T) {
 			name: "disconnect drops everything",
 			steps: func(m *Model) {
 				s := snap()
-				s.Permissions = []Permission{perm("pe1", "th1", "tu1", "a", "allow_once")}
+				s.Permissions = []hub.Permission{perm("pe1", "th1", "tu1", "a", "allow_once")}
 				m.Connect(s)
 				m.Disconnect("cannot connect")
 			},
@@ -160,9 +177,9 @@ func TestModelMenu(t *testing.T) {
 			name: "snapshot skips closed threads, finished turns and decided permissions",
 			steps: func(m *Model) {
 				s := snap()
-				s.Threads = append(s.Threads, Thread{ID: "th3", Agent: "x", Status: "closed"})
-				s.Running = []Turn{{ID: "tu1", ThreadID: "th1", Status: "completed"}}
-				s.Permissions = []Permission{*resolved(perm("pe1", "th1", "tu1", "a"), "approved")}
+				s.Threads = append(s.Threads, hub.Thread{ID: "th3", Agent: "x", Status: "closed"})
+				s.Running = []hub.Turn{{ID: "tu1", ThreadID: "th1", Status: "completed"}}
+				s.Permissions = []hub.Permission{resolved(perm("pe1", "th1", "tu1", "a"), "approved")}
 				m.Connect(s)
 			},
 			want: Menu{Icon: IconIdle, Status: "No agents working", Tooltip: "Switchboard: No agents working", Connected: true},
@@ -173,13 +190,13 @@ func TestModelMenu(t *testing.T) {
 				m.Connect(snap())
 				p := perm("pe1", "th1", "tu1", "line one\nline two "+
 					"aaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaa", "allow_once")
-				m.Apply(Event{Type: evPermissionRequired, Permission: &p})
+				m.Apply(permEvent(hub.EventPermissionRequired, p))
 			},
 			want: Menu{Icon: IconNeedsYou, Title: "1", Status: "1 approval waiting",
 				Tooltip: "Switchboard: 1 approval waiting", Connected: true,
 				Permissions: []PermissionItem{{ID: "pe1",
 					Title:   "Claude Code: line one line two aaaaaaaaaaaaaaaaaaaaaaaaaaaa…",
-					Approve: &Decision{OptionID: "allow_once-id"}, Deny: &Decision{Outcome: "declined"}}}},
+					Approve: &hub.Decision{OptionID: "allow_once-id"}, Deny: &hub.Decision{Outcome: "declined"}}}},
 		},
 	}
 	for _, tt := range tests {
@@ -197,13 +214,13 @@ func TestModelMenu(t *testing.T) {
 func TestUnknownThreads(t *testing.T) {
 	m := NewModel()
 	m.Connect(snap())
-	m.Apply(Event{Type: evTurnStarted, ThreadID: "th9", TurnID: "tu9"})
-	m.Apply(Event{Type: evPermissionRequired, Permission: ptr(perm("pe1", "th8", "tu8", "x"))})
-	m.Apply(Event{Type: evPermissionRequired, Permission: ptr(perm("pe2", "th9", "tu9", "x"))})
+	m.Apply(hub.Event{Type: hub.EventTurnStarted, ThreadID: "th9", TurnID: "tu9"})
+	m.Apply(permEvent(hub.EventPermissionRequired, perm("pe1", "th8", "tu8", "x")))
+	m.Apply(permEvent(hub.EventPermissionRequired, perm("pe2", "th9", "tu9", "x")))
 	if got := m.UnknownThreads(); !reflect.DeepEqual(got, []string{"th8", "th9"}) {
 		t.Fatalf("unknown %q", got)
 	}
-	m.SetThread(Thread{ID: "th9", Agent: "a", Title: "T", Status: "running"})
+	m.SetThread(hub.Thread{ID: "th9", Agent: "a", Title: "T", Status: "running"})
 	if got := m.UnknownThreads(); !reflect.DeepEqual(got, []string{"th8"}) {
 		t.Fatalf("unknown %q", got)
 	}
@@ -217,7 +234,7 @@ func TestToolTitle(t *testing.T) {
 		``:                                 "a tool call",
 		`"garbage"`:                        "a tool call",
 	} {
-		if got := (Permission{ToolCall: json.RawMessage(raw)}).ToolTitle(); got != want {
+		if got := toolTitle(hub.Permission{ToolCall: json.RawMessage(raw)}); got != want {
 			t.Errorf("%s: %q, want %q", raw, got, want)
 		}
 	}
@@ -242,22 +259,51 @@ func dump(m Menu) string {
 func TestModelConfigError(t *testing.T) {
 	m := NewModel()
 	m.Connect(Snapshot{})
-	m.Apply(Event{Type: evConfigError, Message: "config /c/config.yaml: line 2: unknown key lissten"})
+	m.Apply(with(hub.Event{Type: hub.EventConfigError}, "message", "config /c/config.yaml: line 2: unknown key lissten"))
 	got := m.Menu()
 	if got.Icon != IconTrouble || got.Status != "config file not applied" || !strings.Contains(got.Tooltip, "line 2: unknown key lissten") {
 		t.Fatalf("menu %+v", got)
 	}
-	m.Apply(Event{Type: evPermissionRequired, Permission: ptr(perm("pe1", "th1", "tu1", "ls", "allow_once"))})
+	m.Apply(permEvent(hub.EventPermissionRequired, perm("pe1", "th1", "tu1", "ls", "allow_once")))
 	if got := m.Menu(); got.Icon != IconNeedsYou || !strings.Contains(got.Status, "config file not applied") {
 		t.Fatalf("an approval must win the icon: %+v", got)
 	}
-	m.Apply(Event{Type: evConfigError})
+	m.Apply(hub.Event{Type: hub.EventConfigError})
 	if got := m.Menu(); strings.Contains(got.Status, "config") || strings.Contains(got.Tooltip, "lissten") {
 		t.Fatalf("after the fix: %+v", got)
 	}
-	m.Apply(Event{Type: evConfigError, Message: "bad"})
+	m.Apply(with(hub.Event{Type: hub.EventConfigError}, "message", "bad"))
 	m.Connect(Snapshot{})
 	if got := m.Menu(); got.Icon != IconIdle {
 		t.Fatalf("a new snapshot starts clean: %+v", got)
+	}
+}
+
+// Payload fields of another shape than the model expects are ignored as
+// if absent, each on its own; the model goes on with the next events.
+func TestModelOddPayloads(t *testing.T) {
+	m := NewModel()
+	m.Connect(snap())
+	m.Apply(hub.Event{Type: hub.EventTurnStarted, ThreadID: "th1", TurnID: "tu1", At: t0})
+	m.Apply(permEvent(hub.EventPermissionRequired, perm("pe1", "th1", "tu1", "ls", "allow_once")))
+	for _, ev := range []hub.Event{
+		with(hub.Event{Type: hub.EventPermissionResolved}, "permission", "a string from the future"),
+		with(hub.Event{Type: hub.EventPermissionRequired}, "permission", nil),
+		with(hub.Event{Type: hub.EventThreadUpdated, ThreadID: "th1"}, "thread", []int{1, 2}),
+		with(hub.Event{Type: hub.EventTurnCompleted, ThreadID: "th1", TurnID: "tu9"}, "turn", "x"), // falls back to turnId
+		{Type: hub.EventThreadUpdated, Payload: json.RawMessage(`not json`)},
+		{Type: hub.EventPermissionRequired},
+		{Type: "future_type", Payload: json.RawMessage(`{"x":[1]}`)},
+	} {
+		m.Apply(ev)
+	}
+	got := m.Menu()
+	if got.Status != "1 agent working · 1 approval waiting" || got.Turns[0].Title != "Claude Code: Fix the build" {
+		t.Fatalf("after odd events: %s", dump(got))
+	}
+	m.Apply(with(hub.Event{Type: hub.EventTurnCompleted, ThreadID: "th1", TurnID: "tu1"}, "turn", "x"))
+	m.Apply(with(hub.Event{Type: hub.EventConfigError}, "message", 42))
+	if got := m.Menu(); got.Icon != IconIdle {
+		t.Fatalf("a turn_completed whose turn is unreadable ends its turnId: %s", dump(got))
 	}
 }

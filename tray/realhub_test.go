@@ -7,8 +7,6 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
-	"io"
-	"net/http"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -19,8 +17,12 @@ import (
 	"testing"
 	"time"
 
+	"github.com/switchboard-hub/switchboard/hub"
+	"github.com/switchboard-hub/switchboard/hub/client"
+
 	// Test-only: the scriptable fake ACP agent the hub starts. The tray
-	// itself imports nothing of the module (app/deps_test.go).
+	// itself imports nothing of the module but hub and hub/client
+	// (app/deps_test.go).
 	"github.com/switchboard-hub/switchboard/acp/acptest"
 )
 
@@ -80,8 +82,9 @@ type realHub struct {
 	log     bytes.Buffer
 	logMu   sync.Mutex
 	cmd     *exec.Cmd
-	url     string
-	token   string
+	// script calls the hub as a script would: its own client id, no
+	// scope=all. It finds the hub again after a restart.
+	script *client.Client
 }
 
 func (h *realHub) Write(p []byte) (int, error) {
@@ -94,6 +97,7 @@ func newRealHub(t *testing.T) *realHub {
 	t.Helper()
 	dir := t.TempDir()
 	h := &realHub{t: t, bin: buildHub(t), dataDir: filepath.Join(dir, "data")}
+	h.script = client.New(h.dataDir, client.Options{ClientID: "script"})
 	path, args, env := acptest.FakeAgentArgv(t)
 	envMap := map[string]string{}
 	for _, kv := range env {
@@ -133,9 +137,8 @@ func (h *realHub) start() {
 	h.cmd = cmd
 	deadline := time.Now().Add(30 * time.Second)
 	for {
-		d, err := Discover(h.dataDir)
+		d, err := client.ReadDiscovery(h.dataDir)
 		if err == nil && d.PID == cmd.Process.Pid {
-			h.url, h.token = d.URL, d.token
 			return
 		}
 		if time.Now().After(deadline) {
@@ -161,40 +164,32 @@ func (h *realHub) logText() string {
 	return h.log.String()
 }
 
-// api calls the hub as a script would (its own client id, no scope=all).
-func (h *realHub) api(method, path string, body any, out any) int {
+// createThread creates a thread of the fake agent, as a script would.
+func (h *realHub) createThread(title string) hub.Thread {
 	h.t.Helper()
-	var rd io.Reader
-	if body != nil {
-		b, _ := json.Marshal(body)
-		rd = bytes.NewReader(b)
-	}
-	req, _ := http.NewRequest(method, h.url+path, rd)
-	req.Header.Set("Authorization", "Bearer "+h.token)
-	req.Header.Set("X-Client-ID", "script")
-	if body != nil {
-		req.Header.Set("Content-Type", "application/json")
-	}
-	resp, err := http.DefaultClient.Do(req)
+	th, err := h.script.CreateThread(context.Background(), hub.CreateThreadRequest{Agent: "fake", Cwd: h.t.TempDir(), Title: title})
 	if err != nil {
-		h.t.Fatalf("%s %s: %v", method, path, err)
+		h.t.Fatalf("POST threads: %v\n%s", err, h.logText())
 	}
-	defer resp.Body.Close()
-	b, _ := io.ReadAll(resp.Body)
-	if out != nil {
-		if err := json.Unmarshal(b, out); err != nil {
-			h.t.Fatalf("%s %s: %d %s", method, path, resp.StatusCode, b)
-		}
-	}
-	return resp.StatusCode
+	return th
 }
 
 // askPermission starts a turn whose agent asks a permission.
 func (h *realHub) askPermission(threadID string) {
 	h.t.Helper()
-	if st := h.api("POST", "/v1/threads/"+threadID+"/turns", map[string]string{"input": "permission"}, nil); st != 202 {
-		h.t.Fatalf("POST turns: %d\n%s", st, h.logText())
+	if _, err := h.script.StartTurn(context.Background(), threadID, hub.TurnInput{Input: "permission"}); err != nil {
+		h.t.Fatalf("POST turns: %v\n%s", err, h.logText())
 	}
+}
+
+// permissions lists the script's permissions (the ones of its threads).
+func (h *realHub) permissions() []hub.Permission {
+	h.t.Helper()
+	ps, err := h.script.Permissions(context.Background(), "")
+	if err != nil {
+		h.t.Fatalf("GET permissions: %v", err)
+	}
+	return ps
 }
 
 // The tray against the real headless hub: it sees another client's
@@ -212,14 +207,11 @@ func TestRealHub(t *testing.T) {
 	defer func() { cancel(); <-done }()
 	got.waitFor(t, "idle", 10*time.Second, func(m Menu) bool { return m.Icon == IconIdle })
 
-	var th struct{ Thread Thread }
-	if st := h.api("POST", "/v1/threads", map[string]string{"agent": "fake", "cwd": t.TempDir(), "title": "Clean up"}, &th); st != 201 {
-		t.Fatalf("POST threads: %d", st)
-	}
-	h.askPermission(th.Thread.ID)
+	th := h.createThread("Clean up")
+	h.askPermission(th.ID)
 	m := got.waitFor(t, "a permission", 10*time.Second, func(m Menu) bool { return m.Icon == IconNeedsYou })
 	want := PermissionItem{ID: m.Permissions[0].ID, Title: "Fake: Run make clean",
-		Approve: &Decision{OptionID: "allow-once"}, Deny: &Decision{OptionID: "reject-once"}, Always: &Decision{OptionID: "allow-always"}}
+		Approve: &hub.Decision{OptionID: "allow-once"}, Deny: &hub.Decision{OptionID: "reject-once"}, Always: &hub.Decision{OptionID: "allow-always"}}
 	if !reflect.DeepEqual(m.Permissions, []PermissionItem{want}) || m.Title != "1" ||
 		m.Status != "1 agent working · 1 approval waiting" || len(m.Turns) != 1 || m.Turns[0].Title != "Fake: Clean up" {
 		t.Fatalf("menu %s", dump(m))
@@ -228,15 +220,13 @@ func TestRealHub(t *testing.T) {
 		t.Fatal(err)
 	}
 	got.waitFor(t, "idle after the turn", 10*time.Second, func(m Menu) bool { return m.Icon == IconIdle })
-	var list struct{ Permissions []Permission }
-	h.api("GET", "/v1/permissions", nil, &list)
-	if len(list.Permissions) != 1 || list.Permissions[0].Status != "approved" ||
-		list.Permissions[0].DecidedBy != "tray" || list.Permissions[0].OptionID != "allow-once" {
-		t.Fatalf("permissions after the decision: %+v", list.Permissions)
+	if ps := h.permissions(); len(ps) != 1 || ps[0].Status != "approved" ||
+		ps[0].DecidedBy != "tray" || ps[0].OptionID != "allow-once" {
+		t.Fatalf("permissions after the decision: %+v", ps)
 	}
 
 	// Cancel a running turn from the menu.
-	h.askPermission(th.Thread.ID)
+	h.askPermission(th.ID)
 	m = got.waitFor(t, "a running turn", 10*time.Second, func(m Menu) bool { return len(m.Turns) == 1 && len(m.Permissions) == 1 })
 	if err := w.CancelTurn(ctx, m.Turns[0].TurnID); err != nil {
 		t.Fatal(err)
@@ -254,10 +244,8 @@ func TestRealHub(t *testing.T) {
 	// A new thread: the old one's next prompt carries the context the hub
 	// replays to an agent that lost its session, which the fake agent
 	// does not take for a script command.
-	if st := h.api("POST", "/v1/threads", map[string]string{"agent": "fake", "cwd": t.TempDir()}, &th); st != 201 {
-		t.Fatalf("POST threads: %d", st)
-	}
-	h.askPermission(th.Thread.ID)
+	th = h.createThread("")
+	h.askPermission(th.ID)
 	m = got.waitFor(t, "a permission after the restart", 10*time.Second, func(m Menu) bool {
 		return m.Icon == IconNeedsYou
 	}, h.logText)

@@ -1,7 +1,9 @@
 // Package tray is switchboard-tray, the tray helper: its own process, a
-// client of the hub's HTTP/SSE API like any other. It is not part of the
-// switchboard binary because getlantern/systray and Wails cannot share a
-// process on macOS (both define AppDelegate).
+// client of the hub's HTTP/SSE API like any other, through hub/client (the
+// one Go client of the API). It is not part of the switchboard binary
+// because getlantern/systray and Wails cannot share a process on macOS
+// (both define AppDelegate). Of the module it imports only hub (the API's
+// types) and hub/client (app/deps_test.go enforces it).
 //
 // The systray code needs cgo and libayatana-appindicator3 and is built only
 // with the desktop tag (as the window is); without it switchboard-tray is a
@@ -9,17 +11,16 @@
 //
 // The pieces, from the wire to the panel:
 //
-//   - client.go: discovery (<data-dir>/hub.json and token), the JSON calls
-//     the tray makes (always ?scope=all, X-Client-ID switchboard-tray,
-//     decisions with X-Switchboard-Via: tray), and the SSE reader.
-//   - types.go: the tray's own decoding of the API's resources; it imports
-//     nothing of the hub (app/deps_test.go enforces it).
+//   - hub/client (not in this package): discovery (<data-dir>/hub.json and
+//     token), the typed calls, the API's errors and the event stream.
+//   - watch.go: Watcher, the tray's use of hub/client (always ?scope=all,
+//     X-Client-ID switchboard-tray, decisions with X-Switchboard-Via:
+//     tray). It owns a Model: it connects, snapshots, follows
+//     GET /v1/events, resumes with Last-Event-ID, reconnects with backoff
+//     and publishes menus at most every 100 ms.
 //   - model.go: Model, a pure state machine from a snapshot and events to
 //     a Menu (icon state, title, tooltip, status line, permission and turn
-//     entries).
-//   - watch.go: Watcher, which owns a Model: it connects, snapshots,
-//     follows GET /v1/events, resumes with Last-Event-ID, reconnects with
-//     backoff and publishes menus at most every 100 ms.
+//     entries); it decodes the event payload fields it reads.
 //   - menu.go: layout, which maps Menus onto the fixed entries systray
 //     can show, and clicks back to Actions; actions.go carries them out.
 //   - systray.go (desktop tag): the panel, through getlantern/systray.

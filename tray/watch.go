@@ -4,6 +4,7 @@ import (
 	"cmp"
 	"context"
 	"errors"
+	"fmt"
 	"io"
 	"log/slog"
 	"net"
@@ -11,6 +12,16 @@ import (
 	"reflect"
 	"sync"
 	"time"
+
+	"github.com/switchboard-hub/switchboard/hub"
+	"github.com/switchboard-hub/switchboard/hub/client"
+)
+
+// ClientID is the X-Client-ID the tray sends, and Via the surface it names
+// in X-Switchboard-Via, which the hub records as a permission's decidedBy.
+const (
+	ClientID = "switchboard-tray"
+	Via      = "tray"
 )
 
 // Clock is the time the Watcher uses for its backoff and its publishing
@@ -34,17 +45,22 @@ const publishInterval = 100 * time.Millisecond
 const requestTimeout = 10 * time.Second
 
 // Watcher keeps a Model in step with the hub found in DataDir and publishes
-// its Menu. It finds the hub through hub.json and the token file, opens
+// its Menu. It is a client of the hub through hub/client: it finds the hub
+// through hub.json and the token file (client.Discover), opens
 // GET /v1/events?scope=all, loads a snapshot (pending permissions, threads,
 // running turns, agents), resumes with Last-Event-ID after a drop, and
 // reconnects with exponential backoff (capped at 5 s) while the menu says
 // the hub is unreachable. No error stops it; only ctx does.
 type Watcher struct {
 	DataDir string
-	HTTP    *http.Client // nil: a default client
-	Clock   Clock        // nil: the real clock
-	Log     *slog.Logger // nil: slog.Default()
-	Backoff Backoff      // zero: DefaultBackoff()
+	HTTP    *http.Client   // nil: hub/client's default
+	Clock   Clock          // nil: the real clock
+	Log     *slog.Logger   // nil: slog.Default()
+	Backoff client.Backoff // zero: client.DefaultBackoff()
+	// IdleTimeout drops an event stream silent for that long, and gives
+	// up on a hub that takes the connection but does not answer it;
+	// 0: client.DefaultIdleTimeout.
+	IdleTimeout time.Duration
 	// Publish receives each new menu, never two equal in a row, from the
 	// Watcher's goroutine. It must not block for long.
 	Publish func(Menu)
@@ -53,14 +69,15 @@ type Watcher struct {
 	in   chan input // see inbox
 
 	mu     sync.Mutex
-	client *Client // the hub last found; nil before
+	client *client.Client // of the hub last found; nil before
 }
 
 // input is one thing the model learns: exactly one field is set.
 type input struct {
 	snapshot   *Snapshot
-	event      *Event
-	thread     *Thread
+	event      *hub.Event
+	thread     *hub.Thread
+	permission *hub.Permission
 	disconnect string
 }
 
@@ -131,6 +148,8 @@ func (w *Watcher) modelLoop(ctx context.Context) {
 				m.Apply(*in.event)
 			case in.thread != nil:
 				m.SetThread(*in.thread)
+			case in.permission != nil:
+				m.SetPermission(*in.permission)
 			default:
 				m.Disconnect(in.disconnect)
 			}
@@ -176,10 +195,23 @@ func (w *Watcher) fetchThread(ctx context.Context, id string) {
 }
 
 // Client is the client of the hub last found, nil before the first.
-func (w *Watcher) Client() *Client {
+func (w *Watcher) Client() *client.Client {
 	w.mu.Lock()
 	defer w.mu.Unlock()
 	return w.client
+}
+
+// clientFor is the tray's client of h: every client's resources
+// (?scope=all), as switchboard-tray, decisions recorded as the tray's.
+func (w *Watcher) clientFor(h client.Hub) *client.Client {
+	return client.ForHub(h, client.Options{ClientID: ClientID, All: true, Via: Via, HTTP: w.HTTP, IdleTimeout: w.IdleTimeout})
+}
+
+func (w *Watcher) idleTimeout() time.Duration {
+	if w.IdleTimeout > 0 {
+		return w.IdleTimeout
+	}
+	return client.DefaultIdleTimeout
 }
 
 // connectLoop finds the hub, streams its events into w.in and reconnects,
@@ -187,17 +219,17 @@ func (w *Watcher) Client() *Client {
 func (w *Watcher) connectLoop(ctx context.Context) {
 	bo := w.Backoff
 	if bo.Min <= 0 || bo.Max <= 0 {
-		bo = DefaultBackoff()
+		bo = client.DefaultBackoff()
 	}
-	after := int64(-1) // the last seq seen; -1: none yet (start live)
-	var last Discovery // the hub after belongs to
+	after := int64(-1)     // the last seq seen; -1: none yet (start live)
+	var last hub.Discovery // the hub after belongs to
 	lastReason := ""
 	for ctx.Err() == nil {
 		err := w.connectOnce(ctx, &last, &after, &bo)
 		if ctx.Err() != nil {
 			return
 		}
-		if errors.Is(err, ErrResync) {
+		if errors.Is(err, client.ErrResync) {
 			w.log().Info("tray: event stream fell behind, resuming", "after", after)
 			continue
 		}
@@ -223,65 +255,100 @@ func (w *Watcher) connectLoop(ctx context.Context) {
 // nothing. A different hub (another pid or address: a restart, perhaps on
 // a fresh database whose seqs start over) is followed live from now: the
 // snapshot taken once the stream is open is its whole state.
-func (w *Watcher) connectOnce(ctx context.Context, last *Discovery, after *int64, bo *Backoff) error {
-	h, err := Discover(w.DataDir)
+func (w *Watcher) connectOnce(ctx context.Context, last *hub.Discovery, after *int64, bo *client.Backoff) error {
+	h, err := client.Discover(w.DataDir)
 	if err != nil {
 		return err
 	}
 	if h.Discovery != *last {
 		*last, *after = h.Discovery, -1
 	}
-	c := &Client{Hub: h, HTTP: w.HTTP}
+	c := w.clientFor(h)
 	w.mu.Lock()
 	w.client = c
 	w.mu.Unlock()
-	onOpen := func() error {
-		// The stream is open, so no event after the snapshot is missed;
-		// events before it that arrive later converge (Model.Apply).
-		ctx, cancel := context.WithTimeout(ctx, requestTimeout)
-		defer cancel()
-		s, err := c.snapshot(ctx)
+	w.log().Debug("tray: opening the event stream", "after", *after)
+	ctx, cancel := context.WithCancel(ctx)
+	defer cancel()
+	// A hub that takes the connection but does not answer it is given up
+	// on like a stream gone silent.
+	hung := time.AfterFunc(w.idleTimeout(), cancel)
+	s, err := c.Events(ctx, *after, client.StreamOptions{})
+	if !hung.Stop() {
+		if err == nil {
+			s.Close()
+		}
+		return fmt.Errorf("%w: no answer to GET /v1/events within %v", client.ErrIdle, w.idleTimeout())
+	}
+	if err != nil {
+		return err
+	}
+	defer s.Close()
+
+	// The stream is open, so no event after the snapshot is missed;
+	// events before it that arrive later converge (Model.Apply).
+	sctx, scancel := context.WithTimeout(ctx, requestTimeout)
+	snap, err := snapshot(sctx, c)
+	scancel()
+	if err != nil {
+		return err
+	}
+	w.log().Info("tray: connected", "hub", h, "permissions", len(snap.Permissions), "running", len(snap.Running))
+	bo.Reset()
+	w.send(ctx, input{snapshot: &snap})
+
+	for {
+		ev, err := s.Next()
+		*after = max(*after, s.LastID())
 		if err != nil {
 			return err
 		}
-		w.log().Info("tray: connected", "hub", h, "permissions", len(s.Permissions), "running", len(s.Running))
-		bo.Reset()
-		w.send(ctx, input{snapshot: &s})
-		return nil
-	}
-	w.log().Debug("tray: opening the event stream", "after", *after)
-	return c.Events(ctx, *after, onOpen, func(ev Event) {
 		w.log().Debug("tray: event", "seq", ev.Seq, "type", ev.Type)
-		if ev.Seq > *after {
-			*after = ev.Seq
-		}
 		w.send(ctx, input{event: &ev})
-	})
+	}
 }
 
-// snapshot reads what the tray shows from the hub.
-func (c *Client) snapshot(ctx context.Context) (Snapshot, error) {
+// maxThreadPages bounds the threads a snapshot lists: the tray needs the
+// running threads, which are the most recently active, so the first pages
+// are enough.
+const maxThreadPages = 10
+
+// snapshot reads what the tray shows from the hub: every client's pending
+// permissions, threads (newest first, at most maxThreadPages pages of
+// 100), the running threads' running turns and the agents.
+func snapshot(ctx context.Context, c *client.Client) (Snapshot, error) {
 	var s Snapshot
 	var err error
-	if s.Permissions, err = c.PendingPermissions(ctx); err != nil {
+	if s.Permissions, err = c.Permissions(ctx, hub.PermissionPending); err != nil {
 		return s, err
 	}
-	if s.Threads, err = c.Threads(ctx); err != nil {
-		return s, err
-	}
-	for _, t := range s.Threads {
-		if t.Status != "running" {
-			continue
-		}
-		tu, err := c.RunningTurn(ctx, t.ID)
+	cursor := ""
+	for range maxThreadPages {
+		page, err := c.Threads(ctx, 100, cursor)
 		if err != nil {
-			if IsCode(err, "NOT_FOUND") { // deleted meanwhile
-				continue
-			}
 			return s, err
 		}
-		if tu.ID != "" {
-			s.Running = append(s.Running, tu)
+		s.Threads = append(s.Threads, page.Threads...)
+		if cursor = page.NextCursor; cursor == "" {
+			break
+		}
+	}
+	for _, t := range s.Threads {
+		if t.Status != hub.ThreadRunning {
+			continue
+		}
+		turns, err := c.History(ctx, t.ID, false)
+		if client.IsCode(err, hub.CodeNotFound) { // deleted meanwhile
+			continue
+		}
+		if err != nil {
+			return s, err
+		}
+		for i := len(turns) - 1; i >= 0; i-- {
+			if turns[i].Status == hub.TurnRunning {
+				s.Running = append(s.Running, turns[i].Turn)
+				break
+			}
 		}
 	}
 	// The agents' display names are a nicety: without them the menu shows ids.
@@ -291,11 +358,12 @@ func (c *Client) snapshot(ctx context.Context) (Snapshot, error) {
 
 // troubleReason is the short phrase the menu shows for a failed connection.
 func troubleReason(err error) string {
-	var ae *APIError
-	var de *DataDirError
+	var ae *client.Error
+	var de *client.DataDirError
+	var ue *client.UnreachableError
 	var ne net.Error
 	switch {
-	case errors.Is(err, ErrNoHub):
+	case errors.Is(err, client.ErrNoHub):
 		return "no hub is running"
 	case errors.As(err, &de):
 		return "cannot read hub.json or the token"
@@ -303,19 +371,23 @@ func troubleReason(err error) string {
 		return "the hub refused the token"
 	case errors.As(err, &ae):
 		return "the hub answered " + cmp.Or(ae.Code, http.StatusText(ae.Status))
-	case errors.Is(err, errStreamIdle):
+	case errors.Is(err, client.ErrIdle):
 		return "the hub stopped answering"
 	case errors.Is(err, io.ErrUnexpectedEOF):
 		return "the hub closed the connection"
-	case errors.As(err, &ne):
+	case errors.As(err, &ue), errors.As(err, &ne):
 		return "cannot connect"
 	}
 	return "connection lost"
 }
 
 // Decide sends a decision on permission id through the hub last found and
-// feeds the answer to the model at once (its event follows anyway).
-func (w *Watcher) Decide(ctx context.Context, id string, d Decision) error {
+// feeds the answer to the model at once (its event follows anyway). d
+// must have exactly one of OptionID and Outcome.
+func (w *Watcher) Decide(ctx context.Context, id string, d hub.Decision) error {
+	if (d.OptionID == "") == (d.Outcome == "") {
+		return fmt.Errorf("tray: a decision needs exactly one of optionId and outcome, got %+v", d)
+	}
 	c := w.Client()
 	if c == nil {
 		return errors.New("tray: no hub")
@@ -326,7 +398,7 @@ func (w *Watcher) Decide(ctx context.Context, id string, d Decision) error {
 	if err != nil {
 		return err
 	}
-	w.send(ctx, input{event: &Event{Type: evPermissionResolved, Permission: &p}})
+	w.send(ctx, input{permission: &p})
 	return nil
 }
 
@@ -338,7 +410,8 @@ func (w *Watcher) CancelTurn(ctx context.Context, turnID string) error {
 	}
 	ctx, cancel := context.WithTimeout(ctx, requestTimeout)
 	defer cancel()
-	return c.CancelTurn(ctx, turnID)
+	_, err := c.CancelTurn(ctx, turnID)
+	return err
 }
 
 // QuitHub asks the hub to shut down gracefully (POST /v1/shutdown); the

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"io"
 	"log/slog"
+	"net/http"
 	"net/http/httptest"
 	"os"
 	"path/filepath"
@@ -13,6 +14,9 @@ import (
 	"sync"
 	"testing"
 	"time"
+
+	"github.com/switchboard-hub/switchboard/hub"
+	"github.com/switchboard-hub/switchboard/hub/client"
 )
 
 // fakeClock is a Clock that moves only when told. It records every delay
@@ -146,8 +150,8 @@ func TestPublishRate(t *testing.T) {
 	}
 	// Two changes right after: held back until publishInterval has passed
 	// since the last publication, then published together.
-	w.inbox() <- input{event: &Event{Type: evTurnStarted, ThreadID: "th1", TurnID: "tu1"}}
-	w.inbox() <- input{event: &Event{Type: evPermissionRequired, Permission: ptr(perm("pe1", "th1", "tu1", "x", "allow_once"))}}
+	w.inbox() <- input{event: &hub.Event{Type: hub.EventTurnStarted, ThreadID: "th1", TurnID: "tu1"}}
+	w.inbox() <- input{event: ptr(permEvent(hub.EventPermissionRequired, perm("pe1", "th1", "tu1", "x", "allow_once")))}
 	for clk.pending() == 0 {
 		time.Sleep(time.Millisecond)
 	}
@@ -168,7 +172,7 @@ func TestPublishRate(t *testing.T) {
 	}
 	// An event that changes nothing publishes nothing.
 	clk.Advance(time.Second)
-	w.inbox() <- input{event: &Event{Type: "message_delta", ThreadID: "th1", TurnID: "tu1"}}
+	w.inbox() <- input{event: &hub.Event{Type: "message_delta", ThreadID: "th1", TurnID: "tu1"}}
 	select {
 	case m := <-got.ch:
 		t.Fatalf("published an unchanged menu: %s", dump(m))
@@ -181,7 +185,7 @@ func TestPublishRate(t *testing.T) {
 // hub again at a new address and resumes with Last-Event-ID.
 func TestWatcherReconnects(t *testing.T) {
 	h := newFakeHub(t)
-	h.threads = []Thread{{ID: "th1", Agent: "claude", Title: "Fix", Status: "idle"}}
+	h.threads = []hub.Thread{{ID: "th1", Agent: "claude", Title: "Fix", Status: "idle"}}
 	clk := newFakeClock()
 	got := newMenus()
 	w := &Watcher{DataDir: h.dir, Clock: clk, Publish: got.publish, Log: quietLog()}
@@ -204,19 +208,19 @@ func TestWatcherReconnects(t *testing.T) {
 	}()
 
 	got.waitFor(t, "idle", 5*time.Second, func(m Menu) bool { return m.Icon == IconIdle })
-	h.pushCur(sse(10, evTurnStarted, `"input":"go"`))
+	h.pushCur(sse(10, hub.EventTurnStarted, `"input":"go"`))
 	m := got.waitFor(t, "working", 5*time.Second, func(m Menu) bool { return m.Icon == IconWorking })
 	if m.Turns[0].Title != "Claude Code: Fix" {
 		t.Errorf("turn title %q", m.Turns[0].Title)
 	}
-	h.pushCur(sse(11, evPermissionRequired, `"permission":{"id":"pe1","threadId":"th1","turnId":"tu1","status":"pending","toolCall":{"title":"make clean"},"options":[{"optionId":"ok","name":"Allow","kind":"allow_once"}]}`))
+	h.pushCur(sse(11, hub.EventPermissionRequired, `"permission":{"id":"pe1","threadId":"th1","turnId":"tu1","status":"pending","toolCall":{"title":"make clean"},"options":[{"optionId":"ok","name":"Allow","kind":"allow_once"}]}`))
 	m = got.waitFor(t, "needs you", 5*time.Second, func(m Menu) bool { return m.Icon == IconNeedsYou })
 	if m.Title != "1" || m.Permissions[0].Title != "Claude Code: make clean" {
 		t.Errorf("menu %s", dump(m))
 	}
 	// A resync: the same hub, resumed at once after seq 11, nothing lost.
 	h.pushCur("id: 11\nevent: resync\ndata: {\"seq\":11,\"type\":\"resync\"}\n\n")
-	h.push(sse(12, evTurnCompleted, `"turn":{"id":"tu1","status":"completed"}`))
+	h.push(sse(12, hub.EventTurnCompleted, `"turn":{"id":"tu1","status":"completed"}`))
 	got.waitFor(t, "turn completed after the resync", 5*time.Second, func(m Menu) bool { return m.Connected && len(m.Turns) == 0 })
 	h.mu.Lock()
 	if ids := slices.Clone(h.lastIDs); !slices.Equal(ids, []string{"|after=-1", "11|after="}) {
@@ -265,7 +269,7 @@ func TestWatcherReconnects(t *testing.T) {
 	// snapshot is its state).
 	h2 := newFakeHub(t)
 	h2.dir = h.dir
-	h2.perms = []Permission{perm("pe2", "th1", "tu1", "deploy", "allow_once", "reject_once")}
+	h2.perms = []hub.Permission{perm("pe2", "th1", "tu1", "deploy", "allow_once", "reject_once")}
 	h2.threads = h.threads
 	h2.writeDiscovery(h2.srv.URL)
 	m = got.waitFor(t, "reconnected", 10*time.Second, func(m Menu) bool { return m.Connected })
@@ -292,27 +296,30 @@ func TestWatcherReconnects(t *testing.T) {
 
 func TestTroubleReason(t *testing.T) {
 	dir := t.TempDir()
-	_, err := Discover(dir)
+	_, err := client.Discover(dir)
 	if r := troubleReason(err); r != "no hub is running" {
 		t.Errorf("no hub: %q", r)
 	}
 	srv := httptest.NewServer(nil)
 	url := srv.URL
 	srv.Close()
-	c := &Client{Hub: Hub{Discovery: Discovery{URL: url}, token: "t"}}
+	c := (&Watcher{}).clientFor(client.NewHub(url, "t"))
 	if r := troubleReason(c.Healthz(context.Background())); r != "cannot connect" {
 		t.Errorf("refused: %q", r)
+	}
+	if _, err := c.Events(context.Background(), -1, client.StreamOptions{}); troubleReason(err) != "cannot connect" {
+		t.Errorf("stream refused: %q (%v)", troubleReason(err), err)
 	}
 	if r := troubleReason(io.ErrUnexpectedEOF); r != "the hub closed the connection" {
 		t.Errorf("eof: %q", r)
 	}
-	if r := troubleReason(&APIError{Status: 500, Code: "INTERNAL"}); r != "the hub answered INTERNAL" {
+	if r := troubleReason(&client.Error{Status: 500, Code: "INTERNAL"}); r != "the hub answered INTERNAL" {
 		t.Errorf("500: %q", r)
 	}
-	if r := troubleReason(&APIError{Status: 502}); r != "the hub answered Bad Gateway" {
+	if r := troubleReason(&client.Error{Status: 502}); r != "the hub answered Bad Gateway" {
 		t.Errorf("502 without a body: %q", r)
 	}
-	if r := troubleReason(errStreamIdle); r != "the hub stopped answering" {
+	if r := troubleReason(client.ErrIdle); r != "the hub stopped answering" {
 		t.Errorf("idle: %q", r)
 	}
 	if r := troubleReason(errors.New("x")); r != "connection lost" {
@@ -321,8 +328,88 @@ func TestTroubleReason(t *testing.T) {
 	if err := os.WriteFile(filepath.Join(dir, "hub.json"), []byte("{"), 0o600); err != nil {
 		t.Fatal(err)
 	}
-	_, err = Discover(dir)
+	_, err = client.Discover(dir)
 	if r := troubleReason(err); r != "cannot read hub.json or the token" {
 		t.Errorf("bad hub.json: %q", r)
+	}
+}
+
+// runWatcher runs w (on the real clock) until the test ends.
+func runWatcher(t *testing.T, w *Watcher) {
+	t.Helper()
+	ctx, cancel := context.WithCancel(context.Background())
+	done := make(chan struct{})
+	go func() { w.Run(ctx); close(done) }()
+	t.Cleanup(func() { cancel(); <-done })
+}
+
+// Odd events (a data line that is not JSON, payload fields of another
+// shape, a frame without an id) neither stop the tray nor lose their
+// seqs: it follows the next events, and a dropped stream resumes after
+// the last one.
+func TestWatcherOddEvents(t *testing.T) {
+	h := newFakeHub(t)
+	h.threads = []hub.Thread{{ID: "th1", Agent: "claude", Title: "Fix", Status: "idle"}}
+	got := newMenus()
+	runWatcher(t, &Watcher{DataDir: h.dir, Publish: got.publish, Log: quietLog()})
+	got.waitFor(t, "idle", 5*time.Second, func(m Menu) bool { return m.Icon == IconIdle })
+
+	h.pushCur("id: 3\nevent: x\ndata: {not json\n\n")
+	h.pushCur("data: {not json either\n\n")
+	h.pushCur(sse(4, hub.EventPermissionRequired, `"permission":"a string from the future"`))
+	h.pushCur(sse(5, hub.EventThreadUpdated, `"thread":[1,2]`))
+	h.pushCur(sse(6, hub.EventConfigError, `"message":{"text":"?"}`))
+	h.pushCur(sse(7, hub.EventTurnStarted, `"input":"go"`))
+	h.pushCur(sse(8, hub.EventPermissionRequired, `"permission":{"id":"pe1","threadId":"th1","turnId":"tu1","status":"pending","toolCall":{"title":"ls"},"options":[]}`))
+	m := got.waitFor(t, "the events after the odd ones", 5*time.Second, func(m Menu) bool {
+		return m.Icon == IconNeedsYou && len(m.Turns) == 1
+	})
+	if m.Turns[0].Title != "Claude Code: Fix" || m.Permissions[0].Title != "Claude Code: ls" || m.Status != "1 agent working · 1 approval waiting" {
+		t.Errorf("menu %s", dump(m))
+	}
+	h.pushCur("CLOSE")
+	got.waitFor(t, "trouble", 5*time.Second, func(m Menu) bool { return m.Status == "Hub unreachable: the hub closed the connection" })
+	got.waitFor(t, "reconnected", 5*time.Second, func(m Menu) bool { return m.Connected })
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	if !slices.Equal(h.lastIDs, []string{"|after=-1", "8|after="}) {
+		t.Errorf("resume points %q, want live then Last-Event-ID 8", h.lastIDs)
+	}
+}
+
+// A stream is dropped once silent for the idle timeout, not while the
+// hub pings it; a hub that takes the connection but never answers is
+// given up on too. Both show "the hub stopped answering".
+func TestWatcherIdleStream(t *testing.T) {
+	const idle = 500 * time.Millisecond
+	h := newFakeHub(t)
+	got := newMenus()
+	runWatcher(t, &Watcher{DataDir: h.dir, IdleTimeout: idle, Publish: got.publish, Log: quietLog()})
+	got.waitFor(t, "idle", 5*time.Second, func(m Menu) bool { return m.Icon == IconIdle })
+	start := time.Now()
+	for range 4 {
+		time.Sleep(idle / 3)
+		h.pushCur(": ping\n\n") // pings keep it open
+	}
+	m := got.waitFor(t, "trouble", 5*time.Second, func(m Menu) bool { return m.Icon == IconTrouble })
+	if d := time.Since(start); d < 4*idle/3 {
+		t.Errorf("dropped after %v despite pings", d)
+	}
+	if m.Status != "Hub unreachable: the hub stopped answering" {
+		t.Errorf("status %q", m.Status)
+	}
+}
+
+func TestWatcherHungHub(t *testing.T) {
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) { <-r.Context().Done() }))
+	t.Cleanup(srv.Close)
+	h := newFakeHub(t)
+	h.writeDiscovery(srv.URL)
+	got := newMenus()
+	start := time.Now()
+	runWatcher(t, &Watcher{DataDir: h.dir, IdleTimeout: 100 * time.Millisecond, Publish: got.publish, Log: quietLog()})
+	got.waitFor(t, "trouble", 5*time.Second, func(m Menu) bool { return m.Status == "Hub unreachable: the hub stopped answering" })
+	if d := time.Since(start); d < 100*time.Millisecond {
+		t.Errorf("gave up after %v", d)
 	}
 }
