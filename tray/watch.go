@@ -61,6 +61,10 @@ type Watcher struct {
 	// up on a hub that takes the connection but does not answer it;
 	// 0: client.DefaultIdleTimeout.
 	IdleTimeout time.Duration
+	// MaxEventBytes caps one event of the stream; 0:
+	// client.DefaultMaxEventBytes. A longer event is skipped: the tray
+	// follows the hub live from the next snapshot.
+	MaxEventBytes int
 	// Publish receives each new menu, never two equal in a row, from the
 	// Watcher's goroutine. It must not block for long.
 	Publish func(Menu)
@@ -204,7 +208,7 @@ func (w *Watcher) Client() *client.Client {
 // clientFor is the tray's client of h: every client's resources
 // (?scope=all), as switchboard-tray, decisions recorded as the tray's.
 func (w *Watcher) clientFor(h client.Hub) *client.Client {
-	return client.ForHub(h, client.Options{ClientID: ClientID, All: true, Via: Via, HTTP: w.HTTP, IdleTimeout: w.IdleTimeout})
+	return client.ForHub(h, client.Options{ClientID: ClientID, All: true, Via: Via, HTTP: w.HTTP, IdleTimeout: w.IdleTimeout, MaxEventBytes: w.MaxEventBytes})
 }
 
 func (w *Watcher) idleTimeout() time.Duration {
@@ -231,6 +235,14 @@ func (w *Watcher) connectLoop(ctx context.Context) {
 		}
 		if errors.Is(err, client.ErrResync) {
 			w.log().Info("tray: event stream fell behind, resuming", "after", after)
+			continue
+		}
+		if errors.Is(err, client.ErrLineTooLong) {
+			// Resuming would meet the same event again, forever: follow
+			// the hub live instead; the snapshot taken on connecting
+			// holds what the skipped events changed.
+			w.log().Warn("tray: an event is longer than the tray reads; following the hub live from a new snapshot", "after", after)
+			after = -1
 			continue
 		}
 		reason := troubleReason(err)

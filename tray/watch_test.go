@@ -413,3 +413,22 @@ func TestWatcherHungHub(t *testing.T) {
 		t.Errorf("gave up after %v", d)
 	}
 }
+
+// An event longer than the tray reads is not resumed forever: the tray
+// reconnects live, with a new snapshot, and follows the events after it.
+func TestWatcherEventTooLong(t *testing.T) {
+	h := newFakeHub(t)
+	h.threads = []hub.Thread{{ID: "th1", Agent: "claude", Title: "Fix", Status: "idle"}}
+	got := newMenus()
+	runWatcher(t, &Watcher{DataDir: h.dir, MaxEventBytes: 4 << 10, Publish: got.publish, Log: quietLog()})
+	got.waitFor(t, "idle", 5*time.Second, func(m Menu) bool { return m.Icon == IconIdle })
+	h.pushCur(sse(3, hub.EventTurnStarted, `"input":"go"`))
+	h.pushCur(sse(4, hub.EventMessageDelta, `"text":"`+strings.Repeat("x", 8<<10)+`"`))
+	h.push(sse(5, hub.EventPermissionRequired, `"permission":{"id":"pe1","threadId":"th1","turnId":"tu1","status":"pending","toolCall":{"title":"ls"},"options":[]}`))
+	got.waitFor(t, "the event after the long one", 5*time.Second, func(m Menu) bool { return m.Icon == IconNeedsYou })
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	if !slices.Equal(h.lastIDs, []string{"|after=-1", "|after=-1"}) {
+		t.Errorf("resume points %q, want live, then live again past the long event", h.lastIDs)
+	}
+}

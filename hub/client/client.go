@@ -15,7 +15,6 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
-	"errors"
 	"fmt"
 	"io"
 	"net/http"
@@ -298,6 +297,3 @@ func (c *Client) call(ctx context.Context, r request, out any) error {
 	}
 	return nil
 }
-
-// errNoStream: a 200 answer that is not an event stream.
-var errNoStream = errors.New("the answer is not an event stream")
