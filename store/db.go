@@ -4,7 +4,8 @@
 //
 //   - the writer: one connection (MaxOpenConns 1), held for the DB's
 //     lifetime by a single writer goroutine that applies every Write with
-//     group commit (writer.go). Nothing else writes.
+//     group commit (writeloop.go) through the statements prepared on that
+//     connection (writestmts.go). Nothing else writes.
 //   - the read pool: a few query_only connections that serve every read
 //     (read.go). WAL mode lets them read the last commit while the writer
 //     writes; a Write is visible to reads once its Commit returned or its
