@@ -10,8 +10,8 @@ import (
 	"syscall"
 )
 
-// The rest of this file is what ties it to unix: process groups, kill(2)
-// and signal names. It is all process.go and terminal.go need from the OS.
+// This file is what ties the package to unix: process groups, kill(2) and
+// signal names. It is all process.go and terminal.go need from the OS.
 
 // startGroup starts c as the leader of a new process group.
 func startGroup(c *exec.Cmd) error {

@@ -8,7 +8,7 @@ import (
 	"time"
 )
 
-// Event types (API.md "Events").
+// Event types (docs/API.md "Events (SSE)").
 const (
 	EventTurnStarted        = "turn_started"
 	EventMessageDelta       = "message_delta"

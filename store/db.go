@@ -4,11 +4,17 @@
 //
 //   - the writer: one connection (MaxOpenConns 1), held for the DB's
 //     lifetime by a single writer goroutine that applies every Write with
-//     group commit (writer.go). Nothing else writes.
+//     group commit (writeloop.go) through the statements prepared on that
+//     connection (writestmts.go). Nothing else writes.
 //   - the read pool: a few query_only connections that serve every read
-//     (read.go). WAL mode lets them read the last commit while the writer
-//     writes; a Write is visible to reads once its Commit returned or its
+//     through prepared statements cached by query text (read.go). WAL
+//     mode lets them read the last commit while the writer writes; a
+//     Write is visible to reads once its Commit returned or its
 //     CommitAsync callback ran.
+//
+// The reads and writes of each noun are in its file (threads.go, turns.go,
+// permissions.go, events.go, procs.go); writestmts.go prepares the
+// writer's statements and applies a Write's parts in order.
 //
 // PRAGMAs are set in the DSNs, never with Exec: a cancelled query can make
 // database/sql discard its connection, and a fresh one gets its settings

@@ -33,8 +33,9 @@ const upsertThreadSQL = `INSERT INTO threads
 
 const threadColumns = `id, agent, cwd, title, client_id, status, summary, agent_session_id, created_at, updated_at, modes, config_options, client_capabilities, available_commands`
 
-// setSessionStateSQL sets a thread's modes and config options; a NULL
-// argument keeps the stored value (hub.Write.SessionStates).
+// setSessionStateSQL sets a thread's modes, config options and available
+// commands; a NULL argument keeps the stored value
+// (hub.Write.SessionStates).
 const setSessionStateSQL = `UPDATE threads SET
 	modes = COALESCE(?, modes), config_options = COALESCE(?, config_options),
 	available_commands = COALESCE(?, available_commands)

@@ -49,8 +49,8 @@ const (
 	clientRequestCancelled = "cancelled"
 )
 
-// clientRequests holds the pending requests.
-// The zero value is ready. Its mutex is a leaf: nothing else is locked
+// clientRequests holds the client requests: pending ones, and ended ones
+// for clientRequestLinger. The zero value is ready. Its mutex is a leaf: nothing else is locked
 // while it is held.
 type clientRequests struct {
 	mu   sync.Mutex

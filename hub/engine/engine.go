@@ -66,8 +66,11 @@ type Options struct {
 // Engine implements Service: threads, turns, permissions and the agent
 // processes behind them. It is safe for concurrent use.
 //
-// Lock order: threadRT.startMu, Engine.mu, then threadRT.mu. Neither is held across a Store
-// call that waits for a commit, nor across a call into an agent.
+// Lock order: threadRT.startMu, Engine.mu, then threadRT.mu. Engine.mu and
+// threadRT.mu are never held across a Store call that waits for a commit,
+// nor across a call into an agent; threadRT.startMu is, while it
+// serialises starting a thread's agent and opening its session
+// (ensureSession).
 type Engine struct {
 	store      hub.Store
 	log        *slog.Logger

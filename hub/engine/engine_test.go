@@ -333,7 +333,19 @@ func TestCancelAgentThatIgnoresIt(t *testing.T) {
 	ctx := context.Background()
 	turn, _ := h.e.StartTurn(ctx, alice, th.ID, hub.TurnInput{Input: "hang-hard"})
 	until(t, sub, hub.EventTurnStarted)
-	time.Sleep(500 * time.Millisecond) // let the prompt reach the agent
+	// A cancel before the session is open (a slow start on a loaded
+	// machine) ends the turn without a prompt and without a session to
+	// load, so the next turn would get a context block: wait for the
+	// session's id to be stored, then let the prompt reach the agent.
+	for deadline := time.Now().Add(10 * time.Second); ; time.Sleep(10 * time.Millisecond) {
+		if got, err := h.db.GetThread(ctx, th.ID); err == nil && got.AgentSessionID != "" {
+			break
+		}
+		if time.Now().After(deadline) {
+			t.Fatal("the agent's session was never opened")
+		}
+	}
+	time.Sleep(500 * time.Millisecond)
 	start := time.Now()
 	ended, err := h.e.CancelTurn(ctx, alice, turn.ID)
 	if err != nil || ended.Status != hub.TurnCancelled {

@@ -11,8 +11,9 @@ import (
 	"github.com/switchboard-hub/switchboard/hub"
 )
 
-// releaseReservation gives back a process slot startTurn reserved for a
-// turn that never started one.
+// releaseReservation gives back the process slot startTurn or
+// openOutsideTurn reserved for tr, if it still holds one, when no process
+// starts for it. It takes e.mu.
 func (e *Engine) releaseReservation(tr *turnRT) {
 	e.mu.Lock()
 	if tr.reserved {
@@ -28,73 +29,132 @@ func (e *Engine) releaseReservation(tr *turnRT) {
 // thread's summary and recent turns (never on a thread's first turn, so
 // slash commands reach the agent raw).
 //
-// A set call (forTurn false) passes a turnRT of its own that is not the
-// thread's turn; the context block of a session it opens is kept for the
-// next turn.
+// A call outside a turn (forTurn false: a set call, or CreateThread's
+// OpenSession, through openOutsideTurn) passes a turnRT of its own that is
+// not the thread's turn; the context block of a session it opens is kept
+// for the next turn.
+//
+// It takes rt.startMu for the whole setup; the caller holds no lock. On
+// error the error is a *hub.Error, and the process slot startTurn or
+// openOutsideTurn reserved is given back: at once when no agent started,
+// else by watchAgent once the agent this call started has been closed.
 func (e *Engine) ensureSession(tr *turnRT, forTurn bool) (*acp.Agent, string, []acp.ContentBlock, error) {
 	rt := tr.rt
 	e.retireIfStale(rt, tr)
 	rt.startMu.Lock()
 	defer rt.startMu.Unlock()
+	if a, sid, prefix, ok := e.liveSession(tr, forTurn); ok {
+		e.releaseReservation(tr) // no process starts
+		return a, sid, prefix, nil
+	}
+	a, spec, err := e.launchAgent(tr)
+	if err != nil {
+		return nil, "", nil, err
+	}
+	sid, setup, prefix, err := e.openSession(tr, a)
+	if err != nil {
+		a.Close(context.Background()) // watchAgent frees the slot
+		return nil, "", nil, err
+	}
+	st := sessionState(tr.thread.ID, setup)
+	prefix = e.adoptSession(tr, a, spec, sid, st, prefix, forTurn)
+	e.recordSession(tr.thread, sid, st)
+	return a, sid, prefix, nil
+}
+
+// liveSession returns rt's agent and session when its process still runs,
+// with, for a turn (forTurn), the context block a call outside a turn kept
+// in rt.prefix (taken out). It stops rt's idle timer either way; when the
+// agent is gone it clears rt.agent and reports false. It takes rt.mu; the
+// caller holds rt.startMu.
+func (e *Engine) liveSession(tr *turnRT, forTurn bool) (*acp.Agent, string, []acp.ContentBlock, bool) {
+	rt := tr.rt
 	rt.mu.Lock()
+	defer rt.mu.Unlock()
 	if rt.idle != nil {
 		rt.idle.Stop()
 	}
-	if agentAlive(rt.agent) {
-		a, sid := rt.agent, rt.sessionID
-		var prefix []acp.ContentBlock
-		if forTurn {
-			prefix, rt.prefix = rt.prefix, nil
-		}
-		rt.mu.Unlock()
-		e.releaseReservation(tr)
-		return a, sid, prefix, nil
+	if !agentAlive(rt.agent) {
+		rt.agent = nil
+		return nil, "", nil, false
 	}
-	rt.agent = nil
-	rt.mu.Unlock()
+	var prefix []acp.ContentBlock
+	if forTurn {
+		prefix, rt.prefix = rt.prefix, nil
+	}
+	return rt.agent, rt.sessionID, prefix, true
+}
 
+// claimSlot counts the agent process about to start in Engine.procs: it
+// takes over the slot startTurn or openOutsideTurn reserved for tr, or
+// claims one when none is reserved (the agent died since: over the limit
+// by one at most). It returns the function that gives the slot back, for
+// when no process starts. It takes e.mu; the caller holds rt.startMu.
+func (e *Engine) claimSlot(tr *turnRT) (release func()) {
 	e.mu.Lock()
 	if !tr.reserved {
-		e.procs++ // the agent died since startTurn: over the limit by one at most
+		e.procs++
 	}
 	tr.reserved = false
 	e.mu.Unlock()
-	release := func() { e.mu.Lock(); e.procs--; e.mu.Unlock() }
+	return func() { e.mu.Lock(); e.procs--; e.mu.Unlock() }
+}
 
+// launchAgent starts the thread's agent as the catalogue now configures it,
+// in the process slot claimSlot counts, records its process, starts
+// watchAgent (which frees the slot when the process exits) and remembers
+// its initialize answer. It returns the agent and the spec it was started
+// with. On error no process runs, the slot is given back and the error is
+// an UPSTREAM_UNAVAILABLE *hub.Error. The caller holds rt.startMu only; a
+// failure to record the process is logged, not returned.
+func (e *Engine) launchAgent(tr *turnRT) (*acp.Agent, acp.AgentSpec, error) {
+	release := e.claimSlot(tr)
 	thread := tr.thread
 	spec, ok := e.agentSpec(thread.Agent)
 	if !ok || spec.Disabled {
 		release()
-		return nil, "", nil, hub.Errorf(hub.CodeUpstreamUnavailable, "agent %q is no longer configured", thread.Agent)
+		return nil, acp.AgentSpec{}, hub.Errorf(hub.CodeUpstreamUnavailable, "agent %q is no longer configured", thread.Agent)
 	}
 	cmd := spec.Command
 	cmd.Dir = thread.Cwd
-	a, err := acp.Launch(tr.ctx, cmd, e.agentClient(rt, thread), e.agentOptions(rt, thread))
+	a, err := acp.Launch(tr.ctx, cmd, e.agentClient(tr.rt, thread), e.agentOptions(tr.rt, thread))
 	if err != nil {
 		release()
-		return nil, "", nil, &hub.Error{Code: hub.CodeUpstreamUnavailable, Message: fmt.Sprintf("starting %s failed: %v", spec.Name, err), Err: err}
+		return nil, acp.AgentSpec{}, &hub.Error{Code: hub.CodeUpstreamUnavailable, Message: fmt.Sprintf("starting %s failed: %v", spec.Name, err), Err: err}
 	}
 	proc := hub.AgentProcess{PID: a.Proc.PID(), StartTime: processStartTime(a.Proc.PID()), ThreadID: thread.ID, Agent: thread.Agent}
 	if err := e.commit(&hub.Write{AgentProcs: []hub.AgentProcess{proc}}); err != nil {
 		e.log.Warn("hub: recording an agent process failed", "err", err)
 	}
-	go e.watchAgent(rt, a)
-
+	go e.watchAgent(tr.rt, a)
 	e.rememberInit(spec.ID, a.Init)
+	return a, spec, nil
+}
 
-	sid, setup, prefix, err := e.openSession(tr, a)
-	if err != nil {
-		a.Close(context.Background())
-		return nil, "", nil, err
-	}
-	st := hub.SessionState{ThreadID: thread.ID, ConfigOptions: setup.ConfigOptions}
+// sessionState is the session state of threadID that setup reported, as
+// stored: Modes and ConfigOptions are each nil when the agent reported
+// none.
+func sessionState(threadID string, setup acp.SessionSetup) hub.SessionState {
+	st := hub.SessionState{ThreadID: threadID, ConfigOptions: setup.ConfigOptions}
 	if setup.Modes != nil {
 		st.Modes, _ = json.Marshal(setup.Modes)
 	}
 	if !hasJSON(st.ConfigOptions) {
 		st.ConfigOptions = nil
 	}
+	return st
+}
+
+// adoptSession makes a, started from spec, rt's agent with session sid,
+// and takes the session's modes and config options from st (where st has
+// none, rt keeps what it knew, else the thread's stored ones). It returns
+// prefix for a turn (forTurn); a call outside a turn keeps prefix in
+// rt.prefix for the next turn and gets nil. It takes rt.mu; the caller
+// holds rt.startMu.
+func (e *Engine) adoptSession(tr *turnRT, a *acp.Agent, spec acp.AgentSpec, sid string, st hub.SessionState, prefix []acp.ContentBlock, forTurn bool) []acp.ContentBlock {
+	rt, thread := tr.rt, tr.thread
 	rt.mu.Lock()
+	defer rt.mu.Unlock()
 	rt.agent, rt.sessionID, rt.spec = a, sid, spec
 	if rt.modes == nil {
 		rt.modes = thread.Modes
@@ -112,21 +172,30 @@ func (e *Engine) ensureSession(tr *turnRT, forTurn bool) (*acp.Agent, string, []
 	if !forTurn {
 		rt.prefix, prefix = prefix, nil
 	}
-	rt.mu.Unlock()
+	return prefix
+}
+
+// recordSession stores what a newly opened session changed: its modes and
+// config options (st, when the agent reported any) and thread's agent
+// session id when sid differs. It waits for the commits and holds no lock;
+// failures are logged, not returned, since the session runs either way.
+func (e *Engine) recordSession(thread hub.Thread, sid string, st hub.SessionState) {
 	if st.Modes != nil || st.ConfigOptions != nil {
 		if err := e.commit(&hub.Write{SessionStates: []hub.SessionState{st}}); err != nil {
 			e.log.Warn("hub: recording the session's modes failed", "err", err)
 		}
 	}
-	if sid != thread.AgentSessionID {
-		if t, gerr := e.store.GetThread(context.Background(), thread.ID); gerr == nil {
-			t.AgentSessionID = sid
-			if err := e.commit(&hub.Write{Threads: []hub.Thread{t}}); err != nil {
-				e.log.Warn("hub: recording the agent session failed", "err", err)
-			}
-		}
+	if sid == thread.AgentSessionID {
+		return
 	}
-	return a, sid, prefix, nil
+	t, err := e.store.GetThread(context.Background(), thread.ID)
+	if err != nil {
+		return
+	}
+	t.AgentSessionID = sid
+	if err := e.commit(&hub.Write{Threads: []hub.Thread{t}}); err != nil {
+		e.log.Warn("hub: recording the agent session failed", "err", err)
+	}
 }
 
 // openSession reopens the thread's previous agent session when the agent

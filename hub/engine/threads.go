@@ -30,8 +30,8 @@ type threadRT struct {
 	// configOptions as last reported (raw; nil: unknown), set when the
 	// session opens and kept current by updates and set calls.
 	modes, config json.RawMessage
-	// prefix is the context block of a session opened outside a turn
-	// (by SetMode), for the next turn to send.
+	// prefix is the context block of a session opened outside a turn (by
+	// a set call or CreateThread's OpenSession), for the next turn to send.
 	prefix []acp.ContentBlock
 
 	// startMu serialises starting the agent and opening its session (a

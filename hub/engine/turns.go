@@ -31,8 +31,9 @@ type turnRT struct {
 	output       strings.Builder
 	cancelReason string // why the turn was cancelled; "" while not
 	timedOut     bool
-	// reserved: startTurn counted a process for this turn in Engine.procs
-	// (guarded by Engine.mu); ensureSession takes the reservation over.
+	// reserved: startTurn (or openOutsideTurn) counted a process for this
+	// turn in Engine.procs (guarded by Engine.mu); ensureSession takes the
+	// reservation over (claimSlot) or gives it back (releaseReservation).
 	reserved bool
 }
 

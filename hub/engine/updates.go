@@ -56,8 +56,8 @@ func (c *threadClient) commitUpdate(u acp.SessionUpdate, tr *turnRT, state *hub.
 	c.e.commitAsync(w)
 }
 
-// updateEvent maps an ACP update to an event type and payload (API.md
-// "Events"). What the hub does not type is forwarded raw as agent_update:
+// updateEvent maps an ACP update to an event type and payload (docs/API.md
+// "Events (SSE)"). What the hub does not type is forwarded raw as agent_update:
 // never dropped, never relabelled.
 func updateEvent(u acp.SessionUpdate) (string, json.RawMessage) {
 	raw := u.Raw

@@ -15,7 +15,8 @@ import (
 )
 
 // Transport-only error codes. They extend hub's codes for the two failures
-// that happen before a request reaches the Service (docs/API.md "Errors").
+// that happen before a request reaches the Service (docs/API.md "Requests
+// and errors").
 const (
 	CodeUnsupportedMediaType = "UNSUPPORTED_MEDIA_TYPE" // 415
 	CodePayloadTooLarge      = "PAYLOAD_TOO_LARGE"      // 413

@@ -69,8 +69,9 @@ func readSSE(t *testing.T, r io.Reader) []sseEvent {
 const openAITools = `"tools":[{"type":"function","function":{"name":"write_file","parameters":{}}}]`
 const anthropicTools = `"tools":[{"name":"Write","input_schema":{}}]`
 
-// openAIStream collects a streamed chat completion: text, tool calls
-// (arguments joined per index), finish reason, and whether [DONE] came.
+// openAIResult is a streamed chat completion as parseOpenAIStream collects
+// it: text, tool calls (arguments joined per index), finish reason, and
+// whether [DONE] came.
 type openAIResult struct {
 	text   string
 	calls  map[int]*Call

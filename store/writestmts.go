@@ -65,9 +65,10 @@ func (s *stmts) close() error {
 	return errors.Join(errs...)
 }
 
-// apply makes w's changes on the writer's connection, inside the savepoint
-// commitBatch opened: Decide first, then threads, session states, turns, permissions,
-// events, agent processes.
+// apply makes w's changes on the writer's connection, inside the
+// transaction (and, for a Write of more than one statement, the savepoint)
+// that commitBatch opened: Decide first, then threads, session states,
+// turns, permissions, events, agent processes recorded, then forgotten.
 func (db *DB) apply(ctx context.Context, w *hub.Write) error {
 	st := db.st
 	if w.Decide != nil {
