@@ -117,14 +117,15 @@ func bridgeCapabilities(reported json.RawMessage) map[string]any {
 }
 
 // ensureHub connects to the running hub, or starts one when none runs
-// (hub.json missing, or naming a hub that does not answer).
+// (hub.json missing or unreadable, or naming a hub that does not answer).
 func (b *server) ensureHub(ctx context.Context) error {
 	_, err := b.hub.Connect(ctx)
 	if err == nil {
 		return nil
 	}
 	var unreachable *client.UnreachableError
-	if !errors.Is(err, client.ErrNoHub) && !errors.As(err, &unreachable) {
+	var unreadable *client.DataDirError
+	if !errors.Is(err, client.ErrNoHub) && !errors.As(err, &unreachable) && !errors.As(err, &unreadable) {
 		return err
 	}
 	if serr := b.startServe(ctx); serr != nil {
