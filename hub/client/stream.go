@@ -77,7 +77,7 @@ func (c *Client) Events(ctx context.Context, after int64, o StreamOptions) (*Str
 	s.reopen = func(ctx context.Context, after int64) (*http.Response, error) {
 		return c.openStream(ctx, request{method: http.MethodGet, path: "/v1/events"}, after)
 	}
-	return s, s.connect()
+	return s.connect()
 }
 
 // ThreadEvents opens GET /v1/threads/{id}/events after the seq after
@@ -86,7 +86,7 @@ func (c *Client) ThreadEvents(ctx context.Context, threadID string, after int64,
 	s := c.newStream(ctx, o, after)
 	s.threadID = threadID
 	s.reopen = s.reopenThread
-	return s, s.connect()
+	return s.connect()
 }
 
 // StreamTurn starts a turn and streams its events (POST
@@ -148,15 +148,15 @@ func (c *Client) openStream(ctx context.Context, r request, after int64) (*http.
 	return resp, nil
 }
 
-// connect opens the first connection.
-func (s *Stream) connect() error {
+// connect opens the first connection: s, or nil and why not.
+func (s *Stream) connect() (*Stream, error) {
 	resp, err := s.reopen(s.ctx, s.lastID)
 	if err != nil {
 		s.cancel()
-		return err
+		return nil, err
 	}
 	s.attach(resp)
-	return nil
+	return s, nil
 }
 
 // attach makes resp the stream's current connection, watched for silence.
