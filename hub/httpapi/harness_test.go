@@ -163,7 +163,10 @@ type frame struct {
 	id, event, data, cmt string
 }
 
-// sseStream reads frames from an SSE answer on a goroutine.
+// sseStream reads frames from an SSE answer on a goroutine. It is
+// deliberately independent of hub/client (which every Go client uses):
+// it checks the bytes on the wire — the id:/event:/data: framing, pings,
+// resync — so that a fault in the one client cannot hide one here.
 type sseStream struct {
 	t      testing.TB
 	resp   *http.Response
