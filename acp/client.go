@@ -43,6 +43,18 @@ type TerminalHost interface {
 	ReleaseTerminal(ctx context.Context, req ReleaseTerminalRequest) (ReleaseTerminalResponse, error)
 }
 
+// TerminalAuthorizer is implemented by a Client that decides each
+// terminal/create the built-in terminal host (Terminals) would serve; a
+// Client that is a TerminalHost serves terminals itself and is not asked.
+// AuthorizeTerminal gets the request, already checked (a command, an
+// absolute cwd, valid variables), and dir, the directory it asks for
+// (req.Cwd, else the session's), before anything starts. It may block
+// (to ask a person) until ctx ends. An error refuses the terminal: the
+// agent gets it as a JSON-RPC error (an *Error keeps its code).
+type TerminalAuthorizer interface {
+	AuthorizeTerminal(ctx context.Context, req CreateTerminalRequest, dir string) (TerminalGrant, error)
+}
+
 // ErrCancelTimeout is returned by Cancel when the agent did not end the turn
 // within ClientOptions.CancelWait. The caller should stop the agent.
 var ErrCancelTimeout = errors.New("acp: agent did not end the turn after session/cancel")

@@ -71,7 +71,8 @@ func (h *clientHandler) HandleNotification(ctx context.Context, method string, p
 }
 
 // localTerminals runs terminals as real processes through ClientConn.local,
-// defaulting their cwd to the session's.
+// defaulting their cwd to the session's, each as the Client allows it when
+// it is a TerminalAuthorizer.
 type localTerminals struct{ c *ClientConn }
 
 func (t localTerminals) CreateTerminal(ctx context.Context, req CreateTerminalRequest) (CreateTerminalResponse, error) {
@@ -79,7 +80,22 @@ func (t localTerminals) CreateTerminal(ctx context.Context, req CreateTerminalRe
 	if !ok {
 		return CreateTerminalResponse{}, NewError(CodeResourceNotFound, "unknown session %q", req.SessionID)
 	}
-	return t.c.local.Create(ctx, cwd, req)
+	a, ok := t.c.client.(TerminalAuthorizer)
+	if !ok {
+		return t.c.local.Create(ctx, cwd, req)
+	}
+	if err := checkCreate(req); err != nil {
+		return CreateTerminalResponse{}, err
+	}
+	dir := cwd
+	if req.Cwd != "" {
+		dir = req.Cwd
+	}
+	g, err := a.AuthorizeTerminal(ctx, req, dir)
+	if err != nil {
+		return CreateTerminalResponse{}, err
+	}
+	return t.c.local.CreateWith(ctx, cwd, req, g)
 }
 
 func (t localTerminals) TerminalOutput(ctx context.Context, req TerminalOutputRequest) (TerminalOutputResponse, error) {

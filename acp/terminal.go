@@ -195,44 +195,87 @@ func NewTerminals(opts TerminalOptions) *Terminals {
 	}
 }
 
+// TerminalGrant is what a TerminalAuthorizer allows one terminal/create:
+// the zero value runs the command as asked with the default environment.
+type TerminalGrant struct {
+	// Dir, when set, is the directory to run in instead of the one asked
+	// (the authorizer's resolved form of it, so that what was checked is
+	// what runs).
+	Dir string
+	// InheritEnv names variables of the base environment the command
+	// inherits besides BuildEnv's allowlist (exact names, or prefixes
+	// ending in '*'); the withheld ones (TerminalWithheldEnv) only when
+	// named here.
+	InheritEnv []string
+}
+
+// TerminalWithheldEnv are the variables of BuildEnv's allowlist a terminal
+// command does not inherit unless its TerminalGrant names them: a command
+// an agent runs gets neither the user's SSH agent nor the session bus
+// (through which it could drive the desktop, the keyring, notifications).
+var TerminalWithheldEnv = []string{"DBUS_SESSION_BUS_ADDRESS", "SSH_AUTH_SOCK"}
+
+// checkCreate checks what a terminal/create request must hold before
+// anyone is asked about it: a command, an absolute cwd, valid variables
+// and a non-negative output limit.
+func checkCreate(req CreateTerminalRequest) error {
+	if req.Command == "" {
+		return NewError(CodeInvalidParams, "command is required")
+	}
+	if req.Cwd != "" && !filepath.IsAbs(req.Cwd) {
+		return NewError(CodeInvalidParams, "cwd must be absolute: %q", req.Cwd)
+	}
+	if req.OutputByteLimit != nil && *req.OutputByteLimit < 0 {
+		return NewError(CodeInvalidParams, "outputByteLimit must not be negative")
+	}
+	for _, v := range req.Env {
+		if v.Name == "" || strings.ContainsAny(v.Name, "=\x00") || strings.ContainsRune(v.Value, 0) {
+			return NewError(CodeInvalidParams, "invalid environment variable %q", v.Name)
+		}
+	}
+	return nil
+}
+
 // Create starts req.Command with req.Args in req.Cwd, or in sessionCwd when
-// req.Cwd is empty, and returns the new terminal's id.
+// req.Cwd is empty, and returns the new terminal's id. It is CreateWith
+// and the zero TerminalGrant.
 //
 // Agents such as claude-agent-acp send a whole shell command line in Command
 // with no Args. So when Args is empty, Command names no program and contains
 // white space or shell syntax, it is run as /bin/sh -c Command.
 func (ts *Terminals) Create(ctx context.Context, sessionCwd string, req CreateTerminalRequest) (CreateTerminalResponse, error) {
+	return ts.CreateWith(ctx, sessionCwd, req, TerminalGrant{})
+}
+
+// CreateWith is Create as g allows it: in g.Dir when set, with the base
+// environment's variables BuildEnv keeps (but TerminalWithheldEnv) plus
+// those g.InheritEnv names, then req.Env on top.
+func (ts *Terminals) CreateWith(ctx context.Context, sessionCwd string, req CreateTerminalRequest, g TerminalGrant) (CreateTerminalResponse, error) {
 	if err := ctx.Err(); err != nil {
 		return CreateTerminalResponse{}, fmt.Errorf("acp: create terminal: %w", err)
 	}
-	if req.Command == "" {
-		return CreateTerminalResponse{}, NewError(CodeInvalidParams, "command is required")
+	if err := checkCreate(req); err != nil {
+		return CreateTerminalResponse{}, err
 	}
 	dir := sessionCwd
 	if req.Cwd != "" {
-		if !filepath.IsAbs(req.Cwd) {
-			return CreateTerminalResponse{}, NewError(CodeInvalidParams, "cwd must be absolute: %q", req.Cwd)
-		}
 		dir = req.Cwd
+	}
+	if g.Dir != "" {
+		dir = g.Dir
 	}
 	if err := checkDir(dir); err != nil {
 		return CreateTerminalResponse{}, NewError(CodeInvalidParams, "cwd: %v", err)
 	}
 	limit := ts.limit
 	if req.OutputByteLimit != nil {
-		if *req.OutputByteLimit < 0 {
-			return CreateTerminalResponse{}, NewError(CodeInvalidParams, "outputByteLimit must not be negative")
-		}
 		limit = *req.OutputByteLimit
 	}
 	extra := make([]string, 0, len(req.Env))
 	for _, v := range req.Env {
-		if v.Name == "" || strings.ContainsAny(v.Name, "=\x00") || strings.ContainsRune(v.Value, 0) {
-			return CreateTerminalResponse{}, NewError(CodeInvalidParams, "invalid environment variable %q", v.Name)
-		}
 		extra = append(extra, v.Name+"="+v.Value)
 	}
-	env := BuildEnv(ts.base, Command{Env: extra})
+	env := BuildEnv(withhold(ts.base, g.InheritEnv), Command{Env: extra, PassEnv: g.InheritEnv})
 	path, args, err := terminalProgram(req.Command, req.Args, dir, env)
 	if err != nil {
 		return CreateTerminalResponse{}, fmt.Errorf("acp: create terminal: %w", err)
@@ -281,6 +324,20 @@ func (ts *Terminals) Create(ctx context.Context, sessionCwd string, req CreateTe
 	}
 	ts.log.Debug("terminal started", "terminalId", t.id, "sessionId", t.sessionID, "pid", t.pid, "path", path)
 	return CreateTerminalResponse{TerminalID: t.id}, nil
+}
+
+// withhold returns base without TerminalWithheldEnv's variables, but
+// those inherit names.
+func withhold(base, inherit []string) []string {
+	out := make([]string, 0, len(base))
+	for _, kv := range base {
+		k, _, _ := strings.Cut(kv, "=")
+		if matchAny(TerminalWithheldEnv, k) && !matchAny(inherit, k) {
+			continue
+		}
+		out = append(out, kv)
+	}
+	return out
 }
 
 // terminalProgram returns the executable and argv for a terminal command.

@@ -364,3 +364,45 @@ func TestTerminalJSON(t *testing.T) {
 		}
 	}
 }
+
+// A terminal command inherits neither the SSH agent nor the session bus,
+// unless its grant names them; a grant's Dir replaces the cwd asked.
+func TestTerminalWithheldEnv(t *testing.T) {
+	base := []string{"PATH=" + os.Getenv("PATH"), "SSH_AUTH_SOCK=/run/agent.sock", "DBUS_SESSION_BUS_ADDRESS=unix:path=/run/bus", "LANG=C", "EXTRA_VAR=x"}
+	ts := newTerminals(t, TerminalOptions{BaseEnv: base})
+	cwd, other := t.TempDir(), t.TempDir()
+	realOther, _ := filepath.EvalSymlinks(other)
+	script := `echo "${SSH_AUTH_SOCK-unset} ${DBUS_SESSION_BUS_ADDRESS-unset} ${LANG-unset} ${EXTRA_VAR-unset} $(pwd)"`
+	tests := []struct {
+		name  string
+		grant TerminalGrant
+		want  string
+	}{
+		{"default", TerminalGrant{}, "unset unset C unset " + cwd},
+		{"ssh inherited", TerminalGrant{InheritEnv: []string{"SSH_AUTH_SOCK"}}, "/run/agent.sock unset C unset " + cwd},
+		{"prefix and extra", TerminalGrant{InheritEnv: []string{"DBUS_*", "EXTRA_VAR"}}, "unset unix:path=/run/bus C x " + cwd},
+		{"dir", TerminalGrant{Dir: other}, "unset unset C unset " + realOther},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			c, err := ts.CreateWith(context.Background(), cwd, CreateTerminalRequest{SessionID: "s", Command: "sh", Args: []string{"-c", script}}, tt.grant)
+			if err != nil {
+				t.Fatal(err)
+			}
+			ctx, cancel := context.WithTimeout(context.Background(), 8*time.Second)
+			defer cancel()
+			if _, err := ts.WaitForExit(ctx, WaitForTerminalExitRequest{SessionID: "s", TerminalID: c.TerminalID}); err != nil {
+				t.Fatal(err)
+			}
+			out, _ := ts.Output(ctx, TerminalOutputRequest{SessionID: "s", TerminalID: c.TerminalID})
+			want := tt.want
+			if tt.grant.Dir == "" {
+				real, _ := filepath.EvalSymlinks(cwd)
+				want = strings.Replace(want, cwd, real, 1)
+			}
+			if out.Output != want+"\n" {
+				t.Errorf("output %q, want %q", out.Output, want+"\n")
+			}
+		})
+	}
+}

@@ -92,6 +92,9 @@ func startHub(ctx context.Context, e *env, o Options) (_ *runningHub, err error)
 			return nil, fmt.Errorf("--listen: %w", err)
 		}
 	}
+	if configFolderIsHome(h.configPath) {
+		log.Warn("the config file's folder is protected from agents, and it is your home folder: agents will be refused every file in it; move the config into a folder of its own", "config", h.configPath)
+	}
 	if h.token, err = loadOrCreateToken(o.DataDir); err != nil {
 		return nil, err
 	}
@@ -101,6 +104,8 @@ func startHub(ctx context.Context, e *env, o Options) (_ *runningHub, err error)
 	h.engine, err = engine.New(ctx, engine.Options{
 		Store: h.db, Logger: log, Config: h.started.EngineConfig(), Agents: h.started.Catalogue(),
 		AgentOptions: acp.AgentOptions{Process: acp.ProcessOptions{Logger: log}},
+		// Whatever anyone approves, an agent never reads or writes these.
+		Protected: protectedPaths(o.DataDir, h.configPath),
 		// Versions and capabilities for GET /v1/agents (the editor bridge's
 		// initialize) before any thread has run an agent; in the
 		// background, so the API is ready at once.

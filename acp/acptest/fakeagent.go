@@ -192,6 +192,19 @@
 //     "terminal exit <exitCode|null> signal <signal|null> truncated <bool>\n<output>"
 //     or "terminal error <method> <code>: <message>" at the first failed
 //     request (release is still made once created); end_turn.
+//   - terminal-in <cwd> <cmd> [args...]: terminal, with that cwd.
+//   - terminal-env <NAME>=<value> <cmd> [args...]: terminal, with env
+//     [{name, value}] in terminal/create.
+//   - ask-terminal <cmd> [args...]: as an agent that asks before it runs
+//     a command: tool_call {toolCallId, title: "Run <line>", kind:
+//     "execute", status: "pending", rawInput: {command: <line>}} where
+//     line is cmd and args joined with single spaces, then
+//     session/request_permission {sessionId, toolCall: {toolCallId,
+//     title, kind, status, rawInput}, options: [{optionId: "allow-once",
+//     kind: "allow_once"}, {optionId: "reject-once", kind:
+//     "reject_once"}]}; allow-once selected: as terminal <cmd> [args...];
+//     otherwise tool_call_update "failed" and agent_message_chunk
+//     "ask-terminal refused"; end_turn.
 //   - cancel-request: fs/read_text_file {sessionId, path:
 //     <cwd>/cancel-request.txt}, immediately followed by $/cancel_request
 //     {requestId}; agent_message_chunk "cancel-request result" or

@@ -256,6 +256,27 @@ func (a *agent) script(s *session, t *turn, text, cmd, rest string) (stop string
 			return bad()
 		}
 		a.terminal(s, t, args)
+	case "terminal-in":
+		dir, cmdline := splitWord(rest)
+		args := strings.Fields(cmdline)
+		if dir == "" || len(args) == 0 {
+			return bad()
+		}
+		a.terminalWith(s, t, dir, nil, args)
+	case "terminal-env":
+		kv, cmdline := splitWord(rest)
+		k, v, ok := strings.Cut(kv, "=")
+		args := strings.Fields(cmdline)
+		if !ok || len(args) == 0 {
+			return bad()
+		}
+		a.terminalWith(s, t, t.cwd, map[string]string{k: v}, args)
+	case "ask-terminal":
+		args := strings.Fields(rest)
+		if len(args) == 0 {
+			return bad()
+		}
+		a.askTerminal(s, t, args)
 	case "cancel-request":
 		id := a.newID()
 		ch := a.startCall(id, "fs/read_text_file", map[string]string{

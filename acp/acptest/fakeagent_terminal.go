@@ -28,12 +28,26 @@ func (a *agent) grandchild(s *session, t *turn, secs int) {
 }
 
 func (a *agent) terminal(s *session, t *turn, args []string) {
+	a.terminalWith(s, t, t.cwd, nil, args)
+}
+
+// terminalWith is the terminal command in cwd, with env (name → value)
+// added to terminal/create.
+func (a *agent) terminalWith(s *session, t *turn, cwd string, env map[string]string, args []string) {
 	fail := func(method string, r reply) {
 		a.say(s, t, "terminal error "+method+" "+r.errString())
 	}
-	r := a.call("terminal/create", map[string]any{
-		"sessionId": s.id, "command": args[0], "args": args[1:], "cwd": t.cwd, "outputByteLimit": 1 << 20,
-	})
+	params := map[string]any{
+		"sessionId": s.id, "command": args[0], "args": args[1:], "cwd": cwd, "outputByteLimit": 1 << 20,
+	}
+	if len(env) > 0 {
+		vars := []map[string]string{}
+		for k, v := range env {
+			vars = append(vars, map[string]string{"name": k, "value": v})
+		}
+		params["env"] = vars
+	}
+	r := a.call("terminal/create", params)
 	if r.err != nil {
 		fail("terminal/create", r)
 		return
@@ -101,4 +115,36 @@ func (a *agent) terminal(s *session, t *turn, args []string) {
 		msg = fmt.Sprintf("terminal exit %s signal %s truncated %t\n%s", code, sig, out.Truncated, out.Output)
 	}
 	a.say(s, t, msg)
+}
+
+// askTerminal asks the client's permission for a command line, as an agent
+// that runs commands in the client's terminals does, then runs it with
+// terminal/create when allowed.
+func (a *agent) askTerminal(s *session, t *turn, args []string) {
+	line := strings.Join(args, " ")
+	tc := a.toolCallID()
+	a.update(s.id, map[string]any{
+		"sessionUpdate": "tool_call", "toolCallId": tc, "title": "Run " + line,
+		"kind": "execute", "status": "pending", "rawInput": map[string]string{"command": line},
+	})
+	r := a.call("session/request_permission", map[string]any{
+		"sessionId": s.id,
+		"toolCall":  map[string]any{"toolCallId": tc, "title": "Run " + line, "kind": "execute", "status": "pending", "rawInput": map[string]string{"command": line}},
+		"options": []map[string]string{
+			{"optionId": "allow-once", "name": "Allow", "kind": "allow_once"},
+			{"optionId": "reject-once", "name": "Reject", "kind": "reject_once"},
+		},
+	})
+	var res struct {
+		Outcome struct {
+			Outcome  string `json:"outcome"`
+			OptionID string `json:"optionId"`
+		} `json:"outcome"`
+	}
+	if r.err != nil || json.Unmarshal(r.result, &res) != nil || res.Outcome.OptionID != "allow-once" {
+		a.update(s.id, map[string]any{"sessionUpdate": "tool_call_update", "toolCallId": tc, "status": "failed"})
+		a.say(s, t, "ask-terminal refused")
+		return
+	}
+	a.terminal(s, t, args)
 }

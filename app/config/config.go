@@ -56,7 +56,16 @@ type Config struct {
 		// system (follow the OS).
 		Theme string `mapstructure:"theme"`
 	} `mapstructure:"ui"`
-	Agents map[string]acp.AgentConfig `mapstructure:"agents"`
+	Terminals struct {
+		// InheritEnv names the hub's environment variables that terminal
+		// commands agents run inherit besides the default list (exact
+		// names, or prefixes ending in '*'): DBUS_SESSION_BUS_ADDRESS and
+		// SSH_AUTH_SOCK are withheld unless named here.
+		InheritEnv []string `mapstructure:"inheritEnv"`
+	} `mapstructure:"terminals"`
+	// Folders holds per-folder settings by folder glob (folders.go).
+	Folders Folders                    `mapstructure:"folders"`
+	Agents  map[string]acp.AgentConfig `mapstructure:"agents"`
 }
 
 // DefaultListen is the hub's default listen address (API.md).
@@ -72,8 +81,8 @@ func DefaultPath() (string, error) {
 	return filepath.Join(d, "switchboard", "config.yaml"), nil
 }
 
-// EngineConfig is the engine's part of c: permission timeout, limits and
-// context sizes.
+// EngineConfig is the engine's part of c: permission timeout, limits,
+// context sizes, the folder rules and what terminals inherit.
 func (c Config) EngineConfig() engine.Config {
 	return engine.Config{
 		PermissionTimeout:  c.Permissions.Timeout,
@@ -82,6 +91,8 @@ func (c Config) EngineConfig() engine.Config {
 		TurnTimeout:        c.Limits.TurnTimeout,
 		ContextRecentTurns: c.Context.RecentTurns,
 		ContextMaxChars:    c.Context.MaxChars,
+		Folders:            c.Folders.rules(),
+		TerminalInheritEnv: c.Terminals.InheritEnv,
 	}
 }
 

@@ -32,6 +32,7 @@ func setDefaults(v *viper.Viper) {
 	v.SetDefault("notifications.turnCompleted", true)
 	v.SetDefault("tray.enabled", true)
 	v.SetDefault("ui.theme", hub.ThemeSystem)
+	v.SetDefault("terminals.inheritEnv", []string{})
 }
 
 // Load reads and validates the config file at path. A missing file is not
@@ -69,9 +70,14 @@ func parse(path string, data []byte) (Config, error) {
 // validates it.
 func decodeConfig(v *viper.Viper, path string, data []byte) (Config, error) {
 	var c Config
-	if err := v.UnmarshalExact(&c); err != nil {
+	if err := v.UnmarshalExact(&c, decodeOption); err != nil {
 		return Config{}, fmt.Errorf("config %s: %w", path, withKeyLines(err, data))
 	}
+	folders, err := decodeFolders(data)
+	if err != nil {
+		return Config{}, fmt.Errorf("config %s: %w", path, err)
+	}
+	c.Folders = folders
 	if err := restoreEnvCase(data, c.Agents); err != nil {
 		return Config{}, fmt.Errorf("config %s: %w", path, err)
 	}

@@ -3,9 +3,13 @@ package config
 import (
 	"os"
 	"path/filepath"
+	"reflect"
+	"sort"
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/switchboard-hub/switchboard/hub/engine"
 )
 
 func writeConfig(t *testing.T, body string) string {
@@ -107,5 +111,57 @@ func TestLoadConfigErrors(t *testing.T) {
 	}
 	if c, err := Load(writeConfig(t, "listen: 0.0.0.0:8686\nallowPublic: true\n"), true); err != nil || !c.AllowPublic {
 		t.Fatalf("allowPublic: %+v %v", c, err)
+	}
+}
+
+// folders.<glob>.allowedFolders: globs and folders as written (case, dots),
+// ~ expanded for the engine, unknown keys and relative paths refused;
+// terminals.inheritEnv.
+func TestLoadConfigFolders(t *testing.T) {
+	home, err := os.UserHomeDir()
+	if err != nil {
+		t.Fatal(err)
+	}
+	body := "folders:\n" +
+		"  \"~/src/github.com/Me/*\":\n    allowedFolders: [~/Shared.d, /opt/Lib]\n" +
+		"  /srv/**:\n    allowedFolders: []\n" +
+		"terminals:\n  inheritEnv: [SSH_AUTH_SOCK, MY_*]\n"
+	c, err := Load(writeConfig(t, body), true)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := c.Folders["~/src/github.com/Me/*"].AllowedFolders; len(got) != 2 || got[0] != "~/Shared.d" {
+		t.Fatalf("folders %+v", c.Folders)
+	}
+	if got := c.Folders["/srv/**"].AllowedFolders; got == nil || len(got) != 0 {
+		t.Fatalf("an empty list must stay set: %+v", c.Folders)
+	}
+	ec := c.EngineConfig()
+	want := []engine.FolderRule{
+		{Glob: home + "/src/github.com/Me/*", AllowedFolders: []string{home + "/Shared.d", "/opt/Lib"}},
+		{Glob: "/srv/**", AllowedFolders: []string{}},
+	}
+	sort.Slice(want, func(i, j int) bool { return want[i].Glob < want[j].Glob })
+	if !reflect.DeepEqual(ec.Folders, want) {
+		t.Fatalf("engine folders %+v, want %+v", ec.Folders, want)
+	}
+	if !reflect.DeepEqual(ec.TerminalInheritEnv, []string{"SSH_AUTH_SOCK", "MY_*"}) {
+		t.Fatalf("inheritEnv %v", ec.TerminalInheritEnv)
+	}
+
+	for _, tt := range []struct{ name, body, want string }{
+		{"relative glob", "folders:\n  work/*:\n    allowedFolders: [/x]\n", "work/*"},
+		{"bad glob", "folders:\n  /a/[b:\n    allowedFolders: [/x]\n", "/a/[b"},
+		{"relative folder", "folders:\n  /a:\n    allowedFolders: [rel]\n", "allowedFolders"},
+		{"unknown folder key", "folders:\n  /a:\n    allowedFolder: [/x]\n", "allowedFolder"},
+		{"not a map", "folders:\n  /a: [/x]\n", "folders"},
+		{"bad env name", "terminals:\n  inheritEnv: [\"A=B\"]\n", "inheritEnv"},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			p := writeConfig(t, tt.body)
+			if _, err := Load(p, true); err == nil || !strings.Contains(err.Error(), tt.want) {
+				t.Fatalf("got %v, want an error naming %q", err, tt.want)
+			}
+		})
 	}
 }

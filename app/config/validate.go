@@ -39,6 +39,12 @@ func (c Config) validate() error {
 	default:
 		return fmt.Errorf("ui.theme must be light, dark or system, not %q", c.UI.Theme)
 	}
+	if err := checkEnvNames(c.Terminals.InheritEnv); err != nil {
+		return err
+	}
+	if err := c.Folders.validate(); err != nil {
+		return err
+	}
 	if _, err := acp.Merge(acp.Builtin(), c.Agents); err != nil {
 		return err
 	}

@@ -12,8 +12,9 @@ import (
 // fs methods: those go to the owner as client requests while a stream of
 // the owner is attached to the thread; the others, and every one while the
 // owner is away (the user drives the thread from the window after closing
-// the editor), go to the hub's own file system (acp.LocalFS), as for any
-// thread. Terminals do not fall back: a terminal lives on one side, so a
+// the editor), go to the hub's own file system, confined as for any thread
+// (threadClient.ReadTextFile, guard.go). What the editor serves is the
+// editor's business: the hub passes those requests on unchecked. Terminals do not fall back: a terminal lives on one side, so a
 // thread whose owner hosts terminals gets an error for them while the
 // owner is away.
 type delegatingClient struct {
@@ -51,14 +52,14 @@ func forward[Resp any](ctx context.Context, c *threadClient, method string, req 
 
 func (d *delegatingClient) ReadTextFile(ctx context.Context, req acp.ReadTextFileRequest) (acp.ReadTextFileResponse, error) {
 	if !d.caps.FS.ReadTextFile || !d.ownerAttached() {
-		return acp.LocalFS{}.ReadTextFile(ctx, req)
+		return d.threadClient.ReadTextFile(ctx, req)
 	}
 	return forward[acp.ReadTextFileResponse](ctx, d.threadClient, hub.MethodReadTextFile, req)
 }
 
 func (d *delegatingClient) WriteTextFile(ctx context.Context, req acp.WriteTextFileRequest) (acp.WriteTextFileResponse, error) {
 	if !d.caps.FS.WriteTextFile || !d.ownerAttached() {
-		return acp.LocalFS{}.WriteTextFile(ctx, req)
+		return d.threadClient.WriteTextFile(ctx, req)
 	}
 	return forward[acp.WriteTextFileResponse](ctx, d.threadClient, hub.MethodWriteTextFile, req)
 }

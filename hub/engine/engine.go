@@ -8,6 +8,7 @@ import (
 	"log/slog"
 	"reflect"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/switchboard-hub/switchboard/acp"
@@ -24,6 +25,13 @@ type Config struct {
 	TurnTimeout        time.Duration // limits.turnTimeout (30m): cancel, then kill
 	ContextRecentTurns int           // context.recentTurns (10)
 	ContextMaxChars    int           // context.maxChars (20000)
+	// Folders are the config's per-folder rules (folders.<glob>), in any
+	// order: the most specific matching rule wins (folders.go).
+	Folders []FolderRule
+	// TerminalInheritEnv names the hub's environment variables terminal
+	// commands inherit besides the default list (terminals.inheritEnv;
+	// acp.TerminalGrant.InheritEnv).
+	TerminalInheritEnv []string
 }
 
 // DefaultConfig returns the documented defaults.
@@ -56,6 +64,11 @@ type Options struct {
 	// ClientRequestTimeout bounds the wait for a client request's answer
 	// (default hub.ClientRequestTimeout).
 	ClientRequestTimeout time.Duration
+	// Protected are paths (files or folders) an agent is never served,
+	// whatever anyone approves: the data dir, the token, hub.json, the
+	// database and its -wal/-shm, the config file and its folder. They
+	// are resolved once, at New.
+	Protected []string
 	// ProbeAgents, when set, starts every available agent once in the
 	// background after New returns (initialize only, two at a time, each
 	// bounded by 15s), so ListAgents reports versions and capabilities
@@ -82,6 +95,10 @@ type Engine struct {
 	// requests (clientreq.go).
 	clientTimeout time.Duration
 	creqs         clientRequests
+	// protected is Options.Protected, resolved (confine.go); hubCalls
+	// numbers the hub's own tool calls (hub_fs_<n>, hub_terminal_<n>).
+	protected []string
+	hubCalls  atomic.Int64
 
 	mu      sync.Mutex
 	cfg     Config
@@ -119,7 +136,7 @@ func New(ctx context.Context, opts Options) (*Engine, error) {
 	if opts.ClientRequestTimeout <= 0 {
 		opts.ClientRequestTimeout = hub.ClientRequestTimeout
 	}
-	if opts.Config == (Config{}) {
+	if reflect.DeepEqual(opts.Config, Config{}) {
 		opts.Config = DefaultConfig()
 	}
 	last, err := opts.Store.LastSeq(ctx)
@@ -139,6 +156,7 @@ func New(ctx context.Context, opts Options) (*Engine, error) {
 		perms:      make(map[string]*permRT),
 		inits:      make(map[string]agentInit),
 		stopProbes: func() {},
+		protected:  protectedRoots(opts.Protected),
 	}
 	e.agentOpts.Client.CancelWait = opts.CancelWait
 	e.clientTimeout = opts.ClientRequestTimeout

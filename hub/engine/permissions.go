@@ -17,6 +17,10 @@ type permRT struct {
 	turn   *turnRT
 	answer chan acp.RequestPermissionResponse
 	stored chan struct{} // closed once the pending permission's insert is done
+	// hub: the hub raised it (an fs request outside the thread's folders,
+	// a terminal); its approval is used at once, never remembered for a
+	// terminal (see turnRT.approvals).
+	hub bool
 }
 
 // RequestPermission puts the agent's request in front of the user and
@@ -26,6 +30,12 @@ type permRT struct {
 // approval. The permission is stored before anyone can see it, and each
 // decision is stored before the agent is told.
 func (c *threadClient) RequestPermission(ctx context.Context, req acp.RequestPermissionRequest) (acp.RequestPermissionResponse, error) {
+	return c.requestPermission(ctx, req, false)
+}
+
+// requestPermission is RequestPermission; hubOwned marks a permission the
+// hub raised itself (askUser): the same path, events and rules.
+func (c *threadClient) requestPermission(ctx context.Context, req acp.RequestPermissionRequest, hubOwned bool) (acp.RequestPermissionResponse, error) {
 	e := c.e
 	c.rt.mu.Lock()
 	tr := c.rt.turn
@@ -39,7 +49,7 @@ func (c *threadClient) RequestPermission(ctx context.Context, req acp.RequestPer
 	for _, o := range req.Options {
 		p.Options = append(p.Options, hub.PermissionOption{OptionID: o.OptionID, Name: o.Name, Kind: o.Kind})
 	}
-	pr := &permRT{perm: p, req: req, turn: tr, answer: make(chan acp.RequestPermissionResponse, 1), stored: make(chan struct{})}
+	pr := &permRT{perm: p, req: req, turn: tr, answer: make(chan acp.RequestPermissionResponse, 1), stored: make(chan struct{}), hub: hubOwned}
 	e.mu.Lock()
 	e.perms[p.ID] = pr
 	e.mu.Unlock()
@@ -91,6 +101,9 @@ func (e *Engine) resolve(pr *permRT, status, optionID, decidedBy string) (hub.Pe
 	ev, _ := hub.NewEvent(hub.EventPermissionResolved, pr.turn.thread, p.TurnID, now, map[string]any{"permission": p})
 	if err := e.commit(&hub.Write{Decide: &p, Events: []hub.Event{ev}}); err != nil {
 		return hub.Permission{}, err
+	}
+	if status == hub.PermissionApproved && !pr.hub {
+		pr.turn.noteApproval(now, pr.req.ToolCall)
 	}
 	var r acp.RequestPermissionResponse
 	switch status {

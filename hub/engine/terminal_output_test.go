@@ -40,6 +40,11 @@ func TestTerminalOutputEvents(t *testing.T) {
 				t.Errorf("%s event of turn %q, want %q", ev.Type, ev.TurnID, turn.ID)
 			}
 			switch ev.Type {
+			case hub.EventPermissionRequired: // the hub asks before it runs a command
+				p := payload[hub.Permission](t, ev, "permission")
+				if _, err := h.e.DecidePermission(context.Background(), alice, p.ID, hub.Decision{Outcome: "approved"}); err != nil {
+					t.Fatal(err)
+				}
 			case hub.EventToolCall:
 				var tc struct {
 					Content []struct{ Type, TerminalID string }

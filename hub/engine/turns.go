@@ -35,6 +35,9 @@ type turnRT struct {
 	// turn in Engine.procs (guarded by Engine.mu); ensureSession takes the
 	// reservation over (claimSlot) or gives it back (releaseReservation).
 	reserved bool
+	// approvals are the agent's own permissions approved in this turn,
+	// for a terminal/create of the same command (approvals.go).
+	approvals []approval
 }
 
 func (tr *turnRT) appendOutput(s string) {

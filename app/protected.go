@@ -1,0 +1,35 @@
+package app
+
+import (
+	"os"
+	"path/filepath"
+)
+
+// protectedPaths are the paths the engine never serves an agent, whatever
+// anyone approves (engine.Options.Protected): the data dir and what it
+// holds (the token, hub.json, the database and its -wal and -shm files,
+// named too in case one is a link elsewhere), and the config file and its
+// folder, both as given and, when the file is a link, its target and the
+// target's folder.
+func protectedPaths(dataDir, configPath string) []string {
+	var out []string
+	if d, err := filepath.Abs(dataDir); err == nil {
+		db := filepath.Join(d, databaseFile)
+		out = append(out, d, filepath.Join(d, tokenFile), filepath.Join(d, discoveryFile), db, db+"-wal", db+"-shm")
+	}
+	if c, err := filepath.Abs(configPath); err == nil {
+		out = append(out, c, filepath.Dir(c))
+		if t, err := filepath.EvalSymlinks(c); err == nil && t != c {
+			out = append(out, t, filepath.Dir(t))
+		}
+	}
+	return out
+}
+
+// configFolderIsHome reports whether the config file sits directly in the
+// user's home folder, which protecting its folder would put out of every
+// agent's reach.
+func configFolderIsHome(configPath string) bool {
+	home, err := os.UserHomeDir()
+	return err == nil && filepath.Clean(home) == filepath.Dir(configPath)
+}

@@ -1,0 +1,196 @@
+//go:build unix
+
+package engine
+
+import (
+	"encoding/json"
+	"errors"
+	"os"
+	"path/filepath"
+	"testing"
+	"time"
+)
+
+func TestResolvePath(t *testing.T) {
+	root, err := filepath.EvalSymlinks(t.TempDir()) // macOS: /var is a link
+	if err != nil {
+		t.Fatal(err)
+	}
+	j := func(p ...string) string { return filepath.Join(append([]string{root}, p...)...) }
+	mkdir := func(p string) {
+		if err := os.MkdirAll(j(p), 0o755); err != nil {
+			t.Fatal(err)
+		}
+	}
+	link := func(target, name string) {
+		if err := os.Symlink(target, j(name)); err != nil {
+			t.Fatal(err)
+		}
+	}
+	mkdir("folder/sub")
+	mkdir("data")
+	if err := os.WriteFile(j("data", "token"), []byte("secret"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	link(j("data", "token"), "folder/token-link")          // absolute, to a file outside
+	link("../data", "folder/data-link")                    // relative, to a folder outside
+	link("sub", "folder/sub-link")                         // relative, inside
+	link("sub-link", "folder/chain")                       // a link to a link
+	link(j("nowhere", "file"), "folder/dangling")          // to nothing
+	link("loop-b", "folder/loop-a")                        // a loop of two
+	link("loop-a", "folder/loop-b")                        //
+	link("self", "folder/self")                            // a loop of one
+	link("../../data/missing/../token", "folder/sub/dots") // .. in a target
+
+	tests := []struct {
+		name, in, want string
+		loop           bool
+	}{
+		{"plain", j("folder/sub"), j("folder/sub"), false},
+		{"root", "/", "/", false},
+		{"dot dot cleaned", j("folder/sub/../../data/token"), j("data/token"), false},
+		{"dot dot above root", "/../../" + j("folder")[1:], j("folder"), false},
+		{"link to a file outside", j("folder/token-link"), j("data/token"), false},
+		{"link to a folder outside", j("folder/data-link/token"), j("data/token"), false},
+		{"link inside", j("folder/sub-link/x.txt"), j("folder/sub/x.txt"), false},
+		{"chain of links", j("folder/chain/a/b"), j("folder/sub/a/b"), false},
+		{"missing tail", j("folder/new/dir/file.txt"), j("folder/new/dir/file.txt"), false},
+		{"missing tail then dot dot", j("folder/new/../sub"), j("folder/sub"), false},
+		{"dangling link followed", j("folder/dangling"), j("nowhere/file"), false},
+		{"dot dot in a link target", j("folder/sub/dots"), j("data/token"), false},
+		{"dot dot after a link", j("folder/data-link/../folder"), j("folder/folder"), false}, // cleaned first, as written
+		{"loop of two", j("folder/loop-a"), "", true},
+		{"loop of one under a tail", j("folder/self/x"), "", true},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			got, err := resolvePath(tt.in)
+			if tt.loop {
+				if !errors.Is(err, errSymlinkLoop) {
+					t.Fatalf("resolvePath(%s) = %q, %v: want a loop error", tt.in, got, err)
+				}
+				return
+			}
+			if err != nil || got != tt.want {
+				t.Fatalf("resolvePath(%s) = %q, %v: want %q", tt.in, got, err, tt.want)
+			}
+		})
+	}
+
+	for _, bad := range []string{"", "rel/path", "./x", "../x"} {
+		if got, err := resolvePath(bad); err == nil {
+			t.Errorf("resolvePath(%q) = %q: want an error (relative)", bad, got)
+		}
+	}
+	if got, err := resolvePath(j("data/token/under-a-file")); err == nil {
+		t.Errorf("a file used as a folder resolved to %q", got)
+	}
+}
+
+func TestWithin(t *testing.T) {
+	tests := []struct {
+		p, root string
+		want    bool
+	}{
+		{"/a/b", "/a/b", true},
+		{"/a/b/c", "/a/b", true},
+		{"/a/bc", "/a/b", false},
+		{"/a", "/a/b", false},
+		{"/anything", "/", true},
+	}
+	for _, tt := range tests {
+		if got := within(tt.p, tt.root); got != tt.want {
+			t.Errorf("within(%q, %q) = %v, want %v", tt.p, tt.root, got, tt.want)
+		}
+	}
+}
+
+func TestFolderRules(t *testing.T) {
+	matches := []struct {
+		glob, dir string
+		want      bool
+	}{
+		{"/home/me/work", "/home/me/work", true},
+		{"/home/me/work", "/home/me/work/app", false},
+		{"/home/me/work/*", "/home/me/work/app", true},
+		{"/home/me/work/*", "/home/me/work/app/sub", false},
+		{"/home/me/work/**", "/home/me/work", true},
+		{"/home/me/work/**", "/home/me/work/app/sub", true},
+		{"/home/me/**/app", "/home/me/a/b/app", true},
+		{"/home/me/**/app", "/home/me/app", true},
+		{"/home/me/**/app", "/home/me/a/b/other", false},
+		{"/**", "/anything/at/all", true},
+		{"/home/me/work.d/*", "/home/me/work.d/x", true},
+		{"/home/me/w?rk/[ab]", "/home/me/work/a", true},
+	}
+	for _, tt := range matches {
+		if got := MatchFolder(tt.glob, tt.dir); got != tt.want {
+			t.Errorf("MatchFolder(%q, %q) = %v, want %v", tt.glob, tt.dir, got, tt.want)
+		}
+	}
+	for _, bad := range []string{"rel/*", "~/x", "/a/[b"} {
+		if CheckFolderGlob(bad) == nil {
+			t.Errorf("CheckFolderGlob(%q): want an error", bad)
+		}
+	}
+	if err := CheckFolderGlob("/a/**/b*"); err != nil {
+		t.Errorf("CheckFolderGlob: %v", err)
+	}
+
+	c := Config{Folders: []FolderRule{
+		{Glob: "/home/me/work/app", AllowedFolders: []string{"/exact"}},
+		{Glob: "/**", AllowedFolders: []string{"/everywhere"}},
+		{Glob: "/home/me/work/**", AllowedFolders: []string{"/work-shared"}},
+		{Glob: "/home/me/work/*"}, // sets nothing: ignored
+		{Glob: "/home/me/quiet/**", AllowedFolders: []string{}},
+	}}
+	for _, tt := range []struct {
+		cwd  string
+		want []string
+	}{
+		{"/home/me/work/app", []string{"/exact"}},
+		{"/home/me/work/lib", []string{"/work-shared"}},
+		{"/home/me/work", []string{"/work-shared"}},
+		{"/srv/x", []string{"/everywhere"}},
+		{"/home/me/quiet/x", []string{}},
+	} {
+		got := c.allowedFor(tt.cwd)
+		if b, w := mustJSON(got), mustJSON(tt.want); b != w {
+			t.Errorf("allowedFor(%s) = %s, want %s", tt.cwd, b, w)
+		}
+	}
+}
+
+func mustJSON(v any) string { b, _ := json.Marshal(v); return string(b) }
+
+func TestTerminalApprovals(t *testing.T) {
+	now := time.Unix(1000, 0)
+	tr := &turnRT{}
+	tr.noteApproval(now, json.RawMessage(`{"toolCallId":"t1","title":"Run make clean","rawInput":{"command":"make clean"}}`))
+	tr.noteApproval(now, json.RawMessage(`{"toolCallId":"t2","title":"`+"`ls -la`"+`"}`))
+	tr.noteApproval(now, json.RawMessage(`{"toolCallId":"t3","rawInput":{"command":["bash","-lc","echo hi"]}}`))
+	tr.noteApproval(now, json.RawMessage(`{"toolCallId":"t4","title":"Write a file","rawInput":{"path":"/x"}}`))
+
+	q, p := commandLines("bash", []string{"-lc", "echo hi"})
+	if q != "bash -lc 'echo hi'" || p != "bash -lc echo hi" {
+		t.Errorf("commandLines = %q, %q", q, p)
+	}
+	steps := []struct {
+		at   time.Duration
+		line string
+		want bool
+	}{
+		{time.Second, "make", false},
+		{time.Second, "make clean", true},
+		{time.Second, "make clean", false},  // used up
+		{61 * time.Second, "ls -la", false}, // too old
+		{59 * time.Second, "ls -la", true},
+		{time.Second, p, true},
+		{time.Second, "Write a file", true}, // a title is a command text
+	}
+	for _, s := range steps {
+		if got := tr.takeApproval(now.Add(s.at), s.line); got != s.want {
+			t.Errorf("takeApproval(+%v, %q) = %v, want %v", s.at, s.line, got, s.want)
+		}
+	}
+}
