@@ -42,6 +42,7 @@ func TestE2E(t *testing.T) {
 		{"InteropSDKAgent", e2eInteropSDK},
 		{"InteropClaude", e2eInteropClaude},
 		{"Security", e2eSecurity},
+		{"FileConfinement", e2eFileConfinement},
 		{"TooManyAgents", e2eTooManyAgents},
 	}
 	for _, tt := range tests {

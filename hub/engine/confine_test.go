@@ -3,12 +3,17 @@
 package engine
 
 import (
+	"context"
 	"encoding/json"
 	"errors"
+	"log/slog"
 	"os"
 	"path/filepath"
 	"testing"
 	"time"
+
+	"github.com/switchboard-hub/switchboard/acp"
+	"github.com/switchboard-hub/switchboard/hub"
 )
 
 func TestResolvePath(t *testing.T) {
@@ -192,5 +197,53 @@ func TestTerminalApprovals(t *testing.T) {
 		if got := tr.takeApproval(now.Add(s.at), s.line); got != s.want {
 			t.Errorf("takeApproval(+%v, %q) = %v, want %v", s.at, s.line, got, s.want)
 		}
+	}
+}
+
+// With no running turn nobody can be asked: outside the thread's folders
+// an fs request or a terminal is refused; inside it is served; a protected
+// path never.
+func TestConfinementWithoutTurn(t *testing.T) {
+	cwd, outside, data := t.TempDir(), t.TempDir(), t.TempDir()
+	for _, p := range []string{filepath.Join(cwd, "in.txt"), filepath.Join(outside, "out.txt"), filepath.Join(data, "token")} {
+		if err := os.WriteFile(p, []byte("x"), 0o600); err != nil {
+			t.Fatal(err)
+		}
+	}
+	e := &Engine{log: slog.New(slog.DiscardHandler), cfg: DefaultConfig(), protected: protectedRoots([]string{data})}
+	c := &threadClient{e: e, rt: &threadRT{}, thread: hub.Thread{ID: "th", Cwd: cwd}}
+	ctx := context.Background()
+	reason := func(err error) string {
+		var ae *acp.Error
+		if !errors.As(err, &ae) {
+			return ""
+		}
+		var d struct{ Reason string }
+		json.Unmarshal(ae.Data, &d)
+		return d.Reason
+	}
+	if r, err := c.ReadTextFile(ctx, acp.ReadTextFileRequest{Path: filepath.Join(cwd, "in.txt")}); err != nil || r.Content != "x" {
+		t.Errorf("inside: %+v, %v", r, err)
+	}
+	if _, err := c.ReadTextFile(ctx, acp.ReadTextFileRequest{Path: filepath.Join(outside, "out.txt")}); reason(err) != reasonDenied {
+		t.Errorf("outside without a turn: %v, want %s", err, reasonDenied)
+	}
+	if _, err := c.WriteTextFile(ctx, acp.WriteTextFileRequest{Path: filepath.Join(outside, "new.txt")}); reason(err) != reasonDenied {
+		t.Errorf("write outside without a turn: %v, want %s", err, reasonDenied)
+	}
+	if _, err := os.Stat(filepath.Join(outside, "new.txt")); err == nil {
+		t.Error("written")
+	}
+	if _, err := c.ReadTextFile(ctx, acp.ReadTextFileRequest{Path: filepath.Join(data, "token")}); reason(err) != reasonProtected {
+		t.Errorf("protected: %v, want %s", err, reasonProtected)
+	}
+	if _, err := c.ReadTextFile(ctx, acp.ReadTextFileRequest{Path: "rel.txt"}); err == nil {
+		t.Error("a relative path was served")
+	}
+	if _, err := c.AuthorizeTerminal(ctx, acp.CreateTerminalRequest{Command: "true"}, cwd); reason(err) != reasonDenied {
+		t.Errorf("terminal without a turn: %v, want %s", err, reasonDenied)
+	}
+	if _, err := c.AuthorizeTerminal(ctx, acp.CreateTerminalRequest{Command: "true"}, outside); reason(err) != reasonOutside {
+		t.Errorf("terminal outside: %v, want %s", err, reasonOutside)
 	}
 }
