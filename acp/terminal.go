@@ -140,7 +140,8 @@ type TerminalOptions struct {
 // Each command runs directly (argv, no shell; only a whole command line
 // that names no program goes through /bin/sh -c, see Create) in a process
 // group of its own, stdin from /dev/null, stdout and stderr merged into one
-// Ring of outputByteLimit bytes. When a command exits, whatever is left of
+// Ring of outputByteLimit bytes, with BuildEnv's environment minus
+// TerminalWithheldEnv (see CreateWith). When a command exits, whatever is left of
 // its process group is killed, so background jobs do not outlive it. A
 // terminal belongs to the session that created it: another session's id,
 // like a released one, is CodeResourceNotFound.

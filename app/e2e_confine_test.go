@@ -155,13 +155,12 @@ func e2eFileConfinement(t *testing.T, bins e2eBins) {
 			ToolCallID, Kind, Title string
 			RawInput                struct {
 				Command string
-				Args    []string
 				Cwd     string
 				Env     []string
 			}
 		}
 		json.Unmarshal(perms[0].ToolCall, &tc)
-		if !strings.HasPrefix(tc.ToolCallID, "hub_terminal_") || tc.Kind != "execute" || tc.Title != "sh "+script ||
+		if !strings.HasPrefix(tc.ToolCallID, "hub_terminal_") || tc.Kind != "execute" || tc.Title != "sh "+script || tc.RawInput.Command != tc.Title ||
 			tc.RawInput.Cwd != cwd || !reflect.DeepEqual(tc.RawInput.Env, []string{"MINE"}) || strings.Contains(string(perms[0].ToolCall), "value-not-shown") {
 			t.Errorf("terminal permission toolCall %s", perms[0].ToolCall)
 		}

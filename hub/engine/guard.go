@@ -140,15 +140,11 @@ func (c *threadClient) AuthorizeTerminal(ctx context.Context, req acp.CreateTerm
 	if len(names) > 0 {
 		text += "\nEnvironment set by the agent: " + strings.Join(names, ", ")
 	}
-	args := req.Args
-	if args == nil {
-		args = []string{}
-	}
 	tc := map[string]any{
 		"toolCallId": fmt.Sprintf("hub_terminal_%d", c.e.hubCalls.Add(1)),
 		"kind":       "execute",
 		"title":      quoted,
-		"rawInput":   map[string]any{"command": req.Command, "args": args, "cwd": d, "env": names},
+		"rawInput":   map[string]any{"command": quoted, "cwd": d, "env": names},
 		"content":    []map[string]any{{"type": "content", "content": map[string]string{"type": "text", "text": text}}},
 		"locations":  []map[string]string{{"path": d}},
 	}

@@ -36,6 +36,20 @@ describe('PermissionCard', () => {
     expect(ondecide).toHaveBeenCalledWith('reject');
   });
 
+  it("shows the names of a hub terminal's variables, never their values", () => {
+    const toolCall = {
+      toolCallId: 'hub_terminal_1',
+      title: "sh -c 'make test'",
+      kind: 'execute',
+      rawInput: { command: "sh -c 'make test'", cwd: '/home/me/src/app', env: ['API_KEY', 'DEBUG'] },
+      locations: [{ path: '/home/me/src/app' }],
+    };
+    render(PermissionCard, { permission: permission('pe_1', { toolCall }), ondecide: vi.fn() });
+    expect(screen.getByLabelText('Command').textContent).toBe("sh -c 'make test'");
+    expect(screen.getByText('API_KEY, DEBUG').closest('p')?.textContent).toBe('Environment set by the agent: API_KEY, DEBUG');
+    expect(screen.getByText('/home/me/src/app')).toBeTruthy();
+  });
+
   it('says who decided a resolved request, and offers no buttons', () => {
     const { unmount } = render(PermissionCard, {
       permission: permission('pe_1', { status: 'approved', decidedBy: 'tray', optionId: 'allow' }),
