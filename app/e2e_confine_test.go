@@ -17,10 +17,11 @@ import (
 // fs/* and terminal/* requests against the real binary.
 func e2eFileConfinement(t *testing.T, bins e2eBins) {
 	cwd, outside, extra := t.TempDir(), t.TempDir(), t.TempDir()
-	h := prepareHub(t, bins, hubConfig{
+	cfg := hubConfig{
 		"permissions": map[string]any{"timeout": "4s"},
 		"folders":     map[string]any{cwd: map[string]any{"allowedFolders": []string{extra}}},
-	})
+	}
+	h := prepareHub(t, bins, cfg)
 	h.env = []string{"SSH_AUTH_SOCK=/tmp/e2e-ssh-agent.sock", "DBUS_SESSION_BUS_ADDRESS=unix:path=/tmp/e2e-bus"}
 	h.start()
 	th := h.newThread("fake", cwd)
@@ -184,6 +185,21 @@ func e2eFileConfinement(t *testing.T, bins e2eBins) {
 		out, _ = confinedTurn(h, th.ID, "terminal-in "+h.dataDir+" touch "+marker, approve)
 		if !strings.Contains(out, "is protected") {
 			t.Errorf("terminal in the data dir: %q", out)
+		}
+
+		// terminals.inheritEnv, applied live: the SSH agent is passed on.
+		cfg["terminals"] = map[string]any{"inheritEnv": []string{"SSH_AUTH_SOCK"}}
+		writeConfig(t, h.dir, cfg)
+		want := "ssh=/tmp/e2e-ssh-agent.sock dbus=unset"
+		for i := 0; ; i++ {
+			out, _ = confinedTurn(h, th.ID, "terminal sh "+script, approve)
+			if strings.Contains(out, want) {
+				break
+			}
+			if i == 40 {
+				t.Fatalf("after terminals.inheritEnv [SSH_AUTH_SOCK]: %q, want %q", out, want)
+			}
+			time.Sleep(250 * time.Millisecond)
 		}
 
 		// The agent asked about this very command and the user approved:
