@@ -53,10 +53,14 @@ const (
 	DefaultReadConns     = 4
 )
 
-// The DSN parameters. writeParams is the one DESIGN.md pins; the read pool
-// adds query_only so that a read connection can never write.
+// The DSN parameters. writeParams is the one DESIGN.md pins, plus
+// auto_vacuum=INCREMENTAL (takes effect for a database it creates; Vacuum
+// converts an older one) and secure_delete, so that deleted text is
+// overwritten with zeros instead of lingering in free space
+// (hub.Write.DeleteThreads, compact.go); the read pool adds query_only so
+// that a read connection can never write.
 const (
-	writeParams = "_pragma=busy_timeout(10000)&_pragma=journal_mode(WAL)&_pragma=synchronous(FULL)&_pragma=foreign_keys(1)&_txlock=immediate"
+	writeParams = "_pragma=auto_vacuum(2)&_pragma=secure_delete(1)&_pragma=busy_timeout(10000)&_pragma=journal_mode(WAL)&_pragma=synchronous(FULL)&_pragma=foreign_keys(1)&_txlock=immediate"
 	readParams  = "_pragma=busy_timeout(10000)&_pragma=query_only(1)"
 )
 

@@ -51,6 +51,11 @@ type Config struct {
 	Tray struct {
 		Enabled bool `mapstructure:"enabled"`
 	} `mapstructure:"tray"`
+	// Redaction replaces well-known secret formats before anything is
+	// stored or streamed (docs/SECURITY.md "Secrets at rest"); live.
+	Redaction struct {
+		Enabled bool `mapstructure:"enabled"`
+	} `mapstructure:"redaction"`
 	UI struct {
 		// Theme is the window's and the web UI's colours: light, dark or
 		// system (follow the OS).
@@ -72,8 +77,8 @@ func DefaultPath() (string, error) {
 	return filepath.Join(d, "switchboard", "config.yaml"), nil
 }
 
-// EngineConfig is the engine's part of c: permission timeout, limits and
-// context sizes.
+// EngineConfig is the engine's part of c: permission timeout, limits,
+// context sizes and redaction.
 func (c Config) EngineConfig() engine.Config {
 	return engine.Config{
 		PermissionTimeout:  c.Permissions.Timeout,
@@ -82,6 +87,7 @@ func (c Config) EngineConfig() engine.Config {
 		TurnTimeout:        c.Limits.TurnTimeout,
 		ContextRecentTurns: c.Context.RecentTurns,
 		ContextMaxChars:    c.Context.MaxChars,
+		Redaction:          c.Redaction.Enabled,
 	}
 }
 

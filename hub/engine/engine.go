@@ -8,6 +8,7 @@ import (
 	"log/slog"
 	"reflect"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/switchboard-hub/switchboard/acp"
@@ -24,6 +25,10 @@ type Config struct {
 	TurnTimeout        time.Duration // limits.turnTimeout (30m): cancel, then kill
 	ContextRecentTurns int           // context.recentTurns (10)
 	ContextMaxChars    int           // context.maxChars (20000)
+	// Redaction replaces well-known secret formats (hub/redact) in what
+	// is stored and streamed: turn input and output, tool calls, terminal
+	// output, thread titles (redaction.enabled, true). Applies at once.
+	Redaction bool
 }
 
 // DefaultConfig returns the documented defaults.
@@ -35,6 +40,7 @@ func DefaultConfig() Config {
 		TurnTimeout:        30 * time.Minute,
 		ContextRecentTurns: 10,
 		ContextMaxChars:    20000,
+		Redaction:          true,
 	}
 }
 
@@ -82,6 +88,10 @@ type Engine struct {
 	// requests (clientreq.go).
 	clientTimeout time.Duration
 	creqs         clientRequests
+
+	// redacting is cfg.Redaction, readable without mu on the streaming
+	// path.
+	redacting atomic.Bool
 
 	mu      sync.Mutex
 	cfg     Config
@@ -140,6 +150,7 @@ func New(ctx context.Context, opts Options) (*Engine, error) {
 		inits:      make(map[string]agentInit),
 		stopProbes: func() {},
 	}
+	e.redacting.Store(opts.Config.Redaction)
 	e.agentOpts.Client.CancelWait = opts.CancelWait
 	e.clientTimeout = opts.ClientRequestTimeout
 	e.SetAgents(opts.Agents)
@@ -153,10 +164,13 @@ func New(ctx context.Context, opts Options) (*Engine, error) {
 }
 
 // SetConfig applies a new configuration. The permission timeout applies to
-// permissions asked from now on; limits to processes started from now on.
+// permissions asked from now on; limits to processes started from now on;
+// redaction to what is stored from now on (a message's held-back tail is
+// released redacted).
 func (e *Engine) SetConfig(c Config) {
 	e.mu.Lock()
 	e.cfg = c
+	e.redacting.Store(c.Redaction)
 	e.mu.Unlock()
 }
 
