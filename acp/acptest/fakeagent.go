@@ -110,6 +110,13 @@
 //
 //   - echo <text>: one agent_message_chunk whose text is everything after
 //     "echo" and the blanks that follow it, verbatim; end_turn.
+//   - chunks <b64>…: one agent_message_chunk per argument, its text the
+//     argument base64-decoded (so a test's prompt need not hold the text),
+//     each flushed on its own; end_turn. thought-chunks <b64>…: the same
+//     as agent_thought_chunks.
+//   - tool-raw <b64>: a tool_call {toolCallId, title: "Run it", kind:
+//     "execute", status: "pending", rawInput: <the argument, base64 JSON>};
+//     end_turn.
 //   - think: agent_thought_chunk "Thinking about the request.", then
 //     agent_message_chunk "Done thinking."; end_turn.
 //   - tools: tool_call {toolCallId, title: "Write hello.txt", kind: "edit",

@@ -1,6 +1,7 @@
 package acptest
 
 import (
+	"encoding/base64"
 	"encoding/json"
 	"fmt"
 	"os"
@@ -129,6 +130,30 @@ func (a *agent) script(s *session, t *turn, text, cmd, rest string) (stop string
 	switch cmd {
 	case "echo":
 		a.say(s, t, rest)
+	case "chunks", "thought-chunks":
+		// Each argument, base64 (so the prompt need not hold the text),
+		// is one chunk, flushed on its own.
+		kind := "agent_message_chunk"
+		if cmd == "thought-chunks" {
+			kind = "agent_thought_chunk"
+		}
+		for _, f := range strings.Fields(rest) {
+			b, err := base64.StdEncoding.DecodeString(f)
+			if err != nil {
+				return bad()
+			}
+			t.record(string(b))
+			a.update(s.id, textChunk(kind, string(b)))
+			a.flush()
+		}
+	case "tool-raw":
+		// A tool call whose rawInput is the argument, base64 JSON.
+		b, err := base64.StdEncoding.DecodeString(strings.TrimSpace(rest))
+		if err != nil || !json.Valid(b) {
+			return bad()
+		}
+		a.update(s.id, map[string]any{"sessionUpdate": "tool_call", "toolCallId": a.toolCallID(),
+			"title": "Run it", "kind": "execute", "status": "pending", "rawInput": json.RawMessage(b)})
 	case "think":
 		a.update(s.id, textChunk("agent_thought_chunk", "Thinking about the request."))
 		a.say(s, t, "Done thinking.")

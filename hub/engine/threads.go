@@ -210,8 +210,10 @@ func (e *Engine) DeleteThread(ctx context.Context, c hub.Caller, id string) erro
 
 // deleteThread stores the deletion: the thread's text is deleted (turns,
 // permissions, events: hub.Write.DeleteThreads) and its row becomes a
-// tombstone without title or folder, announced by a thread_updated event
-// with "deleted": true that is streamed live but never replayed.
+// tombstone without title or folder. The thread_updated event with
+// "deleted": true that announces it carries the thread as it was, live
+// only: it is stored without its payload (a deleted thread's events are)
+// and never replayed.
 func (e *Engine) deleteThread(ctx context.Context, c hub.Caller, id string) error {
 	t, err := e.visibleThread(ctx, c, id)
 	if err != nil {
@@ -220,7 +222,9 @@ func (e *Engine) deleteThread(ctx context.Context, c hub.Caller, id string) erro
 	now := e.now()
 	tomb := hub.Thread{ID: t.ID, Agent: t.Agent, ClientID: t.ClientID, Status: hub.ThreadClosed,
 		Deleted: true, CreatedAt: t.CreatedAt, UpdatedAt: now}
-	ev, err := hub.NewEvent(hub.EventThreadUpdated, tomb, "", now, threadUpdated(tomb))
+	was := t
+	was.Status, was.UpdatedAt, was.Deleted = hub.ThreadClosed, now, true
+	ev, err := hub.NewEvent(hub.EventThreadUpdated, tomb, "", now, threadUpdated(was))
 	if err != nil {
 		return err
 	}

@@ -80,7 +80,7 @@ func (c *threadClient) commitUpdate(u acp.SessionUpdate, tr *turnRT, state *hub.
 
 // textUpdate is the event type of a text message or thought chunk, else "".
 func textUpdate(u acp.SessionUpdate) string {
-	if u.ParseErr != nil || u.Content.Type != "text" {
+	if u.ParseErr != nil || u.Content == nil || u.Content.Type != "text" {
 		return ""
 	}
 	switch u.Kind {
