@@ -43,6 +43,8 @@ func TestE2E(t *testing.T) {
 		{"InteropClaude", e2eInteropClaude},
 		{"Security", e2eSecurity},
 		{"TooManyAgents", e2eTooManyAgents},
+		{"Redaction", e2eRedaction},
+		{"DeleteAndCompact", e2eDeleteAndCompact},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
