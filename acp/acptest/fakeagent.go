@@ -162,8 +162,10 @@
 //   - bigline <bytes>: one agent_message_chunk whose text is
 //     FakeText(bytes), on a single line; end_turn.
 //   - flood <count> <size>: count agent_message_chunk notifications, each
-//     with text FakeText(size), as fast as possible (flushed every 64 KiB and
-//     at the end; stops early if session/cancel arrives); end_turn.
+//     with text FakeText(size-1) and a space (a word ends each chunk, as
+//     in prose, so a hub that holds back a possible secret's start can
+//     release every chunk whole), as fast as possible (flushed every 64
+//     KiB and at the end; stops early if session/cancel arrives); end_turn.
 //   - ticks <count> <rate>: count agent_message_chunks, rate per second,
 //     each flushed at once, whose text is the send time in Unix nanoseconds
 //     left-aligned in 64 bytes (padded with spaces); end_turn.

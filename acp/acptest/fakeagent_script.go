@@ -395,7 +395,7 @@ func (a *agent) permission(s *session, t *turn, delay time.Duration) string {
 // 64 KiB at a time so other messages can interleave between batches.
 func (a *agent) flood(s *session, t *turn, count, size int) {
 	line := marshal(request{JSONRPC: "2.0", Method: "session/update",
-		Params: map[string]any{"sessionId": s.id, "update": textChunk("agent_message_chunk", FakeText(size))}})
+		Params: map[string]any{"sessionId": s.id, "update": textChunk("agent_message_chunk", floodText(size))}})
 	line = append(line, '\n')
 	const batch = 64 << 10
 	for i := 0; i < count && !t.cancelled(); {
@@ -407,6 +407,14 @@ func (a *agent) flood(s *session, t *turn, count, size int) {
 		a.wmu.Unlock()
 	}
 	a.flush()
+}
+
+// floodText is one flood chunk: size bytes ending with a space.
+func floodText(size int) string {
+	if size <= 0 {
+		return ""
+	}
+	return FakeText(size-1) + " "
 }
 
 // ticks sends count agent_message_chunks at rate per second, each flushed
