@@ -113,7 +113,8 @@
 //   - chunks <b64>…: one agent_message_chunk per argument, its text the
 //     argument base64-decoded (so a test's prompt need not hold the text),
 //     each flushed on its own; end_turn. thought-chunks <b64>…: the same
-//     as agent_thought_chunks.
+//     as agent_thought_chunks. chunks-hang <b64>…: the chunks, then as
+//     hang.
 //   - tool-raw <b64>: a tool_call {toolCallId, title: "Run it", kind:
 //     "execute", status: "pending", rawInput: <the argument, base64 JSON>};
 //     end_turn.

@@ -130,7 +130,7 @@ func (a *agent) script(s *session, t *turn, text, cmd, rest string) (stop string
 	switch cmd {
 	case "echo":
 		a.say(s, t, rest)
-	case "chunks", "thought-chunks":
+	case "chunks", "thought-chunks", "chunks-hang":
 		// Each argument, base64 (so the prompt need not hold the text),
 		// is one chunk, flushed on its own.
 		kind := "agent_message_chunk"
@@ -145,6 +145,10 @@ func (a *agent) script(s *session, t *turn, text, cmd, rest string) (stop string
 			t.record(string(b))
 			a.update(s.id, textChunk(kind, string(b)))
 			a.flush()
+		}
+		if cmd == "chunks-hang" {
+			<-t.done
+			return "cancelled", true
 		}
 	case "tool-raw":
 		// A tool call whose rawInput is the argument, base64 JSON.
