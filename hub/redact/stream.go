@@ -96,19 +96,22 @@ func (s *Stream) release(buf string, final bool) string {
 // come. It is at least len(buf)-HoldBack, moved forward past a secret that
 // starts before that point.
 func holdFrom(buf string) int {
-	cut := len(buf)
-	for cut > 0 && isTokenChar(buf[cut-1]) {
-		cut--
-	}
 	floor := max(0, len(buf)-HoldBack)
 	for floor < len(buf) && !utf8.RuneStart(buf[floor]) {
 		floor++ // never split a character
 	}
+	cut := len(buf)
+	for cut > floor && isTokenChar(buf[cut-1]) {
+		cut--
+	}
+	if cut == floor && floor > 0 && isTokenChar(buf[floor-1]) {
+		cut = -1 // the run goes on below the floor
+	}
 	tail := buf[floor:]
-	if i := strings.LastIndex(tail, keyMarker); i >= 0 {
+	if i := strings.LastIndex(tail, keyMarker); i >= 0 && cut >= 0 {
 		cut = min(cut, floor+i)
 	}
-	if i := lastIndexAWS(tail); i >= 0 {
+	if i := lastIndexAWS(tail); i >= 0 && cut >= 0 {
 		cut = min(cut, floor+i)
 	}
 	if cut >= floor {
