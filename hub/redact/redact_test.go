@@ -142,6 +142,15 @@ func TestStreamReleasesEarly(t *testing.T) {
 	if s.Pending() != 0 {
 		t.Errorf("%d held", s.Pending())
 	}
+	// A line that mentions AWS is held only while it may still become a
+	// secret-key line.
+	if got := s.Write("We deploy on AWS and GCP, "); got != "We deploy on AWS and GCP, " {
+		t.Errorf("released %q", got)
+	}
+	if got := s.Write("export AWS_SECRET_ACCESS_KEY="); got != "export " {
+		t.Errorf("released %q", got)
+	}
+	s.Close()
 	// After Close, a Write releases at once.
 	s.Close()
 	if got := s.Write("late " + ghp[:10]); got != "late "+ghp[:10] {

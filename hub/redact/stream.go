@@ -1,6 +1,7 @@
 package redact
 
 import (
+	"regexp"
 	"strings"
 	"unicode/utf8"
 )
@@ -111,7 +112,7 @@ func holdFrom(buf string) int {
 	if i := strings.LastIndex(tail, keyMarker); i >= 0 && cut >= 0 {
 		cut = min(cut, floor+i)
 	}
-	if i := lastIndexAWS(tail); i >= 0 && cut >= 0 {
+	if i := lastIndexAWS(tail); i >= 0 && cut >= 0 && awsLineStart.MatchString(tail[i:]) {
 		cut = min(cut, floor+i)
 	}
 	if cut >= floor {
@@ -131,6 +132,10 @@ func holdFrom(buf string) int {
 	}
 	return cut
 }
+
+// awsLineStart matches the start of an AWS secret-key line up to the end of
+// the text: a line that may still become one when the next chunk comes.
+var awsLineStart = regexp.MustCompile(`(?i)^aws[a-z_]*["']?\s*(?:[:=]\s*["']?[A-Za-z0-9/+]*)?$`)
 
 // isTokenChar reports whether c can be part of a token the rules match.
 func isTokenChar(c byte) bool {
