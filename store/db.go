@@ -14,7 +14,9 @@
 //
 // The reads and writes of each noun are in its file (threads.go, turns.go,
 // permissions.go, events.go, procs.go); writestmts.go prepares the
-// writer's statements and applies a Write's parts in order.
+// writer's statements and applies a Write's parts in order; delete.go
+// deletes a thread's text and compact.go moves it out of the files
+// (checkpoint, vacuum).
 //
 // PRAGMAs are set in the DSNs, never with Exec: a cancelled query can make
 // database/sql discard its connection, and a fresh one gets its settings
