@@ -136,7 +136,17 @@ func e2eRedaction(t *testing.T, bins e2eBins) {
 			t.Errorf("terminal output: no terminal_output event:\n%s", all)
 		}
 	}
-	for _, s := range []string{e2eGitHubToken, e2eAWSKeyID, e2eAnthropic, "MIIEpAIBAAKCAQEAswitchboard"} {
+	// An agent that prints a secret where the hub logs it (a line that is
+	// not JSON-RPC) and in its stderr (a failed turn's error) and dies.
+	slack := "xoxb-" + "424242424242-e2eSwitchboardSecret"
+	crash := h.startTurn(th.ID, "crash-with "+base64.StdEncoding.EncodeToString([]byte("oops "+slack)))
+	if done := h.waitTurn(th.ID, crash.ID, 30*time.Second); done.Status != "failed" || !strings.Contains(done.Error, "oops [REDACTED:slack-token]") {
+		t.Errorf("crashed turn: %s %q; want failed with the redacted stderr", done.Status, done.Error)
+	}
+	if !strings.Contains(h.logText(), "oops [REDACTED:slack-token]") {
+		t.Errorf("the hub log does not show the agent's line, redacted:\n%s", tail(h.logText(), 2000))
+	}
+	for _, s := range []string{e2eGitHubToken, e2eAWSKeyID, e2eAnthropic, "MIIEpAIBAAKCAQEAswitchboard", slack} {
 		if f := h.rawFilesHolding(s); len(f) > 0 {
 			t.Errorf("%q reached %v", s, f)
 		}

@@ -118,6 +118,8 @@
 //   - tool-raw <b64>: a tool_call {toolCallId, title: "Run it", kind:
 //     "execute", status: "pending", rawInput: <the argument, base64 JSON>};
 //     end_turn.
+//   - crash-with <b64>: writes the argument, base64-decoded, as a line on
+//     stdout (not JSON-RPC) and on stderr, then exits with status 3.
 //   - think: agent_thought_chunk "Thinking about the request.", then
 //     agent_message_chunk "Done thinking."; end_turn.
 //   - tools: tool_call {toolCallId, title: "Write hello.txt", kind: "edit",

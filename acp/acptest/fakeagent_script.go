@@ -239,6 +239,18 @@ func (a *agent) script(s *session, t *turn, text, cmd, rest string) (stop string
 		fmt.Fprint(a.errOut, "fatal: simulated crash\n")
 		a.exit(v[0])
 		select {}
+	case "crash-with":
+		// The argument, base64, as a line that is not JSON on stdout and
+		// on stderr, then exit 3.
+		b, err := base64.StdEncoding.DecodeString(strings.TrimSpace(rest))
+		if err != nil {
+			return bad()
+		}
+		a.writeLine(b)
+		a.flush()
+		fmt.Fprintf(a.errOut, "%s\n", b)
+		a.exit(3)
+		select {}
 	case "noeol":
 		a.wmu.Lock()
 		a.out.Write(marshal(request{JSONRPC: "2.0", Method: "session/update",
