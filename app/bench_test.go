@@ -31,7 +31,7 @@ import (
 func large() bool { return os.Getenv("SWITCHBOARD_BENCH_LARGE") != "" }
 
 // benchConfig writes a config whose agent "fake" is this test binary.
-func benchConfig(tb testing.TB, dir string) string {
+func benchConfig(tb testing.TB, dir string, extra ...string) string {
 	path, args, env := acptest.FakeAgentArgv(tb)
 	var envYAML []string
 	for _, kv := range env {
@@ -40,6 +40,7 @@ func benchConfig(tb testing.TB, dir string) string {
 	}
 	cfg := fmt.Sprintf("limits:\n  maxAgentProcesses: 32\nagents:\n  fake:\n    name: Fake\n    command: %q\n    args: [%q]\n    env: {%s}\n",
 		path, args[0], strings.Join(envYAML, ", "))
+	cfg += strings.Join(extra, "")
 	p := filepath.Join(dir, "config.yaml")
 	if err := os.WriteFile(p, []byte(cfg), 0o600); err != nil {
 		tb.Fatal(err)
@@ -99,11 +100,12 @@ func floodTurn(tb testing.TB, c *client.Client, threadID string, chunks int) int
 	return n
 }
 
-// startInProcess runs the hub in this process (startHub, as serve does).
-func startInProcess(tb testing.TB) (*client.Client, string) {
+// startInProcess runs the hub in this process (startHub, as serve does),
+// with extra lines of config.
+func startInProcess(tb testing.TB, extra ...string) (*client.Client, string) {
 	dir := tb.TempDir()
 	h, err := startHub(context.Background(), &env{stdio: Stdio{Err: io.Discard}},
-		Options{DataDir: filepath.Join(dir, "data"), Config: benchConfig(tb, dir), Listen: "127.0.0.1:0"})
+		Options{DataDir: filepath.Join(dir, "data"), Config: benchConfig(tb, dir, extra...), Listen: "127.0.0.1:0"})
 	if err != nil {
 		tb.Fatal(err)
 	}
@@ -113,9 +115,18 @@ func startInProcess(tb testing.TB) (*client.Client, string) {
 
 // BenchmarkSSEFlood: 64-byte chunks from the agent through one turn —
 // parsed, stored durably, streamed — to an SSE client (POST turns with
-// Accept: text/event-stream). Target ≥ 50k chunks/s.
-func BenchmarkSSEFlood(b *testing.B) {
-	c, cwd := startInProcess(b)
+// Accept: text/event-stream). Target ≥ 50k chunks/s. Redaction is on (the
+// default); BenchmarkSSEFloodNoRedaction is the same with it off.
+func BenchmarkSSEFlood(b *testing.B) { benchSSEFlood(b) }
+
+// BenchmarkSSEFloodNoRedaction is BenchmarkSSEFlood with
+// redaction.enabled: false, to measure what redaction costs.
+func BenchmarkSSEFloodNoRedaction(b *testing.B) {
+	benchSSEFlood(b, "redaction:\n  enabled: false\n")
+}
+
+func benchSSEFlood(b *testing.B, config ...string) {
+	c, cwd := startInProcess(b, config...)
 	th := newThread(b, c, cwd)
 	const chunks = 200000
 	b.ResetTimer()

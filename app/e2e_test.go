@@ -44,6 +44,8 @@ func TestE2E(t *testing.T) {
 		{"Security", e2eSecurity},
 		{"FileConfinement", e2eFileConfinement},
 		{"TooManyAgents", e2eTooManyAgents},
+		{"Redaction", e2eRedaction},
+		{"DeleteAndCompact", e2eDeleteAndCompact},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

@@ -21,6 +21,7 @@ import (
 	"github.com/switchboard-hub/switchboard/hub"
 	"github.com/switchboard-hub/switchboard/hub/engine"
 	"github.com/switchboard-hub/switchboard/hub/httpapi"
+	"github.com/switchboard-hub/switchboard/hub/redact"
 	"github.com/switchboard-hub/switchboard/store"
 )
 
@@ -57,8 +58,14 @@ type runningHub struct {
 // starts the engine and serves the API on the configured address, then
 // writes hub.json. On error everything started so far is stopped.
 func startHub(ctx context.Context, e *env, o Options) (_ *runningHub, err error) {
-	log := slog.New(slog.NewTextHandler(e.stdio.Err, &slog.HandlerOptions{Level: logLevel()}))
-	h := &runningHub{log: log, dataDir: o.DataDir, served: make(chan error, 1), quit: make(chan struct{})}
+	h := &runningHub{dataDir: o.DataDir, served: make(chan error, 1), quit: make(chan struct{})}
+	// Logs are redacted like what is stored, by the live config's switch
+	// (on until the config is read).
+	log := slog.New(redact.Handler(slog.NewTextHandler(e.stdio.Err, &slog.HandlerOptions{Level: logLevel()}), func() bool {
+		c := h.live.Load()
+		return c == nil || c.Redaction.Enabled
+	}))
+	h.log = log
 	defer func() {
 		if err != nil {
 			h.stop(context.Background())

@@ -68,6 +68,15 @@ type Write struct {
 	// upserts never change these columns: only SessionStates does, so a
 	// thread written from an older read cannot undo a mode change.
 	SessionStates []SessionState
+	// DeleteThreads deletes what these threads said, after Threads and
+	// before Events are applied: their turns, permissions and events (and
+	// any index over their text); each thread's row stays, marked deleted
+	// and stripped of its text (title, cwd, summary, session state), as a
+	// tombstone that keeps its id taken and every read hiding it. The
+	// event log keeps its positions: Seq is never reused. Rows that are
+	// not text (a future usage ledger's costs) stay. Events later written
+	// for a deleted thread are stored without their payload.
+	DeleteThreads []string
 }
 
 // SessionState is a thread's agent-session state as the agent reported it

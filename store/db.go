@@ -14,7 +14,9 @@
 //
 // The reads and writes of each noun are in its file (threads.go, turns.go,
 // permissions.go, events.go, procs.go); writestmts.go prepares the
-// writer's statements and applies a Write's parts in order.
+// writer's statements and applies a Write's parts in order; delete.go
+// deletes a thread's text and compact.go moves it out of the files
+// (checkpoint, vacuum).
 //
 // PRAGMAs are set in the DSNs, never with Exec: a cancelled query can make
 // database/sql discard its connection, and a fresh one gets its settings
@@ -53,10 +55,14 @@ const (
 	DefaultReadConns     = 4
 )
 
-// The DSN parameters. writeParams is the one DESIGN.md pins; the read pool
-// adds query_only so that a read connection can never write.
+// The DSN parameters. writeParams is the one DESIGN.md pins, plus
+// auto_vacuum=INCREMENTAL (takes effect for a database it creates; Vacuum
+// converts an older one) and secure_delete, so that deleted text is
+// overwritten with zeros instead of lingering in free space
+// (hub.Write.DeleteThreads, compact.go); the read pool adds query_only so
+// that a read connection can never write.
 const (
-	writeParams = "_pragma=busy_timeout(10000)&_pragma=journal_mode(WAL)&_pragma=synchronous(FULL)&_pragma=foreign_keys(1)&_txlock=immediate"
+	writeParams = "_pragma=auto_vacuum(2)&_pragma=secure_delete(1)&_pragma=busy_timeout(10000)&_pragma=journal_mode(WAL)&_pragma=synchronous(FULL)&_pragma=foreign_keys(1)&_txlock=immediate"
 	readParams  = "_pragma=busy_timeout(10000)&_pragma=query_only(1)"
 )
 

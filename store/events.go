@@ -16,8 +16,11 @@ const (
 	MaxEventLimit     = 10000
 )
 
+// insertEventSQL appends an event; one of a deleted thread (a late write
+// racing the deletion) keeps its place in the log but not its text.
 const insertEventSQL = `INSERT INTO events (type, thread_id, turn_id, client_id, at, payload)
-	VALUES (?, ?, ?, ?, ?, ?)`
+	VALUES (?1, ?2, ?3, ?4, ?5, CASE WHEN ?2 <> '' AND EXISTS
+		(SELECT 1 FROM threads WHERE id = ?2 AND deleted = 1) THEN NULL ELSE ?6 END)`
 
 // insertEvent appends e and sets e.Seq; an empty e.ClientID is first
 // filled from e's thread (which may have been written by the same Write).

@@ -11,7 +11,10 @@ import (
 
 // op is one queued Write and whom to tell about it.
 type op struct {
-	w    *hub.Write
+	w *hub.Write
+	// fn, for an op without w, runs on the writer's connection between
+	// batches, outside any transaction (compact.go).
+	fn   func(ctx context.Context) error
 	done func(*hub.Write, error) // nil: nobody to tell
 	size int
 	err  error // set by the writer goroutine
@@ -58,10 +61,12 @@ func (db *DB) CommitAsync(w *hub.Write, done func(*hub.Write, error)) {
 // enqueue sends o to the writer, waiting while the queue is full until ctx
 // ends.
 func (db *DB) enqueue(ctx context.Context, o *op) error {
-	if o.w == nil {
+	if o.w == nil && o.fn == nil {
 		return hub.Errorf(hub.CodeInvalidArgument, "store: nil write")
 	}
-	o.size = writeSize(o.w)
+	if o.w != nil {
+		o.size = writeSize(o.w)
+	}
 	db.mu.RLock()
 	defer db.mu.RUnlock()
 	if db.closed {
@@ -82,10 +87,19 @@ func (db *DB) enqueue(ctx context.Context, o *op) error {
 func (db *DB) run() {
 	defer close(db.stopped)
 	batch := make([]*op, 0, db.maxBatch)
+	var next *op // received while filling a batch, for the next round
 	for {
-		o, ok := <-db.queue
-		if !ok {
-			return
+		o := next
+		next = nil
+		if o == nil {
+			var ok bool
+			if o, ok = <-db.queue; !ok {
+				return
+			}
+		}
+		if o.fn != nil {
+			db.runFn(o)
+			continue
 		}
 		batch = append(batch[:0], o)
 		size := o.size
@@ -95,6 +109,10 @@ func (db *DB) run() {
 			case o, ok := <-db.queue:
 				if !ok {
 					break fill // run returns at the next receive
+				}
+				if o.fn != nil {
+					next = o
+					break fill
 				}
 				batch = append(batch, o)
 				size += o.size
@@ -106,6 +124,14 @@ func (db *DB) run() {
 			db.batchHook(len(batch))
 		}
 		db.commitBatch(batch)
+		if deletes(batch) {
+			// Deleted text leaves the files before the deletion is
+			// reported, not at some later checkpoint (docs/SECURITY.md
+			// "Secrets at rest").
+			if _, err := db.compact(context.Background()); err != nil {
+				db.log.Warn("compacting after a deletion failed", "err", err)
+			}
+		}
 		for _, o := range batch {
 			if o.done != nil {
 				o.done(o.w, o.err)
@@ -246,5 +272,6 @@ func writeSize(w *hub.Write) int {
 	for i := range w.Events {
 		n += 64 + len(w.Events[i].Payload)
 	}
+	n += 4096 * len(w.DeleteThreads)
 	return n
 }

@@ -20,6 +20,7 @@ type stmts struct {
 	insertEvent, threadClient      *sql.Stmt
 	upsertProc, deleteProc         *sql.Stmt
 	setSessionState                *sql.Stmt
+	deleteThread                   []*sql.Stmt // deleteThreadSQL, in order
 	all                            []*sql.Stmt
 }
 
@@ -54,6 +55,15 @@ func prepareStmts(ctx context.Context, conn *sql.Conn) (*stmts, error) {
 		*p.dst = st
 		s.all = append(s.all, st)
 	}
+	for _, q := range deleteThreadSQL {
+		st, err := conn.PrepareContext(ctx, q)
+		if err != nil {
+			_ = s.close()
+			return nil, fmt.Errorf("store: prepare %q: %w", q, err)
+		}
+		s.deleteThread = append(s.deleteThread, st)
+		s.all = append(s.all, st)
+	}
 	return s, nil
 }
 
@@ -67,7 +77,7 @@ func (s *stmts) close() error {
 
 // apply makes w's changes on the writer's connection, inside the
 // transaction (and, for a Write of more than one statement, the savepoint)
-// that commitBatch opened: Decide first, then threads, session states,
+// that commitBatch opened: Decide first, then threads, deleted threads, session states,
 // turns, permissions, events, agent processes recorded, then forgotten.
 func (db *DB) apply(ctx context.Context, w *hub.Write) error {
 	st := db.st
@@ -78,6 +88,11 @@ func (db *DB) apply(ctx context.Context, w *hub.Write) error {
 	}
 	for i := range w.Threads {
 		if err := upsertThread(ctx, st, &w.Threads[i]); err != nil {
+			return err
+		}
+	}
+	for _, id := range w.DeleteThreads {
+		if err := deleteThread(ctx, st, id); err != nil {
 			return err
 		}
 	}

@@ -110,6 +110,16 @@
 //
 //   - echo <text>: one agent_message_chunk whose text is everything after
 //     "echo" and the blanks that follow it, verbatim; end_turn.
+//   - chunks <b64>…: one agent_message_chunk per argument, its text the
+//     argument base64-decoded (so a test's prompt need not hold the text),
+//     each flushed on its own; end_turn. thought-chunks <b64>…: the same
+//     as agent_thought_chunks. chunks-hang <b64>…: the chunks, then as
+//     hang.
+//   - tool-raw <b64>: a tool_call {toolCallId, title: "Run it", kind:
+//     "execute", status: "pending", rawInput: <the argument, base64 JSON>};
+//     end_turn.
+//   - crash-with <b64>: writes the argument, base64-decoded, as a line on
+//     stdout (not JSON-RPC) and on stderr, then exits with status 3.
 //   - think: agent_thought_chunk "Thinking about the request.", then
 //     agent_message_chunk "Done thinking."; end_turn.
 //   - tools: tool_call {toolCallId, title: "Write hello.txt", kind: "edit",
@@ -155,8 +165,10 @@
 //   - bigline <bytes>: one agent_message_chunk whose text is
 //     FakeText(bytes), on a single line; end_turn.
 //   - flood <count> <size>: count agent_message_chunk notifications, each
-//     with text FakeText(size), as fast as possible (flushed every 64 KiB and
-//     at the end; stops early if session/cancel arrives); end_turn.
+//     with text FakeText(size-1) and a space (a word ends each chunk, as
+//     in prose, so a hub that holds back a possible secret's start can
+//     release every chunk whole), as fast as possible (flushed every 64
+//     KiB and at the end; stops early if session/cancel arrives); end_turn.
 //   - ticks <count> <rate>: count agent_message_chunks, rate per second,
 //     each flushed at once, whose text is the send time in Unix nanoseconds
 //     left-aligned in 64 bytes (padded with spaces); end_turn.

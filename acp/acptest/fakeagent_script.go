@@ -1,6 +1,7 @@
 package acptest
 
 import (
+	"encoding/base64"
 	"encoding/json"
 	"fmt"
 	"os"
@@ -129,6 +130,34 @@ func (a *agent) script(s *session, t *turn, text, cmd, rest string) (stop string
 	switch cmd {
 	case "echo":
 		a.say(s, t, rest)
+	case "chunks", "thought-chunks", "chunks-hang":
+		// Each argument, base64 (so the prompt need not hold the text),
+		// is one chunk, flushed on its own.
+		kind := "agent_message_chunk"
+		if cmd == "thought-chunks" {
+			kind = "agent_thought_chunk"
+		}
+		for _, f := range strings.Fields(rest) {
+			b, err := base64.StdEncoding.DecodeString(f)
+			if err != nil {
+				return bad()
+			}
+			t.record(string(b))
+			a.update(s.id, textChunk(kind, string(b)))
+			a.flush()
+		}
+		if cmd == "chunks-hang" {
+			<-t.done
+			return "cancelled", true
+		}
+	case "tool-raw":
+		// A tool call whose rawInput is the argument, base64 JSON.
+		b, err := base64.StdEncoding.DecodeString(strings.TrimSpace(rest))
+		if err != nil || !json.Valid(b) {
+			return bad()
+		}
+		a.update(s.id, map[string]any{"sessionUpdate": "tool_call", "toolCallId": a.toolCallID(),
+			"title": "Run it", "kind": "execute", "status": "pending", "rawInput": json.RawMessage(b)})
 	case "think":
 		a.update(s.id, textChunk("agent_thought_chunk", "Thinking about the request."))
 		a.say(s, t, "Done thinking.")
@@ -209,6 +238,18 @@ func (a *agent) script(s *session, t *turn, text, cmd, rest string) (stop string
 		a.flush()
 		fmt.Fprint(a.errOut, "fatal: simulated crash\n")
 		a.exit(v[0])
+		select {}
+	case "crash-with":
+		// The argument, base64, as a line that is not JSON on stdout and
+		// on stderr, then exit 3.
+		b, err := base64.StdEncoding.DecodeString(strings.TrimSpace(rest))
+		if err != nil {
+			return bad()
+		}
+		a.writeLine(b)
+		a.flush()
+		fmt.Fprintf(a.errOut, "%s\n", b)
+		a.exit(3)
 		select {}
 	case "noeol":
 		a.wmu.Lock()
@@ -391,7 +432,7 @@ func (a *agent) permission(s *session, t *turn, delay time.Duration) string {
 // 64 KiB at a time so other messages can interleave between batches.
 func (a *agent) flood(s *session, t *turn, count, size int) {
 	line := marshal(request{JSONRPC: "2.0", Method: "session/update",
-		Params: map[string]any{"sessionId": s.id, "update": textChunk("agent_message_chunk", FakeText(size))}})
+		Params: map[string]any{"sessionId": s.id, "update": textChunk("agent_message_chunk", floodText(size))}})
 	line = append(line, '\n')
 	const batch = 64 << 10
 	for i := 0; i < count && !t.cancelled(); {
@@ -403,6 +444,14 @@ func (a *agent) flood(s *session, t *turn, count, size int) {
 		a.wmu.Unlock()
 	}
 	a.flush()
+}
+
+// floodText is one flood chunk: size bytes ending with a space.
+func floodText(size int) string {
+	if size <= 0 {
+		return ""
+	}
+	return FakeText(size-1) + " "
 }
 
 // ticks sends count agent_message_chunks at rate per second, each flushed

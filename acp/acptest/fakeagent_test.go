@@ -526,7 +526,7 @@ func TestFlood(t *testing.T) {
 	// The chunks are identical lines: check the first, then the rest in
 	// blocks (line by line is too slow under -race).
 	first := p.rawLine()
-	if u := parseMsg(t, first).update(t); u.Content.Text != FakeText(64) {
+	if u := parseMsg(t, first).update(t); u.Content.Text != FakeText(63)+" " {
 		t.Fatalf("first chunk: %q", first)
 	}
 	const perBlock = 4096

@@ -51,6 +51,11 @@ type Config struct {
 	Tray struct {
 		Enabled bool `mapstructure:"enabled"`
 	} `mapstructure:"tray"`
+	// Redaction replaces well-known secret formats before anything is
+	// stored or streamed (docs/SECURITY.md "Secrets at rest"); live.
+	Redaction struct {
+		Enabled bool `mapstructure:"enabled"`
+	} `mapstructure:"redaction"`
 	UI struct {
 		// Theme is the window's and the web UI's colours: light, dark or
 		// system (follow the OS).
@@ -82,7 +87,7 @@ func DefaultPath() (string, error) {
 }
 
 // EngineConfig is the engine's part of c: permission timeout, limits,
-// context sizes, the folder rules and what terminals inherit.
+// context sizes, the folder rules, what terminals inherit and redaction.
 func (c Config) EngineConfig() engine.Config {
 	return engine.Config{
 		PermissionTimeout:  c.Permissions.Timeout,
@@ -93,6 +98,7 @@ func (c Config) EngineConfig() engine.Config {
 		ContextMaxChars:    c.Context.MaxChars,
 		Folders:            c.Folders.rules(),
 		TerminalInheritEnv: c.Terminals.InheritEnv,
+		Redaction:          c.Redaction.Enabled,
 	}
 }
 

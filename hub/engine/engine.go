@@ -32,6 +32,10 @@ type Config struct {
 	// commands inherit besides the default list (terminals.inheritEnv;
 	// acp.TerminalGrant.InheritEnv).
 	TerminalInheritEnv []string
+	// Redaction replaces well-known secret formats (hub/redact) in what
+	// is stored and streamed: turn input and output, tool calls, terminal
+	// output, thread titles (redaction.enabled, true). Applies at once.
+	Redaction bool
 }
 
 // DefaultConfig returns the documented defaults.
@@ -43,6 +47,7 @@ func DefaultConfig() Config {
 		TurnTimeout:        30 * time.Minute,
 		ContextRecentTurns: 10,
 		ContextMaxChars:    20000,
+		Redaction:          true,
 	}
 }
 
@@ -99,6 +104,10 @@ type Engine struct {
 	// numbers the hub's own tool calls (hub_fs_<n>, hub_terminal_<n>).
 	protected []string
 	hubCalls  atomic.Int64
+
+	// redacting is cfg.Redaction, readable without mu on the streaming
+	// path.
+	redacting atomic.Bool
 
 	mu      sync.Mutex
 	cfg     Config
@@ -158,6 +167,7 @@ func New(ctx context.Context, opts Options) (*Engine, error) {
 		stopProbes: func() {},
 		protected:  protectedRoots(opts.Protected),
 	}
+	e.redacting.Store(opts.Config.Redaction)
 	e.agentOpts.Client.CancelWait = opts.CancelWait
 	e.clientTimeout = opts.ClientRequestTimeout
 	e.SetAgents(opts.Agents)
@@ -171,10 +181,13 @@ func New(ctx context.Context, opts Options) (*Engine, error) {
 }
 
 // SetConfig applies a new configuration. The permission timeout applies to
-// permissions asked from now on; limits to processes started from now on.
+// permissions asked from now on; limits to processes started from now on;
+// redaction to what is stored from now on (a message's held-back tail is
+// released redacted).
 func (e *Engine) SetConfig(c Config) {
 	e.mu.Lock()
 	e.cfg = c
+	e.redacting.Store(c.Redaction)
 	e.mu.Unlock()
 }
 

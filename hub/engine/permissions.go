@@ -45,7 +45,7 @@ func (c *threadClient) requestPermission(ctx context.Context, req acp.RequestPer
 	}
 	now := e.now()
 	p := hub.Permission{ID: newID("pm"), ThreadID: c.thread.ID, TurnID: tr.turn.ID, Status: hub.PermissionPending,
-		ToolCall: req.ToolCall, Deadline: now.Add(e.config().PermissionTimeout), CreatedAt: now}
+		ToolCall: e.redactJSON(req.ToolCall), Deadline: now.Add(e.config().PermissionTimeout), CreatedAt: now}
 	for _, o := range req.Options {
 		p.Options = append(p.Options, hub.PermissionOption{OptionID: o.OptionID, Name: o.Name, Kind: o.Kind})
 	}

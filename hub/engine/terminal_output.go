@@ -6,6 +6,7 @@ import (
 
 	"github.com/switchboard-hub/switchboard/acp"
 	"github.com/switchboard-hub/switchboard/hub"
+	"github.com/switchboard-hub/switchboard/hub/redact"
 )
 
 // agentOptions returns the options to launch the thread's agent with: the
@@ -13,7 +14,7 @@ import (
 // into terminal_output events of the thread.
 func (e *Engine) agentOptions(rt *threadRT, thread hub.Thread) acp.AgentOptions {
 	opts := e.agentOpts
-	tt := &terminalTurns{e: e, rt: rt, thread: thread, byID: make(map[string]string)}
+	tt := &terminalTurns{e: e, rt: rt, thread: thread, byID: make(map[string]string), text: make(map[string]*redact.Stream)}
 	next := opts.Client.Terminals.OnOutput
 	opts.Client.Terminals.OnOutput = func(c acp.TerminalChunk) {
 		tt.output(c)
@@ -34,6 +35,9 @@ type terminalTurns struct {
 
 	mu   sync.Mutex        // a leaf; taken after rt.mu
 	byID map[string]string // terminal id → turn id, until its exit
+	// text is each terminal's redaction stream (redaction.go), until its
+	// exit: a secret split across two reads of its output is still found.
+	text map[string]*redact.Stream
 }
 
 // output queues c as a terminal_output event (acp.TerminalOptions.OnOutput:
@@ -48,15 +52,34 @@ func (tt *terminalTurns) output(c acp.TerminalChunk) {
 	if !ok && tr != nil {
 		turnID = tr.turn.ID
 	}
+	text := c.Text
+	s := tt.text[c.TerminalID]
+	if s == nil {
+		s = new(redact.Stream)
+		tt.text[c.TerminalID] = s
+	}
+	switch {
+	case !tt.e.redacting.Load():
+		text = s.Close() + text
+		*s = redact.Stream{}
+	case c.Exit != nil:
+		text = s.Write(text) + s.Close()
+	default:
+		text = s.Write(text)
+	}
 	if c.Exit != nil {
 		delete(tt.byID, c.TerminalID)
+		delete(tt.text, c.TerminalID)
 	} else {
 		tt.byID[c.TerminalID] = turnID
 	}
 	tt.mu.Unlock()
 	tt.rt.mu.Unlock()
+	if text == "" && c.Exit == nil && !c.Dropped {
+		return // held back for the next chunk
+	}
 
-	p := hub.TerminalOutput{TerminalID: c.TerminalID, Text: c.Text, Dropped: c.Dropped}
+	p := hub.TerminalOutput{TerminalID: c.TerminalID, Text: text, Dropped: c.Dropped}
 	if c.Exit != nil {
 		p.ExitStatus = &hub.TerminalExitStatus{ExitCode: c.Exit.ExitCode, Signal: c.Exit.Signal}
 	}

@@ -94,7 +94,7 @@ func (e *Engine) CreateThread(ctx context.Context, c hub.Caller, req hub.CreateT
 	if fi, err := os.Stat(cwd); err != nil || !fi.IsDir() {
 		return hub.Thread{}, hub.Errorf(hub.CodeInvalidArgument, "cwd %s is not an existing folder", cwd)
 	}
-	title := strings.TrimSpace(req.Title)
+	title := e.redactString(strings.TrimSpace(req.Title))
 	if title == "" {
 		title = filepath.Base(cwd)
 	}
@@ -146,6 +146,7 @@ func (e *Engine) RenameThread(ctx context.Context, c hub.Caller, id, title strin
 	if title == "" || len(title) > 200 {
 		return hub.Thread{}, hub.Errorf(hub.CodeInvalidArgument, "title must be 1 to 200 characters")
 	}
+	title = e.redactString(title)
 	return e.updateThread(ctx, c, id, func(t *hub.Thread) { t.Title = title })
 }
 
@@ -200,11 +201,34 @@ func (e *Engine) DeleteThread(ctx context.Context, c hub.Caller, id string) erro
 		}
 	}
 	e.stopAgent(ctx, rt)
-	_, err := e.updateThread(ctx, c, id, func(t *hub.Thread) { t.Deleted = true; t.Status = hub.ThreadClosed })
+	err := e.deleteThread(ctx, c, id)
 	e.mu.Lock()
 	delete(e.threads, id)
 	e.mu.Unlock()
 	return err
+}
+
+// deleteThread stores the deletion: the thread's text is deleted (turns,
+// permissions, events: hub.Write.DeleteThreads) and its row becomes a
+// tombstone without title or folder. The thread_updated event with
+// "deleted": true that announces it carries the thread as it was, live
+// only: it is stored without its payload (a deleted thread's events are)
+// and never replayed.
+func (e *Engine) deleteThread(ctx context.Context, c hub.Caller, id string) error {
+	t, err := e.visibleThread(ctx, c, id)
+	if err != nil {
+		return err
+	}
+	now := e.now()
+	tomb := hub.Thread{ID: t.ID, Agent: t.Agent, ClientID: t.ClientID, Status: hub.ThreadClosed,
+		Deleted: true, CreatedAt: t.CreatedAt, UpdatedAt: now}
+	was := t
+	was.Status, was.UpdatedAt, was.Deleted = hub.ThreadClosed, now, true
+	ev, err := hub.NewEvent(hub.EventThreadUpdated, tomb, "", now, threadUpdated(was))
+	if err != nil {
+		return err
+	}
+	return e.commit(&hub.Write{Threads: []hub.Thread{tomb}, DeleteThreads: []string{id}, Events: []hub.Event{ev}})
 }
 
 // ListAgents implements Service.

@@ -28,7 +28,8 @@ type turnRT struct {
 	done   chan struct{} // closed after the final state is committed
 
 	mu           sync.Mutex
-	output       strings.Builder
+	output       strings.Builder // the message text released (text)
+	text         turnText
 	cancelReason string // why the turn was cancelled; "" while not
 	timedOut     bool
 	// reserved: startTurn (or openOutsideTurn) counted a process for this
@@ -38,12 +39,6 @@ type turnRT struct {
 	// approvals are the agent's own permissions approved in this turn,
 	// for a terminal/create of the same command (approvals.go).
 	approvals []approval
-}
-
-func (tr *turnRT) appendOutput(s string) {
-	tr.mu.Lock()
-	tr.output.WriteString(s)
-	tr.mu.Unlock()
 }
 
 // StartTurn implements Service.
@@ -64,6 +59,8 @@ func (e *Engine) startTurn(ctx context.Context, t hub.Thread, in hub.TurnInput, 
 	if err != nil {
 		return nil, err
 	}
+	// Stored (and streamed) redacted; the agent gets the blocks as given.
+	text, raw = e.redactString(text), e.redactJSON(raw)
 	rt := e.runtime(t.ID)
 	now := e.now()
 	tctx, stop := context.WithCancel(context.Background())
@@ -261,6 +258,12 @@ func decider(c hub.Caller) string {
 // finishTurn records the turn's end: status, output, events. Permissions of
 // the turn still pending are cancelled (never approved).
 func (e *Engine) finishTurn(tr *turnRT, stopReason string, err error) {
+	// What the redaction streams held back is released (redacted) before
+	// the output is read and turn_completed queued: the output equals the
+	// message_deltas streamed, and nothing is lost.
+	if ds := tr.closeText(); len(ds) > 0 {
+		e.commitAsync(&hub.Write{Events: e.deltaEvents(tr.thread, tr.turn.ID, ds)})
+	}
 	tr.mu.Lock()
 	turn := tr.turn
 	turn.Output = tr.output.String()
@@ -283,7 +286,8 @@ func (e *Engine) finishTurn(tr *turnRT, stopReason string, err error) {
 	case err == nil:
 		turn.Status = hub.TurnCompleted
 	default:
-		turn.Status, turn.Error = hub.TurnFailed, errorText(err)
+		// A dead agent's error carries its stderr tail.
+		turn.Status, turn.Error = hub.TurnFailed, e.redactString(errorText(err))
 	}
 	if turn.Status == hub.TurnFailed {
 		code := hub.CodeUpstreamUnavailable
@@ -306,7 +310,10 @@ func (e *Engine) finishTurn(tr *turnRT, stopReason string, err error) {
 		thread = t
 	}
 	thread.Status, thread.UpdatedAt = hub.ThreadIdle, now
-	if hub.ErrorCode(gerr) != hub.CodeNotFound { // a deleted thread is never written back
+	if hub.ErrorCode(gerr) == hub.CodeNotFound {
+		// A deleted thread is never written back, nor is its text.
+		w.Turns = nil
+	} else {
 		w.Threads = []hub.Thread{thread}
 	}
 	done, _ := hub.NewEvent(hub.EventTurnCompleted, thread, turn.ID, now, map[string]any{"turn": turn})

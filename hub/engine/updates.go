@@ -6,6 +6,7 @@ import (
 
 	"github.com/switchboard-hub/switchboard/acp"
 	"github.com/switchboard-hub/switchboard/hub"
+	"github.com/switchboard-hub/switchboard/hub/redact"
 )
 
 // threadClient serves one thread's agent: its updates become events, its
@@ -44,16 +45,51 @@ func (c *threadClient) commitUpdate(u acp.SessionUpdate, tr *turnRT, state *hub.
 	if tr != nil {
 		turnID = tr.turn.ID
 	}
-	typ, payload := updateEvent(u)
-	if tr != nil && typ == hub.EventMessageDelta {
-		tr.appendOutput(u.Content.Text)
+	on := c.e.redacting.Load()
+	w := &hub.Write{}
+	if typ := textUpdate(u); typ != "" {
+		// A message or thought chunk: through the turn's redaction
+		// stream, which may hold its end back for the next chunk.
+		text := u.Content.Text
+		if tr == nil {
+			if on {
+				text, _ = redact.String(text)
+			}
+			w.Events = c.e.deltaEvents(c.thread, turnID, []delta{{typ, text}})
+		} else {
+			w.Events = c.e.deltaEvents(c.thread, turnID, tr.chunk(typ, text, on))
+		}
+	} else {
+		if tr != nil {
+			w.Events = c.e.deltaEvents(c.thread, turnID, tr.chunk("", "", on))
+		}
+		typ, payload := updateEvent(u)
+		if on {
+			payload, _ = redact.JSON(payload)
+		}
+		w.Events = append(w.Events, hub.Event{Type: typ, ThreadID: c.thread.ID, TurnID: turnID, ClientID: c.thread.ClientID, At: c.e.now(), Payload: payload})
 	}
-	ev := hub.Event{Type: typ, ThreadID: c.thread.ID, TurnID: turnID, ClientID: c.thread.ClientID, At: c.e.now(), Payload: payload}
-	w := &hub.Write{Events: []hub.Event{ev}}
+	if len(w.Events) == 0 && state == nil {
+		return // all held back
+	}
 	if state != nil {
 		w.SessionStates = []hub.SessionState{*state}
 	}
 	c.e.commitAsync(w)
+}
+
+// textUpdate is the event type of a text message or thought chunk, else "".
+func textUpdate(u acp.SessionUpdate) string {
+	if u.ParseErr != nil || u.Content == nil || u.Content.Type != "text" {
+		return ""
+	}
+	switch u.Kind {
+	case acp.UpdateAgentMessageChunk:
+		return hub.EventMessageDelta
+	case acp.UpdateAgentThoughtChunk:
+		return hub.EventThoughtDelta
+	}
+	return ""
 }
 
 // updateEvent maps an ACP update to an event type and payload (docs/API.md
