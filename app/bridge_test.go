@@ -48,6 +48,7 @@ func TestBridge(t *testing.T) {
 		{"CancelFirst", bridgeCancelFirst},
 		{"Qwen", bridgeQwen},
 		{"EditorsDoc", bridgeEditorsDoc},
+		{"TokenRotate", bridgeTokenRotate},
 		// bridge_thirdparty_test.go: the scenarios above for third-party agents.
 		{"SDKAgentPermissionHub", withAgent(sdkExampleAgent, thirdPartyPermissionHub)},
 		{"SDKAgentCancel", withAgent(sdkExampleAgent, thirdPartyCancel)},

@@ -42,6 +42,9 @@ func TestE2E(t *testing.T) {
 		{"InteropSDKAgent", e2eInteropSDK},
 		{"InteropClaude", e2eInteropClaude},
 		{"Security", e2eSecurity},
+		{"SignIn", e2eSignIn},
+		{"StaleDiscovery", e2eStaleDiscovery},
+		{"TokenRotate", e2eTokenRotate},
 		{"TooManyAgents", e2eTooManyAgents},
 	}
 	for _, tt := range tests {

@@ -373,8 +373,11 @@ func troubleReason(err error) string {
 	var ae *client.Error
 	var de *client.DataDirError
 	var ue *client.UnreachableError
+	var nh *client.NotHubError
 	var ne net.Error
 	switch {
+	case errors.As(err, &nh):
+		return "hub.json names a program that is not the hub"
 	case errors.Is(err, client.ErrNoHub):
 		return "no hub is running"
 	case errors.As(err, &de):

@@ -60,12 +60,14 @@ func (s *squatter) sawToken() []string {
 // answers on /healthz, the client sends it no token and says why.
 func TestSquatterGetsNoToken(t *testing.T) {
 	for name, health := range map[string]http.HandlerFunc{
-		"no healthz":    nil,
-		"no proof":      jsonAnswer(200, `{"ok":true,"version":"1.0"}`),
-		"wrong proof":   jsonAnswer(200, `{"ok":true,"version":"1.0","proof":"00112233"}`),
-		"other token":   func(w http.ResponseWriter, r *http.Request) { proveHealth(w, r, "not-the-token") },
-		"replays nonce": func(w http.ResponseWriter, r *http.Request) { jsonAnswer(200, `{"ok":true,"proof":"`+r.URL.Query().Get("nonce")+`"}`)(w, r) },
-		"not http":      nil, // replaced below by a raw listener
+		"no healthz":  nil,
+		"no proof":    jsonAnswer(200, `{"ok":true,"version":"1.0"}`),
+		"wrong proof": jsonAnswer(200, `{"ok":true,"version":"1.0","proof":"00112233"}`),
+		"other token": func(w http.ResponseWriter, r *http.Request) { proveHealth(w, r, "not-the-token") },
+		"replays nonce": func(w http.ResponseWriter, r *http.Request) {
+			jsonAnswer(200, `{"ok":true,"proof":"`+r.URL.Query().Get("nonce")+`"}`)(w, r)
+		},
+		"not http": nil, // replaced below by a raw listener
 	} {
 		t.Run(name, func(t *testing.T) {
 			dir := t.TempDir()
