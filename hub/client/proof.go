@@ -118,6 +118,7 @@ func provingTransport(token func() string) *http.Transport {
 	return &http.Transport{
 		Proxy:               nil,
 		MaxIdleConnsPerHost: 8,
+		IdleConnTimeout:     90 * time.Second,
 		DialContext: func(ctx context.Context, network, addr string) (net.Conn, error) {
 			conn, err := d.DialContext(ctx, network, addr)
 			if err != nil {
