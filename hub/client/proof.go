@@ -80,6 +80,9 @@ func checkProof(body []byte, token, nonce string) string {
 // one HTTP/1.1 request and answer read whole, leaving the connection as
 // the transport expects a fresh one.
 func proveConn(ctx context.Context, conn net.Conn, addr, token string) error {
+	if token == "" { // anyone can sign with an empty key
+		return &NotHubError{URL: "http://" + addr, Reason: "there is no token to check its proof with"}
+	}
 	deadline := time.Now().Add(proofTimeout)
 	if d, ok := ctx.Deadline(); ok && d.Before(deadline) {
 		deadline = d

@@ -114,6 +114,13 @@ func TestSignInCode(t *testing.T) {
 		t.Errorf("a session rotating the token: %d", r.status)
 	}
 
+	// A HEAD (an opener probing the link) does not use a code up.
+	probed := h.signInLink("/")
+	if r := h.call("HEAD", "/auth?code="+probed, "", noToken); r.status != 200 {
+		t.Fatalf("HEAD: %d", r.status)
+	}
+	h.signIn(probed)
+
 	// A code works once.
 	if r := h.call("GET", "/auth?code="+code, "", noToken); r.status != 401 || secretInPage.Match(r.body) ||
 		!strings.Contains(string(r.body), "Open this link again from Switchboard") {
@@ -207,10 +214,7 @@ func TestLogout(t *testing.T) {
 	if r := h.call("POST", "/v1/auth/logout", "", bearer(a)); r.status != 204 {
 		t.Fatalf("logout: %d %s", r.status, r.body)
 	}
-	if _, open := s.next(); open {
-		for range s.frames { // drain: the stream must end
-		}
-	}
+	s.waitEnd(t)
 	waitFor(t, "the stream to end", func() bool { return h.fake.openStreams() == 0 })
 	if r := h.call("GET", "/v1/agents", "", bearer(a)); r.status != 401 {
 		t.Fatalf("after logout: %d", r.status)
@@ -238,8 +242,7 @@ func TestRotateToken(t *testing.T) {
 	if r := h.call("POST", "/v1/auth/token/rotate", ""); r.status != 204 {
 		t.Fatalf("rotate: %d %s", r.status, r.body)
 	}
-	for range s.frames { // the old token's stream ends
-	}
+	s.waitEnd(t) // the old token's stream ends
 	waitFor(t, "the old token's stream to end", func() bool { return h.fake.openStreams() == 0 })
 	if r := h.call("GET", "/v1/agents", ""); r.status != 401 {
 		t.Errorf("the old token: %d", r.status)
@@ -321,5 +324,31 @@ func TestSessionTableBounded(t *testing.T) {
 	}
 	if n := len(cs.m); n > maxCodes {
 		t.Fatalf("%d codes kept", n)
+	}
+}
+
+// An event stream opened with a session does not outlive the session's
+// longest lifetime, though a stream is a single request.
+func TestSessionStreamEndsAtMax(t *testing.T) {
+	h := newHarness(t, func(o *Options) { o.SessionMax = 300 * time.Millisecond })
+	s := h.openStream(h.request("GET", "/v1/events", "", bearer(h.signIn(h.signInLink("/")))))
+	waitFor(t, "the subscription", func() bool { return h.fake.openStreams() == 1 })
+	s.waitEnd(t)
+	waitFor(t, "the stream to end", func() bool { return h.fake.openStreams() == 0 })
+}
+
+// waitEnd reads s until the hub ends it, failing after 10 s.
+func (s *sseStream) waitEnd(t *testing.T) {
+	t.Helper()
+	deadline := time.After(10 * time.Second)
+	for {
+		select {
+		case _, ok := <-s.frames:
+			if !ok {
+				return
+			}
+		case <-deadline:
+			t.Fatal("the stream did not end within 10 s")
+		}
 	}
 }

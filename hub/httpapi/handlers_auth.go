@@ -89,6 +89,13 @@ func sameOriginPath(next string) bool {
 func (s *Server) signIn(w http.ResponseWriter, r *http.Request, _ hub.Caller) {
 	h := w.Header()
 	h.Set("Cache-Control", "no-store")
+	if r.Method == http.MethodHead {
+		// A HEAD (an opener probing the link's type) must not use the
+		// code up: the browser's GET comes next.
+		h.Set("Content-Type", "text/html; charset=utf-8")
+		w.WriteHeader(http.StatusOK)
+		return
+	}
 	next, ok := s.codes.take(r.URL.Query().Get("code"), s.now())
 	if !ok {
 		s.writeSignedOutPage(w, http.StatusUnauthorized)

@@ -71,7 +71,9 @@ func (ss *sessions) create(now time.Time) (string, error) {
 	if err != nil {
 		return "", err
 	}
-	ctx, cancel := context.WithCancel(context.Background())
+	// An open event stream is one request: the deadline ends it, like the
+	// session, at the session's longest lifetime.
+	ctx, cancel := context.WithTimeout(context.Background(), ss.max)
 	ss.mu.Lock()
 	defer ss.mu.Unlock()
 	if len(ss.m) >= maxSessions {
