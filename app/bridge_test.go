@@ -732,7 +732,8 @@ func bridgeErrors(t *testing.T, bins e2eBins) {
 	// a new bridge reads the one the hub refuses.
 	b2 := startBridge(t, bins, h, "fake")
 	_, err = b2.initialize(t)
-	wantErr(t, "bad token", err, "refused the token")
+	// Its hub cannot prove it knows that token: the bridge does not send it.
+	wantErr(t, "bad token", err, "did not prove it knows the token")
 	os.WriteFile(tokPath, good, 0o600)
 
 	// A config option the agent does not have: its refusal, passed on.

@@ -261,7 +261,7 @@ func TestClientCalls(t *testing.T) {
 	// The hub cannot prove a token it does not have: the tray never sends
 	// it, as it would not to a squatter on a stale hub.json's port.
 	var nh *client.NotHubError
-	if !errors.As(err, &nh) || troubleReason(err) != "hub.json names a program that is not the hub" {
+	if !errors.As(err, &nh) || troubleReason(err) != "what answers at hub.json's address does not know the token" {
 		t.Fatalf("wrong token: %v (%s)", err, troubleReason(err))
 	}
 	var ae *client.Error

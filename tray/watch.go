@@ -377,7 +377,7 @@ func troubleReason(err error) string {
 	var ne net.Error
 	switch {
 	case errors.As(err, &nh):
-		return "hub.json names a program that is not the hub"
+		return "what answers at hub.json's address does not know the token"
 	case errors.Is(err, client.ErrNoHub):
 		return "no hub is running"
 	case errors.As(err, &de):

@@ -41,8 +41,9 @@ type NotHubError struct {
 }
 
 func (e *NotHubError) Error() string {
-	return fmt.Sprintf("the program at %s is not the Switchboard hub (%s): the token was not sent to it; "+
-		"if no hub runs, hub.json is stale: start the hub again", e.URL, e.Reason)
+	return fmt.Sprintf("the program at %s did not prove it knows the token (%s), so the token was not sent to it: "+
+		"either it is not the Switchboard hub (hub.json is stale after a crash: start the hub again), "+
+		"or the token file does not hold the running hub's token", e.URL, e.Reason)
 }
 
 // newNonce is 32 random bytes in hex.
