@@ -38,7 +38,9 @@ func TestSquatterGetsNoTokenFromTheTray(t *testing.T) {
 	ctx, cancel := context.WithCancel(context.Background())
 	done := make(chan struct{})
 	go func() { w.Run(ctx); close(done) }()
-	m := got.waitFor(t, "trouble", 10*time.Second, func(m Menu) bool { return m.Icon == IconTrouble && strings.Contains(m.Status, "does not know the token") })
+	m := got.waitFor(t, "trouble", 10*time.Second, func(m Menu) bool {
+		return m.Icon == IconTrouble && strings.Contains(m.Status, "does not know the token")
+	})
 	if m.Status != "Hub unreachable: what answers at hub.json's address does not know the token" {
 		t.Errorf("status %q", m.Status)
 	}
