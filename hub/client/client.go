@@ -6,9 +6,10 @@
 // (Discover), checks that the process there proves it knows the token
 // (GET /healthz?nonce=, proof.go) before it sends it, sends the token,
 // X-Client-ID and, when asked, ?scope=all on every /v1 request, reads the
-// token file again when the hub refuses it (a rotation), turns error answers into *Error, and reads event
-// streams (Stream) with a cap on each line, resume from the last id: and,
-// as an option, reconnection with backoff.
+// token file again when the hub refuses it (a rotation), turns error
+// answers into *Error, and reads event streams (Stream) with a cap on each
+// line, resume from the last id: and, as an option, reconnection with
+// backoff.
 //
 // It imports hub (the API's types) and the standard library only.
 package client
