@@ -23,7 +23,7 @@ func commands() []command {
 		{"", "open the desktop app (the default)", withOptions("", true, runDesktop)},
 		{"serve", "run the hub headless: the HTTP/SSE API on --listen", withOptions("serve", true, serve)},
 		{"acp", "run the editor bridge: an ACP agent on stdio that talks to the hub", runBridgeCommand},
-		{"token", "rotate: replace the API token (a running hub refuses the old one at once)", runTokenCommand},
+		{"token", "rotate: a new API token; a running hub refuses the old one at once", runTokenCommand},
 		{"version", "print the version", runVersionCommand},
 		{"help", "show this help", runHelpCommand},
 	}
