@@ -48,6 +48,7 @@ func TestBridge(t *testing.T) {
 		{"CancelFirst", bridgeCancelFirst},
 		{"Qwen", bridgeQwen},
 		{"EditorsDoc", bridgeEditorsDoc},
+		{"TokenRotate", bridgeTokenRotate},
 		// bridge_thirdparty_test.go: the scenarios above for third-party agents.
 		{"SDKAgentPermissionHub", withAgent(sdkExampleAgent, thirdPartyPermissionHub)},
 		{"SDKAgentCancel", withAgent(sdkExampleAgent, thirdPartyCancel)},
@@ -734,7 +735,8 @@ func bridgeErrors(t *testing.T, bins e2eBins) {
 	// a new bridge reads the one the hub refuses.
 	b2 := startBridge(t, bins, h, "fake")
 	_, err = b2.initialize(t)
-	wantErr(t, "bad token", err, "refused the token")
+	// Its hub cannot prove it knows that token: the bridge does not send it.
+	wantErr(t, "bad token", err, "did not prove it knows the token")
 	os.WriteFile(tokPath, good, 0o600)
 
 	// A config option the agent does not have: its refusal, passed on.

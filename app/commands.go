@@ -24,6 +24,7 @@ func commands() []command {
 		{"serve", "run the hub headless: the HTTP/SSE API on --listen", withOptions("serve", true, serve)},
 		{"acp", "run the editor bridge: an ACP agent on stdio that talks to the hub", runBridgeCommand},
 		{"db", "db compact: deleted threads' text leaves the database files", runDBCommand},
+		{"token", "rotate: a new API token; a running hub refuses the old one at once", runTokenCommand},
 		{"version", "print the version", runVersionCommand},
 		{"help", "show this help", runHelpCommand},
 	}

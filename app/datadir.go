@@ -51,11 +51,10 @@ func loadOrCreateToken(dir string) (string, error) {
 	if !errors.Is(err, os.ErrNotExist) {
 		return "", fmt.Errorf("token: %w", err)
 	}
-	var raw [32]byte
-	if _, err := rand.Read(raw[:]); err != nil {
-		return "", fmt.Errorf("token: %w", err)
+	tok, err := newToken()
+	if err != nil {
+		return "", err
 	}
-	tok := hex.EncodeToString(raw[:])
 	f, err := os.OpenFile(path, os.O_WRONLY|os.O_CREATE|os.O_EXCL, 0o600)
 	if err != nil {
 		if errors.Is(err, os.ErrExist) { // another process made it just now
@@ -73,6 +72,73 @@ func loadOrCreateToken(dir string) (string, error) {
 		return "", fmt.Errorf("token: %w", err)
 	}
 	return tok, nil
+}
+
+// tokenPath is the token file of dir.
+func tokenPath(dir string) string { return filepath.Join(dir, tokenFile) }
+
+// newToken is a fresh API token: 32 random bytes in hex.
+func newToken() (string, error) {
+	var raw [32]byte
+	if _, err := rand.Read(raw[:]); err != nil {
+		return "", fmt.Errorf("token: %w", err)
+	}
+	return hex.EncodeToString(raw[:]), nil
+}
+
+// rotateTokenFile writes a new token to <dir>/token and returns it. The
+// write is atomic (a 0600 temporary file in dir, synced, renamed over the
+// old one): a reader sees the old token or the new one, never a part.
+func rotateTokenFile(dir string) (string, error) {
+	tok, err := newToken()
+	if err != nil {
+		return "", err
+	}
+	if err := writeFileAtomic(dir, tokenFile, []byte(tok+"\n")); err != nil {
+		return "", fmt.Errorf("token: %w", err)
+	}
+	return tok, nil
+}
+
+// writeFileAtomic writes <dir>/<name>, mode 0600, through a temporary
+// file renamed over it.
+func writeFileAtomic(dir, name string, b []byte) error {
+	tmp, err := os.CreateTemp(dir, "."+name+"-*")
+	if err != nil {
+		return err
+	}
+	defer os.Remove(tmp.Name())
+	if err := tmp.Chmod(0o600); err != nil {
+		tmp.Close()
+		return err
+	}
+	if _, err := tmp.Write(b); err != nil {
+		tmp.Close()
+		return err
+	}
+	if err := tmp.Sync(); err != nil {
+		tmp.Close()
+		return err
+	}
+	if err := tmp.Close(); err != nil {
+		return err
+	}
+	return os.Rename(tmp.Name(), filepath.Join(dir, name))
+}
+
+// removeStaleDiscovery removes a hub.json left by a hub that did not exit
+// cleanly. Call it holding the data dir's lock: then no hub runs on dir,
+// so any hub.json there is stale, and a client must not find it (its port
+// may belong to another program by now). It reports the pid it named.
+func removeStaleDiscovery(dir string) (pid int, removed bool) {
+	d, err := readDiscovery(dir)
+	if err := os.Remove(filepath.Join(dir, discoveryFile)); err != nil {
+		return 0, false
+	}
+	if err == nil {
+		pid = d.PID
+	}
+	return pid, true
 }
 
 func isHex(s string) bool {

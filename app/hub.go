@@ -83,6 +83,9 @@ func startHub(ctx context.Context, e *env, o Options) (_ *runningHub, err error)
 		}
 		return nil, err
 	}
+	if pid, ok := removeStaleDiscovery(o.DataDir); ok {
+		log.Warn("removed a stale hub.json left by a hub that did not exit cleanly", "pid", pid)
+	}
 	h.configPath, err = configPath(o)
 	if err != nil {
 		return nil, err
@@ -131,8 +134,12 @@ func startHub(ctx context.Context, e *env, o Options) (_ *runningHub, err error)
 	h.http = httpapi.New(h.engine, httpapi.Options{
 		Logger: log, Token: h.token, Version: version, UI: uiHandler(e.assets.Frontend),
 		AllowedHosts: h.started.AllowedHosts, AllowedOrigins: h.started.AllowedOrigins,
-		Quit:     func() { h.quitOnce.Do(func() { close(h.quit) }) },
-		Settings: h.settingsService(),
+		Quit: func() { h.quitOnce.Do(func() { close(h.quit) }) },
+		// POST /v1/auth/token/rotate (`switchboard token rotate`): the
+		// hub writes the new token itself, so the file and the token in
+		// force change together.
+		RotateToken: func() (string, error) { return rotateTokenFile(o.DataDir) },
+		Settings:    h.settingsService(),
 	})
 	go func() { h.served <- h.http.Serve(ln) }()
 	h.listen = listen

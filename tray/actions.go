@@ -45,26 +45,32 @@ func (w *Watcher) Do(ctx context.Context, a Action) {
 // Open opens Switchboard. A hub answering inside the desktop app
 // (hub.json's window) gets its window raised: the app is launched again,
 // which shows the running instance's window and exits. A hub answering
-// beside `serve` gets the browser UI through GET /auth (which sets the
-// session cookie and drops the token from the address bar). Without a hub
-// it starts the desktop app: the switchboard binary beside
-// switchboard-tray, else the one on PATH, on the same data dir.
+// beside `serve` gets the browser UI through a one-time sign-in link
+// (POST /v1/auth/codes: GET /auth?code=…, single use, 30 s), so no token
+// is ever on the opener's command line, visible in /proc to every local
+// user. Without a hub it starts the desktop app: the switchboard binary
+// beside switchboard-tray, else the one on PATH, on the same data dir.
 func (w *Watcher) Open(ctx context.Context) error {
 	if h, err := client.Discover(w.DataDir); err == nil {
 		ctx, cancel := context.WithTimeout(ctx, 2*time.Second)
 		defer cancel()
-		if w.clientFor(h).Healthz(ctx) == nil {
+		c := w.clientFor(h)
+		if c.Healthz(ctx) == nil {
 			if h.Window {
 				return startApp(w.DataDir)
 			}
-			return openURL(h.AuthURL())
+			link, err := c.SignInLink(ctx, "/")
+			if err != nil {
+				return fmt.Errorf("asking the hub for a sign-in link: %w", err)
+			}
+			return openURL(link)
 		}
 	}
 	return startApp(w.DataDir)
 }
 
-// openURL hands u to the desktop's browser. A variable for tests. The URL
-// holds the token: it is passed to the opener, never logged.
+// openURL hands u to the desktop's browser. A variable for tests. u is a
+// one-time sign-in link at most, never the token.
 var openURL = func(u string) error {
 	var cmd *exec.Cmd
 	switch runtime.GOOS {

@@ -30,8 +30,16 @@ func TestOpen(t *testing.T) {
 	h := newFakeHub(t)
 	w := &Watcher{DataDir: h.dir, Log: quietLog()}
 	w.Do(context.Background(), Action{Kind: ActOpen})
-	if len(*urls) != 1 || (*urls)[0] != h.srv.URL+"/auth?token="+testToken || len(*starts) != 0 {
+	// The opener's argv (visible in /proc to every local user) holds a
+	// one-time code, never the token.
+	if len(*urls) != 1 || (*urls)[0] != h.srv.URL+"/auth?code=c0de1" || len(*starts) != 0 {
 		t.Fatalf("with a hub: urls %q starts %q", *urls, *starts)
+	}
+	if strings.Contains((*urls)[0], testToken) || strings.Contains((*urls)[0], "token") {
+		t.Fatalf("the opened URL %q holds the token", (*urls)[0])
+	}
+	if len(h.codes) != 1 || h.codes[0] != "/" {
+		t.Fatalf("sign-in codes asked for %q", h.codes)
 	}
 	h.srv.Close() // hub.json left behind, nobody answers: start the app
 	w.Do(context.Background(), Action{Kind: ActOpen})

@@ -2,6 +2,9 @@ package tray
 
 import (
 	"context"
+	"crypto/hmac"
+	"crypto/sha256"
+	"encoding/hex"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -38,6 +41,7 @@ type fakeHub struct {
 	decisions []string // "<id> <body> via=<X-Switchboard-Via>"
 	cancels   []string
 	lastIDs   []string // Last-Event-ID of each stream
+	codes     []string // the next of each POST /v1/auth/codes
 	// events is raw SSE text for the next stream to write (a fresh channel
 	// for each stream, so a dying stream never eats the next one's).
 	events chan string
@@ -80,7 +84,9 @@ func (h *fakeHub) writeDiscovery(url string) {
 
 func (h *fakeHub) serve(w http.ResponseWriter, r *http.Request) {
 	if r.URL.Path == "/healthz" {
-		fmt.Fprint(w, `{"ok":true}`)
+		m := hmac.New(sha256.New, []byte(testToken))
+		m.Write([]byte(r.URL.Query().Get("nonce")))
+		fmt.Fprintf(w, `{"ok":true,"version":"test","proof":%q}`, hex.EncodeToString(m.Sum(nil)))
 		return
 	}
 	fail := func(status int, code string) {
@@ -132,6 +138,12 @@ func (h *fakeHub) serve(w http.ResponseWriter, r *http.Request) {
 			}
 		}
 		fail(404, "NOT_FOUND")
+	case r.Method == "POST" && p == "/v1/auth/codes":
+		var body struct{ Next string }
+		_ = json.NewDecoder(r.Body).Decode(&body)
+		h.codes = append(h.codes, body.Next)
+		w.WriteHeader(201)
+		js(map[string]string{"url": "http://" + r.Host + "/auth?code=c0de" + strconv.Itoa(len(h.codes))})
 	case r.Method == "GET" && p == "/v1/agents":
 		js(map[string]any{"agents": []hub.Agent{{ID: "claude", Name: "Claude Code"}}})
 	case r.Method == "POST" && strings.HasPrefix(p, "/v1/permissions/"):
@@ -246,9 +258,15 @@ func TestClientCalls(t *testing.T) {
 
 	bad := (&Watcher{}).clientFor(client.NewHub(h.srv.URL, "wrong"))
 	_, err = bad.Permissions(ctx, hub.PermissionPending)
+	// The hub cannot prove a token it does not have: the tray never sends
+	// it, as it would not to a squatter on a stale hub.json's port.
+	var nh *client.NotHubError
+	if !errors.As(err, &nh) || troubleReason(err) != "what answers at hub.json's address does not know the token" {
+		t.Fatalf("wrong token: %v (%s)", err, troubleReason(err))
+	}
 	var ae *client.Error
-	if !errors.As(err, &ae) || ae.Status != 401 || ae.Code != "UNAUTHORIZED" || troubleReason(err) != "the hub refused the token" {
-		t.Fatalf("wrong token: %v", err)
+	if reason := troubleReason(&client.Error{Status: 401, Code: "UNAUTHORIZED"}); !errors.As(&client.Error{}, &ae) || reason != "the hub refused the token" {
+		t.Fatalf("a 401: %s", reason)
 	}
 	if strings.Contains(err.Error(), "wrong") {
 		t.Errorf("token in error %q", err)

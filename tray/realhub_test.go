@@ -7,6 +7,8 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"io"
+	"net/http"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -271,4 +273,76 @@ func TestRealHub(t *testing.T) {
 		t.Fatalf("hub still running 30 s after Quit Switchboard\n%s", h.logText())
 	}
 	got.waitFor(t, "trouble after the hub quit", 10*time.Second, func(m Menu) bool { return m.Icon == IconTrouble })
+}
+
+// `switchboard token rotate` while the tray runs: the hub refuses the old
+// token and ends the tray's stream; the tray reads the token file again
+// and goes on — it sees the next permission and decides it.
+func TestRealHubTokenRotate(t *testing.T) {
+	h := newRealHub(t)
+	h.start()
+	got := newMenus()
+	w := &Watcher{DataDir: h.dataDir, Publish: got.publish, Log: quietLog()}
+	ctx, cancel := context.WithCancel(context.Background())
+	done := make(chan struct{})
+	go func() { w.Run(ctx); close(done) }()
+	defer func() { cancel(); <-done }()
+	got.waitFor(t, "idle", 10*time.Second, func(m Menu) bool { return m.Icon == IconIdle })
+	old := w.Client()
+
+	cmd := exec.Command(h.bin, "token", "rotate", "--data-dir", h.dataDir)
+	if out, err := cmd.CombinedOutput(); err != nil {
+		t.Fatalf("switchboard token rotate: %v\n%s", err, out)
+	}
+	// A call through the client of before the rotation: 401, the token
+	// file read again, the call made again with the new token.
+	if _, err := old.Agents(ctx); err != nil {
+		t.Fatalf("the tray's client after the rotation: %v", err)
+	}
+	th := h.createThread("After the rotation")
+	h.askPermission(th.ID)
+	m := got.waitFor(t, "a permission after the rotation", 15*time.Second, func(m Menu) bool { return m.Icon == IconNeedsYou }, h.logText)
+	if err := w.Decide(ctx, m.Permissions[0].ID, *m.Permissions[0].Approve); err != nil {
+		t.Fatalf("deciding after the rotation: %v", err)
+	}
+	got.waitFor(t, "idle after the decision", 10*time.Second, func(m Menu) bool { return m.Icon == IconIdle })
+	if !strings.Contains(h.logText(), "API token rotated") {
+		t.Errorf("the hub did not log the rotation")
+	}
+}
+
+// "Open Switchboard" beside `serve`: the browser is handed a one-time
+// sign-in link (on the opener's argv, which every local user can read in
+// /proc), never the token; the link signs in once.
+func TestRealHubOpen(t *testing.T) {
+	urls, starts := stubOpeners(t)
+	h := newRealHub(t)
+	h.start()
+	w := &Watcher{DataDir: h.dataDir, Log: quietLog()}
+	if err := w.Open(context.Background()); err != nil {
+		t.Fatal(err)
+	}
+	if len(*urls) != 1 || len(*starts) != 0 {
+		t.Fatalf("urls %q starts %q", *urls, *starts)
+	}
+	link := (*urls)[0]
+	tok, _ := os.ReadFile(filepath.Join(h.dataDir, "token"))
+	if !strings.Contains(link, "/auth?code=") || strings.Contains(link, strings.TrimSpace(string(tok))) || strings.Contains(link, "token") {
+		t.Fatalf("the tray opened %q", link)
+	}
+	get := func() (int, string) {
+		resp, err := http.Get(link)
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer resp.Body.Close()
+		b, _ := io.ReadAll(resp.Body)
+		return resp.StatusCode, string(b)
+	}
+	if status, body := get(); status != 200 || !strings.Contains(body, "sessionStorage.setItem") {
+		t.Fatalf("the link: %d\n%s", status, body)
+	}
+	if status, _ := get(); status != 401 {
+		t.Fatalf("the link a second time: %d", status)
+	}
 }

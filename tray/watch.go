@@ -373,8 +373,11 @@ func troubleReason(err error) string {
 	var ae *client.Error
 	var de *client.DataDirError
 	var ue *client.UnreachableError
+	var nh *client.NotHubError
 	var ne net.Error
 	switch {
+	case errors.As(err, &nh):
+		return "what answers at hub.json's address does not know the token"
 	case errors.Is(err, client.ErrNoHub):
 		return "no hub is running"
 	case errors.As(err, &de):

@@ -2,6 +2,9 @@ package editorbridge
 
 import (
 	"context"
+	"crypto/hmac"
+	"crypto/sha256"
+	"encoding/hex"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -150,13 +153,21 @@ func (e *bridgeEditor) HandleNotification(_ context.Context, method string, para
 // through a data dir as a real one is) and returns the editor's side.
 func inProcess(t *testing.T, mux *http.ServeMux, o Options) (*acp.Conn, *bridgeEditor) {
 	t.Helper()
+	token := strings.Repeat("ab", 32)
+	// The fake proves it knows the token, as the hub does, before the
+	// bridge sends it anything.
+	mux.HandleFunc("GET /healthz", func(w http.ResponseWriter, r *http.Request) {
+		m := hmac.New(sha256.New, []byte(token))
+		m.Write([]byte(r.URL.Query().Get("nonce")))
+		io.WriteString(w, `{"ok":true,"version":"test","proof":"`+hex.EncodeToString(m.Sum(nil))+`"}`)
+	})
 	srv := httptest.NewServer(mux)
 	t.Cleanup(srv.Close)
 	o.DataDir = t.TempDir()
 	if err := os.WriteFile(filepath.Join(o.DataDir, hub.DiscoveryFile), []byte(`{"url":"`+srv.URL+`","pid":1}`), 0o600); err != nil {
 		t.Fatal(err)
 	}
-	if err := os.WriteFile(filepath.Join(o.DataDir, hub.TokenFile), []byte(strings.Repeat("ab", 32)+"\n"), 0o600); err != nil {
+	if err := os.WriteFile(filepath.Join(o.DataDir, hub.TokenFile), []byte(token+"\n"), 0o600); err != nil {
 		t.Fatal(err)
 	}
 	o.Agent, o.Stderr = "fake", io.Discard

@@ -117,7 +117,9 @@ func bridgeCapabilities(reported json.RawMessage) map[string]any {
 }
 
 // ensureHub connects to the running hub, or starts one when none runs
-// (hub.json missing or unreadable, or naming a hub that does not answer).
+// (hub.json missing or unreadable, or naming a hub that does not answer,
+// or a program that is not the hub: a stale hub.json whose port another
+// program took, which is never sent the token).
 func (b *server) ensureHub(ctx context.Context) error {
 	_, err := b.hub.Connect(ctx)
 	if err == nil {
@@ -125,7 +127,8 @@ func (b *server) ensureHub(ctx context.Context) error {
 	}
 	var unreachable *client.UnreachableError
 	var unreadable *client.DataDirError
-	if !errors.Is(err, client.ErrNoHub) && !errors.As(err, &unreachable) && !errors.As(err, &unreadable) {
+	var notHub *client.NotHubError
+	if !errors.Is(err, client.ErrNoHub) && !errors.As(err, &unreachable) && !errors.As(err, &unreadable) && !errors.As(err, &notHub) {
 		return err
 	}
 	if serr := b.startServe(ctx); serr != nil {

@@ -1,6 +1,7 @@
 // Setup shared by browser scripts that need a real headless hub: build it,
 // start `switchboard serve` on a temp data dir with the given agents, sign
-// a Chromium page in through /auth, talk to the API with the bearer token,
+// a Chromium page in through a one-time link (POST /v1/auth/codes, then
+// GET /auth?code=), talk to the API with the bearer token,
 // and stop it all. Used by e2e/run.mjs and e2e/bench.mjs.
 import { execFileSync, spawn } from 'node:child_process';
 import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
@@ -123,9 +124,13 @@ export async function openPage(hub, { initScript, args = [], pageUrl = hub.url, 
     if (r.status() >= 400) problems.push(`HTTP ${r.status()} ${r.request().method()} ${new URL(r.url()).pathname}`);
   });
   page.setDefaultTimeout(30000);
-  // The one-time auth link sets the session cookie and redirects to "/".
-  await page.goto(`${pageUrl}/auth?token=${hub.token}`);
-  if (new URL(page.url()).search !== '') throw new Error(`token left in the address: ${page.url()}`);
+  // A one-time sign-in link, as the tray opens it (never the token): its
+  // page keeps the session's secret in sessionStorage and goes on to "/".
+  const { url: link } = await hub.api('POST', '/v1/auth/codes', { body: { next: '/' } });
+  const signIn = new URL(link);
+  await page.goto(`${pageUrl}${signIn.pathname}${signIn.search}`);
+  await page.waitForURL(`${pageUrl}/`);
+  if (new URL(page.url()).search !== '') throw new Error(`the code is left in the address: ${page.url()}`);
   await page.getByRole('status').filter({ hasText: 'Connected' }).waitFor();
   return { browser, page, problems };
 }

@@ -194,3 +194,23 @@ func (c *Client) UpdateSettings(ctx context.Context, p hub.SettingsPatch) (hub.S
 	err := c.call(ctx, request{method: http.MethodPatch, path: "/v1/settings", body: p}, &out)
 	return out.Settings, err
 }
+
+// SignInLink asks for a one-time sign-in link for a browser (POST
+// /v1/auth/codes): the URL, GET /auth?code=…, opens next (a path on the
+// hub, "/" or "/#/t/<thread id>") signed in. It works once, within 30 s,
+// and holds no token: hand it to a browser instead of the token.
+func (c *Client) SignInLink(ctx context.Context, next string) (string, error) {
+	var out struct {
+		URL string `json:"url"`
+	}
+	err := c.call(ctx, request{method: http.MethodPost, path: "/v1/auth/codes", body: map[string]string{"next": next}}, &out)
+	return out.URL, err
+}
+
+// RotateToken has the hub replace its API token (POST
+// /v1/auth/token/rotate): it writes the new one to the token file, and
+// the old one is refused from then on. Clients, this one included, read
+// the token file again on their next 401.
+func (c *Client) RotateToken(ctx context.Context) error {
+	return c.call(ctx, request{method: http.MethodPost, path: "/v1/auth/token/rotate"}, nil)
+}

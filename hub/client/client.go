@@ -3,10 +3,13 @@
 // end-to-end tests and benchmarks all go through it.
 //
 // A Client finds its hub through <data-dir>/hub.json and the token file
-// (Discover), sends the token, X-Client-ID and, when asked, ?scope=all on
-// every /v1 request, turns error answers into *Error, and reads event
-// streams (Stream) with a cap on each line, resume from the last id: and,
-// as an option, reconnection with backoff.
+// (Discover), checks that the process there proves it knows the token
+// (GET /healthz?nonce=, proof.go) before it sends it, sends the token,
+// X-Client-ID and, when asked, ?scope=all on every /v1 request, reads the
+// token file again when the hub refuses it (a rotation), turns error
+// answers into *Error, and reads event streams (Stream) with a cap on each
+// line, resume from the last id: and, as an option, reconnection with
+// backoff.
 //
 // It imports hub (the API's types) and the standard library only.
 package client
@@ -15,6 +18,7 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"io"
 	"net/http"
@@ -47,9 +51,11 @@ type Options struct {
 	// Via, when set, is sent as X-Switchboard-Via: the surface the hub
 	// records as a permission's decidedBy.
 	Via string
-	// HTTP sends the requests. nil: a client without proxy (the hub is on
-	// loopback) and without an overall timeout (streams last as long as
-	// a turn); each call is bounded by its context.
+	// HTTP sends the requests. nil: the Client's own, without proxy (the
+	// hub is on loopback), without an overall timeout (streams last as
+	// long as a turn; each call is bounded by its context), and proving
+	// every new connection (proof.go). With one given, the proof is
+	// checked once per hub found and after each failure instead.
 	HTTP *http.Client
 	// MaxEventBytes caps one line of an event stream; 0 means
 	// DefaultMaxEventBytes. A longer line ends the stream with
@@ -60,8 +66,6 @@ type Options struct {
 	IdleTimeout time.Duration
 }
 
-var defaultHTTP = &http.Client{Transport: &http.Transport{Proxy: nil, MaxIdleConnsPerHost: 8}}
-
 // Client calls one hub's API. It is safe for concurrent use.
 //
 // A Client made by New finds its hub in a data dir on first use, and again
@@ -71,10 +75,14 @@ var defaultHTTP = &http.Client{Transport: &http.Transport{Proxy: nil, MaxIdleCon
 type Client struct {
 	dataDir string // "" for ForHub
 
-	mu    sync.Mutex
-	opts  Options
-	hub   Hub
-	found bool
+	mu     sync.Mutex
+	opts   Options
+	hub    Hub
+	found  bool
+	proven Hub // the hub last proven through Healthz (Options.HTTP only)
+
+	httpOnce sync.Once
+	own      *http.Client // the proving default, made on first use
 }
 
 // New is a client of the hub running on dataDir.
@@ -107,7 +115,19 @@ func (c *Client) httpClient() *http.Client {
 	if h := c.options().HTTP; h != nil {
 		return h
 	}
-	return defaultHTTP
+	c.httpOnce.Do(func() {
+		c.own = &http.Client{Transport: provingTransport(func() string { return c.Hub().token })}
+	})
+	return c.own
+}
+
+// setToken records a token read again for hub h, if h is still the hub.
+func (c *Client) setToken(h Hub) {
+	c.mu.Lock()
+	if c.hub.Discovery == h.Discovery {
+		c.hub = h
+	}
+	c.mu.Unlock()
 }
 
 // Rediscover reads the data dir again (Discover) and calls the hub it
@@ -138,9 +158,10 @@ func (c *Client) current() (Hub, error) {
 }
 
 // Connect finds the hub (reading the data dir again) and checks that it
-// answers /healthz. The error wraps ErrNoHub when no hub runs, is a
-// *DataDirError when the data dir's files are unreadable, and an
-// *UnreachableError when the hub named there does not answer.
+// answers /healthz and proves it knows the token. The error wraps ErrNoHub
+// when no hub runs, is a *DataDirError when the data dir's files are
+// unreadable, an *UnreachableError when nothing answers at the address
+// named there, and a *NotHubError when what answers is not the hub.
 func (c *Client) Connect(ctx context.Context) (Hub, error) {
 	h, err := c.Rediscover()
 	if err != nil {
@@ -161,7 +182,11 @@ func (e *UnreachableError) Error() string {
 }
 func (e *UnreachableError) Unwrap() error { return e.Err }
 
-// Healthz checks that a hub answers at the address (no token needed).
+// Healthz checks that the hub answers at its address and proves it knows
+// the token (GET /healthz?nonce=; the token itself is not sent). A proof
+// that does not match the token is checked once more against the token
+// file read again (a rotation). A wrong or missing proof is a
+// *NotHubError.
 func (c *Client) Healthz(ctx context.Context) error {
 	h, err := c.current()
 	if err != nil {
@@ -169,11 +194,19 @@ func (c *Client) Healthz(ctx context.Context) error {
 	}
 	ctx, cancel := context.WithTimeout(ctx, 5*time.Second)
 	defer cancel()
-	req, err := http.NewRequestWithContext(ctx, http.MethodGet, h.URL+"/healthz", nil)
+	nonce := newNonce()
+	req, err := http.NewRequestWithContext(ctx, http.MethodGet, h.URL+"/healthz?nonce="+nonce, nil)
 	if err != nil {
 		return err
 	}
 	resp, err := c.httpClient().Do(req)
+	if nh, ok := asNotHub(err); ok {
+		if fresh, changed := h.rereadToken(); changed {
+			c.setToken(fresh)
+			return c.Healthz(ctx)
+		}
+		return nh
+	}
 	if err != nil {
 		return &UnreachableError{h.URL, err}
 	}
@@ -181,8 +214,48 @@ func (c *Client) Healthz(ctx context.Context) error {
 	if resp.StatusCode != http.StatusOK {
 		return decodeError(resp)
 	}
-	_, _ = io.Copy(io.Discard, io.LimitReader(resp.Body, 1<<16))
+	body, err := io.ReadAll(io.LimitReader(resp.Body, 1<<16))
+	if err != nil {
+		return &UnreachableError{h.URL, err}
+	}
+	why := checkProof(body, h.token, nonce)
+	if why != "" {
+		fresh, changed := h.rereadToken()
+		if changed && checkProof(body, fresh.token, nonce) == "" {
+			c.setToken(fresh)
+			h, why = fresh, ""
+		}
+	}
+	if why != "" {
+		return &NotHubError{URL: h.URL, Reason: why}
+	}
+	c.mu.Lock()
+	c.proven = h
+	c.mu.Unlock()
 	return nil
+}
+
+// ensureProven checks the proof of h through Healthz, once per hub found,
+// when the Client uses a caller's Options.HTTP (its own transport proves
+// each connection instead).
+func (c *Client) ensureProven(ctx context.Context, h Hub) error {
+	if c.options().HTTP == nil {
+		return nil
+	}
+	c.mu.Lock()
+	ok := c.proven == h && h.URL != ""
+	c.mu.Unlock()
+	if ok {
+		return nil
+	}
+	return c.Healthz(ctx)
+}
+
+// forgetProof makes the next call prove the hub again (after a failure).
+func (c *Client) forgetProof() {
+	c.mu.Lock()
+	c.proven = Hub{}
+	c.mu.Unlock()
 }
 
 // request is one API request before it is sent.
@@ -233,41 +306,58 @@ func (c *Client) newHTTPRequest(ctx context.Context, h Hub, r request) (*http.Re
 	return req, nil
 }
 
-// send sends r and returns the hub's answer, whatever its status. When
-// the hub cannot be reached or answers 401, a data-dir client reads the
-// data dir again and, if it now names another hub or token (a restart),
-// sends r once more to that one. A transport failure is an
-// *UnreachableError.
+// send sends r and returns the hub's answer, whatever its status. It
+// never sends the token to a process that has not proven it knows it
+// (proof.go). When the hub cannot be reached, is not proven or answers
+// 401, the client reads the data dir again (a data-dir client) or the
+// token file again (a hub found by Discover) and, if it now names another
+// hub or token (a restart, a rotation), sends r once more. A transport
+// failure is an *UnreachableError, a failed proof a *NotHubError.
 func (c *Client) send(ctx context.Context, r request) (*http.Response, error) {
 	h, err := c.current()
 	if err != nil {
 		return nil, err
 	}
 	for attempt := 0; ; attempt++ {
-		req, err := c.newHTTPRequest(ctx, h, r)
-		if err != nil {
-			return nil, err
+		var resp *http.Response
+		err := c.ensureProven(ctx, h)
+		if err == nil {
+			var req *http.Request
+			if req, err = c.newHTTPRequest(ctx, h, r); err != nil {
+				return nil, err
+			}
+			resp, err = c.httpClient().Do(req)
 		}
-		resp, err := c.httpClient().Do(req)
 		if ctx.Err() != nil {
 			if err == nil {
 				resp.Body.Close()
 			}
 			return nil, ctx.Err()
 		}
-		retry := err != nil || resp.StatusCode == http.StatusUnauthorized
-		if !retry || attempt > 0 || c.dataDir == "" {
+		if err != nil {
+			c.forgetProof()
+		}
+		final := func() (*http.Response, error) {
+			var ue *UnreachableError
+			var he *Error
+			if nh, ok := asNotHub(err); ok {
+				return nil, nh
+			}
+			if errors.As(err, &ue) || errors.As(err, &he) { // from Healthz
+				return nil, err
+			}
 			if err != nil {
 				return nil, &UnreachableError{h.URL, err}
 			}
 			return resp, nil
 		}
-		nh, derr := c.Rediscover()
-		if derr != nil || (nh.Discovery == h.Discovery && nh.token == h.token) {
-			if err != nil { // nothing changed: this is the answer
-				return nil, &UnreachableError{h.URL, err}
-			}
-			return resp, nil
+		retry := err != nil || resp.StatusCode == http.StatusUnauthorized
+		if !retry || attempt > 0 {
+			return final()
+		}
+		nh, changed := c.refresh(h)
+		if !changed { // nothing changed: this is the answer
+			return final()
 		}
 		if err == nil {
 			_, _ = io.Copy(io.Discard, io.LimitReader(resp.Body, maxErrorBody))
@@ -296,4 +386,19 @@ func (c *Client) call(ctx context.Context, r request, out any) error {
 		return fmt.Errorf("hub: %s %s: decoding the answer: %w", r.method, r.path, err)
 	}
 	return nil
+}
+
+// refresh reads the data dir again (a data-dir client) or h's token file
+// (a hub found by Discover): the hub to call now, and whether it differs
+// from h.
+func (c *Client) refresh(h Hub) (Hub, bool) {
+	if c.dataDir != "" {
+		nh, err := c.Rediscover()
+		return nh, err == nil && (nh.Discovery != h.Discovery || nh.token != h.token)
+	}
+	nh, changed := h.rereadToken()
+	if changed {
+		c.setToken(nh)
+	}
+	return nh, changed
 }

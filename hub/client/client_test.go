@@ -57,6 +57,7 @@ func TestDiscover(t *testing.T) {
 func TestClientFollowsARestartedHub(t *testing.T) {
 	dir := t.TempDir()
 	old := newFakeHub(t)
+	old.setToken("tok1")
 	old.on("GET /v1/agents", jsonAnswer(200, `{"agents":[{"id":"old"}]}`))
 	writeDataDir(t, dir, old.srv.URL, "tok1")
 	c := New(dir, Options{ClientID: "test"})
@@ -66,6 +67,7 @@ func TestClientFollowsARestartedHub(t *testing.T) {
 	}
 	old.srv.Close()
 	restarted := newFakeHub(t)
+	restarted.setToken("tok2")
 	restarted.on("GET /v1/agents", jsonAnswer(200, `{"agents":[{"id":"new"}]}`))
 	writeDataDir(t, dir, restarted.srv.URL, "tok2")
 	ags, err = c.Agents(context.Background())
@@ -78,6 +80,7 @@ func TestClientFollowsARestartedHub(t *testing.T) {
 
 	// Same hub, new token file: a 401 is retried once with the new token.
 	restarted.set("GET /v1/agents", jsonAnswer(401, `{"error":{"code":"UNAUTHORIZED","message":"bad token"}}`), jsonAnswer(200, `{"agents":[]}`))
+	restarted.setToken("tok3")
 	os.WriteFile(filepath.Join(dir, hub.TokenFile), []byte("tok3\n"), 0o600)
 	if _, err := c.Agents(context.Background()); err != nil {
 		t.Fatalf("after the token changed: %v", err)

@@ -18,7 +18,8 @@ import (
 // may be logged.
 type Hub struct {
 	hub.Discovery
-	token string
+	token     string
+	tokenPath string // the token file, read again on 401 ("" for NewHub)
 }
 
 // String describes h without its token.
@@ -26,11 +27,6 @@ func (h Hub) String() string { return fmt.Sprintf("hub %s (pid %d, %s)", h.URL, 
 
 // LogValue keeps the token out of slog output.
 func (h Hub) LogValue() slog.Value { return slog.StringValue(h.String()) }
-
-// AuthURL is the address that opens the browser UI signed in
-// (GET /auth?token=…). It holds the token: hand it to a browser, never to
-// a log.
-func (h Hub) AuthURL() string { return h.URL + "/auth?token=" + url.QueryEscape(h.token) }
 
 // NewHub is a hub at baseURL with token, for a caller that knows both
 // without a data dir (tests, benchmarks).
@@ -68,7 +64,8 @@ func ReadDiscovery(dataDir string) (hub.Discovery, error) {
 // Discover reads <dataDir>/hub.json and <dataDir>/token. The error wraps
 // ErrNoHub when hub.json does not exist; it is a *DataDirError when either
 // file cannot be read or makes no sense (a url that is not http, an empty
-// token). Discover does not check that the hub answers: see Client.Connect.
+// token). Discover does not check that the hub answers, nor that it is the
+// hub (a client checks that before it sends the token: see Client.Connect).
 func Discover(dataDir string) (Hub, error) {
 	var h Hub
 	path := filepath.Join(dataDir, hub.DiscoveryFile)
@@ -80,7 +77,7 @@ func Discover(dataDir string) (Hub, error) {
 		return h, &DataDirError{path, err}
 	}
 	u, err := url.Parse(d.URL)
-	if err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" {
+	if err != nil || u.Scheme != "http" || u.Host == "" {
 		return h, &DataDirError{path, fmt.Errorf("url %q is not an http URL", d.URL)}
 	}
 	d.URL = strings.TrimRight(d.URL, "/")
@@ -90,9 +87,25 @@ func Discover(dataDir string) (Hub, error) {
 	if err != nil {
 		return h, &DataDirError{tpath, err}
 	}
-	h.token = strings.TrimSpace(string(t))
+	h.token, h.tokenPath = strings.TrimSpace(string(t)), tpath
 	if h.token == "" {
 		return h, &DataDirError{tpath, errors.New("the token file is empty")}
 	}
 	return h, nil
+}
+
+// rereadToken reads h's token file again: the token as it is now, and
+// whether it differs from h's. A Hub without a token file (NewHub) has
+// nothing to re-read.
+func (h Hub) rereadToken() (Hub, bool) {
+	if h.tokenPath == "" {
+		return h, false
+	}
+	b, err := os.ReadFile(h.tokenPath)
+	tok := strings.TrimSpace(string(b))
+	if err != nil || tok == "" || tok == h.token {
+		return h, false
+	}
+	h.token = tok
+	return h, true
 }

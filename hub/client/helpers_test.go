@@ -1,6 +1,9 @@
 package client
 
 import (
+	"crypto/hmac"
+	"crypto/sha256"
+	"encoding/hex"
 	"fmt"
 	"net/http"
 	"net/http/httptest"
@@ -22,10 +25,12 @@ type fakeHub struct {
 	mu       sync.Mutex
 	handlers map[string][]http.HandlerFunc // "METHOD /path"
 	reqs     []*http.Request
+	token    string // GET /healthz?nonce= proves this one (unless scripted)
 }
 
+// newFakeHub is a fake hub whose token is "tok".
 func newFakeHub(t *testing.T) *fakeHub {
-	f := &fakeHub{t: t, handlers: map[string][]http.HandlerFunc{}}
+	f := &fakeHub{t: t, handlers: map[string][]http.HandlerFunc{}, token: "tok"}
 	f.srv = httptest.NewServer(http.HandlerFunc(f.serve))
 	t.Cleanup(f.srv.Close)
 	return f
@@ -50,9 +55,22 @@ func (f *fakeHub) requests() []*http.Request {
 	return append([]*http.Request(nil), f.reqs...)
 }
 
+// setToken changes the token the fake proves it knows.
+func (f *fakeHub) setToken(tok string) {
+	f.mu.Lock()
+	f.token = tok
+	f.mu.Unlock()
+}
+
 func (f *fakeHub) serve(w http.ResponseWriter, r *http.Request) {
 	route := r.Method + " " + r.URL.Path
 	f.mu.Lock()
+	if _, scripted := f.handlers[route]; route == "GET /healthz" && !scripted {
+		tok := f.token
+		f.mu.Unlock()
+		proveHealth(w, r, tok)
+		return
+	}
 	f.reqs = append(f.reqs, r)
 	hs := f.handlers[route]
 	var h http.HandlerFunc
@@ -104,4 +122,12 @@ func jsonAnswer(status int, body string) http.HandlerFunc {
 		w.WriteHeader(status)
 		fmt.Fprint(w, body)
 	}
+}
+
+// proveHealth answers GET /healthz as a hub holding token does.
+func proveHealth(w http.ResponseWriter, r *http.Request, token string) {
+	m := hmac.New(sha256.New, []byte(token))
+	m.Write([]byte(r.URL.Query().Get("nonce")))
+	w.Header().Set("Content-Type", "application/json")
+	fmt.Fprintf(w, `{"ok":true,"version":"test","proof":%q}`, hex.EncodeToString(m.Sum(nil)))
 }

@@ -1,15 +1,13 @@
 package httpapi
 
 import (
-	"crypto/rand"
+	"context"
+	"crypto/hmac"
 	"crypto/sha256"
 	"crypto/subtle"
-	"encoding/base64"
+	"encoding/hex"
 	"net/http"
-	"strconv"
 	"strings"
-	"sync"
-	"time"
 
 	"github.com/switchboard-hub/switchboard/hub"
 )
@@ -32,135 +30,126 @@ func (h tokenHash) matches(given string) bool {
 	return subtle.ConstantTimeCompare(h.sum[:], g[:]) == 1 && h.ok && given != ""
 }
 
-// authorized reports whether r carries the token: in an
-// "Authorization: Bearer <token>" header, or else a live session cookie
-// from GET /auth. A request with an Authorization header is judged by it
-// alone. The query string is never read.
-func (s *Server) authorized(r *http.Request) bool {
-	if vals, ok := r.Header["Authorization"]; ok {
-		if len(vals) != 1 {
-			return false
-		}
-		scheme, tok, found := strings.Cut(strings.TrimSpace(vals[0]), " ")
-		return found && strings.EqualFold(scheme, "Bearer") && s.token.matches(strings.TrimSpace(tok))
+// tokenGen is one API token in force: from start, or from a rotation to
+// the next. ctx is cancelled when the token is rotated away, which ends
+// every request (event streams included) that it authorized.
+type tokenGen struct {
+	token  string // for the /healthz proof; never logged
+	hash   tokenHash
+	ctx    context.Context
+	cancel context.CancelFunc
+}
+
+func newTokenGen(token string) *tokenGen {
+	ctx, cancel := context.WithCancel(context.Background())
+	return &tokenGen{token: token, hash: hashToken(token), ctx: ctx, cancel: cancel}
+}
+
+// credKind says what authorized a request.
+type credKind int
+
+const (
+	credToken   credKind = iota + 1 // the API token (Authorization: Bearer <token>)
+	credSession                     // a browser session's secret (Bearer <secret>)
+)
+
+// credential is what authorized a request: its kind, the session (for
+// credSession), and a context cancelled when it is revoked (logout,
+// expiry is checked per request, a token rotation).
+type credential struct {
+	kind    credKind
+	session sessionKey
+	revoked context.Context
+}
+
+type credKey struct{}
+
+// credentialOf is the credential requireToken found on r (zero outside /v1).
+func credentialOf(r *http.Request) credential {
+	c, _ := r.Context().Value(credKey{}).(credential)
+	return c
+}
+
+// authenticate returns what r's "Authorization: Bearer <x>" carries: the
+// API token (compared in constant time) or a live browser session's
+// secret. Exactly one Authorization header; the query string and cookies
+// are never read.
+func (s *Server) authenticate(r *http.Request) (credential, bool) {
+	vals := r.Header["Authorization"]
+	if len(vals) != 1 {
+		return credential{}, false
 	}
-	if c, err := r.Cookie(s.cookieName()); err == nil {
-		return s.sessions.valid(c.Value, s.now())
+	scheme, given, found := strings.Cut(strings.TrimSpace(vals[0]), " ")
+	given = strings.TrimSpace(given)
+	if !found || !strings.EqualFold(scheme, "Bearer") || given == "" {
+		return credential{}, false
 	}
-	return false
+	gen := s.tok.Load()
+	if gen.hash.matches(given) {
+		return credential{kind: credToken, revoked: gen.ctx}, true
+	}
+	if k, ctx, ok := s.sessions.use(given, s.now()); ok {
+		return credential{kind: credSession, session: k, revoked: ctx}, true
+	}
+	return credential{}, false
 }
 
 // requireToken answers 401 UNAUTHORIZED, before any other /v1 check and
-// before any SSE byte, unless the request is authorized.
+// before any SSE byte, unless the request carries a credential. The
+// handler then runs with a context that ends when that credential is
+// revoked (a logout, a token rotation): an open event stream ends with it.
 func (s *Server) requireToken(next http.Handler) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		if !s.authorized(r) {
+		cred, ok := s.authenticate(r)
+		if !ok {
 			w.Header().Set("WWW-Authenticate", `Bearer realm="switchboard"`)
-			s.writeError(w, r, errorf(hub.CodeUnauthorized, "missing or wrong API token"))
+			s.writeError(w, r, errorf(hub.CodeUnauthorized, "missing or wrong API token or browser session"))
 			return
 		}
-		next.ServeHTTP(w, r)
+		ctx, cancel := context.WithCancel(context.WithValue(r.Context(), credKey{}, cred))
+		defer cancel()
+		stop := context.AfterFunc(cred.revoked, cancel)
+		defer stop()
+		next.ServeHTTP(w, r.WithContext(ctx))
 	})
 }
 
-// cookieName is the session cookie's name. Cookies are per host, not per
-// port, so the port is part of the name: two hubs on one machine keep
-// their sessions apart.
-func (s *Server) cookieName() string {
-	return "switchboard_session_" + strconv.Itoa(s.Port())
+// maxNonce bounds the nonce of GET /healthz?nonce=.
+const maxNonce = 256
+
+// healthProof is hex(HMAC-SHA256(key: the token, message: nonce)): the
+// answer to GET /healthz?nonce=, by which a client checks that the process
+// at hub.json's address knows the token before it sends it there. The
+// token keys no other HMAC, so the hub answering any nonce gives nobody
+// anything to replay elsewhere.
+func healthProof(token, nonce string) string {
+	m := hmac.New(sha256.New, []byte(token))
+	m.Write([]byte(nonce))
+	return hex.EncodeToString(m.Sum(nil))
 }
 
-// login is GET /auth?token=<token>: with the right token it starts a
-// browser session (an HttpOnly, SameSite=Strict cookie holding a random
-// session id, never the token) and redirects 303 to "/" without the token;
-// a wrong or missing token is 401.
-func (s *Server) login(w http.ResponseWriter, r *http.Request, _ hub.Caller) {
-	w.Header().Set("Cache-Control", "no-store")
-	if !s.token.matches(r.URL.Query().Get("token")) {
-		s.writeError(w, r, errorf(hub.CodeUnauthorized, "missing or wrong token"))
-		return
-	}
-	id, err := s.sessions.create(s.now())
-	if err != nil {
-		s.writeError(w, r, err)
-		return
-	}
-	http.SetCookie(w, &http.Cookie{
-		Name:     s.cookieName(),
-		Value:    id,
-		Path:     "/",
-		MaxAge:   int(s.sessions.ttl / time.Second),
-		HttpOnly: true,
-		SameSite: http.SameSiteStrictMode,
-	})
-	w.Header().Set("Location", "/")
-	w.WriteHeader(http.StatusSeeOther)
-}
-
-// maxSessions bounds the session table; past it the session closest to
-// expiry is dropped.
-const maxSessions = 1024
-
-// sessions maps browser session ids to their expiry. Ids are stored hashed,
-// so a lookup's timing says nothing about a valid id.
-type sessions struct {
-	ttl time.Duration
-
-	mu sync.Mutex
-	m  map[[sha256.Size]byte]time.Time // guarded by mu
-}
-
-func newSessions(ttl time.Duration) *sessions {
-	return &sessions{ttl: ttl, m: make(map[[sha256.Size]byte]time.Time)}
-}
-
-// create starts a session and returns its id: 32 random bytes, base64url.
-func (ss *sessions) create(now time.Time) (string, error) {
-	var b [32]byte
-	if _, err := rand.Read(b[:]); err != nil {
-		return "", err
-	}
-	id := base64.RawURLEncoding.EncodeToString(b[:])
-	ss.mu.Lock()
-	defer ss.mu.Unlock()
-	if len(ss.m) >= maxSessions {
-		ss.pruneLocked(now)
-	}
-	ss.m[sha256.Sum256([]byte(id))] = now.Add(ss.ttl)
-	return id, nil
-}
-
-// pruneLocked drops expired sessions, then, if the table is still full,
-// the one closest to expiry.
-func (ss *sessions) pruneLocked(now time.Time) {
-	var soonest [sha256.Size]byte
-	var soonestAt time.Time
-	for k, exp := range ss.m {
-		if !now.Before(exp) {
-			delete(ss.m, k)
-			continue
-		}
-		if soonestAt.IsZero() || exp.Before(soonestAt) {
-			soonest, soonestAt = k, exp
-		}
-	}
-	if len(ss.m) >= maxSessions {
-		delete(ss.m, soonest)
-	}
-}
-
-// valid reports whether id is a live session.
-func (ss *sessions) valid(id string, now time.Time) bool {
-	if id == "" {
+// validNonce: 1 to maxNonce printable ASCII characters.
+func validNonce(n string) bool {
+	if n == "" || len(n) > maxNonce {
 		return false
 	}
-	k := sha256.Sum256([]byte(id))
-	ss.mu.Lock()
-	defer ss.mu.Unlock()
-	exp, ok := ss.m[k]
-	if ok && !now.Before(exp) {
-		delete(ss.m, k)
-		return false
+	for i := 0; i < len(n); i++ {
+		if n[i] < 0x21 || n[i] > 0x7e {
+			return false
+		}
 	}
-	return ok
+	return true
+}
+
+// RotateToken makes tok the API token from now on: the old token is
+// refused, every request it authorized (open event streams included)
+// ends, and every browser session and unused sign-in code ends too (they
+// were given to holders of the old token). Safe for concurrent use.
+func (s *Server) RotateToken(tok string) {
+	old := s.tok.Swap(newTokenGen(tok))
+	s.sessions.clear()
+	s.codes.clear()
+	if old != nil {
+		old.cancel()
+	}
 }

@@ -1,7 +1,13 @@
 package httpapi
 
 import (
+	"crypto/hmac"
+	"crypto/sha256"
+	"encoding/hex"
+	"encoding/json"
 	"net/http"
+	"net/url"
+	"regexp"
 	"strconv"
 	"strings"
 	"sync"
@@ -9,127 +15,294 @@ import (
 	"time"
 )
 
-// login runs GET /auth?token=… and returns the session cookie.
-func (h *harness) login() *http.Cookie {
+// fakeClock is a settable clock for session and code expiry.
+type fakeClock struct {
+	mu  sync.Mutex
+	now time.Time
+}
+
+func newFakeClock() *fakeClock { return &fakeClock{now: time.Date(2026, 11, 21, 6, 0, 0, 0, time.UTC)} }
+
+func (c *fakeClock) Now() time.Time {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return c.now
+}
+
+func (c *fakeClock) advance(d time.Duration) {
+	c.mu.Lock()
+	c.now = c.now.Add(d)
+	c.mu.Unlock()
+}
+
+// signInLink asks for a sign-in link with the token and returns its code.
+func (h *harness) signInLink(next string) string {
 	h.t.Helper()
-	r := h.call("GET", "/auth?token="+testToken, "", noToken, withHeader("X-Client-ID", ""))
-	if r.status != http.StatusSeeOther {
-		h.t.Fatalf("/auth: %d %s", r.status, r.body)
+	var link SignInLink
+	h.mustJSON(h.call("POST", "/v1/auth/codes", `{"next":`+strconv.Quote(next)+`}`), http.StatusCreated, &link)
+	u, err := url.Parse(link.URL)
+	if err != nil || u.Host != "127.0.0.1:"+strconv.Itoa(h.port) || u.Path != "/auth" || strings.Contains(link.URL, testToken) {
+		h.t.Fatalf("sign-in link %q", link.URL)
 	}
-	cookies := (&http.Response{Header: r.header}).Cookies()
-	if len(cookies) != 1 {
-		h.t.Fatalf("/auth set %d cookies", len(cookies))
-	}
-	return cookies[0]
+	return u.Query().Get("code")
 }
 
-func withCookie(c *http.Cookie) reqOpt { return func(r *http.Request) { r.AddCookie(c) } }
+var secretInPage = regexp.MustCompile(`sessionStorage\.setItem\("switchboard\.session", "([A-Za-z0-9_-]+)"\)`)
 
-func TestCookieLogin(t *testing.T) {
-	h := newHarness(t)
-	for _, q := range []string{"", "?token=", "?token=wrong", "?token=" + testToken[:10], "?tok=" + testToken} {
-		r := h.call("GET", "/auth"+q, "", noToken)
-		if r.status != 401 || r.code() != "UNAUTHORIZED" || len(r.header.Values("Set-Cookie")) != 0 {
-			t.Fatalf("/auth%s: %d %s %v", q, r.status, r.body, r.header.Values("Set-Cookie"))
-		}
+// signIn trades code at GET /auth and returns the session secret the page
+// stores.
+func (h *harness) signIn(code string) string {
+	h.t.Helper()
+	r := h.call("GET", "/auth?code="+url.QueryEscape(code), "", noToken, withHeader("X-Client-ID", ""))
+	if r.status != http.StatusOK {
+		h.t.Fatalf("/auth?code=: %d %s", r.status, r.body)
 	}
-	// A bearer header is no substitute for the query token here, nor the
-	// reverse elsewhere.
-	if r := h.call("GET", "/auth", ""); r.status != 401 {
-		t.Fatalf("/auth with only a bearer header: %d", r.status)
+	m := secretInPage.FindSubmatch(r.body)
+	if m == nil {
+		h.t.Fatalf("no session secret in the page:\n%s", r.body)
 	}
+	return string(m[1])
+}
 
-	r := h.call("GET", "/auth?token="+testToken, "", noToken)
-	if r.status != http.StatusSeeOther {
-		t.Fatalf("/auth: %d", r.status)
-	}
-	if loc := r.header.Get("Location"); loc != "/" {
-		t.Fatalf("redirect to %q, want / (without the token)", loc)
-	}
-	if strings.Contains(string(r.body), testToken) {
-		t.Fatal("the answer repeats the token")
-	}
-	if r.header.Get("Cache-Control") != "no-store" || r.header.Get("Referrer-Policy") != "no-referrer" {
-		t.Fatalf("headers %v", r.header)
-	}
-	raw := r.header.Get("Set-Cookie")
-	for _, flag := range []string{"HttpOnly", "SameSite=Strict", "Path=/"} {
-		if !strings.Contains(raw, flag) {
-			t.Fatalf("cookie %q lacks %s", raw, flag)
-		}
-	}
-	c := (&http.Response{Header: r.header}).Cookies()[0]
-	if c.Name != "switchboard_session_"+strconv.Itoa(h.port) {
-		t.Fatalf("cookie name %q", c.Name)
-	}
-	if c.Value == "" || strings.Contains(c.Value, testToken) || strings.Contains(raw, testToken) || len(c.Value) < 40 {
-		t.Fatalf("cookie value %q must be a session id, not the token", c.Value)
-	}
-	if c.MaxAge <= 0 {
-		t.Fatalf("cookie Max-Age %d", c.MaxAge)
-	}
+func bearer(secret string) reqOpt { return withHeader("Authorization", "Bearer "+secret) }
 
-	// The cookie stands in for the bearer header…
-	if r := h.call("GET", "/v1/agents", "", noToken, withCookie(c)); r.status != 200 {
-		t.Fatalf("with the cookie: %d %s", r.status, r.body)
+func TestSignInCode(t *testing.T) {
+	clock := newFakeClock()
+	h := newHarness(t, func(o *Options) { o.Now = clock.Now })
+
+	code := h.signInLink("/#/t/th_1")
+	r := h.call("GET", "/auth?code="+code, "", noToken)
+	if r.status != 200 || len(r.header.Values("Set-Cookie")) != 0 {
+		t.Fatalf("/auth?code=: %d cookies %v", r.status, r.header.Values("Set-Cookie"))
 	}
-	// …with the same Host, Origin and X-Client-ID checks.
-	p := strconv.Itoa(h.port)
-	if r := h.call("GET", "/v1/agents", "", noToken, withCookie(c), withHeader("Origin", "http://evil.example")); r.status != 403 {
-		t.Fatalf("cookie with evil origin: %d", r.status)
-	}
-	if r := h.call("GET", "/v1/agents", "", noToken, withCookie(c), withHeader("Origin", "http://localhost:"+p)); r.status != 200 {
-		t.Fatalf("cookie with own origin: %d", r.status)
-	}
-	if r := h.call("GET", "/v1/agents", "", noToken, withCookie(c), withHost("evil.example:"+p)); r.status != 403 {
-		t.Fatalf("cookie with evil host: %d", r.status)
-	}
-	if r := h.call("GET", "/v1/agents", "", noToken, withCookie(c), withHeader("X-Client-ID", "")); r.status != 400 {
-		t.Fatalf("cookie without client id: %d", r.status)
-	}
-	// A wrong bearer header is not rescued by a good cookie.
-	if r := h.call("GET", "/v1/agents", "", withHeader("Authorization", "Bearer wrong"), withCookie(c)); r.status != 401 {
-		t.Fatalf("wrong bearer + cookie: %d", r.status)
-	}
-	// Forged, foreign-port and token-valued cookies are refused.
-	for _, bad := range []*http.Cookie{
-		{Name: c.Name, Value: "forged"},
-		{Name: c.Name, Value: testToken},
-		{Name: "switchboard_session_1", Value: c.Value},
+	for k, want := range map[string]string{
+		"Cache-Control": "no-store", "Referrer-Policy": "no-referrer", "Content-Type": "text/html; charset=utf-8",
 	} {
-		if r := h.call("GET", "/v1/agents", "", noToken, withCookie(bad)); r.status != 401 {
-			t.Fatalf("cookie %s=%s: %d", bad.Name, bad.Value, r.status)
+		if got := r.header.Get(k); got != want {
+			t.Errorf("%s: %q, want %q", k, got, want)
 		}
 	}
-	// Each login is its own session.
-	if c2 := h.login(); c2.Value == c.Value {
-		t.Fatal("two logins share a session id")
+	csp := r.header.Get("Content-Security-Policy")
+	if !strings.Contains(csp, "script-src 'nonce-") || strings.Contains(csp, "unsafe-inline") {
+		t.Errorf("CSP %q", csp)
+	}
+	if !strings.Contains(string(r.body), `location.replace("/#/t/th_1")`) || strings.Contains(string(r.body), testToken) {
+		t.Fatalf("page:\n%s", r.body)
+	}
+	secret := string(secretInPage.FindSubmatch(r.body)[1])
+
+	// The secret is a bearer like the token, with the same other checks.
+	if r := h.call("GET", "/v1/agents", "", bearer(secret)); r.status != 200 {
+		t.Fatalf("with the session: %d %s", r.status, r.body)
+	}
+	p := strconv.Itoa(h.port)
+	for name, opt := range map[string]reqOpt{
+		"evil origin": withHeader("Origin", "http://evil.example"),
+		"evil host":   withHost("evil.example:" + p),
+		"cross-site":  withHeader("Sec-Fetch-Site", "cross-site"),
+	} {
+		if r := h.call("GET", "/v1/agents", "", bearer(secret), opt); r.status != 403 {
+			t.Errorf("session with %s: %d", name, r.status)
+		}
+	}
+	// A session cannot mint codes (and so outlive its own expiry) or
+	// rotate the token.
+	if r := h.call("POST", "/v1/auth/codes", `{"next":"/"}`, bearer(secret)); r.status != 403 {
+		t.Errorf("a session making a code: %d", r.status)
+	}
+	if r := h.call("POST", "/v1/auth/token/rotate", "", bearer(secret)); r.status != 403 {
+		t.Errorf("a session rotating the token: %d", r.status)
+	}
+
+	// A HEAD (an opener probing the link) does not use a code up.
+	probed := h.signInLink("/")
+	if r := h.call("HEAD", "/auth?code="+probed, "", noToken); r.status != 200 {
+		t.Fatalf("HEAD: %d", r.status)
+	}
+	h.signIn(probed)
+
+	// A code works once.
+	if r := h.call("GET", "/auth?code="+code, "", noToken); r.status != 401 || secretInPage.Match(r.body) ||
+		!strings.Contains(string(r.body), "Open this link again from Switchboard") {
+		t.Fatalf("the code a second time: %d\n%s", r.status, r.body)
+	}
+	// …and for 30 s.
+	late := h.signInLink("/")
+	clock.advance(DefaultCodeTTL)
+	if r := h.call("GET", "/auth?code="+late, "", noToken); r.status != 401 || secretInPage.Match(r.body) {
+		t.Fatalf("a code after 30 s: %d", r.status)
+	}
+	inTime := h.signInLink("/")
+	clock.advance(DefaultCodeTTL - time.Second)
+	h.signIn(inTime)
+
+	// Made-up codes, the token itself, and the removed ?token= sign in
+	// nobody.
+	for _, q := range []string{"", "?code=", "?code=forged", "?code=" + testToken, "?token=" + testToken, "?token=" + testToken + "&code="} {
+		r := h.call("GET", "/auth"+q, "", noToken)
+		if r.status != 401 || secretInPage.Match(r.body) || len(r.header.Values("Set-Cookie")) != 0 {
+			t.Errorf("/auth%s: %d %s", q, r.status, r.body)
+		}
 	}
 }
 
-func TestSessionExpires(t *testing.T) {
-	var mu sync.Mutex
-	now := time.Date(2026, 11, 21, 6, 0, 0, 0, time.UTC)
-	clock := func() time.Time {
-		mu.Lock()
-		defer mu.Unlock()
-		return now
+func TestSignInCodeNext(t *testing.T) {
+	h := newHarness(t)
+	for _, next := range []string{"", "/", "/#/t/th_1", "/?x=1#/t/a-b", "/index.html"} {
+		if r := h.call("POST", "/v1/auth/codes", `{"next":`+strconv.Quote(next)+`}`); r.status != 201 {
+			t.Errorf("next %q: %d %s", next, r.status, r.body)
+		}
 	}
-	h := newHarness(t, func(o *Options) { o.Now = clock; o.SessionTTL = time.Hour })
-	c := h.login()
-	if r := h.call("GET", "/v1/agents", "", noToken, withCookie(c)); r.status != 200 {
-		t.Fatalf("fresh session: %d", r.status)
+	for _, next := range []string{
+		"http://evil.example/", "https://evil.example", "//evil.example/", "/\\evil.example", "\\\\evil.example",
+		"javascript:alert(1)", "evil.example", "#/t/x", "/ /x", "/\t/evil.example", "/x\n", "http:/evil.example",
+		"/" + strings.Repeat("a", 3000),
+	} {
+		r := h.call("POST", "/v1/auth/codes", `{"next":`+strconv.Quote(next)+`}`)
+		if r.status != 400 || r.code() != "INVALID_ARGUMENT" {
+			t.Errorf("next %q: %d %s", next, r.status, r.body)
+		}
 	}
-	mu.Lock()
-	now = now.Add(time.Hour)
-	mu.Unlock()
-	if r := h.call("GET", "/v1/agents", "", noToken, withCookie(c)); r.status != 401 {
-		t.Fatalf("expired session: %d", r.status)
+	if r := h.call("POST", "/v1/auth/codes", `{"next":"/"}`, noToken); r.status != 401 {
+		t.Errorf("without the token: %d", r.status)
+	}
+	if r := h.call("POST", "/v1/auth/codes", `{"next":"/"}`, bearer("wrong")); r.status != 401 {
+		t.Errorf("with a wrong token: %d", r.status)
+	}
+}
+
+func TestSessionLifetime(t *testing.T) {
+	clock := newFakeClock()
+	h := newHarness(t, func(o *Options) { o.Now = clock.Now })
+	ok := func(secret string) bool { return h.call("GET", "/v1/agents", "", bearer(secret)).status == 200 }
+
+	// Idle 12 h ends it; each request starts the 12 h over.
+	idle := h.signIn(h.signInLink("/"))
+	clock.advance(DefaultSessionIdle - time.Minute)
+	if !ok(idle) {
+		t.Fatal("a session used within 12 h ended")
+	}
+	clock.advance(DefaultSessionIdle - time.Minute)
+	if !ok(idle) {
+		t.Fatal("a session used within 12 h of its last request ended")
+	}
+	clock.advance(DefaultSessionMax) // also past 24 h since sign-in
+	if ok(idle) {
+		t.Fatal("an idle session lives on")
+	}
+	// 24 h ends it however busy.
+	busy := h.signIn(h.signInLink("/"))
+	for range 25 {
+		clock.advance(time.Hour)
+		ok(busy)
+	}
+	if ok(busy) {
+		t.Fatal("a session lives past 24 h")
+	}
+}
+
+func TestLogout(t *testing.T) {
+	h := newHarness(t)
+	a := h.signIn(h.signInLink("/"))
+	b := h.signIn(h.signInLink("/"))
+	if a == b {
+		t.Fatal("two sign-ins share a secret")
+	}
+	s := h.openStream(h.request("GET", "/v1/events", "", bearer(a)))
+	waitFor(t, "the subscription", func() bool { return h.fake.openStreams() == 1 })
+
+	if r := h.call("POST", "/v1/auth/logout", "", bearer(a)); r.status != 204 {
+		t.Fatalf("logout: %d %s", r.status, r.body)
+	}
+	s.waitEnd(t)
+	waitFor(t, "the stream to end", func() bool { return h.fake.openStreams() == 0 })
+	if r := h.call("GET", "/v1/agents", "", bearer(a)); r.status != 401 {
+		t.Fatalf("after logout: %d", r.status)
+	}
+	if r := h.call("POST", "/v1/auth/logout", "", bearer(a)); r.status != 401 {
+		t.Fatalf("logout twice: %d", r.status)
+	}
+	// Another session, and the token, go on.
+	if r := h.call("GET", "/v1/agents", "", bearer(b)); r.status != 200 {
+		t.Fatalf("the other session: %d", r.status)
+	}
+	if r := h.call("POST", "/v1/auth/logout", ""); r.status != 400 {
+		t.Fatalf("logout with the token: %d", r.status)
+	}
+}
+
+func TestRotateToken(t *testing.T) {
+	const newToken = "aa0c6e1a9b2d4c8e7f3a1b0c9d8e7f6a5b4c3d2e1f0a9b8c7d6e5f4a3b2c1d0e"
+	h := newHarness(t, func(o *Options) { o.RotateToken = func() (string, error) { return newToken, nil } })
+	secret := h.signIn(h.signInLink("/"))
+	unused := h.signInLink("/")
+	s := h.openStream(h.request("GET", "/v1/events", ""))
+	waitFor(t, "the subscription", func() bool { return h.fake.openStreams() == 1 })
+
+	if r := h.call("POST", "/v1/auth/token/rotate", ""); r.status != 204 {
+		t.Fatalf("rotate: %d %s", r.status, r.body)
+	}
+	s.waitEnd(t) // the old token's stream ends
+	waitFor(t, "the old token's stream to end", func() bool { return h.fake.openStreams() == 0 })
+	if r := h.call("GET", "/v1/agents", ""); r.status != 401 {
+		t.Errorf("the old token: %d", r.status)
+	}
+	if r := h.call("GET", "/v1/agents", "", bearer(newToken)); r.status != 200 {
+		t.Errorf("the new token: %d", r.status)
+	}
+	if r := h.call("GET", "/v1/agents", "", bearer(secret)); r.status != 401 {
+		t.Errorf("a session of the old token: %d", r.status)
+	}
+	if r := h.call("GET", "/auth?code="+unused, "", noToken); r.status != 401 {
+		t.Errorf("a code of the old token: %d", r.status)
+	}
+	var health healthAnswer
+	h.mustJSON(h.call("GET", "/healthz?nonce=n1", ""), 200, &health)
+	if health.Proof != hmacHex(newToken, "n1") {
+		t.Errorf("the proof does not use the new token")
+	}
+
+	// Without a rotation hook: 502, nothing changes.
+	h2 := newHarness(t)
+	if r := h2.call("POST", "/v1/auth/token/rotate", ""); r.status != 502 {
+		t.Errorf("rotate without a hook: %d", r.status)
+	}
+	if r := h2.call("GET", "/v1/agents", ""); r.status != 200 {
+		t.Errorf("the token after a refused rotation: %d", r.status)
+	}
+}
+
+func hmacHex(key, msg string) string {
+	m := hmac.New(sha256.New, []byte(key))
+	m.Write([]byte(msg))
+	return hex.EncodeToString(m.Sum(nil))
+}
+
+func TestHealthzProof(t *testing.T) {
+	h := newHarness(t)
+	var plain map[string]any
+	h.mustJSON(h.call("GET", "/healthz", "", noToken), 200, &plain)
+	if _, has := plain["proof"]; has || plain["ok"] != true || plain["version"] != "1.2.3-test" {
+		t.Fatalf("without a nonce: %v", plain)
+	}
+	nonce := "3f9a0c" + strings.Repeat("e", 58)
+	r := h.call("GET", "/healthz?nonce="+nonce, "", noToken, withHeader("X-Client-ID", ""))
+	var a healthAnswer
+	if err := json.Unmarshal(r.body, &a); err != nil || r.status != 200 {
+		t.Fatalf("%d %s", r.status, r.body)
+	}
+	if a.Proof != hmacHex(testToken, nonce) || strings.Contains(string(r.body), testToken) {
+		t.Fatalf("proof %q", a.Proof)
+	}
+	for _, bad := range []string{"", strings.Repeat("a", 257), "a%20b", "%00"} {
+		if r := h.call("GET", "/healthz?nonce="+bad, "", noToken); r.status != 400 {
+			t.Errorf("nonce %q: %d", bad, r.status)
+		}
 	}
 }
 
 func TestSessionTableBounded(t *testing.T) {
-	ss := newSessions(time.Hour)
+	ss := newSessions(time.Hour, time.Hour)
 	now := time.Now()
 	first, _ := ss.create(now)
 	for i := 0; i < maxSessions+10; i++ {
@@ -140,7 +313,42 @@ func TestSessionTableBounded(t *testing.T) {
 	if n := len(ss.m); n > maxSessions {
 		t.Fatalf("%d sessions kept", n)
 	}
-	if ss.valid(first, now) {
+	if _, _, ok := ss.use(first, now); ok {
 		t.Fatal("the oldest session survived a full table")
+	}
+	cs := newCodes(time.Minute)
+	for range maxCodes + 10 {
+		if _, _, err := cs.create("/", now); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if n := len(cs.m); n > maxCodes {
+		t.Fatalf("%d codes kept", n)
+	}
+}
+
+// An event stream opened with a session does not outlive the session's
+// longest lifetime, though a stream is a single request.
+func TestSessionStreamEndsAtMax(t *testing.T) {
+	h := newHarness(t, func(o *Options) { o.SessionMax = 300 * time.Millisecond })
+	s := h.openStream(h.request("GET", "/v1/events", "", bearer(h.signIn(h.signInLink("/")))))
+	waitFor(t, "the subscription", func() bool { return h.fake.openStreams() == 1 })
+	s.waitEnd(t)
+	waitFor(t, "the stream to end", func() bool { return h.fake.openStreams() == 0 })
+}
+
+// waitEnd reads s until the hub ends it, failing after 10 s.
+func (s *sseStream) waitEnd(t *testing.T) {
+	t.Helper()
+	deadline := time.After(10 * time.Second)
+	for {
+		select {
+		case _, ok := <-s.frames:
+			if !ok {
+				return
+			}
+		case <-deadline:
+			t.Fatal("the stream did not end within 10 s")
+		}
 	}
 }

@@ -13,6 +13,8 @@ type (
 	healthAnswer struct {
 		OK      bool   `json:"ok"`
 		Version string `json:"version"`
+		// Proof answers ?nonce=: hex(HMAC-SHA256(token, nonce)).
+		Proof string `json:"proof,omitempty"`
 	}
 	agentsAnswer struct {
 		Agents []hub.Agent `json:"agents"`
@@ -41,10 +43,25 @@ type (
 	}
 )
 
-// healthz is GET /healthz: no token, no client id.
+// healthz is GET /healthz: no token, no client id. With ?nonce= (1 to
+// 256 printable ASCII characters, else 400) the answer carries proof that
+// the hub knows the token (healthProof), for a client to check before it
+// sends the token to this address.
 func (s *Server) healthz(w http.ResponseWriter, r *http.Request, _ hub.Caller) {
 	w.Header().Set("Cache-Control", "no-store")
-	s.writeJSON(w, r, http.StatusOK, healthAnswer{OK: true, Version: s.version})
+	a := healthAnswer{OK: true, Version: s.version}
+	if q := r.URL.Query(); q.Has("nonce") {
+		n := q.Get("nonce")
+		if !validNonce(n) {
+			s.writeError(w, r, &hub.Error{Code: hub.CodeInvalidArgument, Message: "nonce must be 1 to 256 printable ASCII characters",
+				Details: map[string]any{"field": "nonce"}})
+			return
+		}
+		if gen := s.tok.Load(); gen.hash.ok {
+			a.Proof = healthProof(gen.token, n)
+		}
+	}
+	s.writeJSON(w, r, http.StatusOK, a)
 }
 
 // shutdownHub is POST /v1/shutdown (extension): 202, then the hub shuts

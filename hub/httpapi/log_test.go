@@ -42,27 +42,30 @@ func TestRequestLogLine(t *testing.T) {
 
 func TestLogsNeverContainSecrets(t *testing.T) {
 	h := newHarness(t, func(o *Options) { o.PingInterval = 10 * time.Millisecond })
-	c := h.login()
-	h.call("GET", "/auth?token=wrong-token-guess", "", noToken)
-	h.call("GET", "/v1/agents", "", noToken, withCookie(c))
+	code := h.signInLink("/")
+	c := h.signIn(code)
+	h.call("GET", "/auth?code=wrong-code-guess", "", noToken)
+	h.call("GET", "/auth?token="+testToken, "", noToken)
+	h.call("GET", "/v1/agents", "", bearer(c))
+	h.call("POST", "/v1/auth/logout", "", bearer("wrong-session-guess"))
 	h.call("GET", "/v1/agents", "", withHeader("Authorization", "Bearer wrong-bearer-guess"))
 	h.call("GET", "/v1/agents?token="+testToken, "", noToken)
 	h.call("GET", "/v1/threads/x", "")
 	h.fake.failNext(errors.New("internal trouble"))
 	h.call("GET", "/v1/agents", "")
-	h.call("GET", "/v1/agents", "", withHeader("Origin", "http://evil"), withCookie(c))
+	h.call("GET", "/v1/agents", "", withHeader("Origin", "http://evil"), bearer(c))
 	id := h.newThread("c1")
-	s := h.openStream(turnStreamRequest(h, id, "one two", noToken, withCookie(c)))
+	s := h.openStream(turnStreamRequest(h, id, "one two", bearer(c)))
 	s.rest()
-	waitFor(t, "every request logged", func() bool { return strings.Count(h.logs.String(), "http request") >= 10 })
+	waitFor(t, "every request logged", func() bool { return strings.Count(h.logs.String(), "http request") >= 12 })
 
 	logs := h.logs.String()
-	for _, secret := range []string{testToken, testToken[:16], c.Value, "wrong-token-guess", "wrong-bearer-guess", "token=", "Bearer", "Cookie", "switchboard_session"} {
+	for _, secret := range []string{testToken, testToken[:16], c, c[:16], code, "wrong-code-guess", "wrong-session-guess", "wrong-bearer-guess", "token=", "?code", "Bearer", "sessionStorage"} {
 		if strings.Contains(logs, secret) {
 			t.Fatalf("the log contains %q:\n%s", secret, logs)
 		}
 	}
-	if !strings.Contains(logs, "path=/auth") || !strings.Contains(logs, "status=303") {
+	if !strings.Contains(logs, "path=/auth") || !strings.Contains(logs, "status=200") || !strings.Contains(logs, "status=401") {
 		t.Fatalf("the /auth request is not logged:\n%s", logs)
 	}
 }

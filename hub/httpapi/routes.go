@@ -34,7 +34,10 @@ type handlerFunc func(s *Server, w http.ResponseWriter, r *http.Request, c hub.C
 
 var routes = []Route{
 	{Method: "GET", Path: "/healthz", handle: (*Server).healthz},
-	{Method: "GET", Path: "/auth", handle: (*Server).login},
+	{Method: "GET", Path: "/auth", handle: (*Server).signIn},
+	{Method: "POST", Path: "/v1/auth/codes", Body: true, handle: (*Server).createSignInCode},
+	{Method: "POST", Path: "/v1/auth/logout", handle: (*Server).logout},
+	{Method: "POST", Path: "/v1/auth/token/rotate", handle: (*Server).rotateToken},
 
 	{Method: "GET", Path: "/v1/agents", handle: (*Server).listAgents},
 	{Method: "POST", Path: "/v1/threads", Body: true, handle: (*Server).createThread},

@@ -322,6 +322,7 @@ func TestRouteTable(t *testing.T) {
 		"GET /healthz", "GET /auth",
 		// Extensions.
 		"POST /v1/threads/{id}/mode", "POST /v1/threads/{id}/config-option",
+		"POST /v1/auth/codes", "POST /v1/auth/logout", "POST /v1/auth/token/rotate",
 	} {
 		if !seen[key] {
 			t.Errorf("%s missing", key)

@@ -179,7 +179,8 @@ func TestOriginCheck(t *testing.T) {
 
 func TestCrossSiteFetchRefused(t *testing.T) {
 	h := newHarness(t)
-	for _, path := range []string{"/", "/healthz", "/v1/agents", "/auth?token=" + testToken} {
+	code := h.signInLink("/")
+	for _, path := range []string{"/", "/healthz", "/v1/agents", "/auth?code=" + code} {
 		r := h.call("GET", path, "", withHeader("Sec-Fetch-Site", "cross-site"))
 		if r.status != 403 || r.code() != "FORBIDDEN" {
 			t.Fatalf("%s cross-site: %d %s", path, r.status, r.body)
@@ -188,6 +189,8 @@ func TestCrossSiteFetchRefused(t *testing.T) {
 			t.Fatalf("%s cross-site set a cookie", path)
 		}
 	}
+	// The code refused cross-site is still unused.
+	h.signIn(code)
 	for _, site := range []string{"same-origin", "same-site", "none"} {
 		if r := h.call("GET", "/v1/agents", "", withHeader("Sec-Fetch-Site", site)); r.status != 200 {
 			t.Fatalf("Sec-Fetch-Site %s: %d", site, r.status)
@@ -244,8 +247,11 @@ func TestEmptyTokenRefusesEverything(t *testing.T) {
 			t.Fatalf("no configured token, Authorization %q: %d", auth, r.status)
 		}
 	}
-	if r := h.call("GET", "/auth?token=", ""); r.status != 401 {
-		t.Fatalf("/auth with empty token: %d", r.status)
+	if r := h.call("POST", "/v1/auth/codes", `{"next":"/"}`, withHeader("Authorization", "Bearer ")); r.status != 401 {
+		t.Fatalf("a sign-in code without a token: %d", r.status)
+	}
+	if r := h.call("GET", "/healthz?nonce=n", ""); strings.Contains(string(r.body), "proof") {
+		t.Fatalf("a proof without a token: %s", r.body)
 	}
 }
 
@@ -292,7 +298,8 @@ func TestSecurityHeadersOnEveryAnswer(t *testing.T) {
 		"401":       h.call("GET", "/v1/agents", "", noToken),
 		"404":       h.call("GET", "/v1/nope", ""),
 		"400":       h.call("GET", "/v1/agents", "", withHeader("X-Client-ID", "")),
-		"auth 303":  h.call("GET", "/auth?token="+testToken, ""),
+		"auth 200":  h.call("GET", "/auth?code="+h.signInLink("/"), ""),
+		"auth 401":  h.call("GET", "/auth?token="+testToken, ""),
 		"delete204": h.call("DELETE", "/v1/threads/"+h.newThread("c1"), ""),
 	}
 	for name, r := range answers {
@@ -308,6 +315,12 @@ func TestSecurityHeadersOnEveryAnswer(t *testing.T) {
 		wantCSP := apiCSP
 		if name == "ui" {
 			wantCSP = uiCSP
+		}
+		if name == "auth 200" { // its own: only its one inline script (TestSignInCode)
+			wantCSP = r.header.Get("Content-Security-Policy")
+			if !strings.HasPrefix(wantCSP, "default-src 'none'; script-src 'nonce-") {
+				t.Errorf("%s: CSP %q", name, wantCSP)
+			}
 		}
 		if got := r.header.Get("Content-Security-Policy"); got != wantCSP {
 			t.Errorf("%s: CSP %q, want %q", name, got, wantCSP)

@@ -5,7 +5,8 @@
 //
 // Every request passes, in order: request log → panic recovery → security
 // headers → Host check → Origin check → Sec-Fetch-Site check → the route.
-// /v1/* routes then check the token (bearer header or session cookie), the
+// /v1/* routes then check the credential (the API token or a browser
+// session's secret, both as a bearer header), the
 // X-Client-ID header and ?scope, and routes with a body its Content-Type and
 // size, before their handler runs.
 package httpapi
@@ -26,7 +27,13 @@ import (
 // Defaults.
 const (
 	DefaultPingInterval = 15 * time.Second
-	DefaultSessionTTL   = 7 * 24 * time.Hour
+	// A browser session ends after DefaultSessionIdle without a request,
+	// or DefaultSessionMax after sign-in, whichever comes first.
+	DefaultSessionIdle = 12 * time.Hour
+	DefaultSessionMax  = 24 * time.Hour
+	// DefaultCodeTTL is how long a sign-in code from POST /v1/auth/codes
+	// works (once).
+	DefaultCodeTTL = 30 * time.Second
 	// MaxBodyBytes is the largest request body accepted (API.md: 10 MiB).
 	MaxBodyBytes = 10 << 20
 )
@@ -37,8 +44,9 @@ type Options struct {
 	// Nil discards.
 	Logger *slog.Logger
 	// Token is the API token (the hex text of <data-dir>/token). Bearer
-	// headers and /auth are compared with it in constant time. Empty
-	// refuses every /v1 request.
+	// headers are compared with it in constant time. Empty refuses every
+	// /v1 request but a browser session's (and no session can start).
+	// RotateToken replaces it.
 	Token string
 	// Port is the port the hub listens on, for the Host and Origin checks.
 	// Serve sets it from its listener; a caller serving the Server through
@@ -60,11 +68,18 @@ type Options struct {
 	// PingInterval is how often an idle SSE stream gets ": ping"
 	// (default 15s).
 	PingInterval time.Duration
-	// SessionTTL is how long a browser session from GET /auth lasts
-	// (default 7 days). Sessions live in memory: a restart ends them.
-	SessionTTL time.Duration
-	// Now is the clock for session expiry (default time.Now).
+	// SessionIdle and SessionMax bound a browser session from
+	// GET /auth?code= (defaults DefaultSessionIdle, DefaultSessionMax);
+	// CodeTTL a sign-in code (default DefaultCodeTTL). Sessions and codes
+	// live in memory: a restart ends them.
+	SessionIdle, SessionMax, CodeTTL time.Duration
+	// Now is the clock for session and code expiry (default time.Now).
 	Now func() time.Time
+	// RotateToken, when set, serves POST /v1/auth/token/rotate: it makes
+	// a new token, stores it where clients read it (the token file) and
+	// returns it; the Server then uses it instead of the old one. Nil
+	// answers that endpoint UPSTREAM_UNAVAILABLE.
+	RotateToken func() (string, error)
 	// Quit, when set, is called (once, on its own goroutine) by
 	// POST /v1/shutdown: the process that runs the hub shuts it down
 	// gracefully. Nil answers that endpoint UPSTREAM_UNAVAILABLE.
@@ -83,12 +98,15 @@ type Server struct {
 	svc       hub.Service
 	subscribe func(ctx context.Context, c hub.Caller, threadID string, after int64) (eventStream, error)
 	log       *slog.Logger
-	token     tokenHash
+	tok       atomic.Pointer[tokenGen]
 	version   string
 	ui        http.Handler
 	ping      time.Duration
 	now       func() time.Time
 	sessions  *sessions
+	codes     *codes
+	rotate    func() (string, error)
+	rotateMu  sync.Mutex // serialises rotations
 	maxBody   int64
 	handler   http.Handler
 	quit      func()
@@ -114,8 +132,14 @@ func New(svc hub.Service, opts Options) *Server {
 	if opts.PingInterval <= 0 {
 		opts.PingInterval = DefaultPingInterval
 	}
-	if opts.SessionTTL <= 0 {
-		opts.SessionTTL = DefaultSessionTTL
+	if opts.SessionIdle <= 0 {
+		opts.SessionIdle = DefaultSessionIdle
+	}
+	if opts.SessionMax <= 0 {
+		opts.SessionMax = DefaultSessionMax
+	}
+	if opts.CodeTTL <= 0 {
+		opts.CodeTTL = DefaultCodeTTL
 	}
 	if opts.Now == nil {
 		opts.Now = time.Now
@@ -129,17 +153,19 @@ func New(svc hub.Service, opts Options) *Server {
 	s := &Server{
 		svc:      svc,
 		log:      opts.Logger,
-		token:    hashToken(opts.Token),
 		version:  opts.Version,
 		ui:       opts.UI,
 		ping:     opts.PingInterval,
 		now:      opts.Now,
-		sessions: newSessions(opts.SessionTTL),
+		sessions: newSessions(opts.SessionIdle, opts.SessionMax),
+		codes:    newCodes(opts.CodeTTL),
+		rotate:   opts.RotateToken,
 		quit:     opts.Quit,
 		settings: opts.Settings,
 		maxBody:  opts.maxBody,
 		closing:  make(chan struct{}),
 	}
+	s.tok.Store(newTokenGen(opts.Token))
 	s.subscribe = subscriberOf(svc)
 	s.SetPort(opts.Port)
 	s.SetAllowed(opts.AllowedHosts, opts.AllowedOrigins)

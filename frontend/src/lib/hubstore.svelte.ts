@@ -79,6 +79,13 @@ export class HubStore {
    * the file is in force.
    */
   configError = $state('');
+  /**
+   * A browser without a valid session (none yet, expired, logged out, the
+   * hub restarted or its token rotated): the page says to open the link
+   * again from Switchboard instead of the UI. loggedOut: by its own Log out.
+   */
+  signedOut = $state(false);
+  loggedOut = $state(false);
 
   pending = $derived(
     Object.values(this.permissions)
@@ -111,6 +118,10 @@ export class HubStore {
 
   /** Subscribes to every event, then loads threads, agents, pending permissions and settings. */
   async start(): Promise<void> {
+    if (this.transport.signedIn && !this.transport.signedIn()) {
+      this.signedOut = true; // nothing to ask the hub with
+      return;
+    }
     this.sub = this.transport.subscribe(-1, {
       onEvent: (e) => this.enqueue(e),
       onState: (s, err) => {
@@ -123,7 +134,7 @@ export class HubStore {
         if (err && err.code !== this.connError) {
           this.connError = err.code;
           if (err.code === 'UNAUTHORIZED') {
-            this.report(new HubError(err.code, 'Not signed in to the hub: open the link from the tray or `switchboard` again'));
+            this.report(err);
           } else if (err.code !== 'NETWORK') {
             this.report(err);
           }
@@ -164,6 +175,18 @@ export class HubStore {
     this.sub = undefined;
     this.offNavigate?.();
     this.offNavigate = undefined;
+  }
+
+  /** A browser: ends its session (POST /v1/auth/logout); the page then says how to sign in again. */
+  async logout(): Promise<void> {
+    this.sub?.close();
+    this.sub = undefined;
+    try {
+      await this.transport.logout?.();
+    } finally {
+      this.loggedOut = true;
+      this.signedOut = true;
+    }
   }
 
   /**
@@ -444,6 +467,13 @@ export class HubStore {
   }
 
   report(e: unknown): void {
+    if (e instanceof HubError && e.code === 'UNAUTHORIZED' && this.transport.signedIn) {
+      // A browser whose session the hub refused: the signed-out page, not a toast.
+      this.signedOut = true;
+      this.sub?.close();
+      this.sub = undefined;
+      return;
+    }
     const message =
       e instanceof HubError ? `${e.message} (${e.code})` : e instanceof Error ? e.message : String(e);
     const id = ++this.toastId;

@@ -7,6 +7,7 @@ import {
   browserClientId,
   errorFromResponse,
   errorFromWails,
+  sessionKey,
   type ConnectionState,
   type WailsBindings,
 } from './transport';
@@ -79,11 +80,27 @@ function until(cond: () => boolean, ms = 2000): Promise<void> {
   });
 }
 
-function http(replies: Reply[]) {
+/** A Storage in memory, holding the session secret the sign-in page left. */
+function memStorage(init: Record<string, string> = {}): Storage {
+  const m = new Map(Object.entries(init));
+  return {
+    get length() {
+      return m.size;
+    },
+    clear: () => m.clear(),
+    getItem: (k: string) => m.get(k) ?? null,
+    key: (i: number) => [...m.keys()][i] ?? null,
+    removeItem: (k: string) => void m.delete(k),
+    setItem: (k: string, v: string) => void m.set(k, v),
+  };
+}
+
+function http(replies: Reply[], storage: Storage = memStorage({ [sessionKey]: 'sess-secret' })) {
   const f = fakeFetch(replies);
   const sleeps: number[] = [];
   const t = new HttpTransport({
     clientId: 'browser-test',
+    storage,
     fetch: f.fetch,
     sleep: async (ms) => {
       sleeps.push(ms);
@@ -96,14 +113,35 @@ function http(replies: Reply[]) {
 // ---- requests and errors ---------------------------------------------
 
 describe('HttpTransport requests', () => {
-  it('sends the client id, the cookie (same-origin) and scope=all', async () => {
+  it('sends the client id, the session secret as a bearer (never a cookie) and scope=all', async () => {
     const { t, calls } = http([json(200, { agents: [{ id: 'sdk', name: 'SDK', status: 'available', command: 'x' }] })]);
+    expect(t.signedIn()).toBe(true);
     const agents = await t.listAgents();
     expect(agents.map((a) => a.id)).toEqual(['sdk']);
     expect(calls[0].url).toBe('/v1/agents?scope=all');
-    expect(calls[0].init.credentials).toBe('same-origin');
+    expect(calls[0].init.credentials).toBe('omit');
     expect(calls[0].headers['x-client-id']).toBe('browser-test');
-    expect(calls[0].headers.authorization).toBeUndefined();
+    expect(calls[0].headers.authorization).toBe('Bearer sess-secret');
+  });
+
+  it('without a secret it is signed out; a 401 forgets the secret', async () => {
+    expect(http([], memStorage()).t.signedIn()).toBe(false);
+    const storage = memStorage({ [sessionKey]: 'old' });
+    const { t } = http([json(401, { error: { code: 'UNAUTHORIZED', message: 'no' } })], storage);
+    await expect(t.listThreads()).rejects.toMatchObject({ code: 'UNAUTHORIZED' });
+    expect(t.signedIn()).toBe(false);
+    expect(storage.getItem(sessionKey)).toBeNull();
+  });
+
+  it('logs out: POST /v1/auth/logout with the secret, then forgets it', async () => {
+    const storage = memStorage({ [sessionKey]: 'sess-secret' });
+    const { t, calls } = http([() => Promise.resolve(new Response(null, { status: 204 }))], storage);
+    await t.logout();
+    expect(calls[0].url).toBe('/v1/auth/logout?scope=all');
+    expect(calls[0].init.method).toBe('POST');
+    expect(calls[0].headers.authorization).toBe('Bearer sess-secret');
+    expect(t.signedIn()).toBe(false);
+    expect(storage.getItem(sessionKey)).toBeNull();
   });
 
   it('posts JSON with its content type, and encodes ids and parameters', async () => {
@@ -234,9 +272,9 @@ describe('HttpTransport.subscribe', () => {
     sub.close();
   });
 
-  it('backs off on errors (401, network) and says why', async () => {
+  it('backs off on errors (network, 5xx) and says why', async () => {
     const { t, calls, sleeps } = http([
-      json(401, { error: { code: 'UNAUTHORIZED', message: 'missing token' } }),
+      json(502, { error: { code: 'UPSTREAM_UNAVAILABLE', message: 'hub busy' } }),
       () => Promise.reject(new TypeError('Failed to fetch')),
       sse([frame(9)], true),
     ]);
@@ -247,10 +285,21 @@ describe('HttpTransport.subscribe', () => {
       onState: (_, err) => err && errs.push(err.code),
     });
     await until(() => got.length === 1);
-    expect(errs).toEqual(['UNAUTHORIZED', 'NETWORK']);
+    expect(errs).toEqual(['UPSTREAM_UNAVAILABLE', 'NETWORK']);
     expect(sleeps).toEqual([500, 1000]);
     expect(calls).toHaveLength(3);
+    expect(calls[0].headers.authorization).toBe('Bearer sess-secret');
     sub.close();
+  });
+
+  it('stops on 401: signed out, retrying cannot help', async () => {
+    const { t, calls, sleeps } = http([json(401, { error: { code: 'UNAUTHORIZED', message: 'no session' } })]);
+    const states: string[] = [];
+    t.subscribe(-1, { onEvent: () => {}, onState: (s, err) => states.push(err ? `${s} ${err.code}` : s) });
+    await until(() => states.includes('closed UNAUTHORIZED'));
+    expect(calls).toHaveLength(1);
+    expect(sleeps).toEqual([]);
+    expect(t.signedIn()).toBe(false);
   });
 
   it('asks for a snapshot reload when it reconnects without a known position', async () => {

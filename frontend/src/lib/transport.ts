@@ -2,7 +2,9 @@
 //  - WailsTransport: the desktop window's bound object window.go.app.Bindings,
 //    with events as Wails runtime events "hub:event" / "hub:resync";
 //  - HttpTransport: the hub's HTTP API from the page the hub serves at "/",
-//    authenticated by the session cookie, SSE read with fetch streaming.
+//    authenticated by the browser session's secret (left in sessionStorage
+//    by GET /auth?code=, sent as a bearer; never a cookie), SSE read with
+//    fetch streaming (EventSource cannot send the header).
 import { SseParser } from './sse';
 import type {
   Agent,
@@ -153,6 +155,13 @@ export interface Transport {
   getSettings(): Promise<Settings>;
   /** Changes the fields present in the config file; answers the settings now in force (PATCH /v1/settings). */
   updateSettings(patch: SettingsPatch): Promise<Settings>;
+  /**
+   * A browser only: whether the page holds a session secret at all (without
+   * one, nothing is asked of the hub: the page says how to sign in).
+   */
+  signedIn?(): boolean;
+  /** A browser only: ends the session (POST /v1/auth/logout) and forgets its secret. */
+  logout?(): Promise<void>;
   /** Every event with seq > after (after < 0: live ones only), then live, resuming on its own. */
   subscribe(after: number, handlers: SubscribeHandlers): Subscription;
 }
@@ -419,9 +428,28 @@ export function browserClientId(storage: Storage | undefined = globalThis.localS
   return id;
 }
 
+/**
+ * The sessionStorage key under which the sign-in page (GET /auth?code=)
+ * leaves the browser session's secret: hub/httpapi SessionStorageKey.
+ * sessionStorage is per origin (scheme, host and port), unlike a cookie,
+ * which every port of 127.0.0.1 would receive.
+ */
+export const sessionKey = 'switchboard.session';
+
+/** The session secret this page holds, or "". */
+export function readSession(storage: Storage | undefined = globalThis.sessionStorage): string {
+  try {
+    return storage?.getItem(sessionKey) ?? '';
+  } catch {
+    return '';
+  }
+}
+
 export interface HttpOptions {
   base?: string;
   clientId?: string;
+  /** Where the session secret is kept (default sessionStorage). */
+  storage?: Storage;
   fetch?: typeof fetch;
   /** Injected for tests. */
   sleep?: (ms: number, signal: AbortSignal) => Promise<void>;
@@ -448,10 +476,14 @@ export class HttpTransport implements Transport {
   private fetch: typeof fetch;
   private sleep: (ms: number, signal: AbortSignal) => Promise<void>;
   private random: () => number;
+  private storage: Storage | undefined;
+  private session: string;
 
   constructor(o: HttpOptions = {}) {
     this.base = o.base ?? '';
     this.clientId = o.clientId ?? browserClientId();
+    this.storage = o.storage ?? globalThis.sessionStorage;
+    this.session = readSession(this.storage);
     this.fetch = o.fetch ?? ((...a) => globalThis.fetch(...a));
     this.sleep = o.sleep ?? abortableSleep;
     this.random = o.random ?? Math.random;
@@ -465,7 +497,35 @@ export class HttpTransport implements Transport {
   }
 
   private headers(extra: Record<string, string> = {}): Record<string, string> {
-    return { 'X-Client-ID': this.clientId, Accept: 'application/json', ...extra };
+    const h: Record<string, string> = { 'X-Client-ID': this.clientId, Accept: 'application/json', ...extra };
+    if (this.session) h.Authorization = `Bearer ${this.session}`;
+    return h;
+  }
+
+  signedIn(): boolean {
+    return this.session !== '';
+  }
+
+  /** Forgets the session secret (the hub refused it, or the user logged out). */
+  private forget(): void {
+    this.session = '';
+    try {
+      this.storage?.removeItem(sessionKey);
+    } catch {
+      // storage refused: the secret is gone from this transport anyway
+    }
+  }
+
+  async logout(): Promise<void> {
+    if (!this.session) return;
+    try {
+      await this.request('POST', this.url('/v1/auth/logout'));
+    } catch (e) {
+      // Already ended (401): signed out all the same.
+      if (!(e instanceof HubError && e.code === 'UNAUTHORIZED')) throw e;
+    } finally {
+      this.forget();
+    }
   }
 
   private async request<T>(method: string, url: string, body?: unknown): Promise<T> {
@@ -473,14 +533,17 @@ export class HttpTransport implements Transport {
     try {
       res = await this.fetch(url, {
         method,
-        credentials: 'same-origin',
+        credentials: 'omit',
         headers: this.headers(body === undefined ? {} : { 'Content-Type': 'application/json' }),
         body: body === undefined ? undefined : JSON.stringify(body),
       });
     } catch (err) {
       throw new HubError('NETWORK', `cannot reach the hub: ${err instanceof Error ? err.message : String(err)}`);
     }
-    if (!res.ok) throw await errorFromResponse(res);
+    if (!res.ok) {
+      if (res.status === 401) this.forget();
+      throw await errorFromResponse(res);
+    }
     if (res.status === 204) return undefined as T;
     const text = await res.text();
     return (text ? JSON.parse(text) : undefined) as T;
@@ -574,13 +637,20 @@ export class HttpTransport implements Transport {
         if (gate.last >= 0) headers['Last-Event-ID'] = String(gate.last);
         const res = await this.fetch(this.url(path, gate.last < 0 ? { after: -1 } : {}), {
           method: 'GET',
-          credentials: 'same-origin',
+          credentials: 'omit',
           headers,
           signal,
           cache: 'no-store',
         });
         if (!res.ok) {
           err = await errorFromResponse(res);
+          if (res.status === 401) {
+            // Signed out (logout elsewhere, expiry, a restart, a token
+            // rotation): retrying cannot help.
+            this.forget();
+            h.onState?.('closed', err);
+            return;
+          }
         } else if (!res.body) {
           err = new HubError('INTERNAL', 'the event stream has no body');
         } else {
