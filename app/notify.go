@@ -30,7 +30,7 @@ const (
 
 // notifyCaller is who answers from a notification: decisions are recorded
 // as decidedBy "notification", through the same single-use path as any.
-var notifyCaller = hub.Caller{ClientID: "window", All: true, Via: "notification"}
+var notifyCaller = hub.Caller{ClientID: "window", All: true, Surface: hub.SurfaceNotification}
 
 // notification is one desktop notification.
 type notification struct {

@@ -1,6 +1,7 @@
 package httpapi
 
 import (
+	"context"
 	"crypto/rand"
 	"crypto/sha256"
 	"crypto/subtle"
@@ -32,34 +33,75 @@ func (h tokenHash) matches(given string) bool {
 	return subtle.ConstantTimeCompare(h.sum[:], g[:]) == 1 && h.ok && given != ""
 }
 
-// authorized reports whether r carries the token: in an
+// credential is what authorized a /v1 request.
+type credential int
+
+const (
+	credNone    credential = iota // nothing valid: 401
+	credToken                     // the API token as a bearer
+	credBrowser                   // a browser session (see authenticate)
+)
+
+// authenticate says which credential r carries: the token in an
 // "Authorization: Bearer <token>" header, or else a live session cookie
 // from GET /auth. A request with an Authorization header is judged by it
 // alone. The query string is never read.
-func (s *Server) authorized(r *http.Request) bool {
+func (s *Server) authenticate(r *http.Request) credential {
 	if vals, ok := r.Header["Authorization"]; ok {
 		if len(vals) != 1 {
-			return false
+			return credNone
 		}
 		scheme, tok, found := strings.Cut(strings.TrimSpace(vals[0]), " ")
-		return found && strings.EqualFold(scheme, "Bearer") && s.token.matches(strings.TrimSpace(tok))
+		if found && strings.EqualFold(scheme, "Bearer") && s.token.matches(strings.TrimSpace(tok)) {
+			return credToken
+		}
+		return credNone
 	}
-	if c, err := r.Cookie(s.cookieName()); err == nil {
-		return s.sessions.valid(c.Value, s.now())
+	if c, err := r.Cookie(s.cookieName()); err == nil && s.sessions.valid(c.Value, s.now()) {
+		return credBrowser
 	}
-	return false
+	return credNone
 }
 
+// surfaceOf is the deciding surface r's credential proves (hub.Caller's
+// Surface): "browser" for a browser session, "tray" for the token with
+// the tray's per-launch secret in TraySecretHeader, "" otherwise. This is
+// the one place a request's surface is decided; no header names it.
+func (s *Server) surfaceOf(r *http.Request, cred credential) string {
+	switch cred {
+	case credBrowser:
+		return hub.SurfaceBrowser
+	case credToken:
+		if vals := r.Header.Values(hub.TraySecretHeader); len(vals) == 1 && s.traySecret.Load().matches(vals[0]) {
+			return hub.SurfaceTray
+		}
+	}
+	return ""
+}
+
+// SetTraySecret sets the per-launch secret of the tray the app started
+// (empty: none). A request with the token and this secret in
+// X-Switchboard-Tray decides as "tray". Safe for concurrent use.
+func (s *Server) SetTraySecret(secret string) {
+	h := hashToken(secret)
+	s.traySecret.Store(&h)
+}
+
+// surfaceKey is the request context key of the surface requireToken found.
+type surfaceKey struct{}
+
 // requireToken answers 401 UNAUTHORIZED, before any other /v1 check and
-// before any SSE byte, unless the request is authorized.
+// before any SSE byte, unless the request is authorized; it puts the
+// surface its credential proves in the request's context for callerOf.
 func (s *Server) requireToken(next http.Handler) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		if !s.authorized(r) {
+		cred := s.authenticate(r)
+		if cred == credNone {
 			w.Header().Set("WWW-Authenticate", `Bearer realm="switchboard"`)
 			s.writeError(w, r, errorf(hub.CodeUnauthorized, "missing or wrong API token"))
 			return
 		}
-		next.ServeHTTP(w, r)
+		next.ServeHTTP(w, r.WithContext(context.WithValue(r.Context(), surfaceKey{}, s.surfaceOf(r, cred))))
 	})
 }
 
