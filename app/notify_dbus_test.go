@@ -115,6 +115,12 @@ func startFakeNotifd(t *testing.T) *fakeNotifd {
 		t.Fatalf("session bus: %v", err)
 	}
 	t.Cleanup(func() { conn.Close() })
+	return serveFakeNotifd(t, conn)
+}
+
+// serveFakeNotifd makes conn the bus's notification server.
+func serveFakeNotifd(t *testing.T, conn *dbus.Conn) *fakeNotifd {
+	t.Helper()
 	s := &fakeNotifd{conn: conn}
 	if err := conn.Export(s, "/org/freedesktop/Notifications", notifyIface); err != nil {
 		t.Fatal(err)
