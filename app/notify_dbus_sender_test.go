@@ -294,4 +294,3 @@ func TestPermissionBody(t *testing.T) {
 		}
 	}
 }
-

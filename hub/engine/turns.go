@@ -34,7 +34,7 @@ type turnRT struct {
 	// cancels: hub.DecidedByCancel when a caller cancelled the turn, else
 	// ("") hub.DecidedByHub. Set with cancelReason.
 	refusedBy string
-	timedOut     bool
+	timedOut  bool
 	// reserved: startTurn (or openOutsideTurn) counted a process for this
 	// turn in Engine.procs (guarded by Engine.mu); ensureSession takes the
 	// reservation over (claimSlot) or gives it back (releaseReservation).
