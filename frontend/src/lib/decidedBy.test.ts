@@ -16,7 +16,7 @@ describe('decidedByWords', () => {
     ['rule:no-rm', 'rule no-rm'],
     ['remembered:rl_1', 'a remembered decision'],
     ['timeout', 'timed out'],
-    ['cancel', 'cancelling the turn'],
+    ['cancel', 'stopping the turn'],
     ['hub', 'Switchboard'],
     ['something-new', 'something-new'],
   ])('%s → %s', (v, words) => {

@@ -21,7 +21,7 @@ export function decidedByWords(decidedBy: string | undefined, selfId = ''): stri
     case 'timeout':
       return 'timed out';
     case 'cancel':
-      return 'cancelling the turn';
+      return 'stopping the turn';
     case 'hub':
       return 'Switchboard';
   }
