@@ -28,8 +28,9 @@ const (
 )
 
 // windowCaller is who the window is to the hub: it sees every client's
-// threads and records its decisions as decidedBy "window".
-var windowCaller = hub.Caller{ClientID: "window", All: true, Via: "window"}
+// threads and records its decisions as decidedBy "window". Only app sets
+// this Surface, in-process: no request can claim it.
+var windowCaller = hub.Caller{ClientID: "window", All: true, Surface: hub.SurfaceWindow}
 
 // Emitter sends a runtime event to the window (Wails' EventsEmit in the
 // app; a recorder in tests). Emit must not block for long: it is called
@@ -42,7 +43,7 @@ type Emitter interface {
 // generated frontend/wailsjs/go/app/Bindings.{js,d.ts} calls them. Each method
 // is one call of hub.Service — the same operation, name and arguments as
 // the HTTP API (docs/API.md) — with the caller
-// hub.Caller{ClientID: "window", All: true, Via: "window"}.
+// hub.Caller{ClientID: "window", All: true, Surface: "window"}.
 //
 // Binding contract (the frontend's src/lib/transport.ts relies on it; its
 // WailsBindings type is derived from the generated Bindings.d.ts, so

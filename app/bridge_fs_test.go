@@ -304,7 +304,7 @@ func bridgeQwen(t *testing.T, bins e2eBins) {
 		}
 	}
 	ps := h.permissions("", asEditor...)
-	if len(ps) != 1 || ps[0].DecidedBy != "editor" || ps[0].Status != "approved" {
+	if len(ps) != 1 || ps[0].DecidedBy != "client:"+bridgeClientID || ps[0].Status != "approved" {
 		t.Errorf("permissions %+v", ps)
 	}
 }

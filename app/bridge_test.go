@@ -445,7 +445,8 @@ func bridgeTurn(t *testing.T, bins e2eBins) {
 	wantErr(t, "prompt on an unknown session", err, "not found")
 }
 
-// A permission answered by the editor: the hub records decidedBy editor.
+// A permission answered by the editor: the hub records decidedBy
+// client:acp-<editor> (the bridge is a token holder like any).
 func bridgePermissionEditor(t *testing.T, bins e2eBins) {
 	h := newHub(t, bins, nil)
 	b := startBridge(t, bins, h, "fake")
@@ -469,8 +470,8 @@ func bridgePermissionEditor(t *testing.T, bins e2eBins) {
 		t.Errorf("request_permission %+v", p)
 	}
 	ps := h.permissions("", asEditor...)
-	if len(ps) != 1 || ps[0].Status != "approved" || ps[0].DecidedBy != "editor" || ps[0].OptionID != "allow-once" {
-		t.Errorf("hub permissions %+v: want one approved by editor with allow-once", ps)
+	if len(ps) != 1 || ps[0].Status != "approved" || ps[0].DecidedBy != "client:"+bridgeClientID || ps[0].OptionID != "allow-once" {
+		t.Errorf("hub permissions %+v: want one approved by client:%s with allow-once", ps, bridgeClientID)
 	}
 }
 
@@ -507,7 +508,7 @@ func bridgePermissionHub(t *testing.T, bins e2eBins) {
 	if len(ps) != 1 {
 		t.Fatalf("pending permissions %+v", ps)
 	}
-	h.call("POST", "/v1/permissions/"+ps[0].ID, map[string]string{"optionId": "reject-once"}, 200, nil, "X-Client-ID", bridgeClientID, "X-Switchboard-Via", "tray")
+	h.call("POST", "/v1/permissions/"+ps[0].ID+"?scope=all", map[string]string{"optionId": "reject-once"}, 200, nil, "X-Client-ID", "script")
 	select {
 	case <-released:
 	case <-time.After(10 * time.Second):
@@ -520,8 +521,8 @@ func bridgePermissionHub(t *testing.T, bins e2eBins) {
 	if got := agentText(b.ed.take()); got != "outcome: selected reject-once" {
 		t.Errorf("agent said %q", got)
 	}
-	if got := h.permissions("", asEditor...); len(got) != 1 || got[0].DecidedBy != "tray" || got[0].Status != "declined" {
-		t.Errorf("permissions %+v: want one declined by tray", got)
+	if got := h.permissions("", asEditor...); len(got) != 1 || got[0].DecidedBy != "client:script" || got[0].Status != "declined" {
+		t.Errorf("permissions %+v: want one declined by client:script", got)
 	}
 }
 
@@ -798,7 +799,7 @@ func bridgeSDKAgent(t *testing.T, bins e2eBins) {
 		t.Errorf("agent said %q", got)
 	}
 	ps := h.permissions("", asEditor...)
-	if len(ps) != 1 || ps[0].DecidedBy != "editor" || ps[0].Status != "approved" {
+	if len(ps) != 1 || ps[0].DecidedBy != "client:"+bridgeClientID || ps[0].Status != "approved" {
 		t.Errorf("permissions %+v", ps)
 	}
 }

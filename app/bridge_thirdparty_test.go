@@ -334,8 +334,9 @@ func thirdPartyPermissionHub(t *testing.T, bins e2eBins, a thirdParty) {
 	}
 	check(t, agentText(b.ed.take()))
 	got := h.permissions("", asEditor...)
-	if len(got) != 1 || got[0].Status != "approved" || got[0].DecidedBy != "window" || got[0].OptionID != option {
-		t.Errorf("permissions %+v: want one approved by window with %s", got, option)
+	// Naming itself "window" makes a client no window.
+	if len(got) != 1 || got[0].Status != "approved" || got[0].DecidedBy != "client:window" || got[0].OptionID != option {
+		t.Errorf("permissions %+v: want one approved by client:window with %s", got, option)
 	}
 	if tu := lastTurn(t, h, sid); tu.Status != "completed" {
 		t.Errorf("hub turn %+v, want completed", tu)

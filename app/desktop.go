@@ -169,7 +169,7 @@ func (w *window) options(ctx context.Context, a Assets) (*options.App, error) {
 		}
 	}
 	stopped := make(chan struct{})
-	var wn *wailsNotifier
+	var wn desktopNotifier
 	quit := func(*menu.CallbackData) {
 		if ctx := w.ctx(); ctx != nil {
 			wailsruntime.Quit(ctx)
@@ -207,7 +207,7 @@ func (w *window) options(ctx context.Context, a Assets) (*options.App, error) {
 				wailsruntime.WindowSetPosition(wctx, state.X, state.Y)
 			}
 			if w.notify != nil {
-				wn = startWailsNotifications(wctx, w.log, func(id, action string) {
+				wn = startDesktopNotifications(wctx, w.log, func(id, action string) {
 					w.notify.respond(ctx, id, action)
 				})
 				if wn != nil {
@@ -253,6 +253,13 @@ func (w *window) options(ctx context.Context, a Assets) (*options.App, error) {
 			WebviewGpuPolicy: linux.WebviewGpuPolicyNever,
 		},
 	}, nil
+}
+
+// desktopNotifier shows desktop notifications: D-Bus on Linux
+// (notify_dbus.go), Wails' service elsewhere (notify_wails.go).
+type desktopNotifier interface {
+	notifySender
+	close()
 }
 
 // boundBindings is what Wails binds. Before attach (the binding generator

@@ -456,8 +456,8 @@ func e2ePermissions(t *testing.T, bins e2eBins) {
 		}
 		var r struct{ Permission apiPermission }
 		h.call("POST", "/v1/permissions/"+p.ID, map[string]string{"outcome": "approved"}, 200, &r)
-		if r.Permission.Status != "approved" || r.Permission.OptionID != "allow-once" || r.Permission.DecidedBy != "alice" {
-			t.Errorf("approved permission %+v: want approved, allow-once, decidedBy alice", r.Permission)
+		if r.Permission.Status != "approved" || r.Permission.OptionID != "allow-once" || r.Permission.DecidedBy != "client:alice" {
+			t.Errorf("approved permission %+v: want approved, allow-once, decidedBy client:alice", r.Permission)
 		}
 		h.waitTurn(th.ID, turn.ID, 30*time.Second)
 		done := h.turn(th.ID, turn.ID)
@@ -495,14 +495,30 @@ func e2ePermissions(t *testing.T, bins e2eBins) {
 			t.Errorf("turn %+v", done)
 		}
 	})
-	t.Run("decidedBy tray", func(t *testing.T) {
-		h := h.withT(t)
-		p, done := run(h, map[string]string{"outcome": "approved"}, "X-Switchboard-Via", "tray")
-		if p.DecidedBy != "tray" || h.permission(p.ID).DecidedBy != "tray" {
-			t.Errorf("permission %+v: want decidedBy tray", p)
-		}
-		if done.Output != "outcome: selected allow-once" {
-			t.Errorf("turn %+v", done)
+	// A token holder cannot pass for the window or the tray: decidedBy
+	// comes from the credential, never from a header it chooses.
+	t.Run("decidedBy forged", func(t *testing.T) {
+		for _, tt := range []struct {
+			name string
+			hdr  []string
+			want string
+		}{
+			{"X-Client-ID window", []string{"X-Client-ID", "window"}, "client:window"},
+			{"X-Switchboard-Via window", []string{"X-Switchboard-Via", "window"}, "client:alice"},
+			{"X-Switchboard-Via tray", []string{"X-Client-ID", "switchboard-tray", "X-Switchboard-Via", "tray"}, "client:switchboard-tray"},
+			{"forged X-Switchboard-Tray", []string{"X-Client-ID", "switchboard-tray", "X-Switchboard-Tray", strings.Repeat("0", 64)}, "client:switchboard-tray"},
+		} {
+			t.Run(tt.name, func(t *testing.T) {
+				h := h.withT(t)
+				turn := h.startTurn(th.ID, "permission")
+				p := h.waitPermission(turn.ID, 30*time.Second)
+				var r struct{ Permission apiPermission }
+				h.call("POST", "/v1/permissions/"+p.ID+"?scope=all", map[string]string{"outcome": "approved"}, 200, &r, tt.hdr...)
+				if r.Permission.DecidedBy != tt.want || h.permission(p.ID).DecidedBy != tt.want {
+					t.Errorf("permission %+v: want decidedBy %s", r.Permission, tt.want)
+				}
+				h.waitTurn(th.ID, turn.ID, 30*time.Second)
+			})
 		}
 	})
 	t.Run("bad decisions", func(t *testing.T) {
@@ -541,8 +557,8 @@ func e2ePermissions(t *testing.T, bins e2eBins) {
 			t.Errorf("cancel took %v, want < 5s", d)
 		}
 		got := h.permission(p.ID)
-		if got.Status != "cancelled" || got.DecidedBy != "hub" || got.OptionID != "" {
-			t.Errorf("permission after cancel %+v: want cancelled by the hub, no option", got)
+		if got.Status != "cancelled" || got.DecidedBy != "cancel" || got.OptionID != "" {
+			t.Errorf("permission after cancel %+v: want cancelled, decidedBy cancel, no option", got)
 		}
 		if again := h.decide(p.ID, map[string]string{"outcome": "approved"}); again.status != 409 {
 			t.Errorf("approving a cancelled permission: %s, want 409", again)
@@ -687,10 +703,11 @@ func e2eConflictAndOwnership(t *testing.T, bins e2eBins) {
 	threadEvents.until(30*time.Second, isType("permission_required", turn.ID))
 	threadEvents.close()
 
-	// The tray decides alice's permission through scope=all.
+	// Another client (a tray started by hand) decides alice's permission
+	// through scope=all.
 	var dec struct{ Permission apiPermission }
-	h.call("POST", "/v1/permissions/"+p.ID+"?scope=all", map[string]string{"outcome": "approved"}, 200, &dec, "X-Client-ID", "tray", "X-Switchboard-Via", "tray")
-	if dec.Permission.DecidedBy != "tray" {
+	h.call("POST", "/v1/permissions/"+p.ID+"?scope=all", map[string]string{"outcome": "approved"}, 200, &dec, "X-Client-ID", "switchboard-tray")
+	if dec.Permission.DecidedBy != "client:switchboard-tray" {
 		t.Errorf("decided %+v", dec.Permission)
 	}
 	if done := h.waitTurn(th.ID, turn.ID, 30*time.Second); done.Output != "outcome: selected allow-once" {

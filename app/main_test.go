@@ -8,8 +8,10 @@ import (
 )
 
 // TestMain lets this test binary be the fake ACP agent the benchmarks and
-// end-to-end tests start (acptest.FakeAgentArgv).
+// end-to-end tests start (acptest.FakeAgentArgv), and the fake tray child
+// of TestTraySecret.
 func TestMain(m *testing.M) {
 	acptest.RunFakeAgentIfRequested()
+	runFakeTrayIfRequested()
 	os.Exit(m.Run())
 }

@@ -8,6 +8,8 @@ import (
 	"strings"
 	"sync"
 	"sync/atomic"
+	"unicode"
+	"unicode/utf8"
 
 	"github.com/switchboard-hub/switchboard/app/config"
 	"github.com/switchboard-hub/switchboard/hub"
@@ -30,14 +32,18 @@ const (
 
 // notifyCaller is who answers from a notification: decisions are recorded
 // as decidedBy "notification", through the same single-use path as any.
-var notifyCaller = hub.Caller{ClientID: "window", All: true, Via: "notification"}
+var notifyCaller = hub.Caller{ClientID: "window", All: true, Surface: hub.SurfaceNotification}
 
-// notification is one desktop notification.
+// notification is one desktop notification. Title and Body are plain
+// text: a sender that speaks markup (D-Bus) escapes them.
 type notification struct {
-	ID       string // "perm:<permission id>" or "turn:<thread id>/<turn id>"
-	Title    string
-	Body     string
-	Actions  bool // Approve and Deny (notifyCategoryPermission)
+	ID    string // "perm:<permission id>" or "turn:<thread id>/<turn id>"
+	Title string
+	Body  string
+	// Approve offers Approve and Deny (notifyCategoryPermission): only for
+	// a permission whose whole request is in Body. Otherwise a click on the
+	// notification opens the window on it (its default action).
+	Approve  bool
 	ThreadID string
 }
 
@@ -63,12 +69,16 @@ type notifier struct {
 	agents map[string]string          // agent id → name
 	tools  map[string]json.RawMessage // threadID/toolCallId → the latest tool_call object
 	shown  map[string]bool            // permission ids notified and not resolved
+	// approvable are the permission ids notified with Approve and Deny:
+	// an answer for any other is refused.
+	approvable map[string]bool
 }
 
 func newNotifier(svc hub.Service, send notifySender, cfg func() config.Config, show func(kind, id, threadID string), log *slog.Logger) *notifier {
 	return &notifier{
 		svc: svc, send: send, config: cfg, show: show, log: log,
 		agents: map[string]string{}, tools: map[string]json.RawMessage{}, shown: map[string]bool{},
+		approvable: map[string]bool{},
 	}
 }
 
@@ -122,6 +132,7 @@ func (n *notifier) handle(ctx context.Context, e hub.Event) {
 			n.mu.Lock()
 			was := n.shown[v.Permission.ID]
 			delete(n.shown, v.Permission.ID)
+			delete(n.approvable, v.Permission.ID)
 			n.mu.Unlock()
 			if was {
 				n.send.Remove("perm:" + v.Permission.ID)
@@ -164,7 +175,8 @@ func (n *notifier) handle(ctx context.Context, e hub.Event) {
 	}
 }
 
-// permission notifies of p once, with Approve and Deny.
+// permission notifies of p once: with Approve and Deny when its whole
+// request fits the notification (permissionBody), else to be opened.
 func (n *notifier) permission(ctx context.Context, p hub.Permission) {
 	if p.Status != hub.PermissionPending || !n.config().Notifications.Enabled {
 		return
@@ -201,13 +213,68 @@ func (n *notifier) permission(ctx context.Context, p hub.Permission) {
 			}
 		}
 	}
+	body, whole := permissionBody(title, details)
 	if title == "" {
 		title = "wants to use a tool"
 	}
+	if whole {
+		n.mu.Lock()
+		n.approvable[p.ID] = true
+		n.mu.Unlock()
+	}
 	n.deliver(notification{
-		ID: "perm:" + p.ID, Title: agent + ": " + title, Body: clip(details, 300),
-		Actions: true, ThreadID: p.ThreadID,
+		ID: "perm:" + p.ID, Title: agent + ": " + clip(title, 80), Body: body,
+		Approve: whole, ThreadID: p.ThreadID,
 	})
+}
+
+// Bounds of a permission notification's body that notification servers
+// show whole (they cut or fold longer ones).
+const (
+	notifyBodyMax   = 240 // runes
+	notifyBodyLines = 6
+)
+
+// permissionBody is a permission notification's body, the tool call's
+// title then what it touches (its command, else its paths), and whether
+// that is the whole request, readable: both parts present, within the
+// body's bounds, and only printable text (no control or format
+// characters such as bidi overrides, which can make a command read as
+// another). Only then is Approve offered; otherwise the body is cut and
+// says to open the card.
+func permissionBody(title, details string) (body string, whole bool) {
+	full := strings.TrimSpace(strings.TrimSpace(title) + "\n" + strings.TrimSpace(details))
+	whole = strings.TrimSpace(title) != "" && strings.TrimSpace(details) != "" &&
+		utf8.RuneCountInString(full) <= notifyBodyMax &&
+		strings.Count(full, "\n") < notifyBodyLines && printable(full)
+	if whole {
+		return full, true
+	}
+	if full == "" {
+		return "Open Switchboard to see the request.", false
+	}
+	lines := strings.SplitN(full, "\n", notifyBodyLines)
+	if len(lines) == notifyBodyLines {
+		lines[notifyBodyLines-1] = "…"
+	}
+	short := strings.Map(func(r rune) rune {
+		if r == '\n' || unicode.IsGraphic(r) {
+			return r
+		}
+		return '\uFFFD'
+	}, clip(strings.Join(lines, "\n"), notifyBodyMax-40))
+	return short + "\nNot all of it fits here: open it in Switchboard to decide.", false
+}
+
+// printable reports whether s is only graphic characters, spaces and
+// newlines.
+func printable(s string) bool {
+	for _, r := range s {
+		if r != '\n' && r != ' ' && !unicode.IsGraphic(r) {
+			return false
+		}
+	}
+	return true
 }
 
 func (n *notifier) deliver(x notification) {
@@ -218,8 +285,9 @@ func (n *notifier) deliver(x notification) {
 
 // respond handles a click on notification id: Approve or Deny decides the
 // permission (decidedBy "notification"; CONFLICT when it was decided
-// meanwhile, which is logged and otherwise ignored); a click on the
-// notification itself opens the window on its permission or thread.
+// meanwhile, which is logged and otherwise ignored) if its notification
+// offered them; a click on the notification itself opens the window on
+// its permission or thread.
 func (n *notifier) respond(ctx context.Context, id, action string) {
 	kind, target, ok := strings.Cut(id, ":")
 	if !ok {
@@ -227,6 +295,13 @@ func (n *notifier) respond(ctx context.Context, id, action string) {
 	}
 	switch {
 	case kind == "perm" && (action == actionApprove || action == actionDeny):
+		n.mu.Lock()
+		offered := n.approvable[target]
+		n.mu.Unlock()
+		if !offered {
+			n.log.Warn("an answer to a notification that offered none; ignored", "permission", target, "action", action)
+			return
+		}
 		d := hub.Decision{Outcome: hub.PermissionApproved}
 		if action == actionDeny {
 			d.Outcome = hub.PermissionDeclined

@@ -30,7 +30,8 @@ import (
 // `go test ./...` needs neither D-Bus nor a display.
 //
 // It checks the Notify call of a pending permission (title, body, the
-// Approve/Deny actions), that the Approve action approves it in the hub as
+// Approve/Deny actions), that Approve from another connection on the bus
+// changes nothing, that the server's Approve approves it in the hub as
 // decidedBy "notification", that a second launch on the same data dir
 // shows the first window and exits 0, and that the tray's Quit (POST
 // /v1/shutdown) quits cleanly and remembers the window's geometry.
@@ -115,6 +116,12 @@ func startFakeNotifd(t *testing.T) *fakeNotifd {
 		t.Fatalf("session bus: %v", err)
 	}
 	t.Cleanup(func() { conn.Close() })
+	return serveFakeNotifd(t, conn)
+}
+
+// serveFakeNotifd makes conn the bus's notification server.
+func serveFakeNotifd(t *testing.T, conn *dbus.Conn) *fakeNotifd {
+	t.Helper()
 	s := &fakeNotifd{conn: conn}
 	if err := conn.Export(s, "/org/freedesktop/Notifications", notifyIface); err != nil {
 		t.Fatal(err)
@@ -216,7 +223,24 @@ func TestNotificationsE2E(t *testing.T) {
 		t.Fatalf("x-notification-id %q, want perm:<id>", nid)
 	}
 
-	// Wails maps the server's notification id to ours only once Notify's
+	// A rogue process on the session bus "clicks" Approve: ignored (only
+	// the owner of org.freedesktop.Notifications is heard).
+	rogue, err := dbus.ConnectSessionBus()
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer rogue.Close()
+	for range 3 {
+		if err := rogue.Emit("/org/freedesktop/Notifications", notifyIface+".ActionInvoked", call.ID, actionApprove); err != nil {
+			t.Fatal(err)
+		}
+		time.Sleep(300 * time.Millisecond)
+	}
+	if perms, err := c.Permissions(ctx, ""); err != nil || len(perms) != 1 || perms[0].Status != hub.PermissionPending {
+		t.Fatalf("after a rogue's Approve: %+v %v, want the permission pending", perms, err)
+	}
+
+	// The app maps the server's notification id to ours only once Notify's
 	// reply reaches it, and drops an action for an id it does not know
 	// yet; our fake records the call before replying, so a click sent at
 	// once can beat that mapping (a user cannot click a notification

@@ -83,8 +83,8 @@ func TestNotifier(t *testing.T) {
 		t.Fatal(err)
 	}
 	pn := sent.wait(t, func(x notification) bool { return strings.HasPrefix(x.ID, "perm:") })
-	if pn.Title != "Fake: Run make clean" || pn.Body != "make clean" || !pn.Actions || pn.ThreadID != th.ID {
-		t.Errorf("permission notification %+v, want title %q, body %q, actions", pn, "Fake: Run make clean", "make clean")
+	if pn.Title != "Fake: Run make clean" || pn.Body != "Run make clean\nmake clean" || !pn.Approve || pn.ThreadID != th.ID {
+		t.Errorf("permission notification %+v, want title %q, body %q, Approve", pn, "Fake: Run make clean", "Run make clean\nmake clean")
 	}
 	permID := strings.TrimPrefix(pn.ID, "perm:")
 
@@ -118,7 +118,7 @@ func TestNotifier(t *testing.T) {
 		t.Fatal(err)
 	}
 	tn := sent.wait(t, func(x notification) bool { return strings.HasPrefix(x.ID, "turn:") })
-	if tn.ID != "turn:"+th.ID+"/"+turn2.ID || !strings.Contains(tn.Title, "Fake") || tn.Body != "all done" || tn.Actions {
+	if tn.ID != "turn:"+th.ID+"/"+turn2.ID || !strings.Contains(tn.Title, "Fake") || tn.Body != "all done" || tn.Approve {
 		t.Errorf("turn notification %+v, want turn %s from Fake saying all done", tn, turn2.ID)
 	}
 	n.respond(ctx, tn.ID, actionDefault)

@@ -1,4 +1,4 @@
-//go:build !headless
+//go:build !headless && !linux
 
 package app
 
@@ -10,17 +10,16 @@ import (
 )
 
 // wailsNotifier sends notifications through Wails v2.16's notification
-// service (on Linux: org.freedesktop.Notifications on the session bus).
+// service (macOS, Windows; Linux has its own D-Bus sender, notify_dbus.go).
 // It writes its categories into os.UserConfigDir()/<executable name>/.
 type wailsNotifier struct {
 	ctx context.Context // Wails' context, from OnStartup
 }
 
-// startWailsNotifications initialises Wails' notifications, registers the
-// Approve/Deny category and routes responses to respond. It returns nil
-// when notifications are not available (no session bus): the app runs on
-// without them.
-func startWailsNotifications(wctx context.Context, log *slog.Logger, respond func(id, action string)) *wailsNotifier {
+// startDesktopNotifications initialises Wails' notifications, registers
+// the Approve/Deny category and routes responses to respond. It returns
+// nil when notifications are not available: the app runs on without them.
+func startDesktopNotifications(wctx context.Context, log *slog.Logger, respond func(id, action string)) desktopNotifier {
 	if !wailsruntime.IsNotificationAvailable(wctx) {
 		return nil
 	}
@@ -51,7 +50,7 @@ func startWailsNotifications(wctx context.Context, log *slog.Logger, respond fun
 func (w *wailsNotifier) Send(n notification) error {
 	o := wailsruntime.NotificationOptions{ID: n.ID, Title: n.Title, Body: n.Body,
 		Data: map[string]any{"threadId": n.ThreadID}}
-	if n.Actions {
+	if n.Approve {
 		o.CategoryID = notifyCategoryPermission
 		return wailsruntime.SendNotificationWithActions(w.ctx, o)
 	}

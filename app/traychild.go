@@ -3,7 +3,10 @@
 package app
 
 import (
+	"crypto/rand"
+	"encoding/hex"
 	"errors"
+	"fmt"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -32,18 +35,42 @@ func trayProgram() string {
 // its own process because systray and Wails cannot share one (DESIGN.md).
 // A missing tray binary is logged, not fatal: the window works without it.
 func (h *runningHub) startTray() (stop func()) {
-	noop := func() {}
 	if !h.currentConfig().Tray.Enabled {
-		return noop
+		return func() {}
 	}
 	prog := trayProgram()
 	if prog == "" {
 		h.log.Warn("tray: switchboard-tray not found beside switchboard or on PATH; no tray icon")
+		return func() {}
+	}
+	return h.startTrayProgram(prog)
+}
+
+// traySecretFD is the descriptor the tray child reads its secret from
+// (the first of cmd.ExtraFiles).
+const traySecretFD = 3
+
+// startTrayProgram starts prog as the tray child with a new per-launch
+// secret: the hub records decisions carrying it (X-Switchboard-Tray) as
+// decidedBy "tray". The secret goes over an inherited pipe (fd 3, flag
+// --secret-fd 3), never argv or env, which other local users can read in
+// /proc. It is forgotten by the hub when the child is stopped, so a tray
+// the user starts by hand decides as client:switchboard-tray.
+func (h *runningHub) startTrayProgram(prog string) (stop func()) {
+	noop := func() {}
+	secret, r, err := traySecretPipe()
+	if err != nil {
+		h.log.Warn("tray: not started", "err", err)
 		return noop
 	}
-	cmd := exec.Command(prog, "--data-dir", h.dataDir)
+	cmd := exec.Command(prog, "--data-dir", h.dataDir, "--secret-fd", fmt.Sprint(traySecretFD))
 	cmd.Stdout, cmd.Stderr = os.Stderr, os.Stderr
-	if err := cmd.Start(); err != nil {
+	cmd.ExtraFiles = []*os.File{r}
+	h.http.SetTraySecret(secret)
+	err = cmd.Start()
+	r.Close() // the child has its copy
+	if err != nil {
+		h.http.SetTraySecret("")
 		h.log.Warn("tray: not started", "err", err)
 		return noop
 	}
@@ -51,6 +78,7 @@ func (h *runningHub) startTray() (stop func()) {
 	done := make(chan struct{})
 	go func() { cmd.Wait(); close(done) }()
 	return func() {
+		h.http.SetTraySecret("")
 		if err := cmd.Process.Signal(syscall.SIGTERM); err != nil && !errors.Is(err, os.ErrProcessDone) {
 			cmd.Process.Kill()
 		}
@@ -61,4 +89,28 @@ func (h *runningHub) startTray() (stop func()) {
 			<-done
 		}
 	}
+}
+
+// traySecretPipe makes a secret (32 random bytes, hex) and a pipe whose
+// read end holds it, written whole and closed (it fits the pipe's buffer),
+// so the child reads it to EOF at its own pace.
+func traySecretPipe() (secret string, r *os.File, err error) {
+	var b [32]byte
+	if _, err := rand.Read(b[:]); err != nil {
+		return "", nil, fmt.Errorf("tray secret: %w", err)
+	}
+	secret = hex.EncodeToString(b[:])
+	r, w, err := os.Pipe()
+	if err != nil {
+		return "", nil, fmt.Errorf("tray secret: %w", err)
+	}
+	_, err = w.WriteString(secret)
+	if cerr := w.Close(); err == nil {
+		err = cerr
+	}
+	if err != nil {
+		r.Close()
+		return "", nil, fmt.Errorf("tray secret: %w", err)
+	}
+	return secret, r, nil
 }

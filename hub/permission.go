@@ -15,10 +15,20 @@ const (
 	PermissionExpired   = "expired"
 )
 
-// Who decided a permission (Permission.DecidedBy).
+// Who decided a permission (Permission.DecidedBy), besides the surfaces
+// (SurfaceWindow …) and DecidedByOf's "client:<id>".
 const (
-	DecidedByTimeout = "timeout"
-	DecidedByHub     = "hub" // cancel, shutdown, agent exit, restart
+	DecidedByTimeout = "timeout" // the deadline passed
+	DecidedByCancel  = "cancel"  // the turn was cancelled while it was pending
+	DecidedByHub     = "hub"     // shutdown, agent exit, restart, a turn that ended otherwise
+	// DecidedByClientPrefix prefixes the X-Client-ID of a token holder
+	// with no proved surface (scripts, editors, the editor bridge).
+	DecidedByClientPrefix = "client:"
+	// DecidedByRulePrefix and DecidedByRememberedPrefix are reserved for
+	// rules: "rule:<name>" (a config rule), "remembered:<ruleId>" (a
+	// decision remembered for a thread, folder or agent).
+	DecidedByRulePrefix       = "rule:"
+	DecidedByRememberedPrefix = "remembered:"
 )
 
 // PermissionOption is one choice the agent offered.
@@ -37,8 +47,11 @@ type Permission struct {
 	ToolCall json.RawMessage    `json:"toolCall"`
 	Options  []PermissionOption `json:"options"`
 	Deadline time.Time          `json:"deadline"`
-	// DecidedBy is the client id, or "window", "tray", "notification",
-	// "editor", "timeout", "hub".
+	// DecidedBy is built by the hub, never copied from a request (API.md
+	// "Conventions"): "window", "notification", "browser", "tray" (a
+	// surface its credential proved), "client:<X-Client-ID>" (any other
+	// token holder), "rule:<name>", "remembered:<ruleId>", "timeout",
+	// "cancel" or "hub".
 	DecidedBy string     `json:"decidedBy,omitempty"`
 	OptionID  string     `json:"optionId,omitempty"`
 	DecidedAt *time.Time `json:"decidedAt,omitempty"`

@@ -6,19 +6,48 @@ import (
 )
 
 // Caller says who is calling the Service. Adapters build it from their
-// transport: hub/httpapi from X-Client-ID and ?scope=all; app for the
-// window; the tray and the editor bridge through the HTTP API.
+// transport: hub/httpapi from X-Client-ID, ?scope=all and the credential
+// that authorized the request; app for the window and its notifications;
+// the tray and the editor bridge through the HTTP API.
 type Caller struct {
 	// ClientID owns the threads the caller creates; it must match
-	// [A-Za-z0-9._-]{1,64}.
+	// [A-Za-z0-9._-]{1,64}. Any token holder chooses its own.
 	ClientID string
 	// All lifts the ownership filter (scope=all): the caller sees every
 	// client's threads, events and permissions.
 	All bool
-	// Via names the surface a permission decision came through, recorded as
-	// decidedBy: "window", "tray", "notification", "editor". Empty means
-	// the client id is recorded.
-	Via string
+	// Surface is the deciding surface a credential proved (one of the
+	// Surface* values), recorded as a permission's decidedBy; empty for
+	// any other token holder, recorded as "client:<ClientID>". Only an
+	// adapter sets it, from what authenticated the caller (app in-process
+	// for the window and notifications; hub/httpapi's token check for a
+	// browser session and the tray's per-launch secret), never from a
+	// value the request names.
+	Surface string
+}
+
+// Deciding surfaces (Caller.Surface), recorded as Permission.DecidedBy.
+const (
+	SurfaceWindow       = "window"       // the desktop window, in-process
+	SurfaceNotification = "notification" // a desktop notification's action, in-process
+	SurfaceBrowser      = "browser"      // a browser session of the web UI
+	SurfaceTray         = "tray"         // the app's own tray child (per-launch secret)
+)
+
+// TraySecretHeader carries the per-launch secret the desktop app hands the
+// tray it starts (over an inherited pipe, never argv or env). The hub
+// compares it in constant time; with it a token holder's decisions are
+// recorded as "tray", without it as "client:<X-Client-ID>".
+const TraySecretHeader = "X-Switchboard-Tray"
+
+// DecidedByOf is what Permission.DecidedBy records for a decision by c:
+// its Surface when it has one, else "client:<ClientID>".
+func DecidedByOf(c Caller) string {
+	switch c.Surface {
+	case SurfaceWindow, SurfaceNotification, SurfaceBrowser, SurfaceTray:
+		return c.Surface
+	}
+	return DecidedByClientPrefix + c.ClientID
 }
 
 // CreateThreadRequest is the body of POST /v1/threads.

@@ -38,7 +38,7 @@ type fakeHub struct {
 	perms     []hub.Permission
 	threads   []hub.Thread
 	history   map[string][]hub.Turn
-	decisions []string // "<id> <body> via=<X-Switchboard-Via>"
+	decisions []string // "<id> <body> secret=<whether X-Switchboard-Tray is testTraySecret>"
 	cancels   []string
 	lastIDs   []string // Last-Event-ID of each stream
 	codes     []string // the next of each POST /v1/auth/codes
@@ -153,11 +153,15 @@ func (h *fakeHub) serve(w http.ResponseWriter, r *http.Request) {
 		}
 		id := strings.TrimPrefix(p, "/v1/permissions/")
 		b, _ := io.ReadAll(r.Body)
-		h.decisions = append(h.decisions, fmt.Sprintf("%s %s via=%s", id, b, r.Header.Get("X-Switchboard-Via")))
+		secret := r.Header.Get(hub.TraySecretHeader) == testTraySecret
+		h.decisions = append(h.decisions, fmt.Sprintf("%s %s secret=%v", id, b, secret))
 		for i, pe := range h.perms {
 			if pe.ID == id {
 				h.perms = append(h.perms[:i], h.perms[i+1:]...)
-				pe.Status, pe.DecidedBy = "approved", r.Header.Get("X-Switchboard-Via")
+				pe.Status, pe.DecidedBy = "approved", "client:"+r.Header.Get("X-Client-ID")
+				if secret {
+					pe.DecidedBy = "tray"
+				}
 				js(map[string]any{"permission": pe})
 				return
 			}
@@ -202,14 +206,18 @@ func sse(seq int64, typ string, payload string) string {
 	return fmt.Sprintf("id: %d\nevent: %s\ndata: %s}\n\n", seq, typ, body)
 }
 
-// client is the tray's client of the fake hub, found through its data dir.
+// testTraySecret is the secret of the app that started the tray in tests.
+const testTraySecret = "0123456789abcdef0123456789abcdef"
+
+// client is the tray's client of the fake hub, found through its data dir,
+// as the app's tray (with its secret).
 func (h *fakeHub) client(t *testing.T) *client.Client {
 	t.Helper()
 	found, err := client.Discover(h.dir)
 	if err != nil {
 		t.Fatal(err)
 	}
-	return (&Watcher{}).clientFor(found)
+	return (&Watcher{TraySecret: testTraySecret}).clientFor(found)
 }
 
 // The tray's calls: a snapshot of every client's resources, decisions as
@@ -251,7 +259,7 @@ func TestClientCalls(t *testing.T) {
 	if err := c.Healthz(ctx); err != nil {
 		t.Fatal(err)
 	}
-	want := []string{`pe1 {"optionId":"allow_once-id"} via=tray`, `pe1 {"outcome":"declined"} via=tray`}
+	want := []string{`pe1 {"optionId":"allow_once-id"} secret=true`, `pe1 {"outcome":"declined"} secret=true`}
 	if !reflect.DeepEqual(h.decisions, want) || !reflect.DeepEqual(h.cancels, []string{"tu1"}) {
 		t.Fatalf("decisions %q cancels %q", h.decisions, h.cancels)
 	}

@@ -25,8 +25,9 @@ import (
 // registered with status-notifier-watcher (Debian package
 // haskell-status-notifier-item-utils). The test reads the status item and
 // its com.canonical.dbusmenu layout over D-Bus, clicks Approve through
-// com.canonical.dbusmenu.Event, sees the permission approved by "tray" in
-// the real hub, then kills and restarts the hub while the tray runs.
+// com.canonical.dbusmenu.Event, sees the permission approved in the real
+// hub (by "client:switchboard-tray": a tray started by hand, without the
+// app's secret, is a client like any), then kills and restarts the hub while the tray runs.
 //
 // Without Xvfb, dbus-daemon, status-notifier-watcher or the appindicator
 // headers the test is skipped, unless SWITCHBOARD_TRAY_E2E=require (CI),
@@ -78,7 +79,7 @@ func TestDBusTray(t *testing.T) {
 	waitTray(t, tray, "the permission approved by the tray", func() bool {
 		ps := h.permissions()
 		return len(ps) == 1 && ps[0].Status == "approved" &&
-			ps[0].DecidedBy == "tray" && ps[0].OptionID == "allow-once"
+			ps[0].DecidedBy == "client:switchboard-tray" && ps[0].OptionID == "allow-once"
 	})
 	waitTray(t, tray, "idle after the turn", func() bool { return sni.label(t, 0) == "No agents working" })
 

@@ -195,7 +195,8 @@ func (h *realHub) permissions() []hub.Permission {
 }
 
 // The tray against the real headless hub: it sees another client's
-// permission (scope=all), approves it as "tray", follows the turn to its
+// permission (scope=all), approves it (as client:switchboard-tray: a tray
+// started by hand has no secret from the app), follows the turn to its
 // end, shows trouble while the hub is killed, and recovers when it is
 // restarted on the same data dir.
 func TestRealHub(t *testing.T) {
@@ -223,7 +224,7 @@ func TestRealHub(t *testing.T) {
 	}
 	got.waitFor(t, "idle after the turn", 10*time.Second, func(m Menu) bool { return m.Icon == IconIdle })
 	if ps := h.permissions(); len(ps) != 1 || ps[0].Status != "approved" ||
-		ps[0].DecidedBy != "tray" || ps[0].OptionID != "allow-once" {
+		ps[0].DecidedBy != "client:switchboard-tray" || ps[0].OptionID != "allow-once" {
 		t.Fatalf("permissions after the decision: %+v", ps)
 	}
 

@@ -27,7 +27,7 @@ func run(ctx context.Context, o Options) error {
 		systray.SetIcon(icon.TrayStatePNG(icon.Trouble))
 		systray.SetTooltip(Tooltip)
 		ui := newSystrayUI(ctx, log)
-		w := &Watcher{DataDir: o.DataDir, Log: log, Publish: ui.show}
+		w := &Watcher{DataDir: o.DataDir, TraySecret: o.secret, Log: log, Publish: ui.show}
 		ui.watcher = w
 		ui.listen(ctx)
 		go w.Run(ctx)

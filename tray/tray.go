@@ -14,8 +14,8 @@
 //   - hub/client (not in this package): discovery (<data-dir>/hub.json and
 //     token), the typed calls, the API's errors and the event stream.
 //   - watch.go: Watcher, the tray's use of hub/client (always ?scope=all,
-//     X-Client-ID switchboard-tray, decisions with X-Switchboard-Via:
-//     tray). It owns a Model: it connects, snapshots, follows
+//     X-Client-ID switchboard-tray, and the secret of the app that
+//     started it, if any, in X-Switchboard-Tray). It owns a Model: it connects, snapshots, follows
 //     GET /v1/events, resumes with Last-Event-ID, reconnects with backoff
 //     and publishes menus at most every 100 ms.
 //   - model.go: Model, a pure state machine from a snapshot and events to
@@ -36,6 +36,7 @@ import (
 	"os/signal"
 	"path/filepath"
 	"runtime"
+	"strings"
 	"syscall"
 )
 
@@ -45,6 +46,10 @@ const Tooltip = "Switchboard"
 // Options is switchboard-tray's command line.
 type Options struct {
 	DataDir string // where hub.json tells the hub's address
+	// SecretFD is the descriptor the app that started the tray passes its
+	// per-launch secret on (--secret-fd; -1: none, a tray started by hand).
+	SecretFD int
+	secret   string // read from SecretFD by Run
 }
 
 // Main runs switchboard-tray with os.Args and exits.
@@ -62,6 +67,7 @@ func Run(ctx context.Context, args []string, stderr io.Writer) int {
 	fs := flag.NewFlagSet("switchboard-tray", flag.ContinueOnError)
 	fs.SetOutput(stderr)
 	fs.StringVar(&o.DataDir, "data-dir", "", "find the hub through `DIR`/hub.json\n(default $SWITCHBOARD_DATA_DIR, else $XDG_DATA_HOME/switchboard)")
+	fs.IntVar(&o.SecretFD, "secret-fd", -1, "read the secret of the app that starts the tray from descriptor `N`\n(the app passes it; its decisions are then the tray's)")
 	if err := fs.Parse(args); err != nil {
 		if errors.Is(err, flag.ErrHelp) {
 			return 0
@@ -75,6 +81,14 @@ func Run(ctx context.Context, args []string, stderr io.Writer) int {
 	if err := o.resolve(); err != nil {
 		fmt.Fprintf(stderr, "switchboard-tray: %v\n", err)
 		return 1
+	}
+	if o.SecretFD >= 0 {
+		s, err := readSecret(o.SecretFD)
+		if err != nil {
+			fmt.Fprintf(stderr, "switchboard-tray: %v\n", err)
+			return 1
+		}
+		o.secret = s
 	}
 	if err := run(ctx, o); err != nil {
 		fmt.Fprintf(stderr, "switchboard-tray: %v\n", err)
@@ -118,6 +132,28 @@ func (o *Options) resolve() error {
 	}
 	o.DataDir = d
 	return nil
+}
+
+// maxSecret bounds what readSecret reads.
+const maxSecret = 1024
+
+// readSecret reads the app's per-launch secret from descriptor fd to EOF
+// and closes it. The secret is printable ASCII, 16 to maxSecret bytes.
+func readSecret(fd int) (string, error) {
+	f := os.NewFile(uintptr(fd), "secret")
+	if f == nil {
+		return "", fmt.Errorf("--secret-fd %d: not a descriptor", fd)
+	}
+	defer f.Close()
+	b, err := io.ReadAll(io.LimitReader(f, maxSecret+1))
+	if err != nil {
+		return "", fmt.Errorf("--secret-fd %d: %w", fd, err)
+	}
+	s := strings.TrimSpace(string(b))
+	if len(s) < 16 || len(s) > maxSecret || strings.IndexFunc(s, func(r rune) bool { return r <= ' ' || r > '~' }) >= 0 {
+		return "", fmt.Errorf("--secret-fd %d: not a secret (%d bytes)", fd, len(b))
+	}
+	return s, nil
 }
 
 // errNoTray: this build has no tray (built without the desktop tag).

@@ -17,12 +17,10 @@ import (
 	"github.com/switchboard-hub/switchboard/hub/client"
 )
 
-// ClientID is the X-Client-ID the tray sends, and Via the surface it names
-// in X-Switchboard-Via, which the hub records as a permission's decidedBy.
-const (
-	ClientID = "switchboard-tray"
-	Via      = "tray"
-)
+// ClientID is the X-Client-ID the tray sends. Its decisions are recorded
+// as decidedBy "tray" only with the secret of the app that started it
+// (Watcher.TraySecret), else as "client:switchboard-tray".
+const ClientID = "switchboard-tray"
 
 // Clock is the time the Watcher uses for its backoff and its publishing
 // rate; tests pass a fake.
@@ -65,6 +63,9 @@ type Watcher struct {
 	// client.DefaultMaxEventBytes. A longer event is skipped: the tray
 	// follows the hub live from the next snapshot.
 	MaxEventBytes int
+	// TraySecret is the per-launch secret the desktop app handed this tray
+	// (--secret-fd), sent with every request; "" for a tray started by hand.
+	TraySecret string
 	// Publish receives each new menu, never two equal in a row, from the
 	// Watcher's goroutine. It must not block for long.
 	Publish func(Menu)
@@ -206,9 +207,9 @@ func (w *Watcher) Client() *client.Client {
 }
 
 // clientFor is the tray's client of h: every client's resources
-// (?scope=all), as switchboard-tray, decisions recorded as the tray's.
+// (?scope=all), as switchboard-tray, with the app's secret when it has one.
 func (w *Watcher) clientFor(h client.Hub) *client.Client {
-	return client.ForHub(h, client.Options{ClientID: ClientID, All: true, Via: Via, HTTP: w.HTTP, IdleTimeout: w.IdleTimeout, MaxEventBytes: w.MaxEventBytes})
+	return client.ForHub(h, client.Options{ClientID: ClientID, All: true, TraySecret: w.TraySecret, HTTP: w.HTTP, IdleTimeout: w.IdleTimeout, MaxEventBytes: w.MaxEventBytes})
 }
 
 func (w *Watcher) idleTimeout() time.Duration {

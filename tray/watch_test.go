@@ -188,7 +188,7 @@ func TestWatcherReconnects(t *testing.T) {
 	h.threads = []hub.Thread{{ID: "th1", Agent: "claude", Title: "Fix", Status: "idle"}}
 	clk := newFakeClock()
 	got := newMenus()
-	w := &Watcher{DataDir: h.dir, Clock: clk, Publish: got.publish, Log: quietLog()}
+	w := &Watcher{DataDir: h.dir, TraySecret: testTraySecret, Clock: clk, Publish: got.publish, Log: quietLog()}
 	ctx, cancel := context.WithCancel(context.Background())
 	done := make(chan struct{})
 	go func() { w.Run(ctx); close(done) }()
@@ -289,7 +289,7 @@ func TestWatcherReconnects(t *testing.T) {
 	got.waitFor(t, "decided", 5*time.Second, func(m Menu) bool { return m.Connected && len(m.Permissions) == 0 })
 	h2.mu.Lock()
 	defer h2.mu.Unlock()
-	if len(h2.decisions) != 1 || h2.decisions[0] != `pe2 {"optionId":"allow_once-id"} via=tray` {
+	if len(h2.decisions) != 1 || h2.decisions[0] != `pe2 {"optionId":"allow_once-id"} secret=true` {
 		t.Errorf("decisions %q", h2.decisions)
 	}
 }

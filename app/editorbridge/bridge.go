@@ -88,7 +88,6 @@ func newServer(o Options, log *slog.Logger) *server {
 		opts: o,
 		hub: client.New(o.DataDir, client.Options{
 			ClientID:      clientID(""),
-			Via:           "editor",
 			MaxEventBytes: o.MaxEventBytes,
 		}),
 		log:      log,

@@ -11,7 +11,8 @@ import (
 )
 
 // A permission pending in the hub is asked of the editor too; the first
-// decision wins. The editor's answer goes to the hub (decidedBy editor); a
+// decision wins. The editor's answer goes to the hub (decidedBy
+// "client:acp-<editor>", the bridge's client id: a token holder like any); a
 // decision made in the hub first withdraws the editor's request.
 
 // permissionOf reads the permission of a permission_required or
@@ -24,7 +25,7 @@ func permissionOf(ev hub.Event) (hub.Permission, bool) {
 }
 
 // askEditor sends session/request_permission for a permission pending in
-// the hub. The editor's answer is posted to the hub (Via: editor); when
+// the hub. The editor's answer is posted to the hub as the bridge's client; when
 // the hub decides first (permission_resolved), the editor's request is
 // cancelled with $/cancel_request and a late answer is ignored.
 func (t *turnRelay) askEditor(p hub.Permission) {

@@ -170,7 +170,13 @@ async function main() {
   await page.screenshot({ path: join(shots, 'permission-dark.png') });
   await page.emulateMedia({ colorScheme: 'light' });
   await allow.click();
-  await card.getByText(/decided by you/).waitFor();
+  await card.getByText(/decided by you, in a browser/).waitFor();
+  // The hub recorded the browser session as the browser (from its
+  // credential, not from a header the page could choose).
+  const decided = (await api('GET', '/v1/permissions')).permissions.filter((p) => p.status === 'approved');
+  if (decided.length !== 1 || decided[0].decidedBy !== 'browser') {
+    throw new Error(`decidedBy after a click in the browser: ${JSON.stringify(decided.map((p) => p.decidedBy))}, want browser`);
+  }
   await conv.getByText(/successfully updated the configuration/).waitFor();
   await page.getByRole('button', { name: 'Approvals: 0 pending' }).waitFor();
   await page.getByRole('button', { name: 'Stop' }).waitFor({ state: 'detached' });

@@ -25,6 +25,8 @@ import (
 	"net/url"
 	"sync"
 	"time"
+
+	"github.com/switchboard-hub/switchboard/hub"
 )
 
 // Defaults for Options.
@@ -48,9 +50,11 @@ type Options struct {
 	// All adds ?scope=all to every /v1 request: the caller sees every
 	// client's threads, events and permissions (the tray does).
 	All bool
-	// Via, when set, is sent as X-Switchboard-Via: the surface the hub
-	// records as a permission's decidedBy.
-	Via string
+	// TraySecret, when set, is sent as X-Switchboard-Tray (hub.TraySecretHeader):
+	// the per-launch secret the desktop app hands the tray it starts, with
+	// which the hub records the tray's decisions as decidedBy "tray". Any
+	// other caller is recorded as "client:<ClientID>".
+	TraySecret string
 	// HTTP sends the requests. nil: the Client's own, without proxy (the
 	// hub is on loopback), without an overall timeout (streams last as
 	// long as a turn; each call is bounded by its context), and proving
@@ -294,8 +298,8 @@ func (c *Client) newHTTPRequest(ctx context.Context, h Hub, r request) (*http.Re
 	}
 	req.Header.Set("Authorization", "Bearer "+h.token)
 	req.Header.Set("X-Client-ID", o.ClientID)
-	if o.Via != "" {
-		req.Header.Set("X-Switchboard-Via", o.Via)
+	if o.TraySecret != "" {
+		req.Header.Set(hub.TraySecretHeader, o.TraySecret)
 	}
 	if r.body != nil {
 		req.Header.Set("Content-Type", "application/json")

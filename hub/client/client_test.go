@@ -111,14 +111,17 @@ func TestErrorAnswer(t *testing.T) {
 		w.Header().Set("Retry-After", "3")
 		jsonAnswer(429, `{"error":{"code":"TOO_MANY_REQUESTS","message":"agent limit"}}`)(w, r)
 	})
-	c := testClient(f, Options{Via: "tray"})
+	c := testClient(f, Options{TraySecret: "s3cret"})
 	_, err := c.Decide(context.Background(), "p1", hub.Decision{Outcome: hub.PermissionApproved})
 	var e *Error
 	if !errors.As(err, &e) || e.Status != 409 || e.Code != hub.CodeConflict || e.Details["reason"] != "DECIDED" {
 		t.Errorf("got %#v", err)
 	}
-	if got := f.requests()[0].Header.Get("X-Switchboard-Via"); got != "tray" {
-		t.Errorf("Via %q", got)
+	if got := f.requests()[0].Header.Get(hub.TraySecretHeader); got != "s3cret" {
+		t.Errorf("tray secret %q", got)
+	}
+	if got := f.requests()[0].Header.Values("X-Switchboard-Via"); got != nil {
+		t.Errorf("X-Switchboard-Via %q: no client names its surface", got)
 	}
 	_, err = c.StreamTurn(context.Background(), "th", hub.TurnInput{Input: "x"}, StreamOptions{})
 	if !errors.As(err, &e) || e.Status != 429 || e.RetryAfter != 3*time.Second {

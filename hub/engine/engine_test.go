@@ -238,14 +238,16 @@ func TestCreateThreadValidation(t *testing.T) {
 
 func TestPermissionDecisions(t *testing.T) {
 	tests := []struct {
-		name     string
-		decision hub.Decision
-		status   string
-		agent    string
+		name      string
+		caller    hub.Caller
+		decision  hub.Decision
+		status    string
+		agent     string
+		decidedBy string
 	}{
-		{"approved", hub.Decision{Outcome: "approved"}, hub.PermissionApproved, "outcome: selected allow-once"},
-		{"declined", hub.Decision{Outcome: "declined"}, hub.PermissionDeclined, "outcome: selected reject-once"},
-		{"optionId", hub.Decision{OptionID: "allow-always"}, hub.PermissionApproved, "outcome: selected allow-always"},
+		{"approved", hub.Caller{ClientID: "alice", Surface: hub.SurfaceTray}, hub.Decision{Outcome: "approved"}, hub.PermissionApproved, "outcome: selected allow-once", "tray"},
+		{"declined", alice, hub.Decision{Outcome: "declined"}, hub.PermissionDeclined, "outcome: selected reject-once", "client:alice"},
+		{"optionId", hub.Caller{ClientID: "alice", Surface: "editor"}, hub.Decision{OptionID: "allow-always"}, hub.PermissionApproved, "outcome: selected allow-always", "client:alice"},
 	}
 	h := newHarness(t, nil)
 	for _, tt := range tests {
@@ -264,8 +266,8 @@ func TestPermissionDecisions(t *testing.T) {
 			if len(pending) != 1 || pending[0].ID != p.ID {
 				t.Fatalf("pending %+v", pending)
 			}
-			decided, err := h.e.DecidePermission(ctx, hub.Caller{ClientID: "alice", Via: "tray"}, p.ID, tt.decision)
-			if err != nil || decided.Status != tt.status || decided.DecidedBy != "tray" {
+			decided, err := h.e.DecidePermission(ctx, tt.caller, p.ID, tt.decision)
+			if err != nil || decided.Status != tt.status || decided.DecidedBy != tt.decidedBy {
 				t.Fatalf("decide %+v %v", decided, err)
 			}
 			if _, err := h.e.DecidePermission(ctx, alice, p.ID, tt.decision); hub.ErrorCode(err) != hub.CodeConflict {
@@ -323,8 +325,8 @@ func TestCancelWhilePermissionPending(t *testing.T) {
 		t.Fatalf("cancel %+v %v", ended, err)
 	}
 	got, _ := h.e.ListPermissions(ctx, alice, "")
-	if len(got) != 1 || got[0].ID != p.ID || got[0].Status != hub.PermissionCancelled {
-		t.Fatalf("permission %+v", got)
+	if len(got) != 1 || got[0].ID != p.ID || got[0].Status != hub.PermissionCancelled || got[0].DecidedBy != hub.DecidedByCancel {
+		t.Fatalf("permission %+v, want cancelled, decidedBy cancel", got)
 	}
 	if _, err := h.e.DecidePermission(ctx, alice, p.ID, hub.Decision{Outcome: "approved"}); hub.ErrorCode(err) != hub.CodeConflict {
 		t.Fatalf("late approval: %v", err)
@@ -507,7 +509,7 @@ func TestShutdownCancelsTurnsAndPermissions(t *testing.T) {
 		t.Fatal(err)
 	}
 	ps, _ := h.db.ListPermissions(ctx, hub.PermissionFilter{All: true})
-	if len(ps) != 1 || ps[0].Status != hub.PermissionCancelled {
+	if len(ps) != 1 || ps[0].Status != hub.PermissionCancelled || ps[0].DecidedBy != hub.DecidedByHub {
 		t.Fatalf("permissions after shutdown %+v", ps)
 	}
 	hist, _ := h.e.History(ctx, alice, th.ID, false, false)

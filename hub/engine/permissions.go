@@ -73,7 +73,7 @@ func (c *threadClient) requestPermission(ctx context.Context, req acp.RequestPer
 	case <-timer.C:
 		e.resolve(pr, hub.PermissionExpired, "", hub.DecidedByTimeout)
 	case <-ctx.Done():
-		e.resolve(pr, hub.PermissionCancelled, "", hub.DecidedByHub)
+		e.resolve(pr, hub.PermissionCancelled, "", tr.refuser())
 	}
 	select {
 	case r := <-pr.answer: // ours, or a decision that won the race
@@ -122,7 +122,8 @@ func (e *Engine) resolve(pr *permRT, status, optionID, decidedBy string) (hub.Pe
 }
 
 // cancelPermissions ends every permission of tr that is still pending
-// (the turn is over: nobody may approve it any more).
+// (the turn is over: nobody may approve it any more), decided by "cancel"
+// when a caller cancelled the turn, else by "hub".
 func (e *Engine) cancelPermissions(tr *turnRT) {
 	e.mu.Lock()
 	var pending []*permRT
@@ -136,7 +137,7 @@ func (e *Engine) cancelPermissions(tr *turnRT) {
 		// A decision must follow the insert it updates; CONFLICT when the
 		// permission was decided meanwhile is fine.
 		<-pr.stored
-		e.resolve(pr, hub.PermissionCancelled, "", hub.DecidedByHub)
+		e.resolve(pr, hub.PermissionCancelled, "", tr.refuser())
 	}
 }
 
@@ -182,7 +183,7 @@ func (e *Engine) DecidePermission(ctx context.Context, c hub.Caller, id string, 
 	if pr == nil {
 		return hub.Permission{}, hub.Errorf(hub.CodeConflict, "permission %s is no longer pending", id)
 	}
-	return e.resolve(pr, status, optionID, decider(c))
+	return e.resolve(pr, status, optionID, hub.DecidedByOf(c))
 }
 
 // chooseOption maps a decision to the agent's option: "approved" is its

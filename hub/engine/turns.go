@@ -31,7 +31,11 @@ type turnRT struct {
 	output       strings.Builder // the message text released (text)
 	text         turnText
 	cancelReason string // why the turn was cancelled; "" while not
-	timedOut     bool
+	// refusedBy is the decidedBy of the permissions the turn's end
+	// cancels: hub.DecidedByCancel when a caller cancelled the turn, else
+	// ("") hub.DecidedByHub. Set with cancelReason.
+	refusedBy string
+	timedOut  bool
 	// reserved: startTurn (or openOutsideTurn) counted a process for this
 	// turn in Engine.procs (guarded by Engine.mu); ensureSession takes the
 	// reservation over (claimSlot) or gives it back (releaseReservation).
@@ -167,10 +171,16 @@ func (e *Engine) runTurn(tr *turnRT) {
 // permissions "cancelled"), and kills the agent's process group when it
 // does not stop within CancelWait. It returns at once.
 func (e *Engine) cancelTurn(tr *turnRT, reason string) {
+	e.cancelTurnAs(tr, reason, hub.DecidedByHub)
+}
+
+// cancelTurnAs is cancelTurn, its pending permissions recorded as decided
+// by refusedBy (when this cancel is the turn's first).
+func (e *Engine) cancelTurnAs(tr *turnRT, reason, refusedBy string) {
 	tr.mu.Lock()
 	first := tr.cancelReason == ""
 	if first {
-		tr.cancelReason = reason
+		tr.cancelReason, tr.refusedBy = reason, refusedBy
 	}
 	tr.mu.Unlock()
 	if !first {
@@ -222,6 +232,16 @@ func (tr *turnRT) cancelled() bool {
 	return tr.cancelReason != ""
 }
 
+// refuser is who the permissions the turn's end cancels are decided by.
+func (tr *turnRT) refuser() string {
+	tr.mu.Lock()
+	defer tr.mu.Unlock()
+	if tr.refusedBy != "" {
+		return tr.refusedBy
+	}
+	return hub.DecidedByHub
+}
+
 // CancelTurn implements Service.
 func (e *Engine) CancelTurn(ctx context.Context, c hub.Caller, turnID string) (hub.Turn, error) {
 	turn, err := e.store.GetTurn(ctx, turnID)
@@ -237,7 +257,7 @@ func (e *Engine) CancelTurn(ctx context.Context, c hub.Caller, turnID string) (h
 	if tr == nil {
 		return turn, nil // already ended: cancelling is idempotent
 	}
-	e.cancelTurn(tr, "cancelled by "+decider(c))
+	e.cancelTurnAs(tr, "cancelled by "+hub.DecidedByOf(c), hub.DecidedByCancel)
 	select {
 	case <-tr.done:
 	case <-time.After(e.cancelWait + 3*time.Second):
@@ -246,13 +266,6 @@ func (e *Engine) CancelTurn(ctx context.Context, c hub.Caller, turnID string) (h
 		return hub.Turn{}, ctx.Err()
 	}
 	return e.store.GetTurn(ctx, turnID)
-}
-
-func decider(c hub.Caller) string {
-	if c.Via != "" {
-		return c.Via
-	}
-	return c.ClientID
 }
 
 // finishTurn records the turn's end: status, output, events. Permissions of

@@ -94,8 +94,37 @@ func (s *Server) authenticate(r *http.Request) (credential, bool) {
 	return credential{}, false
 }
 
+// surfaceOf is the deciding surface r's credential proves (hub.Caller's
+// Surface): "browser" for a browser session, "tray" for the token with
+// the tray's per-launch secret in TraySecretHeader, "" otherwise. This is
+// the one place a request's surface is decided; no header names it.
+func (s *Server) surfaceOf(r *http.Request, cred credential) string {
+	switch cred.kind {
+	case credSession:
+		return hub.SurfaceBrowser
+	case credToken:
+		if vals := r.Header.Values(hub.TraySecretHeader); len(vals) == 1 && s.traySecret.Load().matches(vals[0]) {
+			return hub.SurfaceTray
+		}
+	}
+	return ""
+}
+
+// SetTraySecret sets the per-launch secret of the tray the app started
+// (empty: none). A request with the token and this secret in
+// X-Switchboard-Tray decides as "tray". Safe for concurrent use.
+func (s *Server) SetTraySecret(secret string) {
+	h := hashToken(secret)
+	s.traySecret.Store(&h)
+}
+
+// surfaceKey is the request context key of the surface requireToken found.
+type surfaceKey struct{}
+
 // requireToken answers 401 UNAUTHORIZED, before any other /v1 check and
-// before any SSE byte, unless the request carries a credential. The
+// before any SSE byte, unless the request carries a credential; it puts
+// the surface that credential proves in the request's context for
+// callerOf. The
 // handler then runs with a context that ends when that credential is
 // revoked (a logout, a token rotation): an open event stream ends with it.
 func (s *Server) requireToken(next http.Handler) http.Handler {
@@ -106,7 +135,9 @@ func (s *Server) requireToken(next http.Handler) http.Handler {
 			s.writeError(w, r, errorf(hub.CodeUnauthorized, "missing or wrong API token or browser session"))
 			return
 		}
-		ctx, cancel := context.WithCancel(context.WithValue(r.Context(), credKey{}, cred))
+		ctx := context.WithValue(r.Context(), credKey{}, cred)
+		ctx = context.WithValue(ctx, surfaceKey{}, s.surfaceOf(r, cred))
+		ctx, cancel := context.WithCancel(ctx)
 		defer cancel()
 		stop := context.AfterFunc(cred.revoked, cancel)
 		defer stop()

@@ -423,10 +423,7 @@ func (f *fake) DecidePermission(ctx context.Context, c hub.Caller, id string, d 
 	default:
 		return hub.Permission{}, hub.Errorf(hub.CodeInvalidArgument, "no option %q", d.OptionID)
 	}
-	p.DecidedBy = c.ClientID
-	if c.Via != "" {
-		p.DecidedBy = c.Via
-	}
+	p.DecidedBy = hub.DecidedByOf(c)
 	now := f.nowLocked()
 	p.DecidedAt = &now
 	f.emitLocked(hub.EventPermissionResolved, t, p.TurnID, map[string]any{"permission": p})

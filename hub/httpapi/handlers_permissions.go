@@ -35,7 +35,8 @@ func (s *Server) listPermissions(w http.ResponseWriter, r *http.Request, c hub.C
 
 // decidePermission is POST /v1/permissions/{id} with exactly one of
 // {"outcome":"approved"|"declined"} or {"optionId":"…"}. The decision is
-// recorded as made by Caller.Via, else the client id.
+// recorded as hub.DecidedByOf the caller (its proved surface, else
+// "client:<X-Client-ID>").
 func (s *Server) decidePermission(w http.ResponseWriter, r *http.Request, c hub.Caller) {
 	var d hub.Decision
 	if err := decodeJSON(r, &d); err != nil {

@@ -104,12 +104,9 @@ func (s *Server) route(rt Route) http.Handler {
 	return s.requireToken(h)
 }
 
-// ViaHeader names the surface a permission decision comes through
-// (Caller.Via): "tray", "editor", "notification" or "window"; any other
-// value is ignored. An extension of API.md.
-const ViaHeader = "X-Switchboard-Via"
-
-// callerOf builds the Caller from X-Client-ID, ?scope and X-Switchboard-Via.
+// callerOf builds the Caller from X-Client-ID, ?scope and the surface
+// requireToken proved from the request's credential (never from a header
+// that names one).
 func callerOf(r *http.Request) (hub.Caller, error) {
 	ids := r.Header.Values("X-Client-ID")
 	if len(ids) != 1 || !validClientID(ids[0]) {
@@ -123,10 +120,7 @@ func callerOf(r *http.Request) (hub.Caller, error) {
 	default:
 		return hub.Caller{}, errorf(hub.CodeInvalidArgument, "scope must be \"all\" or absent")
 	}
-	switch via := r.Header.Get(ViaHeader); via {
-	case "tray", "editor", "notification", "window":
-		c.Via = via
-	}
+	c.Surface, _ = r.Context().Value(surfaceKey{}).(string)
 	return c, nil
 }
 

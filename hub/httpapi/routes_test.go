@@ -274,7 +274,7 @@ func TestPermissions(t *testing.T) {
 
 	var d struct{ Permission hub.Permission }
 	h.mustJSON(h.call("POST", "/v1/permissions/"+p1.ID, `{"outcome":"approved"}`), 200, &d)
-	if d.Permission.Status != "approved" || d.Permission.OptionID != "allow" || d.Permission.DecidedBy != "c1" {
+	if d.Permission.Status != "approved" || d.Permission.OptionID != "allow" || d.Permission.DecidedBy != "client:c1" {
 		t.Fatalf("%+v", d.Permission)
 	}
 	h.mustJSON(h.call("POST", "/v1/permissions/"+p2.ID, `{"optionId":"reject"}`), 200, &d)

@@ -9,6 +9,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/switchboard-hub/switchboard/hub"
 )
 
 // rawRequest writes head (and body, from a goroutine, errors ignored) on
@@ -525,15 +527,51 @@ func TestScopeAll(t *testing.T) {
 	}
 }
 
-func TestViaHeader(t *testing.T) {
+// TestDecidedByFromCredential: decidedBy comes from what authenticated
+// the request, never from a header a token holder chooses. A token holder
+// who claims to be the window (X-Client-ID, the old X-Switchboard-Via) or
+// the tray (a wrong or repeated secret) is recorded as client:<id>.
+func TestDecidedByFromCredential(t *testing.T) {
 	h := newHarness(t)
+	h.srv.SetTraySecret("tray-secret-of-this-launch")
 	id := h.newThread("c1")
-	for via, want := range map[string]string{"tray": "tray", "editor": "editor", "notification": "notification", "window": "window", "hub": "c1", "timeout": "c1", "": "c1"} {
-		p := h.fake.addPermission(id)
-		var a struct{ Permission struct{ DecidedBy string } }
-		h.mustJSON(h.call("POST", "/v1/permissions/"+p.ID, `{"outcome":"declined"}`, withHeader(ViaHeader, via)), 200, &a)
-		if a.Permission.DecidedBy != want {
-			t.Fatalf("via %q: decidedBy %q, want %q", via, a.Permission.DecidedBy, want)
-		}
+	secret := h.signIn(h.signInLink("/"))
+	for _, tt := range []struct {
+		name string
+		opts []reqOpt
+		want string
+	}{
+		{"token", nil, "client:c1"},
+		{"X-Client-ID window", []reqOpt{withHeader("X-Client-ID", "window")}, "client:window"},
+		{"X-Switchboard-Via window", []reqOpt{withHeader("X-Switchboard-Via", "window")}, "client:c1"},
+		{"X-Switchboard-Via tray", []reqOpt{withHeader("X-Switchboard-Via", "tray")}, "client:c1"},
+		{"X-Client-ID tray", []reqOpt{withHeader("X-Client-ID", "tray")}, "client:tray"},
+		{"forged tray secret", []reqOpt{withHeader(hub.TraySecretHeader, "guess")}, "client:c1"},
+		{"empty tray secret", []reqOpt{withHeader(hub.TraySecretHeader, " ")}, "client:c1"},
+		{"tray secret twice", []reqOpt{func(r *http.Request) {
+			r.Header.Add(hub.TraySecretHeader, "tray-secret-of-this-launch")
+			r.Header.Add(hub.TraySecretHeader, "tray-secret-of-this-launch")
+		}}, "client:c1"},
+		{"tray secret without the token", []reqOpt{bearer(secret), withHeader(hub.TraySecretHeader, "tray-secret-of-this-launch")}, "browser"},
+		{"tray", []reqOpt{withHeader(hub.TraySecretHeader, "tray-secret-of-this-launch")}, "tray"},
+		{"browser session", []reqOpt{bearer(secret)}, "browser"},
+		{"browser session claiming the window", []reqOpt{bearer(secret), withHeader("X-Client-ID", "window"), withHeader("X-Switchboard-Via", "window")}, "browser"},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			p := h.fake.addPermission(id)
+			var a struct{ Permission struct{ DecidedBy string } }
+			h.mustJSON(h.call("POST", "/v1/permissions/"+p.ID+"?scope=all", `{"outcome":"declined"}`, tt.opts...), 200, &a)
+			if a.Permission.DecidedBy != tt.want {
+				t.Fatalf("decidedBy %q, want %q", a.Permission.DecidedBy, tt.want)
+			}
+		})
+	}
+	// Unset (the tray stopped), the old secret proves nothing.
+	h.srv.SetTraySecret("")
+	p := h.fake.addPermission(id)
+	var a struct{ Permission struct{ DecidedBy string } }
+	h.mustJSON(h.call("POST", "/v1/permissions/"+p.ID, `{"outcome":"declined"}`, withHeader(hub.TraySecretHeader, "tray-secret-of-this-launch")), 200, &a)
+	if a.Permission.DecidedBy != "client:c1" {
+		t.Fatalf("the tray's secret after it was unset: decidedBy %q", a.Permission.DecidedBy)
 	}
 }

@@ -6,8 +6,9 @@
 // Every request passes, in order: request log → panic recovery → security
 // headers → Host check → Origin check → Sec-Fetch-Site check → the route.
 // /v1/* routes then check the credential (the API token or a browser
-// session's secret, both as a bearer header), the
-// X-Client-ID header and ?scope, and routes with a body its Content-Type and
+// session's secret, both as a bearer header) and note the deciding surface
+// it proves (requireToken), the X-Client-ID header and ?scope, and routes
+// with a body its Content-Type and
 // size, before their handler runs.
 package httpapi
 
@@ -115,6 +116,9 @@ type Server struct {
 
 	port  atomic.Int64
 	allow atomic.Pointer[allowList]
+	// traySecret is the hash of the app's tray's per-launch secret
+	// (SetTraySecret); its zero value matches nothing.
+	traySecret atomic.Pointer[tokenHash]
 
 	closing chan struct{} // closed by Shutdown: SSE streams end
 
@@ -169,6 +173,7 @@ func New(svc hub.Service, opts Options) *Server {
 	s.subscribe = subscriberOf(svc)
 	s.SetPort(opts.Port)
 	s.SetAllowed(opts.AllowedHosts, opts.AllowedOrigins)
+	s.SetTraySecret("")
 	s.handler = s.logRequests(s.recoverPanics(s.securityHeaders(
 		s.checkHost(s.checkOrigin(s.checkFetchSite(s.newMux()))))))
 	return s

@@ -55,15 +55,15 @@ describe('PermissionCard', () => {
       permission: permission('pe_1', { status: 'approved', decidedBy: 'tray', optionId: 'allow' }),
       ondecide: vi.fn(),
     });
-    expect(screen.getByText(/Allow once — decided by tray/)).toBeTruthy();
+    expect(screen.getByText(/Allow once — decided by the tray/)).toBeTruthy();
     expect(screen.queryByRole('button')).toBeNull();
     unmount();
     render(PermissionCard, {
-      permission: permission('pe_2', { status: 'declined', decidedBy: 'browser-me', optionId: 'reject' }),
+      permission: permission('pe_2', { status: 'declined', decidedBy: 'client:acp-zed', optionId: 'reject' }),
       selfId: 'browser-me',
       ondecide: vi.fn(),
     });
-    expect(screen.getByText(/Reject — decided by you/)).toBeTruthy();
+    expect(screen.getByText(/Reject — decided by editor acp-zed/)).toBeTruthy();
   });
 
   it('names its region after the tool call, and the thread when shown away from it', () => {

@@ -123,7 +123,7 @@ export type Navigate = { kind: 'permission'; id: string } | { kind: 'turn'; id: 
 
 export interface Transport {
   readonly kind: 'wails' | 'http';
-  /** Who this client is, as the hub records it in decidedBy. */
+  /** This client's X-Client-ID (the hub records a decision by its surface: "window", "browser"). */
   readonly clientId: string;
   listAgents(): Promise<Agent[]>;
   createThread(req: CreateThreadRequest): Promise<Thread>;

@@ -108,7 +108,7 @@ export class FakeTransport implements Transport {
   async decidePermission(id: string, d: Decision) {
     this.log('decidePermission', id, d);
     const p = this.permissions.find((x) => x.id === id) ?? permission(id);
-    return { ...p, status: 'approved' as const, decidedBy: this.clientId, ...('optionId' in d ? { optionId: d.optionId } : {}) };
+    return { ...p, status: 'approved' as const, decidedBy: 'browser', ...('optionId' in d ? { optionId: d.optionId } : {}) };
   }
   /** Set to make setMode / setConfigOption fail. */
   setError: HubError | undefined;
