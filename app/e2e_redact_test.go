@@ -60,7 +60,17 @@ func (h *hubProc) turnText(threadID, input string) (data []string, text string) 
 	turnID := s.resp.Header.Get("X-Switchboard-Turn-ID")
 	var b, thought strings.Builder
 	var streamed []apiEvent
-	for _, m := range s.wantEnd(60 * time.Second) {
+	// A terminal the agent opens is a hub permission (SECURITY.md): the
+	// user approves it, as they would.
+	deadline := time.Now().Add(60 * time.Second)
+	for {
+		m, ok := s.next(time.Until(deadline))
+		if !ok {
+			break
+		}
+		if m.event == "permission_required" && m.ev.Permission != nil {
+			h.decide(m.ev.Permission.ID, map[string]string{"outcome": "approved"})
+		}
 		data = append(data, m.data)
 		streamed = append(streamed, m.ev)
 		switch m.event {
