@@ -47,7 +47,7 @@ describe('attachments', () => {
     const first = (await attach(four, { image: true })) as Attachment;
     expect(first.cost).toBeGreaterThan(5 * 1024 * 1024); // base64
     expect(await attach(four, { image: true }, first.cost)).toMatch(/^four.png: the attachments would add up to more than 9.0 MiB/);
-  });
+  }, 30_000); // base64 of 4 MiB in jsdom: ~2 s alone, past vitest's 5 s default on a loaded machine
 
   it('builds the turn input: text alone, or text then blocks', async () => {
     expect(turnContent('hi', [])).toEqual({ input: 'hi' });
