@@ -28,14 +28,13 @@ const hostile = [
 describe('ThreadView with hostile agent data', () => {
   it('renders a stored hostile tool call, and the thread keeps updating', () => {
     const c = new Conversation();
-    const stored: TurnHistory = {
+    const stored = {
       id: 'tu_1',
       threadId: 'th_1',
       input: 'go',
       status: 'running',
-      createdAt: '',
       events: hostile.map((tc, i) => ev(i + 1, 'tool_call', { toolCall: tc })),
-    } as TurnHistory;
+    } as unknown as TurnHistory;
     c.loadHistory([stored]);
     const { container } = render(ThreadView, props(c));
     expect([...container.querySelectorAll('details.tool .title')].map((e) => e.textContent)).toEqual(hostile.map((h) => h.title));
