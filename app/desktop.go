@@ -190,7 +190,7 @@ func (w *window) options(ctx context.Context, a Assets) (*options.App, error) {
 		HideWindowOnClose: true, // the hub and the tray keep running; Quit ends them
 		Menu:              appMenu,
 		BackgroundColour:  &options.RGBA{R: 0x16, G: 0x18, B: 0x1d, A: 0xff},
-		AssetServer:       &assetserver.Options{Assets: dist},
+		AssetServer:       &assetserver.Options{Assets: dist, Middleware: windowCSP},
 		Bind:              []any{w.boundBindings()},
 		ErrorFormatter:    formatError,
 		SingleInstanceLock: &options.SingleInstanceLock{

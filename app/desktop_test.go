@@ -5,9 +5,13 @@ package app
 import (
 	"context"
 	"io/fs"
+	"net/http"
+	"net/http/httptest"
 	"strings"
 	"testing"
 	"testing/fstest"
+
+	"github.com/switchboard-hub/switchboard/hub/httpapi"
 )
 
 func TestWindowOptions(t *testing.T) {
@@ -65,4 +69,31 @@ func TestWindowOptionsWithoutFrontend(t *testing.T) {
 	if err == nil || !strings.Contains(err.Error(), "make frontend") {
 		t.Fatalf("err %v, want one that says to run make frontend", err)
 	}
+}
+
+// TestWindowAssetsCarryUICSP serves the window's assets through the asset
+// server options the window is built with: the main page, another asset
+// and a missing path each carry the browser UI's Content-Security-Policy.
+// (window_csp_webkit_test.go does the same through Wails' own asset server.)
+func TestWindowAssetsCarryUICSP(t *testing.T) {
+	opts, err := (&window{dataDir: t.TempDir()}).options(context.Background(), Assets{Frontend: cspFrontend})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if opts.AssetServer.Middleware == nil {
+		t.Fatal("the window's asset server has no middleware: its pages carry no Content-Security-Policy")
+	}
+	h := opts.AssetServer.Middleware(http.FileServerFS(opts.AssetServer.Assets))
+	for _, path := range []string{"/", "/index.html", "/assets/app.js", "/no/such/page"} {
+		rec := httptest.NewRecorder()
+		h.ServeHTTP(rec, httptest.NewRequest("GET", "wails://wails"+path, nil))
+		if got := rec.Header().Get("Content-Security-Policy"); got != httpapi.UICSP {
+			t.Errorf("GET %s: %d, Content-Security-Policy %q, want %q", path, rec.Code, got, httpapi.UICSP)
+		}
+	}
+}
+
+var cspFrontend = fstest.MapFS{
+	"frontend/dist/index.html":    {Data: []byte("<!doctype html><html><head><title>Switchboard</title></head><body></body></html>")},
+	"frontend/dist/assets/app.js": {Data: []byte("console.log(1)")},
 }

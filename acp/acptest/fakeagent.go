@@ -151,6 +151,13 @@
 //     then one whose update is exactly
 //     {"sessionUpdate":"usage_update","used":1234,"size":200000,"cost":{"amount":0.0123,"currency":"USD"}}
 //     ; end_turn.
+//   - raw-update <json>: one session/update whose update is <json> exactly
+//     as given (any JSON value; a tool_call with a numeric status, content
+//     that is not an array, …); end_turn. Not JSON: "bad arguments".
+//   - ask <json>: <json> is {toolCall, options}; the request
+//     session/request_permission {sessionId, toolCall, options} with both
+//     exactly as given; agent_message_chunk "outcome: <result JSON>" or
+//     "outcome: error <code>"; end_turn.
 //   - commands <name>...: available_commands_update {availableCommands:
 //     [{name, description: "Run <name>"}, …]} (an empty list without
 //     names); end_turn.

@@ -179,6 +179,28 @@ func (a *agent) script(s *session, t *turn, text, cmd, rest string) (stop string
 			`,"update":{"sessionUpdate":"future_kind_xyz","futureField":{"nested":[1,2,3],"flag":true},"note":"from the future","_meta":{"fake":"yes"}}}}`))
 		a.writeLine([]byte(`{"jsonrpc":"2.0","method":"session/update","params":{"sessionId":` + sid +
 			`,"update":{"sessionUpdate":"usage_update","used":1234,"size":200000,"cost":{"amount":0.0123,"currency":"USD"}}}}`))
+	case "raw-update":
+		// The update exactly as given: hostile shapes reach the client as an agent would send them.
+		if !json.Valid([]byte(rest)) {
+			return bad()
+		}
+		a.writeLine([]byte(`{"jsonrpc":"2.0","method":"session/update","params":{"sessionId":` +
+			string(marshal(s.id)) + `,"update":` + rest + `}}`))
+	case "ask":
+		var req struct {
+			ToolCall json.RawMessage `json:"toolCall"`
+			Options  json.RawMessage `json:"options"`
+		}
+		if json.Unmarshal([]byte(rest), &req) != nil || req.ToolCall == nil || req.Options == nil {
+			return bad()
+		}
+		r := a.call("session/request_permission", map[string]any{"sessionId": s.id, "toolCall": req.ToolCall, "options": req.Options})
+		switch {
+		case r.err != nil:
+			a.say(s, t, fmt.Sprintf("outcome: error %d", r.err.Code))
+		default:
+			a.say(s, t, "outcome: "+string(r.result))
+		}
 	case "commands":
 		cmds := []map[string]any{}
 		for _, name := range strings.Fields(rest) {

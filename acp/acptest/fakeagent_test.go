@@ -842,3 +842,21 @@ func TestGrandchild(t *testing.T) {
 		t.Errorf("agent exit code %d", code)
 	}
 }
+
+func TestRawUpdate(t *testing.T) {
+	p := startAgent(t)
+	sid := p.session()
+	update := `{"sessionUpdate":"tool_call","toolCallId":"x","status":5,"content":{"a":1},"locations":"nowhere"}`
+	r, before := p.result(p.prompt(sid, "raw-update "+update))
+	want := `{"jsonrpc":"2.0","method":"session/update","params":{"sessionId":"` + sid + `","update":` + update + `}}`
+	if len(before) != 1 || string(before[0].raw) != want {
+		t.Fatalf("updates %d, first %s\nwant %s", len(before), before[0].raw, want)
+	}
+	if sr := stopReason(t, r); sr != "end_turn" {
+		t.Errorf("stopReason %q", sr)
+	}
+	_, before = p.result(p.prompt(sid, "raw-update {not json"))
+	if len(before) != 1 || !strings.Contains(string(before[0].raw), "bad arguments") {
+		t.Errorf("bad JSON: %d updates, %s", len(before), before[0].raw)
+	}
+}

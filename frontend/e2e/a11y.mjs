@@ -156,7 +156,7 @@ export async function a11yScenario(page, { url, log, shots }) {
   const card = turn.getByRole('region', { name: /Permission request: Modifying critical configuration file/ });
   await card.waitFor();
   await page.waitForFunction(
-    () => [...document.querySelectorAll('button')].some((x) => x.textContent === 'Allow this change' && !x.disabled),
+    () => [...document.querySelectorAll('button')].some((x) => x.textContent.startsWith('Allow once') && x.textContent.includes('“Allow this change”') && !x.disabled),
     null,
     { timeout: 5000 },
   );
@@ -165,7 +165,7 @@ export async function a11yScenario(page, { url, log, shots }) {
   await panel.getByRole('button', { name: 'Allow this change' }).waitFor();
   await page.waitForFunction(
     () =>
-      [...document.querySelectorAll('#approvals button')].some((x) => x.textContent === 'Allow this change' && !x.disabled),
+      [...document.querySelectorAll('#approvals button')].some((x) => x.textContent.startsWith('Allow once') && x.textContent.includes('“Allow this change”') && !x.disabled),
     null,
     { timeout: 5000 },
   );

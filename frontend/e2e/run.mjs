@@ -159,7 +159,7 @@ async function main() {
   // Inert at first, then enabled after 500 ms.
   await page.waitForFunction(
     () => {
-      const b = [...document.querySelectorAll('button')].find((x) => x.textContent === 'Allow this change');
+      const b = [...document.querySelectorAll('button')].find((x) => x.textContent.startsWith('Allow once') && x.textContent.includes('“Allow this change”'));
       return b && !b.disabled;
     },
     null,
@@ -208,7 +208,7 @@ async function main() {
   const card2 = conv.getByRole('region', { name: /Permission request: Modifying critical configuration file/ }).last();
   await card2.getByRole('button', { name: 'Allow this change' }).waitFor();
   await page.waitForFunction(
-    () => [...document.querySelectorAll('button')].some((x) => x.textContent === 'Allow this change' && !x.disabled),
+    () => [...document.querySelectorAll('button')].some((x) => x.textContent.startsWith('Allow once') && x.textContent.includes('“Allow this change”') && !x.disabled),
     null,
     { timeout: 5000 },
   );
@@ -236,7 +236,7 @@ async function main() {
   await page.waitForFunction(
     (id) => {
       const li = document.querySelector(`li.turn[data-turn-id="${id}"]`);
-      return [...(li?.querySelectorAll('button') ?? [])].some((x) => x.textContent === 'Allow this change' && !x.disabled);
+      return [...(li?.querySelectorAll('button') ?? [])].some((x) => x.textContent.startsWith('Allow once') && x.textContent.includes('“Allow this change”') && !x.disabled);
     },
     turn3,
     { timeout: 15000 },

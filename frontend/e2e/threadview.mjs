@@ -63,7 +63,7 @@ export async function threadViewScenario(page, { log, shots }) {
   await page.screenshot({ path: join(shots, 'threadview-countdown-dark.png') });
   await page.emulateMedia({ colorScheme: 'light' });
   await page.waitForFunction(
-    () => [...document.querySelectorAll('button')].some((x) => x.textContent === 'Allow this change' && !x.disabled),
+    () => [...document.querySelectorAll('button')].some((x) => x.textContent.startsWith('Allow once') && x.textContent.includes('“Allow this change”') && !x.disabled),
     null,
     { timeout: 5000 },
   );

@@ -9,10 +9,21 @@ import (
 	"github.com/switchboard-hub/switchboard/hub"
 )
 
-// Content-Security-Policy values. The UI gets uiCSP; every other answer
+// UICSP is the Content-Security-Policy of the UI, the one definition used
+// both by the hub's browser UI (serveUI) and by the desktop window's asset
+// server (app/desktop.go). Agent text is rendered in this page, so nothing
+// it holds may reach another origin: images only from the UI itself or
+// data: URLs, no audio or video at all, no plugins or frames, requests only
+// to the UI's own origin (the hub's API, or wails:// in the window), no
+// <base> that would redirect relative URLs, no form submission anywhere.
+const UICSP = "default-src 'self'; script-src 'self'; style-src 'self' 'unsafe-inline'; " +
+	"img-src 'self' data:; media-src 'none'; connect-src 'self'; " +
+	"object-src 'none'; frame-src 'none'; base-uri 'none'; form-action 'none'; frame-ancestors 'none'"
+
+// Content-Security-Policy values. The UI gets UICSP; every other answer
 // (JSON, SSE, redirects) apiCSP, which allows nothing.
 const (
-	uiCSP  = "default-src 'self'; script-src 'self'; style-src 'self' 'unsafe-inline'; img-src 'self' data:; connect-src 'self'; frame-ancestors 'none'"
+	uiCSP  = UICSP
 	apiCSP = "default-src 'none'; frame-ancestors 'none'"
 )
 

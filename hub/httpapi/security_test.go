@@ -575,3 +575,36 @@ func TestDecidedByFromCredential(t *testing.T) {
 		t.Fatalf("the tray's secret after it was unset: decidedBy %q", a.Permission.DecidedBy)
 	}
 }
+
+// TestUICSPDirectives holds the UI's policy to what keeps agent text from
+// reaching another origin: comparing the header with the constant alone
+// would pass a weakened constant.
+func TestUICSPDirectives(t *testing.T) {
+	got := map[string]string{}
+	for _, d := range strings.Split(UICSP, ";") {
+		name, value, _ := strings.Cut(strings.TrimSpace(d), " ")
+		got[name] = value
+	}
+	for name, want := range map[string]string{
+		"default-src":     "'self'",
+		"script-src":      "'self'",
+		"img-src":         "'self' data:",
+		"media-src":       "'none'",
+		"connect-src":     "'self'",
+		"object-src":      "'none'",
+		"frame-src":       "'none'",
+		"base-uri":        "'none'",
+		"form-action":     "'none'",
+		"frame-ancestors": "'none'",
+	} {
+		if got[name] != want {
+			t.Errorf("UICSP %s = %q, want %q (policy %q)", name, got[name], want, UICSP)
+		}
+	}
+	for name, v := range got {
+		if strings.Contains(v, "*") || strings.Contains(v, "http") || strings.Contains(v, "unsafe-eval") ||
+			(name != "style-src" && strings.Contains(v, "unsafe-inline")) {
+			t.Errorf("UICSP %s = %q allows more than the UI's own origin", name, v)
+		}
+	}
+}

@@ -109,3 +109,57 @@ describe('PermissionCard countdown', () => {
     expect(vi.getTimerCount()).toBe(timers - 1);
   });
 });
+
+describe('PermissionCard option labels', () => {
+  beforeEach(() => vi.useFakeTimers());
+  afterEach(() => vi.useRealTimers());
+
+  it('labels each button by its kind, with the agent wording beside it in smaller text', async () => {
+    const ondecide = vi.fn();
+    const { container } = render(PermissionCard, {
+      permission: permission('pe_1', {
+        options: [
+          { optionId: 'a1', name: 'Deny', kind: 'allow_once' },
+          { optionId: 'a2', name: 'always allow', kind: 'allow_always' },
+          { optionId: 'r1', name: 'Approve', kind: 'reject_once' },
+          { optionId: 'r2', name: 'Yes, forever', kind: 'reject_always' },
+          { optionId: 'x', name: 'Something else', kind: 'custom_kind' },
+        ],
+      }),
+      ondecide,
+    });
+    const buttons = [...container.querySelectorAll('.options button')];
+    const seen = buttons.map((b) => ({
+      label: [...b.childNodes].filter((n) => n.nodeType === Node.TEXT_NODE).map((n) => n.textContent).join(''),
+      wording: b.querySelector('.wording')?.textContent?.replace(/^, in the agent's words: /, '') ?? '',
+      primary: b.classList.contains('primary'),
+      danger: b.classList.contains('danger'),
+    }));
+    expect(seen).toEqual([
+      { label: 'Allow once', wording: '“Deny”', primary: true, danger: false },
+      { label: 'Always allow', wording: '', primary: true, danger: false },
+      { label: 'Reject', wording: '“Approve”', primary: false, danger: true },
+      { label: 'Always reject', wording: '“Yes, forever”', primary: false, danger: true },
+      { label: 'Something else', wording: '', primary: false, danger: false },
+    ]);
+    // The accessible name says both, the kind first.
+    const deny = screen.getByRole('button', { name: "Allow once, in the agent's words: “Deny”" });
+    expect(screen.queryByRole('button', { name: /^Deny/ })).toBeNull();
+    await vi.advanceTimersByTimeAsync(500);
+    await fireEvent.click(deny);
+    expect(ondecide).toHaveBeenCalledWith('a1');
+  });
+
+  it('says what a resolved request chose by its kind', () => {
+    render(PermissionCard, {
+      permission: permission('pe_1', {
+        status: 'approved',
+        decidedBy: 'tray',
+        optionId: 'a1',
+        options: [{ optionId: 'a1', name: 'Deny', kind: 'allow_once' }],
+      }),
+      ondecide: vi.fn(),
+    });
+    expect(screen.getByText(/Allow once \(“Deny”\) — decided by tray/)).toBeTruthy();
+  });
+});

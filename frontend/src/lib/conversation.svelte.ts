@@ -3,6 +3,7 @@
 // and terminal output. Events apply in seq order; a seq seen twice is
 // ignored, and one older than the newest rebuilds the turns. HubStore
 // (hubstore.svelte.ts) keeps one per thread and feeds it.
+import { normalizeEvent } from './shapes';
 import type { TerminalView } from './toolcall';
 import type {
   AvailableCommand,
@@ -92,10 +93,13 @@ export class Conversation {
 
   /**
    * Applies e; false when its seq was seen before. An event older than the
-   * newest applied one is put in its place and the turns are rebuilt.
+   * newest applied one is put in its place and the turns are rebuilt. The
+   * agent's parts of e are normalised first (shapes.ts), here and in
+   * loadHistory: the one way events enter the projection.
    */
-  add(e: HubEvent): boolean {
-    if (this.seqs.has(e.seq)) return false;
+  add(raw: HubEvent): boolean {
+    if (this.seqs.has(raw.seq)) return false;
+    const e = normalizeEvent(raw);
     this.seqs.add(e.seq);
     if (e.seq > this.lastSeq) {
       this.events.push(e);
@@ -114,8 +118,9 @@ export class Conversation {
     let outOfOrder = false;
     for (const t of turns) {
       this.meta.set(t.id, { id: t.id, input: t.input, status: t.status, stopReason: t.stopReason, error: t.error, content: t.content });
-      for (const e of t.events ?? []) {
-        if (this.seqs.has(e.seq)) continue;
+      for (const raw of t.events ?? []) {
+        if (this.seqs.has(raw.seq)) continue;
+        const e = normalizeEvent(raw);
         this.seqs.add(e.seq);
         this.events.push(e);
         outOfOrder = true;

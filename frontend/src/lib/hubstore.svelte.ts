@@ -6,6 +6,7 @@
 import type { ConnectionState, Navigate, Subscription, Transport } from './transport';
 import { HubError } from './transport';
 import { Conversation } from './conversation.svelte';
+import { normalizePermission } from './shapes';
 import { ThreadMarks } from './marks.svelte';
 import { loadRecent, mergeRecent, rememberFolder } from './recent';
 import { applyTheme } from './theme';
@@ -373,7 +374,10 @@ export class HubStore {
     if (newer(this.threads[t.id], t)) this.threads[t.id] = t;
   }
 
-  upsertPermission(p: Permission): void {
+  /** Keeps a permission, normalised (shapes.ts): the one way permissions enter the store. */
+  upsertPermission(raw: Permission): void {
+    const p = normalizePermission(raw);
+    if (!p) return;
     const have = this.permissions[p.id];
     // A decision is final: a stale snapshot never makes it pending again.
     if (have && have.status !== 'pending' && p.status === 'pending') return;

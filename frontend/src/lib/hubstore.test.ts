@@ -202,3 +202,14 @@ describe('HubStore config file state', () => {
     store.stop();
   });
 });
+
+describe('HubStore and hostile permissions', () => {
+  it('keeps a permission normalised, from an event or a list', () => {
+    const store = new HubStore(new FakeTransport(), () => {});
+    const raw = { ...permission('p1'), toolCall: { toolCallId: 'x', locations: { path: '/x' }, content: 'c', status: 4 } };
+    store.apply(ev(1, 'permission_required', { permission: raw }));
+    expect(store.permissions.p1.toolCall).toEqual({ toolCallId: 'x', status: '4' });
+    store.upsertPermission({ ...permission('p2'), options: 'none' } as never);
+    expect(store.permissions.p2.options).toEqual([]);
+  });
+});

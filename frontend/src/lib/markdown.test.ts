@@ -119,7 +119,7 @@ describe('streamPieces', () => {
     for (const c of cases) {
       expect(text(streamPieces(c.block, 1024).map(renderMarkdown).join('')), c.name).toBe(text(renderMarkdown(c.block)));
     }
-  });
+  }, 20_000); // ~3 s alone, more when the whole suite shares two cores
 });
 
 describe('StreamSplitter', () => {
