@@ -160,6 +160,6 @@ describe('PermissionCard option labels', () => {
       }),
       ondecide: vi.fn(),
     });
-    expect(screen.getByText(/Allow once \(“Deny”\) — decided by tray/)).toBeTruthy();
+    expect(screen.getByText(/Allow once \(“Deny”\) — decided by the tray/)).toBeTruthy();
   });
 });
