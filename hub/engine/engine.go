@@ -24,7 +24,18 @@ type Config struct {
 	TurnTimeout        time.Duration // limits.turnTimeout (30m): cancel, then kill
 	ContextRecentTurns int           // context.recentTurns (10)
 	ContextMaxChars    int           // context.maxChars (20000)
+	// AgentRequests bounds the agent→hub requests (fs/*, terminal/*) served
+	// at once per agent process; more wait (limits.agentRequests, 4).
+	// Applies to agent processes started from then on.
+	AgentRequests int
+	// PendingPermissionsPerTurn bounds a turn's pending permissions; the
+	// next one is refused at once (limits.pendingPermissionsPerTurn, 32).
+	PendingPermissionsPerTurn int
 }
+
+// DefaultPendingPermissionsPerTurn is the default
+// Config.PendingPermissionsPerTurn.
+const DefaultPendingPermissionsPerTurn = 32
 
 // DefaultConfig returns the documented defaults.
 func DefaultConfig() Config {
@@ -35,6 +46,9 @@ func DefaultConfig() Config {
 		TurnTimeout:        30 * time.Minute,
 		ContextRecentTurns: 10,
 		ContextMaxChars:    20000,
+
+		AgentRequests:             acp.DefaultMaxAgentRequests,
+		PendingPermissionsPerTurn: DefaultPendingPermissionsPerTurn,
 	}
 }
 

@@ -5,6 +5,7 @@ package engine_test
 import (
 	"context"
 	"encoding/json"
+	"log/slog"
 	"os"
 	"path/filepath"
 	"strings"
@@ -31,6 +32,7 @@ type harness struct {
 	db     *store.DB
 	dbPath string
 	cwd    string
+	log    *slog.Logger // nil: discard
 }
 
 func fakeSpec(t testing.TB, id string, env ...string) acp.AgentSpec {
@@ -58,7 +60,7 @@ func (h *harness) open(c engine.Config, specs []acp.AgentSpec) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	e, err := engine.New(context.Background(), engine.Options{Store: db, Config: c, Agents: specs,
+	e, err := engine.New(context.Background(), engine.Options{Store: db, Config: c, Agents: specs, Logger: h.log,
 		AgentOptions: acp.AgentOptions{Process: acp.ProcessOptions{Grace: 300 * time.Millisecond}}})
 	if err != nil {
 		t.Fatal(err)
