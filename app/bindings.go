@@ -73,7 +73,8 @@ type Emitter interface {
 //
 // Subscribe starts forwarding every event with seq > after (after < 0: live
 // events only) as the runtime event "hub:event", from the same fan-out as
-// SSE; a second call replaces the first. When the window falls behind,
+// SSE (an event over limits.liveEventBytes cut as SSE sends it, whole in
+// History); a second call replaces the first. When the window falls behind,
 // "hub:resync" is sent and forwarding stops until Subscribe is called again.
 type Bindings struct {
 	svc  hub.Service
@@ -83,6 +84,9 @@ type Bindings struct {
 	// settings is the config file's settings service (GetSettings,
 	// UpdateSettings); nil answers them NOT_FOUND.
 	settings hub.SettingsService
+	// liveEventBytes is limits.liveEventBytes as now configured: a larger
+	// event is forwarded cut, as SSE sends it (nil: the default).
+	liveEventBytes func() int
 
 	mu      sync.Mutex
 	stopFwd func() // ends the current forwarding and waits for it; nil: none
@@ -216,7 +220,11 @@ func (b *Bindings) forward(sub *hub.Subscription, done chan<- struct{}) {
 	defer close(done)
 	defer sub.Close()
 	for e := range sub.Events() {
-		data, err := e.MarshalJSON()
+		limit := hub.DefaultLiveEventBytes
+		if b.liveEventBytes != nil {
+			limit = b.liveEventBytes()
+		}
+		data, _, err := hub.CutEvent(e, limit)
 		if err != nil {
 			b.log.Error("window: event not sent", "seq", e.Seq, "type", e.Type, "err", err)
 			continue

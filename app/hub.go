@@ -121,6 +121,7 @@ func startHub(ctx context.Context, e *env, o Options) (_ *runningHub, err error)
 		AllowedHosts: h.started.AllowedHosts, AllowedOrigins: h.started.AllowedOrigins,
 		Quit:     func() { h.quitOnce.Do(func() { close(h.quit) }) },
 		Settings: h.settingsService(),
+		Limits:   apiLimits(h.started),
 	})
 	go func() { h.served <- h.http.Serve(ln) }()
 	h.listen = listen
