@@ -70,6 +70,9 @@ type Options struct {
 	// ClientRequestTimeout bounds the wait for a client request's answer
 	// (default hub.ClientRequestTimeout).
 	ClientRequestTimeout time.Duration
+	// MaxHistoryBytes bounds the JSON of one history answer (default
+	// hub.MaxHistoryBytes; tests lower it).
+	MaxHistoryBytes int
 	// ProbeAgents, when set, starts every available agent once in the
 	// background after New returns (initialize only, two at a time, each
 	// bounded by 15s), so ListAgents reports versions and capabilities
@@ -96,6 +99,7 @@ type Engine struct {
 	// requests (clientreq.go).
 	clientTimeout time.Duration
 	creqs         clientRequests
+	maxHistory    int // Options.MaxHistoryBytes
 
 	mu      sync.Mutex
 	cfg     Config
@@ -156,6 +160,10 @@ func New(ctx context.Context, opts Options) (*Engine, error) {
 	}
 	e.agentOpts.Client.CancelWait = opts.CancelWait
 	e.clientTimeout = opts.ClientRequestTimeout
+	e.maxHistory = opts.MaxHistoryBytes
+	if e.maxHistory <= 0 {
+		e.maxHistory = hub.MaxHistoryBytes
+	}
 	e.SetAgents(opts.Agents)
 	if err := e.recover(ctx); err != nil {
 		return nil, err

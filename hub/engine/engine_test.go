@@ -33,6 +33,8 @@ type harness struct {
 	dbPath string
 	cwd    string
 	log    *slog.Logger // nil: discard
+	// maxHistory is Options.MaxHistoryBytes (0: the default).
+	maxHistory int
 }
 
 func fakeSpec(t testing.TB, id string, env ...string) acp.AgentSpec {
@@ -60,7 +62,7 @@ func (h *harness) open(c engine.Config, specs []acp.AgentSpec) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	e, err := engine.New(context.Background(), engine.Options{Store: db, Config: c, Agents: specs, Logger: h.log,
+	e, err := engine.New(context.Background(), engine.Options{Store: db, Config: c, Agents: specs, Logger: h.log, MaxHistoryBytes: h.maxHistory,
 		AgentOptions: acp.AgentOptions{Process: acp.ProcessOptions{Grace: 300 * time.Millisecond}}})
 	if err != nil {
 		t.Fatal(err)

@@ -114,3 +114,70 @@ func TestLiveEventCut(t *testing.T) {
 		t.Fatal("a cut event is not logged")
 	}
 }
+
+// GET …/history with limit or cursor is HistoryPage: turns a page at a
+// time with nextCursor; a bad limit is 400. Unpaged, an answer over 64 MiB
+// of JSON is 413 PAYLOAD_TOO_LARGE with details.reason HISTORY_TOO_LARGE,
+// as is the Service's own refusal.
+func TestHistoryPaging(t *testing.T) {
+	h := newHarness(t)
+	id := h.newThread("c1")
+	var turns []string
+	for range 3 {
+		var a struct{ Turn hub.Turn }
+		before := h.fake.eventCount()
+		h.mustJSON(h.call("POST", "/v1/threads/"+id+"/turns", `{"input":"hi"}`), 202, &a)
+		waitFor(t, "the turn", func() bool { return h.fake.eventCount() == before+3 })
+		turns = append(turns, a.Turn.ID)
+	}
+	var got []string
+	path := "/v1/threads/" + id + "/history?includeEvents=true&limit=2"
+	for pages := 0; ; pages++ {
+		var p struct {
+			Turns      []hub.TurnHistory
+			NextCursor *string
+		}
+		h.mustJSON(h.call("GET", path, ""), 200, &p)
+		for _, tu := range p.Turns {
+			if len(tu.Events) == 0 {
+				t.Fatalf("turn %s without events", tu.ID)
+			}
+			got = append(got, tu.ID)
+		}
+		if q := h.fake.lastHistoryQuery; q.Limit != 2 || !q.IncludeEvents {
+			t.Fatalf("query %+v", q)
+		}
+		if p.NextCursor == nil {
+			if pages != 1 {
+				t.Fatalf("%d pages, want 2", pages+1)
+			}
+			break
+		}
+		path = "/v1/threads/" + id + "/history?includeEvents=true&limit=2&cursor=" + *p.NextCursor
+	}
+	if strings.Join(got, ",") != strings.Join(turns, ",") {
+		t.Fatalf("paged %v, want %v", got, turns)
+	}
+	for _, q := range []string{"limit=0", "limit=x", "cursor=zz"} {
+		if r := h.call("GET", "/v1/threads/"+id+"/history?"+q, ""); r.status != 400 {
+			t.Errorf("%s: %d", q, r.status)
+		}
+	}
+
+	tooLarge := func(r reply) {
+		t.Helper()
+		var b ErrorBody
+		h.mustJSON(r, 413, &b)
+		if b.Error.Code != hub.CodePayloadTooLarge || b.Error.Details["reason"] != hub.ReasonHistoryTooLarge || !strings.Contains(b.Error.Message, "limit and cursor") {
+			t.Fatalf("413 body %s", r.body)
+		}
+	}
+	h.fake.failNext(&hub.Error{Code: hub.CodePayloadTooLarge, Message: "the history is larger than 64 MiB: read it in pages with limit and cursor",
+		Details: map[string]any{"reason": hub.ReasonHistoryTooLarge}})
+	tooLarge(h.call("GET", "/v1/threads/"+id+"/history", ""))
+	h.fake.mu.Lock()
+	h.fake.turns[turns[0]].Output = strings.Repeat("x", hub.MaxHistoryBytes)
+	h.fake.mu.Unlock()
+	tooLarge(h.call("GET", "/v1/threads/"+id+"/history", ""))
+	h.mustJSON(h.call("GET", "/v1/threads/"+id+"/history?limit=1&cursor=1", ""), 200, nil)
+}
