@@ -100,7 +100,6 @@ func (c Config) EngineConfig() engine.Config {
 	}
 }
 
-
 // Catalogue is the agent catalogue of c: the built-in agents merged with
 // the config's. c must be valid (from Load or a Watcher); for an invalid
 // c it is nil.
