@@ -58,6 +58,7 @@ type Emitter interface {
 //	StartTurn(threadID string, in hub.TurnInput) (hub.Turn, error)
 //	CancelTurn(turnID string) (hub.Turn, error)
 //	History(threadID string, includeEvents, includeInternal bool) ([]hub.TurnHistory, error)
+//	HistoryPage(threadID string, q hub.HistoryQuery) (hub.HistoryPage, error)
 //	SetMode(threadID, modeID string) (hub.Thread, error)
 //	SetConfigOption(threadID, configID, value string) (hub.Thread, error)
 //	ListPermissions(status string) ([]hub.Permission, error)
@@ -146,6 +147,11 @@ func (b *Bindings) CancelTurn(turnID string) (hub.Turn, error) {
 // History is Service.History (GET /v1/threads/{id}/history).
 func (b *Bindings) History(threadID string, includeEvents, includeInternal bool) ([]hub.TurnHistory, error) {
 	return b.svc.History(b.ctx, windowCaller, threadID, includeEvents, includeInternal)
+}
+
+// HistoryPage is Service.HistoryPage (GET /v1/threads/{id}/history?limit&cursor).
+func (b *Bindings) HistoryPage(threadID string, q hub.HistoryQuery) (hub.HistoryPage, error) {
+	return b.svc.HistoryPage(b.ctx, windowCaller, threadID, q)
 }
 
 // SetMode is Service.SetMode: switch the thread's agent session mode.

@@ -64,10 +64,10 @@ type TurnHistory struct {
 // (default 50, at most 500) oldest first, after Cursor (a previous page's
 // NextCursor; "" for the first page).
 type HistoryQuery struct {
-	IncludeEvents   bool
-	IncludeInternal bool
-	Limit           int
-	Cursor          string
+	IncludeEvents   bool   `json:"includeEvents,omitempty"`
+	IncludeInternal bool   `json:"includeInternal,omitempty"`
+	Limit           int    `json:"limit,omitempty"`
+	Cursor          string `json:"cursor,omitempty"`
 }
 
 // HistoryPage is a page of a thread's history, oldest first. NextCursor is
