@@ -13,10 +13,12 @@ import (
 // event whose size is not in its strings (a huge array of small values)
 // keeps only seq, type, threadId, turnId and at, with those two fields.
 // cut reports whether it cut. The stored event is not changed: history
-// serves it whole. limit ≤ 0 means no limit.
+// serves it whole. limit ≤ 0 means no limit. A client_request event is
+// never cut: its owner acts on it (writes its content to a file), and a
+// cut one would be a wrong write.
 func CutEvent(e Event, limit int) (data []byte, cut bool, err error) {
 	data, err = e.MarshalJSON()
-	if err != nil || limit <= 0 || len(data) <= limit {
+	if err != nil || limit <= 0 || len(data) <= limit || e.Type == EventClientRequest {
 		return data, false, err
 	}
 	full := len(data)

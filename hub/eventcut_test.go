@@ -30,6 +30,8 @@ func TestCutEvent(t *testing.T) {
 			}
 		}},
 		{"no limit", ev("message_delta", map[string]string{"text": big}), 0, false, nil},
+		{"client request", ev("client_request", map[string]any{"requestId": "cr_1", "method": "fs/write_text_file",
+			"params": map[string]string{"path": "/x", "content": big}}), 1 << 20, false, nil},
 		{"long text", ev("message_delta", map[string]string{"text": big}), 1 << 20, true, func(t *testing.T, m map[string]any) {
 			if s := m["text"].(string); len(s) < 256<<10 || !strings.HasPrefix(big, s) {
 				t.Fatalf("text cut to %d bytes", len(s))
