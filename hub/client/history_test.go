@@ -2,6 +2,7 @@ package client
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
 	"testing"
 
@@ -40,5 +41,27 @@ func TestHistoryPage(t *testing.T) {
 	}
 	if q := f.requests()[2].URL.Query(); q.Has("limit") || q.Has("cursor") {
 		t.Errorf("History sent %v", q)
+	}
+}
+
+// A cut event (over the hub's limits.liveEventBytes) reaches a Stream's
+// reader unchanged: its payload keeps "truncated" and "bytes", so the
+// reader can fetch it whole from the history.
+func TestStreamSurfacesCutEvents(t *testing.T) {
+	f := newFakeHub(t)
+	f.on("GET /v1/events", sse("id: 7\nevent: message_delta\ndata: {\"seq\":7,\"type\":\"message_delta\",\"threadId\":\"th\",\"turnId\":\"tu\",\"at\":\"2026-01-01T00:00:00Z\",\"text\":\"abc\",\"truncated\":true,\"bytes\":3000000}\n\n"))
+	s, err := testClient(f, Options{}).Events(context.Background(), 0, StreamOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer s.Close()
+	ev := readN(t, s, 1)[0]
+	var p struct {
+		Text      string `json:"text"`
+		Truncated bool   `json:"truncated"`
+		Bytes     int    `json:"bytes"`
+	}
+	if err := json.Unmarshal(ev.Payload, &p); err != nil || ev.Seq != 7 || p.Text != "abc" || !p.Truncated || p.Bytes != 3000000 {
+		t.Fatalf("event %+v payload %s: %v", ev, ev.Payload, err)
 	}
 }
