@@ -78,6 +78,25 @@ type ClientOptions struct {
 	Terminals TerminalOptions
 	// EOFCause: see ConnOptions.
 	EOFCause func(readErr error) error
+	// MaxConcurrentRequests bounds how many of the agent's requests
+	// (fs/*, terminal/*, vendor methods) are served at once (default
+	// DefaultMaxAgentRequests; negative: no bound); more wait their turn,
+	// never refused (see ConnOptions). session/request_permission and
+	// terminal/wait_for_exit are not counted: they wait on a person or a
+	// process, hold little, and must not keep the others waiting (the
+	// hub bounds pending permissions per turn itself).
+	MaxConcurrentRequests int
+}
+
+// DefaultMaxAgentRequests is the default ClientOptions.MaxConcurrentRequests
+// (config limits.agentRequests): ten parallel 60 MB reads once took a hub to
+// 2.6 GB.
+const DefaultMaxAgentRequests = 4
+
+// waitsOnly reports whether an agent request only waits on something else
+// (a person, a process): those are not counted by MaxConcurrentRequests.
+func waitsOnly(method string) bool {
+	return method == "session/request_permission" || method == "terminal/wait_for_exit"
 }
 
 // ClientConn is the client side of an ACP v1 connection to one agent.
@@ -127,6 +146,9 @@ func NewClientConn(r io.Reader, w io.Writer, client Client, opts ClientOptions) 
 	if opts.CancelWait <= 0 {
 		opts.CancelWait = 5 * time.Second
 	}
+	if opts.MaxConcurrentRequests == 0 {
+		opts.MaxConcurrentRequests = DefaultMaxAgentRequests
+	}
 	c := &ClientConn{
 		client:     client,
 		log:        opts.Logger,
@@ -153,6 +175,9 @@ func NewClientConn(r io.Reader, w io.Writer, client Client, opts ClientOptions) 
 		Logger:       opts.Logger,
 		MaxLineBytes: opts.MaxLineBytes,
 		EOFCause:     opts.EOFCause,
+
+		MaxConcurrentRequests: opts.MaxConcurrentRequests,
+		Unbounded:             waitsOnly,
 	})
 	go func() {
 		<-c.conn.Done()

@@ -61,6 +61,20 @@ type ConnOptions struct {
 	// (default 8 MiB). Past it the reader stops reading until the queue
 	// drains, which pushes back on the peer through the pipe.
 	MaxQueuedBytes int
+	// MaxConcurrentRequests bounds how many of the peer's requests are
+	// handled at once (≤ 0: no bound). Past it a request waits, in arrival
+	// order, for one to finish: it is never refused, and notifications and
+	// answers to our calls keep flowing meanwhile. A waiting request is
+	// charged its size plus 4 KiB against MaxQueuedBytes until it starts,
+	// so the number waiting is bounded too (the reader then stops, as for
+	// any queued message). A peer cancelling a waiting request
+	// ($/cancel_request) gets its -32800 answer when its turn comes,
+	// without the handler running.
+	MaxConcurrentRequests int
+	// Unbounded, when set, names methods MaxConcurrentRequests does not
+	// count: requests that only wait for something else (a person, a
+	// process) and must not hold up the others.
+	Unbounded func(method string) bool
 	// EOFCause, when set, is called once when the peer's stream ends and
 	// returns the error pending and later calls fail with (wrapped in
 	// ErrConnClosed). It may block briefly, for instance to wait for the
@@ -74,6 +88,8 @@ type ConnOptions struct {
 //   - The reader never waits on a handler: it queues what it reads for one
 //     dispatcher goroutine (bounded by MaxQueuedBytes, see ConnOptions).
 //   - Notifications are handled one at a time in arrival order.
+//   - At most MaxConcurrentRequests of the peer's requests are handled at
+//     once; the others wait in arrival order, never refused.
 //   - A request from the peer, and the answer to one of our calls, is
 //     dispatched only after every notification read before it was handled.
 //   - Malformed lines are logged and skipped; the connection lives on.
@@ -95,7 +111,8 @@ type Conn struct {
 	err      error                         // why the connection closed; set once
 	done     chan struct{}                 // closed with err set
 
-	in *inbox
+	in   *inbox
+	gate requestGate
 }
 
 type response struct {
@@ -137,6 +154,7 @@ func NewConn(r io.Reader, w io.Writer, h Handler, opts ConnOptions) *Conn {
 		incoming: make(map[string]context.CancelFunc),
 		done:     make(chan struct{}),
 		in:       newInbox(opts.MaxQueuedBytes),
+		gate:     requestGate{max: opts.MaxConcurrentRequests},
 	}
 	c.out = newWriteQueue(w, func(err error) { c.closeWith(fmt.Errorf("write to peer: %w", err)) })
 	go c.read(r)
@@ -388,10 +406,38 @@ func (c *Conn) dispatch() {
 			if o, ok := c.h.(RequestObserver); ok {
 				o.RequestDispatched(item.msg.Method, item.msg.Params)
 			}
-			go c.handleRequest(item.ctx, item.cancel, item.msg)
+			c.startRequest(item)
 		default:
 			c.deliverResponse(item.msg)
 		}
+	}
+}
+
+// startRequest runs a request's handler on its own goroutine, at once when
+// it is not gated or a slot is free, else when a slot frees (runGated).
+// It never blocks.
+func (c *Conn) startRequest(it inboxItem) {
+	if c.opts.Unbounded != nil && c.opts.Unbounded(it.msg.Method) {
+		go c.handleRequest(it.ctx, it.cancel, it.msg)
+		return
+	}
+	if !c.gate.admit(it) {
+		c.in.hold(it.size + waitingRequestCost)
+		return
+	}
+	go c.runGated(it)
+}
+
+// runGated handles it, then the requests that waited for its slot, one
+// after another, until none waits.
+func (c *Conn) runGated(it inboxItem) {
+	for {
+		c.handleRequest(it.ctx, it.cancel, it.msg)
+		var ok bool
+		if it, ok = c.gate.next(); !ok {
+			return
+		}
+		c.in.release(it.size + waitingRequestCost)
 	}
 }
 
@@ -408,7 +454,13 @@ func (c *Conn) handleRequest(ctx context.Context, cancel context.CancelFunc, m w
 		delete(c.incoming, key)
 		c.mu.Unlock()
 	}()
-	result, err := c.callHandler(ctx, m)
+	var result any
+	var err error
+	if ctx.Err() == nil { // cancelled while it waited for a slot: answer at once
+		result, err = c.callHandler(ctx, m)
+	} else {
+		err = ctx.Err()
+	}
 	if c.ctx.Err() != nil {
 		return // connection closed: nobody to answer
 	}

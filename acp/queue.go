@@ -69,6 +69,21 @@ func (q *inbox) pop() (inboxItem, bool) {
 	return it, true
 }
 
+// hold charges n more bytes to the budget without waiting (a request the
+// dispatcher keeps waiting for a slot); release gives them back.
+func (q *inbox) hold(n int) {
+	q.mu.Lock()
+	q.bytes += n
+	q.mu.Unlock()
+}
+
+func (q *inbox) release(n int) {
+	q.mu.Lock()
+	q.bytes -= n
+	q.mu.Unlock()
+	q.cond.Broadcast()
+}
+
 func (q *inbox) close() {
 	q.mu.Lock()
 	q.closed = true

@@ -59,6 +59,7 @@ type Emitter interface {
 //	StartTurn(threadID string, in hub.TurnInput) (hub.Turn, error)
 //	CancelTurn(turnID string) (hub.Turn, error)
 //	History(threadID string, includeEvents, includeInternal bool) ([]hub.TurnHistory, error)
+//	HistoryPage(threadID string, q hub.HistoryQuery) (hub.HistoryPage, error)
 //	SetMode(threadID, modeID string) (hub.Thread, error)
 //	SetConfigOption(threadID, configID, value string) (hub.Thread, error)
 //	ListPermissions(status string) ([]hub.Permission, error)
@@ -74,7 +75,8 @@ type Emitter interface {
 //
 // Subscribe starts forwarding every event with seq > after (after < 0: live
 // events only) as the runtime event "hub:event", from the same fan-out as
-// SSE; a second call replaces the first. When the window falls behind,
+// SSE (an event over limits.liveEventBytes cut as SSE sends it, whole in
+// History); a second call replaces the first. When the window falls behind,
 // "hub:resync" is sent and forwarding stops until Subscribe is called again.
 type Bindings struct {
 	svc  hub.Service
@@ -84,6 +86,9 @@ type Bindings struct {
 	// settings is the config file's settings service (GetSettings,
 	// UpdateSettings); nil answers them NOT_FOUND.
 	settings hub.SettingsService
+	// liveEventBytes is limits.liveEventBytes as now configured: a larger
+	// event is forwarded cut, as SSE sends it (nil: the default).
+	liveEventBytes func() int
 
 	mu      sync.Mutex
 	stopFwd func() // ends the current forwarding and waits for it; nil: none
@@ -143,6 +148,11 @@ func (b *Bindings) CancelTurn(turnID string) (hub.Turn, error) {
 // History is Service.History (GET /v1/threads/{id}/history).
 func (b *Bindings) History(threadID string, includeEvents, includeInternal bool) ([]hub.TurnHistory, error) {
 	return b.svc.History(b.ctx, windowCaller, threadID, includeEvents, includeInternal)
+}
+
+// HistoryPage is Service.HistoryPage (GET /v1/threads/{id}/history?limit&cursor).
+func (b *Bindings) HistoryPage(threadID string, q hub.HistoryQuery) (hub.HistoryPage, error) {
+	return b.svc.HistoryPage(b.ctx, windowCaller, threadID, q)
 }
 
 // SetMode is Service.SetMode: switch the thread's agent session mode.
@@ -217,7 +227,11 @@ func (b *Bindings) forward(sub *hub.Subscription, done chan<- struct{}) {
 	defer close(done)
 	defer sub.Close()
 	for e := range sub.Events() {
-		data, err := e.MarshalJSON()
+		limit := hub.DefaultLiveEventBytes
+		if b.liveEventBytes != nil {
+			limit = b.liveEventBytes()
+		}
+		data, _, err := hub.CutEvent(e, limit)
 		if err != nil {
 			b.log.Error("window: event not sent", "seq", e.Seq, "type", e.Type, "err", err)
 			continue

@@ -111,6 +111,7 @@ var bindingsContract = map[string]string{
 	"StartTurn":        "func(string, hub.TurnInput) (hub.Turn, error)",
 	"CancelTurn":       "func(string) (hub.Turn, error)",
 	"History":          "func(string, bool, bool) ([]hub.TurnHistory, error)",
+	"HistoryPage":      "func(string, hub.HistoryQuery) (hub.HistoryPage, error)",
 	"SetMode":          "func(string, string) (hub.Thread, error)",
 	"SetConfigOption":  "func(string, string, string) (hub.Thread, error)",
 	"ListPermissions":  "func(string) ([]hub.Permission, error)",
@@ -386,5 +387,51 @@ func TestBindingsResync(t *testing.T) {
 	want := `{"seq":7,"type":"message_delta","threadId":"t","turnId":"u","at":"2026-01-02T03:04:05Z","text":"hi"}`
 	if string(got[0].data) != want {
 		t.Errorf("hub:event data %s\nwant %s", got[0].data, want)
+	}
+}
+
+// The window gets an event over limits.liveEventBytes cut, as SSE sends
+// it (truncated, bytes); HistoryPage serves it whole.
+func TestBindingsCutLargeEvents(t *testing.T) {
+	b, rec, _, cwd := bindingsHub(t)
+	b.liveEventBytes = func() int { return 64 << 10 }
+	if err := b.Subscribe(-1); err != nil {
+		t.Fatal(err)
+	}
+	th, err := b.CreateThread(hub.CreateThreadRequest{Agent: "fake", Cwd: cwd})
+	if err != nil {
+		t.Fatal(err)
+	}
+	turn, err := b.StartTurn(th.ID, hub.TurnInput{Input: "bigline 200000"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var data json.RawMessage
+	rec.waitFor(t, "the big message", func(e emitted, ev hub.Event) bool {
+		if ev.Type == hub.EventMessageDelta && ev.TurnID == turn.ID {
+			data = e.data
+			return true
+		}
+		return false
+	})
+	var m struct {
+		Text      string `json:"text"`
+		Truncated bool   `json:"truncated"`
+		Bytes     int    `json:"bytes"`
+	}
+	if err := json.Unmarshal(data, &m); err != nil || len(data) > 64<<10 || !m.Truncated || m.Bytes < 200000 || m.Text == "" {
+		t.Fatalf("window got %d bytes: truncated %v, bytes %d (%v)", len(data), m.Truncated, m.Bytes, err)
+	}
+	rec.waitFor(t, "turn_completed", func(_ emitted, ev hub.Event) bool {
+		return ev.Type == hub.EventTurnCompleted && ev.TurnID == turn.ID
+	})
+	page, err := b.HistoryPage(th.ID, hub.HistoryQuery{IncludeEvents: true, Limit: 10})
+	if err != nil || len(page.Turns) != 1 || page.NextCursor != "" {
+		t.Fatalf("HistoryPage = %+v, %v", page, err)
+	}
+	for _, ev := range page.Turns[0].Events {
+		if ev.Type == hub.EventMessageDelta && len(ev.Payload) < 200000 {
+			t.Fatalf("history has the message cut: %d bytes", len(ev.Payload))
+		}
 	}
 }

@@ -112,6 +112,7 @@ func (w *window) attach(h *runningHub) {
 	w.config = h.currentConfig
 	b := w.boundBindings() // the one Wails binds: options ran before the hub
 	b.svc, b.log, b.settings = h.engine, h.log, h.settingsService()
+	b.liveEventBytes = func() int { return h.currentConfig().Limits.LiveEventBytes }
 	w.hubQuit, w.hubDied = h.quit, h.served
 	w.notify = newNotifier(h.engine, nil, h.currentConfig, w.show, h.log)
 }

@@ -221,29 +221,26 @@ func (h *hubProc) history(threadID string, events bool, hdr ...string) []apiTurn
 	return r.Turns
 }
 
-// eventSeqs returns the seqs of the thread's stored events, oldest first.
-// For threads with 100k+ events, where decoding the history under -race
-// takes seconds, it reads the "seq" fields off the raw JSON (event
-// payloads here are plain text, which never holds `"seq":`).
-func (h *hubProc) eventSeqs(threadID string) []int64 {
+// nextStoredSeq returns the seq of the thread's first stored event after
+// after, or -1 when it has none: read off a thread stream resumed there
+// (the unpaged history of a flooded thread is over the hub's 64 MiB
+// bound). Stored events come at once; quiet says there is none.
+func (h *hubProc) nextStoredSeq(threadID string, after int64, quiet time.Duration) int64 {
 	h.t.Helper()
-	r := h.call("GET", "/v1/threads/"+threadID+"/history?includeEvents=true", nil, 200, nil)
-	var seqs []int64
-	for b := r.body; ; {
-		i := bytes.Index(b, []byte(`"seq":`))
-		if i < 0 {
-			return seqs
+	s := h.mustSSE("GET", "/v1/threads/"+threadID+"/events?after="+strconv.FormatInt(after, 10), nil)
+	defer s.close()
+	s.once.Do(func() { go s.read() })
+	for {
+		select {
+		case m := <-s.msgs:
+			if m.event != "" && m.ev.Seq > 0 {
+				return m.ev.Seq
+			}
+		case <-s.end:
+			return -1
+		case <-time.After(quiet):
+			return -1
 		}
-		b = b[i+len(`"seq":`):]
-		n := 0
-		for n < len(b) && '0' <= b[n] && b[n] <= '9' {
-			n++
-		}
-		seq, err := strconv.ParseInt(string(b[:n]), 10, 64)
-		if err != nil {
-			h.t.Fatalf("history: a seq that is not a number: %.40q", b)
-		}
-		seqs = append(seqs, seq)
 	}
 }
 

@@ -140,6 +140,7 @@ func startHub(ctx context.Context, e *env, o Options) (_ *runningHub, err error)
 		// force change together.
 		RotateToken: func() (string, error) { return rotateTokenFile(o.DataDir) },
 		Settings:    h.settingsService(),
+		Limits:      apiLimits(h.started),
 	})
 	go func() { h.served <- h.http.Serve(ln) }()
 	h.listen = listen

@@ -7,6 +7,7 @@ import (
 
 	"github.com/switchboard-hub/switchboard/app/config"
 	"github.com/switchboard-hub/switchboard/hub"
+	"github.com/switchboard-hub/switchboard/hub/httpapi"
 )
 
 // configPath is the config file the hub reads: --config made absolute,
@@ -53,6 +54,7 @@ func (h *runningHub) applyConfig(from, to config.Config) {
 	h.engine.SetConfig(to.EngineConfig())
 	h.engine.SetAgents(to.Catalogue())
 	h.http.SetAllowed(to.AllowedHosts, to.AllowedOrigins)
+	h.http.SetLimits(apiLimits(to))
 	h.live.Store(&to)
 	h.log.Info("config reloaded", "file", h.configPath, "changed", strings.Join(changed, ", "))
 	// A settings page open in the window or a browser reloads on it, and
@@ -61,6 +63,12 @@ func (h *runningHub) applyConfig(from, to config.Config) {
 	if err := h.engine.Announce(hub.EventConfigApplied, configApplied{File: h.configPath, Changed: changed}); err != nil {
 		h.log.Warn("config: announcing the applied config failed", "err", err)
 	}
+}
+
+// apiLimits is the HTTP API's part of c's limits: streams per client and
+// the live event size.
+func apiLimits(c config.Config) httpapi.Limits {
+	return httpapi.Limits{StreamsPerClient: c.Limits.StreamsPerClient, LiveEventBytes: c.Limits.LiveEventBytes}
 }
 
 // configApplied is the payload of a config_applied event.

@@ -19,6 +19,9 @@ const (
 	CodeTimeout             = "TIMEOUT"
 	CodeUpstreamUnavailable = "UPSTREAM_UNAVAILABLE"
 	CodeInternal            = "INTERNAL"
+	// CodePayloadTooLarge (413, an extension of API.md): a request body, or
+	// an answer (an unpaged history), over its size limit.
+	CodePayloadTooLarge = "PAYLOAD_TOO_LARGE"
 )
 
 // Error is an error with a code a client can act on. Message is safe to show

@@ -89,6 +89,24 @@ type TurnHistory struct {
 	Events []Event `json:"events,omitempty"`
 }
 
+// HistoryQuery asks for a page of a thread's history: up to Limit turns
+// (default 50, at most 500) oldest first, after Cursor (a previous page's
+// NextCursor; "" for the first page).
+type HistoryQuery struct {
+	IncludeEvents   bool   `json:"includeEvents,omitempty"`
+	IncludeInternal bool   `json:"includeInternal,omitempty"`
+	Limit           int    `json:"limit,omitempty"`
+	Cursor          string `json:"cursor,omitempty"`
+}
+
+// HistoryPage is a page of a thread's history, oldest first. NextCursor is
+// set when more turns follow. A page holds fewer than Limit turns when
+// they would exceed MaxHistoryBytes, but always at least one.
+type HistoryPage struct {
+	Turns      []TurnHistory `json:"turns"`
+	NextCursor string        `json:"nextCursor,omitempty"`
+}
+
 // Decision is the body of POST /v1/permissions/{id}: an outcome
 // ("approved" selects the agent's allow_once option, "declined" its
 // reject_once) or an exact OptionID.
@@ -120,7 +138,13 @@ type Service interface {
 	// CancelTurn ends a running turn as cancelled (within 5 s even when
 	// the agent ignores the cancel) and returns it.
 	CancelTurn(ctx context.Context, c Caller, turnID string) (Turn, error)
+	// History is the thread's whole history, oldest first: PAYLOAD_TOO_LARGE
+	// (details.reason HISTORY_TOO_LARGE) when it exceeds MaxHistoryBytes of
+	// JSON, and the caller pages with HistoryPage.
 	History(ctx context.Context, c Caller, threadID string, includeEvents, includeInternal bool) ([]TurnHistory, error)
+	// HistoryPage is History a page of turns at a time (HistoryQuery). A
+	// malformed cursor is INVALID_ARGUMENT.
+	HistoryPage(ctx context.Context, c Caller, threadID string, q HistoryQuery) (HistoryPage, error)
 
 	// Subscribe streams the events the caller may see with Seq > after
 	// (after < 0: only events committed from now on), optionally of one

@@ -30,6 +30,10 @@ type Store interface {
 	GetTurn(ctx context.Context, id string) (Turn, error)
 	// ListTurns returns a thread's turns, oldest first.
 	ListTurns(ctx context.Context, threadID string, includeInternal bool) ([]Turn, error)
+	// ListTurnsPage returns up to limit of a thread's turns oldest first,
+	// after cursor (from a previous page; "" for the first), and the cursor
+	// of the next page ("" on the last).
+	ListTurnsPage(ctx context.Context, threadID string, includeInternal bool, cursor string, limit int) ([]Turn, string, error)
 	// RunningTurns lists every turn still marked running (restart recovery).
 	RunningTurns(ctx context.Context) ([]Turn, error)
 

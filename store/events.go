@@ -86,7 +86,13 @@ func eventsQuery(f hub.EventFilter) (q string, args []any, limit int) {
 	}
 	limit = min(limit, MaxEventLimit)
 	var b strings.Builder
-	b.WriteString(`SELECT seq, type, thread_id, turn_id, client_id, at, payload FROM events
+	b.WriteString(`SELECT seq, type, thread_id, turn_id, client_id, at, payload FROM events`)
+	if f.TurnID != "" {
+		// A turn's events are few among its thread's: the planner,
+		// without statistics, may pick the thread's index instead.
+		b.WriteString(` INDEXED BY events_turn_seq`)
+	}
+	b.WriteString(`
 		WHERE seq > ? AND thread_id NOT IN (SELECT id FROM threads WHERE deleted = 1)`)
 	args = []any{f.After}
 	if f.ThreadID != "" {

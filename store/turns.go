@@ -72,6 +72,48 @@ func (db *DB) ListTurns(ctx context.Context, threadID string, includeInternal bo
 	return db.queryTurns(ctx, q+` ORDER BY t.started_at, t.rowid`, threadID)
 }
 
+// Turn page sizes (ListTurnsPage).
+const (
+	DefaultTurnLimit = 50
+	MaxTurnLimit     = 500
+)
+
+// ListTurnsPage returns up to limit (default 50, at most 500) turns of
+// threadID oldest first, as ListTurns orders them, after cursor, and the
+// cursor of the next page ("" on the last). Paging is by keyset: a turn
+// started while a client pages shows on a later page. A malformed cursor
+// is INVALID_ARGUMENT.
+func (db *DB) ListTurnsPage(ctx context.Context, threadID string, includeInternal bool, cursor string, limit int) ([]hub.Turn, string, error) {
+	if limit <= 0 {
+		limit = DefaultTurnLimit
+	}
+	limit = min(limit, MaxTurnLimit)
+	q := turnSelect + ` WHERE t.thread_id = ?`
+	args := []any{threadID}
+	if !includeInternal {
+		q += ` AND t.internal = 0`
+	}
+	if cursor != "" {
+		at, id, err := decodeCursor(cursor)
+		if err != nil {
+			return nil, "", err
+		}
+		q += ` AND (t.started_at, t.rowid) > (?, (SELECT rowid FROM turns WHERE id = ?))`
+		args = append(args, at, id)
+	}
+	turns, err := db.queryTurns(ctx, q+` ORDER BY t.started_at, t.rowid LIMIT ?`, append(args, limit+1)...)
+	if err != nil {
+		return nil, "", err
+	}
+	next := ""
+	if len(turns) > limit {
+		turns = turns[:limit]
+		last := turns[limit-1]
+		next = encodeCursor(encTime(last.StartedAt), last.ID)
+	}
+	return turns, next, nil
+}
+
 // RunningTurns returns every turn still marked running, of threads not
 // deleted, oldest first.
 func (db *DB) RunningTurns(ctx context.Context) ([]hub.Turn, error) {

@@ -91,3 +91,53 @@ func TestWriteOrderWithinWrite(t *testing.T) {
 	err := db.Commit(context.Background(), &hub.Write{Turns: []hub.Turn{turn("u2", "ghost", 1)}})
 	wantCode(t, err, hub.CodeInternal)
 }
+
+// ListTurnsPage walks the same order as ListTurns, a page at a time,
+// ties on StartedAt included; a malformed cursor is INVALID_ARGUMENT; a
+// turn's events are read through its own index.
+func TestListTurnsPage(t *testing.T) {
+	ctx := context.Background()
+	db := MustOpenDB(t)
+	w := &hub.Write{Threads: []hub.Thread{thread("t1", "c", 1), thread("t2", "c", 1)}}
+	w.Turns = []hub.Turn{turn("u5", "t1", 50), turn("u3", "t1", 30), turn("u4", "t1", 30), turn("u1", "t1", 10), turn("u6", "t1", 60), turn("x1", "t2", 5)}
+	w.Turns[0].Internal = true
+	w.Events = []hub.Event{event(hub.EventTurnStarted, "t1", "u3", 30), event(hub.EventTurnStarted, "t1", "u4", 30), event(hub.EventMessageDelta, "t1", "u3", 31)}
+	mustCommit(t, db, w)
+	tests := []struct {
+		name     string
+		internal bool
+		limit    int
+		want     [][]string
+	}{
+		{"pages of 2", false, 2, [][]string{{"u1", "u3"}, {"u4", "u6"}}},
+		{"internal too", true, 2, [][]string{{"u1", "u3"}, {"u4", "u5"}, {"u6"}}},
+		{"one page", false, 0, [][]string{{"u1", "u3", "u4", "u6"}}},
+		{"pages of 1", false, 1, [][]string{{"u1"}, {"u3"}, {"u4"}, {"u6"}}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			var got [][]string
+			cursor := ""
+			for {
+				page, next, err := db.ListTurnsPage(ctx, "t1", tt.internal, cursor, tt.limit)
+				if err != nil {
+					t.Fatal(err)
+				}
+				got = append(got, turnIDs(page))
+				if next == "" {
+					break
+				}
+				cursor = next
+			}
+			if !reflect.DeepEqual(got, tt.want) {
+				t.Fatalf("pages %v, want %v", got, tt.want)
+			}
+		})
+	}
+	_, _, err := db.ListTurnsPage(ctx, "t1", false, "not a cursor!", 2)
+	wantCode(t, err, hub.CodeInvalidArgument)
+	evs, err := db.Events(ctx, hub.EventFilter{ThreadID: "t1", TurnID: "u3", All: true})
+	if err != nil || len(evs) != 2 || evs[0].Type != hub.EventTurnStarted || evs[1].Type != hub.EventMessageDelta {
+		t.Fatalf("events of u3: %+v, %v", evs, err)
+	}
+}

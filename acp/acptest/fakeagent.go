@@ -197,6 +197,16 @@
 //     agent_message_chunk "fs-read ok: <content>" or
 //     "fs-read error <code>: <message>" ("fs-read error invalid result:
 //     <json>" when the result has no content string); end_turn.
+//   - fs-read-many <n> <path>: n fs/read_text_file {sessionId, path}
+//     requests sent at once; when every one is answered,
+//     agent_message_chunk "fs-read-many <outcome>=<count> …" sorted by
+//     outcome, "ok" for a result, "error:<code>" for an error; end_turn.
+//   - permissions <n>: n session/request_permission requests sent at once
+//     (toolCall {toolCallId: "many-<i>", title: "Step <i>", kind: "execute",
+//     status: "pending"}, options allow-once (allow_once) and reject-once
+//     (reject_once)); when every one is answered, agent_message_chunk
+//     "permissions <outcome>=<count> …" sorted by outcome,
+//     "selected:<optionId>", "cancelled" or "error:<code>"; end_turn.
 //   - fs-write <path> [text]: fs/write_text_file {sessionId, path, content}
 //     where content is everything after the path and one blank, verbatim
 //     (may be empty); agent_message_chunk "fs-write ok" or

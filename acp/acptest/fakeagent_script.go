@@ -7,6 +7,7 @@ import (
 	"os"
 	"os/signal"
 	"path/filepath"
+	"sort"
 	"strconv"
 	"strings"
 	"syscall"
@@ -302,6 +303,30 @@ func (a *agent) script(s *session, t *turn, text, cmd, rest string) (stop string
 			break
 		}
 		a.say(s, t, "fs-read ok: "+*res.Content)
+	case "fs-read-many":
+		n, path := splitWord(rest)
+		v, ok := intArgs(n, 1)
+		if !ok || path == "" {
+			return bad()
+		}
+		a.many(s, t, "fs-read-many", v[0], func(int) (string, any) {
+			return "fs/read_text_file", map[string]string{"sessionId": s.id, "path": path}
+		})
+	case "permissions":
+		v, ok := intArgs(rest, 1)
+		if !ok {
+			return bad()
+		}
+		a.many(s, t, "permissions", v[0], func(i int) (string, any) {
+			return "session/request_permission", map[string]any{
+				"sessionId": s.id,
+				"toolCall":  map[string]string{"toolCallId": fmt.Sprintf("many-%d", i), "title": fmt.Sprintf("Step %d", i), "kind": "execute", "status": "pending"},
+				"options": []map[string]string{
+					{"optionId": "allow-once", "name": "Allow", "kind": "allow_once"},
+					{"optionId": "reject-once", "name": "Reject", "kind": "reject_once"},
+				},
+			}
+		})
 	case "fs-write":
 		path, content := splitWord(rest)
 		if i := strings.IndexAny(rest, " \t\r\n"); i >= 0 {
@@ -366,6 +391,50 @@ func (a *agent) script(s *session, t *turn, text, cmd, rest string) (stop string
 		a.say(s, t, "unknown command: "+text)
 	}
 	return endTurn, true
+}
+
+// many sends n requests at once (method and params from req(i), i = 0 …
+// n-1), waits for every answer, and says "<name> <outcome>=<count> …"
+// sorted by outcome: "ok" for a result without an outcome field,
+// "selected:<optionId>" or "cancelled" for a permission outcome, "error:<code>"
+// for an error.
+func (a *agent) many(s *session, t *turn, name string, n int, req func(i int) (string, any)) {
+	chans := make([]<-chan reply, n)
+	for i := range chans {
+		method, params := req(i)
+		chans[i] = a.startCall(a.newID(), method, params)
+	}
+	a.flush()
+	counts := map[string]int{}
+	for _, ch := range chans {
+		r := <-ch
+		key := "ok"
+		var res struct {
+			Outcome *struct {
+				Outcome  string `json:"outcome"`
+				OptionID string `json:"optionId"`
+			} `json:"outcome"`
+		}
+		switch {
+		case r.err != nil:
+			key = "error:" + strconv.Itoa(r.err.Code)
+		case json.Unmarshal(r.result, &res) == nil && res.Outcome != nil && res.Outcome.Outcome == "selected":
+			key = "selected:" + res.Outcome.OptionID
+		case res.Outcome != nil:
+			key = res.Outcome.Outcome
+		}
+		counts[key]++
+	}
+	keys := make([]string, 0, len(counts))
+	for k := range counts {
+		keys = append(keys, k)
+	}
+	sort.Strings(keys)
+	out := name
+	for _, k := range keys {
+		out += fmt.Sprintf(" %s=%d", k, counts[k])
+	}
+	a.say(s, t, out)
 }
 
 func codeOrOK(r reply) string {

@@ -39,6 +39,18 @@ type Config struct {
 		MaxAgentProcesses int           `mapstructure:"maxAgentProcesses"`
 		AgentIdleTimeout  time.Duration `mapstructure:"agentIdleTimeout"`
 		TurnTimeout       time.Duration `mapstructure:"turnTimeout"`
+		// AgentRequests: agent→hub requests (fs/*, terminal/*) served at
+		// once per agent process; more wait.
+		AgentRequests int `mapstructure:"agentRequests"`
+		// PendingPermissionsPerTurn: past it an agent's permission request
+		// is refused at once.
+		PendingPermissionsPerTurn int `mapstructure:"pendingPermissionsPerTurn"`
+		// StreamsPerClient: SSE streams open at once per X-Client-ID; the
+		// next is 429.
+		StreamsPerClient int `mapstructure:"streamsPerClient"`
+		// LiveEventBytes: an event larger than this is sent cut on the
+		// streams (whole in history).
+		LiveEventBytes int `mapstructure:"liveEventBytes"`
 	} `mapstructure:"limits"`
 	Context struct {
 		RecentTurns int `mapstructure:"recentTurns"`
@@ -99,6 +111,9 @@ func (c Config) EngineConfig() engine.Config {
 		Folders:            c.Folders.rules(),
 		TerminalInheritEnv: c.Terminals.InheritEnv,
 		Redaction:          c.Redaction.Enabled,
+
+		AgentRequests:             c.Limits.AgentRequests,
+		PendingPermissionsPerTurn: c.Limits.PendingPermissionsPerTurn,
 	}
 }
 

@@ -30,6 +30,9 @@ func TestLoadConfigDefaults(t *testing.T) {
 		c.Limits.AgentIdleTimeout != 30*time.Minute || c.Limits.TurnTimeout != 30*time.Minute || !c.Tray.Enabled || !c.Notifications.Enabled || c.UI.Theme != "system" {
 		t.Fatalf("defaults %+v", c)
 	}
+	if l := c.Limits; l.AgentRequests != 4 || l.PendingPermissionsPerTurn != 32 || l.StreamsPerClient != 16 || l.LiveEventBytes != 1<<20 {
+		t.Fatalf("limits %+v", l)
+	}
 	if len(c.Catalogue()) != 7 {
 		t.Fatalf("catalogue %d agents", len(c.Catalogue()))
 	}
@@ -47,6 +50,10 @@ permissions:
 limits:
   maxAgentProcesses: 3
   turnTimeout: 1h
+  agentRequests: 2
+  pendingPermissionsPerTurn: 5
+  streamsPerClient: 3
+  liveEventBytes: 65536
 context:
   recentTurns: 4
 agents:
@@ -69,8 +76,11 @@ agents:
 		t.Fatalf("config %+v", c)
 	}
 	ec := c.EngineConfig()
-	if ec.PermissionTimeout != 90*time.Second || ec.MaxAgentProcesses != 3 {
+	if ec.PermissionTimeout != 90*time.Second || ec.MaxAgentProcesses != 3 || ec.AgentRequests != 2 || ec.PendingPermissionsPerTurn != 5 {
 		t.Fatalf("engine config %+v", ec)
+	}
+	if c.Limits.StreamsPerClient != 3 || c.Limits.LiveEventBytes != 65536 {
+		t.Fatalf("limits %+v", c.Limits)
 	}
 	if env := c.Agents["claude"].Env; env["ANTHROPIC_BASE_URL"] != "http://127.0.0.1:1" {
 		t.Fatalf("env names must keep their case: %v", env)
@@ -94,6 +104,10 @@ func TestLoadConfigErrors(t *testing.T) {
 		{"public listen", "listen: 0.0.0.0:8686\n", "allowPublic"},
 		{"bad duration", "permissions:\n  timeout: soon\n", "timeout"},
 		{"zero processes", "limits:\n  maxAgentProcesses: 0\n", "maxAgentProcesses"},
+		{"zero agent requests", "limits:\n  agentRequests: 0\n", "limits.agentRequests"},
+		{"zero pending permissions", "limits:\n  pendingPermissionsPerTurn: 0\n", "limits.pendingPermissionsPerTurn"},
+		{"zero streams", "limits:\n  streamsPerClient: 0\n", "limits.streamsPerClient"},
+		{"tiny live events", "limits:\n  liveEventBytes: 100\n", "limits.liveEventBytes"},
 		{"custom agent without command", "agents:\n  x:\n    name: X\n", "agents.x"},
 		{"unknown theme", "ui:\n  theme: blue\n", "ui.theme"},
 	}

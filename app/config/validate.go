@@ -31,6 +31,20 @@ func (c Config) validate() error {
 	if c.Limits.MaxAgentProcesses < 1 {
 		return errors.New("limits.maxAgentProcesses must be at least 1")
 	}
+	atLeast := []struct {
+		key      string
+		val, min int
+	}{
+		{"limits.agentRequests", c.Limits.AgentRequests, 1},
+		{"limits.pendingPermissionsPerTurn", c.Limits.PendingPermissionsPerTurn, 1},
+		{"limits.streamsPerClient", c.Limits.StreamsPerClient, 1},
+		{"limits.liveEventBytes", c.Limits.LiveEventBytes, 4096},
+	}
+	for _, l := range atLeast {
+		if l.val < l.min {
+			return fmt.Errorf("%s must be at least %d", l.key, l.min)
+		}
+	}
 	if c.Context.RecentTurns < 0 || c.Context.MaxChars < 0 {
 		return errors.New("context.recentTurns and context.maxChars must not be negative")
 	}

@@ -235,6 +235,12 @@ func (t *turnRelay) relay(ev hub.Event) (res any, done bool, err error) {
 	case hub.EventClientRequest:
 		t.serveClientRequest(ev)
 	default:
+		// An event over limits.liveEventBytes arrives cut ("truncated":
+		// true): it is relayed as it came, not fetched whole from the
+		// history. Fetching would let an agent make the bridge re-read the
+		// thread's history for every oversized chunk it sends, and put the
+		// >1 MiB update in the editor the bound keeps out; a session/load
+		// replays it whole. (client_request events are never cut.)
 		if u, ok := eventUpdate(ev); ok {
 			t.b.notifyUpdate(t.sessionID, u)
 		}

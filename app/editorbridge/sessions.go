@@ -134,21 +134,29 @@ func (b *server) loadSession(ctx context.Context, params json.RawMessage, replay
 	if !replay {
 		return withSessionState(map[string]any{}, th), nil
 	}
-	turns, err := b.hub.History(ctx, th.ID, true)
-	if err != nil {
-		return nil, err
-	}
-	for _, t := range turns {
-		for _, u := range userChunks(t.Turn) {
-			b.notifyUpdate(th.ID, u)
+	// A page at a time: a long thread's whole history may be more than
+	// the hub sends in one answer (64 MiB).
+	q := hub.HistoryQuery{IncludeEvents: true}
+	for {
+		page, err := b.hub.HistoryPage(ctx, th.ID, q)
+		if err != nil {
+			return nil, err
 		}
-		for _, ev := range t.Events {
-			if u, ok := eventUpdate(ev); ok {
+		for _, t := range page.Turns {
+			for _, u := range userChunks(t.Turn) {
 				b.notifyUpdate(th.ID, u)
 			}
+			for _, ev := range t.Events {
+				if u, ok := eventUpdate(ev); ok {
+					b.notifyUpdate(th.ID, u)
+				}
+			}
 		}
+		if page.NextCursor == "" {
+			return withSessionState(map[string]any{}, th), nil
+		}
+		q.Cursor = page.NextCursor
 	}
-	return withSessionState(map[string]any{}, th), nil
 }
 
 // userChunks is a turn's prompt as user_message_chunk updates: one per

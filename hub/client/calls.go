@@ -59,7 +59,9 @@ func (c *Client) Thread(ctx context.Context, id string) (hub.Thread, error) {
 }
 
 // History returns a thread's turns, oldest first, with their events when
-// includeEvents (GET /v1/threads/{id}/history).
+// includeEvents (GET /v1/threads/{id}/history). A history over the hub's
+// bound (64 MiB of JSON) is an *Error with Status 413 and
+// details.reason hub.ReasonHistoryTooLarge: read it with HistoryPage.
 func (c *Client) History(ctx context.Context, threadID string, includeEvents bool) ([]hub.TurnHistory, error) {
 	var q url.Values
 	if includeEvents {
@@ -70,6 +72,27 @@ func (c *Client) History(ctx context.Context, threadID string, includeEvents boo
 	}
 	err := c.call(ctx, request{method: http.MethodGet, path: "/v1/threads/" + esc(threadID) + "/history", query: q}, &out)
 	return out.Turns, err
+}
+
+// HistoryPage returns a page of a thread's turns, oldest first (GET
+// /v1/threads/{id}/history?limit&cursor): q.Limit 0 is the hub's default,
+// q.Cursor "" the first page, then each page's NextCursor until it is "".
+func (c *Client) HistoryPage(ctx context.Context, threadID string, q hub.HistoryQuery) (hub.HistoryPage, error) {
+	v := url.Values{}
+	if q.IncludeEvents {
+		v.Set("includeEvents", "true")
+	}
+	if q.IncludeInternal {
+		v.Set("includeInternal", "true")
+	}
+	if q.Limit > 0 {
+		v.Set("limit", strconv.Itoa(q.Limit))
+	}
+	// cursor is sent even empty: limit or cursor is what asks for a page.
+	v.Set("cursor", q.Cursor)
+	var out hub.HistoryPage
+	err := c.call(ctx, request{method: http.MethodGet, path: "/v1/threads/" + esc(threadID) + "/history", query: v}, &out)
+	return out, err
 }
 
 // StartTurn starts a turn and returns it at once (POST

@@ -36,7 +36,18 @@ type Config struct {
 	// is stored and streamed: turn input and output, tool calls, terminal
 	// output, thread titles (redaction.enabled, true). Applies at once.
 	Redaction bool
+	// AgentRequests bounds the agent→hub requests (fs/*, terminal/*) served
+	// at once per agent process; more wait (limits.agentRequests, 4).
+	// Applies to agent processes started from then on.
+	AgentRequests int
+	// PendingPermissionsPerTurn bounds a turn's pending permissions; the
+	// next one is refused at once (limits.pendingPermissionsPerTurn, 32).
+	PendingPermissionsPerTurn int
 }
+
+// DefaultPendingPermissionsPerTurn is the default
+// Config.PendingPermissionsPerTurn.
+const DefaultPendingPermissionsPerTurn = 32
 
 // DefaultConfig returns the documented defaults.
 func DefaultConfig() Config {
@@ -48,6 +59,9 @@ func DefaultConfig() Config {
 		ContextRecentTurns: 10,
 		ContextMaxChars:    20000,
 		Redaction:          true,
+
+		AgentRequests:             acp.DefaultMaxAgentRequests,
+		PendingPermissionsPerTurn: DefaultPendingPermissionsPerTurn,
 	}
 }
 
@@ -74,6 +88,9 @@ type Options struct {
 	// database and its -wal/-shm, the config file and its folder. They
 	// are resolved once, at New.
 	Protected []string
+	// MaxHistoryBytes bounds the JSON of one history answer (default
+	// hub.MaxHistoryBytes; tests lower it).
+	MaxHistoryBytes int
 	// ProbeAgents, when set, starts every available agent once in the
 	// background after New returns (initialize only, two at a time, each
 	// bounded by 15s), so ListAgents reports versions and capabilities
@@ -107,7 +124,8 @@ type Engine struct {
 
 	// redacting is cfg.Redaction, readable without mu on the streaming
 	// path.
-	redacting atomic.Bool
+	redacting  atomic.Bool
+	maxHistory int // Options.MaxHistoryBytes
 
 	mu      sync.Mutex
 	cfg     Config
@@ -170,6 +188,10 @@ func New(ctx context.Context, opts Options) (*Engine, error) {
 	e.redacting.Store(opts.Config.Redaction)
 	e.agentOpts.Client.CancelWait = opts.CancelWait
 	e.clientTimeout = opts.ClientRequestTimeout
+	e.maxHistory = opts.MaxHistoryBytes
+	if e.maxHistory <= 0 {
+		e.maxHistory = hub.MaxHistoryBytes
+	}
 	e.SetAgents(opts.Agents)
 	if err := e.recover(ctx); err != nil {
 		return nil, err

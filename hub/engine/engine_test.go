@@ -5,6 +5,7 @@ package engine_test
 import (
 	"context"
 	"encoding/json"
+	"log/slog"
 	"os"
 	"path/filepath"
 	"strings"
@@ -31,6 +32,9 @@ type harness struct {
 	db     *store.DB
 	dbPath string
 	cwd    string
+	log    *slog.Logger // nil: discard
+	// maxHistory is Options.MaxHistoryBytes (0: the default).
+	maxHistory int
 }
 
 func fakeSpec(t testing.TB, id string, env ...string) acp.AgentSpec {
@@ -58,7 +62,7 @@ func (h *harness) open(c engine.Config, specs []acp.AgentSpec) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	e, err := engine.New(context.Background(), engine.Options{Store: db, Config: c, Agents: specs,
+	e, err := engine.New(context.Background(), engine.Options{Store: db, Config: c, Agents: specs, Logger: h.log, MaxHistoryBytes: h.maxHistory,
 		AgentOptions: acp.AgentOptions{Process: acp.ProcessOptions{Grace: 300 * time.Millisecond}}})
 	if err != nil {
 		t.Fatal(err)

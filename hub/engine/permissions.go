@@ -2,6 +2,7 @@ package engine
 
 import (
 	"context"
+	"encoding/json"
 	"strings"
 	"time"
 
@@ -51,6 +52,18 @@ func (c *threadClient) requestPermission(ctx context.Context, req acp.RequestPer
 	}
 	pr := &permRT{perm: p, req: req, turn: tr, answer: make(chan acp.RequestPermissionResponse, 1), stored: make(chan struct{}), hub: hubOwned}
 	e.mu.Lock()
+	limit := e.cfg.PendingPermissionsPerTurn
+	if limit <= 0 {
+		limit = DefaultPendingPermissionsPerTurn
+	}
+	if pending := e.pendingOfTurnLocked(tr); pending >= limit {
+		e.mu.Unlock()
+		// Never raised: a flood of requests must not bury the window in
+		// cards or the store in rows. The agent is refused at once.
+		e.log.Warn("hub: permission refused: too many pending in the turn",
+			"thread", c.thread.ID, "turn", tr.turn.ID, "toolCallId", toolCallID(req.ToolCall), "pending", pending, "limit", limit)
+		return refusal(req), nil
+	}
 	e.perms[p.ID] = pr
 	e.mu.Unlock()
 	defer func() {
@@ -81,6 +94,30 @@ func (c *threadClient) requestPermission(ctx context.Context, req acp.RequestPer
 	case <-time.After(5 * time.Second): // the store failed: refuse
 		return refusal(req), nil
 	}
+}
+
+// pendingOfTurnLocked counts tr's pending permissions. e.mu must be held.
+func (e *Engine) pendingOfTurnLocked(tr *turnRT) int {
+	n := 0
+	for _, pr := range e.perms {
+		if pr.turn == tr {
+			n++
+		}
+	}
+	return n
+}
+
+// toolCallID is the toolCallId of an agent's raw tool call, for logs ("" if
+// it has none), at most 64 bytes of it.
+func toolCallID(raw json.RawMessage) string {
+	var tc struct {
+		ToolCallID string `json:"toolCallId"`
+	}
+	_ = json.Unmarshal(raw, &tc)
+	if len(tc.ToolCallID) > 64 {
+		return tc.ToolCallID[:64] + "…"
+	}
+	return tc.ToolCallID
 }
 
 // refusal is what the agent is told when nobody approved: its reject_once

@@ -367,30 +367,90 @@ func (e *Engine) History(ctx context.Context, c hub.Caller, threadID string, inc
 	if err != nil {
 		return nil, err
 	}
-	out := make([]hub.TurnHistory, len(turns))
-	index := make(map[string]int, len(turns))
-	for i, t := range turns {
-		out[i] = hub.TurnHistory{Turn: t}
-		index[t.ID] = i
+	return e.withEvents(ctx, threadID, turns, includeEvents, false)
+}
+
+// HistoryPage implements Service.
+func (e *Engine) HistoryPage(ctx context.Context, c hub.Caller, threadID string, q hub.HistoryQuery) (hub.HistoryPage, error) {
+	if _, err := e.visibleThread(ctx, c, threadID); err != nil {
+		return hub.HistoryPage{}, err
 	}
-	if !includeEvents {
-		return out, nil
+	turns, next, err := e.store.ListTurnsPage(ctx, threadID, q.IncludeInternal, q.Cursor, q.Limit)
+	if err != nil {
+		return hub.HistoryPage{}, err
 	}
-	for after := int64(0); ; {
-		page, err := e.store.Events(ctx, hub.EventFilter{After: after, ThreadID: threadID, All: true, Limit: 10000})
-		if err != nil {
-			return nil, err
+	out, err := e.withEvents(ctx, threadID, turns, q.IncludeEvents, true)
+	if err != nil {
+		return hub.HistoryPage{}, err
+	}
+	if len(out) < len(turns) {
+		// Cut short by the size bound: the next page starts after the
+		// last turn kept.
+		if _, next, err = e.store.ListTurnsPage(ctx, threadID, q.IncludeInternal, q.Cursor, len(out)); err != nil {
+			return hub.HistoryPage{}, err
 		}
-		for _, ev := range page {
-			if i, ok := index[ev.TurnID]; ok {
-				out[i].Events = append(out[i].Events, ev)
+	}
+	return hub.HistoryPage{Turns: out, NextCursor: next}, nil
+}
+
+// historyOverhead is what a turn or an event adds to a history's JSON
+// besides its text: field names, ids, times.
+const historyOverhead = 256
+
+// withEvents makes turns a history, with their events when asked, and
+// bounds the JSON it builds to about Options.MaxHistoryBytes. Past the
+// bound a page (partial) ends before the turn that crosses it; a whole
+// history, or a page whose first turn alone crosses it, fails with
+// PAYLOAD_TOO_LARGE, details.reason HISTORY_TOO_LARGE. It stops reading as
+// soon as the bound is crossed.
+func (e *Engine) withEvents(ctx context.Context, threadID string, turns []hub.Turn, includeEvents, partial bool) ([]hub.TurnHistory, error) {
+	out := make([]hub.TurnHistory, 0, len(turns))
+	size := 0
+	for _, t := range turns {
+		h := hub.TurnHistory{Turn: t}
+		size += historyOverhead + len(t.Input) + len(t.Output) + len(t.Content) + len(t.Error)
+		for after := int64(0); includeEvents && size <= e.maxHistory; {
+			page, err := e.store.Events(ctx, hub.EventFilter{After: after, ThreadID: threadID, TurnID: t.ID, All: true, Limit: 10000})
+			if err != nil {
+				return nil, err
 			}
-			after = ev.Seq
+			for _, ev := range page {
+				h.Events = append(h.Events, ev)
+				size += historyOverhead + len(ev.Payload)
+				after = ev.Seq
+			}
+			if len(page) < 10000 {
+				break
+			}
 		}
-		if len(page) < 10000 {
-			return out, nil
+		if size > e.maxHistory {
+			if partial && len(out) > 0 {
+				return out, nil
+			}
+			return nil, e.historyTooLarge(t.ID, partial)
 		}
+		out = append(out, h)
 	}
+	return out, nil
+}
+
+func (e *Engine) historyTooLarge(turnID string, page bool) error {
+	err := &hub.Error{Code: hub.CodePayloadTooLarge,
+		Message: fmt.Sprintf("the history is larger than %s: read it in pages with limit and cursor", sizeText(e.maxHistory)),
+		Details: map[string]any{"reason": hub.ReasonHistoryTooLarge, "maxBytes": e.maxHistory}}
+	if page {
+		err.Message = fmt.Sprintf("turn %s alone is larger than %s with its events: read it without includeEvents, or its events from the thread's event stream", turnID, sizeText(e.maxHistory))
+		err.Details["turnId"] = turnID
+	}
+	return err
+}
+
+// sizeText is n bytes in MiB, or KiB below one MiB.
+func sizeText(n int) string {
+	if n >= 1<<20 {
+		return fmt.Sprintf("%d MiB", n>>20)
+	}
+	return fmt.Sprintf("%d KiB", n>>10)
 }
 
 // errorText is what a failed turn says: a coded error's message (its cause

@@ -19,7 +19,7 @@ import (
 // and errors").
 const (
 	CodeUnsupportedMediaType = "UNSUPPORTED_MEDIA_TYPE" // 415
-	CodePayloadTooLarge      = "PAYLOAD_TOO_LARGE"      // 413
+	CodePayloadTooLarge      = hub.CodePayloadTooLarge  // 413
 )
 
 // statusOf is the one code→status table. An error whose code is not in it
@@ -109,12 +109,17 @@ func (s *Server) writeJSON(w http.ResponseWriter, r *http.Request, status int, v
 		status = http.StatusInternalServerError
 		b = []byte(`{"error":{"code":"INTERNAL","message":"internal error","details":{}}}`)
 	}
+	writeJSONBytes(w, status, b)
+}
+
+// writeJSONBytes answers b, a JSON value, with status and a final newline.
+func writeJSONBytes(w http.ResponseWriter, status int, b []byte) {
 	h := w.Header()
 	h.Set("Content-Type", "application/json")
 	h.Set("Content-Length", strconv.Itoa(len(b)+1))
 	w.WriteHeader(status)
-	b = append(b, '\n')
 	_, _ = w.Write(b)
+	_, _ = w.Write([]byte{'\n'})
 }
 
 // decodeJSON reads the request body into v: exactly one JSON value,

@@ -22,24 +22,25 @@ import (
 // "fail …" ends with an error event, anything else emits one
 // message_delta per word and completes.
 type fake struct {
-	mu           sync.Mutex
-	clock        time.Time
-	seq          int
-	threads      map[string]*hub.Thread
-	threadOrder  []string // creation order
-	turns        map[string]*hub.Turn
-	turnOrder    []string
-	running      map[string]string // thread id → running turn id
-	perms        map[string]*hub.Permission
-	events       []hub.Event
-	subs         map[*fakeStream]struct{}
-	fail         error // returned by the next call, then cleared
-	limitReached bool
-	panicNext    bool // the next call panics: a stand-in for a bug
-	lastCaller   hub.Caller
-	liveBuffer   int
-	clientReqs   map[string]*fakeClientRequest // by request id (clientrequests_test.go)
-	lastCreate   hub.CreateThreadRequest
+	mu               sync.Mutex
+	clock            time.Time
+	seq              int
+	threads          map[string]*hub.Thread
+	threadOrder      []string // creation order
+	turns            map[string]*hub.Turn
+	turnOrder        []string
+	running          map[string]string // thread id → running turn id
+	perms            map[string]*hub.Permission
+	events           []hub.Event
+	subs             map[*fakeStream]struct{}
+	fail             error // returned by the next call, then cleared
+	limitReached     bool
+	panicNext        bool // the next call panics: a stand-in for a bug
+	lastCaller       hub.Caller
+	liveBuffer       int
+	clientReqs       map[string]*fakeClientRequest // by request id (clientrequests_test.go)
+	lastCreate       hub.CreateThreadRequest
+	lastHistoryQuery hub.HistoryQuery
 }
 
 var _ hub.Service = (*fake)(nil)
@@ -358,6 +359,34 @@ func (f *fake) History(ctx context.Context, c hub.Caller, threadID string, inclu
 		out = append(out, h)
 	}
 	return out, nil
+}
+
+// HistoryPage pages History: the cursor is the index of the page's first
+// turn; lastHistoryQuery records the query.
+func (f *fake) HistoryPage(ctx context.Context, c hub.Caller, threadID string, q hub.HistoryQuery) (hub.HistoryPage, error) {
+	all, err := f.History(ctx, c, threadID, q.IncludeEvents, q.IncludeInternal)
+	if err != nil {
+		return hub.HistoryPage{}, err
+	}
+	f.mu.Lock()
+	f.lastHistoryQuery = q
+	f.mu.Unlock()
+	start := 0
+	if q.Cursor != "" {
+		if start, err = strconv.Atoi(q.Cursor); err != nil || start < 0 || start > len(all) {
+			return hub.HistoryPage{}, hub.Errorf(hub.CodeInvalidArgument, "invalid cursor")
+		}
+	}
+	limit := q.Limit
+	if limit <= 0 {
+		limit = 50
+	}
+	end := min(start+limit, len(all))
+	p := hub.HistoryPage{Turns: all[start:end]}
+	if end < len(all) {
+		p.NextCursor = strconv.Itoa(end)
+	}
+	return p, nil
 }
 
 // addPermission makes a pending permission on a thread's running turn.

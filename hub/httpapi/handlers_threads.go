@@ -1,6 +1,7 @@
 package httpapi
 
 import (
+	"encoding/json"
 	"net/http"
 	"net/url"
 	"strconv"
@@ -106,14 +107,10 @@ func (s *Server) createThread(w http.ResponseWriter, r *http.Request, c hub.Call
 // listThreads is GET /v1/threads?limit&cursor, newest first.
 func (s *Server) listThreads(w http.ResponseWriter, r *http.Request, c hub.Caller) {
 	q := r.URL.Query()
-	limit := 0
-	if v := q.Get("limit"); v != "" {
-		n, err := strconv.Atoi(v)
-		if err != nil || n < 1 {
-			s.writeError(w, r, errorf(hub.CodeInvalidArgument, "limit must be a positive integer"))
-			return
-		}
-		limit = n
+	limit, err := limitParam(q)
+	if err != nil {
+		s.writeError(w, r, err)
+		return
 	}
 	page, err := s.svc.ListThreads(r.Context(), c, limit, q.Get("cursor"))
 	if err != nil {
@@ -191,7 +188,10 @@ func (s *Server) setConfigOption(w http.ResponseWriter, r *http.Request, c hub.C
 	s.answerThread(w, r, t, err)
 }
 
-// history is GET /v1/threads/{id}/history?includeEvents&includeInternal.
+// history is GET /v1/threads/{id}/history?includeEvents&includeInternal,
+// and with limit or cursor a page of it (HistoryPage, with nextCursor).
+// Unpaged, an answer over hub.MaxHistoryBytes is 413 PAYLOAD_TOO_LARGE,
+// details.reason HISTORY_TOO_LARGE: the client pages instead.
 func (s *Server) history(w http.ResponseWriter, r *http.Request, c hub.Caller) {
 	q := r.URL.Query()
 	events, err := boolParam(q, "includeEvents")
@@ -204,12 +204,52 @@ func (s *Server) history(w http.ResponseWriter, r *http.Request, c hub.Caller) {
 		s.writeError(w, r, err)
 		return
 	}
+	if q.Has("limit") || q.Has("cursor") {
+		limit, err := limitParam(q)
+		if err != nil {
+			s.writeError(w, r, err)
+			return
+		}
+		page, err := s.svc.HistoryPage(r.Context(), c, r.PathValue("id"),
+			hub.HistoryQuery{IncludeEvents: events, IncludeInternal: internal, Limit: limit, Cursor: q.Get("cursor")})
+		if err != nil {
+			s.writeError(w, r, err)
+			return
+		}
+		page.Turns = nonNil(page.Turns)
+		s.writeJSON(w, r, http.StatusOK, page)
+		return
+	}
 	turns, err := s.svc.History(r.Context(), c, r.PathValue("id"), events, internal)
 	if err != nil {
 		s.writeError(w, r, err)
 		return
 	}
-	s.writeJSON(w, r, http.StatusOK, historyAnswer{Turns: nonNil(turns)})
+	b, err := json.Marshal(historyAnswer{Turns: nonNil(turns)})
+	switch {
+	case err != nil:
+		s.writeError(w, r, err)
+	case len(b) > hub.MaxHistoryBytes: // the Service's estimate fell short
+		s.writeError(w, r, &hub.Error{Code: hub.CodePayloadTooLarge,
+			Message: "the history is larger than 64 MiB: read it in pages with limit and cursor",
+			Details: map[string]any{"reason": hub.ReasonHistoryTooLarge, "maxBytes": hub.MaxHistoryBytes}})
+	default:
+		writeJSONBytes(w, http.StatusOK, b)
+	}
+}
+
+// limitParam reads an optional ?limit: absent is 0 (the default), else a
+// positive integer.
+func limitParam(q url.Values) (int, error) {
+	v := q.Get("limit")
+	if v == "" {
+		return 0, nil
+	}
+	n, err := strconv.Atoi(v)
+	if err != nil || n < 1 {
+		return 0, errorf(hub.CodeInvalidArgument, "limit must be a positive integer")
+	}
+	return n, nil
 }
 
 func (s *Server) answerThread(w http.ResponseWriter, r *http.Request, t hub.Thread, err error) {

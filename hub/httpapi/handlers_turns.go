@@ -40,6 +40,13 @@ func (s *Server) startTurn(w http.ResponseWriter, r *http.Request, c hub.Caller)
 		s.writeJSON(w, r, http.StatusAccepted, turnAnswer{Turn: t})
 		return
 	}
+	// The stream's slot first: a refused stream must not start the turn.
+	release, err := s.acquireStream(c)
+	if err != nil {
+		s.writeError(w, r, err)
+		return
+	}
+	defer release()
 	// Subscribe before starting, from "now": no event of the turn can be
 	// missed.
 	sub, err := s.subscribe(r.Context(), c, threadID, -1)

@@ -88,6 +88,10 @@ type Options struct {
 	// Settings serves GET and PATCH /v1/settings (the settings page). Nil
 	// answers them 404 NOT_FOUND "settings are not available".
 	Settings hub.SettingsService
+	// Limits bound the streams per client and the size of an event sent
+	// whole on a stream (zero fields: the defaults); SetLimits changes
+	// them later.
+	Limits Limits
 
 	maxBody int64 // the body limit; 0 is MaxBodyBytes (tests lower it)
 }
@@ -114,8 +118,10 @@ type Server struct {
 	quitOnce  sync.Once
 	settings  hub.SettingsService
 
-	port  atomic.Int64
-	allow atomic.Pointer[allowList]
+	port    atomic.Int64
+	allow   atomic.Pointer[allowList]
+	limits  atomic.Pointer[Limits]
+	streams streamCounts
 	// traySecret is the hash of the app's tray's per-launch secret
 	// (SetTraySecret); its zero value matches nothing.
 	traySecret atomic.Pointer[tokenHash]
@@ -174,6 +180,7 @@ func New(svc hub.Service, opts Options) *Server {
 	s.SetPort(opts.Port)
 	s.SetAllowed(opts.AllowedHosts, opts.AllowedOrigins)
 	s.SetTraySecret("")
+	s.SetLimits(opts.Limits)
 	s.handler = s.logRequests(s.recoverPanics(s.securityHeaders(
 		s.checkHost(s.checkOrigin(s.checkFetchSite(s.newMux()))))))
 	return s

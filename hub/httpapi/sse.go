@@ -42,6 +42,12 @@ func (s *Server) serveEvents(w http.ResponseWriter, r *http.Request, c hub.Calle
 		s.writeError(w, r, err)
 		return
 	}
+	release, err := s.acquireStream(c)
+	if err != nil {
+		s.writeError(w, r, err)
+		return
+	}
+	defer release()
 	sub, err := s.subscribe(r.Context(), c, threadID, after)
 	if err != nil {
 		s.writeError(w, r, err)
@@ -154,7 +160,8 @@ func (s *Server) stream(w http.ResponseWriter, r *http.Request, sub eventStream,
 }
 
 // appendEvent appends e's SSE frame to buf if keep wants it, and reports
-// whether the stream ends after it (a resync always ends it):
+// whether the stream ends after it (a resync always ends it). An event
+// over Limits.LiveEventBytes is written cut (hub.CutEvent):
 //
 //	id: <seq>
 //	event: <type>
@@ -167,7 +174,10 @@ func (s *Server) appendEvent(buf []byte, e hub.Event, keep func(hub.Event) (bool
 			return buf, last
 		}
 	}
-	data, err := e.MarshalJSON()
+	data, cut, err := hub.CutEvent(e, s.currentLimits().LiveEventBytes)
+	if cut {
+		s.log.Debug("httpapi: event sent cut: larger than limits.liveEventBytes", "seq", e.Seq, "type", e.Type, "thread", e.ThreadID)
+	}
 	if err == nil && strings.ContainsAny(e.Type, "\r\n") {
 		err = errBadEventType
 	}

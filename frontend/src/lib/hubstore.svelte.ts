@@ -393,13 +393,42 @@ export class HubStore {
     if (c.loaded || c.loading) return;
     c.loading = true;
     try {
-      const turns = await this.transport.history(id, true);
+      const turns = await this.wholeHistory(id);
       c.loadHistory(turns);
       this.marks.learn(id, turns[turns.length - 1]?.status);
     } catch (e) {
       this.report(e);
     } finally {
       c.loading = false;
+    }
+  }
+
+  /**
+   * A thread's history with events. Past the hub's 64 MiB bound (413
+   * PAYLOAD_TOO_LARGE) it is read a page at a time, and a turn too large
+   * for a page with its events comes without them (its input and status
+   * show, its events do not).
+   */
+  private async wholeHistory(id: string): Promise<TurnHistory[]> {
+    const tooLarge = (e: unknown) => e instanceof HubError && e.code === 'PAYLOAD_TOO_LARGE';
+    try {
+      return await this.transport.history(id, true);
+    } catch (e) {
+      if (!tooLarge(e)) throw e;
+    }
+    const out: TurnHistory[] = [];
+    let cursor: string | undefined;
+    for (;;) {
+      let page;
+      try {
+        page = await this.transport.historyPage(id, { includeEvents: true, cursor });
+      } catch (e) {
+        if (!tooLarge(e)) throw e;
+        page = await this.transport.historyPage(id, { includeEvents: false, cursor, limit: 1 });
+      }
+      out.push(...page.turns);
+      if (!page.nextCursor) return out;
+      cursor = page.nextCursor;
     }
   }
 

@@ -68,6 +68,39 @@ describe('HubStore unread marks', () => {
   });
 });
 
+describe('HubStore history past the hub bound', () => {
+  it('pages a history the hub will not send whole, a turn too large for a page without its events', async () => {
+    const { f, store } = await started();
+    const turn = (id: string, seq: number) => ({
+      id,
+      threadId: 'th_1',
+      status: 'completed' as const,
+      input: id,
+      output: '',
+      startedAt: '',
+      events: [ev(seq, 'message_delta', { text: id }, 'th_1', id)],
+    });
+    f.histories.set('th_1', [turn('tu_1', 1), turn('tu_big', 2), turn('tu_3', 3)]);
+    f.history = async () => {
+      throw new HubError('PAYLOAD_TOO_LARGE', 'page it', { status: 413 });
+    };
+    const paged = f.historyPage.bind(f);
+    f.historyPage = async (id, q) => {
+      const p = await paged(id, { ...q, limit: 1 });
+      if (q.includeEvents && p.turns[0]?.id === 'tu_big') throw new HubError('PAYLOAD_TOO_LARGE', 'turn tu_big alone', { status: 413 });
+      return q.includeEvents ? p : { ...p, turns: p.turns.map(({ events: _, ...t }) => t) };
+    };
+    await store.select('th_1');
+    const c = store.conversations['th_1'];
+    expect(c.loaded).toBe(true);
+    expect(c.turns.map((t) => t.id)).toEqual(['tu_1', 'tu_big', 'tu_3']);
+    expect(c.lastSeq).toBe(3);
+    expect(c.turns.map((t) => t.items.length)).toEqual([1, 0, 1]);
+    expect(f.calls.filter((x) => x.method === 'historyPage').length).toBe(4); // tu_1, tu_big (refused), tu_big without events, tu_3
+    store.stop();
+  });
+});
+
 describe('HubStore deleted threads', () => {
   it('drops a thread deleted elsewhere (thread_updated deleted:true): conversation, permissions, selection', async () => {
     const { f, store } = await started();

@@ -155,6 +155,23 @@ describe('HttpTransport requests', () => {
     expect(calls[1].url).toBe('/v1/threads/th_1/history?includeEvents=true&includeInternal=false&scope=all');
   });
 
+  it('pages the history with limit and cursor, and reports a history too large to send whole', async () => {
+    const { t, calls } = http([
+      json(200, { turns: [{ id: 'tu_1' }], nextCursor: 'c2' }),
+      json(200, { turns: [{ id: 'tu_2' }] }),
+      json(413, { error: { code: 'PAYLOAD_TOO_LARGE', message: 'page it', details: { reason: 'HISTORY_TOO_LARGE' } } }),
+    ]);
+    const first = await t.historyPage('th_1', { includeEvents: true, limit: 1 });
+    expect(first.turns.map((x) => x.id)).toEqual(['tu_1']);
+    expect(first.nextCursor).toBe('c2');
+    expect(calls[0].url).toBe('/v1/threads/th_1/history?includeEvents=true&limit=1&scope=all');
+    const second = await t.historyPage('th_1', { cursor: first.nextCursor });
+    expect(second).toEqual({ turns: [{ id: 'tu_2' }], nextCursor: undefined });
+    expect(calls[1].url).toBe('/v1/threads/th_1/history?limit=50&cursor=c2&scope=all');
+    const err = await t.history('th_1', true).catch((e) => e);
+    expect(err).toMatchObject({ code: 'PAYLOAD_TOO_LARGE', status: 413, details: { reason: 'HISTORY_TOO_LARGE' } });
+  });
+
   it("maps the hub's error body to HubError with code, message and status", async () => {
     const { t } = http([json(409, { error: { code: 'CONFLICT', message: 'a turn is already running' } })]);
     const err = await t.startTurn('th_1', { input: 'hi' }).catch((e) => e);

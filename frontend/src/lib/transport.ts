@@ -10,6 +10,8 @@ import type {
   Agent,
   CreateThreadRequest,
   Decision,
+  HistoryPage,
+  HistoryQuery,
   HubEvent,
   Permission,
   PermissionStatus,
@@ -134,7 +136,10 @@ export interface Transport {
   compactThread(id: string): Promise<Thread>;
   startTurn(threadId: string, input: TurnInput): Promise<Turn>;
   cancelTurn(turnId: string): Promise<Turn>;
+  /** The whole history: a hub answers 413 PAYLOAD_TOO_LARGE (HISTORY_TOO_LARGE) past 64 MiB; then page it. */
   history(threadId: string, includeEvents: boolean, includeInternal?: boolean): Promise<TurnHistory[]>;
+  /** One page of the history, oldest first. */
+  historyPage(threadId: string, q: HistoryQuery): Promise<HistoryPage>;
   listPermissions(status?: PermissionStatus): Promise<Permission[]>;
   decidePermission(id: string, decision: Decision): Promise<Permission>;
   /** Switches the thread's agent session to a mode; answers the updated thread. */
@@ -320,6 +325,10 @@ export class WailsTransport implements Transport {
     return this.call<TurnHistory[]>(() => this.bindings.History(threadId, includeEvents, includeInternal), 'turns').then(
       (t) => t ?? [],
     );
+  }
+  async historyPage(threadId: string, q: HistoryQuery) {
+    const p = await this.call<HistoryPage>(() => this.bindings.HistoryPage(threadId, q));
+    return { turns: p?.turns ?? [], nextCursor: p?.nextCursor || undefined };
   }
   listPermissions(status?: PermissionStatus) {
     return this.call<Permission[]>(() => this.bindings.ListPermissions(status ?? ''), 'permissions').then((p) => p ?? []);
@@ -584,6 +593,17 @@ export class HttpTransport implements Transport {
   async history(threadId: string, includeEvents: boolean, includeInternal = false) {
     const u = this.url(`/v1/threads/${encodeURIComponent(threadId)}/history`, { includeEvents, includeInternal });
     return (await this.request<{ turns: TurnHistory[] }>('GET', u)).turns ?? [];
+  }
+  async historyPage(threadId: string, q: HistoryQuery) {
+    // limit is always sent: limit or cursor is what asks for a page.
+    const u = this.url(`/v1/threads/${encodeURIComponent(threadId)}/history`, {
+      includeEvents: q.includeEvents,
+      includeInternal: q.includeInternal,
+      limit: q.limit && q.limit > 0 ? q.limit : 50,
+      cursor: q.cursor,
+    });
+    const p = await this.request<HistoryPage>('GET', u);
+    return { turns: p.turns ?? [], nextCursor: p.nextCursor || undefined };
   }
   async listPermissions(status?: PermissionStatus) {
     const u = this.url('/v1/permissions', { status });

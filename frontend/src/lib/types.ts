@@ -85,6 +85,20 @@ export interface Turn {
 export interface TurnHistory extends Turn {
   events?: HubEvent[];
 }
+/** A page of a thread's history (GET …/history?limit&cursor), oldest first. */
+export interface HistoryQuery {
+  includeEvents?: boolean;
+  includeInternal?: boolean;
+  /** Turns per page; 0 or absent: the hub's default (50). */
+  limit?: number;
+  /** A previous page's nextCursor; absent for the first page. */
+  cursor?: string;
+}
+export interface HistoryPage {
+  turns: TurnHistory[];
+  /** Set while more turns follow. */
+  nextCursor?: string;
+}
 
 export interface PermissionOption {
   optionId: string;

@@ -1,7 +1,7 @@
 // An in-memory Transport for store and component tests.
 import type { Navigate, SubscribeHandlers, Subscription, Transport } from '../lib/transport';
 import { HubError } from '../lib/transport';
-import type { Agent, Decision, HubEvent, Permission, Settings, SettingsPatch, Thread, Turn, TurnHistory, TurnInput } from '../lib/types';
+import type { Agent, Decision, HistoryQuery, HubEvent, Permission, Settings, SettingsPatch, Thread, Turn, TurnHistory, TurnInput } from '../lib/types';
 
 export function thread(id: string, over: Partial<Thread> = {}): Thread {
   return {
@@ -100,6 +100,13 @@ export class FakeTransport implements Transport {
   async history(threadId: string) {
     this.log('history', threadId);
     return this.histories.get(threadId) ?? [];
+  }
+  async historyPage(threadId: string, q: HistoryQuery) {
+    this.log('historyPage', threadId, q);
+    const all = this.histories.get(threadId) ?? [];
+    const start = q.cursor ? Number(q.cursor) : 0;
+    const end = start + (q.limit && q.limit > 0 ? q.limit : 50);
+    return { turns: all.slice(start, end), nextCursor: end < all.length ? String(end) : undefined };
   }
   async listPermissions(status?: string) {
     this.log('listPermissions', status);

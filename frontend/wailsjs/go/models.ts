@@ -212,6 +212,110 @@ export namespace hub {
 		}
 	}
 	
+	export class TurnHistory {
+	    id: string;
+	    threadId: string;
+	    status: string;
+	    input: string;
+	    content?: number[];
+	    output: string;
+	    stopReason?: string;
+	    error?: string;
+	    // Go type: time
+	    startedAt: any;
+	    // Go type: time
+	    endedAt?: any;
+	    internal?: boolean;
+	    events?: Event[];
+	
+	    static createFrom(source: any = {}) {
+	        return new TurnHistory(source);
+	    }
+	
+	    constructor(source: any = {}) {
+	        if ('string' === typeof source) source = JSON.parse(source);
+	        this.id = source["id"];
+	        this.threadId = source["threadId"];
+	        this.status = source["status"];
+	        this.input = source["input"];
+	        this.content = source["content"];
+	        this.output = source["output"];
+	        this.stopReason = source["stopReason"];
+	        this.error = source["error"];
+	        this.startedAt = this.convertValues(source["startedAt"], null);
+	        this.endedAt = this.convertValues(source["endedAt"], null);
+	        this.internal = source["internal"];
+	        this.events = this.convertValues(source["events"], Event);
+	    }
+	
+		convertValues(a: any, classs: any, asMap: boolean = false): any {
+		    if (!a) {
+		        return a;
+		    }
+		    if (a.slice && a.map) {
+		        return (a as any[]).map(elem => this.convertValues(elem, classs));
+		    } else if ("object" === typeof a) {
+		        if (asMap) {
+		            for (const key of Object.keys(a)) {
+		                a[key] = new classs(a[key]);
+		            }
+		            return a;
+		        }
+		        return new classs(a);
+		    }
+		    return a;
+		}
+	}
+	export class HistoryPage {
+	    turns: TurnHistory[];
+	    nextCursor?: string;
+	
+	    static createFrom(source: any = {}) {
+	        return new HistoryPage(source);
+	    }
+	
+	    constructor(source: any = {}) {
+	        if ('string' === typeof source) source = JSON.parse(source);
+	        this.turns = this.convertValues(source["turns"], TurnHistory);
+	        this.nextCursor = source["nextCursor"];
+	    }
+	
+		convertValues(a: any, classs: any, asMap: boolean = false): any {
+		    if (!a) {
+		        return a;
+		    }
+		    if (a.slice && a.map) {
+		        return (a as any[]).map(elem => this.convertValues(elem, classs));
+		    } else if ("object" === typeof a) {
+		        if (asMap) {
+		            for (const key of Object.keys(a)) {
+		                a[key] = new classs(a[key]);
+		            }
+		            return a;
+		        }
+		        return new classs(a);
+		    }
+		    return a;
+		}
+	}
+	export class HistoryQuery {
+	    includeEvents?: boolean;
+	    includeInternal?: boolean;
+	    limit?: number;
+	    cursor?: string;
+	
+	    static createFrom(source: any = {}) {
+	        return new HistoryQuery(source);
+	    }
+	
+	    constructor(source: any = {}) {
+	        if ('string' === typeof source) source = JSON.parse(source);
+	        this.includeEvents = source["includeEvents"];
+	        this.includeInternal = source["includeInternal"];
+	        this.limit = source["limit"];
+	        this.cursor = source["cursor"];
+	    }
+	}
 	export class NotificationSettings {
 	    enabled: boolean;
 	    turnCompleted: boolean;
@@ -572,60 +676,7 @@ export namespace hub {
 		    return a;
 		}
 	}
-	export class TurnHistory {
-	    id: string;
-	    threadId: string;
-	    status: string;
-	    input: string;
-	    content?: number[];
-	    output: string;
-	    stopReason?: string;
-	    error?: string;
-	    // Go type: time
-	    startedAt: any;
-	    // Go type: time
-	    endedAt?: any;
-	    internal?: boolean;
-	    events?: Event[];
 	
-	    static createFrom(source: any = {}) {
-	        return new TurnHistory(source);
-	    }
-	
-	    constructor(source: any = {}) {
-	        if ('string' === typeof source) source = JSON.parse(source);
-	        this.id = source["id"];
-	        this.threadId = source["threadId"];
-	        this.status = source["status"];
-	        this.input = source["input"];
-	        this.content = source["content"];
-	        this.output = source["output"];
-	        this.stopReason = source["stopReason"];
-	        this.error = source["error"];
-	        this.startedAt = this.convertValues(source["startedAt"], null);
-	        this.endedAt = this.convertValues(source["endedAt"], null);
-	        this.internal = source["internal"];
-	        this.events = this.convertValues(source["events"], Event);
-	    }
-	
-		convertValues(a: any, classs: any, asMap: boolean = false): any {
-		    if (!a) {
-		        return a;
-		    }
-		    if (a.slice && a.map) {
-		        return (a as any[]).map(elem => this.convertValues(elem, classs));
-		    } else if ("object" === typeof a) {
-		        if (asMap) {
-		            for (const key of Object.keys(a)) {
-		                a[key] = new classs(a[key]);
-		            }
-		            return a;
-		        }
-		        return new classs(a);
-		    }
-		    return a;
-		}
-	}
 	export class TurnInput {
 	    input?: string;
 	    content?: number[][];

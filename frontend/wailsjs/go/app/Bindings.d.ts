@@ -20,6 +20,8 @@ export function GetThread(arg1:string):Promise<hub.Thread>;
 
 export function History(arg1:string,arg2:boolean,arg3:boolean):Promise<Array<hub.TurnHistory>>;
 
+export function HistoryPage(arg1:string,arg2:hub.HistoryQuery):Promise<hub.HistoryPage>;
+
 export function ListAgents():Promise<Array<hub.Agent>>;
 
 export function ListPermissions(arg1:string):Promise<Array<hub.Permission>>;

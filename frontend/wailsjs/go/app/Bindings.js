@@ -38,6 +38,10 @@ export function History(arg1, arg2, arg3) {
   return window['go']['app']['Bindings']['History'](arg1, arg2, arg3);
 }
 
+export function HistoryPage(arg1, arg2) {
+  return window['go']['app']['Bindings']['HistoryPage'](arg1, arg2);
+}
+
 export function ListAgents() {
   return window['go']['app']['Bindings']['ListAgents']();
 }
