@@ -204,10 +204,8 @@ func TestRealHub(t *testing.T) {
 	h.start()
 	got := newMenus()
 	w := &Watcher{DataDir: h.dataDir, Publish: got.publish, Log: quietLog()}
-	ctx, cancel := context.WithCancel(context.Background())
-	done := make(chan struct{})
-	go func() { w.Run(ctx); close(done) }()
-	defer func() { cancel(); <-done }()
+	runWatcher(t, w)
+	ctx := context.Background()
 	got.waitFor(t, "idle", 10*time.Second, func(m Menu) bool { return m.Icon == IconIdle })
 
 	th := h.createThread("Clean up")
@@ -284,10 +282,8 @@ func TestRealHubTokenRotate(t *testing.T) {
 	h.start()
 	got := newMenus()
 	w := &Watcher{DataDir: h.dataDir, Publish: got.publish, Log: quietLog()}
-	ctx, cancel := context.WithCancel(context.Background())
-	done := make(chan struct{})
-	go func() { w.Run(ctx); close(done) }()
-	defer func() { cancel(); <-done }()
+	runWatcher(t, w)
+	ctx := context.Background()
 	got.waitFor(t, "idle", 10*time.Second, func(m Menu) bool { return m.Icon == IconIdle })
 	old := w.Client()
 
