@@ -440,10 +440,17 @@ export class HubStore {
     return t;
   }
 
+  /**
+   * Starts a turn and shows its thread running — unless the turn's own
+   * events got here first and it has ended already (a fast turn's
+   * turn_completed can beat the POST's answer): then marking it running
+   * would keep Stop on screen for a turn that is over.
+   */
   async send(threadId: string, input: TurnInput): Promise<void> {
     const turn = await this.transport.startTurn(threadId, input);
     const t = this.threads[threadId];
-    if (t && turn) this.threads[threadId] = { ...t, status: 'running' };
+    const seen = this.conversations[threadId]?.turns.find((v) => v.id === turn?.id);
+    if (t && turn && (!seen || seen.status === 'running')) this.threads[threadId] = { ...t, status: 'running' };
   }
 
   async cancel(threadId: string): Promise<void> {

@@ -237,6 +237,26 @@ describe('HubStore config file state', () => {
 });
 
 describe('HubStore and hostile permissions', () => {
+  it('does not show a turn running whose turn_completed came before the answer to its POST', async () => {
+    const { f, store } = await started();
+    await store.select('th_1');
+    const post = f.startTurn.bind(f);
+    f.startTurn = async (threadId, input) => {
+      // The hub streams the whole (fast) turn before the POST is answered.
+      store.apply(ev(1, 'turn_started', { input: 'x' }, 'th_1', 'tu_new'));
+      store.apply(ev(2, 'turn_completed', { turn: { id: 'tu_new', status: 'completed' } }, 'th_1', 'tu_new'));
+      return post(threadId, input);
+    };
+    await store.send('th_1', { input: 'x' });
+    expect(store.threads['th_1'].status).toBe('idle');
+    expect(store.conversations['th_1'].runningTurn).toBeUndefined();
+    // A turn still running when the answer comes is shown running.
+    f.startTurn = async (threadId, input) => ({ ...(await post(threadId, input)), id: 'tu_next' });
+    await store.send('th_1', { input: 'y' });
+    expect(store.threads['th_1'].status).toBe('running');
+    store.stop();
+  });
+
   it('keeps a permission normalised, from an event or a list', () => {
     const store = new HubStore(new FakeTransport(), () => {});
     const raw = { ...permission('p1'), toolCall: { toolCallId: 'x', locations: { path: '/x' }, content: 'c', status: 4 } };
