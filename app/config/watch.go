@@ -9,6 +9,7 @@ import (
 	"os"
 	"path/filepath"
 	"reflect"
+	"strings"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -26,7 +27,10 @@ const Debounce = 150 * time.Millisecond
 // is not safe"): it watches the file's folder, not the file (editors
 // replace files; a watch on the file dies with it), and, when the file is a
 // symlink, the folders along the link (re-read on every check, so
-// retargeting the link works). Events are debounced; the file is then read
+// retargeting the link works). Only events on the file, the hops of its
+// symlink chain and the folders along them count: the rest of a busy folder
+// (a log, a swap file, the database beside it) neither delays nor triggers
+// a check. Events are debounced; the file is then read
 // once, skipped when its content hash is unchanged, parsed with a fresh
 // viper and validated. A valid config that differs from the last good one
 // becomes the last good config and goes to apply; an invalid one is
@@ -52,6 +56,10 @@ type Watcher struct {
 
 	w    *fsnotify.Watcher
 	dirs map[string]bool // watched folders; owned by run
+	// names are the paths whose events concern the config: the file, each
+	// hop of its symlink chain and where it leads (set by watchLinks;
+	// owned by run, like dirs).
+	names map[string]bool
 	// checks counts finished checks of the file (Checks).
 	checks atomic.Int64
 	// checkMu is held by check, from reading the file to the end of apply,
@@ -163,6 +171,13 @@ func (cw *Watcher) run() {
 		case ev, ok := <-cw.w.Events:
 			if !ok {
 				return
+			}
+			if !cw.concerns(ev.Name) {
+				// A neighbour (a log, an editor's swap file, a build
+				// output, the database's WAL) must neither delay nor
+				// trigger a check; nor is it logged, so a debug log
+				// written into this folder does not feed itself.
+				continue
 			}
 			cw.log.Debug("config: file event", "event", ev.String())
 			t.Reset(cw.debounce)
@@ -277,14 +292,32 @@ func (cw *Watcher) fail(err error) {
 	}
 }
 
+// concerns reports whether an event on name (a path, as fsnotify names it:
+// a watched folder joined with a file name) may change what the config
+// path reads: an event on the file, on a hop of its symlink chain, or on a
+// folder along one of those paths (a symlinked folder retargeted, a
+// watched folder removed). Events on any other file of a watched folder
+// are not the config's.
+func (cw *Watcher) concerns(name string) bool {
+	name = filepath.Clean(name)
+	for p := range cw.names {
+		if p == name || strings.HasPrefix(p, name+string(filepath.Separator)) {
+			return true
+		}
+	}
+	return false
+}
+
 // watchLinks watches the folder of every hop of the config's symlink chain
 // besides the config's own folder, and stops watching folders the chain
 // left. A folder that does not exist (a dangling link) is skipped: the next
 // event on the link retries.
 func (cw *Watcher) watchLinks() {
 	want := map[string]bool{filepath.Dir(cw.path): true}
+	cw.names = map[string]bool{filepath.Clean(cw.path): true}
 	for _, p := range linkChain(cw.path) {
 		want[filepath.Dir(p)] = true
+		cw.names[filepath.Clean(p)] = true
 	}
 	watched := map[string]bool{}
 	for _, d := range cw.w.WatchList() { // a deleted folder's watch is gone

@@ -342,3 +342,46 @@ func TestConfigWatchMissingFolder(t *testing.T) {
 	}
 	cw.Close() // safe after a failed start
 }
+
+// A neighbour written more often than the debounce (a log, an editor's
+// swap file, the database's WAL in the data dir) must not starve a valid
+// edit of the config (issue 14, item 2).
+func TestConfigWatchBusyFolder(t *testing.T) {
+	dir := t.TempDir()
+	r := newWatchRig(t, filepath.Join(dir, "config.yaml"), timeoutConf("5m"))
+	stop := make(chan struct{})
+	done := make(chan struct{})
+	go func() {
+		defer close(done)
+		f, err := os.Create(filepath.Join(dir, "hub.log"))
+		if err != nil {
+			t.Error(err)
+			return
+		}
+		defer f.Close()
+		tick := time.NewTicker(50 * time.Millisecond)
+		defer tick.Stop()
+		for {
+			select {
+			case <-stop:
+				return
+			case <-tick.C:
+				fmt.Fprintln(f, "a line of log")
+				_ = os.WriteFile(filepath.Join(dir, ".config.yaml.swx"), []byte("swap"), 0o600)
+			}
+		}
+	}()
+	defer func() { close(stop); <-done }()
+	time.Sleep(200 * time.Millisecond) // the neighbours are busy
+	writeFile(t, r.path, timeoutConf("6m"))
+	if c := r.waitApplied(1); c.Permissions.Timeout != 6*time.Minute {
+		t.Fatalf("edit in a busy folder applied %v", c.Permissions.Timeout)
+	}
+	atomicSave(t, r.path, timeoutConf("7m"))
+	if c := r.waitApplied(2); c.Permissions.Timeout != 7*time.Minute {
+		t.Fatalf("atomic save in a busy folder applied %v", c.Permissions.Timeout)
+	}
+	if strings.Contains(r.log.String(), "hub.log") {
+		t.Fatalf("the neighbour's events were logged:\n%s", r.log.String())
+	}
+}
