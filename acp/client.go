@@ -393,7 +393,21 @@ func checkPrompt(caps PromptCapabilities, prompt []ContentBlock) error {
 	if len(prompt) == 0 {
 		return errors.New("acp: session/prompt: empty prompt")
 	}
-	for _, b := range prompt {
+	if i := UnsupportedBlock(caps, prompt); i >= 0 {
+		if !knownBlock(prompt[i].Type) {
+			return fmt.Errorf("acp: session/prompt: unknown content block type %q", prompt[i].Type)
+		}
+		return fmt.Errorf("acp: session/prompt: %s content: %w", prompt[i].Type, ErrUnsupported)
+	}
+	return nil
+}
+
+// UnsupportedBlock returns the index of the first block of prompt that an
+// agent advertising caps cannot take — an image, audio or embedded
+// resource it did not advertise, or a type ACP does not define — or -1
+// when it takes them all (text and resource links always).
+func UnsupportedBlock(caps PromptCapabilities, prompt []ContentBlock) int {
+	for i, b := range prompt {
 		ok := true
 		switch b.Type {
 		case "text", "resource_link":
@@ -404,13 +418,21 @@ func checkPrompt(caps PromptCapabilities, prompt []ContentBlock) error {
 		case "resource":
 			ok = caps.EmbeddedContext
 		default:
-			return fmt.Errorf("acp: session/prompt: unknown content block type %q", b.Type)
+			ok = false
 		}
 		if !ok {
-			return fmt.Errorf("acp: session/prompt: %s content: %w", b.Type, ErrUnsupported)
+			return i
 		}
 	}
-	return nil
+	return -1
+}
+
+func knownBlock(typ string) bool {
+	switch typ {
+	case "text", "resource_link", "image", "audio", "resource":
+		return true
+	}
+	return false
 }
 
 // Cancel asks the agent to stop the session's turn: it sends session/cancel,

@@ -81,6 +81,38 @@ type Write struct {
 	// not text (a future usage ledger's costs) stay. Events later written
 	// for a deleted thread are stored without their payload.
 	DeleteThreads []string
+	// ThreadChanges change fields of existing threads field by field,
+	// after SessionStates: a change writes only the fields it sets, so
+	// changes made from different reads of a thread (a rename that
+	// overlaps the end of a turn) never undo one another. Every state
+	// change of an existing thread goes through here; Threads is for
+	// creating one (and for its deletion's tombstone). A change to a thread
+	// that does not exist or was deleted fails the Write with NOT_FOUND.
+	ThreadChanges []ThreadChange
+}
+
+// ThreadChange sets some fields of one thread (Write.ThreadChanges); a nil
+// pointer, an empty Status or a zero UpdatedAt leaves the field as stored.
+type ThreadChange struct {
+	ThreadID       string
+	Title          *string
+	Status         string
+	Summary        *string
+	AgentSessionID *string
+	// UpdatedAt becomes the thread's updatedAt when it is later than the
+	// stored one: a thread's updatedAt never goes back, so of two
+	// overlapping changes the one committed last cannot hide the other
+	// from a client that keeps the newer copy.
+	UpdatedAt time.Time
+	// Announce has the store append to the Write's Events a thread_updated
+	// event {"thread": …} carrying the thread as this change left it,
+	// read in the same transaction (so its status, title and session
+	// state are never older than what the log said before it), at
+	// UpdatedAt (the thread's updatedAt when UpdatedAt is zero).
+	Announce bool
+	// Thread is set by the store once the Write has committed: the thread
+	// as this change left it.
+	Thread Thread
 }
 
 // SessionState is a thread's agent-session state as the agent reported it
@@ -97,6 +129,7 @@ type ThreadFilter struct {
 	ClientID string
 	All      bool // every client's threads
 	Cwd      string
+	Status   string // "" for any (recovery looks for "running")
 	Limit    int    // default 50, max 500
 	Cursor   string // from a previous page
 }

@@ -51,6 +51,65 @@ func setSessionState(ctx context.Context, st *stmts, s *hub.SessionState) error 
 	return nil
 }
 
+// changeThreadSQL changes some fields of a live thread; a NULL argument
+// keeps the stored value, and updated_at never goes back
+// (hub.Write.ThreadChanges).
+const changeThreadSQL = `UPDATE threads SET
+	title = COALESCE(?, title), status = COALESCE(?, status), summary = COALESCE(?, summary),
+	agent_session_id = COALESCE(?, agent_session_id), updated_at = MAX(updated_at, ?)
+	WHERE id = ? AND deleted = 0`
+
+// changedThreadSQL reads a thread back on the writer's connection.
+const changedThreadSQL = `SELECT ` + threadColumns + ` FROM threads WHERE id = ?`
+
+// changeThread applies c, sets c.Thread to the thread as it left it and,
+// when c.Announce, returns the thread_updated event that says so.
+func changeThread(ctx context.Context, st *stmts, c *hub.ThreadChange) (*hub.Event, error) {
+	if c.ThreadID == "" {
+		return nil, invalid("store: thread change without thread id")
+	}
+	var status any
+	if c.Status != "" {
+		status = c.Status
+	}
+	res, err := st.changeThread.ExecContext(ctx, strPtr(c.Title), status, strPtr(c.Summary),
+		strPtr(c.AgentSessionID), encTime(c.UpdatedAt), c.ThreadID)
+	var n int64
+	if err == nil {
+		n, err = res.RowsAffected()
+	}
+	if err != nil {
+		return nil, fmt.Errorf("store: change thread %s: %w", c.ThreadID, err)
+	}
+	if n == 0 {
+		return nil, hub.Errorf(hub.CodeNotFound, "thread %s not found", c.ThreadID)
+	}
+	t, err := scanThread(st.changedThread.QueryRowContext(ctx, c.ThreadID))
+	if err != nil {
+		return nil, fmt.Errorf("store: change thread %s: %w", c.ThreadID, err)
+	}
+	c.Thread = t
+	if !c.Announce {
+		return nil, nil
+	}
+	at := c.UpdatedAt
+	if at.IsZero() {
+		at = t.UpdatedAt
+	}
+	ev, err := hub.NewEvent(hub.EventThreadUpdated, t, "", at, map[string]any{"thread": t})
+	if err != nil {
+		return nil, err
+	}
+	return &ev, nil
+}
+
+func strPtr(s *string) any {
+	if s == nil {
+		return nil
+	}
+	return *s
+}
+
 func upsertThread(ctx context.Context, st *stmts, t *hub.Thread) error {
 	if t.ID == "" {
 		return invalid("store: thread without id")
@@ -104,7 +163,8 @@ func (db *DB) GetThread(ctx context.Context, id string) (hub.Thread, error) {
 // ListThreads returns a page of f.ClientID's threads (every client's with
 // f.All; none when ClientID is "" and All is false), newest first by
 // (UpdatedAt, ID), optionally only those in f.Cwd, and the cursor of the
-// next page ("" on the last). Paging is by keyset, so pages never repeat a
+// next page ("" on the last); only those with status f.Status when set.
+// Paging is by keyset, so pages never repeat a
 // thread; one updated while a client pages moves ahead of the cursor and
 // shows up on a fresh first page instead. Limit defaults to 50 and is
 // capped at 500. A malformed cursor is INVALID_ARGUMENT.
@@ -158,6 +218,10 @@ func threadsQuery(f hub.ThreadFilter) (q string, args []any, limit int, err erro
 	if f.Cwd != "" {
 		b.WriteString(` AND cwd = ?`)
 		args = append(args, f.Cwd)
+	}
+	if f.Status != "" {
+		b.WriteString(` AND status = ?`)
+		args = append(args, f.Status)
 	}
 	if f.Cursor != "" {
 		at, id, err := decodeCursor(f.Cursor)

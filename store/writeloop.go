@@ -198,6 +198,12 @@ func (db *DB) commitBatch(batch []*op) {
 // modifications counts the statements that apply(w) runs to change rows.
 func modifications(w *hub.Write) int {
 	n := len(w.Threads) + len(w.Turns) + len(w.Permissions) + len(w.Events) + len(w.AgentProcs) + len(w.ForgetProcs) + len(w.SessionStates)
+	for i := range w.ThreadChanges {
+		n++
+		if w.ThreadChanges[i].Announce {
+			n++
+		}
+	}
 	if w.Decide != nil {
 		n++
 	}
@@ -259,6 +265,13 @@ func writeSize(w *hub.Write) int {
 		t := &w.Threads[i]
 		n += 128 + len(t.Title) + len(t.Cwd) + len(t.Summary)
 	}
+	for i := range w.ThreadChanges {
+		c := &w.ThreadChanges[i]
+		n += 128 + len(derefStr(c.Title)) + len(derefStr(c.Summary))
+		if c.Announce {
+			n += 512 // the event: the thread, modes and options included
+		}
+	}
 	for i := range w.SessionStates {
 		n += 64 + len(w.SessionStates[i].Modes) + len(w.SessionStates[i].ConfigOptions) + len(w.SessionStates[i].AvailableCommands)
 	}
@@ -274,4 +287,11 @@ func writeSize(w *hub.Write) int {
 	}
 	n += 4096 * len(w.DeleteThreads)
 	return n
+}
+
+func derefStr(s *string) string {
+	if s == nil {
+		return ""
+	}
+	return *s
 }

@@ -20,6 +20,7 @@ type stmts struct {
 	insertEvent, threadClient      *sql.Stmt
 	upsertProc, deleteProc         *sql.Stmt
 	setSessionState                *sql.Stmt
+	changeThread, changedThread    *sql.Stmt
 	deleteThread                   []*sql.Stmt // deleteThreadSQL, in order
 	all                            []*sql.Stmt
 }
@@ -46,6 +47,8 @@ func prepareStmts(ctx context.Context, conn *sql.Conn) (*stmts, error) {
 		{&s.upsertProc, upsertProcSQL},
 		{&s.deleteProc, "DELETE FROM agent_processes WHERE pid = ?"},
 		{&s.setSessionState, setSessionStateSQL},
+		{&s.changeThread, changeThreadSQL},
+		{&s.changedThread, changedThreadSQL},
 	} {
 		st, err := conn.PrepareContext(ctx, p.sql)
 		if err != nil {
@@ -77,8 +80,10 @@ func (s *stmts) close() error {
 
 // apply makes w's changes on the writer's connection, inside the
 // transaction (and, for a Write of more than one statement, the savepoint)
-// that commitBatch opened: Decide first, then threads, deleted threads, session states,
-// turns, permissions, events, agent processes recorded, then forgotten.
+// that commitBatch opened: Decide first, then threads, deleted threads,
+// session states, thread changes (their announcements appended to
+// w.Events), turns, permissions, events, agent processes recorded, then
+// forgotten.
 func (db *DB) apply(ctx context.Context, w *hub.Write) error {
 	st := db.st
 	if w.Decide != nil {
@@ -101,6 +106,17 @@ func (db *DB) apply(ctx context.Context, w *hub.Write) error {
 			return err
 		}
 	}
+	var announced []hub.Event
+	for i := range w.ThreadChanges {
+		ev, err := changeThread(ctx, st, &w.ThreadChanges[i])
+		if err != nil {
+			return err
+		}
+		if ev != nil {
+			announced = append(announced, *ev)
+		}
+	}
+	w.Events = append(w.Events, announced...)
 	for i := range w.Turns {
 		if err := upsertTurn(ctx, st, &w.Turns[i]); err != nil {
 			return err

@@ -39,6 +39,9 @@
 //	                                session/new, session/load and session/resume
 //	                                fail with -32000 until authenticate {methodId:"fake-login"}
 //	FAKEAGENT_INIT_DELAY_MS=<ms>    sleep before answering initialize
+//	FAKEAGENT_TEXT_ONLY=1           promptCapabilities {} (text and resource
+//	                                links only: no image, audio or embedded
+//	                                context)
 //
 // Without FAKEAGENT_LOAD_SESSION or FAKEAGENT_SESSION_CAPS the corresponding
 // methods answer -32601, as a strict agent without the capability would.
@@ -54,7 +57,8 @@
 //
 //   - initialize {protocolVersion}: {protocolVersion: 1, agentCapabilities:
 //     {loadSession, promptCapabilities: {image: true, audio: true,
-//     embeddedContext: true}, sessionCapabilities: {} or {close: {}, list: {},
+//     embeddedContext: true} ({} with FAKEAGENT_TEXT_ONLY),
+//     sessionCapabilities: {} or {close: {}, list: {},
 //     resume: {}}}, agentInfo: {name: "fakeagent", version: "1.0.0"},
 //     authMethods: []}.
 //   - authenticate {methodId}: {} for "fake-login" (any id when
@@ -295,6 +299,7 @@ type options struct {
 	sessionCaps     bool
 	authRequired    bool
 	initDelay       time.Duration
+	textOnly        bool
 }
 
 func readOptions() options {
@@ -305,6 +310,7 @@ func readOptions() options {
 	o.loadSession = os.Getenv("FAKEAGENT_LOAD_SESSION") == "1"
 	o.sessionCaps = os.Getenv("FAKEAGENT_SESSION_CAPS") == "1"
 	o.authRequired = os.Getenv("FAKEAGENT_AUTH_REQUIRED") == "1"
+	o.textOnly = os.Getenv("FAKEAGENT_TEXT_ONLY") == "1"
 	if v, err := strconv.Atoi(os.Getenv("FAKEAGENT_INIT_DELAY_MS")); err == nil {
 		o.initDelay = time.Duration(v) * time.Millisecond
 	}

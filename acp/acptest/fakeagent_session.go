@@ -243,11 +243,15 @@ func (a *agent) initialize(id, params json.RawMessage) {
 	if a.opts.authRequired {
 		authMethods = append(authMethods, map[string]string{"id": "fake-login", "name": "Fake login"})
 	}
+	promptCaps := map[string]bool{"image": true, "audio": true, "embeddedContext": true}
+	if a.opts.textOnly {
+		promptCaps = map[string]bool{}
+	}
 	a.reply(id, map[string]any{
 		"protocolVersion": a.opts.protocolVersion,
 		"agentCapabilities": map[string]any{
 			"loadSession":         a.opts.loadSession,
-			"promptCapabilities":  map[string]bool{"image": true, "audio": true, "embeddedContext": true},
+			"promptCapabilities":  promptCaps,
 			"sessionCapabilities": sessionCaps,
 		},
 		"agentInfo":   map[string]string{"name": "fakeagent", "version": "1.0.0"},

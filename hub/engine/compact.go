@@ -36,5 +36,5 @@ func (e *Engine) CompactThread(ctx context.Context, c hub.Caller, id string) (hu
 	if turn.Status != hub.TurnCompleted || summary == "" {
 		return hub.Thread{}, hub.Errorf(hub.CodeUpstreamUnavailable, "the agent gave no summary (turn %s)", turn.Status)
 	}
-	return e.updateThread(ctx, c, id, func(t *hub.Thread) { t.Summary = summary })
+	return e.changeThread(ctx, c, hub.ThreadChange{ThreadID: id, Summary: &summary})
 }

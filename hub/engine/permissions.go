@@ -132,16 +132,6 @@ func refusal(req acp.RequestPermissionRequest) acp.RequestPermissionResponse {
 // resolve decides pr once: the decision is committed (single-use: a second
 // one fails with CONFLICT), published, then handed to the waiting agent.
 func (e *Engine) resolve(pr *permRT, status, optionID, decidedBy string) (hub.Permission, error) {
-	now := e.now()
-	p := pr.perm
-	p.Status, p.OptionID, p.DecidedBy, p.DecidedAt = status, optionID, decidedBy, &now
-	ev, _ := hub.NewEvent(hub.EventPermissionResolved, pr.turn.thread, p.TurnID, now, map[string]any{"permission": p})
-	if err := e.commit(&hub.Write{Decide: &p, Events: []hub.Event{ev}}); err != nil {
-		return hub.Permission{}, err
-	}
-	if status == hub.PermissionApproved && !pr.hub {
-		pr.turn.noteApproval(now, pr.req.ToolCall)
-	}
 	var r acp.RequestPermissionResponse
 	switch status {
 	case hub.PermissionApproved, hub.PermissionDeclined:
@@ -151,8 +141,19 @@ func (e *Engine) resolve(pr *permRT, status, optionID, decidedBy string) (hub.Pe
 		}
 	case hub.PermissionExpired:
 		r = refusal(pr.req)
+		optionID = r.Outcome.OptionID // the option sent, if any, is recorded (API.md)
 	default:
 		r = acp.Cancelled()
+	}
+	now := e.now()
+	p := pr.perm
+	p.Status, p.OptionID, p.DecidedBy, p.DecidedAt = status, optionID, decidedBy, &now
+	ev, _ := hub.NewEvent(hub.EventPermissionResolved, pr.turn.thread, p.TurnID, now, map[string]any{"permission": p})
+	if err := e.commit(&hub.Write{Decide: &p, Events: []hub.Event{ev}}); err != nil {
+		return hub.Permission{}, err
+	}
+	if status == hub.PermissionApproved && !pr.hub {
+		pr.turn.noteApproval(now, pr.req.ToolCall)
 	}
 	pr.answer <- r
 	return p, nil

@@ -39,7 +39,8 @@ func (e *Engine) storedOutput(ctx context.Context, t hub.Turn) (string, error) {
 // recover repairs what a previous run left behind, before any call is
 // served: turns still "running" become "interrupted" (with a
 // turn_completed event), pending permissions expire (never approved),
-// threads return to idle, and agent processes recorded as running are
+// threads return to idle (those of the interrupted turns, and any other
+// still marked running, with a thread_updated event), and agent processes recorded as running are
 // killed with their process group — only when the pid still belongs to the
 // same process (same start time), so a reused pid is never signalled.
 func (e *Engine) recover(ctx context.Context) error {
@@ -49,7 +50,7 @@ func (e *Engine) recover(ctx context.Context) error {
 	if err != nil {
 		return fmt.Errorf("hub: recovery: %w", err)
 	}
-	threads := map[string]hub.Thread{}
+	idle := map[string]bool{} // threads made idle
 	for _, t := range turns {
 		t.Status, t.EndedAt = hub.TurnInterrupted, &now
 		t.Error = "the hub stopped while this turn was running"
@@ -60,14 +61,24 @@ func (e *Engine) recover(ctx context.Context) error {
 		if err != nil {
 			continue // a deleted thread's turn: nobody will see it
 		}
-		th.Status, th.UpdatedAt = hub.ThreadIdle, now
-		threads[th.ID] = th
+		if !idle[th.ID] {
+			idle[th.ID] = true
+			w.ThreadChanges = append(w.ThreadChanges, hub.ThreadChange{ThreadID: th.ID, Status: hub.ThreadIdle, UpdatedAt: now})
+		}
 		ev, _ := hub.NewEvent(hub.EventTurnCompleted, th, t.ID, now, map[string]any{"turn": t})
 		w.Turns = append(w.Turns, t)
 		w.Events = append(w.Events, ev)
 	}
-	for _, th := range threads {
-		w.Threads = append(w.Threads, th)
+	// No turn runs now: a thread still marked running disagrees with its
+	// turns (an earlier run's lost update left it so) and is repaired, and
+	// announced, so that no client keeps its Send disabled.
+	stuck, err := e.stuckThreads(ctx, idle)
+	if err != nil {
+		return fmt.Errorf("hub: recovery: %w", err)
+	}
+	for _, id := range stuck {
+		e.log.Info("hub: a thread marked running had no running turn; it is idle again", "thread", id)
+		w.ThreadChanges = append(w.ThreadChanges, hub.ThreadChange{ThreadID: id, Status: hub.ThreadIdle, UpdatedAt: now, Announce: true})
 	}
 	procs, err := e.store.AgentProcesses(ctx)
 	if err != nil {
@@ -97,4 +108,25 @@ func (e *Engine) recover(ctx context.Context) error {
 		}
 	}
 	return nil
+}
+
+// stuckThreads lists the threads marked running, besides those in skip.
+func (e *Engine) stuckThreads(ctx context.Context, skip map[string]bool) ([]string, error) {
+	var ids []string
+	f := hub.ThreadFilter{All: true, Status: hub.ThreadRunning, Limit: 500}
+	for {
+		page, next, err := e.store.ListThreads(ctx, f)
+		if err != nil {
+			return nil, err
+		}
+		for _, th := range page {
+			if !skip[th.ID] {
+				ids = append(ids, th.ID)
+			}
+		}
+		if next == "" {
+			return ids, nil
+		}
+		f.Cursor = next
+	}
 }

@@ -188,12 +188,9 @@ func (e *Engine) recordSession(thread hub.Thread, sid string, st hub.SessionStat
 	if sid == thread.AgentSessionID {
 		return
 	}
-	t, err := e.store.GetThread(context.Background(), thread.ID)
-	if err != nil {
-		return
-	}
-	t.AgentSessionID = sid
-	if err := e.commit(&hub.Write{Threads: []hub.Thread{t}}); err != nil {
+	// Field-wise: the rest of the thread may have changed since it was read.
+	err := e.commit(&hub.Write{ThreadChanges: []hub.ThreadChange{{ThreadID: thread.ID, AgentSessionID: &sid}}})
+	if err != nil && hub.ErrorCode(err) != hub.CodeNotFound { // deleted meanwhile: nothing to record
 		e.log.Warn("hub: recording the agent session failed", "err", err)
 	}
 }

@@ -147,26 +147,24 @@ func (e *Engine) RenameThread(ctx context.Context, c hub.Caller, id, title strin
 		return hub.Thread{}, hub.Errorf(hub.CodeInvalidArgument, "title must be 1 to 200 characters")
 	}
 	title = e.redactString(title)
-	return e.updateThread(ctx, c, id, func(t *hub.Thread) { t.Title = title })
+	return e.changeThread(ctx, c, hub.ThreadChange{ThreadID: id, Title: &title})
 }
 
-// updateThread applies fn to the stored thread and commits it with a
-// thread_updated event.
-func (e *Engine) updateThread(ctx context.Context, c hub.Caller, id string, fn func(*hub.Thread)) (hub.Thread, error) {
-	t, err := e.visibleThread(ctx, c, id)
-	if err != nil {
+// changeThread commits ch, a change of the caller's thread, field-wise
+// (hub.Write.ThreadChanges: it never writes back what it did not set, such
+// as the status of a turn that started or ended meanwhile), announced by a
+// thread_updated event carrying the thread as committed. It returns that
+// thread.
+func (e *Engine) changeThread(ctx context.Context, c hub.Caller, ch hub.ThreadChange) (hub.Thread, error) {
+	if _, err := e.visibleThread(ctx, c, ch.ThreadID); err != nil {
 		return hub.Thread{}, err
 	}
-	fn(&t)
-	t.UpdatedAt = e.now()
-	ev, err := hub.NewEvent(hub.EventThreadUpdated, t, "", t.UpdatedAt, threadUpdated(t))
-	if err != nil {
+	ch.UpdatedAt, ch.Announce = e.now(), true
+	w := &hub.Write{ThreadChanges: []hub.ThreadChange{ch}}
+	if err := e.commit(w); err != nil {
 		return hub.Thread{}, err
 	}
-	if err := e.commit(&hub.Write{Threads: []hub.Thread{t}, Events: []hub.Event{ev}}); err != nil {
-		return hub.Thread{}, err
-	}
-	return t, nil
+	return w.ThreadChanges[0].Thread, nil
 }
 
 // threadUpdated is the payload of a thread_updated event: {"thread": t},

@@ -63,6 +63,9 @@ func (e *Engine) startTurn(ctx context.Context, t hub.Thread, in hub.TurnInput, 
 	if err != nil {
 		return nil, err
 	}
+	if err := e.checkContent(ctx, t, blocks); err != nil {
+		return nil, err
+	}
 	// Stored (and streamed) redacted; the agent gets the blocks as given.
 	text, raw = e.redactString(text), e.redactJSON(raw)
 	rt := e.runtime(t.ID)
@@ -104,7 +107,8 @@ func (e *Engine) startTurn(ctx context.Context, t hub.Thread, in hub.TurnInput, 
 	t.Status, t.UpdatedAt = hub.ThreadRunning, now
 	tr.thread = t
 	ev, _ := hub.NewEvent(hub.EventTurnStarted, t, tr.turn.ID, now, map[string]any{"input": text})
-	if err := e.commit(&hub.Write{Turns: []hub.Turn{tr.turn}, Threads: []hub.Thread{t}, Events: []hub.Event{ev}}); err != nil {
+	running := hub.ThreadChange{ThreadID: t.ID, Status: hub.ThreadRunning, UpdatedAt: now}
+	if err := e.commit(&hub.Write{Turns: []hub.Turn{tr.turn}, ThreadChanges: []hub.ThreadChange{running}, Events: []hub.Event{ev}}); err != nil {
 		e.forgetTurn(tr)
 		e.releaseReservation(tr)
 		e.turnsWG.Done()
@@ -318,16 +322,13 @@ func (e *Engine) finishTurn(tr *turnRT, stopReason string, err error) {
 
 	thread := tr.thread
 	w := &hub.Write{Turns: []hub.Turn{turn}}
-	t, gerr := e.store.GetThread(context.Background(), thread.ID)
-	if gerr == nil {
-		thread = t
-	}
-	thread.Status, thread.UpdatedAt = hub.ThreadIdle, now
-	if hub.ErrorCode(gerr) == hub.CodeNotFound {
+	if _, gerr := e.store.GetThread(context.Background(), thread.ID); hub.ErrorCode(gerr) == hub.CodeNotFound {
 		// A deleted thread is never written back, nor is its text.
 		w.Turns = nil
 	} else {
-		w.Threads = []hub.Thread{thread}
+		// Field-wise: a rename that read the thread while the turn ran
+		// must not write "running" back, nor this "idle" undo its title.
+		w.ThreadChanges = []hub.ThreadChange{{ThreadID: thread.ID, Status: hub.ThreadIdle, UpdatedAt: now}}
 	}
 	done, _ := hub.NewEvent(hub.EventTurnCompleted, thread, turn.ID, now, map[string]any{"turn": turn})
 	if errEvent != nil {
