@@ -290,4 +290,3 @@ func e2eUnsupportedContent(t *testing.T, bins e2eBins) {
 		t.Fatalf("text turn after the refusal: %+v", got)
 	}
 }
-
