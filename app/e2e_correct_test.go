@@ -147,7 +147,10 @@ func e2eStatusUnderRenames(t *testing.T, bins e2eBins) {
 	if n := len(got); n == 0 || got[n-1].ev.Type != hub.EventThreadUpdated || !strings.Contains(got[n-1].data, `"status":"idle"`) {
 		t.Fatalf("no thread_updated saying idle after the repair: %+v", got)
 	}
-	h.startTurn(th.ID, "echo again") // Send works
+	again := h.startTurn(th.ID, "echo again") // Send works
+	if got := h.waitTurn(th.ID, again.ID, 30*time.Second); got.Status != "completed" || h.thread(th.ID).Status != "idle" {
+		t.Fatalf("a turn after the repair: %+v, thread %s", got, h.thread(th.ID).Status)
+	}
 }
 
 // Item 2: with a file next to config.yaml written every 50 ms (a log, a

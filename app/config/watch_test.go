@@ -385,3 +385,38 @@ func TestConfigWatchBusyFolder(t *testing.T) {
 		t.Fatalf("the neighbour's events were logged:\n%s", r.log.String())
 	}
 }
+
+// A config reached through a symlinked folder that is swapped atomically
+// (the ..data layout of a Kubernetes ConfigMap): the swap is an event on
+// a folder along the chain, not on the file, and still counts.
+func TestConfigWatchSymlinkedFolderSwap(t *testing.T) {
+	dir := t.TempDir()
+	for _, v := range []string{"v1", "v2"} {
+		if err := os.Mkdir(filepath.Join(dir, v), 0o700); err != nil {
+			t.Fatal(err)
+		}
+	}
+	writeFile(t, filepath.Join(dir, "v1", "config.yaml"), timeoutConf("5m"))
+	writeFile(t, filepath.Join(dir, "v2", "config.yaml"), timeoutConf("9m"))
+	if err := os.Symlink("v1", filepath.Join(dir, "data")); err != nil {
+		t.Fatal(err)
+	}
+	link := filepath.Join(dir, "config.yaml")
+	if err := os.Symlink(filepath.Join("data", "config.yaml"), link); err != nil {
+		t.Fatal(err)
+	}
+	r := newWatchRig(t, link, "")
+	if got := r.cw.Config().Permissions.Timeout; got != 5*time.Minute {
+		t.Fatalf("start: %v", got)
+	}
+	tmp := filepath.Join(dir, ".data_tmp")
+	if err := os.Symlink("v2", tmp); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Rename(tmp, filepath.Join(dir, "data")); err != nil {
+		t.Fatal(err)
+	}
+	if c := r.waitApplied(1); c.Permissions.Timeout != 9*time.Minute {
+		t.Fatalf("swapped folder applied %v", c.Permissions.Timeout)
+	}
+}
