@@ -133,7 +133,11 @@ type Service interface {
 
 	// StartTurn starts a turn and returns at once; its events follow on
 	// Subscribe. CONFLICT when one is running on the thread,
-	// TOO_MANY_REQUESTS when the agent process limit is reached.
+	// TOO_MANY_REQUESTS when the agent process limit is reached,
+	// INVALID_ARGUMENT with details {blockIndex, type, agent}, before any
+	// turn is stored, for content the thread's agent cannot take (outside
+	// its promptCapabilities; the agent is started to learn them when
+	// they are not known yet).
 	StartTurn(ctx context.Context, c Caller, threadID string, in TurnInput) (Turn, error)
 	// CancelTurn ends a running turn as cancelled (within 5 s even when
 	// the agent ignores the cancel) and returns it.
