@@ -52,7 +52,8 @@ type Store interface {
 	Close() error
 }
 
-// Write is one atomic unit of change. Rows are upserted by id.
+// Write is one atomic unit of change. Rows are upserted by id, but for
+// ThreadChanges, which change an existing thread field by field.
 type Write struct {
 	Threads     []Thread
 	Turns       []Turn
