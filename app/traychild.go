@@ -9,25 +9,9 @@ import (
 	"fmt"
 	"os"
 	"os/exec"
-	"path/filepath"
 	"syscall"
 	"time"
 )
-
-// trayProgram finds switchboard-tray: beside this binary first (build/bin,
-// an install folder), else on PATH. "" when there is none.
-func trayProgram() string {
-	if exe, err := os.Executable(); err == nil {
-		p := filepath.Join(filepath.Dir(exe), "switchboard-tray")
-		if fi, err := os.Stat(p); err == nil && !fi.IsDir() {
-			return p
-		}
-	}
-	if p, err := exec.LookPath("switchboard-tray"); err == nil {
-		return p
-	}
-	return ""
-}
 
 // startTray starts the tray helper on the hub's data dir when the config
 // enables it (tray.enabled, default true), and returns how to stop it: on
