@@ -34,13 +34,16 @@ import (
 // jobs maps a started child's pid to its job object.
 var jobs sync.Map // int → windows.Handle
 
-// startGroup starts c in a new job object (and a new console process
-// group, so a Ctrl+C meant for the hub does not reach it).
+// startGroup starts c in a new job object, in a new console process group
+// (a Ctrl+C meant for the hub does not reach it) and without a console
+// window of its own (the window app is a GUI program: without
+// CREATE_NO_WINDOW every agent, a console program talking over pipes,
+// would pop up a console).
 func startGroup(c *exec.Cmd) error {
 	if c.SysProcAttr == nil {
 		c.SysProcAttr = &syscall.SysProcAttr{}
 	}
-	c.SysProcAttr.CreationFlags |= windows.CREATE_NEW_PROCESS_GROUP
+	c.SysProcAttr.CreationFlags |= windows.CREATE_NEW_PROCESS_GROUP | windows.CREATE_NO_WINDOW
 	job, err := newKillOnCloseJob()
 	if err != nil {
 		return err
