@@ -149,10 +149,15 @@ func (o *Options) resolve() error {
 // maxSecret bounds what readSecret reads.
 const maxSecret = 1024
 
-// readSecret reads the app's per-launch secret from descriptor fd to EOF
-// and closes it. The secret is printable ASCII, 16 to maxSecret bytes.
+// readSecret reads the app's per-launch secret from descriptor fd (0:
+// stdin) to EOF and closes it. The secret is printable ASCII, 16 to maxSecret bytes.
 func readSecret(fd int) (string, error) {
 	f := os.NewFile(uintptr(fd), "secret")
+	if fd == 0 {
+		// Stdin (how the app passes it on Windows, where a descriptor
+		// number is no handle).
+		f = os.Stdin
+	}
 	if f == nil {
 		return "", fmt.Errorf("--secret-fd %d: not a descriptor", fd)
 	}
