@@ -208,7 +208,7 @@ fmt-check:
 # detector, the frontend's type check and tests, and the desktop smoke test.
 test: tools deps check go-test frontend-test smoke ## every check CI runs
 
-go-test: deps-system deps-smoke
+go-test: deps-system deps-smoke frontend
 	$(GO) test -race ./...
 
 # Guarantees: svelte-check and the vitest suite pass, and the browser UI
@@ -234,7 +234,7 @@ smoke: build deps-smoke ## start both binaries under Xvfb and stop them
 # acp, hub and store, then the system benchmarks of app (the hub as users
 # run it) on a 1M-event database, then the UI's store in Node and the UI in
 # headless Chromium against a real hub (frontend/e2e/bench.mjs).
-bench: deps-system deps-frontend deps-browser ## benchmarks (results and targets: docs/PERFORMANCE.md)
+bench: deps-system deps-frontend deps-browser frontend ## benchmarks (results and targets: docs/PERFORMANCE.md)
 	$(GO) test -run '^$$' -bench . -benchmem ./acp/... ./hub/... ./store/...
 	SWITCHBOARD_BENCH_LARGE=1 $(GO) test -run '^$$' -bench . -benchtime 1x -timeout 30m ./app/
 	cd frontend && npx vitest bench --run
