@@ -17,8 +17,13 @@ MAKEFLAGS += --no-print-directory
 GO ?= go
 NPM ?= npm
 MODULE := github.com/switchboard-hub/switchboard
-VERSION ?= $(shell git describe --tags --always --dirty 2>/dev/null || echo dev)
-LDFLAGS := -X $(MODULE)/app.version=$(VERSION)
+# The build's identity (build/version.sh says how it is made), stamped into
+# `switchboard version`, `switchboard-tray --version` and the package names.
+VERSION ?= $(shell build/version.sh version)
+COMMIT ?= $(shell build/version.sh commit)
+BUILD_DATE ?= $(shell build/version.sh date)
+LDFLAGS := -X $(MODULE)/app.version=$(VERSION) -X $(MODULE)/app.commit=$(COMMIT) \
+	-X $(MODULE)/app.buildDate=$(BUILD_DATE) -X $(MODULE)/tray.version=$(VERSION)
 
 # The window: Wails' production build on WebKitGTK 4.1 (Debian 12+, Ubuntu 22.04+).
 DESKTOP_TAGS := desktop,production,webkit2_41
@@ -27,6 +32,8 @@ TRAY_TAGS := desktop
 
 APT_PACKAGES := pkg-config libgtk-3-dev libwebkit2gtk-4.1-dev libayatana-appindicator3-dev
 SMOKE_APT_PACKAGES := xvfb xauth xdotool dbus dbus-x11 haskell-status-notifier-item-utils imagemagick procps
+# make package: dpkg-deb and dpkg-shlibdeps (Depends: from the binaries' libraries).
+PACKAGE_APT_PACKAGES := dpkg-dev
 SUDO := $(if $(filter 0,$(shell id -u)),,sudo)
 
 TOOLS := $(CURDIR)/.tools
@@ -40,8 +47,9 @@ NODE_STAMP := frontend/node_modules/.npm-ci.stamp
 FRONTEND_SOURCES := $(shell find frontend/src frontend/public -type f 2>/dev/null) \
 	frontend/index.html frontend/vite.config.ts frontend/svelte.config.js frontend/tsconfig.json
 
-.PHONY: help deps deps-system deps-smoke deps-frontend deps-go deps-browser tools frontend build run serve \
-	test check vet staticcheck fmt-check go-test frontend-test smoke bench bindings clean
+.PHONY: help deps deps-system deps-smoke deps-package deps-frontend deps-go deps-browser tools frontend build \
+	headless run serve package package-test test check vet cross-check staticcheck fmt-check go-test \
+	frontend-test smoke bench bindings clean
 
 help: ## list the targets
 	@grep -E '^[a-z-]+:.*## ' $(MAKEFILE_LIST) | awk -F':.*## ' '{printf "  %-14s %s\n", $$1, $$2}'
@@ -72,6 +80,10 @@ define apt-install
 	fi
 endef
 
+# Guarantees: dpkg-deb and dpkg-shlibdeps for make package.
+deps-package:
+	$(call apt-install,$(PACKAGE_APT_PACKAGES))
+
 # Guarantees: the GTK 3, WebKitGTK 4.1 and appindicator headers are there.
 deps-system: ## apt packages for building the window and the tray (only those missing)
 	$(call apt-install,$(APT_PACKAGES))
@@ -101,6 +113,10 @@ tools: ## agents for the acp integration tests
 	fi
 
 ## ---- build --------------------------------------------------------------
+#
+# Every target that builds a binary depends on frontend first, so no binary
+# is ever built around an empty frontend/dist (it would serve "this build
+# has no web UI").
 
 # Guarantees: frontend/dist holds a build of the current sources
 # (and dist/.gitkeep, copied from frontend/public/).
@@ -117,10 +133,29 @@ build: deps-system frontend ## build/bin/switchboard and build/bin/switchboard-t
 run: build ## build, then start the desktop app (ARGS="--data-dir /tmp/sb" to pass flags)
 	./build/bin/switchboard $(ARGS)
 
-# Guarantees: build/bin/switchboard-headless, with no cgo and no GUI library.
-serve: ## build the headless binary and run `switchboard serve` (ARGS=... to pass flags)
+# Guarantees: build/bin/switchboard-headless, with no cgo and no GUI library,
+# the built frontend embedded (the web UI it serves).
+headless: frontend ## build/bin/switchboard-headless (serve, acp, version; no cgo)
 	CGO_ENABLED=0 $(GO) build -tags headless -ldflags "$(LDFLAGS)" -o build/bin/switchboard-headless .
+
+serve: headless ## build the headless binary and run `switchboard serve` (ARGS=... to pass flags)
 	./build/bin/switchboard-headless serve $(ARGS)
+
+# Guarantees: build/dist/switchboard_$(VERSION)_amd64.deb (the window as
+# /usr/bin/switchboard, the tray, the .desktop entry and the icons;
+# Depends: from dpkg-shlibdeps) and build/dist/switchboard_$(VERSION)_linux_amd64.tar.gz
+# (the same plus switchboard-headless), all three binaries stamped with
+# $(VERSION) (build/linux/package.sh).
+package: deps-package build headless ## the .deb and .tar.gz into build/dist
+	VERSION='$(VERSION)' bash build/linux/package.sh
+
+# Guarantees: the .deb installs with apt-get, runs from /usr/bin, opens its
+# window under Xvfb from the .desktop entry's Exec line, and removes cleanly
+# leaving the user's data and config byte for byte as they were
+# (.ci/package-test). Installs and removes a system package (as root or
+# through sudo): not part of make test; .ci/run runs it after make test.
+package-test: package deps-smoke ## install the .deb, smoke-test it, remove it
+	VERSION='$(VERSION)' bash .ci/package-test
 
 # Regenerates frontend/wailsjs from app's bound methods (commit the result).
 bindings: deps-system frontend ## regenerate frontend/wailsjs with the Wails CLI
@@ -129,13 +164,36 @@ bindings: deps-system frontend ## regenerate frontend/wailsjs with the Wails CLI
 
 ## ---- checks -------------------------------------------------------------
 
-# Guarantees: vet (with and without the GUI tags), staticcheck and gofmt pass.
-check: vet staticcheck fmt-check ## go vet, staticcheck, gofmt
+# Guarantees: vet (with and without the GUI tags), staticcheck and gofmt
+# pass, and the Windows and macOS builds compile and vet (cross-check).
+check: vet cross-check staticcheck fmt-check ## go vet, cross-compile, staticcheck, gofmt
 
 vet: deps-system
 	$(GO) vet ./...
 	$(GO) vet -tags $(DESKTOP_TAGS) ./...
 	$(GO) vet -tags headless ./app/... .
+
+# Guarantees: Windows (amd64) vets with and without the GUI tags and builds
+# the window (desktop,production: Wails on WebView2, no cgo) and the tray
+# (getlantern/systray's Win32 calls, no cgo) as .exe files into build/cross;
+# macOS (arm64 and amd64) vets every package that builds without cgo (all
+# but the window and the tray, whose Cocoa parts need cgo: built on a Mac,
+# docs/building.md). None of it runs here.
+cross-check: frontend
+	GOOS=windows GOARCH=amd64 CGO_ENABLED=0 $(GO) vet ./...
+	GOOS=windows GOARCH=amd64 CGO_ENABLED=0 $(GO) vet -tags desktop,production ./...
+	GOOS=windows GOARCH=amd64 CGO_ENABLED=0 $(GO) vet -tags headless ./app/... .
+	GOOS=windows GOARCH=amd64 CGO_ENABLED=0 $(GO) build -tags desktop,production \
+		-ldflags "$(LDFLAGS) -H windowsgui" -o build/cross/windows-amd64/switchboard.exe .
+	GOOS=windows GOARCH=amd64 CGO_ENABLED=0 $(GO) build -tags desktop \
+		-ldflags "$(LDFLAGS) -H windowsgui" -o build/cross/windows-amd64/switchboard-tray.exe ./tray/cmd/switchboard-tray
+	GOOS=windows GOARCH=amd64 CGO_ENABLED=0 $(GO) build -tags headless \
+		-ldflags "$(LDFLAGS)" -o build/cross/windows-amd64/switchboard-headless.exe .
+	GOOS=darwin GOARCH=arm64 CGO_ENABLED=0 $(GO) vet ./...
+	GOOS=darwin GOARCH=arm64 CGO_ENABLED=0 $(GO) vet -tags headless ./app/... .
+	GOOS=darwin GOARCH=amd64 CGO_ENABLED=0 $(GO) vet ./...
+	GOOS=darwin GOARCH=arm64 CGO_ENABLED=0 $(GO) build -tags headless \
+		-ldflags "$(LDFLAGS)" -o build/cross/darwin-arm64/switchboard-headless .
 
 staticcheck: deps-system deps-go
 	$(STATICCHECK) ./...
@@ -150,7 +208,7 @@ fmt-check:
 # detector, the frontend's type check and tests, and the desktop smoke test.
 test: tools deps check go-test frontend-test smoke ## every check CI runs
 
-go-test: deps-system deps-smoke
+go-test: deps-system deps-smoke frontend
 	$(GO) test -race ./...
 
 # Guarantees: svelte-check and the vitest suite pass, and the browser UI
@@ -176,12 +234,12 @@ smoke: build deps-smoke ## start both binaries under Xvfb and stop them
 # acp, hub and store, then the system benchmarks of app (the hub as users
 # run it) on a 1M-event database, then the UI's store in Node and the UI in
 # headless Chromium against a real hub (frontend/e2e/bench.mjs).
-bench: deps-system deps-frontend deps-browser ## benchmarks (results and targets: docs/PERFORMANCE.md)
+bench: deps-system deps-frontend deps-browser frontend ## benchmarks (results and targets: docs/PERFORMANCE.md)
 	$(GO) test -run '^$$' -bench . -benchmem ./acp/... ./hub/... ./store/...
 	SWITCHBOARD_BENCH_LARGE=1 $(GO) test -run '^$$' -bench . -benchtime 1x -timeout 30m ./app/
 	cd frontend && npx vitest bench --run
 	cd frontend && npx vite build && node e2e/bench.mjs
 
 clean: ## remove build output (keeps .tools/ and node_modules)
-	rm -rf build/bin
+	rm -rf build/bin build/dist build/cross
 	find frontend/dist -mindepth 1 ! -name .gitkeep -delete

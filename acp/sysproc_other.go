@@ -1,4 +1,4 @@
-//go:build !unix
+//go:build !unix && !windows
 
 package acp
 
@@ -9,8 +9,8 @@ import (
 	"syscall"
 )
 
-// On systems without process groups (Windows) a child is signalled alone:
-// wrappers that spawn grandchildren may leave them behind there.
+// On systems with neither process groups nor job objects a child is
+// signalled alone: wrappers that spawn grandchildren may leave them behind.
 
 func startGroup(c *exec.Cmd) error { return c.Start() }
 

@@ -25,10 +25,16 @@ import (
 	"syscall"
 )
 
-// version is set at link time:
+// The build's identity, set at link time by make (build/version.sh):
 //
-//	go build -ldflags "-X github.com/switchboard-hub/switchboard/app.version=v1.2.3"
-var version = "dev"
+//	go build -ldflags "-X github.com/switchboard-hub/switchboard/app.version=1.2.3 \
+//	  -X github.com/switchboard-hub/switchboard/app.commit=<sha> \
+//	  -X github.com/switchboard-hub/switchboard/app.buildDate=2026-01-02T03:04:05Z"
+var (
+	version   = "dev"
+	commit    = "" // the git commit, with "-dirty" when the tree had changes
+	buildDate = "" // when it was built, RFC 3339 in UTC
+)
 
 // Version reports the version the binary was built as ("dev" by default).
 func Version() string { return version }

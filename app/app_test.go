@@ -30,6 +30,7 @@ func TestRun(t *testing.T) {
 		wantStderr string // substring
 	}{
 		{"version", []string{"version"}, 0, "switchboard dev\n", ""},
+		{"dash dash version", []string{"--version"}, 0, "switchboard dev\n", ""},
 		{"help", []string{"help"}, 0, "switchboard serve", ""},
 		{"dash h", []string{"-h"}, 0, "switchboard acp", ""},
 		{"serve with a missing --config", []string{"serve", "--config", "/nonexistent/c.yaml", "--listen", "127.0.0.1:0"}, 1, "", "config /nonexistent/c.yaml"},
@@ -56,6 +57,19 @@ func TestRun(t *testing.T) {
 				t.Errorf("stderr %q, want it to contain %q", stderr, tt.wantStderr)
 			}
 		})
+	}
+}
+
+// A stamped build prints its version, commit and build date.
+func TestVersionStamped(t *testing.T) {
+	defer func(v, c, d string) { version, commit, buildDate = v, c, d }(version, commit, buildDate)
+	version, commit, buildDate = "0.0.0~git20260102.abc1234", "abc1234def", "2026-01-02T03:04:05Z"
+	for _, args := range [][]string{{"version"}, {"--version"}, {"-version"}} {
+		code, stdout, _ := run(t, args...)
+		want := "switchboard 0.0.0~git20260102.abc1234\ncommit abc1234def\nbuilt 2026-01-02T03:04:05Z\n"
+		if code != 0 || stdout != want {
+			t.Errorf("%v: exit %d, stdout %q, want 0 and %q", args, code, stdout, want)
+		}
 	}
 }
 

@@ -25,7 +25,7 @@ func commands() []command {
 		{"acp", "run the editor bridge: an ACP agent on stdio that talks to the hub", runBridgeCommand},
 		{"db", "db compact: deleted threads' text leaves the database files", runDBCommand},
 		{"token", "rotate: a new API token; a running hub refuses the old one at once", runTokenCommand},
-		{"version", "print the version", runVersionCommand},
+		{"version", "print the version, commit and build date (also --version)", runVersionCommand},
 		{"help", "show this help", runHelpCommand},
 	}
 }
@@ -37,6 +37,9 @@ func lookup(args []string) (*command, []string) {
 	if len(args) == 0 || strings.HasPrefix(args[0], "-") {
 		if len(args) > 0 && isHelpFlag(args[0]) {
 			return find("help"), args[1:]
+		}
+		if len(args) > 0 && (args[0] == "--version" || args[0] == "-version") {
+			return find("version"), args[1:]
 		}
 		return find(""), args
 	}
@@ -85,8 +88,22 @@ func runVersionCommand(_ context.Context, e *env, args []string) error {
 	if err := parse(fs, args); err != nil {
 		return err
 	}
-	fmt.Fprintf(e.stdio.Out, "switchboard %s\n", version)
+	fmt.Fprint(e.stdio.Out, versionText())
 	return nil
+}
+
+// versionText is what `switchboard version` (and --version) prints: the
+// version, then the commit and the build date (UTC) when the build was
+// stamped with them (make does; a bare go build is "dev" alone).
+func versionText() string {
+	s := "switchboard " + version + "\n"
+	if commit != "" {
+		s += "commit " + commit + "\n"
+	}
+	if buildDate != "" {
+		s += "built " + buildDate + "\n"
+	}
+	return s
 }
 
 // withOptions makes a command that parses the common flags (--listen only

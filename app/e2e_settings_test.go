@@ -4,6 +4,7 @@ package app_test
 
 import (
 	"os"
+	"path/filepath"
 	"slices"
 	"strings"
 	"testing"
@@ -87,5 +88,74 @@ func TestE2ESettings(t *testing.T) {
 	}
 	if after, _ := os.ReadFile(h.config); string(after) != string(before) {
 		t.Errorf("a refused patch changed the file")
+	}
+}
+
+// TestE2ETrayAutostart: Settings → "Start the tray at login" through the
+// real `switchboard serve`: PATCH tray.autostart true writes the user's
+// autostart entry (starting the switchboard-tray beside the binary, on the
+// hub's data dir) before it answers, and the key in the config file; false
+// removes the entry. A restart with the key on writes a missing entry again.
+func TestE2ETrayAutostart(t *testing.T) {
+	bins := buildE2E(t, t.TempDir())
+	// A switchboard-tray beside switchboard, as in build/bin or /usr/bin.
+	tray := filepath.Join(filepath.Dir(bins.switchboard), "switchboard-tray")
+	if err := os.WriteFile(tray, []byte("#!/bin/sh\n"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	h := prepareHub(t, bins, hubConfig{})
+	xdg := t.TempDir()
+	h.env = []string{"XDG_CONFIG_HOME=" + xdg}
+	h.start()
+	entry := filepath.Join(xdg, "autostart", "switchboard-tray.desktop")
+
+	var got struct {
+		Settings struct{ Tray struct{ Autostart bool } }
+	}
+	h.call("GET", "/v1/settings", nil, 200, &got)
+	if got.Settings.Tray.Autostart {
+		t.Fatal("tray.autostart is on by default")
+	}
+	if _, err := os.Stat(entry); !os.IsNotExist(err) {
+		t.Fatalf("an autostart entry exists before the setting: %v", err)
+	}
+
+	h.call("PATCH", "/v1/settings", map[string]any{"tray": map[string]any{"autostart": true}}, 200, &got)
+	if !got.Settings.Tray.Autostart {
+		t.Fatal("the answer says autostart is off")
+	}
+	b, err := os.ReadFile(entry)
+	if err != nil {
+		t.Fatalf("no autostart entry after the PATCH: %v", err)
+	}
+	wantExec := "\nExec=" + tray + " --data-dir " + h.dataDir + "\n"
+	if strings.ContainsAny(h.dataDir, " \"$\\") {
+		t.Fatalf("test data dir %q needs quoting", h.dataDir)
+	}
+	if !strings.Contains(string(b), wantExec) || !strings.Contains(string(b), "\nX-Switchboard-DataDir="+h.dataDir+"\n") {
+		t.Fatalf("autostart entry:\n%s\nwant %q", b, wantExec)
+	}
+	if c, _ := os.ReadFile(h.config); !strings.Contains(string(c), "autostart: true") {
+		t.Fatalf("the config file lacks tray.autostart:\n%s", c)
+	}
+
+	// A restart with the key on puts back an entry the user deleted.
+	if err := os.Remove(entry); err != nil {
+		t.Fatal(err)
+	}
+	if code := h.stop(); code != 0 {
+		t.Fatalf("hub exited %d", code)
+	}
+	h.start()
+	if _, err := os.Stat(entry); err != nil {
+		t.Fatalf("no autostart entry after a restart with tray.autostart on: %v", err)
+	}
+
+	h.call("PATCH", "/v1/settings", map[string]any{"tray": map[string]any{"autostart": false}}, 200, &got)
+	if got.Settings.Tray.Autostart {
+		t.Fatal("the answer says autostart is on")
+	}
+	if _, err := os.Stat(entry); !os.IsNotExist(err) {
+		t.Fatalf("the autostart entry is still there after turning it off: %v", err)
 	}
 }

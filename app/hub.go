@@ -148,6 +148,7 @@ func startHub(ctx context.Context, e *env, o Options) (_ *runningHub, err error)
 	if err := writeDiscovery(o.DataDir, hub.Discovery{URL: h.url, PID: os.Getpid(), Version: version, Window: o.window}); err != nil {
 		return nil, err
 	}
+	h.syncAutostart(h.started.Tray.Autostart)
 	if err := h.watcher.Start(); err != nil {
 		// Settings edits still apply through it; hand edits wait for a
 		// restart.

@@ -55,6 +55,9 @@ func (h *runningHub) applyConfig(from, to config.Config) {
 	h.engine.SetAgents(to.Catalogue())
 	h.http.SetAllowed(to.AllowedHosts, to.AllowedOrigins)
 	h.http.SetLimits(apiLimits(to))
+	if from.Tray.Autostart != to.Tray.Autostart {
+		h.syncAutostart(to.Tray.Autostart)
+	}
 	h.live.Store(&to)
 	h.log.Info("config reloaded", "file", h.configPath, "changed", strings.Join(changed, ", "))
 	// A settings page open in the window or a browser reloads on it, and
@@ -62,6 +65,21 @@ func (h *runningHub) applyConfig(from, to config.Config) {
 	// agent's env may hold secrets).
 	if err := h.engine.Announce(hub.EventConfigApplied, configApplied{File: h.configPath, Changed: changed}); err != nil {
 		h.log.Warn("config: announcing the applied config failed", "err", err)
+	}
+}
+
+// syncAutostart makes the user's autostart entry for the tray match
+// tray.autostart (app/autostart.go), at start and when the key changes.
+// A failure is logged: the hub runs on without it.
+func (h *runningHub) syncAutostart(enabled bool) {
+	did, err := applyAutostart(enabled, h.dataDir, trayProgram())
+	if err != nil {
+		h.log.Warn("tray.autostart: the autostart entry was not changed", "err", err)
+		return
+	}
+	if did != "" {
+		path, _ := autostartPath()
+		h.log.Info("tray.autostart: autostart entry changed", "did", did, "file", path)
 	}
 }
 

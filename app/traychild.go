@@ -9,25 +9,9 @@ import (
 	"fmt"
 	"os"
 	"os/exec"
-	"path/filepath"
 	"syscall"
 	"time"
 )
-
-// trayProgram finds switchboard-tray: beside this binary first (build/bin,
-// an install folder), else on PATH. "" when there is none.
-func trayProgram() string {
-	if exe, err := os.Executable(); err == nil {
-		p := filepath.Join(filepath.Dir(exe), "switchboard-tray")
-		if fi, err := os.Stat(p); err == nil && !fi.IsDir() {
-			return p
-		}
-	}
-	if p, err := exec.LookPath("switchboard-tray"); err == nil {
-		return p
-	}
-	return ""
-}
 
 // startTray starts the tray helper on the hub's data dir when the config
 // enables it (tray.enabled, default true), and returns how to stop it: on
@@ -46,14 +30,11 @@ func (h *runningHub) startTray() (stop func()) {
 	return h.startTrayProgram(prog)
 }
 
-// traySecretFD is the descriptor the tray child reads its secret from
-// (the first of cmd.ExtraFiles).
-const traySecretFD = 3
-
 // startTrayProgram starts prog as the tray child with a new per-launch
 // secret: the hub records decisions carrying it (X-Switchboard-Tray) as
 // decidedBy "tray". The secret goes over an inherited pipe (fd 3, flag
-// --secret-fd 3), never argv or env, which other local users can read in
+// --secret-fd 3; on Windows, which passes no descriptors but the standard
+// three, the child's stdin: --secret-fd 0), never argv or env, which other local users can read in
 // /proc. It is forgotten by the hub when the child is stopped, so a tray
 // the user starts by hand decides as client:switchboard-tray.
 func (h *runningHub) startTrayProgram(prog string) (stop func()) {
@@ -63,9 +44,9 @@ func (h *runningHub) startTrayProgram(prog string) (stop func()) {
 		h.log.Warn("tray: not started", "err", err)
 		return noop
 	}
-	cmd := exec.Command(prog, "--data-dir", h.dataDir, "--secret-fd", fmt.Sprint(traySecretFD))
+	cmd := exec.Command(prog, "--data-dir", h.dataDir)
 	cmd.Stdout, cmd.Stderr = os.Stderr, os.Stderr
-	cmd.ExtraFiles = []*os.File{r}
+	passTraySecret(cmd, r)
 	h.http.SetTraySecret(secret)
 	err = cmd.Start()
 	r.Close() // the child has its copy

@@ -39,6 +39,7 @@ type Settings struct {
 	Permissions   PermissionSettings   `json:"permissions"`
 	Notifications NotificationSettings `json:"notifications"`
 	UI            UISettings           `json:"ui"`
+	Tray          TraySettings         `json:"tray"`
 	Agents        []AgentSettings      `json:"agents"`
 }
 
@@ -59,6 +60,14 @@ type NotificationSettings struct {
 type UISettings struct {
 	// Theme is ThemeLight, ThemeDark or ThemeSystem.
 	Theme string `json:"theme"`
+}
+
+// TraySettings is the config file's tray: section, as far as Settings
+// edits it.
+type TraySettings struct {
+	// Autostart: the tray starts at login (the hub writes the user's
+	// autostart entry; it removes it when turned off).
+	Autostart bool `json:"autostart"`
 }
 
 // AgentSettings is one entry of the config file's agents: map. It never
@@ -86,6 +95,7 @@ type SettingsPatch struct {
 	Permissions   *PermissionSettingsPatch   `json:"permissions,omitempty"`
 	Notifications *NotificationSettingsPatch `json:"notifications,omitempty"`
 	UI            *UISettingsPatch           `json:"ui,omitempty"`
+	Tray          *TraySettingsPatch         `json:"tray,omitempty"`
 	// Agents adds or replaces ({"id": {…}}) and removes ({"id": null})
 	// entries of the config file's agents: map.
 	Agents map[string]*AgentPatch `json:"agents,omitempty"`
@@ -105,6 +115,11 @@ type NotificationSettingsPatch struct {
 // UISettingsPatch changes ui.theme when Theme is set.
 type UISettingsPatch struct {
 	Theme *string `json:"theme,omitempty"`
+}
+
+// TraySettingsPatch changes tray.autostart when Autostart is set.
+type TraySettingsPatch struct {
+	Autostart *bool `json:"autostart,omitempty"`
 }
 
 // AgentPatch is a whole agents: entry, replacing the one of its id: name,

@@ -9,6 +9,7 @@ import (
 	"strings"
 	"sync"
 	"testing"
+	"time"
 
 	"github.com/switchboard-hub/switchboard/hub"
 )
@@ -47,6 +48,28 @@ func TestOpen(t *testing.T) {
 	empty.Do(context.Background(), Action{Kind: ActOpen})
 	if len(*urls) != 1 || len(*starts) != 2 || (*starts)[0] != h.dir || (*starts)[1] != empty.DataDir {
 		t.Fatalf("without a hub: urls %d starts %q", len(*urls), *starts)
+	}
+}
+
+// A tray started at login before Switchboard: the watcher says it is not
+// running, and Start (the Open entry) launches the app on the tray's data
+// dir.
+func TestNotRunningOffersStart(t *testing.T) {
+	_, starts := stubOpeners(t)
+	got := newMenus()
+	dir := t.TempDir()
+	w := &Watcher{DataDir: dir, Log: quietLog(), Publish: got.publish}
+	ctx, cancel := context.WithCancel(context.Background())
+	done := make(chan struct{})
+	go func() { w.Run(ctx); close(done) }()
+	defer func() { cancel(); <-done }()
+	m := got.waitFor(t, "not running", 5*time.Second, func(m Menu) bool { return m.NotRunning })
+	if m.Status != "Switchboard is not running" || m.Connected {
+		t.Fatalf("menu %s", dump(m))
+	}
+	w.Do(ctx, Action{Kind: ActOpen})
+	if len(*starts) != 1 || (*starts)[0] != dir {
+		t.Fatalf("Start launched %q, want the app on %s", *starts, dir)
 	}
 }
 

@@ -105,6 +105,51 @@ func TestDBusTray(t *testing.T) {
 	}
 }
 
+// A tray started at login before Switchboard, through the real panel
+// protocol: it says "Switchboard is not running", and its "Start
+// Switchboard" launches the switchboard beside it on the tray's data dir.
+func TestDBusTrayNotRunning(t *testing.T) {
+	needTools(t)
+	bin := buildTray(t)
+	tmp := t.TempDir()
+	env := desktopEnv(t, tmp)
+	// The switchboard beside the tray (as in /usr/bin) records how it was
+	// started.
+	started := filepath.Join(tmp, "started")
+	app := filepath.Join(filepath.Dir(bin), "switchboard")
+	script := "#!/bin/sh\nprintf '%s\\n' \"$@\" > " + started + ".tmp && mv " + started + ".tmp " + started + "\n"
+	if err := os.WriteFile(app, []byte(script), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	dataDir := filepath.Join(tmp, "no-hub")
+	tray := startProc(t, "tray", env, bin, "--data-dir", dataDir)
+
+	conn, err := dbus.Connect(busAddress(env))
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { conn.Close() })
+	sni := findStatusItem(t, conn)
+
+	var start int32
+	waitTray(t, tray, "the not-running menu", func() bool {
+		root := sni.layout(t)
+		e := root.find("Start Switchboard")
+		if sni.label(t, 0) != "Switchboard is not running" || e == nil || root.find("Open Switchboard") != nil {
+			return false
+		}
+		start = e.id
+		return true
+	})
+	if err := sni.menu().Call("com.canonical.dbusmenu.Event", 0, start, "clicked", dbus.MakeVariant(""), uint32(time.Now().Unix())).Err; err != nil {
+		t.Fatalf("dbusmenu Event: %v", err)
+	}
+	waitTray(t, tray, "switchboard started by Start", func() bool {
+		b, err := os.ReadFile(started)
+		return err == nil && string(b) == "--data-dir\n"+dataDir+"\n"
+	})
+}
+
 func needTools(t *testing.T) {
 	t.Helper()
 	if testing.Short() {

@@ -18,7 +18,7 @@ import (
 //	<agent>: <thread title>     ▸    Cancel                         × maxTurnSlots
 //	N more agents working            (disabled, only on overflow)
 //	────────
-//	Open Switchboard
+//	Open Switchboard                 ("Start Switchboard" while none runs)
 //	Quit Switchboard                 (POST /v1/shutdown; disabled while no hub answers)
 //	Quit tray
 //
@@ -183,6 +183,7 @@ func newLayout(now func() time.Time, add func(title, tooltip string, parent item
 	l.moreTurns.Hide()
 	sep()
 	l.open = add("Open Switchboard", "Open Switchboard (starts it when it is not running)", nil)
+	l.titles[l.open] = "Open Switchboard"
 	l.quitHub = add("Quit Switchboard", "Stop Switchboard: running turns are cancelled, agents stopped", nil)
 	l.quitHub.Disable() // until a hub answers
 	l.quitTray = add("Quit tray", "Remove this icon (Switchboard keeps running)", nil)
@@ -223,6 +224,12 @@ func (l *layout) show(m Menu) {
 	}
 	l.connected = m.Connected
 	l.setTitleLocked(l.status, m.Status)
+	// Open starts the app when no hub runs (Watcher.Open): say so.
+	if m.NotRunning {
+		l.setTitleLocked(l.open, "Start Switchboard")
+	} else {
+		l.setTitleLocked(l.open, "Open Switchboard")
+	}
 
 	// Permissions, then turns: keep slots, fill free ones.
 	permStates := make([]*slotState[PermissionItem], len(l.perms))

@@ -175,6 +175,18 @@ Quit tray
 	if got, want := ft.visible(), "[Hub unreachable: cannot connect]\n----\n----\nOpen Switchboard\n[Quit Switchboard]\nQuit tray\n"; got != want {
 		t.Fatalf("disconnected menu:\n%s\nwant:\n%s", got, want)
 	}
+
+	// No hub runs at all (a tray started at login): Open is Start.
+	m.Disconnect(ReasonNotRunning)
+	ft.l.show(m.Menu())
+	if got, want := ft.visible(), "[Switchboard is not running]\n----\n----\nStart Switchboard\n[Quit Switchboard]\nQuit tray\n"; got != want {
+		t.Fatalf("not-running menu:\n%s\nwant:\n%s", got, want)
+	}
+	m.Connect(snap())
+	ft.l.show(m.Menu())
+	if got := ft.visible(); !strings.Contains(got, "\nOpen Switchboard\n") {
+		t.Fatalf("connected again, Open is back:\n%s", got)
+	}
 }
 
 func TestLayoutOverflow(t *testing.T) {

@@ -44,6 +44,10 @@ type Menu struct {
 	Permissions []PermissionItem
 	Turns       []TurnItem
 	Connected   bool // a hub answers: its actions can be used
+	// NotRunning: no hub runs at all (no hub.json, or its process is
+	// gone), as for a tray started at login before Switchboard: the menu
+	// offers "Start Switchboard" where it offers "Open Switchboard".
+	NotRunning bool
 }
 
 // PermissionItem is one pending permission's submenu, "<agent>: <tool call
@@ -123,8 +127,12 @@ func (m *Model) Connect(s Snapshot) {
 	}
 }
 
+// ReasonNotRunning is the Disconnect reason for "no hub runs at all"
+// (client.ErrNoHub), which the menu shows as "Switchboard is not running".
+const ReasonNotRunning = "no hub is running"
+
 // Disconnect records that the hub cannot be reached, and why (a short
-// phrase such as "no hub is running"). What the tray knew is dropped: it
+// phrase such as ReasonNotRunning or "cannot connect"). What the tray knew is dropped: it
 // cannot be acted on, and the next snapshot brings it back.
 func (m *Model) Disconnect(reason string) {
 	m.clear()
@@ -244,6 +252,14 @@ const maxTitle = 60
 
 // Menu computes what the tray shows.
 func (m *Model) Menu() Menu {
+	if !m.connected && m.trouble == ReasonNotRunning {
+		return Menu{
+			Icon:       IconTrouble,
+			Tooltip:    "Switchboard is not running",
+			Status:     "Switchboard is not running",
+			NotRunning: true,
+		}
+	}
 	if !m.connected {
 		reason := m.trouble
 		if reason == "" {

@@ -174,6 +174,15 @@ func TestModelMenu(t *testing.T) {
 				Tooltip: "Switchboard: hub unreachable (cannot connect)"},
 		},
 		{
+			name: "no hub at all: not running, offered to start",
+			steps: func(m *Model) {
+				m.Connect(snap())
+				m.Disconnect(ReasonNotRunning)
+			},
+			want: Menu{Icon: IconTrouble, Status: "Switchboard is not running",
+				Tooltip: "Switchboard is not running", NotRunning: true},
+		},
+		{
 			name: "snapshot skips closed threads, finished turns and decided permissions",
 			steps: func(m *Model) {
 				s := snap()

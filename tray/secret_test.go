@@ -13,6 +13,21 @@ import (
 
 // TestReadSecret: the app's secret is read from an inherited descriptor to
 // EOF (never argv or env); what is not a secret is refused.
+// On stdin (--secret-fd 0, how the app passes it on Windows).
+func TestReadSecretStdin(t *testing.T) {
+	r, w, err := os.Pipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	old := os.Stdin
+	os.Stdin = r
+	t.Cleanup(func() { os.Stdin = old })
+	go func() { w.WriteString(testTraySecret + "\n"); w.Close() }()
+	if got, err := readSecret(0); err != nil || got != testTraySecret {
+		t.Fatalf("readSecret(0) = %q, %v", got, err)
+	}
+}
+
 func TestReadSecret(t *testing.T) {
 	for _, tt := range []struct {
 		name, give, want string

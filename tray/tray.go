@@ -40,6 +40,13 @@ import (
 	"syscall"
 )
 
+// version is set at link time, as the switchboard binary's is (make:
+// -X github.com/switchboard-hub/switchboard/tray.version=…).
+var version = "dev"
+
+// versionOut is where --version prints (a variable for tests).
+var versionOut io.Writer = os.Stdout
+
 // Tooltip is the tray icon's tooltip before the first menu is shown.
 const Tooltip = "Switchboard"
 
@@ -67,6 +74,7 @@ func Run(ctx context.Context, args []string, stderr io.Writer) int {
 	fs := flag.NewFlagSet("switchboard-tray", flag.ContinueOnError)
 	fs.SetOutput(stderr)
 	fs.StringVar(&o.DataDir, "data-dir", "", "find the hub through `DIR`/hub.json\n(default $SWITCHBOARD_DATA_DIR, else $XDG_DATA_HOME/switchboard)")
+	showVersion := fs.Bool("version", false, "print the version and exit")
 	fs.IntVar(&o.SecretFD, "secret-fd", -1, "read the secret of the app that starts the tray from descriptor `N`\n(the app passes it; its decisions are then the tray's)")
 	if err := fs.Parse(args); err != nil {
 		if errors.Is(err, flag.ErrHelp) {
@@ -77,6 +85,10 @@ func Run(ctx context.Context, args []string, stderr io.Writer) int {
 	if fs.NArg() > 0 {
 		fmt.Fprintf(stderr, "switchboard-tray: unexpected argument %q\n", fs.Arg(0))
 		return 2
+	}
+	if *showVersion {
+		fmt.Fprintf(versionOut, "switchboard-tray %s\n", version)
+		return 0
 	}
 	if err := o.resolve(); err != nil {
 		fmt.Fprintf(stderr, "switchboard-tray: %v\n", err)
@@ -137,10 +149,15 @@ func (o *Options) resolve() error {
 // maxSecret bounds what readSecret reads.
 const maxSecret = 1024
 
-// readSecret reads the app's per-launch secret from descriptor fd to EOF
-// and closes it. The secret is printable ASCII, 16 to maxSecret bytes.
+// readSecret reads the app's per-launch secret from descriptor fd (0:
+// stdin) to EOF and closes it. The secret is printable ASCII, 16 to maxSecret bytes.
 func readSecret(fd int) (string, error) {
 	f := os.NewFile(uintptr(fd), "secret")
+	if fd == 0 {
+		// Stdin (how the app passes it on Windows, where a descriptor
+		// number is no handle).
+		f = os.Stdin
+	}
 	if f == nil {
 		return "", fmt.Errorf("--secret-fd %d: not a descriptor", fd)
 	}

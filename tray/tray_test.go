@@ -3,6 +3,7 @@ package tray
 import (
 	"bytes"
 	"context"
+	"io"
 	"strings"
 	"testing"
 )
@@ -30,6 +31,15 @@ func TestRunFlags(t *testing.T) {
 				t.Errorf("stderr %q, want it to contain %q", stderr.String(), tt.wantStderr)
 			}
 		})
+	}
+}
+
+func TestRunVersion(t *testing.T) {
+	var out, stderr bytes.Buffer
+	defer func(w io.Writer) { versionOut = w }(versionOut)
+	versionOut = &out
+	if code := Run(context.Background(), []string{"--version"}, &stderr); code != 0 || out.String() != "switchboard-tray dev\n" {
+		t.Errorf("--version: exit %d, stdout %q (stderr %q), want 0 and %q", code, out.String(), stderr.String(), "switchboard-tray dev\n")
 	}
 }
 

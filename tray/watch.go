@@ -380,7 +380,7 @@ func troubleReason(err error) string {
 	case errors.As(err, &nh):
 		return "what answers at hub.json's address does not know the token"
 	case errors.Is(err, client.ErrNoHub):
-		return "no hub is running"
+		return ReasonNotRunning
 	case errors.As(err, &de):
 		return "cannot read hub.json or the token"
 	case errors.As(err, &ae) && ae.Status == http.StatusUnauthorized:

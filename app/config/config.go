@@ -61,7 +61,11 @@ type Config struct {
 		TurnCompleted bool `mapstructure:"turnCompleted"`
 	} `mapstructure:"notifications"`
 	Tray struct {
+		// Enabled: the desktop app starts switchboard-tray as its child.
 		Enabled bool `mapstructure:"enabled"`
+		// Autostart: the user's autostart entry starts switchboard-tray at
+		// login (Settings → "Start the tray at login"; app/autostart.go).
+		Autostart bool `mapstructure:"autostart"`
 	} `mapstructure:"tray"`
 	// Redaction replaces well-known secret formats before anything is
 	// stored or streamed (docs/SECURITY.md "Secrets at rest"); live.

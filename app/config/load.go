@@ -35,6 +35,7 @@ func setDefaults(v *viper.Viper) {
 	v.SetDefault("notifications.enabled", true)
 	v.SetDefault("notifications.turnCompleted", true)
 	v.SetDefault("tray.enabled", true)
+	v.SetDefault("tray.autostart", false)
 	v.SetDefault("redaction.enabled", d.Redaction)
 	v.SetDefault("ui.theme", hub.ThemeSystem)
 	v.SetDefault("terminals.inheritEnv", []string{})

@@ -127,6 +127,7 @@ func settingsOf(path string, c Config) hub.Settings {
 		Permissions:   hub.PermissionSettings{Timeout: hub.FormatDuration(c.Permissions.Timeout)},
 		Notifications: hub.NotificationSettings{Enabled: c.Notifications.Enabled, TurnCompleted: c.Notifications.TurnCompleted},
 		UI:            hub.UISettings{Theme: c.UI.Theme},
+		Tray:          hub.TraySettings{Autostart: c.Tray.Autostart},
 		Agents:        []hub.AgentSettings{},
 	}
 	for id, a := range c.Agents {

@@ -54,6 +54,9 @@ func patchConfigYAML(data []byte, p hub.SettingsPatch) ([]byte, error) {
 			setScalar(mapping(root, "notifications"), "turnCompleted", boolText(*n.TurnCompleted), "!!bool")
 		}
 	}
+	if p.Tray != nil && p.Tray.Autostart != nil {
+		setScalar(mapping(root, "tray"), "autostart", boolText(*p.Tray.Autostart), "!!bool")
+	}
 	if p.UI != nil && p.UI.Theme != nil {
 		setScalar(mapping(root, "ui"), "theme", *p.UI.Theme, "!!str")
 	}

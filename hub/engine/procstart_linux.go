@@ -5,7 +5,6 @@ import (
 	"os"
 	"strconv"
 	"strings"
-	"syscall"
 	"time"
 )
 
@@ -51,6 +50,3 @@ func bootTime() int64 {
 	}
 	return 0
 }
-
-// killGroup kills the process group led by pid (agents run in their own).
-func killGroup(pid int) { syscall.Kill(-pid, syscall.SIGKILL) }

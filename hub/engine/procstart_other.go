@@ -1,4 +1,4 @@
-//go:build !linux
+//go:build !linux && !darwin && !windows
 
 package engine
 
@@ -7,5 +7,3 @@ import "time"
 // processStartTime cannot tell here: recorded agents are then never killed
 // on restart (a reused pid must not be signalled).
 func processStartTime(int) time.Time { return time.Time{} }
-
-func killGroup(int) {}

@@ -118,6 +118,11 @@ func DrawState(size int, s State) *image.NRGBA {
 	return img
 }
 
+// HicolorSizes are the sizes of the app icon committed under
+// build/linux/icons/<N>x<N>/switchboard.png, which the package installs in
+// the freedesktop hicolor theme (build/appicon.png is the 1024 one).
+var HicolorSizes = []int{16, 24, 32, 48, 64, 128, 256, 512}
+
 // TraySize and AppSize are the sizes of the committed icons.
 const (
 	TraySize = 64

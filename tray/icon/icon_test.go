@@ -3,6 +3,7 @@ package icon
 import (
 	"bytes"
 	"flag"
+	"fmt"
 	"image"
 	"image/png"
 	"os"
@@ -21,6 +22,15 @@ func TestCommittedIcons(t *testing.T) {
 	}{
 		{filepath.Join("..", "..", "build", "appicon.png"), func() *image.NRGBA { return Draw(AppSize, 0.06) }},
 	}
+	// The installed app's icons in the freedesktop hicolor theme's sizes
+	// (make package installs them under /usr/share/icons/hicolor).
+	for _, size := range HicolorSizes {
+		dir := fmt.Sprintf("%dx%d", size, size)
+		tests = append(tests, struct {
+			path string
+			draw func() *image.NRGBA
+		}{filepath.Join("..", "..", "build", "linux", "icons", dir, "switchboard.png"), func() *image.NRGBA { return Draw(size, 0.06) }})
+	}
 	for _, s := range States {
 		tests = append(tests, struct {
 			path string
@@ -28,9 +38,12 @@ func TestCommittedIcons(t *testing.T) {
 		}{s.File(), func() *image.NRGBA { return DrawState(TraySize, s) }})
 	}
 	for _, tt := range tests {
-		t.Run(filepath.Base(tt.path), func(t *testing.T) {
+		t.Run(filepath.Base(filepath.Dir(tt.path))+"/"+filepath.Base(tt.path), func(t *testing.T) {
 			want := tt.draw()
 			if *update {
+				if err := os.MkdirAll(filepath.Dir(tt.path), 0o755); err != nil {
+					t.Fatal(err)
+				}
 				var buf bytes.Buffer
 				if err := (&png.Encoder{CompressionLevel: png.BestCompression}).Encode(&buf, want); err != nil {
 					t.Fatal(err)

@@ -67,6 +67,33 @@ describe('Settings', () => {
     expect(screen.queryByRole('dialog', { name: 'Settings' })).toBeNull();
   });
 
+  it('"Start the tray at login" saves tray.autostart, and goes back when refused', async () => {
+    const { f } = setup();
+    const dialog = await open();
+    const box = within(dialog).getByRole('checkbox', { name: 'Start the tray at login' }) as HTMLInputElement;
+    expect(box.checked).toBe(false);
+    await fireEvent.click(box);
+    await within(within(dialog).getByRole('region', { name: 'Tray' })).findByText('Saved.');
+    expect(patches(f)).toEqual([{ tray: { autostart: true } }]);
+    expect(f.settings.tray).toEqual({ autostart: true });
+    expect(box.checked).toBe(true);
+
+    f.settingsError = new HubError('CONFLICT', 'the config file has an error; fix it first');
+    await fireEvent.click(box);
+    expect((await within(dialog).findByRole('alert')).textContent).toBe('the config file has an error; fix it first (CONFLICT)');
+    await waitFor(() => expect(box.checked).toBe(true));
+    expect(f.settings.tray).toEqual({ autostart: true });
+  });
+
+  it('shows no tray switch for a hub without the setting', async () => {
+    const f = new FakeTransport();
+    delete f.settings.tray;
+    setup(f);
+    const dialog = await open();
+    await within(dialog).findByRole('radiogroup', { name: 'Appearance' });
+    expect(within(dialog).queryByRole('checkbox', { name: 'Start the tray at login' })).toBeNull();
+  });
+
   it('a refused theme goes back to the one in force and says why', async () => {
     const { f } = setup();
     const dialog = await open();

@@ -235,6 +235,8 @@ export interface Settings {
   permissions: { timeout: string };
   notifications: { enabled: boolean; turnCompleted: boolean };
   ui: { theme: Theme };
+  /** tray.autostart: the hub keeps the tray's autostart entry (absent from a hub without the setting). */
+  tray?: { autostart: boolean };
   agents: AgentSettings[];
 }
 
@@ -252,6 +254,7 @@ export interface SettingsPatch {
   permissions?: { timeout?: string };
   notifications?: { enabled?: boolean; turnCompleted?: boolean };
   ui?: { theme?: Theme };
+  tray?: { autostart?: boolean };
   /** id → entry (added or replaced), or null (removed). */
   agents?: Record<string, AgentPatch | null>;
 }

@@ -147,6 +147,7 @@ export class FakeTransport implements Transport {
     configFile: '/home/me/.config/switchboard/config.yaml',
     permissions: { timeout: '10m' },
     notifications: { enabled: true, turnCompleted: true },
+    tray: { autostart: false },
     ui: { theme: 'system' },
     agents: [],
   };
@@ -168,6 +169,7 @@ export class FakeTransport implements Transport {
     if (patch.permissions?.timeout !== undefined) s.permissions.timeout = patch.permissions.timeout;
     if (patch.notifications) s.notifications = { ...s.notifications, ...patch.notifications };
     if (patch.ui?.theme) s.ui.theme = patch.ui.theme;
+    if (patch.tray?.autostart !== undefined) s.tray = { autostart: patch.tray.autostart };
     for (const [id, a] of Object.entries(patch.agents ?? {})) {
       s.agents = s.agents.filter((x) => x.id !== id);
       this.agents = this.agents.filter((x) => x.id !== id);

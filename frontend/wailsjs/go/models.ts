@@ -438,6 +438,18 @@ export namespace hub {
 	        this.timeout = source["timeout"];
 	    }
 	}
+	export class TraySettings {
+	    autostart: boolean;
+	
+	    static createFrom(source: any = {}) {
+	        return new TraySettings(source);
+	    }
+	
+	    constructor(source: any = {}) {
+	        if ('string' === typeof source) source = JSON.parse(source);
+	        this.autostart = source["autostart"];
+	    }
+	}
 	export class UISettings {
 	    theme: string;
 	
@@ -456,6 +468,7 @@ export namespace hub {
 	    permissions: PermissionSettings;
 	    notifications: NotificationSettings;
 	    ui: UISettings;
+	    tray: TraySettings;
 	    agents: AgentSettings[];
 	
 	    static createFrom(source: any = {}) {
@@ -469,6 +482,7 @@ export namespace hub {
 	        this.permissions = this.convertValues(source["permissions"], PermissionSettings);
 	        this.notifications = this.convertValues(source["notifications"], NotificationSettings);
 	        this.ui = this.convertValues(source["ui"], UISettings);
+	        this.tray = this.convertValues(source["tray"], TraySettings);
 	        this.agents = this.convertValues(source["agents"], AgentSettings);
 	    }
 	
@@ -490,6 +504,18 @@ export namespace hub {
 		    return a;
 		}
 	}
+	export class TraySettingsPatch {
+	    autostart?: boolean;
+	
+	    static createFrom(source: any = {}) {
+	        return new TraySettingsPatch(source);
+	    }
+	
+	    constructor(source: any = {}) {
+	        if ('string' === typeof source) source = JSON.parse(source);
+	        this.autostart = source["autostart"];
+	    }
+	}
 	export class UISettingsPatch {
 	    theme?: string;
 	
@@ -506,6 +532,7 @@ export namespace hub {
 	    permissions?: PermissionSettingsPatch;
 	    notifications?: NotificationSettingsPatch;
 	    ui?: UISettingsPatch;
+	    tray?: TraySettingsPatch;
 	    agents?: Record<string, AgentPatch>;
 	
 	    static createFrom(source: any = {}) {
@@ -517,6 +544,7 @@ export namespace hub {
 	        this.permissions = this.convertValues(source["permissions"], PermissionSettingsPatch);
 	        this.notifications = this.convertValues(source["notifications"], NotificationSettingsPatch);
 	        this.ui = this.convertValues(source["ui"], UISettingsPatch);
+	        this.tray = this.convertValues(source["tray"], TraySettingsPatch);
 	        this.agents = this.convertValues(source["agents"], AgentPatch, true);
 	    }
 	
@@ -624,6 +652,8 @@ export namespace hub {
 		    return a;
 		}
 	}
+	
+	
 	export class Turn {
 	    id: string;
 	    threadId: string;

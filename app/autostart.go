@@ -1,0 +1,199 @@
+package app
+
+import (
+	"bufio"
+	"bytes"
+	"errors"
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"runtime"
+	"strings"
+)
+
+// Start at login (config tray.autostart, Settings → "Start the tray at
+// login"): on Linux and the BSDs the hub writes or removes the user's
+// freedesktop autostart entry, $XDG_CONFIG_HOME/autostart/switchboard-tray.desktop
+// (~/.config/autostart/…), which starts switchboard-tray when the user
+// logs in. The package installs no such entry: only this setting does.
+//
+// The entry names the data dir it was written for (X-Switchboard-DataDir):
+// a hub removes only an entry it wrote for its own data dir, so a hub on
+// another data dir (a test, a second profile) never removes the user's,
+// and a file the user wrote by hand (no such key) is never removed.
+//
+// macOS (a LaunchAgent) and Windows (the Startup folder) are not done yet:
+// there the setting is logged as unsupported (docs/building.md).
+
+// autostartName is the entry's file name in the autostart folder.
+const autostartName = "switchboard-tray.desktop"
+
+// autostartDataDirKey marks an entry as written by this setting, and for
+// which data dir.
+const autostartDataDirKey = "X-Switchboard-DataDir"
+
+// autostartSupported reports whether this OS has freedesktop autostart.
+func autostartSupported() bool {
+	switch runtime.GOOS {
+	case "linux", "freebsd", "openbsd", "netbsd", "dragonfly":
+		return true
+	}
+	return false
+}
+
+// autostartPath is $XDG_CONFIG_HOME/autostart/switchboard-tray.desktop,
+// else ~/.config/autostart/switchboard-tray.desktop.
+func autostartPath() (string, error) {
+	if d := os.Getenv("XDG_CONFIG_HOME"); filepath.IsAbs(d) {
+		return filepath.Join(d, "autostart", autostartName), nil
+	}
+	home, err := os.UserHomeDir()
+	if err != nil {
+		return "", err
+	}
+	return filepath.Join(home, ".config", "autostart", autostartName), nil
+}
+
+// trayProgram finds switchboard-tray: beside this binary first (build/bin,
+// /usr/bin from the package), else on PATH. "" when there is none.
+func trayProgram() string {
+	name := "switchboard-tray"
+	if runtime.GOOS == "windows" {
+		name += ".exe"
+	}
+	if exe, err := os.Executable(); err == nil {
+		p := filepath.Join(filepath.Dir(exe), name)
+		if fi, err := os.Stat(p); err == nil && !fi.IsDir() {
+			return p
+		}
+	}
+	if p, err := exec.LookPath(name); err == nil {
+		if abs, err := filepath.Abs(p); err == nil {
+			return abs
+		}
+		return p
+	}
+	return ""
+}
+
+// applyAutostart makes the autostart entry match enabled for the hub on
+// dataDir: written (or rewritten when it differs) when enabled, removed
+// when not and it is this data dir's. tray is the switchboard-tray to
+// start ("" : the one on PATH at login). It reports what it did: "written",
+// "removed" or "" (nothing to do).
+func applyAutostart(enabled bool, dataDir, tray string) (string, error) {
+	if !autostartSupported() {
+		if enabled {
+			return "", fmt.Errorf("tray.autostart: not supported on %s yet", runtime.GOOS)
+		}
+		return "", nil
+	}
+	path, err := autostartPath()
+	if err != nil {
+		return "", fmt.Errorf("tray.autostart: %w", err)
+	}
+	old, err := os.ReadFile(path)
+	if err != nil && !errors.Is(err, os.ErrNotExist) {
+		return "", fmt.Errorf("tray.autostart: %w", err)
+	}
+	if !enabled {
+		if old == nil || desktopValue(old, autostartDataDirKey) != dataDir {
+			return "", nil // none, or not ours to remove
+		}
+		if err := os.Remove(path); err != nil && !errors.Is(err, os.ErrNotExist) {
+			return "", fmt.Errorf("tray.autostart: %w", err)
+		}
+		return "removed", nil
+	}
+	entry, err := autostartEntry(dataDir, tray)
+	if err != nil {
+		return "", err
+	}
+	if bytes.Equal(old, entry) {
+		return "", nil
+	}
+	if err := os.MkdirAll(filepath.Dir(path), 0o700); err != nil {
+		return "", fmt.Errorf("tray.autostart: %w", err)
+	}
+	tmp := path + ".tmp"
+	if err := os.WriteFile(tmp, entry, 0o644); err != nil {
+		return "", fmt.Errorf("tray.autostart: %w", err)
+	}
+	if err := os.Rename(tmp, path); err != nil {
+		os.Remove(tmp)
+		return "", fmt.Errorf("tray.autostart: %w", err)
+	}
+	return "written", nil
+}
+
+// autostartEntry is the desktop entry that starts tray (else
+// switchboard-tray from PATH) on dataDir. --data-dir is passed only when
+// dataDir is not the default one, so the entry keeps working when the
+// environment at login differs.
+func autostartEntry(dataDir, tray string) ([]byte, error) {
+	if strings.ContainsAny(dataDir, "\n\r") || strings.ContainsAny(tray, "\n\r") {
+		return nil, errors.New("tray.autostart: a path with a line break cannot be written to a desktop entry")
+	}
+	if tray == "" {
+		tray = "switchboard-tray"
+	}
+	args := []string{tray}
+	if def, err := defaultDataDir(); err != nil || filepath.Clean(def) != filepath.Clean(dataDir) {
+		args = append(args, "--data-dir", dataDir)
+	}
+	quoted := make([]string, len(args))
+	for i, a := range args {
+		quoted[i] = desktopExecArg(a)
+	}
+	var b bytes.Buffer
+	b.WriteString("[Desktop Entry]\n")
+	b.WriteString("Type=Application\n")
+	b.WriteString("Name=Switchboard tray\n")
+	b.WriteString("Comment=Switchboard's tray icon: approvals and running agents. Written by Settings → Start the tray at login.\n")
+	b.WriteString("Exec=" + strings.Join(quoted, " ") + "\n")
+	b.WriteString("Icon=switchboard\n")
+	b.WriteString("Terminal=false\n")
+	b.WriteString("NoDisplay=true\n")
+	b.WriteString("X-GNOME-Autostart-enabled=true\n")
+	b.WriteString(autostartDataDirKey + "=" + desktopEscape(dataDir) + "\n")
+	return b.Bytes(), nil
+}
+
+// desktopExecArg quotes one argument of an Exec key (Desktop Entry
+// Specification, "The Exec key"): plain when it holds nothing special,
+// else in double quotes with ", `, $ and \ backslash-escaped; then the
+// string escaping every value gets (\ doubled) and % doubled (field codes).
+func desktopExecArg(a string) string {
+	plain := a != "" && !strings.ContainsAny(a, " \t\"'\\><~|&;$*?#()`=%")
+	if !plain {
+		var q strings.Builder
+		q.WriteByte('"')
+		for _, r := range a {
+			if strings.ContainsRune("\"`$\\", r) {
+				q.WriteByte('\\')
+			}
+			q.WriteRune(r)
+		}
+		q.WriteByte('"')
+		a = q.String()
+	}
+	return strings.ReplaceAll(desktopEscape(a), "%", "%%")
+}
+
+// desktopEscape escapes a desktop entry string value: \ as \\ (line
+// breaks are refused before).
+func desktopEscape(s string) string { return strings.ReplaceAll(s, `\`, `\\`) }
+
+// desktopValue is the value of key in entry's lines (unescaped), "" when
+// there is none.
+func desktopValue(entry []byte, key string) string {
+	sc := bufio.NewScanner(bytes.NewReader(entry))
+	for sc.Scan() {
+		k, v, ok := strings.Cut(sc.Text(), "=")
+		if ok && strings.TrimSpace(k) == key {
+			return strings.ReplaceAll(strings.TrimSpace(v), `\\`, `\`)
+		}
+	}
+	return ""
+}

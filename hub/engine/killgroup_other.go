@@ -1,0 +1,5 @@
+//go:build !unix && !windows
+
+package engine
+
+func killGroup(int) {}
