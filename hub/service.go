@@ -109,10 +109,13 @@ type HistoryPage struct {
 
 // Decision is the body of POST /v1/permissions/{id}: an outcome
 // ("approved" selects the agent's allow_once option, "declined" its
-// reject_once) or an exact OptionID.
+// reject_once) or an exact OptionID. Remember (RememberThread,
+// RememberFolder, RememberAgent; "" for none) also adds a RememberedRule
+// deciding later requests like this one the same way (allow or deny).
 type Decision struct {
 	Outcome  string `json:"outcome,omitempty"`
 	OptionID string `json:"optionId,omitempty"`
+	Remember string `json:"remember,omitempty"`
 }
 
 // Service is everything a client can do with the hub. Every method checks
