@@ -277,7 +277,7 @@ func TestHostileInputs(t *testing.T) {
 		hub.PermissionRule{Name: "reads", Kinds: []string{"read"}, Inside: "folder", Decision: "allow"},
 	)
 	huge := strings.Repeat("a", 8<<20)
-	if v := p.Evaluate(req(func(r *Request) { r.Kind, r.Command, r.HasCommand = "execute", huge + " rm  -rf /", true }), nil); v.Rule != "no-rm" {
+	if v := p.Evaluate(req(func(r *Request) { r.Kind, r.Command, r.HasCommand = "execute", huge+" rm  -rf /", true }), nil); v.Rule != "no-rm" {
 		t.Fatalf("huge command: %+v", v)
 	}
 	if v := p.Evaluate(req(func(r *Request) { r.Kind, r.Command, r.HasCommand = "execute", huge, true }), nil); v.Decided() {
