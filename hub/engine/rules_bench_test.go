@@ -2,7 +2,6 @@ package engine
 
 import (
 	"encoding/json"
-	"fmt"
 	"os"
 	"path/filepath"
 	"testing"
@@ -31,7 +30,7 @@ func BenchmarkPolicyRequest(b *testing.B) {
 	for b.Loop() {
 		r := policyRequest(th, tc, opts)
 		if r.Unresolved || len(r.Locations) != 3 {
-			b.Fatal(fmt.Sprintf("%+v", r))
+			b.Fatalf("%+v", r)
 		}
 	}
 }
