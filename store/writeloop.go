@@ -204,7 +204,11 @@ func modifications(w *hub.Write) int {
 			n++
 		}
 	}
+	n += len(w.Rules) + len(w.DeleteRules)
 	if w.Decide != nil {
+		n++
+	}
+	if w.Escalate != nil {
 		n++
 	}
 	return n

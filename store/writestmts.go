@@ -21,6 +21,8 @@ type stmts struct {
 	upsertProc, deleteProc         *sql.Stmt
 	setSessionState                *sql.Stmt
 	changeThread, changedThread    *sql.Stmt
+	escalate, insertRule           *sql.Stmt
+	deleteRule                     *sql.Stmt
 	deleteThread                   []*sql.Stmt // deleteThreadSQL, in order
 	all                            []*sql.Stmt
 }
@@ -49,6 +51,9 @@ func prepareStmts(ctx context.Context, conn *sql.Conn) (*stmts, error) {
 		{&s.setSessionState, setSessionStateSQL},
 		{&s.changeThread, changeThreadSQL},
 		{&s.changedThread, changedThreadSQL},
+		{&s.escalate, escalateSQL},
+		{&s.insertRule, insertRuleSQL},
+		{&s.deleteRule, "DELETE FROM remembered_rules WHERE id = ?"},
 	} {
 		st, err := conn.PrepareContext(ctx, p.sql)
 		if err != nil {
@@ -80,14 +85,19 @@ func (s *stmts) close() error {
 
 // apply makes w's changes on the writer's connection, inside the
 // transaction (and, for a Write of more than one statement, the savepoint)
-// that commitBatch opened: Decide first, then threads, deleted threads,
-// session states, thread changes (their announcements appended to
-// w.Events), turns, permissions, events, agent processes recorded, then
-// forgotten.
+// that commitBatch opened: Decide first, then Escalate, threads, deleted
+// threads, session states, thread changes (their announcements appended to
+// w.Events), turns, permissions, rules added, rules deleted, events, agent
+// processes recorded, then forgotten.
 func (db *DB) apply(ctx context.Context, w *hub.Write) error {
 	st := db.st
 	if w.Decide != nil {
 		if err := decide(ctx, st, w.Decide); err != nil {
+			return err
+		}
+	}
+	if w.Escalate != nil {
+		if err := escalate(ctx, st, w.Escalate); err != nil {
 			return err
 		}
 	}
@@ -124,6 +134,16 @@ func (db *DB) apply(ctx context.Context, w *hub.Write) error {
 	}
 	for i := range w.Permissions {
 		if err := upsertPermission(ctx, st, &w.Permissions[i]); err != nil {
+			return err
+		}
+	}
+	for i := range w.Rules {
+		if err := insertRule(ctx, st, &w.Rules[i]); err != nil {
+			return err
+		}
+	}
+	for _, id := range w.DeleteRules {
+		if err := deleteRule(ctx, st, id); err != nil {
 			return err
 		}
 	}
