@@ -96,7 +96,7 @@ func TestModelMenu(t *testing.T) {
 				Tooltip: "Switchboard: 2 agents working · 1 approval waiting", Connected: true,
 				Permissions: []PermissionItem{{ID: "pe1", Title: "Claude Code: rm -rf build",
 					Approve: &hub.Decision{OptionID: "allow_once-id"}, Deny: &hub.Decision{OptionID: "reject_once-id"},
-					Always: &hub.Decision{OptionID: "allow_always-id"},
+					Always:        &hub.Decision{OptionID: "allow_always-id"},
 					RememberAllow: &hub.Decision{Outcome: "approved", Remember: "thread"}, RememberDeny: &hub.Decision{Outcome: "declined", Remember: "thread"}}},
 				Turns: []TurnItem{{"tu1", "Claude Code: Fix the build"}, {"tu2", "codex: Docs"}}},
 		},
