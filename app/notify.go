@@ -137,7 +137,7 @@ func (n *notifier) handle(ctx context.Context, e hub.Event) {
 		if json.Unmarshal(e.Payload, &v) == nil {
 			n.permission(ctx, v.Permission)
 		}
-	case eventPermissionEscalated:
+	case hub.EventPermissionEscalated:
 		var v struct{ Permission hub.Permission }
 		if json.Unmarshal(e.Payload, &v) == nil {
 			if v.Permission.EscalatedAt == nil {
@@ -257,10 +257,6 @@ func (n *notifier) permission(ctx context.Context, p hub.Permission) {
 		Approve: whole, ThreadID: p.ThreadID, Critical: escalated,
 	})
 }
-
-// eventPermissionEscalated is the event of a permission still pending
-// after permissions.escalateAfter (docs/API.md).
-const eventPermissionEscalated = "permission_escalated"
 
 // Bounds of a permission notification's body that notification servers
 // show whole (they cut or fold longer ones).

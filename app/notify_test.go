@@ -181,7 +181,7 @@ func TestNotifierConfig(t *testing.T) {
 	}
 	escalated := func(id string) hub.Event {
 		at := time.Now()
-		e, _ := hub.NewEvent(eventPermissionEscalated, hub.Thread{ID: "t"}, "u", at,
+		e, _ := hub.NewEvent(hub.EventPermissionEscalated, hub.Thread{ID: "t"}, "u", at,
 			map[string]any{"permission": hub.Permission{ID: id, ThreadID: "t", Status: hub.PermissionPending, EscalatedAt: &at,
 				ToolCall: json.RawMessage(`{"title":"Run","rawInput":{"command":"ls"}}`)}})
 		return e

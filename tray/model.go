@@ -172,7 +172,7 @@ func (m *Model) Apply(ev hub.Event) {
 				delete(m.perms, pid)
 			}
 		}
-	case hub.EventPermissionRequired, hub.EventPermissionResolved, EventPermissionEscalated:
+	case hub.EventPermissionRequired, hub.EventPermissionResolved, hub.EventPermissionEscalated:
 		var p hub.Permission
 		if decodeField(ev, "permission", &p) {
 			m.SetPermission(p)
@@ -355,10 +355,6 @@ func (m *Model) Menu() Menu {
 	}
 	return menu
 }
-
-// EventPermissionEscalated is the event of a permission still pending
-// after permissions.escalateAfter (docs/API.md).
-const EventPermissionEscalated = "permission_escalated"
 
 // agentLabel names the agent of a thread: its display name, else its id,
 // else "Agent".

@@ -268,7 +268,7 @@ func TestModelEscalated(t *testing.T) {
 	}
 	esc := p1
 	esc.EscalatedAt = ptr(t0.Add(2 * time.Minute))
-	m.Apply(permEvent(EventPermissionEscalated, esc))
+	m.Apply(permEvent(hub.EventPermissionEscalated, esc))
 	check := func(what string) {
 		t.Helper()
 		got := m.Menu()
@@ -307,7 +307,7 @@ func TestModelEscalated(t *testing.T) {
 	}
 	m.Apply(permEvent(hub.EventPermissionResolved, resolved(perm("pe3", "th1", "tu1", "rm"), "declined")))
 	// An escalation of a permission already decided shows nothing.
-	m.Apply(permEvent(EventPermissionEscalated, resolved(esc, "expired")))
+	m.Apply(permEvent(hub.EventPermissionEscalated, resolved(esc, "expired")))
 	if got := m.Menu(); got.Icon != IconNeedsYou || len(got.Permissions) != 1 {
 		t.Fatalf("after a decided escalation: %s", dump(got))
 	}
