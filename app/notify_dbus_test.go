@@ -40,8 +40,9 @@ const notifyIface = "org.freedesktop.Notifications"
 
 // notifyCall is one Notify call the fake server received.
 type notifyCall struct {
-	ID      uint32
-	App     string
+	ID       uint32
+	Replaces uint32 // replaces_id: the notification it replaces, 0 for none
+	App      string
 	Summary string
 	Body    string
 	Actions []string
@@ -62,7 +63,7 @@ func (s *fakeNotifd) Notify(app string, replaces uint32, icon, summary, body str
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	s.next++
-	s.calls = append(s.calls, notifyCall{ID: s.next, App: app, Summary: summary, Body: body, Actions: actions, Hints: hints})
+	s.calls = append(s.calls, notifyCall{ID: s.next, Replaces: replaces, App: app, Summary: summary, Body: body, Actions: actions, Hints: hints})
 	return s.next, nil
 }
 
