@@ -43,10 +43,10 @@ type notifyCall struct {
 	ID       uint32
 	Replaces uint32 // replaces_id: the notification it replaces, 0 for none
 	App      string
-	Summary string
-	Body    string
-	Actions []string
-	Hints   map[string]dbus.Variant
+	Summary  string
+	Body     string
+	Actions  []string
+	Hints    map[string]dbus.Variant
 }
 
 // fakeNotifd is a fake org.freedesktop.Notifications server.
