@@ -113,3 +113,42 @@ func TestRealHubRemember(t *testing.T) {
 		}
 	}
 }
+
+// A request still pending after permissions.escalateAfter puts the tray in
+// its escalated state, from the permission_escalated event and, for a
+// tray that connects later, from escalatedAt in the snapshot; deciding it
+// ends the state.
+func TestRealHubEscalated(t *testing.T) {
+	h := newRealHub(t, map[string]any{"permissions": map[string]any{"timeout": "10m", "escalateAfter": "1s"}})
+	h.start()
+	got := newMenus()
+	w := &Watcher{DataDir: h.dataDir, Publish: got.publish, Log: quietLog()}
+	runWatcher(t, w)
+	ctx := context.Background()
+	got.waitFor(t, "idle", 10*time.Second, func(m Menu) bool { return m.Icon == IconIdle })
+
+	th := h.createThread("Clean up")
+	h.askPermission(th.ID)
+	// (Under load the first menu may already be escalated.)
+	got.waitFor(t, "a permission", 10*time.Second, func(m Menu) bool { return m.Icon == IconNeedsYou || m.Icon == IconEscalated })
+	escalated := func(m Menu) bool {
+		return m.Icon == IconEscalated && m.Title == "1!" && len(m.Permissions) == 1 && m.Permissions[0].Escalated &&
+			m.Permissions[0].Title == "⚠ Fake: Run make clean" &&
+			m.Status == "1 agent working · 1 approval waiting · 1 waiting too long: needs you"
+	}
+	m := got.waitFor(t, "the escalated state", 10*time.Second, escalated, h.logText)
+
+	// A tray that connects now learns it from the snapshot.
+	late := newMenus()
+	runWatcher(t, &Watcher{DataDir: h.dataDir, Publish: late.publish, Log: quietLog()})
+	late.waitFor(t, "the escalated state from the snapshot", 10*time.Second, escalated)
+
+	if err := w.Decide(ctx, m.Permissions[0].ID, *m.Permissions[0].Deny); err != nil {
+		t.Fatal(err)
+	}
+	got.waitFor(t, "idle after the decision", 10*time.Second, func(m Menu) bool { return m.Icon == IconIdle && m.Title == "" })
+	late.waitFor(t, "the late tray idle", 10*time.Second, func(m Menu) bool { return m.Icon == IconIdle })
+	if ps := h.permissions(); len(ps) != 1 || ps[0].Status != hub.PermissionDeclined || ps[0].EscalatedAt == nil {
+		t.Errorf("permissions %+v, want one declined, escalated before", ps)
+	}
+}
