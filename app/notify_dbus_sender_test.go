@@ -301,37 +301,6 @@ func TestPermissionBody(t *testing.T) {
 	}
 }
 
-// urgency is a Notify call's urgency hint, -1 when it has none.
-func urgency(c notifyCall) int {
-	v, ok := c.Hints["urgency"]
-	if !ok {
-		return -1
-	}
-	b, ok := v.Value().(byte)
-	if !ok {
-		return -2
-	}
-	return int(b)
-}
-
-// clickUntil clicks action on notification id every second until done
-// reports true (the app maps the server's id once Notify's reply reaches
-// it; a click before is dropped, as no user can click that early), within
-// 15 s.
-func clickUntil(t *testing.T, notifd *fakeNotifd, id uint32, action string, done func() bool) {
-	t.Helper()
-	last := time.Time{}
-	for deadline := time.Now().Add(15 * time.Second); !done(); time.Sleep(20 * time.Millisecond) {
-		if time.Since(last) >= time.Second {
-			notifd.invoke(t, id, action)
-			last = time.Now()
-		}
-		if time.Now().After(deadline) {
-			t.Fatalf("%s on notification %d: nothing happened within 15 s", action, id)
-		}
-	}
-}
-
 // TestNotificationEscalationAndRemember: a permission still pending after
 // permissions.escalateAfter is notified a second time, replacing the first
 // (replaces_id), with critical urgency and "Still waiting" in its summary,
