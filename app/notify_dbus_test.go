@@ -32,7 +32,10 @@ import (
 // It checks the Notify call of a pending permission (title, body, the
 // Approve/Deny actions), that Approve from another connection on the bus
 // changes nothing, that the server's Approve approves it in the hub as
-// decidedBy "notification", that a second launch on the same data dir
+// decidedBy "notification", that an escalated request (escalateAfter set
+// live) is notified again, critical, replacing the first, and its "Always
+// allow here" approves it and adds a thread rule created by
+// "notification", that a second launch on the same data dir
 // shows the first window and exits 0, and that the tray's Quit (POST
 // /v1/shutdown) quits cleanly and remembers the window's geometry.
 
