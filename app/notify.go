@@ -243,11 +243,15 @@ func (n *notifier) permission(ctx context.Context, p hub.Permission) {
 	if title == "" {
 		title = "wants to use a tool"
 	}
+	// What the notification shown now offers (an escalated one replaces
+	// the first) is what an answer may choose.
+	n.mu.Lock()
 	if whole {
-		n.mu.Lock()
 		n.approvable[p.ID] = true
-		n.mu.Unlock()
+	} else {
+		delete(n.approvable, p.ID)
 	}
+	n.mu.Unlock()
 	summary := agent + ": " + clip(title, 80)
 	if escalated {
 		summary = "Still waiting — " + summary
