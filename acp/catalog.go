@@ -22,6 +22,9 @@ type AgentSpec struct {
 	Custom bool
 	// Disabled agents are listed but never started.
 	Disabled bool
+	// MCPServers are the agent's own MCP servers (agents.<id>.mcpServers),
+	// laid over the config's top-level ones.
+	MCPServers MCPServers
 }
 
 // Builtin returns the catalogue of known ACP agents. Each agent sees only
@@ -56,6 +59,9 @@ type AgentConfig struct {
 	Args    []string          `mapstructure:"args" json:"args,omitempty"`
 	Env     map[string]string `mapstructure:"env" json:"env,omitempty"`
 	Enabled *bool             `mapstructure:"enabled" json:"enabled,omitempty"`
+	// MCPServers are MCP servers for this agent only, by name (read from
+	// the YAML as written: names, env and header keys keep their case).
+	MCPServers MCPServers `mapstructure:"mcpServers" json:"mcpServers,omitempty"`
 }
 
 // Merge lays cfg over the built-in catalogue and returns the agents sorted
@@ -94,6 +100,9 @@ func Merge(builtin []AgentSpec, cfg map[string]AgentConfig) ([]AgentSpec, error)
 		}
 		if c.Enabled != nil {
 			s.Disabled = !*c.Enabled
+		}
+		if c.MCPServers != nil {
+			s.MCPServers = c.MCPServers
 		}
 		byID[id] = s
 	}

@@ -52,6 +52,7 @@ func TestBridge(t *testing.T) {
 		{"Qwen", bridgeQwen},
 		{"EditorsDoc", bridgeEditorsDoc},
 		{"TokenRotate", bridgeTokenRotate},
+		{"MCP", bridgeMCP}, // bridge_mcp_test.go
 		// bridge_thirdparty_test.go: the scenarios above for third-party agents.
 		{"SDKAgentPermissionHub", withAgent(sdkExampleAgent, thirdPartyPermissionHub)},
 		{"SDKAgentCancel", withAgent(sdkExampleAgent, thirdPartyCancel)},

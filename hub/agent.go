@@ -24,4 +24,17 @@ type Agent struct {
 	// -g …", or where to get it), from the catalogue; absent for custom
 	// agents. Extension of API.md.
 	Install string `json:"install,omitempty"`
+	// MCPServers are the MCP servers the config gives the agent's sessions
+	// (top level and agents.<id>; folders add theirs per thread), each
+	// with why it is skipped when the agent does not accept its
+	// transport (known once the agent has been started or probed).
+	// Extension of API.md.
+	MCPServers []AgentMCPServer `json:"mcpServers,omitempty"`
+}
+
+// AgentMCPServer is one MCP server the config gives an agent.
+type AgentMCPServer struct {
+	Name      string `json:"name"`
+	Transport string `json:"transport"` // stdio, http or sse
+	Skipped   string `json:"skipped,omitempty"`
 }

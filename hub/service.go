@@ -68,6 +68,12 @@ type CreateThreadRequest struct {
 	// attached). They are stored with the thread (Thread.ClientCapabilities)
 	// and never change.
 	ClientCapabilities *ClientCapabilities `json:"clientCapabilities,omitempty"`
+	// MCPServers (an extension) are MCP servers for the thread's agent
+	// sessions, in ACP's session/new shape ({name, command, args, env} or
+	// {type, name, url, headers}): the editor bridge passes the editor's.
+	// Merged with the config's by name (these win). Kept in memory only,
+	// never stored.
+	MCPServers []json.RawMessage `json:"mcpServers,omitempty"`
 }
 
 // ThreadPage is a page of threads, newest first.

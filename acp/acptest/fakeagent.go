@@ -39,6 +39,11 @@
 //	                                session/new, session/load and session/resume
 //	                                fail with -32000 until authenticate {methodId:"fake-login"}
 //	FAKEAGENT_INIT_DELAY_MS=<ms>    sleep before answering initialize
+//	FAKEAGENT_RECORD=<file>         append each session/new, session/load and
+//	                                session/resume request as one JSON line
+//	                                {"method","params"} to file
+//	FAKEAGENT_MCP_CAPS=<list>       agentCapabilities.mcpCapabilities: the
+//	                                comma-separated transports among http, sse
 //	FAKEAGENT_TEXT_ONLY=1           promptCapabilities {} (text and resource
 //	                                links only: no image, audio or embedded
 //	                                context)
@@ -298,6 +303,8 @@ type options struct {
 	loadSession     bool
 	sessionCaps     bool
 	authRequired    bool
+	record          string // FAKEAGENT_RECORD
+	mcpCaps         string // FAKEAGENT_MCP_CAPS
 	initDelay       time.Duration
 	textOnly        bool
 }
@@ -311,6 +318,8 @@ func readOptions() options {
 	o.sessionCaps = os.Getenv("FAKEAGENT_SESSION_CAPS") == "1"
 	o.authRequired = os.Getenv("FAKEAGENT_AUTH_REQUIRED") == "1"
 	o.textOnly = os.Getenv("FAKEAGENT_TEXT_ONLY") == "1"
+	o.record = os.Getenv("FAKEAGENT_RECORD")
+	o.mcpCaps = os.Getenv("FAKEAGENT_MCP_CAPS")
 	if v, err := strconv.Atoi(os.Getenv("FAKEAGENT_INIT_DELAY_MS")); err == nil {
 		o.initDelay = time.Duration(v) * time.Millisecond
 	}

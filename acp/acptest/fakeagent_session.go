@@ -3,6 +3,7 @@ package acptest
 import (
 	"encoding/json"
 	"fmt"
+	"os"
 	"path/filepath"
 	"strings"
 	"sync"
@@ -152,6 +153,10 @@ type sessionParams struct {
 
 func (a *agent) handleRequest(id json.RawMessage, method string, params json.RawMessage) {
 	switch method {
+	case "session/new", "session/load", "session/resume":
+		a.recordRequest(method, params)
+	}
+	switch method {
 	case "initialize":
 		a.initialize(id, params)
 	case "authenticate":
@@ -243,6 +248,12 @@ func (a *agent) initialize(id, params json.RawMessage) {
 	if a.opts.authRequired {
 		authMethods = append(authMethods, map[string]string{"id": "fake-login", "name": "Fake login"})
 	}
+	mcpCaps := map[string]bool{"http": false, "sse": false}
+	for _, t := range strings.Split(a.opts.mcpCaps, ",") {
+		if _, ok := mcpCaps[t]; ok {
+			mcpCaps[t] = true
+		}
+	}
 	promptCaps := map[string]bool{"image": true, "audio": true, "embeddedContext": true}
 	if a.opts.textOnly {
 		promptCaps = map[string]bool{}
@@ -253,6 +264,7 @@ func (a *agent) initialize(id, params json.RawMessage) {
 			"loadSession":         a.opts.loadSession,
 			"promptCapabilities":  promptCaps,
 			"sessionCapabilities": sessionCaps,
+			"mcpCapabilities":     mcpCaps,
 		},
 		"agentInfo":   map[string]string{"name": "fakeagent", "version": "1.0.0"},
 		"authMethods": authMethods,
@@ -416,4 +428,21 @@ func (a *agent) update(sid string, upd any) {
 
 func textChunk(kind, text string) map[string]any {
 	return map[string]any{"sessionUpdate": kind, "content": map[string]string{"type": "text", "text": text}}
+}
+
+// recordRequest appends {"method","params"} to FAKEAGENT_RECORD's file, if
+// set (a test reads what the agent received).
+func (a *agent) recordRequest(method string, params json.RawMessage) {
+	if a.opts.record == "" {
+		return
+	}
+	line, _ := json.Marshal(map[string]any{"method": method, "params": params})
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	f, err := os.OpenFile(a.opts.record, os.O_APPEND|os.O_CREATE|os.O_WRONLY, 0o600)
+	if err != nil {
+		return
+	}
+	defer f.Close()
+	_, _ = f.Write(append(line, '\n'))
 }

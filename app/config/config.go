@@ -91,8 +91,10 @@ type Config struct {
 		InheritEnv []string `mapstructure:"inheritEnv"`
 	} `mapstructure:"terminals"`
 	// Folders holds per-folder settings by folder glob (folders.go).
-	Folders Folders                    `mapstructure:"folders"`
-	Agents  map[string]acp.AgentConfig `mapstructure:"agents"`
+	Folders Folders `mapstructure:"folders"`
+	// MCPServers are MCP servers for every agent, by name (mcp.go).
+	MCPServers acp.MCPServers             `mapstructure:"mcpServers"`
+	Agents     map[string]acp.AgentConfig `mapstructure:"agents"`
 }
 
 // DefaultListen is the hub's default listen address (API.md).
@@ -123,6 +125,7 @@ func (c Config) EngineConfig() engine.Config {
 		ContextRecentTurns: c.Context.RecentTurns,
 		ContextMaxChars:    c.Context.MaxChars,
 		Folders:            c.Folders.rules(),
+		MCPServers:         c.MCPServers,
 		TerminalInheritEnv: c.Terminals.InheritEnv,
 		Redaction:          c.Redaction.Enabled,
 

@@ -12,6 +12,7 @@ import (
 	"github.com/spf13/viper"
 	"go.yaml.in/yaml/v3"
 
+	"github.com/switchboard-hub/switchboard/acp"
 	"github.com/switchboard-hub/switchboard/hub/engine"
 )
 
@@ -32,6 +33,9 @@ type FolderConfig struct {
 	// own (absolute, or starting with ~/). A more specific glob's list
 	// replaces a less specific one's.
 	AllowedFolders []string `yaml:"allowedFolders" json:"allowedFolders,omitempty"`
+	// MCPServers are MCP servers for threads in matching folders, laid
+	// over the top-level and the agent's (mcp.go).
+	MCPServers acp.MCPServers `yaml:"mcpServers" json:"mcpServers,omitempty"`
 }
 
 // foldersType is Folders' reflect type, for skipHook.
@@ -45,6 +49,9 @@ var decodeOption = viper.DecodeHook(mapstructure.ComposeDecodeHookFunc(
 	func(_ reflect.Type, to reflect.Type, data any) (any, error) {
 		if to == foldersType {
 			return Folders{}, nil
+		}
+		if to == mcpType {
+			return acp.MCPServers(nil), nil
 		}
 		return data, nil
 	},
@@ -67,7 +74,7 @@ func decodeFolders(data []byte) (Folders, error) {
 			return nil, fmt.Errorf("line %d: folders.%q must be a map of settings", node.Line, glob)
 		}
 		for k, v := range keys {
-			if k != "allowedFolders" {
+			if k != "allowedFolders" && k != "mcpServers" {
 				return nil, fmt.Errorf("line %d: unknown key folders.%q.%s", v.Line, glob, k)
 			}
 		}
@@ -124,7 +131,7 @@ func (f Folders) validate() error {
 func (f Folders) rules() []engine.FolderRule {
 	out := make([]engine.FolderRule, 0, len(f))
 	for g, fc := range f {
-		r := engine.FolderRule{Glob: expandHome(g)}
+		r := engine.FolderRule{Glob: expandHome(g), MCPServers: fc.MCPServers}
 		if fc.AllowedFolders != nil {
 			r.AllowedFolders = make([]string, len(fc.AllowedFolders))
 			for i, d := range fc.AllowedFolders {

@@ -87,6 +87,9 @@ func decodeConfig(v *viper.Viper, path string, data []byte) (Config, error) {
 		return Config{}, fmt.Errorf("config %s: %w", path, err)
 	}
 	c.Folders = folders
+	if err := decodeMCP(data, &c); err != nil {
+		return Config{}, fmt.Errorf("config %s: %w", path, err)
+	}
 	if err := restoreEnvCase(data, c.Agents); err != nil {
 		return Config{}, fmt.Errorf("config %s: %w", path, err)
 	}

@@ -9,6 +9,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/switchboard-hub/switchboard/acp"
 	"github.com/switchboard-hub/switchboard/hub/engine"
 )
 
@@ -177,5 +178,72 @@ func TestLoadConfigFolders(t *testing.T) {
 				t.Fatalf("got %v, want an error naming %q", err, tt.want)
 			}
 		})
+	}
+}
+
+func TestLoadMCPServers(t *testing.T) {
+	dir := t.TempDir()
+	p := filepath.Join(dir, "config.yaml")
+	write := func(s string) {
+		t.Helper()
+		if err := os.WriteFile(p, []byte(s), 0o600); err != nil {
+			t.Fatal(err)
+		}
+	}
+	write(`
+mcpServers:
+  GitHub:
+    command: gh-mcp
+    env: {GITHUB_Token: abc}
+  web: {type: http, url: "https://mcp.example", headers: {X-Api-Key: k}}
+agents:
+  claude:
+    mcpServers:
+      web: null
+folders:
+  "/work/**":
+    mcpServers:
+      Local: {command: local-mcp, args: [--stdio]}
+`)
+	c, err := Load(p, true)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if g := c.MCPServers["GitHub"]; g == nil || g.Env["GITHUB_Token"] != "abc" {
+		t.Errorf("top level GitHub: %+v (names and env keys keep their case)", g)
+	}
+	if w := c.MCPServers["web"]; w == nil || w.Headers["X-Api-Key"] != "k" || w.Transport() != "http" {
+		t.Errorf("web: %+v", w)
+	}
+	if s, ok := c.Agents["claude"].MCPServers["web"]; !ok || s != nil {
+		t.Errorf("agents.claude.mcpServers.web should be a null entry, got %v %v", s, ok)
+	}
+	if l := c.Folders["/work/**"].MCPServers["Local"]; l == nil || l.Args[0] != "--stdio" {
+		t.Errorf("folder Local: %+v", l)
+	}
+	var claudeSpec *acp.AgentSpec
+	for _, s := range c.Catalogue() {
+		if s.ID == "claude" {
+			claudeSpec = &s
+		}
+	}
+	if claudeSpec == nil || claudeSpec.MCPServers == nil {
+		t.Fatalf("claude's spec lacks its mcpServers")
+	}
+	if got := c.EngineConfig().MCPServers; len(got) != 2 {
+		t.Errorf("engine config mcpServers: %v", got)
+	}
+
+	for name, bad := range map[string]string{
+		"stdio without command": "mcpServers: {x: {args: [a]}}",
+		"bad type":              "mcpServers: {x: {type: ws, url: 'https://x'}}",
+		"folder bad url":        "folders: {'/w/**': {mcpServers: {x: {type: sse, url: 'nope'}}}}",
+		"agent bad":             "agents: {claude: {mcpServers: {x: {type: http}}}}",
+		"not a map":             "mcpServers: [a, b]",
+	} {
+		write(bad)
+		if _, err := Load(p, true); err == nil || !strings.Contains(err.Error(), "mcpServers") {
+			t.Errorf("%s: err %v, want one naming mcpServers", name, err)
+		}
 	}
 }

@@ -62,6 +62,9 @@ func (c Config) validate() error {
 	if err := c.Folders.validate(); err != nil {
 		return err
 	}
+	if err := c.validateMCP(); err != nil {
+		return err
+	}
 	if _, err := acp.Merge(acp.Builtin(), c.Agents); err != nil {
 		return err
 	}

@@ -21,7 +21,8 @@ import (
 
 func (b *server) newSession(ctx context.Context, params json.RawMessage) (any, error) {
 	var p struct {
-		Cwd string `json:"cwd"`
+		Cwd        string            `json:"cwd"`
+		MCPServers []json.RawMessage `json:"mcpServers"`
 	}
 	if err := json.Unmarshal(params, &p); err != nil {
 		return nil, acp.NewError(acp.CodeInvalidParams, "session/new: %v", err)
@@ -31,7 +32,9 @@ func (b *server) newSession(ctx context.Context, params json.RawMessage) (any, e
 	}
 	// openSession: the hub starts the agent now, so the answer can carry
 	// the session's modes and config options, as the agent's own would.
-	req := hub.CreateThreadRequest{Agent: b.opts.Agent, Cwd: p.Cwd, OpenSession: true}
+	// The editor's MCP servers go with the thread: the hub merges them
+	// with its own (the editor's win by name).
+	req := hub.CreateThreadRequest{Agent: b.opts.Agent, Cwd: p.Cwd, OpenSession: true, MCPServers: p.MCPServers}
 	b.mu.Lock()
 	if caps := b.editorCaps; caps.Any() {
 		req.ClientCapabilities = &caps

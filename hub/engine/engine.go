@@ -47,6 +47,9 @@ type Config struct {
 	// Rules are the compiled permissions.rules, tried before anyone is
 	// asked (nil: none). Applies to requests from then on.
 	Rules *policy.Policy
+	// MCPServers are the config's top-level MCP servers (mcpServers),
+	// given to every agent's sessions opened from then on (mcp.go).
+	MCPServers acp.MCPServers
 	// EscalateAfter is permissions.escalateAfter: a permission still
 	// pending this long is escalated (0: never; at least PermissionTimeout
 	// also never). Applies to requests from then on.
@@ -147,6 +150,7 @@ type Engine struct {
 	closing    bool
 	turnsWG    sync.WaitGroup
 	inits      map[string]agentInit // agents' initialize answers, by agent id
+	mcp        threadMCP            // threads' own MCP servers (mcp.go)
 
 	stopProbes context.CancelFunc
 	probes     sync.WaitGroup

@@ -3,6 +3,7 @@ package engine
 import (
 	"strings"
 
+	"github.com/switchboard-hub/switchboard/acp"
 	"github.com/switchboard-hub/switchboard/hub/policy"
 )
 
@@ -19,6 +20,9 @@ type FolderRule struct {
 	// without asking, besides the thread's own (absolute; nil: not set
 	// here).
 	AllowedFolders []string
+	// MCPServers are MCP servers for matching threads, by name (nil: none
+	// set here); see mcp.go.
+	MCPServers acp.MCPServers
 }
 
 // CheckFolderGlob reports whether glob is a valid folder pattern

@@ -200,12 +200,13 @@ func (e *Engine) recordSession(thread hub.Thread, sid string, st hub.SessionStat
 func (e *Engine) openSession(tr *turnRT, a *acp.Agent) (string, acp.SessionSetup, []acp.ContentBlock, error) {
 	thread := tr.thread
 	caps := a.Capabilities()
+	mcp := e.mcpServersFor(thread, a) // MCP servers: mcp.go
 	if old := thread.AgentSessionID; old != "" {
 		if caps.LoadSession {
 			tr.rt.mu.Lock()
 			tr.rt.replaying = true
 			tr.rt.mu.Unlock()
-			s, err := a.LoadSession(tr.ctx, old, thread.Cwd, nil)
+			s, err := a.LoadSession(tr.ctx, old, thread.Cwd, mcp)
 			tr.rt.mu.Lock()
 			tr.rt.replaying = false
 			tr.rt.mu.Unlock()
@@ -213,11 +214,11 @@ func (e *Engine) openSession(tr *turnRT, a *acp.Agent) (string, acp.SessionSetup
 				return old, s, nil, nil
 			}
 			e.log.Info("hub: session/load failed; starting a new session", "thread", thread.ID, "err", err)
-		} else if s, err := a.ResumeSession(tr.ctx, old, thread.Cwd, nil); err == nil {
+		} else if s, err := a.ResumeSession(tr.ctx, old, thread.Cwd, mcp); err == nil {
 			return old, s, nil, nil
 		}
 	}
-	s, err := a.NewSession(tr.ctx, thread.Cwd, nil)
+	s, err := a.NewSession(tr.ctx, thread.Cwd, mcp)
 	if err != nil {
 		return "", s, nil, &hub.Error{Code: hub.CodeUpstreamUnavailable, Message: fmt.Sprintf("the agent refused a new session: %v", err), Err: err}
 	}

@@ -94,6 +94,9 @@ func (e *Engine) CreateThread(ctx context.Context, c hub.Caller, req hub.CreateT
 	if fi, err := os.Stat(cwd); err != nil || !fi.IsDir() {
 		return hub.Thread{}, hub.Errorf(hub.CodeInvalidArgument, "cwd %s is not an existing folder", cwd)
 	}
+	if err := checkMCPServers(req.MCPServers); err != nil {
+		return hub.Thread{}, err
+	}
 	title := e.redactString(strings.TrimSpace(req.Title))
 	if title == "" {
 		title = filepath.Base(cwd)
@@ -111,6 +114,7 @@ func (e *Engine) CreateThread(ctx context.Context, c hub.Caller, req hub.CreateT
 	if err := e.commit(&hub.Write{Threads: []hub.Thread{t}, Events: []hub.Event{ev}}); err != nil {
 		return hub.Thread{}, err
 	}
+	e.mcp.set(t.ID, req.MCPServers)
 	if req.OpenSession {
 		t = e.openSessionNow(ctx, t)
 	}
@@ -230,6 +234,7 @@ func (e *Engine) deleteThread(ctx context.Context, c hub.Caller, id string) erro
 		return err
 	}
 	e.forgetThreadRules(id) // the store deleted them with the thread
+	e.mcp.set(id, nil)
 	return nil
 }
 
@@ -245,9 +250,13 @@ func (e *Engine) ListAgents(ctx context.Context) ([]hub.Agent, error) {
 	out := make([]hub.Agent, 0, len(specs))
 	for _, s := range specs {
 		a := hub.Agent{ID: s.ID, Name: s.Name, Command: strings.Join(append([]string{s.Command.Path}, s.Command.Args...), " "), Status: hub.AgentAvailable, Install: s.Install}
+		var caps *acp.AgentCapabilities
 		if in, ok := e.agentInit(s.ID); ok {
 			a.Version, a.Capabilities = in.version, in.caps
+			caps = &acp.AgentCapabilities{}
+			_ = json.Unmarshal(in.caps, caps) // malformed: stdio only
 		}
+		a.MCPServers = e.agentMCPStatus(s, caps)
 		if d := acp.Detect(s); !d.Available {
 			a.Status, a.Reason = hub.AgentUnavailable, d.Reason
 		}
