@@ -25,6 +25,29 @@ type AgentSpec struct {
 	// MCPServers are the agent's own MCP servers (agents.<id>.mcpServers),
 	// laid over the config's top-level ones.
 	MCPServers MCPServers
+	// NPM, when set, is the npm package the agent is installed from
+	// (Settings → Agents → Install, into <data-dir>/agents/<id>).
+	NPM *NPMPackage
+	// Installed is what <data-dir>/agents/<id> holds, when the agent was
+	// installed there (the app sets it, and points Command.Path at it);
+	// Latest the registry's latest version when known.
+	Installed *InstalledPackage
+	Latest    string
+}
+
+// NPMPackage is an agent's npm package: its name, the version the
+// catalogue pins, the program it installs, and the Node major it needs.
+type NPMPackage struct {
+	Package string `mapstructure:"package" json:"package"`
+	Version string `mapstructure:"version" json:"version"`
+	Bin     string `mapstructure:"bin" json:"bin"`
+	MinNode int    `mapstructure:"minNode" json:"minNode,omitempty"`
+}
+
+// InstalledPackage is an installed npm agent: its version and program.
+type InstalledPackage struct {
+	Version string
+	Path    string
 }
 
 // Builtin returns the catalogue of known ACP agents. Each agent sees only
@@ -33,16 +56,22 @@ type AgentSpec struct {
 func Builtin() []AgentSpec {
 	return []AgentSpec{
 		{ID: "claude", Name: "Claude Code", Command: Command{Path: "claude-agent-acp", PassEnv: []string{"ANTHROPIC_*", "CLAUDE_*", "AWS_*", "GOOGLE_CLOUD_*", "VERTEX_*"}},
+			NPM:     &NPMPackage{Package: "@agentclientprotocol/claude-agent-acp", Version: "0.100.0", Bin: "claude-agent-acp", MinNode: 22},
 			Install: "npm install -g @agentclientprotocol/claude-agent-acp"},
 		{ID: "codex", Name: "Codex", Command: Command{Path: "codex-acp", PassEnv: []string{"OPENAI_*", "CODEX_*"}},
+			NPM:     &NPMPackage{Package: "@agentclientprotocol/codex-acp", Version: "2.6.0", Bin: "codex-acp", MinNode: 22},
 			Install: "npm install -g @agentclientprotocol/codex-acp"},
 		{ID: "gemini", Name: "Gemini CLI", Command: Command{Path: "gemini", Args: []string{"--acp"}, PassEnv: []string{"GEMINI_*", "GOOGLE_*"}},
+			NPM:     &NPMPackage{Package: "@google/gemini-cli", Version: "0.61.0", Bin: "gemini", MinNode: 22},
 			Install: "npm install -g @google/gemini-cli"},
 		{ID: "qwen", Name: "Qwen Code", Command: Command{Path: "qwen", Args: []string{"--acp"}, PassEnv: []string{"QWEN_*", "DASHSCOPE_*", "OPENAI_*"}},
+			NPM:     &NPMPackage{Package: "@qwen-code/qwen-code", Version: "0.24.4", Bin: "qwen", MinNode: 22},
 			Install: "npm install -g @qwen-code/qwen-code"},
 		{ID: "opencode", Name: "OpenCode", Command: Command{Path: "opencode", Args: []string{"acp"}, PassEnv: []string{"OPENCODE_*", "ANTHROPIC_*", "OPENAI_*", "GEMINI_*", "OPENROUTER_*"}},
+			NPM:     &NPMPackage{Package: "opencode-ai", Version: "1.18.33", Bin: "opencode", MinNode: 22},
 			Install: "npm install -g opencode-ai"},
 		{ID: "copilot", Name: "GitHub Copilot", Command: Command{Path: "copilot", Args: []string{"--acp"}, PassEnv: []string{"COPILOT_*", "GH_TOKEN", "GITHUB_TOKEN"}},
+			NPM:     &NPMPackage{Package: "@github/copilot", Version: "1.0.102", Bin: "copilot", MinNode: 22},
 			Install: "npm install -g @github/copilot"},
 		{ID: "goose", Name: "Goose", Command: Command{Path: "goose", Args: []string{"acp"}, PassEnv: []string{"GOOSE_*", "ANTHROPIC_*", "OPENAI_*", "GEMINI_*", "OPENROUTER_*"}},
 			Install: "install Goose from https://block.github.io/goose/docs/getting-started/installation"},
@@ -62,6 +91,9 @@ type AgentConfig struct {
 	// MCPServers are MCP servers for this agent only, by name (read from
 	// the YAML as written: names, env and header keys keep their case).
 	MCPServers MCPServers `mapstructure:"mcpServers" json:"mcpServers,omitempty"`
+	// NPM makes the agent installable from npm (a custom agent then
+	// needs no command: it is the package's program).
+	NPM *NPMPackage `mapstructure:"npm" json:"npm,omitempty"`
 }
 
 // Merge lays cfg over the built-in catalogue and returns the agents sorted
@@ -74,10 +106,20 @@ func Merge(builtin []AgentSpec, cfg map[string]AgentConfig) ([]AgentSpec, error)
 	for id, c := range cfg {
 		s, known := byID[id]
 		if !known {
-			if c.Command == "" {
-				return nil, fmt.Errorf("agents.%s: a custom agent needs a command", id)
+			if c.Command == "" && (c.NPM == nil || c.NPM.Bin == "") {
+				return nil, fmt.Errorf("agents.%s: a custom agent needs a command (or an npm package with its bin)", id)
 			}
 			s = AgentSpec{ID: id, Name: id, Custom: true}
+			if c.NPM != nil {
+				s.Command.Path = c.NPM.Bin
+			}
+		}
+		if c.NPM != nil {
+			if c.NPM.Package == "" || c.NPM.Version == "" || c.NPM.Bin == "" {
+				return nil, fmt.Errorf("agents.%s.npm: package, version and bin are required", id)
+			}
+			n := *c.NPM
+			s.NPM = &n
 		}
 		if c.Name != "" {
 			s.Name = c.Name

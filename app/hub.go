@@ -50,8 +50,9 @@ type runningHub struct {
 	live     atomic.Pointer[config.Config] // the config applied last
 	watcher  *config.Watcher               // set before the API serves; not started when live reload is off
 	errHook  atomic.Pointer[func(error)]
-	applyMu  sync.Mutex // serialises applyConfig
-	override bool       // --listen was given: the file's listen is not used
+	applyMu  sync.Mutex     // serialises applyConfig
+	override bool           // --listen was given: the file's listen is not used
+	installs *agentInstalls // agents installed into <data-dir>/agents (agents.go)
 }
 
 // startHub opens the data dir (lock, token, database), reads the config,
@@ -111,8 +112,9 @@ func startHub(ctx context.Context, e *env, o Options) (_ *runningHub, err error)
 	if h.db, err = store.Open(filepath.Join(o.DataDir, databaseFile), store.Options{Logger: log}); err != nil {
 		return nil, err
 	}
+	h.installs = newAgentInstalls(h, h.started)
 	h.engine, err = engine.New(ctx, engine.Options{
-		Store: h.db, Logger: log, Config: h.started.EngineConfig(), Agents: h.started.Catalogue(),
+		Store: h.db, Logger: log, Config: h.started.EngineConfig(), Agents: h.installs.catalogue(h.started),
 		AgentOptions: acp.AgentOptions{Process: acp.ProcessOptions{Logger: log}},
 		// Whatever anyone approves, an agent never reads or writes these.
 		Protected: protectedPaths(o.DataDir, h.configPath),
@@ -140,6 +142,7 @@ func startHub(ctx context.Context, e *env, o Options) (_ *runningHub, err error)
 		// force change together.
 		RotateToken: func() (string, error) { return rotateTokenFile(o.DataDir) },
 		Settings:    h.settingsService(),
+		Installer:   h.installs,
 		Limits:      apiLimits(h.started),
 	})
 	go func() { h.served <- h.http.Serve(ln) }()
@@ -149,6 +152,7 @@ func startHub(ctx context.Context, e *env, o Options) (_ *runningHub, err error)
 		return nil, err
 	}
 	h.syncAutostart(h.started.Tray.Autostart)
+	h.installs.checkAllLatest() // in the background; npm asked at most daily
 	if err := h.watcher.Start(); err != nil {
 		// Settings edits still apply through it; hand edits wait for a
 		// restart.
@@ -188,6 +192,9 @@ func (h *runningHub) stop(ctx context.Context) error {
 		}
 		os.Remove(filepath.Join(h.dataDir, discoveryFile))
 	}
+	if h.installs != nil {
+		h.installs.stop(ctx)
+	}
 	if h.engine != nil {
 		errs = append(errs, h.engine.Close(ctx))
 	}
@@ -209,7 +216,7 @@ func (h *runningHub) summary() string {
 	fmt.Fprintf(&b, "  token      %s\n", filepath.Join(h.dataDir, tokenFile))
 	fmt.Fprintf(&b, "  config     %s\n", h.configPath)
 	var found, missing []string
-	for _, s := range h.currentConfig().Catalogue() {
+	for _, s := range h.installs.catalogue(h.currentConfig()) {
 		if d := acp.Detect(s); d.Available {
 			found = append(found, s.ID)
 		} else {

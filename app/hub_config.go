@@ -52,7 +52,8 @@ func (h *runningHub) applyConfig(from, to config.Config) {
 	}
 	to.Listen, to.AllowPublic = running.Listen, running.AllowPublic
 	h.engine.SetConfig(to.EngineConfig())
-	h.engine.SetAgents(to.Catalogue())
+	h.installs.setRegistry(to.Install.Registry)
+	h.engine.SetAgents(h.installs.catalogue(to))
 	h.http.SetAllowed(to.AllowedHosts, to.AllowedOrigins)
 	h.http.SetLimits(apiLimits(to))
 	if from.Tray.Autostart != to.Tray.Autostart {

@@ -30,6 +30,28 @@ type Agent struct {
 	// transport (known once the agent has been started or probed).
 	// Extension of API.md.
 	MCPServers []AgentMCPServer `json:"mcpServers,omitempty"`
+	// NPM is the npm package the agent installs from (Settings → Agents →
+	// Install; POST /v1/agents/{id}/install), when it does; Installed what
+	// the hub installed (<data-dir>/agents/<id>), which its command
+	// resolves to first; Update the registry's newer latest version, when
+	// there is one (checked at most daily). Extensions of API.md.
+	NPM       *AgentPackage   `json:"npm,omitempty"`
+	Installed *AgentInstalled `json:"installed,omitempty"`
+	Update    string          `json:"update,omitempty"`
+}
+
+// AgentPackage is an agent's npm package: the version the catalogue pins
+// and the Node major it needs.
+type AgentPackage struct {
+	Package string `json:"package"`
+	Version string `json:"version"`
+	MinNode int    `json:"minNode,omitempty"`
+}
+
+// AgentInstalled is an agent the hub installed.
+type AgentInstalled struct {
+	Version string `json:"version"`
+	Path    string `json:"path"`
 }
 
 // AgentMCPServer is one MCP server the config gives an agent.

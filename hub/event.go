@@ -30,6 +30,7 @@ const (
 	EventError               = "error"
 	EventThreadUpdated       = "thread_updated"  // extension: title, status or deletion of a thread
 	EventConfigError         = "config_error"    // extension, hub-wide: {file, message}; message "" once valid again
+	EventAgentInstall        = "agent_install"   // extension, hub-wide: AgentInstallEvent
 	EventConfigApplied       = "config_applied"  // extension, hub-wide: {file, changed}: a changed config file applied
 	EventClientRequest       = "client_request"  // extension: ClientRequest, for the thread's owner to answer
 	EventTerminalOutput      = "terminal_output" // extension: TerminalOutput of a terminal the hub hosts

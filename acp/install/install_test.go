@@ -149,7 +149,7 @@ func TestNewer(t *testing.T) {
 	for _, c := range []struct {
 		a, b string
 		want bool
-	}{{"1.1.0", "1.0.9", true}, {"1.0.0", "1.0.0", false}, {"0.100.0", "0.99.9", true}, {"1.0.0-beta", "1.0.0", false}, {"2.0.0", "10.0.0", false}} {
+	}{{"1.1.0", "1.0.9", true}, {"1.0.0", "1.0.0", false}, {"0.100.0", "0.99.9", true}, {"1.0.0-beta", "1.0.0", false}, {"2.0.0", "10.0.0", false}, {"1.0.0", "1.0.0-rc.1", true}} {
 		if got := install.Newer(c.a, c.b); got != c.want {
 			t.Errorf("Newer(%s, %s) = %v", c.a, c.b, got)
 		}

@@ -5,9 +5,10 @@ import (
 	"encoding/json"
 	"os"
 	"path/filepath"
-	"strconv"
 	"strings"
 	"time"
+
+	"github.com/switchboard-hub/switchboard/acp"
 )
 
 // LatestEvery is how often the registry's latest version of a package is
@@ -99,25 +100,5 @@ func lastJSON(out string) string {
 	return ""
 }
 
-// Newer reports whether version a is newer than b (dotted numbers;
-// anything after a '-' is a pre-release, older than the release).
-func Newer(a, b string) bool {
-	pa, pb := splitVersion(a), splitVersion(b)
-	for i := 0; i < 3; i++ {
-		if pa[i] != pb[i] {
-			return pa[i] > pb[i]
-		}
-	}
-	return false
-}
-
-func splitVersion(v string) [3]int {
-	v = strings.TrimPrefix(v, "v")
-	v, _, _ = strings.Cut(v, "-")
-	v, _, _ = strings.Cut(v, "+")
-	var out [3]int
-	for i, p := range strings.SplitN(v, ".", 3) {
-		out[i], _ = strconv.Atoi(p)
-	}
-	return out
-}
+// Newer reports whether version a is newer than b (acp.NewerVersion).
+func Newer(a, b string) bool { return acp.NewerVersion(a, b) }

@@ -90,6 +90,12 @@ type Config struct {
 		// SSH_AUTH_SOCK are withheld unless named here.
 		InheritEnv []string `mapstructure:"inheritEnv"`
 	} `mapstructure:"terminals"`
+	// Install configures installing agents from npm (app/agents.go).
+	Install struct {
+		// Registry is the npm registry to install from ("" : npm's own
+		// configuration, normally https://registry.npmjs.org/).
+		Registry string `mapstructure:"registry"`
+	} `mapstructure:"install"`
 	// Folders holds per-folder settings by folder glob (folders.go).
 	Folders Folders `mapstructure:"folders"`
 	// MCPServers are MCP servers for every agent, by name (mcp.go).

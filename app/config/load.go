@@ -42,6 +42,7 @@ func setDefaults(v *viper.Viper) {
 	v.SetDefault("redaction.enabled", d.Redaction)
 	v.SetDefault("ui.theme", hub.ThemeSystem)
 	v.SetDefault("terminals.inheritEnv", []string{})
+	v.SetDefault("install.registry", "")
 }
 
 // Load reads and validates the config file at path. A missing file is not

@@ -4,6 +4,7 @@ import (
 	"errors"
 	"fmt"
 	"net"
+	"net/url"
 	"strings"
 	"time"
 
@@ -64,6 +65,11 @@ func (c Config) validate() error {
 	}
 	if err := c.validateMCP(); err != nil {
 		return err
+	}
+	if r := c.Install.Registry; r != "" {
+		if u, err := url.Parse(r); err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" {
+			return fmt.Errorf("install.registry: %q is not an http(s) URL", r)
+		}
 	}
 	if _, err := acp.Merge(acp.Builtin(), c.Agents); err != nil {
 		return err

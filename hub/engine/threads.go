@@ -257,6 +257,15 @@ func (e *Engine) ListAgents(ctx context.Context) ([]hub.Agent, error) {
 			_ = json.Unmarshal(in.caps, caps) // malformed: stdio only
 		}
 		a.MCPServers = e.agentMCPStatus(s, caps)
+		if s.NPM != nil {
+			a.NPM = &hub.AgentPackage{Package: s.NPM.Package, Version: s.NPM.Version, MinNode: s.NPM.MinNode}
+		}
+		if s.Installed != nil {
+			a.Installed = &hub.AgentInstalled{Version: s.Installed.Version, Path: s.Installed.Path}
+			if s.Latest != "" && acp.NewerVersion(s.Latest, s.Installed.Version) {
+				a.Update = s.Latest
+			}
+		}
 		if d := acp.Detect(s); !d.Available {
 			a.Status, a.Reason = hub.AgentUnavailable, d.Reason
 		}

@@ -19,6 +19,9 @@ type (
 	}
 	agentsAnswer struct {
 		Agents []hub.Agent `json:"agents"`
+		// Node (extension) is the Node runtime installed agents run
+		// with, when the hub installs agents.
+		Node *hub.NodeStatus `json:"node,omitempty"`
 	}
 	threadAnswer struct {
 		Thread hub.Thread `json:"thread"`
@@ -85,7 +88,12 @@ func (s *Server) listAgents(w http.ResponseWriter, r *http.Request, _ hub.Caller
 		s.writeError(w, r, err)
 		return
 	}
-	s.writeJSON(w, r, http.StatusOK, agentsAnswer{Agents: nonNil(agents)})
+	ans := agentsAnswer{Agents: nonNil(agents)}
+	if s.installer != nil {
+		st := s.installer.Node(r.Context())
+		ans.Node = &st
+	}
+	s.writeJSON(w, r, http.StatusOK, ans)
 }
 
 // createThread is POST /v1/threads: 201 with a Location header.

@@ -40,6 +40,9 @@ var routes = []Route{
 	{Method: "POST", Path: "/v1/auth/token/rotate", handle: (*Server).rotateToken},
 
 	{Method: "GET", Path: "/v1/agents", handle: (*Server).listAgents},
+	{Method: "POST", Path: "/v1/agents/{id}/install", Body: true, handle: (*Server).installAgent},
+	{Method: "DELETE", Path: "/v1/agents/{id}/install", handle: (*Server).removeAgent},
+	{Method: "POST", Path: "/v1/node/install", handle: (*Server).installNode},
 	{Method: "POST", Path: "/v1/threads", Body: true, handle: (*Server).createThread},
 	{Method: "GET", Path: "/v1/threads", handle: (*Server).listThreads},
 	{Method: "GET", Path: "/v1/threads/{id}", handle: (*Server).getThread},

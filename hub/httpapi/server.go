@@ -88,6 +88,9 @@ type Options struct {
 	// Settings serves GET and PATCH /v1/settings (the settings page). Nil
 	// answers them 404 NOT_FOUND "settings are not available".
 	Settings hub.SettingsService
+	// Installer serves the agent install routes and the node status of
+	// GET /v1/agents. Nil answers them 404.
+	Installer hub.AgentInstaller
 	// Limits bound the streams per client and the size of an event sent
 	// whole on a stream (zero fields: the defaults); SetLimits changes
 	// them later.
@@ -117,6 +120,7 @@ type Server struct {
 	quit      func()
 	quitOnce  sync.Once
 	settings  hub.SettingsService
+	installer hub.AgentInstaller
 
 	port    atomic.Int64
 	allow   atomic.Pointer[allowList]
@@ -161,19 +165,20 @@ func New(svc hub.Service, opts Options) *Server {
 		opts.maxBody = MaxBodyBytes
 	}
 	s := &Server{
-		svc:      svc,
-		log:      opts.Logger,
-		version:  opts.Version,
-		ui:       opts.UI,
-		ping:     opts.PingInterval,
-		now:      opts.Now,
-		sessions: newSessions(opts.SessionIdle, opts.SessionMax),
-		codes:    newCodes(opts.CodeTTL),
-		rotate:   opts.RotateToken,
-		quit:     opts.Quit,
-		settings: opts.Settings,
-		maxBody:  opts.maxBody,
-		closing:  make(chan struct{}),
+		svc:       svc,
+		log:       opts.Logger,
+		version:   opts.Version,
+		ui:        opts.UI,
+		ping:      opts.PingInterval,
+		now:       opts.Now,
+		sessions:  newSessions(opts.SessionIdle, opts.SessionMax),
+		codes:     newCodes(opts.CodeTTL),
+		rotate:    opts.RotateToken,
+		quit:      opts.Quit,
+		settings:  opts.Settings,
+		installer: opts.Installer,
+		maxBody:   opts.maxBody,
+		closing:   make(chan struct{}),
 	}
 	s.tok.Store(newTokenGen(opts.Token))
 	s.subscribe = subscriberOf(svc)

@@ -1,0 +1,185 @@
+//go:build linux
+
+package app_test
+
+import (
+	"encoding/json"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/switchboard-hub/switchboard/acp/acptest"
+)
+
+// TestAgentInstall installs agents through the API of the real
+// `switchboard serve`: a package from a local npm registry (served by the
+// test) with progress events, then a turn with it, an update and a
+// removal; failures leave nothing.
+func TestAgentInstall(t *testing.T) {
+	if _, err := exec.LookPath("npm"); err != nil {
+		t.Fatal("npm is required (apt-get install npm)")
+	}
+	bins := buildE2E(t, t.TempDir())
+	t.Run("Fixture", func(t *testing.T) { installFixture(t, bins) })
+}
+
+// apiAgent is an agent of GET /v1/agents as the install tests read it.
+type apiAgent struct {
+	ID        string `json:"id"`
+	Status    string `json:"status"`
+	Reason    string `json:"reason"`
+	Update    string `json:"update"`
+	Installed *struct {
+		Version string `json:"version"`
+		Path    string `json:"path"`
+	} `json:"installed"`
+}
+
+func (h *hubProc) agent(id string) apiAgent {
+	h.t.Helper()
+	var list struct{ Agents []apiAgent }
+	h.call("GET", "/v1/agents", nil, 200, &list)
+	for _, a := range list.Agents {
+		if a.ID == id {
+			return a
+		}
+	}
+	h.t.Fatalf("no agent %s in GET /v1/agents", id)
+	return apiAgent{}
+}
+
+// installEvent is an agent_install event's data.
+type installEvent struct {
+	Agent    string  `json:"agent"`
+	Phase    string  `json:"phase"`
+	Fraction float64 `json:"fraction"`
+	Version  string  `json:"version"`
+	Error    string  `json:"error"`
+	Reason   string  `json:"reason"`
+}
+
+// waitInstall reads agent_install events of agent from s until one ends
+// the install (done or failed) and returns them all.
+func waitInstall(t *testing.T, s *sseStream, agent string, timeout time.Duration) []installEvent {
+	t.Helper()
+	var got []installEvent
+	s.until(timeout, func(m sseMsg) bool {
+		if m.event != "agent_install" {
+			return false
+		}
+		var ev installEvent
+		if err := json.Unmarshal([]byte(m.data), &ev); err != nil {
+			t.Fatalf("agent_install data %q: %v", m.data, err)
+		}
+		if ev.Agent != agent {
+			return false
+		}
+		got = append(got, ev)
+		return ev.Phase == "done" || ev.Phase == "failed"
+	})
+	return got
+}
+
+func installFixture(t *testing.T, bins e2eBins) {
+	reg := acptest.NewNPMRegistry(t, acptest.FixtureAgentPackage("switchboard-fixture-agent", "1.0.0", "fixture-agent"))
+	fake := fakeAgentConf(t)
+	env := map[string]string{"FIXTURE_AGENT_BIN": fake.Command}
+	for k, v := range fake.Env {
+		env[k] = v
+	}
+	h := newHub(t, bins, hubConfig{
+		"install": map[string]any{"registry": reg.URL},
+		"agents": map[string]any{
+			"fixture": map[string]any{"name": "Fixture", "args": fake.Args, "env": env,
+				"npm": map[string]any{"package": "switchboard-fixture-agent", "version": "1.0.0", "bin": "fixture-agent"}},
+		},
+	})
+	if a := h.agent("fixture"); a.Status != "unavailable" || a.Installed != nil {
+		t.Fatalf("before install: %+v", a)
+	}
+	events := h.mustSSE("GET", "/v1/events?scope=all", nil)
+	// The registry's latest is newer than the version the catalogue pins.
+	reg.Add(t, acptest.FixtureAgentPackage("switchboard-fixture-agent", "1.1.0", "fixture-agent"))
+
+	began := time.Now()
+	var ans struct{ Agent string }
+	h.call("POST", "/v1/agents/fixture/install", map[string]any{}, 202, &ans)
+	evs := waitInstall(t, events, "fixture", 120*time.Second)
+	took := time.Since(began)
+	last := evs[len(evs)-1]
+	if last.Phase != "done" || last.Version != "1.0.0" || last.Fraction != 1 {
+		t.Fatalf("install ended %+v (events %+v)", last, evs)
+	}
+	if len(evs) < 3 {
+		t.Errorf("want progress events before done, got %+v", evs)
+	}
+	for i := 1; i < len(evs); i++ {
+		if evs[i].Fraction < evs[i-1].Fraction {
+			t.Errorf("progress went back: %+v", evs)
+		}
+	}
+	t.Logf("fixture install took %v", took.Round(time.Millisecond))
+	a := h.agent("fixture")
+	wantPath := filepath.Join(h.dataDir, "agents", "fixture", "node_modules", ".bin", "fixture-agent")
+	if a.Status != "available" || a.Installed == nil || a.Installed.Version != "1.0.0" || a.Installed.Path != wantPath {
+		t.Fatalf("after install: %+v", a)
+	}
+
+	// A turn with it: the command resolves to the installed program.
+	th := h.newThread("fixture", t.TempDir())
+	tu := h.startTurn(th.ID, "echo installed and running")
+	if got := h.waitTurn(th.ID, tu.ID, 60*time.Second); got.Status != "completed" || got.Output != "installed and running" {
+		t.Fatalf("turn with the installed agent: %+v", got)
+	}
+
+	// The registry's newer latest is offered as an update.
+	if !waitFor(30*time.Second, func() bool { return h.agent("fixture").Update == "1.1.0" }) {
+		t.Errorf("no update offered: %+v", h.agent("fixture"))
+	}
+
+	// Update; a second install while one runs: 409 INSTALL_RUNNING.
+	h.call("POST", "/v1/agents/fixture/install", map[string]any{"version": "1.1.0"}, 202, nil)
+	if r := h.do("POST", "/v1/agents/fixture/install", map[string]any{}); r.status != 409 || !strings.Contains(string(r.body), "INSTALL_RUNNING") {
+		t.Errorf("a second install at once: %s", r)
+	}
+	evs = waitInstall(t, events, "fixture", 120*time.Second)
+	if last := evs[len(evs)-1]; last.Phase != "done" || last.Version != "1.1.0" {
+		t.Fatalf("update ended %+v", last)
+	}
+	if a := h.agent("fixture"); a.Installed == nil || a.Installed.Version != "1.1.0" || a.Update != "" {
+		t.Errorf("after update: %+v", a)
+	}
+
+	// A version the registry lacks fails plainly and keeps 1.1.0.
+	h.call("POST", "/v1/agents/fixture/install", map[string]any{"version": "9.9.9"}, 202, nil)
+	evs = waitInstall(t, events, "fixture", 120*time.Second)
+	if last := evs[len(evs)-1]; last.Phase != "failed" || last.Reason != "NPM_REFUSED" || last.Error == "" {
+		t.Errorf("a missing version: %+v", last)
+	}
+	if a := h.agent("fixture"); a.Installed == nil || a.Installed.Version != "1.1.0" || a.Status != "available" {
+		t.Errorf("after a failed install: %+v", a)
+	}
+
+	// Not installable, unknown: 400.
+	if r := h.do("POST", "/v1/agents/goose/install", map[string]any{}); r.status != 400 || !strings.Contains(string(r.body), "NOT_INSTALLABLE") {
+		t.Errorf("goose: %s", r)
+	}
+	if r := h.do("POST", "/v1/agents/nope/install", map[string]any{}); r.status != 400 {
+		t.Errorf("unknown agent: %s", r)
+	}
+
+	// Remove: gone, unavailable again, nothing left behind.
+	h.call("DELETE", "/v1/agents/fixture/install", nil, 204, nil)
+	if a := h.agent("fixture"); a.Installed != nil || a.Status != "unavailable" {
+		t.Errorf("after remove: %+v", a)
+	}
+	entries, _ := os.ReadDir(filepath.Join(h.dataDir, "agents"))
+	for _, e := range entries {
+		if e.Name() != "latest.json" {
+			t.Errorf("left in agents/: %s", e.Name())
+		}
+	}
+}
