@@ -182,4 +182,33 @@ func installFixture(t *testing.T, bins e2eBins) {
 			t.Errorf("left in agents/: %s", e.Name())
 		}
 	}
+
+	// switchboard agents install: through the running hub...
+	cli := func(args ...string) (string, error) {
+		cmd := exec.Command(bins.switchboard, append(args, "--data-dir", h.dataDir, "--config", h.config)...)
+		cmd.Env = hubEnv()
+		out, err := cmd.CombinedOutput()
+		return string(out), err
+	}
+	if out, err := cli("agents", "install", "fixture"); err != nil || !strings.Contains(out, "fixture 1.0.0 installed") {
+		t.Fatalf("agents install through the hub: %v\n%s", err, out)
+	}
+	if a := h.agent("fixture"); a.Installed == nil || a.Status != "available" {
+		t.Errorf("after the CLI install: %+v", a)
+	}
+	// ...and with no hub running: directly; the next hub finds it.
+	h.stop()
+	if out, err := cli("agents", "remove", "fixture"); err != nil || !strings.Contains(out, "removed") {
+		t.Fatalf("agents remove without a hub: %v\n%s", err, out)
+	}
+	if out, err := cli("agents", "install", "fixture", "--version", "1.1.0"); err != nil || !strings.Contains(out, "fixture 1.1.0 installed") {
+		t.Fatalf("agents install without a hub: %v\n%s", err, out)
+	}
+	if out, err := cli("agents", "install", "goose"); err == nil || !strings.Contains(out, "not distributed through npm") {
+		t.Errorf("agents install goose: %v\n%s", err, out)
+	}
+	h.start()
+	if a := h.agent("fixture"); a.Installed == nil || a.Installed.Version != "1.1.0" {
+		t.Errorf("a restarted hub: %+v", a)
+	}
 }
