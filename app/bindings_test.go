@@ -128,12 +128,18 @@ var bindingsContract = map[string]string{
 	"UpdateSettings": "func(hub.SettingsPatch) (hub.Settings, error)",
 	// The window's own, not a hub.Service operation.
 	"ChooseFolder": "func(string) (string, error)",
+	// hub.AgentInstaller, the app's.
+	"InstallAgent": "func(string, string) error",
+	"RemoveAgent":  "func(string) error",
+	"InstallNode":  "func() error",
+	"NodeStatus":   "func() (hub.NodeStatus, error)",
 }
 
 // windowOnly are the bindings with no hub.Service counterpart (the
 // settings ones are checked against hub.SettingsService by
 // TestBindingsSettings).
-var windowOnly = map[string]bool{"ChooseFolder": true, "GetSettings": true, "UpdateSettings": true}
+var windowOnly = map[string]bool{"ChooseFolder": true, "GetSettings": true, "UpdateSettings": true,
+	"InstallAgent": true, "RemoveAgent": true, "InstallNode": true, "NodeStatus": true}
 
 // unbound are the hub.Service methods the window has no use for:
 // AnswerClientRequest is for a thread's owner (the editor bridge), and the

@@ -1,5 +1,51 @@
 export namespace hub {
 	
+	export class AgentInstalled {
+	    version: string;
+	    path: string;
+	
+	    static createFrom(source: any = {}) {
+	        return new AgentInstalled(source);
+	    }
+	
+	    constructor(source: any = {}) {
+	        if ('string' === typeof source) source = JSON.parse(source);
+	        this.version = source["version"];
+	        this.path = source["path"];
+	    }
+	}
+	export class AgentPackage {
+	    package: string;
+	    version: string;
+	    minNode?: number;
+	
+	    static createFrom(source: any = {}) {
+	        return new AgentPackage(source);
+	    }
+	
+	    constructor(source: any = {}) {
+	        if ('string' === typeof source) source = JSON.parse(source);
+	        this.package = source["package"];
+	        this.version = source["version"];
+	        this.minNode = source["minNode"];
+	    }
+	}
+	export class AgentMCPServer {
+	    name: string;
+	    transport: string;
+	    skipped?: string;
+	
+	    static createFrom(source: any = {}) {
+	        return new AgentMCPServer(source);
+	    }
+	
+	    constructor(source: any = {}) {
+	        if ('string' === typeof source) source = JSON.parse(source);
+	        this.name = source["name"];
+	        this.transport = source["transport"];
+	        this.skipped = source["skipped"];
+	    }
+	}
 	export class Agent {
 	    id: string;
 	    name: string;
@@ -9,6 +55,10 @@ export namespace hub {
 	    capabilities?: number[];
 	    reason?: string;
 	    install?: string;
+	    mcpServers?: AgentMCPServer[];
+	    npm?: AgentPackage;
+	    installed?: AgentInstalled;
+	    update?: string;
 	
 	    static createFrom(source: any = {}) {
 	        return new Agent(source);
@@ -24,8 +74,33 @@ export namespace hub {
 	        this.capabilities = source["capabilities"];
 	        this.reason = source["reason"];
 	        this.install = source["install"];
+	        this.mcpServers = this.convertValues(source["mcpServers"], AgentMCPServer);
+	        this.npm = this.convertValues(source["npm"], AgentPackage);
+	        this.installed = this.convertValues(source["installed"], AgentInstalled);
+	        this.update = source["update"];
 	    }
+	
+		convertValues(a: any, classs: any, asMap: boolean = false): any {
+		    if (!a) {
+		        return a;
+		    }
+		    if (a.slice && a.map) {
+		        return (a as any[]).map(elem => this.convertValues(elem, classs));
+		    } else if ("object" === typeof a) {
+		        if (asMap) {
+		            for (const key of Object.keys(a)) {
+		                a[key] = new classs(a[key]);
+		            }
+		            return a;
+		        }
+		        return new classs(a);
+		    }
+		    return a;
+		}
 	}
+	
+	
+	
 	export class AgentPatch {
 	    name?: string;
 	    command?: string;
@@ -290,6 +365,7 @@ export namespace hub {
 	    title?: string;
 	    openSession?: boolean;
 	    clientCapabilities?: ClientCapabilities;
+	    mcpServers?: number[][];
 	
 	    static createFrom(source: any = {}) {
 	        return new CreateThreadRequest(source);
@@ -302,6 +378,7 @@ export namespace hub {
 	        this.title = source["title"];
 	        this.openSession = source["openSession"];
 	        this.clientCapabilities = this.convertValues(source["clientCapabilities"], ClientCapabilities);
+	        this.mcpServers = source["mcpServers"];
 	    }
 	
 		convertValues(a: any, classs: any, asMap: boolean = false): any {
@@ -576,6 +653,28 @@ export namespace hub {
 	    }
 	}
 	
+	export class NodeStatus {
+	    path?: string;
+	    version?: string;
+	    major?: number;
+	    own?: boolean;
+	    required?: number;
+	    ok: boolean;
+	
+	    static createFrom(source: any = {}) {
+	        return new NodeStatus(source);
+	    }
+	
+	    constructor(source: any = {}) {
+	        if ('string' === typeof source) source = JSON.parse(source);
+	        this.path = source["path"];
+	        this.version = source["version"];
+	        this.major = source["major"];
+	        this.own = source["own"];
+	        this.required = source["required"];
+	        this.ok = source["ok"];
+	    }
+	}
 	export class NotificationSettings {
 	    enabled: boolean;
 	    turnCompleted: boolean;

@@ -26,6 +26,10 @@ export function History(arg1:string,arg2:boolean,arg3:boolean):Promise<Array<hub
 
 export function HistoryPage(arg1:string,arg2:hub.HistoryQuery):Promise<hub.HistoryPage>;
 
+export function InstallAgent(arg1:string,arg2:string):Promise<void>;
+
+export function InstallNode():Promise<void>;
+
 export function ListAgents():Promise<Array<hub.Agent>>;
 
 export function ListPermissions(arg1:string):Promise<Array<hub.Permission>>;
@@ -34,7 +38,11 @@ export function ListRules():Promise<Array<hub.RememberedRule>>;
 
 export function ListThreads(arg1:number,arg2:string):Promise<hub.ThreadPage>;
 
+export function NodeStatus():Promise<hub.NodeStatus>;
+
 export function QueryPermissions(arg1:hub.PermissionQuery):Promise<hub.PermissionPage>;
+
+export function RemoveAgent(arg1:string):Promise<void>;
 
 export function RenameThread(arg1:string,arg2:string):Promise<hub.Thread>;
 

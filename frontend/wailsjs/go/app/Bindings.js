@@ -50,6 +50,14 @@ export function HistoryPage(arg1, arg2) {
   return window['go']['app']['Bindings']['HistoryPage'](arg1, arg2);
 }
 
+export function InstallAgent(arg1, arg2) {
+  return window['go']['app']['Bindings']['InstallAgent'](arg1, arg2);
+}
+
+export function InstallNode() {
+  return window['go']['app']['Bindings']['InstallNode']();
+}
+
 export function ListAgents() {
   return window['go']['app']['Bindings']['ListAgents']();
 }
@@ -66,8 +74,16 @@ export function ListThreads(arg1, arg2) {
   return window['go']['app']['Bindings']['ListThreads'](arg1, arg2);
 }
 
+export function NodeStatus() {
+  return window['go']['app']['Bindings']['NodeStatus']();
+}
+
 export function QueryPermissions(arg1) {
   return window['go']['app']['Bindings']['QueryPermissions'](arg1);
+}
+
+export function RemoveAgent(arg1) {
+  return window['go']['app']['Bindings']['RemoveAgent'](arg1);
 }
 
 export function RenameThread(arg1, arg2) {
