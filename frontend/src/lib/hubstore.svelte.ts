@@ -12,6 +12,8 @@ import { loadRecent, mergeRecent, rememberFolder } from './recent';
 import { applyTheme } from './theme';
 import type {
   Agent,
+  AgentInstallProgress,
+  NodeStatus,
   AvailableCommand,
   ConfigOption,
   HubEvent,
@@ -87,6 +89,10 @@ export class HubStore {
    */
   signedOut = $state(false);
   loggedOut = $state(false);
+  /** Agent installs under way or just ended, by agent id ("node" for Node), from agent_install events. */
+  installs = $state<Record<string, AgentInstallProgress>>({});
+  /** The Node runtime installed agents run with; undefined until loaded or when the hub does not install agents. */
+  node = $state<NodeStatus | undefined>();
 
   pending = $derived(
     Object.values(this.permissions)
@@ -272,6 +278,39 @@ export class HubStore {
     this.agents = await this.transport.listAgents();
   }
 
+  /** Loads the Node status (Settings → Agents); a hub that installs nothing leaves it undefined. */
+  async loadNode(): Promise<void> {
+    try {
+      this.node = await this.transport.nodeStatus();
+    } catch (e) {
+      if (!(e instanceof HubError && e.code === 'NOT_FOUND')) this.report(e);
+    }
+  }
+
+  /** Starts installing (or updating) an agent; progress arrives as agent_install events. Throws the hub's refusal. */
+  async installAgent(id: string, version?: string): Promise<void> {
+    this.installs = { ...this.installs, [id]: { agent: id, phase: 'queued', fraction: 0 } };
+    try {
+      await this.transport.installAgent(id, version);
+    } catch (e) {
+      const { [id]: _, ...rest } = this.installs;
+      this.installs = rest;
+      throw e;
+    }
+  }
+
+  /** Removes an installed agent. */
+  async removeAgent(id: string): Promise<void> {
+    await this.transport.removeAgent(id);
+    await this.loadAgents();
+  }
+
+  /** Starts installing Node 22 into the hub's data dir. */
+  async installNode(): Promise<void> {
+    this.installs = { ...this.installs, node: { agent: 'node', phase: 'queued', fraction: 0 } };
+    await this.transport.installNode();
+  }
+
   enqueue(e: HubEvent): void {
     this.queue.push(e);
     if (this.scheduled) return;
@@ -339,7 +378,14 @@ export class HubStore {
    * thread show the file in force.
    */
   private applyHubWide(e: HubEvent): void {
-    if (e.type === 'config_error') {
+    if (e.type === 'agent_install' && typeof e.agent === 'string') {
+      const p = e as unknown as AgentInstallProgress;
+      this.installs = { ...this.installs, [p.agent]: { agent: p.agent, phase: p.phase, fraction: p.fraction ?? 0, version: p.version, error: p.error, reason: p.reason } };
+      if (p.phase === 'done' || p.phase === 'removed' || p.phase === 'failed') {
+        this.loadAgents().catch((err) => this.report(err));
+        void this.loadNode();
+      }
+    } else if (e.type === 'config_error') {
       this.configError = typeof e.message === 'string' ? e.message : '';
       if (this.settings) this.settings = { ...this.settings, configError: this.configError || undefined };
     } else if (e.type === 'config_applied') {

@@ -8,6 +8,7 @@
 import { SseParser } from './sse';
 import type {
   Agent,
+  NodeStatus,
   CreateThreadRequest,
   Decision,
   HistoryPage,
@@ -160,6 +161,14 @@ export interface Transport {
   getSettings(): Promise<Settings>;
   /** Changes the fields present in the config file; answers the settings now in force (PATCH /v1/settings). */
   updateSettings(patch: SettingsPatch): Promise<Settings>;
+  /** Starts installing (or updating to version) an npm agent: agent_install events follow (POST /v1/agents/{id}/install). */
+  installAgent(id: string, version?: string): Promise<void>;
+  /** Removes what the hub installed for an agent (DELETE /v1/agents/{id}/install). */
+  removeAgent(id: string): Promise<void>;
+  /** Starts installing Node 22 into the hub's data dir (POST /v1/node/install). */
+  installNode(): Promise<void>;
+  /** The Node runtime installed agents run with (GET /v1/agents' node). */
+  nodeStatus(): Promise<NodeStatus | undefined>;
   /**
    * A browser only: whether the page holds a session secret at all (without
    * one, nothing is asked of the hub: the page says how to sign in).
@@ -347,6 +356,18 @@ export class WailsTransport implements Transport {
   }
   updateSettings(patch: SettingsPatch) {
     return this.call<Settings>(() => this.bindings.UpdateSettings(patch), 'settings').then(withAgents);
+  }
+  async installAgent(id: string, version = '') {
+    await this.call(() => this.bindings.InstallAgent(id, version));
+  }
+  async removeAgent(id: string) {
+    await this.call(() => this.bindings.RemoveAgent(id));
+  }
+  async installNode() {
+    await this.call(() => this.bindings.InstallNode());
+  }
+  nodeStatus() {
+    return this.call<NodeStatus>(() => this.bindings.NodeStatus());
   }
 
   onNavigate(cb: (n: Navigate) => void): () => void {
@@ -626,6 +647,18 @@ export class HttpTransport implements Transport {
   }
   async updateSettings(patch: SettingsPatch) {
     return withAgents((await this.request<{ settings: Settings }>('PATCH', this.url('/v1/settings'), patch)).settings);
+  }
+  async installAgent(id: string, version?: string) {
+    await this.request('POST', this.url(`/v1/agents/${encodeURIComponent(id)}/install`), version ? { version } : {});
+  }
+  async removeAgent(id: string) {
+    await this.request('DELETE', this.url(`/v1/agents/${encodeURIComponent(id)}/install`));
+  }
+  async installNode() {
+    await this.request('POST', this.url('/v1/node/install'));
+  }
+  async nodeStatus() {
+    return (await this.request<{ node?: NodeStatus }>('GET', this.url('/v1/agents'))).node;
   }
 
   subscribe(after: number, h: SubscribeHandlers): Subscription {

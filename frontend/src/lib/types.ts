@@ -12,6 +12,34 @@ export interface Agent {
   reason?: string;
   /** How to install it (a command, or where to get it), for catalogue agents. */
   install?: string;
+  /** The npm package it installs from (Settings → Agents → Install), when it does. */
+  npm?: { package: string; version: string; minNode?: number };
+  /** What the hub installed into its data dir; the agent's command resolves there first. */
+  installed?: { version: string; path: string };
+  /** The registry's newer latest version, when there is one. */
+  update?: string;
+  /** The MCP servers the config gives it, with why one is skipped. */
+  mcpServers?: { name: string; transport: string; skipped?: string }[];
+}
+
+/** The Node runtime installed agents run with (GET /v1/agents' node). */
+export interface NodeStatus {
+  path?: string;
+  version?: string;
+  major?: number;
+  own?: boolean;
+  required?: number;
+  ok: boolean;
+}
+
+/** An agent_install event's payload: an install's progress or end. */
+export interface AgentInstallProgress {
+  agent: string;
+  phase: 'queued' | 'resolving' | 'downloading' | 'verifying' | 'done' | 'failed' | 'removed' | string;
+  fraction: number;
+  version?: string;
+  error?: string;
+  reason?: string;
 }
 
 export type ThreadStatus = 'idle' | 'running' | 'closed';

@@ -1,7 +1,7 @@
 // An in-memory Transport for store and component tests.
 import type { Navigate, SubscribeHandlers, Subscription, Transport } from '../lib/transport';
 import { HubError } from '../lib/transport';
-import type { Agent, Decision, HistoryQuery, HubEvent, Permission, Settings, SettingsPatch, Thread, Turn, TurnHistory, TurnInput } from '../lib/types';
+import type { Agent, Decision, HistoryQuery, HubEvent, NodeStatus, Permission, Settings, SettingsPatch, Thread, Turn, TurnHistory, TurnInput } from '../lib/types';
 
 export function thread(id: string, over: Partial<Thread> = {}): Thread {
   return {
@@ -155,6 +155,26 @@ export class FakeTransport implements Transport {
   settingsError: HubError | undefined;
   /** Set to hold updateSettings until it is called. */
   settingsGate: Promise<void> | undefined;
+  node: NodeStatus | undefined = { path: '/usr/bin/node', version: '22.1.0', major: 22, required: 22, ok: true };
+  /** Set to make the next install call fail. */
+  installError: HubError | undefined;
+  async installAgent(id: string, version?: string) {
+    this.log('installAgent', id, version);
+    const err = this.installError;
+    this.installError = undefined;
+    if (err) throw err;
+  }
+  async removeAgent(id: string) {
+    this.log('removeAgent', id);
+    this.agents = this.agents.map((a) => (a.id === id ? { ...a, installed: undefined, status: 'unavailable' } : a));
+  }
+  async installNode() {
+    this.log('installNode');
+  }
+  async nodeStatus() {
+    this.log('nodeStatus');
+    return this.node;
+  }
   async getSettings() {
     this.log('getSettings');
     return structuredClone(this.settings);
