@@ -222,6 +222,8 @@ func (c *ClientConn) Initialize(ctx context.Context) (InitializeResponse, error)
 		ClientCapabilities: ClientCapabilities{
 			FS:       FileSystemCapabilities{ReadTextFile: true, WriteTextFile: true},
 			Terminal: true,
+			Auth:     &AuthCapabilities{Terminal: true},
+			Meta:     map[string]any{"terminal-auth": true},
 		},
 		ClientInfo: &info,
 	}

@@ -19,6 +19,17 @@ type Implementation struct {
 type ClientCapabilities struct {
 	FS       FileSystemCapabilities `json:"fs"`
 	Terminal bool                   `json:"terminal"`
+	// Auth says which sign-in methods the client runs: terminal methods
+	// (the agent's own command in a terminal the client shows).
+	Auth *AuthCapabilities `json:"auth,omitempty"`
+	// Meta carries "terminal-auth": true, the older name of the same
+	// capability that some agents read.
+	Meta map[string]any `json:"_meta,omitempty"`
+}
+
+// AuthCapabilities is clientCapabilities.auth.
+type AuthCapabilities struct {
+	Terminal bool `json:"terminal"`
 }
 
 // FileSystemCapabilities says which fs/* methods the client serves.
@@ -73,6 +84,38 @@ type AuthMethod struct {
 	ID          string `json:"id"`
 	Name        string `json:"name"`
 	Description string `json:"description,omitempty"`
+	// Type is "agent" (or empty: the agent signs in itself on
+	// authenticate), "terminal" (the client runs the agent's command with
+	// Args and Env in a terminal) or "env_var" (the user provides a key in
+	// the variable VarName, or each of Vars).
+	Type    string            `json:"type,omitempty"`
+	Args    []string          `json:"args,omitempty"`
+	Env     map[string]string `json:"env,omitempty"`
+	VarName string            `json:"varName,omitempty"`
+	Vars    []AuthVar         `json:"vars,omitempty"`
+	Link    string            `json:"link,omitempty"`
+}
+
+// AuthVar is one variable of an env_var auth method.
+type AuthVar struct {
+	Name     string `json:"name"`
+	Label    string `json:"label,omitempty"`
+	Optional bool   `json:"optional,omitempty"`
+}
+
+// Auth method types.
+const (
+	AuthAgent    = "agent"
+	AuthTerminal = "terminal"
+	AuthEnvVar   = "env_var"
+)
+
+// Kind is m's type, "agent" when the agent gave none.
+func (m AuthMethod) Kind() string {
+	if m.Type == "" {
+		return AuthAgent
+	}
+	return m.Type
 }
 
 // MCPServer is passed through to the agent as given.

@@ -53,6 +53,7 @@ type runningHub struct {
 	applyMu  sync.Mutex     // serialises applyConfig
 	override bool           // --listen was given: the file's listen is not used
 	installs *agentInstalls // agents installed into <data-dir>/agents (agents.go)
+	auth     *agentAuth     // sign-in sessions (signin.go)
 }
 
 // startHub opens the data dir (lock, token, database), reads the config,
@@ -113,6 +114,7 @@ func startHub(ctx context.Context, e *env, o Options) (_ *runningHub, err error)
 		return nil, err
 	}
 	h.installs = newAgentInstalls(h, h.started)
+	h.auth = newAgentAuth(h)
 	h.engine, err = engine.New(ctx, engine.Options{
 		Store: h.db, Logger: log, Config: h.started.EngineConfig(), Agents: h.installs.catalogue(h.started),
 		AgentOptions: acp.AgentOptions{Process: acp.ProcessOptions{Logger: log}},
@@ -143,6 +145,7 @@ func startHub(ctx context.Context, e *env, o Options) (_ *runningHub, err error)
 		RotateToken: func() (string, error) { return rotateTokenFile(o.DataDir) },
 		Settings:    h.settingsService(),
 		Installer:   h.installs,
+		AgentAuth:   h.auth,
 		Limits:      apiLimits(h.started),
 	})
 	go func() { h.served <- h.http.Serve(ln) }()
@@ -194,6 +197,9 @@ func (h *runningHub) stop(ctx context.Context) error {
 	}
 	if h.installs != nil {
 		h.installs.stop(ctx)
+	}
+	if h.auth != nil {
+		h.auth.stop()
 	}
 	if h.engine != nil {
 		errs = append(errs, h.engine.Close(ctx))

@@ -38,6 +38,11 @@ type Agent struct {
 	NPM       *AgentPackage   `json:"npm,omitempty"`
 	Installed *AgentInstalled `json:"installed,omitempty"`
 	Update    string          `json:"update,omitempty"`
+	// AuthMethods are the sign-in methods the agent advertised in its
+	// last initialize answer, raw ({id, name, description?, type?:
+	// agent|terminal|env_var, args?, env?, varName?, vars?}): POST
+	// /v1/agents/{id}/auth runs one. Extension of API.md.
+	AuthMethods json.RawMessage `json:"authMethods,omitempty" ts_type:"any[]"`
 }
 
 // AgentPackage is an agent's npm package: the version the catalogue pins

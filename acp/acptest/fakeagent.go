@@ -39,6 +39,13 @@
 //	                                session/new, session/load and session/resume
 //	                                fail with -32000 until authenticate {methodId:"fake-login"}
 //	FAKEAGENT_INIT_DELAY_MS=<ms>    sleep before answering initialize
+//	FAKEAGENT_CRED_FILE=<file>      with FAKEAGENT_AUTH_REQUIRED: authMethods also
+//	                                offers the terminal method {type: "terminal",
+//	                                id: "fake-terminal", args: [FakeLoginArg]};
+//	                                an agent started while file exists is signed
+//	                                in. Run with FakeLoginArg, the program asks
+//	                                for a code on its terminal; "1234" writes
+//	                                file and exits 0, anything else exits 1
 //	FAKEAGENT_RECORD=<file>         append each session/new, session/load and
 //	                                session/resume request as one JSON line
 //	                                {"method","params"} to file
@@ -262,6 +269,7 @@ package acptest
 
 import (
 	"os"
+	"slices"
 	"strconv"
 	"time"
 )
@@ -293,6 +301,9 @@ func FakeAgentMain() {
 		time.Sleep(time.Duration(secs) * time.Second)
 		os.Exit(0)
 	}
+	if slices.Contains(os.Args[1:], FakeLoginArg) {
+		os.Exit(fakeLogin(os.Stdin, os.Stdout))
+	}
 	a := newAgent(os.Stdin, os.Stdout, os.Stderr, readOptions())
 	a.serve()
 	os.Exit(0)
@@ -305,6 +316,7 @@ type options struct {
 	authRequired    bool
 	record          string // FAKEAGENT_RECORD
 	mcpCaps         string // FAKEAGENT_MCP_CAPS
+	credFile        string // FAKEAGENT_CRED_FILE
 	initDelay       time.Duration
 	textOnly        bool
 }
@@ -320,6 +332,7 @@ func readOptions() options {
 	o.textOnly = os.Getenv("FAKEAGENT_TEXT_ONLY") == "1"
 	o.record = os.Getenv("FAKEAGENT_RECORD")
 	o.mcpCaps = os.Getenv("FAKEAGENT_MCP_CAPS")
+	o.credFile = os.Getenv("FAKEAGENT_CRED_FILE")
 	if v, err := strconv.Atoi(os.Getenv("FAKEAGENT_INIT_DELAY_MS")); err == nil {
 		o.initDelay = time.Duration(v) * time.Millisecond
 	}

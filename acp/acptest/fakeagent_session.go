@@ -1,8 +1,10 @@
 package acptest
 
 import (
+	"bufio"
 	"encoding/json"
 	"fmt"
+	"io"
 	"os"
 	"path/filepath"
 	"strings"
@@ -247,6 +249,10 @@ func (a *agent) initialize(id, params json.RawMessage) {
 	authMethods := []any{}
 	if a.opts.authRequired {
 		authMethods = append(authMethods, map[string]string{"id": "fake-login", "name": "Fake login"})
+		if a.opts.credFile != "" {
+			authMethods = append(authMethods, map[string]any{"type": "terminal", "id": "fake-terminal", "name": "Fake terminal login",
+				"args": []string{FakeLoginArg}, "env": map[string]string{"FAKE_LOGIN_TERM": "1"}})
+		}
 	}
 	mcpCaps := map[string]bool{"http": false, "sse": false}
 	for _, t := range strings.Split(a.opts.mcpCaps, ",") {
@@ -274,7 +280,7 @@ func (a *agent) initialize(id, params json.RawMessage) {
 // checkAuth answers -32000 and returns false while authentication is
 // required and missing. Call with a.mu held.
 func (a *agent) checkAuth(id json.RawMessage) bool {
-	if a.opts.authRequired && !a.authed {
+	if a.opts.authRequired && !a.authed && !a.opts.hasCreds() {
 		a.replyError(id, codeAuthRequired, "Authentication required")
 		return false
 	}
@@ -445,4 +451,33 @@ func (a *agent) recordRequest(method string, params json.RawMessage) {
 	}
 	defer f.Close()
 	_, _ = f.Write(append(line, '\n'))
+}
+
+// FakeLoginArg runs the fake agent as its own terminal sign-in program.
+const FakeLoginArg = "--fake-login"
+
+// fakeLogin is the terminal sign-in: it asks for a code on out and reads
+// it from in; "1234" writes FAKEAGENT_CRED_FILE and answers 0.
+func fakeLogin(in io.Reader, out io.Writer) int {
+	fmt.Fprint(out, "Fake login. Enter the code: ")
+	line, _ := bufio.NewReader(in).ReadString('\n')
+	if strings.TrimSpace(line) != "1234" {
+		fmt.Fprintln(out, "Wrong code.")
+		return 1
+	}
+	if err := os.WriteFile(os.Getenv("FAKEAGENT_CRED_FILE"), []byte("signed in\n"), 0o600); err != nil {
+		fmt.Fprintln(out, "Cannot store the credentials:", err)
+		return 2
+	}
+	fmt.Fprintln(out, "Signed in.")
+	return 0
+}
+
+// hasCreds reports whether FAKEAGENT_CRED_FILE exists.
+func (o options) hasCreds() bool {
+	if o.credFile == "" {
+		return false
+	}
+	_, err := os.Stat(o.credFile)
+	return err == nil
 }

@@ -151,6 +151,7 @@ type Engine struct {
 	turnsWG    sync.WaitGroup
 	inits      map[string]agentInit // agents' initialize answers, by agent id
 	mcp        threadMCP            // threads' own MCP servers (mcp.go)
+	authed     map[string]string    // agent id → agent sign-in method used (auth.go)
 
 	stopProbes context.CancelFunc
 	probes     sync.WaitGroup

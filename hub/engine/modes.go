@@ -18,15 +18,20 @@ import (
 type agentInit struct {
 	version string
 	caps    json.RawMessage // its agentCapabilities object, raw
+	auth    json.RawMessage // its authMethods array, raw (auth.go)
 }
 
 // rememberInit caches an agent's initialize answer for ListAgents.
 func (e *Engine) rememberInit(agentID string, in acp.InitializeResponse) {
 	var raw struct {
 		AgentCapabilities json.RawMessage `json:"agentCapabilities"`
+		AuthMethods       json.RawMessage `json:"authMethods"`
 	}
 	_ = json.Unmarshal(in.Raw, &raw)
 	ai := agentInit{caps: raw.AgentCapabilities}
+	if hasJSON(raw.AuthMethods) && raw.AuthMethods[0] == '[' && string(raw.AuthMethods) != "[]" {
+		ai.auth = raw.AuthMethods
+	}
 	if !hasJSON(ai.caps) || ai.caps[0] != '{' {
 		ai.caps = nil
 	}

@@ -218,7 +218,7 @@ func (e *Engine) openSession(tr *turnRT, a *acp.Agent) (string, acp.SessionSetup
 			return old, s, nil, nil
 		}
 	}
-	s, err := a.NewSession(tr.ctx, thread.Cwd, mcp)
+	s, err := e.newSession(tr.ctx, a, thread, mcp) // signs in again when needed: auth.go
 	if err != nil {
 		return "", s, nil, &hub.Error{Code: hub.CodeUpstreamUnavailable, Message: fmt.Sprintf("the agent refused a new session: %v", err), Err: err}
 	}

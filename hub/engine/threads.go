@@ -252,7 +252,7 @@ func (e *Engine) ListAgents(ctx context.Context) ([]hub.Agent, error) {
 		a := hub.Agent{ID: s.ID, Name: s.Name, Command: strings.Join(append([]string{s.Command.Path}, s.Command.Args...), " "), Status: hub.AgentAvailable, Install: s.Install}
 		var caps *acp.AgentCapabilities
 		if in, ok := e.agentInit(s.ID); ok {
-			a.Version, a.Capabilities = in.version, in.caps
+			a.Version, a.Capabilities, a.AuthMethods = in.version, in.caps, in.auth
 			caps = &acp.AgentCapabilities{}
 			_ = json.Unmarshal(in.caps, caps) // malformed: stdio only
 		}

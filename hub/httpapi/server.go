@@ -91,6 +91,8 @@ type Options struct {
 	// Installer serves the agent install routes and the node status of
 	// GET /v1/agents. Nil answers them 404.
 	Installer hub.AgentInstaller
+	// AgentAuth serves the sign-in routes. Nil answers them 404.
+	AgentAuth hub.AgentAuth
 	// Limits bound the streams per client and the size of an event sent
 	// whole on a stream (zero fields: the defaults); SetLimits changes
 	// them later.
@@ -121,6 +123,7 @@ type Server struct {
 	quitOnce  sync.Once
 	settings  hub.SettingsService
 	installer hub.AgentInstaller
+	auth      hub.AgentAuth
 
 	port    atomic.Int64
 	allow   atomic.Pointer[allowList]
@@ -177,6 +180,7 @@ func New(svc hub.Service, opts Options) *Server {
 		quit:      opts.Quit,
 		settings:  opts.Settings,
 		installer: opts.Installer,
+		auth:      opts.AgentAuth,
 		maxBody:   opts.maxBody,
 		closing:   make(chan struct{}),
 	}

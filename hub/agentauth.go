@@ -1,0 +1,41 @@
+package hub
+
+import "context"
+
+// AgentAuth signs agents in (POST /v1/agents/{id}/auth). The app
+// implements it; nil in a Server without one (its routes answer 404).
+type AgentAuth interface {
+	// SignIn runs the agent's sign-in method methodID: an agent method
+	// runs ACP authenticate and answers once it succeeded (AuthSessionID
+	// ""); a terminal method starts the agent's own command with the
+	// method's args and env in a terminal (a PTY) in the hub and answers
+	// its AuthSessionID at once. INVALID_ARGUMENT for an unknown agent or
+	// method (or an env_var method: the client stores the key in the
+	// agent's env through the settings).
+	SignIn(ctx context.Context, agentID, methodID string) (SignInResult, error)
+	// WatchAuth streams an auth session: first everything it printed so
+	// far, then live output, then its exit; the channel closes after the
+	// exit frame or when ctx ends. NOT_FOUND for an unknown session.
+	WatchAuth(ctx context.Context, id string) (<-chan AuthFrame, error)
+	// AuthInput types data into the session's terminal.
+	AuthInput(ctx context.Context, id, data string) error
+	// AuthResize sets the terminal's size.
+	AuthResize(ctx context.Context, id string, cols, rows int) error
+	// CloseAuth kills the session's program and forgets it.
+	CloseAuth(ctx context.Context, id string) error
+}
+
+// SignInResult is the answer of POST /v1/agents/{id}/auth.
+type SignInResult struct {
+	// AuthSessionID is the terminal session of a terminal method; "" for
+	// an agent method, which has then succeeded.
+	AuthSessionID string `json:"authSessionId,omitempty"`
+}
+
+// AuthFrame is one message of an auth session's stream: Output (text the
+// program printed) or, last, Exit (its exit code; 0: signed in, and the
+// agent's idle processes were restarted).
+type AuthFrame struct {
+	Output string `json:"output,omitempty"`
+	Exit   *int   `json:"exit,omitempty"`
+}
