@@ -75,6 +75,11 @@ type Emitter interface {
 //	RemoveAgent(id string) error
 //	InstallNode() error
 //	NodeStatus() (hub.NodeStatus, error)
+//	SignInAgent(agentID, methodID string) (hub.SignInResult, error)
+//	WatchAuth(id string) error // frames as "auth:frame" runtime events
+//	AuthInput(id, data string) error
+//	AuthResize(id string, cols, rows int) error
+//	CloseAuth(id string) error
 //	ChooseFolder(title string) (string, error) // the window's own: no Service call
 //
 // A failed call rejects its promise with a string holding the JSON object
@@ -97,6 +102,9 @@ type Bindings struct {
 	// installer installs agents (InstallAgent, RemoveAgent, InstallNode,
 	// NodeStatus); nil answers them NOT_FOUND.
 	installer hub.AgentInstaller
+	// auth signs agents in (SignInAgent, WatchAuth, AuthInput, AuthResize,
+	// CloseAuth); nil answers them NOT_FOUND.
+	auth hub.AgentAuth
 	// liveEventBytes is limits.liveEventBytes as now configured: a larger
 	// event is forwarded cut, as SSE sends it (nil: the default).
 	liveEventBytes func() int

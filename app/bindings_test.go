@@ -133,13 +133,20 @@ var bindingsContract = map[string]string{
 	"RemoveAgent":  "func(string) error",
 	"InstallNode":  "func() error",
 	"NodeStatus":   "func() (hub.NodeStatus, error)",
+	// hub.AgentAuth, the app's.
+	"SignInAgent": "func(string, string) (hub.SignInResult, error)",
+	"WatchAuth":   "func(string) error",
+	"AuthInput":   "func(string, string) error",
+	"AuthResize":  "func(string, int, int) error",
+	"CloseAuth":   "func(string) error",
 }
 
 // windowOnly are the bindings with no hub.Service counterpart (the
 // settings ones are checked against hub.SettingsService by
 // TestBindingsSettings).
 var windowOnly = map[string]bool{"ChooseFolder": true, "GetSettings": true, "UpdateSettings": true,
-	"InstallAgent": true, "RemoveAgent": true, "InstallNode": true, "NodeStatus": true}
+	"InstallAgent": true, "RemoveAgent": true, "InstallNode": true, "NodeStatus": true,
+	"SignInAgent": true, "WatchAuth": true, "AuthInput": true, "AuthResize": true, "CloseAuth": true}
 
 // unbound are the hub.Service methods the window has no use for:
 // AnswerClientRequest is for a thread's owner (the editor bridge), and the

@@ -111,7 +111,7 @@ func (w *window) attach(h *runningHub) {
 	w.log = h.log
 	w.config = h.currentConfig
 	b := w.boundBindings() // the one Wails binds: options ran before the hub
-	b.svc, b.log, b.settings, b.installer = h.engine, h.log, h.settingsService(), h.installs
+	b.svc, b.log, b.settings, b.installer, b.auth = h.engine, h.log, h.settingsService(), h.installs, h.auth
 	b.liveEventBytes = func() int { return h.currentConfig().Limits.LiveEventBytes }
 	w.hubQuit, w.hubDied = h.quit, h.served
 	w.notify = newNotifier(h.engine, nil, h.currentConfig, w.show, h.log)

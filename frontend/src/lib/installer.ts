@@ -1,6 +1,7 @@
 // What Settings → Agents needs to install agents: the hub store's install
 // state and actions (HubStore implements it).
 import type { AgentInstallProgress, NodeStatus } from './types';
+import type { Transport } from './transport';
 
 export interface AgentInstaller {
   /** The last agent_install event by agent id ("node" for Node). */
@@ -11,3 +12,6 @@ export interface AgentInstaller {
   installNode(): Promise<void>;
   loadNode(): Promise<void>;
 }
+
+/** What "Sign in to <agent>" needs of the transport. */
+export type AgentAuthTransport = Pick<Transport, 'signInAgent' | 'watchAuth' | 'authInput' | 'authResize' | 'closeAuth'>;

@@ -169,6 +169,13 @@ export interface Transport {
   installNode(): Promise<void>;
   /** The Node runtime installed agents run with (GET /v1/agents' node). */
   nodeStatus(): Promise<NodeStatus | undefined>;
+  /** Signs an agent in with one of its methods: {} for an agent method (done), {authSessionId} for a terminal one. */
+  signInAgent(agentId: string, methodId: string): Promise<{ authSessionId?: string }>;
+  /** Streams a terminal sign-in: its output so far, then live, then its exit. Returns a function that stops. */
+  watchAuth(id: string, onFrame: (f: AuthFrame) => void): () => void;
+  authInput(id: string, data: string): Promise<void>;
+  authResize(id: string, cols: number, rows: number): Promise<void>;
+  closeAuth(id: string): Promise<void>;
   /**
    * A browser only: whether the page holds a session secret at all (without
    * one, nothing is asked of the hub: the page says how to sign in).
@@ -178,6 +185,12 @@ export interface Transport {
   logout?(): Promise<void>;
   /** Every event with seq > after (after < 0: live ones only), then live, resuming on its own. */
   subscribe(after: number, handlers: SubscribeHandlers): Subscription;
+}
+
+/** One message of a terminal sign-in's stream. */
+export interface AuthFrame {
+  output?: string;
+  exit?: number;
 }
 
 /** A bound method may answer the bare value or the HTTP shape {key: value}. */
@@ -368,6 +381,27 @@ export class WailsTransport implements Transport {
   }
   nodeStatus() {
     return this.call<NodeStatus>(() => this.bindings.NodeStatus());
+  }
+  signInAgent(agentId: string, methodId: string) {
+    return this.call<{ authSessionId?: string }>(() => this.bindings.SignInAgent(agentId, methodId));
+  }
+  watchAuth(id: string, onFrame: (f: AuthFrame) => void) {
+    const off = this.runtime.EventsOn('auth:frame', (d) => {
+      const f = d as { id?: string; output?: string; exit?: number | null };
+      if (f?.id !== id) return;
+      onFrame({ output: f.output || undefined, exit: typeof f.exit === 'number' ? f.exit : undefined });
+    });
+    this.bindings.WatchAuth(id).catch((err: unknown) => onFrame({ output: `\n${errorFromWails(err).message}\n` }));
+    return off;
+  }
+  async authInput(id: string, data: string) {
+    await this.call(() => this.bindings.AuthInput(id, data));
+  }
+  async authResize(id: string, cols: number, rows: number) {
+    await this.call(() => this.bindings.AuthResize(id, cols, rows));
+  }
+  async closeAuth(id: string) {
+    await this.call(() => this.bindings.CloseAuth(id));
   }
 
   onNavigate(cb: (n: Navigate) => void): () => void {
@@ -659,6 +693,53 @@ export class HttpTransport implements Transport {
   }
   async nodeStatus() {
     return (await this.request<{ node?: NodeStatus }>('GET', this.url('/v1/agents'))).node;
+  }
+  async signInAgent(agentId: string, methodId: string) {
+    return (await this.request<{ authSessionId?: string }>('POST', this.url(`/v1/agents/${encodeURIComponent(agentId)}/auth`), { methodId })) ?? {};
+  }
+  watchAuth(id: string, onFrame: (f: AuthFrame) => void) {
+    const ctl = new AbortController();
+    void (async () => {
+      try {
+        const res = await this.fetch(this.url(`/v1/auth-sessions/${encodeURIComponent(id)}/stream`), {
+          method: 'GET',
+          credentials: 'omit',
+          headers: this.headers({ Accept: 'text/event-stream' }),
+          signal: ctl.signal,
+          cache: 'no-store',
+        });
+        if (!res.ok || !res.body) {
+          onFrame({ output: `\n${(await errorFromResponse(res)).message}\n` });
+          return;
+        }
+        const parser = new SseParser();
+        const reader = res.body.getReader();
+        const decoder = new TextDecoder();
+        for (;;) {
+          const { value, done } = await reader.read();
+          if (done) return;
+          for (const m of parser.push(decoder.decode(value, { stream: true }))) {
+            try {
+              onFrame(JSON.parse(m.data) as AuthFrame);
+            } catch {
+              // not a frame
+            }
+          }
+        }
+      } catch {
+        // aborted, or the hub went away
+      }
+    })();
+    return () => ctl.abort();
+  }
+  async authInput(id: string, data: string) {
+    await this.request('POST', this.url(`/v1/auth-sessions/${encodeURIComponent(id)}/input`), { data });
+  }
+  async authResize(id: string, cols: number, rows: number) {
+    await this.request('POST', this.url(`/v1/auth-sessions/${encodeURIComponent(id)}/resize`), { cols, rows });
+  }
+  async closeAuth(id: string) {
+    await this.request('DELETE', this.url(`/v1/auth-sessions/${encodeURIComponent(id)}`));
   }
 
   subscribe(after: number, h: SubscribeHandlers): Subscription {

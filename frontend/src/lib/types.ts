@@ -18,6 +18,8 @@ export interface Agent {
   installed?: { version: string; path: string };
   /** The registry's newer latest version, when there is one. */
   update?: string;
+  /** The sign-in methods of its last initialize answer, raw. */
+  authMethods?: unknown[];
   /** The MCP servers the config gives it, with why one is skipped. */
   mcpServers?: { name: string; transport: string; skipped?: string }[];
 }

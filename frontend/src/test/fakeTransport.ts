@@ -175,6 +175,27 @@ export class FakeTransport implements Transport {
     this.log('nodeStatus');
     return this.node;
   }
+  /** What signInAgent answers; authFrames receives a watched session's frames. */
+  signInResult: { authSessionId?: string } = {};
+  authFrames: ((f: { output?: string; exit?: number }) => void) | undefined;
+  async signInAgent(agentId: string, methodId: string) {
+    this.log('signInAgent', agentId, methodId);
+    return this.signInResult;
+  }
+  watchAuth(id: string, onFrame: (f: { output?: string; exit?: number }) => void) {
+    this.log('watchAuth', id);
+    this.authFrames = onFrame;
+    return () => (this.authFrames = undefined);
+  }
+  async authInput(id: string, data: string) {
+    this.log('authInput', id, data);
+  }
+  async authResize(id: string, cols: number, rows: number) {
+    this.log('authResize', id, cols, rows);
+  }
+  async closeAuth(id: string) {
+    this.log('closeAuth', id);
+  }
   async getSettings() {
     this.log('getSettings');
     return structuredClone(this.settings);

@@ -59,6 +59,7 @@ export namespace hub {
 	    npm?: AgentPackage;
 	    installed?: AgentInstalled;
 	    update?: string;
+	    authMethods?: any[];
 	
 	    static createFrom(source: any = {}) {
 	        return new Agent(source);
@@ -78,6 +79,7 @@ export namespace hub {
 	        this.npm = this.convertValues(source["npm"], AgentPackage);
 	        this.installed = this.convertValues(source["installed"], AgentInstalled);
 	        this.update = source["update"];
+	        this.authMethods = source["authMethods"];
 	    }
 	
 		convertValues(a: any, classs: any, asMap: boolean = false): any {
@@ -983,6 +985,18 @@ export namespace hub {
 		    }
 		    return a;
 		}
+	}
+	export class SignInResult {
+	    authSessionId?: string;
+	
+	    static createFrom(source: any = {}) {
+	        return new SignInResult(source);
+	    }
+	
+	    constructor(source: any = {}) {
+	        if ('string' === typeof source) source = JSON.parse(source);
+	        this.authSessionId = source["authSessionId"];
+	    }
 	}
 	export class Thread {
 	    id: string;
