@@ -30,10 +30,9 @@ type agentInstalls struct {
 	cancel context.CancelFunc
 	wg     sync.WaitGroup
 
-	nodeMu   sync.Mutex
-	node     hub.NodeStatus
-	nodeAt   time.Time
-	registry string
+	nodeMu sync.Mutex
+	node   hub.NodeStatus
+	nodeAt time.Time
 }
 
 var _ hub.AgentInstaller = (*agentInstalls)(nil)
