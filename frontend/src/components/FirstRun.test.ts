@@ -58,3 +58,18 @@ describe('FirstRun', () => {
     await vi.waitFor(() => expect(screen.getByRole('status').textContent).toMatch(/still no agent/));
   });
 });
+
+describe('FirstRun: install from Settings', () => {
+  it('offers Settings when an npm agent is missing', async () => {
+    let opened = 0;
+    render(FirstRun, {
+      props: {
+        agents: [{ id: 'claude', name: 'Claude Code', status: 'unavailable', command: 'claude-agent-acp', npm: { package: '@agentclientprotocol/claude-agent-acp', version: '0.100.0' } }],
+        oncheck: async () => {},
+        onsettings: () => opened++,
+      },
+    });
+    await fireEvent.click(screen.getByRole('button', { name: 'Install from Settings' }));
+    expect(opened).toBe(1);
+  });
+});
