@@ -71,7 +71,8 @@
 //     {loadSession, promptCapabilities: {image: true, audio: true,
 //     embeddedContext: true} ({} with FAKEAGENT_TEXT_ONLY),
 //     sessionCapabilities: {} or {close: {}, list: {},
-//     resume: {}}}, agentInfo: {name: "fakeagent", version: "1.0.0"},
+//     resume: {}}, mcpCapabilities: {http, sse} (FAKEAGENT_MCP_CAPS)},
+//     agentInfo: {name: "fakeagent", version: "1.0.0"},
 //     authMethods: []}.
 //   - authenticate {methodId}: {} for "fake-login" (any id when
 //     FAKEAGENT_AUTH_REQUIRED is unset), else -32602.
