@@ -33,6 +33,8 @@ type AgentSpec struct {
 	// Latest the registry's latest version when known.
 	Installed *InstalledPackage
 	Latest    string
+	// Registry is true for agents from the ACP registry.
+	Registry bool
 }
 
 // NPMPackage is an agent's npm package: its name, the version the

@@ -33,6 +33,9 @@ type agentInstalls struct {
 	nodeMu sync.Mutex
 	node   hub.NodeStatus
 	nodeAt time.Time
+
+	regMu    sync.Mutex
+	registry []acp.AgentSpec // the ACP registry's agents (registry.url), last read
 }
 
 var _ hub.AgentInstaller = (*agentInstalls)(nil)
@@ -64,6 +67,17 @@ func (a *agentInstalls) setRegistry(url string) { a.in.Registry = url }
 // it installed one; Latest is the registry's latest version last seen.
 func (a *agentInstalls) catalogue(c config.Config) []acp.AgentSpec {
 	specs := c.Catalogue()
+	known := map[string]bool{}
+	for _, s := range specs {
+		known[s.ID] = true
+	}
+	a.regMu.Lock()
+	for _, s := range a.registry {
+		if !known[s.ID] {
+			specs = append(specs, s)
+		}
+	}
+	a.regMu.Unlock()
 	nodeBin := a.in.NodeBinDir()
 	for i, s := range specs {
 		if s.NPM == nil {
@@ -72,6 +86,11 @@ func (a *agentInstalls) catalogue(c config.Config) []acp.AgentSpec {
 		inst, ok := a.in.Lookup(s.ID)
 		if !ok || inst.Package != s.NPM.Package {
 			continue
+		}
+		if s.Registry {
+			n := *s.NPM
+			n.Bin = inst.Bin // the program the package turned out to have
+			s.NPM = &n
 		}
 		s.Installed = &acp.InstalledPackage{Version: inst.Version, Path: inst.Path}
 		s.Latest = a.in.CachedLatest(s.NPM.Package)
@@ -272,4 +291,45 @@ func installError(err error) error {
 		code = hub.CodeInternal
 	}
 	return reasonError(code, ie.Reason, ie.Message)
+}
+
+// loadRegistry reads the ACP registry at c's registry.url (the cache when
+// fresh or offline: acp/install) and refreshes the catalogue; "" clears
+// it. Its agents join the catalogue under ids the catalogue and config do
+// not use.
+func (a *agentInstalls) loadRegistry(ctx context.Context, c config.Config) {
+	var specs []acp.AgentSpec
+	if c.Registry.URL != "" {
+		agents, err := a.in.ACPRegistry(ctx, c.Registry.URL)
+		if err != nil {
+			a.h.log.Info("agents: the ACP registry was not refreshed", "url", c.Registry.URL, "err", err, "cached", len(agents))
+		}
+		builtin := map[string]bool{}
+		for _, s := range c.Catalogue() {
+			builtin[s.ID] = true
+		}
+		specs = install.RegistrySpecs(agents, func(id string) bool { return builtin[id] })
+	}
+	a.regMu.Lock()
+	a.registry = specs
+	a.regMu.Unlock()
+	a.refresh()
+}
+
+// watchRegistry loads the registry now and then daily until the hub stops.
+func (a *agentInstalls) watchRegistry() {
+	a.wg.Add(1)
+	go func() {
+		defer a.wg.Done()
+		t := time.NewTicker(install.LatestEvery)
+		defer t.Stop()
+		for {
+			a.loadRegistry(a.ctx, a.h.currentConfig())
+			select {
+			case <-a.ctx.Done():
+				return
+			case <-t.C:
+			}
+		}
+	}()
 }

@@ -4,6 +4,8 @@ package app_test
 
 import (
 	"encoding/json"
+	"net/http"
+	"net/http/httptest"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -25,7 +27,62 @@ func TestAgentInstall(t *testing.T) {
 	}
 	bins := buildE2E(t, t.TempDir())
 	t.Run("Fixture", func(t *testing.T) { installFixture(t, bins) })
+	t.Run("Registry", func(t *testing.T) { installFromACPRegistry(t, bins) })
 	t.Run("RealNPM", func(t *testing.T) { installRealNPM(t, bins) })
+}
+
+// installFromACPRegistry: an npx agent of the ACP registry (served by the
+// test at registry.url) joins the agent list, installs like a catalogue
+// agent (its program found in the package), and runs a turn.
+func installFromACPRegistry(t *testing.T, bins e2eBins) {
+	reg := acptest.NewNPMRegistry(t, acptest.FixtureAgentPackage("switchboard-registry-agent", "2.0.0", "fixture-agent"))
+	fake := fakeAgentConf(t)
+	env := map[string]string{"FIXTURE_AGENT_BIN": fake.Command}
+	for k, v := range fake.Env {
+		env[k] = v
+	}
+	doc, _ := json.Marshal(map[string]any{"version": "1.0.0", "agents": []any{
+		map[string]any{"id": "regfix", "name": "Registry fixture", "version": "2.0.0", "description": "a fixture",
+			"distribution": map[string]any{"npx": map[string]any{"package": "switchboard-registry-agent@2.0.0", "args": fake.Args, "env": env}}},
+	}})
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) { w.Write(doc) }))
+	t.Cleanup(srv.Close)
+	h := newHub(t, bins, hubConfig{
+		"install":  map[string]any{"registry": reg.URL},
+		"registry": map[string]any{"url": srv.URL + "/registry.json"},
+	})
+	if !waitFor(30*time.Second, func() bool {
+		var list struct{ Agents []apiAgent }
+		h.call("GET", "/v1/agents", nil, 200, &list)
+		for _, a := range list.Agents {
+			if a.ID == "regfix" {
+				return true
+			}
+		}
+		return false
+	}) {
+		t.Fatal("the registry's agent is not listed")
+	}
+	if a := h.agent("regfix"); a.Status != "unavailable" {
+		t.Fatalf("before install: %+v", a)
+	}
+	events := h.mustSSE("GET", "/v1/events?scope=all", nil)
+	h.call("POST", "/v1/agents/regfix/install", map[string]any{}, 202, nil)
+	evs := waitInstall(t, events, "regfix", 120*time.Second)
+	if last := evs[len(evs)-1]; last.Phase != "done" || last.Version != "2.0.0" {
+		t.Fatalf("install: %+v", evs)
+	}
+	if a := h.agent("regfix"); a.Status != "available" || a.Installed == nil {
+		t.Fatalf("after install: %+v", a)
+	}
+	th := h.newThread("regfix", t.TempDir())
+	tu := h.startTurn(th.ID, "echo from the registry")
+	if got := h.waitTurn(th.ID, tu.ID, 60*time.Second); got.Status != "completed" || got.Output != "from the registry" {
+		t.Fatalf("turn: %+v", got)
+	}
+	if _, err := os.Stat(filepath.Join(h.dataDir, "agents", "registry.json")); err != nil {
+		t.Errorf("the registry is not cached: %v", err)
+	}
 }
 
 // installRealNPM installs, from the real npm registry, Node 22 (this

@@ -53,6 +53,9 @@ func (h *runningHub) applyConfig(from, to config.Config) {
 	to.Listen, to.AllowPublic = running.Listen, running.AllowPublic
 	h.engine.SetConfig(to.EngineConfig())
 	h.installs.setRegistry(to.Install.Registry)
+	if from.Registry.URL != to.Registry.URL {
+		go h.installs.loadRegistry(h.installs.ctx, to)
+	}
 	h.engine.SetAgents(h.installs.catalogue(to))
 	h.http.SetAllowed(to.AllowedHosts, to.AllowedOrigins)
 	h.http.SetLimits(apiLimits(to))

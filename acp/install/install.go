@@ -227,6 +227,12 @@ func (in *Installer) Install(ctx context.Context, id string, pkg Package, versio
 		return Installed{}, &Error{Reason: ReasonFailed, Message: fmt.Sprintf("npm reported success but %s is not in place: %v", pkg.Name, err), Output: out}
 	}
 	inst := Installed{Package: pkg.Name, Version: got, Bin: pkg.Bin, InstalledAt: in.now().UTC()}
+	if _, err := os.Stat(binPath(tmp, inst)); err != nil && pkg.Name != NodePackage.Name {
+		// A registry agent names no program: the package's only one.
+		if only := onlyBin(tmp, pkg.Name); only != "" {
+			inst.Bin = only
+		}
+	}
 	if _, err := os.Stat(binPath(tmp, inst)); err != nil {
 		return Installed{}, &Error{Reason: ReasonFailed, Message: fmt.Sprintf("%s %s installs no program %q", pkg.Name, got, pkg.Bin), Output: out}
 	}
@@ -427,4 +433,30 @@ func fsError(what string, err error) error {
 		return &Error{Reason: ReasonDiskFull, Message: "the disk is full: free some space and try again"}
 	}
 	return &Error{Reason: ReasonFailed, Message: fmt.Sprintf("%s: %v", what, err)}
+}
+
+// onlyBin is the program of package name installed under prefix when its
+// package.json declares exactly one ("bin" a string or a one-entry map).
+func onlyBin(prefix, name string) string {
+	b, err := os.ReadFile(filepath.Join(prefix, "node_modules", filepath.FromSlash(name), "package.json"))
+	if err != nil {
+		return ""
+	}
+	var p struct {
+		Bin json.RawMessage `json:"bin"`
+	}
+	if json.Unmarshal(b, &p) != nil {
+		return ""
+	}
+	var one string
+	if json.Unmarshal(p.Bin, &one) == nil && one != "" {
+		return name[strings.LastIndex(name, "/")+1:]
+	}
+	var many map[string]string
+	if json.Unmarshal(p.Bin, &many) == nil && len(many) == 1 {
+		for k := range many {
+			return k
+		}
+	}
+	return ""
 }

@@ -96,6 +96,11 @@ type Config struct {
 		// configuration, normally https://registry.npmjs.org/).
 		Registry string `mapstructure:"registry"`
 	} `mapstructure:"install"`
+	// Registry is the ACP registry whose agents join the catalogue
+	// (app/agents.go); "" leaves it out.
+	Registry struct {
+		URL string `mapstructure:"url"`
+	} `mapstructure:"registry"`
 	// Folders holds per-folder settings by folder glob (folders.go).
 	Folders Folders `mapstructure:"folders"`
 	// MCPServers are MCP servers for every agent, by name (mcp.go).

@@ -43,6 +43,7 @@ func setDefaults(v *viper.Viper) {
 	v.SetDefault("ui.theme", hub.ThemeSystem)
 	v.SetDefault("terminals.inheritEnv", []string{})
 	v.SetDefault("install.registry", "")
+	v.SetDefault("registry.url", "")
 }
 
 // Load reads and validates the config file at path. A missing file is not

@@ -66,6 +66,11 @@ func (c Config) validate() error {
 	if err := c.validateMCP(); err != nil {
 		return err
 	}
+	if r := c.Registry.URL; r != "" {
+		if u, err := url.Parse(r); err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" {
+			return fmt.Errorf("registry.url: %q is not an http(s) URL", r)
+		}
+	}
 	if r := c.Install.Registry; r != "" {
 		if u, err := url.Parse(r); err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" {
 			return fmt.Errorf("install.registry: %q is not an http(s) URL", r)
