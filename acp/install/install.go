@@ -31,7 +31,8 @@ import (
 )
 
 // Package is an npm-distributed agent: the package, the version the
-// catalogue pins, the program it installs, and the Node major it needs.
+// catalogue pins, the program it installs ("": the package's only one),
+// and the Node major it needs.
 type Package struct {
 	Name    string `json:"package"`
 	Version string `json:"version"`
@@ -227,11 +228,12 @@ func (in *Installer) Install(ctx context.Context, id string, pkg Package, versio
 		return Installed{}, &Error{Reason: ReasonFailed, Message: fmt.Sprintf("npm reported success but %s is not in place: %v", pkg.Name, err), Output: out}
 	}
 	inst := Installed{Package: pkg.Name, Version: got, Bin: pkg.Bin, InstalledAt: in.now().UTC()}
-	if _, err := os.Stat(binPath(tmp, inst)); err != nil && pkg.Name != NodePackage.Name {
-		// A registry agent names no program: the package's only one.
-		if only := onlyBin(tmp, pkg.Name); only != "" {
-			inst.Bin = only
-		}
+	if pkg.Bin == "" {
+		// No program named (a registry agent): the package's only one.
+		inst.Bin = onlyBin(tmp, pkg.Name)
+	}
+	if inst.Bin == "" {
+		return Installed{}, &Error{Reason: ReasonFailed, Message: fmt.Sprintf("%s %s has no single program to run", pkg.Name, got), Output: out}
 	}
 	if _, err := os.Stat(binPath(tmp, inst)); err != nil {
 		return Installed{}, &Error{Reason: ReasonFailed, Message: fmt.Sprintf("%s %s installs no program %q", pkg.Name, got, pkg.Bin), Output: out}

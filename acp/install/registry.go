@@ -126,7 +126,7 @@ func RegistrySpecs(agents []RegistryAgent, skip func(id string) bool) []acp.Agen
 				version = a.Version
 			}
 			bin := name[strings.LastIndex(name, "/")+1:]
-			s.NPM = &acp.NPMPackage{Package: name, Version: version, Bin: bin}
+			s.NPM = &acp.NPMPackage{Package: name, Version: version} // Bin "": the package's only program
 			s.Command = acp.Command{Path: bin, Args: d.NPX.Args, Env: envList(d.NPX.Env)}
 			s.Install = "Settings → Agents → Install (npm package " + name + ")"
 		case d.UVX != nil && d.UVX.Package != "":

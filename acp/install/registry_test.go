@@ -61,7 +61,7 @@ func TestACPRegistry(t *testing.T) {
 		t.Fatalf("specs %+v", specs)
 	}
 	n := specs[byID["npx-agent"]]
-	if n.NPM == nil || n.NPM.Package != "@org/npx-agent" || n.NPM.Version != "2.0.1" || n.Command.Path != "npx-agent" ||
+	if n.NPM == nil || n.NPM.Package != "@org/npx-agent" || n.NPM.Version != "2.0.1" || n.NPM.Bin != "" || n.Command.Path != "npx-agent" ||
 		len(n.Command.Args) != 1 || n.Command.Env[0] != "A=b" || !n.Registry {
 		t.Errorf("npx agent %+v (npm %+v)", n, n.NPM)
 	}
