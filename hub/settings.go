@@ -41,6 +41,9 @@ type Settings struct {
 	UI            UISettings           `json:"ui"`
 	Tray          TraySettings         `json:"tray"`
 	Agents        []AgentSettings      `json:"agents"`
+	// MCPServers are the config's top-level mcpServers, by name, values
+	// of env and headers left out (extension; issue 15).
+	MCPServers []MCPServerSetting `json:"mcpServers,omitempty"`
 }
 
 // PermissionSettings is the config file's permissions: section.
@@ -105,6 +108,9 @@ type SettingsPatch struct {
 	// Agents adds or replaces ({"id": {…}}) and removes ({"id": null})
 	// entries of the config file's agents: map.
 	Agents map[string]*AgentPatch `json:"agents,omitempty"`
+	// MCPServers adds or replaces top-level MCP servers by name; null
+	// removes one (names keep their case).
+	MCPServers map[string]*MCPServerPatch `json:"mcpServers,omitempty" ts_type:"Record<string, MCPServerPatch | null>"`
 }
 
 // PermissionSettingsPatch changes permissions.timeout when Timeout is set,

@@ -6,9 +6,12 @@ import (
 	"sort"
 	"strings"
 
+	"slices"
+
 	"go.yaml.in/yaml/v3"
 
 	"github.com/switchboard-hub/switchboard/acp"
+	"github.com/switchboard-hub/switchboard/hub"
 )
 
 // MCP servers sit at three levels of the config, each a map by server
@@ -86,4 +89,86 @@ func sortedIDs(m map[string]acp.AgentConfig) []string {
 	}
 	sort.Strings(ids)
 	return ids
+}
+
+// patchMCPServers applies a settings patch's mcpServers to the root
+// mapping, by exact name, sorted: a server is replaced whole, null
+// removes it. The result is checked like any config (parse).
+func patchMCPServers(root *yaml.Node, servers map[string]*hub.MCPServerPatch) error {
+	m := mapping(root, "mcpServers")
+	names := make([]string, 0, len(servers))
+	for n := range servers {
+		names = append(names, n)
+	}
+	sort.Strings(names)
+	for _, name := range names {
+		p := servers[name]
+		if p == nil {
+			removeExact(m, name)
+			continue
+		}
+		c := acp.MCPServerConfig{Type: p.Type, Command: p.Command, Args: p.Args, Env: p.Env, URL: p.URL, Headers: p.Headers}
+		var v yaml.Node
+		if err := v.Encode(c); err != nil {
+			return err
+		}
+		dropEmpty(&v)
+		replaced := false
+		for i := 0; i+1 < len(m.Content); i += 2 {
+			if m.Content[i].Value == name {
+				m.Content[i+1] = &v
+				replaced = true
+				break
+			}
+		}
+		if !replaced {
+			m.Content = append(m.Content, &yaml.Node{Kind: yaml.ScalarNode, Tag: "!!str", Value: name}, &v)
+		}
+	}
+	if len(m.Content) == 0 {
+		removeKey(root, "mcpServers")
+	}
+	return nil
+}
+
+// dropEmpty removes the keys of mapping n whose values are empty.
+func dropEmpty(n *yaml.Node) {
+	for i := len(n.Content) - 2; i >= 0; i -= 2 {
+		v := n.Content[i+1]
+		if v.Kind == yaml.ScalarNode && v.Value == "" || (v.Kind == yaml.SequenceNode || v.Kind == yaml.MappingNode) && len(v.Content) == 0 || isNullNode(v) {
+			n.Content = slices.Delete(n.Content, i, i+2)
+		}
+	}
+}
+
+// mcpSettings lists c's top-level MCP servers without env and header
+// values.
+func mcpSettings(c Config) []hub.MCPServerSetting {
+	var out []hub.MCPServerSetting
+	for _, name := range sortedServerNames(c.MCPServers) {
+		s := c.MCPServers[name]
+		if s == nil {
+			continue
+		}
+		st := hub.MCPServerSetting{Name: name, Type: s.Type, Command: s.Command, Args: slices.Clone(s.Args), URL: s.URL}
+		for k := range s.Env {
+			st.EnvKeys = append(st.EnvKeys, k)
+		}
+		for k := range s.Headers {
+			st.HeaderKeys = append(st.HeaderKeys, k)
+		}
+		sort.Strings(st.EnvKeys)
+		sort.Strings(st.HeaderKeys)
+		out = append(out, st)
+	}
+	return out
+}
+
+func sortedServerNames(m acp.MCPServers) []string {
+	names := make([]string, 0, len(m))
+	for n := range m {
+		names = append(names, n)
+	}
+	sort.Strings(names)
+	return names
 }

@@ -61,6 +61,11 @@ func patchConfigYAML(data []byte, p hub.SettingsPatch) ([]byte, error) {
 	if len(p.Agents) > 0 {
 		patchAgents(root, p.Agents)
 	}
+	if len(p.MCPServers) > 0 {
+		if err := patchMCPServers(root, p.MCPServers); err != nil {
+			return nil, err
+		}
+	}
 
 	buf := bytes.NewBuffer(prefix)
 	enc := yaml.NewEncoder(buf)

@@ -655,6 +655,52 @@ export namespace hub {
 	    }
 	}
 	
+	export class MCPServerPatch {
+	    type?: string;
+	    command?: string;
+	    args?: string[];
+	    env?: Record<string, string>;
+	    url?: string;
+	    headers?: Record<string, string>;
+	
+	    static createFrom(source: any = {}) {
+	        return new MCPServerPatch(source);
+	    }
+	
+	    constructor(source: any = {}) {
+	        if ('string' === typeof source) source = JSON.parse(source);
+	        this.type = source["type"];
+	        this.command = source["command"];
+	        this.args = source["args"];
+	        this.env = source["env"];
+	        this.url = source["url"];
+	        this.headers = source["headers"];
+	    }
+	}
+	export class MCPServerSetting {
+	    name: string;
+	    type?: string;
+	    command?: string;
+	    args?: string[];
+	    url?: string;
+	    envKeys?: string[];
+	    headerKeys?: string[];
+	
+	    static createFrom(source: any = {}) {
+	        return new MCPServerSetting(source);
+	    }
+	
+	    constructor(source: any = {}) {
+	        if ('string' === typeof source) source = JSON.parse(source);
+	        this.name = source["name"];
+	        this.type = source["type"];
+	        this.command = source["command"];
+	        this.args = source["args"];
+	        this.url = source["url"];
+	        this.envKeys = source["envKeys"];
+	        this.headerKeys = source["headerKeys"];
+	    }
+	}
 	export class NodeStatus {
 	    path?: string;
 	    version?: string;
@@ -890,6 +936,7 @@ export namespace hub {
 	    ui: UISettings;
 	    tray: TraySettings;
 	    agents: AgentSettings[];
+	    mcpServers?: MCPServerSetting[];
 	
 	    static createFrom(source: any = {}) {
 	        return new Settings(source);
@@ -904,6 +951,7 @@ export namespace hub {
 	        this.ui = this.convertValues(source["ui"], UISettings);
 	        this.tray = this.convertValues(source["tray"], TraySettings);
 	        this.agents = this.convertValues(source["agents"], AgentSettings);
+	        this.mcpServers = this.convertValues(source["mcpServers"], MCPServerSetting);
 	    }
 	
 		convertValues(a: any, classs: any, asMap: boolean = false): any {
@@ -954,6 +1002,7 @@ export namespace hub {
 	    ui?: UISettingsPatch;
 	    tray?: TraySettingsPatch;
 	    agents?: Record<string, AgentPatch>;
+	    mcpServers?: Record<string, MCPServerPatch | null>;
 	
 	    static createFrom(source: any = {}) {
 	        return new SettingsPatch(source);
@@ -966,6 +1015,7 @@ export namespace hub {
 	        this.ui = this.convertValues(source["ui"], UISettingsPatch);
 	        this.tray = this.convertValues(source["tray"], TraySettingsPatch);
 	        this.agents = this.convertValues(source["agents"], AgentPatch, true);
+	        this.mcpServers = source["mcpServers"];
 	    }
 	
 		convertValues(a: any, classs: any, asMap: boolean = false): any {
