@@ -67,6 +67,8 @@ type Emitter interface {
 //	Subscribe(after int64) error
 //	GetSettings() (hub.Settings, error)
 //	UpdateSettings(patch hub.SettingsPatch) (hub.Settings, error)
+//	GetUsage(by, from, to, tz, threadID string) (hub.UsageReport, error)
+//	OverrideBudget(req hub.OverrideRequest) (hub.BudgetOverride, error)
 //	ChooseFolder(title string) (string, error) // the window's own: no Service call
 //
 // A failed call rejects its promise with a string holding the JSON object

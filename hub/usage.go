@@ -292,3 +292,39 @@ func (b Budgets) Limit(name string) (float64, bool) {
 	}
 	return 0, false
 }
+
+// ParseUsageQuery reads the parameters of GET /v1/usage (and the window's
+// GetUsage): by (default day), from and to (RFC 3339 times or dates
+// YYYY-MM-DD in tz), tz (an IANA zone; "" the hub's), threadId.
+// INVALID_ARGUMENT names the bad parameter.
+func ParseUsageQuery(by, from, to, tz, threadID string) (UsageQuery, error) {
+	loc := time.Local
+	if tz != "" {
+		l, err := time.LoadLocation(tz)
+		if err != nil || len(tz) > 64 {
+			return UsageQuery{}, Errorf(CodeInvalidArgument, "tz must be an IANA time zone such as Europe/Paris")
+		}
+		loc = l
+	}
+	q := UsageQuery{By: by, Loc: loc, ThreadID: threadID}
+	if q.By == "" {
+		q.By = UsageByDay
+	}
+	for _, p := range []struct {
+		name, v string
+		dst     *time.Time
+	}{{"from", from, &q.From}, {"to", to, &q.To}} {
+		if p.v == "" {
+			continue
+		}
+		t, err := time.Parse(time.RFC3339Nano, p.v)
+		if err != nil {
+			t, err = time.ParseInLocation(time.DateOnly, p.v, loc)
+		}
+		if err != nil {
+			return UsageQuery{}, Errorf(CodeInvalidArgument, "%s must be an RFC 3339 time or a date YYYY-MM-DD", p.name)
+		}
+		*p.dst = t
+	}
+	return q, nil
+}

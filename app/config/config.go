@@ -20,6 +20,7 @@ import (
 	"time"
 
 	"github.com/switchboard-hub/switchboard/acp"
+	"github.com/switchboard-hub/switchboard/hub"
 	"github.com/switchboard-hub/switchboard/hub/engine"
 )
 
@@ -85,6 +86,9 @@ type Config struct {
 		InheritEnv []string `mapstructure:"inheritEnv"`
 	} `mapstructure:"terminals"`
 	// Folders holds per-folder settings by folder glob (folders.go).
+	// Budgets are the spending limits (budgets.currency, daily, monthly,
+	// perThread, agents.<id>.daily|monthly); live.
+	Budgets hub.Budgets                `mapstructure:"budgets"`
 	Folders Folders                    `mapstructure:"folders"`
 	Agents  map[string]acp.AgentConfig `mapstructure:"agents"`
 }
@@ -118,6 +122,7 @@ func (c Config) EngineConfig() engine.Config {
 
 		AgentRequests:             c.Limits.AgentRequests,
 		PendingPermissionsPerTurn: c.Limits.PendingPermissionsPerTurn,
+		Budgets:                   c.Budgets,
 	}
 }
 

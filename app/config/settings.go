@@ -129,6 +129,7 @@ func settingsOf(path string, c Config) hub.Settings {
 		UI:            hub.UISettings{Theme: c.UI.Theme},
 		Tray:          hub.TraySettings{Autostart: c.Tray.Autostart},
 		Agents:        []hub.AgentSettings{},
+		Budgets:       c.Budgets,
 	}
 	for id, a := range c.Agents {
 		as := hub.AgentSettings{
