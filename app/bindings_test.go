@@ -123,13 +123,16 @@ var bindingsContract = map[string]string{
 	"GetSettings":    "func() (hub.Settings, error)",
 	"UpdateSettings": "func(hub.SettingsPatch) (hub.Settings, error)",
 	// The window's own, not a hub.Service operation.
-	"ChooseFolder": "func(string) (string, error)",
+	"ChooseFolder":   "func(string) (string, error)",
+	"GetUsage":       "func(string, string, string, string, string) (hub.UsageReport, error)",
+	"OverrideBudget": "func(hub.OverrideRequest) (hub.BudgetOverride, error)",
 }
 
 // windowOnly are the bindings with no hub.Service counterpart (the
 // settings ones are checked against hub.SettingsService by
 // TestBindingsSettings).
-var windowOnly = map[string]bool{"ChooseFolder": true, "GetSettings": true, "UpdateSettings": true}
+var windowOnly = map[string]bool{"ChooseFolder": true, "GetSettings": true, "UpdateSettings": true,
+	"GetUsage": true, "OverrideBudget": true} // hub.UsageService (bindings_usage.go)
 
 // unbound are the hub.Service methods the window has no use for:
 // AnswerClientRequest is for a thread's owner (the editor bridge), and the

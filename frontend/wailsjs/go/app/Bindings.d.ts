@@ -18,6 +18,8 @@ export function GetSettings():Promise<hub.Settings>;
 
 export function GetThread(arg1:string):Promise<hub.Thread>;
 
+export function GetUsage(arg1:string,arg2:string,arg3:string,arg4:string,arg5:string):Promise<hub.UsageReport>;
+
 export function History(arg1:string,arg2:boolean,arg3:boolean):Promise<Array<hub.TurnHistory>>;
 
 export function HistoryPage(arg1:string,arg2:hub.HistoryQuery):Promise<hub.HistoryPage>;
@@ -27,6 +29,8 @@ export function ListAgents():Promise<Array<hub.Agent>>;
 export function ListPermissions(arg1:string):Promise<Array<hub.Permission>>;
 
 export function ListThreads(arg1:number,arg2:string):Promise<hub.ThreadPage>;
+
+export function OverrideBudget(arg1:hub.OverrideRequest):Promise<hub.BudgetOverride>;
 
 export function RenameThread(arg1:string,arg2:string):Promise<hub.Thread>;
 

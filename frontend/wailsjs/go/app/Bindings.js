@@ -34,6 +34,10 @@ export function GetThread(arg1) {
   return window['go']['app']['Bindings']['GetThread'](arg1);
 }
 
+export function GetUsage(arg1, arg2, arg3, arg4, arg5) {
+  return window['go']['app']['Bindings']['GetUsage'](arg1, arg2, arg3, arg4, arg5);
+}
+
 export function History(arg1, arg2, arg3) {
   return window['go']['app']['Bindings']['History'](arg1, arg2, arg3);
 }
@@ -52,6 +56,10 @@ export function ListPermissions(arg1) {
 
 export function ListThreads(arg1, arg2) {
   return window['go']['app']['Bindings']['ListThreads'](arg1, arg2);
+}
+
+export function OverrideBudget(arg1) {
+  return window['go']['app']['Bindings']['OverrideBudget'](arg1);
 }
 
 export function RenameThread(arg1, arg2) {
