@@ -6,6 +6,7 @@
 //    by GET /auth?code=, sent as a bearer; never a cookie), SSE read with
 //    fetch streaming (EventSource cannot send the header).
 import { SseParser } from './sse';
+import { localZone, type UsageQuery, type UsageReport } from './ledger';
 import type {
   Agent,
   CreateThreadRequest,
@@ -160,6 +161,10 @@ export interface Transport {
   getSettings(): Promise<Settings>;
   /** Changes the fields present in the config file; answers the settings now in force (PATCH /v1/settings). */
   updateSettings(patch: SettingsPatch): Promise<Settings>;
+  /** The usage ledger, grouped (GET /v1/usage); days in the browser's or window's time zone. */
+  getUsage(q: UsageQuery): Promise<UsageReport>;
+  /** Allows exactly one more turn past a spent budget (POST /v1/budgets/override). */
+  overrideBudget(budget: string, threadId?: string): Promise<unknown>;
   /**
    * A browser only: whether the page holds a session secret at all (without
    * one, nothing is asked of the hub: the page says how to sign in).
@@ -347,6 +352,14 @@ export class WailsTransport implements Transport {
   }
   updateSettings(patch: SettingsPatch) {
     return this.call<Settings>(() => this.bindings.UpdateSettings(patch), 'settings').then(withAgents);
+  }
+  getUsage(q: UsageQuery) {
+    return this.call<UsageReport>(
+      () => this.bindings.GetUsage(q.by, q.from ?? '', q.to ?? '', q.tz ?? localZone(), q.threadId ?? ''),
+    );
+  }
+  overrideBudget(budget: string, threadId?: string) {
+    return this.call<unknown>(() => this.bindings.OverrideBudget({ budget, threadId }));
   }
 
   onNavigate(cb: (n: Navigate) => void): () => void {
@@ -626,6 +639,13 @@ export class HttpTransport implements Transport {
   }
   async updateSettings(patch: SettingsPatch) {
     return withAgents((await this.request<{ settings: Settings }>('PATCH', this.url('/v1/settings'), patch)).settings);
+  }
+  async getUsage(q: UsageQuery) {
+    const u = this.url('/v1/usage', { by: q.by, from: q.from, to: q.to, tz: q.tz ?? localZone(), threadId: q.threadId });
+    return await this.request<UsageReport>('GET', u);
+  }
+  async overrideBudget(budget: string, threadId?: string) {
+    return await this.request<unknown>('POST', this.url('/v1/budgets/override'), { budget, threadId });
   }
 
   subscribe(after: number, h: SubscribeHandlers): Subscription {

@@ -1,4 +1,5 @@
 // An in-memory Transport for store and component tests.
+import type { UsageBy, UsageQuery, UsageReport } from '../lib/ledger';
 import type { Navigate, SubscribeHandlers, Subscription, Transport } from '../lib/transport';
 import { HubError } from '../lib/transport';
 import type { Agent, Decision, HistoryQuery, HubEvent, Permission, Settings, SettingsPatch, Thread, Turn, TurnHistory, TurnInput } from '../lib/types';
@@ -155,6 +156,16 @@ export class FakeTransport implements Transport {
   settingsError: HubError | undefined;
   /** Set to hold updateSettings until it is called. */
   settingsGate: Promise<void> | undefined;
+  /** What getUsage answers, by grouping. */
+  usage: Partial<Record<UsageBy, UsageReport>> = {};
+  async getUsage(q: UsageQuery) {
+    this.log('getUsage', structuredClone(q));
+    return structuredClone(this.usage[q.by] ?? { buckets: [], agentsWithoutCost: [] });
+  }
+  async overrideBudget(budget: string, threadId?: string) {
+    this.log('overrideBudget', { budget, threadId });
+    return {};
+  }
   async getSettings() {
     this.log('getSettings');
     return structuredClone(this.settings);

@@ -1,0 +1,82 @@
+// The usage ledger's types (GET /v1/usage) and what the Usage view draws
+// from them: pure functions, tested without a DOM.
+
+export type UsageBy = 'day' | 'agent' | 'thread' | 'model' | 'turn';
+
+export type UsageQuery = { by: UsageBy; from?: string; to?: string; tz?: string; threadId?: string };
+
+export type UsageBucket = {
+  key: string;
+  cost: Record<string, number>;
+  inputTokens: number;
+  outputTokens: number;
+  agents?: Record<string, Record<string, number>>;
+  agent?: string;
+  title?: string;
+  threadId?: string;
+  used?: number;
+  size?: number;
+};
+
+export type UsageReport = {
+  buckets: UsageBucket[];
+  from?: string;
+  to?: string;
+  currency?: string;
+  agentsWithoutCost: string[];
+};
+
+/** The IANA time zone of this window or browser ("" when unknown). */
+export function localZone(): string {
+  try {
+    return Intl.DateTimeFormat().resolvedOptions().timeZone ?? '';
+  } catch {
+    return '';
+  }
+}
+
+/** YYYY-MM-DD of d in local time. */
+export function localDate(d: Date): string {
+  const p = (n: number) => String(n).padStart(2, '0');
+  return `${d.getFullYear()}-${p(d.getMonth() + 1)}-${p(d.getDate())}`;
+}
+
+/** A stacked bar per day: its segments by agent, in the budgets' currency. */
+export type DayBar = { day: string; total: number; segments: { agent: string; value: number }[] };
+
+export function dayBars(rep: UsageReport | undefined, currency: string): DayBar[] {
+  return (rep?.buckets ?? []).map((b) => {
+    const segments = Object.entries(b.agents ?? {})
+      .map(([agent, c]) => ({ agent, value: c[currency] ?? 0 }))
+      .filter((s) => s.value > 0)
+      .sort((a, b) => a.agent.localeCompare(b.agent));
+    return { day: b.key, total: segments.reduce((n, s) => n + s.value, 0), segments };
+  });
+}
+
+/** The threads that cost most in currency, at most n, most first. */
+export function topThreads(rep: UsageReport | undefined, currency: string, n = 8): UsageBucket[] {
+  return [...(rep?.buckets ?? [])]
+    .filter((b) => (b.cost[currency] ?? 0) > 0)
+    .sort((a, b) => (b.cost[currency] ?? 0) - (a.cost[currency] ?? 0))
+    .slice(0, n);
+}
+
+/** The currencies reported besides currency (shown, never counted). */
+export function otherCurrencies(rep: UsageReport | undefined, currency: string): string[] {
+  const s = new Set<string>();
+  for (const b of rep?.buckets ?? []) for (const c of Object.keys(b.cost)) if (c !== currency) s.add(c);
+  return [...s].sort();
+}
+
+/** An amount with its currency, e.g. "1.25 USD" (4 decimals under 0.01). */
+export function money(v: number, currency: string): string {
+  return `${v > 0 && v < 0.01 ? v.toFixed(4) : v.toFixed(2)} ${currency}`;
+}
+
+/** A stable colour per agent. */
+export function agentColour(agent: string): string {
+  let h = 0;
+  for (const ch of agent) h = (h * 31 + ch.charCodeAt(0)) % 360;
+  return `hsl(${h} 60% 50%)`;
+}
