@@ -80,3 +80,41 @@ export function agentColour(agent: string): string {
   for (const ch of agent) h = (h * 31 + ch.charCodeAt(0)) % 360;
   return `hsl(${h} 60% 50%)`;
 }
+
+/** Costs of a report's buckets by key, as text ("0.15 USD · 0.50 EUR"). */
+export function costTexts(rep: UsageReport | undefined): Record<string, string> {
+  const out: Record<string, string> = {};
+  for (const b of rep?.buckets ?? []) {
+    const parts = Object.entries(b.cost)
+      .filter(([, v]) => v > 0)
+      .sort(([a], [b]) => a.localeCompare(b))
+      .map(([c, v]) => money(v, c));
+    if (parts.length) out[b.key] = parts.join(' · ');
+  }
+  return out;
+}
+
+/** The sum of a report's costs per currency. */
+export function totals(rep: UsageReport | undefined): Record<string, number> {
+  const out: Record<string, number> = {};
+  for (const b of rep?.buckets ?? []) for (const [c, v] of Object.entries(b.cost)) out[c] = (out[c] ?? 0) + v;
+  return out;
+}
+
+/** A turn refused because a budget is spent (409, details.reason BUDGET_EXCEEDED). */
+export type BudgetRefusal = { threadId: string; budget: string; currency: string; spent: number; limit: number; message: string };
+
+/** The refusal err is, for a turn of threadId; undefined for any other error. */
+export function budgetRefusal(err: unknown, threadId: string): BudgetRefusal | undefined {
+  const e = err as { code?: string; details?: Record<string, unknown>; message?: string } | undefined;
+  const d = e?.details;
+  if (e?.code !== 'CONFLICT' || d?.reason !== 'BUDGET_EXCEEDED' || typeof d.budget !== 'string') return undefined;
+  return {
+    threadId,
+    budget: d.budget,
+    currency: typeof d.currency === 'string' ? d.currency : '',
+    spent: typeof d.spent === 'number' ? d.spent : 0,
+    limit: typeof d.limit === 'number' ? d.limit : 0,
+    message: e.message ?? '',
+  };
+}

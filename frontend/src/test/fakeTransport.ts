@@ -158,8 +158,10 @@ export class FakeTransport implements Transport {
   settingsGate: Promise<void> | undefined;
   /** What getUsage answers, by grouping. */
   usage: Partial<Record<UsageBy, UsageReport>> = {};
+  /** The getUsage queries, apart from calls (the thread's cost line reads it after every turn). */
+  usageQueries: UsageQuery[] = [];
   async getUsage(q: UsageQuery) {
-    this.log('getUsage', structuredClone(q));
+    this.usageQueries.push(structuredClone(q));
     return structuredClone(this.usage[q.by] ?? { buckets: [], agentsWithoutCost: [] });
   }
   async overrideBudget(budget: string, threadId?: string) {

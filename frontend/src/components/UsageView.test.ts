@@ -1,0 +1,59 @@
+import { describe, expect, it } from 'vitest';
+import { fireEvent, render, screen, within } from '@testing-library/svelte';
+import App from '../App.svelte';
+import { HubStore } from '../lib/hubstore.svelte';
+import { HubError } from '../lib/transport';
+import { FakeTransport } from '../test/fakeTransport';
+import { budgetRefusal, costTexts, dayBars, otherCurrencies, topThreads, type UsageReport } from '../lib/ledger';
+
+const days: UsageReport = {
+  currency: 'USD',
+  agentsWithoutCost: ['qwen'],
+  buckets: [
+    { key: '2026-11-24', cost: { USD: 1.5, EUR: 2 }, inputTokens: 0, outputTokens: 0, agents: { claude: { USD: 1 }, codex: { USD: 0.5 } } },
+    { key: '2026-11-25', cost: { USD: 0.25 }, inputTokens: 0, outputTokens: 0, agents: { claude: { USD: 0.25 } } },
+  ],
+};
+const threads: UsageReport = {
+  agentsWithoutCost: [],
+  buckets: [
+    { key: 'th_a', title: 'Cheap', agent: 'claude', cost: { USD: 0.1 }, inputTokens: 0, outputTokens: 0 },
+    { key: 'th_b', title: 'Dear', agent: 'codex', cost: { USD: 3 }, inputTokens: 0, outputTokens: 0 },
+    { key: 'th_c', title: 'Euros only', agent: 'codex', cost: { EUR: 9 }, inputTokens: 0, outputTokens: 0 },
+  ],
+};
+
+describe('ledger', () => {
+  it('stacks days by agent in the budgets currency and ranks threads', () => {
+    const bars = dayBars(days, 'USD');
+    expect(bars.map((b) => [b.day, b.total, b.segments.map((s) => s.agent)])).toEqual([
+      ['2026-11-24', 1.5, ['claude', 'codex']],
+      ['2026-11-25', 0.25, ['claude']],
+    ]);
+    expect(topThreads(threads, 'USD').map((t) => t.key)).toEqual(['th_b', 'th_a']);
+    expect(otherCurrencies(days, 'USD')).toEqual(['EUR']);
+    expect(costTexts(threads)).toEqual({ th_a: '0.10 USD', th_b: '3.00 USD', th_c: '9.00 EUR' });
+  });
+
+  it('reads a BUDGET_EXCEEDED refusal and nothing else', () => {
+    const e = new HubError('CONFLICT', 'spent', { details: { reason: 'BUDGET_EXCEEDED', budget: 'daily', currency: 'USD', spent: 5.2, limit: 5 } });
+    expect(budgetRefusal(e, 'th_1')).toMatchObject({ threadId: 'th_1', budget: 'daily', spent: 5.2, limit: 5 });
+    expect(budgetRefusal(new HubError('CONFLICT', 'a turn is running'), 'th_1')).toBeUndefined();
+  });
+});
+
+describe('Usage view', () => {
+  it('plots cost per day by agent and the dearest threads, and says what is not counted', async () => {
+    const f = new FakeTransport();
+    f.usage = { day: days, thread: threads };
+    render(App, { store: new HubStore(f, (flush) => queueMicrotask(flush)) });
+    await fireEvent.click(await screen.findByRole('button', { name: 'Usage' }));
+    const view = await screen.findByRole('dialog', { name: 'Usage' });
+    const plot = await within(view).findByRole('img', { name: 'Cost per day, stacked by agent' });
+    expect(plot.querySelectorAll('rect[data-agent]')).toHaveLength(3);
+    expect(within(view).getByRole('img', { name: 'Threads that cost most' }).textContent).toContain('Dear');
+    expect(view.textContent).toContain('Costs in EUR are reported but not counted against the USD budgets');
+    expect(view.textContent).toContain('These agents report no cost, so no budget can stop them: qwen');
+    expect(f.usageQueries.map((q) => q.by).sort()).toEqual(['day', 'thread']);
+  });
+});
