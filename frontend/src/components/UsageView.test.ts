@@ -4,14 +4,16 @@ import App from '../App.svelte';
 import { HubStore } from '../lib/hubstore.svelte';
 import { HubError } from '../lib/transport';
 import { FakeTransport } from '../test/fakeTransport';
-import { budgetRefusal, costTexts, dayBars, otherCurrencies, topThreads, type UsageReport } from '../lib/ledger';
+import { budgetRefusal, costTexts, dayBars, lastDays, otherCurrencies, topThreads, type UsageReport } from '../lib/ledger';
+
+const [yesterday, today] = lastDays(2);
 
 const days: UsageReport = {
   currency: 'USD',
   agentsWithoutCost: ['qwen'],
   buckets: [
-    { key: '2026-11-24', cost: { USD: 1.5, EUR: 2 }, inputTokens: 0, outputTokens: 0, agents: { claude: { USD: 1 }, codex: { USD: 0.5 } } },
-    { key: '2026-11-25', cost: { USD: 0.25 }, inputTokens: 0, outputTokens: 0, agents: { claude: { USD: 0.25 } } },
+    { key: yesterday, cost: { USD: 1.5, EUR: 2 }, inputTokens: 0, outputTokens: 0, agents: { claude: { USD: 1 }, codex: { USD: 0.5 } } },
+    { key: today, cost: { USD: 0.25 }, inputTokens: 0, outputTokens: 0, agents: { claude: { USD: 0.25 } } },
   ],
 };
 const threads: UsageReport = {
@@ -26,9 +28,10 @@ const threads: UsageReport = {
 describe('ledger', () => {
   it('stacks days by agent in the budgets currency and ranks threads', () => {
     const bars = dayBars(days, 'USD');
+    expect(dayBars(days, 'USD', lastDays(3)).map((b) => b.total)).toEqual([0, 1.5, 0.25]);
     expect(bars.map((b) => [b.day, b.total, b.segments.map((s) => s.agent)])).toEqual([
-      ['2026-11-24', 1.5, ['claude', 'codex']],
-      ['2026-11-25', 0.25, ['claude']],
+      [yesterday, 1.5, ['claude', 'codex']],
+      [today, 0.25, ['claude']],
     ]);
     expect(topThreads(threads, 'USD').map((t) => t.key)).toEqual(['th_b', 'th_a']);
     expect(otherCurrencies(days, 'USD')).toEqual(['EUR']);

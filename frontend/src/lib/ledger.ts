@@ -44,14 +44,24 @@ export function localDate(d: Date): string {
 /** A stacked bar per day: its segments by agent, in the budgets' currency. */
 export type DayBar = { day: string; total: number; segments: { agent: string; value: number }[] };
 
-export function dayBars(rep: UsageReport | undefined, currency: string): DayBar[] {
-  return (rep?.buckets ?? []).map((b) => {
+export function dayBars(rep: UsageReport | undefined, currency: string, days?: string[]): DayBar[] {
+  const bars = (rep?.buckets ?? []).map((b) => {
     const segments = Object.entries(b.agents ?? {})
       .map(([agent, c]) => ({ agent, value: c[currency] ?? 0 }))
       .filter((s) => s.value > 0)
       .sort((a, b) => a.agent.localeCompare(b.agent));
     return { day: b.key, total: segments.reduce((n, s) => n + s.value, 0), segments };
   });
+  if (!days) return bars;
+  const by = new Map(bars.map((b) => [b.day, b]));
+  return days.map((day) => by.get(day) ?? { day, total: 0, segments: [] });
+}
+
+/** The n local dates that end with today, oldest first. */
+export function lastDays(n: number, now = new Date()): string[] {
+  const out: string[] = [];
+  for (let i = n - 1; i >= 0; i--) out.push(localDate(new Date(now.getFullYear(), now.getMonth(), now.getDate() - i)));
+  return out;
 }
 
 /** The threads that cost most in currency, at most n, most first. */
