@@ -1,5 +1,7 @@
 package acp
 
+import "encoding/json"
+
 // PromptUsage is the token usage an agent may put in its session/prompt
 // response ("usage", ACP's session-usage extension): the prompt's tokens.
 type PromptUsage struct {
@@ -17,6 +19,8 @@ type UsageUpdate struct {
 	Used int64      `json:"used"`
 	Size int64      `json:"size"`
 	Cost *UsageCost `json:"cost"`
+	// Meta is the update's _meta, raw (an agent may name the model there).
+	Meta map[string]json.RawMessage `json:"_meta,omitempty"`
 }
 
 // UsageCost is a cumulative cost in a currency (ISO 4217, e.g. "USD").

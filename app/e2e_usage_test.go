@@ -9,6 +9,9 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/switchboard-hub/switchboard/acp/acptest"
+	"github.com/switchboard-hub/switchboard/acp/acptest/fakemodel"
 )
 
 type apiUsage struct {
@@ -155,5 +158,52 @@ func TestE2EUsageLedgerAndBudgets(t *testing.T) {
 			t.Fatalf("the raised budget was not applied: %s", r)
 		}
 		time.Sleep(100 * time.Millisecond)
+	}
+}
+
+// TestE2EUsageClaudeOffline: Claude Code (claude-agent-acp, from .tools,
+// offline against the fake model) reports usage_update with a USD cost
+// and its model in _meta, and the prompt's tokens in its response; the
+// ledger records them against the thread, the turn and the model.
+func TestE2EUsageClaudeOffline(t *testing.T) {
+	bins := buildE2E(t, t.TempDir())
+	model := fakemodel.Start(t)
+	model.SetSide(fakemodel.NoTools, fakemodel.Text(`{"title":"Fake session"}`))
+	ra := acptest.Claude(t, acptest.ToolsDir(t), model.URL)
+	env := map[string]string{}
+	for _, kv := range ra.Env {
+		k, v, _ := strings.Cut(kv, "=")
+		env[k] = v
+	}
+	h := newHub(t, bins, hubConfig{
+		"agents": map[string]agentConf{"claude-offline": {Name: "Claude (offline)", Command: ra.Path, Args: ra.Args, Env: env}},
+	})
+	th := h.newThread("claude-offline", t.TempDir())
+	for i, text := range []string{"Hello from the fake model.", "A second answer, a little longer than the first one."} {
+		model.Push(fakemodel.Text(text))
+		tu := h.startTurn(th.ID, "Say hello.")
+		if done := h.waitTurn(th.ID, tu.ID, 120*time.Second); done.Status != "completed" {
+			t.Fatalf("turn %d: %+v", i, done)
+		}
+	}
+	var byTurn, byModel apiUsage
+	h.call("GET", "/v1/usage?by=turn&threadId="+th.ID, nil, 200, &byTurn)
+	h.call("GET", "/v1/usage?by=model", nil, 200, &byModel)
+	t.Logf("by turn %+v; by model %+v", byTurn, byModel)
+	if len(byTurn.Buckets) != 2 {
+		t.Fatalf("want 2 turn buckets, got %+v", byTurn.Buckets)
+	}
+	for _, b := range byTurn.Buckets {
+		if b.InputTokens <= 0 || b.OutputTokens <= 0 || b.Size <= 0 || b.Used <= 0 {
+			t.Errorf("turn %s: tokens %d/%d, context %d/%d: want the prompt's tokens and the context window", b.Key, b.InputTokens, b.OutputTokens, b.Used, b.Size)
+		}
+		if _, ok := b.Cost["USD"]; !ok {
+			t.Errorf("turn %s: no USD cost in %+v", b.Key, b.Cost)
+		}
+	}
+	// Claude Code names the model in the update's _meta ("_claude/model"):
+	// the fake model server answers as "fake-model".
+	if len(byModel.Buckets) != 1 || byModel.Buckets[0].Key != "fake-model" {
+		t.Errorf("by model %+v: want the model Claude Code named", byModel.Buckets)
 	}
 }

@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"sort"
 	"strconv"
+	"strings"
 	"time"
 
 	"github.com/switchboard-hub/switchboard/acp"
@@ -27,6 +28,9 @@ func (c *threadClient) usageUpdate(n acp.SessionNotification) {
 	w := c.updateWrite(n.Update, tr, nil)
 	var u acp.UsageUpdate
 	if json.Unmarshal(n.Update.Raw, &u) == nil {
+		if m := metaModel(u.Meta); m != "" {
+			model = m
+		}
 		rec := c.record(tr, n.SessionID, model, hub.UsageUpdate)
 		rec.Used, rec.Size = max(u.Used, 0), max(u.Size, 0)
 		if u.Cost != nil && u.Cost.Amount >= 0 && u.Cost.Currency != "" && len(u.Cost.Currency) <= 16 {
@@ -99,6 +103,26 @@ func currentModel(config json.RawMessage) string {
 			if json.Unmarshal(o.CurrentValue, &v) == nil && len(v) <= 200 {
 				return v
 			}
+		}
+	}
+	return ""
+}
+
+// metaModel is the model an agent names in a usage_update's _meta (ACP's
+// usage_update has no model field: claude-agent-acp sends
+// "_claude/model"), "" when none.
+func metaModel(meta map[string]json.RawMessage) string {
+	keys := make([]string, 0, len(meta))
+	for k := range meta {
+		if strings.HasSuffix(k, "/model") {
+			keys = append(keys, k)
+		}
+	}
+	sort.Strings(keys)
+	for _, k := range keys {
+		var v string
+		if json.Unmarshal(meta[k], &v) == nil && v != "" && len(v) <= 200 {
+			return v
 		}
 	}
 	return ""

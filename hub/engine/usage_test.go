@@ -5,6 +5,7 @@ package engine_test
 import (
 	"context"
 	"math"
+	"strings"
 	"testing"
 	"time"
 
@@ -222,5 +223,47 @@ func TestBudgetWarnsCancelsRefusesOverrides(t *testing.T) {
 	h.e.SetConfig(c)
 	if turn := h.run(th, sub, "echo raised"); turn.Status != hub.TurnCompleted {
 		t.Fatalf("after raising %+v", turn)
+	}
+}
+
+// Reports an agent shapes as it likes: a model named in _meta is the
+// record's model; a negative amount, a currency too long, a cost that is
+// not an object count nothing; every report stays a usage event.
+func TestUsageOddReports(t *testing.T) {
+	h := newHarness(t, nil, usageSpecs(t)...)
+	th := h.thread("fake")
+	sub := h.watch(th)
+	for _, raw := range []string{
+		`{"sessionUpdate":"usage_update","used":10,"size":100,"cost":{"amount":0.25,"currency":"USD"},"_meta":{"_vendor/model":"m-1"}}`,
+		`{"sessionUpdate":"usage_update","used":10,"size":100,"cost":{"amount":-5,"currency":"USD"}}`,
+		`{"sessionUpdate":"usage_update","used":10,"size":100,"cost":{"amount":5,"currency":"` + strings.Repeat("X", 40) + `"}}`,
+		`{"sessionUpdate":"usage_update","used":10,"size":100,"cost":"lots"}`,
+		`{"sessionUpdate":"usage_update","used":-3,"size":"big"}`,
+	} {
+		h.run(th, sub, "raw-update "+raw)
+	}
+	// The others' model is the session's model option (the fake agent's
+	// "fake-small").
+	rep := h.usage(alice, hub.UsageByModel, "")
+	if b := bucket(t, rep, "m-1"); !near(b.Cost["USD"], 0.25) || len(b.Cost) != 1 {
+		t.Fatalf("by model %+v", rep.Buckets)
+	}
+	if b := bucket(t, rep, "fake-small"); len(b.Cost) != 0 || len(rep.Buckets) != 2 {
+		t.Fatalf("by model %+v", rep.Buckets)
+	}
+	hist, err := h.e.History(context.Background(), alice, th.ID, true, false)
+	if err != nil {
+		t.Fatal(err)
+	}
+	n := 0
+	for _, tu := range hist {
+		for _, ev := range tu.Events {
+			if ev.Type == hub.EventUsage {
+				n++
+			}
+		}
+	}
+	if n != 5 {
+		t.Fatalf("%d usage events, want 5", n)
 	}
 }
