@@ -14,8 +14,9 @@ func (n *notifier) budget(e hub.Event) {
 		return
 	}
 	var v struct {
-		Budget, Currency, ThreadID string
-		Spent, Limit               float64
+		Budget, Currency string
+		Spent, Limit     float64
+		CrossedBy        struct{ ThreadID string }
 	}
 	if json.Unmarshal(e.Payload, &v) != nil || v.Budget == "" {
 		return
@@ -26,5 +27,5 @@ func (n *notifier) budget(e hub.Event) {
 		title = "Switchboard: " + v.Budget + " budget spent"
 		body += " The turn that crossed it was cancelled; new turns are refused until the budget is raised in Settings or one more turn is allowed."
 	}
-	n.deliver(notification{ID: "budget:" + v.Budget, Title: clip(title, 120), Body: clip(body, 300), ThreadID: v.ThreadID})
+	n.deliver(notification{ID: "budget:" + v.Budget, Title: clip(title, 120), Body: clip(body, 300), ThreadID: v.CrossedBy.ThreadID})
 }

@@ -10,12 +10,14 @@ import (
 
 // Usage events, hub-wide (no thread), delivered like config_error.
 const (
-	// EventBudgetWarning: {budget, currency, spent, limit} when a budget's
-	// spending first reaches 80 % of its limit in its period.
+	// EventBudgetWarning: {budget, currency, spent, limit, thread?} when a
+	// budget's spending first reaches 80 % of its limit in its period
+	// (thread: the perThread budget's thread).
 	EventBudgetWarning = "budget_warning"
-	// EventBudgetExceeded: {budget, currency, spent, limit, threadId,
-	// turnId} when a turn's cost makes a budget reach its limit; that
-	// turn is cancelled.
+	// EventBudgetExceeded: {budget, currency, spent, limit, thread?,
+	// crossedBy?: {threadId, turnId}} when a turn's cost makes a budget
+	// reach its limit; that turn is cancelled. (Hub-wide: the envelope's
+	// threadId and turnId are "", so the payload never uses those keys.)
 	EventBudgetExceeded = "budget_exceeded"
 )
 

@@ -77,6 +77,8 @@ async function main() {
   li = await send('usage 60000 200000 0.90 USD');
   await li.getByLabel('Turn cost').filter({ hasText: 'this turn cost 0.50 USD' }).waitFor();
   await page.getByLabel('Thread cost').filter({ hasText: 'This thread has cost 0.90 USD' }).waitFor();
+  await page.getByRole('status').filter({ hasText: 'The daily budget is at 90 %: 0.90 USD of 1.00 USD.' }).waitFor();
+  check(true, 'the page shows the budget_warning');
   await page.screenshot({ path: join(shots, 'usage-thread.png') });
 
   log('the crossing turn is cancelled');
@@ -100,6 +102,8 @@ async function main() {
     })
     .catch((e) => String(e));
   check(/event: budget_warning/.test(events) && /event: budget_exceeded/.test(events), 'budget_warning and budget_exceeded were announced');
+  await page.getByRole('status').filter({ hasText: 'The daily budget is spent (1.20 USD of 1.00 USD)' }).waitFor();
+  check(true, 'the page shows the budget_exceeded');
 
   log('the next turn is refused; one override lets exactly one through');
   await box.fill('echo refused');

@@ -173,9 +173,11 @@ func (e *Engine) checkSpending(r hub.UsageRecord, tr *turnRT) {
 			e.log.Warn("hub: reading a budget's spending failed", "budget", s.name, "err", err)
 			continue
 		}
+		// Hub-wide events: the envelope's threadId and turnId stay "", so
+		// the payload names threads under keys of its own.
 		payload := map[string]any{"budget": s.name, "currency": b.Currency, "spent": spent, "limit": s.limit}
 		if s.threadID != "" {
-			payload["threadId"] = s.threadID
+			payload["thread"] = s.threadID
 		}
 		if spent >= 0.8*s.limit && e.firstAnnounce(hub.EventBudgetWarning, s) {
 			e.announceBudget(hub.EventBudgetWarning, payload)
@@ -188,8 +190,7 @@ func (e *Engine) checkSpending(r hub.UsageRecord, tr *turnRT) {
 		}
 		if e.firstAnnounce(hub.EventBudgetExceeded, s) {
 			if tr != nil {
-				payload["turnId"] = tr.turn.ID
-				payload["threadId"] = tr.turn.ThreadID
+				payload["crossedBy"] = map[string]string{"threadId": tr.turn.ThreadID, "turnId": tr.turn.ID}
 			}
 			e.announceBudget(hub.EventBudgetExceeded, payload)
 		}

@@ -181,7 +181,7 @@ func TestBudgetWarnsCancelsRefusesOverrides(t *testing.T) {
 		t.Fatalf("crossing turn %+v", done)
 	}
 	x := until(t, hubWide, hub.EventBudgetExceeded)
-	if payload[string](t, x, "budget") != "daily" || payload[string](t, x, "currency") != "USD" || !near(payload[float64](t, x, "spent"), 1.10) || payload[string](t, x, "turnId") != done.ID {
+	if payload[string](t, x, "budget") != "daily" || payload[string](t, x, "currency") != "USD" || !near(payload[float64](t, x, "spent"), 1.10) || payload[map[string]string](t, x, "crossedBy")["turnId"] != done.ID || x.ThreadID != "" {
 		t.Fatalf("exceeded %s", x.Payload)
 	}
 	refused := func(spent float64) {

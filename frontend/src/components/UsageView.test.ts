@@ -60,3 +60,20 @@ describe('Usage view', () => {
     expect(f.usageQueries.map((q) => q.by).sort()).toEqual(['day', 'thread']);
   });
 });
+
+describe('budget events', () => {
+  it('shows budget_warning and budget_exceeded until dismissed', async () => {
+    const f = new FakeTransport();
+    const store = new HubStore(f, (flush) => queueMicrotask(flush));
+    render(App, { store });
+    await screen.findByRole('button', { name: 'Usage' });
+    const at = '2026-11-25T07:00:00Z';
+    store.apply({ seq: 5, type: 'budget_warning', threadId: '', turnId: '', at, budget: 'daily', currency: 'USD', spent: 0.85, limit: 1 });
+    await screen.findByText('The daily budget is at 85 %: 0.85 USD of 1.00 USD.');
+    store.apply({ seq: 6, type: 'budget_exceeded', threadId: '', turnId: '', at, budget: 'daily', currency: 'USD', spent: 1.2, limit: 1 });
+    await screen.findByText(/The daily budget is spent \(1.20 USD of 1.00 USD\)/);
+    await fireEvent.click(screen.getByRole('button', { name: 'Dismiss' }));
+    expect(screen.queryByText(/The daily budget is spent/)).toBeNull();
+  });
+});
+

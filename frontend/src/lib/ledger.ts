@@ -128,3 +128,16 @@ export function budgetRefusal(err: unknown, threadId: string): BudgetRefusal | u
     message: e.message ?? '',
   };
 }
+
+/** What a budget_warning or budget_exceeded event says, as one line; undefined for any other event. */
+export function budgetNotice(e: { type: string; [k: string]: unknown }): string | undefined {
+  if (e.type !== 'budget_warning' && e.type !== 'budget_exceeded') return undefined;
+  const budget = typeof e.budget === 'string' ? e.budget : '?';
+  const cur = typeof e.currency === 'string' ? e.currency : '';
+  const spent = typeof e.spent === 'number' ? e.spent : 0;
+  const limit = typeof e.limit === 'number' ? e.limit : 0;
+  const pct = limit > 0 ? Math.floor((spent / limit) * 100) : 0;
+  return e.type === 'budget_warning'
+    ? `The ${budget} budget is at ${pct} %: ${money(spent, cur)} of ${money(limit, cur)}.`
+    : `The ${budget} budget is spent (${money(spent, cur)} of ${money(limit, cur)}): the turn that crossed it was cancelled, and new turns it covers are refused until it is raised in Settings or one more turn is allowed.`;
+}
