@@ -3,6 +3,7 @@
 package app_test
 
 import (
+	"context"
 	"encoding/json"
 	"math"
 	"os"
@@ -11,6 +12,8 @@ import (
 	"time"
 
 	"github.com/switchboard-hub/switchboard/acp/acptest"
+	"github.com/switchboard-hub/switchboard/hub"
+	"github.com/switchboard-hub/switchboard/hub/client"
 	"github.com/switchboard-hub/switchboard/acp/acptest/fakemodel"
 )
 
@@ -117,6 +120,16 @@ func TestE2EUsageLedgerAndBudgets(t *testing.T) {
 		}
 	}
 	refused()
+	// The Go client's typed calls (the tray, the editor bridge, scripts).
+	cl := client.New(h.dataDir, client.Options{ClientID: "alice"})
+	ctx := context.Background()
+	rep, err := cl.Usage(ctx, hub.UsageQuery{By: hub.UsageByThread, From: time.Now().Add(-time.Hour)})
+	if err != nil || len(rep.Buckets) != 1 || math.Abs(rep.Buckets[0].Cost["USD"]-1.10) > 1e-9 {
+		t.Fatalf("client Usage %+v %v", rep, err)
+	}
+	if _, err := cl.OverrideBudget(ctx, hub.OverrideRequest{Budget: "monthly"}); hub.ErrorCode(err) != hub.CodeConflict {
+		t.Fatalf("client OverrideBudget of an unspent budget: %v", err)
+	}
 	var o struct {
 		Override struct{ ID, Budget, DecidedBy string }
 	}
