@@ -3,13 +3,16 @@
 // usage_update with a cumulative cost): the context meter, each turn's
 // cost and the thread's, a daily budget that warns, cancels the crossing
 // turn and refuses the next one (the page offers "Allow one more turn",
-// which lets exactly one through), and the Usage view's plots.
+// which lets exactly one through), and the Usage view's plots; axe-core
+// (as e2e/a11y.mjs runs it) on the thread with its costs and refusal and on
+// the Usage view, light and dark.
 //
 //   node e2e/usage.mjs   (after vite build; part of npm run e2e)
 //
 // Screenshots: <repo>/build/screenshots/usage-thread.png and usage-view.png.
 import { mkdirSync } from 'node:fs';
 import { join } from 'node:path';
+import { axeRun, scheme } from './a11y.mjs';
 import { go, logger, openPage, repo, startHub, tempDir } from './harness.mjs';
 
 const log = logger('usage');
@@ -22,6 +25,18 @@ let failed = false;
 function check(ok, what) {
   if (!ok) throw new Error(what);
   log('ok:', what);
+}
+
+/** axe-core (as e2e/a11y.mjs runs it) in light and dark: fails on any violation. */
+async function accessible(page, state) {
+  const found = [];
+  for (const s of ['light', 'dark']) {
+    await scheme(page, s);
+    for (const v of (await axeRun(page)).violations) found.push(`${state}/${s}: ${v.id} (${v.impact}) ${v.help}: ${v.targets.join(', ')}`);
+  }
+  await scheme(page, 'light');
+  if (found.length) throw new Error(`accessibility violations:\n${found.join('\n')}`);
+  log('ok: axe finds nothing in', state, '(light and dark)');
 }
 
 async function main() {
@@ -110,6 +125,7 @@ async function main() {
   await box.press('Enter');
   const blocked = page.getByRole('alert', { name: 'Budget spent' });
   await blocked.filter({ hasText: 'The daily budget is spent: 1.20 USD of 1.00 USD' }).waitFor();
+  await accessible(page, 'thread with costs, budget notice and refusal');
   await blocked.getByRole('button', { name: 'Allow one more turn' }).click();
   await blocked.waitFor({ state: 'detached' });
   li = await send('echo allowed once');
@@ -129,6 +145,7 @@ async function main() {
   await view.getByRole('img', { name: 'Threads that cost most' }).filter({ hasText: title }).waitFor();
   await view.getByRole('img', { name: 'Threads that cost most' }).filter({ hasText: '1.20 USD' }).waitFor();
   await page.screenshot({ path: join(shots, 'usage-view.png') });
+  await accessible(page, 'Usage view');
   check(true, 'the Usage view plots cost per day by agent and the thread that cost most');
 
   // The two refusals are the 409s the page expected; nothing else.

@@ -58,6 +58,9 @@ describe('Usage view', () => {
     expect(view.textContent).toContain('Costs in EUR are reported but not counted against the USD budgets');
     expect(view.textContent).toContain('These agents report no cost, so no budget can stop them: qwen');
     expect(f.usageQueries.map((q) => q.by).sort()).toEqual(['day', 'thread']);
+    expect(document.activeElement?.textContent).toBe('Close');
+    await fireEvent.keyDown(window, { key: 'Escape' });
+    expect(screen.queryByRole('dialog', { name: 'Usage' })).toBeNull();
   });
 });
 
@@ -77,3 +80,21 @@ describe('budget events', () => {
   });
 });
 
+
+describe('Settings → Budgets', () => {
+  it('saves the budgets section whole', async () => {
+    const f = new FakeTransport();
+    f.settings = { ...f.settings, budgets: { currency: 'USD', daily: 5, agents: { claude: { daily: 3, monthly: 30 } } } };
+    f.agents = [{ id: 'claude', name: 'Claude', status: 'available' } as never];
+    render(App, { store: new HubStore(f, (flush) => queueMicrotask(flush)) });
+    await fireEvent.click(await screen.findByRole('button', { name: 'Settings' }));
+    const dialog = await screen.findByRole('dialog', { name: 'Settings' });
+    const section = await within(dialog).findByRole('region', { name: 'Budgets' });
+    const monthly = within(section).getByLabelText('Monthly') as HTMLInputElement;
+    await fireEvent.input(monthly, { target: { value: '50' } });
+    await fireEvent.click(within(section).getByRole('button', { name: 'Save budgets' }));
+    await within(section).findByText('Saved.');
+    const patch = f.calls.filter((c) => c.method === 'updateSettings').at(-1)?.args[0] as { budgets: unknown };
+    expect(patch.budgets).toEqual({ currency: 'USD', daily: 5, monthly: 50, perThread: 0, agents: { claude: { daily: 3, monthly: 30 } } });
+  });
+});
