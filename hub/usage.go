@@ -143,8 +143,9 @@ type UsageStore interface {
 	// selects.
 	UsageSpent(ctx context.Context, f UsageFilter) (float64, error)
 	// UnusedOverride returns the id of an override of budget (for
-	// threadID, "" for any) not used yet, "" when there is none.
-	UnusedOverride(ctx context.Context, budget, threadID string) (string, error)
+	// threadID, "" for any) made at or after since and not used yet, ""
+	// when there is none.
+	UnusedOverride(ctx context.Context, budget, threadID string, since time.Time) (string, error)
 }
 
 // BudgetOverride allows one more turn past an exceeded budget.

@@ -192,10 +192,10 @@ func (db *DB) UsageRows(ctx context.Context, f hub.UsageFilter, by string) ([]hu
 }
 
 // UnusedOverride implements hub.UsageStore.
-func (db *DB) UnusedOverride(ctx context.Context, budget, threadID string) (string, error) {
+func (db *DB) UnusedOverride(ctx context.Context, budget, threadID string, since time.Time) (string, error) {
 	var id string
-	err := db.queryRow(ctx, `SELECT id FROM budget_overrides WHERE budget = ? AND used_by = '' AND thread_id = ? ORDER BY at LIMIT 1`,
-		budget, threadID).Scan(&id)
+	err := db.queryRow(ctx, `SELECT id FROM budget_overrides WHERE budget = ? AND used_by = '' AND thread_id = ? AND at >= ? ORDER BY at LIMIT 1`,
+		budget, threadID, since.UnixMilli()).Scan(&id)
 	if errors.Is(err, sql.ErrNoRows) {
 		return "", nil
 	}

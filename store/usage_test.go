@@ -66,3 +66,29 @@ func TestUsageBaselines(t *testing.T) {
 		t.Fatalf("another client's rows %+v %v", rows, err)
 	}
 }
+
+// An override is used once, and only counts from the time given.
+func TestUnusedOverride(t *testing.T) {
+	db := MustOpenDB(t)
+	ctx := context.Background()
+	day := time.Date(2026, 11, 25, 0, 0, 0, 0, time.UTC)
+	mustCommit(t, db, &hub.Write{Overrides: []hub.BudgetOverride{
+		{ID: "old", Budget: "daily", DecidedBy: "window", At: day.Add(-time.Hour)},
+		{ID: "new", Budget: "daily", DecidedBy: "client:alice", At: day.Add(time.Hour)},
+	}})
+	if id, err := db.UnusedOverride(ctx, "daily", "", day); err != nil || id != "new" {
+		t.Fatalf("got %q %v, want new", id, err)
+	}
+	mustCommit(t, db, &hub.Write{Overrides: []hub.BudgetOverride{{ID: "new", Budget: "daily", DecidedBy: "-", UsedBy: "tu_1"}}})
+	if id, err := db.UnusedOverride(ctx, "daily", "", day); err != nil || id != "" {
+		t.Fatalf("got %q %v after its use, want none", id, err)
+	}
+	if id, _ := db.UnusedOverride(ctx, "daily", "", day.Add(-2*time.Hour)); id != "old" {
+		t.Fatalf("got %q, want old", id)
+	}
+	var decidedBy string
+	if err := db.queryRow(ctx, "SELECT decided_by FROM budget_overrides WHERE id = 'new'").Scan(&decidedBy); err != nil || decidedBy != "client:alice" {
+		t.Fatalf("decidedBy %q %v: using an override must keep who gave it", decidedBy, err)
+	}
+}
+

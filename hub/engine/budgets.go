@@ -120,7 +120,9 @@ func (e *Engine) admitTurn(ctx context.Context, t hub.Thread, turnID string) (ma
 		if spent < s.limit {
 			continue
 		}
-		id, err := us.UnusedOverride(ctx, s.name, s.threadID)
+		// An override is for the period it was given in: one left unused
+		// yesterday does not let a turn past today's spent budget.
+		id, err := us.UnusedOverride(ctx, s.name, s.threadID, s.filter.From)
 		if err != nil {
 			return nil, err
 		}
