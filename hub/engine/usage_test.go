@@ -267,3 +267,63 @@ func TestUsageOddReports(t *testing.T) {
 		t.Fatalf("%d usage events, want 5", n)
 	}
 }
+
+// A perThread budget stops one thread, not its neighbours; an agent's
+// budget stops every thread of that agent and no other; a perThread
+// override names its thread.
+func TestBudgetPerThreadAndAgent(t *testing.T) {
+	h := newHarness(t, func(c *engine.Config) {
+		c.Budgets = hub.Budgets{Currency: "USD", PerThread: 0.5, Agents: map[string]hub.AgentBudget{"fakeload": {Daily: 0.3}}}
+	}, usageSpecs(t)...)
+	ctx := context.Background()
+	hang := func(th hub.Thread, sub *hub.Subscription, in string) {
+		t.Helper()
+		if _, err := h.e.StartTurn(ctx, alice, th.ID, hub.TurnInput{Input: in}); err != nil {
+			t.Fatal(err)
+		}
+		if done := payload[hub.Turn](t, until(t, sub, hub.EventTurnCompleted), "turn"); done.Status != hub.TurnCancelled {
+			t.Fatalf("crossing turn %+v", done)
+		}
+	}
+	refusedBy := func(th hub.Thread) string {
+		t.Helper()
+		_, err := h.e.StartTurn(ctx, alice, th.ID, hub.TurnInput{Input: "echo more"})
+		he, ok := err.(*hub.Error)
+		if !ok || he.Details["reason"] != hub.ReasonBudgetExceeded {
+			t.Fatalf("want BUDGET_EXCEEDED, got %v", err)
+		}
+		return he.Details["budget"].(string)
+	}
+	a, b := h.thread("fake"), h.thread("fake")
+	subA, subB := h.watch(a), h.watch(b)
+	hang(a, subA, "usage-hang 1 100 0.60 USD")
+	if got := refusedBy(a); got != "perThread" {
+		t.Fatalf("refused by %s", got)
+	}
+	if turn := h.run(b, subB, "usage 1 100 0.10 USD"); turn.Status != hub.TurnCompleted {
+		t.Fatalf("the neighbour thread %+v", turn)
+	}
+	if _, err := h.e.OverrideBudget(ctx, alice, hub.OverrideRequest{Budget: "perThread"}); hub.ErrorCode(err) != hub.CodeInvalidArgument {
+		t.Fatalf("perThread override without a thread: %v", err)
+	}
+	if _, err := h.e.OverrideBudget(ctx, alice, hub.OverrideRequest{Budget: "perThread", ThreadID: b.ID}); hub.ErrorCode(err) != hub.CodeConflict {
+		t.Fatalf("perThread override of a thread under its limit: %v", err)
+	}
+	if _, err := h.e.OverrideBudget(ctx, alice, hub.OverrideRequest{Budget: "perThread", ThreadID: a.ID}); err != nil {
+		t.Fatal(err)
+	}
+	if turn := h.run(a, subA, "echo once"); turn.Status != hub.TurnCompleted {
+		t.Fatalf("overridden %+v", turn)
+	}
+	refusedBy(a)
+
+	c, d := h.thread("fakeload"), h.thread("fakeload")
+	subC := h.watch(c)
+	hang(c, subC, "usage-hang 1 100 0.35 USD")
+	if got := refusedBy(d); got != "agents.fakeload.daily" {
+		t.Fatalf("another thread of the agent refused by %s", got)
+	}
+	if turn := h.run(b, subB, "echo the other agent runs"); turn.Status != hub.TurnCompleted {
+		t.Fatalf("another agent's thread %+v", turn)
+	}
+}
