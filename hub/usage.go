@@ -2,9 +2,9 @@ package hub
 
 import (
 	"context"
-	"fmt"
 	"regexp"
 	"sort"
+	"strings"
 	"time"
 )
 
@@ -277,16 +277,13 @@ func (b Budgets) Limit(name string) (float64, bool) {
 	case BudgetPerThread:
 		return b.PerThread, true
 	}
-	var id, period string
-	if n, _ := fmt.Sscanf(name, "agents.%s", &id); n == 1 {
-		for i := len(id) - 1; i >= 0; i-- {
-			if id[i] == '.' {
-				id, period = id[:i], id[i+1:]
-				break
-			}
+	if rest, ok := strings.CutPrefix(name, "agents."); ok {
+		i := strings.LastIndexByte(rest, '.')
+		if i <= 0 {
+			return 0, false
 		}
-		a := b.Agents[id]
-		switch period {
+		a := b.Agents[rest[:i]]
+		switch rest[i+1:] {
 		case BudgetDaily:
 			return a.Daily, true
 		case BudgetMonthly:
