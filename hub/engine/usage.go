@@ -26,6 +26,9 @@ func (c *threadClient) usageUpdate(n acp.SessionNotification) {
 		return
 	}
 	w := c.updateWrite(n.Update, tr, nil)
+	if w == nil { // (an update always makes an event; kept for safety)
+		w = &hub.Write{}
+	}
 	var u acp.UsageUpdate
 	if json.Unmarshal(n.Update.Raw, &u) == nil {
 		if m := metaModel(u.Meta); m != "" {
