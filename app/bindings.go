@@ -67,7 +67,7 @@ type Emitter interface {
 //	Subscribe(after int64) error
 //	GetSettings() (hub.Settings, error)
 //	UpdateSettings(patch hub.SettingsPatch) (hub.Settings, error)
-//	GetUsage(by, from, to, tz, threadID string) (hub.UsageReport, error)
+//	GetUsage(p hub.UsageParams) (hub.UsageReport, error)
 //	OverrideBudget(req hub.OverrideRequest) (hub.BudgetOverride, error)
 //	ChooseFolder(title string) (string, error) // the window's own: no Service call
 //

@@ -124,7 +124,7 @@ var bindingsContract = map[string]string{
 	"UpdateSettings": "func(hub.SettingsPatch) (hub.Settings, error)",
 	// The window's own, not a hub.Service operation.
 	"ChooseFolder":   "func(string) (string, error)",
-	"GetUsage":       "func(string, string, string, string, string) (hub.UsageReport, error)",
+	"GetUsage":       "func(hub.UsageParams) (hub.UsageReport, error)",
 	"OverrideBudget": "func(hub.OverrideRequest) (hub.BudgetOverride, error)",
 }
 

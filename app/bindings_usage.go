@@ -13,14 +13,14 @@ func (b *Bindings) usageOf() (hub.UsageService, error) {
 	return us, nil
 }
 
-// GetUsage is UsageService.Usage (GET /v1/usage?by&from&to&tz&threadId),
+// GetUsage is UsageService.Usage (GET /v1/usage?by&from&to&tz&threadId&limit&cursor),
 // every client's threads (the window's scope is all).
-func (b *Bindings) GetUsage(by, from, to, tz, threadID string) (hub.UsageReport, error) {
+func (b *Bindings) GetUsage(p hub.UsageParams) (hub.UsageReport, error) {
 	us, err := b.usageOf()
 	if err != nil {
 		return hub.UsageReport{}, err
 	}
-	q, err := hub.ParseUsageQuery(by, from, to, tz, threadID)
+	q, err := hub.ParseUsageQuery(p)
 	if err != nil {
 		return hub.UsageReport{}, err
 	}

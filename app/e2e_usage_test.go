@@ -12,9 +12,9 @@ import (
 	"time"
 
 	"github.com/switchboard-hub/switchboard/acp/acptest"
+	"github.com/switchboard-hub/switchboard/acp/acptest/fakemodel"
 	"github.com/switchboard-hub/switchboard/hub"
 	"github.com/switchboard-hub/switchboard/hub/client"
-	"github.com/switchboard-hub/switchboard/acp/acptest/fakemodel"
 )
 
 type apiUsage struct {
@@ -80,7 +80,8 @@ func TestE2EUsageLedgerAndBudgets(t *testing.T) {
 	if r.status != 404 {
 		t.Fatalf("another client's thread: %s", r)
 	}
-	for _, q := range []string{"by=week", "by=day&tz=Mars/Olympus", "by=day&from=yesterday", "by=day&from=2026-02-01&to=2026-01-01"} {
+	for _, q := range []string{"by=week", "by=day&tz=Mars/Olympus", "by=day&from=yesterday", "by=day&from=2026-02-01&to=2026-01-01",
+		"by=day&limit=0", "by=day&limit=10001", "by=thread&cursor=!!!"} {
 		if r := h.do("GET", "/v1/usage?"+q, nil); r.status != 400 || r.errorCode() != "INVALID_ARGUMENT" {
 			t.Errorf("%s: %s", q, r)
 		}

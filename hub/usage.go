@@ -69,6 +69,26 @@ type UsageQuery struct {
 	Loc *time.Location
 	// ThreadID, when set, selects one thread's reports.
 	ThreadID string
+	// Limit bounds the buckets of the answer (0: up to MaxUsageBuckets),
+	// after Cursor (a previous answer's NextCursor; "" from the first).
+	Limit  int
+	Cursor string
+}
+
+// MaxUsageBuckets is the most buckets one usage answer holds: without a
+// limit an answer stops there, with nextCursor set.
+const MaxUsageBuckets = 10000
+
+// UsageParams are GET /v1/usage's parameters as given (the window's
+// GetUsage takes the same), for ParseUsageQuery.
+type UsageParams struct {
+	By       string `json:"by,omitempty"`
+	From     string `json:"from,omitempty"`
+	To       string `json:"to,omitempty"`
+	TZ       string `json:"tz,omitempty"`
+	ThreadID string `json:"threadId,omitempty"`
+	Limit    int    `json:"limit,omitempty"`
+	Cursor   string `json:"cursor,omitempty"`
 }
 
 // Usage groupings (UsageQuery.By).
@@ -110,6 +130,8 @@ type UsageReport struct {
 	// AgentsWithoutCost are agents that reported usage in the period but
 	// never a cost: no budget can stop them.
 	AgentsWithoutCost []string `json:"agentsWithoutCost"`
+	// NextCursor is set when buckets follow (pass it as cursor).
+	NextCursor string `json:"nextCursor,omitempty"`
 }
 
 // UsageRow is one row of a store grouping (Store's Usage): a key (a local
@@ -295,36 +317,40 @@ func (b Budgets) Limit(name string) (float64, bool) {
 
 // ParseUsageQuery reads the parameters of GET /v1/usage (and the window's
 // GetUsage): by (default day), from and to (RFC 3339 times or dates
-// YYYY-MM-DD in tz), tz (an IANA zone; "" the hub's), threadId.
-// INVALID_ARGUMENT names the bad parameter.
-func ParseUsageQuery(by, from, to, tz, threadID string) (UsageQuery, error) {
+// YYYY-MM-DD in tz), tz (an IANA zone; "" the hub's), threadId, limit
+// (0: up to MaxUsageBuckets) and cursor. INVALID_ARGUMENT names the bad
+// parameter.
+func ParseUsageQuery(p UsageParams) (UsageQuery, error) {
 	loc := time.Local
-	if tz != "" {
-		l, err := time.LoadLocation(tz)
-		if err != nil || len(tz) > 64 {
+	if p.TZ != "" {
+		l, err := time.LoadLocation(p.TZ)
+		if err != nil || len(p.TZ) > 64 {
 			return UsageQuery{}, Errorf(CodeInvalidArgument, "tz must be an IANA time zone such as Europe/Paris")
 		}
 		loc = l
 	}
-	q := UsageQuery{By: by, Loc: loc, ThreadID: threadID}
+	if p.Limit < 0 || p.Limit > MaxUsageBuckets {
+		return UsageQuery{}, Errorf(CodeInvalidArgument, "limit must be from 1 to %d", MaxUsageBuckets)
+	}
+	q := UsageQuery{By: p.By, Loc: loc, ThreadID: p.ThreadID, Limit: p.Limit, Cursor: p.Cursor}
 	if q.By == "" {
 		q.By = UsageByDay
 	}
-	for _, p := range []struct {
+	for _, f := range []struct {
 		name, v string
 		dst     *time.Time
-	}{{"from", from, &q.From}, {"to", to, &q.To}} {
-		if p.v == "" {
+	}{{"from", p.From, &q.From}, {"to", p.To, &q.To}} {
+		if f.v == "" {
 			continue
 		}
-		t, err := time.Parse(time.RFC3339Nano, p.v)
+		t, err := time.Parse(time.RFC3339Nano, f.v)
 		if err != nil {
-			t, err = time.ParseInLocation(time.DateOnly, p.v, loc)
+			t, err = time.ParseInLocation(time.DateOnly, f.v, loc)
 		}
 		if err != nil {
-			return UsageQuery{}, Errorf(CodeInvalidArgument, "%s must be an RFC 3339 time or a date YYYY-MM-DD", p.name)
+			return UsageQuery{}, Errorf(CodeInvalidArgument, "%s must be an RFC 3339 time or a date YYYY-MM-DD", f.name)
 		}
-		*p.dst = t
+		*f.dst = t
 	}
 	return q, nil
 }

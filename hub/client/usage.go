@@ -4,13 +4,15 @@ import (
 	"context"
 	"net/http"
 	"net/url"
+	"strconv"
 	"time"
 
 	"github.com/switchboard-hub/switchboard/hub"
 )
 
 // Usage reads the usage ledger (GET /v1/usage): q.By, q.From and q.To (zero:
-// open), q.ThreadID and q.Loc (sent as tz when set).
+// open), q.ThreadID, q.Loc (sent as tz when set), q.Limit and q.Cursor (a
+// previous answer's NextCursor).
 func (c *Client) Usage(ctx context.Context, q hub.UsageQuery) (hub.UsageReport, error) {
 	v := url.Values{}
 	if q.By != "" {
@@ -27,6 +29,12 @@ func (c *Client) Usage(ctx context.Context, q hub.UsageQuery) (hub.UsageReport, 
 	}
 	if q.Loc != nil && q.Loc.String() != "Local" {
 		v.Set("tz", q.Loc.String())
+	}
+	if q.Limit > 0 {
+		v.Set("limit", strconv.Itoa(q.Limit))
+	}
+	if q.Cursor != "" {
+		v.Set("cursor", q.Cursor)
 	}
 	var out hub.UsageReport
 	err := c.call(ctx, request{method: http.MethodGet, path: "/v1/usage", query: v}, &out)

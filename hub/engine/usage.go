@@ -2,6 +2,7 @@ package engine
 
 import (
 	"context"
+	"encoding/base64"
 	"encoding/json"
 	"sort"
 	"strconv"
@@ -214,6 +215,10 @@ func (e *Engine) Usage(ctx context.Context, c hub.Caller, q hub.UsageQuery) (hub
 		}
 	}
 	sort.Strings(rep.AgentsWithoutCost)
+	sort.SliceStable(rep.Buckets, func(i, j int) bool { return rep.Buckets[i].Key < rep.Buckets[j].Key })
+	if rep.Buckets, rep.NextCursor, err = pageBuckets(rep.Buckets, q.Cursor, q.Limit); err != nil {
+		return hub.UsageReport{}, err
+	}
 	if q.By == hub.UsageByThread {
 		for i := range rep.Buckets {
 			if th, err := e.store.GetThread(ctx, rep.Buckets[i].Key); err == nil {
@@ -222,4 +227,26 @@ func (e *Engine) Usage(ctx context.Context, c hub.Caller, q hub.UsageQuery) (hub
 		}
 	}
 	return rep, nil
+}
+
+// pageBuckets is the page of buckets (sorted by key) after cursor (the
+// base64url of the last key of the page before), at most limit of them
+// (0: hub.MaxUsageBuckets), and the cursor of the next page ("" on the
+// last).
+func pageBuckets(bs []hub.UsageBucket, cursor string, limit int) ([]hub.UsageBucket, string, error) {
+	if limit <= 0 || limit > hub.MaxUsageBuckets {
+		limit = hub.MaxUsageBuckets
+	}
+	if cursor != "" {
+		after, err := base64.RawURLEncoding.DecodeString(cursor)
+		if err != nil {
+			return nil, "", hub.Errorf(hub.CodeInvalidArgument, "cursor is not one this hub gave")
+		}
+		i := sort.Search(len(bs), func(i int) bool { return bs[i].Key > string(after) })
+		bs = bs[i:]
+	}
+	if len(bs) <= limit {
+		return bs, "", nil
+	}
+	return bs[:limit], base64.RawURLEncoding.EncodeToString([]byte(bs[limit-1].Key)), nil
 }

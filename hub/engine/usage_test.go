@@ -5,6 +5,7 @@ package engine_test
 import (
 	"context"
 	"math"
+	"sort"
 	"strings"
 	"testing"
 	"time"
@@ -325,5 +326,39 @@ func TestBudgetPerThreadAndAgent(t *testing.T) {
 	}
 	if turn := h.run(b, subB, "echo the other agent runs"); turn.Status != hub.TurnCompleted {
 		t.Fatalf("another agent's thread %+v", turn)
+	}
+}
+
+// A usage answer pages its buckets by key: limit, then nextCursor, until
+// the last page; a cursor the hub did not give is INVALID_ARGUMENT.
+func TestUsagePages(t *testing.T) {
+	h := newHarness(t, nil, usageSpecs(t)...)
+	ctx := context.Background()
+	var want []string
+	for range 3 {
+		th := h.thread("fake")
+		h.run(th, h.watch(th), "usage 1 100 0.10 USD")
+		want = append(want, th.ID)
+	}
+	sort.Strings(want)
+	var got []string
+	cursor := ""
+	for pages := 0; ; pages++ {
+		rep, err := h.e.Usage(ctx, alice, hub.UsageQuery{By: hub.UsageByThread, Limit: 2, Cursor: cursor})
+		if err != nil || len(rep.Buckets) > 2 || pages > 2 {
+			t.Fatalf("page %d: %+v %v", pages, rep, err)
+		}
+		for _, b := range rep.Buckets {
+			got = append(got, b.Key)
+		}
+		if cursor = rep.NextCursor; cursor == "" {
+			break
+		}
+	}
+	if strings.Join(got, ",") != strings.Join(want, ",") {
+		t.Fatalf("paged %v, want %v", got, want)
+	}
+	if _, err := h.e.Usage(ctx, alice, hub.UsageQuery{By: hub.UsageByThread, Cursor: "%%%"}); hub.ErrorCode(err) != hub.CodeInvalidArgument {
+		t.Fatalf("a bad cursor: %v", err)
 	}
 }

@@ -16,7 +16,7 @@ func (s *Server) usageService() hub.UsageService {
 	return us
 }
 
-// getUsage is GET /v1/usage?by=day|agent|thread|model|turn&from=&to=&tz=&threadId=
+// getUsage is GET /v1/usage?by=day|agent|thread|model|turn&from=&to=&tz=&threadId=&limit=&cursor=
 // (extension): the ledger of the caller's threads (scope=all: all),
 // grouped. from and to are RFC 3339 times or local dates (YYYY-MM-DD, in
 // tz, an IANA zone, default the hub's); days are in tz.
@@ -27,7 +27,13 @@ func (s *Server) getUsage(w http.ResponseWriter, r *http.Request, c hub.Caller) 
 		return
 	}
 	q := r.URL.Query()
-	uq, err := hub.ParseUsageQuery(q.Get("by"), q.Get("from"), q.Get("to"), q.Get("tz"), q.Get("threadId"))
+	limit, err := limitParam(q)
+	if err != nil {
+		s.writeError(w, r, err)
+		return
+	}
+	uq, err := hub.ParseUsageQuery(hub.UsageParams{By: q.Get("by"), From: q.Get("from"), To: q.Get("to"), TZ: q.Get("tz"),
+		ThreadID: q.Get("threadId"), Limit: limit, Cursor: q.Get("cursor")})
 	if err != nil {
 		s.writeError(w, r, err)
 		return

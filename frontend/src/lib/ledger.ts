@@ -3,7 +3,7 @@
 
 export type UsageBy = 'day' | 'agent' | 'thread' | 'model' | 'turn';
 
-export type UsageQuery = { by: UsageBy; from?: string; to?: string; tz?: string; threadId?: string };
+export type UsageQuery = { by: UsageBy; from?: string; to?: string; tz?: string; threadId?: string; limit?: number; cursor?: string };
 
 export type UsageBucket = {
   key: string;
@@ -24,6 +24,8 @@ export type UsageReport = {
   to?: string;
   currency?: string;
   agentsWithoutCost: string[];
+  /** Set when buckets follow (GET /v1/usage pages at 10,000 without a limit). */
+  nextCursor?: string;
 };
 
 /** The IANA time zone of this window or browser ("" when unknown). */

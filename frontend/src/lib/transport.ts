@@ -355,7 +355,7 @@ export class WailsTransport implements Transport {
   }
   getUsage(q: UsageQuery) {
     return this.call<UsageReport>(
-      () => this.bindings.GetUsage(q.by, q.from ?? '', q.to ?? '', q.tz ?? localZone(), q.threadId ?? ''),
+      () => this.bindings.GetUsage({ ...q, tz: q.tz ?? localZone() }),
     );
   }
   overrideBudget(budget: string, threadId?: string) {
@@ -641,7 +641,15 @@ export class HttpTransport implements Transport {
     return withAgents((await this.request<{ settings: Settings }>('PATCH', this.url('/v1/settings'), patch)).settings);
   }
   async getUsage(q: UsageQuery) {
-    const u = this.url('/v1/usage', { by: q.by, from: q.from, to: q.to, tz: q.tz ?? localZone(), threadId: q.threadId });
+    const u = this.url('/v1/usage', {
+      by: q.by,
+      from: q.from,
+      to: q.to,
+      tz: q.tz ?? localZone(),
+      threadId: q.threadId,
+      limit: q.limit,
+      cursor: q.cursor,
+    });
     return await this.request<UsageReport>('GET', u);
   }
   async overrideBudget(budget: string, threadId?: string) {

@@ -864,6 +864,30 @@ export namespace hub {
 	        this.size = source["size"];
 	    }
 	}
+	export class UsageParams {
+	    by?: string;
+	    from?: string;
+	    to?: string;
+	    tz?: string;
+	    threadId?: string;
+	    limit?: number;
+	    cursor?: string;
+	
+	    static createFrom(source: any = {}) {
+	        return new UsageParams(source);
+	    }
+	
+	    constructor(source: any = {}) {
+	        if ('string' === typeof source) source = JSON.parse(source);
+	        this.by = source["by"];
+	        this.from = source["from"];
+	        this.to = source["to"];
+	        this.tz = source["tz"];
+	        this.threadId = source["threadId"];
+	        this.limit = source["limit"];
+	        this.cursor = source["cursor"];
+	    }
+	}
 	export class UsageReport {
 	    buckets: UsageBucket[];
 	    // Go type: time
@@ -872,6 +896,7 @@ export namespace hub {
 	    to: any;
 	    currency?: string;
 	    agentsWithoutCost: string[];
+	    nextCursor?: string;
 	
 	    static createFrom(source: any = {}) {
 	        return new UsageReport(source);
@@ -884,6 +909,7 @@ export namespace hub {
 	        this.to = this.convertValues(source["to"], null);
 	        this.currency = source["currency"];
 	        this.agentsWithoutCost = source["agentsWithoutCost"];
+	        this.nextCursor = source["nextCursor"];
 	    }
 	
 		convertValues(a: any, classs: any, asMap: boolean = false): any {

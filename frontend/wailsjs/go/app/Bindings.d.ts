@@ -18,7 +18,7 @@ export function GetSettings():Promise<hub.Settings>;
 
 export function GetThread(arg1:string):Promise<hub.Thread>;
 
-export function GetUsage(arg1:string,arg2:string,arg3:string,arg4:string,arg5:string):Promise<hub.UsageReport>;
+export function GetUsage(arg1:hub.UsageParams):Promise<hub.UsageReport>;
 
 export function History(arg1:string,arg2:boolean,arg3:boolean):Promise<Array<hub.TurnHistory>>;
 

@@ -34,8 +34,8 @@ export function GetThread(arg1) {
   return window['go']['app']['Bindings']['GetThread'](arg1);
 }
 
-export function GetUsage(arg1, arg2, arg3, arg4, arg5) {
-  return window['go']['app']['Bindings']['GetUsage'](arg1, arg2, arg3, arg4, arg5);
+export function GetUsage(arg1) {
+  return window['go']['app']['Bindings']['GetUsage'](arg1);
 }
 
 export function History(arg1, arg2, arg3) {
