@@ -91,4 +91,3 @@ func TestUnusedOverride(t *testing.T) {
 		t.Fatalf("decidedBy %q %v: using an override must keep who gave it", decidedBy, err)
 	}
 }
-
