@@ -60,7 +60,19 @@ type RememberedRule struct {
 	// CreatedBy is the decidedBy of the decision that made it ("window", …).
 	CreatedBy    string `json:"createdBy"`
 	PermissionID string `json:"permissionId"` // the request it was made from
+	// ClientID, when set, limits the rule to that client's threads: a
+	// token holder without scope=all remembers only for its own threads.
+	// "" (a surface or a scope=all caller) applies to every client's.
+	ClientID string `json:"clientId,omitempty"`
 }
+
+// MaxPermissionPage is the most permissions one audit page holds (and
+// the page size without PermissionQuery.Limit); MaxBatch the most ids one
+// BatchDecision names.
+const (
+	MaxPermissionPage = 500
+	MaxBatch          = 500
+)
 
 // DecisionResult answers one decision (POST /v1/permissions/{id}).
 type DecisionResult struct {

@@ -167,10 +167,27 @@ type Service interface {
 	// Thread.ConfigOptions. Errors as SetMode.
 	SetConfigOption(ctx context.Context, c Caller, threadID, configID, value string) (Thread, error)
 
+	// ListPermissions is QueryPermissions{Status: status}'s first page
+	// (at most MaxPermissionPage, newest first).
 	ListPermissions(ctx context.Context, c Caller, status string) ([]Permission, error)
+	// QueryPermissions is the audit: the permissions of the threads the
+	// caller may see that q selects, newest first, a page at a time. A
+	// malformed filter or cursor is INVALID_ARGUMENT.
+	QueryPermissions(ctx context.Context, c Caller, q PermissionQuery) (PermissionPage, error)
 	// DecidePermission records the decision durably, then tells the agent.
-	// A permission already decided or expired is CONFLICT.
-	DecidePermission(ctx context.Context, c Caller, id string, d Decision) (Permission, error)
+	// A permission already decided or expired is CONFLICT. With
+	// d.Remember it also stores a RememberedRule (DecisionResult.Rule).
+	DecidePermission(ctx context.Context, c Caller, id string, d Decision) (DecisionResult, error)
+	// DecidePermissions decides each of b.IDs as DecidePermission would,
+	// in order, and reports each one's result; it fails as a whole only
+	// for a malformed request (INVALID_ARGUMENT).
+	DecidePermissions(ctx context.Context, c Caller, b BatchDecision) (BatchResult, error)
+	// ListRules lists the remembered rules the caller may see (every one
+	// for a caller with All, else those it created), oldest first.
+	ListRules(ctx context.Context, c Caller) ([]RememberedRule, error)
+	// DeleteRule removes a remembered rule; NOT_FOUND when unknown or not
+	// the caller's to see.
+	DeleteRule(ctx context.Context, c Caller, id string) error
 
 	// AnswerClientRequest answers a pending client_request of the thread:
 	// the agent gets a.Result or a.Error verbatim. Only the thread's

@@ -18,6 +18,7 @@ var deleteThreadSQL = []string{
 	`DELETE FROM events WHERE thread_id = ?1 AND seq < (SELECT MAX(seq) FROM events)`,
 	`UPDATE events SET payload = NULL WHERE thread_id = ?1`,
 	`DELETE FROM permissions WHERE thread_id = ?1`,
+	`DELETE FROM remembered_rules WHERE thread_id = ?1`,
 	`DELETE FROM turns WHERE thread_id = ?1`,
 	`UPDATE threads SET deleted = 1, title = '', cwd = '', summary = '', agent_session_id = '',
 		modes = NULL, config_options = NULL, client_capabilities = NULL, available_commands = NULL

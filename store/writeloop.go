@@ -198,7 +198,11 @@ func (db *DB) commitBatch(batch []*op) {
 // modifications counts the statements that apply(w) runs to change rows.
 func modifications(w *hub.Write) int {
 	n := len(w.Threads) + len(w.Turns) + len(w.Permissions) + len(w.Events) + len(w.AgentProcs) + len(w.ForgetProcs) + len(w.SessionStates)
+	n += len(w.Rules) + len(w.DeleteRules)
 	if w.Decide != nil {
+		n++
+	}
+	if w.Escalate != nil {
 		n++
 	}
 	return n

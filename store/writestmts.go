@@ -20,6 +20,8 @@ type stmts struct {
 	insertEvent, threadClient      *sql.Stmt
 	upsertProc, deleteProc         *sql.Stmt
 	setSessionState                *sql.Stmt
+	escalate, insertRule           *sql.Stmt
+	deleteRule                     *sql.Stmt
 	deleteThread                   []*sql.Stmt // deleteThreadSQL, in order
 	all                            []*sql.Stmt
 }
@@ -46,6 +48,9 @@ func prepareStmts(ctx context.Context, conn *sql.Conn) (*stmts, error) {
 		{&s.upsertProc, upsertProcSQL},
 		{&s.deleteProc, "DELETE FROM agent_processes WHERE pid = ?"},
 		{&s.setSessionState, setSessionStateSQL},
+		{&s.escalate, escalateSQL},
+		{&s.insertRule, insertRuleSQL},
+		{&s.deleteRule, "DELETE FROM remembered_rules WHERE id = ?"},
 	} {
 		st, err := conn.PrepareContext(ctx, p.sql)
 		if err != nil {
@@ -77,12 +82,18 @@ func (s *stmts) close() error {
 
 // apply makes w's changes on the writer's connection, inside the
 // transaction (and, for a Write of more than one statement, the savepoint)
-// that commitBatch opened: Decide first, then threads, deleted threads, session states,
-// turns, permissions, events, agent processes recorded, then forgotten.
+// that commitBatch opened: Decide first, then Escalate, threads, deleted
+// threads, session states, turns, permissions, rules added, rules deleted,
+// events, agent processes recorded, then forgotten.
 func (db *DB) apply(ctx context.Context, w *hub.Write) error {
 	st := db.st
 	if w.Decide != nil {
 		if err := decide(ctx, st, w.Decide); err != nil {
+			return err
+		}
+	}
+	if w.Escalate != nil {
+		if err := escalate(ctx, st, w.Escalate); err != nil {
 			return err
 		}
 	}
@@ -108,6 +119,16 @@ func (db *DB) apply(ctx context.Context, w *hub.Write) error {
 	}
 	for i := range w.Permissions {
 		if err := upsertPermission(ctx, st, &w.Permissions[i]); err != nil {
+			return err
+		}
+	}
+	for i := range w.Rules {
+		if err := insertRule(ctx, st, &w.Rules[i]); err != nil {
+			return err
+		}
+	}
+	for _, id := range w.DeleteRules {
+		if err := deleteRule(ctx, st, id); err != nil {
 			return err
 		}
 	}

@@ -13,6 +13,7 @@ import (
 
 	"github.com/switchboard-hub/switchboard/acp"
 	"github.com/switchboard-hub/switchboard/hub"
+	"github.com/switchboard-hub/switchboard/hub/policy"
 )
 
 // Config is the engine's live-tunable configuration (config file keys in
@@ -43,6 +44,13 @@ type Config struct {
 	// PendingPermissionsPerTurn bounds a turn's pending permissions; the
 	// next one is refused at once (limits.pendingPermissionsPerTurn, 32).
 	PendingPermissionsPerTurn int
+	// Rules are the compiled permissions.rules, tried before anyone is
+	// asked (nil: none). Applies to requests from then on.
+	Rules *policy.Policy
+	// EscalateAfter is permissions.escalateAfter: a permission still
+	// pending this long is escalated (0: never; at least PermissionTimeout
+	// also never). Applies to requests from then on.
+	EscalateAfter time.Duration
 }
 
 // DefaultPendingPermissionsPerTurn is the default
@@ -133,10 +141,12 @@ type Engine struct {
 	threads map[string]*threadRT // loaded threads by id
 	turns   map[string]*turnRT   // running turns by id
 	perms   map[string]*permRT   // pending permissions by id
-	procs   int                  // live agent processes
-	closing bool
-	turnsWG sync.WaitGroup
-	inits   map[string]agentInit // agents' initialize answers, by agent id
+	// remembered are the remembered rules, oldest first, as stored.
+	remembered []hub.RememberedRule
+	procs      int // live agent processes
+	closing    bool
+	turnsWG    sync.WaitGroup
+	inits      map[string]agentInit // agents' initialize answers, by agent id
 
 	stopProbes context.CancelFunc
 	probes     sync.WaitGroup
@@ -193,6 +203,9 @@ func New(ctx context.Context, opts Options) (*Engine, error) {
 		e.maxHistory = hub.MaxHistoryBytes
 	}
 	e.SetAgents(opts.Agents)
+	if e.remembered, err = opts.Store.ListRules(ctx); err != nil {
+		return nil, fmt.Errorf("hub: read remembered rules: %w", err)
+	}
 	if err := e.recover(ctx); err != nil {
 		return nil, err
 	}

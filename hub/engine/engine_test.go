@@ -270,7 +270,8 @@ func TestPermissionDecisions(t *testing.T) {
 			if len(pending) != 1 || pending[0].ID != p.ID {
 				t.Fatalf("pending %+v", pending)
 			}
-			decided, err := h.e.DecidePermission(ctx, tt.caller, p.ID, tt.decision)
+			res, err := h.e.DecidePermission(ctx, tt.caller, p.ID, tt.decision)
+			decided := res.Permission
 			if err != nil || decided.Status != tt.status || decided.DecidedBy != tt.decidedBy {
 				t.Fatalf("decide %+v %v", decided, err)
 			}

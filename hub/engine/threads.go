@@ -228,7 +228,11 @@ func (e *Engine) deleteThread(ctx context.Context, c hub.Caller, id string) erro
 	if err != nil {
 		return err
 	}
-	return e.commit(&hub.Write{Threads: []hub.Thread{tomb}, DeleteThreads: []string{id}, Events: []hub.Event{ev}})
+	if err := e.commit(&hub.Write{Threads: []hub.Thread{tomb}, DeleteThreads: []string{id}, Events: []hub.Event{ev}}); err != nil {
+		return err
+	}
+	e.forgetThreadRules(id) // the store deleted them with the thread
+	return nil
 }
 
 // ListAgents implements Service.

@@ -1,0 +1,96 @@
+package policy
+
+import (
+	"errors"
+	"path"
+	"path/filepath"
+	"strings"
+)
+
+// Folder globs (permissions.rules[].folders and the config's folders
+// section): an absolute folder pattern (~ expanded by the caller, or by
+// Compile), path elements matched one by one as filepath.Match does ("*",
+// "?", "[…]" within one element), and "**" for any number of elements,
+// none included. "/home/me/work/**" matches /home/me/work and every
+// folder under it; "/home/me/work/*" its direct subfolders.
+
+// CheckFolderGlob reports whether glob is a valid folder pattern: absolute,
+// and each element a valid filepath.Match pattern.
+func CheckFolderGlob(glob string) error {
+	if !filepath.IsAbs(glob) {
+		return ErrNotAbsolute
+	}
+	for _, el := range SplitPath(glob) {
+		if el == "**" {
+			continue
+		}
+		if _, err := filepath.Match(el, ""); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// ErrNotAbsolute is CheckFolderGlob's error for a relative pattern.
+var ErrNotAbsolute = errors.New("must be an absolute path (or start with ~/)")
+
+// MatchFolder reports whether the folder dir matches glob. Both are
+// absolute; dir is cleaned first.
+func MatchFolder(glob, dir string) bool {
+	return matchElems(SplitPath(glob), SplitPath(filepath.Clean(dir)))
+}
+
+// matchElems matches path elements against pattern elements.
+func matchElems(pat, elems []string) bool {
+	for len(pat) > 0 {
+		if pat[0] == "**" {
+			for i := 0; i <= len(elems); i++ {
+				if matchElems(pat[1:], elems[i:]) {
+					return true
+				}
+			}
+			return false
+		}
+		if len(elems) == 0 {
+			return false
+		}
+		if ok, err := filepath.Match(pat[0], elems[0]); err != nil || !ok {
+			return false
+		}
+		pat, elems = pat[1:], elems[1:]
+	}
+	return len(elems) == 0
+}
+
+// SplitPath splits p at separators, dropping empty and "." elements.
+func SplitPath(p string) []string {
+	var out []string
+	for _, el := range strings.Split(filepath.ToSlash(p), "/") {
+		if el != "" && el != "." {
+			out = append(out, el)
+		}
+	}
+	return out
+}
+
+// Within reports whether p is root or inside it; both are clean and
+// absolute.
+func Within(p, root string) bool {
+	if p == root {
+		return true
+	}
+	if !strings.HasSuffix(root, string(filepath.Separator)) {
+		root += string(filepath.Separator)
+	}
+	return strings.HasPrefix(p, root)
+}
+
+// checkAgentGlob reports whether g is a valid agent id pattern
+// (path.Match syntax: agent ids hold no "/").
+func checkAgentGlob(g string) error {
+	if g == "" {
+		return errors.New("empty pattern")
+	}
+	_, err := path.Match(g, "")
+	return err
+}
