@@ -35,6 +35,11 @@ describe('rule form', () => {
     expect(ruleErrorField(err('line 7: rule "kind-check": unknown kind "reed"'), 0, 'kind-check')).toBe('kinds');
     expect(ruleErrorField(err('rules[0]: folders: bad glob "[" '), 0, 'x')).toBe('folders');
     expect(ruleErrorField(err('rules[0]: folders: bad glob'), 1, 'y')).toBeUndefined(); // another rule
+    // hub/policy's RuleError, as the config layer passes it on.
+    const policy = 'config.yaml: line 12: permissions.rules[2] ("kinds-and-match"): match: invalid regular expression: missing )';
+    expect(ruleErrorField(err(policy), 2, 'kinds-and-match')).toBe('match');
+    expect(ruleErrorField(err(policy), 1, 'other')).toBeUndefined();
+    expect(ruleErrorField(err('permissions.rules[0] ("a"): kinds: unknown kind "reed" (read, edit)'), 0, 'a')).toBe('kinds');
     expect(ruleErrorField(err('bad', { rule: 2, field: 'permissions.rules.decision' }), 2, 'z')).toBe('decision');
     expect(ruleErrorField(err('bad', { rule: 'z', field: 'kind' }), 2, 'z')).toBe('kinds');
     expect(ruleErrorField(new HubError('CONFLICT', 'rules[0] match: fix the file first'), 0, 'x')).toBeUndefined();

@@ -91,9 +91,10 @@ const fieldWords: [RegExp, RuleField][] = [
 
 /**
  * Where the hub's refusal of a rules list belongs: the field of rule index
- * (details.rule / details.field when the hub gives them, else the rule's
- * index "rules[i]" or its name in the message, and the first field word
- * in it), or undefined when it is not about that rule's field.
+ * (details.rule / details.field when the hub gives them, else hub/policy's
+ * message "permissions.rules[i] ("name"): field: why", else the rule's
+ * index or name in the message and the first field word after it), or
+ * undefined when it is not about that rule's field.
  */
 export function ruleErrorField(err: unknown, index: number, name: string): RuleField | undefined {
   if (!(err instanceof HubError) || err.code !== 'INVALID_ARGUMENT') return undefined;
@@ -105,6 +106,13 @@ export function ruleErrorField(err: unknown, index: number, name: string): RuleF
   else if (typeof ruleOf === 'string') mine = ruleOf === name;
   else mine = msg.includes(`rules[${index}]`) || (!!name && (msg.includes(`"${name}"`) || msg.includes(`rule ${name}`)));
   if (!mine) return undefined;
+  // The hub's own form: permissions.rules[<i>] ("<name>"): <field>: <why>.
+  const exact = /rules\[(\d+)\](?: \("(?:[^"\\]|\\.)*"\))?: (\w+):/.exec(msg);
+  if (exact && typeof ruleOf !== 'number' && typeof ruleOf !== 'string') {
+    if (Number(exact[1]) !== index) return undefined;
+    const f = exact[2] === 'kind' ? 'kinds' : exact[2];
+    if (['name', 'agents', 'folders', 'kinds', 'match', 'inside', 'decision'].includes(f)) return f as RuleField;
+  }
   if (typeof d.field === 'string') {
     const f = d.field.replace(/^.*\./, '');
     if (f === 'kind') return 'kinds';
