@@ -166,6 +166,13 @@ func (p SettingsPatch) Validate(builtin func(id string) bool) error {
 			return err
 		}
 	}
+	if p.Permissions != nil && p.Permissions.EscalateAfter != nil {
+		if s := strings.TrimSpace(*p.Permissions.EscalateAfter); s != "" {
+			if d, err := time.ParseDuration(s); err != nil || d <= 0 {
+				return FieldError("permissions.escalateAfter", "permissions.escalateAfter must be a positive duration such as 2m, or empty to never escalate, not %q", s)
+			}
+		}
+	}
 	if p.UI != nil && p.UI.Theme != nil {
 		switch *p.UI.Theme {
 		case ThemeLight, ThemeDark, ThemeSystem:

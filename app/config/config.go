@@ -20,6 +20,7 @@ import (
 	"time"
 
 	"github.com/switchboard-hub/switchboard/acp"
+	"github.com/switchboard-hub/switchboard/hub"
 	"github.com/switchboard-hub/switchboard/hub/engine"
 )
 
@@ -34,6 +35,11 @@ type Config struct {
 	AllowedOrigins []string `mapstructure:"allowedOrigins"`
 	Permissions    struct {
 		Timeout time.Duration `mapstructure:"timeout"`
+		// EscalateAfter: a permission still pending this long is
+		// escalated (0: never); shorter than Timeout.
+		EscalateAfter time.Duration `mapstructure:"escalateAfter"`
+		// Rules are tried in order before anyone is asked (rules.go).
+		Rules []hub.PermissionRule `mapstructure:"rules"`
 	} `mapstructure:"permissions"`
 	Limits struct {
 		MaxAgentProcesses int           `mapstructure:"maxAgentProcesses"`
@@ -98,10 +104,14 @@ func DefaultPath() (string, error) {
 	return filepath.Join(d, "switchboard", "config.yaml"), nil
 }
 
-// EngineConfig is the engine's part of c: permission timeout, limits,
-// context sizes, the folder rules, what terminals inherit and redaction.
+// EngineConfig is the engine's part of c: permission timeout, escalation
+// and rules (compiled), limits, context sizes, the folder rules, what
+// terminals inherit and redaction. c must be valid.
 func (c Config) EngineConfig() engine.Config {
+	rules, _ := compileRules(c.Permissions.Rules) // validated by Load
 	return engine.Config{
+		Rules:              rules,
+		EscalateAfter:      c.Permissions.EscalateAfter,
 		PermissionTimeout:  c.Permissions.Timeout,
 		MaxAgentProcesses:  c.Limits.MaxAgentProcesses,
 		AgentIdleTimeout:   c.Limits.AgentIdleTimeout,

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"os"
 	"strings"
+	"time"
 
 	"github.com/spf13/viper"
 	"go.yaml.in/yaml/v3"
@@ -23,6 +24,8 @@ func setDefaults(v *viper.Viper) {
 	v.SetDefault("allowedHosts", []string{})
 	v.SetDefault("allowedOrigins", []string{})
 	v.SetDefault("permissions.timeout", d.PermissionTimeout)
+	v.SetDefault("permissions.escalateAfter", time.Duration(0))
+	v.SetDefault("permissions.rules", []any{})
 	v.SetDefault("limits.maxAgentProcesses", d.MaxAgentProcesses)
 	v.SetDefault("limits.agentIdleTimeout", d.AgentIdleTimeout)
 	v.SetDefault("limits.turnTimeout", d.TurnTimeout)
@@ -87,7 +90,7 @@ func decodeConfig(v *viper.Viper, path string, data []byte) (Config, error) {
 		return Config{}, fmt.Errorf("config %s: %w", path, err)
 	}
 	if err := c.validate(); err != nil {
-		return Config{}, fmt.Errorf("config %s: %w", path, err)
+		return Config{}, fmt.Errorf("config %s: %w", path, withRuleLine(err, data))
 	}
 	return c, nil
 }

@@ -123,11 +123,15 @@ func isBuiltinAgent(id string) bool {
 // agents' environment values are left out: only their names.
 func settingsOf(path string, c Config) hub.Settings {
 	s := hub.Settings{
-		ConfigFile:    path,
-		Permissions:   hub.PermissionSettings{Timeout: hub.FormatDuration(c.Permissions.Timeout)},
+		ConfigFile: path,
+		Permissions: hub.PermissionSettings{Timeout: hub.FormatDuration(c.Permissions.Timeout),
+			Rules: append([]hub.PermissionRule{}, c.Permissions.Rules...)},
 		Notifications: hub.NotificationSettings{Enabled: c.Notifications.Enabled, TurnCompleted: c.Notifications.TurnCompleted},
 		UI:            hub.UISettings{Theme: c.UI.Theme},
 		Agents:        []hub.AgentSettings{},
+	}
+	if c.Permissions.EscalateAfter > 0 {
+		s.Permissions.EscalateAfter = hub.FormatDuration(c.Permissions.EscalateAfter)
 	}
 	for id, a := range c.Agents {
 		as := hub.AgentSettings{

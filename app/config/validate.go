@@ -56,6 +56,9 @@ func (c Config) validate() error {
 	if err := checkEnvNames(c.Terminals.InheritEnv); err != nil {
 		return err
 	}
+	if err := c.validatePermissions(); err != nil {
+		return err
+	}
 	if err := c.Folders.validate(); err != nil {
 		return err
 	}

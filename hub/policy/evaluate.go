@@ -1,6 +1,7 @@
 package policy
 
 import (
+	"path/filepath"
 	"slices"
 
 	"github.com/switchboard-hub/switchboard/hub"
@@ -69,6 +70,7 @@ func (p *Policy) firstConfig(r *Request) (Verdict, bool) {
 	}
 	var folder []string // split once, when a rule needs it
 	subject := r.Subject()
+	lower, lowered := "", false // asciiLower(subject), when a prefilter needs it
 	for i := range p.rules {
 		c := &p.rules[i]
 		if c.kinds != 0 && c.kinds&kindBit == 0 {
@@ -91,8 +93,13 @@ func (p *Policy) firstConfig(r *Request) (Verdict, bool) {
 		if c.inside && !allInside(r) {
 			continue
 		}
-		if c.re != nil && !c.re.MatchString(subject) {
-			continue
+		if c.re != nil {
+			if c.pre != nil && c.pre.fold && !lowered {
+				lower, lowered = asciiLower(subject), true
+			}
+			if !c.pre.mayMatch(subject, lower) || !c.re.MatchString(subject) {
+				continue
+			}
 		}
 		return decide(Verdict{Rule: c.name, Decision: c.decision}, r), true
 	}
@@ -112,7 +119,9 @@ func allInside(r *Request) bool {
 		return false
 	}
 	for _, l := range r.Locations {
-		if !Within(l, r.Root) {
+		// Within is lexical: a path that is not absolute and clean
+		// ("/a/../etc") is not taken to be inside anything.
+		if !filepath.IsAbs(l) || filepath.Clean(l) != l || !Within(l, r.Root) {
 			return false
 		}
 	}

@@ -8,8 +8,7 @@ import (
 )
 
 // Folder globs (permissions.rules[].folders and the config's folders
-// section): an absolute folder pattern (~ expanded by the caller, or by
-// Compile), path elements matched one by one as filepath.Match does ("*",
+// section): an absolute folder pattern (~ expanded by the caller), path elements matched one by one as filepath.Match does ("*",
 // "?", "[…]" within one element), and "**" for any number of elements,
 // none included. "/home/me/work/**" matches /home/me/work and every
 // folder under it; "/home/me/work/*" its direct subfolders.
@@ -40,26 +39,46 @@ func MatchFolder(glob, dir string) bool {
 	return matchElems(SplitPath(glob), SplitPath(filepath.Clean(dir)))
 }
 
-// matchElems matches path elements against pattern elements.
+// matchElems matches path elements against pattern elements, in
+// O(len(pat)·len(elems)) steps whatever the pattern ("**" after "**"
+// cannot blow up: a thread's folder may be long and is not the user's).
+// ok[j] says whether the pattern so far matches elems[:j].
 func matchElems(pat, elems []string) bool {
-	for len(pat) > 0 {
-		if pat[0] == "**" {
-			for i := 0; i <= len(elems); i++ {
-				if matchElems(pat[1:], elems[i:]) {
-					return true
+	var buf [2][32]bool
+	ok, next := buf[0][:0], buf[1][:0]
+	ok = append(ok, make([]bool, len(elems)+1)...)
+	next = append(next, make([]bool, len(elems)+1)...)
+	ok[0] = true
+	for _, p := range pat {
+		if p == "**" {
+			any := false
+			for j := range ok {
+				any = any || ok[j]
+				next[j] = any
+			}
+		} else {
+			literal := !strings.ContainsAny(p, `*?[\`)
+			next[0] = false
+			alive := false
+			for j := 1; j < len(ok); j++ {
+				next[j] = false
+				if ok[j-1] {
+					if literal {
+						next[j] = p == elems[j-1]
+					} else {
+						m, err := filepath.Match(p, elems[j-1])
+						next[j] = err == nil && m
+					}
+					alive = alive || next[j]
 				}
 			}
-			return false
+			if !alive {
+				return false
+			}
 		}
-		if len(elems) == 0 {
-			return false
-		}
-		if ok, err := filepath.Match(pat[0], elems[0]); err != nil || !ok {
-			return false
-		}
-		pat, elems = pat[1:], elems[1:]
+		ok, next = next, ok
 	}
-	return len(elems) == 0
+	return ok[len(elems)]
 }
 
 // SplitPath splits p at separators, dropping empty and "." elements.

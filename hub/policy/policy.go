@@ -30,6 +30,7 @@ type rule struct {
 	folders  [][]string // glob elements; nil: any
 	kinds    uint16     // bit per Kinds index; 0: any
 	re       *regexp.Regexp
+	pre      *prefilter // skips re when it cannot match
 	inside   bool
 	decision string
 	// noExecute: an allow rule with match that names no agents, which
@@ -108,7 +109,7 @@ func Compile(rules []hub.PermissionRule) (*Policy, error) {
 			if err != nil {
 				return nil, fail("match", fmt.Errorf("invalid regular expression: %v", err))
 			}
-			c.re = re
+			c.re, c.pre = re, newPrefilter(r.Match)
 		}
 		switch r.Inside {
 		case "":
@@ -174,6 +175,14 @@ func matchAgent(globs []string, agent string) bool {
 		return true
 	}
 	for _, g := range globs {
+		// The literal part before any wildcard must be agent's prefix.
+		lit := g
+		if i := strings.IndexAny(g, `*?[\`); i >= 0 {
+			lit = g[:i]
+		}
+		if !strings.HasPrefix(agent, lit) {
+			continue
+		}
 		if ok, _ := path.Match(g, agent); ok {
 			return true
 		}
