@@ -113,7 +113,7 @@ describe('Settings → Permissions: rules', () => {
   it('saves escalateAfter, refuses one not shorter than the timeout, and turns it off', async () => {
     const { f } = setup();
     const dialog = await open();
-    const after = within(dialog).getByRole('spinbutton', { name: 'after' }) as HTMLInputElement;
+    const after = within(dialog).getByRole('spinbutton', { name: 'Escalate after' }) as HTMLInputElement;
     await waitFor(() => expect(after.value).toBe('2'));
     await fireEvent.input(after, { target: { value: '10' } });
     await fireEvent.click(within(dialog).getByRole('button', { name: 'Save escalation' }));

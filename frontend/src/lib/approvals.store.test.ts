@@ -17,6 +17,17 @@ describe('HubStore approvals', () => {
     expect(store.inbox.map((p) => p.id)).toEqual(['pe_1']);
   });
 
+  it('shows a request a rule decided (permission_resolved alone) in its turn, once', () => {
+    const store = new HubStore(new FakeTransport(), () => {});
+    store.apply(ev(1, 'turn_started', { input: 'x' }));
+    const p = permission('pe_r', { status: 'approved', decidedBy: 'rule:reads-in-project', optionId: 'allow' });
+    store.apply(ev(2, 'permission_resolved', { permission: p }));
+    store.apply(ev(3, 'permission_required', { permission: { ...p, status: 'pending' } }));
+    const items = store.conversation('th_1').turns[0].items.filter((i) => i.kind === 'permission');
+    expect(items).toHaveLength(1);
+    expect(store.permissions.pe_r).toMatchObject({ status: 'approved', decidedBy: 'rule:reads-in-project' });
+  });
+
   it('decides a batch with one call: keeps each decided one, returns the failures (an id left unanswered too)', async () => {
     const f = new FakeTransport();
     f.permissions = [permission('pe_1'), permission('pe_2'), permission('pe_3')];
