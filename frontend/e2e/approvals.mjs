@@ -200,6 +200,7 @@ async function main() {
   await escalatedRow.waitFor();
   await escalatedRow.getByText('escalated').waitFor({ timeout: 15000 });
   check(/escalated/.test((await escalatedRow.getAttribute('class')) ?? ''), 'the escalated row is marked');
+  await page.getByRole('button', { name: 'Approvals: 1 pending, 1 escalated', exact: true }).waitFor();
   [p] = await permissionsOf(turn);
   check(p?.status === 'pending' && !!p.escalatedAt, `the hub escalated it and left it pending (${p?.status}, ${p?.escalatedAt})`);
   await list.focus();

@@ -97,6 +97,7 @@ describe('the Approvals inbox', () => {
     f.push(ev(10, 'permission_escalated', { permission: escalated }, 'th_2'));
     await vi.waitFor(() => expect(rowText(rows(list)[0])).toMatch(/^☐ escalated Gone agent Docs read Read a\.go/));
     expect(rows(list)[0].classList.contains('escalated')).toBe(true);
+    expect(screen.getByRole('button', { name: 'Approvals: 3 pending, 1 escalated' })).toBeTruthy();
 
     // A request that just arrived cannot be approved by a key for 500 ms.
     f.push(ev(11, 'permission_required', { permission: permission('pe_4', { threadId: 'th_1', deadline: '2099-01-01T00:01:00Z' }) }));
