@@ -13,7 +13,9 @@
 //      says what was remembered; the next identical request in that thread
 //      passes with nobody answering (decidedBy remembered:<id>), the same
 //      request in another thread waits; Settings lists the remembered
-//      decision, and Remove deletes it (GET /v1/rules is empty);
+//      decision, and Remove deletes it (GET /v1/rules is empty); the rules
+//      editor: a rule with a bad expression is refused by the hub on its
+//      Match field, fixed it is saved, moved first and removed;
 //   3. three pending requests across two threads are approved from the
 //      inbox with the keyboard (Space to select, ↓ to move, Enter): one
 //      batch call, each approved by the browser, both turns end
@@ -149,6 +151,41 @@ async function main() {
   await settings.getByText('None yet.').waitFor();
   check((await api('GET', '/v1/rules')).rules.length === 0, 'Settings lists the remembered decision and Remove deletes it');
 
+  // The rules editor against the hub's own checks: a bad expression is
+  // refused on its field, fixed it is saved, moved first, then removed.
+  log('the rules editor: a refused rule, fixed, moved, removed');
+  await settings.getByRole('button', { name: 'Add rule' }).click();
+  const form = settings.getByRole('form', { name: 'Rule (new)' });
+  await form.getByRole('textbox', { name: 'Name' }).fill('make-in-project');
+  await form.getByRole('checkbox', { name: 'execute' }).check();
+  const match = form.getByRole('textbox', { name: 'Match' });
+  await match.fill('^make (');
+  await form.getByRole('button', { name: 'Save rule' }).click();
+  await page.waitForFunction(() => document.getElementById('rule-new-match')?.getAttribute('aria-invalid') === 'true');
+  const why = await form.locator('#rule-new-match-error').textContent();
+  check(/regular expression/.test(why ?? ''), `the hub's refusal shows on the Match field: ${why}`);
+  check((await api('GET', '/v1/settings')).settings.permissions.rules.length === 1, 'the refused rule was not saved');
+  // That refusal (400) was the point: it is not a problem of the page.
+  const expected = ['HTTP 400 PATCH /v1/settings', 'console: Failed to load resource: the server responded with a status of 400 (Bad Request)'];
+  for (const e of expected) {
+    const i = problems.indexOf(e);
+    check(i >= 0, `the page saw the refusal: ${e}`);
+    problems.splice(i, 1);
+  }
+  await match.fill('^make ');
+  await form.getByRole('button', { name: 'Save rule' }).click();
+  await form.waitFor({ state: 'detached' });
+  await settings.getByRole('button', { name: 'Move make-in-project up' }).click();
+  await settings.getByText('Rule make-in-project moved up.').waitFor();
+  let saved = (await api('GET', '/v1/settings')).settings.permissions.rules;
+  check(
+    JSON.stringify(saved.map((r) => r.name)) === '["make-in-project","reads-in-project"]' && saved[0].match === '^make ' && saved[0].kinds?.[0] === 'execute',
+    `saved, then moved first: ${JSON.stringify(saved)}`,
+  );
+  await settings.getByRole('button', { name: 'Remove make-in-project' }).click();
+  await settings.getByText('Rule make-in-project removed.').waitFor();
+  saved = (await api('GET', '/v1/settings')).settings.permissions.rules;
+  check(saved.length === 1 && saved[0].name === 'reads-in-project', 'removed; the config rule is left');
   await page.keyboard.press('Escape');
   await settings.waitFor({ state: 'detached' });
 

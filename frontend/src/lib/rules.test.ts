@@ -17,7 +17,7 @@ describe('rule form', () => {
     expect(formToRule(ruleToForm(rule))).toEqual(rule);
     expect(splitList(' a, ,b ,')).toEqual(['a', 'b']);
     const f = { ...emptyRuleForm(), name: ' no-rm ', kinds: ['execute'], match: ' ^rm ', decision: 'deny' as const };
-    expect(formToRule(f)).toEqual({ name: 'no-rm', kinds: ['execute'], match: '^rm', decision: 'deny' });
+    expect(formToRule(f)).toEqual({ name: 'no-rm', kinds: ['execute'], match: ' ^rm ', decision: 'deny' }); // a regexp's spaces count
     // Kinds keep the ACP order whatever order they were checked in.
     expect(formToRule({ ...f, kinds: ['search', 'read'] }).kinds).toEqual(['read', 'search']);
   });

@@ -52,7 +52,7 @@ export function ruleToForm(r: PermissionRule): RuleForm {
   };
 }
 
-/** The rule a form stands for: empty lists and fields left out. */
+/** The rule a form stands for: empty lists and fields left out; the name trimmed, the match exactly as typed. */
 export function formToRule(f: RuleForm): PermissionRule {
   const r: PermissionRule = { name: f.name.trim(), decision: f.decision };
   const agents = splitList(f.agents);
@@ -60,7 +60,8 @@ export function formToRule(f: RuleForm): PermissionRule {
   if (agents.length) r.agents = agents;
   if (folders.length) r.folders = folders;
   if (f.kinds.length) r.kinds = toolKinds.filter((k) => f.kinds.includes(k));
-  if (f.match.trim()) r.match = f.match.trim();
+  // As typed: white space is part of a regular expression.
+  if (f.match) r.match = f.match;
   if (f.inside) r.inside = 'folder';
   return r;
 }
