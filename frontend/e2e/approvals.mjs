@@ -19,7 +19,8 @@
 //   3. three pending requests across two threads are approved from the
 //      inbox with the keyboard (Space to select, ↓ to move, Enter): one
 //      batch call, each approved by the browser, both turns end
-//      (screenshot build/screenshots/inbox-selection.png);
+//      (screenshots in build/screenshots/: inbox-selection.png, and
+//      history.png and rules-editor.png of steps 1 and 2);
 //   4. Settings saves escalateAfter 2 s; a request nobody answers is marked
 //      escalated in the inbox (permission_escalated), then denied with
 //      Delete.
@@ -110,6 +111,7 @@ async function main() {
   await row.getByRole('cell', { name: 'rule: reads-in-project' }).waitFor();
   check((await row.getByRole('cell').nth(2).textContent()) === 'Reads', 'the history row names the thread');
   mkdirSync(shots, { recursive: true });
+  await page.screenshot({ path: join(shots, 'history.png') });
   await page.keyboard.press('Escape');
   await history.waitFor({ state: 'detached' });
   await page.keyboard.press('Escape'); // the Approvals panel
@@ -164,6 +166,7 @@ async function main() {
   await page.waitForFunction(() => document.getElementById('rule-new-match')?.getAttribute('aria-invalid') === 'true');
   const why = await form.locator('#rule-new-match-error').textContent();
   check(/regular expression/.test(why ?? ''), `the hub's refusal shows on the Match field: ${why}`);
+  await form.screenshot({ path: join(shots, 'rules-editor.png') });
   check((await api('GET', '/v1/settings')).settings.permissions.rules.length === 1, 'the refused rule was not saved');
   // That refusal (400) was the point: it is not a problem of the page.
   const expected = ['HTTP 400 PATCH /v1/settings', 'console: Failed to load resource: the server responded with a status of 400 (Bad Request)'];
