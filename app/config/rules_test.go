@@ -2,6 +2,7 @@ package config
 
 import (
 	"context"
+	"errors"
 	"log/slog"
 	"os"
 	"path/filepath"
@@ -128,10 +129,12 @@ func TestSettingsRules(t *testing.T) {
 		t.Fatal("rules not in force")
 	}
 
-	bad := []hub.PermissionRule{{Name: "x", Kinds: []string{"teleport"}, Decision: "allow"}}
-	if _, err := s.UpdateSettings(ctx, hub.SettingsPatch{Permissions: &hub.PermissionSettingsPatch{Rules: &bad}}); hub.ErrorCode(err) != hub.CodeInvalidArgument ||
-		!strings.Contains(err.Error(), "teleport") {
-		t.Fatalf("bad rule: %v", err)
+	bad := []hub.PermissionRule{rules[0], {Name: "x", Kinds: []string{"teleport"}, Decision: "allow"}}
+	_, err = s.UpdateSettings(ctx, hub.SettingsPatch{Permissions: &hub.PermissionSettingsPatch{Rules: &bad}})
+	var herr *hub.Error
+	if !errors.As(err, &herr) || herr.Code != hub.CodeInvalidArgument || !strings.Contains(err.Error(), "teleport") ||
+		herr.Details["field"] != "permissions.rules[1].kinds" || herr.Details["rule"] != 1 {
+		t.Fatalf("bad rule: %v (%+v)", err, herr)
 	}
 	for _, e := range []string{"10m", "soon"} {
 		e := e
