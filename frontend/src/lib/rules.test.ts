@@ -40,7 +40,9 @@ describe('rule form', () => {
     expect(ruleErrorField(err(policy), 2, 'kinds-and-match')).toBe('match');
     expect(ruleErrorField(err(policy), 1, 'other')).toBeUndefined();
     expect(ruleErrorField(err('permissions.rules[0] ("a"): kinds: unknown kind "reed" (read, edit)'), 0, 'a')).toBe('kinds');
-    expect(ruleErrorField(err('bad', { rule: 2, field: 'permissions.rules.decision' }), 2, 'z')).toBe('decision');
+    // The settings endpoint's details (app/config): rule index and field path.
+    expect(ruleErrorField(err('bad', { rule: 2, field: 'permissions.rules[2].decision' }), 2, 'z')).toBe('decision');
+    expect(ruleErrorField(err('bad', { rule: 2, field: 'permissions.rules[2].match' }), 1, 'y')).toBeUndefined();
     expect(ruleErrorField(err('bad', { rule: 'z', field: 'kind' }), 2, 'z')).toBe('kinds');
     expect(ruleErrorField(new HubError('CONFLICT', 'rules[0] match: fix the file first'), 0, 'x')).toBeUndefined();
   });
