@@ -65,6 +65,21 @@ func e2eApprovalsSDK(t *testing.T, bins e2eBins) {
 			}
 		})
 	}
+	t.Run("no rule: pending, then expired", func(t *testing.T) {
+		h := newHub(t, bins, hubConfig{
+			"agents":      map[string]agentConf{"sdk": {Name: "SDK example", Command: bins.sdkAgent}},
+			"permissions": map[string]any{"timeout": "2s", "rules": []rule{{"name": "reads", "kinds": []string{"read"}, "decision": "allow"}}},
+		})
+		th := h.newThread("sdk", t.TempDir())
+		turn := h.startTurn(th.ID, "please fix the config")
+		p := h.waitPermission(turn.ID, 60*time.Second)
+		if done := h.waitTurn(th.ID, turn.ID, 60*time.Second); done.Status != "completed" {
+			t.Fatalf("turn %+v", done)
+		}
+		if got := h.permission(p.ID); got.Status != "expired" || got.DecidedBy != "timeout" || got.OptionID != "" {
+			t.Fatalf("permission %+v: want expired by timeout", got)
+		}
+	})
 }
 
 // 24b. Claude Code offline: a rule allows writes inside the thread's

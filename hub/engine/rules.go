@@ -16,6 +16,10 @@ import (
 // read is the tool call as stored (redacted: what a person would see),
 // described once, its locations resolved once, outside the rule loop.
 
+// maxRuleLocations bounds the locations a request's rules resolve; a
+// request with more is never allowed by a rule.
+const maxRuleLocations = 256
+
 // policyRequest describes a permission of thread t for the rules:
 // toolCall's labels, its locations resolved (symbolic links followed),
 // the thread's folder and its resolved root.
@@ -31,6 +35,12 @@ func policyRequest(t hub.Thread, toolCall json.RawMessage, opts []hub.Permission
 		r.Unresolved = true
 	}
 	r.Root = root
+	if len(l.Locations) > maxRuleLocations {
+		// Not resolved one by one (an lstat per element each): such a
+		// request is never allowed by a rule, only asked or denied.
+		r.Unresolved = true
+		return r
+	}
 	for _, loc := range l.Locations {
 		p, err := resolvePath(loc)
 		if err != nil {

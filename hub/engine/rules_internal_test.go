@@ -34,3 +34,22 @@ func BenchmarkPolicyRequest(b *testing.B) {
 		}
 	}
 }
+
+// A request with more locations than the rules resolve is never allowed
+// by them (and costs no lstat per location).
+func TestPolicyRequestManyLocations(t *testing.T) {
+	dir := t.TempDir()
+	locs := make([]map[string]string, maxRuleLocations+1)
+	for i := range locs {
+		locs[i] = map[string]string{"path": filepath.Join(dir, "f")}
+	}
+	tc, _ := json.Marshal(map[string]any{"kind": "read", "title": "Read", "locations": locs})
+	r := policyRequest(hub.Thread{ID: "th", Agent: "a", Cwd: dir}, tc, nil)
+	if !r.Unresolved || len(r.Locations) != 0 {
+		t.Fatalf("%d locations resolved, unresolved %v", len(r.Locations), r.Unresolved)
+	}
+	tc, _ = json.Marshal(map[string]any{"kind": "read", "title": "Read", "locations": locs[:maxRuleLocations]})
+	if r := policyRequest(hub.Thread{ID: "th", Agent: "a", Cwd: dir}, tc, nil); r.Unresolved || len(r.Locations) != maxRuleLocations {
+		t.Fatalf("at the bound: %d, unresolved %v", len(r.Locations), r.Unresolved)
+	}
+}
