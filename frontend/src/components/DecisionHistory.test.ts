@@ -15,6 +15,7 @@ function setup() {
       decidedBy: by[i % 5],
       agent: i % 2 ? 'gone' : 'sdk',
       toolCall: { toolCallId: `c${i}`, title: `Read f${i}.go`, kind: 'read' },
+      decidedAt: '2026-11-21T06:06:00Z',
     }),
   );
   const store = new HubStore(f, (flush) => queueMicrotask(flush));
@@ -39,6 +40,7 @@ describe('the decision history', () => {
     expect(col(1).slice(0, 2)).toEqual(['SDK agent', 'Gone agent']);
     expect(col(2)[0]).toBe('Fix the build');
     expect(col(3)[0]).toBe('read Read f0.go');
+    expect(col(6)[0]).toBe(new Date('2026-11-21T06:06:00Z').toLocaleString());
     expect(within(dialog).getByRole('status').textContent).toBe('50 shown, more to load.');
 
     await fireEvent.click(within(dialog).getByRole('button', { name: 'Load more' }));
