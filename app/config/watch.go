@@ -164,6 +164,9 @@ func (cw *Watcher) run() {
 			if !ok {
 				return
 			}
+			if !cw.concerns(ev.Name) {
+				continue // another file in the folder (a log, an editor's swap file)
+			}
 			cw.log.Debug("config: file event", "event", ev.String())
 			t.Reset(cw.debounce)
 		case err, ok := <-cw.w.Errors:
@@ -275,6 +278,24 @@ func (cw *Watcher) fail(err error) {
 	if cw.onError != nil {
 		cw.onError(err)
 	}
+}
+
+// concerns reports whether an event on name can change what the config
+// path reads: the path itself, a hop of its symlink chain, or a watched
+// folder. Other files in the folders must not delay the check: a file
+// written every few milliseconds next to the config (a log) would restart
+// the debounce forever. It runs on run's goroutine only.
+func (cw *Watcher) concerns(name string) bool {
+	name = filepath.Clean(name)
+	if name == filepath.Clean(cw.path) || cw.dirs[name] {
+		return true
+	}
+	for _, p := range linkChain(cw.path) {
+		if name == filepath.Clean(p) {
+			return true
+		}
+	}
+	return false
 }
 
 // watchLinks watches the folder of every hop of the config's symlink chain

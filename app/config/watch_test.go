@@ -254,7 +254,8 @@ func TestConfigWatchSymlink(t *testing.T) {
 func TestConfigWatchInvalidEdit(t *testing.T) {
 	r := newWatchRig(t, filepath.Join(t.TempDir(), "config.yaml"), timeoutConf("5m"))
 	atomicSave(t, r.path, "permissions:\n  timeout: 6m\nallowedOrigins: [http://a.test\n")
-	waitFor(t, "the error", func() bool { return r.cw.LastError() != nil })
+	// LastError is set just before onError is called: wait for both.
+	waitFor(t, "the error", func() bool { return r.cw.LastError() != nil && len(r.reported()) > 0 })
 	err := r.cw.LastError()
 	if msg := err.Error(); !strings.Contains(msg, r.path) || !strings.Contains(msg, "line 3") {
 		t.Fatalf("error %q does not name the file and line 3", msg)
@@ -341,4 +342,35 @@ func TestConfigWatchMissingFolder(t *testing.T) {
 		t.Fatalf("start: %v, want live reload off", err)
 	}
 	cw.Close() // safe after a failed start
+}
+
+// A file written every few milliseconds beside the config (a log) does
+// not hold the reload off: only events on the config (and its links)
+// start the quiet period.
+func TestConfigWatchIgnoresNeighbours(t *testing.T) {
+	dir := t.TempDir()
+	r := newWatchRig(t, filepath.Join(dir, "config.yaml"), timeoutConf("5m"))
+	stop := make(chan struct{})
+	done := make(chan struct{})
+	go func() {
+		defer close(done)
+		f, err := os.OpenFile(filepath.Join(dir, "hub.log"), os.O_CREATE|os.O_WRONLY|os.O_APPEND, 0o600)
+		if err != nil {
+			return
+		}
+		defer f.Close()
+		for {
+			select {
+			case <-stop:
+				return
+			case <-time.After(20 * time.Millisecond):
+				f.WriteString("a log line\n")
+			}
+		}
+	}()
+	defer func() { close(stop); <-done }()
+	atomicSave(t, r.path, timeoutConf("6m"))
+	if c := r.waitApplied(1); c.Permissions.Timeout != 6*time.Minute {
+		t.Fatalf("applied %v", c.Permissions.Timeout)
+	}
 }

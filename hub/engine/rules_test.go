@@ -359,3 +359,32 @@ func TestAuditQuery(t *testing.T) {
 		t.Fatalf("bob sees %+v", page)
 	}
 }
+
+// An agent that asks before it runs a command through the hub's
+// terminals: a rule approves its request, and that approval serves the
+// terminal/create of the same command (no second request); without the
+// rule, the hub's own terminal permission is decided by a rule naming
+// the command line.
+func TestRuleApprovesTerminal(t *testing.T) {
+	h := newHarness(t, withRules(t,
+		hub.PermissionRule{Name: "echo", Agents: []string{"fake"}, Kinds: []string{"execute"}, Match: `^(Run )?echo hi$`, Decision: "allow"}))
+	th := h.thread("fake")
+	sub := h.watch(th)
+	turn := h.run(th, sub, "ask-terminal echo hi")
+	if !strings.Contains(turn.Output, "terminal exit 0") || !strings.Contains(turn.Output, "hi") {
+		t.Fatalf("agent said %q", turn.Output)
+	}
+	ps, _ := h.e.ListPermissions(context.Background(), alice, "")
+	if len(ps) != 1 || ps[0].DecidedBy != "rule:echo" {
+		t.Fatalf("permissions %+v: want one, decided by the rule", ps)
+	}
+	// The hub's own terminal permission (the agent did not ask first).
+	turn = h.run(th, sub, "terminal echo hi")
+	if !strings.Contains(turn.Output, "terminal exit 0") {
+		t.Fatalf("agent said %q", turn.Output)
+	}
+	ps, _ = h.e.ListPermissions(context.Background(), alice, "")
+	if len(ps) != 2 || ps[0].DecidedBy != "rule:echo" || !strings.Contains(string(ps[0].ToolCall), "hub_terminal_") {
+		t.Fatalf("permissions %+v: want the hub's terminal permission decided by the rule", ps)
+	}
+}
