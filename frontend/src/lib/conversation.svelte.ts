@@ -232,7 +232,10 @@ export class Conversation {
         if (st && typeof st === 'object') term.exit = { exitCode: typeof st.exitCode === 'number' ? st.exitCode : null, signal: typeof st.signal === 'string' ? st.signal : null };
         break;
       }
-      case 'permission_required': {
+      // A request a rule decided has only permission_resolved: it shows
+      // where it happened too, saying which rule decided it.
+      case 'permission_required':
+      case 'permission_resolved': {
         const p = e.permission as Permission | undefined;
         if (p?.id && !items.some((it) => it.kind === 'permission' && it.permissionId === p.id)) {
           items.push({ kind: 'permission', key: this.key++, permissionId: p.id });
