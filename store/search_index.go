@@ -47,9 +47,9 @@ const searchStmtsSQLUpsertDoc = `INSERT INTO search_docs (seq, thread_id, turn_i
 
 // searchStmts are the index's statements on the writer's connection.
 type searchStmts struct {
-	upsertDoc, deleteDoc     *sql.Stmt
-	insertText, deleteText   *sql.Stmt
-	titleDoc, threadDeleted  *sql.Stmt
+	upsertDoc, deleteDoc    *sql.Stmt
+	insertText, deleteText  *sql.Stmt
+	titleDoc, threadDeleted *sql.Stmt
 }
 
 func (s *searchStmts) prepare(ctx context.Context, conn *sql.Conn, all *[]*sql.Stmt) error {
