@@ -63,6 +63,7 @@ type Emitter interface {
 //	SetMode(threadID, modeID string) (hub.Thread, error)
 //	SetConfigOption(threadID, configID, value string) (hub.Thread, error)
 //	ListPermissions(status string) ([]hub.Permission, error)
+//	Search(q hub.SearchQuery) (hub.SearchPage, error)
 //	DecidePermission(id string, d hub.Decision) (hub.Permission, error)
 //	Subscribe(after int64) error
 //	GetSettings() (hub.Settings, error)
@@ -114,6 +115,11 @@ func (b *Bindings) CreateThread(req hub.CreateThreadRequest) (hub.Thread, error)
 // ListThreads is Service.ListThreads (GET /v1/threads).
 func (b *Bindings) ListThreads(limit int, cursor string) (hub.ThreadPage, error) {
 	return b.svc.ListThreads(b.ctx, windowCaller, limit, cursor)
+}
+
+// Search is Service.Search (GET /v1/search?scope=all).
+func (b *Bindings) Search(q hub.SearchQuery) (hub.SearchPage, error) {
+	return b.svc.Search(b.ctx, windowCaller, q)
 }
 
 // GetThread is Service.GetThread (GET /v1/threads/{id}).

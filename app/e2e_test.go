@@ -49,6 +49,7 @@ func TestE2E(t *testing.T) {
 		{"TooManyAgents", e2eTooManyAgents},
 		{"Redaction", e2eRedaction},
 		{"DeleteAndCompact", e2eDeleteAndCompact},
+		{"Search", e2eSearch},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

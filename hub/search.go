@@ -21,15 +21,16 @@ const (
 // "a phrase", prefix*, AND, OR, NOT, NEAR(…)); the other fields narrow
 // the hits. A zero field does not filter.
 type SearchQuery struct {
-	Q string
+	Q string `json:"q"`
 	// Agent is a thread's agent id; Folder a thread's cwd, which matches
 	// that folder and the folders under it.
-	Agent  string
-	Folder string
+	Agent  string `json:"agent,omitempty"`
+	Folder string `json:"folder,omitempty"`
 	// From and To bound a hit's time (its first event's): From <= at < To.
-	From, To time.Time
-	Limit    int    // default DefaultSearchLimit, at most MaxSearchLimit
-	Cursor   string // SearchPage.NextCursor of the previous page
+	From   time.Time `json:"from,omitzero"`
+	To     time.Time `json:"to,omitzero"`
+	Limit  int       `json:"limit,omitempty"`  // default DefaultSearchLimit, at most MaxSearchLimit
+	Cursor string    `json:"cursor,omitempty"` // SearchPage.NextCursor of the previous page
 }
 
 // SearchFilter is a SearchQuery with the caller's visibility: ClientID's

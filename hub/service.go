@@ -169,6 +169,13 @@ type Service interface {
 	SetConfigOption(ctx context.Context, c Caller, threadID, configID, value string) (Thread, error)
 
 	ListPermissions(ctx context.Context, c Caller, status string) ([]Permission, error)
+
+	// Search finds prompts, messages, thoughts, tool calls and thread
+	// titles matching q.Q (SQLite FTS5 syntax) in the caller's threads
+	// (every thread with scope=all), newest first, a page at a time.
+	// INVALID_ARGUMENT for an empty or malformed query, a limit outside
+	// 1..MaxSearchLimit, From after To, or a malformed cursor.
+	Search(ctx context.Context, c Caller, q SearchQuery) (SearchPage, error)
 	// DecidePermission records the decision durably, then tells the agent.
 	// A permission already decided or expired is CONFLICT.
 	DecidePermission(ctx context.Context, c Caller, id string, d Decision) (Permission, error)

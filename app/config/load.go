@@ -36,6 +36,7 @@ func setDefaults(v *viper.Viper) {
 	v.SetDefault("notifications.turnCompleted", true)
 	v.SetDefault("tray.enabled", true)
 	v.SetDefault("redaction.enabled", d.Redaction)
+	v.SetDefault("search.enabled", true)
 	v.SetDefault("ui.theme", hub.ThemeSystem)
 	v.SetDefault("terminals.inheritEnv", []string{})
 }

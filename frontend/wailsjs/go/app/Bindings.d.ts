@@ -30,6 +30,8 @@ export function ListThreads(arg1:number,arg2:string):Promise<hub.ThreadPage>;
 
 export function RenameThread(arg1:string,arg2:string):Promise<hub.Thread>;
 
+export function Search(arg1:hub.SearchQuery):Promise<hub.SearchPage>;
+
 export function SetConfigOption(arg1:string,arg2:string,arg3:string):Promise<hub.Thread>;
 
 export function SetMode(arg1:string,arg2:string):Promise<hub.Thread>;
