@@ -14,6 +14,8 @@ import type {
   HistoryQuery,
   HubEvent,
   Permission,
+  SearchPage,
+  SearchQuery,
   PermissionStatus,
   Settings,
   SettingsPatch,
@@ -141,6 +143,8 @@ export interface Transport {
   /** One page of the history, oldest first. */
   historyPage(threadId: string, q: HistoryQuery): Promise<HistoryPage>;
   listPermissions(status?: PermissionStatus): Promise<Permission[]>;
+  /** Full-text search across every thread this transport sees (GET /v1/search), newest first. */
+  search(q: SearchQuery): Promise<SearchPage>;
   decidePermission(id: string, decision: Decision): Promise<Permission>;
   /** Switches the thread's agent session to a mode; answers the updated thread. */
   setMode(threadId: string, modeId: string): Promise<Thread>;
@@ -332,6 +336,10 @@ export class WailsTransport implements Transport {
   }
   listPermissions(status?: PermissionStatus) {
     return this.call<Permission[]>(() => this.bindings.ListPermissions(status ?? ''), 'permissions').then((p) => p ?? []);
+  }
+  async search(q: SearchQuery) {
+    const p = await this.call<SearchPage>(() => this.bindings.Search(q as Parameters<WailsBindings['Search']>[0]));
+    return { hits: p?.hits ?? [], nextCursor: p?.nextCursor || undefined, indexing: !!p?.indexing };
   }
   decidePermission(id: string, decision: Decision) {
     return this.call<Permission>(() => this.bindings.DecidePermission(id, decision), 'permission');
@@ -604,6 +612,11 @@ export class HttpTransport implements Transport {
     });
     const p = await this.request<HistoryPage>('GET', u);
     return { turns: p.turns ?? [], nextCursor: p.nextCursor || undefined };
+  }
+  async search(q: SearchQuery) {
+    const u = this.url('/v1/search', { ...q });
+    const p = await this.request<SearchPage>('GET', u);
+    return { hits: p.hits ?? [], nextCursor: p.nextCursor || undefined, indexing: !!p.indexing };
   }
   async listPermissions(status?: PermissionStatus) {
     const u = this.url('/v1/permissions', { status });

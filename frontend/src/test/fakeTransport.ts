@@ -1,7 +1,7 @@
 // An in-memory Transport for store and component tests.
 import type { Navigate, SubscribeHandlers, Subscription, Transport } from '../lib/transport';
 import { HubError } from '../lib/transport';
-import type { Agent, Decision, HistoryQuery, HubEvent, Permission, Settings, SettingsPatch, Thread, Turn, TurnHistory, TurnInput } from '../lib/types';
+import type { Agent, Decision, HistoryQuery, HubEvent, Permission, SearchPage, SearchQuery, Settings, SettingsPatch, Thread, Turn, TurnHistory, TurnInput } from '../lib/types';
 
 export function thread(id: string, over: Partial<Thread> = {}): Thread {
   return {
@@ -111,6 +111,12 @@ export class FakeTransport implements Transport {
   async listPermissions(status?: string) {
     this.log('listPermissions', status);
     return this.permissions;
+  }
+  /** What search answers: a function of the query (a HubError thrown is the hub's 400). */
+  searchResult: (q: SearchQuery) => SearchPage = () => ({ hits: [], indexing: false });
+  async search(q: SearchQuery) {
+    this.log('search', q);
+    return this.searchResult(q);
   }
   async decidePermission(id: string, d: Decision) {
     this.log('decidePermission', id, d);
