@@ -114,6 +114,7 @@ type DB struct {
 	searchOn bool
 	ix       *indexer
 	indexing atomic.Bool
+	liveFrom int64 // the first seq this run indexes as it stores it
 
 	// batchHook, when set (tests only, before the first Write), is called
 	// on the writer goroutine with the size of each batch before it is

@@ -10,17 +10,21 @@ import (
 )
 
 // Indexing what was stored before the index existed (or while search was
-// off), and repairing what a crash left half-indexed.
+// off), and repairing what a stop left half-indexed.
 //
 // openSearch runs in Open before the writer starts. With search off it
 // marks the index stale (backfill_below -1): the next Open with search on
-// empties it and indexes everything again. With search on it rebuilds
-// the documents still marked streaming (a crash or a stop mid-message:
-// their text in the index may lack their last part) from the events, and
-// starts the background backfill when events below backfill_below are
-// left: thread by thread, a few thousand events per transaction on the
-// writer goroutine between batches, its progress (next_thread) committed
-// with each step so that a restarted hub resumes where it stopped.
+// empties it and indexes everything again. With search on, the events
+// this run stores (seq >= liveFrom) are indexed as they are stored, and a
+// goroutine (backfill) does the rest in the background, in steps of a few
+// thousand events, each a transaction on the writer goroutine between
+// batches: first the documents a previous run left streaming (it stopped
+// mid-message, so their text may lack its last part; no message goes on
+// across a restart, since a restart ends every turn) are rebuilt from
+// their events below liveFrom; then the threads of events below
+// backfill_below are indexed, in rowid order, the progress (next_thread)
+// committed with each step, so that a restarted hub resumes where it
+// stopped. Until both are done, Search answers Indexing.
 
 // backfillStepEvents bounds the events one backfill step indexes (a
 // thread is never split: one larger than this is a step of its own).
@@ -34,8 +38,8 @@ const backfillLogEvery = 5 * time.Second
 func (db *DB) IndexingDone() bool { return !db.indexing.Load() }
 
 // openSearch prepares the index on the writer's connection (before the
-// writer goroutine runs) and reports whether a backfill is due.
-func (db *DB) openSearch(ctx context.Context) (backfill bool, err error) {
+// writer goroutine runs) and reports whether background work is due.
+func (db *DB) openSearch(ctx context.Context) (background bool, err error) {
 	db.ix = newIndexer(&db.st.search)
 	var below int64
 	if err := db.conn.QueryRowContext(ctx, `SELECT backfill_below FROM search_state WHERE id = 1`).Scan(&below); err != nil {
@@ -56,11 +60,16 @@ func (db *DB) openSearch(ctx context.Context) (backfill bool, err error) {
 		}
 		below = 1 // anything but 0
 	}
-	if err := db.inTx(ctx, db.recoverStreaming); err != nil {
-		return false, err
+	if err := db.conn.QueryRowContext(ctx, `SELECT COALESCE(MAX(seq), 0) + 1 FROM events`).Scan(&db.liveFrom); err != nil {
+		return false, fmt.Errorf("store: search state: %w", err)
 	}
-	db.indexing.Store(below != 0)
-	return below != 0, nil
+	var streaming bool
+	if err := db.conn.QueryRowContext(ctx, `SELECT EXISTS (SELECT 1 FROM search_docs WHERE streaming = 1)`).Scan(&streaming); err != nil {
+		return false, fmt.Errorf("store: search state: %w", err)
+	}
+	background = below != 0 || streaming
+	db.indexing.Store(background)
+	return background, nil
 }
 
 // emptyIndex drops every document and schedules a backfill of the whole
@@ -84,36 +93,38 @@ func (db *DB) emptyIndex(ctx context.Context) error {
 	return nil
 }
 
-// recoverStreaming rebuilds, from the events, every document a previous
-// run left streaming, and all later documents of their threads.
-func (db *DB) recoverStreaming(ctx context.Context) error {
-	rows, err := db.conn.QueryContext(ctx, `SELECT thread_id, MIN(seq) FROM search_docs WHERE streaming = 1 GROUP BY thread_id`)
+// recoverStep rebuilds, from their events below liveFrom, the documents
+// of a few threads a previous run left streaming (and the later documents
+// of those threads); done when none is left.
+func (db *DB) recoverStep(ctx context.Context) (threads int, done bool, err error) {
+	rows, err := db.conn.QueryContext(ctx, `SELECT thread_id, MIN(seq) FROM search_docs
+		WHERE streaming = 1 AND seq < ? GROUP BY thread_id LIMIT 50`, db.liveFrom)
 	if err != nil {
-		return fmt.Errorf("store: search recovery: %w", err)
+		return 0, false, fmt.Errorf("store: search recovery: %w", err)
 	}
-	from := map[string]int64{}
+	type start struct {
+		id  string
+		seq int64
+	}
+	var todo []start
 	for rows.Next() {
-		var id string
-		var seq int64
-		if err := rows.Scan(&id, &seq); err != nil {
+		var s start
+		if err := rows.Scan(&s.id, &s.seq); err != nil {
 			rows.Close()
-			return fmt.Errorf("store: search recovery: %w", err)
+			return 0, false, fmt.Errorf("store: search recovery: %w", err)
 		}
-		from[id] = seq
+		todo = append(todo, s)
 	}
 	rows.Close()
 	if err := rows.Err(); err != nil {
-		return fmt.Errorf("store: search recovery: %w", err)
+		return 0, false, fmt.Errorf("store: search recovery: %w", err)
 	}
-	for id, seq := range from {
-		if _, err := db.reindexThread(ctx, id, seq, 0); err != nil {
-			return err
+	for _, s := range todo {
+		if _, err := db.reindexThread(ctx, s.id, s.seq, db.liveFrom); err != nil {
+			return 0, false, err
 		}
 	}
-	if len(from) > 0 {
-		db.log.Info("search index: rebuilt messages cut short by the last stop", "threads", len(from))
-	}
-	return nil
+	return len(todo), len(todo) == 0, nil
 }
 
 // reindexThread indexes a thread's events with from <= seq < below (below
@@ -188,39 +199,52 @@ func (db *DB) inTx(ctx context.Context, fn func(context.Context) error) error {
 	return nil
 }
 
-// backfill indexes the older events in steps on the writer goroutine until
-// none is left or the DB closes.
+// backfill does the index's background work in steps on the writer
+// goroutine until none is left or the DB closes.
 func (db *DB) backfill() {
 	ctx := context.Background()
-	var total, done int64
-	_ = db.rdb.QueryRowContext(ctx, `SELECT COUNT(*) FROM threads WHERE deleted = 0`).Scan(&total)
-	start, lastLog := time.Now(), time.Now()
-	db.log.Info("search index: indexing older history in the background", "threads", total)
-	for {
-		var finished bool
-		var threads int
-		err := db.onWriter(ctx, func(ctx context.Context) error {
-			return db.inTx(ctx, func(ctx context.Context) error {
-				var err error
-				threads, finished, err = db.backfillStep(ctx)
-				return err
+	start := time.Now()
+	step := func(name string, fn func(context.Context) (int, bool, error)) bool {
+		var total int
+		lastLog := time.Now()
+		for {
+			var n int
+			var done bool
+			err := db.onWriter(ctx, func(ctx context.Context) error {
+				return db.inTx(ctx, func(ctx context.Context) error {
+					var err error
+					n, done, err = fn(ctx)
+					return err
+				})
 			})
-		})
-		if err != nil {
-			db.log.Warn("search index: background indexing stopped", "err", err)
-			return
-		}
-		done += int64(threads)
-		if finished {
-			db.indexing.Store(false)
-			db.log.Info("search index: older history indexed", "threads", done, "took", time.Since(start).Round(time.Millisecond))
-			return
-		}
-		if time.Since(lastLog) >= backfillLogEvery {
-			lastLog = time.Now()
-			db.log.Info("search index: indexing older history", "threadsDone", done, "threads", total)
+			if err != nil {
+				db.log.Warn("search index: background indexing stopped", "step", name, "err", err)
+				return false
+			}
+			total += n
+			if done {
+				if total > 0 {
+					db.log.Info("search index: "+name+" done", "threads", total)
+				}
+				return true
+			}
+			if time.Since(lastLog) >= backfillLogEvery {
+				lastLog = time.Now()
+				db.log.Info("search index: "+name, "threadsDone", total)
+			}
 		}
 	}
+	if !step("rebuilding messages cut short by the last stop", db.recoverStep) {
+		return
+	}
+	var threads int64
+	_ = db.rdb.QueryRowContext(ctx, `SELECT COUNT(*) FROM threads WHERE deleted = 0`).Scan(&threads)
+	db.log.Info("search index: indexing older history in the background", "threads", threads)
+	if !step("indexing older history", db.backfillStep) {
+		return
+	}
+	db.indexing.Store(false)
+	db.log.Info("search index: up to date", "took", time.Since(start).Round(time.Millisecond))
 }
 
 // backfillStep indexes the next threads, up to about backfillStepEvents

@@ -32,6 +32,18 @@ import (
 // is rewritten.
 const streamFlush = 4096
 
+// A message longer than segmentMax is indexed as several documents
+// (segments) so that rewriting the streaming part stays cheap: when the
+// text reaches segmentMax, the segment ends after its last whitespace
+// within cutWindow bytes of its end and is written in full; the rest (the
+// start of a word) begins the next segment, whose id is the seq of the
+// chunk that crossed the limit. A word is never split between segments
+// unless it is longer than cutWindow.
+const (
+	segmentMax = 16 << 10
+	cutWindow  = 256
+)
+
 // Document kinds (hub.SearchHit.Kind).
 const (
 	kindPrompt  = "prompt"
@@ -157,9 +169,34 @@ func (ix *indexer) chunk(ctx context.Context, e *hub.Event, kind string, d *open
 		ix.open[e.ThreadID] = d
 	}
 	d.text.WriteString(p.Text)
+	if d.text.Len() >= segmentMax && e.Seq != d.seq {
+		return ix.cut(ctx, e, d)
+	}
 	if d.text.Len()-d.flushed >= streamFlush {
 		return ix.flush(ctx, d)
 	}
+	return nil
+}
+
+// cut ends d's segment at its last whitespace near its end and starts the
+// next one, at e, with the rest.
+func (ix *indexer) cut(ctx context.Context, e *hub.Event, d *openDoc) error {
+	text := d.text.String()
+	at := len(text)
+	if i := strings.LastIndexAny(text[len(text)-min(cutWindow, len(text)):], " \t\r\n"); i >= 0 {
+		at = len(text) - min(cutWindow, len(text)) + i + 1
+	}
+	d.text.Reset()
+	d.text.WriteString(text[:at])
+	if err := ix.finish(ctx, e.ThreadID, d); err != nil {
+		return err
+	}
+	next := &openDoc{seq: e.Seq, kind: d.kind, turn: d.turn, inserted: ix.rebuild}
+	next.text.WriteString(text[at:])
+	if _, err := ix.st.upsertDoc.ExecContext(ctx, next.seq, e.ThreadID, e.TurnID, next.kind, encTime(e.At), 1); err != nil {
+		return fmt.Errorf("store: index: %w", err)
+	}
+	ix.open[e.ThreadID] = next
 	return nil
 }
 

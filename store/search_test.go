@@ -130,6 +130,48 @@ func TestSearchStreamingMessage(t *testing.T) {
 	}
 }
 
+// A message longer than a segment is indexed in segments cut between
+// words: every word near the cuts is found, once, whatever the chunking.
+func TestSearchLongMessageSegments(t *testing.T) {
+	db := MustOpenDB(t)
+	var b strings.Builder
+	var words []string
+	for b.Len() < 3*segmentMax {
+		near := false
+		for _, cut := range []int{segmentMax, 2 * segmentMax} {
+			if b.Len() > cut-2*cutWindow && b.Len() < cut+cutWindow {
+				near = true
+			}
+		}
+		if near {
+			w := fmt.Sprintf("uniq%06dword", len(words))
+			words = append(words, w)
+			b.WriteString(w + " ")
+		} else {
+			b.WriteString("filler ")
+		}
+	}
+	text := b.String()
+	for _, size := range []int{5, 7, 64, 1000} {
+		id := fmt.Sprintf("t%d", size)
+		mustCommit(t, db, &hub.Write{Threads: []hub.Thread{thread(id, "c1", size)}})
+		for i := 0; i < len(text); i += size {
+			mustCommit(t, db, &hub.Write{Events: []hub.Event{textEvent(hub.EventMessageDelta, id, "u", i, text[i:min(i+size, len(text))])}})
+		}
+		mustCommit(t, db, &hub.Write{Events: []hub.Event{payloadEvent(hub.EventTurnCompleted, id, "u", 0, `{}`)}})
+		var docs int
+		if err := db.queryRow(context.Background(), `SELECT COUNT(*) FROM search_docs WHERE thread_id = ?`, id).Scan(&docs); err != nil || docs < 3 {
+			t.Errorf("chunks of %d: %d documents, %v; want segments", size, docs, err)
+		}
+	}
+	for _, w := range words {
+		p := mustSearch(t, db, searchAll(w))
+		if len(p.Hits) != 4 {
+			t.Errorf("%s: %d hits, want one per thread (4)", w, len(p.Hits))
+		}
+	}
+}
+
 // Prompts, thoughts, tool calls (title, command, paths) and titles are
 // indexed; a title change replaces the title's document.
 func TestSearchKinds(t *testing.T) {
@@ -286,6 +328,7 @@ func TestSearchRestart(t *testing.T) {
 		t.Fatal(err)
 	}
 	db = mustOpenAt(t, path, Options{})
+	waitIndexed(t, db)
 	for _, q := range []string{"durable", "shortened", "tail"} {
 		if p := mustSearch(t, db, searchAll(q)); len(p.Hits) != 1 {
 			t.Errorf("%s after restart: %+v", q, p.Hits)
