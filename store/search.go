@@ -25,11 +25,13 @@ const (
 const searchSQL = `SELECT d.seq, d.thread_id, d.turn_id, d.kind, d.at, t.title, t.agent, t.cwd,
 	snippet(search_fts, 0, '` + markOpen + `', '` + markClose + `', '…', 24)
 	FROM search_fts CROSS JOIN search_docs d CROSS JOIN threads t
-	WHERE search_fts MATCH ?1 AND d.seq = search_fts.rowid AND t.id = d.thread_id AND t.deleted = 0`
+	WHERE search_fts MATCH ?1 AND d.seq = search_fts.rowid AND t.id = d.thread_id AND t.deleted = 0
+	AND NOT EXISTS (SELECT 1 FROM turns u WHERE u.id = d.turn_id AND u.internal = 1)`
 
 // Search returns up to f.Limit documents matching f.Q, newest first, of
 // f.ClientID's threads (every thread with f.All; none with neither),
-// never of a deleted thread. Errors: INVALID_ARGUMENT for an empty or
+// never of a deleted thread nor of an internal turn (a compaction's
+// prompt and summary, which history hides too). Errors: INVALID_ARGUMENT for an empty or
 // malformed query (FTS5 syntax, an unknown column) or a malformed cursor.
 func (db *DB) Search(ctx context.Context, f hub.SearchFilter) (hub.SearchPage, error) {
 	page := hub.SearchPage{Hits: []hub.SearchHit{}, Indexing: db.indexing.Load()}

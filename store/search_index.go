@@ -1,6 +1,7 @@
 package store
 
 import (
+	"bytes"
 	"context"
 	"database/sql"
 	"encoding/json"
@@ -22,9 +23,10 @@ import (
 // (turn_completed, the next turn_started). thread_updated, permission,
 // client request and terminal output events pass without ending it, as
 // they do in the engine's redaction stream. Its text is indexed per
-// message, not per chunk: the document is written once the message has
-// grown by streamFlush bytes since it was last written (replacing its row)
-// and in full in the transaction that stores the event ending it — the
+// message, not per chunk: the document is written when a batch commits
+// in which the message grew by streamFlush bytes or more since it was
+// last written (replacing its row), and in full in the transaction that
+// stores the event ending it — the
 // same one that stores its last chunk when redaction held text back. A
 // word split across chunks is found once its message is stored.
 
@@ -152,10 +154,8 @@ func (ix *indexer) event(ctx context.Context, e *hub.Event) error {
 // chunk appends a text event to its thread's streaming document (d, or a
 // new one starting at e).
 func (ix *indexer) chunk(ctx context.Context, e *hub.Event, kind string, d *openDoc) error {
-	var p struct {
-		Text string `json:"text"`
-	}
-	if json.Unmarshal(e.Payload, &p) != nil || p.Text == "" {
+	text := chunkText(e.Payload)
+	if text == "" {
 		return nil
 	}
 	if d == nil {
@@ -168,12 +168,24 @@ func (ix *indexer) chunk(ctx context.Context, e *hub.Event, kind string, d *open
 		}
 		ix.open[e.ThreadID] = d
 	}
-	d.text.WriteString(p.Text)
+	d.text.WriteString(text)
 	if d.text.Len() >= segmentMax && e.Seq != d.seq {
 		return ix.cut(ctx, e, d)
 	}
-	if d.text.Len()-d.flushed >= streamFlush {
-		return ix.flush(ctx, d)
+	return nil
+}
+
+// flushGrown rewrites each streaming document that grew by streamFlush
+// or more since it was last written: the writer calls it once per batch,
+// before the commit, so that a flood rewrites a segment once per batch,
+// not once per 4 KiB.
+func (ix *indexer) flushGrown(ctx context.Context) error {
+	for _, d := range ix.open {
+		if d.text.Len()-d.flushed >= streamFlush {
+			if err := ix.flush(ctx, d); err != nil {
+				return err
+			}
+		}
 	}
 	return nil
 }
@@ -299,6 +311,27 @@ func (ix *indexer) live(ctx context.Context, threadID string) (bool, error) {
 		return false, fmt.Errorf("store: index: %w", err)
 	}
 	return deleted == 0, nil
+}
+
+// chunkText is the text of a message_delta or thought_delta payload. The
+// engine writes it as {"text":"…"}: when the string has no escape, its
+// bytes are the text, read without a JSON decoder (the hot path of a
+// streaming turn); anything else is decoded.
+func chunkText(payload []byte) string {
+	const head, tail = `{"text":"`, `"}`
+	if len(payload) >= len(head)+len(tail) && string(payload[:len(head)]) == head && string(payload[len(payload)-len(tail):]) == tail {
+		body := payload[len(head) : len(payload)-len(tail)]
+		if !bytes.ContainsAny(body, `\"`) {
+			return string(body)
+		}
+	}
+	var p struct {
+		Text string `json:"text"`
+	}
+	if json.Unmarshal(payload, &p) != nil {
+		return ""
+	}
+	return p.Text
 }
 
 // textKind is the document kind of a streamed text event, else "".

@@ -193,6 +193,16 @@ func TestSearchKinds(t *testing.T) {
 			t.Errorf("%s: %+v, want one %s hit", q, p.Hits, kind)
 		}
 	}
+	internal := turn("ui", "a", 8)
+	internal.Internal = true
+	mustCommit(t, db, &hub.Write{Turns: []hub.Turn{internal}, Events: []hub.Event{
+		payloadEvent(hub.EventTurnStarted, "a", "ui", 8, `{"input":"summarize the conversation"}`),
+		textEvent(hub.EventMessageDelta, "a", "ui", 9, "a summary of the wombat"),
+		payloadEvent(hub.EventTurnCompleted, "a", "ui", 10, `{}`),
+	}})
+	if p := mustSearch(t, db, searchAll("summarize OR summary")); len(p.Hits) != 0 {
+		t.Errorf("an internal turn is found: %+v", p.Hits)
+	}
 	mustCommit(t, db, &hub.Write{Events: []hub.Event{payloadEvent(hub.EventThreadUpdated, "a", "", 7, `{"thread":{"id":"a","title":"Small Plan"}}`)}})
 	if p := mustSearch(t, db, searchAll("grand")); len(p.Hits) != 0 {
 		t.Errorf("the old title is still found: %+v", p.Hits)
@@ -424,5 +434,21 @@ func TestSearchBackfillResumes(t *testing.T) {
 	}
 	if len(p.Hits) != threads-1 || got["t05"] || !got["t20"] {
 		t.Errorf("after resuming: %d hits, t05 %v (want false), t20 %v (want true)", len(p.Hits), got["t05"], got["t20"])
+	}
+}
+
+func TestChunkText(t *testing.T) {
+	for _, c := range []struct{ payload, want string }{
+		{`{"text":"plain words "}`, "plain words "},
+		{`{"text":"quote \" and \\ and \u00e9"}`, `quote " and \ and é`},
+		{`{"text":""}`, ""},
+		{`{"other":1,"text":"late"}`, "late"},
+		{`{"text":"x"} `, "x"},
+		{`not json`, ""},
+		{``, ""},
+	} {
+		if got := chunkText([]byte(c.payload)); got != c.want {
+			t.Errorf("%s: %q, want %q", c.payload, got, c.want)
+		}
 	}
 }
