@@ -95,6 +95,34 @@ func e2eSearch(t *testing.T, bins e2eBins) {
 		t.Errorf("a malformed query through hub/client: %v", err)
 	}
 
+	// Search off (search.enabled: false): nothing new is indexed; on at the
+	// next start: the index is rebuilt in the background, the answers say
+	// indexing until it is done, the log says so, and the words are found.
+	h.stop()
+	writeConfig(t, h.dir, hubConfig{"search": map[string]any{"enabled": false}})
+	h.start()
+	off := h.newThread("fake", t.TempDir())
+	h.turnText(off.ID, "echo unindexedmarsupial")
+	if p := h.search("unindexedmarsupial", ""); len(p.Hits) != 0 {
+		t.Errorf("with search off: %+v", p.Hits)
+	}
+	h.stop()
+	writeConfig(t, h.dir, nil)
+	h.start()
+	deadline := time.Now().Add(60 * time.Second)
+	for p := h.search("unindexedmarsupial", ""); p.Indexing || len(p.Hits) != 2; p = h.search("unindexedmarsupial", "") {
+		if time.Now().After(deadline) {
+			t.Fatalf("after turning search on again: %+v", p)
+		}
+		time.Sleep(20 * time.Millisecond)
+	}
+	if p := h.search("hippocampus", ""); len(p.Hits) != 1 {
+		t.Errorf("the older history after the rebuild: %+v", p.Hits)
+	}
+	if !strings.Contains(h.logText(), "search index: up to date") {
+		t.Errorf("the log does not say the rebuild ended:\n%s", tail(h.logText(), 2000))
+	}
+
 	// Deleted: gone from the answers.
 	h.call("DELETE", "/v1/threads/"+th.ID, nil, 204, nil)
 	if p := h.search("hippocampus", "&scope=all"); len(p.Hits) != 0 {
