@@ -81,6 +81,11 @@ func e2eSearch(t *testing.T, bins e2eBins) {
 		}
 	}
 
+	r := h.call("GET", "/v1/search?q="+strings.Repeat("a+", 1000), nil, 400, nil)
+	if !strings.Contains(string(r.body), "longer than 1024 bytes") {
+		t.Errorf("an overlong query: %s", r.body)
+	}
+
 	// The typed client, after a restart.
 	h.stop()
 	h.start()

@@ -2,10 +2,11 @@ package hub
 
 import "time"
 
-// Search limits (GET /v1/search ?limit).
+// Search limits (GET /v1/search ?limit, ?q).
 const (
-	DefaultSearchLimit = 20
-	MaxSearchLimit     = 100
+	DefaultSearchLimit  = 20
+	MaxSearchLimit      = 100
+	MaxSearchQueryBytes = 1024
 )
 
 // Search hit kinds (SearchHit.Kind): what the matched text is.

@@ -115,6 +115,7 @@ type DB struct {
 	ix       *indexer
 	indexing atomic.Bool
 	liveFrom int64 // the first seq this run indexes as it stores it
+	marks    snippetMarks
 
 	// batchHook, when set (tests only, before the first Write), is called
 	// on the writer goroutine with the size of each batch before it is
@@ -155,6 +156,7 @@ func Open(path string, opts Options) (*DB, error) {
 		queue:    make(chan *op, orDefault(opts.QueueSize, DefaultQueueSize)),
 		stopped:  make(chan struct{}),
 		searchOn: !opts.SearchOff,
+		marks:    newSnippetMarks(),
 	}
 	backfill, err := db.open(orDefault(opts.ReadConns, DefaultReadConns))
 	if err != nil {

@@ -2,6 +2,8 @@ package store
 
 import (
 	"context"
+	"crypto/rand"
+	"encoding/hex"
 	"errors"
 	"fmt"
 	"strconv"
@@ -11,22 +13,29 @@ import (
 	"modernc.org/sqlite"
 )
 
-// Snippet markers: private-use characters around each match in snippet(),
-// split into hub.SnippetPart by splitSnippet.
-const (
-	markOpen  = "\ue000"
-	markClose = "\ue001"
-)
-
-// searchSQL finds the documents that match ?1, newest first. CROSS JOIN
-// keeps search_fts the outer loop, so that FTS5 walks its matches in
-// rowid order from the newest and the query stops after LIMIT rows
-// instead of sorting every match.
+// searchSQL finds the documents that match ?1, newest first; ?2 and ?3
+// are the snippet's match markers (DB.marks). CROSS JOIN keeps search_fts
+// the outer loop, so that FTS5 walks its matches in rowid order from the
+// newest and the query stops after LIMIT rows instead of sorting every
+// match.
 const searchSQL = `SELECT d.seq, d.thread_id, d.turn_id, d.kind, d.at, t.title, t.agent, t.cwd,
-	snippet(search_fts, 0, '` + markOpen + `', '` + markClose + `', '…', 24)
+	snippet(search_fts, 0, ?2, ?3, '…', 24)
 	FROM search_fts CROSS JOIN search_docs d CROSS JOIN threads t
 	WHERE search_fts MATCH ?1 AND d.seq = search_fts.rowid AND t.id = d.thread_id AND t.deleted = 0
 	AND NOT EXISTS (SELECT 1 FROM turns u WHERE u.id = d.turn_id AND u.internal = 1)`
+
+// snippetMarks are the strings snippet() puts around each match, split
+// into hub.SnippetPart by splitSnippet: private-use characters around a
+// random nonce drawn at Open, so that no text an agent wrote can pose as
+// a match.
+type snippetMarks struct{ open, close string }
+
+func newSnippetMarks() snippetMarks {
+	var b [8]byte
+	_, _ = rand.Read(b[:])
+	n := hex.EncodeToString(b[:])
+	return snippetMarks{open: "\ue000" + n + "\ue001", close: "\ue001" + n + "\ue000"}
+}
 
 // Search returns up to f.Limit documents matching f.Q, newest first, of
 // f.ClientID's threads (every thread with f.All; none with neither),
@@ -55,7 +64,7 @@ func (db *DB) Search(ctx context.Context, f hub.SearchFilter) (hub.SearchPage, e
 	limit = min(limit, hub.MaxSearchLimit)
 	var b strings.Builder
 	b.WriteString(searchSQL)
-	args := []any{f.Q}
+	args := []any{f.Q, db.marks.open, db.marks.close}
 	arg := func(cond string, v any) {
 		args = append(args, v)
 		b.WriteString(" AND " + strings.ReplaceAll(cond, "?", "?"+strconv.Itoa(len(args))))
@@ -98,7 +107,7 @@ func (db *DB) Search(ctx context.Context, f hub.SearchFilter) (hub.SearchPage, e
 		if err := rows.Scan(&h.Seq, &h.ThreadID, &h.TurnID, &h.Kind, &at, &h.ThreadTitle, &h.Agent, &h.Cwd, &snippet); err != nil {
 			return page, searchErr(err)
 		}
-		h.At, h.Snippet = decTime(at), splitSnippet(snippet)
+		h.At, h.Snippet = decTime(at), db.marks.split(snippet)
 		page.Hits = append(page.Hits, h)
 	}
 	if err := rows.Err(); err != nil {
@@ -123,11 +132,11 @@ func searchErr(err error) error {
 	return fmt.Errorf("store: search: %w", err)
 }
 
-// splitSnippet cuts snippet() output at its markers.
-func splitSnippet(s string) []hub.SnippetPart {
+// split cuts snippet() output at the marks.
+func (m snippetMarks) split(s string) []hub.SnippetPart {
 	parts := []hub.SnippetPart{}
 	for s != "" {
-		i := strings.Index(s, markOpen)
+		i := strings.Index(s, m.open)
 		if i < 0 {
 			parts = append(parts, hub.SnippetPart{Text: s})
 			break
@@ -135,15 +144,15 @@ func splitSnippet(s string) []hub.SnippetPart {
 		if i > 0 {
 			parts = append(parts, hub.SnippetPart{Text: s[:i]})
 		}
-		s = s[i+len(markOpen):]
-		j := strings.Index(s, markClose)
+		s = s[i+len(m.open):]
+		j := strings.Index(s, m.close)
 		if j < 0 {
 			j = len(s)
 		}
 		if j > 0 {
 			parts = append(parts, hub.SnippetPart{Text: s[:j], Match: true})
 		}
-		s = strings.TrimPrefix(s[j:], markClose)
+		s = strings.TrimPrefix(s[j:], m.close)
 	}
 	return parts
 }

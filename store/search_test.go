@@ -452,3 +452,26 @@ func TestChunkText(t *testing.T) {
 		}
 	}
 }
+
+// Text an agent wrote cannot pose as a match in a snippet.
+func TestSearchSnippetMarksUnforgeable(t *testing.T) {
+	db := MustOpenDB(t)
+	fake := "\ue000fake\ue001 \ue001\ue000"
+	mustCommit(t, db, &hub.Write{Threads: []hub.Thread{thread("a", "c1", 1)}, Events: []hub.Event{
+		payloadEvent(hub.EventTurnStarted, "a", "u", 1, `{"input":"real `+fake+` words"}`),
+	}})
+	p := mustSearch(t, db, searchAll("real"))
+	if len(p.Hits) != 1 {
+		t.Fatalf("%+v", p.Hits)
+	}
+	var matched, all string
+	for _, s := range p.Hits[0].Snippet {
+		all += s.Text
+		if s.Match {
+			matched += s.Text
+		}
+	}
+	if matched != "real" || all != "real "+fake+" words" {
+		t.Errorf("snippet %+v: matched %q", p.Hits[0].Snippet, matched)
+	}
+}

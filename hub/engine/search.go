@@ -12,6 +12,9 @@ func (e *Engine) Search(ctx context.Context, c hub.Caller, q hub.SearchQuery) (h
 	if err := checkCaller(c); err != nil {
 		return hub.SearchPage{}, err
 	}
+	if len(q.Q) > hub.MaxSearchQueryBytes {
+		return hub.SearchPage{}, hub.Errorf(hub.CodeInvalidArgument, "q is longer than %d bytes", hub.MaxSearchQueryBytes)
+	}
 	if q.Limit < 0 || q.Limit > hub.MaxSearchLimit {
 		return hub.SearchPage{}, hub.Errorf(hub.CodeInvalidArgument, "limit must be between 1 and %d", hub.MaxSearchLimit)
 	}
