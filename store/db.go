@@ -83,6 +83,11 @@ type Options struct {
 	// Search still answers from what the index holds, and the next Open
 	// with search on rebuilds the index in the background.
 	SearchOff bool
+	// Maintenance opens the database for a one-off job beside (or instead
+	// of) a running hub (`switchboard db compact`): it writes nothing of
+	// its own — no search indexing, no change to the index's state, no
+	// background work — but what it is asked to.
+	Maintenance bool
 }
 
 // DB is the SQLite hub.Store. Its methods are safe for concurrent use,
@@ -115,6 +120,7 @@ type DB struct {
 	ix       *indexer
 	indexing atomic.Bool
 	liveFrom int64 // the first seq this run indexes as it stores it
+	maint    bool  // Options.Maintenance
 	marks    snippetMarks
 
 	// batchHook, when set (tests only, before the first Write), is called
@@ -155,7 +161,8 @@ func Open(path string, opts Options) (*DB, error) {
 		maxBytes: orDefault(opts.MaxBatchBytes, DefaultMaxBatchBytes),
 		queue:    make(chan *op, orDefault(opts.QueueSize, DefaultQueueSize)),
 		stopped:  make(chan struct{}),
-		searchOn: !opts.SearchOff,
+		searchOn: !opts.SearchOff && !opts.Maintenance,
+		maint:    opts.Maintenance,
 		marks:    newSnippetMarks(),
 	}
 	backfill, err := db.open(orDefault(opts.ReadConns, DefaultReadConns))

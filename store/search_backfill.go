@@ -3,6 +3,7 @@ package store
 import (
 	"context"
 	"database/sql"
+	"errors"
 	"fmt"
 	"time"
 
@@ -41,6 +42,9 @@ func (db *DB) IndexingDone() bool { return !db.indexing.Load() }
 // writer goroutine runs) and reports whether background work is due.
 func (db *DB) openSearch(ctx context.Context) (background bool, err error) {
 	db.ix = newIndexer(&db.st.search)
+	if db.maint {
+		return false, nil
+	}
 	var below int64
 	if err := db.conn.QueryRowContext(ctx, `SELECT backfill_below FROM search_state WHERE id = 1`).Scan(&below); err != nil {
 		return false, fmt.Errorf("store: search state: %w", err)
@@ -220,6 +224,10 @@ func (db *DB) backfill() {
 					return err
 				})
 			})
+			if errors.Is(err, ErrClosed) {
+				db.log.Info("search index: background indexing paused until the next start", "step", name)
+				return false
+			}
 			if err != nil {
 				db.log.Warn("search index: background indexing stopped", "step", name, "err", err)
 				return false

@@ -475,3 +475,31 @@ func TestSearchSnippetMarksUnforgeable(t *testing.T) {
 		t.Errorf("snippet %+v: matched %q", p.Hits[0].Snippet, matched)
 	}
 }
+
+// A maintenance open (db compact) leaves the index's state and its
+// streaming documents alone, even with a hub's stale index pending.
+func TestSearchMaintenanceOpen(t *testing.T) {
+	ctx := context.Background()
+	path := filepath.Join(t.TempDir(), "switchboard.db")
+	db, err := Open(path, Options{SearchOff: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	mustCommit(t, db, &hub.Write{Threads: []hub.Thread{thread("a", "c1", 1)}, Events: []hub.Event{
+		payloadEvent(hub.EventTurnStarted, "a", "u", 1, `{"input":"kept as it was"}`),
+	}})
+	if err := db.Close(); err != nil {
+		t.Fatal(err)
+	}
+	m := mustOpenAt(t, path, Options{Maintenance: true})
+	if _, err := m.Compact(ctx); err != nil {
+		t.Fatal(err)
+	}
+	var below int64
+	if err := m.queryRow(ctx, `SELECT backfill_below FROM search_state`).Scan(&below); err != nil || below != -1 {
+		t.Errorf("backfill_below %d, %v: want -1 (stale) left as it was", below, err)
+	}
+	if !m.IndexingDone() {
+		t.Error("a maintenance open runs background work")
+	}
+}
