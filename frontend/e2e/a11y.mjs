@@ -23,6 +23,7 @@
 //   delete-confirm  its header's "Delete …?" confirmation (then kept)
 //   new-thread   the New thread dialog
 //   settings     the Settings dialog
+//   search       the Search dialog (Ctrl/Cmd+K) with hits
 //   pending      a permission waiting in the thread and the Approvals
 //                panel open over it
 //   approvals    the Approvals panel with nothing pending
@@ -146,6 +147,15 @@ export async function a11yScenario(page, { url, log, shots }) {
   await check('settings');
   await settings.getByRole('button', { name: 'Close', exact: true }).click();
   await settings.waitFor({ state: 'detached' });
+
+  log('a11y: the Search dialog with hits');
+  await page.getByRole('button', { name: 'Search', exact: true }).click();
+  const search = page.getByRole('dialog', { name: 'Search all threads' });
+  await search.getByRole('searchbox').fill('understand');
+  await search.getByRole('list', { name: 'Search results' }).getByRole('button').first().waitFor();
+  await check('search');
+  await search.getByRole('searchbox').press('Escape');
+  await search.waitFor({ state: 'detached' });
 
   log('a11y: a pending permission and the Approvals panel');
   const box = page.getByRole('textbox', { name: 'Message' });
