@@ -132,13 +132,23 @@ func (db *DB) recoverStep(ctx context.Context) (threads int, done bool, err erro
 }
 
 // reindexThread indexes a thread's events with from <= seq < below (below
-// 0: no bound), replacing what documents exist, and returns how many
-// events it read.
+// 0: no bound), in place of the documents that start there, and returns
+// how many events it read.
 func (db *DB) reindexThread(ctx context.Context, threadID string, from, below int64) (int, error) {
 	ix := newIndexer(&db.st.search)
-	ix.rebuild = true
 	if below <= 0 {
 		below = 1 << 62
+	}
+	// What starts in the range is rebuilt whole: a document the events do
+	// not make again (a message the writer split after a failed write)
+	// must not stay behind, still marked streaming.
+	for _, q := range []string{
+		`DELETE FROM search_fts WHERE rowid IN (SELECT seq FROM search_docs WHERE thread_id = ?1 AND seq >= ?2 AND seq < ?3)`,
+		`DELETE FROM search_docs WHERE thread_id = ?1 AND seq >= ?2 AND seq < ?3`,
+	} {
+		if _, err := db.conn.ExecContext(ctx, q, threadID, from, below); err != nil {
+			return 0, fmt.Errorf("store: index thread %s: %w", threadID, err)
+		}
 	}
 	n := 0
 	for {

@@ -95,9 +95,6 @@ func (s *searchStmts) prepare(ctx context.Context, conn *sql.Conn, all *[]*sql.S
 type indexer struct {
 	st   *searchStmts
 	open map[string]*openDoc // a thread's streaming message or thought
-	// rebuild: documents may exist already (a backfill resumed after a
-	// crash, a recovery): every write replaces.
-	rebuild bool
 }
 
 // openDoc is a message or thought still streaming.
@@ -162,7 +159,7 @@ func (ix *indexer) chunk(ctx context.Context, e *hub.Event, kind string, d *open
 		if ok, err := ix.live(ctx, e.ThreadID); err != nil || !ok {
 			return err
 		}
-		d = &openDoc{seq: e.Seq, kind: kind, turn: e.TurnID, inserted: ix.rebuild}
+		d = &openDoc{seq: e.Seq, kind: kind, turn: e.TurnID}
 		if _, err := ix.st.upsertDoc.ExecContext(ctx, d.seq, e.ThreadID, e.TurnID, kind, encTime(e.At), 1); err != nil {
 			return fmt.Errorf("store: index: %w", err)
 		}
@@ -203,7 +200,7 @@ func (ix *indexer) cut(ctx context.Context, e *hub.Event, d *openDoc) error {
 	if err := ix.finish(ctx, e.ThreadID, d); err != nil {
 		return err
 	}
-	next := &openDoc{seq: e.Seq, kind: d.kind, turn: d.turn, inserted: ix.rebuild}
+	next := &openDoc{seq: e.Seq, kind: d.kind, turn: d.turn}
 	next.text.WriteString(text[at:])
 	if _, err := ix.st.upsertDoc.ExecContext(ctx, next.seq, e.ThreadID, e.TurnID, next.kind, encTime(e.At), 1); err != nil {
 		return fmt.Errorf("store: index: %w", err)
@@ -273,7 +270,7 @@ func (ix *indexer) title(ctx context.Context, e *hub.Event, title string) error 
 // write stores a complete document. replace deletes an existing row of
 // the same seq first (a rebuild).
 func (ix *indexer) write(ctx context.Context, seq int64, e *hub.Event, kind, text string, streaming, replace bool) error {
-	if replace || ix.rebuild {
+	if replace {
 		if _, err := ix.st.deleteText.ExecContext(ctx, seq); err != nil {
 			return fmt.Errorf("store: index: %w", err)
 		}

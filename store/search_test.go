@@ -503,3 +503,38 @@ func TestSearchMaintenanceOpen(t *testing.T) {
 		t.Error("a maintenance open runs background work")
 	}
 }
+
+// After a failed write the writer forgets its streaming messages, so the
+// rest of one starts a new document; the next open rebuilds the message
+// whole from the events, leaves nothing marked streaming, and finishes.
+func TestSearchRebuildAfterWriterReset(t *testing.T) {
+	ctx := context.Background()
+	path := filepath.Join(t.TempDir(), "switchboard.db")
+	db, err := Open(path, Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	mustCommit(t, db, &hub.Write{Threads: []hub.Thread{thread("a", "c1", 1)}})
+	mustCommit(t, db, &hub.Write{Events: []hub.Event{textEvent(hub.EventMessageDelta, "a", "u", 1, "the kangaroo")}})
+	// A Write that fails (an event without a type) resets the indexer.
+	if err := db.Commit(ctx, &hub.Write{Events: []hub.Event{{ThreadID: "a"}}}); hub.ErrorCode(err) != hub.CodeInvalidArgument {
+		t.Fatalf("the failing write: %v", err)
+	}
+	mustCommit(t, db, &hub.Write{Events: []hub.Event{textEvent(hub.EventMessageDelta, "a", "u", 2, "court judges")}})
+	var docs int
+	if err := db.queryRow(ctx, `SELECT COUNT(*) FROM search_docs WHERE thread_id = 'a'`).Scan(&docs); err != nil || docs != 2 {
+		t.Fatalf("%d documents, %v: want the message split in two by the reset", docs, err)
+	}
+	if err := db.Close(); err != nil {
+		t.Fatal(err)
+	}
+	db = mustOpenAt(t, path, Options{})
+	waitIndexed(t, db)
+	if p := mustSearch(t, db, searchAll("kangaroocourt")); len(p.Hits) != 1 {
+		t.Errorf("the word across the split after the rebuild: %+v", p.Hits)
+	}
+	var streaming int
+	if err := db.queryRow(ctx, `SELECT COUNT(*) FROM search_docs WHERE streaming = 1`).Scan(&streaming); err != nil || streaming != 0 {
+		t.Errorf("%d documents left streaming, %v", streaming, err)
+	}
+}
