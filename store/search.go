@@ -64,7 +64,13 @@ func (db *DB) Search(ctx context.Context, f hub.SearchFilter) (hub.SearchPage, e
 	limit = min(limit, hub.MaxSearchLimit)
 	var b strings.Builder
 	b.WriteString(searchSQL)
-	args := []any{f.Q, db.marks.open, db.marks.close}
+	// The user's query (well-formed: parsed above) searches the text
+	// column only; a client's, only its documents, by their owner token.
+	match := "text : (" + f.Q + ")"
+	if !f.All {
+		match = `owner : "` + ownerToken(f.ClientID) + `" AND ` + match
+	}
+	args := []any{match, db.marks.open, db.marks.close}
 	arg := func(cond string, v any) {
 		args = append(args, v)
 		b.WriteString(" AND " + strings.ReplaceAll(cond, "?", "?"+strconv.Itoa(len(args))))
@@ -77,7 +83,7 @@ func (db *DB) Search(ctx context.Context, f hub.SearchFilter) (hub.SearchPage, e
 		arg("search_fts.rowid < ?", before)
 	}
 	if !f.All {
-		arg("t.client_id = ?", f.ClientID)
+		arg("t.client_id = ?", f.ClientID) // as well as the owner token
 	}
 	if f.Agent != "" {
 		arg("t.agent = ?", f.Agent)

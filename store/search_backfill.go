@@ -176,7 +176,7 @@ func (db *DB) reindexThread(ctx context.Context, threadID string, from, below in
 // threadEventsOnWriter reads up to limit of a thread's events with from
 // <= seq < below on the writer's connection (inside its transaction).
 func (db *DB) threadEventsOnWriter(ctx context.Context, threadID string, from, below int64, limit int) ([]hub.Event, error) {
-	rows, err := db.conn.QueryContext(ctx, `SELECT seq, type, turn_id, at, payload FROM events
+	rows, err := db.conn.QueryContext(ctx, `SELECT seq, type, turn_id, client_id, at, payload FROM events
 		WHERE thread_id = ? AND seq >= ? AND seq < ? ORDER BY seq LIMIT ?`, threadID, from, below, limit)
 	if err != nil {
 		return nil, fmt.Errorf("store: index thread %s: %w", threadID, err)
@@ -187,7 +187,7 @@ func (db *DB) threadEventsOnWriter(ctx context.Context, threadID string, from, b
 		e := hub.Event{ThreadID: threadID}
 		var at int64
 		var payload []byte
-		if err := rows.Scan(&e.Seq, &e.Type, &e.TurnID, &at, &payload); err != nil {
+		if err := rows.Scan(&e.Seq, &e.Type, &e.TurnID, &e.ClientID, &at, &payload); err != nil {
 			return nil, fmt.Errorf("store: index thread %s: %w", threadID, err)
 		}
 		e.At, e.Payload = decTime(at), decJSON(payload)

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"database/sql"
+	"encoding/hex"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -73,7 +74,7 @@ func (s *searchStmts) prepare(ctx context.Context, conn *sql.Conn, all *[]*sql.S
 	}{
 		{&s.upsertDoc, searchStmtsSQLUpsertDoc},
 		{&s.deleteDoc, `DELETE FROM search_docs WHERE seq = ?`},
-		{&s.insertText, `INSERT INTO search_fts (rowid, text) VALUES (?, ?)`},
+		{&s.insertText, `INSERT INTO search_fts (rowid, text, owner) VALUES (?, ?, ?)`},
 		{&s.deleteText, `DELETE FROM search_fts WHERE rowid = ?`},
 		{&s.titleDoc, `SELECT d.seq, f.text FROM search_docs d JOIN search_fts f ON f.rowid = d.seq
 			WHERE d.thread_id = ? AND d.kind = 'title'`},
@@ -100,6 +101,7 @@ type indexer struct {
 // openDoc is a message or thought still streaming.
 type openDoc struct {
 	seq      int64
+	owner    string // ownerToken of the thread's client
 	kind     string
 	turn     string
 	text     strings.Builder
@@ -159,7 +161,7 @@ func (ix *indexer) chunk(ctx context.Context, e *hub.Event, kind string, d *open
 		if ok, err := ix.live(ctx, e.ThreadID); err != nil || !ok {
 			return err
 		}
-		d = &openDoc{seq: e.Seq, kind: kind, turn: e.TurnID}
+		d = &openDoc{seq: e.Seq, owner: ownerToken(e.ClientID), kind: kind, turn: e.TurnID}
 		if _, err := ix.st.upsertDoc.ExecContext(ctx, d.seq, e.ThreadID, e.TurnID, kind, encTime(e.At), 1); err != nil {
 			return fmt.Errorf("store: index: %w", err)
 		}
@@ -200,7 +202,7 @@ func (ix *indexer) cut(ctx context.Context, e *hub.Event, d *openDoc) error {
 	if err := ix.finish(ctx, e.ThreadID, d); err != nil {
 		return err
 	}
-	next := &openDoc{seq: e.Seq, kind: d.kind, turn: d.turn}
+	next := &openDoc{seq: e.Seq, owner: d.owner, kind: d.kind, turn: d.turn}
 	next.text.WriteString(text[at:])
 	if _, err := ix.st.upsertDoc.ExecContext(ctx, next.seq, e.ThreadID, e.TurnID, next.kind, encTime(e.At), 1); err != nil {
 		return fmt.Errorf("store: index: %w", err)
@@ -216,7 +218,7 @@ func (ix *indexer) flush(ctx context.Context, d *openDoc) error {
 			return fmt.Errorf("store: index: %w", err)
 		}
 	}
-	if _, err := ix.st.insertText.ExecContext(ctx, d.seq, d.text.String()); err != nil {
+	if _, err := ix.st.insertText.ExecContext(ctx, d.seq, d.text.String(), d.owner); err != nil {
 		return fmt.Errorf("store: index: %w", err)
 	}
 	d.inserted, d.flushed = true, d.text.Len()
@@ -278,7 +280,7 @@ func (ix *indexer) write(ctx context.Context, seq int64, e *hub.Event, kind, tex
 	if _, err := ix.st.upsertDoc.ExecContext(ctx, seq, e.ThreadID, e.TurnID, kind, encTime(e.At), boolInt(streaming)); err != nil {
 		return fmt.Errorf("store: index: %w", err)
 	}
-	if _, err := ix.st.insertText.ExecContext(ctx, seq, text); err != nil {
+	if _, err := ix.st.insertText.ExecContext(ctx, seq, text, ownerToken(e.ClientID)); err != nil {
 		return fmt.Errorf("store: index: %w", err)
 	}
 	return nil
@@ -330,6 +332,10 @@ func chunkText(payload []byte) string {
 	}
 	return p.Text
 }
+
+// ownerToken is a client id as one search_fts token (client ids may hold
+// '.', '-' and '_', which the tokenizer would split on).
+func ownerToken(clientID string) string { return "o" + hex.EncodeToString([]byte(clientID)) }
 
 // textKind is the document kind of a streamed text event, else "".
 func textKind(typ string) string {

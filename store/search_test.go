@@ -237,6 +237,16 @@ func TestSearchTenancyFiltersPages(t *testing.T) {
 	if p := mustSearch(t, db, searchAll("secretword")); len(p.Hits) != 4 {
 		t.Errorf("scope all sees %v", hitThreads(p))
 	}
+	// The owner tokens are not text: searching one finds nothing, and a
+	// query cannot reach the owner column.
+	for _, q := range []string{ownerToken("c1"), `owner : "` + ownerToken("c1") + `"`, `{owner} : ` + ownerToken("c1")} {
+		if p := mustSearch(t, db, searchAll(q)); len(p.Hits) != 0 {
+			t.Errorf("%s: %v", q, hitThreads(p))
+		}
+		if p := mustSearch(t, db, hub.SearchFilter{SearchQuery: hub.SearchQuery{Q: q}, ClientID: "c2"}); len(p.Hits) != 0 {
+			t.Errorf("c2, %s: %v", q, hitThreads(p))
+		}
+	}
 	for _, c := range []struct {
 		q    hub.SearchQuery
 		want string

@@ -6,7 +6,10 @@
 -- order and a hit names the event to scroll to. search_fts holds the text
 -- as it is stored in the events (after redaction); search_docs says whose
 -- it is.
-CREATE VIRTUAL TABLE search_fts USING fts5(text, tokenize = 'unicode61 remove_diacritics 2');
+-- owner is one token naming the thread's owner (its client id, hex), so
+-- that a client's search is an intersection in the index, not a filter
+-- over every client's matches; queries search text only.
+CREATE VIRTUAL TABLE search_fts USING fts5(text, owner, tokenize = 'unicode61 remove_diacritics 2');
 -- A deleted document's terms leave the index at once instead of lingering
 -- in older segments until a merge (docs/SECURITY.md "Secrets at rest").
 INSERT INTO search_fts (search_fts, rank) VALUES ('secure-delete', 1);
