@@ -53,6 +53,11 @@ type Store interface {
 	// LastSeq is the highest committed Seq (0 when the log is empty).
 	LastSeq(ctx context.Context) (int64, error)
 
+	// Search returns a page of the documents matching f.Q, newest first.
+	// A malformed query (FTS5 syntax), filter or cursor is
+	// INVALID_ARGUMENT.
+	Search(ctx context.Context, f SearchFilter) (SearchPage, error)
+
 	// AgentProcesses lists the agent processes recorded as running.
 	AgentProcesses(ctx context.Context) ([]AgentProcess, error)
 

@@ -78,6 +78,12 @@ type Config struct {
 	Redaction struct {
 		Enabled bool `mapstructure:"enabled"`
 	} `mapstructure:"redaction"`
+	// Search indexes what is stored for full-text search (GET
+	// /v1/search); on restart. Off, nothing is indexed and the next start
+	// with it on rebuilds the index in the background.
+	Search struct {
+		Enabled bool `mapstructure:"enabled"`
+	} `mapstructure:"search"`
 	UI struct {
 		// Theme is the window's and the web UI's colours: light, dark or
 		// system (follow the OS).

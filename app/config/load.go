@@ -40,6 +40,7 @@ func setDefaults(v *viper.Viper) {
 	v.SetDefault("tray.enabled", true)
 	v.SetDefault("tray.autostart", false)
 	v.SetDefault("redaction.enabled", d.Redaction)
+	v.SetDefault("search.enabled", true)
 	v.SetDefault("ui.theme", hub.ThemeSystem)
 	v.SetDefault("terminals.inheritEnv", []string{})
 }

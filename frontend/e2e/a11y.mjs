@@ -26,6 +26,7 @@
 //   rules-editor the Settings dialog with the form of a new permission rule
 //                open, after a save refused for want of a name (its error
 //                shown on the field)
+//   search       the Search dialog (Ctrl/Cmd+K) with hits
 //   pending      a permission waiting in the thread and the Approvals
 //                panel open over it
 //   inbox-selection  the same with the request selected in the inbox
@@ -160,6 +161,15 @@ export async function a11yScenario(page, { url, log, shots }) {
   await ruleForm.waitFor({ state: 'detached' });
   await settings.getByRole('button', { name: 'Close', exact: true }).click();
   await settings.waitFor({ state: 'detached' });
+
+  log('a11y: the Search dialog with hits');
+  await page.getByRole('button', { name: 'Search', exact: true }).click();
+  const search = page.getByRole('dialog', { name: 'Search all threads' });
+  await search.getByRole('searchbox').fill('understand');
+  await search.getByRole('list', { name: 'Search results' }).getByRole('button').first().waitFor();
+  await check('search');
+  await search.getByRole('searchbox').press('Escape');
+  await search.waitFor({ state: 'detached' });
 
   log('a11y: a pending permission and the Approvals panel');
   const box = page.getByRole('textbox', { name: 'Message' });

@@ -17,13 +17,15 @@ import type {
   Usage,
 } from './types';
 
-export type Item =
+/** seq is the item's first event's (a search hit names it). */
+export type Item = { seq?: number } & (
   | { kind: 'message'; key: number; text: string }
   | { kind: 'thought'; key: number; text: string }
   | { kind: 'tool'; key: number; toolCall: ToolCall }
   | { kind: 'plan'; key: number; entries: PlanEntry[] }
   | { kind: 'permission'; key: number; permissionId: string }
-  | { kind: 'error'; key: number; code: string; message: string };
+  | { kind: 'error'; key: number; code: string; message: string }
+);
 
 export interface TurnView {
   id: string;
@@ -187,7 +189,7 @@ export class Conversation {
         const kind = e.type === 'message_delta' ? 'message' : 'thought';
         const text = typeof e.text === 'string' ? e.text : '';
         if (last && last.kind === kind) last.text += text;
-        else items.push({ kind, key: this.key++, text });
+        else items.push({ kind, key: this.key++, seq: e.seq, text });
         break;
       }
       case 'tool_call':
@@ -201,7 +203,7 @@ export class Conversation {
           for (const [k, v] of Object.entries(tc)) if (v !== undefined && v !== null) merged[k] = v;
           found.toolCall = merged;
         } else {
-          items.push({ kind: 'tool', key: this.key++, toolCall: { ...tc } });
+          items.push({ kind: 'tool', key: this.key++, seq: e.seq, toolCall: { ...tc } });
           this.index.set(id, items[items.length - 1]);
         }
         break;

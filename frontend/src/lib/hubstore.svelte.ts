@@ -22,6 +22,7 @@ import type {
   Permission,
   RememberedRule,
   RememberScope,
+  SearchHit,
   Settings,
   SettingsPatch,
   Thread,
@@ -45,10 +46,12 @@ export const frameScheduler: Scheduler = (flush) => {
 
 /** Something to scroll into view once its thread shows it; n tells repeats apart. */
 export interface Reveal {
-  kind: 'permission' | 'turn';
+  /** event: a search hit, in turn id at seq. */
+  kind: 'permission' | 'turn' | 'event';
   id: string;
   threadId: string;
   n: number;
+  seq?: number;
 }
 
 export interface Toast {
@@ -233,6 +236,15 @@ export class HubStore {
     if (!this.threads[threadId]) this.fetchThread(threadId);
     this.reveal = { kind: n.kind, id: n.id, threadId, n: ++this.revealN };
     await this.select(threadId);
+  }
+
+  /** Opens a search hit's thread scrolled to its event (a title hit: the thread). */
+  async openHit(hit: SearchHit): Promise<void> {
+    if (!this.threads[hit.threadId]) this.fetchThread(hit.threadId);
+    this.reveal = hit.turnId
+      ? { kind: 'event', id: hit.turnId, seq: hit.seq, threadId: hit.threadId, n: ++this.revealN }
+      : null;
+    await this.select(hit.threadId);
   }
 
   /** Switches the thread's session mode; the thread updates from the answer. */

@@ -124,6 +124,15 @@ describe('HttpTransport requests', () => {
     expect(calls[0].headers.authorization).toBe('Bearer sess-secret');
   });
 
+  it('searches with the query in the URL, scope=all, and answers the page', async () => {
+    const { t, calls } = http([json(200, { hits: [{ threadId: 'th_1', seq: 9 }], nextCursor: '9', indexing: true })]);
+    const page = await t.search({ q: '"a phrase" wo*', cursor: '12', limit: 5 });
+    expect(page).toEqual({ hits: [{ threadId: 'th_1', seq: 9 }], nextCursor: '9', indexing: true });
+    const u = new URL(calls[0].url, 'http://x');
+    expect(u.pathname).toBe('/v1/search');
+    expect(Object.fromEntries(u.searchParams)).toEqual({ q: '"a phrase" wo*', cursor: '12', limit: '5', scope: 'all' });
+  });
+
   it('without a secret it is signed out; a 401 forgets the secret', async () => {
     expect(http([], memStorage()).t.signedIn()).toBe(false);
     const storage = memStorage({ [sessionKey]: 'old' });
@@ -414,6 +423,10 @@ function fakeWails() {
     QueryPermissions: (q: { cursor?: string }) => Promise.resolve(q.cursor ? { permissions: null, nextCursor: '' } : { permissions: [{ id: 'pe_1' }], nextCursor: 'c' }),
     ListRules: () => Promise.resolve(null),
     DeleteRule: (id: string) => (id === 'ru_x' ? Promise.reject('{"code":"NOT_FOUND","message":"no such rule"}') : Promise.resolve()),
+    Search: (q: { q: string }) =>
+      q.q === '(('
+        ? Promise.reject('{"code":"INVALID_ARGUMENT","message":"search: invalid query: fts5: syntax error near \\"\\""}')
+        : Promise.resolve({ hits: [{ threadId: 'th_1', seq: 7, kind: 'message', snippet: [{ text: q.q, match: true }] }], nextCursor: '', indexing: false }),
   } as unknown as WailsBindings;
   return { bindings, runtime, emit, subscribed, listeners };
 }
@@ -442,6 +455,14 @@ describe('WailsTransport', () => {
     expect(await t.listRules()).toEqual([]);
     await t.deleteRule('ru_1');
     await expect(t.deleteRule('ru_x')).rejects.toMatchObject({ code: 'NOT_FOUND' });
+  });
+
+  it('calls Search and maps a malformed query to INVALID_ARGUMENT', async () => {
+    const w = fakeWails();
+    const t = new WailsTransport(w.bindings, w.runtime);
+    const page = await t.search({ q: 'hippo*' });
+    expect(page).toMatchObject({ hits: [{ threadId: 'th_1', seq: 7 }], nextCursor: undefined, indexing: false });
+    await expect(t.search({ q: '((' })).rejects.toMatchObject({ code: 'INVALID_ARGUMENT' });
   });
 
   it('calls SetMode and SetConfigOption', async () => {

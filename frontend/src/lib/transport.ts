@@ -19,6 +19,8 @@ import type {
   Permission,
   PermissionPage,
   PermissionQuery,
+  SearchPage,
+  SearchQuery,
   PermissionStatus,
   RememberedRule,
   Settings,
@@ -157,6 +159,8 @@ export interface Transport {
   listRules(): Promise<RememberedRule[]>;
   /** Removes a remembered decision (DELETE /v1/rules/{id}). */
   deleteRule(id: string): Promise<void>;
+  /** Full-text search across every thread this transport sees (GET /v1/search), newest first. */
+  search(q: SearchQuery): Promise<SearchPage>;
   /** Switches the thread's agent session to a mode; answers the updated thread. */
   setMode(threadId: string, modeId: string): Promise<Thread>;
   /** Sets one of the session's config options (the model, …); answers the updated thread. */
@@ -380,6 +384,10 @@ export class WailsTransport implements Transport {
   }
   async deleteRule(id: string) {
     await this.call(() => this.bindings.DeleteRule(id));
+  }
+  async search(q: SearchQuery) {
+    const p = await this.call<SearchPage>(() => this.bindings.Search(q as Parameters<WailsBindings['Search']>[0]));
+    return { hits: p?.hits ?? [], nextCursor: p?.nextCursor || undefined, indexing: !!p?.indexing };
   }
   setMode(threadId: string, modeId: string) {
     return this.call<Thread>(() => this.bindings.SetMode(threadId, modeId), 'thread');
@@ -649,6 +657,11 @@ export class HttpTransport implements Transport {
     });
     const p = await this.request<HistoryPage>('GET', u);
     return { turns: p.turns ?? [], nextCursor: p.nextCursor || undefined };
+  }
+  async search(q: SearchQuery) {
+    const u = this.url('/v1/search', { ...q });
+    const p = await this.request<SearchPage>('GET', u);
+    return { hits: p.hits ?? [], nextCursor: p.nextCursor || undefined, indexing: !!p.indexing };
   }
   async listPermissions(status?: PermissionStatus) {
     const u = this.url('/v1/permissions', { status });

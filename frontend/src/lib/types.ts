@@ -347,3 +347,43 @@ export interface SettingsPatch {
   /** id → entry (added or replaced), or null (removed). */
   agents?: Record<string, AgentPatch | null>;
 }
+
+/** GET /v1/search: q in SQLite FTS5 syntax; the rest narrow the hits. */
+export interface SearchQuery {
+  q: string;
+  agent?: string;
+  folder?: string;
+  /** RFC 3339. */
+  from?: string;
+  to?: string;
+  limit?: number;
+  cursor?: string;
+}
+
+/** A piece of a hit's snippet; match marks what the query matched. Plain text, never markup. */
+export interface SnippetPart {
+  text: string;
+  match?: boolean;
+}
+
+export type SearchKind = 'prompt' | 'message' | 'thought' | 'tool' | 'title';
+
+export interface SearchHit {
+  threadId: string;
+  turnId?: string;
+  /** The event the hit starts at (a message's first chunk). */
+  seq: number;
+  kind: SearchKind;
+  at: string;
+  threadTitle: string;
+  agent: string;
+  cwd: string;
+  snippet: SnippetPart[];
+}
+
+export interface SearchPage {
+  hits: SearchHit[];
+  nextCursor?: string;
+  /** Older history is still being indexed: older hits may be missing. */
+  indexing: boolean;
+}

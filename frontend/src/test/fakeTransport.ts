@@ -12,6 +12,8 @@ import type {
   Permission,
   PermissionQuery,
   RememberedRule,
+  SearchPage,
+  SearchQuery,
   Settings,
   SettingsPatch,
   Thread,
@@ -128,6 +130,12 @@ export class FakeTransport implements Transport {
   async listPermissions(status?: string) {
     this.log('listPermissions', status);
     return this.permissions;
+  }
+  /** What search answers: a function of the query (a HubError thrown is the hub's 400). */
+  searchResult: (q: SearchQuery) => SearchPage = () => ({ hits: [], indexing: false });
+  async search(q: SearchQuery) {
+    this.log('search', q);
+    return this.searchResult(q);
   }
   /** Set to answer a decision with remember as shadowed by this config rule. */
   shadowedBy: string | undefined;

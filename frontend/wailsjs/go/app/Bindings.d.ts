@@ -38,6 +38,8 @@ export function QueryPermissions(arg1:hub.PermissionQuery):Promise<hub.Permissio
 
 export function RenameThread(arg1:string,arg2:string):Promise<hub.Thread>;
 
+export function Search(arg1:hub.SearchQuery):Promise<hub.SearchPage>;
+
 export function SetConfigOption(arg1:string,arg2:string,arg3:string):Promise<hub.Thread>;
 
 export function SetMode(arg1:string,arg2:string):Promise<hub.Thread>;
