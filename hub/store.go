@@ -90,6 +90,12 @@ type SessionState struct {
 	Modes             json.RawMessage
 	ConfigOptions     json.RawMessage
 	AvailableCommands json.RawMessage
+	// Summary, CompactedAt and AgentSessionID, when not nil, set the
+	// thread's (compaction and the agent session's lifecycle write them
+	// field-wise, never the whole row).
+	Summary        *string
+	CompactedAt    *time.Time
+	AgentSessionID *string
 }
 
 // ThreadFilter selects threads. ClientID "" with All false selects none.

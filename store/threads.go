@@ -31,24 +31,35 @@ const upsertThreadSQL = `INSERT INTO threads
 		created_at = excluded.created_at, updated_at = excluded.updated_at,
 		client_capabilities = COALESCE(excluded.client_capabilities, client_capabilities)`
 
-const threadColumns = `id, agent, cwd, title, client_id, status, summary, agent_session_id, created_at, updated_at, modes, config_options, client_capabilities, available_commands`
+const threadColumns = `id, agent, cwd, title, client_id, status, summary, agent_session_id, created_at, updated_at, modes, config_options, client_capabilities, available_commands, compacted_at`
 
 // setSessionStateSQL sets a thread's modes, config options and available
 // commands; a NULL argument keeps the stored value
 // (hub.Write.SessionStates).
 const setSessionStateSQL = `UPDATE threads SET
 	modes = COALESCE(?, modes), config_options = COALESCE(?, config_options),
-	available_commands = COALESCE(?, available_commands)
+	available_commands = COALESCE(?, available_commands),
+	summary = COALESCE(?, summary), compacted_at = COALESCE(?, compacted_at),
+	agent_session_id = COALESCE(?, agent_session_id)
 	WHERE id = ?`
 
 func setSessionState(ctx context.Context, st *stmts, s *hub.SessionState) error {
 	if s.ThreadID == "" {
 		return invalid("store: session state without thread id")
 	}
-	if _, err := st.setSessionState.ExecContext(ctx, encJSON(s.Modes), encJSON(s.ConfigOptions), encJSON(s.AvailableCommands), s.ThreadID); err != nil {
+	if _, err := st.setSessionState.ExecContext(ctx, encJSON(s.Modes), encJSON(s.ConfigOptions), encJSON(s.AvailableCommands),
+		strPtr(s.Summary), encTimePtr(s.CompactedAt), strPtr(s.AgentSessionID), s.ThreadID); err != nil {
 		return fmt.Errorf("store: set session state of thread %s: %w", s.ThreadID, err)
 	}
 	return nil
+}
+
+// strPtr is a nullable text argument: nil is NULL.
+func strPtr(s *string) any {
+	if s == nil {
+		return nil
+	}
+	return *s
 }
 
 func upsertThread(ctx context.Context, st *stmts, t *hub.Thread) error {
@@ -74,9 +85,10 @@ func scanThread(s interface{ Scan(...any) error }) (hub.Thread, error) {
 	var t hub.Thread
 	var created, updated int64
 	var modes, config, caps, commands []byte
+	var compacted sql.NullInt64
 	err := s.Scan(&t.ID, &t.Agent, &t.Cwd, &t.Title, &t.ClientID, &t.Status, &t.Summary,
-		&t.AgentSessionID, &created, &updated, &modes, &config, &caps, &commands)
-	t.CreatedAt, t.UpdatedAt = decTime(created), decTime(updated)
+		&t.AgentSessionID, &created, &updated, &modes, &config, &caps, &commands, &compacted)
+	t.CreatedAt, t.UpdatedAt, t.CompactedAt = decTime(created), decTime(updated), decTimePtr(compacted)
 	t.Modes, t.ConfigOptions, t.AvailableCommands = decJSON(modes), decJSON(config), decJSON(commands)
 	if err == nil && len(caps) > 0 {
 		t.ClientCapabilities = new(hub.ClientCapabilities)

@@ -215,11 +215,8 @@ func (e *Engine) openOutsideTurn(ctx context.Context, t hub.Thread) (*threadRT, 
 		err = hub.Errorf(hub.CodeUpstreamUnavailable, "the hub is shutting down")
 	case rt.deleted:
 		err = hub.Errorf(hub.CodeNotFound, "thread %s not found", t.ID)
-	case !agentAlive(rt.agent) && e.procs >= e.cfg.MaxAgentProcesses:
-		err = &hub.Error{Code: hub.CodeTooManyRequests, Message: fmt.Sprintf("%d agent processes are running, the configured limit", e.procs), RetryAfter: 10 * time.Second}
 	case !agentAlive(rt.agent):
-		e.procs++
-		tr.reserved = true
+		err = e.takeSlotLocked(tr)
 	}
 	rt.mu.Unlock()
 	e.mu.Unlock()
