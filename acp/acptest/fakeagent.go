@@ -39,6 +39,9 @@
 //	                                session/new, session/load and session/resume
 //	                                fail with -32000 until authenticate {methodId:"fake-login"}
 //	FAKEAGENT_INIT_DELAY_MS=<ms>    sleep before answering initialize
+//	FAKEAGENT_MODES=<id>,<id>…      the session modes offered (default
+//	                                "default,plan"); the first is the mode a
+//	                                session starts (or is adopted) in
 //
 // Without FAKEAGENT_LOAD_SESSION or FAKEAGENT_SESSION_CAPS the corresponding
 // methods answer -32601, as a strict agent without the capability would.
@@ -79,7 +82,7 @@
 //     "Fake session <id>", updatedAt}]} in creation order, filtered by cwd.
 //   - session/close {sessionId}: cancels the running turn as session/cancel
 //     would, forgets the session, answers {}.
-//   - session/set_mode {sessionId, modeId}: modeId "default" or "plan" (else
+//   - session/set_mode {sessionId, modeId}: modeId one of the modes offered (else
 //     -32602); sends a current_mode_update notification, then answers {}.
 //   - session/set_config_option {sessionId, configId, value}: configId "model"
 //     with value "fake-small" or "fake-large" (else -32602); answers
@@ -254,6 +257,7 @@ package acptest
 import (
 	"os"
 	"strconv"
+	"strings"
 	"time"
 )
 
@@ -295,6 +299,7 @@ type options struct {
 	sessionCaps     bool
 	authRequired    bool
 	initDelay       time.Duration
+	modes           []string // offered mode ids, the first the start mode
 }
 
 func readOptions() options {
@@ -307,6 +312,18 @@ func readOptions() options {
 	o.authRequired = os.Getenv("FAKEAGENT_AUTH_REQUIRED") == "1"
 	if v, err := strconv.Atoi(os.Getenv("FAKEAGENT_INIT_DELAY_MS")); err == nil {
 		o.initDelay = time.Duration(v) * time.Millisecond
+	}
+	o.modes = defaultModes
+	if v := os.Getenv("FAKEAGENT_MODES"); v != "" {
+		o.modes = nil
+		for _, id := range strings.Split(v, ",") {
+			if id = strings.TrimSpace(id); id != "" {
+				o.modes = append(o.modes, id)
+			}
+		}
+		if len(o.modes) == 0 {
+			o.modes = defaultModes
+		}
 	}
 	return o
 }

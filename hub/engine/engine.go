@@ -20,10 +20,10 @@ import (
 // parentheses). SetConfig swaps it atomically; running turns keep the
 // values they started with where noted.
 type Config struct {
-	PermissionTimeout  time.Duration // permissions.timeout (10m)
-	MaxAgentProcesses  int           // limits.maxAgentProcesses (8)
-	AgentIdleTimeout   time.Duration // limits.agentIdleTimeout (30m)
-	TurnTimeout        time.Duration // limits.turnTimeout (30m): cancel, then kill
+	PermissionTimeout time.Duration // permissions.timeout (10m)
+	MaxAgentProcesses int           // limits.maxAgentProcesses (8)
+	AgentIdleTimeout  time.Duration // limits.agentIdleTimeout (30m)
+	TurnTimeout       time.Duration // limits.turnTimeout (30m): cancel, then kill
 	// TurnIdleTimeout (limits.turnIdleTimeout, 5m; 0: off): a turn with
 	// no session/update and no agent request for this long is cancelled,
 	// then killed; the clock pauses while a permission or client request
@@ -33,9 +33,9 @@ type Config struct {
 	// ContextCompactAt (context.compactAt, 0: off) compacts a thread once
 	// its agent reports (usage_update) this fraction of its context
 	// window used, after the turn that crossed it (compact.go).
-	ContextCompactAt float64
-	ContextRecentTurns int           // context.recentTurns (10)
-	ContextMaxChars    int           // context.maxChars (20000)
+	ContextCompactAt   float64
+	ContextRecentTurns int // context.recentTurns (10)
+	ContextMaxChars    int // context.maxChars (20000)
 	// Folders are the config's per-folder rules (folders.<glob>), in any
 	// order: the most specific matching rule wins (folders.go).
 	Folders []FolderRule
@@ -140,11 +140,11 @@ type Engine struct {
 
 	// redacting is cfg.Redaction, readable without mu on the streaming
 	// path.
-	redacting  atomic.Bool
+	redacting atomic.Bool
 	// compactAtBits is cfg.ContextCompactAt (math.Float64bits), readable
 	// without mu on the streaming path.
 	compactAtBits atomic.Uint64
-	maxHistory int // Options.MaxHistoryBytes
+	maxHistory    int // Options.MaxHistoryBytes
 
 	mu      sync.Mutex
 	cfg     Config
@@ -156,9 +156,9 @@ type Engine struct {
 	// slotless are evicted agents still exiting whose slot went to
 	// another thread's agent: watchAgent does not free it again.
 	slotless map[*acp.Agent]bool
-	closing bool
-	turnsWG sync.WaitGroup
-	inits   map[string]agentInit // agents' initialize answers, by agent id
+	closing  bool
+	turnsWG  sync.WaitGroup
+	inits    map[string]agentInit // agents' initialize answers, by agent id
 
 	stopProbes context.CancelFunc
 	probes     sync.WaitGroup

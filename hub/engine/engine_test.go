@@ -35,6 +35,8 @@ type harness struct {
 	log    *slog.Logger // nil: discard
 	// maxHistory is Options.MaxHistoryBytes (0: the default).
 	maxHistory int
+	// clock, when set, is the engine's clock (Now and AfterFunc).
+	clock *fakeClock
 }
 
 func fakeSpec(t testing.TB, id string, env ...string) acp.AgentSpec {
@@ -62,8 +64,12 @@ func (h *harness) open(c engine.Config, specs []acp.AgentSpec) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	e, err := engine.New(context.Background(), engine.Options{Store: db, Config: c, Agents: specs, Logger: h.log, MaxHistoryBytes: h.maxHistory,
-		AgentOptions: acp.AgentOptions{Process: acp.ProcessOptions{Grace: 300 * time.Millisecond}}})
+	opts := engine.Options{Store: db, Config: c, Agents: specs, Logger: h.log, MaxHistoryBytes: h.maxHistory,
+		AgentOptions: acp.AgentOptions{Process: acp.ProcessOptions{Grace: 300 * time.Millisecond}}}
+	if h.clock != nil {
+		opts.Now, opts.AfterFunc = h.clock.Now, h.clock.AfterFunc
+	}
+	e, err := engine.New(context.Background(), opts)
 	if err != nil {
 		t.Fatal(err)
 	}
