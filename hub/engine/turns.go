@@ -109,7 +109,11 @@ func (e *Engine) startTurnAs(ctx context.Context, t hub.Thread, in hub.TurnInput
 
 	t.Status, t.UpdatedAt = hub.ThreadRunning, now
 	tr.thread = t
-	ev, _ := hub.NewEvent(hub.EventTurnStarted, t, tr.turn.ID, now, map[string]any{"input": text})
+	started := map[string]any{"input": text}
+	if internal {
+		started["internal"] = true // hidden, like the turn in history
+	}
+	ev, _ := hub.NewEvent(hub.EventTurnStarted, t, tr.turn.ID, now, started)
 	if err := e.commit(&hub.Write{Turns: []hub.Turn{tr.turn}, Threads: []hub.Thread{t}, Events: []hub.Event{ev}}); err != nil {
 		e.forgetTurn(tr)
 		e.releaseReservation(tr)
