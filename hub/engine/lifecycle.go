@@ -4,7 +4,6 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
-	"errors"
 	"fmt"
 	"time"
 
@@ -310,8 +309,9 @@ func sameChoices(a, b json.RawMessage) bool {
 	return true
 }
 
-// errChoicesNotRestored is the reason of a turn whose prompt was not sent
-// because the reopened session could not take the user's choices back.
+// reasonChoicesNotRestored is the details.reason of a turn whose prompt
+// was not sent because its new session could not take the user's choices
+// back.
 const reasonChoicesNotRestored = "SESSION_CHOICES_NOT_RESTORED"
 
 // choicesError is the turn's error when a reopened session could not take
@@ -327,12 +327,6 @@ func choicesError(failed []Unrestored) error {
 	}
 	msg += ". Choose again (or accept the agent's) and send again."
 	return &hub.Error{Code: hub.CodeConflict, Message: msg, Details: map[string]any{"reason": reasonChoicesNotRestored, "unrestored": failed}}
-}
-
-// isChoicesError reports whether err is choicesError's.
-func isChoicesError(err error) bool {
-	var he *hub.Error
-	return errors.As(err, &he) && he.Details != nil && he.Details["reason"] == reasonChoicesNotRestored
 }
 
 // sessionEvents are the events of a change of session on thread: a

@@ -553,6 +553,9 @@ export namespace hub {
 	    configOptions?: number[];
 	    availableCommands?: number[];
 	    clientCapabilities?: ClientCapabilities;
+	    summary?: string;
+	    // Go type: time
+	    compactedAt?: any;
 	
 	    static createFrom(source: any = {}) {
 	        return new Thread(source);
@@ -572,6 +575,8 @@ export namespace hub {
 	        this.configOptions = source["configOptions"];
 	        this.availableCommands = source["availableCommands"];
 	        this.clientCapabilities = this.convertValues(source["clientCapabilities"], ClientCapabilities);
+	        this.summary = source["summary"];
+	        this.compactedAt = this.convertValues(source["compactedAt"], null);
 	    }
 	
 		convertValues(a: any, classs: any, asMap: boolean = false): any {
