@@ -78,6 +78,9 @@ func (e *Engine) ensureSession(tr *turnRT, forTurn bool) (*acp.Agent, string, []
 	keep := prefix
 	if refuse {
 		prefix = nil
+		if tr.fresh { // compaction's context, for the next turn instead
+			keep = tr.blocks
+		}
 	}
 	prefix = e.adoptSession(tr, a, spec, sid, st, prefix, forTurn)
 	if refuse {
