@@ -133,7 +133,18 @@ type Unrestored struct {
 // st, and returns st as the session now is, what was restored, and what
 // could not be. A choice is re-applied only when it differs and the agent
 // still offers it; a refused call is reported, never retried.
-func (e *Engine) restoreChoices(ctx context.Context, a *acp.Agent, sid string, before hub.SessionState, st hub.SessionState) (hub.SessionState, []string, []Unrestored) {
+//
+// A reopened session (how resumed or loaded) whose answer omits the modes
+// or the options (ACP makes them optional) is taken to have kept them.
+func (e *Engine) restoreChoices(ctx context.Context, a *acp.Agent, sid, how string, before hub.SessionState, st hub.SessionState) (hub.SessionState, []string, []Unrestored) {
+	if how != openedNew {
+		if st.Modes == nil {
+			st.Modes = before.Modes
+		}
+		if st.ConfigOptions == nil {
+			st.ConfigOptions = before.ConfigOptions
+		}
+	}
 	var restored []string
 	var failed []Unrestored
 	if want := currentMode(before.Modes); want != "" {

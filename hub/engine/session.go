@@ -73,7 +73,7 @@ func (e *Engine) ensureSession(tr *turnRT, forTurn bool) (*acp.Agent, string, []
 		return nil, "", nil, err
 	}
 	before := e.choicesBefore(tr)
-	st, restored, failed := e.restoreChoices(tr.ctx, a, sid, before, sessionState(tr.thread.ID, setup))
+	st, restored, failed := e.restoreChoices(tr.ctx, a, sid, how, before, sessionState(tr.thread.ID, setup))
 	refuse := forTurn && len(failed) > 0
 	keep := prefix
 	if refuse {
