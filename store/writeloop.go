@@ -260,7 +260,11 @@ func writeSize(w *hub.Write) int {
 		n += 128 + len(t.Title) + len(t.Cwd) + len(t.Summary)
 	}
 	for i := range w.SessionStates {
-		n += 64 + len(w.SessionStates[i].Modes) + len(w.SessionStates[i].ConfigOptions) + len(w.SessionStates[i].AvailableCommands)
+		st := &w.SessionStates[i]
+		n += 64 + len(st.Modes) + len(st.ConfigOptions) + len(st.AvailableCommands)
+		if st.Summary != nil {
+			n += len(*st.Summary)
+		}
 	}
 	for i := range w.Turns {
 		t := &w.Turns[i]
