@@ -65,6 +65,10 @@ func (e *Engine) ensureSession(tr *turnRT, forTurn bool) (*acp.Agent, string, []
 			return nil, "", nil, err
 		}
 	}
+	// Read before the session opens: the agent's own updates while it
+	// opens (a current_mode_update of its start mode) must not pass for
+	// the user's choice.
+	before := e.choicesBefore(tr)
 	sid, setup, prefix, how, err := e.openSession(tr, a)
 	if err != nil {
 		if !alive {
@@ -72,7 +76,6 @@ func (e *Engine) ensureSession(tr *turnRT, forTurn bool) (*acp.Agent, string, []
 		}
 		return nil, "", nil, err
 	}
-	before := e.choicesBefore(tr)
 	st, restored, failed := e.restoreChoices(tr.ctx, a, sid, how, before, sessionState(tr.thread.ID, setup))
 	refuse := forTurn && len(failed) > 0
 	keep := prefix
@@ -129,9 +132,8 @@ func (e *Engine) choicesBefore(tr *turnRT) hub.SessionState {
 }
 
 // liveSession returns rt's agent and session when its process still runs
-// (the session "" when compaction closed it),
-// with, for a turn (forTurn), the context block a call outside a turn kept
-// in rt.prefix (taken out). It stops rt's idle timer either way; when the
+// (the session "" when compaction closed it), with, for a turn (forTurn),
+// the context block a call outside a turn kept in rt.prefix (taken out). It stops rt's idle timer either way; when the
 // agent is gone it clears rt.agent and reports false. It takes rt.mu; the
 // caller holds rt.startMu.
 func (e *Engine) liveSession(tr *turnRT, forTurn bool) (*acp.Agent, string, []acp.ContentBlock, bool) {
