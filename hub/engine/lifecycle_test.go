@@ -210,6 +210,30 @@ func TestTurnIdleTimeout(t *testing.T) {
 			t.Fatalf("turn %+v: want completed after the approval", turn)
 		}
 	})
+	t.Run("paused while a terminal runs", func(t *testing.T) {
+		h := newClockHarness(t, func(c *engine.Config) { c.TurnIdleTimeout = 5 * time.Minute })
+		th := h.thread("fake")
+		sub := h.watch(th)
+		if _, err := h.e.StartTurn(context.Background(), alice, th.ID, hub.TurnInput{Input: "ask-terminal sleep 2"}); err != nil {
+			t.Fatal(err)
+		}
+		p := payload[hub.Permission](t, until(t, sub, hub.EventPermissionRequired), "permission")
+		if _, err := h.e.DecidePermission(context.Background(), alice, p.ID, hub.Decision{Outcome: "approved"}); err != nil {
+			t.Fatal(err)
+		}
+		// The terminal's tool call comes once terminal/create answered.
+		for {
+			ev := until(t, sub, hub.EventToolCall)
+			if strings.Contains(string(ev.Payload), `"terminalId"`) {
+				break
+			}
+		}
+		h.clock.Advance(20 * time.Minute) // the command (2 s) still runs
+		turn := payload[hub.Turn](t, until(t, sub, hub.EventTurnCompleted), "turn")
+		if turn.Status != hub.TurnCompleted || !strings.Contains(turn.Output, "terminal exit 0") {
+			t.Fatalf("turn %+v: want completed once the command ended", turn)
+		}
+	})
 	t.Run("off", func(t *testing.T) {
 		h := newClockHarness(t, func(c *engine.Config) { c.TurnIdleTimeout = 0; c.TurnTimeout = time.Hour })
 		th := h.thread("fake")
