@@ -116,7 +116,10 @@ type Options struct {
 // Engine implements Service: threads, turns, permissions and the agent
 // processes behind them. It is safe for concurrent use.
 //
-// Lock order: threadRT.startMu, Engine.mu, then threadRT.mu. Engine.mu and
+// Lock order: threadRT.startMu, Engine.mu, then threadRT.mu. Only
+// evictLocked holds two threadRT.mu at once (its own thread's, then each
+// other's in turn), always under Engine.mu, and it only tries other
+// threads' startMu (TryLock). A turn's watchdog mutex is a leaf. Engine.mu and
 // threadRT.mu are never held across a Store call that waits for a commit,
 // nor across a call into an agent; threadRT.startMu is, while it
 // serialises starting a thread's agent and opening its session
