@@ -251,6 +251,9 @@ func e2eRestoreRefused(t *testing.T, bins e2eBins) {
 	if !sc.Refused || len(sc.Unrestored) != 1 || sc.Unrestored[0].Wanted != "plan" || sc.Unrestored[0].Current != "auto" {
 		t.Fatalf("session_changed %s", evs)
 	}
+	if errs := eventsOf(hist[len(hist)-1].Events, "error"); len(errs) != 1 || !strings.Contains(string(errs[0]), `"code":"CONFLICT"`) {
+		t.Errorf("error events %s, want one CONFLICT", errs)
+	}
 	if len(eventsOf(hist[len(hist)-1].Events, "mode_changed")) != 1 {
 		t.Errorf("no mode_changed event for the session's real mode")
 	}
