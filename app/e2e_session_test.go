@@ -133,9 +133,11 @@ func eventsOf(raw []json.RawMessage, typ string) []json.RawMessage {
 // the choice again, the thread never showing another.
 // forget, when set, runs while the hub is stopped (the agent loses its
 // sessions); wantRestored is the choice the hub must have re-applied.
-func restoreScenario(t *testing.T, bins e2eBins, id string, ra acptest.RealAgent, model *fakemodel.Server, forget func(), wantRestored string, set func(h *hubProc, threadID string), check func(apiSessionThread) string) {
+// It returns the hub, the thread and its folder.
+func restoreScenario(t *testing.T, bins e2eBins, id string, ra acptest.RealAgent, model *fakemodel.Server, forget func(), wantRestored string, set func(h *hubProc, threadID string), check func(apiSessionThread) string) (*hubProc, string, string) {
 	h := newHub(t, bins, hubConfig{"agents": map[string]agentConf{id: realAgentConf(id, ra)}})
-	th := h.newThread(id, t.TempDir())
+	cwd := t.TempDir()
+	th := h.newThread(id, cwd)
 	const slow = 120 * time.Second
 	set(h, th.ID)
 	if got := check(h.sessionThread(th.ID)); got != "" {
@@ -175,6 +177,7 @@ func restoreScenario(t *testing.T, bins e2eBins, id string, ra acptest.RealAgent
 		t.Fatalf("session_changed %s: want %s restored", evs[0], wantRestored)
 	}
 	t.Logf("%s reopened its session by %s; restored %v", id, sc.How, sc.Restored)
+	return h, th.ID, cwd
 }
 
 // 0a. Qwen Code reopens its sessions in "auto" (it approves by itself);
@@ -182,7 +185,7 @@ func restoreScenario(t *testing.T, bins e2eBins, id string, ra acptest.RealAgent
 func e2eRestoreQwen(t *testing.T, bins e2eBins) {
 	model := fakemodel.Start(t)
 	ra := acptest.Qwen(t, acptest.ToolsDir(t), model.URL)
-	restoreScenario(t, bins, "qwen", ra, model, nil, "mode",
+	h, thread, cwd := restoreScenario(t, bins, "qwen", ra, model, nil, "mode",
 		func(h *hubProc, id string) {
 			h.call("POST", "/v1/threads/"+id+"/mode", map[string]string{"modeId": ra.AskMode}, 200, nil)
 		},
@@ -192,6 +195,18 @@ func e2eRestoreQwen(t *testing.T, bins e2eBins) {
 			}
 			return ""
 		})
+	// The agent itself is back in the mode that asks: a file write waits
+	// for a permission (declined here: nothing is written).
+	file := filepath.Join(cwd, "restored.txt")
+	args, _ := json.Marshal(map[string]string{"file_path": file, "content": "no\n"})
+	model.Push(fakemodel.ToolCall("write_file", string(args)), fakemodel.Text("Not written."))
+	turn := h.startTurn(thread, "Write restored.txt.")
+	p := h.waitPermission(turn.ID, 120*time.Second)
+	h.call("POST", "/v1/permissions/"+p.ID, map[string]string{"outcome": "declined"}, 200, nil)
+	h.waitTurn(thread, turn.ID, 120*time.Second)
+	if _, err := os.Stat(file); err == nil {
+		t.Error("the declined write happened")
+	}
 }
 
 // 0b. OpenCode opens its sessions in "build" (edits); the user chose
