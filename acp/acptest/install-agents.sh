@@ -16,7 +16,8 @@
 # Needs node + npm (any version that runs npm); works as root.
 # Idempotent: does nothing when the same set is already installed. Quiet on
 # success; on failure prints npm's log and exits non-zero.
-# About 25 s and ~720 MB installed (+~270 MB npm cache) when cold.
+# About 40 s and ~1.1 GB installed (OpenCode's native binaries ~370 MB of it;
+# +~400 MB npm cache) when cold.
 #
 # Keep the versions in sync with the constants in realagent.go.
 set -eu
