@@ -210,6 +210,21 @@ func TestTurnIdleTimeout(t *testing.T) {
 			t.Fatalf("turn %+v: want completed after the approval", turn)
 		}
 	})
+	t.Run("paused while the editor answers a client request", func(t *testing.T) {
+		h := newClockHarness(t, func(c *engine.Config) { c.TurnIdleTimeout = 5 * time.Minute })
+		th := h.delegated(allCaps)
+		sub := h.watch(th) // the owner is attached: the request waits for it
+		h.start(th, "fs-read "+filepath.Join(h.cwd, "a.txt"))
+		_, r := nextRequest(t, sub, "fs/read_text_file")
+		h.clock.Advance(10 * time.Minute)
+		if err := h.answer(th, alice, r.RequestID, result(`{"content":"from the editor"}`)); err != nil {
+			t.Fatalf("the request did not outlive the idle bound: %v", err)
+		}
+		turn := payload[hub.Turn](t, until(t, sub, hub.EventTurnCompleted), "turn")
+		if turn.Status != hub.TurnCompleted || turn.Output != "fs-read ok: from the editor" {
+			t.Fatalf("turn %+v: want completed with the editor's answer", turn)
+		}
+	})
 	t.Run("paused while a terminal runs", func(t *testing.T) {
 		h := newClockHarness(t, func(c *engine.Config) { c.TurnIdleTimeout = 5 * time.Minute })
 		th := h.thread("fake")
