@@ -41,7 +41,7 @@ func (e *Engine) openSession(tr *turnRT, a *acp.Agent) (string, acp.SessionSetup
 	thread := tr.thread
 	caps := a.Capabilities()
 	if old := thread.AgentSessionID; old != "" && !tr.fresh {
-		if caps.SessionCapabilities.Resume != nil && string(caps.SessionCapabilities.Resume) != "null" {
+		if hasJSON(caps.SessionCapabilities.Resume) {
 			s, err := a.ResumeSession(tr.ctx, old, thread.Cwd, nil)
 			if err == nil {
 				return old, s, nil, openedResumed, nil
@@ -89,7 +89,7 @@ func (e *Engine) closeAgent(ctx context.Context, a *acp.Agent, sid string) {
 // closeSession sends session/close for sid when the agent advertises it
 // and reports whether it did (the agent then has forgotten the session).
 func (e *Engine) closeSession(ctx context.Context, a *acp.Agent, sid string) bool {
-	if sid == "" || !agentAlive(a) || !advertisedRaw(a.Capabilities().SessionCapabilities.Close) {
+	if sid == "" || !agentAlive(a) || !hasJSON(a.Capabilities().SessionCapabilities.Close) {
 		return false
 	}
 	cctx, cancel := context.WithTimeout(ctx, sessionCloseTimeout)
@@ -100,8 +100,6 @@ func (e *Engine) closeSession(ctx context.Context, a *acp.Agent, sid string) boo
 	}
 	return true
 }
-
-func advertisedRaw(raw json.RawMessage) bool { return hasJSON(raw) }
 
 // SessionChanged is the payload of a session_changed event (docs/API.md):
 // the thread's agent session is another one than before (How, Reason),
