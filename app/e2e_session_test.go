@@ -131,33 +131,11 @@ func eventsOf(raw []json.RawMessage, typ string) []json.RawMessage {
 // restoreScenario is item 0 with a real agent: the user's choice is set,
 // the hub restarts (the agent process with it), and the next turn runs in
 // the choice again, the thread never showing another.
-// waitProbed waits until the hub's background probe of agent id (started
-// with the hub) has answered: a second process of an agent that keeps a
-// database in its HOME (OpenCode) must not start while the probe's does.
-func (h *hubProc) waitProbed(id string) {
-	h.t.Helper()
-	if !waitFor(90*time.Second, func() bool {
-		var r struct {
-			Agents []struct{ ID, Version string }
-		}
-		h.call("GET", "/v1/agents", nil, 200, &r)
-		for _, a := range r.Agents {
-			if a.ID == id && a.Version != "" {
-				return true
-			}
-		}
-		return false
-	}) {
-		h.t.Fatalf("the hub never probed agent %s", id)
-	}
-}
-
 // forget, when set, runs while the hub is stopped (the agent loses its
 // sessions); wantRestored is the choice the hub must have re-applied.
 // It returns the hub, the thread and its folder.
 func restoreScenario(t *testing.T, bins e2eBins, id string, ra acptest.RealAgent, model *fakemodel.Server, forget func(), wantRestored string, set func(h *hubProc, threadID string), check func(apiSessionThread) string) (*hubProc, string, string) {
 	h := newHub(t, bins, hubConfig{"agents": map[string]agentConf{id: realAgentConf(id, ra)}})
-	h.waitProbed(id)
 	cwd := t.TempDir()
 	th := h.newThread(id, cwd)
 	const slow = 120 * time.Second
@@ -176,7 +154,6 @@ func restoreScenario(t *testing.T, bins e2eBins, id string, ra acptest.RealAgent
 		forget()
 	}
 	h.start()
-	h.waitProbed(id)
 	if got := check(h.sessionThread(th.ID)); got != "" {
 		t.Fatalf("after the restart, before any turn: %s", got)
 	}

@@ -165,6 +165,11 @@ type Engine struct {
 
 	stopProbes context.CancelFunc
 	probes     sync.WaitGroup
+	// probeRuns are the background probes running, by agent id: closed
+	// when each ends; launches counts the processes being started, by
+	// agent id (both guarded by mu; startingAgent).
+	probeRuns map[string]chan struct{}
+	launches  map[string]int
 }
 
 var _ hub.Service = (*Engine)(nil)
@@ -212,6 +217,8 @@ func New(ctx context.Context, opts Options) (*Engine, error) {
 		turns:      make(map[string]*turnRT),
 		perms:      make(map[string]*permRT),
 		inits:      make(map[string]agentInit),
+		probeRuns:  make(map[string]chan struct{}),
+		launches:   make(map[string]int),
 		stopProbes: func() {},
 		protected:  protectedRoots(opts.Protected),
 	}

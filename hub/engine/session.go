@@ -170,7 +170,8 @@ func (e *Engine) claimSlot(tr *turnRT) (release func()) {
 }
 
 // launchAgent starts the thread's agent as the catalogue now configures it,
-// in the process slot claimSlot counts, records its process, starts
+// once no background probe of it runs (startingAgent), in the process slot
+// claimSlot counts, records its process, starts
 // watchAgent (which frees the slot when the process exits) and remembers
 // its initialize answer. It returns the agent and the spec it was started
 // with. On error no process runs, the slot is given back and the error is
@@ -184,6 +185,7 @@ func (e *Engine) launchAgent(tr *turnRT) (*acp.Agent, acp.AgentSpec, error) {
 		release()
 		return nil, acp.AgentSpec{}, hub.Errorf(hub.CodeUpstreamUnavailable, "agent %q is no longer configured", thread.Agent)
 	}
+	defer e.startingAgent(tr.ctx, spec.ID)() // till its initialize answer is known
 	cmd := spec.Command
 	cmd.Dir = thread.Cwd
 	a, err := acp.Launch(tr.ctx, cmd, e.agentClient(tr.rt, thread), e.agentOptions(tr.rt, thread))
