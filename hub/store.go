@@ -121,6 +121,7 @@ type ThreadChange struct {
 	Status         string
 	Summary        *string
 	AgentSessionID *string
+	CompactedAt    *time.Time // set by compaction (never cleared)
 	// UpdatedAt becomes the thread's updatedAt when it is later than the
 	// stored one: a thread's updatedAt never goes back, so of two
 	// overlapping changes the one committed last cannot hide the other

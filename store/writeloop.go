@@ -285,7 +285,8 @@ func writeSize(w *hub.Write) int {
 		}
 	}
 	for i := range w.SessionStates {
-		n += 64 + len(w.SessionStates[i].Modes) + len(w.SessionStates[i].ConfigOptions) + len(w.SessionStates[i].AvailableCommands)
+		st := &w.SessionStates[i]
+		n += 64 + len(st.Modes) + len(st.ConfigOptions) + len(st.AvailableCommands)
 	}
 	for i := range w.Turns {
 		t := &w.Turns[i]

@@ -30,6 +30,9 @@ export interface Thread {
   configOptions?: ConfigOption[];
   /** The agent's slash commands as it last reported them (kept by the hub). */
   availableCommands?: AvailableCommand[];
+  /** The summary of the thread's last compaction, and when it was. */
+  summary?: string;
+  compactedAt?: string;
 }
 export interface SessionMode {
   id: string;

@@ -1040,6 +1040,9 @@ export namespace hub {
 	    configOptions?: number[];
 	    availableCommands?: number[];
 	    clientCapabilities?: ClientCapabilities;
+	    summary?: string;
+	    // Go type: time
+	    compactedAt?: any;
 	
 	    static createFrom(source: any = {}) {
 	        return new Thread(source);
@@ -1059,6 +1062,8 @@ export namespace hub {
 	        this.configOptions = source["configOptions"];
 	        this.availableCommands = source["availableCommands"];
 	        this.clientCapabilities = this.convertValues(source["clientCapabilities"], ClientCapabilities);
+	        this.summary = source["summary"];
+	        this.compactedAt = this.convertValues(source["compactedAt"], null);
 	    }
 	
 		convertValues(a: any, classs: any, asMap: boolean = false): any {
