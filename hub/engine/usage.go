@@ -18,10 +18,19 @@ var _ hub.UsageService = (*Engine)(nil)
 // usageUpdate stores a usage_update as the usage event (the raw report, as
 // every update) and, in the same Write, as a record of the usage ledger;
 // once committed, the budgets it may have reached are checked
-// (budgets.go). Replayed updates (session/load) are neither.
+// (budgets.go). Like every update it tells the turn's watchdog the agent
+// is alive and gives compaction its share of the window used
+// (noteUsageLocked, compact.go). Replayed updates (session/load) are
+// none of these.
 func (c *threadClient) usageUpdate(n acp.SessionNotification) {
 	c.rt.mu.Lock()
 	replaying, tr, model := c.rt.replaying, c.rt.turn, currentModel(c.rt.config)
+	if tr != nil {
+		tr.wd.touch() // a leaf lock
+	}
+	if !replaying {
+		c.noteUsageLocked(n.Update, tr)
+	}
 	c.rt.mu.Unlock()
 	if replaying {
 		return

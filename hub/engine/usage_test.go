@@ -362,3 +362,25 @@ func TestUsagePages(t *testing.T) {
 		t.Fatalf("a bad cursor: %v", err)
 	}
 }
+
+// Compaction opens a new agent session (lifecycle.go): the ledger takes
+// its session id as a new baseline, so the new session's first report
+// counts whole rather than as an increase over the old session's last.
+// The compaction's own turns are internal and report nothing here.
+func TestUsageLedgerAcrossCompaction(t *testing.T) {
+	h := newHarness(t, nil, usageSpecs(t)...)
+	th := h.thread("fake")
+	sub := h.watch(th)
+	h.run(th, sub, "usage 1000 200000 0.30 USD")
+	if _, err := h.e.CompactThread(context.Background(), alice, th.ID); err != nil {
+		t.Fatal(err)
+	}
+	sub = h.watchLive(th)
+	h.run(th, sub, "usage 2000 200000 0.40 USD") // the new session: +0.40, not +0.10
+	if b := bucket(t, h.usage(alice, hub.UsageByThread, ""), th.ID); !near(b.Cost["USD"], 0.70) {
+		t.Fatalf("thread bucket %+v: want USD 0.70 (the compacted session's report is a new baseline)", b)
+	}
+	if turns := h.usage(alice, hub.UsageByTurn, th.ID); len(turns.Buckets) != 2 {
+		t.Fatalf("turn buckets %+v: want the two user turns", turns.Buckets)
+	}
+}
