@@ -68,6 +68,7 @@ type Emitter interface {
 //	DecidePermissions(b hub.BatchDecision) (hub.BatchResult, error)
 //	ListRules() ([]hub.RememberedRule, error)
 //	DeleteRule(id string) error
+//	Search(q hub.SearchQuery) (hub.SearchPage, error)
 //	Subscribe(after int64) error
 //	GetSettings() (hub.Settings, error)
 //	UpdateSettings(patch hub.SettingsPatch) (hub.Settings, error)
@@ -80,6 +81,8 @@ type Emitter interface {
 //	AuthInput(id, data string) error
 //	AuthResize(id string, cols, rows int) error
 //	CloseAuth(id string) error
+//	GetUsage(p hub.UsageParams) (hub.UsageReport, error)
+//	OverrideBudget(req hub.OverrideRequest) (hub.BudgetOverride, error)
 //	ChooseFolder(title string) (string, error) // the window's own: no Service call
 //
 // A failed call rejects its promise with a string holding the JSON object
@@ -133,6 +136,11 @@ func (b *Bindings) CreateThread(req hub.CreateThreadRequest) (hub.Thread, error)
 // ListThreads is Service.ListThreads (GET /v1/threads).
 func (b *Bindings) ListThreads(limit int, cursor string) (hub.ThreadPage, error) {
 	return b.svc.ListThreads(b.ctx, windowCaller, limit, cursor)
+}
+
+// Search is Service.Search (GET /v1/search?scope=all).
+func (b *Bindings) Search(q hub.SearchQuery) (hub.SearchPage, error) {
+	return b.svc.Search(b.ctx, windowCaller, q)
 }
 
 // GetThread is Service.GetThread (GET /v1/threads/{id}).

@@ -118,6 +118,7 @@ var bindingsContract = map[string]string{
 	"SetConfigOption":   "func(string, string, string) (hub.Thread, error)",
 	"ListPermissions":   "func(string) ([]hub.Permission, error)",
 	"QueryPermissions":  "func(hub.PermissionQuery) (hub.PermissionPage, error)",
+	"Search":            "func(hub.SearchQuery) (hub.SearchPage, error)",
 	"DecidePermission":  "func(string, hub.Decision) (hub.DecisionResult, error)",
 	"DecidePermissions": "func(hub.BatchDecision) (hub.BatchResult, error)",
 	"ListRules":         "func() ([]hub.RememberedRule, error)",
@@ -128,6 +129,9 @@ var bindingsContract = map[string]string{
 	"UpdateSettings": "func(hub.SettingsPatch) (hub.Settings, error)",
 	// The window's own, not a hub.Service operation.
 	"ChooseFolder": "func(string) (string, error)",
+	// hub.UsageService (bindings_usage.go).
+	"GetUsage":       "func(hub.UsageParams) (hub.UsageReport, error)",
+	"OverrideBudget": "func(hub.OverrideRequest) (hub.BudgetOverride, error)",
 	// hub.AgentInstaller, the app's.
 	"InstallAgent": "func(string, string) error",
 	"RemoveAgent":  "func(string) error",
@@ -145,6 +149,7 @@ var bindingsContract = map[string]string{
 // settings ones are checked against hub.SettingsService by
 // TestBindingsSettings).
 var windowOnly = map[string]bool{"ChooseFolder": true, "GetSettings": true, "UpdateSettings": true,
+	"GetUsage": true, "OverrideBudget": true, // hub.UsageService (bindings_usage.go)
 	"InstallAgent": true, "RemoveAgent": true, "InstallNode": true, "NodeStatus": true,
 	"SignInAgent": true, "WatchAuth": true, "AuthInput": true, "AuthResize": true, "CloseAuth": true}
 
@@ -271,6 +276,12 @@ func TestBindings(t *testing.T) {
 	}
 	if page, err := b.ListThreads(10, ""); err != nil || len(page.Threads) != 1 {
 		t.Fatalf("ListThreads = %+v, %v", page, err)
+	}
+	if page, err := b.Search(hub.SearchQuery{Q: "renamed"}); err != nil || len(page.Hits) != 1 || page.Hits[0].ThreadID != th.ID {
+		t.Fatalf("Search = %+v, %v; want the renamed thread's title", page, err)
+	}
+	if _, err := b.Search(hub.SearchQuery{Q: "a AND ("}); hub.ErrorCode(err) != hub.CodeInvalidArgument {
+		t.Fatalf("Search of a malformed query: %v", err)
 	}
 
 	turn, err := b.StartTurn(th.ID, hub.TurnInput{Input: "permission"})

@@ -44,6 +44,8 @@ type Settings struct {
 	// MCPServers are the config's top-level mcpServers, by name, values
 	// of env and headers left out (extension; issue 15).
 	MCPServers []MCPServerSetting `json:"mcpServers,omitempty"`
+	// Budgets are the config's spending limits (usage.go).
+	Budgets Budgets `json:"budgets"`
 }
 
 // PermissionSettings is the config file's permissions: section.
@@ -111,6 +113,8 @@ type SettingsPatch struct {
 	// MCPServers adds or replaces top-level MCP servers by name; null
 	// removes one (names keep their case).
 	MCPServers map[string]*MCPServerPatch `json:"mcpServers,omitempty" ts_type:"Record<string, MCPServerPatch | null>"`
+	// Budgets, when present, replaces the budgets section whole.
+	Budgets *Budgets `json:"budgets,omitempty"`
 }
 
 // PermissionSettingsPatch changes permissions.timeout when Timeout is set,
@@ -199,6 +203,11 @@ func (p SettingsPatch) Validate(builtin func(id string) bool) error {
 		case ThemeLight, ThemeDark, ThemeSystem:
 		default:
 			return FieldError("ui.theme", "ui.theme must be light, dark or system, not %q", *p.UI.Theme)
+		}
+	}
+	if p.Budgets != nil {
+		if err := p.Budgets.Validate(); err != nil {
+			return err
 		}
 	}
 	ids := make([]string, 0, len(p.Agents))

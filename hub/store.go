@@ -53,6 +53,11 @@ type Store interface {
 	// LastSeq is the highest committed Seq (0 when the log is empty).
 	LastSeq(ctx context.Context) (int64, error)
 
+	// Search returns a page of the documents matching f.Q, newest first.
+	// A malformed query (FTS5 syntax), filter or cursor is
+	// INVALID_ARGUMENT.
+	Search(ctx context.Context, f SearchFilter) (SearchPage, error)
+
 	// AgentProcesses lists the agent processes recorded as running.
 	AgentProcesses(ctx context.Context) ([]AgentProcess, error)
 
@@ -106,6 +111,11 @@ type Write struct {
 	// creating one (and for its deletion's tombstone). A change to a thread
 	// that does not exist or was deleted fails the Write with NOT_FOUND.
 	ThreadChanges []ThreadChange
+	// Usage are appended to the usage ledger, after Events; the store sets
+	// each record's Cost (UsageRecord).
+	Usage []UsageRecord
+	// Overrides are budget overrides upserted by id, after Usage.
+	Overrides []BudgetOverride
 }
 
 // ThreadChange sets some fields of one thread (Write.ThreadChanges); a nil
@@ -116,6 +126,7 @@ type ThreadChange struct {
 	Status         string
 	Summary        *string
 	AgentSessionID *string
+	CompactedAt    *time.Time // set by compaction (never cleared)
 	// UpdatedAt becomes the thread's updatedAt when it is later than the
 	// stored one: a thread's updatedAt never goes back, so of two
 	// overlapping changes the one committed last cannot hide the other

@@ -51,9 +51,14 @@
 //	                                {"method","params"} to file
 //	FAKEAGENT_MCP_CAPS=<list>       agentCapabilities.mcpCapabilities: the
 //	                                comma-separated transports among http, sse
+//	FAKEAGENT_UNIQUE_SESSIONS=1     session/new ids are fake-<pid>-<n>, so a new
+//	                                process's session is a new session id
 //	FAKEAGENT_TEXT_ONLY=1           promptCapabilities {} (text and resource
 //	                                links only: no image, audio or embedded
 //	                                context)
+//	FAKEAGENT_MODES=<id>,<id>…      the session modes offered (default
+//	                                "default,plan"); the first is the mode a
+//	                                session starts (or is adopted) in
 //
 // Without FAKEAGENT_LOAD_SESSION or FAKEAGENT_SESSION_CAPS the corresponding
 // methods answer -32601, as a strict agent without the capability would.
@@ -96,7 +101,7 @@
 //     "Fake session <id>", updatedAt}]} in creation order, filtered by cwd.
 //   - session/close {sessionId}: cancels the running turn as session/cancel
 //     would, forgets the session, answers {}.
-//   - session/set_mode {sessionId, modeId}: modeId "default" or "plan" (else
+//   - session/set_mode {sessionId, modeId}: modeId one of the modes offered (else
 //     -32602); sends a current_mode_update notification, then answers {}.
 //   - session/set_config_option {sessionId, configId, value}: configId "model"
 //     with value "fake-small" or "fake-large" (else -32602); answers
@@ -168,6 +173,11 @@
 //     then one whose update is exactly
 //     {"sessionUpdate":"usage_update","used":1234,"size":200000,"cost":{"amount":0.0123,"currency":"USD"}}
 //     ; end_turn.
+//   - usage <used> <size> <amount|-> <currency> [<in> <out>]: a usage_update
+//     {used, size, cost: {amount, currency}} (no cost for "-"); the prompt
+//     response carries usage {inputTokens: in, outputTokens: out,
+//     totalTokens: in+out} when in and out are given; end_turn.
+//     usage-hang: the same, then as hang (the usage in the response).
 //   - raw-update <json>: one session/update whose update is <json> exactly
 //     as given (any JSON value; a tool_call with a numeric status, content
 //     that is not an array, …); end_turn. Not JSON: "bad arguments".
@@ -272,6 +282,7 @@ import (
 	"os"
 	"slices"
 	"strconv"
+	"strings"
 	"time"
 )
 
@@ -320,6 +331,8 @@ type options struct {
 	credFile        string // FAKEAGENT_CRED_FILE
 	initDelay       time.Duration
 	textOnly        bool
+	uniqueSessions  bool
+	modes           []string // offered mode ids, the first the start mode
 }
 
 func readOptions() options {
@@ -334,8 +347,21 @@ func readOptions() options {
 	o.record = os.Getenv("FAKEAGENT_RECORD")
 	o.mcpCaps = os.Getenv("FAKEAGENT_MCP_CAPS")
 	o.credFile = os.Getenv("FAKEAGENT_CRED_FILE")
+	o.uniqueSessions = os.Getenv("FAKEAGENT_UNIQUE_SESSIONS") == "1"
 	if v, err := strconv.Atoi(os.Getenv("FAKEAGENT_INIT_DELAY_MS")); err == nil {
 		o.initDelay = time.Duration(v) * time.Millisecond
+	}
+	o.modes = defaultModes
+	if v := os.Getenv("FAKEAGENT_MODES"); v != "" {
+		o.modes = nil
+		for _, id := range strings.Split(v, ",") {
+			if id = strings.TrimSpace(id); id != "" {
+				o.modes = append(o.modes, id)
+			}
+		}
+		if len(o.modes) == 0 {
+			o.modes = defaultModes
+		}
 	}
 	return o
 }

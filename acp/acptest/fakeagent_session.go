@@ -7,6 +7,7 @@ import (
 	"io"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"sync"
 	"time"
@@ -34,6 +35,7 @@ type turn struct {
 
 	mu    sync.Mutex
 	agent strings.Builder // agent message text, for history
+	usage map[string]any  // the prompt response's usage (the usage command)
 }
 
 func (t *turn) cancel() {
@@ -68,9 +70,18 @@ func (t *turn) text() string {
 	return t.agent.String()
 }
 
-var availableModes = []map[string]string{
-	{"id": "default", "name": "Default"},
-	{"id": "plan", "name": "Plan"},
+// defaultModes are the modes offered without FAKEAGENT_MODES; the first is
+// the start mode.
+var defaultModes = []string{"default", "plan"}
+
+// availableModes is the modes list of a SessionModeState: each id with its
+// name, the id capitalised.
+func availableModes(ids []string) []map[string]string {
+	out := make([]map[string]string, 0, len(ids))
+	for _, id := range ids {
+		out = append(out, map[string]string{"id": id, "name": strings.ToUpper(id[:1]) + id[1:]})
+	}
+	return out
 }
 
 var modelValues = []map[string]string{
@@ -79,8 +90,8 @@ var modelValues = []map[string]string{
 }
 
 // modes and configOptions must be called with a.mu held.
-func (s *session) modes() map[string]any {
-	return map[string]any{"currentModeId": s.mode, "availableModes": availableModes}
+func (s *session) modes(ids []string) map[string]any {
+	return map[string]any{"currentModeId": s.mode, "availableModes": availableModes(ids)}
 }
 
 func (s *session) configOptions() []map[string]any {
@@ -121,7 +132,7 @@ func (a *agent) lookup(id json.RawMessage, sid string) *session {
 }
 
 func (a *agent) addSession(sid, cwd string) *session {
-	s := &session{id: sid, cwd: cwd, mode: "default", model: "fake-small", updatedAt: time.Now()}
+	s := &session{id: sid, cwd: cwd, mode: a.opts.modes[0], model: "fake-small", updatedAt: time.Now()}
 	a.sessions[sid] = s
 	a.order = append(a.order, sid)
 	return s
@@ -306,8 +317,12 @@ func (a *agent) sessionNew(id, params json.RawMessage) {
 		return
 	}
 	a.nextSession++
-	s := a.addSession(fmt.Sprintf("fake-%d", a.nextSession), p.Cwd)
-	a.reply(id, map[string]any{"sessionId": s.id, "modes": s.modes(), "configOptions": s.configOptions()})
+	sid := fmt.Sprintf("fake-%d", a.nextSession)
+	if a.opts.uniqueSessions {
+		sid = fmt.Sprintf("fake-%d-%d", os.Getpid(), a.nextSession)
+	}
+	s := a.addSession(sid, p.Cwd)
+	a.reply(id, map[string]any{"sessionId": s.id, "modes": s.modes(a.opts.modes), "configOptions": s.configOptions()})
 }
 
 // sessionLoad serves session/load (replay) and session/resume.
@@ -334,7 +349,7 @@ func (a *agent) sessionLoad(id, params json.RawMessage, replay bool) {
 		s.cwd = p.Cwd
 		history = append(history, s.history...)
 	}
-	result := map[string]any{"modes": s.modes(), "configOptions": s.configOptions()}
+	result := map[string]any{"modes": s.modes(a.opts.modes), "configOptions": s.configOptions()}
 	a.mu.Unlock()
 	if replay {
 		for _, h := range history {
@@ -385,7 +400,7 @@ func (a *agent) setMode(id, params json.RawMessage) {
 	if !a.params(id, params, &p, "sessionId", "modeId") {
 		return
 	}
-	if p.ModeID != "default" && p.ModeID != "plan" {
+	if !slices.Contains(a.opts.modes, p.ModeID) {
 		a.replyError(id, codeInvalidParams, "Invalid params: unknown mode "+p.ModeID)
 		return
 	}

@@ -139,6 +139,7 @@ func settingsOf(path string, c Config) hub.Settings {
 		Tray:          hub.TraySettings{Autostart: c.Tray.Autostart},
 		Agents:        []hub.AgentSettings{},
 		MCPServers:    mcpSettings(c),
+		Budgets:       c.Budgets,
 	}
 	if c.Permissions.EscalateAfter > 0 {
 		s.Permissions.EscalateAfter = hub.FormatDuration(c.Permissions.EscalateAfter)

@@ -66,6 +66,9 @@ func patchConfigYAML(data []byte, p hub.SettingsPatch) ([]byte, error) {
 			return nil, err
 		}
 	}
+	if p.Budgets != nil {
+		setNode(root, "budgets", budgetsNode(*p.Budgets))
+	}
 
 	buf := bytes.NewBuffer(prefix)
 	enc := yaml.NewEncoder(buf)

@@ -21,9 +21,17 @@ type threadClient struct {
 // publishes it after the commit. Updates that replay history during
 // session/load are not new events and are dropped.
 func (c *threadClient) SessionUpdate(_ context.Context, n acp.SessionNotification) {
+	if n.Update.Kind == acp.UpdateUsage && n.Update.ParseErr == nil {
+		c.usageUpdate(n) // usage.go: the event and the ledger's record
+		return
+	}
 	c.rt.mu.Lock()
 	replaying, tr := c.rt.replaying, c.rt.turn
+	if tr != nil {
+		tr.wd.touch() // a leaf lock
+	}
 	if !replaying {
+		c.noteUsageLocked(n.Update, tr)
 		if state := trackUpdate(c.rt, n.Update); state != nil {
 			// Queued under rt.mu, so in order with a set call's write.
 			c.commitUpdate(n.Update, tr, state)
@@ -38,9 +46,28 @@ func (c *threadClient) SessionUpdate(_ context.Context, n acp.SessionNotificatio
 	c.commitUpdate(n.Update, tr, nil)
 }
 
+// touch tells the running turn's watchdog the agent is alive (a request).
+func (c *threadClient) touch() {
+	c.rt.mu.Lock()
+	tr := c.rt.turn
+	c.rt.mu.Unlock()
+	if tr != nil {
+		tr.wd.touch()
+	}
+}
+
 // commitUpdate stores an update as an event, with the session state it
 // changed.
 func (c *threadClient) commitUpdate(u acp.SessionUpdate, tr *turnRT, state *hub.SessionState) {
+	if w := c.updateWrite(u, tr, state); w != nil {
+		c.e.commitAsync(w)
+	}
+}
+
+// updateWrite is the Write that stores an update as an event (and the
+// text the turn's redaction stream releases with it), with the session
+// state it changed; nil when there is nothing to store yet.
+func (c *threadClient) updateWrite(u acp.SessionUpdate, tr *turnRT, state *hub.SessionState) *hub.Write {
 	turnID := ""
 	if tr != nil {
 		turnID = tr.turn.ID
@@ -70,12 +97,12 @@ func (c *threadClient) commitUpdate(u acp.SessionUpdate, tr *turnRT, state *hub.
 		w.Events = append(w.Events, hub.Event{Type: typ, ThreadID: c.thread.ID, TurnID: turnID, ClientID: c.thread.ClientID, At: c.e.now(), Payload: payload})
 	}
 	if len(w.Events) == 0 && state == nil {
-		return // all held back
+		return nil // all held back
 	}
 	if state != nil {
 		w.SessionStates = []hub.SessionState{*state}
 	}
-	c.e.commitAsync(w)
+	return w
 }
 
 // textUpdate is the event type of a text message or thought chunk, else "".

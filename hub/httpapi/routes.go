@@ -58,6 +58,7 @@ var routes = []Route{
 	{Method: "GET", Path: "/v1/threads/{id}/history", handle: (*Server).history},
 	{Method: "GET", Path: "/v1/threads/{id}/events", Stream: true, handle: (*Server).threadEvents},
 	{Method: "GET", Path: "/v1/events", Stream: true, handle: (*Server).allEvents},
+	{Method: "GET", Path: "/v1/search", handle: (*Server).search},
 	{Method: "GET", Path: "/v1/permissions", handle: (*Server).listPermissions},
 	{Method: "POST", Path: "/v1/permissions/decide", Body: true, handle: (*Server).decidePermissions},
 	{Method: "POST", Path: "/v1/permissions/{id}", Body: true, handle: (*Server).decidePermission},
@@ -70,6 +71,8 @@ var routes = []Route{
 	{Method: "POST", Path: "/v1/shutdown", handle: (*Server).shutdownHub},
 	{Method: "GET", Path: "/v1/settings", handle: (*Server).getSettings},
 	{Method: "PATCH", Path: "/v1/settings", Body: true, handle: (*Server).updateSettings},
+	{Method: "GET", Path: "/v1/usage", handle: (*Server).getUsage},
+	{Method: "POST", Path: "/v1/budgets/override", Body: true, handle: (*Server).overrideBudget},
 }
 
 // Routes returns the API's route table (a copy).

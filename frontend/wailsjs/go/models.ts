@@ -100,6 +100,20 @@ export namespace hub {
 		    return a;
 		}
 	}
+	export class AgentBudget {
+	    daily?: number;
+	    monthly?: number;
+	
+	    static createFrom(source: any = {}) {
+	        return new AgentBudget(source);
+	    }
+	
+	    constructor(source: any = {}) {
+	        if ('string' === typeof source) source = JSON.parse(source);
+	        this.daily = source["daily"];
+	        this.monthly = source["monthly"];
+	    }
+	}
 	
 	
 	
@@ -295,6 +309,85 @@ export namespace hub {
 	    constructor(source: any = {}) {
 	        if ('string' === typeof source) source = JSON.parse(source);
 	        this.results = this.convertValues(source["results"], BatchItem);
+	    }
+	
+		convertValues(a: any, classs: any, asMap: boolean = false): any {
+		    if (!a) {
+		        return a;
+		    }
+		    if (a.slice && a.map) {
+		        return (a as any[]).map(elem => this.convertValues(elem, classs));
+		    } else if ("object" === typeof a) {
+		        if (asMap) {
+		            for (const key of Object.keys(a)) {
+		                a[key] = new classs(a[key]);
+		            }
+		            return a;
+		        }
+		        return new classs(a);
+		    }
+		    return a;
+		}
+	}
+	export class BudgetOverride {
+	    id: string;
+	    budget: string;
+	    threadId?: string;
+	    decidedBy: string;
+	    // Go type: time
+	    at: any;
+	    usedBy?: string;
+	
+	    static createFrom(source: any = {}) {
+	        return new BudgetOverride(source);
+	    }
+	
+	    constructor(source: any = {}) {
+	        if ('string' === typeof source) source = JSON.parse(source);
+	        this.id = source["id"];
+	        this.budget = source["budget"];
+	        this.threadId = source["threadId"];
+	        this.decidedBy = source["decidedBy"];
+	        this.at = this.convertValues(source["at"], null);
+	        this.usedBy = source["usedBy"];
+	    }
+	
+		convertValues(a: any, classs: any, asMap: boolean = false): any {
+		    if (!a) {
+		        return a;
+		    }
+		    if (a.slice && a.map) {
+		        return (a as any[]).map(elem => this.convertValues(elem, classs));
+		    } else if ("object" === typeof a) {
+		        if (asMap) {
+		            for (const key of Object.keys(a)) {
+		                a[key] = new classs(a[key]);
+		            }
+		            return a;
+		        }
+		        return new classs(a);
+		    }
+		    return a;
+		}
+	}
+	export class Budgets {
+	    currency: string;
+	    daily?: number;
+	    monthly?: number;
+	    perThread?: number;
+	    agents?: Record<string, AgentBudget>;
+	
+	    static createFrom(source: any = {}) {
+	        return new Budgets(source);
+	    }
+	
+	    constructor(source: any = {}) {
+	        if ('string' === typeof source) source = JSON.parse(source);
+	        this.currency = source["currency"];
+	        this.daily = source["daily"];
+	        this.monthly = source["monthly"];
+	        this.perThread = source["perThread"];
+	        this.agents = this.convertValues(source["agents"], AgentBudget, true);
 	    }
 	
 		convertValues(a: any, classs: any, asMap: boolean = false): any {
@@ -751,6 +844,20 @@ export namespace hub {
 	        this.turnCompleted = source["turnCompleted"];
 	    }
 	}
+	export class OverrideRequest {
+	    budget: string;
+	    threadId?: string;
+	
+	    static createFrom(source: any = {}) {
+	        return new OverrideRequest(source);
+	    }
+	
+	    constructor(source: any = {}) {
+	        if ('string' === typeof source) source = JSON.parse(source);
+	        this.budget = source["budget"];
+	        this.threadId = source["threadId"];
+	    }
+	}
 	
 	
 	export class PermissionPage {
@@ -904,6 +1011,145 @@ export namespace hub {
 		}
 	}
 	
+	export class SnippetPart {
+	    text: string;
+	    match?: boolean;
+	
+	    static createFrom(source: any = {}) {
+	        return new SnippetPart(source);
+	    }
+	
+	    constructor(source: any = {}) {
+	        if ('string' === typeof source) source = JSON.parse(source);
+	        this.text = source["text"];
+	        this.match = source["match"];
+	    }
+	}
+	export class SearchHit {
+	    threadId: string;
+	    turnId?: string;
+	    seq: number;
+	    kind: string;
+	    // Go type: time
+	    at: any;
+	    threadTitle: string;
+	    agent: string;
+	    cwd: string;
+	    snippet: SnippetPart[];
+	
+	    static createFrom(source: any = {}) {
+	        return new SearchHit(source);
+	    }
+	
+	    constructor(source: any = {}) {
+	        if ('string' === typeof source) source = JSON.parse(source);
+	        this.threadId = source["threadId"];
+	        this.turnId = source["turnId"];
+	        this.seq = source["seq"];
+	        this.kind = source["kind"];
+	        this.at = this.convertValues(source["at"], null);
+	        this.threadTitle = source["threadTitle"];
+	        this.agent = source["agent"];
+	        this.cwd = source["cwd"];
+	        this.snippet = this.convertValues(source["snippet"], SnippetPart);
+	    }
+	
+		convertValues(a: any, classs: any, asMap: boolean = false): any {
+		    if (!a) {
+		        return a;
+		    }
+		    if (a.slice && a.map) {
+		        return (a as any[]).map(elem => this.convertValues(elem, classs));
+		    } else if ("object" === typeof a) {
+		        if (asMap) {
+		            for (const key of Object.keys(a)) {
+		                a[key] = new classs(a[key]);
+		            }
+		            return a;
+		        }
+		        return new classs(a);
+		    }
+		    return a;
+		}
+	}
+	export class SearchPage {
+	    hits: SearchHit[];
+	    nextCursor?: string;
+	    indexing: boolean;
+	
+	    static createFrom(source: any = {}) {
+	        return new SearchPage(source);
+	    }
+	
+	    constructor(source: any = {}) {
+	        if ('string' === typeof source) source = JSON.parse(source);
+	        this.hits = this.convertValues(source["hits"], SearchHit);
+	        this.nextCursor = source["nextCursor"];
+	        this.indexing = source["indexing"];
+	    }
+	
+		convertValues(a: any, classs: any, asMap: boolean = false): any {
+		    if (!a) {
+		        return a;
+		    }
+		    if (a.slice && a.map) {
+		        return (a as any[]).map(elem => this.convertValues(elem, classs));
+		    } else if ("object" === typeof a) {
+		        if (asMap) {
+		            for (const key of Object.keys(a)) {
+		                a[key] = new classs(a[key]);
+		            }
+		            return a;
+		        }
+		        return new classs(a);
+		    }
+		    return a;
+		}
+	}
+	export class SearchQuery {
+	    q: string;
+	    agent?: string;
+	    folder?: string;
+	    // Go type: time
+	    from: any;
+	    // Go type: time
+	    to: any;
+	    limit?: number;
+	    cursor?: string;
+	
+	    static createFrom(source: any = {}) {
+	        return new SearchQuery(source);
+	    }
+	
+	    constructor(source: any = {}) {
+	        if ('string' === typeof source) source = JSON.parse(source);
+	        this.q = source["q"];
+	        this.agent = source["agent"];
+	        this.folder = source["folder"];
+	        this.from = this.convertValues(source["from"], null);
+	        this.to = this.convertValues(source["to"], null);
+	        this.limit = source["limit"];
+	        this.cursor = source["cursor"];
+	    }
+	
+		convertValues(a: any, classs: any, asMap: boolean = false): any {
+		    if (!a) {
+		        return a;
+		    }
+		    if (a.slice && a.map) {
+		        return (a as any[]).map(elem => this.convertValues(elem, classs));
+		    } else if ("object" === typeof a) {
+		        if (asMap) {
+		            for (const key of Object.keys(a)) {
+		                a[key] = new classs(a[key]);
+		            }
+		            return a;
+		        }
+		        return new classs(a);
+		    }
+		    return a;
+		}
+	}
 	export class TraySettings {
 	    autostart: boolean;
 	
@@ -937,6 +1183,7 @@ export namespace hub {
 	    tray: TraySettings;
 	    agents: AgentSettings[];
 	    mcpServers?: MCPServerSetting[];
+	    budgets: Budgets;
 	
 	    static createFrom(source: any = {}) {
 	        return new Settings(source);
@@ -952,6 +1199,7 @@ export namespace hub {
 	        this.tray = this.convertValues(source["tray"], TraySettings);
 	        this.agents = this.convertValues(source["agents"], AgentSettings);
 	        this.mcpServers = this.convertValues(source["mcpServers"], MCPServerSetting);
+	        this.budgets = this.convertValues(source["budgets"], Budgets);
 	    }
 	
 		convertValues(a: any, classs: any, asMap: boolean = false): any {
@@ -1003,6 +1251,7 @@ export namespace hub {
 	    tray?: TraySettingsPatch;
 	    agents?: Record<string, AgentPatch>;
 	    mcpServers?: Record<string, MCPServerPatch | null>;
+	    budgets?: Budgets;
 	
 	    static createFrom(source: any = {}) {
 	        return new SettingsPatch(source);
@@ -1016,6 +1265,7 @@ export namespace hub {
 	        this.tray = this.convertValues(source["tray"], TraySettingsPatch);
 	        this.agents = this.convertValues(source["agents"], AgentPatch, true);
 	        this.mcpServers = source["mcpServers"];
+	        this.budgets = this.convertValues(source["budgets"], Budgets);
 	    }
 	
 		convertValues(a: any, classs: any, asMap: boolean = false): any {
@@ -1048,6 +1298,7 @@ export namespace hub {
 	        this.authSessionId = source["authSessionId"];
 	    }
 	}
+	
 	export class Thread {
 	    id: string;
 	    agent: string;
@@ -1063,6 +1314,9 @@ export namespace hub {
 	    configOptions?: number[];
 	    availableCommands?: number[];
 	    clientCapabilities?: ClientCapabilities;
+	    summary?: string;
+	    // Go type: time
+	    compactedAt?: any;
 	
 	    static createFrom(source: any = {}) {
 	        return new Thread(source);
@@ -1082,6 +1336,8 @@ export namespace hub {
 	        this.configOptions = source["configOptions"];
 	        this.availableCommands = source["availableCommands"];
 	        this.clientCapabilities = this.convertValues(source["clientCapabilities"], ClientCapabilities);
+	        this.summary = source["summary"];
+	        this.compactedAt = this.convertValues(source["compactedAt"], null);
 	    }
 	
 		convertValues(a: any, classs: any, asMap: boolean = false): any {
@@ -1204,6 +1460,103 @@ export namespace hub {
 	    }
 	}
 	
+	
+	export class UsageBucket {
+	    key: string;
+	    cost: Record<string, number>;
+	    inputTokens: number;
+	    outputTokens: number;
+	    agents?: Record<string, any>;
+	    agent?: string;
+	    title?: string;
+	    threadId?: string;
+	    used?: number;
+	    size?: number;
+	
+	    static createFrom(source: any = {}) {
+	        return new UsageBucket(source);
+	    }
+	
+	    constructor(source: any = {}) {
+	        if ('string' === typeof source) source = JSON.parse(source);
+	        this.key = source["key"];
+	        this.cost = source["cost"];
+	        this.inputTokens = source["inputTokens"];
+	        this.outputTokens = source["outputTokens"];
+	        this.agents = source["agents"];
+	        this.agent = source["agent"];
+	        this.title = source["title"];
+	        this.threadId = source["threadId"];
+	        this.used = source["used"];
+	        this.size = source["size"];
+	    }
+	}
+	export class UsageParams {
+	    by?: string;
+	    from?: string;
+	    to?: string;
+	    tz?: string;
+	    threadId?: string;
+	    limit?: number;
+	    cursor?: string;
+	
+	    static createFrom(source: any = {}) {
+	        return new UsageParams(source);
+	    }
+	
+	    constructor(source: any = {}) {
+	        if ('string' === typeof source) source = JSON.parse(source);
+	        this.by = source["by"];
+	        this.from = source["from"];
+	        this.to = source["to"];
+	        this.tz = source["tz"];
+	        this.threadId = source["threadId"];
+	        this.limit = source["limit"];
+	        this.cursor = source["cursor"];
+	    }
+	}
+	export class UsageReport {
+	    buckets: UsageBucket[];
+	    // Go type: time
+	    from: any;
+	    // Go type: time
+	    to: any;
+	    currency?: string;
+	    agentsWithoutCost: string[];
+	    nextCursor?: string;
+	
+	    static createFrom(source: any = {}) {
+	        return new UsageReport(source);
+	    }
+	
+	    constructor(source: any = {}) {
+	        if ('string' === typeof source) source = JSON.parse(source);
+	        this.buckets = this.convertValues(source["buckets"], UsageBucket);
+	        this.from = this.convertValues(source["from"], null);
+	        this.to = this.convertValues(source["to"], null);
+	        this.currency = source["currency"];
+	        this.agentsWithoutCost = source["agentsWithoutCost"];
+	        this.nextCursor = source["nextCursor"];
+	    }
+	
+		convertValues(a: any, classs: any, asMap: boolean = false): any {
+		    if (!a) {
+		        return a;
+		    }
+		    if (a.slice && a.map) {
+		        return (a as any[]).map(elem => this.convertValues(elem, classs));
+		    } else if ("object" === typeof a) {
+		        if (asMap) {
+		            for (const key of Object.keys(a)) {
+		                a[key] = new classs(a[key]);
+		            }
+		            return a;
+		        }
+		        return new classs(a);
+		    }
+		    return a;
+		}
+	}
 
 }
 

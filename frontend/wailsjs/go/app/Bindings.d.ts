@@ -28,6 +28,8 @@ export function GetSettings():Promise<hub.Settings>;
 
 export function GetThread(arg1:string):Promise<hub.Thread>;
 
+export function GetUsage(arg1:hub.UsageParams):Promise<hub.UsageReport>;
+
 export function History(arg1:string,arg2:boolean,arg3:boolean):Promise<Array<hub.TurnHistory>>;
 
 export function HistoryPage(arg1:string,arg2:hub.HistoryQuery):Promise<hub.HistoryPage>;
@@ -46,11 +48,15 @@ export function ListThreads(arg1:number,arg2:string):Promise<hub.ThreadPage>;
 
 export function NodeStatus():Promise<hub.NodeStatus>;
 
+export function OverrideBudget(arg1:hub.OverrideRequest):Promise<hub.BudgetOverride>;
+
 export function QueryPermissions(arg1:hub.PermissionQuery):Promise<hub.PermissionPage>;
 
 export function RemoveAgent(arg1:string):Promise<void>;
 
 export function RenameThread(arg1:string,arg2:string):Promise<hub.Thread>;
+
+export function Search(arg1:hub.SearchQuery):Promise<hub.SearchPage>;
 
 export function SetConfigOption(arg1:string,arg2:string,arg3:string):Promise<hub.Thread>;
 

@@ -54,6 +54,10 @@ export function GetThread(arg1) {
   return window['go']['app']['Bindings']['GetThread'](arg1);
 }
 
+export function GetUsage(arg1) {
+  return window['go']['app']['Bindings']['GetUsage'](arg1);
+}
+
 export function History(arg1, arg2, arg3) {
   return window['go']['app']['Bindings']['History'](arg1, arg2, arg3);
 }
@@ -90,6 +94,10 @@ export function NodeStatus() {
   return window['go']['app']['Bindings']['NodeStatus']();
 }
 
+export function OverrideBudget(arg1) {
+  return window['go']['app']['Bindings']['OverrideBudget'](arg1);
+}
+
 export function QueryPermissions(arg1) {
   return window['go']['app']['Bindings']['QueryPermissions'](arg1);
 }
@@ -100,6 +108,10 @@ export function RemoveAgent(arg1) {
 
 export function RenameThread(arg1, arg2) {
   return window['go']['app']['Bindings']['RenameThread'](arg1, arg2);
+}
+
+export function Search(arg1) {
+  return window['go']['app']['Bindings']['Search'](arg1);
 }
 
 export function SetConfigOption(arg1, arg2, arg3) {
