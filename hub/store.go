@@ -100,6 +100,8 @@ type ThreadChange struct {
 	Status         string
 	Summary        *string
 	AgentSessionID *string
+	// Archived sets the thread's archived flag.
+	Archived *bool
 	// UpdatedAt becomes the thread's updatedAt when it is later than the
 	// stored one: a thread's updatedAt never goes back, so of two
 	// overlapping changes the one committed last cannot hide the other
@@ -131,8 +133,15 @@ type ThreadFilter struct {
 	All      bool // every client's threads
 	Cwd      string
 	Status   string // "" for any (recovery looks for "running")
-	Limit    int    // default 50, max 500
-	Cursor   string // from a previous page
+	// Archived is one of the Archived* values: ArchivedAny (the zero
+	// value) selects every thread.
+	Archived string
+	// Agent, when set, selects only that agent's threads.
+	Agent string
+	// UpdatedBefore, when set, selects only threads not updated since.
+	UpdatedBefore time.Time
+	Limit         int    // default 50, max 500
+	Cursor        string // from a previous page
 }
 
 // PermissionFilter selects permissions.

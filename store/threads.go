@@ -22,16 +22,17 @@ const (
 // upsertThreadSQL writes a thread. Client capabilities are set at creation
 // and never cleared: an upsert without them keeps the stored ones.
 const upsertThreadSQL = `INSERT INTO threads
-	(id, agent, cwd, title, client_id, status, summary, agent_session_id, deleted, created_at, updated_at, client_capabilities)
-	VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
+	(id, agent, cwd, title, client_id, status, summary, agent_session_id, deleted, created_at, updated_at, client_capabilities, archived)
+	VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
 	ON CONFLICT (id) DO UPDATE SET
 		agent = excluded.agent, cwd = excluded.cwd, title = excluded.title,
 		client_id = excluded.client_id, status = excluded.status, summary = excluded.summary,
 		agent_session_id = excluded.agent_session_id, deleted = excluded.deleted,
 		created_at = excluded.created_at, updated_at = excluded.updated_at,
-		client_capabilities = COALESCE(excluded.client_capabilities, client_capabilities)`
+		client_capabilities = COALESCE(excluded.client_capabilities, client_capabilities),
+		archived = excluded.archived`
 
-const threadColumns = `id, agent, cwd, title, client_id, status, summary, agent_session_id, created_at, updated_at, modes, config_options, client_capabilities, available_commands`
+const threadColumns = `id, agent, cwd, title, client_id, status, summary, agent_session_id, created_at, updated_at, modes, config_options, client_capabilities, available_commands, archived`
 
 // setSessionStateSQL sets a thread's modes, config options and available
 // commands; a NULL argument keeps the stored value
@@ -56,7 +57,8 @@ func setSessionState(ctx context.Context, st *stmts, s *hub.SessionState) error 
 // (hub.Write.ThreadChanges).
 const changeThreadSQL = `UPDATE threads SET
 	title = COALESCE(?, title), status = COALESCE(?, status), summary = COALESCE(?, summary),
-	agent_session_id = COALESCE(?, agent_session_id), updated_at = MAX(updated_at, ?)
+	agent_session_id = COALESCE(?, agent_session_id), archived = COALESCE(?, archived),
+	updated_at = MAX(updated_at, ?)
 	WHERE id = ? AND deleted = 0`
 
 // changedThreadSQL reads a thread back on the writer's connection.
@@ -73,7 +75,7 @@ func changeThread(ctx context.Context, st *stmts, c *hub.ThreadChange) (*hub.Eve
 		status = c.Status
 	}
 	res, err := st.changeThread.ExecContext(ctx, strPtr(c.Title), status, strPtr(c.Summary),
-		strPtr(c.AgentSessionID), encTime(c.UpdatedAt), c.ThreadID)
+		strPtr(c.AgentSessionID), boolPtr(c.Archived), encTime(c.UpdatedAt), c.ThreadID)
 	var n int64
 	if err == nil {
 		n, err = res.RowsAffected()
@@ -110,6 +112,13 @@ func strPtr(s *string) any {
 	return *s
 }
 
+func boolPtr(b *bool) any {
+	if b == nil {
+		return nil
+	}
+	return boolInt(*b)
+}
+
 func upsertThread(ctx context.Context, st *stmts, t *hub.Thread) error {
 	if t.ID == "" {
 		return invalid("store: thread without id")
@@ -122,7 +131,7 @@ func upsertThread(ctx context.Context, st *stmts, t *hub.Thread) error {
 		}
 	}
 	_, err := st.upsertThread.ExecContext(ctx, t.ID, t.Agent, t.Cwd, t.Title, t.ClientID, t.Status,
-		t.Summary, t.AgentSessionID, boolInt(t.Deleted), encTime(t.CreatedAt), encTime(t.UpdatedAt), encJSON(caps))
+		t.Summary, t.AgentSessionID, boolInt(t.Deleted), encTime(t.CreatedAt), encTime(t.UpdatedAt), encJSON(caps), boolInt(t.Archived))
 	if err != nil {
 		return fmt.Errorf("store: upsert thread %s: %w", t.ID, err)
 	}
@@ -133,8 +142,10 @@ func scanThread(s interface{ Scan(...any) error }) (hub.Thread, error) {
 	var t hub.Thread
 	var created, updated int64
 	var modes, config, caps, commands []byte
+	var archived int64
 	err := s.Scan(&t.ID, &t.Agent, &t.Cwd, &t.Title, &t.ClientID, &t.Status, &t.Summary,
-		&t.AgentSessionID, &created, &updated, &modes, &config, &caps, &commands)
+		&t.AgentSessionID, &created, &updated, &modes, &config, &caps, &commands, &archived)
+	t.Archived = archived != 0
 	t.CreatedAt, t.UpdatedAt = decTime(created), decTime(updated)
 	t.Modes, t.ConfigOptions, t.AvailableCommands = decJSON(modes), decJSON(config), decJSON(commands)
 	if err == nil && len(caps) > 0 {
@@ -163,7 +174,9 @@ func (db *DB) GetThread(ctx context.Context, id string) (hub.Thread, error) {
 // ListThreads returns a page of f.ClientID's threads (every client's with
 // f.All; none when ClientID is "" and All is false), newest first by
 // (UpdatedAt, ID), optionally only those in f.Cwd, and the cursor of the
-// next page ("" on the last); only those with status f.Status when set.
+// next page ("" on the last); only those with status f.Status when set,
+// of agent f.Agent when set, updated before f.UpdatedBefore when set, and
+// archived or not as f.Archived says (every one for ArchivedAny).
 // Paging is by keyset, so pages never repeat a
 // thread; one updated while a client pages moves ahead of the cursor and
 // shows up on a fresh first page instead. Limit defaults to 50 and is
@@ -222,6 +235,23 @@ func threadsQuery(f hub.ThreadFilter) (q string, args []any, limit int, err erro
 	if f.Status != "" {
 		b.WriteString(` AND status = ?`)
 		args = append(args, f.Status)
+	}
+	switch f.Archived {
+	case hub.ArchivedAny, hub.ArchivedAll:
+	case hub.ArchivedHide:
+		b.WriteString(` AND archived = 0`)
+	case hub.ArchivedOnly:
+		b.WriteString(` AND archived = 1`)
+	default:
+		return "", nil, 0, invalid("archived must be true, false or all")
+	}
+	if f.Agent != "" {
+		b.WriteString(` AND agent = ?`)
+		args = append(args, f.Agent)
+	}
+	if !f.UpdatedBefore.IsZero() {
+		b.WriteString(` AND updated_at < ?`)
+		args = append(args, encTime(f.UpdatedBefore))
 	}
 	if f.Cursor != "" {
 		at, id, err := decodeCursor(f.Cursor)
