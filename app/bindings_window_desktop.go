@@ -9,6 +9,16 @@ import (
 	wailsruntime "github.com/wailsapp/wails/v2/pkg/runtime"
 )
 
+// OpenURL opens url in the user's browser (Bindings.OpenInBrowser).
+func (e wailsEmitter) OpenURL(url string) error {
+	ctx := e.w.ctx()
+	if ctx == nil {
+		return hub.Errorf(hub.CodeInternal, "the window is not open yet")
+	}
+	wailsruntime.BrowserOpenURL(ctx, url)
+	return nil
+}
+
 // ChooseFolder opens Wails' native directory dialog on the window (see
 // Bindings.ChooseFolder); "" when the user cancelled.
 func (e wailsEmitter) ChooseFolder(title string) (string, error) {

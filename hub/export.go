@@ -29,9 +29,9 @@ const (
 // thread of the caller in one folder (Cwd, archived ones included), in
 // Format (ExportMarkdown or ExportJSONL).
 type ExportRequest struct {
-	ThreadID string
-	Cwd      string
-	Format   string
+	ThreadID string `json:"threadId,omitempty"`
+	Cwd      string `json:"cwd,omitempty"`
+	Format   string `json:"format"`
 }
 
 // ExportLine is one line of a JSON lines export. A thread starts with

@@ -70,6 +70,53 @@ export namespace hub {
 	        this.builtin = source["builtin"];
 	    }
 	}
+	export class ArchiveRequest {
+	    cwd?: string;
+	    agent?: string;
+	    // Go type: time
+	    idleBefore?: any;
+	
+	    static createFrom(source: any = {}) {
+	        return new ArchiveRequest(source);
+	    }
+	
+	    constructor(source: any = {}) {
+	        if ('string' === typeof source) source = JSON.parse(source);
+	        this.cwd = source["cwd"];
+	        this.agent = source["agent"];
+	        this.idleBefore = this.convertValues(source["idleBefore"], null);
+	    }
+	
+		convertValues(a: any, classs: any, asMap: boolean = false): any {
+		    if (!a) {
+		        return a;
+		    }
+		    if (a.slice && a.map) {
+		        return (a as any[]).map(elem => this.convertValues(elem, classs));
+		    } else if ("object" === typeof a) {
+		        if (asMap) {
+		            for (const key of Object.keys(a)) {
+		                a[key] = new classs(a[key]);
+		            }
+		            return a;
+		        }
+		        return new classs(a);
+		    }
+		    return a;
+		}
+	}
+	export class ArchiveResult {
+	    archived: number;
+	
+	    static createFrom(source: any = {}) {
+	        return new ArchiveResult(source);
+	    }
+	
+	    constructor(source: any = {}) {
+	        if ('string' === typeof source) source = JSON.parse(source);
+	        this.archived = source["archived"];
+	    }
+	}
 	export class FSCapabilities {
 	    readTextFile: boolean;
 	    writeTextFile: boolean;
@@ -211,6 +258,22 @@ export namespace hub {
 		    return a;
 		}
 	}
+	export class ExportRequest {
+	    threadId?: string;
+	    cwd?: string;
+	    format: string;
+	
+	    static createFrom(source: any = {}) {
+	        return new ExportRequest(source);
+	    }
+	
+	    constructor(source: any = {}) {
+	        if ('string' === typeof source) source = JSON.parse(source);
+	        this.threadId = source["threadId"];
+	        this.cwd = source["cwd"];
+	        this.format = source["format"];
+	    }
+	}
 	
 	export class TurnHistory {
 	    id: string;
@@ -315,6 +378,96 @@ export namespace hub {
 	        this.limit = source["limit"];
 	        this.cursor = source["cursor"];
 	    }
+	}
+	export class Thread {
+	    id: string;
+	    agent: string;
+	    cwd: string;
+	    title: string;
+	    clientId: string;
+	    status: string;
+	    // Go type: time
+	    createdAt: any;
+	    // Go type: time
+	    updatedAt: any;
+	    archived: boolean;
+	    modes?: number[];
+	    configOptions?: number[];
+	    availableCommands?: number[];
+	    clientCapabilities?: ClientCapabilities;
+	
+	    static createFrom(source: any = {}) {
+	        return new Thread(source);
+	    }
+	
+	    constructor(source: any = {}) {
+	        if ('string' === typeof source) source = JSON.parse(source);
+	        this.id = source["id"];
+	        this.agent = source["agent"];
+	        this.cwd = source["cwd"];
+	        this.title = source["title"];
+	        this.clientId = source["clientId"];
+	        this.status = source["status"];
+	        this.createdAt = this.convertValues(source["createdAt"], null);
+	        this.updatedAt = this.convertValues(source["updatedAt"], null);
+	        this.archived = source["archived"];
+	        this.modes = source["modes"];
+	        this.configOptions = source["configOptions"];
+	        this.availableCommands = source["availableCommands"];
+	        this.clientCapabilities = this.convertValues(source["clientCapabilities"], ClientCapabilities);
+	    }
+	
+		convertValues(a: any, classs: any, asMap: boolean = false): any {
+		    if (!a) {
+		        return a;
+		    }
+		    if (a.slice && a.map) {
+		        return (a as any[]).map(elem => this.convertValues(elem, classs));
+		    } else if ("object" === typeof a) {
+		        if (asMap) {
+		            for (const key of Object.keys(a)) {
+		                a[key] = new classs(a[key]);
+		            }
+		            return a;
+		        }
+		        return new classs(a);
+		    }
+		    return a;
+		}
+	}
+	export class ImportResult {
+	    threads: Thread[];
+	    turns: number;
+	    events: number;
+	
+	    static createFrom(source: any = {}) {
+	        return new ImportResult(source);
+	    }
+	
+	    constructor(source: any = {}) {
+	        if ('string' === typeof source) source = JSON.parse(source);
+	        this.threads = this.convertValues(source["threads"], Thread);
+	        this.turns = source["turns"];
+	        this.events = source["events"];
+	    }
+	
+		convertValues(a: any, classs: any, asMap: boolean = false): any {
+		    if (!a) {
+		        return a;
+		    }
+		    if (a.slice && a.map) {
+		        return (a as any[]).map(elem => this.convertValues(elem, classs));
+		    } else if ("object" === typeof a) {
+		        if (asMap) {
+		            for (const key of Object.keys(a)) {
+		                a[key] = new classs(a[key]);
+		            }
+		            return a;
+		        }
+		        return new classs(a);
+		    }
+		    return a;
+		}
 	}
 	export class NotificationSettings {
 	    enabled: boolean;
@@ -566,60 +719,7 @@ export namespace hub {
 		    return a;
 		}
 	}
-	export class Thread {
-	    id: string;
-	    agent: string;
-	    cwd: string;
-	    title: string;
-	    clientId: string;
-	    status: string;
-	    // Go type: time
-	    createdAt: any;
-	    // Go type: time
-	    updatedAt: any;
-	    modes?: number[];
-	    configOptions?: number[];
-	    availableCommands?: number[];
-	    clientCapabilities?: ClientCapabilities;
 	
-	    static createFrom(source: any = {}) {
-	        return new Thread(source);
-	    }
-	
-	    constructor(source: any = {}) {
-	        if ('string' === typeof source) source = JSON.parse(source);
-	        this.id = source["id"];
-	        this.agent = source["agent"];
-	        this.cwd = source["cwd"];
-	        this.title = source["title"];
-	        this.clientId = source["clientId"];
-	        this.status = source["status"];
-	        this.createdAt = this.convertValues(source["createdAt"], null);
-	        this.updatedAt = this.convertValues(source["updatedAt"], null);
-	        this.modes = source["modes"];
-	        this.configOptions = source["configOptions"];
-	        this.availableCommands = source["availableCommands"];
-	        this.clientCapabilities = this.convertValues(source["clientCapabilities"], ClientCapabilities);
-	    }
-	
-		convertValues(a: any, classs: any, asMap: boolean = false): any {
-		    if (!a) {
-		        return a;
-		    }
-		    if (a.slice && a.map) {
-		        return (a as any[]).map(elem => this.convertValues(elem, classs));
-		    } else if ("object" === typeof a) {
-		        if (asMap) {
-		            for (const key of Object.keys(a)) {
-		                a[key] = new classs(a[key]);
-		            }
-		            return a;
-		        }
-		        return new classs(a);
-		    }
-		    return a;
-		}
-	}
 	export class ThreadPage {
 	    threads: Thread[];
 	    nextCursor?: string;
@@ -651,6 +751,22 @@ export namespace hub {
 		    }
 		    return a;
 		}
+	}
+	export class ThreadQuery {
+	    limit?: number;
+	    cursor?: string;
+	    archived?: string;
+	
+	    static createFrom(source: any = {}) {
+	        return new ThreadQuery(source);
+	    }
+	
+	    constructor(source: any = {}) {
+	        if ('string' === typeof source) source = JSON.parse(source);
+	        this.limit = source["limit"];
+	        this.cursor = source["cursor"];
+	        this.archived = source["archived"];
+	    }
 	}
 	
 	
