@@ -266,12 +266,12 @@ func (c *Client) forgetProof() {
 type request struct {
 	method, path string
 	query        url.Values
-	body         any         // marshalled as JSON when not nil
+	body         any // marshalled as JSON when not nil
 	// raw, when not nil, is the body as it is, sent with rawType (an
 	// import); it can be read once, so such a request is never retried.
 	raw     io.Reader
 	rawType string
-	header       http.Header // extra headers
+	header  http.Header // extra headers
 }
 
 // newHTTPRequest builds req for hub h with the client's headers.
