@@ -195,6 +195,13 @@ export class HubStore {
    * turn's) thread and asks its view to scroll the card (or turn) into view.
    */
   async navigate(n: Navigate): Promise<void> {
+    if (n.kind === 'thread') {
+      // A link to a thread (/#/t/<id>, `switchboard open`): an archived one
+      // is not in the list, so it is read on its own.
+      if (!this.threads[n.threadId]) this.fetchThread(n.threadId);
+      await this.select(n.threadId);
+      return;
+    }
     let threadId: string | undefined;
     if (n.kind === 'turn') {
       threadId = n.threadId;

@@ -30,6 +30,8 @@ export interface Thread {
   configOptions?: ConfigOption[];
   /** The agent's slash commands as it last reported them (kept by the hub). */
   availableCommands?: AvailableCommand[];
+  /** Hidden from the thread list unless asked for; its status is unchanged (issue 21). */
+  archived?: boolean;
 }
 export interface SessionMode {
   id: string;
@@ -62,6 +64,26 @@ export interface ConfigOption {
   currentValue?: string;
   options?: (ConfigOptionValue | ConfigOptionGroup)[];
   [key: string]: unknown;
+}
+/** GET /v1/threads?archived=: "false" (the default) hides archived threads, "true" shows only them, "all" both. */
+export type ArchivedFilter = 'false' | 'true' | 'all';
+/** POST /v1/threads/archive: the caller's threads matching every field given. */
+export interface ArchiveRequest {
+  cwd?: string;
+  agent?: string;
+  idleBefore?: string;
+}
+/** GET /v1/threads/{id}/export, or a folder's threads (cwd). */
+export interface ExportRequest {
+  threadId?: string;
+  cwd?: string;
+  format: 'md' | 'jsonl';
+}
+/** POST /v1/threads/import's answer. */
+export interface ImportResult {
+  threads: Thread[];
+  turns: number;
+  events: number;
 }
 export interface ThreadPage {
   threads: Thread[];

@@ -1,7 +1,7 @@
 // An in-memory Transport for store and component tests.
 import type { Navigate, SubscribeHandlers, Subscription, Transport } from '../lib/transport';
 import { HubError } from '../lib/transport';
-import type { Agent, Decision, HistoryQuery, HubEvent, Permission, Settings, SettingsPatch, Thread, Turn, TurnHistory, TurnInput } from '../lib/types';
+import type { Agent, ArchivedFilter, ArchiveRequest, Decision, ExportRequest, HistoryQuery, HubEvent, ImportResult, Permission, Settings, SettingsPatch, Thread, Turn, TurnHistory, TurnInput } from '../lib/types';
 
 export function thread(id: string, over: Partial<Thread> = {}): Thread {
   return {
@@ -185,5 +185,30 @@ export class FakeTransport implements Transport {
     this.handlers = h;
     h.onState?.('open');
     return { close: () => (this.handlers = undefined) };
+  }
+
+  // Issue 21 (archive, export, import).
+  async queryThreads(archived: ArchivedFilter) {
+    this.log('queryThreads', archived);
+    const keep = (t: Thread) => (archived === 'all' ? true : archived === 'true' ? !!t.archived : !t.archived);
+    return { threads: this.threads.filter(keep) };
+  }
+  async setArchived(id: string, archived: boolean) {
+    this.log('setArchived', id, archived);
+    const t = { ...(await this.getThread(id)), archived };
+    this.threads = this.threads.map((x) => (x.id === id ? t : x));
+    return t;
+  }
+  async archiveThreads(req: ArchiveRequest) {
+    this.log('archiveThreads', req);
+    return 0;
+  }
+  async exportThreads(req: ExportRequest) {
+    this.log('exportThreads', req);
+    return `export ${req.threadId ?? req.cwd} ${req.format}`;
+  }
+  async importThreads(jsonl: Blob): Promise<ImportResult> {
+    this.log('importThreads', await jsonl.text());
+    return { threads: [], turns: 0, events: 0 };
   }
 }
