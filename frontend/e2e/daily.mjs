@@ -164,7 +164,7 @@ async function main() {
     await waitIdle(beta.id);
     await box.fill('permission');
     await box.press('Enter');
-    const card = page.locator('li.turn').last().locator('[data-permission-id]');
+    const card = page.locator('li.turn').last().locator('[data-permission-id]:has(section.permission.pending)');
     await card.waitFor();
     const id = await card.getAttribute('data-permission-id');
     await card.focus();
