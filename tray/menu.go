@@ -13,9 +13,9 @@ import (
 //
 //	status line                      (disabled)
 //	────────
-//	<agent>: <tool call title>  ▸    Approve / Deny / Always allow   × maxPermissionSlots
+//	<agent>: <tool call title>  ▸    Approve / Deny / Always allow / Open thread   × maxPermissionSlots
 //	N more approvals waiting         (disabled, only on overflow)
-//	<agent>: <thread title>     ▸    Cancel                         × maxTurnSlots
+//	<agent>: <thread title>     ▸    Cancel / Open thread           × maxTurnSlots
 //	N more agents working            (disabled, only on overflow)
 //	────────
 //	Open Switchboard                 ("Start Switchboard" while none runs)
@@ -49,6 +49,7 @@ type Action struct {
 	Permission string       // ActDecide
 	Decision   hub.Decision // ActDecide
 	Turn       string       // ActCancel
+	Thread     string       // ActOpen: the thread to show ("": the app)
 }
 
 // ActionKind names an Action.
@@ -70,6 +71,9 @@ func (a Action) String() string {
 	case ActCancel:
 		return "cancel " + a.Turn
 	case ActOpen:
+		if a.Thread != "" {
+			return "open " + a.Thread
+		}
 		return "open"
 	case ActQuitHub:
 		return "quit hub"
@@ -79,16 +83,17 @@ func (a Action) String() string {
 	return "none"
 }
 
-// permSlot is one permission submenu and its three entries.
+// permSlot is one permission submenu and its four entries.
 type permSlot struct {
-	parent, approve, deny, always item
+	parent, approve, deny, always, open item
 	slotState[PermissionItem]
 	visible [4]bool // parent, approve, deny, always
 }
 
-// turnSlot is one running turn's submenu and its Cancel entry.
+// turnSlot is one running turn's submenu and its Cancel and Open thread
+// entries.
 type turnSlot struct {
-	parent, cancel item
+	parent, cancel, open item
 	slotState[TurnItem]
 	visible bool
 }
@@ -164,6 +169,7 @@ func newLayout(now func() time.Time, add func(title, tooltip string, parent item
 		s.approve = add("Approve", "Allow this once", s.parent)
 		s.deny = add("Deny", "Refuse it", s.parent)
 		s.always = add("Always allow", "Allow it now and from now on", s.parent)
+		s.open = add("Open thread", "Show the thread that asks", s.parent)
 		s.parent.Hide()
 		s.visible = [4]bool{false, true, true, true} // the entries start shown
 		l.perms = append(l.perms, s)
@@ -175,6 +181,7 @@ func newLayout(now func() time.Time, add func(title, tooltip string, parent item
 		var s turnSlot
 		s.parent = add("", "A running turn", nil)
 		s.cancel = add("Cancel", "Cancel this turn", s.parent)
+		s.open = add("Open thread", "Show this turn's thread", s.parent)
 		s.parent.Hide()
 		l.turns = append(l.turns, s)
 	}
@@ -292,6 +299,28 @@ func (l *layout) clickPermission(slot, which int) Action {
 		return Action{}
 	}
 	return Action{Kind: ActDecide, Permission: s.shown.ID, Decision: *d}
+}
+
+// clickOpenPermission is the action of a permission slot's Open thread
+// entry: show the thread that asks (ActNone when the slot is empty).
+// Opening decides nothing, so no grace applies.
+func (l *layout) clickOpenPermission(slot int) Action {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	if t := l.perms[slot].shown.ThreadID; t != "" {
+		return Action{Kind: ActOpen, Thread: t}
+	}
+	return Action{}
+}
+
+// clickOpenTurn is the action of a turn slot's Open thread entry.
+func (l *layout) clickOpenTurn(slot int) Action {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	if t := l.turns[slot].shown.ThreadID; t != "" {
+		return Action{Kind: ActOpen, Thread: t}
+	}
+	return Action{}
 }
 
 // clickCancel is the action of a turn slot's Cancel entry.

@@ -53,8 +53,9 @@ type Menu struct {
 // PermissionItem is one pending permission's submenu, "<agent>: <tool call
 // title>". A nil decision is not offered (its entry is hidden).
 type PermissionItem struct {
-	ID      string
-	Title   string
+	ID       string
+	ThreadID string // for "Open thread"
+	Title    string
 	Approve *hub.Decision // the agent's allow_once option
 	Deny    *hub.Decision // reject_once, else reject_always, else outcome "declined"
 	Always  *hub.Decision // the agent's allow_always option
@@ -62,8 +63,9 @@ type PermissionItem struct {
 
 // TurnItem is one running turn, "<agent>: <thread title>", with "Cancel".
 type TurnItem struct {
-	TurnID string
-	Title  string
+	TurnID   string
+	Title    string
+	ThreadID string // for "Open thread"
 }
 
 // Snapshot is the hub's state when the tray (re)connects.
@@ -281,8 +283,9 @@ func (m *Model) Menu() Menu {
 	})
 	for _, p := range perms {
 		menu.Permissions = append(menu.Permissions, PermissionItem{
-			ID:      p.ID,
-			Title:   truncate(m.agentLabel(p.ThreadID) + ": " + toolTitle(p)),
+			ID:       p.ID,
+			ThreadID: p.ThreadID,
+			Title:    truncate(m.agentLabel(p.ThreadID) + ": " + toolTitle(p)),
 			Approve: optionOf(p, "allow_once"),
 			Deny:    denyOf(p),
 			Always:  optionOf(p, "allow_always"),
@@ -300,7 +303,7 @@ func (m *Model) Menu() Menu {
 		if th, ok := m.threads[t.ThreadID]; ok && th.Title != "" {
 			title = th.Title
 		}
-		menu.Turns = append(menu.Turns, TurnItem{TurnID: t.ID, Title: truncate(m.agentLabel(t.ThreadID) + ": " + title)})
+		menu.Turns = append(menu.Turns, TurnItem{TurnID: t.ID, ThreadID: t.ThreadID, Title: truncate(m.agentLabel(t.ThreadID) + ": " + title)})
 	}
 
 	var parts []string
