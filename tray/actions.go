@@ -60,7 +60,9 @@ func (w *Watcher) Open(ctx context.Context) error { return w.open(ctx, "") }
 // `switchboard open THREAD`, which hands it to the running app), a
 // browser opens /#/t/<thread> through the one-time link. Without a hub
 // it starts the app.
-func (w *Watcher) OpenThread(ctx context.Context, threadID string) error { return w.open(ctx, threadID) }
+func (w *Watcher) OpenThread(ctx context.Context, threadID string) error {
+	return w.open(ctx, threadID)
+}
 
 func (w *Watcher) open(ctx context.Context, threadID string) error {
 	if h, err := client.Discover(w.DataDir); err == nil {

@@ -56,9 +56,9 @@ type PermissionItem struct {
 	ID       string
 	ThreadID string // for "Open thread"
 	Title    string
-	Approve *hub.Decision // the agent's allow_once option
-	Deny    *hub.Decision // reject_once, else reject_always, else outcome "declined"
-	Always  *hub.Decision // the agent's allow_always option
+	Approve  *hub.Decision // the agent's allow_once option
+	Deny     *hub.Decision // reject_once, else reject_always, else outcome "declined"
+	Always   *hub.Decision // the agent's allow_always option
 }
 
 // TurnItem is one running turn, "<agent>: <thread title>", with "Cancel".
@@ -286,9 +286,9 @@ func (m *Model) Menu() Menu {
 			ID:       p.ID,
 			ThreadID: p.ThreadID,
 			Title:    truncate(m.agentLabel(p.ThreadID) + ": " + toolTitle(p)),
-			Approve: optionOf(p, "allow_once"),
-			Deny:    denyOf(p),
-			Always:  optionOf(p, "allow_always"),
+			Approve:  optionOf(p, "allow_once"),
+			Deny:     denyOf(p),
+			Always:   optionOf(p, "allow_always"),
 		})
 	}
 	turns := make([]hub.Turn, 0, len(m.turns))
