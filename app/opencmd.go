@@ -2,7 +2,6 @@ package app
 
 import (
 	"context"
-	"errors"
 	"fmt"
 	"os/exec"
 	"runtime"
@@ -106,5 +105,3 @@ var openBrowser = func(u string) error {
 	go func() { _ = cmd.Wait() }()
 	return nil
 }
-
-var errNoWindow = errors.New("no window in this build")
