@@ -1,0 +1,72 @@
+import { describe, expect, it, vi } from 'vitest';
+import { fireEvent, render, screen, within } from '@testing-library/svelte';
+import App from './App.svelte';
+import { HubStore } from './lib/hubstore.svelte';
+import { FakeTransport, thread } from './test/fakeTransport';
+
+function setup() {
+  const f = new FakeTransport();
+  f.threads = [
+    thread('th_1', { title: 'Fix the build', updatedAt: '2026-11-21T07:00:00Z' }),
+    thread('th_2', { title: 'Docs', updatedAt: '2026-11-21T08:00:00Z' }),
+    thread('th_3', { title: 'Shelved', updatedAt: '2026-11-21T06:00:00Z', archived: true }),
+  ];
+  const store = new HubStore(f, (flush) => queueMicrotask(flush));
+  render(App, { store });
+  return { f, store };
+}
+
+describe('App, daily', () => {
+  it('hides archived threads until asked, and archives from the header', async () => {
+    const { f } = setup();
+    const nav = await screen.findByRole('navigation', { name: 'Threads' });
+    await within(nav).findByText('Docs');
+    expect(within(nav).queryByText('Shelved')).toBeNull();
+    await fireEvent.click(screen.getByRole('button', { name: 'Show archived' }));
+    await within(nav).findByText('Shelved');
+    expect(f.calls.some((c) => c.method === 'queryThreads' && c.args[0] === 'true')).toBe(true);
+    await fireEvent.click(screen.getByRole('button', { name: /Hide archived/ }));
+
+    await fireEvent.click(within(nav).getByText('Docs'));
+    await screen.findByRole('heading', { name: 'Docs' });
+    expect(location.hash).toBe('#/t/th_2');
+    const keep = screen.getByRole('group', { name: 'Keep' });
+    expect(within(keep).queryByRole('button', { name: 'Open in browser' })).toBeNull(); // a browser
+    await fireEvent.click(within(keep).getByRole('button', { name: 'Archive' }));
+    await vi.waitFor(() => expect(within(nav).queryByText('Docs')).toBeNull());
+    expect(f.calls.find((c) => c.method === 'setArchived')?.args).toEqual(['th_2', true]);
+    // Still shown, and it says so.
+    expect(screen.getByRole('heading', { name: 'Docs' })).toBeTruthy();
+    expect(within(keep).getByRole('button', { name: 'Unarchive' })).toBeTruthy();
+  });
+
+  it('? lists the keys; Escape closes the topmost only; A does not type into the page', async () => {
+    setup();
+    await screen.findByText('Docs');
+    await fireEvent.keyDown(window, { key: 'A', code: 'KeyA', ctrlKey: true, shiftKey: true });
+    await screen.findByRole('region', { name: 'Pending approvals' });
+    await fireEvent.keyDown(window, { key: '?', shiftKey: true });
+    const help = await screen.findByRole('dialog', { name: 'Keyboard' });
+    expect(within(help).getByText('Alt+1 … Alt+9')).toBeTruthy();
+    await fireEvent.keyDown(window, { key: 'Escape' });
+    expect(screen.queryByRole('dialog', { name: 'Keyboard' })).toBeNull();
+    expect(screen.getByRole('region', { name: 'Pending approvals' })).toBeTruthy();
+    await fireEvent.keyDown(window, { key: 'Escape' });
+    expect(screen.queryByRole('region', { name: 'Pending approvals' })).toBeNull();
+  });
+
+  it('Alt+digit and Alt+arrows switch threads in list order; a link opens its thread', async () => {
+    const { store } = setup();
+    const nav = await screen.findByRole('navigation', { name: 'Threads' });
+    await within(nav).findByText('Docs');
+    await fireEvent.keyDown(window, { key: '1', code: 'Digit1', altKey: true });
+    await vi.waitFor(() => expect(store.selectedId).toBe('th_2'));
+    await fireEvent.keyDown(window, { key: 'ArrowDown', altKey: true });
+    await vi.waitFor(() => expect(store.selectedId).toBe('th_1'));
+    await fireEvent.keyDown(window, { key: 'ArrowDown', altKey: true });
+    await vi.waitFor(() => expect(store.selectedId).toBe('th_2')); // wraps
+    location.hash = '#/t/th_1';
+    window.dispatchEvent(new HashChangeEvent('hashchange'));
+    await vi.waitFor(() => expect(store.selectedId).toBe('th_1'));
+  });
+});
