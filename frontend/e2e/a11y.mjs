@@ -58,7 +58,7 @@ const axeOptions = {
 };
 
 /** Runs axe on the whole document; its violations, each with up to 5 target selectors. */
-async function axeRun(page) {
+export async function axeRun(page) {
   if (!(await page.evaluate(() => typeof window.axe === 'object'))) await page.evaluate(axeSource);
   return page.evaluate(async (options) => {
     const r = await window.axe.run(document, options);

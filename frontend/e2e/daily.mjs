@@ -18,6 +18,7 @@
 import { mkdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { go, logger, openPage, startHub, tempDir } from './harness.mjs';
+import { axeRun } from './a11y.mjs';
 
 const log = logger('daily');
 const tmp = tempDir('switchboard-daily-');
@@ -137,6 +138,9 @@ async function main() {
   const help = page.getByRole('dialog', { name: 'Keyboard' });
   await help.waitFor();
   check((await help.getByText('Ctrl+Shift+A (⌘⇧A)').count()) === 1 && (await help.getByText(/in the desktop window only/).count()) > 0, '? lists the keys, the window-only ones marked');
+  const { violations } = await axeRun(page);
+  check(violations.length === 0, `axe finds nothing wrong with the key list over Approvals (${violations.map((v) => `${v.id}: ${v.targets.join(', ')}`).join('; ') || 'clean'})`);
+  check(await help.getByRole('button', { name: 'Close' }).evaluate((b) => b === document.activeElement), 'the key list takes the focus');
   await page.keyboard.press('Escape');
   await help.waitFor({ state: 'detached' });
   check(await panel.isVisible(), 'Escape closed the key list only, Approvals stays');
