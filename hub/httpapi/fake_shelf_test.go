@@ -2,6 +2,7 @@ package httpapi
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"io"
 
@@ -55,6 +56,12 @@ func (f *fake) ExportThreads(ctx context.Context, c hub.Caller, req hub.ExportRe
 		}
 	}
 	f.mu.Unlock()
+	if req.Cwd == "/cut" { // fails midway, as a disk error would
+		if _, err := w.Write(make([]byte, 256<<10)); err != nil {
+			return err
+		}
+		return errors.New("fake: the store failed midway")
+	}
 	_, err := fmt.Fprintf(w, "export %s %s %s\n", req.ThreadID, req.Cwd, req.Format)
 	return err
 }

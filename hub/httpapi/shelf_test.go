@@ -1,6 +1,7 @@
 package httpapi
 
 import (
+	"io"
 	"strings"
 	"testing"
 
@@ -58,6 +59,18 @@ func TestShelfRoutes(t *testing.T) {
 	if r.status != 200 || !strings.Contains(r.header.Get("Content-Disposition"), "switchboard-my_project.md") ||
 		r.header.Get("Content-Type") != "text/markdown; charset=utf-8" {
 		t.Errorf("folder export: %d %v", r.status, r.header)
+	}
+
+	// A failure after the first byte cuts the body: the client sees an
+	// unexpected end, never a complete-looking export.
+	resp, err := h.client.Do(h.request("GET", "/v1/threads/export?cwd=/cut&format=md", ""))
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, err = io.ReadAll(resp.Body)
+	resp.Body.Close()
+	if resp.StatusCode != 200 || err == nil {
+		t.Errorf("an export cut midway: %d, read error %v", resp.StatusCode, err)
 	}
 
 	// Import: its own media type, its own bound (here 4096 bytes, past
