@@ -4,8 +4,13 @@ import App from './App.svelte';
 import { HubStore } from './lib/hubstore.svelte';
 import { FakeTransport, thread } from './test/fakeTransport';
 
-function setup() {
+function setup(window = false) {
   const f = new FakeTransport();
+  if (window) {
+    // The desktop window: its transport is the bindings', with Open in browser.
+    (f as unknown as { kind: string }).kind = 'wails';
+    Object.assign(f, { openInBrowser: vi.fn(async (id: string) => void f.calls.push({ method: 'openInBrowser', args: [id] })) });
+  }
   f.threads = [
     thread('th_1', { title: 'Fix the build', updatedAt: '2026-11-21T07:00:00Z' }),
     thread('th_2', { title: 'Docs', updatedAt: '2026-11-21T08:00:00Z' }),
@@ -68,5 +73,16 @@ describe('App, daily', () => {
     location.hash = '#/t/th_1';
     window.dispatchEvent(new HashChangeEvent('hashchange'));
     await vi.waitFor(() => expect(store.selectedId).toBe('th_1'));
+  });
+
+  it('in the window: Ctrl+digit switches threads and a thread opens in the browser', async () => {
+    const { f, store } = setup(true);
+    const nav = await screen.findByRole('navigation', { name: 'Threads' });
+    await within(nav).findByText('Docs');
+    await fireEvent.keyDown(window, { key: '2', code: 'Digit2', ctrlKey: true });
+    await vi.waitFor(() => expect(store.selectedId).toBe('th_1'));
+    const keep = await screen.findByRole('group', { name: 'Keep' });
+    await fireEvent.click(within(keep).getByRole('button', { name: 'Open in browser' }));
+    await vi.waitFor(() => expect(f.calls.find((c) => c.method === 'openInBrowser')?.args).toEqual(['th_1']));
   });
 });
