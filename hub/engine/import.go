@@ -8,7 +8,9 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"slices"
 	"strconv"
+	"time"
 
 	"github.com/switchboard-hub/switchboard/hub"
 )
@@ -30,7 +32,7 @@ func (e *Engine) ImportThreads(ctx context.Context, c hub.Caller, r io.Reader) (
 	im := &importer{e: e, c: c}
 	err := im.run(ctx, bufio.NewReaderSize(r, 64<<10))
 	if err == nil {
-		err = im.flush()
+		err = im.closeThread()
 	}
 	if err != nil {
 		im.undo(context.WithoutCancel(ctx))
@@ -53,6 +55,10 @@ type importer struct {
 	oldID   string            // its id in the export
 	turns   map[string]string // export turn id → new id
 	perms   map[string]string // export permission id → new id
+	// open are the thread's permissions the file asked and never
+	// resolved (by new id): closeThread resolves them as cancelled.
+	open    map[string]hub.Permission
+	lastAt  time.Time
 	created []string          // every thread stored so far, for undo
 
 	w     hub.Write // rows waiting to be committed
@@ -144,7 +150,7 @@ func (im *importer) line(n int, b []byte) error {
 
 // startThread stores the export's thread as a new thread of the caller.
 func (im *importer) startThread(t hub.Thread) error {
-	if err := im.flush(); err != nil {
+	if err := im.closeThread(); err != nil {
 		return err
 	}
 	e := im.e
@@ -167,8 +173,37 @@ func (im *importer) startThread(t hub.Thread) error {
 	im.created = append(im.created, nt.ID)
 	im.res.Threads = append(im.res.Threads, nt)
 	im.thread, im.oldID = &im.res.Threads[len(im.res.Threads)-1], t.ID
-	im.turns, im.perms = map[string]string{}, map[string]string{}
+	im.turns, im.perms, im.open = map[string]string{}, map[string]string{}, map[string]hub.Permission{}
+	im.lastAt = nt.UpdatedAt
 	return nil
+}
+
+// closeThread ends the thread being imported: a permission the file
+// left pending (exported while its turn ran) is resolved as cancelled by
+// the hub, as restart recovery resolves one, so no inbox shows it as
+// waiting; then the queue is committed.
+func (im *importer) closeThread() error {
+	if im.thread != nil && len(im.open) > 0 {
+		ids := make([]string, 0, len(im.open))
+		for id := range im.open {
+			ids = append(ids, id)
+		}
+		slices.Sort(ids)
+		for _, id := range ids {
+			p := im.open[id]
+			at := im.lastAt
+			p.Status, p.DecidedBy, p.DecidedAt = hub.PermissionCancelled, hub.DecidedByHub, &at
+			ev, err := hub.NewEvent(hub.EventPermissionResolved, *im.thread, p.TurnID, at, map[string]any{"permission": p})
+			if err != nil {
+				return err
+			}
+			im.w.Events = append(im.w.Events, ev)
+			im.res.Events++
+			im.wRows++
+		}
+		im.open = map[string]hub.Permission{}
+	}
+	return im.flush()
 }
 
 // newTurnID is the new id of the export's turn old ("" stays "").
@@ -235,9 +270,32 @@ func (im *importer) addEvent(ev hub.Event) error {
 		}
 	}
 	ev.Payload = im.e.redactJSON(p)
+	im.track(ev)
 	im.w.Events = append(im.w.Events, ev)
 	im.res.Events++
 	return im.grew(len(ev.Payload))
+}
+
+// track notes the permissions the thread's events leave pending, and
+// the time of its last event.
+func (im *importer) track(ev hub.Event) {
+	if ev.At.After(im.lastAt) {
+		im.lastAt = ev.At
+	}
+	if ev.Type != hub.EventPermissionRequired && ev.Type != hub.EventPermissionResolved {
+		return
+	}
+	var pp struct {
+		Permission *hub.Permission `json:"permission"`
+	}
+	if json.Unmarshal(ev.Payload, &pp) != nil || pp.Permission == nil || pp.Permission.ID == "" {
+		return
+	}
+	if pp.Permission.Status == hub.PermissionPending {
+		im.open[pp.Permission.ID] = *pp.Permission
+	} else {
+		delete(im.open, pp.Permission.ID)
+	}
 }
 
 // replaceID replaces old by new wherever it is a whole JSON string in p.

@@ -325,3 +325,40 @@ func errorsAs(err error, he **hub.Error) bool {
 	*he = e
 	return ok
 }
+
+// A permission exported while it waited is imported as history, resolved
+// (cancelled by the hub) at the end of the thread: nothing shows it as
+// waiting for an answer that no agent would receive.
+func TestImportClosesPendingPermissions(t *testing.T) {
+	h := newHarness(t, nil)
+	ctx := context.Background()
+	th := h.thread("fake")
+	sub := h.watch(th)
+	if _, err := h.e.StartTurn(ctx, alice, th.ID, hub.TurnInput{Input: "permission"}); err != nil {
+		t.Fatal(err)
+	}
+	until(t, sub, hub.EventPermissionRequired)
+	jl := h.export(th.ID, hub.ExportJSONL) // the turn runs, the permission waits
+	res, err := h.e.ImportThreads(ctx, alice, bytes.NewReader(jl))
+	if err != nil {
+		t.Fatal(err)
+	}
+	hist, err := h.e.History(ctx, alice, res.Threads[0].ID, true, false)
+	if err != nil || len(hist) != 1 {
+		t.Fatalf("history %+v %v", hist, err)
+	}
+	if hist[0].Status != hub.TurnInterrupted {
+		t.Errorf("turn %s, want interrupted", hist[0].Status)
+	}
+	evs := hist[0].Events
+	last := evs[len(evs)-1]
+	p := payload[hub.Permission](t, last, "permission")
+	if last.Type != hub.EventPermissionResolved || p.Status != hub.PermissionCancelled || p.DecidedBy != hub.DecidedByHub || p.ThreadID != res.Threads[0].ID {
+		t.Errorf("last imported event %s %+v", last.Type, p)
+	}
+	// The original still waits; only it is pending.
+	ps, _ := h.e.ListPermissions(ctx, alice, hub.PermissionPending)
+	if len(ps) != 1 || ps[0].ThreadID != th.ID {
+		t.Errorf("pending: %+v", ps)
+	}
+}
