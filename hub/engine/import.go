@@ -51,15 +51,15 @@ type importer struct {
 	c   hub.Caller
 	res hub.ImportResult
 
-	thread  *hub.Thread       // the new thread lines are added to
-	oldID   string            // its id in the export
-	turns   map[string]string // export turn id → new id
-	perms   map[string]string // export permission id → new id
+	thread *hub.Thread       // the new thread lines are added to
+	oldID  string            // its id in the export
+	turns  map[string]string // export turn id → new id
+	perms  map[string]string // export permission id → new id
 	// open are the thread's permissions the file asked and never
 	// resolved (by new id): closeThread resolves them as cancelled.
 	open    map[string]hub.Permission
 	lastAt  time.Time
-	created []string          // every thread stored so far, for undo
+	created []string // every thread stored so far, for undo
 
 	w     hub.Write // rows waiting to be committed
 	wRows int
