@@ -76,6 +76,7 @@ type Emitter interface {
 //	ArchiveThreads(req hub.ArchiveRequest) (hub.ArchiveResult, error)
 //	ExportText(req hub.ExportRequest) (string, error) // ExportThreads, as one string
 //	ImportText(jsonl string) (hub.ImportResult, error) // ImportThreads of one string
+//	SaveExport(req hub.ExportRequest, name string) (string, error) // the window's own: Save dialog, then ExportThreads into the file
 //	OpenInBrowser(threadID string) error // the window's own: a sign-in link opened in the browser
 //
 // A failed call rejects its promise with a string holding the JSON object

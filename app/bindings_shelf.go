@@ -1,6 +1,10 @@
 package app
 
 import (
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
 	"strings"
 
 	"github.com/switchboard-hub/switchboard/hub"
@@ -39,6 +43,52 @@ func (b *Bindings) ExportText(req hub.ExportRequest) (string, error) {
 		return "", err
 	}
 	return sb.String(), nil
+}
+
+// fileSaver is what the window's Emitter also implements when it can ask
+// where to save a file (the native dialog): the desktop build's
+// wailsEmitter.
+type fileSaver interface {
+	SaveFile(title, defaultName string) (string, error)
+}
+
+// SaveExport asks where to save an export (the native Save dialog, the
+// file named name) and writes it there, streamed: the window's export
+// (WebKitGTK saves no download). It answers the path written, or "" when
+// the user cancelled. A file that could not be written whole is removed.
+func (b *Bindings) SaveExport(req hub.ExportRequest, name string) (string, error) {
+	fs, ok := b.emit.(fileSaver)
+	if !ok {
+		return "", hub.Errorf(hub.CodeInternal, "this window cannot save files")
+	}
+	path, err := fs.SaveFile("Export", name)
+	if err != nil || path == "" {
+		return "", err
+	}
+	return path, writeExport(path, func(w io.Writer) error {
+		return b.svc.ExportThreads(b.ctx, windowCaller, req, w)
+	})
+}
+
+// writeExport writes what export writes to path (0600), through a
+// temporary file renamed into place once whole.
+func writeExport(path string, export func(io.Writer) error) error {
+	tmp, err := os.CreateTemp(filepath.Dir(path), "."+filepath.Base(path)+".*")
+	if err != nil {
+		return fmt.Errorf("export: %w", err)
+	}
+	defer os.Remove(tmp.Name())
+	if err := export(tmp); err != nil {
+		tmp.Close()
+		return err
+	}
+	if err := tmp.Close(); err != nil {
+		return fmt.Errorf("export: %w", err)
+	}
+	if err := os.Rename(tmp.Name(), path); err != nil {
+		return fmt.Errorf("export: %w", err)
+	}
+	return nil
 }
 
 // ImportText is Service.ImportThreads (POST /v1/threads/import) of a

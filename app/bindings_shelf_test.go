@@ -6,6 +6,8 @@ import (
 	"context"
 	"io"
 	"net/http"
+	"os"
+	"path/filepath"
 	"strconv"
 	"strings"
 	"sync"
@@ -20,7 +22,10 @@ type opener struct {
 	*recorder
 	mu   sync.Mutex
 	urls []string
+	save string // what the Save dialog answers
 }
+
+func (o *opener) SaveFile(title, name string) (string, error) { return o.save, nil }
 
 func (o *opener) OpenURL(u string) error {
 	o.mu.Lock()
@@ -71,6 +76,25 @@ func TestBindingsShelf(t *testing.T) {
 	}
 	if _, err := b.ImportText(`{"schema":99,"thread":{"id":"x"}}`); hub.ErrorCode(err) != hub.CodeInvalidArgument {
 		t.Errorf("ImportText of a newer schema: %v", err)
+	}
+
+	// Save: the dialog's path gets the export; cancelled, nothing.
+	op.save = filepath.Join(dir, "out.md")
+	if p, err := b.SaveExport(hub.ExportRequest{ThreadID: th.ID, Format: hub.ExportMarkdown}, "switchboard-Kept.md"); err != nil || p != op.save {
+		t.Fatalf("SaveExport: %q %v", p, err)
+	}
+	if got, _ := os.ReadFile(op.save); !strings.HasPrefix(string(got), "# Kept\n") {
+		t.Errorf("the saved file: %q", got)
+	}
+	if _, err := b.SaveExport(hub.ExportRequest{ThreadID: "th_nope", Format: hub.ExportMarkdown}, "x.md"); hub.ErrorCode(err) != hub.CodeNotFound {
+		t.Errorf("SaveExport of an unknown thread: %v", err)
+	}
+	if left, _ := filepath.Glob(filepath.Join(dir, ".out.md.*")); len(left) != 0 {
+		t.Errorf("temporary files left: %q", left)
+	}
+	op.save = ""
+	if p, err := b.SaveExport(hub.ExportRequest{ThreadID: th.ID, Format: hub.ExportMarkdown}, "x.md"); p != "" || err != nil {
+		t.Errorf("cancelled: %q %v", p, err)
 	}
 
 	// Open in browser: no sign-in maker, no opener: refused; with both, a

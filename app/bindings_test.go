@@ -132,13 +132,14 @@ var bindingsContract = map[string]string{
 	"ExportText":     "func(hub.ExportRequest) (string, error)",
 	"ImportText":     "func(string) (hub.ImportResult, error)",
 	"OpenInBrowser":  "func(string) error",
+	"SaveExport":     "func(hub.ExportRequest, string) (string, error)",
 }
 
 // windowOnly are the bindings with no hub.Service counterpart (the
 // settings ones are checked against hub.SettingsService by
 // TestBindingsSettings).
 var windowOnly = map[string]bool{"ChooseFolder": true, "GetSettings": true, "UpdateSettings": true,
-	"ExportText": true, "ImportText": true, "OpenInBrowser": true}
+	"ExportText": true, "ImportText": true, "OpenInBrowser": true, "SaveExport": true}
 
 // unbound are the hub.Service methods the window has no use for:
 // AnswerClientRequest is for a thread's owner (the editor bridge), and the

@@ -9,7 +9,13 @@ function setup(window = false) {
   if (window) {
     // The desktop window: its transport is the bindings', with Open in browser.
     (f as unknown as { kind: string }).kind = 'wails';
-    Object.assign(f, { openInBrowser: vi.fn(async (id: string) => void f.calls.push({ method: 'openInBrowser', args: [id] })) });
+    Object.assign(f, {
+      openInBrowser: vi.fn(async (id: string) => void f.calls.push({ method: 'openInBrowser', args: [id] })),
+      saveExport: vi.fn(async (req: unknown, name: string) => {
+        f.calls.push({ method: 'saveExport', args: [req, name] });
+        return `/home/me/${name}`;
+      }),
+    });
   }
   f.threads = [
     thread('th_1', { title: 'Fix the build', updatedAt: '2026-11-21T07:00:00Z' }),
@@ -84,5 +90,11 @@ describe('App, daily', () => {
     const keep = await screen.findByRole('group', { name: 'Keep' });
     await fireEvent.click(within(keep).getByRole('button', { name: 'Open in browser' }));
     await vi.waitFor(() => expect(f.calls.find((c) => c.method === 'openInBrowser')?.args).toEqual(['th_1']));
+    // Export goes through the native Save dialog, not a download.
+    await fireEvent.click(within(keep).getByRole('button', { name: 'Export Markdown' }));
+    await vi.waitFor(() =>
+      expect(f.calls.find((c) => c.method === 'saveExport')?.args).toEqual([{ threadId: 'th_1', format: 'md' }, 'switchboard-Fix_the_build.md']),
+    );
+    expect(f.calls.some((c) => c.method === 'exportThreads')).toBe(false);
   });
 });

@@ -25,10 +25,19 @@ export async function loadArchived(store: HubStore): Promise<number> {
   return n;
 }
 
-/** Exports a thread (or a folder's threads) and saves it as a download. */
+/**
+ * Exports a thread (or a folder's threads) to a file: in the window
+ * through the native Save dialog (the hub writes it), in a browser as a
+ * download.
+ */
 export async function exportToFile(store: HubStore, req: ExportRequest, name: string): Promise<void> {
+  const file = exportFileName(name, req.format);
+  if (store.transport.saveExport) {
+    await store.transport.saveExport(req, file);
+    return;
+  }
   const text = await store.transport.exportThreads(req);
-  download(exportFileName(name, req.format), text, req.format === 'md' ? 'text/markdown' : 'application/x-ndjson');
+  download(file, text, req.format === 'md' ? 'text/markdown' : 'application/x-ndjson');
 }
 
 /** Imports a JSON lines export; the new threads join the list, and the first is shown. */

@@ -190,6 +190,8 @@ export interface Transport {
   importThreads(jsonl: Blob): Promise<ImportResult>;
   /** The window only: opens the thread in the user's browser through a one-time sign-in link. */
   openInBrowser?(threadId: string): Promise<void>;
+  /** The window only: the native Save dialog, then the export written there; the path, or "" when cancelled. */
+  saveExport?(req: ExportRequest, name: string): Promise<string>;
 }
 
 /** A bound method may answer the bare value or the HTTP shape {key: value}. */
@@ -388,6 +390,10 @@ export class WailsTransport implements Transport {
   }
   async openInBrowser(threadId: string) {
     await this.call(() => this.bindings.OpenInBrowser(threadId));
+  }
+  async saveExport(req: ExportRequest, name: string) {
+    const p = await this.call<string>(() => this.bindings.SaveExport(req, name));
+    return typeof p === 'string' ? p : '';
   }
 
   onNavigate(cb: (n: Navigate) => void): () => void {

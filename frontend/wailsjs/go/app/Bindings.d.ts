@@ -40,6 +40,8 @@ export function QueryThreads(arg1:hub.ThreadQuery):Promise<hub.ThreadPage>;
 
 export function RenameThread(arg1:string,arg2:string):Promise<hub.Thread>;
 
+export function SaveExport(arg1:hub.ExportRequest,arg2:string):Promise<string>;
+
 export function SetArchived(arg1:string,arg2:boolean):Promise<hub.Thread>;
 
 export function SetConfigOption(arg1:string,arg2:string,arg3:string):Promise<hub.Thread>;

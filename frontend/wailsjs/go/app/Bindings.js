@@ -78,6 +78,10 @@ export function RenameThread(arg1, arg2) {
   return window['go']['app']['Bindings']['RenameThread'](arg1, arg2);
 }
 
+export function SaveExport(arg1, arg2) {
+  return window['go']['app']['Bindings']['SaveExport'](arg1, arg2);
+}
+
 export function SetArchived(arg1, arg2) {
   return window['go']['app']['Bindings']['SetArchived'](arg1, arg2);
 }
