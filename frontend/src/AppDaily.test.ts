@@ -35,6 +35,7 @@ describe('App, daily', () => {
     expect(within(nav).queryByText('Shelved')).toBeNull();
     await fireEvent.click(screen.getByRole('button', { name: 'Show archived' }));
     await within(nav).findByText('Shelved');
+    expect(within(nav).getByText('archived')).toBeTruthy(); // marked in the list
     expect(f.calls.some((c) => c.method === 'queryThreads' && c.args[0] === 'true')).toBe(true);
     await fireEvent.click(screen.getByRole('button', { name: /Hide archived/ }));
 
