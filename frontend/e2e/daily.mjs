@@ -233,6 +233,13 @@ async function main() {
   const after = (await api('GET', '/v1/threads?archived=all')).threads;
   check(after.length === before + 1 && after.filter((t) => t.title === 'Alpha').length === 2, 'the import is a new thread, shown');
 
+  // Bulk: nothing here is a day old, so nothing is archived.
+  await page.getByRole('button', { name: 'Archive idle…' }).click();
+  await page.getByRole('spinbutton', { name: /Not used for/ }).fill('1');
+  await page.locator('#archive-idle').getByRole('button', { name: 'Archive' }).click();
+  await page.getByRole('status').filter({ hasText: 'Archived 0 threads.' }).waitFor();
+  check((await api('GET', '/v1/threads')).threads.length === after.filter((t) => !t.archived).length, '"Archive idle" asks the hub (nothing a day old here)');
+
   if (problems.length) throw new Error(`the page reported errors:\n${problems.join('\n')}`);
 }
 

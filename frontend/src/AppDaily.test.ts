@@ -52,6 +52,20 @@ describe('App, daily', () => {
     expect(within(keep).getByRole('button', { name: 'Unarchive' })).toBeTruthy();
   });
 
+  it('archives the threads idle for a number of days', async () => {
+    const { f } = setup();
+    await screen.findByText('Docs');
+    await fireEvent.click(screen.getByRole('button', { name: 'Archive idle…' }));
+    const days = screen.getByRole('spinbutton', { name: /Not used for/ });
+    await fireEvent.input(days, { target: { value: '10' } });
+    await fireEvent.click(screen.getByRole('button', { name: 'Archive' }));
+    await screen.findByText('Archived 0 threads.');
+    const req = f.calls.find((c) => c.method === 'archiveThreads')?.args[0] as { idleBefore: string };
+    const ago = (Date.now() - Date.parse(req.idleBefore)) / 86_400_000;
+    expect(ago).toBeGreaterThan(9.99);
+    expect(ago).toBeLessThan(10.01);
+  });
+
   it('? lists the keys; Escape closes the topmost only; A does not type into the page', async () => {
     setup();
     await screen.findByText('Docs');

@@ -11,6 +11,15 @@ export async function setArchived(store: HubStore, id: string, archived: boolean
   if (t?.id) store.upsertThread(t);
 }
 
+/**
+ * Archives the caller's threads not updated since before (POST
+ * /v1/threads/archive): their thread_updated events take them out of the
+ * list. Resolves how many.
+ */
+export async function archiveIdle(store: HubStore, before: Date): Promise<number> {
+  return store.transport.archiveThreads({ idleBefore: before.toISOString() });
+}
+
 /** Reads the archived threads into the store (the list shows them when asked). */
 export async function loadArchived(store: HubStore): Promise<number> {
   let cursor: string | undefined;
