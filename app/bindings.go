@@ -66,7 +66,12 @@ type Emitter interface {
 //	SetMode(threadID, modeID string) (hub.Thread, error)
 //	SetConfigOption(threadID, configID, value string) (hub.Thread, error)
 //	ListPermissions(status string) ([]hub.Permission, error)
-//	DecidePermission(id string, d hub.Decision) (hub.Permission, error)
+//	QueryPermissions(q hub.PermissionQuery) (hub.PermissionPage, error)
+//	DecidePermission(id string, d hub.Decision) (hub.DecisionResult, error)
+//	DecidePermissions(b hub.BatchDecision) (hub.BatchResult, error)
+//	ListRules() ([]hub.RememberedRule, error)
+//	DeleteRule(id string) error
+//	Search(q hub.SearchQuery) (hub.SearchPage, error)
 //	Subscribe(after int64) error
 //	GetSettings() (hub.Settings, error)
 //	UpdateSettings(patch hub.SettingsPatch) (hub.Settings, error)
@@ -129,6 +134,11 @@ func (b *Bindings) ListThreads(limit int, cursor string) (hub.ThreadPage, error)
 	return b.svc.ListThreads(b.ctx, windowCaller, limit, cursor)
 }
 
+// Search is Service.Search (GET /v1/search?scope=all).
+func (b *Bindings) Search(q hub.SearchQuery) (hub.SearchPage, error) {
+	return b.svc.Search(b.ctx, windowCaller, q)
+}
+
 // GetThread is Service.GetThread (GET /v1/threads/{id}).
 func (b *Bindings) GetThread(id string) (hub.Thread, error) {
 	return b.svc.GetThread(b.ctx, windowCaller, id)
@@ -184,11 +194,32 @@ func (b *Bindings) ListPermissions(status string) ([]hub.Permission, error) {
 	return b.svc.ListPermissions(b.ctx, windowCaller, status)
 }
 
+// QueryPermissions is Service.QueryPermissions (GET /v1/permissions with
+// the audit's filters): newest first, a page at a time.
+func (b *Bindings) QueryPermissions(q hub.PermissionQuery) (hub.PermissionPage, error) {
+	return b.svc.QueryPermissions(b.ctx, windowCaller, q)
+}
+
 // DecidePermission is Service.DecidePermission (POST /v1/permissions/{id}),
-// recorded as decidedBy "window".
-func (b *Bindings) DecidePermission(id string, d hub.Decision) (hub.Permission, error) {
+// recorded as decidedBy "window"; with d.Remember the answer carries the
+// rule it added (and the config rule that shadows it, if any).
+func (b *Bindings) DecidePermission(id string, d hub.Decision) (hub.DecisionResult, error) {
 	return b.svc.DecidePermission(b.ctx, windowCaller, id, d)
 }
+
+// DecidePermissions is Service.DecidePermissions (POST
+// /v1/permissions/decide), each recorded as decidedBy "window".
+func (b *Bindings) DecidePermissions(batch hub.BatchDecision) (hub.BatchResult, error) {
+	return b.svc.DecidePermissions(b.ctx, windowCaller, batch)
+}
+
+// ListRules is Service.ListRules (GET /v1/rules).
+func (b *Bindings) ListRules() ([]hub.RememberedRule, error) {
+	return b.svc.ListRules(b.ctx, windowCaller)
+}
+
+// DeleteRule is Service.DeleteRule (DELETE /v1/rules/{id}).
+func (b *Bindings) DeleteRule(id string) error { return b.svc.DeleteRule(b.ctx, windowCaller, id) }
 
 // GetSettings is SettingsService.Settings (GET /v1/settings).
 func (b *Bindings) GetSettings() (hub.Settings, error) { return settingsOr(b.settings).Settings(b.ctx) }

@@ -103,22 +103,27 @@ func bindingsHub(t *testing.T) (*Bindings, *recorder, *runningHub, string) {
 // bindingsContract is the binding contract of the Bindings doc comment:
 // method name and Go signature. The frontend is written against it.
 var bindingsContract = map[string]string{
-	"ListAgents":       "func() ([]hub.Agent, error)",
-	"CreateThread":     "func(hub.CreateThreadRequest) (hub.Thread, error)",
-	"ListThreads":      "func(int, string) (hub.ThreadPage, error)",
-	"GetThread":        "func(string) (hub.Thread, error)",
-	"RenameThread":     "func(string, string) (hub.Thread, error)",
-	"DeleteThread":     "func(string) error",
-	"CompactThread":    "func(string) (hub.Thread, error)",
-	"StartTurn":        "func(string, hub.TurnInput) (hub.Turn, error)",
-	"CancelTurn":       "func(string) (hub.Turn, error)",
-	"History":          "func(string, bool, bool) ([]hub.TurnHistory, error)",
-	"HistoryPage":      "func(string, hub.HistoryQuery) (hub.HistoryPage, error)",
-	"SetMode":          "func(string, string) (hub.Thread, error)",
-	"SetConfigOption":  "func(string, string, string) (hub.Thread, error)",
-	"ListPermissions":  "func(string) ([]hub.Permission, error)",
-	"DecidePermission": "func(string, hub.Decision) (hub.Permission, error)",
-	"Subscribe":        "func(int64) error",
+	"ListAgents":        "func() ([]hub.Agent, error)",
+	"CreateThread":      "func(hub.CreateThreadRequest) (hub.Thread, error)",
+	"ListThreads":       "func(int, string) (hub.ThreadPage, error)",
+	"GetThread":         "func(string) (hub.Thread, error)",
+	"RenameThread":      "func(string, string) (hub.Thread, error)",
+	"DeleteThread":      "func(string) error",
+	"CompactThread":     "func(string) (hub.Thread, error)",
+	"StartTurn":         "func(string, hub.TurnInput) (hub.Turn, error)",
+	"CancelTurn":        "func(string) (hub.Turn, error)",
+	"History":           "func(string, bool, bool) ([]hub.TurnHistory, error)",
+	"HistoryPage":       "func(string, hub.HistoryQuery) (hub.HistoryPage, error)",
+	"SetMode":           "func(string, string) (hub.Thread, error)",
+	"SetConfigOption":   "func(string, string, string) (hub.Thread, error)",
+	"ListPermissions":   "func(string) ([]hub.Permission, error)",
+	"QueryPermissions":  "func(hub.PermissionQuery) (hub.PermissionPage, error)",
+	"Search":            "func(hub.SearchQuery) (hub.SearchPage, error)",
+	"DecidePermission":  "func(string, hub.Decision) (hub.DecisionResult, error)",
+	"DecidePermissions": "func(hub.BatchDecision) (hub.BatchResult, error)",
+	"ListRules":         "func() ([]hub.RememberedRule, error)",
+	"DeleteRule":        "func(string) error",
+	"Subscribe":         "func(int64) error",
 	// hub.SettingsService, the config file's.
 	"GetSettings":    "func() (hub.Settings, error)",
 	"UpdateSettings": "func(hub.SettingsPatch) (hub.Settings, error)",
@@ -267,6 +272,12 @@ func TestBindings(t *testing.T) {
 	if page, err := b.ListThreads(10, ""); err != nil || len(page.Threads) != 1 {
 		t.Fatalf("ListThreads = %+v, %v", page, err)
 	}
+	if page, err := b.Search(hub.SearchQuery{Q: "renamed"}); err != nil || len(page.Hits) != 1 || page.Hits[0].ThreadID != th.ID {
+		t.Fatalf("Search = %+v, %v; want the renamed thread's title", page, err)
+	}
+	if _, err := b.Search(hub.SearchQuery{Q: "a AND ("}); hub.ErrorCode(err) != hub.CodeInvalidArgument {
+		t.Fatalf("Search of a malformed query: %v", err)
+	}
 
 	turn, err := b.StartTurn(th.ID, hub.TurnInput{Input: "permission"})
 	if err != nil {
@@ -279,9 +290,9 @@ func TestBindings(t *testing.T) {
 	if err != nil || len(perms) != 1 {
 		t.Fatalf("ListPermissions = %+v, %v; want the one pending", perms, err)
 	}
-	p, err := b.DecidePermission(perms[0].ID, hub.Decision{Outcome: "approved"})
-	if err != nil || p.Status != hub.PermissionApproved || p.DecidedBy != "window" {
-		t.Fatalf("DecidePermission = %+v, %v; want approved by window", p, err)
+	res, err := b.DecidePermission(perms[0].ID, hub.Decision{Outcome: "approved"})
+	if p := res.Permission; err != nil || p.Status != hub.PermissionApproved || p.DecidedBy != "window" || res.Rule != nil {
+		t.Fatalf("DecidePermission = %+v, %v; want approved by window, no rule", res, err)
 	}
 	// Single use: a second answer is CONFLICT, with the code through the
 	// ErrorFormatter.

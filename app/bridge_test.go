@@ -20,6 +20,8 @@ import (
 	"time"
 
 	sdk "github.com/coder/acp-go-sdk"
+
+	"github.com/switchboard-hub/switchboard/hub"
 )
 
 // TestBridge drives `switchboard acp` (the headless binary, built once)
@@ -35,6 +37,7 @@ func TestBridge(t *testing.T) {
 		{"Turn", bridgeTurn},
 		{"PermissionEditor", bridgePermissionEditor},
 		{"PermissionHub", bridgePermissionHub},
+		{"Remember", bridgeRemember},
 		{"Cancel", bridgeCancel},
 		{"Load", bridgeLoad},
 		{"HubRestart", bridgeHubRestart},
@@ -466,12 +469,105 @@ func bridgePermissionEditor(t *testing.T, bins e2eBins) {
 		t.Errorf("agent said %q", got)
 	}
 	p := <-asked
-	if string(p.SessionId) != sid || len(p.Options) != 3 || p.Options[0].OptionId != "allow-once" || p.ToolCall.Title == nil || *p.ToolCall.Title != "Run make clean" {
+	// The agent's three options, then the bridge's two (bridgeRemember).
+	if string(p.SessionId) != sid || len(p.Options) != 5 || p.Options[0].OptionId != "allow-once" || p.ToolCall.Title == nil || *p.ToolCall.Title != "Run make clean" {
 		t.Errorf("request_permission %+v", p)
 	}
 	ps := h.permissions("", asEditor...)
 	if len(ps) != 1 || ps[0].Status != "approved" || ps[0].DecidedBy != "client:"+bridgeClientID || ps[0].OptionID != "allow-once" {
 		t.Errorf("hub permissions %+v: want one approved by client:%s with allow-once", ps, bridgeClientID)
+	}
+}
+
+// "Allow always in this thread (Switchboard)", chosen in the editor: the
+// hub approves the request with remember "thread" (decidedBy and the
+// rule's createdBy client:acp-<editor>); the same request again in that
+// session is decided by the rule (remembered:<id>) without asking the
+// editor; a new session in the same folder is asked again, and "Deny
+// always in this thread" there refuses it and remembers that too.
+func bridgeRemember(t *testing.T, bins e2eBins) {
+	h := newHub(t, bins, nil)
+	b := startBridge(t, bins, h, "fake")
+	b.mustInitialize(t)
+	cwd := t.TempDir()
+	sid := b.newSession(t, cwd)
+	asked := make(chan sdk.RequestPermissionRequest, 8)
+	choose := func(id string) {
+		b.ed.setPerm(func(_ context.Context, p sdk.RequestPermissionRequest) (sdk.RequestPermissionResponse, error) {
+			asked <- p
+			return sdk.RequestPermissionResponse{Outcome: sdk.RequestPermissionOutcome{Selected: &sdk.RequestPermissionOutcomeSelected{OptionId: sdk.PermissionOptionId(id)}}}, nil
+		})
+	}
+	choose("switchboard.remember.thread.allow")
+	if got := agentText(b.mustPrompt(t, sid, "permission", sdk.StopReasonEndTurn)); got != "outcome: selected allow-once" {
+		t.Fatalf("agent said %q", got)
+	}
+	p := <-asked
+	var got []string
+	for _, o := range p.Options {
+		got = append(got, fmt.Sprintf("%s|%s|%s", o.OptionId, o.Name, o.Kind))
+	}
+	if len(got) != 5 || !strings.HasPrefix(got[0], "allow-once|") ||
+		got[3] != "switchboard.remember.thread.allow|Allow always in this thread (Switchboard)|allow_always" ||
+		got[4] != "switchboard.remember.thread.deny|Deny always in this thread (Switchboard)|reject_always" {
+		t.Errorf("options offered to the editor: %q", got)
+	}
+	ps := h.permissions("", asEditor...)
+	if len(ps) != 1 || ps[0].Status != "approved" || ps[0].DecidedBy != "client:"+bridgeClientID || ps[0].OptionID != "allow-once" {
+		t.Fatalf("hub permissions %+v: want one approved by client:%s with allow-once", ps, bridgeClientID)
+	}
+	first := ps[0].ID
+	var rules struct{ Rules []hub.RememberedRule }
+	h.call("GET", "/v1/rules", nil, 200, &rules, asEditor...)
+	if len(rules.Rules) != 1 {
+		t.Fatalf("rules %+v, want the one remembered", rules.Rules)
+	}
+	r := rules.Rules[0]
+	if r.Scope != "thread" || r.ThreadID != sid || r.Decision != "allow" || r.Kind != "execute" ||
+		r.CreatedBy != "client:"+bridgeClientID || r.PermissionID != first {
+		t.Errorf("rule %+v", r)
+	}
+
+	// The same request in the same session: the rule decides, the editor
+	// is not asked.
+	if got := agentText(b.mustPrompt(t, sid, "permission", sdk.StopReasonEndTurn)); got != "outcome: selected allow-once" {
+		t.Fatalf("second prompt: agent said %q", got)
+	}
+	select {
+	case p := <-asked:
+		t.Fatalf("the editor was asked again: %+v", p)
+	default:
+	}
+	var second apiPermission
+	for _, p := range h.permissions("", asEditor...) {
+		if p.ID != first {
+			second = p
+		}
+	}
+	if second.Status != "approved" || second.DecidedBy != "remembered:"+r.ID {
+		t.Errorf("second permission %+v, want approved by remembered:%s", second, r.ID)
+	}
+
+	// Another session in the same folder: asked; "Deny always in this
+	// thread" refuses it and is remembered for that thread.
+	sid2 := b.newSession(t, cwd)
+	choose("switchboard.remember.thread.deny")
+	if got := agentText(b.mustPrompt(t, sid2, "permission", sdk.StopReasonEndTurn)); got != "outcome: selected reject-once" {
+		t.Fatalf("other session: agent said %q", got)
+	}
+	select {
+	case <-asked:
+	default:
+		t.Fatal("the editor was not asked in another session")
+	}
+	h.call("GET", "/v1/rules", nil, 200, &rules, asEditor...)
+	if len(rules.Rules) != 2 {
+		t.Fatalf("rules %+v, want two", rules.Rules)
+	}
+	for _, r := range rules.Rules {
+		if r.ThreadID == sid2 && (r.Decision != "deny" || r.CreatedBy != "client:"+bridgeClientID) {
+			t.Errorf("the deny rule %+v", r)
+		}
 	}
 }
 

@@ -19,11 +19,12 @@ import (
 // The dependency direction of DESIGN.md, read off `go list -deps`:
 //
 //	app → anything;  hub → nothing internal;  hub/engine → hub, acp,
-//	hub/redact;  hub/redact → nothing internal;
+//	hub/redact, hub/policy;  hub/redact → nothing internal;
+//	hub/policy → hub;
 //	hub/httpapi → hub;  hub/client → hub;  store → hub;
 //	acp → nothing internal;  tray → hub, hub/client;
 //	app/editorbridge → hub, hub/client, acp;  app/config → hub, acp,
-//	hub/engine;  viper and fsnotify imported by app/config alone.
+//	hub/engine, hub/policy;  viper and fsnotify imported by app/config alone.
 //
 // Internal edges are checked on each package's direct imports (a package may
 // reach further through an allowed edge: store → hub → acp is fine); GUI
@@ -48,16 +49,17 @@ type rule struct {
 var configLibs = []string{"github.com/spf13/viper", "github.com/fsnotify/fsnotify"}
 
 var rules = []rule{
-	{dir: "hub", skip: []string{"hub/httpapi", "hub/engine", "hub/client", "hub/redact"}, forbid: []string{"net/http"}},
-	{dir: "hub/engine", allow: []string{"hub", "acp", "hub/redact"}, forbid: []string{"net/http"}},
+	{dir: "hub", skip: []string{"hub/httpapi", "hub/engine", "hub/client", "hub/redact", "hub/policy"}, forbid: []string{"net/http"}},
+	{dir: "hub/engine", allow: []string{"hub", "acp", "hub/redact", "hub/policy"}, forbid: []string{"net/http"}},
 	{dir: "hub/redact", forbid: []string{"net/http"}},
+	{dir: "hub/policy", allow: []string{"hub"}, forbid: []string{"net/http", "os"}},
 	{dir: "hub/httpapi", allow: []string{"hub"}},
 	{dir: "hub/client", allow: []string{"hub"}},
 	{dir: "acp"},
 	{dir: "store", allow: []string{"hub"}},
 	{dir: "tray", allow: []string{"hub", "hub/client"}},
 	{dir: "app/editorbridge", allow: []string{"hub", "hub/client", "acp"}, forbid: configLibs},
-	{dir: "app/config", allow: []string{"hub", "acp", "hub/engine"}},
+	{dir: "app/config", allow: []string{"hub", "acp", "hub/engine", "hub/policy"}},
 	{dir: "app", skip: []string{"app/editorbridge", "app/config"}, allow: []string{"..."}, forbid: configLibs},
 }
 

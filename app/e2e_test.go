@@ -49,6 +49,10 @@ func TestE2E(t *testing.T) {
 		{"TooManyAgents", e2eTooManyAgents},
 		{"Redaction", e2eRedaction},
 		{"DeleteAndCompact", e2eDeleteAndCompact},
+		{"ApprovalsSDK", e2eApprovalsSDK},
+		{"ApprovalsClaude", e2eApprovalsClaude},
+		{"ApprovalsFake", e2eApprovalsFake},
+		{"Search", e2eSearch},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

@@ -15,8 +15,9 @@ import (
 	"github.com/switchboard-hub/switchboard/hub"
 )
 
-// Desktop notifications: one with Approve and Deny for each pending
-// permission, one for a completed turn while the window is not focused.
+// Desktop notifications: one with Approve, Deny and "Always allow here"
+// for each pending permission (raised again, critical, when it is
+// escalated), one for a completed turn while the window is not focused.
 // The sender is Wails' notification service in the app (notify_wails.go)
 // and a recorder in tests.
 
@@ -25,6 +26,9 @@ const (
 	notifyCategoryPermission = "switchboard-permission"
 	actionApprove            = "approve"
 	actionDeny               = "deny"
+	// actionRemember approves and remembers for the thread: the hub adds a
+	// rule allowing the same request in this thread from now on.
+	actionRemember = "remember-thread"
 	// actionDefault is a click on the notification itself (Wails'
 	// DEFAULT_ACTION): open the window on what it is about.
 	actionDefault = "DEFAULT_ACTION"
@@ -40,11 +44,16 @@ type notification struct {
 	ID    string // "perm:<permission id>" or "turn:<thread id>/<turn id>"
 	Title string
 	Body  string
-	// Approve offers Approve and Deny (notifyCategoryPermission): only for
-	// a permission whose whole request is in Body. Otherwise a click on the
-	// notification opens the window on it (its default action).
+	// Approve offers Approve, Deny and "Always allow here"
+	// (notifyCategoryPermission): only for a permission whose whole
+	// request is in Body. Otherwise a click on the notification opens the
+	// window on it (its default action).
 	Approve  bool
 	ThreadID string
+	// Critical raises it with critical urgency (an escalated permission:
+	// still pending after permissions.escalateAfter), replacing the
+	// notification of the same ID.
+	Critical bool
 }
 
 // notifySender shows notifications.
@@ -69,6 +78,8 @@ type notifier struct {
 	agents map[string]string          // agent id → name
 	tools  map[string]json.RawMessage // threadID/toolCallId → the latest tool_call object
 	shown  map[string]bool            // permission ids notified and not resolved
+	// escalated are the permission ids notified again as escalated.
+	escalated map[string]bool
 	// approvable are the permission ids notified with Approve and Deny:
 	// an answer for any other is refused.
 	approvable map[string]bool
@@ -78,7 +89,7 @@ func newNotifier(svc hub.Service, send notifySender, cfg func() config.Config, s
 	return &notifier{
 		svc: svc, send: send, config: cfg, show: show, log: log,
 		agents: map[string]string{}, tools: map[string]json.RawMessage{}, shown: map[string]bool{},
-		approvable: map[string]bool{},
+		approvable: map[string]bool{}, escalated: map[string]bool{},
 	}
 }
 
@@ -126,12 +137,21 @@ func (n *notifier) handle(ctx context.Context, e hub.Event) {
 		if json.Unmarshal(e.Payload, &v) == nil {
 			n.permission(ctx, v.Permission)
 		}
+	case hub.EventPermissionEscalated:
+		var v struct{ Permission hub.Permission }
+		if json.Unmarshal(e.Payload, &v) == nil {
+			if v.Permission.EscalatedAt == nil {
+				v.Permission.EscalatedAt = &e.At
+			}
+			n.permission(ctx, v.Permission)
+		}
 	case hub.EventPermissionResolved:
 		var v struct{ Permission hub.Permission }
 		if json.Unmarshal(e.Payload, &v) == nil {
 			n.mu.Lock()
 			was := n.shown[v.Permission.ID]
 			delete(n.shown, v.Permission.ID)
+			delete(n.escalated, v.Permission.ID)
 			delete(n.approvable, v.Permission.ID)
 			n.mu.Unlock()
 			if was {
@@ -175,18 +195,24 @@ func (n *notifier) handle(ctx context.Context, e hub.Event) {
 	}
 }
 
-// permission notifies of p once: with Approve and Deny when its whole
-// request fits the notification (permissionBody), else to be opened.
+// permission notifies of p once, and once more when it is escalated
+// (EscalatedAt set: critical, replacing the first): with Approve, Deny and
+// "Always allow here" when its whole request fits the notification
+// (permissionBody), else to be opened.
 func (n *notifier) permission(ctx context.Context, p hub.Permission) {
 	if p.Status != hub.PermissionPending || !n.config().Notifications.Enabled {
 		return
 	}
+	escalated := p.EscalatedAt != nil
 	n.mu.Lock()
-	if n.shown[p.ID] {
+	if n.shown[p.ID] && (!escalated || n.escalated[p.ID]) {
 		n.mu.Unlock()
 		return
 	}
 	n.shown[p.ID] = true
+	if escalated {
+		n.escalated[p.ID] = true
+	}
 	n.mu.Unlock()
 	agent := "Agent"
 	if th, err := n.svc.GetThread(ctx, notifyCaller, p.ThreadID); err == nil {
@@ -217,14 +243,22 @@ func (n *notifier) permission(ctx context.Context, p hub.Permission) {
 	if title == "" {
 		title = "wants to use a tool"
 	}
+	// What the notification shown now offers (an escalated one replaces
+	// the first) is what an answer may choose.
+	n.mu.Lock()
 	if whole {
-		n.mu.Lock()
 		n.approvable[p.ID] = true
-		n.mu.Unlock()
+	} else {
+		delete(n.approvable, p.ID)
+	}
+	n.mu.Unlock()
+	summary := agent + ": " + clip(title, 80)
+	if escalated {
+		summary = "Still waiting — " + summary
 	}
 	n.deliver(notification{
-		ID: "perm:" + p.ID, Title: agent + ": " + clip(title, 80), Body: body,
-		Approve: whole, ThreadID: p.ThreadID,
+		ID: "perm:" + p.ID, Title: summary, Body: body,
+		Approve: whole, ThreadID: p.ThreadID, Critical: escalated,
 	})
 }
 
@@ -283,18 +317,20 @@ func (n *notifier) deliver(x notification) {
 	}
 }
 
-// respond handles a click on notification id: Approve or Deny decides the
-// permission (decidedBy "notification"; CONFLICT when it was decided
-// meanwhile, which is logged and otherwise ignored) if its notification
-// offered them; a click on the notification itself opens the window on
-// its permission or thread.
+// respond handles a click on notification id: Approve, Deny or "Always
+// allow here" (approved with remember "thread": the hub adds a rule
+// allowing the same request in this thread) decides the permission
+// (decidedBy "notification"; CONFLICT when it was decided meanwhile,
+// which is logged and otherwise ignored) if its notification offered
+// them; a click on the notification itself opens the window on its
+// permission or thread.
 func (n *notifier) respond(ctx context.Context, id, action string) {
 	kind, target, ok := strings.Cut(id, ":")
 	if !ok {
 		return
 	}
 	switch {
-	case kind == "perm" && (action == actionApprove || action == actionDeny):
+	case kind == "perm" && (action == actionApprove || action == actionDeny || action == actionRemember):
 		n.mu.Lock()
 		offered := n.approvable[target]
 		n.mu.Unlock()
@@ -303,8 +339,11 @@ func (n *notifier) respond(ctx context.Context, id, action string) {
 			return
 		}
 		d := hub.Decision{Outcome: hub.PermissionApproved}
-		if action == actionDeny {
+		switch action {
+		case actionDeny:
 			d.Outcome = hub.PermissionDeclined
+		case actionRemember:
+			d.Remember = hub.RememberThread
 		}
 		if _, err := n.svc.DecidePermission(ctx, notifyCaller, target, d); err != nil {
 			n.log.Info("decision from a notification refused", "permission", target, "code", hub.ErrorCode(err))

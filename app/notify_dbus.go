@@ -24,6 +24,10 @@ const (
 	// fdoDefaultAction is the action key a click on the notification
 	// itself invokes.
 	fdoDefaultAction = "default"
+	// fdoUrgencyCritical is the urgency hint's critical level (a byte:
+	// 0 low, 1 normal, 2 critical): servers keep such a notification
+	// until it is answered.
+	fdoUrgencyCritical = byte(2)
 )
 
 // dbusNotifier shows notifications through the owner of
@@ -200,10 +204,13 @@ func (d *dbusNotifier) Send(n notification) error {
 	actions := []string{fdoDefaultAction, "Open"}
 	offered := map[string]string{fdoDefaultAction: actionDefault}
 	if n.Approve {
-		actions = append(actions, actionApprove, "Approve", actionDeny, "Deny")
-		offered[actionApprove], offered[actionDeny] = actionApprove, actionDeny
+		actions = append(actions, actionApprove, "Approve", actionDeny, "Deny", actionRemember, "Always allow here")
+		offered[actionApprove], offered[actionDeny], offered[actionRemember] = actionApprove, actionDeny, actionRemember
 	}
 	hints := map[string]dbus.Variant{"x-notification-id": dbus.MakeVariant(n.ID)}
+	if n.Critical {
+		hints["urgency"] = dbus.MakeVariant(fdoUrgencyCritical)
+	}
 	d.mu.Lock()
 	replaces := d.byID[n.ID]
 	d.mu.Unlock()

@@ -215,8 +215,9 @@ func TestNotificationText(t *testing.T) {
 			if strings.ContainsAny(call.Summary, "<>&\n") {
 				t.Errorf("Notify summary %q has markup characters", call.Summary)
 			}
-			if got := slices.Contains(call.Actions, actionApprove); got != tt.approve || slices.Contains(call.Actions, actionDeny) != tt.approve {
-				t.Errorf("Notify actions %q, want Approve and Deny: %v", call.Actions, tt.approve)
+			if got := slices.Contains(call.Actions, actionApprove); got != tt.approve || slices.Contains(call.Actions, actionDeny) != tt.approve ||
+				slices.Contains(call.Actions, actionRemember) != tt.approve {
+				t.Errorf("Notify actions %q, want Approve, Deny and Always allow here: %v", call.Actions, tt.approve)
 			}
 			if !slices.Contains(call.Actions, fdoDefaultAction) {
 				t.Errorf("Notify actions %q, want the default action (open)", call.Actions)
@@ -257,10 +258,15 @@ func TestNotificationText(t *testing.T) {
 		return strings.HasPrefix(n.Summary, "Fake:") && !slices.Contains(n.Actions, actionApprove)
 	})
 	r.notifd.invoke(t, call.ID, actionApprove)
+	r.notifd.invoke(t, call.ID, actionRemember)
 	r.n.respond(ctx, "perm:"+p.ID, actionApprove)
+	r.n.respond(ctx, "perm:"+p.ID, actionRemember)
 	time.Sleep(300 * time.Millisecond)
 	if got := r.permission(t, p.ID); got.Status != hub.PermissionPending {
 		t.Fatalf("Approve on a notification that offered none: %+v, want pending", got)
+	}
+	if rules, err := r.h.engine.ListRules(ctx, windowCaller); err != nil || len(rules) != 0 {
+		t.Fatalf("rules %+v %v: Always allow here on a notification that offered none remembered something", rules, err)
 	}
 	r.h.engine.DecidePermission(ctx, windowCaller, p.ID, hub.Decision{Outcome: hub.PermissionDeclined})
 }
@@ -291,6 +297,100 @@ func TestPermissionBody(t *testing.T) {
 		}
 		if !whole && (!strings.Contains(body, "open it in Switchboard") && !strings.Contains(body, "Open Switchboard") || !printable(body)) {
 			t.Errorf("permissionBody(%q, %q) = %q: want a cut, printable body saying to open it", tt.title, tt.details, body)
+		}
+	}
+}
+
+// TestNotificationEscalationAndRemember: a permission still pending after
+// permissions.escalateAfter is notified a second time, replacing the first
+// (replaces_id), with critical urgency and "Still waiting" in its summary,
+// and the same actions; "Always allow here" on it approves the request
+// (decidedBy notification) and adds a thread rule created by
+// "notification", which decides the same request next time in that thread
+// without a notification.
+func TestNotificationEscalationAndRemember(t *testing.T) {
+	r := newNotifyRig(t)
+	ctx := context.Background()
+	cfg := r.h.currentConfig().EngineConfig()
+	cfg.EscalateAfter = 1500 * time.Millisecond
+	r.h.engine.SetConfig(cfg)
+
+	th, err := r.b.CreateThread(hub.CreateThreadRequest{Agent: "fake", Cwd: r.cwd})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := r.b.StartTurn(th.ID, hub.TurnInput{Input: "permission"}); err != nil {
+		t.Fatal(err)
+	}
+	first := r.notifd.waitCall(t, func(n notifyCall) bool { return strings.HasPrefix(n.Summary, "Fake:") })
+	if urgency(first) == 2 {
+		t.Errorf("the first notification is critical: %+v", first)
+	}
+	for _, a := range []string{actionApprove, actionDeny, actionRemember, "Always allow here"} {
+		if !slices.Contains(first.Actions, a) {
+			t.Errorf("first Notify actions %q lack %q", first.Actions, a)
+		}
+	}
+	nid, _ := first.Hints["x-notification-id"].Value().(string)
+	permID := strings.TrimPrefix(nid, "perm:")
+
+	second := r.notifd.waitCall(t, func(n notifyCall) bool { return strings.HasPrefix(n.Summary, "Still waiting — Fake:") })
+	if second.Summary != "Still waiting — Fake: Run make clean" || urgency(second) != 2 || second.Replaces != first.ID ||
+		!slices.Equal(second.Actions, first.Actions) || second.Body != first.Body {
+		t.Errorf("escalated Notify %+v (urgency %d), want critical, replacing %d, with the first's body and actions %q",
+			second, urgency(second), first.ID, first.Actions)
+	}
+	if v, _ := second.Hints["x-notification-id"].Value().(string); v != nid {
+		t.Errorf("escalated x-notification-id %q, want %q", v, nid)
+	}
+	if p := r.permission(t, permID); p.Status != hub.PermissionPending || p.EscalatedAt == nil {
+		t.Fatalf("escalated permission %+v, want pending with escalatedAt", p)
+	}
+
+	clickUntil(t, r.notifd, second.ID, actionRemember, func() bool { return r.permission(t, permID).Status != hub.PermissionPending })
+	p := r.permission(t, permID)
+	if p.Status != hub.PermissionApproved || p.DecidedBy != "notification" || p.OptionID != "allow-once" {
+		t.Fatalf("after Always allow here: %+v, want approved (allow-once) by notification", p)
+	}
+	rules, err := r.h.engine.ListRules(ctx, windowCaller)
+	if err != nil || len(rules) != 1 {
+		t.Fatalf("rules %+v %v, want one", rules, err)
+	}
+	rule := rules[0]
+	if rule.Scope != hub.RememberThread || rule.ThreadID != th.ID || rule.Decision != hub.RuleAllow ||
+		rule.CreatedBy != "notification" || rule.PermissionID != permID {
+		t.Errorf("rule %+v, want allow for thread %s created by notification from %s", rule, th.ID, permID)
+	}
+
+	// The same request again in the thread: decided by the rule, never
+	// notified.
+	r.notifd.mu.Lock()
+	calls := len(r.notifd.calls)
+	r.notifd.mu.Unlock()
+	turn, err := r.b.StartTurn(th.ID, hub.TurnInput{Input: "permission"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	waitTurn(t, r.b, th.ID, turn.ID)
+	ps, err := r.h.engine.ListPermissions(ctx, windowCaller, "")
+	if err != nil {
+		t.Fatal(err)
+	}
+	var again hub.Permission
+	for _, q := range ps {
+		if q.ID != permID && q.ThreadID == th.ID {
+			again = q
+		}
+	}
+	if again.Status != hub.PermissionApproved || again.DecidedBy != "remembered:"+rule.ID {
+		t.Errorf("the same request again: %+v, want approved by remembered:%s", again, rule.ID)
+	}
+	time.Sleep(300 * time.Millisecond) // a notification would be on its way
+	r.notifd.mu.Lock()
+	defer r.notifd.mu.Unlock()
+	for _, c := range r.notifd.calls[calls:] {
+		if v, _ := c.Hints["x-notification-id"].Value().(string); strings.HasPrefix(v, "perm:") {
+			t.Errorf("a request the rule decided was notified: %+v", c)
 		}
 	}
 }

@@ -32,7 +32,10 @@ import (
 // It checks the Notify call of a pending permission (title, body, the
 // Approve/Deny actions), that Approve from another connection on the bus
 // changes nothing, that the server's Approve approves it in the hub as
-// decidedBy "notification", that a second launch on the same data dir
+// decidedBy "notification", that an escalated request (escalateAfter set
+// live) is notified again, critical, replacing the first, and its "Always
+// allow here" approves it and adds a thread rule created by
+// "notification", that a second launch on the same data dir
 // shows the first window and exits 0, and that the tray's Quit (POST
 // /v1/shutdown) quits cleanly and remembers the window's geometry.
 
@@ -40,12 +43,13 @@ const notifyIface = "org.freedesktop.Notifications"
 
 // notifyCall is one Notify call the fake server received.
 type notifyCall struct {
-	ID      uint32
-	App     string
-	Summary string
-	Body    string
-	Actions []string
-	Hints   map[string]dbus.Variant
+	ID       uint32
+	Replaces uint32 // replaces_id: the notification it replaces, 0 for none
+	App      string
+	Summary  string
+	Body     string
+	Actions  []string
+	Hints    map[string]dbus.Variant
 }
 
 // fakeNotifd is a fake org.freedesktop.Notifications server.
@@ -62,7 +66,7 @@ func (s *fakeNotifd) Notify(app string, replaces uint32, icon, summary, body str
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	s.next++
-	s.calls = append(s.calls, notifyCall{ID: s.next, App: app, Summary: summary, Body: body, Actions: actions, Hints: hints})
+	s.calls = append(s.calls, notifyCall{ID: s.next, Replaces: replaces, App: app, Summary: summary, Body: body, Actions: actions, Hints: hints})
 	return s.next, nil
 }
 
@@ -107,6 +111,37 @@ func (s *fakeNotifd) waitCall(t *testing.T, ok func(notifyCall) bool) notifyCall
 	defer s.mu.Unlock()
 	t.Fatalf("no such Notify call within 30 s; got %+v", s.calls)
 	return notifyCall{}
+}
+
+// urgency is a Notify call's urgency hint, -1 when it has none.
+func urgency(c notifyCall) int {
+	v, ok := c.Hints["urgency"]
+	if !ok {
+		return -1
+	}
+	b, ok := v.Value().(byte)
+	if !ok {
+		return -2
+	}
+	return int(b)
+}
+
+// clickUntil clicks action on notification id every second until done
+// reports true (the app maps the server's id once Notify's reply reaches
+// it; a click before is dropped, as no user can click that early), within
+// 15 s.
+func clickUntil(t *testing.T, notifd *fakeNotifd, id uint32, action string, done func() bool) {
+	t.Helper()
+	last := time.Time{}
+	for deadline := time.Now().Add(15 * time.Second); !done(); time.Sleep(20 * time.Millisecond) {
+		if time.Since(last) >= time.Second {
+			notifd.invoke(t, id, action)
+			last = time.Now()
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("%s on notification %d: nothing happened within 15 s", action, id)
+		}
+	}
 }
 
 func startFakeNotifd(t *testing.T) *fakeNotifd {
@@ -285,6 +320,45 @@ func TestNotificationsE2E(t *testing.T) {
 		if time.Now().After(deadline) {
 			t.Fatal("the turn did not end after the approval")
 		}
+	}
+
+	// Escalation, set live through the settings: the next request is
+	// notified a second time, critical, replacing the first; "Always allow
+	// here" on it approves it and remembers it for the thread, as
+	// notification.
+	esc := "2s"
+	if _, err := c.UpdateSettings(ctx, hub.SettingsPatch{Permissions: &hub.PermissionSettingsPatch{EscalateAfter: &esc}}); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := c.StartTurn(ctx, th.ID, hub.TurnInput{Input: "permission"}); err != nil {
+		t.Fatal(err)
+	}
+	first := notifd.waitCall(t, func(n notifyCall) bool { return n.ID > call.ID && strings.HasPrefix(n.Summary, "Fake:") })
+	crit := notifd.waitCall(t, func(n notifyCall) bool { return strings.HasPrefix(n.Summary, "Still waiting — Fake:") })
+	if urgency(crit) != 2 || crit.Replaces != first.ID || !slices.Contains(crit.Actions, actionRemember) {
+		t.Errorf("escalated Notify %+v (urgency %d), want critical, replacing %d, with Always allow here", crit, urgency(crit), first.ID)
+	}
+	nid, _ = crit.Hints["x-notification-id"].Value().(string)
+	permID = strings.TrimPrefix(nid, "perm:")
+	status := func() hub.Permission {
+		perms, err := c.Permissions(ctx, "")
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, p := range perms {
+			if p.ID == permID {
+				return p
+			}
+		}
+		return hub.Permission{}
+	}
+	clickUntil(t, notifd, crit.ID, actionRemember, func() bool { return status().Status != hub.PermissionPending })
+	if p := status(); p.Status != hub.PermissionApproved || p.DecidedBy != "notification" || p.EscalatedAt == nil {
+		t.Errorf("after Always allow here: %+v, want approved by notification, escalated before", p)
+	}
+	rules, err := client.New(dataDir, client.Options{ClientID: "bench", All: true}).Rules(ctx)
+	if err != nil || len(rules) != 1 || rules[0].CreatedBy != "notification" || rules[0].ThreadID != th.ID || rules[0].Decision != hub.RuleAllow {
+		t.Errorf("rules %+v %v, want one allow rule for the thread created by notification", rules, err)
 	}
 
 	// A second launch on the same data dir shows the first window and

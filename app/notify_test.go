@@ -181,6 +181,13 @@ func TestNotifierConfig(t *testing.T) {
 				ToolCall: json.RawMessage(`{"title":"Run","rawInput":{"command":"ls"}}`)}})
 		return e
 	}
+	escalated := func(id string) hub.Event {
+		at := time.Now()
+		e, _ := hub.NewEvent(hub.EventPermissionEscalated, hub.Thread{ID: "t"}, "u", at,
+			map[string]any{"permission": hub.Permission{ID: id, ThreadID: "t", Status: hub.PermissionPending, EscalatedAt: &at,
+				ToolCall: json.RawMessage(`{"title":"Run","rawInput":{"command":"ls"}}`)}})
+		return e
+	}
 	configErr := func(msg string) hub.Event {
 		return hub.Event{Type: hub.EventConfigError, At: time.Now(),
 			Payload: json.RawMessage(`{"file":"/c/config.yaml","message":"` + msg + `"}`)}
@@ -198,6 +205,10 @@ func TestNotifierConfig(t *testing.T) {
 		{"turns off", true, false, []hub.Event{turn(false), perm("p1")}, []string{"perm:p1"}},
 		{"internal turn", true, true, []hub.Event{turn(true)}, nil},
 		{"once per permission", true, true, []hub.Event{perm("p1"), perm("p1")}, []string{"perm:p1"}},
+		// "!": critical.
+		{"escalated: once more, critical", true, true, []hub.Event{perm("p1"), escalated("p1"), escalated("p1"), perm("p1")}, []string{"perm:p1", "perm:p1!"}},
+		{"escalated, first seen so", true, true, []hub.Event{escalated("p1"), perm("p1")}, []string{"perm:p1!"}},
+		{"escalated, all off", false, true, []hub.Event{perm("p1"), escalated("p1")}, nil},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			var c config.Config
@@ -209,6 +220,12 @@ func TestNotifierConfig(t *testing.T) {
 			}
 			var ids []string
 			for _, s := range sent.sent {
+				if s.Critical != strings.HasPrefix(s.Title, "Still waiting — ") {
+					t.Errorf("notification %+v: critical ones, and only they, say Still waiting", s)
+				}
+				if s.Critical {
+					s.ID += "!"
+				}
 				ids = append(ids, s.ID)
 			}
 			if !slices.Equal(ids, tc.wantIDs) {

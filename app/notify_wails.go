@@ -32,6 +32,7 @@ func startDesktopNotifications(wctx context.Context, log *slog.Logger, respond f
 		Actions: []wailsruntime.NotificationAction{
 			{ID: actionApprove, Title: "Approve"},
 			{ID: actionDeny, Title: "Deny", Destructive: true},
+			{ID: actionRemember, Title: "Always allow here"},
 		},
 	})
 	if err != nil {
@@ -47,7 +48,13 @@ func startDesktopNotifications(wctx context.Context, log *slog.Logger, respond f
 	return &wailsNotifier{ctx: wctx}
 }
 
+// Send shows n. Wails has no urgency: an escalated (Critical) permission
+// is told by its title ("Still waiting — …") and replaces the first
+// notification through the same ID.
 func (w *wailsNotifier) Send(n notification) error {
+	if n.Critical {
+		_ = wailsruntime.RemoveNotification(w.ctx, n.ID)
+	}
 	o := wailsruntime.NotificationOptions{ID: n.ID, Title: n.Title, Body: n.Body,
 		Data: map[string]any{"threadId": n.ThreadID}}
 	if n.Approve {

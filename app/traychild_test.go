@@ -57,7 +57,9 @@ func TestTraySecret(t *testing.T) {
 	}
 
 	ctx := context.Background()
-	decide := func(secret string) string {
+	// decideWith asks a permission in a thread of another client and has
+	// the tray (with secret) decide it with d.
+	decideWith := func(secret string, d hub.Decision) hub.DecisionResult {
 		t.Helper()
 		th, err := h.engine.CreateThread(ctx, hub.Caller{ClientID: "alice"}, hub.CreateThreadRequest{Agent: "fake", Cwd: cwd})
 		if err != nil {
@@ -75,19 +77,32 @@ func TestTraySecret(t *testing.T) {
 			}
 			for _, p := range ps {
 				if p.ThreadID == th.ID {
-					d, err := tray.Decide(ctx, p.ID, hub.Decision{Outcome: hub.PermissionDeclined})
+					r, err := tray.DecideResult(ctx, p.ID, d)
 					if err != nil {
 						t.Fatal(err)
 					}
-					return d.DecidedBy
+					return r
 				}
 			}
 		}
 		t.Fatal("no pending permission")
-		return ""
+		return hub.DecisionResult{}
+	}
+	decide := func(secret string) string {
+		t.Helper()
+		return decideWith(secret, hub.Decision{Outcome: hub.PermissionDeclined}).Permission.DecidedBy
 	}
 	if got := decide(rep.Secret); got != "tray" {
 		t.Errorf("with the tray's secret: decidedBy %q, want tray", got)
+	}
+	// The tray's "Always deny in this thread": decided and remembered as
+	// the tray; with a forged secret, as a client like any.
+	always := hub.Decision{Outcome: hub.PermissionDeclined, Remember: hub.RememberThread}
+	if r := decideWith(rep.Secret, always); r.Permission.DecidedBy != "tray" || r.Rule == nil || r.Rule.CreatedBy != "tray" || r.Rule.Decision != hub.RuleDeny {
+		t.Errorf("remembered with the tray's secret: %+v rule %+v, want decided and created by tray", r.Permission, r.Rule)
+	}
+	if r := decideWith(strings.Repeat("0", 64), always); r.Permission.DecidedBy != "client:switchboard-tray" || r.Rule == nil || r.Rule.CreatedBy != "client:switchboard-tray" {
+		t.Errorf("remembered with a forged secret: %+v rule %+v, want client:switchboard-tray", r.Permission, r.Rule)
 	}
 	if got := decide(strings.Repeat("0", 64)); got != "client:switchboard-tray" {
 		t.Errorf("with a forged secret: decidedBy %q, want client:switchboard-tray", got)

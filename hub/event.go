@@ -22,15 +22,19 @@ const (
 	EventUsage              = "usage"
 	EventPermissionRequired = "permission_required"
 	EventPermissionResolved = "permission_resolved"
-	EventAgentUpdate        = "agent_update"
-	EventTurnCompleted      = "turn_completed"
-	EventError              = "error"
-	EventThreadUpdated      = "thread_updated"  // extension: title, status or deletion of a thread
-	EventConfigError        = "config_error"    // extension, hub-wide: {file, message}; message "" once valid again
-	EventConfigApplied      = "config_applied"  // extension, hub-wide: {file, changed}: a changed config file applied
-	EventClientRequest      = "client_request"  // extension: ClientRequest, for the thread's owner to answer
-	EventTerminalOutput     = "terminal_output" // extension: TerminalOutput of a terminal the hub hosts
-	EventResync             = "resync"          // never stored: a subscriber fell behind
+	// EventPermissionEscalated (extension): {permission}, still pending
+	// after permissions.escalateAfter.
+	EventPermissionEscalated = "permission_escalated"
+	EventAgentUpdate         = "agent_update"
+	EventTurnCompleted       = "turn_completed"
+	EventError               = "error"
+	EventThreadUpdated       = "thread_updated"  // extension: title, status or deletion of a thread
+	EventConfigError         = "config_error"    // extension, hub-wide: {file, message}; message "" once valid again
+	EventConfigApplied       = "config_applied"  // extension, hub-wide: {file, changed}: a changed config file applied
+	EventClientRequest       = "client_request"  // extension: ClientRequest, for the thread's owner to answer
+	EventTerminalOutput      = "terminal_output" // extension: TerminalOutput of a terminal the hub hosts
+	EventSessionChanged      = "session_changed" // extension: the thread's agent session is another one; what was restored, what not
+	EventResync              = "resync"          // never stored: a subscriber fell behind
 )
 
 // TerminalOutput is the payload of a terminal_output event: what a command

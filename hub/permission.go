@@ -56,4 +56,9 @@ type Permission struct {
 	OptionID  string     `json:"optionId,omitempty"`
 	DecidedAt *time.Time `json:"decidedAt,omitempty"`
 	CreatedAt time.Time  `json:"createdAt"`
+	// Agent is the id of the thread's agent (for the inbox and the audit).
+	Agent string `json:"agent,omitempty"`
+	// EscalatedAt is when the request, still pending after
+	// permissions.escalateAfter, was escalated (permission_escalated).
+	EscalatedAt *time.Time `json:"escalatedAt,omitempty"`
 }

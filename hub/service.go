@@ -109,10 +109,13 @@ type HistoryPage struct {
 
 // Decision is the body of POST /v1/permissions/{id}: an outcome
 // ("approved" selects the agent's allow_once option, "declined" its
-// reject_once) or an exact OptionID.
+// reject_once) or an exact OptionID. Remember (RememberThread,
+// RememberFolder, RememberAgent; "" for none) also adds a RememberedRule
+// deciding later requests like this one the same way (allow or deny).
 type Decision struct {
 	Outcome  string `json:"outcome,omitempty"`
 	OptionID string `json:"optionId,omitempty"`
+	Remember string `json:"remember,omitempty"`
 }
 
 // Service is everything a client can do with the hub. Every method checks
@@ -168,10 +171,34 @@ type Service interface {
 	// Thread.ConfigOptions. Errors as SetMode.
 	SetConfigOption(ctx context.Context, c Caller, threadID, configID, value string) (Thread, error)
 
+	// ListPermissions is QueryPermissions{Status: status}'s first page
+	// (at most MaxPermissionPage, newest first).
 	ListPermissions(ctx context.Context, c Caller, status string) ([]Permission, error)
+	// QueryPermissions is the audit: the permissions of the threads the
+	// caller may see that q selects, newest first, a page at a time. A
+	// malformed filter or cursor is INVALID_ARGUMENT.
+	QueryPermissions(ctx context.Context, c Caller, q PermissionQuery) (PermissionPage, error)
+
+	// Search finds prompts, messages, thoughts, tool calls and thread
+	// titles matching q.Q (SQLite FTS5 syntax) in the caller's threads
+	// (every thread with scope=all), newest first, a page at a time.
+	// INVALID_ARGUMENT for an empty or malformed query, a limit outside
+	// 1..MaxSearchLimit, From after To, or a malformed cursor.
+	Search(ctx context.Context, c Caller, q SearchQuery) (SearchPage, error)
 	// DecidePermission records the decision durably, then tells the agent.
-	// A permission already decided or expired is CONFLICT.
-	DecidePermission(ctx context.Context, c Caller, id string, d Decision) (Permission, error)
+	// A permission already decided or expired is CONFLICT. With
+	// d.Remember it also stores a RememberedRule (DecisionResult.Rule).
+	DecidePermission(ctx context.Context, c Caller, id string, d Decision) (DecisionResult, error)
+	// DecidePermissions decides each of b.IDs as DecidePermission would,
+	// in order, and reports each one's result; it fails as a whole only
+	// for a malformed request (INVALID_ARGUMENT).
+	DecidePermissions(ctx context.Context, c Caller, b BatchDecision) (BatchResult, error)
+	// ListRules lists the remembered rules the caller may see (every one
+	// for a caller with All, else those it created), oldest first.
+	ListRules(ctx context.Context, c Caller) ([]RememberedRule, error)
+	// DeleteRule removes a remembered rule; NOT_FOUND when unknown or not
+	// the caller's to see.
+	DeleteRule(ctx context.Context, c Caller, id string) error
 
 	// AnswerClientRequest answers a pending client_request of the thread:
 	// the agent gets a.Result or a.Error verbatim. Only the thread's

@@ -48,6 +48,12 @@ type PermissionSettings struct {
 	// Timeout is how long a permission waits for a decision before it
 	// expires (refused), as a duration string: "10m", "90s", "1h30m".
 	Timeout string `json:"timeout"`
+	// EscalateAfter is how long a permission waits before it is escalated
+	// (a permission_escalated event, a critical notification); "" for never.
+	// Always shorter than Timeout.
+	EscalateAfter string `json:"escalateAfter,omitempty"`
+	// Rules are the config rules, in order (first match wins).
+	Rules []PermissionRule `json:"rules"`
 }
 
 // NotificationSettings is the config file's notifications: section.
@@ -101,9 +107,14 @@ type SettingsPatch struct {
 	Agents map[string]*AgentPatch `json:"agents,omitempty"`
 }
 
-// PermissionSettingsPatch changes permissions.timeout when Timeout is set.
+// PermissionSettingsPatch changes permissions.timeout when Timeout is set,
+// permissions.escalateAfter when EscalateAfter is ("" removes it), and
+// replaces the whole permissions.rules list when Rules is set (order
+// matters, so the list is not merged).
 type PermissionSettingsPatch struct {
-	Timeout *string `json:"timeout,omitempty"`
+	Timeout       *string           `json:"timeout,omitempty"`
+	EscalateAfter *string           `json:"escalateAfter,omitempty"`
+	Rules         *[]PermissionRule `json:"rules,omitempty"`
 }
 
 // NotificationSettingsPatch changes the notification switches that are set.
@@ -168,6 +179,13 @@ func (p SettingsPatch) Validate(builtin func(id string) bool) error {
 	if p.Permissions != nil && p.Permissions.Timeout != nil {
 		if _, err := ParsePermissionTimeout(*p.Permissions.Timeout); err != nil {
 			return err
+		}
+	}
+	if p.Permissions != nil && p.Permissions.EscalateAfter != nil {
+		if s := strings.TrimSpace(*p.Permissions.EscalateAfter); s != "" {
+			if d, err := time.ParseDuration(s); err != nil || d <= 0 {
+				return FieldError("permissions.escalateAfter", "permissions.escalateAfter must be a positive duration such as 2m, or empty to never escalate, not %q", s)
+			}
 		}
 	}
 	if p.UI != nil && p.UI.Theme != nil {

@@ -39,11 +39,24 @@ type Store interface {
 
 	GetPermission(ctx context.Context, id string) (Permission, error)
 	ListPermissions(ctx context.Context, f PermissionFilter) ([]Permission, error)
+	// QueryPermissions returns up to f.Limit (1 to MaxPermissionPage) of
+	// the permissions f selects, newest first (by CreatedAt, then
+	// insertion), after f.Cursor, and the next page's cursor ("" on the
+	// last). A malformed cursor is INVALID_ARGUMENT.
+	QueryPermissions(ctx context.Context, f PermissionFilter) ([]Permission, string, error)
+
+	// ListRules returns every remembered rule, oldest first.
+	ListRules(ctx context.Context) ([]RememberedRule, error)
 
 	// Events returns up to f.Limit events with Seq > f.After, in Seq order.
 	Events(ctx context.Context, f EventFilter) ([]Event, error)
 	// LastSeq is the highest committed Seq (0 when the log is empty).
 	LastSeq(ctx context.Context) (int64, error)
+
+	// Search returns a page of the documents matching f.Q, newest first.
+	// A malformed query (FTS5 syntax), filter or cursor is
+	// INVALID_ARGUMENT.
+	Search(ctx context.Context, f SearchFilter) (SearchPage, error)
 
 	// AgentProcesses lists the agent processes recorded as running.
 	AgentProcesses(ctx context.Context) ([]AgentProcess, error)
@@ -62,6 +75,14 @@ type Write struct {
 	// CONFLICT *Error unless the permission is still pending (a decision is
 	// single-use), NOT_FOUND if it does not exist.
 	Decide *Permission
+	// Escalate, when set, records Escalate.EscalatedAt on a permission
+	// that is still pending (after Decide): CONFLICT when it is not.
+	Escalate *Permission
+	// Rules are remembered rules to add; DeleteRules removes rules by id
+	// (NOT_FOUND for an id that is not stored). A deleted thread's rules
+	// are removed with it (DeleteThreads).
+	Rules       []RememberedRule
+	DeleteRules []string
 	// Events are appended; the store sets Seq (and fills ClientID from the
 	// thread when empty).
 	Events []Event
@@ -100,6 +121,7 @@ type ThreadChange struct {
 	Status         string
 	Summary        *string
 	AgentSessionID *string
+	CompactedAt    *time.Time // set by compaction (never cleared)
 	// Archived sets the thread's archived flag.
 	Archived *bool
 	// UpdatedAt becomes the thread's updatedAt when it is later than the
@@ -144,12 +166,20 @@ type ThreadFilter struct {
 	Cursor        string // from a previous page
 }
 
-// PermissionFilter selects permissions.
+// PermissionFilter selects permissions. The fields after Status are
+// QueryPermissions' only.
 type PermissionFilter struct {
 	ClientID string
 	All      bool
 	ThreadID string
 	Status   string // "" for any
+	// DecidedBy is a prefix of Permission.DecidedBy ("" for any).
+	DecidedBy string
+	Agent     string
+	// From and To bound CreatedAt (From ≤ CreatedAt ≤ To); zero: unbounded.
+	From, To time.Time
+	Limit    int
+	Cursor   string
 }
 
 // EventFilter selects events. With ThreadID set, only that thread's.

@@ -12,13 +12,14 @@ import (
 )
 
 const upsertPermissionSQL = `INSERT INTO permissions
-	(id, thread_id, turn_id, status, tool_call, options, deadline, decided_by, option_id, decided_at, created_at)
-	VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
+	(id, thread_id, turn_id, status, tool_call, options, deadline, decided_by, option_id, decided_at, created_at, agent, escalated_at)
+	VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
 	ON CONFLICT (id) DO UPDATE SET
 		thread_id = excluded.thread_id, turn_id = excluded.turn_id, status = excluded.status,
 		tool_call = excluded.tool_call, options = excluded.options, deadline = excluded.deadline,
 		decided_by = excluded.decided_by, option_id = excluded.option_id,
-		decided_at = excluded.decided_at, created_at = excluded.created_at`
+		decided_at = excluded.decided_at, created_at = excluded.created_at,
+		agent = excluded.agent, escalated_at = excluded.escalated_at`
 
 // decideSQL is the single-use decision: it changes a pending permission
 // and nothing else.
@@ -28,7 +29,7 @@ const decideSQL = `UPDATE permissions SET status = ?, decided_by = ?, option_id 
 // permissionSelect reads permissions joined to their (visible) thread,
 // permissions the outer loop (CROSS JOIN).
 const permissionSelect = `SELECT p.id, p.thread_id, p.turn_id, p.status, p.tool_call, p.options,
-	p.deadline, p.decided_by, p.option_id, p.decided_at, p.created_at
+	p.deadline, p.decided_by, p.option_id, p.decided_at, p.created_at, p.agent, p.escalated_at
 	FROM permissions p CROSS JOIN threads th ON th.id = p.thread_id AND th.deleted = 0`
 
 // upsertPermission stores p; its thread must exist (a foreign key). Options
@@ -42,7 +43,8 @@ func upsertPermission(ctx context.Context, st *stmts, p *hub.Permission) error {
 		return fmt.Errorf("store: permission %s options: %w", p.ID, err)
 	}
 	_, err = st.upsertPermission.ExecContext(ctx, p.ID, p.ThreadID, p.TurnID, p.Status, encJSON(p.ToolCall),
-		string(opts), encTime(p.Deadline), p.DecidedBy, p.OptionID, encTimePtr(p.DecidedAt), encTime(p.CreatedAt))
+		string(opts), encTime(p.Deadline), p.DecidedBy, p.OptionID, encTimePtr(p.DecidedAt), encTime(p.CreatedAt),
+		p.Agent, encTimePtr(p.EscalatedAt))
 	if err != nil {
 		return fmt.Errorf("store: upsert permission %s: %w", p.ID, err)
 	}
@@ -80,9 +82,9 @@ func scanPermission(s interface{ Scan(...any) error }) (hub.Permission, error) {
 	var p hub.Permission
 	var toolCall, opts []byte
 	var deadline, created int64
-	var decided sql.NullInt64
+	var decided, escalated sql.NullInt64
 	err := s.Scan(&p.ID, &p.ThreadID, &p.TurnID, &p.Status, &toolCall, &opts, &deadline,
-		&p.DecidedBy, &p.OptionID, &decided, &created)
+		&p.DecidedBy, &p.OptionID, &decided, &created, &p.Agent, &escalated)
 	if err != nil {
 		return p, err
 	}
@@ -90,6 +92,7 @@ func scanPermission(s interface{ Scan(...any) error }) (hub.Permission, error) {
 		return p, fmt.Errorf("permission %s options: %w", p.ID, err)
 	}
 	p.ToolCall, p.Deadline, p.DecidedAt, p.CreatedAt = decJSON(toolCall), decTime(deadline), decTimePtr(decided), decTime(created)
+	p.EscalatedAt = decTimePtr(escalated)
 	return p, nil
 }
 
@@ -114,8 +117,46 @@ func (db *DB) ListPermissions(ctx context.Context, f hub.PermissionFilter) ([]hu
 	if !f.All && f.ClientID == "" {
 		return nil, nil
 	}
+	where, args := permissionWhere(f)
+	return db.queryPermissions(ctx, permissionSelect+where+` ORDER BY p.created_at, p.rowid`, args...)
+}
+
+// QueryPermissions implements hub.Store: f's filters, newest first, paged
+// by keyset on (created_at, id).
+func (db *DB) QueryPermissions(ctx context.Context, f hub.PermissionFilter) ([]hub.Permission, string, error) {
+	if !f.All && f.ClientID == "" {
+		return nil, "", nil
+	}
+	limit := f.Limit
+	if limit <= 0 || limit > hub.MaxPermissionPage {
+		limit = hub.MaxPermissionPage
+	}
+	where, args := permissionWhere(f)
+	if f.Cursor != "" {
+		at, id, err := decodeCursor(f.Cursor)
+		if err != nil {
+			return nil, "", err
+		}
+		where += ` AND (p.created_at, p.id) < (?, ?)`
+		args = append(args, at, id)
+	}
+	ps, err := db.queryPermissions(ctx, permissionSelect+where+` ORDER BY p.created_at DESC, p.id DESC LIMIT ?`, append(args, limit+1)...)
+	if err != nil {
+		return nil, "", err
+	}
+	next := ""
+	if len(ps) > limit {
+		ps = ps[:limit]
+		last := ps[limit-1]
+		next = encodeCursor(encTime(last.CreatedAt), last.ID)
+	}
+	return ps, next, nil
+}
+
+// permissionWhere is the WHERE clause (and its arguments) of f's filters.
+func permissionWhere(f hub.PermissionFilter) (string, []any) {
 	var q strings.Builder
-	q.WriteString(permissionSelect + ` WHERE 1`)
+	q.WriteString(` WHERE 1`)
 	var args []any
 	if !f.All {
 		q.WriteString(` AND th.client_id = ?`)
@@ -129,8 +170,28 @@ func (db *DB) ListPermissions(ctx context.Context, f hub.PermissionFilter) ([]hu
 		q.WriteString(` AND p.status = ?`)
 		args = append(args, f.Status)
 	}
-	q.WriteString(` ORDER BY p.created_at, p.rowid`)
-	rows, err := db.query(ctx, q.String(), args...)
+	if f.Agent != "" {
+		q.WriteString(` AND p.agent = ?`)
+		args = append(args, f.Agent)
+	}
+	if f.DecidedBy != "" {
+		// A prefix, compared as bytes (LIKE would read % and _).
+		q.WriteString(` AND substr(p.decided_by, 1, ?) = ?`)
+		args = append(args, len(f.DecidedBy), f.DecidedBy)
+	}
+	if !f.From.IsZero() {
+		q.WriteString(` AND p.created_at >= ?`)
+		args = append(args, encTime(f.From))
+	}
+	if !f.To.IsZero() {
+		q.WriteString(` AND p.created_at <= ?`)
+		args = append(args, encTime(f.To))
+	}
+	return q.String(), args
+}
+
+func (db *DB) queryPermissions(ctx context.Context, q string, args ...any) ([]hub.Permission, error) {
+	rows, err := db.query(ctx, q, args...)
 	if err != nil {
 		return nil, fmt.Errorf("store: list permissions: %w", err)
 	}
@@ -147,4 +208,28 @@ func (db *DB) ListPermissions(ctx context.Context, f hub.PermissionFilter) ([]hu
 		return nil, fmt.Errorf("store: list permissions: %w", err)
 	}
 	return ps, nil
+}
+
+// escalate records d.EscalatedAt on the permission d.ID if it is still
+// pending: CONFLICT if it is not, NOT_FOUND if there is none.
+func escalate(ctx context.Context, st *stmts, d *hub.Permission) error {
+	if d.ID == "" || d.EscalatedAt == nil {
+		return invalid("store: an escalation needs a permission id and a time")
+	}
+	res, err := st.escalate.ExecContext(ctx, encTimePtr(d.EscalatedAt), d.ID)
+	if err != nil {
+		return fmt.Errorf("store: escalate permission %s: %w", d.ID, err)
+	}
+	if n, err := res.RowsAffected(); err != nil || n == 1 {
+		return err
+	}
+	var status string
+	err = st.permissionStatus.QueryRowContext(ctx, d.ID).Scan(&status)
+	if errors.Is(err, sql.ErrNoRows) {
+		return hub.Errorf(hub.CodeNotFound, "permission %s not found", d.ID)
+	}
+	if err != nil {
+		return fmt.Errorf("store: escalate permission %s: %w", d.ID, err)
+	}
+	return hub.Errorf(hub.CodeConflict, "permission %s is already %s", d.ID, status)
 }

@@ -21,7 +21,10 @@ type stmts struct {
 	upsertProc, deleteProc         *sql.Stmt
 	setSessionState                *sql.Stmt
 	changeThread, changedThread    *sql.Stmt
+	escalate, insertRule           *sql.Stmt
+	deleteRule                     *sql.Stmt
 	deleteThread                   []*sql.Stmt // deleteThreadSQL, in order
+	search                         searchStmts
 	all                            []*sql.Stmt
 }
 
@@ -49,6 +52,9 @@ func prepareStmts(ctx context.Context, conn *sql.Conn) (*stmts, error) {
 		{&s.setSessionState, setSessionStateSQL},
 		{&s.changeThread, changeThreadSQL},
 		{&s.changedThread, changedThreadSQL},
+		{&s.escalate, escalateSQL},
+		{&s.insertRule, insertRuleSQL},
+		{&s.deleteRule, "DELETE FROM remembered_rules WHERE id = ?"},
 	} {
 		st, err := conn.PrepareContext(ctx, p.sql)
 		if err != nil {
@@ -57,6 +63,10 @@ func prepareStmts(ctx context.Context, conn *sql.Conn) (*stmts, error) {
 		}
 		*p.dst = st
 		s.all = append(s.all, st)
+	}
+	if err := s.search.prepare(ctx, conn, &s.all); err != nil {
+		_ = s.close()
+		return nil, err
 	}
 	for _, q := range deleteThreadSQL {
 		st, err := conn.PrepareContext(ctx, q)
@@ -80,14 +90,20 @@ func (s *stmts) close() error {
 
 // apply makes w's changes on the writer's connection, inside the
 // transaction (and, for a Write of more than one statement, the savepoint)
-// that commitBatch opened: Decide first, then threads, deleted threads,
-// session states, thread changes (their announcements appended to
-// w.Events), turns, permissions, events, agent processes recorded, then
-// forgotten.
+// that commitBatch opened: Decide first, then Escalate, threads, deleted
+// threads, session states, thread changes (their announcements appended to
+// w.Events), turns, permissions, rules added, rules deleted, events, agent
+// processes recorded, then forgotten. Each event is indexed for search as
+// it is inserted (search_index.go).
 func (db *DB) apply(ctx context.Context, w *hub.Write) error {
 	st := db.st
 	if w.Decide != nil {
 		if err := decide(ctx, st, w.Decide); err != nil {
+			return err
+		}
+	}
+	if w.Escalate != nil {
+		if err := escalate(ctx, st, w.Escalate); err != nil {
 			return err
 		}
 	}
@@ -100,6 +116,7 @@ func (db *DB) apply(ctx context.Context, w *hub.Write) error {
 		if err := deleteThread(ctx, st, id); err != nil {
 			return err
 		}
+		db.ix.forget(id)
 	}
 	for i := range w.SessionStates {
 		if err := setSessionState(ctx, st, &w.SessionStates[i]); err != nil {
@@ -127,9 +144,24 @@ func (db *DB) apply(ctx context.Context, w *hub.Write) error {
 			return err
 		}
 	}
+	for i := range w.Rules {
+		if err := insertRule(ctx, st, &w.Rules[i]); err != nil {
+			return err
+		}
+	}
+	for _, id := range w.DeleteRules {
+		if err := deleteRule(ctx, st, id); err != nil {
+			return err
+		}
+	}
 	for i := range w.Events {
 		if err := insertEvent(ctx, st, &w.Events[i]); err != nil {
 			return err
+		}
+		if db.searchOn {
+			if err := db.ix.event(ctx, &w.Events[i]); err != nil {
+				return err
+			}
 		}
 	}
 	for i := range w.AgentProcs {

@@ -5,6 +5,7 @@ package tray
 import (
 	"bufio"
 	"bytes"
+	"context"
 	"fmt"
 	"os"
 	"os/exec"
@@ -17,6 +18,8 @@ import (
 
 	"github.com/godbus/dbus/v5"
 
+	"github.com/switchboard-hub/switchboard/hub"
+	"github.com/switchboard-hub/switchboard/hub/client"
 	"github.com/switchboard-hub/switchboard/tray/icon"
 )
 
@@ -27,7 +30,10 @@ import (
 // its com.canonical.dbusmenu layout over D-Bus, clicks Approve through
 // com.canonical.dbusmenu.Event, sees the permission approved in the real
 // hub (by "client:switchboard-tray": a tray started by hand, without the
-// app's secret, is a client like any), then kills and restarts the hub while the tray runs.
+// app's secret, is a client like any), sees a request escalated (the
+// escalated icon and "1!"), clicks "Always allow in this thread" and sees
+// the next identical request decided by that rule, then kills and
+// restarts the hub while the tray runs.
 //
 // Without Xvfb, dbus-daemon, status-notifier-watcher or the appindicator
 // headers the test is skipped, unless SWITCHBOARD_TRAY_E2E=require (CI),
@@ -63,7 +69,7 @@ func TestDBusTray(t *testing.T) {
 			sni.prop(t, "XAyatanaLabel") != "1" || !sni.iconIs(t, icon.NeedsYou) {
 			return false
 		}
-		if got := p.visibleLabels(); strings.Join(got, ",") != "Approve,Deny,Always allow,Open thread" {
+		if got := p.visibleLabels(); strings.Join(got, ",") != "Approve,Deny,Always allow,Always allow in this thread,Always deny in this thread,Open thread" {
 			t.Fatalf("submenu %q", got)
 		}
 		if root.find("Fake: Clean up") == nil || root.find("Fake: Clean up").visibleLabels()[0] != "Cancel" {
@@ -82,6 +88,58 @@ func TestDBusTray(t *testing.T) {
 			ps[0].DecidedBy == "client:switchboard-tray" && ps[0].OptionID == "allow-once"
 	})
 	waitTray(t, tray, "idle after the turn", func() bool { return sni.label(t, 0) == "No agents working" })
+
+	// Escalation (permissions.escalateAfter, set live through the
+	// settings): the escalated icon, "1!" beside it, "⚠" before the entry;
+	// then "Always allow in this thread" from the submenu decides it with
+	// remember, and the same request again is decided by that rule
+	// without showing in the tray.
+	esc := "1s"
+	if _, err := h.script.UpdateSettings(context.Background(), hub.SettingsPatch{Permissions: &hub.PermissionSettingsPatch{EscalateAfter: &esc}}); err != nil {
+		t.Fatal(err)
+	}
+	h.askPermission(th.ID)
+	var always int32
+	waitTray(t, tray, "the escalated state", func() bool {
+		root := sni.layout(t)
+		p := root.find("⚠ Fake: Run make clean")
+		if p == nil || sni.prop(t, "XAyatanaLabel") != "1!" || !sni.iconIs(t, icon.Escalated) ||
+			!strings.HasSuffix(root.items[0].label, "1 waiting too long: needs you") {
+			return false
+		}
+		always = p.find("Always allow in this thread").id
+		return true
+	})
+	time.Sleep(reassignGrace + 200*time.Millisecond)
+	if err := sni.menu().Call("com.canonical.dbusmenu.Event", 0, always, "clicked", dbus.MakeVariant(""), uint32(time.Now().Unix())).Err; err != nil {
+		t.Fatalf("dbusmenu Event: %v", err)
+	}
+	var rule hub.RememberedRule
+	waitTray(t, tray, "the permission approved and remembered by the tray", func() bool {
+		ps := h.permissions()
+		rules, err := client.New(h.dataDir, client.Options{ClientID: "script", All: true}).Rules(context.Background())
+		if err != nil || len(rules) != 1 || len(ps) != 2 {
+			return false
+		}
+		rule = rules[0]
+		return ps[0].Status == "approved" && ps[1].Status == "approved" && rule.CreatedBy == "client:switchboard-tray" && rule.ThreadID == th.ID
+	})
+	waitTray(t, tray, "idle after the escalated one", func() bool {
+		return sni.label(t, 0) == "No agents working" && sni.iconIs(t, icon.Idle) && sni.prop(t, "XAyatanaLabel") == ""
+	})
+	h.askPermission(th.ID)
+	waitTray(t, tray, "the same request decided by the rule", func() bool {
+		n := 0
+		for _, p := range h.permissions() {
+			if p.DecidedBy == "remembered:"+rule.ID && p.Status == "approved" {
+				n++
+			}
+		}
+		return n == 1
+	})
+	waitTray(t, tray, "idle after the remembered request", func() bool {
+		return sni.label(t, 0) == "No agents working" && sni.prop(t, "XAyatanaLabel") == ""
+	})
 
 	// The hub dies (hub.json stays behind): trouble, and the tray lives on.
 	h.kill()

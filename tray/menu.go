@@ -13,7 +13,10 @@ import (
 //
 //	status line                      (disabled)
 //	────────
-//	<agent>: <tool call title>  ▸    Approve / Deny / Always allow / Open thread   × maxPermissionSlots
+//	<agent>: <tool call title>  ▸    Approve / Deny / Always allow /  × maxPermissionSlots
+//	                                 Always allow in this thread /
+//	                                 Always deny in this thread /
+//	                                 Open thread
 //	N more approvals waiting         (disabled, only on overflow)
 //	<agent>: <thread title>     ▸    Cancel / Open thread           × maxTurnSlots
 //	N more agents working            (disabled, only on overflow)
@@ -83,11 +86,12 @@ func (a Action) String() string {
 	return "none"
 }
 
-// permSlot is one permission submenu and its four entries.
+// permSlot is one permission submenu and its six entries (Open thread is
+// shown whenever the submenu is).
 type permSlot struct {
-	parent, approve, deny, always, open item
+	parent, approve, deny, always, rememberAllow, rememberDeny, open item
 	slotState[PermissionItem]
-	visible [4]bool // parent, approve, deny, always
+	visible [6]bool // parent, approve, deny, always, rememberAllow, rememberDeny
 }
 
 // turnSlot is one running turn's submenu and its Cancel and Open thread
@@ -168,10 +172,12 @@ func newLayout(now func() time.Time, add func(title, tooltip string, parent item
 		s.parent = add("", "A permission an agent asks for", nil)
 		s.approve = add("Approve", "Allow this once", s.parent)
 		s.deny = add("Deny", "Refuse it", s.parent)
-		s.always = add("Always allow", "Allow it now and from now on", s.parent)
+		s.always = add("Always allow", "Allow it now and from now on (the agent remembers)", s.parent)
+		s.rememberAllow = add("Always allow in this thread", "Allow it, and let Switchboard allow the same request in this thread from now on", s.parent)
+		s.rememberDeny = add("Always deny in this thread", "Refuse it, and let Switchboard refuse the same request in this thread from now on", s.parent)
 		s.open = add("Open thread", "Show the thread that asks", s.parent)
 		s.parent.Hide()
-		s.visible = [4]bool{false, true, true, true} // the entries start shown
+		s.visible = [6]bool{false, true, true, true, true, true} // the entries start shown
 		l.perms = append(l.perms, s)
 	}
 	l.morePerms = add("", "Open Switchboard to see them all", nil)
@@ -253,6 +259,8 @@ func (l *layout) show(m Menu) {
 		setVisible(s.approve, &s.visible[1], p.Approve != nil)
 		setVisible(s.deny, &s.visible[2], p.Deny != nil)
 		setVisible(s.always, &s.visible[3], p.Always != nil)
+		setVisible(s.rememberAllow, &s.visible[4], p.RememberAllow != nil)
+		setVisible(s.rememberDeny, &s.visible[5], p.RememberDeny != nil)
 		setVisible(s.parent, &s.visible[0], p.ID != "")
 	}
 	if overflow > 0 {
@@ -283,6 +291,8 @@ const (
 	clickApprove = iota
 	clickDeny
 	clickAlways
+	clickRememberAllow
+	clickRememberDeny
 )
 
 // clickPermission is the action of a permission slot's entry, ActNone when
@@ -294,7 +304,8 @@ func (l *layout) clickPermission(slot, which int) Action {
 	if s.shown.ID == "" || l.now().Sub(s.since) < reassignGrace {
 		return Action{}
 	}
-	d := map[int]*hub.Decision{clickApprove: s.shown.Approve, clickDeny: s.shown.Deny, clickAlways: s.shown.Always}[which]
+	d := map[int]*hub.Decision{clickApprove: s.shown.Approve, clickDeny: s.shown.Deny, clickAlways: s.shown.Always,
+		clickRememberAllow: s.shown.RememberAllow, clickRememberDeny: s.shown.RememberDeny}[which]
 	if d == nil {
 		return Action{}
 	}

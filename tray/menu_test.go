@@ -93,10 +93,14 @@ Claude Code: rm -rf build
   Approve
   Deny
   Always allow
+  Always allow in this thread
+  Always deny in this thread
   Open thread
 codex: curl
   Approve
   Deny
+  Always allow in this thread
+  Always deny in this thread
   Open thread
 Claude Code: Fix the build
   Cancel
@@ -123,6 +127,8 @@ Quit tray
 		{0, clickDeny, Action{Kind: ActDecide, Permission: "pe1", Decision: hub.Decision{OptionID: "reject_once-id"}}},
 		{0, clickAlways, Action{Kind: ActDecide, Permission: "pe1", Decision: hub.Decision{OptionID: "allow_always-id"}}},
 		{1, clickDeny, Action{Kind: ActDecide, Permission: "pe2", Decision: hub.Decision{Outcome: "declined"}}},
+		{0, clickRememberAllow, Action{Kind: ActDecide, Permission: "pe1", Decision: hub.Decision{Outcome: "approved", Remember: "thread"}}},
+		{0, clickRememberDeny, Action{Kind: ActDecide, Permission: "pe1", Decision: hub.Decision{Outcome: "declined", Remember: "thread"}}},
 		{1, clickAlways, Action{}},  // not offered
 		{2, clickApprove, Action{}}, // empty slot
 	}
@@ -164,7 +170,7 @@ Quit tray
 	if a := ft.l.clickPermission(0, clickApprove); a.Permission != "pe3" {
 		t.Errorf("reassigned slot: %v", a)
 	}
-	if got := ft.visible(); !strings.Contains(got, "Claude Code: ls\n  Approve\n  Deny\n  Open thread\ncodex: curl\n") {
+	if got := ft.visible(); !strings.Contains(got, "Claude Code: ls\n  Approve\n  Deny\n  Always allow in this thread\n  Always deny in this thread\n  Open thread\ncodex: curl\n") {
 		t.Errorf("menu:\n%s", got)
 	}
 
@@ -232,7 +238,7 @@ func TestActionString(t *testing.T) {
 		{Kind: ActCancel, Turn: "tu1"}: "cancel tu1",
 		{Kind: ActOpen}:                "open",
 		{Kind: ActQuitTray}:            "quit tray",
-		{Kind: ActDecide, Permission: "pe1", Decision: hub.Decision{Outcome: "declined"}}: "decide pe1 {Outcome:declined OptionID:}",
+		{Kind: ActDecide, Permission: "pe1", Decision: hub.Decision{Outcome: "declined"}}: "decide pe1 {Outcome:declined OptionID: Remember:}",
 	} {
 		if got := a.String(); got != want {
 			t.Errorf("%q, want %q", got, want)

@@ -10,7 +10,7 @@ import (
 	"github.com/switchboard-hub/switchboard/hub"
 )
 
-// IconState is which of the four icons the tray shows.
+// IconState is which of the five icons the tray shows.
 type IconState int
 
 const (
@@ -18,6 +18,9 @@ const (
 	IconWorking                   // a turn is running
 	IconNeedsYou                  // a permission is pending
 	IconTrouble                   // the hub is unreachable (or refuses the tray)
+	// IconEscalated: a pending permission was escalated (still pending
+	// after permissions.escalateAfter: permission_escalated, escalatedAt).
+	IconEscalated
 )
 
 func (s IconState) String() string {
@@ -30,6 +33,8 @@ func (s IconState) String() string {
 		return "needs you"
 	case IconTrouble:
 		return "trouble"
+	case IconEscalated:
+		return "escalated"
 	}
 	return fmt.Sprintf("IconState(%d)", int(s))
 }
@@ -38,7 +43,7 @@ func (s IconState) String() string {
 // value: two menus are equal when the tray looks the same.
 type Menu struct {
 	Icon        IconState
-	Title       string // the label beside the icon: the number of pending permissions, "" when none
+	Title       string // the label beside the icon: the number of pending permissions ("3!" when one is escalated), "" when none
 	Tooltip     string
 	Status      string // the first, disabled line of the menu
 	Permissions []PermissionItem
@@ -51,14 +56,22 @@ type Menu struct {
 }
 
 // PermissionItem is one pending permission's submenu, "<agent>: <tool call
-// title>". A nil decision is not offered (its entry is hidden).
+// title>" ("⚠ " before it once escalated). A nil decision is not offered
+// (its entry is hidden).
 type PermissionItem struct {
-	ID       string
-	ThreadID string // for "Open thread"
-	Title    string
-	Approve  *hub.Decision // the agent's allow_once option
-	Deny     *hub.Decision // reject_once, else reject_always, else outcome "declined"
-	Always   *hub.Decision // the agent's allow_always option
+	ID        string
+	ThreadID  string // for "Open thread"
+	Title     string
+	Escalated bool
+	Approve   *hub.Decision // the agent's allow_once option
+	Deny      *hub.Decision // reject_once, else reject_always, else outcome "declined"
+	Always    *hub.Decision // the agent's allow_always option (the agent remembers, not the hub)
+	// RememberAllow and RememberDeny decide with remember "thread": the
+	// hub also adds a rule deciding this thread's later requests like this
+	// one. RememberAllow is outcome "approved" (only when the agent offers
+	// allow_once, which that selects), RememberDeny outcome "declined".
+	RememberAllow *hub.Decision
+	RememberDeny  *hub.Decision
 }
 
 // TurnItem is one running turn, "<agent>: <thread title>", with "Cancel".
@@ -169,7 +182,7 @@ func (m *Model) Apply(ev hub.Event) {
 				delete(m.perms, pid)
 			}
 		}
-	case hub.EventPermissionRequired, hub.EventPermissionResolved:
+	case hub.EventPermissionRequired, hub.EventPermissionResolved, hub.EventPermissionEscalated:
 		var p hub.Permission
 		if decodeField(ev, "permission", &p) {
 			m.SetPermission(p)
@@ -198,12 +211,17 @@ func decodeField(ev hub.Event, name string, v any) bool {
 }
 
 // SetPermission records a permission: pending, it is shown; decided, it
-// goes.
+// goes. Once escalated it stays so: an older copy of it without
+// escalatedAt (a permission_required applied after a newer snapshot)
+// keeps the escalation.
 func (m *Model) SetPermission(p hub.Permission) {
 	if p.ID == "" {
 		return
 	}
 	if p.Status == hub.PermissionPending {
+		if old, ok := m.perms[p.ID]; ok && p.EscalatedAt == nil {
+			p.EscalatedAt = old.EscalatedAt
+		}
 		m.perms[p.ID] = p
 	} else {
 		delete(m.perms, p.ID)
@@ -281,15 +299,27 @@ func (m *Model) Menu() Menu {
 	slices.SortFunc(perms, func(a, b hub.Permission) int {
 		return cmp.Or(a.CreatedAt.Compare(b.CreatedAt), cmp.Compare(a.ID, b.ID))
 	})
+	escalated := 0
 	for _, p := range perms {
-		menu.Permissions = append(menu.Permissions, PermissionItem{
-			ID:       p.ID,
-			ThreadID: p.ThreadID,
-			Title:    truncate(m.agentLabel(p.ThreadID) + ": " + toolTitle(p)),
-			Approve:  optionOf(p, "allow_once"),
-			Deny:     denyOf(p),
-			Always:   optionOf(p, "allow_always"),
-		})
+		title := m.agentLabel(p.ThreadID) + ": " + toolTitle(p)
+		if p.EscalatedAt != nil {
+			escalated++
+			title = "⚠ " + title
+		}
+		item := PermissionItem{
+			ID:           p.ID,
+			ThreadID:     p.ThreadID,
+			Title:        truncate(title),
+			Escalated:    p.EscalatedAt != nil,
+			Approve:      optionOf(p, "allow_once"),
+			Deny:         denyOf(p),
+			Always:       optionOf(p, "allow_always"),
+			RememberDeny: &hub.Decision{Outcome: hub.PermissionDeclined, Remember: hub.RememberThread},
+		}
+		if item.Approve != nil {
+			item.RememberAllow = &hub.Decision{Outcome: hub.PermissionApproved, Remember: hub.RememberThread}
+		}
+		menu.Permissions = append(menu.Permissions, item)
 	}
 	turns := make([]hub.Turn, 0, len(m.turns))
 	for _, t := range m.turns {
@@ -314,7 +344,13 @@ func (m *Model) Menu() Menu {
 		parts = append(parts, plural(n, "approval", "approvals")+" waiting")
 		menu.Title = fmt.Sprint(n)
 	}
+	if escalated > 0 {
+		parts = append(parts, fmt.Sprintf("%d waiting too long: needs you", escalated))
+		menu.Title += "!"
+	}
 	switch {
+	case escalated > 0:
+		menu.Icon = IconEscalated
 	case len(perms) > 0:
 		menu.Icon = IconNeedsYou
 	case m.configErr != "":

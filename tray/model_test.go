@@ -96,7 +96,8 @@ func TestModelMenu(t *testing.T) {
 				Tooltip: "Switchboard: 2 agents working · 1 approval waiting", Connected: true,
 				Permissions: []PermissionItem{{ID: "pe1", ThreadID: "th1", Title: "Claude Code: rm -rf build",
 					Approve: &hub.Decision{OptionID: "allow_once-id"}, Deny: &hub.Decision{OptionID: "reject_once-id"},
-					Always: &hub.Decision{OptionID: "allow_always-id"}}},
+					Always:        &hub.Decision{OptionID: "allow_always-id"},
+					RememberAllow: &hub.Decision{Outcome: "approved", Remember: "thread"}, RememberDeny: &hub.Decision{Outcome: "declined", Remember: "thread"}}},
 				Turns: []TurnItem{{"tu1", "Claude Code: Fix the build", "th1"}, {"tu2", "codex: Docs", "th2"}}},
 		},
 		{
@@ -113,8 +114,8 @@ func TestModelMenu(t *testing.T) {
 			want: Menu{Icon: IconNeedsYou, Title: "2", Status: "2 approvals waiting",
 				Tooltip: "Switchboard: 2 approvals waiting", Connected: true,
 				Permissions: []PermissionItem{
-					{ID: "pe1", ThreadID: "th1", Title: "Claude Code: a", Approve: &hub.Decision{OptionID: "allow_once-id"}, Deny: &hub.Decision{OptionID: "reject_always-id"}},
-					{ID: "pe2", ThreadID: "th2", Title: "codex: b", Approve: &hub.Decision{OptionID: "allow_once-id"}, Deny: &hub.Decision{Outcome: "declined"}},
+					{ID: "pe1", ThreadID: "th1", Title: "Claude Code: a", Approve: &hub.Decision{OptionID: "allow_once-id"}, Deny: &hub.Decision{OptionID: "reject_always-id"}, RememberAllow: &hub.Decision{Outcome: "approved", Remember: "thread"}, RememberDeny: &hub.Decision{Outcome: "declined", Remember: "thread"}},
+					{ID: "pe2", ThreadID: "th2", Title: "codex: b", Approve: &hub.Decision{OptionID: "allow_once-id"}, Deny: &hub.Decision{Outcome: "declined"}, RememberAllow: &hub.Decision{Outcome: "approved", Remember: "thread"}, RememberDeny: &hub.Decision{Outcome: "declined", Remember: "thread"}},
 				}},
 		},
 		{
@@ -205,7 +206,8 @@ func TestModelMenu(t *testing.T) {
 				Tooltip: "Switchboard: 1 approval waiting", Connected: true,
 				Permissions: []PermissionItem{{ID: "pe1", ThreadID: "th1",
 					Title:   "Claude Code: line one line two aaaaaaaaaaaaaaaaaaaaaaaaaaaa…",
-					Approve: &hub.Decision{OptionID: "allow_once-id"}, Deny: &hub.Decision{Outcome: "declined"}}}},
+					Approve: &hub.Decision{OptionID: "allow_once-id"}, Deny: &hub.Decision{Outcome: "declined"},
+					RememberAllow: &hub.Decision{Outcome: "approved", Remember: "thread"}, RememberDeny: &hub.Decision{Outcome: "declined", Remember: "thread"}}}},
 		},
 	}
 	for _, tt := range tests {
@@ -250,10 +252,73 @@ func TestToolTitle(t *testing.T) {
 }
 
 func TestIconStateString(t *testing.T) {
-	for s, want := range map[IconState]string{IconIdle: "idle", IconWorking: "working", IconNeedsYou: "needs you", IconTrouble: "trouble", 9: "IconState(9)"} {
+	for s, want := range map[IconState]string{IconIdle: "idle", IconWorking: "working", IconNeedsYou: "needs you", IconTrouble: "trouble", IconEscalated: "escalated", 9: "IconState(9)"} {
 		if s.String() != want {
 			t.Errorf("%d: %q", s, s.String())
 		}
+	}
+}
+
+// An escalated permission (permission_escalated, or escalatedAt in the
+// snapshot) puts the tray in its escalated state: its own icon, "!" after
+// the count, the count of escalated ones in the status and tooltip, and
+// "⚠" before the permission's entry. It stays escalated whatever older
+// copy of the permission comes after, and goes when it is decided.
+func TestModelEscalated(t *testing.T) {
+	m := NewModel()
+	s := snap()
+	p1 := perm("pe1", "th1", "tu1", "make clean", "allow_once", "reject_once")
+	p2 := perm("pe2", "th2", "tu2", "ls", "allow_once")
+	p2.CreatedAt = t0.Add(time.Second)
+	s.Permissions = []hub.Permission{p1, p2}
+	m.Connect(s)
+	if got := m.Menu(); got.Icon != IconNeedsYou || got.Title != "2" {
+		t.Fatalf("before: %s", dump(got))
+	}
+	esc := p1
+	esc.EscalatedAt = ptr(t0.Add(2 * time.Minute))
+	m.Apply(permEvent(hub.EventPermissionEscalated, esc))
+	check := func(what string) {
+		t.Helper()
+		got := m.Menu()
+		if got.Icon != IconEscalated || got.Title != "2!" ||
+			got.Status != "2 approvals waiting · 1 waiting too long: needs you" ||
+			got.Tooltip != "Switchboard: 2 approvals waiting · 1 waiting too long: needs you" {
+			t.Fatalf("%s: %s", what, dump(got))
+		}
+		if p := got.Permissions[0]; p.ID != "pe1" || !p.Escalated || p.Title != "⚠ Claude Code: make clean" ||
+			!reflect.DeepEqual(p.RememberAllow, &hub.Decision{Outcome: "approved", Remember: "thread"}) {
+			t.Fatalf("%s: escalated entry %+v", what, p)
+		}
+		if p := got.Permissions[1]; p.Escalated || p.Title != "codex: ls" {
+			t.Fatalf("%s: the other entry %+v", what, p)
+		}
+	}
+	check("after permission_escalated")
+	// A permission_required of it replayed after the escalation.
+	m.Apply(permEvent(hub.EventPermissionRequired, p1))
+	check("after a stale permission_required")
+	// A snapshot that carries escalatedAt.
+	s.Permissions = []hub.Permission{esc, p2}
+	m.Connect(s)
+	check("from a snapshot")
+	m.Apply(permEvent(hub.EventPermissionResolved, resolved(p1, "declined")))
+	if got := m.Menu(); got.Icon != IconNeedsYou || got.Title != "1" || got.Status != "1 approval waiting" {
+		t.Fatalf("after the escalated one was decided: %s", dump(got))
+	}
+	// Without an allow_once option, "Always allow in this thread" (outcome
+	// approved, which selects it) is not offered; the deny one is.
+	m.Apply(permEvent(hub.EventPermissionRequired, perm("pe3", "th1", "tu1", "rm", "allow_always", "reject_once")))
+	for _, it := range m.Menu().Permissions {
+		if it.ID == "pe3" && (it.RememberAllow != nil || it.Approve != nil || it.RememberDeny == nil || it.Always == nil) {
+			t.Errorf("without allow_once: %+v", it)
+		}
+	}
+	m.Apply(permEvent(hub.EventPermissionResolved, resolved(perm("pe3", "th1", "tu1", "rm"), "declined")))
+	// An escalation of a permission already decided shows nothing.
+	m.Apply(permEvent(hub.EventPermissionEscalated, resolved(esc, "expired")))
+	if got := m.Menu(); got.Icon != IconNeedsYou || len(got.Permissions) != 1 {
+		t.Fatalf("after a decided escalation: %s", dump(got))
 	}
 }
 

@@ -95,7 +95,9 @@ func (h *realHub) Write(p []byte) (int, error) {
 	return h.log.Write(p)
 }
 
-func newRealHub(t *testing.T) *realHub {
+// newRealHub prepares a hub of the fake agent; extra adds top-level
+// config sections (e.g. "permissions").
+func newRealHub(t *testing.T, extra ...map[string]any) *realHub {
 	t.Helper()
 	dir := t.TempDir()
 	h := &realHub{t: t, bin: buildHub(t), dataDir: filepath.Join(dir, "data")}
@@ -107,12 +109,18 @@ func newRealHub(t *testing.T) *realHub {
 		envMap[k] = v
 	}
 	// JSON is YAML: the config file needs no YAML library.
-	cfg, _ := json.Marshal(map[string]any{
+	conf := map[string]any{
 		"notifications": map[string]any{"enabled": false},
 		"agents": map[string]any{
 			"fake": map[string]any{"name": "Fake", "command": path, "args": args, "env": envMap},
 		},
-	})
+	}
+	for _, e := range extra {
+		for k, v := range e {
+			conf[k] = v
+		}
+	}
+	cfg, _ := json.Marshal(conf)
 	h.config = filepath.Join(dir, "config.yaml")
 	if err := os.WriteFile(h.config, cfg, 0o600); err != nil {
 		t.Fatal(err)
@@ -212,7 +220,8 @@ func TestRealHub(t *testing.T) {
 	h.askPermission(th.ID)
 	m := got.waitFor(t, "a permission", 10*time.Second, func(m Menu) bool { return m.Icon == IconNeedsYou })
 	want := PermissionItem{ID: m.Permissions[0].ID, ThreadID: th.ID, Title: "Fake: Run make clean",
-		Approve: &hub.Decision{OptionID: "allow-once"}, Deny: &hub.Decision{OptionID: "reject-once"}, Always: &hub.Decision{OptionID: "allow-always"}}
+		Approve: &hub.Decision{OptionID: "allow-once"}, Deny: &hub.Decision{OptionID: "reject-once"}, Always: &hub.Decision{OptionID: "allow-always"},
+		RememberAllow: &hub.Decision{Outcome: "approved", Remember: "thread"}, RememberDeny: &hub.Decision{Outcome: "declined", Remember: "thread"}}
 	if !reflect.DeepEqual(m.Permissions, []PermissionItem{want}) || m.Title != "1" ||
 		m.Status != "1 agent working · 1 approval waiting" || len(m.Turns) != 1 || m.Turns[0].Title != "Fake: Clean up" {
 		t.Fatalf("menu %s", dump(m))

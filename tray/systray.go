@@ -66,6 +66,7 @@ type click struct {
 
 var iconOf = map[IconState]icon.State{
 	IconIdle: icon.Idle, IconWorking: icon.Working, IconNeedsYou: icon.NeedsYou, IconTrouble: icon.Trouble,
+	IconEscalated: icon.Escalated,
 }
 
 func newSystrayUI(ctx context.Context, log *slog.Logger) *systrayUI {
@@ -88,6 +89,8 @@ func newSystrayUI(ctx context.Context, log *slog.Logger) *systrayUI {
 			click{items[s.approve].ClickedCh, func() Action { return l.clickPermission(i, clickApprove) }},
 			click{items[s.deny].ClickedCh, func() Action { return l.clickPermission(i, clickDeny) }},
 			click{items[s.always].ClickedCh, func() Action { return l.clickPermission(i, clickAlways) }},
+			click{items[s.rememberAllow].ClickedCh, func() Action { return l.clickPermission(i, clickRememberAllow) }},
+			click{items[s.rememberDeny].ClickedCh, func() Action { return l.clickPermission(i, clickRememberDeny) }},
 			click{items[s.open].ClickedCh, func() Action { return l.clickOpenPermission(i) }})
 	}
 	for i, s := range l.turns {

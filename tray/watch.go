@@ -399,7 +399,8 @@ func troubleReason(err error) string {
 
 // Decide sends a decision on permission id through the hub last found and
 // feeds the answer to the model at once (its event follows anyway). d
-// must have exactly one of OptionID and Outcome.
+// must have exactly one of OptionID and Outcome; with Remember the hub
+// also adds a rule, logged with the config rule that shadows it, if any.
 func (w *Watcher) Decide(ctx context.Context, id string, d hub.Decision) error {
 	if (d.OptionID == "") == (d.Outcome == "") {
 		return fmt.Errorf("tray: a decision needs exactly one of optionId and outcome, got %+v", d)
@@ -410,11 +411,15 @@ func (w *Watcher) Decide(ctx context.Context, id string, d hub.Decision) error {
 	}
 	ctx, cancel := context.WithTimeout(ctx, requestTimeout)
 	defer cancel()
-	p, err := c.Decide(ctx, id, d)
+	r, err := c.DecideResult(ctx, id, d)
 	if err != nil {
 		return err
 	}
-	w.send(ctx, input{permission: &p})
+	if r.Rule != nil {
+		w.log().Info("tray: decision remembered", "permission", id, "rule", r.Rule.ID, "scope", r.Rule.Scope,
+			"decision", r.Rule.Decision, "shadowedBy", r.ShadowedBy)
+	}
+	w.send(ctx, input{permission: &r.Permission})
 	return nil
 }
 

@@ -20,6 +20,7 @@ import (
 	"time"
 
 	"github.com/switchboard-hub/switchboard/acp"
+	"github.com/switchboard-hub/switchboard/hub"
 	"github.com/switchboard-hub/switchboard/hub/engine"
 )
 
@@ -34,11 +35,21 @@ type Config struct {
 	AllowedOrigins []string `mapstructure:"allowedOrigins"`
 	Permissions    struct {
 		Timeout time.Duration `mapstructure:"timeout"`
+		// EscalateAfter: a permission still pending this long is
+		// escalated (0: never); shorter than Timeout.
+		EscalateAfter time.Duration `mapstructure:"escalateAfter"`
+		// Rules are tried in order before anyone is asked (rules.go).
+		Rules []hub.PermissionRule `mapstructure:"rules"`
 	} `mapstructure:"permissions"`
 	Limits struct {
 		MaxAgentProcesses int           `mapstructure:"maxAgentProcesses"`
 		AgentIdleTimeout  time.Duration `mapstructure:"agentIdleTimeout"`
 		TurnTimeout       time.Duration `mapstructure:"turnTimeout"`
+		// TurnIdleTimeout: a turn with no session/update and no agent
+		// request for this long is cancelled, then killed (0: off); the
+		// clock pauses while a permission or client request of the turn
+		// is pending or a terminal runs.
+		TurnIdleTimeout time.Duration `mapstructure:"turnIdleTimeout"`
 		// AgentRequests: agent→hub requests (fs/*, terminal/*) served at
 		// once per agent process; more wait.
 		AgentRequests int `mapstructure:"agentRequests"`
@@ -58,6 +69,10 @@ type Config struct {
 	Context struct {
 		RecentTurns int `mapstructure:"recentTurns"`
 		MaxChars    int `mapstructure:"maxChars"`
+		// CompactAt: compact a thread automatically once the agent reports
+		// (usage_update) this fraction of its context window used;
+		// 0.5–0.95, or 0 (the default): never automatically.
+		CompactAt float64 `mapstructure:"compactAt"`
 	} `mapstructure:"context"`
 	Notifications struct {
 		Enabled       bool `mapstructure:"enabled"`
@@ -75,6 +90,12 @@ type Config struct {
 	Redaction struct {
 		Enabled bool `mapstructure:"enabled"`
 	} `mapstructure:"redaction"`
+	// Search indexes what is stored for full-text search (GET
+	// /v1/search); on restart. Off, nothing is indexed and the next start
+	// with it on rebuilds the index in the background.
+	Search struct {
+		Enabled bool `mapstructure:"enabled"`
+	} `mapstructure:"search"`
 	UI struct {
 		// Theme is the window's and the web UI's colours: light, dark or
 		// system (follow the OS).
@@ -105,14 +126,20 @@ func DefaultPath() (string, error) {
 	return filepath.Join(d, "switchboard", "config.yaml"), nil
 }
 
-// EngineConfig is the engine's part of c: permission timeout, limits,
-// context sizes, the folder rules, what terminals inherit and redaction.
+// EngineConfig is the engine's part of c: permission timeout, escalation
+// and rules (compiled), limits, context sizes, the folder rules, what
+// terminals inherit and redaction. c must be valid.
 func (c Config) EngineConfig() engine.Config {
+	rules, _ := compileRules(c.Permissions.Rules) // validated by Load
 	return engine.Config{
+		Rules:              rules,
+		EscalateAfter:      c.Permissions.EscalateAfter,
 		PermissionTimeout:  c.Permissions.Timeout,
 		MaxAgentProcesses:  c.Limits.MaxAgentProcesses,
 		AgentIdleTimeout:   c.Limits.AgentIdleTimeout,
 		TurnTimeout:        c.Limits.TurnTimeout,
+		TurnIdleTimeout:    c.Limits.TurnIdleTimeout,
+		ContextCompactAt:   c.Context.CompactAt,
 		ContextRecentTurns: c.Context.RecentTurns,
 		ContextMaxChars:    c.Context.MaxChars,
 		Folders:            c.Folders.rules(),

@@ -56,6 +56,14 @@ func lineOf(root *yaml.Node, key string) string {
 	}
 	line := 0
 	for _, part := range strings.Split(key, ".") {
+		if i, err := strconv.Atoi(part); err == nil && n.Kind == yaml.SequenceNode {
+			if i < 0 || i >= len(n.Content) {
+				return ""
+			}
+			n = n.Content[i]
+			line = n.Line
+			continue
+		}
 		if n.Kind != yaml.MappingNode {
 			return ""
 		}

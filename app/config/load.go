@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"os"
 	"strings"
+	"time"
 
 	"github.com/spf13/viper"
 	"go.yaml.in/yaml/v3"
@@ -23,9 +24,12 @@ func setDefaults(v *viper.Viper) {
 	v.SetDefault("allowedHosts", []string{})
 	v.SetDefault("allowedOrigins", []string{})
 	v.SetDefault("permissions.timeout", d.PermissionTimeout)
+	v.SetDefault("permissions.escalateAfter", time.Duration(0))
+	v.SetDefault("permissions.rules", []any{})
 	v.SetDefault("limits.maxAgentProcesses", d.MaxAgentProcesses)
 	v.SetDefault("limits.agentIdleTimeout", d.AgentIdleTimeout)
 	v.SetDefault("limits.turnTimeout", d.TurnTimeout)
+	v.SetDefault("limits.turnIdleTimeout", d.TurnIdleTimeout)
 	v.SetDefault("limits.agentRequests", d.AgentRequests)
 	v.SetDefault("limits.pendingPermissionsPerTurn", d.PendingPermissionsPerTurn)
 	v.SetDefault("limits.streamsPerClient", hub.DefaultStreamsPerClient)
@@ -33,11 +37,13 @@ func setDefaults(v *viper.Viper) {
 	v.SetDefault("limits.importMaxBytes", hub.DefaultImportMaxBytes)
 	v.SetDefault("context.recentTurns", d.ContextRecentTurns)
 	v.SetDefault("context.maxChars", d.ContextMaxChars)
+	v.SetDefault("context.compactAt", d.ContextCompactAt)
 	v.SetDefault("notifications.enabled", true)
 	v.SetDefault("notifications.turnCompleted", true)
 	v.SetDefault("tray.enabled", true)
 	v.SetDefault("tray.autostart", false)
 	v.SetDefault("redaction.enabled", d.Redaction)
+	v.SetDefault("search.enabled", true)
 	v.SetDefault("ui.theme", hub.ThemeSystem)
 	v.SetDefault("terminals.inheritEnv", []string{})
 }
@@ -89,7 +95,7 @@ func decodeConfig(v *viper.Viper, path string, data []byte) (Config, error) {
 		return Config{}, fmt.Errorf("config %s: %w", path, err)
 	}
 	if err := c.validate(); err != nil {
-		return Config{}, fmt.Errorf("config %s: %w", path, err)
+		return Config{}, fmt.Errorf("config %s: %w", path, withRuleLine(err, data))
 	}
 	return c, nil
 }

@@ -2,6 +2,7 @@ package config
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"slices"
 	"sort"
@@ -9,6 +10,7 @@ import (
 
 	"github.com/switchboard-hub/switchboard/acp"
 	"github.com/switchboard-hub/switchboard/hub"
+	"github.com/switchboard-hub/switchboard/hub/policy"
 )
 
 // Settings is hub.SettingsService over the config file of a Watcher: the
@@ -90,8 +92,14 @@ func (s *Settings) UpdateSettings(_ context.Context, p hub.SettingsPatch) (hub.S
 		}
 		to, err := parse(path, data)
 		if err != nil {
-			return nil, Config{}, &hub.Error{Code: hub.CodeInvalidArgument, Message: err.Error(), Err: err,
-				Details: map[string]any{"file": path}}
+			details := map[string]any{"file": path}
+			var re *policy.RuleError
+			if errors.As(err, &re) {
+				// A rule the patch set: which one, and which of its fields.
+				details["field"] = fmt.Sprintf("permissions.rules[%d].%s", re.Index, re.Field)
+				details["rule"] = re.Index
+			}
+			return nil, Config{}, &hub.Error{Code: hub.CodeInvalidArgument, Message: err.Error(), Err: err, Details: details}
 		}
 		if err := writeFileAtomic(target, data, mode); err != nil {
 			return nil, Config{}, fmt.Errorf("settings: writing %s: %w", target, err)
@@ -123,12 +131,16 @@ func isBuiltinAgent(id string) bool {
 // agents' environment values are left out: only their names.
 func settingsOf(path string, c Config) hub.Settings {
 	s := hub.Settings{
-		ConfigFile:    path,
-		Permissions:   hub.PermissionSettings{Timeout: hub.FormatDuration(c.Permissions.Timeout)},
+		ConfigFile: path,
+		Permissions: hub.PermissionSettings{Timeout: hub.FormatDuration(c.Permissions.Timeout),
+			Rules: append([]hub.PermissionRule{}, c.Permissions.Rules...)},
 		Notifications: hub.NotificationSettings{Enabled: c.Notifications.Enabled, TurnCompleted: c.Notifications.TurnCompleted},
 		UI:            hub.UISettings{Theme: c.UI.Theme},
 		Tray:          hub.TraySettings{Autostart: c.Tray.Autostart},
 		Agents:        []hub.AgentSettings{},
+	}
+	if c.Permissions.EscalateAfter > 0 {
+		s.Permissions.EscalateAfter = hub.FormatDuration(c.Permissions.EscalateAfter)
 	}
 	for id, a := range c.Agents {
 		as := hub.AgentSettings{

@@ -51,12 +51,21 @@ func (c Config) validate() error {
 	if c.Context.RecentTurns < 0 || c.Context.MaxChars < 0 {
 		return errors.New("context.recentTurns and context.maxChars must not be negative")
 	}
+	if c.Limits.TurnIdleTimeout < 0 {
+		return errors.New("limits.turnIdleTimeout must be a duration such as 5m, or 0 (off)")
+	}
+	if f := c.Context.CompactAt; f != 0 && (f < 0.5 || f > 0.95) {
+		return fmt.Errorf("context.compactAt must be between 0.5 and 0.95 (a fraction of the agent's context window), or 0 (off), not %v", f)
+	}
 	switch c.UI.Theme {
 	case hub.ThemeLight, hub.ThemeDark, hub.ThemeSystem:
 	default:
 		return fmt.Errorf("ui.theme must be light, dark or system, not %q", c.UI.Theme)
 	}
 	if err := checkEnvNames(c.Terminals.InheritEnv); err != nil {
+		return err
+	}
+	if err := c.validatePermissions(); err != nil {
 		return err
 	}
 	if err := c.Folders.validate(); err != nil {

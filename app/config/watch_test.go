@@ -254,7 +254,8 @@ func TestConfigWatchSymlink(t *testing.T) {
 func TestConfigWatchInvalidEdit(t *testing.T) {
 	r := newWatchRig(t, filepath.Join(t.TempDir(), "config.yaml"), timeoutConf("5m"))
 	atomicSave(t, r.path, "permissions:\n  timeout: 6m\nallowedOrigins: [http://a.test\n")
-	waitFor(t, "the error", func() bool { return r.cw.LastError() != nil })
+	// LastError is set just before onError is called: wait for both.
+	waitFor(t, "the error", func() bool { return r.cw.LastError() != nil && len(r.reported()) > 0 })
 	err := r.cw.LastError()
 	if msg := err.Error(); !strings.Contains(msg, r.path) || !strings.Contains(msg, "line 3") {
 		t.Fatalf("error %q does not name the file and line 3", msg)

@@ -43,9 +43,7 @@ func patchConfigYAML(data []byte, p hub.SettingsPatch) ([]byte, error) {
 		return nil, hub.Errorf(hub.CodeConflict, "the config file is not a YAML mapping of keys")
 	}
 
-	if p.Permissions != nil && p.Permissions.Timeout != nil {
-		setScalar(mapping(root, "permissions"), "timeout", strings.TrimSpace(*p.Permissions.Timeout), "!!str")
-	}
+	patchPermissions(root, p.Permissions)
 	if n := p.Notifications; n != nil {
 		if n.Enabled != nil {
 			setScalar(mapping(root, "notifications"), "enabled", boolText(*n.Enabled), "!!bool")

@@ -130,9 +130,18 @@ func TestBridgeCapabilities(t *testing.T) {
 type bridgeEditor struct {
 	mu      sync.Mutex
 	updates []string
+	// answer, when set, answers the bridge's requests (set it before the
+	// first one).
+	answer func(ctx context.Context, method string, params json.RawMessage) (any, error)
 }
 
-func (e *bridgeEditor) HandleRequest(context.Context, string, json.RawMessage) (any, error) {
+func (e *bridgeEditor) HandleRequest(ctx context.Context, method string, params json.RawMessage) (any, error) {
+	e.mu.Lock()
+	answer := e.answer
+	e.mu.Unlock()
+	if answer != nil {
+		return answer(ctx, method, params)
+	}
 	return nil, acp.NewError(acp.CodeMethodNotFound, "no")
 }
 

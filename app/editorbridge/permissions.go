@@ -3,6 +3,7 @@ package editorbridge
 import (
 	"context"
 	"encoding/json"
+	"strings"
 	"time"
 
 	"github.com/switchboard-hub/switchboard/acp"
@@ -14,6 +15,71 @@ import (
 // decision wins. The editor's answer goes to the hub (decidedBy
 // "client:acp-<editor>", the bridge's client id: a token holder like any); a
 // decision made in the hub first withdraws the editor's request.
+//
+// Beside the agent's own options, passed through unchanged, the editor is
+// offered two of the bridge's: "Allow always in this thread (Switchboard)"
+// and "Deny always in this thread (Switchboard)". Choosing one decides the
+// request in the hub with remember "thread" (outcome approved or
+// declined), so the hub decides the same request in this thread from then
+// on, whatever the agent's own allow_always does.
+
+// The option ids the bridge adds to a relayed permission request.
+const (
+	RememberAllowOptionID = "switchboard.remember.thread.allow"
+	RememberDenyOptionID  = "switchboard.remember.thread.deny"
+	// bridgeOptionPrefix marks the bridge's option ids: when an agent's
+	// own options use it, the bridge adds none (an agent cannot make the
+	// editor's choice of its option read as a remembered decision).
+	bridgeOptionPrefix = "switchboard."
+)
+
+// editorOptions are the options the editor is offered for p: the agent's,
+// unchanged, then the bridge's remember options (allow only when the
+// agent offers allow_once, which outcome "approved" selects), and the
+// hub decisions the bridge's options stand for.
+func editorOptions(p hub.Permission) ([]acp.PermissionOption, map[string]hub.Decision) {
+	opts := make([]acp.PermissionOption, 0, len(p.Options)+2)
+	allowOnce := false
+	for _, o := range p.Options {
+		if strings.HasPrefix(o.OptionID, bridgeOptionPrefix) {
+			return agentOptions(p), nil
+		}
+		allowOnce = allowOnce || o.Kind == acp.AllowOnce
+		opts = append(opts, acp.PermissionOption{OptionID: o.OptionID, Name: o.Name, Kind: o.Kind})
+	}
+	ours := map[string]hub.Decision{
+		RememberDenyOptionID: {Outcome: hub.PermissionDeclined, Remember: hub.RememberThread},
+	}
+	if allowOnce {
+		ours[RememberAllowOptionID] = hub.Decision{Outcome: hub.PermissionApproved, Remember: hub.RememberThread}
+		opts = append(opts, acp.PermissionOption{OptionID: RememberAllowOptionID, Name: "Allow always in this thread (Switchboard)", Kind: acp.AllowAlways})
+	}
+	opts = append(opts, acp.PermissionOption{OptionID: RememberDenyOptionID, Name: "Deny always in this thread (Switchboard)", Kind: acp.RejectAlways})
+	return opts, ours
+}
+
+// agentOptions are p's options as ACP options, unchanged.
+func agentOptions(p hub.Permission) []acp.PermissionOption {
+	opts := make([]acp.PermissionOption, len(p.Options))
+	for i, o := range p.Options {
+		opts[i] = acp.PermissionOption{OptionID: o.OptionID, Name: o.Name, Kind: o.Kind}
+	}
+	return opts
+}
+
+// editorDecision is the hub decision for the editor's answer: one of the
+// bridge's options (ours) is its remembered decision, any other selected
+// option that exact option (the hub refuses one the agent did not offer),
+// anything else declined.
+func editorDecision(res acp.RequestPermissionResponse, ours map[string]hub.Decision) hub.Decision {
+	if res.Outcome.Outcome != "selected" || res.Outcome.OptionID == "" {
+		return hub.Decision{Outcome: hub.PermissionDeclined}
+	}
+	if d, ok := ours[res.Outcome.OptionID]; ok {
+		return d
+	}
+	return hub.Decision{OptionID: res.Outcome.OptionID}
+}
 
 // permissionOf reads the permission of a permission_required or
 // permission_resolved event.
@@ -39,10 +105,7 @@ func (t *turnRelay) askEditor(p hub.Permission) {
 	t.perms[p.ID] = cancel
 	t.mu.Unlock()
 	b := t.b
-	opts := make([]acp.PermissionOption, len(p.Options))
-	for i, o := range p.Options {
-		opts[i] = acp.PermissionOption{OptionID: o.OptionID, Name: o.Name, Kind: o.Kind}
-	}
+	opts, ours := editorOptions(p)
 	req := acp.RequestPermissionRequest{SessionID: t.sessionID, ToolCall: p.ToolCall, Options: opts}
 	b.bg.Go(func() {
 		defer cancel()
@@ -55,20 +118,20 @@ func (t *turnRelay) askEditor(p hub.Permission) {
 			b.log.Warn("switchboard acp: the editor did not answer a permission request", "permission", p.ID, "err", err)
 			return // still pending in the hub: decided there, or it expires
 		}
-		var d hub.Decision
-		if res.Outcome.Outcome == "selected" && res.Outcome.OptionID != "" {
-			d.OptionID = res.Outcome.OptionID
-		} else {
-			d.Outcome = hub.PermissionDeclined
-		}
+		d := editorDecision(res, ours)
 		pctx, pcancel := context.WithTimeout(context.Background(), 30*time.Second)
 		defer pcancel()
-		_, err = b.hub.Decide(pctx, p.ID, d)
+		r, err := b.hub.DecideResult(pctx, p.ID, d)
 		if client.IsCode(err, hub.CodeConflict) {
 			return // the hub decided first: the editor's answer is moot
 		}
 		if err != nil {
 			b.log.Warn("switchboard acp: sending the editor's decision failed", "permission", p.ID, "err", err)
+			return
+		}
+		if r.Rule != nil {
+			b.log.Info("switchboard acp: the editor's decision is remembered for the thread", "permission", p.ID,
+				"rule", r.Rule.ID, "decision", r.Rule.Decision, "shadowedBy", r.ShadowedBy)
 		}
 	})
 }

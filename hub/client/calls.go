@@ -151,15 +151,13 @@ func (c *Client) Permissions(ctx context.Context, status string) ([]hub.Permissi
 	return out.Permissions, err
 }
 
-// Decide decides a permission (POST /v1/permissions/{id}); d has exactly
-// one of Outcome and OptionID. One already decided is an *Error with code
-// CONFLICT.
+// Decide decides a permission (POST /v1/permissions/{id}) and returns it
+// as decided; d has exactly one of Outcome and OptionID, and may Remember
+// (DecideResult also returns the rule that adds). One already decided is
+// an *Error with code CONFLICT.
 func (c *Client) Decide(ctx context.Context, id string, d hub.Decision) (hub.Permission, error) {
-	var out struct {
-		Permission hub.Permission `json:"permission"`
-	}
-	err := c.call(ctx, request{method: http.MethodPost, path: "/v1/permissions/" + esc(id), body: d}, &out)
-	return out.Permission, err
+	r, err := c.DecideResult(ctx, id, d)
+	return r.Permission, err
 }
 
 // AnswerClientRequest answers a client_request event of the thread (POST

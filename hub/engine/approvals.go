@@ -4,6 +4,8 @@ import (
 	"encoding/json"
 	"strings"
 	"time"
+
+	"github.com/switchboard-hub/switchboard/hub/policy"
 )
 
 // A terminal/create needs no permission of its own when the agent's own
@@ -77,13 +79,8 @@ func commandTexts(toolCall json.RawMessage) []string {
 		if !ok {
 			continue
 		}
-		var s string
-		var argv []string
-		switch {
-		case json.Unmarshal(raw, &s) == nil && strings.TrimSpace(s) != "":
-			out = append(out, strings.TrimSpace(s))
-		case json.Unmarshal(raw, &argv) == nil && len(argv) > 0:
-			out = append(out, strings.Join(argv, " "))
+		if s, ok := policy.CommandText(raw); ok && s != "" {
+			out = append(out, s)
 		}
 	}
 	if t := strings.Trim(strings.TrimSpace(tc.Title), "`"); t != "" {

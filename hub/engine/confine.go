@@ -10,6 +10,7 @@ import (
 	"strings"
 
 	"github.com/switchboard-hub/switchboard/hub"
+	"github.com/switchboard-hub/switchboard/hub/policy"
 )
 
 // File confinement: which paths the hub serves an agent's fs/* and
@@ -85,27 +86,11 @@ func resolvePath(p string) (string, error) {
 }
 
 // splitPath splits p at separators, dropping empty and "." elements.
-func splitPath(p string) []string {
-	var out []string
-	for _, s := range strings.Split(filepath.ToSlash(p), "/") {
-		if s != "" && s != "." {
-			out = append(out, s)
-		}
-	}
-	return out
-}
+func splitPath(p string) []string { return policy.SplitPath(p) }
 
 // within reports whether p is root or inside it; both are clean and
 // absolute.
-func within(p, root string) bool {
-	if p == root {
-		return true
-	}
-	if !strings.HasSuffix(root, string(filepath.Separator)) {
-		root += string(filepath.Separator)
-	}
-	return strings.HasPrefix(p, root)
-}
+func within(p, root string) bool { return policy.Within(p, root) }
 
 // foldCase is whether the usual file systems of this OS ignore case
 // (macOS, Windows): the protected paths are then compared without case,

@@ -1,9 +1,9 @@
 package engine
 
 import (
-	"errors"
-	"path/filepath"
 	"strings"
+
+	"github.com/switchboard-hub/switchboard/hub/policy"
 )
 
 // FolderRule is one entry of the config's folders section as the engine
@@ -21,51 +21,13 @@ type FolderRule struct {
 	AllowedFolders []string
 }
 
-// CheckFolderGlob reports whether glob is a valid folder pattern: absolute,
-// and each element a valid filepath.Match pattern.
-func CheckFolderGlob(glob string) error {
-	if !filepath.IsAbs(glob) {
-		return errNotAbsolute
-	}
-	for _, el := range splitPath(glob) {
-		if el == "**" {
-			continue
-		}
-		if _, err := filepath.Match(el, ""); err != nil {
-			return err
-		}
-	}
-	return nil
-}
-
-var errNotAbsolute = errors.New("must be an absolute path (or start with ~/)")
+// CheckFolderGlob reports whether glob is a valid folder pattern
+// (policy.CheckFolderGlob: the rules' folders globs are the same).
+func CheckFolderGlob(glob string) error { return policy.CheckFolderGlob(glob) }
 
 // MatchFolder reports whether the folder dir matches glob (see
-// FolderRule.Glob). Both are absolute; dir is cleaned first.
-func MatchFolder(glob, dir string) bool {
-	return matchElems(splitPath(glob), splitPath(filepath.Clean(dir)))
-}
-
-func matchElems(pat, elems []string) bool {
-	for len(pat) > 0 {
-		if pat[0] == "**" {
-			for i := 0; i <= len(elems); i++ {
-				if matchElems(pat[1:], elems[i:]) {
-					return true
-				}
-			}
-			return false
-		}
-		if len(elems) == 0 {
-			return false
-		}
-		if ok, err := filepath.Match(pat[0], elems[0]); err != nil || !ok {
-			return false
-		}
-		pat, elems = pat[1:], elems[1:]
-	}
-	return len(elems) == 0
-}
+// FolderRule.Glob; policy.MatchFolder).
+func MatchFolder(glob, dir string) bool { return policy.MatchFolder(glob, dir) }
 
 // moreSpecific reports whether glob a is more specific than b: more
 // elements that are not "**", then fewer wildcard characters, then

@@ -45,10 +45,23 @@ func (c *threadClient) requestPermission(ctx context.Context, req acp.RequestPer
 		return acp.Cancelled(), nil // no turn, no user to ask
 	}
 	now := e.now()
+	cfg := e.config()
 	p := hub.Permission{ID: newID("pm"), ThreadID: c.thread.ID, TurnID: tr.turn.ID, Status: hub.PermissionPending,
-		ToolCall: e.redactJSON(req.ToolCall), Deadline: now.Add(e.config().PermissionTimeout), CreatedAt: now}
+		ToolCall: e.redactJSON(req.ToolCall), Deadline: now.Add(cfg.PermissionTimeout), CreatedAt: now, Agent: c.thread.Agent}
 	for _, o := range req.Options {
 		p.Options = append(p.Options, hub.PermissionOption{OptionID: o.OptionID, Name: o.Name, Kind: o.Kind})
+	}
+	// The rules first: a request they decide is stored resolved and never
+	// asked (no permission_required, no notification).
+	if v := e.verdict(policyRequest(c.thread, p.ToolCall, p.Options)); v.Decided() {
+		d, err := e.decideByRule(c.thread, p, v)
+		if err != nil {
+			return acp.RequestPermissionResponse{}, err
+		}
+		if d.Status == hub.PermissionApproved && !hubOwned {
+			tr.noteApproval(*d.DecidedAt, req.ToolCall)
+		}
+		return acp.Selected(d.OptionID), nil
 	}
 	pr := &permRT{perm: p, req: req, turn: tr, answer: make(chan acp.RequestPermissionResponse, 1), stored: make(chan struct{}), hub: hubOwned}
 	e.mu.Lock()
@@ -66,10 +79,13 @@ func (c *threadClient) requestPermission(ctx context.Context, req acp.RequestPer
 	}
 	e.perms[p.ID] = pr
 	e.mu.Unlock()
+	tr.wd.touch()
+	tr.wd.pause() // the user's time is not the agent's silence
 	defer func() {
 		e.mu.Lock()
 		delete(e.perms, p.ID)
 		e.mu.Unlock()
+		tr.wd.resume()
 	}()
 	ev, _ := hub.NewEvent(hub.EventPermissionRequired, c.thread, tr.turn.ID, now, map[string]any{"permission": p})
 	err := e.commit(&hub.Write{Permissions: []hub.Permission{p}, Events: []hub.Event{ev}})
@@ -80,9 +96,20 @@ func (c *threadClient) requestPermission(ctx context.Context, req acp.RequestPer
 
 	timer := time.NewTimer(time.Until(p.Deadline))
 	defer timer.Stop()
+	var escalation <-chan time.Time // nil: never
+	if cfg.EscalateAfter > 0 && cfg.EscalateAfter < cfg.PermissionTimeout {
+		t := time.NewTimer(time.Until(now.Add(cfg.EscalateAfter)))
+		defer t.Stop()
+		escalation = t.C
+	}
+wait:
 	select {
 	case r := <-pr.answer:
 		return r, nil
+	case <-escalation:
+		escalation = nil
+		e.escalate(pr)
+		goto wait
 	case <-timer.C:
 		e.resolve(pr, hub.PermissionExpired, "", hub.DecidedByTimeout)
 	case <-ctx.Done():
@@ -132,6 +159,12 @@ func refusal(req acp.RequestPermissionRequest) acp.RequestPermissionResponse {
 // resolve decides pr once: the decision is committed (single-use: a second
 // one fails with CONFLICT), published, then handed to the waiting agent.
 func (e *Engine) resolve(pr *permRT, status, optionID, decidedBy string) (hub.Permission, error) {
+	return e.resolveRemember(pr, status, optionID, decidedBy, nil)
+}
+
+// resolveRemember is resolve that also stores rr (when not nil) in the
+// same commit as the decision, and then puts it in effect.
+func (e *Engine) resolveRemember(pr *permRT, status, optionID, decidedBy string, rr *hub.RememberedRule) (hub.Permission, error) {
 	var r acp.RequestPermissionResponse
 	switch status {
 	case hub.PermissionApproved, hub.PermissionDeclined:
@@ -146,11 +179,22 @@ func (e *Engine) resolve(pr *permRT, status, optionID, decidedBy string) (hub.Pe
 		r = acp.Cancelled()
 	}
 	now := e.now()
-	p := pr.perm
+	e.mu.Lock()
+	p := pr.perm // escalate may have set EscalatedAt
+	e.mu.Unlock()
 	p.Status, p.OptionID, p.DecidedBy, p.DecidedAt = status, optionID, decidedBy, &now
 	ev, _ := hub.NewEvent(hub.EventPermissionResolved, pr.turn.thread, p.TurnID, now, map[string]any{"permission": p})
-	if err := e.commit(&hub.Write{Decide: &p, Events: []hub.Event{ev}}); err != nil {
+	w := &hub.Write{Decide: &p, Events: []hub.Event{ev}}
+	if rr != nil {
+		w.Rules = []hub.RememberedRule{*rr}
+	}
+	if err := e.commit(w); err != nil {
 		return hub.Permission{}, err
+	}
+	if rr != nil {
+		e.mu.Lock()
+		e.addRememberedLocked(*rr)
+		e.mu.Unlock()
 	}
 	if status == hub.PermissionApproved && !pr.hub {
 		pr.turn.noteApproval(now, pr.req.ToolCall)
@@ -179,49 +223,76 @@ func (e *Engine) cancelPermissions(tr *turnRT) {
 	}
 }
 
-// ListPermissions implements Service.
+// escalate marks pr, still pending after permissions.escalateAfter, as
+// escalated: EscalatedAt stored and a permission_escalated event. It
+// decides nothing; when pr was decided meanwhile it does nothing.
+func (e *Engine) escalate(pr *permRT) {
+	now := e.now()
+	e.mu.Lock()
+	p := pr.perm
+	e.mu.Unlock()
+	p.EscalatedAt = &now
+	ev, _ := hub.NewEvent(hub.EventPermissionEscalated, pr.turn.thread, p.TurnID, now, map[string]any{"permission": p})
+	if err := e.commit(&hub.Write{Escalate: &p, Events: []hub.Event{ev}}); err != nil {
+		if hub.ErrorCode(err) != hub.CodeConflict {
+			e.log.Warn("hub: permission not escalated", "permission", p.ID, "err", err)
+		}
+		return
+	}
+	e.mu.Lock()
+	pr.perm.EscalatedAt = &now
+	e.mu.Unlock()
+}
+
+// ListPermissions implements Service: QueryPermissions' first page.
 func (e *Engine) ListPermissions(ctx context.Context, c hub.Caller, status string) ([]hub.Permission, error) {
-	if err := checkCaller(c); err != nil {
-		return nil, err
-	}
-	switch status {
-	case "", hub.PermissionPending, hub.PermissionApproved, hub.PermissionDeclined, hub.PermissionCancelled, hub.PermissionExpired:
-	default:
-		return nil, hub.Errorf(hub.CodeInvalidArgument, "unknown permission status %q", status)
-	}
-	ps, err := e.store.ListPermissions(ctx, hub.PermissionFilter{ClientID: c.ClientID, All: c.All, Status: status})
-	if ps == nil {
-		ps = []hub.Permission{}
-	}
-	return ps, err
+	page, err := e.QueryPermissions(ctx, c, hub.PermissionQuery{Status: status})
+	return page.Permissions, err
 }
 
 // DecidePermission implements Service.
-func (e *Engine) DecidePermission(ctx context.Context, c hub.Caller, id string, d hub.Decision) (hub.Permission, error) {
+func (e *Engine) DecidePermission(ctx context.Context, c hub.Caller, id string, d hub.Decision) (hub.DecisionResult, error) {
 	if err := checkCaller(c); err != nil {
-		return hub.Permission{}, err
+		return hub.DecisionResult{}, err
 	}
 	p, err := e.store.GetPermission(ctx, id)
 	if err != nil {
-		return hub.Permission{}, err
+		return hub.DecisionResult{}, err
 	}
-	if _, err := e.visibleThread(ctx, c, p.ThreadID); err != nil {
-		return hub.Permission{}, hub.Errorf(hub.CodeNotFound, "permission %s not found", id)
+	t, err := e.visibleThread(ctx, c, p.ThreadID)
+	if err != nil {
+		return hub.DecisionResult{}, hub.Errorf(hub.CodeNotFound, "permission %s not found", id)
 	}
 	if p.Status != hub.PermissionPending {
-		return hub.Permission{}, &hub.Error{Code: hub.CodeConflict, Message: "permission already " + p.Status, Details: map[string]any{"status": p.Status}}
+		return hub.DecisionResult{}, &hub.Error{Code: hub.CodeConflict, Message: "permission already " + p.Status, Details: map[string]any{"status": p.Status}}
 	}
 	status, optionID, err := chooseOption(p, d)
 	if err != nil {
-		return hub.Permission{}, err
+		return hub.DecisionResult{}, err
+	}
+	rr, shadow, err := e.rememberRule(c, t, p, d, status, optionID)
+	if err != nil {
+		return hub.DecisionResult{}, err
 	}
 	e.mu.Lock()
 	pr := e.perms[id]
 	e.mu.Unlock()
 	if pr == nil {
-		return hub.Permission{}, hub.Errorf(hub.CodeConflict, "permission %s is no longer pending", id)
+		return hub.DecisionResult{}, hub.Errorf(hub.CodeConflict, "permission %s is no longer pending", id)
 	}
-	return e.resolve(pr, status, optionID, hub.DecidedByOf(c))
+	res := hub.DecisionResult{ShadowedBy: shadow}
+	store := rr
+	if rr != nil {
+		if x, ok := e.existingRule(*rr); ok {
+			store, rr = nil, &x // already remembered: the same rule answers
+		}
+		res.Rule = rr
+	}
+	res.Permission, err = e.resolveRemember(pr, status, optionID, hub.DecidedByOf(c), store)
+	if err != nil {
+		return hub.DecisionResult{}, err
+	}
+	return res, nil
 }
 
 // chooseOption maps a decision to the agent's option: "approved" is its

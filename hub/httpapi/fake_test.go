@@ -31,6 +31,7 @@ type fake struct {
 	turnOrder        []string
 	running          map[string]string // thread id → running turn id
 	perms            map[string]*hub.Permission
+	lastSearch       hub.SearchQuery
 	events           []hub.Event
 	subs             map[*fakeStream]struct{}
 	fail             error // returned by the next call, then cleared
@@ -43,6 +44,10 @@ type fake struct {
 	lastHistoryQuery hub.HistoryQuery
 	lastThreadQuery  hub.ThreadQuery    // fake_shelf_test.go
 	lastArchive      hub.ArchiveRequest // fake_shelf_test.go
+	// rules are the remembered rules (DecidePermission with Remember);
+	// lastPermissionQuery the last QueryPermissions' query.
+	rules               []hub.RememberedRule
+	lastPermissionQuery hub.PermissionQuery
 }
 
 var _ hub.Service = (*fake)(nil)
@@ -411,6 +416,28 @@ func (f *fake) addPermission(threadID string) hub.Permission {
 	return *p
 }
 
+// Search finds the visible threads whose title holds q.Q; "bad(" is a
+// malformed query. The last query is kept in lastSearch.
+func (f *fake) Search(ctx context.Context, c hub.Caller, q hub.SearchQuery) (hub.SearchPage, error) {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	if err := f.enterLocked(c); err != nil {
+		return hub.SearchPage{}, err
+	}
+	f.lastSearch = q
+	if q.Q == "bad(" {
+		return hub.SearchPage{}, hub.Errorf(hub.CodeInvalidArgument, "search: invalid query: fts5: syntax error near \"\"")
+	}
+	page := hub.SearchPage{}
+	for _, t := range f.threads {
+		if _, err := f.threadLocked(c, t.ID); err == nil && strings.Contains(t.Title, q.Q) {
+			page.Hits = append(page.Hits, hub.SearchHit{ThreadID: t.ID, Kind: hub.SearchKindTitle, ThreadTitle: t.Title,
+				Snippet: []hub.SnippetPart{{Text: t.Title, Match: true}}})
+		}
+	}
+	return page, nil
+}
+
 func (f *fake) ListPermissions(ctx context.Context, c hub.Caller, status string) ([]hub.Permission, error) {
 	f.mu.Lock()
 	defer f.mu.Unlock()
@@ -427,22 +454,22 @@ func (f *fake) ListPermissions(ctx context.Context, c hub.Caller, status string)
 	return out, nil
 }
 
-func (f *fake) DecidePermission(ctx context.Context, c hub.Caller, id string, d hub.Decision) (hub.Permission, error) {
+func (f *fake) DecidePermission(ctx context.Context, c hub.Caller, id string, d hub.Decision) (hub.DecisionResult, error) {
 	f.mu.Lock()
 	defer f.mu.Unlock()
 	if err := f.enterLocked(c); err != nil {
-		return hub.Permission{}, err
+		return hub.DecisionResult{}, err
 	}
 	p, ok := f.perms[id]
 	if !ok {
-		return hub.Permission{}, hub.Errorf(hub.CodeNotFound, "permission %s not found", id)
+		return hub.DecisionResult{}, hub.Errorf(hub.CodeNotFound, "permission %s not found", id)
 	}
 	t, err := f.threadLocked(c, p.ThreadID)
 	if err != nil {
-		return hub.Permission{}, hub.Errorf(hub.CodeNotFound, "permission %s not found", id)
+		return hub.DecisionResult{}, hub.Errorf(hub.CodeNotFound, "permission %s not found", id)
 	}
 	if p.Status != hub.PermissionPending {
-		return hub.Permission{}, hub.Errorf(hub.CodeConflict, "permission %s is already %s", id, p.Status)
+		return hub.DecisionResult{}, hub.Errorf(hub.CodeConflict, "permission %s is already %s", id, p.Status)
 	}
 	switch {
 	case d.Outcome == hub.PermissionApproved:
@@ -452,13 +479,78 @@ func (f *fake) DecidePermission(ctx context.Context, c hub.Caller, id string, d 
 	case d.OptionID == "allow" || d.OptionID == "reject":
 		p.Status, p.OptionID = map[string]string{"allow": hub.PermissionApproved, "reject": hub.PermissionDeclined}[d.OptionID], d.OptionID
 	default:
-		return hub.Permission{}, hub.Errorf(hub.CodeInvalidArgument, "no option %q", d.OptionID)
+		return hub.DecisionResult{}, hub.Errorf(hub.CodeInvalidArgument, "no option %q", d.OptionID)
 	}
 	p.DecidedBy = hub.DecidedByOf(c)
 	now := f.nowLocked()
 	p.DecidedAt = &now
 	f.emitLocked(hub.EventPermissionResolved, t, p.TurnID, map[string]any{"permission": p})
-	return *p, nil
+	res := hub.DecisionResult{Permission: *p}
+	if d.Remember != "" {
+		decision := hub.RuleDeny
+		if p.Status == hub.PermissionApproved {
+			decision = hub.RuleAllow
+		}
+		r := hub.RememberedRule{ID: f.idLocked("ru"), Scope: d.Remember, ThreadID: p.ThreadID, Decision: decision,
+			CreatedBy: p.DecidedBy, PermissionID: p.ID, CreatedAt: now}
+		f.rules = append(f.rules, r)
+		res.Rule = &r
+	}
+	return res, nil
+}
+
+// QueryPermissions records q and lists the permissions of its status and
+// thread, newest first; cursor "bad" is INVALID_ARGUMENT.
+func (f *fake) QueryPermissions(ctx context.Context, c hub.Caller, q hub.PermissionQuery) (hub.PermissionPage, error) {
+	f.mu.Lock()
+	f.lastPermissionQuery = q
+	f.mu.Unlock()
+	if q.Cursor == "bad" {
+		return hub.PermissionPage{}, hub.Errorf(hub.CodeInvalidArgument, "invalid cursor")
+	}
+	ps, err := f.ListPermissions(ctx, c, q.Status)
+	if err != nil {
+		return hub.PermissionPage{}, err
+	}
+	ps = slices.DeleteFunc(ps, func(p hub.Permission) bool { return q.ThreadID != "" && p.ThreadID != q.ThreadID })
+	slices.Reverse(ps)
+	return hub.PermissionPage{Permissions: ps}, nil
+}
+
+func (f *fake) DecidePermissions(ctx context.Context, c hub.Caller, b hub.BatchDecision) (hub.BatchResult, error) {
+	var res hub.BatchResult
+	for _, id := range b.IDs {
+		r, err := f.DecidePermission(ctx, c, id, hub.Decision{Outcome: b.Outcome, Remember: b.Remember})
+		if err != nil {
+			res.Results = append(res.Results, hub.BatchItem{ID: id, Error: &hub.ItemError{Code: hub.ErrorCode(err), Message: hub.ErrorMessage(err)}})
+			continue
+		}
+		res.Results = append(res.Results, hub.BatchItem{ID: id, Permission: &r.Permission})
+	}
+	return res, nil
+}
+
+func (f *fake) ListRules(ctx context.Context, c hub.Caller) ([]hub.RememberedRule, error) {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	if err := f.enterLocked(c); err != nil {
+		return nil, err
+	}
+	return slices.Clone(f.rules), nil
+}
+
+func (f *fake) DeleteRule(ctx context.Context, c hub.Caller, id string) error {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	if err := f.enterLocked(c); err != nil {
+		return err
+	}
+	i := slices.IndexFunc(f.rules, func(r hub.RememberedRule) bool { return r.ID == id })
+	if i < 0 {
+		return hub.Errorf(hub.CodeNotFound, "rule %s not found", id)
+	}
+	f.rules = slices.Delete(f.rules, i, i+1)
+	return nil
 }
 
 // Subscribe hands out the fake's own stream as a *hub.Subscription.

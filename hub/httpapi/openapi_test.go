@@ -197,6 +197,8 @@ func TestOpenAPISchemasMatchTypes(t *testing.T) {
 		"CreateThreadRequest": reflect.TypeFor[hub.CreateThreadRequest](),
 		"TurnInput":           reflect.TypeFor[hub.TurnInput](),
 		"Decision":            reflect.TypeFor[hub.Decision](),
+		"RememberedRule":      reflect.TypeFor[hub.RememberedRule](),
+		"PermissionRule":      reflect.TypeFor[hub.PermissionRule](),
 		"Settings":            reflect.TypeFor[hub.Settings](),
 		"AgentSettings":       reflect.TypeFor[hub.AgentSettings](),
 		"SettingsPatch":       reflect.TypeFor[hub.SettingsPatch](),

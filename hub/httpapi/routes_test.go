@@ -261,7 +261,7 @@ func TestPermissions(t *testing.T) {
 
 	var list struct{ Permissions []hub.Permission }
 	h.mustJSON(h.call("GET", "/v1/permissions?status=pending", ""), 200, &list)
-	if len(list.Permissions) != 3 || list.Permissions[0].ID != p1.ID || len(list.Permissions[0].Options) != 2 {
+	if len(list.Permissions) != 3 || list.Permissions[2].ID != p1.ID || len(list.Permissions[2].Options) != 2 { // newest first
 		t.Fatalf("%+v", list)
 	}
 	h.mustJSON(h.call("GET", "/v1/permissions", "", withHeader("X-Client-ID", "c2")), 200, &list)
@@ -323,6 +323,7 @@ func TestRouteTable(t *testing.T) {
 		// Extensions.
 		"POST /v1/threads/{id}/mode", "POST /v1/threads/{id}/config-option",
 		"POST /v1/auth/codes", "POST /v1/auth/logout", "POST /v1/auth/token/rotate",
+		"POST /v1/permissions/decide", "GET /v1/rules", "DELETE /v1/rules/{id}",
 	} {
 		if !seen[key] {
 			t.Errorf("%s missing", key)

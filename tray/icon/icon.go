@@ -24,6 +24,8 @@ var (
 	trayNeedsYouPNG []byte
 	//go:embed tray-trouble.png
 	trayTroublePNG []byte
+	//go:embed tray-escalated.png
+	trayEscalatedPNG []byte
 )
 
 // State is what the tray icon tells.
@@ -34,10 +36,13 @@ const (
 	Working               // a teal badge with three dots: a turn is running
 	NeedsYou              // an amber badge with "!": a permission waits
 	Trouble               // greyed out, a red badge with "×": no hub
+	// Escalated: a larger red badge with a white "!" on the icon in full
+	// colour: a permission has waited past permissions.escalateAfter.
+	Escalated
 )
 
 // States lists every State, for tests and for drawing the PNGs.
-var States = []State{Idle, Working, NeedsYou, Trouble}
+var States = []State{Idle, Working, NeedsYou, Trouble, Escalated}
 
 // File is the committed PNG's name for s.
 func (s State) File() string {
@@ -48,6 +53,8 @@ func (s State) File() string {
 		return "tray-needs-you.png"
 	case Trouble:
 		return "tray-trouble.png"
+	case Escalated:
+		return "tray-escalated.png"
 	}
 	return "tray.png"
 }
@@ -61,6 +68,8 @@ func TrayStatePNG(s State) []byte {
 		return trayNeedsYouPNG
 	case Trouble:
 		return trayTroublePNG
+	case Escalated:
+		return trayEscalatedPNG
 	}
 	return TrayPNG
 }
@@ -83,7 +92,10 @@ func DrawState(size int, s State) *image.NRGBA {
 	}
 	px := 1 / float64(size)
 	center := vec{0.74, 0.74}
-	const r = 0.24
+	r := 0.24
+	if s == Escalated {
+		center, r = vec{0.7, 0.7}, 0.28
+	}
 	for y := 0; y < size; y++ {
 		for x := 0; x < size; x++ {
 			p := vec{(float64(x) + 0.5) * px, (float64(y) + 0.5) * px}
@@ -106,6 +118,10 @@ func DrawState(size int, s State) *image.NRGBA {
 				c.over(badgeAmber, cover(d-r, px))
 				c.over(glyphDark, cover(segment(q, vec{0, -0.12}, vec{0, 0.03})-0.035, px))
 				c.over(glyphDark, cover(q.sub(vec{0, 0.11}).len()-0.04, px))
+			case Escalated:
+				c.over(badgeRed, cover(d-r, px))
+				c.over(badgeRing, cover(segment(q, vec{0, -0.14}, vec{0, 0.03})-0.04, px))
+				c.over(badgeRing, cover(q.sub(vec{0, 0.13}).len()-0.045, px))
 			case Trouble:
 				c.over(badgeRed, cover(d-r, px))
 				const k = 0.085

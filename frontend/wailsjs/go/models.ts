@@ -117,6 +117,174 @@ export namespace hub {
 	        this.archived = source["archived"];
 	    }
 	}
+	export class BatchDecision {
+	    ids: string[];
+	    outcome: string;
+	    remember?: string;
+	
+	    static createFrom(source: any = {}) {
+	        return new BatchDecision(source);
+	    }
+	
+	    constructor(source: any = {}) {
+	        if ('string' === typeof source) source = JSON.parse(source);
+	        this.ids = source["ids"];
+	        this.outcome = source["outcome"];
+	        this.remember = source["remember"];
+	    }
+	}
+	export class ItemError {
+	    code: string;
+	    message: string;
+	
+	    static createFrom(source: any = {}) {
+	        return new ItemError(source);
+	    }
+	
+	    constructor(source: any = {}) {
+	        if ('string' === typeof source) source = JSON.parse(source);
+	        this.code = source["code"];
+	        this.message = source["message"];
+	    }
+	}
+	export class PermissionOption {
+	    optionId: string;
+	    name: string;
+	    kind: string;
+	
+	    static createFrom(source: any = {}) {
+	        return new PermissionOption(source);
+	    }
+	
+	    constructor(source: any = {}) {
+	        if ('string' === typeof source) source = JSON.parse(source);
+	        this.optionId = source["optionId"];
+	        this.name = source["name"];
+	        this.kind = source["kind"];
+	    }
+	}
+	export class Permission {
+	    id: string;
+	    threadId: string;
+	    turnId: string;
+	    status: string;
+	    toolCall: number[];
+	    options: PermissionOption[];
+	    // Go type: time
+	    deadline: any;
+	    decidedBy?: string;
+	    optionId?: string;
+	    // Go type: time
+	    decidedAt?: any;
+	    // Go type: time
+	    createdAt: any;
+	    agent?: string;
+	    // Go type: time
+	    escalatedAt?: any;
+	
+	    static createFrom(source: any = {}) {
+	        return new Permission(source);
+	    }
+	
+	    constructor(source: any = {}) {
+	        if ('string' === typeof source) source = JSON.parse(source);
+	        this.id = source["id"];
+	        this.threadId = source["threadId"];
+	        this.turnId = source["turnId"];
+	        this.status = source["status"];
+	        this.toolCall = source["toolCall"];
+	        this.options = this.convertValues(source["options"], PermissionOption);
+	        this.deadline = this.convertValues(source["deadline"], null);
+	        this.decidedBy = source["decidedBy"];
+	        this.optionId = source["optionId"];
+	        this.decidedAt = this.convertValues(source["decidedAt"], null);
+	        this.createdAt = this.convertValues(source["createdAt"], null);
+	        this.agent = source["agent"];
+	        this.escalatedAt = this.convertValues(source["escalatedAt"], null);
+	    }
+	
+		convertValues(a: any, classs: any, asMap: boolean = false): any {
+		    if (!a) {
+		        return a;
+		    }
+		    if (a.slice && a.map) {
+		        return (a as any[]).map(elem => this.convertValues(elem, classs));
+		    } else if ("object" === typeof a) {
+		        if (asMap) {
+		            for (const key of Object.keys(a)) {
+		                a[key] = new classs(a[key]);
+		            }
+		            return a;
+		        }
+		        return new classs(a);
+		    }
+		    return a;
+		}
+	}
+	export class BatchItem {
+	    id: string;
+	    permission?: Permission;
+	    error?: ItemError;
+	
+	    static createFrom(source: any = {}) {
+	        return new BatchItem(source);
+	    }
+	
+	    constructor(source: any = {}) {
+	        if ('string' === typeof source) source = JSON.parse(source);
+	        this.id = source["id"];
+	        this.permission = this.convertValues(source["permission"], Permission);
+	        this.error = this.convertValues(source["error"], ItemError);
+	    }
+	
+		convertValues(a: any, classs: any, asMap: boolean = false): any {
+		    if (!a) {
+		        return a;
+		    }
+		    if (a.slice && a.map) {
+		        return (a as any[]).map(elem => this.convertValues(elem, classs));
+		    } else if ("object" === typeof a) {
+		        if (asMap) {
+		            for (const key of Object.keys(a)) {
+		                a[key] = new classs(a[key]);
+		            }
+		            return a;
+		        }
+		        return new classs(a);
+		    }
+		    return a;
+		}
+	}
+	export class BatchResult {
+	    results: BatchItem[];
+	
+	    static createFrom(source: any = {}) {
+	        return new BatchResult(source);
+	    }
+	
+	    constructor(source: any = {}) {
+	        if ('string' === typeof source) source = JSON.parse(source);
+	        this.results = this.convertValues(source["results"], BatchItem);
+	    }
+	
+		convertValues(a: any, classs: any, asMap: boolean = false): any {
+		    if (!a) {
+		        return a;
+		    }
+		    if (a.slice && a.map) {
+		        return (a as any[]).map(elem => this.convertValues(elem, classs));
+		    } else if ("object" === typeof a) {
+		        if (asMap) {
+		            for (const key of Object.keys(a)) {
+		                a[key] = new classs(a[key]);
+		            }
+		            return a;
+		        }
+		        return new classs(a);
+		    }
+		    return a;
+		}
+	}
 	export class FSCapabilities {
 	    readTextFile: boolean;
 	    writeTextFile: boolean;
@@ -204,6 +372,7 @@ export namespace hub {
 	export class Decision {
 	    outcome?: string;
 	    optionId?: string;
+	    remember?: string;
 	
 	    static createFrom(source: any = {}) {
 	        return new Decision(source);
@@ -213,7 +382,97 @@ export namespace hub {
 	        if ('string' === typeof source) source = JSON.parse(source);
 	        this.outcome = source["outcome"];
 	        this.optionId = source["optionId"];
+	        this.remember = source["remember"];
 	    }
+	}
+	export class RememberedRule {
+	    id: string;
+	    scope: string;
+	    threadId?: string;
+	    cwd?: string;
+	    agent: string;
+	    kind: string;
+	    command?: string;
+	    decision: string;
+	    title?: string;
+	    // Go type: time
+	    createdAt: any;
+	    createdBy: string;
+	    permissionId: string;
+	    clientId?: string;
+	
+	    static createFrom(source: any = {}) {
+	        return new RememberedRule(source);
+	    }
+	
+	    constructor(source: any = {}) {
+	        if ('string' === typeof source) source = JSON.parse(source);
+	        this.id = source["id"];
+	        this.scope = source["scope"];
+	        this.threadId = source["threadId"];
+	        this.cwd = source["cwd"];
+	        this.agent = source["agent"];
+	        this.kind = source["kind"];
+	        this.command = source["command"];
+	        this.decision = source["decision"];
+	        this.title = source["title"];
+	        this.createdAt = this.convertValues(source["createdAt"], null);
+	        this.createdBy = source["createdBy"];
+	        this.permissionId = source["permissionId"];
+	        this.clientId = source["clientId"];
+	    }
+	
+		convertValues(a: any, classs: any, asMap: boolean = false): any {
+		    if (!a) {
+		        return a;
+		    }
+		    if (a.slice && a.map) {
+		        return (a as any[]).map(elem => this.convertValues(elem, classs));
+		    } else if ("object" === typeof a) {
+		        if (asMap) {
+		            for (const key of Object.keys(a)) {
+		                a[key] = new classs(a[key]);
+		            }
+		            return a;
+		        }
+		        return new classs(a);
+		    }
+		    return a;
+		}
+	}
+	export class DecisionResult {
+	    permission: Permission;
+	    rule?: RememberedRule;
+	    shadowedBy?: string;
+	
+	    static createFrom(source: any = {}) {
+	        return new DecisionResult(source);
+	    }
+	
+	    constructor(source: any = {}) {
+	        if ('string' === typeof source) source = JSON.parse(source);
+	        this.permission = this.convertValues(source["permission"], Permission);
+	        this.rule = this.convertValues(source["rule"], RememberedRule);
+	        this.shadowedBy = source["shadowedBy"];
+	    }
+	
+		convertValues(a: any, classs: any, asMap: boolean = false): any {
+		    if (!a) {
+		        return a;
+		    }
+		    if (a.slice && a.map) {
+		        return (a as any[]).map(elem => this.convertValues(elem, classs));
+		    } else if ("object" === typeof a) {
+		        if (asMap) {
+		            for (const key of Object.keys(a)) {
+		                a[key] = new classs(a[key]);
+		            }
+		            return a;
+		        }
+		        return new classs(a);
+		    }
+		    return a;
+		}
 	}
 	export class Event {
 	    Seq: number;
@@ -395,6 +654,9 @@ export namespace hub {
 	    configOptions?: number[];
 	    availableCommands?: number[];
 	    clientCapabilities?: ClientCapabilities;
+	    summary?: string;
+	    // Go type: time
+	    compactedAt?: any;
 	
 	    static createFrom(source: any = {}) {
 	        return new Thread(source);
@@ -415,6 +677,8 @@ export namespace hub {
 	        this.configOptions = source["configOptions"];
 	        this.availableCommands = source["availableCommands"];
 	        this.clientCapabilities = this.convertValues(source["clientCapabilities"], ClientCapabilities);
+	        this.summary = source["summary"];
+	        this.compactedAt = this.convertValues(source["compactedAt"], null);
 	    }
 	
 		convertValues(a: any, classs: any, asMap: boolean = false): any {
@@ -469,6 +733,7 @@ export namespace hub {
 		    return a;
 		}
 	}
+	
 	export class NotificationSettings {
 	    enabled: boolean;
 	    turnCompleted: boolean;
@@ -497,55 +762,138 @@ export namespace hub {
 	        this.turnCompleted = source["turnCompleted"];
 	    }
 	}
-	export class PermissionOption {
-	    optionId: string;
-	    name: string;
-	    kind: string;
+	
+	
+	export class PermissionPage {
+	    permissions: Permission[];
+	    nextCursor?: string;
 	
 	    static createFrom(source: any = {}) {
-	        return new PermissionOption(source);
+	        return new PermissionPage(source);
 	    }
 	
 	    constructor(source: any = {}) {
 	        if ('string' === typeof source) source = JSON.parse(source);
-	        this.optionId = source["optionId"];
-	        this.name = source["name"];
-	        this.kind = source["kind"];
+	        this.permissions = this.convertValues(source["permissions"], Permission);
+	        this.nextCursor = source["nextCursor"];
+	    }
+	
+		convertValues(a: any, classs: any, asMap: boolean = false): any {
+		    if (!a) {
+		        return a;
+		    }
+		    if (a.slice && a.map) {
+		        return (a as any[]).map(elem => this.convertValues(elem, classs));
+		    } else if ("object" === typeof a) {
+		        if (asMap) {
+		            for (const key of Object.keys(a)) {
+		                a[key] = new classs(a[key]);
+		            }
+		            return a;
+		        }
+		        return new classs(a);
+		    }
+		    return a;
+		}
+	}
+	export class PermissionQuery {
+	    status?: string;
+	    decidedBy?: string;
+	    agent?: string;
+	    threadId?: string;
+	    from?: string;
+	    to?: string;
+	    limit?: number;
+	    cursor?: string;
+	
+	    static createFrom(source: any = {}) {
+	        return new PermissionQuery(source);
+	    }
+	
+	    constructor(source: any = {}) {
+	        if ('string' === typeof source) source = JSON.parse(source);
+	        this.status = source["status"];
+	        this.decidedBy = source["decidedBy"];
+	        this.agent = source["agent"];
+	        this.threadId = source["threadId"];
+	        this.from = source["from"];
+	        this.to = source["to"];
+	        this.limit = source["limit"];
+	        this.cursor = source["cursor"];
 	    }
 	}
-	export class Permission {
-	    id: string;
-	    threadId: string;
-	    turnId: string;
-	    status: string;
-	    toolCall: number[];
-	    options: PermissionOption[];
-	    // Go type: time
-	    deadline: any;
-	    decidedBy?: string;
-	    optionId?: string;
-	    // Go type: time
-	    decidedAt?: any;
-	    // Go type: time
-	    createdAt: any;
+	export class PermissionRule {
+	    name: string;
+	    agents?: string[];
+	    folders?: string[];
+	    kinds?: string[];
+	    match?: string;
+	    inside?: string;
+	    decision: string;
 	
 	    static createFrom(source: any = {}) {
-	        return new Permission(source);
+	        return new PermissionRule(source);
 	    }
 	
 	    constructor(source: any = {}) {
 	        if ('string' === typeof source) source = JSON.parse(source);
-	        this.id = source["id"];
-	        this.threadId = source["threadId"];
-	        this.turnId = source["turnId"];
-	        this.status = source["status"];
-	        this.toolCall = source["toolCall"];
-	        this.options = this.convertValues(source["options"], PermissionOption);
-	        this.deadline = this.convertValues(source["deadline"], null);
-	        this.decidedBy = source["decidedBy"];
-	        this.optionId = source["optionId"];
-	        this.decidedAt = this.convertValues(source["decidedAt"], null);
-	        this.createdAt = this.convertValues(source["createdAt"], null);
+	        this.name = source["name"];
+	        this.agents = source["agents"];
+	        this.folders = source["folders"];
+	        this.kinds = source["kinds"];
+	        this.match = source["match"];
+	        this.inside = source["inside"];
+	        this.decision = source["decision"];
+	    }
+	}
+	export class PermissionSettings {
+	    timeout: string;
+	    escalateAfter?: string;
+	    rules: PermissionRule[];
+	
+	    static createFrom(source: any = {}) {
+	        return new PermissionSettings(source);
+	    }
+	
+	    constructor(source: any = {}) {
+	        if ('string' === typeof source) source = JSON.parse(source);
+	        this.timeout = source["timeout"];
+	        this.escalateAfter = source["escalateAfter"];
+	        this.rules = this.convertValues(source["rules"], PermissionRule);
+	    }
+	
+		convertValues(a: any, classs: any, asMap: boolean = false): any {
+		    if (!a) {
+		        return a;
+		    }
+		    if (a.slice && a.map) {
+		        return (a as any[]).map(elem => this.convertValues(elem, classs));
+		    } else if ("object" === typeof a) {
+		        if (asMap) {
+		            for (const key of Object.keys(a)) {
+		                a[key] = new classs(a[key]);
+		            }
+		            return a;
+		        }
+		        return new classs(a);
+		    }
+		    return a;
+		}
+	}
+	export class PermissionSettingsPatch {
+	    timeout?: string;
+	    escalateAfter?: string;
+	    rules?: PermissionRule[];
+	
+	    static createFrom(source: any = {}) {
+	        return new PermissionSettingsPatch(source);
+	    }
+	
+	    constructor(source: any = {}) {
+	        if ('string' === typeof source) source = JSON.parse(source);
+	        this.timeout = source["timeout"];
+	        this.escalateAfter = source["escalateAfter"];
+	        this.rules = this.convertValues(source["rules"], PermissionRule);
 	    }
 	
 		convertValues(a: any, classs: any, asMap: boolean = false): any {
@@ -567,29 +915,144 @@ export namespace hub {
 		}
 	}
 	
-	export class PermissionSettings {
-	    timeout: string;
+	export class SnippetPart {
+	    text: string;
+	    match?: boolean;
 	
 	    static createFrom(source: any = {}) {
-	        return new PermissionSettings(source);
+	        return new SnippetPart(source);
 	    }
 	
 	    constructor(source: any = {}) {
 	        if ('string' === typeof source) source = JSON.parse(source);
-	        this.timeout = source["timeout"];
+	        this.text = source["text"];
+	        this.match = source["match"];
 	    }
 	}
-	export class PermissionSettingsPatch {
-	    timeout?: string;
+	export class SearchHit {
+	    threadId: string;
+	    turnId?: string;
+	    seq: number;
+	    kind: string;
+	    // Go type: time
+	    at: any;
+	    threadTitle: string;
+	    agent: string;
+	    cwd: string;
+	    snippet: SnippetPart[];
 	
 	    static createFrom(source: any = {}) {
-	        return new PermissionSettingsPatch(source);
+	        return new SearchHit(source);
 	    }
 	
 	    constructor(source: any = {}) {
 	        if ('string' === typeof source) source = JSON.parse(source);
-	        this.timeout = source["timeout"];
+	        this.threadId = source["threadId"];
+	        this.turnId = source["turnId"];
+	        this.seq = source["seq"];
+	        this.kind = source["kind"];
+	        this.at = this.convertValues(source["at"], null);
+	        this.threadTitle = source["threadTitle"];
+	        this.agent = source["agent"];
+	        this.cwd = source["cwd"];
+	        this.snippet = this.convertValues(source["snippet"], SnippetPart);
 	    }
+	
+		convertValues(a: any, classs: any, asMap: boolean = false): any {
+		    if (!a) {
+		        return a;
+		    }
+		    if (a.slice && a.map) {
+		        return (a as any[]).map(elem => this.convertValues(elem, classs));
+		    } else if ("object" === typeof a) {
+		        if (asMap) {
+		            for (const key of Object.keys(a)) {
+		                a[key] = new classs(a[key]);
+		            }
+		            return a;
+		        }
+		        return new classs(a);
+		    }
+		    return a;
+		}
+	}
+	export class SearchPage {
+	    hits: SearchHit[];
+	    nextCursor?: string;
+	    indexing: boolean;
+	
+	    static createFrom(source: any = {}) {
+	        return new SearchPage(source);
+	    }
+	
+	    constructor(source: any = {}) {
+	        if ('string' === typeof source) source = JSON.parse(source);
+	        this.hits = this.convertValues(source["hits"], SearchHit);
+	        this.nextCursor = source["nextCursor"];
+	        this.indexing = source["indexing"];
+	    }
+	
+		convertValues(a: any, classs: any, asMap: boolean = false): any {
+		    if (!a) {
+		        return a;
+		    }
+		    if (a.slice && a.map) {
+		        return (a as any[]).map(elem => this.convertValues(elem, classs));
+		    } else if ("object" === typeof a) {
+		        if (asMap) {
+		            for (const key of Object.keys(a)) {
+		                a[key] = new classs(a[key]);
+		            }
+		            return a;
+		        }
+		        return new classs(a);
+		    }
+		    return a;
+		}
+	}
+	export class SearchQuery {
+	    q: string;
+	    agent?: string;
+	    folder?: string;
+	    // Go type: time
+	    from: any;
+	    // Go type: time
+	    to: any;
+	    limit?: number;
+	    cursor?: string;
+	
+	    static createFrom(source: any = {}) {
+	        return new SearchQuery(source);
+	    }
+	
+	    constructor(source: any = {}) {
+	        if ('string' === typeof source) source = JSON.parse(source);
+	        this.q = source["q"];
+	        this.agent = source["agent"];
+	        this.folder = source["folder"];
+	        this.from = this.convertValues(source["from"], null);
+	        this.to = this.convertValues(source["to"], null);
+	        this.limit = source["limit"];
+	        this.cursor = source["cursor"];
+	    }
+	
+		convertValues(a: any, classs: any, asMap: boolean = false): any {
+		    if (!a) {
+		        return a;
+		    }
+		    if (a.slice && a.map) {
+		        return (a as any[]).map(elem => this.convertValues(elem, classs));
+		    } else if ("object" === typeof a) {
+		        if (asMap) {
+		            for (const key of Object.keys(a)) {
+		                a[key] = new classs(a[key]);
+		            }
+		            return a;
+		        }
+		        return new classs(a);
+		    }
+		    return a;
+		}
 	}
 	export class TraySettings {
 	    autostart: boolean;
@@ -719,6 +1182,7 @@ export namespace hub {
 		    return a;
 		}
 	}
+	
 	
 	export class ThreadPage {
 	    threads: Thread[];

@@ -12,7 +12,11 @@ export function CompactThread(arg1:string):Promise<hub.Thread>;
 
 export function CreateThread(arg1:hub.CreateThreadRequest):Promise<hub.Thread>;
 
-export function DecidePermission(arg1:string,arg2:hub.Decision):Promise<hub.Permission>;
+export function DecidePermission(arg1:string,arg2:hub.Decision):Promise<hub.DecisionResult>;
+
+export function DecidePermissions(arg1:hub.BatchDecision):Promise<hub.BatchResult>;
+
+export function DeleteRule(arg1:string):Promise<void>;
 
 export function DeleteThread(arg1:string):Promise<void>;
 
@@ -32,15 +36,21 @@ export function ListAgents():Promise<Array<hub.Agent>>;
 
 export function ListPermissions(arg1:string):Promise<Array<hub.Permission>>;
 
+export function ListRules():Promise<Array<hub.RememberedRule>>;
+
 export function ListThreads(arg1:number,arg2:string):Promise<hub.ThreadPage>;
 
 export function OpenInBrowser(arg1:string):Promise<void>;
+
+export function QueryPermissions(arg1:hub.PermissionQuery):Promise<hub.PermissionPage>;
 
 export function QueryThreads(arg1:hub.ThreadQuery):Promise<hub.ThreadPage>;
 
 export function RenameThread(arg1:string,arg2:string):Promise<hub.Thread>;
 
 export function SaveExport(arg1:hub.ExportRequest,arg2:string):Promise<string>;
+
+export function Search(arg1:hub.SearchQuery):Promise<hub.SearchPage>;
 
 export function SetArchived(arg1:string,arg2:boolean):Promise<hub.Thread>;
 

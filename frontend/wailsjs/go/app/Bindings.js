@@ -26,6 +26,14 @@ export function DecidePermission(arg1, arg2) {
   return window['go']['app']['Bindings']['DecidePermission'](arg1, arg2);
 }
 
+export function DecidePermissions(arg1) {
+  return window['go']['app']['Bindings']['DecidePermissions'](arg1);
+}
+
+export function DeleteRule(arg1) {
+  return window['go']['app']['Bindings']['DeleteRule'](arg1);
+}
+
 export function DeleteThread(arg1) {
   return window['go']['app']['Bindings']['DeleteThread'](arg1);
 }
@@ -62,12 +70,20 @@ export function ListPermissions(arg1) {
   return window['go']['app']['Bindings']['ListPermissions'](arg1);
 }
 
+export function ListRules() {
+  return window['go']['app']['Bindings']['ListRules']();
+}
+
 export function ListThreads(arg1, arg2) {
   return window['go']['app']['Bindings']['ListThreads'](arg1, arg2);
 }
 
 export function OpenInBrowser(arg1) {
   return window['go']['app']['Bindings']['OpenInBrowser'](arg1);
+}
+
+export function QueryPermissions(arg1) {
+  return window['go']['app']['Bindings']['QueryPermissions'](arg1);
 }
 
 export function QueryThreads(arg1) {
@@ -80,6 +96,10 @@ export function RenameThread(arg1, arg2) {
 
 export function SaveExport(arg1, arg2) {
   return window['go']['app']['Bindings']['SaveExport'](arg1, arg2);
+}
+
+export function Search(arg1) {
+  return window['go']['app']['Bindings']['Search'](arg1);
 }
 
 export function SetArchived(arg1, arg2) {
