@@ -403,6 +403,8 @@ export interface SearchHit {
   threadTitle: string;
   agent: string;
   cwd: string;
+  /** The hit's thread is archived (search includes archived threads, marked). */
+  archived?: boolean;
   snippet: SnippetPart[];
 }
 

@@ -939,6 +939,7 @@ export namespace hub {
 	    threadTitle: string;
 	    agent: string;
 	    cwd: string;
+	    archived?: boolean;
 	    snippet: SnippetPart[];
 	
 	    static createFrom(source: any = {}) {
@@ -955,6 +956,7 @@ export namespace hub {
 	        this.threadTitle = source["threadTitle"];
 	        this.agent = source["agent"];
 	        this.cwd = source["cwd"];
+	        this.archived = source["archived"];
 	        this.snippet = this.convertValues(source["snippet"], SnippetPart);
 	    }
 	
