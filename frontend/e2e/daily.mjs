@@ -8,7 +8,7 @@
 //     its scroll position and the composer's draft;
 //   - the keymap: Alt+1…9 and Alt+↑/↓ switch threads, Ctrl+Shift+A opens
 //     Approvals, ? lists the keys, Escape closes only the topmost, Ctrl+K
-//     asks for search, Ctrl+. stops the running turn (Escape never does),
+//     opens Search, Ctrl+. stops the running turn (Escape never does),
 //     A and D answer the focused permission, not within its 500 ms guard;
 //     Ctrl+digit and Ctrl+N stay the browser's;
 //   - archive from the thread's header: it leaves the list (and GET
@@ -123,11 +123,13 @@ async function main() {
   await page.waitForTimeout(200);
   check((await selected()) === alpha.id, 'Ctrl+2 is left to the browser (its tabs)');
 
-  const searches = page.evaluate(
-    () => new Promise((r) => window.addEventListener('switchboard:search', () => r(true), { once: true })),
-  );
   await page.keyboard.press('Control+k');
-  check(await searches, 'Ctrl+K asks for search');
+  const search = page.getByRole('dialog', { name: 'Search all threads' });
+  await search.waitFor();
+  check(true, 'Ctrl+K opens Search');
+  await page.keyboard.press('Escape');
+  await search.waitFor({ state: 'detached' });
+  check(true, 'Escape closes Search');
 
   await page.keyboard.press('Control+Shift+A');
   const panel = page.getByRole('region', { name: 'Pending approvals' });
@@ -138,12 +140,21 @@ async function main() {
   const help = page.getByRole('dialog', { name: 'Keyboard' });
   await help.waitFor();
   check((await help.getByText('Ctrl+Shift+A (⌘⇧A)').count()) === 1 && (await help.getByText(/in the desktop window only/).count()) > 0, '? lists the keys, the window-only ones marked');
+  check(
+    (await help.getByRole('table', { name: 'In the Approvals list' }).getByText('Delete', { exact: true }).count()) === 1,
+    "? lists the Approvals inbox's keys",
+  );
   const { violations } = await axeRun(page);
   check(violations.length === 0, `axe finds nothing wrong with the key list over Approvals (${violations.map((v) => `${v.id}: ${v.targets.join(', ')}`).join('; ') || 'clean'})`);
   check(await help.getByRole('button', { name: 'Close' }).evaluate((b) => b === document.activeElement), 'the key list takes the focus');
   await page.keyboard.press('Escape');
   await help.waitFor({ state: 'detached' });
   check(await panel.isVisible(), 'Escape closed the key list only, Approvals stays');
+  await page.keyboard.press('Control+k');
+  await search.waitFor();
+  await page.keyboard.press('Escape');
+  await search.waitFor({ state: 'detached' });
+  check(await panel.isVisible(), 'Escape closed Search only, Approvals stays');
   await page.keyboard.press('Escape');
   await panel.waitFor({ state: 'detached' });
   check(true, 'the next Escape closes Approvals');

@@ -81,6 +81,24 @@ describe('App, daily', () => {
     expect(screen.queryByRole('region', { name: 'Pending approvals' })).toBeNull();
   });
 
+  it("Ctrl+K opens Search (one dialog) and Escape closes it, not the Approvals beneath; ? lists the inbox's keys", async () => {
+    setup();
+    await screen.findByText('Docs');
+    await fireEvent.keyDown(window, { key: 'A', code: 'KeyA', ctrlKey: true, shiftKey: true });
+    await screen.findByRole('region', { name: 'Pending approvals' });
+    await fireEvent.keyDown(window, { key: 'k', code: 'KeyK', ctrlKey: true });
+    await screen.findByRole('dialog', { name: 'Search all threads' });
+    await fireEvent.keyDown(window, { key: 'k', code: 'KeyK', metaKey: true });
+    expect(screen.getAllByRole('dialog', { name: 'Search all threads' })).toHaveLength(1);
+    await fireEvent.keyDown(screen.getByRole('searchbox', { name: 'Search all threads' }), { key: 'Escape' });
+    expect(screen.queryByRole('dialog', { name: 'Search all threads' })).toBeNull();
+    expect(screen.getByRole('region', { name: 'Pending approvals' })).toBeTruthy();
+    await fireEvent.keyDown(window, { key: '?', shiftKey: true });
+    const help = await screen.findByRole('dialog', { name: 'Keyboard' });
+    const inbox = within(help).getByRole('table', { name: 'In the Approvals list' });
+    for (const k of ['↑ / ↓', 'Space', 'Enter', 'Delete', 'Escape']) expect(within(inbox).getByText(k)).toBeTruthy();
+  });
+
   it('Alt+digit and Alt+arrows switch threads in list order; a link opens its thread', async () => {
     const { store } = setup();
     const nav = await screen.findByRole('navigation', { name: 'Threads' });

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { actionFor, BROWSER_RESERVED, KEYMAP, stepThread, type KeyLike } from './keymap';
+import { actionFor, BROWSER_RESERVED, INBOX_KEYMAP, inboxAction, KEYMAP, stepThread, type KeyLike } from './keymap';
 
 const key = (k: Partial<KeyLike> & { key: string }): KeyLike => ({ code: '', ctrlKey: false, metaKey: false, altKey: false, shiftKey: false, ...k });
 const browser = { inWindow: false, typing: false };
@@ -11,6 +11,22 @@ describe('keymap', () => {
       if (b.windowOnly) continue;
       for (const c of b.combos) expect(BROWSER_RESERVED, `${b.keys}: ${c}`).not.toContain(c);
     }
+  });
+
+  it("lists the Approvals inbox's keys, each one the inbox acts on and none the browser's", () => {
+    const combos = INBOX_KEYMAP.flatMap((b) => b.combos);
+    for (const c of combos) expect(BROWSER_RESERVED, c).not.toContain(c);
+    const ev = (c: string) => ({
+      key: c.slice(c.lastIndexOf('+') + 1),
+      ctrlKey: c.startsWith('Ctrl+'),
+      metaKey: c.startsWith('Meta+'),
+      altKey: false,
+      shiftKey: false,
+    });
+    for (const c of combos) expect(inboxAction(ev(c)), c).toBeDefined();
+    // and every key the inbox acts on is listed
+    for (const k of ['ArrowUp', 'ArrowDown', 'Home', 'End', ' ', 'Enter', 'Delete', 'Escape']) expect(combos).toContain(k);
+    expect(combos).toContain('Ctrl+a');
   });
 
   it('matches every binding it lists', () => {

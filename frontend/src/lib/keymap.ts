@@ -1,8 +1,10 @@
 // The keymap: every keyboard shortcut of the app, in one table, shown by
-// `?` (components/KeymapHelp.svelte) and matched by actionFor. Components
+// `?` (components/KeymapHelp.svelte) and matched by actionFor; and the keys
+// of the Approvals inbox's list (INBOX_KEYMAP, matched by inboxAction),
+// which the inbox runs itself while its list has the focus. Components
 // never listen for shortcuts of their own beside what a focused control
-// does (Enter in the composer, Escape in a dialog); App.svelte runs the
-// actions this module names.
+// does (Enter in the composer, Escape in a dialog, the inbox list's keys);
+// App.svelte runs the actions actionFor names.
 //
 // None of these is a key a browser keeps for itself (BROWSER_RESERVED:
 // Chromium and Firefox never hand them to the page, or do something
@@ -58,6 +60,58 @@ export const KEYMAP: Binding[] = [
   { keys: 'Ctrl+, (⌘,)', does: 'Settings', combos: ['Ctrl+,', 'Meta+,'] },
   { keys: '?', does: 'Show this list of keys', combos: ['?'] },
 ];
+
+/**
+ * The Approvals inbox's keys, while its list has the focus (Ctrl/Cmd+Shift+A
+ * puts it there), in the order `?` lists them. The list runs them itself
+ * (ApprovalsInbox.svelte, through inboxAction) and stops them there, so
+ * Escape closes the inbox only when nothing is open above it.
+ */
+export const INBOX_KEYMAP: Binding[] = [
+  { keys: '↑ / ↓', does: 'Move to the previous / next request', combos: ['ArrowUp', 'ArrowDown'] },
+  { keys: 'Home / End', does: 'Move to the first / last request', combos: ['Home', 'End'] },
+  { keys: 'Space', does: 'Select or unselect the request', combos: [' '] },
+  { keys: 'Ctrl+A (⌘A)', does: 'Select all (again: none)', combos: ['Ctrl+a', 'Meta+a'] },
+  { keys: 'Enter', does: 'Approve the selection (the current request when none is selected)', combos: ['Enter'] },
+  { keys: 'Delete', does: 'Deny the selection (the current request when none is selected)', combos: ['Delete'] },
+  { keys: 'Escape', does: 'Close the Approvals panel', combos: ['Escape'] },
+];
+
+/** The inbox's keys in one line, as the inbox shows them under its list. */
+export const inboxKeysHelp = '↑/↓ move · Space select · Ctrl+A all · Enter approve · Delete deny · Esc close';
+
+/** What a key does in the inbox's list (INBOX_KEYMAP). */
+export type InboxAction = 'up' | 'down' | 'first' | 'last' | 'toggle' | 'all' | 'approve' | 'deny' | 'close';
+
+/**
+ * The inbox's keys (INBOX_KEYMAP): ↑/↓ (Home/End) move, Space selects,
+ * Ctrl+A (⌘A) selects all (again: none), Enter approves and Delete denies
+ * the selection, Escape closes. undefined: a key the list leaves alone.
+ */
+export function inboxAction(e: Pick<KeyboardEvent, 'key' | 'ctrlKey' | 'metaKey' | 'altKey' | 'shiftKey'>): InboxAction | undefined {
+  if (e.altKey) return undefined;
+  if ((e.ctrlKey || e.metaKey) && e.key.toLowerCase() === 'a') return 'all';
+  if (e.ctrlKey || e.metaKey) return undefined;
+  switch (e.key) {
+    case 'ArrowUp':
+      return 'up';
+    case 'ArrowDown':
+      return 'down';
+    case 'Home':
+      return 'first';
+    case 'End':
+      return 'last';
+    case ' ':
+      return 'toggle';
+    case 'Enter':
+      return e.shiftKey ? undefined : 'approve';
+    case 'Delete':
+      return 'deny';
+    case 'Escape':
+      return 'close';
+  }
+  return undefined;
+}
 
 /**
  * Keys browsers keep for themselves (tabs, windows, history, the address
