@@ -12,7 +12,8 @@
 //     A and D answer the focused permission, not within its 500 ms guard;
 //     Ctrl+digit and Ctrl+N stay the browser's;
 //   - archive from the thread's header: it leaves the list (and GET
-//     /v1/threads), stays after a reload, shows again on "Show archived";
+//     /v1/threads), stays after a reload, search finds it marked
+//     "archived", it shows again on "Show archived";
 //   - export as Markdown and JSON lines (downloads), and import of the
 //     JSON lines file as a new thread.
 import { mkdirSync, readFileSync } from 'node:fs';
@@ -215,6 +216,15 @@ async function main() {
   await page.getByRole('status').filter({ hasText: 'Connected' }).waitFor();
   await nav.getByRole('button', { name: /Alpha/ }).waitFor();
   check((await nav.getByRole('button', { name: /Beta/ }).count()) === 0, 'still out of the list after a reload');
+  // Search includes archived threads, marked.
+  await page.keyboard.press('Control+k');
+  const finder = page.getByRole('dialog', { name: 'Search all threads' });
+  await finder.getByRole('searchbox').fill('hang');
+  const betaHit = finder.getByRole('list', { name: 'Search results' }).getByRole('button', { name: /Beta/ }).first();
+  await betaHit.waitFor({ timeout: 15000 });
+  check((await betaHit.getByText('archived', { exact: true }).count()) === 1, 'search finds the archived thread, marked archived');
+  await page.keyboard.press('Escape');
+  await finder.waitFor({ state: 'detached' });
   await page.getByRole('button', { name: 'Show archived' }).click();
   await nav.getByRole('button', { name: /Beta/ }).click();
   await page.getByRole('group', { name: 'Keep' }).getByRole('button', { name: 'Unarchive' }).click();
