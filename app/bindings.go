@@ -75,6 +75,8 @@ type Emitter interface {
 //	Subscribe(after int64) error
 //	GetSettings() (hub.Settings, error)
 //	UpdateSettings(patch hub.SettingsPatch) (hub.Settings, error)
+//	GetUsage(p hub.UsageParams) (hub.UsageReport, error)
+//	OverrideBudget(req hub.OverrideRequest) (hub.BudgetOverride, error)
 //	ChooseFolder(title string) (string, error) // the window's own: no Service call
 //	QueryThreads(q hub.ThreadQuery) (hub.ThreadPage, error)
 //	SetArchived(id string, archived bool) (hub.Thread, error)

@@ -128,7 +128,9 @@ var bindingsContract = map[string]string{
 	"GetSettings":    "func() (hub.Settings, error)",
 	"UpdateSettings": "func(hub.SettingsPatch) (hub.Settings, error)",
 	// The window's own, not a hub.Service operation.
-	"ChooseFolder": "func(string) (string, error)",
+	"ChooseFolder":   "func(string) (string, error)",
+	"GetUsage":       "func(hub.UsageParams) (hub.UsageReport, error)",
+	"OverrideBudget": "func(hub.OverrideRequest) (hub.BudgetOverride, error)",
 	// hub.Shelf (bindings_shelf.go); Export/Import as strings, and the
 	// window's own "Open in browser".
 	"QueryThreads":   "func(hub.ThreadQuery) (hub.ThreadPage, error)",
@@ -144,7 +146,8 @@ var bindingsContract = map[string]string{
 // settings ones are checked against hub.SettingsService by
 // TestBindingsSettings).
 var windowOnly = map[string]bool{"ChooseFolder": true, "GetSettings": true, "UpdateSettings": true,
-	"ExportText": true, "ImportText": true, "OpenInBrowser": true, "SaveExport": true}
+	"ExportText": true, "ImportText": true, "OpenInBrowser": true, "SaveExport": true,
+	"GetUsage": true, "OverrideBudget": true} // hub.UsageService (bindings_usage.go)
 
 // unbound are the hub.Service methods the window has no use for:
 // AnswerClientRequest is for a thread's owner (the editor bridge), and the

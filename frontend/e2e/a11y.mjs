@@ -87,7 +87,7 @@ export async function axeRun(page) {
  * Sets the colour scheme and waits until the page's background follows it (the
  * theme is "system", so it must).
  */
-async function scheme(page, colorScheme) {
+export async function scheme(page, colorScheme) {
   await page.emulateMedia({ colorScheme });
   await page.waitForFunction(
     (dark) => {

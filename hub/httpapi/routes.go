@@ -71,6 +71,8 @@ var routes = []Route{
 	{Method: "POST", Path: "/v1/shutdown", handle: (*Server).shutdownHub},
 	{Method: "GET", Path: "/v1/settings", handle: (*Server).getSettings},
 	{Method: "PATCH", Path: "/v1/settings", Body: true, handle: (*Server).updateSettings},
+	{Method: "GET", Path: "/v1/usage", handle: (*Server).getUsage},
+	{Method: "POST", Path: "/v1/budgets/override", Body: true, handle: (*Server).overrideBudget},
 }
 
 // Routes returns the API's route table (a copy).

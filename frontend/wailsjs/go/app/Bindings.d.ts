@@ -26,6 +26,8 @@ export function GetSettings():Promise<hub.Settings>;
 
 export function GetThread(arg1:string):Promise<hub.Thread>;
 
+export function GetUsage(arg1:hub.UsageParams):Promise<hub.UsageReport>;
+
 export function History(arg1:string,arg2:boolean,arg3:boolean):Promise<Array<hub.TurnHistory>>;
 
 export function HistoryPage(arg1:string,arg2:hub.HistoryQuery):Promise<hub.HistoryPage>;
@@ -41,6 +43,8 @@ export function ListRules():Promise<Array<hub.RememberedRule>>;
 export function ListThreads(arg1:number,arg2:string):Promise<hub.ThreadPage>;
 
 export function OpenInBrowser(arg1:string):Promise<void>;
+
+export function OverrideBudget(arg1:hub.OverrideRequest):Promise<hub.BudgetOverride>;
 
 export function QueryPermissions(arg1:hub.PermissionQuery):Promise<hub.PermissionPage>;
 
