@@ -99,6 +99,25 @@ describe('App, daily', () => {
     for (const k of ['↑ / ↓', 'Space', 'Enter', 'Delete', 'Escape']) expect(within(inbox).getByText(k)).toBeTruthy();
   });
 
+  it('Escape over the Usage view closes the key list first, then the Usage view, then Approvals', async () => {
+    setup();
+    await screen.findByText('Docs');
+    await fireEvent.keyDown(window, { key: 'A', code: 'KeyA', ctrlKey: true, shiftKey: true });
+    await screen.findByRole('region', { name: 'Pending approvals' });
+    await fireEvent.click(screen.getByRole('button', { name: 'Usage' }));
+    await screen.findByRole('dialog', { name: 'Usage' });
+    await fireEvent.keyDown(window, { key: '?', shiftKey: true });
+    await screen.findByRole('dialog', { name: 'Keyboard' });
+    await fireEvent.keyDown(window, { key: 'Escape' });
+    expect(screen.queryByRole('dialog', { name: 'Keyboard' })).toBeNull();
+    expect(screen.getByRole('dialog', { name: 'Usage' })).toBeTruthy();
+    await fireEvent.keyDown(window, { key: 'Escape' });
+    expect(screen.queryByRole('dialog', { name: 'Usage' })).toBeNull();
+    expect(screen.getByRole('region', { name: 'Pending approvals' })).toBeTruthy();
+    await fireEvent.keyDown(window, { key: 'Escape' });
+    expect(screen.queryByRole('region', { name: 'Pending approvals' })).toBeNull();
+  });
+
   it('Alt+digit and Alt+arrows switch threads in list order; a link opens its thread', async () => {
     const { store } = setup();
     const nav = await screen.findByRole('navigation', { name: 'Threads' });
