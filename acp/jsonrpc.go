@@ -465,12 +465,17 @@ func (c *Conn) handleNotification(m wireMessage) {
 // not see a dispatched request vanish by a race.
 func (c *Conn) handleRequest(ctx context.Context, cancel context.CancelFunc, m wireMessage, waited bool) {
 	key := string(m.ID)
-	defer func() {
+	// forget ends the request's context and drops its entry from the
+	// cancel table, before the answer is sent: the peer may reuse the id
+	// as soon as it has the answer, and that new request's entry must not
+	// be the one deleted.
+	forget := sync.OnceFunc(func() {
 		cancel()
 		c.mu.Lock()
 		delete(c.incoming, key)
 		c.mu.Unlock()
-	}()
+	})
+	defer forget()
 	var result any
 	var err error
 	if waited && ctx.Err() != nil {
@@ -499,6 +504,7 @@ func (c *Conn) handleRequest(ctx context.Context, cancel context.CancelFunc, m w
 			resp.Result = b
 		}
 	}
+	forget()
 	c.send(resp)
 }
 
