@@ -22,16 +22,17 @@ const (
 // upsertThreadSQL writes a thread. Client capabilities are set at creation
 // and never cleared: an upsert without them keeps the stored ones.
 const upsertThreadSQL = `INSERT INTO threads
-	(id, agent, cwd, title, client_id, status, summary, agent_session_id, deleted, created_at, updated_at, client_capabilities)
-	VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
+	(id, agent, cwd, title, client_id, status, summary, agent_session_id, deleted, created_at, updated_at, client_capabilities, worktree)
+	VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
 	ON CONFLICT (id) DO UPDATE SET
 		agent = excluded.agent, cwd = excluded.cwd, title = excluded.title,
 		client_id = excluded.client_id, status = excluded.status, summary = excluded.summary,
 		agent_session_id = excluded.agent_session_id, deleted = excluded.deleted,
 		created_at = excluded.created_at, updated_at = excluded.updated_at,
-		client_capabilities = COALESCE(excluded.client_capabilities, client_capabilities)`
+		client_capabilities = COALESCE(excluded.client_capabilities, client_capabilities),
+		worktree = COALESCE(excluded.worktree, worktree)`
 
-const threadColumns = `id, agent, cwd, title, client_id, status, summary, agent_session_id, created_at, updated_at, modes, config_options, client_capabilities, available_commands`
+const threadColumns = `id, agent, cwd, title, client_id, status, summary, agent_session_id, created_at, updated_at, modes, config_options, client_capabilities, available_commands, worktree`
 
 // setSessionStateSQL sets a thread's modes, config options and available
 // commands; a NULL argument keeps the stored value
@@ -56,7 +57,8 @@ func setSessionState(ctx context.Context, st *stmts, s *hub.SessionState) error 
 // (hub.Write.ThreadChanges).
 const changeThreadSQL = `UPDATE threads SET
 	title = COALESCE(?, title), status = COALESCE(?, status), summary = COALESCE(?, summary),
-	agent_session_id = COALESCE(?, agent_session_id), updated_at = MAX(updated_at, ?)
+	agent_session_id = COALESCE(?, agent_session_id), worktree = COALESCE(?, worktree),
+	updated_at = MAX(updated_at, ?)
 	WHERE id = ? AND deleted = 0`
 
 // changedThreadSQL reads a thread back on the writer's connection.
@@ -72,8 +74,12 @@ func changeThread(ctx context.Context, st *stmts, c *hub.ThreadChange) (*hub.Eve
 	if c.Status != "" {
 		status = c.Status
 	}
+	wt, err := encWorktree(c.Worktree)
+	if err != nil {
+		return nil, fmt.Errorf("store: change thread %s: %w", c.ThreadID, err)
+	}
 	res, err := st.changeThread.ExecContext(ctx, strPtr(c.Title), status, strPtr(c.Summary),
-		strPtr(c.AgentSessionID), encTime(c.UpdatedAt), c.ThreadID)
+		strPtr(c.AgentSessionID), wt, encTime(c.UpdatedAt), c.ThreadID)
 	var n int64
 	if err == nil {
 		n, err = res.RowsAffected()
@@ -121,8 +127,12 @@ func upsertThread(ctx context.Context, st *stmts, t *hub.Thread) error {
 			return fmt.Errorf("store: upsert thread %s: %w", t.ID, err)
 		}
 	}
-	_, err := st.upsertThread.ExecContext(ctx, t.ID, t.Agent, t.Cwd, t.Title, t.ClientID, t.Status,
-		t.Summary, t.AgentSessionID, boolInt(t.Deleted), encTime(t.CreatedAt), encTime(t.UpdatedAt), encJSON(caps))
+	wt, err := encWorktree(t.Worktree)
+	if err != nil {
+		return fmt.Errorf("store: upsert thread %s: %w", t.ID, err)
+	}
+	_, err = st.upsertThread.ExecContext(ctx, t.ID, t.Agent, t.Cwd, t.Title, t.ClientID, t.Status,
+		t.Summary, t.AgentSessionID, boolInt(t.Deleted), encTime(t.CreatedAt), encTime(t.UpdatedAt), encJSON(caps), wt)
 	if err != nil {
 		return fmt.Errorf("store: upsert thread %s: %w", t.ID, err)
 	}
@@ -132,9 +142,15 @@ func upsertThread(ctx context.Context, st *stmts, t *hub.Thread) error {
 func scanThread(s interface{ Scan(...any) error }) (hub.Thread, error) {
 	var t hub.Thread
 	var created, updated int64
-	var modes, config, caps, commands []byte
+	var modes, config, caps, commands, wt []byte
 	err := s.Scan(&t.ID, &t.Agent, &t.Cwd, &t.Title, &t.ClientID, &t.Status, &t.Summary,
-		&t.AgentSessionID, &created, &updated, &modes, &config, &caps, &commands)
+		&t.AgentSessionID, &created, &updated, &modes, &config, &caps, &commands, &wt)
+	if err == nil && len(wt) > 0 {
+		t.Worktree = new(hub.Worktree)
+		if jerr := json.Unmarshal(wt, t.Worktree); jerr != nil {
+			return t, fmt.Errorf("store: thread %s: worktree: %w", t.ID, jerr)
+		}
+	}
 	t.CreatedAt, t.UpdatedAt = decTime(created), decTime(updated)
 	t.Modes, t.ConfigOptions, t.AvailableCommands = decJSON(modes), decJSON(config), decJSON(commands)
 	if err == nil && len(caps) > 0 {
@@ -251,4 +267,19 @@ func decodeCursor(c string) (int64, string, error) {
 		}
 	}
 	return 0, "", invalid("invalid cursor")
+}
+
+// encWorktree is a thread's worktree as stored (JSON without the computed
+// ahead/behind counts; NULL for none).
+func encWorktree(w *hub.Worktree) (any, error) {
+	if w == nil {
+		return nil, nil
+	}
+	c := *w
+	c.Ahead, c.Behind = nil, nil
+	b, err := json.Marshal(c)
+	if err != nil {
+		return nil, err
+	}
+	return string(b), nil
 }

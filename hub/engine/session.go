@@ -116,7 +116,7 @@ func (e *Engine) launchAgent(tr *turnRT) (*acp.Agent, acp.AgentSpec, error) {
 		return nil, acp.AgentSpec{}, hub.Errorf(hub.CodeUpstreamUnavailable, "agent %q is no longer configured", thread.Agent)
 	}
 	cmd := spec.Command
-	cmd.Dir = thread.Cwd
+	cmd.Dir = agentDir(thread)
 	a, err := acp.Launch(tr.ctx, cmd, e.agentClient(tr.rt, thread), e.agentOptions(tr.rt, thread))
 	if err != nil {
 		release()
@@ -205,7 +205,7 @@ func (e *Engine) openSession(tr *turnRT, a *acp.Agent) (string, acp.SessionSetup
 			tr.rt.mu.Lock()
 			tr.rt.replaying = true
 			tr.rt.mu.Unlock()
-			s, err := a.LoadSession(tr.ctx, old, thread.Cwd, nil)
+			s, err := a.LoadSession(tr.ctx, old, agentDir(thread), nil)
 			tr.rt.mu.Lock()
 			tr.rt.replaying = false
 			tr.rt.mu.Unlock()
@@ -213,11 +213,11 @@ func (e *Engine) openSession(tr *turnRT, a *acp.Agent) (string, acp.SessionSetup
 				return old, s, nil, nil
 			}
 			e.log.Info("hub: session/load failed; starting a new session", "thread", thread.ID, "err", err)
-		} else if s, err := a.ResumeSession(tr.ctx, old, thread.Cwd, nil); err == nil {
+		} else if s, err := a.ResumeSession(tr.ctx, old, agentDir(thread), nil); err == nil {
 			return old, s, nil, nil
 		}
 	}
-	s, err := a.NewSession(tr.ctx, thread.Cwd, nil)
+	s, err := a.NewSession(tr.ctx, agentDir(thread), nil)
 	if err != nil {
 		return "", s, nil, &hub.Error{Code: hub.CodeUpstreamUnavailable, Message: fmt.Sprintf("the agent refused a new session: %v", err), Err: err}
 	}

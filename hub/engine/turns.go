@@ -103,6 +103,13 @@ func (e *Engine) startTurn(ctx context.Context, t hub.Thread, in hub.TurnInput, 
 		stop()
 		return nil, err
 	}
+	if err := e.beforeTurn(ctx, tr); err != nil { // checkpoints.go
+		e.forgetTurn(tr)
+		e.releaseReservation(tr)
+		e.turnsWG.Done()
+		stop()
+		return nil, err
+	}
 
 	t.Status, t.UpdatedAt = hub.ThreadRunning, now
 	tr.thread = t

@@ -6,6 +6,7 @@ import (
 	"io"
 	"os"
 	"path/filepath"
+	"sort"
 	"strings"
 )
 
@@ -202,4 +203,37 @@ func removeEmptyParents(top, dir string) {
 		}
 		dir = filepath.Dir(dir)
 	}
+}
+
+// CheckpointInfo is one stored checkpoint.
+type CheckpointInfo struct {
+	Turn, Commit, Ref string
+	At              int64 // when it was taken (Unix nanoseconds, from its message)
+}
+
+// CheckpointMessage is the message of a checkpoint commit taken at nanos.
+func CheckpointMessage(nanos int64) string {
+	return fmt.Sprintf("switchboard checkpoint %d", nanos)
+}
+
+// Checkpoints lists a thread's checkpoints, oldest first.
+func Checkpoints(ctx context.Context, dir, thread string) ([]CheckpointInfo, error) {
+	out, err := git(ctx, dir, "for-each-ref", "--format=%(refname) %(objectname) %(contents:subject)", CheckpointRefPrefix+thread+"/")
+	if err != nil {
+		return nil, err
+	}
+	var cps []CheckpointInfo
+	for _, l := range strings.Split(out, "\n") {
+		f := strings.Fields(l)
+		if len(f) < 2 {
+			continue
+		}
+		cp := CheckpointInfo{Ref: f[0], Commit: f[1], Turn: strings.TrimPrefix(f[0], CheckpointRefPrefix+thread+"/")}
+		if len(f) == 5 {
+			fmt.Sscan(f[4], &cp.At)
+		}
+		cps = append(cps, cp)
+	}
+	sort.SliceStable(cps, func(i, j int) bool { return cps[i].At < cps[j].At })
+	return cps, nil
 }

@@ -1,0 +1,201 @@
+package engine
+
+import (
+	"context"
+	"errors"
+
+	"github.com/switchboard-hub/switchboard/hub"
+	"github.com/switchboard-hub/switchboard/hub/gitwork"
+)
+
+// beforeTurn runs once a turn is registered on its thread and before it
+// is stored: a thread whose worktree was discarded takes no turn
+// (CONFLICT), and a turn (not an internal one) in a git working tree gets
+// its checkpoint first. A checkpoint that fails is logged: the turn runs
+// without one.
+func (e *Engine) beforeTurn(ctx context.Context, tr *turnRT) error {
+	t := tr.thread
+	if w := t.Worktree; w != nil && w.Discarded {
+		return hub.Errorf(hub.CodeConflict, "the worktree of thread %s was discarded", t.ID)
+	}
+	if tr.turn.Internal {
+		return nil
+	}
+	r, err := gitwork.Open(ctx, agentDir(t))
+	if err != nil {
+		return nil // not a git working tree: no checkpoints
+	}
+	ref := gitwork.CheckpointRef(t.ID, tr.turn.ID)
+	if _, err := gitwork.Checkpoint(ctx, r, ref, gitwork.CheckpointMessage(e.now().UnixNano())); err != nil {
+		e.log.Warn("hub: checkpoint failed", "thread", t.ID, "turn", tr.turn.ID, "err", err)
+	}
+	return nil
+}
+
+// threadRepo opens the git working tree the thread's agent runs in.
+func threadRepo(ctx context.Context, t hub.Thread) (gitwork.Repo, error) {
+	r, err := gitwork.Open(ctx, agentDir(t))
+	if err != nil && !errors.Is(err, gitwork.ErrNotRepo) && !errors.Is(err, gitwork.ErrNotWorkTree) {
+		return r, &hub.Error{Code: hub.CodeInternal, Message: "git failed", Err: err}
+	}
+	return r, err
+}
+
+// ListCheckpoints implements hub.WorkService.
+func (e *Engine) ListCheckpoints(ctx context.Context, c hub.Caller, id string) ([]hub.Checkpoint, error) {
+	t, err := e.visibleThread(ctx, c, id)
+	if err != nil {
+		return nil, err
+	}
+	out := []hub.Checkpoint{}
+	r, err := threadRepo(ctx, t)
+	if err != nil {
+		return out, nil
+	}
+	cps, err := gitwork.Checkpoints(ctx, r.Top, t.ID)
+	if err != nil {
+		return nil, &hub.Error{Code: hub.CodeInternal, Message: "git failed", Err: err}
+	}
+	for _, cp := range cps {
+		out = append(out, hub.Checkpoint{TurnID: cp.Turn, Commit: cp.Commit, Ref: cp.Ref})
+	}
+	return out, nil
+}
+
+// checkpointOf finds the thread's checkpoint before turnID and the one
+// after it ("" when it is the last).
+func checkpointOf(ctx context.Context, r gitwork.Repo, threadID, turnID string) (cp, next string, err error) {
+	cps, err := gitwork.Checkpoints(ctx, r.Top, threadID)
+	if err != nil {
+		return "", "", &hub.Error{Code: hub.CodeInternal, Message: "git failed", Err: err}
+	}
+	for i, c := range cps {
+		if c.Turn == turnID {
+			if i+1 < len(cps) {
+				next = cps[i+1].Commit
+			}
+			return c.Commit, next, nil
+		}
+	}
+	return "", "", hub.Errorf(hub.CodeNotFound, "turn %s of thread %s has no checkpoint", turnID, threadID)
+}
+
+// threadStart is the commit a thread's changes are diffed against: its
+// worktree's base commit, else its first checkpoint ("" when it has
+// none).
+func threadStart(ctx context.Context, r gitwork.Repo, t hub.Thread) (string, error) {
+	if w := t.Worktree; w != nil && !w.Discarded {
+		return w.BaseCommit, nil
+	}
+	cps, err := gitwork.Checkpoints(ctx, r.Top, t.ID)
+	if err != nil {
+		return "", &hub.Error{Code: hub.CodeInternal, Message: "git failed", Err: err}
+	}
+	if len(cps) == 0 {
+		return "", nil
+	}
+	return cps[0].Commit, nil
+}
+
+// Changes implements hub.WorkService.
+func (e *Engine) Changes(ctx context.Context, c hub.Caller, id, turnID string) (hub.Changes, error) {
+	t, err := e.visibleThread(ctx, c, id)
+	if err != nil {
+		return hub.Changes{}, err
+	}
+	r, err := threadRepo(ctx, t)
+	if err != nil {
+		if ge := (*hub.Error)(nil); errors.As(err, &ge) {
+			return hub.Changes{}, err
+		}
+		return e.reportedChanges(ctx, c, t, turnID)
+	}
+	from, to := "", ""
+	if turnID == "" {
+		if from, err = threadStart(ctx, r, t); err != nil {
+			return hub.Changes{}, err
+		}
+	} else if from, to, err = checkpointOf(ctx, r, t.ID, turnID); err != nil {
+		return hub.Changes{}, err
+	}
+	ch := hub.Changes{Source: "git", Base: from, Files: []hub.FileChange{}}
+	if from == "" {
+		return ch, nil
+	}
+	files, err := gitwork.Diff(ctx, r, from, to)
+	if err != nil {
+		return hub.Changes{}, &hub.Error{Code: hub.CodeInternal, Message: "git diff failed", Err: err}
+	}
+	for _, f := range files {
+		ch.Files = append(ch.Files, hub.FileChange(f))
+	}
+	return ch, nil
+}
+
+// RestoreCheckpoint implements hub.WorkService.
+func (e *Engine) RestoreCheckpoint(ctx context.Context, c hub.Caller, id, turnID string) (hub.RestoreResult, error) {
+	t, _, err := e.idleThread(ctx, c, id)
+	if err != nil {
+		return hub.RestoreResult{}, err
+	}
+	r, err := threadRepo(ctx, t)
+	if err != nil {
+		return hub.RestoreResult{}, hub.Errorf(hub.CodeNotFound, "thread %s has no checkpoints: its folder is not a git working tree", id)
+	}
+	cp, _, err := checkpointOf(ctx, r, t.ID, turnID)
+	if err != nil {
+		return hub.RestoreResult{}, err
+	}
+	return e.restore(ctx, t, r, cp, turnID, nil)
+}
+
+// RevertChanges implements hub.WorkService.
+func (e *Engine) RevertChanges(ctx context.Context, c hub.Caller, id string, rq hub.RevertRequest) (hub.RestoreResult, error) {
+	t, _, err := e.idleThread(ctx, c, id)
+	if err != nil {
+		return hub.RestoreResult{}, err
+	}
+	r, err := threadRepo(ctx, t)
+	if err != nil {
+		return hub.RestoreResult{}, hub.Errorf(hub.CodeInvalidArgument, "the thread's folder is not a git working tree: there is nothing to revert to")
+	}
+	from := ""
+	if rq.SinceTurn != "" {
+		if from, _, err = checkpointOf(ctx, r, t.ID, rq.SinceTurn); err != nil {
+			return hub.RestoreResult{}, err
+		}
+	} else if from, err = threadStart(ctx, r, t); err != nil {
+		return hub.RestoreResult{}, err
+	}
+	if from == "" {
+		return hub.RestoreResult{Files: []string{}}, nil
+	}
+	var only []string
+	if rq.Path != "" {
+		only = []string{rq.Path}
+	}
+	return e.restore(ctx, t, r, from, rq.SinceTurn, only)
+}
+
+// restore brings the thread's folder (only the paths in only, when set)
+// back to the commit from and emits checkpoint_restored {turnId, files}.
+func (e *Engine) restore(ctx context.Context, t hub.Thread, r gitwork.Repo, from, turnID string, only []string) (hub.RestoreResult, error) {
+	var files []string
+	var err error
+	if only != nil {
+		files, err = gitwork.RestorePaths(ctx, r, from, only)
+	} else {
+		files, err = gitwork.Restore(ctx, r, from)
+	}
+	if files == nil {
+		files = []string{}
+	}
+	if err != nil {
+		return hub.RestoreResult{Files: files}, &hub.Error{Code: hub.CodeInternal, Message: "restoring failed: " + gitMessage(err), Err: err}
+	}
+	ev, err := hub.NewEvent(hub.EventCheckpointRestored, t, "", e.now(), map[string]any{"turnId": turnID, "commit": from, "files": files})
+	if err == nil {
+		err = e.commit(&hub.Write{Events: []hub.Event{ev}})
+	}
+	return hub.RestoreResult{Files: files}, err
+}
