@@ -90,6 +90,12 @@ type Config struct {
 		// SSH_AUTH_SOCK are withheld unless named here.
 		InheritEnv []string `mapstructure:"inheritEnv"`
 	} `mapstructure:"terminals"`
+	// Worktrees: where worktree threads' worktrees go (issue 19).
+	Worktrees struct {
+		// Location is the folder of new worktrees, as <location>/<branch>
+		// (absolute or ~/…); "": <repo>-worktrees beside the repository.
+		Location string `mapstructure:"location"`
+	} `mapstructure:"worktrees"`
 	// Folders holds per-folder settings by folder glob (folders.go).
 	Folders Folders                    `mapstructure:"folders"`
 	Agents  map[string]acp.AgentConfig `mapstructure:"agents"`
@@ -125,6 +131,7 @@ func (c Config) EngineConfig() engine.Config {
 		Folders:            c.Folders.rules(),
 		TerminalInheritEnv: c.Terminals.InheritEnv,
 		Redaction:          c.Redaction.Enabled,
+		WorktreeLocation:   expandHome(c.Worktrees.Location),
 
 		AgentRequests:             c.Limits.AgentRequests,
 		PendingPermissionsPerTurn: c.Limits.PendingPermissionsPerTurn,

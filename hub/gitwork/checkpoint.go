@@ -208,7 +208,7 @@ func removeEmptyParents(top, dir string) {
 // CheckpointInfo is one stored checkpoint.
 type CheckpointInfo struct {
 	Turn, Commit, Ref string
-	At              int64 // when it was taken (Unix nanoseconds, from its message)
+	At                int64 // when it was taken (Unix nanoseconds, from its message)
 }
 
 // CheckpointMessage is the message of a checkpoint commit taken at nanos.

@@ -81,4 +81,6 @@ func open(t testing.TB, dir string) Repo {
 	return r
 }
 
-func removeFile(dir, name string) error { return os.Remove(filepath.Join(dir, filepath.FromSlash(name))) }
+func removeFile(dir, name string) error {
+	return os.Remove(filepath.Join(dir, filepath.FromSlash(name)))
+}
