@@ -72,6 +72,13 @@ type Emitter interface {
 //	GetSettings() (hub.Settings, error)
 //	UpdateSettings(patch hub.SettingsPatch) (hub.Settings, error)
 //	ChooseFolder(title string) (string, error) // the window's own: no Service call
+//	DeleteThreadWith(id string, o hub.DeleteOptions) error       // hub.WorkService (bindings_work.go)
+//	MergeThread(id string) (hub.MergeResult, error)
+//	DiscardThread(id string) (hub.Thread, error)
+//	Changes(id, turnID string) (hub.Changes, error)
+//	RevertChanges(id string, r hub.RevertRequest) (hub.RestoreResult, error)
+//	ListCheckpoints(id string) ([]hub.Checkpoint, error)
+//	RestoreCheckpoint(id, turnID string) (hub.RestoreResult, error)
 //
 // A failed call rejects its promise with a string holding the JSON object
 // {"code": "NOT_FOUND", "message": "…"} (formatError, the app's Wails

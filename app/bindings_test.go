@@ -128,6 +128,14 @@ var bindingsContract = map[string]string{
 	"UpdateSettings": "func(hub.SettingsPatch) (hub.Settings, error)",
 	// The window's own, not a hub.Service operation.
 	"ChooseFolder": "func(string) (string, error)",
+	// hub.WorkService (issue 19; bindings_work.go).
+	"DeleteThreadWith":  "func(string, hub.DeleteOptions) error",
+	"MergeThread":       "func(string) (hub.MergeResult, error)",
+	"DiscardThread":     "func(string) (hub.Thread, error)",
+	"Changes":           "func(string, string) (hub.Changes, error)",
+	"RevertChanges":     "func(string, hub.RevertRequest) (hub.RestoreResult, error)",
+	"ListCheckpoints":   "func(string) ([]hub.Checkpoint, error)",
+	"RestoreCheckpoint": "func(string, string) (hub.RestoreResult, error)",
 }
 
 // windowOnly are the bindings with no hub.Service counterpart (the
@@ -164,11 +172,19 @@ func TestBindingsContract(t *testing.T) {
 			t.Errorf("hub.Service.%s has no binding", m.Name)
 		}
 	}
+	for m := range reflect.TypeFor[hub.WorkService]().Methods() {
+		if _, ok := bindingsContract[m.Name]; !ok {
+			t.Errorf("hub.WorkService.%s has no binding", m.Name)
+		}
+	}
 	for name := range bindingsContract {
 		if windowOnly[name] {
 			continue
 		}
 		sm, ok := svc.MethodByName(name)
+		if !ok {
+			sm, ok = reflect.TypeFor[hub.WorkService]().MethodByName(name)
+		}
 		if !ok {
 			t.Errorf("%s is not a hub.Service method", name)
 			continue

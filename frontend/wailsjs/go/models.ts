@@ -238,6 +238,74 @@ export namespace hub {
 		    return a;
 		}
 	}
+	export class FileChange {
+	    path: string;
+	    status: string;
+	    oldPath?: string;
+	    diff: string;
+	
+	    static createFrom(source: any = {}) {
+	        return new FileChange(source);
+	    }
+	
+	    constructor(source: any = {}) {
+	        if ('string' === typeof source) source = JSON.parse(source);
+	        this.path = source["path"];
+	        this.status = source["status"];
+	        this.oldPath = source["oldPath"];
+	        this.diff = source["diff"];
+	    }
+	}
+	export class Changes {
+	    source: string;
+	    base?: string;
+	    files: FileChange[];
+	
+	    static createFrom(source: any = {}) {
+	        return new Changes(source);
+	    }
+	
+	    constructor(source: any = {}) {
+	        if ('string' === typeof source) source = JSON.parse(source);
+	        this.source = source["source"];
+	        this.base = source["base"];
+	        this.files = this.convertValues(source["files"], FileChange);
+	    }
+	
+		convertValues(a: any, classs: any, asMap: boolean = false): any {
+		    if (!a) {
+		        return a;
+		    }
+		    if (a.slice && a.map) {
+		        return (a as any[]).map(elem => this.convertValues(elem, classs));
+		    } else if ("object" === typeof a) {
+		        if (asMap) {
+		            for (const key of Object.keys(a)) {
+		                a[key] = new classs(a[key]);
+		            }
+		            return a;
+		        }
+		        return new classs(a);
+		    }
+		    return a;
+		}
+	}
+	export class Checkpoint {
+	    turnId: string;
+	    commit: string;
+	    ref: string;
+	
+	    static createFrom(source: any = {}) {
+	        return new Checkpoint(source);
+	    }
+	
+	    constructor(source: any = {}) {
+	        if ('string' === typeof source) source = JSON.parse(source);
+	        this.turnId = source["turnId"];
+	        this.commit = source["commit"];
+	        this.ref = source["ref"];
+	    }
+	}
 	export class FSCapabilities {
 	    readTextFile: boolean;
 	    writeTextFile: boolean;
@@ -290,6 +358,7 @@ export namespace hub {
 	    title?: string;
 	    openSession?: boolean;
 	    clientCapabilities?: ClientCapabilities;
+	    worktree?: boolean;
 	
 	    static createFrom(source: any = {}) {
 	        return new CreateThreadRequest(source);
@@ -302,6 +371,7 @@ export namespace hub {
 	        this.title = source["title"];
 	        this.openSession = source["openSession"];
 	        this.clientCapabilities = this.convertValues(source["clientCapabilities"], ClientCapabilities);
+	        this.worktree = source["worktree"];
 	    }
 	
 		convertValues(a: any, classs: any, asMap: boolean = false): any {
@@ -427,6 +497,20 @@ export namespace hub {
 		    return a;
 		}
 	}
+	export class DeleteOptions {
+	    Discard: boolean;
+	    KeepBranch: boolean;
+	
+	    static createFrom(source: any = {}) {
+	        return new DeleteOptions(source);
+	    }
+	
+	    constructor(source: any = {}) {
+	        if ('string' === typeof source) source = JSON.parse(source);
+	        this.Discard = source["Discard"];
+	        this.KeepBranch = source["KeepBranch"];
+	    }
+	}
 	export class Event {
 	    Seq: number;
 	    Type: string;
@@ -470,6 +554,7 @@ export namespace hub {
 		    return a;
 		}
 	}
+	
 	
 	export class TurnHistory {
 	    id: string;
@@ -576,6 +661,124 @@ export namespace hub {
 	    }
 	}
 	
+	export class Worktree {
+	    path: string;
+	    branch: string;
+	    base: string;
+	    baseCommit: string;
+	    top: string;
+	    repo: string;
+	    ahead?: number;
+	    behind?: number;
+	    discarded?: boolean;
+	
+	    static createFrom(source: any = {}) {
+	        return new Worktree(source);
+	    }
+	
+	    constructor(source: any = {}) {
+	        if ('string' === typeof source) source = JSON.parse(source);
+	        this.path = source["path"];
+	        this.branch = source["branch"];
+	        this.base = source["base"];
+	        this.baseCommit = source["baseCommit"];
+	        this.top = source["top"];
+	        this.repo = source["repo"];
+	        this.ahead = source["ahead"];
+	        this.behind = source["behind"];
+	        this.discarded = source["discarded"];
+	    }
+	}
+	export class Thread {
+	    id: string;
+	    agent: string;
+	    cwd: string;
+	    title: string;
+	    clientId: string;
+	    status: string;
+	    // Go type: time
+	    createdAt: any;
+	    // Go type: time
+	    updatedAt: any;
+	    modes?: number[];
+	    configOptions?: number[];
+	    availableCommands?: number[];
+	    clientCapabilities?: ClientCapabilities;
+	    worktree?: Worktree;
+	
+	    static createFrom(source: any = {}) {
+	        return new Thread(source);
+	    }
+	
+	    constructor(source: any = {}) {
+	        if ('string' === typeof source) source = JSON.parse(source);
+	        this.id = source["id"];
+	        this.agent = source["agent"];
+	        this.cwd = source["cwd"];
+	        this.title = source["title"];
+	        this.clientId = source["clientId"];
+	        this.status = source["status"];
+	        this.createdAt = this.convertValues(source["createdAt"], null);
+	        this.updatedAt = this.convertValues(source["updatedAt"], null);
+	        this.modes = source["modes"];
+	        this.configOptions = source["configOptions"];
+	        this.availableCommands = source["availableCommands"];
+	        this.clientCapabilities = this.convertValues(source["clientCapabilities"], ClientCapabilities);
+	        this.worktree = this.convertValues(source["worktree"], Worktree);
+	    }
+	
+		convertValues(a: any, classs: any, asMap: boolean = false): any {
+		    if (!a) {
+		        return a;
+		    }
+		    if (a.slice && a.map) {
+		        return (a as any[]).map(elem => this.convertValues(elem, classs));
+		    } else if ("object" === typeof a) {
+		        if (asMap) {
+		            for (const key of Object.keys(a)) {
+		                a[key] = new classs(a[key]);
+		            }
+		            return a;
+		        }
+		        return new classs(a);
+		    }
+		    return a;
+		}
+	}
+	export class MergeResult {
+	    how: string;
+	    commit: string;
+	    thread: Thread;
+	
+	    static createFrom(source: any = {}) {
+	        return new MergeResult(source);
+	    }
+	
+	    constructor(source: any = {}) {
+	        if ('string' === typeof source) source = JSON.parse(source);
+	        this.how = source["how"];
+	        this.commit = source["commit"];
+	        this.thread = this.convertValues(source["thread"], Thread);
+	    }
+	
+		convertValues(a: any, classs: any, asMap: boolean = false): any {
+		    if (!a) {
+		        return a;
+		    }
+		    if (a.slice && a.map) {
+		        return (a as any[]).map(elem => this.convertValues(elem, classs));
+		    } else if ("object" === typeof a) {
+		        if (asMap) {
+		            for (const key of Object.keys(a)) {
+		                a[key] = new classs(a[key]);
+		            }
+		            return a;
+		        }
+		        return new classs(a);
+		    }
+		    return a;
+		}
+	}
 	export class NotificationSettings {
 	    enabled: boolean;
 	    turnCompleted: boolean;
@@ -757,6 +960,32 @@ export namespace hub {
 		}
 	}
 	
+	export class RestoreResult {
+	    files: string[];
+	
+	    static createFrom(source: any = {}) {
+	        return new RestoreResult(source);
+	    }
+	
+	    constructor(source: any = {}) {
+	        if ('string' === typeof source) source = JSON.parse(source);
+	        this.files = source["files"];
+	    }
+	}
+	export class RevertRequest {
+	    path?: string;
+	    sinceTurn?: string;
+	
+	    static createFrom(source: any = {}) {
+	        return new RevertRequest(source);
+	    }
+	
+	    constructor(source: any = {}) {
+	        if ('string' === typeof source) source = JSON.parse(source);
+	        this.path = source["path"];
+	        this.sinceTurn = source["sinceTurn"];
+	    }
+	}
 	export class TraySettings {
 	    autostart: boolean;
 	
@@ -885,60 +1114,7 @@ export namespace hub {
 		    return a;
 		}
 	}
-	export class Thread {
-	    id: string;
-	    agent: string;
-	    cwd: string;
-	    title: string;
-	    clientId: string;
-	    status: string;
-	    // Go type: time
-	    createdAt: any;
-	    // Go type: time
-	    updatedAt: any;
-	    modes?: number[];
-	    configOptions?: number[];
-	    availableCommands?: number[];
-	    clientCapabilities?: ClientCapabilities;
 	
-	    static createFrom(source: any = {}) {
-	        return new Thread(source);
-	    }
-	
-	    constructor(source: any = {}) {
-	        if ('string' === typeof source) source = JSON.parse(source);
-	        this.id = source["id"];
-	        this.agent = source["agent"];
-	        this.cwd = source["cwd"];
-	        this.title = source["title"];
-	        this.clientId = source["clientId"];
-	        this.status = source["status"];
-	        this.createdAt = this.convertValues(source["createdAt"], null);
-	        this.updatedAt = this.convertValues(source["updatedAt"], null);
-	        this.modes = source["modes"];
-	        this.configOptions = source["configOptions"];
-	        this.availableCommands = source["availableCommands"];
-	        this.clientCapabilities = this.convertValues(source["clientCapabilities"], ClientCapabilities);
-	    }
-	
-		convertValues(a: any, classs: any, asMap: boolean = false): any {
-		    if (!a) {
-		        return a;
-		    }
-		    if (a.slice && a.map) {
-		        return (a as any[]).map(elem => this.convertValues(elem, classs));
-		    } else if ("object" === typeof a) {
-		        if (asMap) {
-		            for (const key of Object.keys(a)) {
-		                a[key] = new classs(a[key]);
-		            }
-		            return a;
-		        }
-		        return new classs(a);
-		    }
-		    return a;
-		}
-	}
 	export class ThreadPage {
 	    threads: Thread[];
 	    nextCursor?: string;
@@ -1040,6 +1216,7 @@ export namespace hub {
 	        this.content = source["content"];
 	    }
 	}
+	
 	
 
 }

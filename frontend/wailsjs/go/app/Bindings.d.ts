@@ -4,6 +4,8 @@ import {hub} from '../models';
 
 export function CancelTurn(arg1:string):Promise<hub.Turn>;
 
+export function Changes(arg1:string,arg2:string):Promise<hub.Changes>;
+
 export function ChooseFolder(arg1:string):Promise<string>;
 
 export function CompactThread(arg1:string):Promise<hub.Thread>;
@@ -18,6 +20,10 @@ export function DeleteRule(arg1:string):Promise<void>;
 
 export function DeleteThread(arg1:string):Promise<void>;
 
+export function DeleteThreadWith(arg1:string,arg2:hub.DeleteOptions):Promise<void>;
+
+export function DiscardThread(arg1:string):Promise<hub.Thread>;
+
 export function GetSettings():Promise<hub.Settings>;
 
 export function GetThread(arg1:string):Promise<hub.Thread>;
@@ -28,15 +34,23 @@ export function HistoryPage(arg1:string,arg2:hub.HistoryQuery):Promise<hub.Histo
 
 export function ListAgents():Promise<Array<hub.Agent>>;
 
+export function ListCheckpoints(arg1:string):Promise<Array<hub.Checkpoint>>;
+
 export function ListPermissions(arg1:string):Promise<Array<hub.Permission>>;
 
 export function ListRules():Promise<Array<hub.RememberedRule>>;
 
 export function ListThreads(arg1:number,arg2:string):Promise<hub.ThreadPage>;
 
+export function MergeThread(arg1:string):Promise<hub.MergeResult>;
+
 export function QueryPermissions(arg1:hub.PermissionQuery):Promise<hub.PermissionPage>;
 
 export function RenameThread(arg1:string,arg2:string):Promise<hub.Thread>;
+
+export function RestoreCheckpoint(arg1:string,arg2:string):Promise<hub.RestoreResult>;
+
+export function RevertChanges(arg1:string,arg2:hub.RevertRequest):Promise<hub.RestoreResult>;
 
 export function SetConfigOption(arg1:string,arg2:string,arg3:string):Promise<hub.Thread>;
 

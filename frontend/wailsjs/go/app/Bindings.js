@@ -6,6 +6,10 @@ export function CancelTurn(arg1) {
   return window['go']['app']['Bindings']['CancelTurn'](arg1);
 }
 
+export function Changes(arg1, arg2) {
+  return window['go']['app']['Bindings']['Changes'](arg1, arg2);
+}
+
 export function ChooseFolder(arg1) {
   return window['go']['app']['Bindings']['ChooseFolder'](arg1);
 }
@@ -34,6 +38,14 @@ export function DeleteThread(arg1) {
   return window['go']['app']['Bindings']['DeleteThread'](arg1);
 }
 
+export function DeleteThreadWith(arg1, arg2) {
+  return window['go']['app']['Bindings']['DeleteThreadWith'](arg1, arg2);
+}
+
+export function DiscardThread(arg1) {
+  return window['go']['app']['Bindings']['DiscardThread'](arg1);
+}
+
 export function GetSettings() {
   return window['go']['app']['Bindings']['GetSettings']();
 }
@@ -54,6 +66,10 @@ export function ListAgents() {
   return window['go']['app']['Bindings']['ListAgents']();
 }
 
+export function ListCheckpoints(arg1) {
+  return window['go']['app']['Bindings']['ListCheckpoints'](arg1);
+}
+
 export function ListPermissions(arg1) {
   return window['go']['app']['Bindings']['ListPermissions'](arg1);
 }
@@ -66,12 +82,24 @@ export function ListThreads(arg1, arg2) {
   return window['go']['app']['Bindings']['ListThreads'](arg1, arg2);
 }
 
+export function MergeThread(arg1) {
+  return window['go']['app']['Bindings']['MergeThread'](arg1);
+}
+
 export function QueryPermissions(arg1) {
   return window['go']['app']['Bindings']['QueryPermissions'](arg1);
 }
 
 export function RenameThread(arg1, arg2) {
   return window['go']['app']['Bindings']['RenameThread'](arg1, arg2);
+}
+
+export function RestoreCheckpoint(arg1, arg2) {
+  return window['go']['app']['Bindings']['RestoreCheckpoint'](arg1, arg2);
+}
+
+export function RevertChanges(arg1, arg2) {
+  return window['go']['app']['Bindings']['RevertChanges'](arg1, arg2);
 }
 
 export function SetConfigOption(arg1, arg2, arg3) {
