@@ -1,3 +1,4 @@
+import type { Worktree } from './work';
 // Resources of the hub's API (docs/API.md, "Resources"). Fields the hub
 // may add later are tolerated: every object is read, never validated.
 
@@ -30,6 +31,8 @@ export interface Thread {
   configOptions?: ConfigOption[];
   /** The agent's slash commands as it last reported them (kept by the hub). */
   availableCommands?: AvailableCommand[];
+  /** A worktree thread's worktree: its agent runs in worktree.path (lib/work.ts). */
+  worktree?: Worktree;
 }
 export interface SessionMode {
   id: string;
@@ -177,6 +180,8 @@ export interface CreateThreadRequest {
   agent: string;
   cwd: string;
   title?: string;
+  /** Run the agent in a new git worktree of the folder's repository. */
+  worktree?: boolean;
 }
 export type TurnInput = { input: string } | { content: unknown[] };
 export type Decision = { outcome: 'approved' | 'declined' } | { optionId: string };
