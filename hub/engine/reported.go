@@ -20,7 +20,6 @@ func (e *Engine) reportedChanges(ctx context.Context, c hub.Caller, t hub.Thread
 	}
 	type seen struct {
 		first, last *string
-		idx         int
 	}
 	byPath := map[string]*seen{}
 	var order []string
