@@ -85,7 +85,7 @@ describe('WorkPanel', () => {
     const work = fakeWork();
     render(WorkPanel, { thread, work, turnIds: ['tu_1'] });
     await fireEvent.click(screen.getByRole('button', { name: 'Changes' }));
-    const diff = await screen.findByLabelText('Diff of a.txt');
+    const diff = await screen.findByLabelText('Changes to a.txt');
     expect(diff.querySelector('.add')?.textContent?.trim()).toBe('+new');
     expect(diff.querySelector('.del')?.textContent?.trim()).toBe('-old');
 
