@@ -164,6 +164,38 @@ func TestE2EWorktrees(t *testing.T) {
 		}
 	})
 
+	t.Run("revert refuses to lose changes made since the agent's turn", func(t *testing.T) {
+		h := h.withT(t)
+		repo := gitRepo(t, map[string]string{"a.txt": "start\n", "b.txt": "b\n"})
+		th := h.newThread("fake", repo)
+		out, _ := confinedTurn(h, th.ID, "fs-write "+filepath.Join(repo, "a.txt")+" agent\n", decline)
+		if out != "fs-write ok" {
+			t.Fatalf("fs-write: %q", out)
+		}
+		writeFile(t, filepath.Join(repo, "a.txt"), "agent\nand mine\n") // the user, after the turn
+		r := h.do("POST", "/v1/threads/"+th.ID+"/changes/revert", map[string]any{"path": "a.txt"})
+		var e struct {
+			Error struct {
+				Details struct {
+					Files  []string
+					Reason string
+				}
+			}
+		}
+		json.Unmarshal(r.body, &e)
+		if r.status != 409 || !slices.Equal(e.Error.Details.Files, []string{"a.txt"}) || e.Error.Details.Reason != "CHANGED_SINCE" {
+			t.Fatalf("revert of a file changed since: %s", r)
+		}
+		if got := readFile(t, filepath.Join(repo, "a.txt")); got != "agent\nand mine\n" {
+			t.Fatalf("the refused revert changed the file: %q", got)
+		}
+		var res struct{ Files []string }
+		h.call("POST", "/v1/threads/"+th.ID+"/changes/revert", map[string]any{"path": "a.txt", "force": true}, 200, &res)
+		if got := readFile(t, filepath.Join(repo, "a.txt")); got != "start\n" || !slices.Equal(res.Files, []string{"a.txt"}) {
+			t.Errorf("forced revert: a.txt %q, files %v", got, res.Files)
+		}
+	})
+
 	t.Run("checkpoints restore byte for byte", func(t *testing.T) {
 		h := h.withT(t)
 		bin := "crlf\r\nnul\x00end"

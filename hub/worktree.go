@@ -88,6 +88,10 @@ type Changes struct {
 type RevertRequest struct {
 	Path      string `json:"path,omitempty"`
 	SinceTurn string `json:"sinceTurn,omitempty"`
+	// Force reverts files that changed since the agent's last turn
+	// (without it that is CONFLICT with details {files, reason:
+	// "CHANGED_SINCE"}).
+	Force bool `json:"force,omitempty"`
 }
 
 // RestoreResult lists the files a restore or revert wrote back or removed.

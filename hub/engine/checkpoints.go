@@ -3,6 +3,8 @@ package engine
 import (
 	"context"
 	"errors"
+	"slices"
+	"time"
 
 	"github.com/switchboard-hub/switchboard/hub"
 	"github.com/switchboard-hub/switchboard/hub/gitwork"
@@ -30,6 +32,50 @@ func (e *Engine) beforeTurn(ctx context.Context, tr *turnRT) error {
 		e.log.Warn("hub: checkpoint failed", "thread", t.ID, "turn", tr.turn.ID, "err", err)
 	}
 	return nil
+}
+
+// afterTurn snapshots the folder of a turn (not an internal one) that
+// ends in a git working tree, so that a later revert can tell what changed
+// since the agent's last turn (RevertChanges). A failure is logged.
+func (e *Engine) afterTurn(tr *turnRT) {
+	if tr.turn.Internal {
+		return
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	defer cancel()
+	r, err := gitwork.Open(ctx, agentDir(tr.thread))
+	if err != nil {
+		return
+	}
+	ref := gitwork.TurnEndRef(tr.thread.ID, tr.turn.ID)
+	if _, err := gitwork.Checkpoint(ctx, r, ref, gitwork.CheckpointMessage(e.now().UnixNano())); err != nil {
+		e.log.Warn("hub: turn-end snapshot failed", "thread", tr.thread.ID, "turn", tr.turn.ID, "err", err)
+	}
+}
+
+// changedSinceLastTurn returns which of paths differ now from the end of
+// the thread's last turn: someone else changed them since, and a revert
+// would lose that.
+func changedSinceLastTurn(ctx context.Context, r gitwork.Repo, threadID string, paths []string) ([]string, error) {
+	ends, err := gitwork.TurnEnds(ctx, r.Top, threadID)
+	if err != nil || len(ends) == 0 {
+		return nil, err
+	}
+	changed, err := gitwork.Changed(ctx, r, ends[len(ends)-1].Commit, "")
+	if err != nil {
+		return nil, err
+	}
+	want := map[string]bool{}
+	for _, p := range paths {
+		want[p] = true
+	}
+	var out []string
+	for _, p := range changed {
+		if want[p] {
+			out = append(out, p)
+		}
+	}
+	return out, nil
 }
 
 // threadRepo opens the git working tree the thread's agent runs in.
@@ -170,11 +216,24 @@ func (e *Engine) RevertChanges(ctx context.Context, c hub.Caller, id string, rq 
 	if from == "" {
 		return hub.RestoreResult{Files: []string{}}, nil
 	}
-	var only []string
-	if rq.Path != "" {
-		only = []string{rq.Path}
+	targets, err := gitwork.Changed(ctx, r, from, "")
+	if err != nil {
+		return hub.RestoreResult{}, &hub.Error{Code: hub.CodeInternal, Message: "git diff failed", Err: err}
 	}
-	return e.restore(ctx, t, r, from, rq.SinceTurn, only)
+	if rq.Path != "" {
+		targets = slices.DeleteFunc(targets, func(p string) bool { return p != rq.Path })
+	}
+	if !rq.Force {
+		clash, err := changedSinceLastTurn(ctx, r, t.ID, targets)
+		if err != nil {
+			return hub.RestoreResult{}, &hub.Error{Code: hub.CodeInternal, Message: "git diff failed", Err: err}
+		}
+		if len(clash) > 0 {
+			return hub.RestoreResult{}, &hub.Error{Code: hub.CodeConflict, Message: "these files changed since the agent's last turn: reverting would lose those changes",
+				Details: map[string]any{"files": clash, "reason": "CHANGED_SINCE"}}
+		}
+	}
+	return e.restore(ctx, t, r, from, rq.SinceTurn, targets)
 }
 
 // restore brings the thread's folder (only the paths in only, when set)
@@ -182,7 +241,9 @@ func (e *Engine) RevertChanges(ctx context.Context, c hub.Caller, id string, rq 
 func (e *Engine) restore(ctx context.Context, t hub.Thread, r gitwork.Repo, from, turnID string, only []string) (hub.RestoreResult, error) {
 	var files []string
 	var err error
-	if only != nil {
+	if only != nil && len(only) == 0 {
+		files = []string{}
+	} else if only != nil {
 		files, err = gitwork.RestorePaths(ctx, r, from, only)
 	} else {
 		files, err = gitwork.Restore(ctx, r, from)

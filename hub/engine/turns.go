@@ -282,6 +282,7 @@ func (e *Engine) CancelTurn(ctx context.Context, c hub.Caller, turnID string) (h
 // finishTurn records the turn's end: status, output, events. Permissions of
 // the turn still pending are cancelled (never approved).
 func (e *Engine) finishTurn(tr *turnRT, stopReason string, err error) {
+	e.afterTurn(tr) // checkpoints.go
 	// What the redaction streams held back is released (redacted) before
 	// the output is read and turn_completed queued: the output equals the
 	// message_deltas streamed, and nothing is lost.

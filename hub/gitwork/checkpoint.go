@@ -91,6 +91,15 @@ func Checkpoint(ctx context.Context, r Repo, ref, message string) (string, error
 	return commit, nil
 }
 
+// TurnEndRefPrefix is where the snapshots taken when a turn ends live:
+// refs/switchboard/turn-ends/<thread>/<turn>.
+const TurnEndRefPrefix = "refs/switchboard/turn-ends/"
+
+// TurnEndRef is the ref of a thread's snapshot at the end of a turn.
+func TurnEndRef(thread, turn string) string {
+	return TurnEndRefPrefix + thread + "/" + turn
+}
+
 // CheckpointRef is the ref of a thread's checkpoint before a turn.
 func CheckpointRef(thread, turn string) string {
 	return CheckpointRefPrefix + thread + "/" + turn
@@ -105,9 +114,9 @@ func RefCommit(ctx context.Context, dir, ref string) string {
 	return out
 }
 
-// PruneCheckpoints deletes every checkpoint ref of a thread.
+// PruneCheckpoints deletes every checkpoint and turn-end ref of a thread.
 func PruneCheckpoints(ctx context.Context, dir, thread string) error {
-	out, err := git(ctx, dir, "for-each-ref", "--format=%(refname)", CheckpointRefPrefix+thread+"/")
+	out, err := git(ctx, dir, "for-each-ref", "--format=%(refname)", CheckpointRefPrefix+thread+"/", TurnEndRefPrefix+thread+"/")
 	if err != nil {
 		return err
 	}
@@ -218,7 +227,16 @@ func CheckpointMessage(nanos int64) string {
 
 // Checkpoints lists a thread's checkpoints, oldest first.
 func Checkpoints(ctx context.Context, dir, thread string) ([]CheckpointInfo, error) {
-	out, err := git(ctx, dir, "for-each-ref", "--format=%(refname) %(objectname) %(contents:subject)", CheckpointRefPrefix+thread+"/")
+	return listSnapshots(ctx, dir, CheckpointRefPrefix, thread)
+}
+
+// TurnEnds lists a thread's turn-end snapshots, oldest first.
+func TurnEnds(ctx context.Context, dir, thread string) ([]CheckpointInfo, error) {
+	return listSnapshots(ctx, dir, TurnEndRefPrefix, thread)
+}
+
+func listSnapshots(ctx context.Context, dir, prefix, thread string) ([]CheckpointInfo, error) {
+	out, err := git(ctx, dir, "for-each-ref", "--format=%(refname) %(objectname) %(contents:subject)", prefix+thread+"/")
 	if err != nil {
 		return nil, err
 	}
@@ -228,7 +246,7 @@ func Checkpoints(ctx context.Context, dir, thread string) ([]CheckpointInfo, err
 		if len(f) < 2 {
 			continue
 		}
-		cp := CheckpointInfo{Ref: f[0], Commit: f[1], Turn: strings.TrimPrefix(f[0], CheckpointRefPrefix+thread+"/")}
+		cp := CheckpointInfo{Ref: f[0], Commit: f[1], Turn: strings.TrimPrefix(f[0], prefix+thread+"/")}
 		if len(f) == 5 {
 			fmt.Sscan(f[4], &cp.At)
 		}

@@ -91,6 +91,25 @@ func Diff(ctx context.Context, r Repo, a, b string) ([]FileChange, error) {
 	return files, nil
 }
 
+// Changed lists the paths (relative to the repository's top) that differ
+// from the tree-ish a to b (b "": the folder as it is now) under r's
+// prefix.
+func Changed(ctx context.Context, r Repo, a, b string) ([]string, error) {
+	if b == "" {
+		now, err := Snapshot(ctx, r)
+		if err != nil {
+			return nil, err
+		}
+		b = now
+	}
+	cs, err := nameStatus(ctx, r, a, b)
+	out := make([]string, 0, len(cs))
+	for _, c := range cs {
+		out = append(out, c.Path)
+	}
+	return out, err
+}
+
 // RestorePaths brings back the given files (paths relative to the
 // repository's top) to their state in the tree-ish from, as Restore does
 // for all of them.

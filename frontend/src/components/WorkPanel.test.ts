@@ -97,6 +97,28 @@ describe('WorkPanel', () => {
   });
 });
 
+describe('ChangesView revert', () => {
+  it('a file changed since the agent’s turn is offered again, forced', async () => {
+    const revert = vi
+      .fn()
+      .mockRejectedValueOnce(
+        new HubError('CONFLICT', 'these files changed since the agent’s last turn', {
+          status: 409,
+          details: { files: ['a.txt'], reason: 'CHANGED_SINCE' },
+        }),
+      )
+      .mockResolvedValueOnce(['a.txt']);
+    const work = fakeWork({ revert });
+    render(WorkPanel, { thread, work, turnIds: [] });
+    await fireEvent.click(screen.getByRole('button', { name: 'Changes' }));
+    await fireEvent.click(await screen.findByRole('button', { name: 'Revert file' }));
+    await fireEvent.click(screen.getByRole('button', { name: 'Revert' }));
+    await fireEvent.click(await screen.findByRole('button', { name: 'Revert anyway' }));
+    expect(revert).toHaveBeenNthCalledWith(1, 'th_1', { path: 'a.txt' });
+    expect(revert).toHaveBeenNthCalledWith(2, 'th_1', { path: 'a.txt', force: true });
+  });
+});
+
 describe('work transport', () => {
   it('calls the documented routes', async () => {
     const calls: string[] = [];

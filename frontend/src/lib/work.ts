@@ -51,6 +51,8 @@ export interface DeleteOptions {
 export interface RevertRequest {
   path?: string;
   sinceTurn?: string;
+  /** Revert files changed since the agent's last turn too (else 409 CHANGED_SINCE). */
+  force?: boolean;
 }
 
 /** The calls, the same in the window (bindings) and a browser (HTTP). */
@@ -99,7 +101,7 @@ export interface WorkBindings {
   DiscardThread(id: string): Promise<unknown>;
   DeleteThreadWith(id: string, o: { Discard?: boolean; KeepBranch?: boolean }): Promise<unknown>;
   Changes(id: string, turnId: string): Promise<unknown>;
-  RevertChanges(id: string, r: { path?: string; sinceTurn?: string }): Promise<unknown>;
+  RevertChanges(id: string, r: { path?: string; sinceTurn?: string; force?: boolean }): Promise<unknown>;
   ListCheckpoints(id: string): Promise<unknown>;
   RestoreCheckpoint(id: string, turnId: string): Promise<unknown>;
 }
