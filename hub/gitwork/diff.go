@@ -21,7 +21,7 @@ type change struct {
 // nameStatus lists what differs from a to b under r's prefix, without
 // rename detection (restoring works file by file).
 func nameStatus(ctx context.Context, r Repo, a, b string) ([]change, error) {
-	out, err := run(ctx, cmd{dir: r.Top, args: []string{"diff", "--no-ext-diff", "--no-renames", "--name-status", "-z", a, b, "--", r.Pathspec()}})
+	out, err := run(ctx, cmd{dir: r.Top, args: []string{"diff", "--no-ext-diff", "--no-textconv", "--no-renames", "--name-status", "-z", a, b, "--", r.Pathspec()}})
 	if err != nil {
 		return nil, err
 	}
@@ -44,7 +44,7 @@ func Diff(ctx context.Context, r Repo, a, b string) ([]FileChange, error) {
 		}
 		b = now
 	}
-	out, err := run(ctx, cmd{dir: r.Top, args: []string{"diff", "--no-ext-diff", "--no-color", "-M", "--name-status", "-z", a, b, "--", r.Pathspec()}})
+	out, err := run(ctx, cmd{dir: r.Top, args: []string{"diff", "--no-ext-diff", "--no-textconv", "--no-color", "-M", "--name-status", "-z", a, b, "--", r.Pathspec()}})
 	if err != nil {
 		return nil, err
 	}
@@ -81,7 +81,7 @@ func Diff(ctx context.Context, r Repo, a, b string) ([]FileChange, error) {
 		if f.OldPath != "" {
 			spec = append(spec, ":(top,literal)"+f.OldPath)
 		}
-		d, err := run(ctx, cmd{dir: r.Top, args: append([]string{"diff", "--no-ext-diff", "--no-color", "-M", a, b, "--"}, spec...)})
+		d, err := run(ctx, cmd{dir: r.Top, args: append([]string{"diff", "--no-ext-diff", "--no-textconv", "--no-color", "-M", a, b, "--"}, spec...)})
 		if err != nil {
 			return nil, err
 		}

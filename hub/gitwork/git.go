@@ -42,9 +42,14 @@ type cmd struct {
 // messages stable.
 var baseEnv = []string{"GIT_TERMINAL_PROMPT=0", "GIT_ASKPASS=", "SSH_ASKPASS=", "LC_ALL=C", "GIT_EDITOR=true", "GIT_MERGE_AUTOEDIT=no"}
 
+// always are options of every git the hub runs: no file-system monitor
+// (core.fsmonitor names a command, and a repository's config is writable
+// by the agent working in it).
+var always = []string{"-c", "core.fsmonitor=false"}
+
 // run runs git and returns its standard output; a non-zero exit is *Error.
 func run(ctx context.Context, c cmd) ([]byte, error) {
-	x := exec.CommandContext(ctx, Bin, c.args...)
+	x := exec.CommandContext(ctx, Bin, append(append([]string{}, always...), c.args...)...)
 	x.Dir = c.dir
 	x.Env = append(append(os.Environ(), baseEnv...), c.env...)
 	if c.stdin != nil {

@@ -6,6 +6,7 @@ import (
 	"os"
 	"path/filepath"
 	"slices"
+	"strings"
 	"testing"
 )
 
@@ -180,5 +181,34 @@ func TestWorktreeFromDetachedHead(t *testing.T) {
 	}
 	if _, err := Merge(context.Background(), w); !errors.Is(err, ErrNoBase) {
 		t.Errorf("merge: %v, want ErrNoBase", err)
+	}
+}
+
+// The commands the hub runs by itself never run a command the repository's
+// config names for the file-system monitor or a diff textconv: an agent
+// can write that config.
+func TestNoRepoConfiguredCommands(t *testing.T) {
+	dir := newRepo(t, map[string]string{"a.txt": "1\n"})
+	marker := filepath.Join(t.TempDir(), "ran")
+	script := filepath.Join(t.TempDir(), "evil.sh")
+	if err := os.WriteFile(script, []byte("#!/bin/sh\ntouch "+marker+"\ncat\n"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	sh(t, dir, "config", "core.fsmonitor", script)
+	sh(t, dir, "config", "diff.evil.textconv", script)
+	write(t, dir, ".gitattributes", "*.txt diff=evil\n")
+	ctx := context.Background()
+	r := open(t, dir)
+	cp, err := Checkpoint(ctx, r, CheckpointRef("th", "tu"), "cp")
+	if err != nil {
+		t.Fatal(err)
+	}
+	write(t, dir, "a.txt", "2\n")
+	files, err := Diff(ctx, r, cp, "")
+	if err != nil || len(files) != 1 || !strings.Contains(files[0].Diff, "+2") {
+		t.Fatalf("diff: %+v %v", files, err)
+	}
+	if _, err := os.Stat(marker); err == nil {
+		t.Fatal("a command from the repository's config ran")
 	}
 }
