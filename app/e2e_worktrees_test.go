@@ -27,7 +27,12 @@ func TestE2EWorktrees(t *testing.T) {
 	t.Setenv("XDG_CONFIG_HOME", filepath.Join(home, ".config"))
 	t.Setenv("GIT_CONFIG_NOSYSTEM", "1")
 	bins := buildE2E(t, t.TempDir())
-	h := newHub(t, bins, hubConfig{"permissions": map[string]any{"timeout": "20s"}})
+	defRoot, wtLocation := t.TempDir(), t.TempDir() // folders.<glob>.worktree: true; worktrees.location
+	h := newHub(t, bins, hubConfig{
+		"permissions": map[string]any{"timeout": "20s"},
+		"folders":     map[string]any{defRoot + "/**": map[string]any{"worktree": true}},
+		"worktrees":   map[string]any{"location": wtLocation},
+	})
 	approve := func(apiPermission) any { return map[string]string{"outcome": "approved"} }
 	decline := func(apiPermission) any { return map[string]string{"outcome": "declined"} }
 
@@ -128,6 +133,28 @@ func TestE2EWorktrees(t *testing.T) {
 		}
 		if r := h.do("POST", "/v1/threads/"+th.ID+"/turns", map[string]string{"input": "echo hi"}); r.status != 409 {
 			t.Errorf("turn on a discarded thread: %s, want 409", r)
+		}
+	})
+
+	t.Run("per-folder default and location", func(t *testing.T) {
+		h := h.withT(t)
+		repo := filepath.Join(defRoot, "proj")
+		git(t, "", "init", "-q", "-b", "main", repo)
+		git(t, repo, "commit", "-q", "--allow-empty", "-m", "init")
+		var r struct{ Thread apiWorkThread }
+		h.call("POST", "/v1/threads", map[string]any{"agent": "fake", "cwd": repo, "title": "Default"}, 201, &r)
+		if w := r.Thread.Worktree; w.Path == "" || !strings.HasPrefix(w.Path, wtLocation+string(filepath.Separator)) {
+			t.Errorf("the folder's default made no worktree in worktrees.location: %+v", w)
+		}
+		h.call("POST", "/v1/threads", map[string]any{"agent": "fake", "cwd": repo, "worktree": false}, 201, &r)
+		if r.Thread.Worktree.Path != "" {
+			t.Errorf("worktree: false made one: %+v", r.Thread.Worktree)
+		}
+		plain := filepath.Join(defRoot, "plain")
+		os.MkdirAll(plain, 0o755)
+		h.call("POST", "/v1/threads", map[string]any{"agent": "fake", "cwd": plain}, 201, &r)
+		if r.Thread.Worktree.Path != "" {
+			t.Errorf("the default made a worktree outside git: %+v", r.Thread.Worktree)
 		}
 	})
 
