@@ -119,6 +119,26 @@ func TestE2EWorktrees(t *testing.T) {
 		}
 	})
 
+	t.Run("delete keeps uncommitted work unless discarded", func(t *testing.T) {
+		h := h.withT(t)
+		repo := gitRepo(t, map[string]string{"a": "1"})
+		th := worktreeThread(h, repo, "Dirty")
+		writeFile(t, filepath.Join(th.Worktree.Path, "draft.txt"), "not committed")
+		for _, q := range []string{"", "?keepBranch=true"} {
+			r := h.do("DELETE", "/v1/threads/"+th.ID+q, nil)
+			if r.status != 409 || !strings.Contains(string(r.body), "draft.txt") {
+				t.Errorf("DELETE%s of a dirty worktree: %s, want 409 naming draft.txt", q, r)
+			}
+		}
+		if readFile(t, filepath.Join(th.Worktree.Path, "draft.txt")) != "not committed" {
+			t.Fatal("the refused deletes lost the file")
+		}
+		h.call("DELETE", "/v1/threads/"+th.ID+"?discard=true", nil, 204, nil)
+		if _, err := os.Stat(th.Worktree.Path); !os.IsNotExist(err) {
+			t.Error("discarded worktree still there")
+		}
+	})
+
 	t.Run("discard endpoint", func(t *testing.T) {
 		h := h.withT(t)
 		repo := gitRepo(t, map[string]string{"a": "1"})

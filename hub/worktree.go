@@ -38,7 +38,8 @@ type Worktree struct {
 // DeleteOptions are DELETE /v1/threads/{id}'s query: what becomes of a
 // worktree thread's branch when it has commits not in its base (without
 // either, that deletion is CONFLICT with details {branch,
-// unmergedCommits}).
+// unmergedCommits}). Uncommitted changes in the worktree are CONFLICT
+// (details.uncommittedFiles) unless Discard.
 type DeleteOptions struct {
 	Discard    bool // remove the worktree and the branch, commits and all
 	KeepBranch bool // remove the worktree, keep the branch

@@ -191,11 +191,19 @@ func (e *Engine) DeleteThreadWith(ctx context.Context, c hub.Caller, id string, 
 		return err
 	}
 	w := t.Worktree
-	if w != nil && !w.Discarded && !o.Discard && !o.KeepBranch {
+	if w != nil && !w.Discarded && !o.Discard {
 		n, err := gitwork.Unmerged(ctx, gitTree(w))
-		if err == nil && n > 0 {
-			return &hub.Error{Code: hub.CodeConflict, Message: "the thread's branch has commits not in its base: discard them or keep the branch",
-				Details: map[string]any{"branch": w.Branch, "unmergedCommits": n}}
+		if err != nil {
+			n = 0
+		}
+		dirty, _ := gitwork.Uncommitted(ctx, gitTree(w))
+		if (n > 0 && !o.KeepBranch) || len(dirty) > 0 {
+			d := map[string]any{"branch": w.Branch, "unmergedCommits": n}
+			if len(dirty) > 0 {
+				d["uncommittedFiles"] = dirty
+			}
+			return &hub.Error{Code: hub.CodeConflict, Message: "the thread's worktree has work not in its base (commits, or uncommitted changes that removing the worktree would lose): discard it or keep the branch",
+				Details: d}
 		}
 	}
 	if err := e.deleteThreadNow(ctx, c, id); err != nil {

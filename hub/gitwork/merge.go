@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"os"
 	"strings"
 )
 
@@ -139,6 +140,20 @@ func checkedOut(ctx context.Context, repo, ref string) (string, bool, error) {
 	return "", false, nil
 }
 
+// Uncommitted lists the files of the worktree with uncommitted changes,
+// untracked files that are not ignored included (what Discard would lose
+// besides its branch's commits). A worktree already gone has none.
+func Uncommitted(ctx context.Context, w Worktree) ([]string, error) {
+	if _, err := os.Stat(w.Top); err != nil {
+		return nil, nil
+	}
+	out, err := run(ctx, cmd{dir: w.Top, args: []string{"status", "--porcelain=v1", "-z", "--untracked-files=all"}})
+	if err != nil {
+		return nil, err
+	}
+	return porcelainFiles(out), nil
+}
+
 // dirtyFiles lists the tracked files with uncommitted changes in the
 // checkout dir (staged or not).
 func dirtyFiles(ctx context.Context, dir string) ([]string, error) {
@@ -146,6 +161,11 @@ func dirtyFiles(ctx context.Context, dir string) ([]string, error) {
 	if err != nil {
 		return nil, err
 	}
+	return porcelainFiles(out), nil
+}
+
+// porcelainFiles reads the paths of git status --porcelain=v1 -z.
+func porcelainFiles(out []byte) []string {
 	var files []string
 	parts := splitZ(out)
 	for i := 0; i < len(parts); i++ {
@@ -158,5 +178,5 @@ func dirtyFiles(ctx context.Context, dir string) ([]string, error) {
 			i++ // the rename's source follows
 		}
 	}
-	return files, nil
+	return files
 }
