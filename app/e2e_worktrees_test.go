@@ -43,7 +43,7 @@ func TestE2EWorktrees(t *testing.T) {
 		t1, t2 := worktreeThread(h, repo, "First"), worktreeThread(h, repo, "Second")
 		w1, w2 := t1.Worktree, t2.Worktree
 		if w1.Base != "main" || w1.Path == w2.Path || !strings.HasPrefix(w1.Branch, "switchboard/first-") ||
-			w1.Path != filepath.Join(repo+"-worktrees", filepath.FromSlash(w1.Branch)) || t1.Cwd != repo {
+			w1.Path != filepath.Join(wtLocation, filepath.FromSlash(w1.Branch)) || t1.Cwd != repo || w1.Repo != repo {
 			t.Fatalf("worktrees %+v %+v (cwd %s)", w1, w2, t1.Cwd)
 		}
 		if _, err := os.Stat(filepath.Join(w1.Path, "notes.txt")); err == nil {
@@ -166,12 +166,14 @@ func TestE2EWorktrees(t *testing.T) {
 		if w := r.Thread.Worktree; w.Path == "" || !strings.HasPrefix(w.Path, wtLocation+string(filepath.Separator)) {
 			t.Errorf("the folder's default made no worktree in worktrees.location: %+v", w)
 		}
+		r.Thread = apiWorkThread{}
 		h.call("POST", "/v1/threads", map[string]any{"agent": "fake", "cwd": repo, "worktree": false}, 201, &r)
 		if r.Thread.Worktree.Path != "" {
 			t.Errorf("worktree: false made one: %+v", r.Thread.Worktree)
 		}
 		plain := filepath.Join(defRoot, "plain")
 		os.MkdirAll(plain, 0o755)
+		r.Thread = apiWorkThread{}
 		h.call("POST", "/v1/threads", map[string]any{"agent": "fake", "cwd": plain}, 201, &r)
 		if r.Thread.Worktree.Path != "" {
 			t.Errorf("the default made a worktree outside git: %+v", r.Thread.Worktree)
