@@ -34,7 +34,14 @@ function fakeWork(over: Partial<WorkApi> = {}): WorkApi {
     deleteWith: vi.fn(async () => {}),
     changes: vi.fn(async () => ({
       source: 'git' as const,
-      files: [{ path: 'a.txt', status: 'modified' as const, diff: 'diff --git a/a.txt b/a.txt\n@@ -1 +1 @@\n-old\n+new\n' }],
+      files: [
+        {
+          path: 'a.txt',
+          status: 'modified' as const,
+          diff: 'diff --git a/a.txt b/a.txt\n@@ -1 +1,2 @@\n-old\n+new\n+<img src=x onerror=alert(1)><script>x</script>\n',
+        },
+        { path: 'main.go', status: 'added' as const, diff: 'diff --git a/main.go b/main.go\n@@ -0,0 +1 @@\n+func main() {}\n' },
+      ],
     })),
     revert: vi.fn(async () => ['a.txt']),
     checkpoints: vi.fn(async () => []),
@@ -88,6 +95,12 @@ describe('WorkPanel', () => {
     const diff = await screen.findByLabelText('Changes to a.txt');
     expect(diff.querySelector('.add')?.textContent?.trim()).toBe('+new');
     expect(diff.querySelector('.del')?.textContent?.trim()).toBe('-old');
+    // Agent text is never markup: a diff line holding tags shows them as text.
+    expect(diff.querySelector('img, script')).toBeNull();
+
+    const code = await screen.findByLabelText('Changes to main.go');
+    expect(code.querySelector('.hljs-keyword')?.textContent).toBe('func');
+    expect(diff.textContent).toContain('<img src=x onerror=alert(1)>');
 
     const agentWork = fakeWork({ changes: vi.fn(async () => ({ source: 'agent' as const, files: [] })) });
     const plain = { ...thread, id: 'th_2', worktree: undefined };
@@ -111,7 +124,7 @@ describe('ChangesView revert', () => {
     const work = fakeWork({ revert });
     render(WorkPanel, { thread, work, turnIds: [] });
     await fireEvent.click(screen.getByRole('button', { name: 'Changes' }));
-    await fireEvent.click(await screen.findByRole('button', { name: 'Revert file' }));
+    await fireEvent.click((await screen.findAllByRole('button', { name: 'Revert file' }))[0]);
     await fireEvent.click(screen.getByRole('button', { name: 'Revert' }));
     await fireEvent.click(await screen.findByRole('button', { name: 'Revert anyway' }));
     expect(revert).toHaveBeenNthCalledWith(1, 'th_1', { path: 'a.txt' });
