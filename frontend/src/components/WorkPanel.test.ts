@@ -4,7 +4,7 @@ import NewThreadDialog from './NewThreadDialog.svelte';
 import WorkPanel from './WorkPanel.svelte';
 import { HubError } from '../lib/transport';
 import { FakeTransport } from '../test/fakeTransport';
-import { diffLines, httpWork, type WorkApi } from '../lib/work';
+import { diffLines, httpWork, sideBySide, type WorkApi } from '../lib/work';
 import type { Thread } from '../lib/types';
 
 const thread: Thread = {
@@ -98,6 +98,13 @@ describe('WorkPanel', () => {
     // Agent text is never markup: a diff line holding tags shows them as text.
     expect(diff.querySelector('img, script')).toBeNull();
 
+    await fireEvent.click(screen.getByRole('checkbox', { name: 'Side by side' }));
+    const table = await screen.findByRole('table', { name: 'Changes to a.txt' });
+    const cells = [...table.querySelectorAll('td')].map((td) => td.textContent);
+    expect(cells).toContain('old');
+    expect(cells).toContain('new');
+    expect(table.querySelector('img, script')).toBeNull();
+    await fireEvent.click(screen.getByRole('checkbox', { name: 'Side by side' }));
     const code = await screen.findByLabelText('Changes to main.go');
     expect(code.querySelector('.hljs-keyword')?.textContent).toBe('func');
     expect(diff.textContent).toContain('<img src=x onerror=alert(1)>');
@@ -157,6 +164,17 @@ describe('work transport', () => {
       'GET /v1/threads/th_1/changes?turn=tu_1',
       'POST /v1/threads/th_1/checkpoints/tu_1/restore',
       'POST /v1/threads/th_1/merge',
+    ]);
+  });
+
+  it('sideBySide pairs deletions with the additions after them, context on both sides', () => {
+    const rows = sideBySide('@@ -1,3 +1,3 @@\n a\n-b\n-c\n+B\n d\n');
+    expect(rows.map((r) => [r.kind, r.left?.text ?? null, r.right?.text ?? null])).toEqual([
+      ['hunk', null, null],
+      ['pair', 'a', 'a'],
+      ['pair', 'b', 'B'],
+      ['pair', 'c', null],
+      ['pair', 'd', 'd'],
     ]);
   });
 

@@ -143,3 +143,42 @@ export function diffLines(diff: string): { kind: 'add' | 'del' | 'hunk' | 'meta'
   }
   return out;
 }
+
+/** One row of a side-by-side diff: the old line (left) and the new one (right); null is blank. */
+export interface SideRow {
+  kind: 'hunk' | 'meta' | 'pair';
+  left: { kind: 'del' | 'ctx'; text: string } | null;
+  right: { kind: 'add' | 'ctx'; text: string } | null;
+  text?: string;
+}
+
+/** A unified diff as side-by-side rows: context on both sides, a run of deletions beside the additions that follow it. */
+export function sideBySide(diff: string): SideRow[] {
+  const rows: SideRow[] = [];
+  let dels: string[] = [];
+  let adds: string[] = [];
+  const flush = () => {
+    for (let i = 0; i < Math.max(dels.length, adds.length); i++) {
+      rows.push({
+        kind: 'pair',
+        left: i < dels.length ? { kind: 'del', text: dels[i] } : null,
+        right: i < adds.length ? { kind: 'add', text: adds[i] } : null,
+      });
+    }
+    dels = [];
+    adds = [];
+  };
+  for (const l of diffLines(diff)) {
+    if (l.kind === 'del') {
+      if (adds.length) flush();
+      dels.push(l.text.slice(1));
+    } else if (l.kind === 'add') adds.push(l.text.slice(1));
+    else {
+      flush();
+      if (l.kind === 'ctx') rows.push({ kind: 'pair', left: { kind: 'ctx', text: l.text.slice(1) }, right: { kind: 'ctx', text: l.text.slice(1) } });
+      else rows.push({ kind: l.kind, left: null, right: null, text: l.text });
+    }
+  }
+  flush();
+  return rows;
+}
