@@ -975,6 +975,7 @@ export namespace hub {
 	export class RevertRequest {
 	    path?: string;
 	    sinceTurn?: string;
+	    force?: boolean;
 	
 	    static createFrom(source: any = {}) {
 	        return new RevertRequest(source);
@@ -984,6 +985,7 @@ export namespace hub {
 	        if ('string' === typeof source) source = JSON.parse(source);
 	        this.path = source["path"];
 	        this.sinceTurn = source["sinceTurn"];
+	        this.force = source["force"];
 	    }
 	}
 	export class TraySettings {
