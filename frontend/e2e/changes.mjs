@@ -12,11 +12,30 @@
 //   - a thread in a folder outside git shows the agent's diff "as reported
 //     by the agent";
 //   - a worktree thread shows its branch; Discard asks first, naming the
-//     branch, then removes the worktree and the branch.
+//     branch, then removes the worktree and the branch;
+//   - axe-core finds no violation in the Changes view (unified and side by
+//     side) nor in the worktree bar with its confirmation.
 import { execFileSync } from 'node:child_process';
 import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
-import { join } from 'node:path';
+import { dirname, join } from 'node:path';
+import { fileURLToPath } from 'node:url';
 import { go, logger, openPage, startHub, tempDir } from './harness.mjs';
+
+const axeSource = readFileSync(join(dirname(fileURLToPath(import.meta.url)), '..', 'node_modules', 'axe-core', 'axe.min.js'), 'utf8');
+
+/** axe-core on the page (WCAG 2.x A/AA and best practices): fails on any violation. */
+async function axeCheck(page, what) {
+  if (!(await page.evaluate(() => typeof window.axe === 'object'))) await page.evaluate(axeSource);
+  const vs = await page.evaluate(async () => {
+    const r = await window.axe.run(document, {
+      runOnly: { type: 'tag', values: ['wcag2a', 'wcag2aa', 'wcag21a', 'wcag21aa', 'wcag22aa', 'best-practice'] },
+      resultTypes: ['violations'],
+    });
+    return r.violations.map((v) => `${v.id} (${v.help}): ${v.nodes.slice(0, 3).map((n) => n.target.join(' ')).join(', ')}`);
+  });
+  if (vs.length) throw new Error(`axe, ${what}:\n${vs.join('\n')}`);
+  log('ok: axe finds nothing wrong with', what);
+}
 
 const log = logger('changes');
 const tmp = tempDir('switchboard-changes-');
@@ -86,6 +105,11 @@ async function main() {
     .split('\n')
     .filter((l) => /^[+-]/.test(l) && !/^(\+\+\+|---) /.test(l));
   check(JSON.stringify(shown) === JSON.stringify(want), `the view shows git diff's lines ${JSON.stringify(shown)}`);
+  await axeCheck(page, 'the Changes view (unified)');
+  await page.getByRole('checkbox', { name: 'Side by side' }).check();
+  await page.getByRole('table', { name: 'Changes to app.txt' }).waitFor();
+  await axeCheck(page, 'the Changes view (side by side)');
+  await page.getByRole('checkbox', { name: 'Side by side' }).uncheck();
 
   await page.getByRole('button', { name: 'Revert file' }).click();
   await page.getByRole('button', { name: 'Revert', exact: true }).click();
@@ -113,6 +137,7 @@ async function main() {
   const confirm = page.getByRole('alertdialog');
   check((await confirm.textContent()).includes(wt.worktree.branch), 'the confirmation names the branch');
   check(existsSync(wt.worktree.path), 'nothing removed before the confirmation');
+  await axeCheck(page, 'the worktree bar and its Discard confirmation');
   await confirm.getByRole('button', { name: 'Discard' }).click();
   await page.getByRole('status').filter({ hasText: 'Worktree and branch removed' }).waitFor();
   check(!existsSync(wt.worktree.path), 'the worktree is gone');
