@@ -75,7 +75,7 @@ type Emitter interface {
 //	DeleteThreadWith(id string, o hub.DeleteOptions) error       // hub.WorkService (bindings_work.go)
 //	MergeThread(id string) (hub.MergeResult, error)
 //	DiscardThread(id string) (hub.Thread, error)
-//	Changes(id, turnID string) (hub.Changes, error)
+//	Changes(id string, q hub.ChangesQuery) (hub.Changes, error)
 //	RevertChanges(id string, r hub.RevertRequest) (hub.RestoreResult, error)
 //	ListCheckpoints(id string) ([]hub.Checkpoint, error)
 //	RestoreCheckpoint(id, turnID string) (hub.RestoreResult, error)

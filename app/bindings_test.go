@@ -132,7 +132,7 @@ var bindingsContract = map[string]string{
 	"DeleteThreadWith":  "func(string, hub.DeleteOptions) error",
 	"MergeThread":       "func(string) (hub.MergeResult, error)",
 	"DiscardThread":     "func(string) (hub.Thread, error)",
-	"Changes":           "func(string, string) (hub.Changes, error)",
+	"Changes":           "func(string, hub.ChangesQuery) (hub.Changes, error)",
 	"RevertChanges":     "func(string, hub.RevertRequest) (hub.RestoreResult, error)",
 	"ListCheckpoints":   "func(string) ([]hub.Checkpoint, error)",
 	"RestoreCheckpoint": "func(string, string) (hub.RestoreResult, error)",

@@ -44,13 +44,13 @@ func (b *Bindings) DiscardThread(id string) (hub.Thread, error) {
 	return ws.DiscardThread(b.ctx, windowCaller, id)
 }
 
-// Changes is WorkService.Changes (GET /v1/threads/{id}/changes[?turn=]).
-func (b *Bindings) Changes(id, turnID string) (hub.Changes, error) {
+// Changes is WorkService.Changes (GET /v1/threads/{id}/changes[?turn|since]).
+func (b *Bindings) Changes(id string, q hub.ChangesQuery) (hub.Changes, error) {
 	ws, err := b.work()
 	if err != nil {
 		return hub.Changes{}, err
 	}
-	return ws.Changes(b.ctx, windowCaller, id, turnID)
+	return ws.Changes(b.ctx, windowCaller, id, q)
 }
 
 // RevertChanges is WorkService.RevertChanges (POST

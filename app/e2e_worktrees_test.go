@@ -290,8 +290,17 @@ func TestE2EWorktrees(t *testing.T) {
 		if len(one.Files) != 1 || one.Files[0].Path != "a.txt" {
 			t.Errorf("first turn's changes %+v, want a.txt only", one.Files)
 		}
+		var since struct{ Files []struct{ Path string } }
+		h.call("GET", "/v1/threads/"+th.ID+"/changes?since="+turn.ID, nil, 200, &since)
+		if len(since.Files) != 4 {
+			t.Errorf("changes since the first turn %+v, want the 4 files a restore undoes", since.Files)
+		}
 		var res struct{ Files []string }
 		h.call("POST", "/v1/threads/"+th.ID+"/checkpoints/"+turn.ID+"/restore", nil, 200, &res)
+		slices.Sort(res.Files)
+		if want := []string{"a.txt", "gone.txt", "new/n.txt", "untracked.txt"}; !slices.Equal(res.Files, want) {
+			t.Errorf("restored %v, want %v", res.Files, want)
+		}
 		for name, want := range map[string]string{"a.txt": bin, "gone.txt": "to be deleted", "untracked.txt": "before", "debug.log": "ignored, untouched"} {
 			if got := readFile(t, filepath.Join(repo, name)); got != want {
 				t.Errorf("%s = %q after restore, want %q", name, got, want)

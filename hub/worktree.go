@@ -82,6 +82,14 @@ type Changes struct {
 	Files  []FileChange `json:"files"`
 }
 
+// ChangesQuery is GET /v1/threads/{id}/changes's query: Turn, one turn's
+// changes; Since, everything since that turn began; neither, everything
+// since the thread started.
+type ChangesQuery struct {
+	Turn  string `json:"turn,omitempty"`
+	Since string `json:"since,omitempty"`
+}
+
 // RevertRequest is the body of POST /v1/threads/{id}/changes/revert: one
 // file (Path, relative to the repository's top, as Changes names it) or
 // every file, back to the thread's start or to the checkpoint before turn
@@ -116,9 +124,10 @@ type WorkService interface {
 	MergeThread(ctx context.Context, c Caller, id string) (MergeResult, error)
 	// DiscardThread removes a worktree thread's worktree and branch.
 	DiscardThread(ctx context.Context, c Caller, id string) (Thread, error)
-	// Changes is what the thread changed since it started (turnID "": all
-	// of it) or in one turn.
-	Changes(ctx context.Context, c Caller, id, turnID string) (Changes, error)
+	// Changes is what the thread changed since it started, in one turn
+	// (q.Turn) or since a turn began (q.Since: what restoring its
+	// checkpoint would undo). Both is INVALID_ARGUMENT.
+	Changes(ctx context.Context, c Caller, id string, q ChangesQuery) (Changes, error)
 	// RevertChanges restores files to the thread's start or a turn's
 	// checkpoint. CONFLICT while a turn runs.
 	RevertChanges(ctx context.Context, c Caller, id string, r RevertRequest) (RestoreResult, error)

@@ -41,12 +41,15 @@ func (c *Client) DiscardThread(ctx context.Context, id string) (hub.Thread, erro
 	return out.Thread, err
 }
 
-// Changes reads what a thread changed, since it started (turnID "") or in
-// one turn (GET /v1/threads/{id}/changes).
-func (c *Client) Changes(ctx context.Context, id, turnID string) (hub.Changes, error) {
-	var q url.Values
-	if turnID != "" {
-		q = url.Values{"turn": {turnID}}
+// Changes reads what a thread changed, since it started, in one turn or
+// since a turn began (GET /v1/threads/{id}/changes?turn|since).
+func (c *Client) Changes(ctx context.Context, id string, cq hub.ChangesQuery) (hub.Changes, error) {
+	q := url.Values{}
+	if cq.Turn != "" {
+		q.Set("turn", cq.Turn)
+	}
+	if cq.Since != "" {
+		q.Set("since", cq.Since)
 	}
 	var out hub.Changes
 	err := c.call(ctx, request{method: http.MethodGet, path: "/v1/threads/" + esc(id) + "/changes", query: q}, &out)

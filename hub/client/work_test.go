@@ -30,7 +30,7 @@ func TestWorkCalls(t *testing.T) {
 	if err := c.DeleteThreadWith(ctx, "th", hub.DeleteOptions{KeepBranch: true}); err != nil {
 		t.Fatal(err)
 	}
-	ch, err := c.Changes(ctx, "th", "tu_1")
+	ch, err := c.Changes(ctx, "th", hub.ChangesQuery{Turn: "tu_1"})
 	if err != nil || ch.Source != "git" || len(ch.Files) != 1 || ch.Files[0].Path != "a.txt" {
 		t.Fatalf("changes %+v %v", ch, err)
 	}

@@ -144,7 +144,10 @@ func threadStart(ctx context.Context, r gitwork.Repo, t hub.Thread) (string, err
 }
 
 // Changes implements hub.WorkService.
-func (e *Engine) Changes(ctx context.Context, c hub.Caller, id, turnID string) (hub.Changes, error) {
+func (e *Engine) Changes(ctx context.Context, c hub.Caller, id string, q hub.ChangesQuery) (hub.Changes, error) {
+	if q.Turn != "" && q.Since != "" {
+		return hub.Changes{}, hub.Errorf(hub.CodeInvalidArgument, "give turn or since, not both")
+	}
 	t, err := e.visibleThread(ctx, c, id)
 	if err != nil {
 		return hub.Changes{}, err
@@ -154,15 +157,22 @@ func (e *Engine) Changes(ctx context.Context, c hub.Caller, id, turnID string) (
 		if ge := (*hub.Error)(nil); errors.As(err, &ge) {
 			return hub.Changes{}, err
 		}
-		return e.reportedChanges(ctx, c, t, turnID)
+		return e.reportedChanges(ctx, c, t, q)
 	}
 	from, to := "", ""
-	if turnID == "" {
+	switch {
+	case q.Turn != "":
+		if from, to, err = checkpointOf(ctx, r, t.ID, q.Turn); err != nil {
+			return hub.Changes{}, err
+		}
+	case q.Since != "":
+		if from, _, err = checkpointOf(ctx, r, t.ID, q.Since); err != nil {
+			return hub.Changes{}, err
+		}
+	default:
 		if from, err = threadStart(ctx, r, t); err != nil {
 			return hub.Changes{}, err
 		}
-	} else if from, to, err = checkpointOf(ctx, r, t.ID, turnID); err != nil {
-		return hub.Changes{}, err
 	}
 	ch := hub.Changes{Source: "git", Base: from, Files: []hub.FileChange{}}
 	if from == "" {

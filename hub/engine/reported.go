@@ -13,7 +13,7 @@ import (
 // working tree: the diffs its agent's tool calls reported (ACP tool call
 // content {"type":"diff","path","oldText","newText"}), the last one of
 // each file per tool call, "as reported by the agent" (Source "agent").
-func (e *Engine) reportedChanges(ctx context.Context, c hub.Caller, t hub.Thread, turnID string) (hub.Changes, error) {
+func (e *Engine) reportedChanges(ctx context.Context, c hub.Caller, t hub.Thread, q hub.ChangesQuery) (hub.Changes, error) {
 	hist, err := e.History(ctx, c, t.ID, true, false)
 	if err != nil {
 		return hub.Changes{}, err
@@ -23,8 +23,12 @@ func (e *Engine) reportedChanges(ctx context.Context, c hub.Caller, t hub.Thread
 	}
 	byPath := map[string]*seen{}
 	var order []string
+	started := q.Since == ""
 	for _, th := range hist {
-		if turnID != "" && th.ID != turnID {
+		if th.ID == q.Since {
+			started = true
+		}
+		if !started || (q.Turn != "" && th.ID != q.Turn) {
 			continue
 		}
 		for _, ev := range th.Events {

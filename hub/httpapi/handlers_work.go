@@ -74,13 +74,14 @@ func (s *Server) discardThread(w http.ResponseWriter, r *http.Request, c hub.Cal
 	s.answerThread(w, r, t, err)
 }
 
-// threadChanges is GET /v1/threads/{id}/changes[?turn=].
+// threadChanges is GET /v1/threads/{id}/changes[?turn=|?since=].
 func (s *Server) threadChanges(w http.ResponseWriter, r *http.Request, c hub.Caller) {
 	ws, ok := s.work(w, r)
 	if !ok {
 		return
 	}
-	ch, err := ws.Changes(r.Context(), c, r.PathValue("id"), r.URL.Query().Get("turn"))
+	q := r.URL.Query()
+	ch, err := ws.Changes(r.Context(), c, r.PathValue("id"), hub.ChangesQuery{Turn: q.Get("turn"), Since: q.Get("since")})
 	if err != nil {
 		s.writeError(w, r, err)
 		return

@@ -139,6 +139,32 @@ describe('ChangesView revert', () => {
   });
 });
 
+describe('ChangesView restore', () => {
+  it('lists what restoring a turn would undo before it does', async () => {
+    const changes = vi.fn(async (_id: string, q?: { turn?: string; since?: string }) => ({
+      source: 'git' as const,
+      files: q?.since
+        ? [
+            { path: 'a.txt', status: 'modified' as const, diff: '' },
+            { path: 'later.txt', status: 'added' as const, diff: '' },
+          ]
+        : [{ path: 'a.txt', status: 'modified' as const, diff: '' }],
+    }));
+    const restore = vi.fn(async () => ['a.txt', 'later.txt']);
+    const work = fakeWork({ changes, restore });
+    render(WorkPanel, { thread, work, turnIds: ['tu_1', 'tu_2'] });
+    await fireEvent.click(screen.getByRole('button', { name: 'Changes' }));
+    await fireEvent.change(screen.getByRole('combobox', { name: 'Which changes' }), { target: { value: 'tu_1' } });
+    await fireEvent.click(await screen.findByRole('button', { name: 'Restore to before this turn' }));
+    const confirm = await screen.findByRole('alertdialog', { name: 'Restore to before this turn' });
+    expect(confirm.textContent).toContain('later.txt');
+    expect(changes).toHaveBeenCalledWith('th_1', { since: 'tu_1' });
+    expect(restore).not.toHaveBeenCalled();
+    await fireEvent.click(within(confirm).getByRole('button', { name: 'Restore' }));
+    expect(restore).toHaveBeenCalledWith('th_1', 'tu_1');
+  });
+});
+
 describe('work transport', () => {
   it('calls the documented routes', async () => {
     const calls: string[] = [];
@@ -156,7 +182,7 @@ describe('work transport', () => {
       },
     );
     await w.deleteWith('th 1', { discard: true });
-    await w.changes('th_1', 'tu_1');
+    await w.changes('th_1', { turn: 'tu_1' });
     await w.restore('th_1', 'tu_1');
     await w.merge('th_1');
     expect(calls).toEqual([

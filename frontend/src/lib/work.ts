@@ -62,7 +62,8 @@ export interface WorkApi {
   merge(id: string): Promise<MergeResult>;
   discard(id: string): Promise<Thread>;
   deleteWith(id: string, o: DeleteOptions): Promise<void>;
-  changes(id: string, turnId?: string): Promise<Changes>;
+  /** Since the thread started; one turn's ({turn}); or since a turn began ({since}: what a restore undoes). */
+  changes(id: string, q?: { turn?: string; since?: string }): Promise<Changes>;
   revert(id: string, r: RevertRequest): Promise<string[]>;
   checkpoints(id: string): Promise<Checkpoint[]>;
   restore(id: string, turnId: string): Promise<string[]>;
@@ -81,8 +82,8 @@ export function httpWork(request: Request, url: Url): WorkApi {
     deleteWith: async (id, o) => {
       await request('DELETE', url(t(id), { discard: o.discard || undefined, keepBranch: o.keepBranch || undefined }));
     },
-    changes: async (id, turnId) => {
-      const c = await request<Changes>('GET', url(t(id, '/changes'), { turn: turnId || undefined }));
+    changes: async (id, q = {}) => {
+      const c = await request<Changes>('GET', url(t(id, '/changes'), { turn: q.turn || undefined, since: q.since || undefined }));
       return { ...c, files: c.files ?? [] };
     },
     revert: async (id, r) => (await request<{ files: string[] }>('POST', url(t(id, '/changes/revert')), r)).files ?? [],
@@ -100,7 +101,7 @@ export interface WorkBindings {
   MergeThread(id: string): Promise<unknown>;
   DiscardThread(id: string): Promise<unknown>;
   DeleteThreadWith(id: string, o: { Discard?: boolean; KeepBranch?: boolean }): Promise<unknown>;
-  Changes(id: string, turnId: string): Promise<unknown>;
+  Changes(id: string, q: { turn?: string; since?: string }): Promise<unknown>;
   RevertChanges(id: string, r: { path?: string; sinceTurn?: string; force?: boolean }): Promise<unknown>;
   ListCheckpoints(id: string): Promise<unknown>;
   RestoreCheckpoint(id: string, turnId: string): Promise<unknown>;
@@ -115,8 +116,8 @@ export function wailsWork(b: WorkBindings, call: <T>(f: () => Promise<unknown>) 
     deleteWith: async (id, o) => {
       await call(() => b.DeleteThreadWith(id, { Discard: !!o.discard, KeepBranch: !!o.keepBranch }));
     },
-    changes: async (id, turnId) => {
-      const c = await call<Changes>(() => b.Changes(id, turnId ?? ''));
+    changes: async (id, q = {}) => {
+      const c = await call<Changes>(() => b.Changes(id, q));
       return { ...c, files: c?.files ?? [] };
     },
     revert: async (id, r) => (await call<{ files: string[] }>(() => b.RevertChanges(id, r)))?.files ?? [],

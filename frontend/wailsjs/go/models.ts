@@ -290,6 +290,20 @@ export namespace hub {
 		    return a;
 		}
 	}
+	export class ChangesQuery {
+	    turn?: string;
+	    since?: string;
+	
+	    static createFrom(source: any = {}) {
+	        return new ChangesQuery(source);
+	    }
+	
+	    constructor(source: any = {}) {
+	        if ('string' === typeof source) source = JSON.parse(source);
+	        this.turn = source["turn"];
+	        this.since = source["since"];
+	    }
+	}
 	export class Checkpoint {
 	    turnId: string;
 	    commit: string;

@@ -4,7 +4,7 @@ import {hub} from '../models';
 
 export function CancelTurn(arg1:string):Promise<hub.Turn>;
 
-export function Changes(arg1:string,arg2:string):Promise<hub.Changes>;
+export function Changes(arg1:string,arg2:hub.ChangesQuery):Promise<hub.Changes>;
 
 export function ChooseFolder(arg1:string):Promise<string>;
 
