@@ -214,7 +214,9 @@ go-test: deps-system deps-smoke frontend
 # Guarantees: svelte-check and the vitest suite pass, and the browser UI
 # works end to end: a real headless hub with the acp-go-sdk example agent,
 # driven in Debian's Chromium (frontend/e2e/run.mjs; screenshots in
-# build/screenshots/).
+# build/screenshots/), the security attacks (e2e/security.mjs) and the
+# approvals flows — rules, remembered decisions, the batch inbox,
+# escalation, the history — with the fake agent (e2e/approvals.mjs).
 frontend-test: deps-frontend deps-browser
 	cd frontend && $(NPM) run check && $(NPM) test && $(NPM) run e2e
 

@@ -188,6 +188,16 @@ func NewClientConn(r io.Reader, w io.Writer, client Client, opts ClientOptions) 
 	return c
 }
 
+// RunningTerminals counts the commands of the terminals this connection
+// hosts (terminal/create served locally) that have not exited yet; 0 when
+// the client hosts the terminals itself (a TerminalHost).
+func (c *ClientConn) RunningTerminals() int {
+	if c.local == nil {
+		return 0
+	}
+	return c.local.Running()
+}
+
 // buildVersion is the main module's version as the go command stamped it
 // ("v1.2.0", or a pseudo-version from the VCS), or "dev".
 func buildVersion() string {

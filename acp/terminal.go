@@ -520,3 +520,19 @@ func (ts *Terminals) releaseWhere(match func(*terminal) bool) {
 	}
 	wg.Wait()
 }
+
+// Running counts the terminals, not yet released, whose command has not
+// exited yet.
+func (ts *Terminals) Running() int {
+	ts.mu.Lock()
+	defer ts.mu.Unlock()
+	n := 0
+	for _, t := range ts.terms {
+		select {
+		case <-t.done:
+		default:
+			n++
+		}
+	}
+	return n
+}

@@ -4,9 +4,11 @@ package app
 
 import (
 	"context"
+	"database/sql"
 	"encoding/json"
 	"fmt"
 	"io"
+	"math/rand"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -123,6 +125,12 @@ func BenchmarkSSEFlood(b *testing.B) { benchSSEFlood(b) }
 // redaction.enabled: false, to measure what redaction costs.
 func BenchmarkSSEFloodNoRedaction(b *testing.B) {
 	benchSSEFlood(b, "redaction:\n  enabled: false\n")
+}
+
+// BenchmarkSSEFloodNoSearch is BenchmarkSSEFlood with search.enabled:
+// false, to measure what indexing for search costs.
+func BenchmarkSSEFloodNoSearch(b *testing.B) {
+	benchSSEFlood(b, "search:\n  enabled: false\n")
 }
 
 func benchSSEFlood(b *testing.B, config ...string) {
@@ -317,10 +325,96 @@ func BenchmarkLargeDatabase(b *testing.B) {
 	b.ReportMetric(median(ready), "ready-ms")
 	b.ReportMetric(timeIt(func(ctx context.Context) error { _, err := c.Threads(ctx, 50, ""); return err }), "list-ms")
 	b.ReportMetric(timeIt(func(ctx context.Context) error { _, err := c.History(ctx, historyThread, true); return err }), "history-ms")
+	benchSearch(b, c, filepath.Join(dataDir, databaseFile))
+}
+
+// benchSearch reports, on the database BenchmarkLargeDatabase built, the
+// p50 and p99 of a first page (20 hits) of GET /v1/search over HTTP for a
+// one-word query and a phrase (target p50 < 30 ms), and the index's
+// share of the database file (dbstat).
+func benchSearch(b *testing.B, c *client.Client, dbPath string) {
+	pct := func(d []time.Duration, p float64) float64 {
+		sort.Slice(d, func(i, j int) bool { return d[i] < d[j] })
+		return float64(d[int(float64(len(d)-1)*p)].Microseconds()) / 1000
+	}
+	for _, q := range []struct {
+		name string
+		q    hub.SearchQuery
+		runs int
+	}{
+		{"word", hub.SearchQuery{Q: benchWord(40)}, 200},
+		{"phrase", hub.SearchQuery{Q: `"` + benchWord(2) + " " + benchWord(3) + `"`}, 200},
+		// The worst case: a common word whose every match the filter
+		// rejects, so the whole doclist is walked for an empty page.
+		{"filtered", hub.SearchQuery{Q: benchWord(0), Agent: "none"}, 10},
+	} {
+		var d []time.Duration
+		for i := 0; i < q.runs; i++ {
+			start := time.Now()
+			page, err := c.Search(context.Background(), q.q)
+			if err != nil {
+				b.Fatal(err)
+			}
+			if (len(page.Hits) == 0) != (q.name == "filtered") || page.Indexing {
+				b.Fatalf("%s %+v: %d hits, indexing %v", q.name, q.q, len(page.Hits), page.Indexing)
+			}
+			d = append(d, time.Since(start))
+		}
+		b.ReportMetric(pct(d, 0.5), q.name+"-p50-ms")
+		b.ReportMetric(pct(d, 0.99), q.name+"-p99-ms")
+	}
+	// Another client, with no thread, searching the commonest word: the
+	// owner token in the index makes it an empty intersection, not a walk.
+	other := client.ForHub(c.Hub(), client.Options{ClientID: "other"})
+	var d []time.Duration
+	for i := 0; i < 50; i++ {
+		start := time.Now()
+		page, err := other.Search(context.Background(), hub.SearchQuery{Q: benchWord(0)})
+		if err != nil || len(page.Hits) != 0 {
+			b.Fatalf("another client: %+v %v", page, err)
+		}
+		d = append(d, time.Since(start))
+	}
+	b.ReportMetric(pct(d, 0.5), "otherclient-p50-ms")
+	db, err := sql.Open("sqlite", "file:"+dbPath+"?mode=ro")
+	if err != nil {
+		b.Fatal(err)
+	}
+	defer db.Close()
+	var share float64
+	if err := db.QueryRow(`SELECT 100.0 * SUM(CASE WHEN name LIKE 'search%' THEN pgsize ELSE 0 END) / SUM(pgsize) FROM dbstat`).Scan(&share); err != nil {
+		b.Fatal(err)
+	}
+	b.ReportMetric(share, "index-%")
+}
+
+// benchWord is the rank'th word (0: the most common) of the benchmark
+// database's made-up vocabulary.
+func benchWord(rank int) string {
+	syl := []string{"ka", "lo", "mi", "ne", "ru", "sa", "ti", "vo", "pe", "do", "gu", "ha", "ji", "ze", "fo", "bu"}
+	w := "w"
+	for n := rank + 16; n > 0; n /= 16 {
+		w += syl[n%16]
+	}
+	return w
+}
+
+// benchText is about n bytes of words drawn from the vocabulary with a
+// Zipf distribution (a few common words, a long tail of rare ones, as in
+// prose), ending with a space.
+func benchText(z *rand.Zipf, n int) string {
+	var b strings.Builder
+	for b.Len() < n {
+		b.WriteString(benchWord(int(z.Uint64())))
+		b.WriteByte(' ')
+	}
+	return b.String()
 }
 
 // fillDatabase writes threads threads, each with one completed turn, and
-// events message_delta events spread over them; it returns one thread's id.
+// events events spread over them (messages of words and tool calls, see
+// below), indexed for search as the hub indexes them; it returns one
+// thread's id.
 func fillDatabase(tb testing.TB, path, cwd string, threads, events int) string {
 	db, err := store.Open(path, store.Options{})
 	if err != nil {
@@ -348,14 +442,25 @@ func fillDatabase(tb testing.TB, path, cwd string, threads, events int) string {
 	if err := db.Commit(ctx, w); err != nil {
 		tb.Fatal(err)
 	}
-	payload := json.RawMessage(`{"text":"` + strings.Repeat("x", 64) + `"}`)
+	// Each thread's events: nine message chunks of about 64 bytes of
+	// words, then a tool call (title, command, path), and again.
+	z := rand.NewZipf(rand.New(rand.NewSource(1)), 1.1, 4, 4095)
 	errs := make(chan error, 1)
 	for i := 0; i < events; i += 1000 {
 		w := &hub.Write{}
 		for j := i; j < i+1000 && j < events; j++ {
 			th := ids[j%threads]
-			w.Events = append(w.Events, hub.Event{Type: hub.EventMessageDelta, ThreadID: th, TurnID: "tu_" + th,
-				ClientID: "bench", At: now, Payload: payload})
+			ev := hub.Event{Type: hub.EventMessageDelta, ThreadID: th, TurnID: "tu_" + th, ClientID: "bench", At: now}
+			if k := j / threads; k%10 == 9 {
+				word := benchWord(int(z.Uint64()))
+				ev.Type = hub.EventToolCall
+				ev.Payload = json.RawMessage(fmt.Sprintf(`{"toolCall":{"toolCallId":"c%d","title":"Read %s.go","rawInput":{"command":"grep -rn %s ."},"locations":[{"path":"/src/app/%s.go"}]}}`,
+					k, word, word, word))
+			} else {
+				q, _ := json.Marshal(benchText(z, 60))
+				ev.Payload = json.RawMessage(`{"text":` + string(q) + `}`)
+			}
+			w.Events = append(w.Events, ev)
 		}
 		db.CommitAsync(w, func(_ *hub.Write, err error) {
 			if err != nil {

@@ -68,6 +68,7 @@ type Emitter interface {
 //	DecidePermissions(b hub.BatchDecision) (hub.BatchResult, error)
 //	ListRules() ([]hub.RememberedRule, error)
 //	DeleteRule(id string) error
+//	Search(q hub.SearchQuery) (hub.SearchPage, error)
 //	Subscribe(after int64) error
 //	GetSettings() (hub.Settings, error)
 //	UpdateSettings(patch hub.SettingsPatch) (hub.Settings, error)
@@ -125,6 +126,11 @@ func (b *Bindings) CreateThread(req hub.CreateThreadRequest) (hub.Thread, error)
 // ListThreads is Service.ListThreads (GET /v1/threads).
 func (b *Bindings) ListThreads(limit int, cursor string) (hub.ThreadPage, error) {
 	return b.svc.ListThreads(b.ctx, windowCaller, limit, cursor)
+}
+
+// Search is Service.Search (GET /v1/search?scope=all).
+func (b *Bindings) Search(q hub.SearchQuery) (hub.SearchPage, error) {
+	return b.svc.Search(b.ctx, windowCaller, q)
 }
 
 // GetThread is Service.GetThread (GET /v1/threads/{id}).

@@ -118,6 +118,7 @@ var bindingsContract = map[string]string{
 	"SetConfigOption":   "func(string, string, string) (hub.Thread, error)",
 	"ListPermissions":   "func(string) ([]hub.Permission, error)",
 	"QueryPermissions":  "func(hub.PermissionQuery) (hub.PermissionPage, error)",
+	"Search":            "func(hub.SearchQuery) (hub.SearchPage, error)",
 	"DecidePermission":  "func(string, hub.Decision) (hub.DecisionResult, error)",
 	"DecidePermissions": "func(hub.BatchDecision) (hub.BatchResult, error)",
 	"ListRules":         "func() ([]hub.RememberedRule, error)",
@@ -274,6 +275,12 @@ func TestBindings(t *testing.T) {
 	}
 	if page, err := b.ListThreads(10, ""); err != nil || len(page.Threads) != 1 {
 		t.Fatalf("ListThreads = %+v, %v", page, err)
+	}
+	if page, err := b.Search(hub.SearchQuery{Q: "renamed"}); err != nil || len(page.Hits) != 1 || page.Hits[0].ThreadID != th.ID {
+		t.Fatalf("Search = %+v, %v; want the renamed thread's title", page, err)
+	}
+	if _, err := b.Search(hub.SearchQuery{Q: "a AND ("}); hub.ErrorCode(err) != hub.CodeInvalidArgument {
+		t.Fatalf("Search of a malformed query: %v", err)
 	}
 
 	turn, err := b.StartTurn(th.ID, hub.TurnInput{Input: "permission"})

@@ -44,7 +44,7 @@ func runDBCommand(ctx context.Context, e *env, args []string) error {
 	if unlock != nil {
 		defer unlock()
 	}
-	db, err := store.Open(path, store.Options{})
+	db, err := store.Open(path, store.Options{Maintenance: true})
 	if err != nil {
 		return err
 	}

@@ -76,8 +76,8 @@ func e2eApprovalsSDK(t *testing.T, bins e2eBins) {
 		if done := h.waitTurn(th.ID, turn.ID, 60*time.Second); done.Status != "completed" {
 			t.Fatalf("turn %+v", done)
 		}
-		if got := h.permission(p.ID); got.Status != "expired" || got.DecidedBy != "timeout" || got.OptionID != "" {
-			t.Fatalf("permission %+v: want expired by timeout", got)
+		if got := h.permission(p.ID); got.Status != "expired" || got.DecidedBy != "timeout" || got.OptionID != "reject" {
+			t.Fatalf("permission %+v: want expired by timeout, recording the reject option sent", got)
 		}
 	})
 }

@@ -52,6 +52,7 @@ func TestE2E(t *testing.T) {
 		{"ApprovalsSDK", e2eApprovalsSDK},
 		{"ApprovalsClaude", e2eApprovalsClaude},
 		{"ApprovalsFake", e2eApprovalsFake},
+		{"Search", e2eSearch},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

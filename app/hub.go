@@ -108,7 +108,7 @@ func startHub(ctx context.Context, e *env, o Options) (_ *runningHub, err error)
 	if h.token, err = loadOrCreateToken(o.DataDir); err != nil {
 		return nil, err
 	}
-	if h.db, err = store.Open(filepath.Join(o.DataDir, databaseFile), store.Options{Logger: log}); err != nil {
+	if h.db, err = store.Open(filepath.Join(o.DataDir, databaseFile), store.Options{Logger: log, SearchOff: !h.started.Search.Enabled}); err != nil {
 		return nil, err
 	}
 	h.engine, err = engine.New(ctx, engine.Options{

@@ -50,6 +50,9 @@ func (h *runningHub) applyConfig(from, to config.Config) {
 			h.log.Warn("allowPublic changed: restart Switchboard to apply", "allowPublic", to.AllowPublic, "serving", h.listen)
 		}
 	}
+	if from.Search.Enabled != to.Search.Enabled {
+		h.log.Warn("search.enabled changed: restart Switchboard to apply", "enabled", to.Search.Enabled, "running", running.Search.Enabled)
+	}
 	to.Listen, to.AllowPublic = running.Listen, running.AllowPublic
 	h.engine.SetConfig(to.EngineConfig())
 	h.engine.SetAgents(to.Catalogue())

@@ -19,5 +19,8 @@ export default defineConfig(({ mode }) => ({
     environment: 'jsdom',
     include: ['src/**/*.test.ts'],
     setupFiles: ['src/test-setup.ts'],
+    // A test that waits for conditions (asyncUtilTimeout) needs more than
+    // the default 5 s in all on a loaded machine.
+    testTimeout: 30_000,
   },
 }));

@@ -33,6 +33,7 @@ const (
 	EventConfigApplied       = "config_applied"  // extension, hub-wide: {file, changed}: a changed config file applied
 	EventClientRequest       = "client_request"  // extension: ClientRequest, for the thread's owner to answer
 	EventTerminalOutput      = "terminal_output" // extension: TerminalOutput of a terminal the hub hosts
+	EventSessionChanged      = "session_changed" // extension: the thread's agent session is another one; what was restored, what not
 	EventResync              = "resync"          // never stored: a subscriber fell behind
 )
 

@@ -182,6 +182,13 @@ type Service interface {
 	// caller may see that q selects, newest first, a page at a time. A
 	// malformed filter or cursor is INVALID_ARGUMENT.
 	QueryPermissions(ctx context.Context, c Caller, q PermissionQuery) (PermissionPage, error)
+
+	// Search finds prompts, messages, thoughts, tool calls and thread
+	// titles matching q.Q (SQLite FTS5 syntax) in the caller's threads
+	// (every thread with scope=all), newest first, a page at a time.
+	// INVALID_ARGUMENT for an empty or malformed query, a limit outside
+	// 1..MaxSearchLimit, From after To, or a malformed cursor.
+	Search(ctx context.Context, c Caller, q SearchQuery) (SearchPage, error)
 	// DecidePermission records the decision durably, then tells the agent.
 	// A permission already decided or expired is CONFLICT. With
 	// d.Remember it also stores a RememberedRule (DecisionResult.Rule).

@@ -53,6 +53,11 @@ type Store interface {
 	// LastSeq is the highest committed Seq (0 when the log is empty).
 	LastSeq(ctx context.Context) (int64, error)
 
+	// Search returns a page of the documents matching f.Q, newest first.
+	// A malformed query (FTS5 syntax), filter or cursor is
+	// INVALID_ARGUMENT.
+	Search(ctx context.Context, f SearchFilter) (SearchPage, error)
+
 	// AgentProcesses lists the agent processes recorded as running.
 	AgentProcesses(ctx context.Context) ([]AgentProcess, error)
 
@@ -116,6 +121,7 @@ type ThreadChange struct {
 	Status         string
 	Summary        *string
 	AgentSessionID *string
+	CompactedAt    *time.Time // set by compaction (never cleared)
 	// Worktree, when set, replaces the thread's worktree (issue 19).
 	Worktree *Worktree
 	// UpdatedAt becomes the thread's updatedAt when it is later than the

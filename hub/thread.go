@@ -48,9 +48,12 @@ type Thread struct {
 	// its agent runs in Worktree.Path.
 	Worktree *Worktree `json:"worktree,omitempty"`
 
-	// Summary is the thread's stored summary (from compact), used as
-	// context when a session cannot be reopened.
-	Summary string `json:"-"`
+	// Summary is the thread's stored summary (from compact): what the
+	// new session compaction opens is primed with, and the context of a
+	// session that cannot be reopened. CompactedAt is when the thread was
+	// last compacted. Extensions of API.md; absent until then.
+	Summary     string     `json:"summary,omitempty"`
+	CompactedAt *time.Time `json:"compactedAt,omitempty"`
 	// AgentSessionID is the agent's ACP session id of the thread's last
 	// session, for session/load or session/resume.
 	AgentSessionID string `json:"-"`

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"math/rand/v2"
 	"os"
+	"path/filepath"
 	"strings"
 	"sync"
 	"testing"
@@ -56,6 +57,42 @@ func BenchmarkAppendEvents(b *testing.B) {
 	}
 	wg.Wait()
 	b.ReportMetric(float64(b.N)/time.Since(start).Seconds(), "events/s")
+}
+
+// BenchmarkAppendChunks: BenchmarkAppendEvents with prose chunks (64
+// bytes of words ending with a space, as BenchmarkSSEFlood's agent sends)
+// with the search index and without (Options.SearchOff): what indexing
+// adds to the streaming path. One message of b.N chunks.
+func BenchmarkAppendChunks(b *testing.B) {
+	text := strings.Repeat("lorem ipsum dolor sit amet ", 3)[:63] + " "
+	q, _ := json.Marshal(text)
+	payload := json.RawMessage(`{"text":` + string(q) + `}`)
+	for _, bc := range []struct {
+		name string
+		off  bool
+	}{{"search", false}, {"nosearch", true}} {
+		b.Run(bc.name, func(b *testing.B) {
+			db := mustOpenAt(b, filepath.Join(b.TempDir(), "switchboard.db"), Options{SearchOff: bc.off})
+			mustCommit(b, db, writeThreads(thread("t1", "c1", 1)))
+			var wg sync.WaitGroup
+			wg.Add(b.N)
+			done := func(_ *hub.Write, err error) {
+				if err != nil {
+					b.Error(err)
+				}
+				wg.Done()
+			}
+			b.ResetTimer()
+			start := time.Now()
+			for i := range b.N {
+				e := delta(i)
+				e.Payload = payload
+				db.CommitAsync(&hub.Write{Events: []hub.Event{e}}, done)
+			}
+			wg.Wait()
+			b.ReportMetric(float64(b.N)/time.Since(start).Seconds(), "events/s")
+		})
+	}
 }
 
 // BenchmarkCommitSync: one event per Commit, one caller: every Write is its

@@ -35,6 +35,7 @@ import (
 	"runtime"
 	"strings"
 	"sync"
+	"sync/atomic"
 
 	"github.com/switchboard-hub/switchboard/hub"
 
@@ -78,6 +79,15 @@ type Options struct {
 	MaxBatchBytes int
 	// ReadConns is the size of the read pool (default 4).
 	ReadConns int
+	// SearchOff stops indexing for search (config search.enabled false):
+	// Search still answers from what the index holds, and the next Open
+	// with search on rebuilds the index in the background.
+	SearchOff bool
+	// Maintenance opens the database for a one-off job beside (or instead
+	// of) a running hub (`switchboard db compact`): it writes nothing of
+	// its own — no search indexing, no change to the index's state, no
+	// background work — but what it is asked to.
+	Maintenance bool
 }
 
 // DB is the SQLite hub.Store. Its methods are safe for concurrent use,
@@ -102,6 +112,16 @@ type DB struct {
 	closed  bool
 	queue   chan *op
 	stopped chan struct{} // closed when the writer goroutine has returned
+
+	// searchOn: index events for search (search_index.go); ix, the
+	// writer's indexer, is owned by the writer goroutine; indexing is set
+	// while the background backfill runs (search_backfill.go).
+	searchOn bool
+	ix       *indexer
+	indexing atomic.Bool
+	liveFrom int64 // the first seq this run indexes as it stores it
+	maint    bool  // Options.Maintenance
+	marks    snippetMarks
 
 	// batchHook, when set (tests only, before the first Write), is called
 	// on the writer goroutine with the size of each batch before it is
@@ -141,50 +161,59 @@ func Open(path string, opts Options) (*DB, error) {
 		maxBytes: orDefault(opts.MaxBatchBytes, DefaultMaxBatchBytes),
 		queue:    make(chan *op, orDefault(opts.QueueSize, DefaultQueueSize)),
 		stopped:  make(chan struct{}),
+		searchOn: !opts.SearchOff && !opts.Maintenance,
+		maint:    opts.Maintenance,
+		marks:    newSnippetMarks(),
 	}
-	if err := db.open(orDefault(opts.ReadConns, DefaultReadConns)); err != nil {
+	backfill, err := db.open(orDefault(opts.ReadConns, DefaultReadConns))
+	if err != nil {
 		db.closeDBs()
 		return nil, err
 	}
 	go db.run()
+	if backfill {
+		go db.backfill()
+	}
 	return db, nil
 }
 
-func (db *DB) open(readConns int) error {
+func (db *DB) open(readConns int) (backfill bool, err error) {
 	ctx := context.Background()
-	var err error
 	db.wdb, err = sql.Open("sqlite", dsn(db.path, writeParams))
 	if err != nil {
-		return fmt.Errorf("store: open: %w", err)
+		return false, fmt.Errorf("store: open: %w", err)
 	}
 	db.wdb.SetMaxOpenConns(1)
 	db.wdb.SetMaxIdleConns(1)
 	if db.conn, err = db.wdb.Conn(ctx); err != nil {
-		return fmt.Errorf("store: open: %w", err)
+		return false, fmt.Errorf("store: open: %w", err)
 	}
 	version, err := migrate(ctx, db.conn, migrations, db.log)
 	if err != nil {
-		return err
+		return false, err
 	}
 	for _, suffix := range []string{"-wal", "-shm"} {
 		if err := os.Chmod(db.path+suffix, 0o600); err != nil && !errors.Is(err, os.ErrNotExist) {
-			return fmt.Errorf("store: open: %w", err)
+			return false, fmt.Errorf("store: open: %w", err)
 		}
 	}
 	if db.st, err = prepareStmts(ctx, db.conn); err != nil {
-		return err
+		return false, err
+	}
+	if backfill, err = db.openSearch(ctx); err != nil {
+		return false, err
 	}
 	db.rdb, err = sql.Open("sqlite", dsn(db.path, readParams))
 	if err != nil {
-		return fmt.Errorf("store: open: %w", err)
+		return false, fmt.Errorf("store: open: %w", err)
 	}
 	db.rdb.SetMaxOpenConns(readConns)
 	db.rdb.SetMaxIdleConns(readConns)
 	if err := db.rdb.PingContext(ctx); err != nil {
-		return fmt.Errorf("store: open read pool: %w", err)
+		return false, fmt.Errorf("store: open read pool: %w", err)
 	}
 	db.log.Info("database opened", "path", db.path, "schemaVersion", version)
-	return nil
+	return backfill, nil
 }
 
 // Path is the database file's absolute path.

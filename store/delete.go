@@ -6,7 +6,9 @@ import (
 )
 
 // deleteThreadSQL deletes a thread's text (hub.Write.DeleteThreads), in
-// this order, each with the thread id as its one argument.
+// this order, each with the thread id as its one argument: its search
+// documents (search_fts is in FTS5 secure-delete mode, so their terms
+// leave the index's segments at once), its events, permissions, turns.
 //
 // The event log's last row is kept, its payload cleared, when it is the
 // thread's: seq is the rowid, so deleting the highest row would hand its
@@ -15,6 +17,8 @@ import (
 // deleted content with zeros; compact (compact.go) then moves the pages
 // out of the WAL, so the text leaves the files.
 var deleteThreadSQL = []string{
+	`DELETE FROM search_fts WHERE rowid IN (SELECT seq FROM search_docs WHERE thread_id = ?1)`,
+	`DELETE FROM search_docs WHERE thread_id = ?1`,
 	`DELETE FROM events WHERE thread_id = ?1 AND seq < (SELECT MAX(seq) FROM events)`,
 	`UPDATE events SET payload = NULL WHERE thread_id = ?1`,
 	`DELETE FROM permissions WHERE thread_id = ?1`,

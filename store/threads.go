@@ -32,7 +32,7 @@ const upsertThreadSQL = `INSERT INTO threads
 		client_capabilities = COALESCE(excluded.client_capabilities, client_capabilities),
 		worktree = COALESCE(excluded.worktree, worktree)`
 
-const threadColumns = `id, agent, cwd, title, client_id, status, summary, agent_session_id, created_at, updated_at, modes, config_options, client_capabilities, available_commands, worktree`
+const threadColumns = `id, agent, cwd, title, client_id, status, summary, agent_session_id, created_at, updated_at, modes, config_options, client_capabilities, available_commands, compacted_at, worktree`
 
 // setSessionStateSQL sets a thread's modes, config options and available
 // commands; a NULL argument keeps the stored value
@@ -57,7 +57,8 @@ func setSessionState(ctx context.Context, st *stmts, s *hub.SessionState) error 
 // (hub.Write.ThreadChanges).
 const changeThreadSQL = `UPDATE threads SET
 	title = COALESCE(?, title), status = COALESCE(?, status), summary = COALESCE(?, summary),
-	agent_session_id = COALESCE(?, agent_session_id), worktree = COALESCE(?, worktree),
+	agent_session_id = COALESCE(?, agent_session_id), compacted_at = COALESCE(?, compacted_at),
+	worktree = COALESCE(?, worktree),
 	updated_at = MAX(updated_at, ?)
 	WHERE id = ? AND deleted = 0`
 
@@ -79,7 +80,7 @@ func changeThread(ctx context.Context, st *stmts, c *hub.ThreadChange) (*hub.Eve
 		return nil, fmt.Errorf("store: change thread %s: %w", c.ThreadID, err)
 	}
 	res, err := st.changeThread.ExecContext(ctx, strPtr(c.Title), status, strPtr(c.Summary),
-		strPtr(c.AgentSessionID), wt, encTime(c.UpdatedAt), c.ThreadID)
+		strPtr(c.AgentSessionID), encTimePtr(c.CompactedAt), wt, encTime(c.UpdatedAt), c.ThreadID)
 	var n int64
 	if err == nil {
 		n, err = res.RowsAffected()
@@ -109,6 +110,7 @@ func changeThread(ctx context.Context, st *stmts, c *hub.ThreadChange) (*hub.Eve
 	return &ev, nil
 }
 
+// strPtr is a nullable text argument: nil is NULL.
 func strPtr(s *string) any {
 	if s == nil {
 		return nil
@@ -143,15 +145,16 @@ func scanThread(s interface{ Scan(...any) error }) (hub.Thread, error) {
 	var t hub.Thread
 	var created, updated int64
 	var modes, config, caps, commands, wt []byte
+	var compacted sql.NullInt64
 	err := s.Scan(&t.ID, &t.Agent, &t.Cwd, &t.Title, &t.ClientID, &t.Status, &t.Summary,
-		&t.AgentSessionID, &created, &updated, &modes, &config, &caps, &commands, &wt)
+		&t.AgentSessionID, &created, &updated, &modes, &config, &caps, &commands, &compacted, &wt)
 	if err == nil && len(wt) > 0 {
 		t.Worktree = new(hub.Worktree)
 		if jerr := json.Unmarshal(wt, t.Worktree); jerr != nil {
 			return t, fmt.Errorf("store: thread %s: worktree: %w", t.ID, jerr)
 		}
 	}
-	t.CreatedAt, t.UpdatedAt = decTime(created), decTime(updated)
+	t.CreatedAt, t.UpdatedAt, t.CompactedAt = decTime(created), decTime(updated), decTimePtr(compacted)
 	t.Modes, t.ConfigOptions, t.AvailableCommands = decJSON(modes), decJSON(config), decJSON(commands)
 	if err == nil && len(caps) > 0 {
 		t.ClientCapabilities = new(hub.ClientCapabilities)

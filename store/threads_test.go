@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"reflect"
 	"testing"
+	"time"
 
 	"github.com/switchboard-hub/switchboard/hub"
 )
@@ -178,6 +179,33 @@ func TestThreadSessionState(t *testing.T) {
 	ts, _, err := db.ListThreads(ctx, hub.ThreadFilter{All: true})
 	if err != nil || len(ts) != 1 || string(ts[0].Modes) != modes {
 		t.Errorf("ListThreads: %+v %v", ts, err)
+	}
+}
+
+// Compaction's fields are written field-wise through ThreadChanges: the
+// summary, the agent session id (cleared) and compactedAt, which a thread
+// upsert never changes.
+func TestThreadCompactionState(t *testing.T) {
+	ctx := context.Background()
+	db := MustOpenDB(t)
+	th := thread("t1", "c1", 1)
+	th.AgentSessionID = "sess-1"
+	mustCommit(t, db, writeThreads(th))
+	if got, _ := db.GetThread(ctx, "t1"); got.CompactedAt != nil || got.Summary != "" {
+		t.Fatalf("new thread: compactedAt %v summary %q", got.CompactedAt, got.Summary)
+	}
+	summary, none := "We fixed the build.", ""
+	at := time.Date(2026, 11, 25, 9, 0, 0, 0, time.UTC)
+	mustCommit(t, db, &hub.Write{ThreadChanges: []hub.ThreadChange{{ThreadID: "t1", Summary: &summary, AgentSessionID: &none}}})
+	mustCommit(t, db, &hub.Write{ThreadChanges: []hub.ThreadChange{{ThreadID: "t1", CompactedAt: &at}}})
+	got, err := db.GetThread(ctx, "t1")
+	if err != nil || got.Summary != summary || got.AgentSessionID != "" || got.CompactedAt == nil || !got.CompactedAt.Equal(at) {
+		t.Fatalf("after compaction: %+v %v", got, err)
+	}
+	got.Title = "renamed"
+	mustCommit(t, db, writeThreads(got))
+	if again, _ := db.GetThread(ctx, "t1"); again.CompactedAt == nil || !again.CompactedAt.Equal(at) || again.Summary != summary {
+		t.Fatalf("an upsert changed compaction state: %+v", again)
 	}
 }
 

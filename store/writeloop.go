@@ -171,6 +171,7 @@ func (db *DB) commitBatch(batch []*op) {
 		if err := db.apply(ctx, o.w); err != nil {
 			o.err = err
 			resetSeqs(o.w)
+			db.ix.reset()
 			db.log.Debug("write refused", "err", err)
 			if !savepoint && !statementLevel(err) {
 				db.abortBatch(ctx, batch, "write", err)
@@ -188,6 +189,12 @@ func (db *DB) commitBatch(batch []*op) {
 				db.abortBatch(ctx, batch, "release savepoint", err)
 				return
 			}
+		}
+	}
+	if db.searchOn {
+		if err := db.ix.flushGrown(ctx); err != nil {
+			db.abortBatch(ctx, batch, "search index", err)
+			return
 		}
 	}
 	if _, err := st.commit.ExecContext(ctx); err != nil {
@@ -247,6 +254,7 @@ func (db *DB) abortBatch(ctx context.Context, batch []*op, stage string, err err
 // INTERNAL error for err, and takes back the Seqs it was given.
 func (db *DB) failBatch(batch []*op, stage string, err error) {
 	db.log.Error("batch failed", "stage", stage, "writes", len(batch), "err", err)
+	db.ix.reset()
 	herr := &hub.Error{Code: hub.CodeInternal, Message: "store: " + stage + " failed", Err: err}
 	for _, o := range batch {
 		resetSeqs(o.w)
@@ -277,7 +285,8 @@ func writeSize(w *hub.Write) int {
 		}
 	}
 	for i := range w.SessionStates {
-		n += 64 + len(w.SessionStates[i].Modes) + len(w.SessionStates[i].ConfigOptions) + len(w.SessionStates[i].AvailableCommands)
+		st := &w.SessionStates[i]
+		n += 64 + len(st.Modes) + len(st.ConfigOptions) + len(st.AvailableCommands)
 	}
 	for i := range w.Turns {
 		t := &w.Turns[i]

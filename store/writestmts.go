@@ -24,6 +24,7 @@ type stmts struct {
 	escalate, insertRule           *sql.Stmt
 	deleteRule                     *sql.Stmt
 	deleteThread                   []*sql.Stmt // deleteThreadSQL, in order
+	search                         searchStmts
 	all                            []*sql.Stmt
 }
 
@@ -63,6 +64,10 @@ func prepareStmts(ctx context.Context, conn *sql.Conn) (*stmts, error) {
 		*p.dst = st
 		s.all = append(s.all, st)
 	}
+	if err := s.search.prepare(ctx, conn, &s.all); err != nil {
+		_ = s.close()
+		return nil, err
+	}
 	for _, q := range deleteThreadSQL {
 		st, err := conn.PrepareContext(ctx, q)
 		if err != nil {
@@ -88,7 +93,8 @@ func (s *stmts) close() error {
 // that commitBatch opened: Decide first, then Escalate, threads, deleted
 // threads, session states, thread changes (their announcements appended to
 // w.Events), turns, permissions, rules added, rules deleted, events, agent
-// processes recorded, then forgotten.
+// processes recorded, then forgotten. Each event is indexed for search as
+// it is inserted (search_index.go).
 func (db *DB) apply(ctx context.Context, w *hub.Write) error {
 	st := db.st
 	if w.Decide != nil {
@@ -110,6 +116,7 @@ func (db *DB) apply(ctx context.Context, w *hub.Write) error {
 		if err := deleteThread(ctx, st, id); err != nil {
 			return err
 		}
+		db.ix.forget(id)
 	}
 	for i := range w.SessionStates {
 		if err := setSessionState(ctx, st, &w.SessionStates[i]); err != nil {
@@ -150,6 +157,11 @@ func (db *DB) apply(ctx context.Context, w *hub.Write) error {
 	for i := range w.Events {
 		if err := insertEvent(ctx, st, &w.Events[i]); err != nil {
 			return err
+		}
+		if db.searchOn {
+			if err := db.ix.event(ctx, &w.Events[i]); err != nil {
+				return err
+			}
 		}
 	}
 	for i := range w.AgentProcs {

@@ -42,6 +42,9 @@
 //	FAKEAGENT_TEXT_ONLY=1           promptCapabilities {} (text and resource
 //	                                links only: no image, audio or embedded
 //	                                context)
+//	FAKEAGENT_MODES=<id>,<id>…      the session modes offered (default
+//	                                "default,plan"); the first is the mode a
+//	                                session starts (or is adopted) in
 //
 // Without FAKEAGENT_LOAD_SESSION or FAKEAGENT_SESSION_CAPS the corresponding
 // methods answer -32601, as a strict agent without the capability would.
@@ -83,7 +86,7 @@
 //     "Fake session <id>", updatedAt}]} in creation order, filtered by cwd.
 //   - session/close {sessionId}: cancels the running turn as session/cancel
 //     would, forgets the session, answers {}.
-//   - session/set_mode {sessionId, modeId}: modeId "default" or "plan" (else
+//   - session/set_mode {sessionId, modeId}: modeId one of the modes offered (else
 //     -32602); sends a current_mode_update notification, then answers {}.
 //   - session/set_config_option {sessionId, configId, value}: configId "model"
 //     with value "fake-small" or "fake-large" (else -32602); answers
@@ -258,6 +261,7 @@ package acptest
 import (
 	"os"
 	"strconv"
+	"strings"
 	"time"
 )
 
@@ -300,6 +304,7 @@ type options struct {
 	authRequired    bool
 	initDelay       time.Duration
 	textOnly        bool
+	modes           []string // offered mode ids, the first the start mode
 }
 
 func readOptions() options {
@@ -313,6 +318,18 @@ func readOptions() options {
 	o.textOnly = os.Getenv("FAKEAGENT_TEXT_ONLY") == "1"
 	if v, err := strconv.Atoi(os.Getenv("FAKEAGENT_INIT_DELAY_MS")); err == nil {
 		o.initDelay = time.Duration(v) * time.Millisecond
+	}
+	o.modes = defaultModes
+	if v := os.Getenv("FAKEAGENT_MODES"); v != "" {
+		o.modes = nil
+		for _, id := range strings.Split(v, ",") {
+			if id = strings.TrimSpace(id); id != "" {
+				o.modes = append(o.modes, id)
+			}
+		}
+		if len(o.modes) == 0 {
+			o.modes = defaultModes
+		}
 	}
 	return o
 }

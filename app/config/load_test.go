@@ -110,6 +110,9 @@ func TestLoadConfigErrors(t *testing.T) {
 		{"tiny live events", "limits:\n  liveEventBytes: 100\n", "limits.liveEventBytes"},
 		{"custom agent without command", "agents:\n  x:\n    name: X\n", "agents.x"},
 		{"unknown theme", "ui:\n  theme: blue\n", "ui.theme"},
+		{"negative turn idle timeout", "limits:\n  turnIdleTimeout: -1s\n", "limits.turnIdleTimeout"},
+		{"compactAt too low", "context:\n  compactAt: 0.3\n", "context.compactAt"},
+		{"compactAt too high", "context:\n  compactAt: 0.99\n", "context.compactAt"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -119,6 +122,12 @@ func TestLoadConfigErrors(t *testing.T) {
 				t.Fatalf("got %v, want an error naming %s and %q", err, p, tt.want)
 			}
 		})
+	}
+	if c, err := Load(writeConfig(t, "limits:\n  turnIdleTimeout: 0\ncontext:\n  compactAt: 0.8\n"), true); err != nil || c.Limits.TurnIdleTimeout != 0 || c.Context.CompactAt != 0.8 {
+		t.Fatalf("turnIdleTimeout 0 (off) and compactAt 0.8: %+v %+v %v", c.Limits, c.Context, err)
+	}
+	if c, err := Load(writeConfig(t, ""), true); err != nil || c.Limits.TurnIdleTimeout != 5*time.Minute || c.Context.CompactAt != 0 {
+		t.Fatalf("defaults: turnIdleTimeout %v compactAt %v %v", c.Limits.TurnIdleTimeout, c.Context.CompactAt, err)
 	}
 	if c, err := Load(writeConfig(t, "ui:\n  theme: dark\n"), true); err != nil || c.UI.Theme != "dark" {
 		t.Fatalf("ui.theme: %+v %v", c.UI, err)

@@ -49,6 +49,12 @@ func (c Config) validate() error {
 	if c.Context.RecentTurns < 0 || c.Context.MaxChars < 0 {
 		return errors.New("context.recentTurns and context.maxChars must not be negative")
 	}
+	if c.Limits.TurnIdleTimeout < 0 {
+		return errors.New("limits.turnIdleTimeout must be a duration such as 5m, or 0 (off)")
+	}
+	if f := c.Context.CompactAt; f != 0 && (f < 0.5 || f > 0.95) {
+		return fmt.Errorf("context.compactAt must be between 0.5 and 0.95 (a fraction of the agent's context window), or 0 (off), not %v", f)
+	}
 	switch c.UI.Theme {
 	case hub.ThemeLight, hub.ThemeDark, hub.ThemeSystem:
 	default:

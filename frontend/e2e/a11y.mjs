@@ -23,9 +23,17 @@
 //   delete-confirm  its header's "Delete …?" confirmation (then kept)
 //   new-thread   the New thread dialog
 //   settings     the Settings dialog
+//   rules-editor the Settings dialog with the form of a new permission rule
+//                open, after a save refused for want of a name (its error
+//                shown on the field)
+//   search       the Search dialog (Ctrl/Cmd+K) with hits
 //   pending      a permission waiting in the thread and the Approvals
 //                panel open over it
+//   inbox-selection  the same with the request selected in the inbox
+//                (Space on its list) and its "Always here…" choices open
 //   approvals    the Approvals panel with nothing pending
+//   history      the Decision history dialog over it (the run's decided
+//                requests, newest first)
 //   palette      the composer's slash-command palette ("/" typed first in
 //                the Message box). The example agent reports no commands,
 //                so for this state the thread list the page loads is
@@ -144,8 +152,24 @@ export async function a11yScenario(page, { url, log, shots }) {
   const settings = page.getByRole('dialog', { name: 'Settings' });
   await settings.getByText(/Saved to/).waitFor();
   await check('settings');
+  await settings.getByRole('button', { name: 'Add rule' }).click();
+  const ruleForm = settings.getByRole('form', { name: 'Rule (new)' });
+  await ruleForm.getByRole('button', { name: 'Save rule' }).click();
+  await ruleForm.getByText(/Give the rule a name/).waitFor();
+  await check('rules-editor');
+  await ruleForm.getByRole('button', { name: 'Cancel' }).click();
+  await ruleForm.waitFor({ state: 'detached' });
   await settings.getByRole('button', { name: 'Close', exact: true }).click();
   await settings.waitFor({ state: 'detached' });
+
+  log('a11y: the Search dialog with hits');
+  await page.getByRole('button', { name: 'Search', exact: true }).click();
+  const search = page.getByRole('dialog', { name: 'Search all threads' });
+  await search.getByRole('searchbox').fill('understand');
+  await search.getByRole('list', { name: 'Search results' }).getByRole('button').first().waitFor();
+  await check('search');
+  await search.getByRole('searchbox').press('Escape');
+  await search.waitFor({ state: 'detached' });
 
   log('a11y: a pending permission and the Approvals panel');
   const box = page.getByRole('textbox', { name: 'Message' });
@@ -170,6 +194,14 @@ export async function a11yScenario(page, { url, log, shots }) {
     { timeout: 5000 },
   );
   await check('pending');
+  const inbox = panel.getByRole('listbox', { name: 'Pending requests' });
+  await inbox.focus();
+  await page.waitForFunction(() => document.querySelector('#approvals [role="listbox"]')?.getAttribute('aria-busy') === 'false');
+  await page.keyboard.press(' ');
+  await inbox.locator('[aria-selected="true"]').waitFor();
+  await panel.getByRole('button', { name: 'Always here…' }).click();
+  await panel.getByRole('group', { name: 'Remember this answer for' }).waitFor();
+  await check('inbox-selection');
   // The running turn's spinner turns only when motion is not reduced.
   const spin = turn.locator('.working .spin');
   const animation = () => spin.evaluate((el) => getComputedStyle(el).animationName);
@@ -185,6 +217,12 @@ export async function a11yScenario(page, { url, log, shots }) {
   await panel.getByText('Nothing waits for you.').waitFor();
   await page.getByRole('button', { name: 'Stop' }).waitFor({ state: 'detached' });
   await check('approvals');
+  await panel.getByRole('button', { name: 'History…' }).click();
+  const history = page.getByRole('dialog', { name: 'Decision history' });
+  await history.getByRole('table').waitFor();
+  await check('history');
+  await page.keyboard.press('Escape');
+  await history.waitFor({ state: 'detached' });
   await page.getByRole('button', { name: 'Approvals: 0 pending' }).click();
   await panel.waitFor({ state: 'detached' });
 

@@ -9,7 +9,8 @@
 // its "editor" badge and an unread mark, deleting it from its header, hand
 // edits of the config file (a refused one shows a banner until fixed; a theme
 // set by hand applies at once); then the scenarios of e2e/settings.mjs,
-// e2e/threadview.mjs, e2e/a11y.mjs (axe-core on each view and dialog,
+// e2e/threadview.mjs, e2e/search.mjs (Ctrl+K search, a hit opened and
+// highlighted), e2e/a11y.mjs (axe-core on each view and dialog,
 // light and dark, and the keyboard) and e2e/auth.mjs (the browser's
 // one-time sign-in, its sessionStorage bearer, Log out).
 //
@@ -17,7 +18,7 @@
 // finished turn), new-thread-light.png, permission-{light,dark}.png,
 // sidebar-{light,dark}.png (badges and unread mark).
 // Env: CHROMIUM (default /usr/bin/chromium), E2E_KEEP=1 keeps the temp dir,
-// E2E_SKIP=settings,threadview,a11y,auth leaves out those scenarios.
+// E2E_SKIP=settings,threadview,search,a11y,auth leaves out those scenarios.
 import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -304,6 +305,7 @@ async function main() {
   for (const [file, fn] of [
     ['settings.mjs', 'settingsScenario'],
     ['threadview.mjs', 'threadViewScenario'],
+    ['search.mjs', 'searchScenario'],
     ['a11y.mjs', 'a11yScenario'],
     ['auth.mjs', 'authScenario'],
   ]) {
@@ -316,7 +318,7 @@ async function main() {
     if (typeof mod[fn] !== 'function') throw new Error(`e2e/${file} does not export ${fn}`);
     log(`running ${fn} (e2e/${file})`);
     try {
-      await mod[fn](page, { url, log, shots, hub, pageUrl });
+      await mod[fn](page, { url, log, shots, hub, pageUrl, problems });
     } catch (e) {
       throw new Error(`${fn} (e2e/${file}) failed: ${e instanceof Error ? e.stack || e.message : e}`);
     } finally {

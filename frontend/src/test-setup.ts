@@ -1,5 +1,10 @@
 import { afterEach } from 'vitest';
-import { cleanup } from '@testing-library/svelte';
+import { cleanup, configure } from '@testing-library/svelte';
+
+// findBy*/waitFor wait for a condition, never for a time: give them room
+// on a loaded 2-core CI machine (the default 1 s failed there while the
+// same test passed alone in a fraction of it).
+configure({ asyncUtilTimeout: 10_000 });
 
 afterEach(() => {
   cleanup();

@@ -115,7 +115,18 @@ func (e *Engine) clientRequest(ctx context.Context, c *threadClient, method stri
 	var turnCtx context.Context = context.Background()
 	if tr != nil {
 		turnID, turnCtx = tr.turn.ID, tr.ctx
+		tr.wd.touch()
+		tr.wd.pause() // the owner's time is not the agent's silence
+		defer tr.wd.resume()
 	}
+	c.rt.mu.Lock()
+	c.rt.requests++ // an agent waiting on its editor is not idle
+	c.rt.mu.Unlock()
+	defer func() {
+		c.rt.mu.Lock()
+		c.rt.requests--
+		c.rt.mu.Unlock()
+	}()
 
 	id := newID("cr")
 	req := &clientRequestRT{threadID: thread.ID, owner: thread.ClientID, state: clientRequestPending, answered: make(chan struct{})}

@@ -9,7 +9,11 @@
 // previous run left behind before it serves a call (recovery.go).
 //
 // A thread's agent is started and its session opened on demand, by a turn,
-// a set call or CreateThread's OpenSession (ensureSession, session.go), and
-// stopped after limits.agentIdleTimeout without a turn. The lock order is
-// on Engine.
+// a set call or CreateThread's OpenSession (ensureSession, session.go):
+// resumed, loaded or new, with the user's mode and options re-applied
+// before anything is prompted (lifecycle.go). It is stopped after
+// limits.agentIdleTimeout without a turn, or earlier when its process slot
+// is needed for another thread (evict.go); compaction replaces its session
+// (compact.go); each turn has a watchdog (watchdog.go). The lock order is
+// on Engine; a watchdog's mutex is a leaf.
 package engine

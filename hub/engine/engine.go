@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"log/slog"
+	"math"
 	"reflect"
 	"sync"
 	"sync/atomic"
@@ -20,12 +21,22 @@ import (
 // parentheses). SetConfig swaps it atomically; running turns keep the
 // values they started with where noted.
 type Config struct {
-	PermissionTimeout  time.Duration // permissions.timeout (10m)
-	MaxAgentProcesses  int           // limits.maxAgentProcesses (8)
-	AgentIdleTimeout   time.Duration // limits.agentIdleTimeout (30m)
-	TurnTimeout        time.Duration // limits.turnTimeout (30m): cancel, then kill
-	ContextRecentTurns int           // context.recentTurns (10)
-	ContextMaxChars    int           // context.maxChars (20000)
+	PermissionTimeout time.Duration // permissions.timeout (10m)
+	MaxAgentProcesses int           // limits.maxAgentProcesses (8)
+	AgentIdleTimeout  time.Duration // limits.agentIdleTimeout (30m)
+	TurnTimeout       time.Duration // limits.turnTimeout (30m): cancel, then kill
+	// TurnIdleTimeout (limits.turnIdleTimeout, 5m; 0: off): a turn with
+	// no session/update and no agent request for this long is cancelled,
+	// then killed; the clock pauses while a permission or client request
+	// of the turn is pending or a terminal the agent started runs
+	// (watchdog.go). TurnTimeout stays the outer bound.
+	TurnIdleTimeout time.Duration
+	// ContextCompactAt (context.compactAt, 0: off) compacts a thread once
+	// its agent reports (usage_update) this fraction of its context
+	// window used, after the turn that crossed it (compact.go).
+	ContextCompactAt   float64
+	ContextRecentTurns int // context.recentTurns (10)
+	ContextMaxChars    int // context.maxChars (20000)
 	// Folders are the config's per-folder rules (folders.<glob>), in any
 	// order: the most specific matching rule wins (folders.go).
 	Folders []FolderRule
@@ -68,6 +79,7 @@ func DefaultConfig() Config {
 		MaxAgentProcesses:  8,
 		AgentIdleTimeout:   30 * time.Minute,
 		TurnTimeout:        30 * time.Minute,
+		TurnIdleTimeout:    5 * time.Minute,
 		ContextRecentTurns: 10,
 		ContextMaxChars:    20000,
 		Redaction:          true,
@@ -92,6 +104,9 @@ type Options struct {
 	CancelWait time.Duration
 	// Now is the clock (default time.Now).
 	Now func() time.Time
+	// AfterFunc starts the turn watchdogs' timers on the clock Now reads
+	// (default time.AfterFunc; tests pass a fake clock's).
+	AfterFunc func(d time.Duration, f func()) Timer
 	// ClientRequestTimeout bounds the wait for a client request's answer
 	// (default hub.ClientRequestTimeout).
 	ClientRequestTimeout time.Duration
@@ -113,7 +128,10 @@ type Options struct {
 // Engine implements Service: threads, turns, permissions and the agent
 // processes behind them. It is safe for concurrent use.
 //
-// Lock order: threadRT.startMu, Engine.mu, then threadRT.mu. Engine.mu and
+// Lock order: threadRT.startMu, Engine.mu, then threadRT.mu. Only
+// evictLocked holds two threadRT.mu at once (its own thread's, then each
+// other's in turn), always under Engine.mu, and it only tries other
+// threads' startMu (TryLock). A turn's watchdog mutex is a leaf. Engine.mu and
 // threadRT.mu are never held across a Store call that waits for a commit,
 // nor across a call into an agent; threadRT.startMu is, while it
 // serialises starting a thread's agent and opening its session
@@ -123,6 +141,7 @@ type Engine struct {
 	log        *slog.Logger
 	bus        *bus
 	now        func() time.Time
+	afterFunc  func(time.Duration, func()) Timer
 	agentOpts  acp.AgentOptions
 	cancelWait time.Duration
 	// clientTimeout is Options.ClientRequestTimeout; creqs the client
@@ -136,8 +155,11 @@ type Engine struct {
 
 	// redacting is cfg.Redaction, readable without mu on the streaming
 	// path.
-	redacting  atomic.Bool
-	maxHistory int // Options.MaxHistoryBytes
+	redacting atomic.Bool
+	// compactAtBits is cfg.ContextCompactAt (math.Float64bits), readable
+	// without mu on the streaming path.
+	compactAtBits atomic.Uint64
+	maxHistory    int // Options.MaxHistoryBytes
 
 	mu      sync.Mutex
 	cfg     Config
@@ -147,13 +169,21 @@ type Engine struct {
 	perms   map[string]*permRT   // pending permissions by id
 	// remembered are the remembered rules, oldest first, as stored.
 	remembered []hub.RememberedRule
-	procs      int // live agent processes
-	closing    bool
-	turnsWG    sync.WaitGroup
-	inits      map[string]agentInit // agents' initialize answers, by agent id
+	procs      int // process slots taken: live agent processes, and those reserved for one about to start
+	// slotless are evicted agents still exiting whose slot went to
+	// another thread's agent: watchAgent does not free it again.
+	slotless map[*acp.Agent]bool
+	closing  bool
+	turnsWG  sync.WaitGroup
+	inits    map[string]agentInit // agents' initialize answers, by agent id
 
 	stopProbes context.CancelFunc
 	probes     sync.WaitGroup
+	// probeRuns are the background probes running, by agent id: closed
+	// when each ends; launches counts the processes being started, by
+	// agent id (both guarded by mu; startingAgent).
+	probeRuns map[string]chan struct{}
+	launches  map[string]int
 }
 
 var _ hub.Service = (*Engine)(nil)
@@ -170,6 +200,9 @@ func New(ctx context.Context, opts Options) (*Engine, error) {
 	}
 	if opts.Now == nil {
 		opts.Now = time.Now
+	}
+	if opts.AfterFunc == nil {
+		opts.AfterFunc = func(d time.Duration, f func()) Timer { return time.AfterFunc(d, f) }
 	}
 	if opts.CancelWait <= 0 {
 		opts.CancelWait = 4 * time.Second
@@ -189,6 +222,8 @@ func New(ctx context.Context, opts Options) (*Engine, error) {
 		log:        opts.Logger,
 		bus:        newBus(opts.Store, last),
 		now:        opts.Now,
+		afterFunc:  opts.AfterFunc,
+		slotless:   make(map[*acp.Agent]bool),
 		agentOpts:  opts.AgentOptions,
 		cancelWait: opts.CancelWait,
 		cfg:        opts.Config,
@@ -196,10 +231,13 @@ func New(ctx context.Context, opts Options) (*Engine, error) {
 		turns:      make(map[string]*turnRT),
 		perms:      make(map[string]*permRT),
 		inits:      make(map[string]agentInit),
+		probeRuns:  make(map[string]chan struct{}),
+		launches:   make(map[string]int),
 		stopProbes: func() {},
 		protected:  protectedRoots(opts.Protected),
 	}
 	e.redacting.Store(opts.Config.Redaction)
+	e.compactAtBits.Store(math.Float64bits(opts.Config.ContextCompactAt))
 	e.agentOpts.Client.CancelWait = opts.CancelWait
 	e.clientTimeout = opts.ClientRequestTimeout
 	e.maxHistory = opts.MaxHistoryBytes
@@ -227,11 +265,15 @@ func (e *Engine) SetConfig(c Config) {
 	e.mu.Lock()
 	e.cfg = c
 	e.redacting.Store(c.Redaction)
+	e.compactAtBits.Store(math.Float64bits(c.ContextCompactAt))
 	e.mu.Unlock()
 }
 
 // Config returns the configuration in effect.
 func (e *Engine) Config() Config { return e.config() }
+
+// compactAt is cfg.ContextCompactAt, without e.mu.
+func (e *Engine) compactAt() float64 { return math.Float64frombits(e.compactAtBits.Load()) }
 
 func (e *Engine) config() Config {
 	e.mu.Lock()
@@ -272,7 +314,7 @@ func (e *Engine) SetAgents(specs []acp.AgentSpec) {
 func (e *Engine) retireIfStale(rt *threadRT, owner *turnRT) bool {
 	e.mu.Lock()
 	rt.mu.Lock()
-	a := rt.agent
+	a, sid := rt.agent, rt.sessionID
 	stale := a != nil && rt.turn == owner && !e.specCurrentLocked(rt.spec)
 	if stale {
 		rt.agent = nil
@@ -290,7 +332,7 @@ func (e *Engine) retireIfStale(rt *threadRT, owner *turnRT) bool {
 	go func() {
 		ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
 		defer cancel()
-		a.Close(ctx)
+		e.closeAgent(ctx, a, sid)
 	}()
 	return true
 }
@@ -401,4 +443,10 @@ func (e *Engine) Announce(typ string, payload any) error {
 		return fmt.Errorf("hub: %s payload: %w", typ, err)
 	}
 	return e.commit(&hub.Write{Events: []hub.Event{{Type: typ, At: e.now(), Payload: p}}})
+}
+
+// Timer is a timer Options.AfterFunc started.
+type Timer interface {
+	// Stop prevents the function from running, as time.Timer.Stop.
+	Stop() bool
 }

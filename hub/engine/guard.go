@@ -73,6 +73,7 @@ func (c *threadClient) WriteTextFile(ctx context.Context, req acp.WriteTextFileR
 // (kind "read" or "edit") in the thread's running turn. Otherwise it
 // returns the agent's error.
 func (c *threadClient) checkFile(ctx context.Context, sessionID, method, kind, path string) (string, error) {
+	c.touch()
 	p, err := resolvePath(path)
 	if err != nil {
 		return "", acp.NewError(acp.CodeInvalidParams, "%v", err)
@@ -110,6 +111,7 @@ func (c *threadClient) checkFile(ctx context.Context, sessionID, method, kind, p
 // the same command in this turn (approvals.go). It inherits what
 // terminals.inheritEnv names.
 func (c *threadClient) AuthorizeTerminal(ctx context.Context, req acp.CreateTerminalRequest, dir string) (acp.TerminalGrant, error) {
+	c.touch()
 	d, err := resolvePath(dir)
 	if err != nil {
 		return acp.TerminalGrant{}, acp.NewError(acp.CodeInvalidParams, "cwd: %v", err)

@@ -83,9 +83,11 @@ func (e *Engine) startProbes() {
 			wg.Add(1)
 			go func() {
 				defer func() { <-sem; wg.Done() }()
-				if _, known := e.agentInit(s.ID); known {
+				done, ok := e.probing(s.ID)
+				if !ok {
 					return
 				}
+				defer done()
 				r, err := acp.Probe(ctx, s.Command, e.agentOpts, probeTimeout)
 				if err != nil {
 					e.log.Info("hub: probing an agent failed", "agent", s.ID, "err", err)
@@ -98,6 +100,57 @@ func (e *Engine) startProbes() {
 		}
 		wg.Wait()
 	}()
+}
+
+// probing marks agentID's probe as running until the returned function is
+// called, unless the agent is known already or one of its processes is
+// being started (then ok is false: no probe).
+func (e *Engine) probing(agentID string) (done func(), ok bool) {
+	ch := make(chan struct{})
+	e.mu.Lock()
+	_, known := e.inits[agentID]
+	if known || e.launches[agentID] > 0 {
+		e.mu.Unlock()
+		return nil, false
+	}
+	e.probeRuns[agentID] = ch
+	e.mu.Unlock()
+	return func() {
+		e.mu.Lock()
+		delete(e.probeRuns, agentID)
+		e.mu.Unlock()
+		close(ch)
+	}, true
+}
+
+// startingAgent counts a process of agentID being started, once no
+// background probe of it runs (it waits for one, bounded by probeTimeout
+// and ctx): two processes of one agent starting at once on the same HOME
+// can break each other (OpenCode creating its database), and a probe
+// would fail the user's first turn. The returned function ends the count.
+func (e *Engine) startingAgent(ctx context.Context, agentID string) (done func()) {
+	deadline := time.After(probeTimeout)
+	for {
+		e.mu.Lock()
+		ch := e.probeRuns[agentID]
+		if ch == nil {
+			e.launches[agentID]++
+			e.mu.Unlock()
+			return func() {
+				e.mu.Lock()
+				e.launches[agentID]--
+				e.mu.Unlock()
+			}
+		}
+		e.mu.Unlock()
+		select {
+		case <-ch:
+		case <-ctx.Done():
+			return func() {}
+		case <-deadline:
+			return func() {}
+		}
+	}
 }
 
 // setCallTimeout bounds a set call, agent start included.
@@ -215,11 +268,8 @@ func (e *Engine) openOutsideTurn(ctx context.Context, t hub.Thread) (*threadRT, 
 		err = hub.Errorf(hub.CodeUpstreamUnavailable, "the hub is shutting down")
 	case rt.deleted:
 		err = hub.Errorf(hub.CodeNotFound, "thread %s not found", t.ID)
-	case !agentAlive(rt.agent) && e.procs >= e.cfg.MaxAgentProcesses:
-		err = &hub.Error{Code: hub.CodeTooManyRequests, Message: fmt.Sprintf("%d agent processes are running, the configured limit", e.procs), RetryAfter: 10 * time.Second}
 	case !agentAlive(rt.agent):
-		e.procs++
-		tr.reserved = true
+		err = e.takeSlotLocked(tr)
 	}
 	rt.mu.Unlock()
 	e.mu.Unlock()

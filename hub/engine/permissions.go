@@ -79,10 +79,13 @@ func (c *threadClient) requestPermission(ctx context.Context, req acp.RequestPer
 	}
 	e.perms[p.ID] = pr
 	e.mu.Unlock()
+	tr.wd.touch()
+	tr.wd.pause() // the user's time is not the agent's silence
 	defer func() {
 		e.mu.Lock()
 		delete(e.perms, p.ID)
 		e.mu.Unlock()
+		tr.wd.resume()
 	}()
 	ev, _ := hub.NewEvent(hub.EventPermissionRequired, c.thread, tr.turn.ID, now, map[string]any{"permission": p})
 	err := e.commit(&hub.Write{Permissions: []hub.Permission{p}, Events: []hub.Event{ev}})

@@ -24,10 +24,15 @@ func (e *Engine) releaseReservation(tr *turnRT) {
 }
 
 // ensureSession returns the thread's agent and session, starting the agent
-// process and opening a session when needed. A session reopened without
-// session/load or session/resume gets prefix: a context block with the
-// thread's summary and recent turns (never on a thread's first turn, so
-// slash commands reach the agent raw).
+// process and opening a session when needed (openSession: resume, else
+// load, else new). A session opened without session/load or
+// session/resume gets prefix: a context block with the thread's summary and
+// recent turns (never on a thread's first turn, so slash commands reach the
+// agent raw). Every session it opens gets the thread's mode and config
+// option values back (restoreChoices) before anything is prompted, with
+// the events that say what changed (sessionEvents); for a turn (forTurn)
+// whose session could not take them back, it fails with choicesError and
+// the prompt is never sent.
 //
 // A call outside a turn (forTurn false: a set call, or CreateThread's
 // OpenSession, through openOutsideTurn) passes a turnRT of its own that is
@@ -43,28 +48,92 @@ func (e *Engine) ensureSession(tr *turnRT, forTurn bool) (*acp.Agent, string, []
 	e.retireIfStale(rt, tr)
 	rt.startMu.Lock()
 	defer rt.startMu.Unlock()
-	if a, sid, prefix, ok := e.liveSession(tr, forTurn); ok {
+	a, sid, prefix, alive := e.liveSession(tr, forTurn)
+	if alive && sid != "" {
 		e.releaseReservation(tr) // no process starts
 		return a, sid, prefix, nil
 	}
-	a, spec, err := e.launchAgent(tr)
+	var spec acp.AgentSpec
+	if alive { // compaction closed the session, the process stays
+		e.releaseReservation(tr)
+		rt.mu.Lock()
+		spec = rt.spec
+		rt.mu.Unlock()
+	} else {
+		var err error
+		if a, spec, err = e.launchAgent(tr); err != nil {
+			return nil, "", nil, err
+		}
+	}
+	// Read before the session opens: the agent's own updates while it
+	// opens (a current_mode_update of its start mode) must not pass for
+	// the user's choice.
+	before := e.choicesBefore(tr)
+	sid, setup, prefix, how, err := e.openSession(tr, a)
 	if err != nil {
+		if !alive {
+			a.Close(context.Background()) // watchAgent frees the slot
+		}
 		return nil, "", nil, err
 	}
-	sid, setup, prefix, err := e.openSession(tr, a)
-	if err != nil {
-		a.Close(context.Background()) // watchAgent frees the slot
-		return nil, "", nil, err
+	st, restored, failed := e.restoreChoices(tr.ctx, a, sid, how, before, sessionState(tr.thread.ID, setup))
+	refuse := forTurn && len(failed) > 0
+	keep := prefix
+	if refuse {
+		prefix = nil
+		if tr.fresh { // compaction's context, for the next turn instead
+			keep = tr.blocks
+		}
 	}
-	st := sessionState(tr.thread.ID, setup)
 	prefix = e.adoptSession(tr, a, spec, sid, st, prefix, forTurn)
+	if refuse {
+		rt.mu.Lock()
+		rt.prefix = keep // for the next turn, once the user has seen why
+		rt.mu.Unlock()
+	}
 	e.recordSession(tr.thread, sid, st)
+	reason := changedReopened
+	if tr.fresh {
+		reason = changedCompacted
+	}
+	turnID := ""
+	if forTurn {
+		turnID = tr.turn.ID
+	}
+	sc := SessionChanged{Reason: reason, How: how, Restored: restored, Unrestored: failed, Refused: refuse}
+	if evs := e.sessionEvents(tr.thread, turnID, before, st, sc, tr.thread.AgentSessionID != "" || tr.fresh); len(evs) > 0 {
+		if err := e.commit(&hub.Write{Events: evs}); err != nil {
+			e.log.Warn("hub: recording the change of session failed", "err", err)
+		}
+	}
+	if len(failed) > 0 {
+		e.log.Warn("hub: a reopened session could not restore the user's choices", "thread", tr.thread.ID, "unrestored", len(failed), "turnRefused", refuse)
+	}
+	if refuse {
+		return nil, "", nil, choicesError(failed)
+	}
 	return a, sid, prefix, nil
 }
 
-// liveSession returns rt's agent and session when its process still runs,
-// with, for a turn (forTurn), the context block a call outside a turn kept
-// in rt.prefix (taken out). It stops rt's idle timer either way; when the
+// choicesBefore is the mode and config options the thread had before its
+// session (re)opened: what rt last knew, else what the thread stored.
+func (e *Engine) choicesBefore(tr *turnRT) hub.SessionState {
+	rt := tr.rt
+	rt.mu.Lock()
+	defer rt.mu.Unlock()
+	st := hub.SessionState{ThreadID: tr.thread.ID, Modes: rt.modes, ConfigOptions: rt.config}
+	if st.Modes == nil {
+		st.Modes = tr.thread.Modes
+	}
+	if st.ConfigOptions == nil {
+		st.ConfigOptions = tr.thread.ConfigOptions
+	}
+	return st
+}
+
+// liveSession returns rt's agent and session when its process still runs
+// (the session "" when compaction closed it), with, for a turn (forTurn),
+// the context block a call outside a turn kept in rt.prefix (taken out). It stops rt's idle timer either way; when the
 // agent is gone it clears rt.agent and reports false. It takes rt.mu; the
 // caller holds rt.startMu.
 func (e *Engine) liveSession(tr *turnRT, forTurn bool) (*acp.Agent, string, []acp.ContentBlock, bool) {
@@ -79,7 +148,7 @@ func (e *Engine) liveSession(tr *turnRT, forTurn bool) (*acp.Agent, string, []ac
 		return nil, "", nil, false
 	}
 	var prefix []acp.ContentBlock
-	if forTurn {
+	if forTurn && rt.sessionID != "" {
 		prefix, rt.prefix = rt.prefix, nil
 	}
 	return rt.agent, rt.sessionID, prefix, true
@@ -101,7 +170,8 @@ func (e *Engine) claimSlot(tr *turnRT) (release func()) {
 }
 
 // launchAgent starts the thread's agent as the catalogue now configures it,
-// in the process slot claimSlot counts, records its process, starts
+// once no background probe of it runs (startingAgent), in the process slot
+// claimSlot counts, records its process, starts
 // watchAgent (which frees the slot when the process exits) and remembers
 // its initialize answer. It returns the agent and the spec it was started
 // with. On error no process runs, the slot is given back and the error is
@@ -115,6 +185,7 @@ func (e *Engine) launchAgent(tr *turnRT) (*acp.Agent, acp.AgentSpec, error) {
 		release()
 		return nil, acp.AgentSpec{}, hub.Errorf(hub.CodeUpstreamUnavailable, "agent %q is no longer configured", thread.Agent)
 	}
+	defer e.startingAgent(tr.ctx, spec.ID)() // till its initialize answer is known
 	cmd := spec.Command
 	cmd.Dir = agentDir(thread)
 	a, err := acp.Launch(tr.ctx, cmd, e.agentClient(tr.rt, thread), e.agentOptions(tr.rt, thread))
@@ -195,43 +266,17 @@ func (e *Engine) recordSession(thread hub.Thread, sid string, st hub.SessionStat
 	}
 }
 
-// openSession reopens the thread's previous agent session when the agent
-// can (load, else resume), otherwise starts a new one.
-func (e *Engine) openSession(tr *turnRT, a *acp.Agent) (string, acp.SessionSetup, []acp.ContentBlock, error) {
-	thread := tr.thread
-	caps := a.Capabilities()
-	if old := thread.AgentSessionID; old != "" {
-		if caps.LoadSession {
-			tr.rt.mu.Lock()
-			tr.rt.replaying = true
-			tr.rt.mu.Unlock()
-			s, err := a.LoadSession(tr.ctx, old, agentDir(thread), nil)
-			tr.rt.mu.Lock()
-			tr.rt.replaying = false
-			tr.rt.mu.Unlock()
-			if err == nil {
-				return old, s, nil, nil
-			}
-			e.log.Info("hub: session/load failed; starting a new session", "thread", thread.ID, "err", err)
-		} else if s, err := a.ResumeSession(tr.ctx, old, agentDir(thread), nil); err == nil {
-			return old, s, nil, nil
-		}
-	}
-	s, err := a.NewSession(tr.ctx, agentDir(thread), nil)
-	if err != nil {
-		return "", s, nil, &hub.Error{Code: hub.CodeUpstreamUnavailable, Message: fmt.Sprintf("the agent refused a new session: %v", err), Err: err}
-	}
-	prefix, err := e.contextBlock(thread)
-	if err != nil {
-		e.log.Warn("hub: building the context block failed", "err", err)
-	}
-	return s.SessionID, s, prefix, nil
-}
+// Heads of a context block: for an agent that lost the thread's session,
+// and for the new session compaction opens.
+const (
+	contextLostHead      = "[Switchboard] This conversation continues an earlier session that the agent no longer has. Context follows; the user's new message comes after it.\n"
+	contextCompactedHead = "[Switchboard] This conversation was compacted: it continues in this new session. Context follows; reply only \"OK\" and wait for the user's next message.\n"
+)
 
-// contextBlock summarises the thread so far for an agent that lost its
-// session: the stored summary and the most recent turns, newest kept when
-// over context.maxChars. Nil for a thread without earlier turns.
-func (e *Engine) contextBlock(thread hub.Thread) ([]acp.ContentBlock, error) {
+// contextBlock summarises the thread so far, after head: the stored
+// summary and the most recent turns, newest kept when over
+// context.maxChars. Nil for a thread without earlier turns.
+func (e *Engine) contextBlock(thread hub.Thread, head string) ([]acp.ContentBlock, error) {
 	turns, err := e.store.ListTurns(context.Background(), thread.ID, false)
 	if err != nil {
 		return nil, err
@@ -253,7 +298,6 @@ func (e *Engine) contextBlock(thread hub.Thread) ([]acp.ContentBlock, error) {
 	for i := len(done) - 1; i >= 0; i-- { // newest first, so the cap drops the oldest
 		parts = append(parts, fmt.Sprintf("User: %s\nAssistant: %s", done[i].Input, done[i].Output))
 	}
-	head := "[Switchboard] This conversation continues an earlier session that the agent no longer has. Context follows; the user's new message comes after it.\n"
 	if thread.Summary != "" {
 		head += "\nSummary so far:\n" + thread.Summary + "\n"
 	}
@@ -282,7 +326,11 @@ func (e *Engine) contextBlock(thread hub.Thread) ([]acp.ContentBlock, error) {
 func (e *Engine) watchAgent(rt *threadRT, a *acp.Agent) {
 	<-a.Proc.Done()
 	e.mu.Lock()
-	e.procs--
+	if e.slotless[a] { // evicted: its slot went to another agent
+		delete(e.slotless, a)
+	} else {
+		e.procs--
+	}
 	e.mu.Unlock()
 	rt.mu.Lock()
 	if rt.agent == a {
@@ -295,17 +343,18 @@ func (e *Engine) watchAgent(rt *threadRT, a *acp.Agent) {
 	e.log.Info("hub: agent exited", "thread", rt.id, "exit", a.Proc.Exit().String())
 }
 
-// stopAgent stops the thread's agent process, if any (bounded by ctx).
+// stopAgent stops the thread's agent process, if any (bounded by ctx):
+// session/close when advertised, then the process (closeAgent).
 func (e *Engine) stopAgent(ctx context.Context, rt *threadRT) {
 	rt.mu.Lock()
-	a := rt.agent
+	a, sid := rt.agent, rt.sessionID
 	rt.agent = nil
 	if rt.idle != nil {
 		rt.idle.Stop()
 	}
 	rt.mu.Unlock()
 	if a != nil {
-		a.Close(ctx)
+		e.closeAgent(ctx, a, sid)
 	}
 }
 
@@ -316,8 +365,10 @@ func (e *Engine) scheduleIdle(rt *threadRT) {
 		return
 	}
 	d := e.config().AgentIdleTimeout
+	now := e.now()
 	rt.mu.Lock()
 	defer rt.mu.Unlock()
+	rt.lastUsed = now
 	if rt.idle != nil {
 		rt.idle.Stop()
 	}

@@ -51,6 +51,9 @@ type terminalTurns struct {
 func (tt *terminalTurns) output(c acp.TerminalChunk) {
 	tt.rt.mu.Lock()
 	tr := tt.rt.turn
+	if tr != nil {
+		tr.wd.touch()
+	}
 	tt.mu.Lock()
 	turnID, ok := tt.byID[c.TerminalID]
 	if !ok && tr != nil {

@@ -34,6 +34,17 @@ type threadRT struct {
 	// a set call or CreateThread's OpenSession), for the next turn to send.
 	prefix []acp.ContentBlock
 
+	// requests counts the agent's client requests waiting on the thread's
+	// owner; lastUsed is when a turn or a call outside a turn last ended
+	// (eviction picks the least recently used idle agent: evict.go).
+	requests int
+	lastUsed time.Time
+	// usedFrac is the share of its context window the agent last reported
+	// (usage_update used/size, 0: unknown); compactDue says it crossed
+	// context.compactAt during a turn not yet compacted (compact.go).
+	usedFrac   float64
+	compactDue bool
+
 	// startMu serialises starting the agent and opening its session (a
 	// turn and a set call may both need it). Taken before mu.
 	startMu sync.Mutex

@@ -35,11 +35,18 @@ type turnRT struct {
 	// cancels: hub.DecidedByCancel when a caller cancelled the turn, else
 	// ("") hub.DecidedByHub. Set with cancelReason.
 	refusedBy string
-	timedOut  bool
+	// timedOut is why the watchdog stopped the turn ("" while it did not).
+	timedOut string
 	// reserved: startTurn (or openOutsideTurn) counted a process for this
 	// turn in Engine.procs (guarded by Engine.mu); ensureSession takes the
 	// reservation over (claimSlot) or gives it back (releaseReservation).
 	reserved bool
+	// fresh: the turn opens a new session without the context block
+	// (compaction sends its own) and never reopens the old one. Set
+	// before the turn runs.
+	fresh bool
+	// wd is the turn's watchdog (watchdog.go); nil outside runTurn.
+	wd *watchdog
 	// approvals are the agent's own permissions approved in this turn,
 	// for a terminal/create of the same command (approvals.go).
 	approvals []approval
@@ -51,14 +58,16 @@ func (e *Engine) StartTurn(ctx context.Context, c hub.Caller, threadID string, i
 	if err != nil {
 		return hub.Turn{}, err
 	}
-	tr, err := e.startTurn(ctx, t, in, false)
+	tr, err := e.startTurnAs(ctx, t, in, false, false)
 	if err != nil {
 		return hub.Turn{}, err
 	}
 	return tr.turn, nil
 }
 
-func (e *Engine) startTurn(ctx context.Context, t hub.Thread, in hub.TurnInput, internal bool) (*turnRT, error) {
+// startTurnAs starts a turn on t: internal turns are hidden from history
+// unless asked for; a fresh one opens a new session (turnRT.fresh).
+func (e *Engine) startTurnAs(ctx context.Context, t hub.Thread, in hub.TurnInput, internal, fresh bool) (*turnRT, error) {
 	blocks, text, raw, err := promptBlocks(in)
 	if err != nil {
 		return nil, err
@@ -75,6 +84,7 @@ func (e *Engine) startTurn(ctx context.Context, t hub.Thread, in hub.TurnInput, 
 		turn:   hub.Turn{ID: newID("tu"), ThreadID: t.ID, Status: hub.TurnRunning, Input: text, Content: raw, StartedAt: now, Internal: internal},
 		thread: t, rt: rt, blocks: blocks, ctx: tctx, stopFn: stop, done: make(chan struct{}),
 	}
+	tr.wd, tr.fresh = newWatchdog(e, tr), fresh
 
 	e.mu.Lock()
 	rt.mu.Lock()
@@ -85,17 +95,13 @@ func (e *Engine) startTurn(ctx context.Context, t hub.Thread, in hub.TurnInput, 
 		err = hub.Errorf(hub.CodeNotFound, "thread %s not found", t.ID)
 	case rt.turn != nil:
 		err = &hub.Error{Code: hub.CodeConflict, Message: "a turn is already running on this thread", Details: map[string]any{"turnId": rt.turn.turn.ID}}
-	case !agentAlive(rt.agent) && e.procs >= e.cfg.MaxAgentProcesses:
-		err = &hub.Error{Code: hub.CodeTooManyRequests, Message: fmt.Sprintf("%d agent processes are running, the configured limit", e.procs), RetryAfter: 10 * time.Second}
+	case !agentAlive(rt.agent):
+		err = e.takeSlotLocked(tr)
 	}
 	if err == nil {
 		rt.turn = tr
 		e.turns[tr.turn.ID] = tr
 		e.turnsWG.Add(1)
-		if !agentAlive(rt.agent) {
-			e.procs++
-			tr.reserved = true
-		}
 	}
 	rt.mu.Unlock()
 	e.mu.Unlock()
@@ -113,7 +119,11 @@ func (e *Engine) startTurn(ctx context.Context, t hub.Thread, in hub.TurnInput, 
 
 	t.Status, t.UpdatedAt = hub.ThreadRunning, now
 	tr.thread = t
-	ev, _ := hub.NewEvent(hub.EventTurnStarted, t, tr.turn.ID, now, map[string]any{"input": text})
+	started := map[string]any{"input": text}
+	if internal {
+		started["internal"] = true // hidden, like the turn in history
+	}
+	ev, _ := hub.NewEvent(hub.EventTurnStarted, t, tr.turn.ID, now, started)
 	running := hub.ThreadChange{ThreadID: t.ID, Status: hub.ThreadRunning, UpdatedAt: now}
 	if err := e.commit(&hub.Write{Turns: []hub.Turn{tr.turn}, ThreadChanges: []hub.ThreadChange{running}, Events: []hub.Event{ev}}); err != nil {
 		e.forgetTurn(tr)
@@ -162,13 +172,8 @@ func agentAlive(a *acp.Agent) bool {
 // runTurn drives one turn to its end on its own goroutine.
 func (e *Engine) runTurn(tr *turnRT) {
 	defer e.turnsWG.Done()
-	watchdog := time.AfterFunc(e.config().TurnTimeout, func() {
-		tr.mu.Lock()
-		tr.timedOut = true
-		tr.mu.Unlock()
-		e.cancelTurn(tr, "the turn ran past limits.turnTimeout")
-	})
-	defer watchdog.Stop()
+	tr.wd.start()
+	defer tr.wd.stop()
 
 	agent, sid, prefix, err := e.ensureSession(tr, true)
 	stop := ""
@@ -299,8 +304,8 @@ func (e *Engine) finishTurn(tr *turnRT, stopReason string, err error) {
 
 	var errEvent *hub.Event
 	switch {
-	case timedOut:
-		turn.Status, turn.Error = hub.TurnFailed, "the turn ran past limits.turnTimeout and was stopped"
+	case timedOut != "":
+		turn.Status, turn.Error = hub.TurnFailed, timedOut
 	case reason != "":
 		turn.Status = hub.TurnCancelled
 		if turn.StopReason == "" {
@@ -316,7 +321,7 @@ func (e *Engine) finishTurn(tr *turnRT, stopReason string, err error) {
 	}
 	if turn.Status == hub.TurnFailed {
 		code := hub.CodeUpstreamUnavailable
-		if timedOut {
+		if timedOut != "" {
 			code = hub.CodeTimeout
 		}
 		var he *hub.Error
@@ -353,6 +358,7 @@ func (e *Engine) finishTurn(tr *turnRT, stopReason string, err error) {
 	}
 	e.scheduleIdle(tr.rt)
 	close(tr.done)
+	e.compactIfDue(tr.rt)
 }
 
 func (e *Engine) forgetTurn(tr *turnRT) {

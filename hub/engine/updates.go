@@ -23,7 +23,11 @@ type threadClient struct {
 func (c *threadClient) SessionUpdate(_ context.Context, n acp.SessionNotification) {
 	c.rt.mu.Lock()
 	replaying, tr := c.rt.replaying, c.rt.turn
+	if tr != nil {
+		tr.wd.touch() // a leaf lock
+	}
 	if !replaying {
+		c.noteUsageLocked(n.Update, tr)
 		if state := trackUpdate(c.rt, n.Update); state != nil {
 			// Queued under rt.mu, so in order with a set call's write.
 			c.commitUpdate(n.Update, tr, state)
@@ -36,6 +40,16 @@ func (c *threadClient) SessionUpdate(_ context.Context, n acp.SessionNotificatio
 		return
 	}
 	c.commitUpdate(n.Update, tr, nil)
+}
+
+// touch tells the running turn's watchdog the agent is alive (a request).
+func (c *threadClient) touch() {
+	c.rt.mu.Lock()
+	tr := c.rt.turn
+	c.rt.mu.Unlock()
+	if tr != nil {
+		tr.wd.touch()
+	}
 }
 
 // commitUpdate stores an update as an event, with the session state it

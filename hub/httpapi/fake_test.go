@@ -31,6 +31,7 @@ type fake struct {
 	turnOrder        []string
 	running          map[string]string // thread id → running turn id
 	perms            map[string]*hub.Permission
+	lastSearch       hub.SearchQuery
 	events           []hub.Event
 	subs             map[*fakeStream]struct{}
 	fail             error // returned by the next call, then cleared
@@ -411,6 +412,28 @@ func (f *fake) addPermission(threadID string) hub.Permission {
 	f.perms[p.ID] = p
 	f.emitLocked(hub.EventPermissionRequired, t, p.TurnID, map[string]any{"permission": p})
 	return *p
+}
+
+// Search finds the visible threads whose title holds q.Q; "bad(" is a
+// malformed query. The last query is kept in lastSearch.
+func (f *fake) Search(ctx context.Context, c hub.Caller, q hub.SearchQuery) (hub.SearchPage, error) {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	if err := f.enterLocked(c); err != nil {
+		return hub.SearchPage{}, err
+	}
+	f.lastSearch = q
+	if q.Q == "bad(" {
+		return hub.SearchPage{}, hub.Errorf(hub.CodeInvalidArgument, "search: invalid query: fts5: syntax error near \"\"")
+	}
+	page := hub.SearchPage{}
+	for _, t := range f.threads {
+		if _, err := f.threadLocked(c, t.ID); err == nil && strings.Contains(t.Title, q.Q) {
+			page.Hits = append(page.Hits, hub.SearchHit{ThreadID: t.ID, Kind: hub.SearchKindTitle, ThreadTitle: t.Title,
+				Snippet: []hub.SnippetPart{{Text: t.Title, Match: true}}})
+		}
+	}
+	return page, nil
 }
 
 func (f *fake) ListPermissions(ctx context.Context, c hub.Caller, status string) ([]hub.Permission, error) {

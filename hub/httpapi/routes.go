@@ -50,6 +50,7 @@ var routes = []Route{
 	{Method: "GET", Path: "/v1/threads/{id}/history", handle: (*Server).history},
 	{Method: "GET", Path: "/v1/threads/{id}/events", Stream: true, handle: (*Server).threadEvents},
 	{Method: "GET", Path: "/v1/events", Stream: true, handle: (*Server).allEvents},
+	{Method: "GET", Path: "/v1/search", handle: (*Server).search},
 	{Method: "GET", Path: "/v1/permissions", handle: (*Server).listPermissions},
 	{Method: "POST", Path: "/v1/permissions/decide", Body: true, handle: (*Server).decidePermissions},
 	{Method: "POST", Path: "/v1/permissions/{id}", Body: true, handle: (*Server).decidePermission},

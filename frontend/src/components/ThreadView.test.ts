@@ -73,6 +73,34 @@ describe('ThreadView', () => {
     expect(container.querySelectorAll('li.turn')).toHaveLength(40);
   });
 
+  it('scrolls to and highlights the item a search hit names, in a hidden earlier turn', async () => {
+    const c = new Conversation();
+    let seq = 1;
+    for (let t = 0; t < 40; t++) {
+      const turn = `tu_${t}`;
+      c.add(ev(seq++, 'turn_started', { input: `question ${t}` }, 'th_1', turn));
+      c.add(ev(seq++, 'message_delta', { text: `answer ${t} part one ` }, 'th_1', turn));
+      c.add(ev(seq++, 'message_delta', { text: 'part two' }, 'th_1', turn));
+      c.add(ev(seq++, 'tool_call', { toolCall: { toolCallId: `c${t}`, title: `Read file ${t}` } }, 'th_1', turn));
+      c.add(ev(seq++, 'turn_completed', { turn: { status: 'completed' } }, 'th_1', turn));
+    }
+    // Turn tu_2's events are 11..15: its message starts at 12; a hit at 13 (a later chunk) is in it.
+    const onrevealed = vi.fn();
+    const r = render(ThreadView, props(c, { reveal: { kind: 'event', id: 'tu_2', seq: 13, threadId: 'th_1', n: 1 }, onrevealed }));
+    await vi.waitFor(() => expect(onrevealed).toHaveBeenCalled());
+    const hits = r.container.querySelectorAll('.search-hit');
+    expect(hits).toHaveLength(1);
+    expect(hits[0].textContent).toContain('answer 2 part one part two');
+    expect(hits[0].closest('[data-turn-id]')?.getAttribute('data-turn-id')).toBe('tu_2');
+    // A prompt hit (its turn_started) highlights the prompt; the previous highlight goes.
+    const again = vi.fn();
+    await r.rerender(props(c, { reveal: { kind: 'event', id: 'tu_5', seq: 26, threadId: 'th_1', n: 2 }, onrevealed: again }));
+    await vi.waitFor(() => expect(again).toHaveBeenCalled());
+    const now = r.container.querySelectorAll('.search-hit');
+    expect(now).toHaveLength(1);
+    expect(now[0].textContent).toContain('question 5');
+  });
+
   it('gives each permission card of the same title its own region name', () => {
     const c = new Conversation();
     const perms: Record<string, ReturnType<typeof permission>> = {};

@@ -17,13 +17,47 @@ import type {
   Usage,
 } from './types';
 
-export type Item =
+/** seq is the item's first event's (a search hit names it). */
+export type Item = { seq?: number } & (
   | { kind: 'message'; key: number; text: string }
   | { kind: 'thought'; key: number; text: string }
   | { kind: 'tool'; key: number; toolCall: ToolCall }
   | { kind: 'plan'; key: number; entries: PlanEntry[] }
   | { kind: 'permission'; key: number; permissionId: string }
-  | { kind: 'error'; key: number; code: string; message: string };
+  | { kind: 'error'; key: number; code: string; message: string }
+  | { kind: 'session'; key: number; change: SessionChange }
+);
+
+/** A session_changed event: the thread's agent session is another one. */
+export interface SessionChange {
+  reason: string;
+  how: string;
+  restored: string[];
+  unrestored: { kind: string; id?: string; wanted: string; current: string; message: string }[];
+  /** The turn that opened the session was not sent. */
+  refused: boolean;
+}
+
+/** The session_changed payload of e, made safe to show. */
+export function sessionChange(e: HubEvent): SessionChange {
+  const strs = (v: unknown) => (Array.isArray(v) ? v.filter((x): x is string => typeof x === 'string') : []);
+  const un = Array.isArray(e.unrestored) ? (e.unrestored as Record<string, unknown>[]) : [];
+  return {
+    reason: String(e.reason ?? ''),
+    how: String(e.how ?? ''),
+    restored: strs(e.restored),
+    unrestored: un
+      .filter((u) => u && typeof u === 'object')
+      .map((u) => ({
+        kind: String(u.kind ?? ''),
+        id: typeof u.id === 'string' ? u.id : undefined,
+        wanted: String(u.wanted ?? ''),
+        current: String(u.current ?? ''),
+        message: String(u.message ?? ''),
+      })),
+    refused: e.refused === true,
+  };
+}
 
 export interface TurnView {
   id: string;
@@ -79,6 +113,8 @@ export class Conversation {
   private index = new Map<string, Item>();
   /** The turns by id (the $state proxies, so changes through it show). */
   private byId = new Map<string, TurnView>();
+  /** The hub's own turns (turn_started internal: true): not shown. */
+  private hidden = new Set<string>();
 
   /** The highest seq applied. */
   get lastSeq(): number {
@@ -133,6 +169,7 @@ export class Conversation {
 
   private rebuild(): void {
     this.index.clear();
+    this.hidden.clear();
     this.commands = [];
     this.usage = undefined;
     const turns: TurnView[] = [];
@@ -174,6 +211,8 @@ export class Conversation {
     const usage = e.type === 'usage' && e.usage && typeof e.usage === 'object' ? (e.usage as Usage) : undefined;
     if (usage && (typeof usage.size === 'number' || typeof usage.used === 'number')) this.usage = usage;
     if (!e.turnId) return;
+    if (e.type === 'turn_started' && e.internal === true && !this.meta.has(e.turnId)) this.hidden.add(e.turnId);
+    if (this.hidden.has(e.turnId)) return;
     const t = this.turn(e.turnId);
     const items = t.items;
     const last = items[items.length - 1];
@@ -187,7 +226,7 @@ export class Conversation {
         const kind = e.type === 'message_delta' ? 'message' : 'thought';
         const text = typeof e.text === 'string' ? e.text : '';
         if (last && last.kind === kind) last.text += text;
-        else items.push({ kind, key: this.key++, text });
+        else items.push({ kind, key: this.key++, seq: e.seq, text });
         break;
       }
       case 'tool_call':
@@ -201,7 +240,7 @@ export class Conversation {
           for (const [k, v] of Object.entries(tc)) if (v !== undefined && v !== null) merged[k] = v;
           found.toolCall = merged;
         } else {
-          items.push({ kind: 'tool', key: this.key++, toolCall: { ...tc } });
+          items.push({ kind: 'tool', key: this.key++, seq: e.seq, toolCall: { ...tc } });
           this.index.set(id, items[items.length - 1]);
         }
         break;
@@ -232,7 +271,10 @@ export class Conversation {
         if (st && typeof st === 'object') term.exit = { exitCode: typeof st.exitCode === 'number' ? st.exitCode : null, signal: typeof st.signal === 'string' ? st.signal : null };
         break;
       }
-      case 'permission_required': {
+      // A request a rule decided has only permission_resolved: it shows
+      // where it happened too, saying which rule decided it.
+      case 'permission_required':
+      case 'permission_resolved': {
         const p = e.permission as Permission | undefined;
         if (p?.id && !items.some((it) => it.kind === 'permission' && it.permissionId === p.id)) {
           items.push({ kind: 'permission', key: this.key++, permissionId: p.id });
@@ -244,6 +286,12 @@ export class Conversation {
         t.status = done?.status ?? 'completed';
         t.stopReason = done?.stopReason;
         t.error = done?.error;
+        break;
+      }
+      case 'session_changed': {
+        const change = sessionChange(e);
+        // Worth a line when something was lost, or restored.
+        if (change.unrestored.length || change.restored.length) items.push({ kind: 'session', key: this.key++, change });
         break;
       }
       case 'error':

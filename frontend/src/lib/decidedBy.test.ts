@@ -13,7 +13,7 @@ describe('decidedByWords', () => {
     ['client:window', 'client window'],
     ['client:switchboard-tray', 'client switchboard-tray'],
     ['client:me', 'you'],
-    ['rule:no-rm', 'rule no-rm'],
+    ['rule:no-rm', 'rule: no-rm'],
     ['remembered:rl_1', 'a remembered decision'],
     ['timeout', 'timed out'],
     ['cancel', 'stopping the turn'],

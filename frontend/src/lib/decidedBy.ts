@@ -32,7 +32,7 @@ export function decidedByWords(decidedBy: string | undefined, selfId = ''): stri
       if (selfId && rest === selfId) return 'you';
       return rest.startsWith('acp-') ? `editor ${rest}` : `client ${rest}`;
     case 'rule':
-      return `rule ${rest}`;
+      return `rule: ${rest}`;
     case 'remembered':
       return 'a remembered decision';
   }

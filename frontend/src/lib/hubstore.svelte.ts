@@ -7,15 +7,22 @@ import type { ConnectionState, Navigate, Subscription, Transport } from './trans
 import { HubError } from './transport';
 import { Conversation } from './conversation.svelte';
 import { normalizePermission } from './shapes';
+import { inboxOrder } from './inbox';
 import { ThreadMarks } from './marks.svelte';
 import { loadRecent, mergeRecent, rememberFolder } from './recent';
 import { applyTheme } from './theme';
 import type {
   Agent,
   AvailableCommand,
+  BatchItem,
   ConfigOption,
+  DecisionResult,
   HubEvent,
+  Outcome,
   Permission,
+  RememberedRule,
+  RememberScope,
+  SearchHit,
   Settings,
   SettingsPatch,
   Thread,
@@ -39,10 +46,12 @@ export const frameScheduler: Scheduler = (flush) => {
 
 /** Something to scroll into view once its thread shows it; n tells repeats apart. */
 export interface Reveal {
-  kind: 'permission' | 'turn';
+  /** event: a search hit, in turn id at seq. */
+  kind: 'permission' | 'turn' | 'event';
   id: string;
   threadId: string;
   n: number;
+  seq?: number;
 }
 
 export interface Toast {
@@ -88,11 +97,23 @@ export class HubStore {
   signedOut = $state(false);
   loggedOut = $state(false);
 
+  /**
+   * What deciding with "always here" remembered, by permission id: the
+   * rule added and the config rule that shadows it (the answer's
+   * shadowedBy). Kept for this page's life, so the card says it in the
+   * thread too after the Approvals panel decided.
+   */
+  remembered = $state<Record<string, Omit<DecisionResult, 'permission'>>>({});
+  /** The remembered decisions (GET /v1/rules), once loadRules ran. */
+  rules = $state<RememberedRule[]>([]);
+
   pending = $derived(
     Object.values(this.permissions)
       .filter((p) => p.status === 'pending')
       .sort((a, b) => (a.createdAt ?? '').localeCompare(b.createdAt ?? '')),
   );
+  /** The pending requests as the Approvals inbox lists them: escalated first, then the least time left. */
+  inbox = $derived(inboxOrder(this.pending));
   threadList = $derived(Object.values(this.threads).sort((a, b) => b.updatedAt.localeCompare(a.updatedAt)));
   selected = $derived(this.selectedId ? this.threads[this.selectedId] : undefined);
   /** For New thread: the folders used here first, then the threads' own, at most 8. */
@@ -217,6 +238,15 @@ export class HubStore {
     await this.select(threadId);
   }
 
+  /** Opens a search hit's thread scrolled to its event (a title hit: the thread). */
+  async openHit(hit: SearchHit): Promise<void> {
+    if (!this.threads[hit.threadId]) this.fetchThread(hit.threadId);
+    this.reveal = hit.turnId
+      ? { kind: 'event', id: hit.turnId, seq: hit.seq, threadId: hit.threadId, n: ++this.revealN }
+      : null;
+    await this.select(hit.threadId);
+  }
+
   /** Switches the thread's session mode; the thread updates from the answer. */
   async setMode(threadId: string, modeId: string): Promise<void> {
     const t = await this.transport.setMode(threadId, modeId);
@@ -297,7 +327,7 @@ export class HubStore {
       return true;
     }
     if (e.threadId && this.gone.has(e.threadId)) return false;
-    if (e.type === 'permission_required' || e.type === 'permission_resolved') {
+    if (e.type === 'permission_required' || e.type === 'permission_resolved' || e.type === 'permission_escalated') {
       const p = e.permission as Permission | undefined;
       if (p?.id) this.upsertPermission(p);
     }
@@ -459,8 +489,50 @@ export class HubStore {
   }
 
   async decide(id: string, optionId: string): Promise<void> {
-    const p = await this.transport.decidePermission(id, { optionId });
-    if (p) this.upsertPermission(p);
+    const r = await this.transport.decidePermission(id, { optionId });
+    if (r?.permission) this.upsertPermission(r.permission);
+  }
+
+  /**
+   * Decides and remembers the decision for later requests like this one in
+   * scope ("always here"): what was remembered is kept in remembered[id]
+   * and the rule joins rules.
+   */
+  async decideRemember(id: string, outcome: Outcome, remember: RememberScope): Promise<DecisionResult> {
+    const r = await this.transport.decidePermission(id, { outcome, remember });
+    if (r?.permission) this.upsertPermission(r.permission);
+    this.remembered[id] = { rule: r.rule, shadowedBy: r.shadowedBy };
+    if (r.rule && !this.rules.some((x) => x.id === r.rule?.id)) this.rules = [...this.rules, r.rule];
+    return r;
+  }
+
+  /**
+   * Decides several pending requests with one call. Each one decided is
+   * kept; the answer's items that failed (already decided, unknown) are
+   * returned, in the order given.
+   */
+  async decideMany(ids: string[], outcome: Outcome): Promise<BatchItem[]> {
+    if (!ids.length) return [];
+    const { results } = await this.transport.decidePermissions({ ids, outcome });
+    const failed: BatchItem[] = [];
+    for (const item of results) {
+      if (item.permission) this.upsertPermission(item.permission);
+      else failed.push(item);
+    }
+    // An id the answer left out was not decided either.
+    for (const id of ids) if (!results.some((r) => r.id === id)) failed.push({ id, error: { code: 'INTERNAL', message: 'no answer for it' } });
+    return failed;
+  }
+
+  /** Loads the remembered decisions. */
+  async loadRules(): Promise<void> {
+    this.rules = await this.transport.listRules();
+  }
+
+  /** Removes a remembered decision; it goes from rules once the hub took it. */
+  async deleteRule(id: string): Promise<void> {
+    await this.transport.deleteRule(id);
+    this.rules = this.rules.filter((r) => r.id !== id);
   }
 
   async deleteThread(id: string): Promise<void> {

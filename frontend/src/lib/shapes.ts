@@ -102,7 +102,7 @@ export function normalizePermission(v: unknown): Permission | undefined {
     options,
     deadline: str(p.deadline) ?? '',
   };
-  for (const k of ['decidedBy', 'optionId', 'decidedAt', 'createdAt'] as const) {
+  for (const k of ['decidedBy', 'optionId', 'decidedAt', 'createdAt', 'agent', 'escalatedAt'] as const) {
     const s = str(p[k]);
     if (s !== undefined) out[k] = s;
   }
@@ -122,6 +122,7 @@ export function normalizeEvent(e: HubEvent): HubEvent {
       return { ...e, toolCall: normalizeToolCall(e.toolCall) };
     case 'permission_required':
     case 'permission_resolved':
+    case 'permission_escalated':
       return { ...e, permission: normalizePermission(e.permission) };
     case 'plan':
       return {

@@ -41,7 +41,7 @@ describe('Conversation', () => {
     expect(c.add(ev(2, 'message_delta', { text: 'a' }))).toBe(true);
     expect(c.add(ev(2, 'message_delta', { text: 'a' }))).toBe(false);
     expect(c.add(ev(1, 'turn_started', { input: 'x' }))).toBe(false);
-    expect(c.turns[0].items).toEqual([{ kind: 'message', key: expect.any(Number), text: 'a' }]);
+    expect(c.turns[0].items).toEqual([{ kind: 'message', key: expect.any(Number), seq: 2, text: 'a' }]);
     expect(c.runningTurn?.id).toBe('tu_1');
   });
 

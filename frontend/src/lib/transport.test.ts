@@ -124,6 +124,15 @@ describe('HttpTransport requests', () => {
     expect(calls[0].headers.authorization).toBe('Bearer sess-secret');
   });
 
+  it('searches with the query in the URL, scope=all, and answers the page', async () => {
+    const { t, calls } = http([json(200, { hits: [{ threadId: 'th_1', seq: 9 }], nextCursor: '9', indexing: true })]);
+    const page = await t.search({ q: '"a phrase" wo*', cursor: '12', limit: 5 });
+    expect(page).toEqual({ hits: [{ threadId: 'th_1', seq: 9 }], nextCursor: '9', indexing: true });
+    const u = new URL(calls[0].url, 'http://x');
+    expect(u.pathname).toBe('/v1/search');
+    expect(Object.fromEntries(u.searchParams)).toEqual({ q: '"a phrase" wo*', cursor: '12', limit: '5', scope: 'all' });
+  });
+
   it('without a secret it is signed out; a 401 forgets the secret', async () => {
     expect(http([], memStorage()).t.signedIn()).toBe(false);
     const storage = memStorage({ [sessionKey]: 'old' });
@@ -153,6 +162,44 @@ describe('HttpTransport requests', () => {
     expect(JSON.parse(String(calls[0].init.body))).toEqual({ optionId: 'allow' });
     await t.history('th_1', true);
     expect(calls[1].url).toBe('/v1/threads/th_1/history?includeEvents=true&includeInternal=false&scope=all');
+  });
+
+  it('decides with remember, in a batch, queries the audit and lists and removes remembered rules', async () => {
+    const rule = { id: 'ru_1', scope: 'thread', threadId: 'th_1', agent: 'sdk', kind: 'execute', command: 'make', decision: 'allow' };
+    const { t, calls } = http([
+      json(200, { permission: { id: 'pe_1', status: 'approved' }, rule, shadowedBy: 'reads' }),
+      json(200, { results: [{ id: 'pe_2', permission: { id: 'pe_2' } }, { id: 'pe_3', error: { code: 'CONFLICT', message: 'already decided' } }] }),
+      json(200, { permissions: [{ id: 'pe_9' }], nextCursor: 'c2' }),
+      json(200, { permissions: [{ id: 'pe_8' }] }),
+      json(200, { rules: [rule] }),
+      () => Promise.resolve(new Response(null, { status: 204 })),
+    ]);
+    const r = await t.decidePermission('pe_1', { outcome: 'approved', remember: 'thread' });
+    expect(r).toEqual({ permission: { id: 'pe_1', status: 'approved' }, rule, shadowedBy: 'reads' });
+    expect(JSON.parse(String(calls[0].init.body))).toEqual({ outcome: 'approved', remember: 'thread' });
+
+    const b = await t.decidePermissions({ ids: ['pe_2', 'pe_3'], outcome: 'declined' });
+    expect(calls[1].url).toBe('/v1/permissions/decide?scope=all');
+    expect(calls[1].init.method).toBe('POST');
+    expect(JSON.parse(String(calls[1].init.body))).toEqual({ ids: ['pe_2', 'pe_3'], outcome: 'declined' });
+    expect(b.results[1].error?.code).toBe('CONFLICT');
+
+    const page = await t.queryPermissions({ status: 'approved', decidedBy: 'rule:', agent: 'sdk', limit: 50 });
+    expect(calls[2].url).toBe('/v1/permissions?status=approved&decidedBy=rule%3A&agent=sdk&limit=50&scope=all');
+    expect(page).toEqual({ permissions: [{ id: 'pe_9' }], nextCursor: 'c2' });
+    expect(await t.queryPermissions({ cursor: 'c2' })).toEqual({ permissions: [{ id: 'pe_8' }], nextCursor: undefined });
+    expect(calls[3].url).toBe('/v1/permissions?cursor=c2&scope=all');
+
+    expect(await t.listRules()).toEqual([rule]);
+    expect(calls[4].url).toBe('/v1/rules?scope=all');
+    await t.deleteRule('ru/1');
+    expect(calls[5].url).toBe('/v1/rules/ru%2F1?scope=all');
+    expect(calls[5].init.method).toBe('DELETE');
+  });
+
+  it('reads a bare permission as the answer of a hub before remembered rules', async () => {
+    const { t } = http([json(200, { permission: { id: 'pe_1', status: 'approved' } })]);
+    expect(await t.decidePermission('pe_1', { optionId: 'allow' })).toEqual({ permission: { id: 'pe_1', status: 'approved' } });
   });
 
   it('pages the history with limit and cursor, and reports a history too large to send whole', async () => {
@@ -369,6 +416,17 @@ function fakeWails() {
       subscribed.push(after);
       return Promise.resolve(null);
     },
+    DecidePermission: (id: string, d: { remember?: string }) =>
+      Promise.resolve({ permission: { id, status: 'approved' }, ...(d.remember ? { rule: { id: 'ru_1' }, shadowedBy: 'reads' } : {}) }),
+    DecidePermissions: (b: { ids: string[] }) =>
+      Promise.resolve({ results: b.ids.map((id) => (id === 'gone' ? { id, error: { code: 'NOT_FOUND', message: 'no' } } : { id, permission: { id } })) }),
+    QueryPermissions: (q: { cursor?: string }) => Promise.resolve(q.cursor ? { permissions: null, nextCursor: '' } : { permissions: [{ id: 'pe_1' }], nextCursor: 'c' }),
+    ListRules: () => Promise.resolve(null),
+    DeleteRule: (id: string) => (id === 'ru_x' ? Promise.reject('{"code":"NOT_FOUND","message":"no such rule"}') : Promise.resolve()),
+    Search: (q: { q: string }) =>
+      q.q === '(('
+        ? Promise.reject('{"code":"INVALID_ARGUMENT","message":"search: invalid query: fts5: syntax error near \\"\\""}')
+        : Promise.resolve({ hits: [{ threadId: 'th_1', seq: 7, kind: 'message', snippet: [{ text: q.q, match: true }] }], nextCursor: '', indexing: false }),
   } as unknown as WailsBindings;
   return { bindings, runtime, emit, subscribed, listeners };
 }
@@ -380,6 +438,31 @@ describe('WailsTransport', () => {
     expect((await t.listAgents())[0].id).toBe('sdk');
     expect(await t.listThreads(10)).toEqual({ threads: [{ id: 'th_1' }], nextCursor: undefined });
     await expect(t.getThread('x')).rejects.toMatchObject({ code: 'NOT_FOUND', message: 'no such thread' });
+  });
+
+  it('decides with remember and in a batch, pages the audit, lists and removes rules', async () => {
+    const w = fakeWails();
+    const t = new WailsTransport(w.bindings, w.runtime);
+    expect(await t.decidePermission('pe_1', { outcome: 'approved', remember: 'folder' })).toEqual({
+      permission: { id: 'pe_1', status: 'approved' },
+      rule: { id: 'ru_1' },
+      shadowedBy: 'reads',
+    });
+    const b = await t.decidePermissions({ ids: ['pe_1', 'gone'], outcome: 'approved' });
+    expect(b.results.map((r) => r.error?.code ?? 'ok')).toEqual(['ok', 'NOT_FOUND']);
+    expect(await t.queryPermissions({})).toEqual({ permissions: [{ id: 'pe_1' }], nextCursor: 'c' });
+    expect(await t.queryPermissions({ cursor: 'c' })).toEqual({ permissions: [], nextCursor: undefined });
+    expect(await t.listRules()).toEqual([]);
+    await t.deleteRule('ru_1');
+    await expect(t.deleteRule('ru_x')).rejects.toMatchObject({ code: 'NOT_FOUND' });
+  });
+
+  it('calls Search and maps a malformed query to INVALID_ARGUMENT', async () => {
+    const w = fakeWails();
+    const t = new WailsTransport(w.bindings, w.runtime);
+    const page = await t.search({ q: 'hippo*' });
+    expect(page).toMatchObject({ hits: [{ threadId: 'th_1', seq: 7 }], nextCursor: undefined, indexing: false });
+    await expect(t.search({ q: '((' })).rejects.toMatchObject({ code: 'INVALID_ARGUMENT' });
   });
 
   it('calls SetMode and SetConfigOption', async () => {

@@ -9,13 +9,21 @@ import { SseParser } from './sse';
 import { httpWork, wailsWork, type WorkApi } from './work';
 import type {
   Agent,
+  BatchDecision,
+  BatchResult,
   CreateThreadRequest,
   Decision,
+  DecisionResult,
   HistoryPage,
   HistoryQuery,
   HubEvent,
   Permission,
+  PermissionPage,
+  PermissionQuery,
+  SearchPage,
+  SearchQuery,
   PermissionStatus,
+  RememberedRule,
   Settings,
   SettingsPatch,
   Thread,
@@ -144,7 +152,18 @@ export interface Transport {
   /** One page of the history, oldest first. */
   historyPage(threadId: string, q: HistoryQuery): Promise<HistoryPage>;
   listPermissions(status?: PermissionStatus): Promise<Permission[]>;
-  decidePermission(id: string, decision: Decision): Promise<Permission>;
+  /** One decision; with remember, the answer has the rule added (and the config rule that shadows it). */
+  decidePermission(id: string, decision: Decision): Promise<DecisionResult>;
+  /** Several pending requests at once (POST /v1/permissions/decide): one result per id, in the order given. */
+  decidePermissions(batch: BatchDecision): Promise<BatchResult>;
+  /** The audit: decided (or any) requests, filtered, newest first, a page at a time. */
+  queryPermissions(q: PermissionQuery): Promise<PermissionPage>;
+  /** The remembered decisions (GET /v1/rules). */
+  listRules(): Promise<RememberedRule[]>;
+  /** Removes a remembered decision (DELETE /v1/rules/{id}). */
+  deleteRule(id: string): Promise<void>;
+  /** Full-text search across every thread this transport sees (GET /v1/search), newest first. */
+  search(q: SearchQuery): Promise<SearchPage>;
   /** Switches the thread's agent session to a mode; answers the updated thread. */
   setMode(threadId: string, modeId: string): Promise<Thread>;
   /** Sets one of the session's config options (the model, …); answers the updated thread. */
@@ -183,6 +202,23 @@ function unwrap<T>(v: unknown, key: string): T {
 /** Settings with agents never null (a Go nil slice). */
 function withAgents(s: Settings): Settings {
   return { ...s, agents: s.agents ?? [] };
+}
+
+/** A decision's answer: {permission, rule?, shadowedBy?}, or a bare permission (a hub before remembered rules). */
+export function decisionResult(v: unknown): DecisionResult {
+  const o = v && typeof v === 'object' ? (v as Record<string, unknown>) : {};
+  if (o.permission && typeof o.permission === 'object') {
+    const r: DecisionResult = { permission: o.permission as Permission };
+    if (o.rule && typeof o.rule === 'object') r.rule = o.rule as RememberedRule;
+    if (typeof o.shadowedBy === 'string' && o.shadowedBy) r.shadowedBy = o.shadowedBy;
+    return r;
+  }
+  return { permission: v as Permission };
+}
+
+/** A page of the audit with its list never null and no empty cursor. */
+function permissionPage(p: PermissionPage | undefined): PermissionPage {
+  return { permissions: p?.permissions ?? [], nextCursor: p?.nextCursor || undefined };
 }
 
 /** Keeps the highest seq delivered and drops anything at or below it. */
@@ -338,8 +374,25 @@ export class WailsTransport implements Transport {
   listPermissions(status?: PermissionStatus) {
     return this.call<Permission[]>(() => this.bindings.ListPermissions(status ?? ''), 'permissions').then((p) => p ?? []);
   }
-  decidePermission(id: string, decision: Decision) {
-    return this.call<Permission>(() => this.bindings.DecidePermission(id, decision), 'permission');
+  async decidePermission(id: string, decision: Decision) {
+    return decisionResult(await this.call<unknown>(() => this.bindings.DecidePermission(id, decision)));
+  }
+  async decidePermissions(batch: BatchDecision) {
+    const r = await this.call<BatchResult>(() => this.bindings.DecidePermissions(batch));
+    return { results: r?.results ?? [] };
+  }
+  async queryPermissions(q: PermissionQuery) {
+    return permissionPage(await this.call<PermissionPage>(() => this.bindings.QueryPermissions(q)));
+  }
+  listRules() {
+    return this.call<RememberedRule[]>(() => this.bindings.ListRules(), 'rules').then((r) => r ?? []);
+  }
+  async deleteRule(id: string) {
+    await this.call(() => this.bindings.DeleteRule(id));
+  }
+  async search(q: SearchQuery) {
+    const p = await this.call<SearchPage>(() => this.bindings.Search(q as Parameters<WailsBindings['Search']>[0]));
+    return { hits: p?.hits ?? [], nextCursor: p?.nextCursor || undefined, indexing: !!p?.indexing };
   }
   setMode(threadId: string, modeId: string) {
     return this.call<Thread>(() => this.bindings.SetMode(threadId, modeId), 'thread');
@@ -614,13 +667,41 @@ export class HttpTransport implements Transport {
     const p = await this.request<HistoryPage>('GET', u);
     return { turns: p.turns ?? [], nextCursor: p.nextCursor || undefined };
   }
+  async search(q: SearchQuery) {
+    const u = this.url('/v1/search', { ...q });
+    const p = await this.request<SearchPage>('GET', u);
+    return { hits: p.hits ?? [], nextCursor: p.nextCursor || undefined, indexing: !!p.indexing };
+  }
   async listPermissions(status?: PermissionStatus) {
     const u = this.url('/v1/permissions', { status });
     return (await this.request<{ permissions: Permission[] }>('GET', u)).permissions ?? [];
   }
   async decidePermission(id: string, decision: Decision) {
     const u = this.url(`/v1/permissions/${encodeURIComponent(id)}`);
-    return (await this.request<{ permission: Permission }>('POST', u, decision)).permission;
+    return decisionResult(await this.request<DecisionResult>('POST', u, decision));
+  }
+  async decidePermissions(batch: BatchDecision) {
+    const r = await this.request<BatchResult>('POST', this.url('/v1/permissions/decide'), batch);
+    return { results: r?.results ?? [] };
+  }
+  async queryPermissions(q: PermissionQuery) {
+    const u = this.url('/v1/permissions', {
+      status: q.status,
+      decidedBy: q.decidedBy,
+      agent: q.agent,
+      threadId: q.threadId,
+      from: q.from,
+      to: q.to,
+      limit: q.limit || undefined,
+      cursor: q.cursor,
+    });
+    return permissionPage(await this.request<PermissionPage>('GET', u));
+  }
+  async listRules() {
+    return (await this.request<{ rules: RememberedRule[] }>('GET', this.url('/v1/rules'))).rules ?? [];
+  }
+  async deleteRule(id: string) {
+    await this.request('DELETE', this.url(`/v1/rules/${encodeURIComponent(id)}`));
   }
   async setMode(threadId: string, modeId: string) {
     const u = this.url(`/v1/threads/${encodeURIComponent(threadId)}/mode`);

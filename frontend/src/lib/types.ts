@@ -33,6 +33,9 @@ export interface Thread {
   availableCommands?: AvailableCommand[];
   /** A worktree thread's worktree: its agent runs in worktree.path (lib/work.ts). */
   worktree?: Worktree;
+  /** The summary of the thread's last compaction, and when it was. */
+  summary?: string;
+  compactedAt?: string;
 }
 export interface SessionMode {
   id: string;
@@ -121,6 +124,10 @@ export interface Permission {
   optionId?: string;
   decidedAt?: string;
   createdAt?: string;
+  /** The id of the thread's agent (for the inbox and the audit). */
+  agent?: string;
+  /** When the request, still pending after permissions.escalateAfter, was escalated. */
+  escalatedAt?: string;
 }
 
 /** An ACP tool call (or the fields of an update to one), as the agent sent it. */
@@ -184,7 +191,86 @@ export interface CreateThreadRequest {
   worktree?: boolean;
 }
 export type TurnInput = { input: string } | { content: unknown[] };
-export type Decision = { outcome: 'approved' | 'declined' } | { optionId: string };
+/** Where a remembered decision applies: later requests of this thread, of its folder (cwd), or of its agent. */
+export type RememberScope = 'thread' | 'folder' | 'agent';
+export type Outcome = 'approved' | 'declined';
+export type Decision = ({ outcome: Outcome } | { optionId: string }) & { remember?: RememberScope };
+
+/** ACP tool kinds, as rules name them. */
+export const toolKinds = ['read', 'edit', 'delete', 'move', 'search', 'execute', 'think', 'fetch', 'switch_mode', 'other'] as const;
+export type RuleDecision = 'allow' | 'allow_always' | 'deny' | 'ask';
+
+/** One entry of the config file's permissions.rules (first match wins). Empty lists match everything. */
+export interface PermissionRule {
+  name: string;
+  agents?: string[];
+  folders?: string[];
+  kinds?: string[];
+  /** A regular expression (Go syntax) over the request's command, else its title. */
+  match?: string;
+  /** "folder": every location (at least one) lies inside the thread's folder. */
+  inside?: '' | 'folder';
+  decision: RuleDecision;
+}
+
+/** A decision a person asked the hub to remember (GET /v1/rules). */
+export interface RememberedRule {
+  id: string;
+  scope: RememberScope;
+  threadId?: string;
+  cwd?: string;
+  agent: string;
+  kind: string;
+  /** Kind execute: the exact command it matches. */
+  command?: string;
+  decision: 'allow' | 'deny';
+  /** The deciding request's title. */
+  title?: string;
+  createdAt: string;
+  /** The decidedBy of the decision that made it. */
+  createdBy: string;
+  permissionId: string;
+}
+
+/** The answer to one decision: the permission, the rule remembered, and the config rule that shadows it. */
+export interface DecisionResult {
+  permission: Permission;
+  rule?: RememberedRule;
+  shadowedBy?: string;
+}
+
+/** POST /v1/permissions/decide. */
+export interface BatchDecision {
+  ids: string[];
+  outcome: Outcome;
+  remember?: RememberScope;
+}
+/** One id's result: its permission as decided, or why not (CONFLICT: already decided; NOT_FOUND). */
+export interface BatchItem {
+  id: string;
+  permission?: Permission;
+  error?: { code: string; message: string };
+}
+export interface BatchResult {
+  results: BatchItem[];
+}
+
+/** GET /v1/permissions filters (the audit); empty fields match everything. */
+export interface PermissionQuery {
+  status?: PermissionStatus | '';
+  /** A prefix: "rule:" matches every config rule. */
+  decidedBy?: string;
+  agent?: string;
+  threadId?: string;
+  from?: string;
+  to?: string;
+  limit?: number;
+  cursor?: string;
+}
+export interface PermissionPage {
+  permissions: Permission[];
+  nextCursor?: string;
+}
 
 /** An ACP AvailableCommand, from an `available_commands` event. */
 export interface AvailableCommand {
@@ -237,7 +323,12 @@ export interface Settings {
   /** Why the file on disk was refused while the hub runs on its last good version; absent when it is in force. */
   configError?: string;
   /** A duration string: "10m", "90s", "1h30m". */
-  permissions: { timeout: string };
+  permissions: {
+    timeout: string;
+    /** A duration string, shorter than timeout; absent or "" for never. */
+    escalateAfter?: string;
+    rules?: PermissionRule[];
+  };
   notifications: { enabled: boolean; turnCompleted: boolean };
   ui: { theme: Theme };
   /** tray.autostart: the hub keeps the tray's autostart entry (absent from a hub without the setting). */
@@ -256,10 +347,51 @@ export interface AgentPatch {
 
 /** The body of PATCH /v1/settings: only the fields present change. */
 export interface SettingsPatch {
-  permissions?: { timeout?: string };
+  /** rules replaces the whole list; escalateAfter "" removes it. */
+  permissions?: { timeout?: string; escalateAfter?: string; rules?: PermissionRule[] };
   notifications?: { enabled?: boolean; turnCompleted?: boolean };
   ui?: { theme?: Theme };
   tray?: { autostart?: boolean };
   /** id → entry (added or replaced), or null (removed). */
   agents?: Record<string, AgentPatch | null>;
+}
+
+/** GET /v1/search: q in SQLite FTS5 syntax; the rest narrow the hits. */
+export interface SearchQuery {
+  q: string;
+  agent?: string;
+  folder?: string;
+  /** RFC 3339. */
+  from?: string;
+  to?: string;
+  limit?: number;
+  cursor?: string;
+}
+
+/** A piece of a hit's snippet; match marks what the query matched. Plain text, never markup. */
+export interface SnippetPart {
+  text: string;
+  match?: boolean;
+}
+
+export type SearchKind = 'prompt' | 'message' | 'thought' | 'tool' | 'title';
+
+export interface SearchHit {
+  threadId: string;
+  turnId?: string;
+  /** The event the hit starts at (a message's first chunk). */
+  seq: number;
+  kind: SearchKind;
+  at: string;
+  threadTitle: string;
+  agent: string;
+  cwd: string;
+  snippet: SnippetPart[];
+}
+
+export interface SearchPage {
+  hits: SearchHit[];
+  nextCursor?: string;
+  /** Older history is still being indexed: older hits may be missing. */
+  indexing: boolean;
 }

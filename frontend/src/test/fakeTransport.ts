@@ -1,7 +1,26 @@
 // An in-memory Transport for store and component tests.
 import type { Navigate, SubscribeHandlers, Subscription, Transport } from '../lib/transport';
 import { HubError } from '../lib/transport';
-import type { Agent, Decision, HistoryQuery, HubEvent, Permission, Settings, SettingsPatch, Thread, Turn, TurnHistory, TurnInput } from '../lib/types';
+import type {
+  Agent,
+  BatchDecision,
+  BatchItem,
+  Decision,
+  DecisionResult,
+  HistoryQuery,
+  HubEvent,
+  Permission,
+  PermissionQuery,
+  RememberedRule,
+  SearchPage,
+  SearchQuery,
+  Settings,
+  SettingsPatch,
+  Thread,
+  Turn,
+  TurnHistory,
+  TurnInput,
+} from '../lib/types';
 
 export function thread(id: string, over: Partial<Thread> = {}): Thread {
   return {
@@ -112,10 +131,79 @@ export class FakeTransport implements Transport {
     this.log('listPermissions', status);
     return this.permissions;
   }
-  async decidePermission(id: string, d: Decision) {
+  /** What search answers: a function of the query (a HubError thrown is the hub's 400). */
+  searchResult: (q: SearchQuery) => SearchPage = () => ({ hits: [], indexing: false });
+  async search(q: SearchQuery) {
+    this.log('search', q);
+    return this.searchResult(q);
+  }
+  /** Set to answer a decision with remember as shadowed by this config rule. */
+  shadowedBy: string | undefined;
+  rules: RememberedRule[] = [];
+  async decidePermission(id: string, d: Decision): Promise<DecisionResult> {
     this.log('decidePermission', id, d);
     const p = this.permissions.find((x) => x.id === id) ?? permission(id);
-    return { ...p, status: 'approved' as const, decidedBy: 'browser', ...('optionId' in d ? { optionId: d.optionId } : {}) };
+    const declined = ('outcome' in d && d.outcome === 'declined') || ('optionId' in d && d.optionId.startsWith('reject'));
+    const decided: Permission = {
+      ...p,
+      status: declined ? 'declined' : 'approved',
+      decidedBy: 'browser',
+      ...('optionId' in d ? { optionId: d.optionId } : {}),
+    };
+    this.permissions = this.permissions.map((x) => (x.id === id ? decided : x));
+    if (!d.remember) return { permission: decided };
+    const rule: RememberedRule = {
+      id: `ru_${this.rules.length + 1}`,
+      scope: d.remember,
+      ...(d.remember === 'thread' ? { threadId: p.threadId } : {}),
+      agent: p.agent ?? 'sdk',
+      kind: p.toolCall.kind ?? '',
+      command: typeof (p.toolCall.rawInput as { command?: unknown })?.command === 'string' ? (p.toolCall.rawInput as { command: string }).command : undefined,
+      decision: declined ? 'deny' : 'allow',
+      title: p.toolCall.title,
+      createdAt: '2026-11-21T07:00:00Z',
+      createdBy: 'browser',
+      permissionId: id,
+    };
+    this.rules.push(rule);
+    return { permission: decided, rule, ...(this.shadowedBy ? { shadowedBy: this.shadowedBy } : {}) };
+  }
+  /** Ids the batch answers as already decided. */
+  conflicts = new Set<string>();
+  async decidePermissions(b: BatchDecision) {
+    this.log('decidePermissions', structuredClone(b));
+    const results: BatchItem[] = b.ids.map((id) => {
+      const p = this.permissions.find((x) => x.id === id);
+      if (!p) return { id, error: { code: 'NOT_FOUND', message: 'no such permission' } };
+      if (this.conflicts.has(id) || p.status !== 'pending') return { id, error: { code: 'CONFLICT', message: 'already decided' } };
+      const decided: Permission = { ...p, status: b.outcome, decidedBy: 'browser' };
+      this.permissions = this.permissions.map((x) => (x.id === id ? decided : x));
+      return { id, permission: decided };
+    });
+    return { results };
+  }
+  /** The audit's rows, newest first; pages of q.limit with the index as cursor. */
+  audit: Permission[] = [];
+  async queryPermissions(q: PermissionQuery) {
+    this.log('queryPermissions', structuredClone(q));
+    const rows = this.audit.filter(
+      (p) =>
+        (!q.status || p.status === q.status) &&
+        (!q.decidedBy || (p.decidedBy ?? '').startsWith(q.decidedBy)) &&
+        (!q.agent || p.agent === q.agent),
+    );
+    const start = q.cursor ? Number(q.cursor) : 0;
+    const end = start + (q.limit || 500);
+    return { permissions: rows.slice(start, end), nextCursor: end < rows.length ? String(end) : undefined };
+  }
+  async listRules() {
+    this.log('listRules');
+    return structuredClone(this.rules);
+  }
+  async deleteRule(id: string) {
+    this.log('deleteRule', id);
+    if (!this.rules.some((r) => r.id === id)) throw new HubError('NOT_FOUND', 'no such rule');
+    this.rules = this.rules.filter((r) => r.id !== id);
   }
   /** Set to make setMode / setConfigOption fail. */
   setError: HubError | undefined;
@@ -167,6 +255,8 @@ export class FakeTransport implements Transport {
     if (err) throw err;
     const s = structuredClone(this.settings);
     if (patch.permissions?.timeout !== undefined) s.permissions.timeout = patch.permissions.timeout;
+    if (patch.permissions?.escalateAfter !== undefined) s.permissions.escalateAfter = patch.permissions.escalateAfter || undefined;
+    if (patch.permissions?.rules !== undefined) s.permissions.rules = structuredClone(patch.permissions.rules);
     if (patch.notifications) s.notifications = { ...s.notifications, ...patch.notifications };
     if (patch.ui?.theme) s.ui.theme = patch.ui.theme;
     if (patch.tray?.autostart !== undefined) s.tray = { autostart: patch.tray.autostart };

@@ -719,6 +719,9 @@ export namespace hub {
 	    availableCommands?: number[];
 	    clientCapabilities?: ClientCapabilities;
 	    worktree?: Worktree;
+	    summary?: string;
+	    // Go type: time
+	    compactedAt?: any;
 	
 	    static createFrom(source: any = {}) {
 	        return new Thread(source);
@@ -739,6 +742,8 @@ export namespace hub {
 	        this.availableCommands = source["availableCommands"];
 	        this.clientCapabilities = this.convertValues(source["clientCapabilities"], ClientCapabilities);
 	        this.worktree = this.convertValues(source["worktree"], Worktree);
+	        this.summary = source["summary"];
+	        this.compactedAt = this.convertValues(source["compactedAt"], null);
 	    }
 	
 		convertValues(a: any, classs: any, asMap: boolean = false): any {
@@ -1002,6 +1007,145 @@ export namespace hub {
 	        this.force = source["force"];
 	    }
 	}
+	export class SnippetPart {
+	    text: string;
+	    match?: boolean;
+	
+	    static createFrom(source: any = {}) {
+	        return new SnippetPart(source);
+	    }
+	
+	    constructor(source: any = {}) {
+	        if ('string' === typeof source) source = JSON.parse(source);
+	        this.text = source["text"];
+	        this.match = source["match"];
+	    }
+	}
+	export class SearchHit {
+	    threadId: string;
+	    turnId?: string;
+	    seq: number;
+	    kind: string;
+	    // Go type: time
+	    at: any;
+	    threadTitle: string;
+	    agent: string;
+	    cwd: string;
+	    snippet: SnippetPart[];
+	
+	    static createFrom(source: any = {}) {
+	        return new SearchHit(source);
+	    }
+	
+	    constructor(source: any = {}) {
+	        if ('string' === typeof source) source = JSON.parse(source);
+	        this.threadId = source["threadId"];
+	        this.turnId = source["turnId"];
+	        this.seq = source["seq"];
+	        this.kind = source["kind"];
+	        this.at = this.convertValues(source["at"], null);
+	        this.threadTitle = source["threadTitle"];
+	        this.agent = source["agent"];
+	        this.cwd = source["cwd"];
+	        this.snippet = this.convertValues(source["snippet"], SnippetPart);
+	    }
+	
+		convertValues(a: any, classs: any, asMap: boolean = false): any {
+		    if (!a) {
+		        return a;
+		    }
+		    if (a.slice && a.map) {
+		        return (a as any[]).map(elem => this.convertValues(elem, classs));
+		    } else if ("object" === typeof a) {
+		        if (asMap) {
+		            for (const key of Object.keys(a)) {
+		                a[key] = new classs(a[key]);
+		            }
+		            return a;
+		        }
+		        return new classs(a);
+		    }
+		    return a;
+		}
+	}
+	export class SearchPage {
+	    hits: SearchHit[];
+	    nextCursor?: string;
+	    indexing: boolean;
+	
+	    static createFrom(source: any = {}) {
+	        return new SearchPage(source);
+	    }
+	
+	    constructor(source: any = {}) {
+	        if ('string' === typeof source) source = JSON.parse(source);
+	        this.hits = this.convertValues(source["hits"], SearchHit);
+	        this.nextCursor = source["nextCursor"];
+	        this.indexing = source["indexing"];
+	    }
+	
+		convertValues(a: any, classs: any, asMap: boolean = false): any {
+		    if (!a) {
+		        return a;
+		    }
+		    if (a.slice && a.map) {
+		        return (a as any[]).map(elem => this.convertValues(elem, classs));
+		    } else if ("object" === typeof a) {
+		        if (asMap) {
+		            for (const key of Object.keys(a)) {
+		                a[key] = new classs(a[key]);
+		            }
+		            return a;
+		        }
+		        return new classs(a);
+		    }
+		    return a;
+		}
+	}
+	export class SearchQuery {
+	    q: string;
+	    agent?: string;
+	    folder?: string;
+	    // Go type: time
+	    from: any;
+	    // Go type: time
+	    to: any;
+	    limit?: number;
+	    cursor?: string;
+	
+	    static createFrom(source: any = {}) {
+	        return new SearchQuery(source);
+	    }
+	
+	    constructor(source: any = {}) {
+	        if ('string' === typeof source) source = JSON.parse(source);
+	        this.q = source["q"];
+	        this.agent = source["agent"];
+	        this.folder = source["folder"];
+	        this.from = this.convertValues(source["from"], null);
+	        this.to = this.convertValues(source["to"], null);
+	        this.limit = source["limit"];
+	        this.cursor = source["cursor"];
+	    }
+	
+		convertValues(a: any, classs: any, asMap: boolean = false): any {
+		    if (!a) {
+		        return a;
+		    }
+		    if (a.slice && a.map) {
+		        return (a as any[]).map(elem => this.convertValues(elem, classs));
+		    } else if ("object" === typeof a) {
+		        if (asMap) {
+		            for (const key of Object.keys(a)) {
+		                a[key] = new classs(a[key]);
+		            }
+		            return a;
+		        }
+		        return new classs(a);
+		    }
+		    return a;
+		}
+	}
 	export class TraySettings {
 	    autostart: boolean;
 	
@@ -1130,6 +1274,7 @@ export namespace hub {
 		    return a;
 		}
 	}
+	
 	
 	export class ThreadPage {
 	    threads: Thread[];

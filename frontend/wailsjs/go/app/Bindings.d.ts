@@ -52,6 +52,8 @@ export function RestoreCheckpoint(arg1:string,arg2:string):Promise<hub.RestoreRe
 
 export function RevertChanges(arg1:string,arg2:hub.RevertRequest):Promise<hub.RestoreResult>;
 
+export function Search(arg1:hub.SearchQuery):Promise<hub.SearchPage>;
+
 export function SetConfigOption(arg1:string,arg2:string,arg3:string):Promise<hub.Thread>;
 
 export function SetMode(arg1:string,arg2:string):Promise<hub.Thread>;

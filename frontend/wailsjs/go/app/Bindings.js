@@ -102,6 +102,10 @@ export function RevertChanges(arg1, arg2) {
   return window['go']['app']['Bindings']['RevertChanges'](arg1, arg2);
 }
 
+export function Search(arg1) {
+  return window['go']['app']['Bindings']['Search'](arg1);
+}
+
 export function SetConfigOption(arg1, arg2, arg3) {
   return window['go']['app']['Bindings']['SetConfigOption'](arg1, arg2, arg3);
 }

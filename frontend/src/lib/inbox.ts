@@ -1,0 +1,98 @@
+// The Approvals inbox's logic, apart from its view: the order of the
+// pending requests, how a request reads in one line, and the selection the
+// keyboard moves and toggles.
+import type { Permission } from './types';
+
+/**
+ * Pending requests as the inbox lists them: escalated ones first (the
+ * earliest escalated first), then the one with the least time left, then
+ * the oldest. A new array; the input is not changed.
+ */
+export function inboxOrder(pending: Permission[]): Permission[] {
+  return [...pending].sort(
+    (a, b) =>
+      Number(!a.escalatedAt) - Number(!b.escalatedAt) ||
+      (a.escalatedAt ?? '').localeCompare(b.escalatedAt ?? '') ||
+      (a.deadline ?? '').localeCompare(b.deadline ?? '') ||
+      (a.createdAt ?? '').localeCompare(b.createdAt ?? '') ||
+      a.id.localeCompare(b.id),
+  );
+}
+
+/**
+ * The command a tool call's rawInput carries (command or cmd, a string or
+ * an argv joined with spaces), or "". The hub's rules match the same.
+ */
+export function commandOf(raw: unknown): string {
+  if (!raw || typeof raw !== 'object') return '';
+  const r = raw as Record<string, unknown>;
+  const c = r.command ?? r.cmd ?? r.argv;
+  if (typeof c === 'string') return c;
+  if (Array.isArray(c)) return c.map(String).join(' ');
+  return '';
+}
+
+/** What a request asks, in one line: its command, else its title. */
+export function requestText(p: Permission): string {
+  return commandOf(p.toolCall?.rawInput) || p.toolCall?.title || 'a tool call';
+}
+
+/** Seconds as m:ss, or h:mm:ss from an hour on. */
+export function duration(s: number): string {
+  const h = Math.floor(s / 3600);
+  const m = Math.floor((s % 3600) / 60);
+  const ss = String(s % 60).padStart(2, '0');
+  return h ? `${h}:${String(m).padStart(2, '0')}:${ss}` : `${m}:${ss}`;
+}
+
+/** Whole seconds from now to an RFC 3339 deadline (never below 0), or NaN without one. */
+export function secondsLeft(deadline: string, now: number): number {
+  const ms = Date.parse(deadline);
+  return Number.isNaN(ms) ? NaN : Math.max(0, Math.ceil((ms - now) / 1000));
+}
+
+/** What a key does in the inbox's list (InboxKeys). */
+export type InboxAction = 'up' | 'down' | 'first' | 'last' | 'toggle' | 'all' | 'approve' | 'deny' | 'close';
+
+/**
+ * The inbox's keys: ↑/↓ (Home/End) move, Space selects, Ctrl+A (⌘A)
+ * selects all (again: none), Enter approves and Delete denies the
+ * selection, Escape closes. undefined: a key the list leaves alone.
+ */
+export function inboxAction(e: Pick<KeyboardEvent, 'key' | 'ctrlKey' | 'metaKey' | 'altKey' | 'shiftKey'>): InboxAction | undefined {
+  if (e.altKey) return undefined;
+  if ((e.ctrlKey || e.metaKey) && e.key.toLowerCase() === 'a') return 'all';
+  if (e.ctrlKey || e.metaKey) return undefined;
+  switch (e.key) {
+    case 'ArrowUp':
+      return 'up';
+    case 'ArrowDown':
+      return 'down';
+    case 'Home':
+      return 'first';
+    case 'End':
+      return 'last';
+    case ' ':
+      return 'toggle';
+    case 'Enter':
+      return e.shiftKey ? undefined : 'approve';
+    case 'Delete':
+      return 'deny';
+    case 'Escape':
+      return 'close';
+  }
+  return undefined;
+}
+
+/** The keys as the inbox shows them. */
+export const inboxKeysHelp = '↑/↓ move · Space select · Ctrl+A all · Enter approve · Delete deny · Esc close';
+
+/**
+ * The ids a batch decision acts on: the selection (in list order), or the
+ * current row when nothing is selected. Only ids still listed.
+ */
+export function batchTargets(order: string[], selected: ReadonlySet<string>, current: string | undefined): string[] {
+  const sel = order.filter((id) => selected.has(id));
+  if (sel.length) return sel;
+  return current && order.includes(current) ? [current] : [];
+}
