@@ -37,6 +37,7 @@ const sessionCloseTimeout = 3 * time.Second
 // first prompt carries a context block (the thread's summary and recent
 // turns), unless tr.fresh (compaction sends its own). It returns the
 // session id, what the agent reported, the context block and how it opened.
+// The session's cwd is agentDir: a worktree thread's worktree path.
 func (e *Engine) openSession(tr *turnRT, a *acp.Agent) (string, acp.SessionSetup, []acp.ContentBlock, string, error) {
 	thread := tr.thread
 	caps := a.Capabilities()
