@@ -114,6 +114,7 @@ type ClientConn struct {
 	sessions   map[string]string       // session id → cwd
 	prompts    map[string]*promptState // running prompts by session
 	cancelling map[string]bool         // sessions with a cancel in flight
+	usage      map[string]*PromptUsage // the last prompt's usage by session (usage.go)
 	perms      map[*pendingPermission]struct{}
 }
 
@@ -387,11 +388,13 @@ func (c *ClientConn) Prompt(ctx context.Context, sessionID string, prompt []Cont
 	c.mu.Unlock()
 
 	var resp struct {
-		StopReason string `json:"stopReason"`
+		StopReason string       `json:"stopReason"`
+		Usage      *PromptUsage `json:"usage"`
 	}
 	err := c.conn.Call(ctx, "session/prompt", map[string]any{"sessionId": sessionID, "prompt": prompt}, &resp)
 	p.stopReason, p.err = resp.StopReason, err
 	c.mu.Lock()
+	c.setPromptUsageLocked(sessionID, resp.Usage)
 	delete(c.prompts, sessionID)
 	delete(c.cancelling, sessionID)
 	c.mu.Unlock()

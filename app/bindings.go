@@ -72,6 +72,8 @@ type Emitter interface {
 //	Subscribe(after int64) error
 //	GetSettings() (hub.Settings, error)
 //	UpdateSettings(patch hub.SettingsPatch) (hub.Settings, error)
+//	GetUsage(p hub.UsageParams) (hub.UsageReport, error)
+//	OverrideBudget(req hub.OverrideRequest) (hub.BudgetOverride, error)
 //	ChooseFolder(title string) (string, error) // the window's own: no Service call
 //	DeleteThreadWith(id string, o hub.DeleteOptions) error       // hub.WorkService (bindings_work.go)
 //	MergeThread(id string) (hub.MergeResult, error)

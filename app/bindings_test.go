@@ -137,12 +137,16 @@ var bindingsContract = map[string]string{
 	"RevertChanges":     "func(string, hub.RevertRequest) (hub.RestoreResult, error)",
 	"ListCheckpoints":   "func(string) ([]hub.Checkpoint, error)",
 	"RestoreCheckpoint": "func(string, string) (hub.RestoreResult, error)",
+	// hub.UsageService (bindings_usage.go), window-only here.
+	"GetUsage":       "func(hub.UsageParams) (hub.UsageReport, error)",
+	"OverrideBudget": "func(hub.OverrideRequest) (hub.BudgetOverride, error)",
 }
 
 // windowOnly are the bindings with no hub.Service counterpart (the
 // settings ones are checked against hub.SettingsService by
 // TestBindingsSettings).
-var windowOnly = map[string]bool{"ChooseFolder": true, "GetSettings": true, "UpdateSettings": true}
+var windowOnly = map[string]bool{"ChooseFolder": true, "GetSettings": true, "UpdateSettings": true,
+	"GetUsage": true, "OverrideBudget": true} // hub.UsageService (bindings_usage.go)
 
 // unbound are the hub.Service methods the window has no use for:
 // AnswerClientRequest is for a thread's owner (the editor bridge), and the

@@ -170,6 +170,8 @@ func (n *notifier) handle(ctx context.Context, e hub.Event) {
 		if n.config().Notifications.Enabled {
 			n.deliver(notification{ID: "config", Title: "Switchboard: config file not applied", Body: clip(v.Message, 300)})
 		}
+	case hub.EventBudgetWarning, hub.EventBudgetExceeded:
+		n.budget(e) // notify_budget.go
 	case hub.EventTurnCompleted:
 		c := n.config()
 		if !c.Notifications.Enabled || !c.Notifications.TurnCompleted || n.focused.Load() {

@@ -192,6 +192,10 @@ func TestNotifierConfig(t *testing.T) {
 		return hub.Event{Type: hub.EventConfigError, At: time.Now(),
 			Payload: json.RawMessage(`{"file":"/c/config.yaml","message":"` + msg + `"}`)}
 	}
+	budgetEv := func(typ string) hub.Event {
+		return hub.Event{Type: typ, At: time.Now(),
+			Payload: json.RawMessage(`{"budget":"daily","currency":"USD","spent":0.9,"limit":1}`)}
+	}
 	for _, tc := range []struct {
 		name           string
 		enabled, turns bool
@@ -201,6 +205,8 @@ func TestNotifierConfig(t *testing.T) {
 		{"config error", true, true, []hub.Event{configErr("config /c/config.yaml: line 2: bad")}, []string{"config"}},
 		{"config error, notifications off", false, true, []hub.Event{configErr("line 2: bad")}, nil},
 		{"config fixed", true, true, []hub.Event{configErr("")}, nil},
+		{"budget warning then exceeded", true, true, []hub.Event{budgetEv(hub.EventBudgetWarning), budgetEv(hub.EventBudgetExceeded)}, []string{"budget:daily", "budget:daily"}},
+		{"budget, notifications off", false, true, []hub.Event{budgetEv(hub.EventBudgetWarning)}, nil},
 		{"all off", false, true, []hub.Event{turn(false), perm("p1")}, nil},
 		{"turns off", true, false, []hub.Event{turn(false), perm("p1")}, []string{"perm:p1"}},
 		{"internal turn", true, true, []hub.Event{turn(true)}, nil},

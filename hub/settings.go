@@ -41,6 +41,8 @@ type Settings struct {
 	UI            UISettings           `json:"ui"`
 	Tray          TraySettings         `json:"tray"`
 	Agents        []AgentSettings      `json:"agents"`
+	// Budgets are the config's spending limits (usage.go).
+	Budgets Budgets `json:"budgets"`
 }
 
 // PermissionSettings is the config file's permissions: section.
@@ -105,6 +107,8 @@ type SettingsPatch struct {
 	// Agents adds or replaces ({"id": {…}}) and removes ({"id": null})
 	// entries of the config file's agents: map.
 	Agents map[string]*AgentPatch `json:"agents,omitempty"`
+	// Budgets, when present, replaces the budgets section whole.
+	Budgets *Budgets `json:"budgets,omitempty"`
 }
 
 // PermissionSettingsPatch changes permissions.timeout when Timeout is set,
@@ -193,6 +197,11 @@ func (p SettingsPatch) Validate(builtin func(id string) bool) error {
 		case ThemeLight, ThemeDark, ThemeSystem:
 		default:
 			return FieldError("ui.theme", "ui.theme must be light, dark or system, not %q", *p.UI.Theme)
+		}
+	}
+	if p.Budgets != nil {
+		if err := p.Budgets.Validate(); err != nil {
+			return err
 		}
 	}
 	ids := make([]string, 0, len(p.Agents))

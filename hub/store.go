@@ -111,6 +111,11 @@ type Write struct {
 	// creating one (and for its deletion's tombstone). A change to a thread
 	// that does not exist or was deleted fails the Write with NOT_FOUND.
 	ThreadChanges []ThreadChange
+	// Usage are appended to the usage ledger, after Events; the store sets
+	// each record's Cost (UsageRecord).
+	Usage []UsageRecord
+	// Overrides are budget overrides upserted by id, after Usage.
+	Overrides []BudgetOverride
 }
 
 // ThreadChange sets some fields of one thread (Write.ThreadChanges); a nil

@@ -204,7 +204,8 @@ func (db *DB) commitBatch(batch []*op) {
 
 // modifications counts the statements that apply(w) runs to change rows.
 func modifications(w *hub.Write) int {
-	n := len(w.Threads) + len(w.Turns) + len(w.Permissions) + len(w.Events) + len(w.AgentProcs) + len(w.ForgetProcs) + len(w.SessionStates)
+	n := len(w.Threads) + len(w.Turns) + len(w.Permissions) + len(w.Events) + len(w.AgentProcs) + len(w.ForgetProcs) + len(w.SessionStates) +
+		2*len(w.Usage) + len(w.Overrides)
 	for i := range w.ThreadChanges {
 		n++
 		if w.ThreadChanges[i].Announce {
@@ -298,7 +299,7 @@ func writeSize(w *hub.Write) int {
 	for i := range w.Events {
 		n += 64 + len(w.Events[i].Payload)
 	}
-	n += 4096 * len(w.DeleteThreads)
+	n += 4096*len(w.DeleteThreads) + 128*(len(w.Usage)+len(w.Overrides))
 	return n
 }
 

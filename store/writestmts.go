@@ -174,7 +174,7 @@ func (db *DB) apply(ctx context.Context, w *hub.Write) error {
 			return fmt.Errorf("store: forget agent process %d: %w", pid, err)
 		}
 	}
-	return nil
+	return db.applyUsage(ctx, w) // usage.go
 }
 
 func invalid(format string, args ...any) error {

@@ -39,6 +39,8 @@
 //	                                session/new, session/load and session/resume
 //	                                fail with -32000 until authenticate {methodId:"fake-login"}
 //	FAKEAGENT_INIT_DELAY_MS=<ms>    sleep before answering initialize
+//	FAKEAGENT_UNIQUE_SESSIONS=1     session/new ids are fake-<pid>-<n>, so a new
+//	                                process's session is a new session id
 //	FAKEAGENT_TEXT_ONLY=1           promptCapabilities {} (text and resource
 //	                                links only: no image, audio or embedded
 //	                                context)
@@ -158,6 +160,11 @@
 //     then one whose update is exactly
 //     {"sessionUpdate":"usage_update","used":1234,"size":200000,"cost":{"amount":0.0123,"currency":"USD"}}
 //     ; end_turn.
+//   - usage <used> <size> <amount|-> <currency> [<in> <out>]: a usage_update
+//     {used, size, cost: {amount, currency}} (no cost for "-"); the prompt
+//     response carries usage {inputTokens: in, outputTokens: out,
+//     totalTokens: in+out} when in and out are given; end_turn.
+//     usage-hang: the same, then as hang (the usage in the response).
 //   - raw-update <json>: one session/update whose update is <json> exactly
 //     as given (any JSON value; a tool_call with a numeric status, content
 //     that is not an array, …); end_turn. Not JSON: "bad arguments".
@@ -304,6 +311,7 @@ type options struct {
 	authRequired    bool
 	initDelay       time.Duration
 	textOnly        bool
+	uniqueSessions  bool
 	modes           []string // offered mode ids, the first the start mode
 }
 
@@ -316,6 +324,7 @@ func readOptions() options {
 	o.sessionCaps = os.Getenv("FAKEAGENT_SESSION_CAPS") == "1"
 	o.authRequired = os.Getenv("FAKEAGENT_AUTH_REQUIRED") == "1"
 	o.textOnly = os.Getenv("FAKEAGENT_TEXT_ONLY") == "1"
+	o.uniqueSessions = os.Getenv("FAKEAGENT_UNIQUE_SESSIONS") == "1"
 	if v, err := strconv.Atoi(os.Getenv("FAKEAGENT_INIT_DELAY_MS")); err == nil {
 		o.initDelay = time.Duration(v) * time.Millisecond
 	}

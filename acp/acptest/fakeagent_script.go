@@ -74,7 +74,13 @@ func (a *agent) prompt(id, params json.RawMessage) {
 		if t.cancelled() {
 			stop = "cancelled"
 		}
-		a.reply(id, map[string]string{"stopReason": stop})
+		resp := map[string]any{"stopReason": stop}
+		t.mu.Lock()
+		if t.usage != nil {
+			resp["usage"] = t.usage
+		}
+		t.mu.Unlock()
+		a.reply(id, resp)
 	}()
 }
 
@@ -180,6 +186,14 @@ func (a *agent) script(s *session, t *turn, text, cmd, rest string) (stop string
 			`,"update":{"sessionUpdate":"future_kind_xyz","futureField":{"nested":[1,2,3],"flag":true},"note":"from the future","_meta":{"fake":"yes"}}}}`))
 		a.writeLine([]byte(`{"jsonrpc":"2.0","method":"session/update","params":{"sessionId":` + sid +
 			`,"update":{"sessionUpdate":"usage_update","used":1234,"size":200000,"cost":{"amount":0.0123,"currency":"USD"}}}}`))
+	case "usage", "usage-hang":
+		if !a.usage(s, t, strings.Fields(rest)) {
+			return bad()
+		}
+		if cmd == "usage-hang" {
+			<-t.done
+			return "cancelled", true
+		}
 	case "raw-update":
 		// The update exactly as given: hostile shapes reach the client as an agent would send them.
 		if !json.Valid([]byte(rest)) {
@@ -560,4 +574,38 @@ func (a *agent) ticks(s *session, t *turn, count, rate int) {
 		a.notify("session/update", map[string]any{"sessionId": s.id, "update": textChunk("agent_message_chunk", text)})
 		a.flush()
 	}
+}
+
+// usage serves the usage command: used size amount|- currency [in out].
+func (a *agent) usage(s *session, t *turn, f []string) bool {
+	if len(f) != 4 && len(f) != 6 {
+		return false
+	}
+	var n [4]int64
+	for i, j := range []int{0, 1, 4, 5} {
+		if j >= len(f) {
+			break
+		}
+		v, err := strconv.ParseInt(f[j], 10, 64)
+		if err != nil || v < 0 {
+			return false
+		}
+		n[i] = v
+	}
+	u := map[string]any{"sessionUpdate": "usage_update", "used": n[0], "size": n[1]}
+	if f[2] != "-" {
+		amount, err := strconv.ParseFloat(f[2], 64)
+		if err != nil {
+			return false
+		}
+		u["cost"] = map[string]any{"amount": amount, "currency": f[3]}
+	}
+	a.update(s.id, u)
+	a.flush()
+	if len(f) == 6 {
+		t.mu.Lock()
+		t.usage = map[string]any{"inputTokens": n[2], "outputTokens": n[3], "totalTokens": n[2] + n[3]}
+		t.mu.Unlock()
+	}
+	return true
 }

@@ -3,6 +3,7 @@ package acptest
 import (
 	"encoding/json"
 	"fmt"
+	"os"
 	"path/filepath"
 	"slices"
 	"strings"
@@ -32,6 +33,7 @@ type turn struct {
 
 	mu    sync.Mutex
 	agent strings.Builder // agent message text, for history
+	usage map[string]any  // the prompt response's usage (the usage command)
 }
 
 func (t *turn) cancel() {
@@ -298,7 +300,11 @@ func (a *agent) sessionNew(id, params json.RawMessage) {
 		return
 	}
 	a.nextSession++
-	s := a.addSession(fmt.Sprintf("fake-%d", a.nextSession), p.Cwd)
+	sid := fmt.Sprintf("fake-%d", a.nextSession)
+	if a.opts.uniqueSessions {
+		sid = fmt.Sprintf("fake-%d-%d", os.Getpid(), a.nextSession)
+	}
+	s := a.addSession(sid, p.Cwd)
 	a.reply(id, map[string]any{"sessionId": s.id, "modes": s.modes(a.opts.modes), "configOptions": s.configOptions()})
 }
 

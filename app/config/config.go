@@ -112,6 +112,9 @@ type Config struct {
 		Location string `mapstructure:"location"`
 	} `mapstructure:"worktrees"`
 	// Folders holds per-folder settings by folder glob (folders.go).
+	// Budgets are the spending limits (budgets.currency, daily, monthly,
+	// perThread, agents.<id>.daily|monthly); live.
+	Budgets hub.Budgets                `mapstructure:"budgets"`
 	Folders Folders                    `mapstructure:"folders"`
 	Agents  map[string]acp.AgentConfig `mapstructure:"agents"`
 }
@@ -152,6 +155,7 @@ func (c Config) EngineConfig() engine.Config {
 
 		AgentRequests:             c.Limits.AgentRequests,
 		PendingPermissionsPerTurn: c.Limits.PendingPermissionsPerTurn,
+		Budgets:                   c.Budgets,
 	}
 }
 

@@ -42,6 +42,7 @@ func setDefaults(v *viper.Viper) {
 	v.SetDefault("tray.enabled", true)
 	v.SetDefault("tray.autostart", false)
 	v.SetDefault("redaction.enabled", d.Redaction)
+	v.SetDefault("budgets.currency", "USD")
 	v.SetDefault("search.enabled", true)
 	v.SetDefault("ui.theme", hub.ThemeSystem)
 	v.SetDefault("terminals.inheritEnv", []string{})

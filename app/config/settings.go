@@ -138,6 +138,7 @@ func settingsOf(path string, c Config) hub.Settings {
 		UI:            hub.UISettings{Theme: c.UI.Theme},
 		Tray:          hub.TraySettings{Autostart: c.Tray.Autostart},
 		Agents:        []hub.AgentSettings{},
+		Budgets:       c.Budgets,
 	}
 	if c.Permissions.EscalateAfter > 0 {
 		s.Permissions.EscalateAfter = hub.FormatDuration(c.Permissions.EscalateAfter)

@@ -63,6 +63,9 @@ func (c Config) validate() error {
 	if err := checkEnvNames(c.Terminals.InheritEnv); err != nil {
 		return err
 	}
+	if err := c.Budgets.Validate(); err != nil {
+		return err
+	}
 	if err := c.validatePermissions(); err != nil {
 		return err
 	}

@@ -61,6 +61,9 @@ func patchConfigYAML(data []byte, p hub.SettingsPatch) ([]byte, error) {
 	if len(p.Agents) > 0 {
 		patchAgents(root, p.Agents)
 	}
+	if p.Budgets != nil {
+		setNode(root, "budgets", budgetsNode(*p.Budgets))
+	}
 
 	buf := bytes.NewBuffer(prefix)
 	enc := yaml.NewEncoder(buf)

@@ -66,7 +66,7 @@ const axeOptions = {
 };
 
 /** Runs axe on the whole document; its violations, each with up to 5 target selectors. */
-async function axeRun(page) {
+export async function axeRun(page) {
   if (!(await page.evaluate(() => typeof window.axe === 'object'))) await page.evaluate(axeSource);
   return page.evaluate(async (options) => {
     const r = await window.axe.run(document, options);
@@ -87,7 +87,7 @@ async function axeRun(page) {
  * Sets the colour scheme and waits until the page's background follows it (the
  * theme is "system", so it must).
  */
-async function scheme(page, colorScheme) {
+export async function scheme(page, colorScheme) {
   await page.emulateMedia({ colorScheme });
   await page.waitForFunction(
     (dark) => {

@@ -55,6 +55,9 @@ type Config struct {
 	// PendingPermissionsPerTurn bounds a turn's pending permissions; the
 	// next one is refused at once (limits.pendingPermissionsPerTurn, 32).
 	PendingPermissionsPerTurn int
+	// Budgets are the spending limits (budgets; budgets.go): live, a
+	// turn is admitted against the limits in effect when it starts.
+	Budgets hub.Budgets
 	// Rules are the compiled permissions.rules, tried before anyone is
 	// asked (nil: none). Applies to requests from then on.
 	Rules *policy.Policy
@@ -176,6 +179,7 @@ type Engine struct {
 	closing  bool
 	turnsWG  sync.WaitGroup
 	inits    map[string]agentInit // agents' initialize answers, by agent id
+	budgets  budgetState          // budgets.go; its own locks
 
 	stopProbes context.CancelFunc
 	probes     sync.WaitGroup

@@ -50,6 +50,9 @@ type turnRT struct {
 	// approvals are the agent's own permissions approved in this turn,
 	// for a terminal/create of the same command (approvals.go).
 	approvals []approval
+	// passed are the budgets an override let this turn past (set before
+	// it runs, read-only after): its own cost never cancels it for them.
+	passed map[string]bool
 }
 
 // StartTurn implements Service.
@@ -117,6 +120,14 @@ func (e *Engine) startTurnAs(ctx context.Context, t hub.Thread, in hub.TurnInput
 		return nil, err
 	}
 
+	if !internal {
+		if tr.passed, err = e.admitTurn(ctx, t, tr.turn.ID); err != nil { // budgets.go
+			e.forgetTurn(tr)
+			e.releaseReservation(tr)
+			e.turnsWG.Done()
+			return nil, err
+		}
+	}
 	t.Status, t.UpdatedAt = hub.ThreadRunning, now
 	tr.thread = t
 	started := map[string]any{"input": text}
@@ -179,6 +190,7 @@ func (e *Engine) runTurn(tr *turnRT) {
 	stop := ""
 	if err == nil && !tr.cancelled() { // a cancel during setup: no prompt at all
 		stop, err = agent.Prompt(context.Background(), sid, append(prefix, tr.blocks...))
+		e.recordPromptUsage(tr, agent, sid) // usage.go
 	}
 	e.finishTurn(tr, stop, err)
 }

@@ -21,6 +21,10 @@ type threadClient struct {
 // publishes it after the commit. Updates that replay history during
 // session/load are not new events and are dropped.
 func (c *threadClient) SessionUpdate(_ context.Context, n acp.SessionNotification) {
+	if n.Update.Kind == acp.UpdateUsage && n.Update.ParseErr == nil {
+		c.usageUpdate(n) // usage.go: the event and the ledger's record
+		return
+	}
 	c.rt.mu.Lock()
 	replaying, tr := c.rt.replaying, c.rt.turn
 	if tr != nil {
@@ -55,6 +59,15 @@ func (c *threadClient) touch() {
 // commitUpdate stores an update as an event, with the session state it
 // changed.
 func (c *threadClient) commitUpdate(u acp.SessionUpdate, tr *turnRT, state *hub.SessionState) {
+	if w := c.updateWrite(u, tr, state); w != nil {
+		c.e.commitAsync(w)
+	}
+}
+
+// updateWrite is the Write that stores an update as an event (and the
+// text the turn's redaction stream releases with it), with the session
+// state it changed; nil when there is nothing to store yet.
+func (c *threadClient) updateWrite(u acp.SessionUpdate, tr *turnRT, state *hub.SessionState) *hub.Write {
 	turnID := ""
 	if tr != nil {
 		turnID = tr.turn.ID
@@ -84,12 +97,12 @@ func (c *threadClient) commitUpdate(u acp.SessionUpdate, tr *turnRT, state *hub.
 		w.Events = append(w.Events, hub.Event{Type: typ, ThreadID: c.thread.ID, TurnID: turnID, ClientID: c.thread.ClientID, At: c.e.now(), Payload: payload})
 	}
 	if len(w.Events) == 0 && state == nil {
-		return // all held back
+		return nil // all held back
 	}
 	if state != nil {
 		w.SessionStates = []hub.SessionState{*state}
 	}
-	c.e.commitAsync(w)
+	return w
 }
 
 // textUpdate is the event type of a text message or thought chunk, else "".

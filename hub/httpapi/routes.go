@@ -70,6 +70,8 @@ var routes = []Route{
 	{Method: "POST", Path: "/v1/threads/{id}/changes/revert", Body: true, handle: (*Server).revertChanges},
 	{Method: "GET", Path: "/v1/threads/{id}/checkpoints", handle: (*Server).listCheckpoints},
 	{Method: "POST", Path: "/v1/threads/{id}/checkpoints/{turnId}/restore", handle: (*Server).restoreCheckpoint},
+	{Method: "GET", Path: "/v1/usage", handle: (*Server).getUsage},
+	{Method: "POST", Path: "/v1/budgets/override", Body: true, handle: (*Server).overrideBudget},
 }
 
 // Routes returns the API's route table (a copy).

@@ -3,6 +3,7 @@
 // applied once per animation frame, so a stream of 1000+ message chunks a
 // second costs one render a frame; within a thread they apply in seq order,
 // and a seq seen twice is ignored.
+import { budgetNotice } from './ledger';
 import type { ConnectionState, Navigate, Subscription, Transport } from './transport';
 import { HubError } from './transport';
 import { Conversation } from './conversation.svelte';
@@ -89,6 +90,8 @@ export class HubStore {
    * the file is in force.
    */
   configError = $state('');
+  /** The last budget_warning or budget_exceeded, as a line (lib/ledger.ts); '' when none or dismissed. */
+  budgetNotice = $state('');
   /**
    * A browser without a valid session (none yet, expired, logged out, the
    * hub restarted or its token rotated): the page says to open the link
@@ -372,6 +375,8 @@ export class HubStore {
     if (e.type === 'config_error') {
       this.configError = typeof e.message === 'string' ? e.message : '';
       if (this.settings) this.settings = { ...this.settings, configError: this.configError || undefined };
+    } else if (e.type === 'budget_warning' || e.type === 'budget_exceeded') {
+      this.budgetNotice = budgetNotice(e) ?? '';
     } else if (e.type === 'config_applied') {
       void this.loadSettings();
       const changed = Array.isArray(e.changed) ? e.changed : [];

@@ -7,6 +7,7 @@
 //    fetch streaming (EventSource cannot send the header).
 import { SseParser } from './sse';
 import { httpWork, wailsWork, type WorkApi } from './work';
+import { localZone, type UsageQuery, type UsageReport } from './ledger';
 import type {
   Agent,
   BatchDecision,
@@ -182,6 +183,10 @@ export interface Transport {
   getSettings(): Promise<Settings>;
   /** Changes the fields present in the config file; answers the settings now in force (PATCH /v1/settings). */
   updateSettings(patch: SettingsPatch): Promise<Settings>;
+  /** The usage ledger, grouped (GET /v1/usage); days in the browser's or window's time zone. */
+  getUsage(q: UsageQuery): Promise<UsageReport>;
+  /** Allows exactly one more turn past a spent budget (POST /v1/budgets/override). */
+  overrideBudget(budget: string, threadId?: string): Promise<unknown>;
   /**
    * A browser only: whether the page holds a session secret at all (without
    * one, nothing is asked of the hub: the page says how to sign in).
@@ -405,6 +410,14 @@ export class WailsTransport implements Transport {
   }
   updateSettings(patch: SettingsPatch) {
     return this.call<Settings>(() => this.bindings.UpdateSettings(patch), 'settings').then(withAgents);
+  }
+  getUsage(q: UsageQuery) {
+    return this.call<UsageReport>(
+      () => this.bindings.GetUsage({ ...q, tz: q.tz ?? localZone() }),
+    );
+  }
+  overrideBudget(budget: string, threadId?: string) {
+    return this.call<unknown>(() => this.bindings.OverrideBudget({ budget, threadId }));
   }
 
   onNavigate(cb: (n: Navigate) => void): () => void {
@@ -716,6 +729,21 @@ export class HttpTransport implements Transport {
   }
   async updateSettings(patch: SettingsPatch) {
     return withAgents((await this.request<{ settings: Settings }>('PATCH', this.url('/v1/settings'), patch)).settings);
+  }
+  async getUsage(q: UsageQuery) {
+    const u = this.url('/v1/usage', {
+      by: q.by,
+      from: q.from,
+      to: q.to,
+      tz: q.tz ?? localZone(),
+      threadId: q.threadId,
+      limit: q.limit,
+      cursor: q.cursor,
+    });
+    return await this.request<UsageReport>('GET', u);
+  }
+  async overrideBudget(budget: string, threadId?: string) {
+    return await this.request<unknown>('POST', this.url('/v1/budgets/override'), { budget, threadId });
   }
 
   subscribe(after: number, h: SubscribeHandlers): Subscription {

@@ -334,6 +334,17 @@ export interface Settings {
   /** tray.autostart: the hub keeps the tray's autostart entry (absent from a hub without the setting). */
   tray?: { autostart: boolean };
   agents: AgentSettings[];
+  /** The spending limits (budgets); absent from a hub without them. */
+  budgets?: Budgets;
+}
+
+/** Spending limits in currency; 0 or absent is none (config budgets). */
+export interface Budgets {
+  currency: string;
+  daily?: number;
+  monthly?: number;
+  perThread?: number;
+  agents?: Record<string, { daily?: number; monthly?: number }>;
 }
 
 /** A whole agents entry for PATCH /v1/settings; env is merged (null removes a variable). */
@@ -354,6 +365,8 @@ export interface SettingsPatch {
   tray?: { autostart?: boolean };
   /** id → entry (added or replaced), or null (removed). */
   agents?: Record<string, AgentPatch | null>;
+  /** Replaces the budgets section whole. */
+  budgets?: Budgets;
 }
 
 /** GET /v1/search: q in SQLite FTS5 syntax; the rest narrow the hits. */

@@ -1,4 +1,5 @@
 // An in-memory Transport for store and component tests.
+import type { UsageBy, UsageQuery, UsageReport } from '../lib/ledger';
 import type { Navigate, SubscribeHandlers, Subscription, Transport } from '../lib/transport';
 import { HubError } from '../lib/transport';
 import type {
@@ -243,6 +244,18 @@ export class FakeTransport implements Transport {
   settingsError: HubError | undefined;
   /** Set to hold updateSettings until it is called. */
   settingsGate: Promise<void> | undefined;
+  /** What getUsage answers, by grouping. */
+  usage: Partial<Record<UsageBy, UsageReport>> = {};
+  /** The getUsage queries, apart from calls (the thread's cost line reads it after every turn). */
+  usageQueries: UsageQuery[] = [];
+  async getUsage(q: UsageQuery) {
+    this.usageQueries.push(structuredClone(q));
+    return structuredClone(this.usage[q.by] ?? { buckets: [], agentsWithoutCost: [] });
+  }
+  async overrideBudget(budget: string, threadId?: string) {
+    this.log('overrideBudget', { budget, threadId });
+    return {};
+  }
   async getSettings() {
     this.log('getSettings');
     return structuredClone(this.settings);

@@ -26,6 +26,20 @@ export namespace hub {
 	        this.install = source["install"];
 	    }
 	}
+	export class AgentBudget {
+	    daily?: number;
+	    monthly?: number;
+	
+	    static createFrom(source: any = {}) {
+	        return new AgentBudget(source);
+	    }
+	
+	    constructor(source: any = {}) {
+	        if ('string' === typeof source) source = JSON.parse(source);
+	        this.daily = source["daily"];
+	        this.monthly = source["monthly"];
+	    }
+	}
 	export class AgentPatch {
 	    name?: string;
 	    command?: string;
@@ -218,6 +232,85 @@ export namespace hub {
 	    constructor(source: any = {}) {
 	        if ('string' === typeof source) source = JSON.parse(source);
 	        this.results = this.convertValues(source["results"], BatchItem);
+	    }
+	
+		convertValues(a: any, classs: any, asMap: boolean = false): any {
+		    if (!a) {
+		        return a;
+		    }
+		    if (a.slice && a.map) {
+		        return (a as any[]).map(elem => this.convertValues(elem, classs));
+		    } else if ("object" === typeof a) {
+		        if (asMap) {
+		            for (const key of Object.keys(a)) {
+		                a[key] = new classs(a[key]);
+		            }
+		            return a;
+		        }
+		        return new classs(a);
+		    }
+		    return a;
+		}
+	}
+	export class BudgetOverride {
+	    id: string;
+	    budget: string;
+	    threadId?: string;
+	    decidedBy: string;
+	    // Go type: time
+	    at: any;
+	    usedBy?: string;
+	
+	    static createFrom(source: any = {}) {
+	        return new BudgetOverride(source);
+	    }
+	
+	    constructor(source: any = {}) {
+	        if ('string' === typeof source) source = JSON.parse(source);
+	        this.id = source["id"];
+	        this.budget = source["budget"];
+	        this.threadId = source["threadId"];
+	        this.decidedBy = source["decidedBy"];
+	        this.at = this.convertValues(source["at"], null);
+	        this.usedBy = source["usedBy"];
+	    }
+	
+		convertValues(a: any, classs: any, asMap: boolean = false): any {
+		    if (!a) {
+		        return a;
+		    }
+		    if (a.slice && a.map) {
+		        return (a as any[]).map(elem => this.convertValues(elem, classs));
+		    } else if ("object" === typeof a) {
+		        if (asMap) {
+		            for (const key of Object.keys(a)) {
+		                a[key] = new classs(a[key]);
+		            }
+		            return a;
+		        }
+		        return new classs(a);
+		    }
+		    return a;
+		}
+	}
+	export class Budgets {
+	    currency: string;
+	    daily?: number;
+	    monthly?: number;
+	    perThread?: number;
+	    agents?: Record<string, AgentBudget>;
+	
+	    static createFrom(source: any = {}) {
+	        return new Budgets(source);
+	    }
+	
+	    constructor(source: any = {}) {
+	        if ('string' === typeof source) source = JSON.parse(source);
+	        this.currency = source["currency"];
+	        this.daily = source["daily"];
+	        this.monthly = source["monthly"];
+	        this.perThread = source["perThread"];
+	        this.agents = this.convertValues(source["agents"], AgentBudget, true);
 	    }
 	
 		convertValues(a: any, classs: any, asMap: boolean = false): any {
@@ -826,6 +919,20 @@ export namespace hub {
 	        this.turnCompleted = source["turnCompleted"];
 	    }
 	}
+	export class OverrideRequest {
+	    budget: string;
+	    threadId?: string;
+	
+	    static createFrom(source: any = {}) {
+	        return new OverrideRequest(source);
+	    }
+	
+	    constructor(source: any = {}) {
+	        if ('string' === typeof source) source = JSON.parse(source);
+	        this.budget = source["budget"];
+	        this.threadId = source["threadId"];
+	    }
+	}
 	
 	
 	export class PermissionPage {
@@ -1178,6 +1285,7 @@ export namespace hub {
 	    ui: UISettings;
 	    tray: TraySettings;
 	    agents: AgentSettings[];
+	    budgets: Budgets;
 	
 	    static createFrom(source: any = {}) {
 	        return new Settings(source);
@@ -1192,6 +1300,7 @@ export namespace hub {
 	        this.ui = this.convertValues(source["ui"], UISettings);
 	        this.tray = this.convertValues(source["tray"], TraySettings);
 	        this.agents = this.convertValues(source["agents"], AgentSettings);
+	        this.budgets = this.convertValues(source["budgets"], Budgets);
 	    }
 	
 		convertValues(a: any, classs: any, asMap: boolean = false): any {
@@ -1242,6 +1351,7 @@ export namespace hub {
 	    ui?: UISettingsPatch;
 	    tray?: TraySettingsPatch;
 	    agents?: Record<string, AgentPatch>;
+	    budgets?: Budgets;
 	
 	    static createFrom(source: any = {}) {
 	        return new SettingsPatch(source);
@@ -1254,6 +1364,7 @@ export namespace hub {
 	        this.ui = this.convertValues(source["ui"], UISettingsPatch);
 	        this.tray = this.convertValues(source["tray"], TraySettingsPatch);
 	        this.agents = this.convertValues(source["agents"], AgentPatch, true);
+	        this.budgets = this.convertValues(source["budgets"], Budgets);
 	    }
 	
 		convertValues(a: any, classs: any, asMap: boolean = false): any {
@@ -1379,6 +1490,102 @@ export namespace hub {
 	}
 	
 	
+	export class UsageBucket {
+	    key: string;
+	    cost: Record<string, number>;
+	    inputTokens: number;
+	    outputTokens: number;
+	    agents?: Record<string, any>;
+	    agent?: string;
+	    title?: string;
+	    threadId?: string;
+	    used?: number;
+	    size?: number;
+	
+	    static createFrom(source: any = {}) {
+	        return new UsageBucket(source);
+	    }
+	
+	    constructor(source: any = {}) {
+	        if ('string' === typeof source) source = JSON.parse(source);
+	        this.key = source["key"];
+	        this.cost = source["cost"];
+	        this.inputTokens = source["inputTokens"];
+	        this.outputTokens = source["outputTokens"];
+	        this.agents = source["agents"];
+	        this.agent = source["agent"];
+	        this.title = source["title"];
+	        this.threadId = source["threadId"];
+	        this.used = source["used"];
+	        this.size = source["size"];
+	    }
+	}
+	export class UsageParams {
+	    by?: string;
+	    from?: string;
+	    to?: string;
+	    tz?: string;
+	    threadId?: string;
+	    limit?: number;
+	    cursor?: string;
+	
+	    static createFrom(source: any = {}) {
+	        return new UsageParams(source);
+	    }
+	
+	    constructor(source: any = {}) {
+	        if ('string' === typeof source) source = JSON.parse(source);
+	        this.by = source["by"];
+	        this.from = source["from"];
+	        this.to = source["to"];
+	        this.tz = source["tz"];
+	        this.threadId = source["threadId"];
+	        this.limit = source["limit"];
+	        this.cursor = source["cursor"];
+	    }
+	}
+	export class UsageReport {
+	    buckets: UsageBucket[];
+	    // Go type: time
+	    from: any;
+	    // Go type: time
+	    to: any;
+	    currency?: string;
+	    agentsWithoutCost: string[];
+	    nextCursor?: string;
+	
+	    static createFrom(source: any = {}) {
+	        return new UsageReport(source);
+	    }
+	
+	    constructor(source: any = {}) {
+	        if ('string' === typeof source) source = JSON.parse(source);
+	        this.buckets = this.convertValues(source["buckets"], UsageBucket);
+	        this.from = this.convertValues(source["from"], null);
+	        this.to = this.convertValues(source["to"], null);
+	        this.currency = source["currency"];
+	        this.agentsWithoutCost = source["agentsWithoutCost"];
+	        this.nextCursor = source["nextCursor"];
+	    }
+	
+		convertValues(a: any, classs: any, asMap: boolean = false): any {
+		    if (!a) {
+		        return a;
+		    }
+		    if (a.slice && a.map) {
+		        return (a as any[]).map(elem => this.convertValues(elem, classs));
+		    } else if ("object" === typeof a) {
+		        if (asMap) {
+		            for (const key of Object.keys(a)) {
+		                a[key] = new classs(a[key]);
+		            }
+		            return a;
+		        }
+		        return new classs(a);
+		    }
+		    return a;
+		}
+	}
 
 }
 

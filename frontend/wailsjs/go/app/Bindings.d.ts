@@ -28,6 +28,8 @@ export function GetSettings():Promise<hub.Settings>;
 
 export function GetThread(arg1:string):Promise<hub.Thread>;
 
+export function GetUsage(arg1:hub.UsageParams):Promise<hub.UsageReport>;
+
 export function History(arg1:string,arg2:boolean,arg3:boolean):Promise<Array<hub.TurnHistory>>;
 
 export function HistoryPage(arg1:string,arg2:hub.HistoryQuery):Promise<hub.HistoryPage>;
@@ -43,6 +45,8 @@ export function ListRules():Promise<Array<hub.RememberedRule>>;
 export function ListThreads(arg1:number,arg2:string):Promise<hub.ThreadPage>;
 
 export function MergeThread(arg1:string):Promise<hub.MergeResult>;
+
+export function OverrideBudget(arg1:hub.OverrideRequest):Promise<hub.BudgetOverride>;
 
 export function QueryPermissions(arg1:hub.PermissionQuery):Promise<hub.PermissionPage>;
 

@@ -54,6 +54,10 @@ export function GetThread(arg1) {
   return window['go']['app']['Bindings']['GetThread'](arg1);
 }
 
+export function GetUsage(arg1) {
+  return window['go']['app']['Bindings']['GetUsage'](arg1);
+}
+
 export function History(arg1, arg2, arg3) {
   return window['go']['app']['Bindings']['History'](arg1, arg2, arg3);
 }
@@ -84,6 +88,10 @@ export function ListThreads(arg1, arg2) {
 
 export function MergeThread(arg1) {
   return window['go']['app']['Bindings']['MergeThread'](arg1);
+}
+
+export function OverrideBudget(arg1) {
+  return window['go']['app']['Bindings']['OverrideBudget'](arg1);
 }
 
 export function QueryPermissions(arg1) {

@@ -1,0 +1,100 @@
+import { describe, expect, it } from 'vitest';
+import { fireEvent, render, screen, within } from '@testing-library/svelte';
+import App from '../App.svelte';
+import { HubStore } from '../lib/hubstore.svelte';
+import { HubError } from '../lib/transport';
+import { FakeTransport } from '../test/fakeTransport';
+import { budgetRefusal, costTexts, dayBars, lastDays, otherCurrencies, topThreads, type UsageReport } from '../lib/ledger';
+
+const [yesterday, today] = lastDays(2);
+
+const days: UsageReport = {
+  currency: 'USD',
+  agentsWithoutCost: ['qwen'],
+  buckets: [
+    { key: yesterday, cost: { USD: 1.5, EUR: 2 }, inputTokens: 0, outputTokens: 0, agents: { claude: { USD: 1 }, codex: { USD: 0.5 } } },
+    { key: today, cost: { USD: 0.25 }, inputTokens: 0, outputTokens: 0, agents: { claude: { USD: 0.25 } } },
+  ],
+};
+const threads: UsageReport = {
+  agentsWithoutCost: [],
+  buckets: [
+    { key: 'th_a', title: 'Cheap', agent: 'claude', cost: { USD: 0.1 }, inputTokens: 0, outputTokens: 0 },
+    { key: 'th_b', title: 'Dear', agent: 'codex', cost: { USD: 3 }, inputTokens: 0, outputTokens: 0 },
+    { key: 'th_c', title: 'Euros only', agent: 'codex', cost: { EUR: 9 }, inputTokens: 0, outputTokens: 0 },
+  ],
+};
+
+describe('ledger', () => {
+  it('stacks days by agent in the budgets currency and ranks threads', () => {
+    const bars = dayBars(days, 'USD');
+    expect(dayBars(days, 'USD', lastDays(3)).map((b) => b.total)).toEqual([0, 1.5, 0.25]);
+    expect(bars.map((b) => [b.day, b.total, b.segments.map((s) => s.agent)])).toEqual([
+      [yesterday, 1.5, ['claude', 'codex']],
+      [today, 0.25, ['claude']],
+    ]);
+    expect(topThreads(threads, 'USD').map((t) => t.key)).toEqual(['th_b', 'th_a']);
+    expect(otherCurrencies(days, 'USD')).toEqual(['EUR']);
+    expect(costTexts(threads)).toEqual({ th_a: '0.10 USD', th_b: '3.00 USD', th_c: '9.00 EUR' });
+  });
+
+  it('reads a BUDGET_EXCEEDED refusal and nothing else', () => {
+    const e = new HubError('CONFLICT', 'spent', { details: { reason: 'BUDGET_EXCEEDED', budget: 'daily', currency: 'USD', spent: 5.2, limit: 5 } });
+    expect(budgetRefusal(e, 'th_1')).toMatchObject({ threadId: 'th_1', budget: 'daily', spent: 5.2, limit: 5 });
+    expect(budgetRefusal(new HubError('CONFLICT', 'a turn is running'), 'th_1')).toBeUndefined();
+  });
+});
+
+describe('Usage view', () => {
+  it('plots cost per day by agent and the dearest threads, and says what is not counted', async () => {
+    const f = new FakeTransport();
+    f.usage = { day: days, thread: threads };
+    render(App, { store: new HubStore(f, (flush) => queueMicrotask(flush)) });
+    await fireEvent.click(await screen.findByRole('button', { name: 'Usage' }));
+    const view = await screen.findByRole('dialog', { name: 'Usage' });
+    const plot = await within(view).findByRole('img', { name: 'Cost per day, stacked by agent' });
+    expect(plot.querySelectorAll('rect[data-agent]')).toHaveLength(3);
+    expect(within(view).getByRole('img', { name: 'Threads that cost most' }).textContent).toContain('Dear');
+    expect(view.textContent).toContain('Costs in EUR are reported but not counted against the USD budgets');
+    expect(view.textContent).toContain('These agents report no cost, so no budget can stop them: qwen');
+    expect(f.usageQueries.map((q) => q.by).sort()).toEqual(['day', 'thread']);
+    expect(document.activeElement?.textContent).toBe('Close');
+    await fireEvent.keyDown(window, { key: 'Escape' });
+    expect(screen.queryByRole('dialog', { name: 'Usage' })).toBeNull();
+  });
+});
+
+describe('budget events', () => {
+  it('shows budget_warning and budget_exceeded until dismissed', async () => {
+    const f = new FakeTransport();
+    const store = new HubStore(f, (flush) => queueMicrotask(flush));
+    render(App, { store });
+    await screen.findByRole('button', { name: 'Usage' });
+    const at = '2026-11-25T07:00:00Z';
+    store.apply({ seq: 5, type: 'budget_warning', threadId: '', turnId: '', at, budget: 'daily', currency: 'USD', spent: 0.85, limit: 1 });
+    await screen.findByText('The daily budget is at 85 %: 0.85 USD of 1.00 USD.');
+    store.apply({ seq: 6, type: 'budget_exceeded', threadId: '', turnId: '', at, budget: 'daily', currency: 'USD', spent: 1.2, limit: 1 });
+    await screen.findByText(/The daily budget is spent \(1.20 USD of 1.00 USD\)/);
+    await fireEvent.click(screen.getByRole('button', { name: 'Dismiss' }));
+    expect(screen.queryByText(/The daily budget is spent/)).toBeNull();
+  });
+});
+
+
+describe('Settings → Budgets', () => {
+  it('saves the budgets section whole', async () => {
+    const f = new FakeTransport();
+    f.settings = { ...f.settings, budgets: { currency: 'USD', daily: 5, agents: { claude: { daily: 3, monthly: 30 } } } };
+    f.agents = [{ id: 'claude', name: 'Claude', status: 'available' } as never];
+    render(App, { store: new HubStore(f, (flush) => queueMicrotask(flush)) });
+    await fireEvent.click(await screen.findByRole('button', { name: 'Settings' }));
+    const dialog = await screen.findByRole('dialog', { name: 'Settings' });
+    const section = await within(dialog).findByRole('region', { name: 'Budgets' });
+    const monthly = within(section).getByLabelText('Monthly') as HTMLInputElement;
+    await fireEvent.input(monthly, { target: { value: '50' } });
+    await fireEvent.click(within(section).getByRole('button', { name: 'Save budgets' }));
+    await within(section).findByText('Saved.');
+    const patch = f.calls.filter((c) => c.method === 'updateSettings').at(-1)?.args[0] as { budgets: unknown };
+    expect(patch.budgets).toEqual({ currency: 'USD', daily: 5, monthly: 50, perThread: 0, agents: { claude: { daily: 3, monthly: 30 } } });
+  });
+});

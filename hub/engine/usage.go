@@ -1,0 +1,261 @@
+package engine
+
+import (
+	"context"
+	"encoding/base64"
+	"encoding/json"
+	"sort"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/switchboard-hub/switchboard/acp"
+	"github.com/switchboard-hub/switchboard/hub"
+)
+
+var _ hub.UsageService = (*Engine)(nil)
+
+// usageUpdate stores a usage_update as the usage event (the raw report, as
+// every update) and, in the same Write, as a record of the usage ledger;
+// once committed, the budgets it may have reached are checked
+// (budgets.go). Like every update it tells the turn's watchdog the agent
+// is alive and gives compaction its share of the window used
+// (noteUsageLocked, compact.go). Replayed updates (session/load) are
+// none of these.
+func (c *threadClient) usageUpdate(n acp.SessionNotification) {
+	c.rt.mu.Lock()
+	replaying, tr, model := c.rt.replaying, c.rt.turn, currentModel(c.rt.config)
+	if tr != nil {
+		tr.wd.touch() // a leaf lock
+	}
+	if !replaying {
+		c.noteUsageLocked(n.Update, tr)
+	}
+	c.rt.mu.Unlock()
+	if replaying {
+		return
+	}
+	w := c.updateWrite(n.Update, tr, nil)
+	if w == nil { // (an update always makes an event; kept for safety)
+		w = &hub.Write{}
+	}
+	var u acp.UsageUpdate
+	if json.Unmarshal(n.Update.Raw, &u) == nil {
+		if m := metaModel(u.Meta); m != "" {
+			model = m
+		}
+		rec := c.record(tr, n.SessionID, model, hub.UsageUpdate)
+		rec.Used, rec.Size = max(u.Used, 0), max(u.Size, 0)
+		if u.Cost != nil && u.Cost.Amount >= 0 && u.Cost.Currency != "" && len(u.Cost.Currency) <= 16 {
+			amount := u.Cost.Amount
+			rec.Amount, rec.Currency = &amount, u.Cost.Currency
+		}
+		w.Usage = append(w.Usage, rec)
+	}
+	c.e.commitUsage(w, tr)
+}
+
+// record is a ledger record of this thread's agent, in tr (nil: outside
+// a turn).
+func (c *threadClient) record(tr *turnRT, sessionID, model, kind string) hub.UsageRecord {
+	r := hub.UsageRecord{At: c.e.now(), ThreadID: c.thread.ID, ClientID: c.thread.ClientID, Agent: c.thread.Agent,
+		SessionID: sessionID, Model: model, Kind: kind}
+	if tr != nil {
+		r.TurnID = tr.turn.ID
+	}
+	return r
+}
+
+// recordPromptUsage stores the usage a prompt response carried (tokens)
+// as a ledger record of tr.
+func (e *Engine) recordPromptUsage(tr *turnRT, agent *acp.Agent, sid string) {
+	u := agent.TakePromptUsage(sid)
+	if u == nil {
+		return
+	}
+	tr.rt.mu.Lock()
+	model := currentModel(tr.rt.config)
+	tr.rt.mu.Unlock()
+	c := threadClient{e: e, thread: tr.thread}
+	rec := c.record(tr, sid, model, hub.UsagePrompt)
+	rec.InputTokens, rec.OutputTokens = max(u.InputTokens, 0), max(u.OutputTokens, 0)
+	e.commitAsync(&hub.Write{Usage: []hub.UsageRecord{rec}})
+}
+
+// commitUsage queues w (events and usage records) and, once committed,
+// checks the budgets against what the records added.
+func (e *Engine) commitUsage(w *hub.Write, tr *turnRT) {
+	e.store.CommitAsync(w, func(w *hub.Write, err error) {
+		if err != nil {
+			e.log.Error("hub: storing a usage report failed", "err", err)
+			return
+		}
+		e.bus.publish(w.Events)
+		for _, r := range w.Usage {
+			if r.Cost > 0 {
+				go e.checkSpending(r, tr) // not on the writer goroutine: it reads the store
+			}
+		}
+	})
+}
+
+// currentModel is the current value of the session's model option (an ACP
+// config option of category "model", or id "model"), "" when unknown.
+func currentModel(config json.RawMessage) string {
+	var opts []struct {
+		ID           string          `json:"id"`
+		Category     string          `json:"category"`
+		CurrentValue json.RawMessage `json:"currentValue"`
+	}
+	if json.Unmarshal(config, &opts) != nil {
+		return ""
+	}
+	for _, o := range opts {
+		if o.Category == "model" || o.ID == "model" {
+			var v string
+			if json.Unmarshal(o.CurrentValue, &v) == nil && len(v) <= 200 {
+				return v
+			}
+		}
+	}
+	return ""
+}
+
+// metaModel is the model an agent names in a usage_update's _meta (ACP's
+// usage_update has no model field: claude-agent-acp sends
+// "_claude/model"), "" when none.
+func metaModel(meta map[string]json.RawMessage) string {
+	keys := make([]string, 0, len(meta))
+	for k := range meta {
+		if strings.HasSuffix(k, "/model") {
+			keys = append(keys, k)
+		}
+	}
+	sort.Strings(keys)
+	for _, k := range keys {
+		var v string
+		if json.Unmarshal(meta[k], &v) == nil && v != "" && len(v) <= 200 {
+			return v
+		}
+	}
+	return ""
+}
+
+// usageStore is the store's ledger; nil when the store has none.
+func (e *Engine) usageStore() hub.UsageStore {
+	us, _ := e.store.(hub.UsageStore)
+	return us
+}
+
+// Usage implements hub.UsageService.
+func (e *Engine) Usage(ctx context.Context, c hub.Caller, q hub.UsageQuery) (hub.UsageReport, error) {
+	us := e.usageStore()
+	by := q.By
+	switch by {
+	case hub.UsageByDay:
+		by = "slot"
+	case hub.UsageByAgent, hub.UsageByThread, hub.UsageByModel, hub.UsageByTurn:
+	default:
+		return hub.UsageReport{}, hub.Errorf(hub.CodeInvalidArgument, "by must be day, agent, thread, model or turn, not %q", q.By)
+	}
+	if us == nil {
+		return hub.UsageReport{}, hub.Errorf(hub.CodeInternal, "this hub keeps no usage ledger")
+	}
+	if !q.From.IsZero() && !q.To.IsZero() && !q.From.Before(q.To) {
+		return hub.UsageReport{}, hub.Errorf(hub.CodeInvalidArgument, "from must be before to")
+	}
+	if q.ThreadID != "" {
+		if _, err := e.visibleThread(ctx, c, q.ThreadID); err != nil {
+			return hub.UsageReport{}, err
+		}
+	}
+	loc := q.Loc
+	if loc == nil {
+		loc = time.Local
+	}
+	rows, err := us.UsageRows(ctx, hub.UsageFilter{From: q.From, To: q.To, ClientID: c.ClientID, All: c.All, ThreadID: q.ThreadID}, by)
+	if err != nil {
+		return hub.UsageReport{}, err
+	}
+	rep := hub.UsageReport{Buckets: []hub.UsageBucket{}, From: q.From, To: q.To, Currency: e.config().Budgets.Currency, AgentsWithoutCost: []string{}}
+	index := map[string]int{}
+	costly := map[string]bool{}
+	seen := map[string]bool{}
+	for _, r := range rows {
+		key := r.Key
+		if q.By == hub.UsageByDay {
+			sec, _ := strconv.ParseInt(r.Key, 10, 64)
+			key = time.Unix(sec, 0).In(loc).Format(time.DateOnly)
+		}
+		i, ok := index[key]
+		if !ok {
+			i = len(rep.Buckets)
+			index[key] = i
+			rep.Buckets = append(rep.Buckets, hub.UsageBucket{Key: key, Cost: map[string]float64{}})
+		}
+		b := &rep.Buckets[i]
+		if r.Currency != "" {
+			b.Cost[r.Currency] += r.Cost
+		}
+		b.InputTokens += r.InputTokens
+		b.OutputTokens += r.OutputTokens
+		switch q.By {
+		case hub.UsageByDay:
+			if r.Currency != "" {
+				if b.Agents == nil {
+					b.Agents = map[string]map[string]float64{}
+				}
+				if b.Agents[r.Agent] == nil {
+					b.Agents[r.Agent] = map[string]float64{}
+				}
+				b.Agents[r.Agent][r.Currency] += r.Cost
+			}
+		case hub.UsageByThread, hub.UsageByTurn:
+			b.Agent, b.ThreadID, b.Used, b.Size = r.Agent, r.ThreadID, r.Used, r.Size
+		}
+		seen[r.Agent] = true
+		if r.HasCost {
+			costly[r.Agent] = true
+		}
+	}
+	for a := range seen {
+		if !costly[a] && a != "" {
+			rep.AgentsWithoutCost = append(rep.AgentsWithoutCost, a)
+		}
+	}
+	sort.Strings(rep.AgentsWithoutCost)
+	sort.SliceStable(rep.Buckets, func(i, j int) bool { return rep.Buckets[i].Key < rep.Buckets[j].Key })
+	if rep.Buckets, rep.NextCursor, err = pageBuckets(rep.Buckets, q.Cursor, q.Limit); err != nil {
+		return hub.UsageReport{}, err
+	}
+	if q.By == hub.UsageByThread {
+		for i := range rep.Buckets {
+			if th, err := e.store.GetThread(ctx, rep.Buckets[i].Key); err == nil {
+				rep.Buckets[i].Title = th.Title
+			}
+		}
+	}
+	return rep, nil
+}
+
+// pageBuckets is the page of buckets (sorted by key) after cursor (the
+// base64url of the last key of the page before), at most limit of them
+// (0: hub.MaxUsageBuckets), and the cursor of the next page ("" on the
+// last).
+func pageBuckets(bs []hub.UsageBucket, cursor string, limit int) ([]hub.UsageBucket, string, error) {
+	if limit <= 0 || limit > hub.MaxUsageBuckets {
+		limit = hub.MaxUsageBuckets
+	}
+	if cursor != "" {
+		after, err := base64.RawURLEncoding.DecodeString(cursor)
+		if err != nil {
+			return nil, "", hub.Errorf(hub.CodeInvalidArgument, "cursor is not one this hub gave")
+		}
+		i := sort.Search(len(bs), func(i int) bool { return bs[i].Key > string(after) })
+		bs = bs[i:]
+	}
+	if len(bs) <= limit {
+		return bs, "", nil
+	}
+	return bs[:limit], base64.RawURLEncoding.EncodeToString([]byte(bs[limit-1].Key)), nil
+}

@@ -1,0 +1,356 @@
+package hub
+
+import (
+	"context"
+	"regexp"
+	"sort"
+	"strings"
+	"time"
+)
+
+// Usage events, hub-wide (no thread), delivered like config_error.
+const (
+	// EventBudgetWarning: {budget, currency, spent, limit, thread?} when a
+	// budget's spending first reaches 80 % of its limit in its period
+	// (thread: the perThread budget's thread).
+	EventBudgetWarning = "budget_warning"
+	// EventBudgetExceeded: {budget, currency, spent, limit, thread?,
+	// crossedBy?: {threadId, turnId}} when a turn's cost makes a budget
+	// reach its limit; that turn is cancelled. (Hub-wide: the envelope's
+	// threadId and turnId are "", so the payload never uses those keys.)
+	EventBudgetExceeded = "budget_exceeded"
+)
+
+// ReasonBudgetExceeded is details.reason of the CONFLICT that refuses a
+// turn a budget covers once it is spent.
+const ReasonBudgetExceeded = "BUDGET_EXCEEDED"
+
+// Kinds of UsageRecord.
+const (
+	UsageUpdate = "update" // an ACP usage_update: used/size, cumulative cost
+	UsagePrompt = "prompt" // the usage of a session/prompt response: tokens
+)
+
+// UsageRecord is one usage report of an agent as the ledger keeps it: ids,
+// numbers and the model, never text, so it outlives its thread's deletion.
+type UsageRecord struct {
+	At        time.Time
+	ThreadID  string
+	TurnID    string
+	ClientID  string
+	Agent     string
+	SessionID string // the agent session the report is about
+	Model     string // "" when not known
+	Kind      string // UsageUpdate or UsagePrompt
+	// Used and Size are the context window's tokens (UsageUpdate; 0 when
+	// not reported).
+	Used, Size int64
+	// Amount is the session's cumulative cost as reported, in Currency;
+	// nil when the report has no cost.
+	Amount   *float64
+	Currency string
+	// InputTokens and OutputTokens are a prompt's tokens (UsagePrompt).
+	InputTokens, OutputTokens int64
+	// Cost is set by the store when the record is committed: what this
+	// report adds to the ledger, the increase of Amount over the last
+	// amount of the same thread, agent session and currency, or Amount
+	// itself when there is none or it was higher (a new baseline).
+	Cost float64
+}
+
+// UsageQuery selects and groups the ledger (GET /v1/usage).
+type UsageQuery struct {
+	// By is the grouping: "day" (in Loc), "agent", "thread", "model" or
+	// "turn".
+	By string
+	// From and To bound the reports' time, [From, To).
+	From, To time.Time
+	// Loc is the time zone of days (default time.Local).
+	Loc *time.Location
+	// ThreadID, when set, selects one thread's reports.
+	ThreadID string
+	// Limit bounds the buckets of the answer (0: up to MaxUsageBuckets),
+	// after Cursor (a previous answer's NextCursor; "" from the first).
+	Limit  int
+	Cursor string
+}
+
+// MaxUsageBuckets is the most buckets one usage answer holds: without a
+// limit an answer stops there, with nextCursor set.
+const MaxUsageBuckets = 10000
+
+// UsageParams are GET /v1/usage's parameters as given (the window's
+// GetUsage takes the same), for ParseUsageQuery.
+type UsageParams struct {
+	By       string `json:"by,omitempty"`
+	From     string `json:"from,omitempty"`
+	To       string `json:"to,omitempty"`
+	TZ       string `json:"tz,omitempty"`
+	ThreadID string `json:"threadId,omitempty"`
+	Limit    int    `json:"limit,omitempty"`
+	Cursor   string `json:"cursor,omitempty"`
+}
+
+// Usage groupings (UsageQuery.By).
+const (
+	UsageByDay    = "day"
+	UsageByAgent  = "agent"
+	UsageByThread = "thread"
+	UsageByModel  = "model"
+	UsageByTurn   = "turn"
+)
+
+// UsageBucket is one group of the ledger: cost per currency and tokens.
+type UsageBucket struct {
+	Key          string             `json:"key"`
+	Cost         map[string]float64 `json:"cost"`
+	InputTokens  int64              `json:"inputTokens"`
+	OutputTokens int64              `json:"outputTokens"`
+	// Agents splits Cost by agent (by=day, for a stacked plot).
+	Agents map[string]map[string]float64 `json:"agents,omitempty"`
+	// Agent, Title and ThreadID describe a thread or turn bucket (Title
+	// only while the thread exists).
+	Agent    string `json:"agent,omitempty"`
+	Title    string `json:"title,omitempty"`
+	ThreadID string `json:"threadId,omitempty"`
+	// Used and Size are the last context window report of a thread or
+	// turn bucket.
+	Used int64 `json:"used,omitempty"`
+	Size int64 `json:"size,omitempty"`
+}
+
+// UsageReport is the answer of GET /v1/usage.
+type UsageReport struct {
+	Buckets []UsageBucket `json:"buckets"`
+	From    time.Time     `json:"from"`
+	To      time.Time     `json:"to"`
+	// Currency is the budgets' currency: costs in any other are shown but
+	// not counted against a budget.
+	Currency string `json:"currency,omitempty"`
+	// AgentsWithoutCost are agents that reported usage in the period but
+	// never a cost: no budget can stop them.
+	AgentsWithoutCost []string `json:"agentsWithoutCost"`
+	// NextCursor is set when buckets follow (pass it as cursor).
+	NextCursor string `json:"nextCursor,omitempty"`
+}
+
+// UsageRow is one row of a store grouping (Store's Usage): a key (a local
+// 15-minute slot's start in Unix seconds for days) and its sums.
+type UsageRow struct {
+	Key, Agent, Currency      string
+	Cost                      float64
+	InputTokens, OutputTokens int64
+	Used, Size                int64 // the last report's (thread and turn)
+	ThreadID                  string
+	HasCost                   bool
+}
+
+// UsageFilter selects ledger rows for a sum (budgets) or a grouping.
+type UsageFilter struct {
+	From, To time.Time
+	ClientID string
+	All      bool
+	ThreadID string
+	Agent    string
+	Currency string
+}
+
+// UsageStore is the ledger's storage; store/ implements it beside Store.
+type UsageStore interface {
+	// UsageRows groups the ledger's records selected by f: by is "slot"
+	// (15-minute slots, for local days), "agent", "thread", "model" or
+	// "turn".
+	UsageRows(ctx context.Context, f UsageFilter, by string) ([]UsageRow, error)
+	// UsageSpent is the ledger's cost in f.Currency of the records f
+	// selects.
+	UsageSpent(ctx context.Context, f UsageFilter) (float64, error)
+	// UnusedOverride returns the id of an override of budget (for
+	// threadID, "" for any) made at or after since and not used yet, ""
+	// when there is none.
+	UnusedOverride(ctx context.Context, budget, threadID string, since time.Time) (string, error)
+}
+
+// BudgetOverride allows one more turn past an exceeded budget.
+type BudgetOverride struct {
+	ID        string    `json:"id"`
+	Budget    string    `json:"budget"`
+	ThreadID  string    `json:"threadId,omitempty"`
+	DecidedBy string    `json:"decidedBy"`
+	At        time.Time `json:"at"`
+	// UsedBy is the turn that used it ("" while unused).
+	UsedBy string `json:"usedBy,omitempty"`
+}
+
+// OverrideRequest is the body of POST /v1/budgets/override.
+type OverrideRequest struct {
+	Budget   string `json:"budget"`
+	ThreadID string `json:"threadId,omitempty"`
+}
+
+// UsageService is the ledger and the budgets (GET /v1/usage, POST
+// /v1/budgets/override). The engine implements it.
+type UsageService interface {
+	// Usage groups the ledger's records of the caller's threads (all
+	// with c.All) in [q.From, q.To). INVALID_ARGUMENT for an unknown By.
+	Usage(ctx context.Context, c Caller, q UsageQuery) (UsageReport, error)
+	// OverrideBudget lets exactly one more turn through an exceeded
+	// budget, recorded with decidedBy built from c. INVALID_ARGUMENT for
+	// an unknown budget or a perThread override without a visible
+	// thread; CONFLICT (details.reason BUDGET_NOT_EXCEEDED) when the
+	// budget is not exceeded.
+	OverrideBudget(ctx context.Context, c Caller, req OverrideRequest) (BudgetOverride, error)
+}
+
+// ReasonBudgetNotExceeded is details.reason of an override refused because
+// its budget is not spent.
+const ReasonBudgetNotExceeded = "BUDGET_NOT_EXCEEDED"
+
+// Budgets are spending limits (config "budgets"); a zero limit is none.
+// Days and months are in the hub's local time zone. Only costs in Currency
+// count.
+type Budgets struct {
+	Currency  string                 `json:"currency"`
+	Daily     float64                `json:"daily,omitempty"`
+	Monthly   float64                `json:"monthly,omitempty"`
+	PerThread float64                `json:"perThread,omitempty"`
+	Agents    map[string]AgentBudget `json:"agents,omitempty"`
+}
+
+// AgentBudget limits one agent's spending.
+type AgentBudget struct {
+	Daily   float64 `json:"daily,omitempty"`
+	Monthly float64 `json:"monthly,omitempty"`
+}
+
+// Budget names: "daily", "monthly", "perThread", "agents.<id>.daily",
+// "agents.<id>.monthly".
+const (
+	BudgetDaily     = "daily"
+	BudgetMonthly   = "monthly"
+	BudgetPerThread = "perThread"
+)
+
+var currencyPattern = regexp.MustCompile(`^[A-Z]{3}$`)
+
+// Validate checks the budgets: a three-letter currency code when any
+// limit is set, limits not negative, agent ids well formed.
+func (b Budgets) Validate() error {
+	if b.Currency != "" && !currencyPattern.MatchString(b.Currency) {
+		return FieldError("budgets.currency", "budgets.currency must be a three-letter code such as USD, not %q", b.Currency)
+	}
+	check := func(field string, v float64) error {
+		if v < 0 || v != v {
+			return FieldError(field, "%s must be a number of %s, zero or more", field, b.Currency)
+		}
+		return nil
+	}
+	for _, f := range []struct {
+		name string
+		v    float64
+	}{{"budgets.daily", b.Daily}, {"budgets.monthly", b.Monthly}, {"budgets.perThread", b.PerThread}} {
+		if err := check(f.name, f.v); err != nil {
+			return err
+		}
+	}
+	ids := make([]string, 0, len(b.Agents))
+	for id := range b.Agents {
+		ids = append(ids, id)
+	}
+	sort.Strings(ids)
+	for _, id := range ids {
+		if len(id) > 64 || !agentIDPattern.MatchString(id) {
+			return FieldError("budgets.agents", "budgets.agents: %q is not an agent id", id)
+		}
+		a := b.Agents[id]
+		if err := check("budgets.agents."+id+".daily", a.Daily); err != nil {
+			return err
+		}
+		if err := check("budgets.agents."+id+".monthly", a.Monthly); err != nil {
+			return err
+		}
+	}
+	if b.Currency == "" && b.Any() {
+		return FieldError("budgets.currency", "budgets.currency is required when a limit is set (e.g. USD)")
+	}
+	return nil
+}
+
+// Any reports whether any limit is set.
+func (b Budgets) Any() bool {
+	if b.Daily > 0 || b.Monthly > 0 || b.PerThread > 0 {
+		return true
+	}
+	for _, a := range b.Agents {
+		if a.Daily > 0 || a.Monthly > 0 {
+			return true
+		}
+	}
+	return false
+}
+
+// Limit returns the named budget's limit (0: none) and whether the name is
+// one of the budget names.
+func (b Budgets) Limit(name string) (float64, bool) {
+	switch name {
+	case BudgetDaily:
+		return b.Daily, true
+	case BudgetMonthly:
+		return b.Monthly, true
+	case BudgetPerThread:
+		return b.PerThread, true
+	}
+	if rest, ok := strings.CutPrefix(name, "agents."); ok {
+		i := strings.LastIndexByte(rest, '.')
+		if i <= 0 {
+			return 0, false
+		}
+		a := b.Agents[rest[:i]]
+		switch rest[i+1:] {
+		case BudgetDaily:
+			return a.Daily, true
+		case BudgetMonthly:
+			return a.Monthly, true
+		}
+	}
+	return 0, false
+}
+
+// ParseUsageQuery reads the parameters of GET /v1/usage (and the window's
+// GetUsage): by (default day), from and to (RFC 3339 times or dates
+// YYYY-MM-DD in tz), tz (an IANA zone; "" the hub's), threadId, limit
+// (0: up to MaxUsageBuckets) and cursor. INVALID_ARGUMENT names the bad
+// parameter.
+func ParseUsageQuery(p UsageParams) (UsageQuery, error) {
+	loc := time.Local
+	if p.TZ != "" {
+		l, err := time.LoadLocation(p.TZ)
+		if err != nil || len(p.TZ) > 64 {
+			return UsageQuery{}, Errorf(CodeInvalidArgument, "tz must be an IANA time zone such as Europe/Paris")
+		}
+		loc = l
+	}
+	if p.Limit < 0 || p.Limit > MaxUsageBuckets {
+		return UsageQuery{}, Errorf(CodeInvalidArgument, "limit must be from 1 to %d", MaxUsageBuckets)
+	}
+	q := UsageQuery{By: p.By, Loc: loc, ThreadID: p.ThreadID, Limit: p.Limit, Cursor: p.Cursor}
+	if q.By == "" {
+		q.By = UsageByDay
+	}
+	for _, f := range []struct {
+		name, v string
+		dst     *time.Time
+	}{{"from", p.From, &q.From}, {"to", p.To, &q.To}} {
+		if f.v == "" {
+			continue
+		}
+		t, err := time.Parse(time.RFC3339Nano, f.v)
+		if err != nil {
+			t, err = time.ParseInLocation(time.DateOnly, f.v, loc)
+		}
+		if err != nil {
+			return UsageQuery{}, Errorf(CodeInvalidArgument, "%s must be an RFC 3339 time or a date YYYY-MM-DD", f.name)
+		}
+		*f.dst = t
+	}
+	return q, nil
+}

@@ -1,0 +1,206 @@
+package store
+
+import (
+	"context"
+	"database/sql"
+	"errors"
+	"fmt"
+	"math"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/switchboard-hub/switchboard/hub"
+)
+
+var _ hub.UsageStore = (*DB)(nil)
+
+// The usage ledger (migrations/0010_usage.sql). Its rows hold ids and
+// numbers, never text: a thread's deletion leaves them (delete.go does not
+// touch them), so what was spent stays spent.
+
+const (
+	lastAmountSQL = `SELECT amount FROM usage
+		WHERE thread_id = ? AND session_id = ? AND currency = ? AND amount IS NOT NULL
+		ORDER BY id DESC LIMIT 1`
+	insertUsageSQL = `INSERT INTO usage
+		(at, thread_id, turn_id, client_id, agent, session_id, model, kind, used, size, amount, currency, cost, input_tokens, output_tokens)
+		VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`
+	upsertOverrideSQL = `INSERT INTO budget_overrides (id, budget, thread_id, decided_by, at, used_by)
+		VALUES (?, ?, ?, ?, ?, ?)
+		ON CONFLICT (id) DO UPDATE SET used_by = excluded.used_by`
+)
+
+// usageSlot is the ledger's grouping unit for days: 15 minutes, a divisor
+// of every time zone's offset, so that slots add up to local days.
+const usageSlot = 15 * time.Minute
+
+// applyUsage appends w.Usage to the ledger, setting each record's Cost,
+// and upserts w.Overrides. Runs on the writer, inside the Write's
+// transaction: the last amount it reads is the one committed before.
+func (db *DB) applyUsage(ctx context.Context, w *hub.Write) error {
+	for i := range w.Usage {
+		u := &w.Usage[i]
+		if u.ThreadID == "" || (u.Kind != hub.UsageUpdate && u.Kind != hub.UsagePrompt) {
+			return invalid("store: usage record without thread or kind")
+		}
+		var amount any
+		u.Cost = 0
+		if u.Amount != nil {
+			a := *u.Amount
+			if math.IsNaN(a) || math.IsInf(a, 0) || a < 0 {
+				return invalid("store: usage amount out of range")
+			}
+			amount = a
+			var last float64
+			err := db.conn.QueryRowContext(ctx, lastAmountSQL, u.ThreadID, u.SessionID, u.Currency).Scan(&last)
+			switch {
+			case errors.Is(err, sql.ErrNoRows):
+				u.Cost = a // a new session: a new baseline
+			case err != nil:
+				return fmt.Errorf("store: usage baseline: %w", err)
+			case a >= last:
+				u.Cost = a - last
+			default:
+				u.Cost = a // lower than the last: the agent restarted its count
+			}
+		}
+		_, err := db.conn.ExecContext(ctx, insertUsageSQL, u.At.UnixMilli(), u.ThreadID, u.TurnID, u.ClientID, u.Agent,
+			u.SessionID, u.Model, u.Kind, u.Used, u.Size, amount, u.Currency, u.Cost, u.InputTokens, u.OutputTokens)
+		if err != nil {
+			return fmt.Errorf("store: insert usage: %w", err)
+		}
+	}
+	for i := range w.Overrides {
+		o := &w.Overrides[i]
+		if o.ID == "" || o.Budget == "" || o.DecidedBy == "" {
+			return invalid("store: budget override without id, budget or decidedBy")
+		}
+		if _, err := db.conn.ExecContext(ctx, upsertOverrideSQL, o.ID, o.Budget, o.ThreadID, o.DecidedBy, o.At.UnixMilli(), o.UsedBy); err != nil {
+			return fmt.Errorf("store: budget override: %w", err)
+		}
+	}
+	return nil
+}
+
+// usageWhere builds the WHERE clause and arguments of f. The texts come
+// from a fixed set (the read statement cache stays bounded).
+func usageWhere(f hub.UsageFilter) (string, []any) {
+	to := int64(math.MaxInt64)
+	if !f.To.IsZero() {
+		to = f.To.UnixMilli()
+	}
+	from := int64(math.MinInt64)
+	if !f.From.IsZero() {
+		from = f.From.UnixMilli()
+	}
+	var b strings.Builder
+	b.WriteString(" WHERE at >= ? AND at < ?")
+	args := []any{from, to}
+	if !f.All {
+		b.WriteString(" AND client_id = ?")
+		args = append(args, f.ClientID)
+	}
+	if f.ThreadID != "" {
+		b.WriteString(" AND thread_id = ?")
+		args = append(args, f.ThreadID)
+	}
+	if f.Agent != "" {
+		b.WriteString(" AND agent = ?")
+		args = append(args, f.Agent)
+	}
+	if f.Currency != "" {
+		b.WriteString(" AND currency = ?")
+		args = append(args, f.Currency)
+	}
+	return b.String(), args
+}
+
+// UsageSpent implements hub.UsageStore.
+func (db *DB) UsageSpent(ctx context.Context, f hub.UsageFilter) (float64, error) {
+	where, args := usageWhere(f)
+	var spent float64
+	if err := db.queryRow(ctx, "SELECT COALESCE(SUM(cost), 0) FROM usage"+where, args...).Scan(&spent); err != nil {
+		return 0, fmt.Errorf("store: usage spent: %w", err)
+	}
+	return spent, nil
+}
+
+// usageKeys are the grouping expressions of UsageRows.
+var usageKeys = map[string]string{
+	"slot":            "CAST(at / " + strconv.FormatInt(usageSlot.Milliseconds(), 10) + " AS TEXT)",
+	hub.UsageByAgent:  "agent",
+	hub.UsageByThread: "thread_id",
+	hub.UsageByModel:  "model",
+	hub.UsageByTurn:   "turn_id",
+}
+
+// UsageRows implements hub.UsageStore. A slot key is the slot's start in
+// Unix seconds.
+func (db *DB) UsageRows(ctx context.Context, f hub.UsageFilter, by string) ([]hub.UsageRow, error) {
+	key, ok := usageKeys[by]
+	if !ok {
+		return nil, invalid("store: unknown usage grouping %q", by)
+	}
+	where, args := usageWhere(f)
+	q := "SELECT " + key + ", agent, currency, SUM(cost), SUM(input_tokens), SUM(output_tokens), MAX(amount IS NOT NULL), MIN(thread_id) FROM usage" +
+		where + " GROUP BY 1, 2, 3 ORDER BY 1"
+	rows, err := db.query(ctx, q, args...)
+	if err != nil {
+		return nil, fmt.Errorf("store: usage rows: %w", err)
+	}
+	defer rows.Close()
+	var out []hub.UsageRow
+	for rows.Next() {
+		var r hub.UsageRow
+		if err := rows.Scan(&r.Key, &r.Agent, &r.Currency, &r.Cost, &r.InputTokens, &r.OutputTokens, &r.HasCost, &r.ThreadID); err != nil {
+			return nil, fmt.Errorf("store: usage rows: %w", err)
+		}
+		if by == "slot" {
+			n, _ := strconv.ParseInt(r.Key, 10, 64)
+			r.Key = strconv.FormatInt(n*int64(usageSlot/time.Second), 10)
+		}
+		out = append(out, r)
+	}
+	if err := rows.Err(); err != nil {
+		return nil, fmt.Errorf("store: usage rows: %w", err)
+	}
+	if by != hub.UsageByThread && by != hub.UsageByTurn {
+		return out, nil
+	}
+	// The context window of each thread or turn: its last report's.
+	q = "SELECT " + key + ", used, size FROM usage WHERE id IN (SELECT MAX(id) FROM usage" + where + " AND size > 0 GROUP BY " + key + ")"
+	crow, err := db.query(ctx, q, args...)
+	if err != nil {
+		return nil, fmt.Errorf("store: usage context: %w", err)
+	}
+	defer crow.Close()
+	window := map[string][2]int64{}
+	for crow.Next() {
+		var k string
+		var used, size int64
+		if err := crow.Scan(&k, &used, &size); err != nil {
+			return nil, fmt.Errorf("store: usage context: %w", err)
+		}
+		window[k] = [2]int64{used, size}
+	}
+	for i := range out {
+		w := window[out[i].Key]
+		out[i].Used, out[i].Size = w[0], w[1]
+	}
+	return out, crow.Err()
+}
+
+// UnusedOverride implements hub.UsageStore.
+func (db *DB) UnusedOverride(ctx context.Context, budget, threadID string, since time.Time) (string, error) {
+	var id string
+	err := db.queryRow(ctx, `SELECT id FROM budget_overrides WHERE budget = ? AND used_by = '' AND thread_id = ? AND at >= ? ORDER BY at LIMIT 1`,
+		budget, threadID, since.UnixMilli()).Scan(&id)
+	if errors.Is(err, sql.ErrNoRows) {
+		return "", nil
+	}
+	if err != nil {
+		return "", fmt.Errorf("store: budget override: %w", err)
+	}
+	return id, nil
+}
