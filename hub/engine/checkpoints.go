@@ -10,28 +10,25 @@ import (
 	"github.com/switchboard-hub/switchboard/hub/gitwork"
 )
 
-// beforeTurn runs once a turn is registered on its thread and before it
-// is stored: a thread whose worktree was discarded takes no turn
-// (CONFLICT), and a turn (not an internal one) in a git working tree gets
-// its checkpoint first. A checkpoint that fails is logged: the turn runs
-// without one.
-func (e *Engine) beforeTurn(ctx context.Context, tr *turnRT) error {
+// beforeTurn runs once a turn is registered on its thread, admitted
+// (budgets) and before it is stored: a turn (not an internal one, such as
+// compaction's, which changes no file) in a git working tree gets its
+// checkpoint first. A checkpoint that fails is logged: the turn runs
+// without one. (A thread whose worktree was discarded takes no turn at
+// all: startTurnAs refuses it, CONFLICT.)
+func (e *Engine) beforeTurn(ctx context.Context, tr *turnRT) {
 	t := tr.thread
-	if w := t.Worktree; w != nil && w.Discarded {
-		return hub.Errorf(hub.CodeConflict, "the worktree of thread %s was discarded", t.ID)
-	}
 	if tr.turn.Internal {
-		return nil
+		return
 	}
 	r, err := gitwork.Open(ctx, agentDir(t))
 	if err != nil {
-		return nil // not a git working tree: no checkpoints
+		return // not a git working tree: no checkpoints
 	}
 	ref := gitwork.CheckpointRef(t.ID, tr.turn.ID)
 	if _, err := gitwork.Checkpoint(ctx, r, ref, gitwork.CheckpointMessage(e.now().UnixNano())); err != nil {
 		e.log.Warn("hub: checkpoint failed", "thread", t.ID, "turn", tr.turn.ID, "err", err)
 	}
-	return nil
 }
 
 // afterTurn snapshots the folder of a turn (not an internal one) that

@@ -98,6 +98,8 @@ func (e *Engine) startTurnAs(ctx context.Context, t hub.Thread, in hub.TurnInput
 		err = hub.Errorf(hub.CodeNotFound, "thread %s not found", t.ID)
 	case rt.turn != nil:
 		err = &hub.Error{Code: hub.CodeConflict, Message: "a turn is already running on this thread", Details: map[string]any{"turnId": rt.turn.turn.ID}}
+	case t.Worktree != nil && t.Worktree.Discarded:
+		err = hub.Errorf(hub.CodeConflict, "the worktree of thread %s was discarded", t.ID)
 	case !agentAlive(rt.agent):
 		err = e.takeSlotLocked(tr)
 	}
@@ -112,14 +114,6 @@ func (e *Engine) startTurnAs(ctx context.Context, t hub.Thread, in hub.TurnInput
 		stop()
 		return nil, err
 	}
-	if err := e.beforeTurn(ctx, tr); err != nil { // checkpoints.go
-		e.forgetTurn(tr)
-		e.releaseReservation(tr)
-		e.turnsWG.Done()
-		stop()
-		return nil, err
-	}
-
 	if !internal {
 		if tr.passed, err = e.admitTurn(ctx, t, tr.turn.ID); err != nil { // budgets.go
 			e.forgetTurn(tr)
@@ -128,6 +122,7 @@ func (e *Engine) startTurnAs(ctx context.Context, t hub.Thread, in hub.TurnInput
 			return nil, err
 		}
 	}
+	e.beforeTurn(ctx, tr) // checkpoints.go: only a turn that will run gets a checkpoint
 	t.Status, t.UpdatedAt = hub.ThreadRunning, now
 	tr.thread = t
 	started := map[string]any{"input": text}
