@@ -140,18 +140,30 @@ var bindingsContract = map[string]string{
 	// hub.UsageService (bindings_usage.go), window-only here.
 	"GetUsage":       "func(hub.UsageParams) (hub.UsageReport, error)",
 	"OverrideBudget": "func(hub.OverrideRequest) (hub.BudgetOverride, error)",
+	// hub.Shelf (bindings_shelf.go); Export/Import as strings, and the
+	// window's own "Open in browser".
+	"QueryThreads":   "func(hub.ThreadQuery) (hub.ThreadPage, error)",
+	"SetArchived":    "func(string, bool) (hub.Thread, error)",
+	"ArchiveThreads": "func(hub.ArchiveRequest) (hub.ArchiveResult, error)",
+	"ExportText":     "func(hub.ExportRequest) (string, error)",
+	"ImportText":     "func(string) (hub.ImportResult, error)",
+	"OpenInBrowser":  "func(string) error",
+	"SaveExport":     "func(hub.ExportRequest, string) (string, error)",
 }
 
 // windowOnly are the bindings with no hub.Service counterpart (the
 // settings ones are checked against hub.SettingsService by
 // TestBindingsSettings).
 var windowOnly = map[string]bool{"ChooseFolder": true, "GetSettings": true, "UpdateSettings": true,
+	"ExportText": true, "ImportText": true, "OpenInBrowser": true, "SaveExport": true,
 	"GetUsage": true, "OverrideBudget": true} // hub.UsageService (bindings_usage.go)
 
 // unbound are the hub.Service methods the window has no use for:
 // AnswerClientRequest is for a thread's owner (the editor bridge), and the
 // window owns no editor thread's files.
-var unbound = map[string]bool{"AnswerClientRequest": true}
+// ExportThreads and ImportThreads stream (an io.Writer, an io.Reader): the
+// window has them as ExportText and ImportText.
+var unbound = map[string]bool{"AnswerClientRequest": true, "ExportThreads": true, "ImportThreads": true}
 
 // TestBindingsContract: Bindings binds exactly the contract's methods, with
 // its signatures: one per hub.Service method, of the same name, with the

@@ -210,4 +210,7 @@ type Service interface {
 	// is an unknown request); a request already answered, timed out or
 	// dropped (its turn cancelled, its agent gone) is CONFLICT.
 	AnswerClientRequest(ctx context.Context, c Caller, threadID, requestID string, a ClientAnswer) error
+
+	// Shelf: archive, export and import (hub/shelf.go).
+	Shelf
 }

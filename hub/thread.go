@@ -23,6 +23,10 @@ type Thread struct {
 	Status    string    `json:"status"`
 	CreatedAt time.Time `json:"createdAt"`
 	UpdatedAt time.Time `json:"updatedAt"`
+	// Archived threads are hidden from GET /v1/threads unless asked for
+	// (ThreadQuery.Archived); their status, turns and permissions are
+	// unchanged. An extension of API.md.
+	Archived bool `json:"archived"`
 
 	// Modes is the agent session's ACP SessionModeState
 	// ({"currentModeId","availableModes"}) and ConfigOptions its ACP

@@ -62,6 +62,9 @@ type Config struct {
 		// LiveEventBytes: an event larger than this is sent cut on the
 		// streams (whole in history).
 		LiveEventBytes int `mapstructure:"liveEventBytes"`
+		// ImportMaxBytes bounds the body of POST /v1/threads/import (the
+		// one exception to the 10 MiB body cap).
+		ImportMaxBytes int64 `mapstructure:"importMaxBytes"`
 	} `mapstructure:"limits"`
 	Context struct {
 		RecentTurns int `mapstructure:"recentTurns"`

@@ -41,6 +41,9 @@ func (c Config) validate() error {
 		{"limits.streamsPerClient", c.Limits.StreamsPerClient, 1},
 		{"limits.liveEventBytes", c.Limits.LiveEventBytes, 4096},
 	}
+	if c.Limits.ImportMaxBytes < 1024 {
+		return errors.New("limits.importMaxBytes must be at least 1024")
+	}
 	for _, l := range atLeast {
 		if l.val < l.min {
 			return fmt.Errorf("%s must be at least %d", l.key, l.min)

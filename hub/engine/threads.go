@@ -133,22 +133,9 @@ func (e *Engine) CreateThread(ctx context.Context, c hub.Caller, req hub.CreateT
 	return t, nil
 }
 
-// ListThreads implements Service.
+// ListThreads implements Service: QueryThreads hiding archived threads.
 func (e *Engine) ListThreads(ctx context.Context, c hub.Caller, limit int, cursor string) (hub.ThreadPage, error) {
-	if err := checkCaller(c); err != nil {
-		return hub.ThreadPage{}, err
-	}
-	if limit < 0 || limit > 500 {
-		return hub.ThreadPage{}, hub.Errorf(hub.CodeInvalidArgument, "limit must be between 1 and 500")
-	}
-	ts, next, err := e.store.ListThreads(ctx, hub.ThreadFilter{ClientID: c.ClientID, All: c.All, Limit: limit, Cursor: cursor})
-	if err != nil {
-		return hub.ThreadPage{}, err
-	}
-	if ts == nil {
-		ts = []hub.Thread{}
-	}
-	return hub.ThreadPage{Threads: ts, NextCursor: next}, nil
+	return e.QueryThreads(ctx, c, hub.ThreadQuery{Limit: limit, Cursor: cursor})
 }
 
 // GetThread implements Service.

@@ -33,6 +33,8 @@ export interface Thread {
   availableCommands?: AvailableCommand[];
   /** A worktree thread's worktree: its agent runs in worktree.path (lib/work.ts). */
   worktree?: Worktree;
+  /** Hidden from the thread list unless asked for; its status is unchanged (issue 21). */
+  archived?: boolean;
   /** The summary of the thread's last compaction, and when it was. */
   summary?: string;
   compactedAt?: string;
@@ -68,6 +70,26 @@ export interface ConfigOption {
   currentValue?: string;
   options?: (ConfigOptionValue | ConfigOptionGroup)[];
   [key: string]: unknown;
+}
+/** GET /v1/threads?archived=: "false" (the default) hides archived threads, "true" shows only them, "all" both. */
+export type ArchivedFilter = 'false' | 'true' | 'all';
+/** POST /v1/threads/archive: the caller's threads matching every field given. */
+export interface ArchiveRequest {
+  cwd?: string;
+  agent?: string;
+  idleBefore?: string;
+}
+/** GET /v1/threads/{id}/export, or a folder's threads (cwd). */
+export interface ExportRequest {
+  threadId?: string;
+  cwd?: string;
+  format: 'md' | 'jsonl';
+}
+/** POST /v1/threads/import's answer. */
+export interface ImportResult {
+  threads: Thread[];
+  turns: number;
+  events: number;
 }
 export interface ThreadPage {
   threads: Thread[];
@@ -399,6 +421,8 @@ export interface SearchHit {
   threadTitle: string;
   agent: string;
   cwd: string;
+  /** The hit's thread is archived (search includes archived threads, marked). */
+  archived?: boolean;
   snippet: SnippetPart[];
 }
 

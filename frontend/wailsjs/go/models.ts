@@ -84,6 +84,53 @@ export namespace hub {
 	        this.builtin = source["builtin"];
 	    }
 	}
+	export class ArchiveRequest {
+	    cwd?: string;
+	    agent?: string;
+	    // Go type: time
+	    idleBefore?: any;
+	
+	    static createFrom(source: any = {}) {
+	        return new ArchiveRequest(source);
+	    }
+	
+	    constructor(source: any = {}) {
+	        if ('string' === typeof source) source = JSON.parse(source);
+	        this.cwd = source["cwd"];
+	        this.agent = source["agent"];
+	        this.idleBefore = this.convertValues(source["idleBefore"], null);
+	    }
+	
+		convertValues(a: any, classs: any, asMap: boolean = false): any {
+		    if (!a) {
+		        return a;
+		    }
+		    if (a.slice && a.map) {
+		        return (a as any[]).map(elem => this.convertValues(elem, classs));
+		    } else if ("object" === typeof a) {
+		        if (asMap) {
+		            for (const key of Object.keys(a)) {
+		                a[key] = new classs(a[key]);
+		            }
+		            return a;
+		        }
+		        return new classs(a);
+		    }
+		    return a;
+		}
+	}
+	export class ArchiveResult {
+	    archived: number;
+	
+	    static createFrom(source: any = {}) {
+	        return new ArchiveResult(source);
+	    }
+	
+	    constructor(source: any = {}) {
+	        if ('string' === typeof source) source = JSON.parse(source);
+	        this.archived = source["archived"];
+	    }
+	}
 	export class BatchDecision {
 	    ids: string[];
 	    outcome: string;
@@ -661,6 +708,22 @@ export namespace hub {
 		    return a;
 		}
 	}
+	export class ExportRequest {
+	    threadId?: string;
+	    cwd?: string;
+	    format: string;
+	
+	    static createFrom(source: any = {}) {
+	        return new ExportRequest(source);
+	    }
+	
+	    constructor(source: any = {}) {
+	        if ('string' === typeof source) source = JSON.parse(source);
+	        this.threadId = source["threadId"];
+	        this.cwd = source["cwd"];
+	        this.format = source["format"];
+	    }
+	}
 	
 	
 	export class TurnHistory {
@@ -767,7 +830,6 @@ export namespace hub {
 	        this.cursor = source["cursor"];
 	    }
 	}
-	
 	export class Worktree {
 	    path: string;
 	    branch: string;
@@ -807,6 +869,7 @@ export namespace hub {
 	    createdAt: any;
 	    // Go type: time
 	    updatedAt: any;
+	    archived: boolean;
 	    modes?: number[];
 	    configOptions?: number[];
 	    availableCommands?: number[];
@@ -830,6 +893,7 @@ export namespace hub {
 	        this.status = source["status"];
 	        this.createdAt = this.convertValues(source["createdAt"], null);
 	        this.updatedAt = this.convertValues(source["updatedAt"], null);
+	        this.archived = source["archived"];
 	        this.modes = source["modes"];
 	        this.configOptions = source["configOptions"];
 	        this.availableCommands = source["availableCommands"];
@@ -857,6 +921,41 @@ export namespace hub {
 		    return a;
 		}
 	}
+	export class ImportResult {
+	    threads: Thread[];
+	    turns: number;
+	    events: number;
+	
+	    static createFrom(source: any = {}) {
+	        return new ImportResult(source);
+	    }
+	
+	    constructor(source: any = {}) {
+	        if ('string' === typeof source) source = JSON.parse(source);
+	        this.threads = this.convertValues(source["threads"], Thread);
+	        this.turns = source["turns"];
+	        this.events = source["events"];
+	    }
+	
+		convertValues(a: any, classs: any, asMap: boolean = false): any {
+		    if (!a) {
+		        return a;
+		    }
+		    if (a.slice && a.map) {
+		        return (a as any[]).map(elem => this.convertValues(elem, classs));
+		    } else if ("object" === typeof a) {
+		        if (asMap) {
+		            for (const key of Object.keys(a)) {
+		                a[key] = new classs(a[key]);
+		            }
+		            return a;
+		        }
+		        return new classs(a);
+		    }
+		    return a;
+		}
+	}
+	
 	export class MergeResult {
 	    how: string;
 	    commit: string;
@@ -1138,6 +1237,7 @@ export namespace hub {
 	    threadTitle: string;
 	    agent: string;
 	    cwd: string;
+	    archived?: boolean;
 	    snippet: SnippetPart[];
 	
 	    static createFrom(source: any = {}) {
@@ -1154,6 +1254,7 @@ export namespace hub {
 	        this.threadTitle = source["threadTitle"];
 	        this.agent = source["agent"];
 	        this.cwd = source["cwd"];
+	        this.archived = source["archived"];
 	        this.snippet = this.convertValues(source["snippet"], SnippetPart);
 	    }
 	
@@ -1418,6 +1519,22 @@ export namespace hub {
 		    }
 		    return a;
 		}
+	}
+	export class ThreadQuery {
+	    limit?: number;
+	    cursor?: string;
+	    archived?: string;
+	
+	    static createFrom(source: any = {}) {
+	        return new ThreadQuery(source);
+	    }
+	
+	    constructor(source: any = {}) {
+	        if ('string' === typeof source) source = JSON.parse(source);
+	        this.limit = source["limit"];
+	        this.cursor = source["cursor"];
+	        this.archived = source["archived"];
+	    }
 	}
 	
 	
