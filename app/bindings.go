@@ -78,6 +78,13 @@ type Emitter interface {
 //	GetUsage(p hub.UsageParams) (hub.UsageReport, error)
 //	OverrideBudget(req hub.OverrideRequest) (hub.BudgetOverride, error)
 //	ChooseFolder(title string) (string, error) // the window's own: no Service call
+//	DeleteThreadWith(id string, o hub.DeleteOptions) error       // hub.WorkService (bindings_work.go)
+//	MergeThread(id string) (hub.MergeResult, error)
+//	DiscardThread(id string) (hub.Thread, error)
+//	Changes(id string, q hub.ChangesQuery) (hub.Changes, error)
+//	RevertChanges(id string, r hub.RevertRequest) (hub.RestoreResult, error)
+//	ListCheckpoints(id string) ([]hub.Checkpoint, error)
+//	RestoreCheckpoint(id, turnID string) (hub.RestoreResult, error)
 //	QueryThreads(q hub.ThreadQuery) (hub.ThreadPage, error)
 //	SetArchived(id string, archived bool) (hub.Thread, error)
 //	ArchiveThreads(req hub.ArchiveRequest) (hub.ArchiveResult, error)

@@ -128,7 +128,16 @@ var bindingsContract = map[string]string{
 	"GetSettings":    "func() (hub.Settings, error)",
 	"UpdateSettings": "func(hub.SettingsPatch) (hub.Settings, error)",
 	// The window's own, not a hub.Service operation.
-	"ChooseFolder":   "func(string) (string, error)",
+	"ChooseFolder": "func(string) (string, error)",
+	// hub.WorkService (issue 19; bindings_work.go).
+	"DeleteThreadWith":  "func(string, hub.DeleteOptions) error",
+	"MergeThread":       "func(string) (hub.MergeResult, error)",
+	"DiscardThread":     "func(string) (hub.Thread, error)",
+	"Changes":           "func(string, hub.ChangesQuery) (hub.Changes, error)",
+	"RevertChanges":     "func(string, hub.RevertRequest) (hub.RestoreResult, error)",
+	"ListCheckpoints":   "func(string) ([]hub.Checkpoint, error)",
+	"RestoreCheckpoint": "func(string, string) (hub.RestoreResult, error)",
+	// hub.UsageService (bindings_usage.go), window-only here.
 	"GetUsage":       "func(hub.UsageParams) (hub.UsageReport, error)",
 	"OverrideBudget": "func(hub.OverrideRequest) (hub.BudgetOverride, error)",
 	// hub.Shelf (bindings_shelf.go); Export/Import as strings, and the
@@ -180,11 +189,19 @@ func TestBindingsContract(t *testing.T) {
 			t.Errorf("hub.Service.%s has no binding", m.Name)
 		}
 	}
+	for m := range reflect.TypeFor[hub.WorkService]().Methods() {
+		if _, ok := bindingsContract[m.Name]; !ok {
+			t.Errorf("hub.WorkService.%s has no binding", m.Name)
+		}
+	}
 	for name := range bindingsContract {
 		if windowOnly[name] {
 			continue
 		}
 		sm, ok := svc.MethodByName(name)
+		if !ok {
+			sm, ok = reflect.TypeFor[hub.WorkService]().MethodByName(name)
+		}
 		if !ok {
 			t.Errorf("%s is not a hub.Service method", name)
 			continue

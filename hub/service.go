@@ -68,6 +68,10 @@ type CreateThreadRequest struct {
 	// attached). They are stored with the thread (Thread.ClientCapabilities)
 	// and never change.
 	ClientCapabilities *ClientCapabilities `json:"clientCapabilities,omitempty"`
+	// Worktree (issue 19): true runs the thread's agent in a new git
+	// worktree of the folder's repository (Thread.Worktree); false in the
+	// folder; absent: the folder's default (folders.<glob>.worktree).
+	Worktree *bool `json:"worktree,omitempty"`
 }
 
 // ThreadPage is a page of threads, newest first.

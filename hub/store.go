@@ -129,6 +129,8 @@ type ThreadChange struct {
 	CompactedAt    *time.Time // set by compaction (never cleared)
 	// Archived sets the thread's archived flag.
 	Archived *bool
+	// Worktree, when set, replaces the thread's worktree (issue 19).
+	Worktree *Worktree
 	// UpdatedAt becomes the thread's updatedAt when it is later than the
 	// stored one: a thread's updatedAt never goes back, so of two
 	// overlapping changes the one committed last cannot hide the other

@@ -48,6 +48,10 @@ type Thread struct {
 	// Absent when the owner serves nothing. An extension of API.md.
 	ClientCapabilities *ClientCapabilities `json:"clientCapabilities,omitempty"`
 
+	// Worktree is set for a thread made "in a new worktree" (issue 19):
+	// its agent runs in Worktree.Path.
+	Worktree *Worktree `json:"worktree,omitempty"`
+
 	// Summary is the thread's stored summary (from compact): what the
 	// new session compaction opens is primed with, and the context of a
 	// session that cannot be reopened. CompactedAt is when the thread was

@@ -22,17 +22,18 @@ const (
 // upsertThreadSQL writes a thread. Client capabilities are set at creation
 // and never cleared: an upsert without them keeps the stored ones.
 const upsertThreadSQL = `INSERT INTO threads
-	(id, agent, cwd, title, client_id, status, summary, agent_session_id, deleted, created_at, updated_at, client_capabilities, archived)
-	VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
+	(id, agent, cwd, title, client_id, status, summary, agent_session_id, deleted, created_at, updated_at, client_capabilities, archived, worktree)
+	VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
 	ON CONFLICT (id) DO UPDATE SET
 		agent = excluded.agent, cwd = excluded.cwd, title = excluded.title,
 		client_id = excluded.client_id, status = excluded.status, summary = excluded.summary,
 		agent_session_id = excluded.agent_session_id, deleted = excluded.deleted,
 		created_at = excluded.created_at, updated_at = excluded.updated_at,
 		client_capabilities = COALESCE(excluded.client_capabilities, client_capabilities),
-		archived = excluded.archived`
+		archived = excluded.archived,
+		worktree = COALESCE(excluded.worktree, worktree)`
 
-const threadColumns = `id, agent, cwd, title, client_id, status, summary, agent_session_id, created_at, updated_at, modes, config_options, client_capabilities, available_commands, compacted_at, archived`
+const threadColumns = `id, agent, cwd, title, client_id, status, summary, agent_session_id, created_at, updated_at, modes, config_options, client_capabilities, available_commands, compacted_at, archived, worktree`
 
 // setSessionStateSQL sets a thread's modes, config options and available
 // commands; a NULL argument keeps the stored value
@@ -58,7 +59,7 @@ func setSessionState(ctx context.Context, st *stmts, s *hub.SessionState) error 
 const changeThreadSQL = `UPDATE threads SET
 	title = COALESCE(?, title), status = COALESCE(?, status), summary = COALESCE(?, summary),
 	agent_session_id = COALESCE(?, agent_session_id), compacted_at = COALESCE(?, compacted_at),
-	archived = COALESCE(?, archived),
+	archived = COALESCE(?, archived), worktree = COALESCE(?, worktree),
 	updated_at = MAX(updated_at, ?)
 	WHERE id = ? AND deleted = 0`
 
@@ -75,8 +76,12 @@ func changeThread(ctx context.Context, st *stmts, c *hub.ThreadChange) (*hub.Eve
 	if c.Status != "" {
 		status = c.Status
 	}
+	wt, err := encWorktree(c.Worktree)
+	if err != nil {
+		return nil, fmt.Errorf("store: change thread %s: %w", c.ThreadID, err)
+	}
 	res, err := st.changeThread.ExecContext(ctx, strPtr(c.Title), status, strPtr(c.Summary),
-		strPtr(c.AgentSessionID), encTimePtr(c.CompactedAt), boolPtr(c.Archived), encTime(c.UpdatedAt), c.ThreadID)
+		strPtr(c.AgentSessionID), encTimePtr(c.CompactedAt), boolPtr(c.Archived), wt, encTime(c.UpdatedAt), c.ThreadID)
 	var n int64
 	if err == nil {
 		n, err = res.RowsAffected()
@@ -132,8 +137,12 @@ func upsertThread(ctx context.Context, st *stmts, t *hub.Thread) error {
 			return fmt.Errorf("store: upsert thread %s: %w", t.ID, err)
 		}
 	}
-	_, err := st.upsertThread.ExecContext(ctx, t.ID, t.Agent, t.Cwd, t.Title, t.ClientID, t.Status,
-		t.Summary, t.AgentSessionID, boolInt(t.Deleted), encTime(t.CreatedAt), encTime(t.UpdatedAt), encJSON(caps), boolInt(t.Archived))
+	wt, err := encWorktree(t.Worktree)
+	if err != nil {
+		return fmt.Errorf("store: upsert thread %s: %w", t.ID, err)
+	}
+	_, err = st.upsertThread.ExecContext(ctx, t.ID, t.Agent, t.Cwd, t.Title, t.ClientID, t.Status,
+		t.Summary, t.AgentSessionID, boolInt(t.Deleted), encTime(t.CreatedAt), encTime(t.UpdatedAt), encJSON(caps), boolInt(t.Archived), wt)
 	if err != nil {
 		return fmt.Errorf("store: upsert thread %s: %w", t.ID, err)
 	}
@@ -143,12 +152,18 @@ func upsertThread(ctx context.Context, st *stmts, t *hub.Thread) error {
 func scanThread(s interface{ Scan(...any) error }) (hub.Thread, error) {
 	var t hub.Thread
 	var created, updated int64
-	var modes, config, caps, commands []byte
+	var modes, config, caps, commands, wt []byte
 	var compacted sql.NullInt64
 	var archived int64
 	err := s.Scan(&t.ID, &t.Agent, &t.Cwd, &t.Title, &t.ClientID, &t.Status, &t.Summary,
-		&t.AgentSessionID, &created, &updated, &modes, &config, &caps, &commands, &compacted, &archived)
+		&t.AgentSessionID, &created, &updated, &modes, &config, &caps, &commands, &compacted, &archived, &wt)
 	t.Archived = archived != 0
+	if err == nil && len(wt) > 0 {
+		t.Worktree = new(hub.Worktree)
+		if jerr := json.Unmarshal(wt, t.Worktree); jerr != nil {
+			return t, fmt.Errorf("store: thread %s: worktree: %w", t.ID, jerr)
+		}
+	}
 	t.CreatedAt, t.UpdatedAt, t.CompactedAt = decTime(created), decTime(updated), decTimePtr(compacted)
 	t.Modes, t.ConfigOptions, t.AvailableCommands = decJSON(modes), decJSON(config), decJSON(commands)
 	if err == nil && len(caps) > 0 {
@@ -284,4 +299,19 @@ func decodeCursor(c string) (int64, string, error) {
 		}
 	}
 	return 0, "", invalid("invalid cursor")
+}
+
+// encWorktree is a thread's worktree as stored (JSON without the computed
+// ahead/behind counts; NULL for none).
+func encWorktree(w *hub.Worktree) (any, error) {
+	if w == nil {
+		return nil, nil
+	}
+	c := *w
+	c.Ahead, c.Behind = nil, nil
+	b, err := json.Marshal(c)
+	if err != nil {
+		return nil, err
+	}
+	return string(b), nil
 }

@@ -108,6 +108,12 @@ type Config struct {
 		// SSH_AUTH_SOCK are withheld unless named here.
 		InheritEnv []string `mapstructure:"inheritEnv"`
 	} `mapstructure:"terminals"`
+	// Worktrees: where worktree threads' worktrees go (issue 19).
+	Worktrees struct {
+		// Location is the folder of new worktrees, as <location>/<branch>
+		// (absolute or ~/…); "": <repo>-worktrees beside the repository.
+		Location string `mapstructure:"location"`
+	} `mapstructure:"worktrees"`
 	// Folders holds per-folder settings by folder glob (folders.go).
 	// Budgets are the spending limits (budgets.currency, daily, monthly,
 	// perThread, agents.<id>.daily|monthly); live.
@@ -148,6 +154,7 @@ func (c Config) EngineConfig() engine.Config {
 		Folders:            c.Folders.rules(),
 		TerminalInheritEnv: c.Terminals.InheritEnv,
 		Redaction:          c.Redaction.Enabled,
+		WorktreeLocation:   expandHome(c.Worktrees.Location),
 
 		AgentRequests:             c.Limits.AgentRequests,
 		PendingPermissionsPerTurn: c.Limits.PendingPermissionsPerTurn,

@@ -32,6 +32,9 @@ type FolderConfig struct {
 	// own (absolute, or starting with ~/). A more specific glob's list
 	// replaces a less specific one's.
 	AllowedFolders []string `yaml:"allowedFolders" json:"allowedFolders,omitempty"`
+	// Worktree is the default of a new thread's "in a new worktree" for
+	// matching folders (issue 19); nil: not set here.
+	Worktree *bool `yaml:"worktree" json:"worktree,omitempty"`
 }
 
 // foldersType is Folders' reflect type, for skipHook.
@@ -67,7 +70,7 @@ func decodeFolders(data []byte) (Folders, error) {
 			return nil, fmt.Errorf("line %d: folders.%q must be a map of settings", node.Line, glob)
 		}
 		for k, v := range keys {
-			if k != "allowedFolders" {
+			if k != "allowedFolders" && k != "worktree" {
 				return nil, fmt.Errorf("line %d: unknown key folders.%q.%s", v.Line, glob, k)
 			}
 		}
@@ -124,7 +127,7 @@ func (f Folders) validate() error {
 func (f Folders) rules() []engine.FolderRule {
 	out := make([]engine.FolderRule, 0, len(f))
 	for g, fc := range f {
-		r := engine.FolderRule{Glob: expandHome(g)}
+		r := engine.FolderRule{Glob: expandHome(g), Worktree: fc.Worktree}
 		if fc.AllowedFolders != nil {
 			r.AllowedFolders = make([]string, len(fc.AllowedFolders))
 			for i, d := range fc.AllowedFolders {

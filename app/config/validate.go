@@ -4,6 +4,7 @@ import (
 	"errors"
 	"fmt"
 	"net"
+	"path/filepath"
 	"strings"
 	"time"
 
@@ -73,6 +74,9 @@ func (c Config) validate() error {
 	}
 	if err := c.Folders.validate(); err != nil {
 		return err
+	}
+	if l := c.Worktrees.Location; l != "" && !filepath.IsAbs(expandHome(l)) {
+		return fmt.Errorf("worktrees.location: %q must be an absolute path (or start with ~/)", l)
 	}
 	if _, err := acp.Merge(acp.Builtin(), c.Agents); err != nil {
 		return err

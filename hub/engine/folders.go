@@ -19,6 +19,9 @@ type FolderRule struct {
 	// without asking, besides the thread's own (absolute; nil: not set
 	// here).
 	AllowedFolders []string
+	// Worktree is the default of CreateThreadRequest.Worktree for threads
+	// in matching folders (nil: not set here; worktree.go).
+	Worktree *bool
 }
 
 // CheckFolderGlob reports whether glob is a valid folder pattern

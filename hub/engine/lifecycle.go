@@ -37,12 +37,13 @@ const sessionCloseTimeout = 3 * time.Second
 // first prompt carries a context block (the thread's summary and recent
 // turns), unless tr.fresh (compaction sends its own). It returns the
 // session id, what the agent reported, the context block and how it opened.
+// The session's cwd is agentDir: a worktree thread's worktree path.
 func (e *Engine) openSession(tr *turnRT, a *acp.Agent) (string, acp.SessionSetup, []acp.ContentBlock, string, error) {
 	thread := tr.thread
 	caps := a.Capabilities()
 	if old := thread.AgentSessionID; old != "" && !tr.fresh {
 		if hasJSON(caps.SessionCapabilities.Resume) {
-			s, err := a.ResumeSession(tr.ctx, old, thread.Cwd, nil)
+			s, err := a.ResumeSession(tr.ctx, old, agentDir(thread), nil)
 			if err == nil {
 				return old, s, nil, openedResumed, nil
 			}
@@ -52,7 +53,7 @@ func (e *Engine) openSession(tr *turnRT, a *acp.Agent) (string, acp.SessionSetup
 			tr.rt.mu.Lock()
 			tr.rt.replaying = true
 			tr.rt.mu.Unlock()
-			s, err := a.LoadSession(tr.ctx, old, thread.Cwd, nil)
+			s, err := a.LoadSession(tr.ctx, old, agentDir(thread), nil)
 			tr.rt.mu.Lock()
 			tr.rt.replaying = false
 			tr.rt.mu.Unlock()
@@ -62,7 +63,7 @@ func (e *Engine) openSession(tr *turnRT, a *acp.Agent) (string, acp.SessionSetup
 			e.log.Info("hub: session/load failed; starting a new session", "thread", thread.ID, "err", err)
 		}
 	}
-	s, err := a.NewSession(tr.ctx, thread.Cwd, nil)
+	s, err := a.NewSession(tr.ctx, agentDir(thread), nil)
 	if err != nil {
 		return "", s, nil, "", &hub.Error{Code: hub.CodeUpstreamUnavailable, Message: fmt.Sprintf("the agent refused a new session: %v", err), Err: err}
 	}

@@ -115,6 +115,11 @@ func (e *Engine) CreateThread(ctx context.Context, c hub.Caller, req hub.CreateT
 	if caps := req.ClientCapabilities; caps != nil && caps.Any() {
 		t.ClientCapabilities = caps
 	}
+	wt, err := e.makeWorktree(ctx, req, t)
+	if err != nil {
+		return hub.Thread{}, err
+	}
+	t.Worktree = wt
 	ev, err := hub.NewEvent(hub.EventThreadUpdated, t, "", now, map[string]any{"thread": t})
 	if err != nil {
 		return hub.Thread{}, err
@@ -135,7 +140,8 @@ func (e *Engine) ListThreads(ctx context.Context, c hub.Caller, limit int, curso
 
 // GetThread implements Service.
 func (e *Engine) GetThread(ctx context.Context, c hub.Caller, id string) (hub.Thread, error) {
-	return e.visibleThread(ctx, c, id)
+	t, err := e.visibleThread(ctx, c, id)
+	return withWorktreeStatus(ctx, t, err)
 }
 
 // RenameThread implements Service.
@@ -176,8 +182,9 @@ func threadUpdated(t hub.Thread) map[string]any {
 	return p
 }
 
-// DeleteThread implements Service.
-func (e *Engine) DeleteThread(ctx context.Context, c hub.Caller, id string) error {
+// deleteThreadNow cancels the thread's turn, stops its agent and deletes
+// it (DeleteThread, worktree.go, decides first what becomes of a worktree).
+func (e *Engine) deleteThreadNow(ctx context.Context, c hub.Caller, id string) error {
 	if _, err := e.visibleThread(ctx, c, id); err != nil {
 		return err
 	}

@@ -153,9 +153,18 @@ func (s *Server) patchThread(w http.ResponseWriter, r *http.Request, c hub.Calle
 	s.answerThread(w, r, t, err)
 }
 
-// deleteThread is DELETE /v1/threads/{id}: 204.
+// deleteThread is DELETE /v1/threads/{id}[?discard=true|?keepBranch=true]:
+// 204 (handlers_work.go: deleteOptions).
 func (s *Server) deleteThread(w http.ResponseWriter, r *http.Request, c hub.Caller) {
-	if err := s.svc.DeleteThread(r.Context(), c, r.PathValue("id")); err != nil {
+	o, err := deleteOptions(r)
+	if err == nil {
+		if ws, ok := s.svc.(hub.WorkService); ok {
+			err = ws.DeleteThreadWith(r.Context(), c, r.PathValue("id"), o)
+		} else {
+			err = s.svc.DeleteThread(r.Context(), c, r.PathValue("id"))
+		}
+	}
+	if err != nil {
 		s.writeError(w, r, err)
 		return
 	}

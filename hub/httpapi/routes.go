@@ -71,6 +71,13 @@ var routes = []Route{
 	{Method: "POST", Path: "/v1/shutdown", handle: (*Server).shutdownHub},
 	{Method: "GET", Path: "/v1/settings", handle: (*Server).getSettings},
 	{Method: "PATCH", Path: "/v1/settings", Body: true, handle: (*Server).updateSettings},
+	// Worktrees, review and checkpoints (issue 19; handlers_work.go).
+	{Method: "POST", Path: "/v1/threads/{id}/merge", handle: (*Server).mergeThread},
+	{Method: "POST", Path: "/v1/threads/{id}/discard", handle: (*Server).discardThread},
+	{Method: "GET", Path: "/v1/threads/{id}/changes", handle: (*Server).threadChanges},
+	{Method: "POST", Path: "/v1/threads/{id}/changes/revert", Body: true, handle: (*Server).revertChanges},
+	{Method: "GET", Path: "/v1/threads/{id}/checkpoints", handle: (*Server).listCheckpoints},
+	{Method: "POST", Path: "/v1/threads/{id}/checkpoints/{turnId}/restore", handle: (*Server).restoreCheckpoint},
 	{Method: "GET", Path: "/v1/usage", handle: (*Server).getUsage},
 	{Method: "POST", Path: "/v1/budgets/override", Body: true, handle: (*Server).overrideBudget},
 }

@@ -489,8 +489,8 @@ export class HubStore {
     }
   }
 
-  async createThread(agent: string, cwd: string, title?: string): Promise<Thread> {
-    const t = await this.transport.createThread({ agent, cwd, ...(title ? { title } : {}) });
+  async createThread(agent: string, cwd: string, title?: string, worktree?: boolean): Promise<Thread> {
+    const t = await this.transport.createThread({ agent, cwd, ...(title ? { title } : {}), ...(worktree ? { worktree } : {}) });
     this.usedFolders = rememberFolder(t.cwd);
     this.upsertThread(t);
     await this.select(t.id);

@@ -6,6 +6,7 @@
 //    by GET /auth?code=, sent as a bearer; never a cookie), SSE read with
 //    fetch streaming (EventSource cannot send the header).
 import { SseParser } from './sse';
+import { httpWork, wailsWork, type WorkApi } from './work';
 import { localZone, type UsageQuery, type UsageReport } from './ledger';
 import type {
   Agent,
@@ -141,6 +142,8 @@ export type Navigate =
 
 export interface Transport {
   readonly kind: 'wails' | 'http';
+  /** Worktrees, changes and checkpoints (lib/work.ts); absent in test fakes. */
+  readonly work?: WorkApi;
   /** This client's X-Client-ID (the hub records a decision by its surface: "window", "browser"). */
   readonly clientId: string;
   listAgents(): Promise<Agent[]>;
@@ -333,6 +336,7 @@ export class WailsTransport implements Transport {
   readonly kind = 'wails';
   readonly clientId = 'window';
   private bindings: WailsBindings;
+  readonly work: WorkApi;
   private runtime: WailsRuntime;
   readonly chooseFolder?: (title: string) => Promise<string>;
 
@@ -342,6 +346,7 @@ export class WailsTransport implements Transport {
     if (!b || !r) throw new HubError('INTERNAL', 'the window bindings are not available');
     this.bindings = b;
     this.runtime = r;
+    this.work = wailsWork(b, (f) => this.call(f));
     const choose = b.ChooseFolder;
     if (choose) {
       this.chooseFolder = (title) => this.call<string>(() => choose.call(b, title)).then((d) => (typeof d === 'string' ? d : ''));
@@ -605,6 +610,10 @@ export class HttpTransport implements Transport {
   private random: () => number;
   private storage: Storage | undefined;
   private session: string;
+  readonly work: WorkApi = httpWork(
+    (method, url, body) => this.request(method, url, body),
+    (path, params) => this.url(path, params),
+  );
 
   constructor(o: HttpOptions = {}) {
     this.base = o.base ?? '';

@@ -1,3 +1,4 @@
+import type { Worktree } from './work';
 // Resources of the hub's API (docs/API.md, "Resources"). Fields the hub
 // may add later are tolerated: every object is read, never validated.
 
@@ -30,6 +31,8 @@ export interface Thread {
   configOptions?: ConfigOption[];
   /** The agent's slash commands as it last reported them (kept by the hub). */
   availableCommands?: AvailableCommand[];
+  /** A worktree thread's worktree: its agent runs in worktree.path (lib/work.ts). */
+  worktree?: Worktree;
   /** Hidden from the thread list unless asked for; its status is unchanged (issue 21). */
   archived?: boolean;
   /** The summary of the thread's last compaction, and when it was. */
@@ -206,6 +209,8 @@ export interface CreateThreadRequest {
   agent: string;
   cwd: string;
   title?: string;
+  /** Run the agent in a new git worktree of the folder's repository. */
+  worktree?: boolean;
 }
 export type TurnInput = { input: string } | { content: unknown[] };
 /** Where a remembered decision applies: later requests of this thread, of its folder (cwd), or of its agent. */

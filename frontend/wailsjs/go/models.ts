@@ -378,6 +378,88 @@ export namespace hub {
 		    return a;
 		}
 	}
+	export class FileChange {
+	    path: string;
+	    status: string;
+	    oldPath?: string;
+	    diff: string;
+	
+	    static createFrom(source: any = {}) {
+	        return new FileChange(source);
+	    }
+	
+	    constructor(source: any = {}) {
+	        if ('string' === typeof source) source = JSON.parse(source);
+	        this.path = source["path"];
+	        this.status = source["status"];
+	        this.oldPath = source["oldPath"];
+	        this.diff = source["diff"];
+	    }
+	}
+	export class Changes {
+	    source: string;
+	    base?: string;
+	    files: FileChange[];
+	
+	    static createFrom(source: any = {}) {
+	        return new Changes(source);
+	    }
+	
+	    constructor(source: any = {}) {
+	        if ('string' === typeof source) source = JSON.parse(source);
+	        this.source = source["source"];
+	        this.base = source["base"];
+	        this.files = this.convertValues(source["files"], FileChange);
+	    }
+	
+		convertValues(a: any, classs: any, asMap: boolean = false): any {
+		    if (!a) {
+		        return a;
+		    }
+		    if (a.slice && a.map) {
+		        return (a as any[]).map(elem => this.convertValues(elem, classs));
+		    } else if ("object" === typeof a) {
+		        if (asMap) {
+		            for (const key of Object.keys(a)) {
+		                a[key] = new classs(a[key]);
+		            }
+		            return a;
+		        }
+		        return new classs(a);
+		    }
+		    return a;
+		}
+	}
+	export class ChangesQuery {
+	    turn?: string;
+	    since?: string;
+	
+	    static createFrom(source: any = {}) {
+	        return new ChangesQuery(source);
+	    }
+	
+	    constructor(source: any = {}) {
+	        if ('string' === typeof source) source = JSON.parse(source);
+	        this.turn = source["turn"];
+	        this.since = source["since"];
+	    }
+	}
+	export class Checkpoint {
+	    turnId: string;
+	    commit: string;
+	    ref: string;
+	
+	    static createFrom(source: any = {}) {
+	        return new Checkpoint(source);
+	    }
+	
+	    constructor(source: any = {}) {
+	        if ('string' === typeof source) source = JSON.parse(source);
+	        this.turnId = source["turnId"];
+	        this.commit = source["commit"];
+	        this.ref = source["ref"];
+	    }
+	}
 	export class FSCapabilities {
 	    readTextFile: boolean;
 	    writeTextFile: boolean;
@@ -430,6 +512,7 @@ export namespace hub {
 	    title?: string;
 	    openSession?: boolean;
 	    clientCapabilities?: ClientCapabilities;
+	    worktree?: boolean;
 	
 	    static createFrom(source: any = {}) {
 	        return new CreateThreadRequest(source);
@@ -442,6 +525,7 @@ export namespace hub {
 	        this.title = source["title"];
 	        this.openSession = source["openSession"];
 	        this.clientCapabilities = this.convertValues(source["clientCapabilities"], ClientCapabilities);
+	        this.worktree = source["worktree"];
 	    }
 	
 		convertValues(a: any, classs: any, asMap: boolean = false): any {
@@ -567,6 +651,20 @@ export namespace hub {
 		    return a;
 		}
 	}
+	export class DeleteOptions {
+	    Discard: boolean;
+	    KeepBranch: boolean;
+	
+	    static createFrom(source: any = {}) {
+	        return new DeleteOptions(source);
+	    }
+	
+	    constructor(source: any = {}) {
+	        if ('string' === typeof source) source = JSON.parse(source);
+	        this.Discard = source["Discard"];
+	        this.KeepBranch = source["KeepBranch"];
+	    }
+	}
 	export class Event {
 	    Seq: number;
 	    Type: string;
@@ -626,6 +724,7 @@ export namespace hub {
 	        this.format = source["format"];
 	    }
 	}
+	
 	
 	export class TurnHistory {
 	    id: string;
@@ -731,6 +830,34 @@ export namespace hub {
 	        this.cursor = source["cursor"];
 	    }
 	}
+	export class Worktree {
+	    path: string;
+	    branch: string;
+	    base: string;
+	    baseCommit: string;
+	    top: string;
+	    repo: string;
+	    ahead?: number;
+	    behind?: number;
+	    discarded?: boolean;
+	
+	    static createFrom(source: any = {}) {
+	        return new Worktree(source);
+	    }
+	
+	    constructor(source: any = {}) {
+	        if ('string' === typeof source) source = JSON.parse(source);
+	        this.path = source["path"];
+	        this.branch = source["branch"];
+	        this.base = source["base"];
+	        this.baseCommit = source["baseCommit"];
+	        this.top = source["top"];
+	        this.repo = source["repo"];
+	        this.ahead = source["ahead"];
+	        this.behind = source["behind"];
+	        this.discarded = source["discarded"];
+	    }
+	}
 	export class Thread {
 	    id: string;
 	    agent: string;
@@ -747,6 +874,7 @@ export namespace hub {
 	    configOptions?: number[];
 	    availableCommands?: number[];
 	    clientCapabilities?: ClientCapabilities;
+	    worktree?: Worktree;
 	    summary?: string;
 	    // Go type: time
 	    compactedAt?: any;
@@ -770,6 +898,7 @@ export namespace hub {
 	        this.configOptions = source["configOptions"];
 	        this.availableCommands = source["availableCommands"];
 	        this.clientCapabilities = this.convertValues(source["clientCapabilities"], ClientCapabilities);
+	        this.worktree = this.convertValues(source["worktree"], Worktree);
 	        this.summary = source["summary"];
 	        this.compactedAt = this.convertValues(source["compactedAt"], null);
 	    }
@@ -827,6 +956,40 @@ export namespace hub {
 		}
 	}
 	
+	export class MergeResult {
+	    how: string;
+	    commit: string;
+	    thread: Thread;
+	
+	    static createFrom(source: any = {}) {
+	        return new MergeResult(source);
+	    }
+	
+	    constructor(source: any = {}) {
+	        if ('string' === typeof source) source = JSON.parse(source);
+	        this.how = source["how"];
+	        this.commit = source["commit"];
+	        this.thread = this.convertValues(source["thread"], Thread);
+	    }
+	
+		convertValues(a: any, classs: any, asMap: boolean = false): any {
+		    if (!a) {
+		        return a;
+		    }
+		    if (a.slice && a.map) {
+		        return (a as any[]).map(elem => this.convertValues(elem, classs));
+		    } else if ("object" === typeof a) {
+		        if (asMap) {
+		            for (const key of Object.keys(a)) {
+		                a[key] = new classs(a[key]);
+		            }
+		            return a;
+		        }
+		        return new classs(a);
+		    }
+		    return a;
+		}
+	}
 	export class NotificationSettings {
 	    enabled: boolean;
 	    turnCompleted: boolean;
@@ -1022,6 +1185,34 @@ export namespace hub {
 		}
 	}
 	
+	export class RestoreResult {
+	    files: string[];
+	
+	    static createFrom(source: any = {}) {
+	        return new RestoreResult(source);
+	    }
+	
+	    constructor(source: any = {}) {
+	        if ('string' === typeof source) source = JSON.parse(source);
+	        this.files = source["files"];
+	    }
+	}
+	export class RevertRequest {
+	    path?: string;
+	    sinceTurn?: string;
+	    force?: boolean;
+	
+	    static createFrom(source: any = {}) {
+	        return new RevertRequest(source);
+	    }
+	
+	    constructor(source: any = {}) {
+	        if ('string' === typeof source) source = JSON.parse(source);
+	        this.path = source["path"];
+	        this.sinceTurn = source["sinceTurn"];
+	        this.force = source["force"];
+	    }
+	}
 	export class SnippetPart {
 	    text: string;
 	    match?: boolean;

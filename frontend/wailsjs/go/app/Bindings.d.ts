@@ -6,6 +6,8 @@ export function ArchiveThreads(arg1:hub.ArchiveRequest):Promise<hub.ArchiveResul
 
 export function CancelTurn(arg1:string):Promise<hub.Turn>;
 
+export function Changes(arg1:string,arg2:hub.ChangesQuery):Promise<hub.Changes>;
+
 export function ChooseFolder(arg1:string):Promise<string>;
 
 export function CompactThread(arg1:string):Promise<hub.Thread>;
@@ -19,6 +21,10 @@ export function DecidePermissions(arg1:hub.BatchDecision):Promise<hub.BatchResul
 export function DeleteRule(arg1:string):Promise<void>;
 
 export function DeleteThread(arg1:string):Promise<void>;
+
+export function DeleteThreadWith(arg1:string,arg2:hub.DeleteOptions):Promise<void>;
+
+export function DiscardThread(arg1:string):Promise<hub.Thread>;
 
 export function ExportText(arg1:hub.ExportRequest):Promise<string>;
 
@@ -36,11 +42,15 @@ export function ImportText(arg1:string):Promise<hub.ImportResult>;
 
 export function ListAgents():Promise<Array<hub.Agent>>;
 
+export function ListCheckpoints(arg1:string):Promise<Array<hub.Checkpoint>>;
+
 export function ListPermissions(arg1:string):Promise<Array<hub.Permission>>;
 
 export function ListRules():Promise<Array<hub.RememberedRule>>;
 
 export function ListThreads(arg1:number,arg2:string):Promise<hub.ThreadPage>;
+
+export function MergeThread(arg1:string):Promise<hub.MergeResult>;
 
 export function OpenInBrowser(arg1:string):Promise<void>;
 
@@ -51,6 +61,10 @@ export function QueryPermissions(arg1:hub.PermissionQuery):Promise<hub.Permissio
 export function QueryThreads(arg1:hub.ThreadQuery):Promise<hub.ThreadPage>;
 
 export function RenameThread(arg1:string,arg2:string):Promise<hub.Thread>;
+
+export function RestoreCheckpoint(arg1:string,arg2:string):Promise<hub.RestoreResult>;
+
+export function RevertChanges(arg1:string,arg2:hub.RevertRequest):Promise<hub.RestoreResult>;
 
 export function SaveExport(arg1:hub.ExportRequest,arg2:string):Promise<string>;
 

@@ -10,6 +10,10 @@ export function CancelTurn(arg1) {
   return window['go']['app']['Bindings']['CancelTurn'](arg1);
 }
 
+export function Changes(arg1, arg2) {
+  return window['go']['app']['Bindings']['Changes'](arg1, arg2);
+}
+
 export function ChooseFolder(arg1) {
   return window['go']['app']['Bindings']['ChooseFolder'](arg1);
 }
@@ -36,6 +40,14 @@ export function DeleteRule(arg1) {
 
 export function DeleteThread(arg1) {
   return window['go']['app']['Bindings']['DeleteThread'](arg1);
+}
+
+export function DeleteThreadWith(arg1, arg2) {
+  return window['go']['app']['Bindings']['DeleteThreadWith'](arg1, arg2);
+}
+
+export function DiscardThread(arg1) {
+  return window['go']['app']['Bindings']['DiscardThread'](arg1);
 }
 
 export function ExportText(arg1) {
@@ -70,6 +82,10 @@ export function ListAgents() {
   return window['go']['app']['Bindings']['ListAgents']();
 }
 
+export function ListCheckpoints(arg1) {
+  return window['go']['app']['Bindings']['ListCheckpoints'](arg1);
+}
+
 export function ListPermissions(arg1) {
   return window['go']['app']['Bindings']['ListPermissions'](arg1);
 }
@@ -80,6 +96,10 @@ export function ListRules() {
 
 export function ListThreads(arg1, arg2) {
   return window['go']['app']['Bindings']['ListThreads'](arg1, arg2);
+}
+
+export function MergeThread(arg1) {
+  return window['go']['app']['Bindings']['MergeThread'](arg1);
 }
 
 export function OpenInBrowser(arg1) {
@@ -100,6 +120,14 @@ export function QueryThreads(arg1) {
 
 export function RenameThread(arg1, arg2) {
   return window['go']['app']['Bindings']['RenameThread'](arg1, arg2);
+}
+
+export function RestoreCheckpoint(arg1, arg2) {
+  return window['go']['app']['Bindings']['RestoreCheckpoint'](arg1, arg2);
+}
+
+export function RevertChanges(arg1, arg2) {
+  return window['go']['app']['Bindings']['RevertChanges'](arg1, arg2);
 }
 
 export function SaveExport(arg1, arg2) {
