@@ -252,7 +252,7 @@ func e2eArchive(t *testing.T, bins e2eBins) {
 	if r := h.do("GET", "/v1/threads?archived=maybe", nil); r.status != 400 {
 		t.Errorf("?archived=maybe: %s", r)
 	}
-	// Archived threads survive a restart as archived (stored, migration 0009).
+	// Archived threads survive a restart as archived (stored, migration 0008).
 	h.stop()
 	h.start()
 	if l := list("?archived=true"); len(l) != 2 || !l[a2.ID] || !l[b1.ID] {
