@@ -28,8 +28,12 @@ var ErrConnClosed = errors.New("acp: connection closed")
 //
 // HandleRequest runs in its own goroutine, so requests are served
 // concurrently; ctx is cancelled when the peer sends $/cancel_request for it
-// or the connection closes. The result is marshalled as the response; an
-// *Error chooses the error code, any other error is sent as an internal error.
+// or the connection closes. It is called for every request dispatched, even
+// one the peer cancelled before its handler started (ctx is then already
+// done), except one cancelled while it waited for a slot (see
+// ConnOptions.MaxConcurrentRequests). The result is marshalled as the
+// response; an *Error chooses the error code, any other error is sent as an
+// internal error.
 //
 // HandleNotification is called for notifications one at a time, in arrival
 // order. It must not wait on a Call over the same connection: responses are
@@ -44,7 +48,10 @@ type Handler interface {
 // notifications, in arrival order with them, just before the request's
 // HandleRequest goroutine starts: so a notification that follows a request
 // on the wire is handled after RequestDispatched has seen that request,
-// however late its HandleRequest starts. It must not block.
+// however late its HandleRequest starts. With MaxConcurrentRequests, a
+// request that waits for a slot is seen here when it starts waiting, and
+// never reaches HandleRequest when the peer cancels it meanwhile. It must
+// not block.
 type RequestObserver interface {
 	RequestDispatched(method string, params json.RawMessage)
 }
@@ -418,7 +425,7 @@ func (c *Conn) dispatch() {
 // It never blocks.
 func (c *Conn) startRequest(it inboxItem) {
 	if c.opts.Unbounded != nil && c.opts.Unbounded(it.msg.Method) {
-		go c.handleRequest(it.ctx, it.cancel, it.msg)
+		go c.handleRequest(it.ctx, it.cancel, it.msg, false)
 		return
 	}
 	if !c.gate.admit(it) {
@@ -431,13 +438,15 @@ func (c *Conn) startRequest(it inboxItem) {
 // runGated handles it, then the requests that waited for its slot, one
 // after another, until none waits.
 func (c *Conn) runGated(it inboxItem) {
+	waited := false
 	for {
-		c.handleRequest(it.ctx, it.cancel, it.msg)
+		c.handleRequest(it.ctx, it.cancel, it.msg, waited)
 		var ok bool
 		if it, ok = c.gate.next(); !ok {
 			return
 		}
 		c.in.release(it.size + waitingRequestCost)
+		waited = true
 	}
 }
 
@@ -446,20 +455,33 @@ func (c *Conn) handleNotification(m wireMessage) {
 	c.h.HandleNotification(c.ctx, m.Method, m.Params)
 }
 
-func (c *Conn) handleRequest(ctx context.Context, cancel context.CancelFunc, m wireMessage) {
+// handleRequest calls the handler and answers. waited says the request
+// waited for a slot (MaxConcurrentRequests): cancelled meanwhile, it is
+// answered at once without its handler. Any other request reaches its
+// handler even when the peer cancelled it before the handler started
+// (its ctx is then already done): the dispatcher may start it after the
+// reader has read the $/cancel_request that follows it, and a Handler
+// (a RequestObserver pairing RequestDispatched with HandleRequest) must
+// not see a dispatched request vanish by a race.
+func (c *Conn) handleRequest(ctx context.Context, cancel context.CancelFunc, m wireMessage, waited bool) {
 	key := string(m.ID)
-	defer func() {
+	// forget ends the request's context and drops its entry from the
+	// cancel table, before the answer is sent: the peer may reuse the id
+	// as soon as it has the answer, and that new request's entry must not
+	// be the one deleted.
+	forget := sync.OnceFunc(func() {
 		cancel()
 		c.mu.Lock()
 		delete(c.incoming, key)
 		c.mu.Unlock()
-	}()
+	})
+	defer forget()
 	var result any
 	var err error
-	if ctx.Err() == nil { // cancelled while it waited for a slot: answer at once
-		result, err = c.callHandler(ctx, m)
-	} else {
+	if waited && ctx.Err() != nil {
 		err = ctx.Err()
+	} else {
+		result, err = c.callHandler(ctx, m)
 	}
 	if c.ctx.Err() != nil {
 		return // connection closed: nobody to answer
@@ -482,6 +504,7 @@ func (c *Conn) handleRequest(ctx context.Context, cancel context.CancelFunc, m w
 			resp.Result = b
 		}
 	}
+	forget()
 	c.send(resp)
 }
 

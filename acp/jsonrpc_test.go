@@ -328,6 +328,61 @@ func TestConnIncomingCancelRequest(t *testing.T) {
 	peer.expect(`{"jsonrpc":"2.0","id":"r1","error":{"code":-32800,"message":"request cancelled"}}`)
 }
 
+// A request the peer cancels before its handler started still reaches
+// HandleRequest, with its ctx already done, and is answered -32800: a
+// RequestObserver sees every dispatched request handled. The dispatcher is
+// held in a notification so that the reader surely reads the
+// $/cancel_request before the request is dispatched (the race that made
+// TestClientIncomingCancelRequest hang now and then).
+func TestConnCancelBeforeHandlerStartsStillHandled(t *testing.T) {
+	hold := make(chan struct{})
+	handled := make(chan error, 1)
+	var mu sync.Mutex
+	var dispatched []string
+	h := observingHandler{
+		funcHandler: funcHandler{
+			req: func(ctx context.Context, m string, p json.RawMessage) (any, error) {
+				handled <- ctx.Err()
+				<-ctx.Done()
+				return nil, ctx.Err()
+			},
+			notify: func(ctx context.Context, m string, p json.RawMessage) {
+				if m == "hold" {
+					<-hold
+				}
+			},
+		},
+		dispatched: func(m string, p json.RawMessage) {
+			mu.Lock()
+			dispatched = append(dispatched, m)
+			mu.Unlock()
+		},
+	}
+	_, peer := newScripted(t, h, ConnOptions{})
+	peer.send(`{"jsonrpc":"2.0","method":"hold"}`)
+	peer.send(`{"jsonrpc":"2.0","id":7,"method":"fs/read_text_file","params":{}}`)
+	peer.send(`{"jsonrpc":"2.0","method":"$/cancel_request","params":{"requestId":7}}`)
+	// The pipe hands this line over only once the reader has handled every
+	// line before it: the cancel has been applied while the request still
+	// waits behind "hold".
+	peer.send(`{"jsonrpc":"2.0","method":"after"}`)
+	close(hold)
+	peer.expect(`{"jsonrpc":"2.0","id":7,"error":{"code":-32800,"message":"request cancelled"}}`)
+	select {
+	case err := <-handled:
+		if !errors.Is(err, context.Canceled) {
+			t.Fatalf("handler ctx err %v, want it already cancelled", err)
+		}
+	default:
+		t.Fatal("the handler of a request cancelled before it started was never called")
+	}
+	mu.Lock()
+	defer mu.Unlock()
+	if !slices.Equal(dispatched, []string{"fs/read_text_file"}) {
+		t.Fatalf("dispatched %q", dispatched)
+	}
+}
+
 func TestConnOutgoingCallTimeoutIsLocal(t *testing.T) {
 	c, peer := newScripted(t, funcHandler{}, ConnOptions{})
 	ctx, cancel := context.WithTimeout(context.Background(), 50*time.Millisecond)

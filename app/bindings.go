@@ -25,6 +25,9 @@ const (
 	// (the user clicked its notification). Data: {"id": "<turn id>",
 	// "threadId": "<thread id>"}.
 	EventShowTurn = "window:showTurn"
+	// EventShowThread asks the window to show a thread (`switchboard open
+	// THREAD` while the app runs). Data: {"threadId": "<thread id>"}.
+	EventShowThread = "window:showThread"
 )
 
 // windowCaller is who the window is to the hub: it sees every client's
@@ -84,6 +87,20 @@ type Emitter interface {
 //	GetUsage(p hub.UsageParams) (hub.UsageReport, error)
 //	OverrideBudget(req hub.OverrideRequest) (hub.BudgetOverride, error)
 //	ChooseFolder(title string) (string, error) // the window's own: no Service call
+//	DeleteThreadWith(id string, o hub.DeleteOptions) error       // hub.WorkService (bindings_work.go)
+//	MergeThread(id string) (hub.MergeResult, error)
+//	DiscardThread(id string) (hub.Thread, error)
+//	Changes(id string, q hub.ChangesQuery) (hub.Changes, error)
+//	RevertChanges(id string, r hub.RevertRequest) (hub.RestoreResult, error)
+//	ListCheckpoints(id string) ([]hub.Checkpoint, error)
+//	RestoreCheckpoint(id, turnID string) (hub.RestoreResult, error)
+//	QueryThreads(q hub.ThreadQuery) (hub.ThreadPage, error)
+//	SetArchived(id string, archived bool) (hub.Thread, error)
+//	ArchiveThreads(req hub.ArchiveRequest) (hub.ArchiveResult, error)
+//	ExportText(req hub.ExportRequest) (string, error) // ExportThreads, as one string
+//	ImportText(jsonl string) (hub.ImportResult, error) // ImportThreads of one string
+//	SaveExport(req hub.ExportRequest, name string) (string, error) // the window's own: Save dialog, then ExportThreads into the file
+//	OpenInBrowser(threadID string) error // the window's own: a sign-in link opened in the browser
 //
 // A failed call rejects its promise with a string holding the JSON object
 // {"code": "NOT_FOUND", "message": "…"} (formatError, the app's Wails
@@ -111,6 +128,9 @@ type Bindings struct {
 	// liveEventBytes is limits.liveEventBytes as now configured: a larger
 	// event is forwarded cut, as SSE sends it (nil: the default).
 	liveEventBytes func() int
+	// signIn makes a one-time sign-in link to next on the hub
+	// (OpenInBrowser); nil: none.
+	signIn func(next string) (string, error)
 
 	mu      sync.Mutex
 	stopFwd func() // ends the current forwarding and waits for it; nil: none

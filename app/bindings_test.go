@@ -129,9 +129,26 @@ var bindingsContract = map[string]string{
 	"UpdateSettings": "func(hub.SettingsPatch) (hub.Settings, error)",
 	// The window's own, not a hub.Service operation.
 	"ChooseFolder": "func(string) (string, error)",
-	// hub.UsageService (bindings_usage.go).
+	// hub.WorkService (issue 19; bindings_work.go).
+	"DeleteThreadWith":  "func(string, hub.DeleteOptions) error",
+	"MergeThread":       "func(string) (hub.MergeResult, error)",
+	"DiscardThread":     "func(string) (hub.Thread, error)",
+	"Changes":           "func(string, hub.ChangesQuery) (hub.Changes, error)",
+	"RevertChanges":     "func(string, hub.RevertRequest) (hub.RestoreResult, error)",
+	"ListCheckpoints":   "func(string) ([]hub.Checkpoint, error)",
+	"RestoreCheckpoint": "func(string, string) (hub.RestoreResult, error)",
+	// hub.UsageService (bindings_usage.go), window-only here.
 	"GetUsage":       "func(hub.UsageParams) (hub.UsageReport, error)",
 	"OverrideBudget": "func(hub.OverrideRequest) (hub.BudgetOverride, error)",
+	// hub.Shelf (bindings_shelf.go); Export/Import as strings, and the
+	// window's own "Open in browser".
+	"QueryThreads":   "func(hub.ThreadQuery) (hub.ThreadPage, error)",
+	"SetArchived":    "func(string, bool) (hub.Thread, error)",
+	"ArchiveThreads": "func(hub.ArchiveRequest) (hub.ArchiveResult, error)",
+	"ExportText":     "func(hub.ExportRequest) (string, error)",
+	"ImportText":     "func(string) (hub.ImportResult, error)",
+	"OpenInBrowser":  "func(string) error",
+	"SaveExport":     "func(hub.ExportRequest, string) (string, error)",
 	// hub.AgentInstaller, the app's.
 	"InstallAgent": "func(string, string) error",
 	"RemoveAgent":  "func(string) error",
@@ -149,6 +166,7 @@ var bindingsContract = map[string]string{
 // settings ones are checked against hub.SettingsService by
 // TestBindingsSettings).
 var windowOnly = map[string]bool{"ChooseFolder": true, "GetSettings": true, "UpdateSettings": true,
+	"ExportText": true, "ImportText": true, "OpenInBrowser": true, "SaveExport": true,
 	"GetUsage": true, "OverrideBudget": true, // hub.UsageService (bindings_usage.go)
 	"InstallAgent": true, "RemoveAgent": true, "InstallNode": true, "NodeStatus": true,
 	"SignInAgent": true, "WatchAuth": true, "AuthInput": true, "AuthResize": true, "CloseAuth": true}
@@ -156,7 +174,9 @@ var windowOnly = map[string]bool{"ChooseFolder": true, "GetSettings": true, "Upd
 // unbound are the hub.Service methods the window has no use for:
 // AnswerClientRequest is for a thread's owner (the editor bridge), and the
 // window owns no editor thread's files.
-var unbound = map[string]bool{"AnswerClientRequest": true}
+// ExportThreads and ImportThreads stream (an io.Writer, an io.Reader): the
+// window has them as ExportText and ImportText.
+var unbound = map[string]bool{"AnswerClientRequest": true, "ExportThreads": true, "ImportThreads": true}
 
 // TestBindingsContract: Bindings binds exactly the contract's methods, with
 // its signatures: one per hub.Service method, of the same name, with the
@@ -182,11 +202,19 @@ func TestBindingsContract(t *testing.T) {
 			t.Errorf("hub.Service.%s has no binding", m.Name)
 		}
 	}
+	for m := range reflect.TypeFor[hub.WorkService]().Methods() {
+		if _, ok := bindingsContract[m.Name]; !ok {
+			t.Errorf("hub.WorkService.%s has no binding", m.Name)
+		}
+	}
 	for name := range bindingsContract {
 		if windowOnly[name] {
 			continue
 		}
 		sm, ok := svc.MethodByName(name)
+		if !ok {
+			sm, ok = reflect.TypeFor[hub.WorkService]().MethodByName(name)
+		}
 		if !ok {
 			t.Errorf("%s is not a hub.Service method", name)
 			continue

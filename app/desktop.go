@@ -113,13 +113,18 @@ func (w *window) attach(h *runningHub) {
 	b := w.boundBindings() // the one Wails binds: options ran before the hub
 	b.svc, b.log, b.settings, b.installer, b.auth = h.engine, h.log, h.settingsService(), h.installs, h.auth
 	b.liveEventBytes = func() int { return h.currentConfig().Limits.LiveEventBytes }
+	b.signIn = func(next string) (string, error) {
+		l, err := h.http.NewSignInLink(next)
+		return l.URL, err
+	}
 	w.hubQuit, w.hubDied = h.quit, h.served
 	w.notify = newNotifier(h.engine, nil, h.currentConfig, w.show, h.log)
 }
 
 // show brings the window up, on a permission or a turn's thread (a click on
-// its notification): the frontend gets "window:showPermission" {id} or
-// "window:showTurn" {id, threadId}.
+// its notification) or a thread (`switchboard open`): the frontend gets
+// "window:showPermission" {id}, "window:showTurn" {id, threadId} or
+// "window:showThread" {threadId}.
 func (w *window) show(kind, id, threadID string) {
 	ctx := w.ctx()
 	if ctx == nil {
@@ -132,6 +137,8 @@ func (w *window) show(kind, id, threadID string) {
 		wailsruntime.EventsEmit(ctx, EventShowPermission, map[string]string{"id": id})
 	case "turn":
 		wailsruntime.EventsEmit(ctx, EventShowTurn, map[string]string{"id": id, "threadId": threadID})
+	case "thread":
+		wailsruntime.EventsEmit(ctx, EventShowThread, map[string]string{"threadId": threadID})
 	}
 }
 
@@ -196,7 +203,11 @@ func (w *window) options(ctx context.Context, a Assets) (*options.App, error) {
 		ErrorFormatter:    formatError,
 		SingleInstanceLock: &options.SingleInstanceLock{
 			UniqueId: instanceID(w.dataDir),
-			OnSecondInstanceLaunch: func(options.SecondInstanceData) {
+			OnSecondInstanceLaunch: func(d options.SecondInstanceData) {
+				if id := threadToOpen(d.Args); id != "" {
+					w.show("thread", "", id) // `switchboard open THREAD`
+					return
+				}
 				w.show("", "", "")
 			},
 		},

@@ -148,6 +148,9 @@ func startHub(ctx context.Context, e *env, o Options) (_ *runningHub, err error)
 		AgentAuth:   h.auth,
 		Limits:      apiLimits(h.started),
 	})
+	// The port is known now (Serve sets it again): sign-in links made before
+	// the serving goroutine runs name it.
+	h.http.SetPort(ln.Addr().(*net.TCPAddr).Port)
 	go func() { h.served <- h.http.Serve(ln) }()
 	h.listen = listen
 	h.url = "http://" + urlHost(ln.Addr().(*net.TCPAddr))

@@ -90,10 +90,11 @@ func (h *runningHub) syncAutostart(enabled bool) {
 	}
 }
 
-// apiLimits is the HTTP API's part of c's limits: streams per client and
-// the live event size.
+// apiLimits is the HTTP API's part of c's limits: streams per client,
+// the live event size and the import body bound.
 func apiLimits(c config.Config) httpapi.Limits {
-	return httpapi.Limits{StreamsPerClient: c.Limits.StreamsPerClient, LiveEventBytes: c.Limits.LiveEventBytes}
+	return httpapi.Limits{StreamsPerClient: c.Limits.StreamsPerClient, LiveEventBytes: c.Limits.LiveEventBytes,
+		ImportMaxBytes: c.Limits.ImportMaxBytes}
 }
 
 // configApplied is the payload of a config_applied event.

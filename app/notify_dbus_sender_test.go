@@ -319,7 +319,8 @@ func TestNotificationEscalationAndRemember(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if _, err := r.b.StartTurn(th.ID, hub.TurnInput{Input: "permission"}); err != nil {
+	firstTurn, err := r.b.StartTurn(th.ID, hub.TurnInput{Input: "permission"})
+	if err != nil {
 		t.Fatal(err)
 	}
 	first := r.notifd.waitCall(t, func(n notifyCall) bool { return strings.HasPrefix(n.Summary, "Fake:") })
@@ -367,7 +368,17 @@ func TestNotificationEscalationAndRemember(t *testing.T) {
 	r.notifd.mu.Lock()
 	calls := len(r.notifd.calls)
 	r.notifd.mu.Unlock()
-	turn, err := r.b.StartTurn(th.ID, hub.TurnInput{Input: "permission"})
+	// The first turn ends after its approval: wait for it (it may still
+	// be finishing, e.g. snapshotting the folder, when its end is stored).
+	waitTurn(t, r.b, th.ID, firstTurn.ID)
+	var turn hub.Turn
+	for deadline := time.Now().Add(20 * time.Second); ; {
+		turn, err = r.b.StartTurn(th.ID, hub.TurnInput{Input: "permission"})
+		if hub.ErrorCode(err) != hub.CodeConflict || time.Now().After(deadline) {
+			break
+		}
+		time.Sleep(20 * time.Millisecond)
+	}
 	if err != nil {
 		t.Fatal(err)
 	}

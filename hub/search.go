@@ -62,6 +62,9 @@ type SearchHit struct {
 	ThreadTitle string    `json:"threadTitle"`
 	Agent       string    `json:"agent"`
 	Cwd         string    `json:"cwd"`
+	// Archived: the hit's thread is archived (search includes archived
+	// threads, marked).
+	Archived bool `json:"archived,omitempty"`
 	// Snippet is the text around the match, cut to about 24 words, in
 	// parts: those with Match set are what the query matched. An elided
 	// start or end is "…". Plain text: never markup.

@@ -74,6 +74,10 @@ type CreateThreadRequest struct {
 	// Merged with the config's by name (these win). Kept in memory only,
 	// never stored.
 	MCPServers []json.RawMessage `json:"mcpServers,omitempty"`
+	// Worktree (issue 19): true runs the thread's agent in a new git
+	// worktree of the folder's repository (Thread.Worktree); false in the
+	// folder; absent: the folder's default (folders.<glob>.worktree).
+	Worktree *bool `json:"worktree,omitempty"`
 }
 
 // ThreadPage is a page of threads, newest first.
@@ -212,4 +216,7 @@ type Service interface {
 	// is an unknown request); a request already answered, timed out or
 	// dropped (its turn cancelled, its agent gone) is CONFLICT.
 	AnswerClientRequest(ctx context.Context, c Caller, threadID, requestID string, a ClientAnswer) error
+
+	// Shelf: archive, export and import (hub/shelf.go).
+	Shelf
 }

@@ -127,6 +127,10 @@ type ThreadChange struct {
 	Summary        *string
 	AgentSessionID *string
 	CompactedAt    *time.Time // set by compaction (never cleared)
+	// Archived sets the thread's archived flag.
+	Archived *bool
+	// Worktree, when set, replaces the thread's worktree (issue 19).
+	Worktree *Worktree
 	// UpdatedAt becomes the thread's updatedAt when it is later than the
 	// stored one: a thread's updatedAt never goes back, so of two
 	// overlapping changes the one committed last cannot hide the other
@@ -158,8 +162,15 @@ type ThreadFilter struct {
 	All      bool // every client's threads
 	Cwd      string
 	Status   string // "" for any (recovery looks for "running")
-	Limit    int    // default 50, max 500
-	Cursor   string // from a previous page
+	// Archived is one of the Archived* values: ArchivedAny (the zero
+	// value) selects every thread.
+	Archived string
+	// Agent, when set, selects only that agent's threads.
+	Agent string
+	// UpdatedBefore, when set, selects only threads not updated since.
+	UpdatedBefore time.Time
+	Limit         int    // default 50, max 500
+	Cursor        string // from a previous page
 }
 
 // PermissionFilter selects permissions. The fields after Status are

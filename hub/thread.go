@@ -23,6 +23,10 @@ type Thread struct {
 	Status    string    `json:"status"`
 	CreatedAt time.Time `json:"createdAt"`
 	UpdatedAt time.Time `json:"updatedAt"`
+	// Archived threads are hidden from GET /v1/threads unless asked for
+	// (ThreadQuery.Archived); their status, turns and permissions are
+	// unchanged. An extension of API.md.
+	Archived bool `json:"archived"`
 
 	// Modes is the agent session's ACP SessionModeState
 	// ({"currentModeId","availableModes"}) and ConfigOptions its ACP
@@ -43,6 +47,10 @@ type Thread struct {
 	// agent's fs/terminal requests they cover go to it as client requests.
 	// Absent when the owner serves nothing. An extension of API.md.
 	ClientCapabilities *ClientCapabilities `json:"clientCapabilities,omitempty"`
+
+	// Worktree is set for a thread made "in a new worktree" (issue 19):
+	// its agent runs in Worktree.Path.
+	Worktree *Worktree `json:"worktree,omitempty"`
 
 	// Summary is the thread's stored summary (from compact): what the
 	// new session compaction opens is primed with, and the context of a

@@ -25,7 +25,8 @@ var deleteThreadSQL = []string{
 	`DELETE FROM remembered_rules WHERE thread_id = ?1`,
 	`DELETE FROM turns WHERE thread_id = ?1`,
 	`UPDATE threads SET deleted = 1, title = '', cwd = '', summary = '', agent_session_id = '',
-		modes = NULL, config_options = NULL, client_capabilities = NULL, available_commands = NULL
+		modes = NULL, config_options = NULL, client_capabilities = NULL, available_commands = NULL,
+		worktree = NULL
 		WHERE id = ?1`,
 }
 

@@ -18,7 +18,7 @@ import (
 // the outer loop, so that FTS5 walks its matches in rowid order from the
 // newest and the query stops after LIMIT rows instead of sorting every
 // match.
-const searchSQL = `SELECT d.seq, d.thread_id, d.turn_id, d.kind, d.at, t.title, t.agent, t.cwd,
+const searchSQL = `SELECT d.seq, d.thread_id, d.turn_id, d.kind, d.at, t.title, t.agent, t.cwd, t.archived,
 	snippet(search_fts, 0, ?2, ?3, '…', 24)
 	FROM search_fts CROSS JOIN search_docs d CROSS JOIN threads t
 	WHERE search_fts MATCH ?1 AND d.seq = search_fts.rowid AND t.id = d.thread_id AND t.deleted = 0
@@ -110,7 +110,7 @@ func (db *DB) Search(ctx context.Context, f hub.SearchFilter) (hub.SearchPage, e
 		var h hub.SearchHit
 		var at int64
 		var snippet string
-		if err := rows.Scan(&h.Seq, &h.ThreadID, &h.TurnID, &h.Kind, &at, &h.ThreadTitle, &h.Agent, &h.Cwd, &snippet); err != nil {
+		if err := rows.Scan(&h.Seq, &h.ThreadID, &h.TurnID, &h.Kind, &at, &h.ThreadTitle, &h.Agent, &h.Cwd, &h.Archived, &snippet); err != nil {
 			return page, searchErr(err)
 		}
 		h.At, h.Snippet = decTime(at), db.marks.split(snippet)

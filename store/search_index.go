@@ -13,7 +13,7 @@ import (
 	"github.com/switchboard-hub/switchboard/hub"
 )
 
-// The search index (migration 0008): one document per message or thought,
+// The search index (migration 0007): one document per message or thought,
 // prompt, tool call and thread title, written by the writer goroutine in
 // the transaction that stores its events, so that what is indexed is what
 // is stored (after the engine's redaction) and nothing else.

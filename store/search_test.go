@@ -331,6 +331,36 @@ func TestSearchDeleteThread(t *testing.T) {
 	}
 }
 
+// Search includes archived threads, marked (issue 21); unarchiving
+// clears the mark.
+func TestSearchMarksArchived(t *testing.T) {
+	db := mustOpenAt(t, filepath.Join(t.TempDir(), "switchboard.db"), Options{})
+	mustCommit(t, db, &hub.Write{Threads: []hub.Thread{thread("shelved", "c1", 1), thread("live", "c1", 2)}})
+	mustCommit(t, db, &hub.Write{Events: []hub.Event{
+		payloadEvent(hub.EventTurnStarted, "shelved", "u", 1, `{"input":"shelfword in a prompt"}`),
+		payloadEvent(hub.EventTurnStarted, "live", "k", 2, `{"input":"shelfword again"}`),
+	}})
+	archived := func() map[string]bool {
+		m := map[string]bool{}
+		for _, h := range mustSearch(t, db, searchAll("shelfword")).Hits {
+			m[h.ThreadID] = h.Archived
+		}
+		return m
+	}
+	if got := archived(); len(got) != 2 || got["shelved"] || got["live"] {
+		t.Fatalf("before archiving: %v", got)
+	}
+	yes, no := true, false
+	mustCommit(t, db, &hub.Write{ThreadChanges: []hub.ThreadChange{{ThreadID: "shelved", Archived: &yes}}})
+	if got := archived(); len(got) != 2 || !got["shelved"] || got["live"] {
+		t.Errorf("archived: %v (want both threads, shelved marked)", got)
+	}
+	mustCommit(t, db, &hub.Write{ThreadChanges: []hub.ThreadChange{{ThreadID: "shelved", Archived: &no}}})
+	if got := archived(); got["shelved"] {
+		t.Errorf("unarchived: %v", got)
+	}
+}
+
 // What a stop left streaming is rebuilt from the events at the next open;
 // the index survives a restart.
 func TestSearchRestart(t *testing.T) {

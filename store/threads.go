@@ -22,16 +22,18 @@ const (
 // upsertThreadSQL writes a thread. Client capabilities are set at creation
 // and never cleared: an upsert without them keeps the stored ones.
 const upsertThreadSQL = `INSERT INTO threads
-	(id, agent, cwd, title, client_id, status, summary, agent_session_id, deleted, created_at, updated_at, client_capabilities)
-	VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
+	(id, agent, cwd, title, client_id, status, summary, agent_session_id, deleted, created_at, updated_at, client_capabilities, archived, worktree)
+	VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
 	ON CONFLICT (id) DO UPDATE SET
 		agent = excluded.agent, cwd = excluded.cwd, title = excluded.title,
 		client_id = excluded.client_id, status = excluded.status, summary = excluded.summary,
 		agent_session_id = excluded.agent_session_id, deleted = excluded.deleted,
 		created_at = excluded.created_at, updated_at = excluded.updated_at,
-		client_capabilities = COALESCE(excluded.client_capabilities, client_capabilities)`
+		client_capabilities = COALESCE(excluded.client_capabilities, client_capabilities),
+		archived = excluded.archived,
+		worktree = COALESCE(excluded.worktree, worktree)`
 
-const threadColumns = `id, agent, cwd, title, client_id, status, summary, agent_session_id, created_at, updated_at, modes, config_options, client_capabilities, available_commands, compacted_at`
+const threadColumns = `id, agent, cwd, title, client_id, status, summary, agent_session_id, created_at, updated_at, modes, config_options, client_capabilities, available_commands, compacted_at, archived, worktree`
 
 // setSessionStateSQL sets a thread's modes, config options and available
 // commands; a NULL argument keeps the stored value
@@ -57,6 +59,7 @@ func setSessionState(ctx context.Context, st *stmts, s *hub.SessionState) error 
 const changeThreadSQL = `UPDATE threads SET
 	title = COALESCE(?, title), status = COALESCE(?, status), summary = COALESCE(?, summary),
 	agent_session_id = COALESCE(?, agent_session_id), compacted_at = COALESCE(?, compacted_at),
+	archived = COALESCE(?, archived), worktree = COALESCE(?, worktree),
 	updated_at = MAX(updated_at, ?)
 	WHERE id = ? AND deleted = 0`
 
@@ -73,8 +76,12 @@ func changeThread(ctx context.Context, st *stmts, c *hub.ThreadChange) (*hub.Eve
 	if c.Status != "" {
 		status = c.Status
 	}
+	wt, err := encWorktree(c.Worktree)
+	if err != nil {
+		return nil, fmt.Errorf("store: change thread %s: %w", c.ThreadID, err)
+	}
 	res, err := st.changeThread.ExecContext(ctx, strPtr(c.Title), status, strPtr(c.Summary),
-		strPtr(c.AgentSessionID), encTimePtr(c.CompactedAt), encTime(c.UpdatedAt), c.ThreadID)
+		strPtr(c.AgentSessionID), encTimePtr(c.CompactedAt), boolPtr(c.Archived), wt, encTime(c.UpdatedAt), c.ThreadID)
 	var n int64
 	if err == nil {
 		n, err = res.RowsAffected()
@@ -112,6 +119,13 @@ func strPtr(s *string) any {
 	return *s
 }
 
+func boolPtr(b *bool) any {
+	if b == nil {
+		return nil
+	}
+	return boolInt(*b)
+}
+
 func upsertThread(ctx context.Context, st *stmts, t *hub.Thread) error {
 	if t.ID == "" {
 		return invalid("store: thread without id")
@@ -123,8 +137,12 @@ func upsertThread(ctx context.Context, st *stmts, t *hub.Thread) error {
 			return fmt.Errorf("store: upsert thread %s: %w", t.ID, err)
 		}
 	}
-	_, err := st.upsertThread.ExecContext(ctx, t.ID, t.Agent, t.Cwd, t.Title, t.ClientID, t.Status,
-		t.Summary, t.AgentSessionID, boolInt(t.Deleted), encTime(t.CreatedAt), encTime(t.UpdatedAt), encJSON(caps))
+	wt, err := encWorktree(t.Worktree)
+	if err != nil {
+		return fmt.Errorf("store: upsert thread %s: %w", t.ID, err)
+	}
+	_, err = st.upsertThread.ExecContext(ctx, t.ID, t.Agent, t.Cwd, t.Title, t.ClientID, t.Status,
+		t.Summary, t.AgentSessionID, boolInt(t.Deleted), encTime(t.CreatedAt), encTime(t.UpdatedAt), encJSON(caps), boolInt(t.Archived), wt)
 	if err != nil {
 		return fmt.Errorf("store: upsert thread %s: %w", t.ID, err)
 	}
@@ -134,10 +152,18 @@ func upsertThread(ctx context.Context, st *stmts, t *hub.Thread) error {
 func scanThread(s interface{ Scan(...any) error }) (hub.Thread, error) {
 	var t hub.Thread
 	var created, updated int64
-	var modes, config, caps, commands []byte
+	var modes, config, caps, commands, wt []byte
 	var compacted sql.NullInt64
+	var archived int64
 	err := s.Scan(&t.ID, &t.Agent, &t.Cwd, &t.Title, &t.ClientID, &t.Status, &t.Summary,
-		&t.AgentSessionID, &created, &updated, &modes, &config, &caps, &commands, &compacted)
+		&t.AgentSessionID, &created, &updated, &modes, &config, &caps, &commands, &compacted, &archived, &wt)
+	t.Archived = archived != 0
+	if err == nil && len(wt) > 0 {
+		t.Worktree = new(hub.Worktree)
+		if jerr := json.Unmarshal(wt, t.Worktree); jerr != nil {
+			return t, fmt.Errorf("store: thread %s: worktree: %w", t.ID, jerr)
+		}
+	}
 	t.CreatedAt, t.UpdatedAt, t.CompactedAt = decTime(created), decTime(updated), decTimePtr(compacted)
 	t.Modes, t.ConfigOptions, t.AvailableCommands = decJSON(modes), decJSON(config), decJSON(commands)
 	if err == nil && len(caps) > 0 {
@@ -166,7 +192,9 @@ func (db *DB) GetThread(ctx context.Context, id string) (hub.Thread, error) {
 // ListThreads returns a page of f.ClientID's threads (every client's with
 // f.All; none when ClientID is "" and All is false), newest first by
 // (UpdatedAt, ID), optionally only those in f.Cwd, and the cursor of the
-// next page ("" on the last); only those with status f.Status when set.
+// next page ("" on the last); only those with status f.Status when set,
+// of agent f.Agent when set, updated before f.UpdatedBefore when set, and
+// archived or not as f.Archived says (every one for ArchivedAny).
 // Paging is by keyset, so pages never repeat a
 // thread; one updated while a client pages moves ahead of the cursor and
 // shows up on a fresh first page instead. Limit defaults to 50 and is
@@ -226,6 +254,23 @@ func threadsQuery(f hub.ThreadFilter) (q string, args []any, limit int, err erro
 		b.WriteString(` AND status = ?`)
 		args = append(args, f.Status)
 	}
+	switch f.Archived {
+	case hub.ArchivedAny, hub.ArchivedAll:
+	case hub.ArchivedHide:
+		b.WriteString(` AND archived = 0`)
+	case hub.ArchivedOnly:
+		b.WriteString(` AND archived = 1`)
+	default:
+		return "", nil, 0, invalid("archived must be true, false or all")
+	}
+	if f.Agent != "" {
+		b.WriteString(` AND agent = ?`)
+		args = append(args, f.Agent)
+	}
+	if !f.UpdatedBefore.IsZero() {
+		b.WriteString(` AND updated_at < ?`)
+		args = append(args, encTime(f.UpdatedBefore))
+	}
 	if f.Cursor != "" {
 		at, id, err := decodeCursor(f.Cursor)
 		if err != nil {
@@ -254,4 +299,19 @@ func decodeCursor(c string) (int64, string, error) {
 		}
 	}
 	return 0, "", invalid("invalid cursor")
+}
+
+// encWorktree is a thread's worktree as stored (JSON without the computed
+// ahead/behind counts; NULL for none).
+func encWorktree(w *hub.Worktree) (any, error) {
+	if w == nil {
+		return nil, nil
+	}
+	c := *w
+	c.Ahead, c.Behind = nil, nil
+	b, err := json.Marshal(c)
+	if err != nil {
+		return nil, err
+	}
+	return string(b), nil
 }

@@ -15,7 +15,7 @@ import (
 
 var _ hub.UsageStore = (*DB)(nil)
 
-// The usage ledger (migrations/0010_usage.sql). Its rows hold ids and
+// The usage ledger (migrations/0009_usage.sql). Its rows hold ids and
 // numbers, never text: a thread's deletion leaves them (delete.go does not
 // touch them), so what was spent stays spent.
 

@@ -31,7 +31,11 @@ func (w *Watcher) Do(ctx context.Context, a Action) {
 	case ActCancel:
 		err = w.CancelTurn(ctx, a.Turn)
 	case ActOpen:
-		err = w.Open(ctx)
+		if a.Thread != "" {
+			err = w.OpenThread(ctx, a.Thread)
+		} else {
+			err = w.Open(ctx)
+		}
 	case ActQuitHub:
 		err = w.QuitHub(ctx)
 	}
@@ -50,23 +54,37 @@ func (w *Watcher) Do(ctx context.Context, a Action) {
 // is ever on the opener's command line, visible in /proc to every local
 // user. Without a hub it starts the desktop app: the switchboard binary
 // beside switchboard-tray, else the one on PATH, on the same data dir.
-func (w *Watcher) Open(ctx context.Context) error {
+func (w *Watcher) Open(ctx context.Context) error { return w.open(ctx, "") }
+
+// OpenThread is Open showing one thread: the window shows it (through
+// `switchboard open THREAD`, which hands it to the running app), a
+// browser opens /#/t/<thread> through the one-time link. Without a hub
+// it starts the app.
+func (w *Watcher) OpenThread(ctx context.Context, threadID string) error {
+	return w.open(ctx, threadID)
+}
+
+func (w *Watcher) open(ctx context.Context, threadID string) error {
 	if h, err := client.Discover(w.DataDir); err == nil {
 		ctx, cancel := context.WithTimeout(ctx, 2*time.Second)
 		defer cancel()
 		c := w.clientFor(h)
 		if c.Healthz(ctx) == nil {
 			if h.Window {
-				return startApp(w.DataDir)
+				return startApp(w.DataDir, threadID)
 			}
-			link, err := c.SignInLink(ctx, "/")
+			next := "/"
+			if threadID != "" {
+				next = "/#/t/" + threadID
+			}
+			link, err := c.SignInLink(ctx, next)
 			if err != nil {
 				return fmt.Errorf("asking the hub for a sign-in link: %w", err)
 			}
 			return openURL(link)
 		}
 	}
-	return startApp(w.DataDir)
+	return startApp(w.DataDir, "")
 }
 
 // openURL hands u to the desktop's browser. A variable for tests. u is a
@@ -84,11 +102,16 @@ var openURL = func(u string) error {
 	return startDetached(cmd, "opening the browser")
 }
 
-// startApp starts the desktop app on dataDir. A variable for tests.
-var startApp = func(dataDir string) error {
+// startApp starts the desktop app on dataDir, or, for a thread, `switchboard
+// open --data-dir DIR THREAD` (which shows it in the running app's
+// window). A variable for tests.
+var startApp = func(dataDir, threadID string) error {
 	bin, err := appBinary()
 	if err != nil {
 		return err
+	}
+	if threadID != "" {
+		return startDetached(exec.Command(bin, "open", "--data-dir", dataDir, threadID), "starting switchboard open")
 	}
 	return startDetached(exec.Command(bin, "--data-dir", dataDir), "starting switchboard")
 }

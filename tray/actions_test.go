@@ -21,7 +21,15 @@ func stubOpeners(t *testing.T) (urls, starts *[]string) {
 	urls, starts = new([]string), new([]string)
 	oldURL, oldApp := openURL, startApp
 	openURL = func(u string) error { mu.Lock(); defer mu.Unlock(); *urls = append(*urls, u); return nil }
-	startApp = func(d string) error { mu.Lock(); defer mu.Unlock(); *starts = append(*starts, d); return nil }
+	startApp = func(d, thread string) error {
+		mu.Lock()
+		defer mu.Unlock()
+		if thread != "" {
+			d += " open " + thread
+		}
+		*starts = append(*starts, d)
+		return nil
+	}
 	t.Cleanup(func() { openURL, startApp = oldURL, oldApp })
 	return urls, starts
 }
@@ -118,5 +126,29 @@ func TestOpenRaisesTheWindow(t *testing.T) {
 	w.Do(context.Background(), Action{Kind: ActOpen})
 	if len(*urls) != 0 || len(*starts) != 1 || (*starts)[0] != h.dir {
 		t.Fatalf("urls %q starts %q", *urls, *starts)
+	}
+}
+
+// Open thread: the browser gets a one-time link to /#/t/<thread>; with a
+// hub in the desktop app, `switchboard open THREAD` shows it in the window.
+func TestOpenThread(t *testing.T) {
+	urls, starts := stubOpeners(t)
+	h := newFakeHub(t)
+	w := &Watcher{DataDir: h.dir, Log: quietLog()}
+	w.Do(context.Background(), Action{Kind: ActOpen, Thread: "th_42"})
+	if len(*urls) != 1 || len(h.codes) != 1 || h.codes[0] != "/#/t/th_42" || len(*starts) != 0 {
+		t.Fatalf("urls %q codes %q starts %q", *urls, h.codes, *starts)
+	}
+	b, err := os.ReadFile(filepath.Join(h.dir, "hub.json"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	b = bytes.Replace(b, []byte(`"version"`), []byte(`"window":true,"version"`), 1)
+	if err := os.WriteFile(filepath.Join(h.dir, "hub.json"), b, 0o600); err != nil {
+		t.Fatal(err)
+	}
+	w.Do(context.Background(), Action{Kind: ActOpen, Thread: "th_42"})
+	if len(*urls) != 1 || len(*starts) != 1 || (*starts)[0] != h.dir+" open th_42" {
+		t.Fatalf("with the window: urls %q starts %q", *urls, *starts)
 	}
 }

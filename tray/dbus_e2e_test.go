@@ -69,7 +69,7 @@ func TestDBusTray(t *testing.T) {
 			sni.prop(t, "XAyatanaLabel") != "1" || !sni.iconIs(t, icon.NeedsYou) {
 			return false
 		}
-		if got := p.visibleLabels(); strings.Join(got, ",") != "Approve,Deny,Always allow,Always allow in this thread,Always deny in this thread" {
+		if got := p.visibleLabels(); strings.Join(got, ",") != "Approve,Deny,Always allow,Always allow in this thread,Always deny in this thread,Open thread" {
 			t.Fatalf("submenu %q", got)
 		}
 		if root.find("Fake: Clean up") == nil || root.find("Fake: Clean up").visibleLabels()[0] != "Cancel" {

@@ -15,9 +15,10 @@ import (
 //	────────
 //	<agent>: <tool call title>  ▸    Approve / Deny / Always allow /  × maxPermissionSlots
 //	                                 Always allow in this thread /
-//	                                 Always deny in this thread
+//	                                 Always deny in this thread /
+//	                                 Open thread
 //	N more approvals waiting         (disabled, only on overflow)
-//	<agent>: <thread title>     ▸    Cancel                         × maxTurnSlots
+//	<agent>: <thread title>     ▸    Cancel / Open thread           × maxTurnSlots
 //	N more agents working            (disabled, only on overflow)
 //	────────
 //	Open Switchboard                 ("Start Switchboard" while none runs)
@@ -51,6 +52,7 @@ type Action struct {
 	Permission string       // ActDecide
 	Decision   hub.Decision // ActDecide
 	Turn       string       // ActCancel
+	Thread     string       // ActOpen: the thread to show ("": the app)
 }
 
 // ActionKind names an Action.
@@ -72,6 +74,9 @@ func (a Action) String() string {
 	case ActCancel:
 		return "cancel " + a.Turn
 	case ActOpen:
+		if a.Thread != "" {
+			return "open " + a.Thread
+		}
 		return "open"
 	case ActQuitHub:
 		return "quit hub"
@@ -81,16 +86,18 @@ func (a Action) String() string {
 	return "none"
 }
 
-// permSlot is one permission submenu and its five entries.
+// permSlot is one permission submenu and its six entries (Open thread is
+// shown whenever the submenu is).
 type permSlot struct {
-	parent, approve, deny, always, rememberAllow, rememberDeny item
+	parent, approve, deny, always, rememberAllow, rememberDeny, open item
 	slotState[PermissionItem]
 	visible [6]bool // parent, approve, deny, always, rememberAllow, rememberDeny
 }
 
-// turnSlot is one running turn's submenu and its Cancel entry.
+// turnSlot is one running turn's submenu and its Cancel and Open thread
+// entries.
 type turnSlot struct {
-	parent, cancel item
+	parent, cancel, open item
 	slotState[TurnItem]
 	visible bool
 }
@@ -168,6 +175,7 @@ func newLayout(now func() time.Time, add func(title, tooltip string, parent item
 		s.always = add("Always allow", "Allow it now and from now on (the agent remembers)", s.parent)
 		s.rememberAllow = add("Always allow in this thread", "Allow it, and let Switchboard allow the same request in this thread from now on", s.parent)
 		s.rememberDeny = add("Always deny in this thread", "Refuse it, and let Switchboard refuse the same request in this thread from now on", s.parent)
+		s.open = add("Open thread", "Show the thread that asks", s.parent)
 		s.parent.Hide()
 		s.visible = [6]bool{false, true, true, true, true, true} // the entries start shown
 		l.perms = append(l.perms, s)
@@ -179,6 +187,7 @@ func newLayout(now func() time.Time, add func(title, tooltip string, parent item
 		var s turnSlot
 		s.parent = add("", "A running turn", nil)
 		s.cancel = add("Cancel", "Cancel this turn", s.parent)
+		s.open = add("Open thread", "Show this turn's thread", s.parent)
 		s.parent.Hide()
 		l.turns = append(l.turns, s)
 	}
@@ -301,6 +310,28 @@ func (l *layout) clickPermission(slot, which int) Action {
 		return Action{}
 	}
 	return Action{Kind: ActDecide, Permission: s.shown.ID, Decision: *d}
+}
+
+// clickOpenPermission is the action of a permission slot's Open thread
+// entry: show the thread that asks (ActNone when the slot is empty).
+// Opening decides nothing, so no grace applies.
+func (l *layout) clickOpenPermission(slot int) Action {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	if t := l.perms[slot].shown.ThreadID; t != "" {
+		return Action{Kind: ActOpen, Thread: t}
+	}
+	return Action{}
+}
+
+// clickOpenTurn is the action of a turn slot's Open thread entry.
+func (l *layout) clickOpenTurn(slot int) Action {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	if t := l.turns[slot].shown.ThreadID; t != "" {
+		return Action{Kind: ActOpen, Thread: t}
+	}
+	return Action{}
 }
 
 // clickCancel is the action of a turn slot's Cancel entry.

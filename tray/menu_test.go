@@ -95,13 +95,16 @@ Claude Code: rm -rf build
   Always allow
   Always allow in this thread
   Always deny in this thread
+  Open thread
 codex: curl
   Approve
   Deny
   Always allow in this thread
   Always deny in this thread
+  Open thread
 Claude Code: Fix the build
   Cancel
+  Open thread
 ----
 Open Switchboard
 Quit Switchboard
@@ -137,6 +140,16 @@ Quit tray
 	if a := ft.l.clickCancel(0); !reflect.DeepEqual(a, Action{Kind: ActCancel, Turn: "tu1"}) {
 		t.Errorf("cancel: %v", a)
 	}
+	// Open thread shows the thread the permission or turn is about.
+	if a := ft.l.clickOpenPermission(1); !reflect.DeepEqual(a, Action{Kind: ActOpen, Thread: "th2"}) {
+		t.Errorf("open the permission's thread: %v", a)
+	}
+	if a := ft.l.clickOpenTurn(0); !reflect.DeepEqual(a, Action{Kind: ActOpen, Thread: "th1"}) {
+		t.Errorf("open the turn's thread: %v", a)
+	}
+	if a := ft.l.clickOpenPermission(2); a.Kind != ActNone {
+		t.Errorf("open on an empty slot: %v", a)
+	}
 
 	// pe1 goes: pe2 keeps its slot (a click meant for it still reaches it),
 	// and a new permission takes the freed slot, not clickable at once.
@@ -157,7 +170,7 @@ Quit tray
 	if a := ft.l.clickPermission(0, clickApprove); a.Permission != "pe3" {
 		t.Errorf("reassigned slot: %v", a)
 	}
-	if got := ft.visible(); !strings.Contains(got, "Claude Code: ls\n  Approve\n  Deny\n  Always allow in this thread\n  Always deny in this thread\ncodex: curl\n") {
+	if got := ft.visible(); !strings.Contains(got, "Claude Code: ls\n  Approve\n  Deny\n  Always allow in this thread\n  Always deny in this thread\n  Open thread\ncodex: curl\n") {
 		t.Errorf("menu:\n%s", got)
 	}
 

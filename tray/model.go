@@ -60,6 +60,7 @@ type Menu struct {
 // (its entry is hidden).
 type PermissionItem struct {
 	ID        string
+	ThreadID  string // for "Open thread"
 	Title     string
 	Escalated bool
 	Approve   *hub.Decision // the agent's allow_once option
@@ -75,8 +76,9 @@ type PermissionItem struct {
 
 // TurnItem is one running turn, "<agent>: <thread title>", with "Cancel".
 type TurnItem struct {
-	TurnID string
-	Title  string
+	TurnID   string
+	Title    string
+	ThreadID string // for "Open thread"
 }
 
 // Snapshot is the hub's state when the tray (re)connects.
@@ -306,6 +308,7 @@ func (m *Model) Menu() Menu {
 		}
 		item := PermissionItem{
 			ID:           p.ID,
+			ThreadID:     p.ThreadID,
 			Title:        truncate(title),
 			Escalated:    p.EscalatedAt != nil,
 			Approve:      optionOf(p, "allow_once"),
@@ -330,7 +333,7 @@ func (m *Model) Menu() Menu {
 		if th, ok := m.threads[t.ThreadID]; ok && th.Title != "" {
 			title = th.Title
 		}
-		menu.Turns = append(menu.Turns, TurnItem{TurnID: t.ID, Title: truncate(m.agentLabel(t.ThreadID) + ": " + title)})
+		menu.Turns = append(menu.Turns, TurnItem{TurnID: t.ID, ThreadID: t.ThreadID, Title: truncate(m.agentLabel(t.ThreadID) + ": " + title)})
 	}
 
 	var parts []string

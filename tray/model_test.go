@@ -82,7 +82,7 @@ func TestModelMenu(t *testing.T) {
 				m.Apply(hub.Event{Seq: 3, Type: hub.EventTurnStarted, ThreadID: "th2", TurnID: "tu2", At: t0.Add(time.Second)})
 			},
 			want: Menu{Icon: IconWorking, Status: "2 agents working", Tooltip: "Switchboard: 2 agents working", Connected: true,
-				Turns: []TurnItem{{"tu1", "Claude Code: Fix the build"}, {"tu2", "codex: Docs"}}},
+				Turns: []TurnItem{{"tu1", "Claude Code: Fix the build", "th1"}, {"tu2", "codex: Docs", "th2"}}},
 		},
 		{
 			name: "needs you",
@@ -94,11 +94,11 @@ func TestModelMenu(t *testing.T) {
 			},
 			want: Menu{Icon: IconNeedsYou, Title: "1", Status: "2 agents working · 1 approval waiting",
 				Tooltip: "Switchboard: 2 agents working · 1 approval waiting", Connected: true,
-				Permissions: []PermissionItem{{ID: "pe1", Title: "Claude Code: rm -rf build",
+				Permissions: []PermissionItem{{ID: "pe1", ThreadID: "th1", Title: "Claude Code: rm -rf build",
 					Approve: &hub.Decision{OptionID: "allow_once-id"}, Deny: &hub.Decision{OptionID: "reject_once-id"},
 					Always:        &hub.Decision{OptionID: "allow_always-id"},
 					RememberAllow: &hub.Decision{Outcome: "approved", Remember: "thread"}, RememberDeny: &hub.Decision{Outcome: "declined", Remember: "thread"}}},
-				Turns: []TurnItem{{"tu1", "Claude Code: Fix the build"}, {"tu2", "codex: Docs"}}},
+				Turns: []TurnItem{{"tu1", "Claude Code: Fix the build", "th1"}, {"tu2", "codex: Docs", "th2"}}},
 		},
 		{
 			name: "deny falls back to reject_always, then declined; no allow_always, no Always",
@@ -114,8 +114,8 @@ func TestModelMenu(t *testing.T) {
 			want: Menu{Icon: IconNeedsYou, Title: "2", Status: "2 approvals waiting",
 				Tooltip: "Switchboard: 2 approvals waiting", Connected: true,
 				Permissions: []PermissionItem{
-					{ID: "pe1", Title: "Claude Code: a", Approve: &hub.Decision{OptionID: "allow_once-id"}, Deny: &hub.Decision{OptionID: "reject_always-id"}, RememberAllow: &hub.Decision{Outcome: "approved", Remember: "thread"}, RememberDeny: &hub.Decision{Outcome: "declined", Remember: "thread"}},
-					{ID: "pe2", Title: "codex: b", Approve: &hub.Decision{OptionID: "allow_once-id"}, Deny: &hub.Decision{Outcome: "declined"}, RememberAllow: &hub.Decision{Outcome: "approved", Remember: "thread"}, RememberDeny: &hub.Decision{Outcome: "declined", Remember: "thread"}},
+					{ID: "pe1", ThreadID: "th1", Title: "Claude Code: a", Approve: &hub.Decision{OptionID: "allow_once-id"}, Deny: &hub.Decision{OptionID: "reject_always-id"}, RememberAllow: &hub.Decision{Outcome: "approved", Remember: "thread"}, RememberDeny: &hub.Decision{Outcome: "declined", Remember: "thread"}},
+					{ID: "pe2", ThreadID: "th2", Title: "codex: b", Approve: &hub.Decision{OptionID: "allow_once-id"}, Deny: &hub.Decision{Outcome: "declined"}, RememberAllow: &hub.Decision{Outcome: "approved", Remember: "thread"}, RememberDeny: &hub.Decision{Outcome: "declined", Remember: "thread"}},
 				}},
 		},
 		{
@@ -161,7 +161,7 @@ func TestModelMenu(t *testing.T) {
 				m.Apply(with(hub.Event{Type: hub.EventThreadUpdated, ThreadID: "th1"}, "thread", hub.Thread{ID: "th1", Agent: "claude", Title: "Renamed", Status: "running"}))
 			},
 			want: Menu{Icon: IconWorking, Status: "2 agents working", Tooltip: "Switchboard: 2 agents working", Connected: true,
-				Turns: []TurnItem{{"tu9", "Agent: working"}, {"tu1", "Claude Code: Renamed"}}},
+				Turns: []TurnItem{{"tu9", "Agent: working", "th9"}, {"tu1", "Claude Code: Renamed", "th1"}}},
 		},
 		{
 			name: "disconnect drops everything",
@@ -204,7 +204,7 @@ func TestModelMenu(t *testing.T) {
 			},
 			want: Menu{Icon: IconNeedsYou, Title: "1", Status: "1 approval waiting",
 				Tooltip: "Switchboard: 1 approval waiting", Connected: true,
-				Permissions: []PermissionItem{{ID: "pe1",
+				Permissions: []PermissionItem{{ID: "pe1", ThreadID: "th1",
 					Title:   "Claude Code: line one line two aaaaaaaaaaaaaaaaaaaaaaaaaaaa…",
 					Approve: &hub.Decision{OptionID: "allow_once-id"}, Deny: &hub.Decision{Outcome: "declined"},
 					RememberAllow: &hub.Decision{Outcome: "approved", Remember: "thread"}, RememberDeny: &hub.Decision{Outcome: "declined", Remember: "thread"}}}},

@@ -90,10 +90,13 @@ func newSystrayUI(ctx context.Context, log *slog.Logger) *systrayUI {
 			click{items[s.deny].ClickedCh, func() Action { return l.clickPermission(i, clickDeny) }},
 			click{items[s.always].ClickedCh, func() Action { return l.clickPermission(i, clickAlways) }},
 			click{items[s.rememberAllow].ClickedCh, func() Action { return l.clickPermission(i, clickRememberAllow) }},
-			click{items[s.rememberDeny].ClickedCh, func() Action { return l.clickPermission(i, clickRememberDeny) }})
+			click{items[s.rememberDeny].ClickedCh, func() Action { return l.clickPermission(i, clickRememberDeny) }},
+			click{items[s.open].ClickedCh, func() Action { return l.clickOpenPermission(i) }})
 	}
 	for i, s := range l.turns {
-		ui.clicks = append(ui.clicks, click{items[s.cancel].ClickedCh, func() Action { return l.clickCancel(i) }})
+		ui.clicks = append(ui.clicks,
+			click{items[s.cancel].ClickedCh, func() Action { return l.clickCancel(i) }},
+			click{items[s.open].ClickedCh, func() Action { return l.clickOpenTurn(i) }})
 	}
 	ui.clicks = append(ui.clicks,
 		click{items[l.open].ClickedCh, func() Action { return Action{Kind: ActOpen} }},

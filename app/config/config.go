@@ -62,6 +62,9 @@ type Config struct {
 		// LiveEventBytes: an event larger than this is sent cut on the
 		// streams (whole in history).
 		LiveEventBytes int `mapstructure:"liveEventBytes"`
+		// ImportMaxBytes bounds the body of POST /v1/threads/import (the
+		// one exception to the 10 MiB body cap).
+		ImportMaxBytes int64 `mapstructure:"importMaxBytes"`
 	} `mapstructure:"limits"`
 	Context struct {
 		RecentTurns int `mapstructure:"recentTurns"`
@@ -116,6 +119,12 @@ type Config struct {
 	Registry struct {
 		URL string `mapstructure:"url"`
 	} `mapstructure:"registry"`
+	// Worktrees: where worktree threads' worktrees go (issue 19).
+	Worktrees struct {
+		// Location is the folder of new worktrees, as <location>/<branch>
+		// (absolute or ~/…); "": <repo>-worktrees beside the repository.
+		Location string `mapstructure:"location"`
+	} `mapstructure:"worktrees"`
 	// Folders holds per-folder settings by folder glob (folders.go).
 	// Budgets are the spending limits (budgets.currency, daily, monthly,
 	// perThread, agents.<id>.daily|monthly); live.
@@ -159,6 +168,7 @@ func (c Config) EngineConfig() engine.Config {
 		MCPServers:         c.MCPServers,
 		TerminalInheritEnv: c.Terminals.InheritEnv,
 		Redaction:          c.Redaction.Enabled,
+		WorktreeLocation:   expandHome(c.Worktrees.Location),
 
 		AgentRequests:             c.Limits.AgentRequests,
 		PendingPermissionsPerTurn: c.Limits.PendingPermissionsPerTurn,

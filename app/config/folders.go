@@ -36,6 +36,9 @@ type FolderConfig struct {
 	// MCPServers are MCP servers for threads in matching folders, laid
 	// over the top-level and the agent's (mcp.go).
 	MCPServers acp.MCPServers `yaml:"mcpServers" json:"mcpServers,omitempty"`
+	// Worktree is the default of a new thread's "in a new worktree" for
+	// matching folders (issue 19); nil: not set here.
+	Worktree *bool `yaml:"worktree" json:"worktree,omitempty"`
 }
 
 // foldersType is Folders' reflect type, for skipHook.
@@ -74,7 +77,7 @@ func decodeFolders(data []byte) (Folders, error) {
 			return nil, fmt.Errorf("line %d: folders.%q must be a map of settings", node.Line, glob)
 		}
 		for k, v := range keys {
-			if k != "allowedFolders" && k != "mcpServers" {
+			if k != "allowedFolders" && k != "mcpServers" && k != "worktree" {
 				return nil, fmt.Errorf("line %d: unknown key folders.%q.%s", v.Line, glob, k)
 			}
 		}
@@ -131,7 +134,7 @@ func (f Folders) validate() error {
 func (f Folders) rules() []engine.FolderRule {
 	out := make([]engine.FolderRule, 0, len(f))
 	for g, fc := range f {
-		r := engine.FolderRule{Glob: expandHome(g), MCPServers: fc.MCPServers}
+		r := engine.FolderRule{Glob: expandHome(g), MCPServers: fc.MCPServers, Worktree: fc.Worktree}
 		if fc.AllowedFolders != nil {
 			r.AllowedFolders = make([]string, len(fc.AllowedFolders))
 			for i, d := range fc.AllowedFolders {

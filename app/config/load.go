@@ -34,6 +34,7 @@ func setDefaults(v *viper.Viper) {
 	v.SetDefault("limits.pendingPermissionsPerTurn", d.PendingPermissionsPerTurn)
 	v.SetDefault("limits.streamsPerClient", hub.DefaultStreamsPerClient)
 	v.SetDefault("limits.liveEventBytes", hub.DefaultLiveEventBytes)
+	v.SetDefault("limits.importMaxBytes", hub.DefaultImportMaxBytes)
 	v.SetDefault("context.recentTurns", d.ContextRecentTurns)
 	v.SetDefault("context.maxChars", d.ContextMaxChars)
 	v.SetDefault("context.compactAt", d.ContextCompactAt)

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"net"
 	"net/url"
+	"path/filepath"
 	"strings"
 	"time"
 
@@ -40,6 +41,9 @@ func (c Config) validate() error {
 		{"limits.pendingPermissionsPerTurn", c.Limits.PendingPermissionsPerTurn, 1},
 		{"limits.streamsPerClient", c.Limits.StreamsPerClient, 1},
 		{"limits.liveEventBytes", c.Limits.LiveEventBytes, 4096},
+	}
+	if c.Limits.ImportMaxBytes < 1024 {
+		return errors.New("limits.importMaxBytes must be at least 1024")
 	}
 	for _, l := range atLeast {
 		if l.val < l.min {
@@ -84,6 +88,9 @@ func (c Config) validate() error {
 		if u, err := url.Parse(r); err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" {
 			return fmt.Errorf("install.registry: %q is not an http(s) URL", r)
 		}
+	}
+	if l := c.Worktrees.Location; l != "" && !filepath.IsAbs(expandHome(l)) {
+		return fmt.Errorf("worktrees.location: %q must be an absolute path (or start with ~/)", l)
 	}
 	if _, err := acp.Merge(acp.Builtin(), c.Agents); err != nil {
 		return err

@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"fmt"
 	"net/http"
 	"path/filepath"
 	"strings"
@@ -50,7 +51,30 @@ func (b *server) newSession(ctx context.Context, params json.RawMessage) (any, e
 		return nil, err
 	}
 	b.session(th.ID)
-	return withSessionState(map[string]any{"sessionId": th.ID}, th), nil
+	res := withSessionState(map[string]any{"sessionId": th.ID}, th)
+	if link := b.threadLink(ctx, th.ID); link != "" {
+		res["_meta"] = map[string]any{"switchboard": map[string]string{"url": link, "threadId": th.ID}}
+	}
+	return res, nil
+}
+
+// threadLink asks the hub for a one-time sign-in link that opens the
+// thread in a browser (/#/t/<id>), and writes it to the bridge's log on
+// stderr, where the editor keeps it: the user can follow the session in
+// Switchboard. Never on stdout, which is the protocol. Best effort: ""
+// when the hub cannot make one (an older hub).
+func (b *server) threadLink(ctx context.Context, threadID string) string {
+	ctx, cancel := context.WithTimeout(ctx, 5*time.Second)
+	defer cancel()
+	link, err := b.hub.SignInLink(ctx, "/#/t/"+threadID)
+	if err != nil {
+		b.log.Warn("switchboard acp: no link to the thread", "thread", threadID, "err", err)
+		return ""
+	}
+	if b.opts.Stderr != nil {
+		fmt.Fprintf(b.opts.Stderr, "switchboard acp: thread %s: open it in Switchboard: %s (a one-time link, valid 30 s; `switchboard open %s` any time)\n", threadID, link, threadID)
+	}
+	return link
 }
 
 // withSessionState adds the thread's modes and configOptions, when the hub

@@ -35,10 +35,13 @@ describe('App', () => {
     expect(within(nav).getByText('Old one')).toBeTruthy();
   });
 
-  it('opens New thread with Ctrl+N: available agents first, unavailable ones with their reason, cwd checked', async () => {
+  it('opens New thread with Alt+N: available agents first, unavailable ones with their reason, cwd checked', async () => {
     const { f } = setup();
     await screen.findByText('Docs');
-    await fireEvent.keyDown(window, { key: 'n', ctrlKey: true });
+    // Ctrl+N is the browser's (a new window); the keymap takes it in the desktop window only.
+    await fireEvent.keyDown(window, { key: 'n', code: 'KeyN', ctrlKey: true });
+    expect(screen.queryByRole('dialog', { name: 'New thread' })).toBeNull();
+    await fireEvent.keyDown(window, { key: 'n', code: 'KeyN', altKey: true });
     const dialog = await screen.findByRole('dialog', { name: 'New thread' });
     const radios = within(dialog).getAllByRole('radio') as HTMLInputElement[];
     expect(radios.map((r) => r.value)).toEqual(['sdk', 'gone']);

@@ -266,8 +266,12 @@ func (c *Client) forgetProof() {
 type request struct {
 	method, path string
 	query        url.Values
-	body         any         // marshalled as JSON when not nil
-	header       http.Header // extra headers
+	body         any // marshalled as JSON when not nil
+	// raw, when not nil, is the body as it is, sent with rawType (an
+	// import); it can be read once, so such a request is never retried.
+	raw     io.Reader
+	rawType string
+	header  http.Header // extra headers
 }
 
 // newHTTPRequest builds req for hub h with the client's headers.
@@ -291,6 +295,8 @@ func (c *Client) newHTTPRequest(ctx context.Context, h Hub, r request) (*http.Re
 			return nil, fmt.Errorf("hub: %s %s: %w", r.method, r.path, err)
 		}
 		rd = bytes.NewReader(b)
+	} else if r.raw != nil {
+		rd = r.raw
 	}
 	req, err := http.NewRequestWithContext(ctx, r.method, u, rd)
 	if err != nil {
@@ -303,6 +309,8 @@ func (c *Client) newHTTPRequest(ctx context.Context, h Hub, r request) (*http.Re
 	}
 	if r.body != nil {
 		req.Header.Set("Content-Type", "application/json")
+	} else if r.raw != nil {
+		req.Header.Set("Content-Type", r.rawType)
 	}
 	for k, v := range r.header {
 		req.Header[k] = v
@@ -356,7 +364,7 @@ func (c *Client) send(ctx context.Context, r request) (*http.Response, error) {
 			return resp, nil
 		}
 		retry := err != nil || resp.StatusCode == http.StatusUnauthorized
-		if !retry || attempt > 0 {
+		if !retry || attempt > 0 || r.raw != nil {
 			return final()
 		}
 		nh, changed := c.refresh(h)

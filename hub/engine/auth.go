@@ -75,7 +75,7 @@ func findAuthMethod(ms []acp.AuthMethod, id string) (acp.AuthMethod, bool) {
 // "authentication required" and an agent method was signed in with for
 // thread's agent, runs authenticate with it and asks once more.
 func (e *Engine) newSession(ctx context.Context, a *acp.Agent, thread hub.Thread, mcp []acp.MCPServer) (acp.SessionSetup, error) {
-	s, err := a.NewSession(ctx, thread.Cwd, mcp)
+	s, err := a.NewSession(ctx, agentDir(thread), mcp)
 	if code, ok := acp.ErrorCode(err); !ok || code != acp.CodeAuthRequired {
 		return s, err
 	}
@@ -89,7 +89,7 @@ func (e *Engine) newSession(ctx context.Context, a *acp.Agent, thread hub.Thread
 		e.log.Info("hub: authenticate failed", "agent", thread.Agent, "method", method, "err", aerr)
 		return s, err
 	}
-	return a.NewSession(ctx, thread.Cwd, mcp)
+	return a.NewSession(ctx, agentDir(thread), mcp)
 }
 
 // RestartAgent stops agent id's processes that run no turn, so the next

@@ -121,7 +121,7 @@ func resolveAll(paths []string) []string {
 // folder, cwd (for a worktree thread, when there is one, worktree.path:
 // where its agent runs). Every confinement decision starts from here.
 func confinementRoots(t hub.Thread) []string {
-	return []string{t.Cwd}
+	return []string{agentDir(t)}
 }
 
 // allowedFolders returns the resolved folders an agent of the thread may

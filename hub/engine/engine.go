@@ -68,6 +68,10 @@ type Config struct {
 	// pending this long is escalated (0: never; at least PermissionTimeout
 	// also never). Applies to requests from then on.
 	EscalateAfter time.Duration
+	// WorktreeLocation is the folder new worktrees go in, as
+	// <location>/<branch> ("": <repo>-worktrees beside the repository;
+	// worktrees.location). Issue 19.
+	WorktreeLocation string
 }
 
 // DefaultPendingPermissionsPerTurn is the default

@@ -23,6 +23,9 @@ type FolderRule struct {
 	// MCPServers are MCP servers for matching threads, by name (nil: none
 	// set here); see mcp.go.
 	MCPServers acp.MCPServers
+	// Worktree is the default of CreateThreadRequest.Worktree for threads
+	// in matching folders (nil: not set here; worktree.go).
+	Worktree *bool
 }
 
 // CheckFolderGlob reports whether glob is a valid folder pattern

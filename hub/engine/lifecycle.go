@@ -37,13 +37,14 @@ const sessionCloseTimeout = 3 * time.Second
 // first prompt carries a context block (the thread's summary and recent
 // turns), unless tr.fresh (compaction sends its own). It returns the
 // session id, what the agent reported, the context block and how it opened.
+// The session's cwd is agentDir: a worktree thread's worktree path.
 func (e *Engine) openSession(tr *turnRT, a *acp.Agent) (string, acp.SessionSetup, []acp.ContentBlock, string, error) {
 	thread := tr.thread
 	caps := a.Capabilities()
 	mcp := e.mcpServersFor(thread, a) // MCP servers: mcp.go
 	if old := thread.AgentSessionID; old != "" && !tr.fresh {
 		if hasJSON(caps.SessionCapabilities.Resume) {
-			s, err := a.ResumeSession(tr.ctx, old, thread.Cwd, mcp)
+			s, err := a.ResumeSession(tr.ctx, old, agentDir(thread), mcp)
 			if err == nil {
 				return old, s, nil, openedResumed, nil
 			}
@@ -53,7 +54,7 @@ func (e *Engine) openSession(tr *turnRT, a *acp.Agent) (string, acp.SessionSetup
 			tr.rt.mu.Lock()
 			tr.rt.replaying = true
 			tr.rt.mu.Unlock()
-			s, err := a.LoadSession(tr.ctx, old, thread.Cwd, mcp)
+			s, err := a.LoadSession(tr.ctx, old, agentDir(thread), mcp)
 			tr.rt.mu.Lock()
 			tr.rt.replaying = false
 			tr.rt.mu.Unlock()

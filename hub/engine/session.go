@@ -187,7 +187,7 @@ func (e *Engine) launchAgent(tr *turnRT) (*acp.Agent, acp.AgentSpec, error) {
 	}
 	defer e.startingAgent(tr.ctx, spec.ID)() // till its initialize answer is known
 	cmd := spec.Command
-	cmd.Dir = thread.Cwd
+	cmd.Dir = agentDir(thread)
 	a, err := acp.Launch(tr.ctx, cmd, e.agentClient(tr.rt, thread), e.agentOptions(tr.rt, thread))
 	if err != nil {
 		release()

@@ -118,6 +118,11 @@ func (e *Engine) CreateThread(ctx context.Context, c hub.Caller, req hub.CreateT
 	if caps := req.ClientCapabilities; caps != nil && caps.Any() {
 		t.ClientCapabilities = caps
 	}
+	wt, err := e.makeWorktree(ctx, req, t)
+	if err != nil {
+		return hub.Thread{}, err
+	}
+	t.Worktree = wt
 	ev, err := hub.NewEvent(hub.EventThreadUpdated, t, "", now, map[string]any{"thread": t})
 	if err != nil {
 		return hub.Thread{}, err
@@ -132,27 +137,15 @@ func (e *Engine) CreateThread(ctx context.Context, c hub.Caller, req hub.CreateT
 	return t, nil
 }
 
-// ListThreads implements Service.
+// ListThreads implements Service: QueryThreads hiding archived threads.
 func (e *Engine) ListThreads(ctx context.Context, c hub.Caller, limit int, cursor string) (hub.ThreadPage, error) {
-	if err := checkCaller(c); err != nil {
-		return hub.ThreadPage{}, err
-	}
-	if limit < 0 || limit > 500 {
-		return hub.ThreadPage{}, hub.Errorf(hub.CodeInvalidArgument, "limit must be between 1 and 500")
-	}
-	ts, next, err := e.store.ListThreads(ctx, hub.ThreadFilter{ClientID: c.ClientID, All: c.All, Limit: limit, Cursor: cursor})
-	if err != nil {
-		return hub.ThreadPage{}, err
-	}
-	if ts == nil {
-		ts = []hub.Thread{}
-	}
-	return hub.ThreadPage{Threads: ts, NextCursor: next}, nil
+	return e.QueryThreads(ctx, c, hub.ThreadQuery{Limit: limit, Cursor: cursor})
 }
 
 // GetThread implements Service.
 func (e *Engine) GetThread(ctx context.Context, c hub.Caller, id string) (hub.Thread, error) {
-	return e.visibleThread(ctx, c, id)
+	t, err := e.visibleThread(ctx, c, id)
+	return withWorktreeStatus(ctx, t, err)
 }
 
 // RenameThread implements Service.
@@ -193,8 +186,9 @@ func threadUpdated(t hub.Thread) map[string]any {
 	return p
 }
 
-// DeleteThread implements Service.
-func (e *Engine) DeleteThread(ctx context.Context, c hub.Caller, id string) error {
+// deleteThreadNow cancels the thread's turn, stops its agent and deletes
+// it (DeleteThread, worktree.go, decides first what becomes of a worktree).
+func (e *Engine) deleteThreadNow(ctx context.Context, c hub.Caller, id string) error {
 	if _, err := e.visibleThread(ctx, c, id); err != nil {
 		return err
 	}

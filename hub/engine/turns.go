@@ -98,6 +98,8 @@ func (e *Engine) startTurnAs(ctx context.Context, t hub.Thread, in hub.TurnInput
 		err = hub.Errorf(hub.CodeNotFound, "thread %s not found", t.ID)
 	case rt.turn != nil:
 		err = &hub.Error{Code: hub.CodeConflict, Message: "a turn is already running on this thread", Details: map[string]any{"turnId": rt.turn.turn.ID}}
+	case t.Worktree != nil && t.Worktree.Discarded:
+		err = hub.Errorf(hub.CodeConflict, "the worktree of thread %s was discarded", t.ID)
 	case !agentAlive(rt.agent):
 		err = e.takeSlotLocked(tr)
 	}
@@ -112,7 +114,6 @@ func (e *Engine) startTurnAs(ctx context.Context, t hub.Thread, in hub.TurnInput
 		stop()
 		return nil, err
 	}
-
 	if !internal {
 		if tr.passed, err = e.admitTurn(ctx, t, tr.turn.ID); err != nil { // budgets.go
 			e.forgetTurn(tr)
@@ -121,6 +122,7 @@ func (e *Engine) startTurnAs(ctx context.Context, t hub.Thread, in hub.TurnInput
 			return nil, err
 		}
 	}
+	e.beforeTurn(ctx, tr) // checkpoints.go: only a turn that will run gets a checkpoint
 	t.Status, t.UpdatedAt = hub.ThreadRunning, now
 	tr.thread = t
 	started := map[string]any{"input": text}
@@ -292,6 +294,7 @@ func (e *Engine) CancelTurn(ctx context.Context, c hub.Caller, turnID string) (h
 // finishTurn records the turn's end: status, output, events. Permissions of
 // the turn still pending are cancelled (never approved).
 func (e *Engine) finishTurn(tr *turnRT, stopReason string, err error) {
+	e.afterTurn(tr) // checkpoints.go
 	// What the redaction streams held back is released (redacted) before
 	// the output is read and turn_completed queued: the output equals the
 	// message_deltas streamed, and nothing is lost.

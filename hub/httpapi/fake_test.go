@@ -42,6 +42,8 @@ type fake struct {
 	clientReqs       map[string]*fakeClientRequest // by request id (clientrequests_test.go)
 	lastCreate       hub.CreateThreadRequest
 	lastHistoryQuery hub.HistoryQuery
+	lastThreadQuery  hub.ThreadQuery    // fake_shelf_test.go
+	lastArchive      hub.ArchiveRequest // fake_shelf_test.go
 	// rules are the remembered rules (DecidePermission with Remember);
 	// lastPermissionQuery the last QueryPermissions' query.
 	rules               []hub.RememberedRule

@@ -42,26 +42,13 @@ func (s *Server) createSignInCode(w http.ResponseWriter, r *http.Request, _ hub.
 		s.writeError(w, r, err)
 		return
 	}
-	next := req.Next
-	if next == "" {
-		next = "/"
-	}
-	if !sameOriginPath(next) {
-		s.writeError(w, r, &hub.Error{Code: hub.CodeInvalidArgument,
-			Message: "next must be a path on this hub, like / or /#/t/<thread id>",
-			Details: map[string]any{"field": "next"}})
-		return
-	}
-	code, exp, err := s.codes.create(next, s.now())
+	// r.Host passed the Host check: it names this hub.
+	link, err := s.signInLink(r.Host, req.Next)
 	if err != nil {
 		s.writeError(w, r, err)
 		return
 	}
-	// r.Host passed the Host check: it names this hub.
-	s.writeJSON(w, r, http.StatusCreated, SignInLink{
-		URL:       "http://" + r.Host + "/auth?code=" + url.QueryEscape(code),
-		ExpiresAt: exp.UTC(),
-	})
+	s.writeJSON(w, r, http.StatusCreated, link)
 }
 
 // sameOriginPath reports whether next is a path on the hub's own origin:

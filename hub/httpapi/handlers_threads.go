@@ -29,10 +29,12 @@ type (
 	historyAnswer struct {
 		Turns []hub.TurnHistory `json:"turns"`
 	}
-	// renameRequest is the body of PATCH /v1/threads/{id}; title is
-	// required (a pointer tells a missing title from an empty one).
-	renameRequest struct {
-		Title *string `json:"title"`
+	// patchThreadRequest is the body of PATCH /v1/threads/{id}: a title,
+	// the archived flag, or both (pointers tell a missing field from an
+	// empty one); at least one is required.
+	patchThreadRequest struct {
+		Title    *string `json:"title"`
+		Archived *bool   `json:"archived"`
 	}
 	// modeRequest is the body of POST /v1/threads/{id}/mode.
 	modeRequest struct {
@@ -112,7 +114,8 @@ func (s *Server) createThread(w http.ResponseWriter, r *http.Request, c hub.Call
 	s.writeJSON(w, r, http.StatusCreated, threadAnswer{Thread: t})
 }
 
-// listThreads is GET /v1/threads?limit&cursor, newest first.
+// listThreads is GET /v1/threads?limit&cursor&archived, newest first;
+// archived threads only with ?archived=true (only them) or all.
 func (s *Server) listThreads(w http.ResponseWriter, r *http.Request, c hub.Caller) {
 	q := r.URL.Query()
 	limit, err := limitParam(q)
@@ -120,7 +123,7 @@ func (s *Server) listThreads(w http.ResponseWriter, r *http.Request, c hub.Calle
 		s.writeError(w, r, err)
 		return
 	}
-	page, err := s.svc.ListThreads(r.Context(), c, limit, q.Get("cursor"))
+	page, err := s.svc.QueryThreads(r.Context(), c, hub.ThreadQuery{Limit: limit, Cursor: q.Get("cursor"), Archived: q.Get("archived")})
 	if err != nil {
 		s.writeError(w, r, err)
 		return
@@ -135,24 +138,41 @@ func (s *Server) getThread(w http.ResponseWriter, r *http.Request, c hub.Caller)
 	s.answerThread(w, r, t, err)
 }
 
-// renameThread is PATCH /v1/threads/{id} {"title"}.
-func (s *Server) renameThread(w http.ResponseWriter, r *http.Request, c hub.Caller) {
-	var req renameRequest
+// patchThread is PATCH /v1/threads/{id} {"title"?, "archived"?}: the
+// title first, then the flag; the answer is the thread after both.
+func (s *Server) patchThread(w http.ResponseWriter, r *http.Request, c hub.Caller) {
+	var req patchThreadRequest
 	if err := decodeJSON(r, &req); err != nil {
 		s.writeError(w, r, err)
 		return
 	}
-	if req.Title == nil {
-		s.writeError(w, r, errorf(hub.CodeInvalidArgument, "title is required"))
+	if req.Title == nil && req.Archived == nil {
+		s.writeError(w, r, errorf(hub.CodeInvalidArgument, "title or archived is required"))
 		return
 	}
-	t, err := s.svc.RenameThread(r.Context(), c, r.PathValue("id"), *req.Title)
+	var t hub.Thread
+	var err error
+	if req.Title != nil {
+		t, err = s.svc.RenameThread(r.Context(), c, r.PathValue("id"), *req.Title)
+	}
+	if err == nil && req.Archived != nil {
+		t, err = s.svc.SetArchived(r.Context(), c, r.PathValue("id"), *req.Archived)
+	}
 	s.answerThread(w, r, t, err)
 }
 
-// deleteThread is DELETE /v1/threads/{id}: 204.
+// deleteThread is DELETE /v1/threads/{id}[?discard=true|?keepBranch=true]:
+// 204 (handlers_work.go: deleteOptions).
 func (s *Server) deleteThread(w http.ResponseWriter, r *http.Request, c hub.Caller) {
-	if err := s.svc.DeleteThread(r.Context(), c, r.PathValue("id")); err != nil {
+	o, err := deleteOptions(r)
+	if err == nil {
+		if ws, ok := s.svc.(hub.WorkService); ok {
+			err = ws.DeleteThreadWith(r.Context(), c, r.PathValue("id"), o)
+		} else {
+			err = s.svc.DeleteThread(r.Context(), c, r.PathValue("id"))
+		}
+	}
+	if err != nil {
 		s.writeError(w, r, err)
 		return
 	}

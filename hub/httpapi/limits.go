@@ -20,6 +20,9 @@ type Limits struct {
 	// (live or resumed); a larger one is written cut (hub.CutEvent) and
 	// is whole in history.
 	LiveEventBytes int
+	// ImportMaxBytes bounds the body of POST /v1/threads/import
+	// (hub.DefaultImportMaxBytes): the one body allowed past MaxBodyBytes.
+	ImportMaxBytes int64
 }
 
 func (l Limits) withDefaults() Limits {
@@ -28,6 +31,9 @@ func (l Limits) withDefaults() Limits {
 	}
 	if l.LiveEventBytes <= 0 {
 		l.LiveEventBytes = hub.DefaultLiveEventBytes
+	}
+	if l.ImportMaxBytes <= 0 {
+		l.ImportMaxBytes = hub.DefaultImportMaxBytes
 	}
 	return l
 }

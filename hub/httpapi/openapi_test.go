@@ -79,12 +79,16 @@ func TestOpenAPIMatchesRoutes(t *testing.T) {
 		}
 		opIDs[id] = true
 		rb, hasBody := op["requestBody"].(map[string]any)
-		if hasBody != rt.Body {
-			t.Errorf("%s: requestBody in spec %v, route Body %v", key, hasBody, rt.Body)
+		if hasBody != (rt.Body || rt.RawBody != "") {
+			t.Errorf("%s: requestBody in spec %v, route Body %v RawBody %q", key, hasBody, rt.Body, rt.RawBody)
 		}
 		if hasBody {
-			if _, ok := obj(t, rb["content"], key)["application/json"]; !ok {
-				t.Errorf("%s: request body is not application/json", key)
+			media := "application/json"
+			if rt.RawBody != "" {
+				media = rt.RawBody
+			}
+			if _, ok := obj(t, rb["content"], key)[media]; !ok {
+				t.Errorf("%s: request body is not %s", key, media)
 			}
 		}
 		responses := obj(t, op["responses"], key+" responses")

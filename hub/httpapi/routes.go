@@ -17,6 +17,10 @@ type Route struct {
 	// Body: the route reads a JSON body (Content-Type application/json,
 	// at most MaxBodyBytes).
 	Body bool
+	// RawBody, when set, is the media type of a body the handler reads
+	// itself, with its own bound (POST /v1/threads/import:
+	// application/x-ndjson up to limits.importMaxBytes).
+	RawBody string
 	// Stream: the route answers text/event-stream (always for the event
 	// streams; on request for POST /v1/threads/{id}/turns).
 	Stream bool
@@ -51,7 +55,11 @@ var routes = []Route{
 	{Method: "POST", Path: "/v1/threads", Body: true, handle: (*Server).createThread},
 	{Method: "GET", Path: "/v1/threads", handle: (*Server).listThreads},
 	{Method: "GET", Path: "/v1/threads/{id}", handle: (*Server).getThread},
-	{Method: "PATCH", Path: "/v1/threads/{id}", Body: true, handle: (*Server).renameThread},
+	{Method: "PATCH", Path: "/v1/threads/{id}", Body: true, handle: (*Server).patchThread},
+	{Method: "POST", Path: "/v1/threads/archive", Body: true, handle: (*Server).archiveThreads},
+	{Method: "GET", Path: "/v1/threads/export", handle: (*Server).exportFolder},
+	{Method: "GET", Path: "/v1/threads/{id}/export", handle: (*Server).exportThread},
+	{Method: "POST", Path: "/v1/threads/import", RawBody: "application/x-ndjson", handle: (*Server).importThreads},
 	{Method: "DELETE", Path: "/v1/threads/{id}", handle: (*Server).deleteThread},
 	{Method: "POST", Path: "/v1/threads/{id}/turns", Body: true, Stream: true, handle: (*Server).startTurn},
 	{Method: "POST", Path: "/v1/turns/{id}/cancel", handle: (*Server).cancelTurn},
@@ -71,6 +79,13 @@ var routes = []Route{
 	{Method: "POST", Path: "/v1/shutdown", handle: (*Server).shutdownHub},
 	{Method: "GET", Path: "/v1/settings", handle: (*Server).getSettings},
 	{Method: "PATCH", Path: "/v1/settings", Body: true, handle: (*Server).updateSettings},
+	// Worktrees, review and checkpoints (issue 19; handlers_work.go).
+	{Method: "POST", Path: "/v1/threads/{id}/merge", handle: (*Server).mergeThread},
+	{Method: "POST", Path: "/v1/threads/{id}/discard", handle: (*Server).discardThread},
+	{Method: "GET", Path: "/v1/threads/{id}/changes", handle: (*Server).threadChanges},
+	{Method: "POST", Path: "/v1/threads/{id}/changes/revert", Body: true, handle: (*Server).revertChanges},
+	{Method: "GET", Path: "/v1/threads/{id}/checkpoints", handle: (*Server).listCheckpoints},
+	{Method: "POST", Path: "/v1/threads/{id}/checkpoints/{turnId}/restore", handle: (*Server).restoreCheckpoint},
 	{Method: "GET", Path: "/v1/usage", handle: (*Server).getUsage},
 	{Method: "POST", Path: "/v1/budgets/override", Body: true, handle: (*Server).overrideBudget},
 }

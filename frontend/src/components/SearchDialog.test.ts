@@ -47,6 +47,21 @@ describe('SearchDialog', () => {
     expect(onclose).toHaveBeenCalled();
   });
 
+  it('marks a hit of an archived thread (search includes archived threads)', async () => {
+    const search = vi.fn(async (): Promise<SearchPage> => ({
+      hits: [hit(9, { threadId: 'th_old', threadTitle: 'Shelved', archived: true }), hit(4, { threadTitle: 'Live' })],
+      indexing: false,
+    }));
+    render(SearchDialog, { search, onopen: () => {}, onclose: () => {}, debounce: 0 });
+    await type('hippo');
+    const list = await screen.findByRole('list', { name: 'Search results' });
+    await vi.waitFor(() => expect(within(list).getAllByRole('button')).toHaveLength(2));
+    const [shelved, live] = within(list).getAllByRole('button');
+    expect(shelved.textContent).toContain('Shelved');
+    expect(within(shelved).getByText('archived')).toBeTruthy();
+    expect(within(live).queryByText('archived')).toBeNull();
+  });
+
   it("shows the hub's words for a malformed query, and nothing found", async () => {
     const search = vi.fn(async (q: SearchQuery): Promise<SearchPage> => {
       if (q.q.includes('(')) throw new HubError('INVALID_ARGUMENT', 'search: invalid query: fts5: syntax error near ""');

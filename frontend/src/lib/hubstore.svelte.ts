@@ -225,6 +225,13 @@ export class HubStore {
    * turn's) thread and asks its view to scroll the card (or turn) into view.
    */
   async navigate(n: Navigate): Promise<void> {
+    if (n.kind === 'thread') {
+      // A link to a thread (/#/t/<id>, `switchboard open`): an archived one
+      // is not in the list, so it is read on its own.
+      if (!this.threads[n.threadId]) this.fetchThread(n.threadId);
+      await this.select(n.threadId);
+      return;
+    }
     let threadId: string | undefined;
     if (n.kind === 'turn') {
       threadId = n.threadId;
@@ -303,7 +310,12 @@ export class HubStore {
       if (!cursor) break;
     }
     if (cursor) return; // not the whole list
-    for (const id of before) if (!listed.has(id)) this.forget(id);
+    for (const id of before) {
+      if (listed.has(id)) continue;
+      // Archived threads are not listed (GET /v1/threads hides them): ask.
+      if (this.threads[id]?.archived) this.recheck(id);
+      else this.forget(id);
+    }
     this.marks.keepOnly(new Set(Object.keys(this.threads)));
   }
 
@@ -433,6 +445,16 @@ export class HubStore {
   }
 
   /** A thread seen first through its events (another client's): load it once. */
+  /** Reads a thread again: kept when the hub still has it, forgotten when it is gone. */
+  private recheck(id: string): void {
+    this.transport.getThread(id).then(
+      (t) => this.upsertThread(t),
+      (e) => {
+        if (e instanceof HubError && e.code === 'NOT_FOUND') this.forget(id);
+      },
+    );
+  }
+
   private fetchThread(id: string, again = false): void {
     if (this.fetching.has(id) && !again) return;
     this.fetching.add(id);
@@ -513,8 +535,8 @@ export class HubStore {
     }
   }
 
-  async createThread(agent: string, cwd: string, title?: string): Promise<Thread> {
-    const t = await this.transport.createThread({ agent, cwd, ...(title ? { title } : {}) });
+  async createThread(agent: string, cwd: string, title?: string, worktree?: boolean): Promise<Thread> {
+    const t = await this.transport.createThread({ agent, cwd, ...(title ? { title } : {}), ...(worktree ? { worktree } : {}) });
     this.usedFolders = rememberFolder(t.cwd);
     this.upsertThread(t);
     await this.select(t.id);

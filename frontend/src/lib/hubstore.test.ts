@@ -148,6 +148,16 @@ describe('HubStore deleted threads', () => {
     await vi.waitFor(() => expect(store.threadList.map((t) => t.id)).toEqual(['th_2']));
     store.stop();
   });
+
+  it('after a reconnect, keeps the archived threads it knows (the list hides them) unless the hub lost them', async () => {
+    const { f, store } = await started([thread('th_1'), thread('th_2', { archived: true }), thread('th_3', { archived: true })]);
+    f.listThreads = async () => ({ threads: f.threads.filter((t) => !t.archived) });
+    f.threads = f.threads.filter((t) => t.id !== 'th_3'); // deleted while the stream was down
+    f.handlers?.onState?.('reconnecting', new HubError('NETWORK', 'the event stream ended'));
+    f.handlers?.onState?.('open');
+    await vi.waitFor(() => expect(store.threadList.map((t) => t.id).sort()).toEqual(['th_1', 'th_2']));
+    store.stop();
+  });
 });
 
 describe('HubStore thread actions and folders', () => {

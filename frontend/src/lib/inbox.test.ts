@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { batchTargets, commandOf, duration, inboxAction, inboxOrder, requestText, secondsLeft } from './inbox';
+import { batchTargets, commandOf, duration, inboxOrder, requestText, secondsLeft } from './inbox';
+import { inboxAction } from './keymap';
 import { permission } from '../test/fakeTransport';
 
 describe('inboxOrder', () => {

@@ -51,42 +51,6 @@ export function secondsLeft(deadline: string, now: number): number {
   return Number.isNaN(ms) ? NaN : Math.max(0, Math.ceil((ms - now) / 1000));
 }
 
-/** What a key does in the inbox's list (InboxKeys). */
-export type InboxAction = 'up' | 'down' | 'first' | 'last' | 'toggle' | 'all' | 'approve' | 'deny' | 'close';
-
-/**
- * The inbox's keys: ↑/↓ (Home/End) move, Space selects, Ctrl+A (⌘A)
- * selects all (again: none), Enter approves and Delete denies the
- * selection, Escape closes. undefined: a key the list leaves alone.
- */
-export function inboxAction(e: Pick<KeyboardEvent, 'key' | 'ctrlKey' | 'metaKey' | 'altKey' | 'shiftKey'>): InboxAction | undefined {
-  if (e.altKey) return undefined;
-  if ((e.ctrlKey || e.metaKey) && e.key.toLowerCase() === 'a') return 'all';
-  if (e.ctrlKey || e.metaKey) return undefined;
-  switch (e.key) {
-    case 'ArrowUp':
-      return 'up';
-    case 'ArrowDown':
-      return 'down';
-    case 'Home':
-      return 'first';
-    case 'End':
-      return 'last';
-    case ' ':
-      return 'toggle';
-    case 'Enter':
-      return e.shiftKey ? undefined : 'approve';
-    case 'Delete':
-      return 'deny';
-    case 'Escape':
-      return 'close';
-  }
-  return undefined;
-}
-
-/** The keys as the inbox shows them. */
-export const inboxKeysHelp = '↑/↓ move · Space select · Ctrl+A all · Enter approve · Delete deny · Esc close';
-
 /**
  * The ids a batch decision acts on: the selection (in list order), or the
  * current row when nothing is selected. Only ids still listed.

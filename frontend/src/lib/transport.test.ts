@@ -112,6 +112,37 @@ function http(replies: Reply[], storage: Storage = memStorage({ [sessionKey]: 's
 
 // ---- requests and errors ---------------------------------------------
 
+describe('HttpTransport archive, export, import', () => {
+  it('asks for archived threads, archives, exports as text and imports as ndjson', async () => {
+    const { t, calls } = http([
+      json(200, { threads: [{ id: 'th_1', archived: true }] }),
+      json(200, { thread: { id: 'th_1', archived: false } }),
+      json(200, { archived: 3 }),
+      () => new Response('# Title\n', { status: 200, headers: { 'Content-Type': 'text/markdown' } }),
+      json(404, { error: { code: 'NOT_FOUND', message: 'no thread in /x' } }),
+      json(201, { threads: [{ id: 'th_2' }], turns: 1, events: 4 }),
+    ]);
+    expect((await t.queryThreads('true', 100)).threads[0].archived).toBe(true);
+    expect((await t.setArchived('th_1', false)).archived).toBe(false);
+    expect(await t.archiveThreads({ cwd: '/x' })).toBe(3);
+    expect(await t.exportThreads({ threadId: 'th_1', format: 'md' })).toBe('# Title\n');
+    await expect(t.exportThreads({ cwd: '/x', format: 'jsonl' })).rejects.toMatchObject({ code: 'NOT_FOUND' });
+    const r = await t.importThreads(new Blob(['{"schema":1}\n']));
+    expect(r).toEqual({ threads: [{ id: 'th_2' }], turns: 1, events: 4 });
+    expect(calls.map((c) => `${c.init.method} ${c.url}`)).toEqual([
+      'GET /v1/threads?archived=true&limit=100&scope=all',
+      'PATCH /v1/threads/th_1?scope=all',
+      'POST /v1/threads/archive?scope=all',
+      'GET /v1/threads/th_1/export?format=md&scope=all',
+      'GET /v1/threads/export?format=jsonl&cwd=%2Fx&scope=all',
+      'POST /v1/threads/import?scope=all',
+    ]);
+    expect(calls[1].init.body).toBe('{"archived":false}');
+    expect(calls[5].headers['content-type']).toBe('application/x-ndjson');
+    expect(calls[5].headers.authorization).toBe('Bearer sess-secret');
+  });
+});
+
 describe('HttpTransport requests', () => {
   it('sends the client id, the session secret as a bearer (never a cookie) and scope=all', async () => {
     const { t, calls } = http([json(200, { agents: [{ id: 'sdk', name: 'SDK', status: 'available', command: 'x' }] })]);
@@ -490,6 +521,18 @@ describe('WailsTransport', () => {
     w.emit('window:showPermission', { id: 'pe_2' });
     expect(got).toHaveLength(2);
     expect(w.listeners.get('window:showPermission')).toEqual([]);
+  });
+
+  it('hands on window:showThread (switchboard open THREAD) until stopped', () => {
+    const w = fakeWails();
+    const t = new WailsTransport(w.bindings, w.runtime);
+    const got: unknown[] = [];
+    const off = t.onNavigate((n) => got.push(n));
+    w.emit('window:showThread', { threadId: 'th_9' });
+    w.emit('window:showThread', { threadId: '' }); // ignored
+    off();
+    w.emit('window:showThread', { threadId: 'th_8' });
+    expect(got).toEqual([{ kind: 'thread', threadId: 'th_9' }]);
   });
 
   it('delivers hub:event once each and resubscribes after hub:resync', async () => {

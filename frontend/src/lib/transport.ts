@@ -6,13 +6,18 @@
 //    by GET /auth?code=, sent as a bearer; never a cookie), SSE read with
 //    fetch streaming (EventSource cannot send the header).
 import { SseParser } from './sse';
+import { httpWork, wailsWork, type WorkApi } from './work';
 import { localZone, type UsageQuery, type UsageReport } from './ledger';
 import type {
   Agent,
   NodeStatus,
+  ArchivedFilter,
+  ArchiveRequest,
   BatchDecision,
   BatchResult,
   CreateThreadRequest,
+  ExportRequest,
+  ImportResult,
   Decision,
   DecisionResult,
   HistoryPage,
@@ -131,10 +136,15 @@ export interface Subscription {
 }
 
 /** A request to show something: from window:showPermission / window:showTurn. */
-export type Navigate = { kind: 'permission'; id: string } | { kind: 'turn'; id: string; threadId: string };
+export type Navigate =
+  | { kind: 'permission'; id: string }
+  | { kind: 'turn'; id: string; threadId: string }
+  | { kind: 'thread'; threadId: string };
 
 export interface Transport {
   readonly kind: 'wails' | 'http';
+  /** Worktrees, changes and checkpoints (lib/work.ts); absent in test fakes. */
+  readonly work?: WorkApi;
   /** This client's X-Client-ID (the hub records a decision by its surface: "window", "browser"). */
   readonly clientId: string;
   listAgents(): Promise<Agent[]>;
@@ -209,6 +219,22 @@ export interface Transport {
   logout?(): Promise<void>;
   /** Every event with seq > after (after < 0: live ones only), then live, resuming on its own. */
   subscribe(after: number, handlers: SubscribeHandlers): Subscription;
+
+  // Issue 21: archive, export, import, open in browser.
+  /** A page of threads with the archived filter (GET /v1/threads?archived=). */
+  queryThreads(archived: ArchivedFilter, limit?: number, cursor?: string): Promise<ThreadPage>;
+  /** PATCH /v1/threads/{id} {archived}: it cancels nothing. */
+  setArchived(id: string, archived: boolean): Promise<Thread>;
+  /** POST /v1/threads/archive; how many it archived. */
+  archiveThreads(req: ArchiveRequest): Promise<number>;
+  /** The export as text (Markdown or JSON lines). */
+  exportThreads(req: ExportRequest): Promise<string>;
+  /** Imports a JSON lines export (POST /v1/threads/import). */
+  importThreads(jsonl: Blob): Promise<ImportResult>;
+  /** The window only: opens the thread in the user's browser through a one-time sign-in link. */
+  openInBrowser?(threadId: string): Promise<void>;
+  /** The window only: the native Save dialog, then the export written there; the path, or "" when cancelled. */
+  saveExport?(req: ExportRequest, name: string): Promise<string>;
 }
 
 /** One message of a terminal sign-in's stream. */
@@ -332,6 +358,7 @@ export class WailsTransport implements Transport {
   readonly kind = 'wails';
   readonly clientId = 'window';
   private bindings: WailsBindings;
+  readonly work: WorkApi;
   private runtime: WailsRuntime;
   readonly chooseFolder?: (title: string) => Promise<string>;
 
@@ -341,6 +368,7 @@ export class WailsTransport implements Transport {
     if (!b || !r) throw new HubError('INTERNAL', 'the window bindings are not available');
     this.bindings = b;
     this.runtime = r;
+    this.work = wailsWork(b, (f) => this.call(f));
     const choose = b.ChooseFolder;
     if (choose) {
       this.chooseFolder = (title) => this.call<string>(() => choose.call(b, title)).then((d) => (typeof d === 'string' ? d : ''));
@@ -461,6 +489,30 @@ export class WailsTransport implements Transport {
   async closeAuth(id: string) {
     await this.call(() => this.bindings.CloseAuth(id));
   }
+  async queryThreads(archived: ArchivedFilter, limit = 0, cursor = '') {
+    const p = await this.call<ThreadPage>(() => this.bindings.QueryThreads({ archived, limit, cursor }));
+    return { threads: p?.threads ?? [], nextCursor: p?.nextCursor || undefined };
+  }
+  setArchived(id: string, archived: boolean) {
+    return this.call<Thread>(() => this.bindings.SetArchived(id, archived), 'thread');
+  }
+  async archiveThreads(req: ArchiveRequest) {
+    return (await this.call<{ archived: number }>(() => this.bindings.ArchiveThreads(req)))?.archived ?? 0;
+  }
+  exportThreads(req: ExportRequest) {
+    return this.call<string>(() => this.bindings.ExportText(req));
+  }
+  async importThreads(jsonl: Blob) {
+    const r = await this.call<ImportResult>(async () => this.bindings.ImportText(await jsonl.text()));
+    return { threads: r?.threads ?? [], turns: r?.turns ?? 0, events: r?.events ?? 0 };
+  }
+  async openInBrowser(threadId: string) {
+    await this.call(() => this.bindings.OpenInBrowser(threadId));
+  }
+  async saveExport(req: ExportRequest, name: string) {
+    const p = await this.call<string>(() => this.bindings.SaveExport(req, name));
+    return typeof p === 'string' ? p : '';
+  }
   getUsage(q: UsageQuery) {
     return this.call<UsageReport>(
       () => this.bindings.GetUsage({ ...q, tz: q.tz ?? localZone() }),
@@ -481,9 +533,14 @@ export class WailsTransport implements Transport {
         cb({ kind: 'turn', id: v.id, threadId: v.threadId });
       }
     });
+    const offThread = this.runtime.EventsOn('window:showThread', (d) => {
+      const v = parseObject(d);
+      if (typeof v?.threadId === 'string' && v.threadId) cb({ kind: 'thread', threadId: v.threadId });
+    });
     return () => {
       offPermission();
       offTurn();
+      offThread();
     };
   }
 
@@ -608,6 +665,10 @@ export class HttpTransport implements Transport {
   private random: () => number;
   private storage: Storage | undefined;
   private session: string;
+  readonly work: WorkApi = httpWork(
+    (method, url, body) => this.request(method, url, body),
+    (path, params) => this.url(path, params),
+  );
 
   constructor(o: HttpOptions = {}) {
     this.base = o.base ?? '';
@@ -834,6 +895,49 @@ export class HttpTransport implements Transport {
   }
   async closeAuth(id: string) {
     await this.request('DELETE', this.url(`/v1/auth-sessions/${encodeURIComponent(id)}`));
+  }
+  async queryThreads(archived: ArchivedFilter, limit?: number, cursor?: string) {
+    const p = await this.request<ThreadPage>('GET', this.url('/v1/threads', { archived, limit, cursor }));
+    return { threads: p.threads ?? [], nextCursor: p.nextCursor };
+  }
+  async setArchived(id: string, archived: boolean) {
+    const u = this.url(`/v1/threads/${encodeURIComponent(id)}`);
+    return (await this.request<{ thread: Thread }>('PATCH', u, { archived })).thread;
+  }
+  async archiveThreads(req: ArchiveRequest) {
+    return (await this.request<{ archived: number }>('POST', this.url('/v1/threads/archive'), req)).archived;
+  }
+  async exportThreads(req: ExportRequest) {
+    const u = req.threadId
+      ? this.url(`/v1/threads/${encodeURIComponent(req.threadId)}/export`, { format: req.format })
+      : this.url('/v1/threads/export', { format: req.format, cwd: req.cwd });
+    const res = await this.raw('GET', u);
+    return res.text();
+  }
+  async importThreads(jsonl: Blob) {
+    const res = await this.raw('POST', this.url('/v1/threads/import'), jsonl, 'application/x-ndjson');
+    const r = (await res.json()) as ImportResult;
+    return { threads: r.threads ?? [], turns: r.turns ?? 0, events: r.events ?? 0 };
+  }
+
+  /** A request whose body or answer is not JSON (export, import); a non-2xx answer throws. */
+  private async raw(method: string, url: string, body?: Blob, contentType?: string): Promise<Response> {
+    let res: Response;
+    try {
+      res = await this.fetch(url, {
+        method,
+        credentials: 'omit',
+        headers: this.headers(contentType ? { 'Content-Type': contentType } : {}),
+        body,
+      });
+    } catch (err) {
+      throw new HubError('NETWORK', `cannot reach the hub: ${err instanceof Error ? err.message : String(err)}`);
+    }
+    if (!res.ok) {
+      if (res.status === 401) this.forget();
+      throw await errorFromResponse(res);
+    }
+    return res;
   }
   async getUsage(q: UsageQuery) {
     const u = this.url('/v1/usage', {

@@ -1,3 +1,4 @@
+import type { Worktree } from './work';
 // Resources of the hub's API (docs/API.md, "Resources"). Fields the hub
 // may add later are tolerated: every object is read, never validated.
 
@@ -60,6 +61,10 @@ export interface Thread {
   configOptions?: ConfigOption[];
   /** The agent's slash commands as it last reported them (kept by the hub). */
   availableCommands?: AvailableCommand[];
+  /** A worktree thread's worktree: its agent runs in worktree.path (lib/work.ts). */
+  worktree?: Worktree;
+  /** Hidden from the thread list unless asked for; its status is unchanged (issue 21). */
+  archived?: boolean;
   /** The summary of the thread's last compaction, and when it was. */
   summary?: string;
   compactedAt?: string;
@@ -95,6 +100,26 @@ export interface ConfigOption {
   currentValue?: string;
   options?: (ConfigOptionValue | ConfigOptionGroup)[];
   [key: string]: unknown;
+}
+/** GET /v1/threads?archived=: "false" (the default) hides archived threads, "true" shows only them, "all" both. */
+export type ArchivedFilter = 'false' | 'true' | 'all';
+/** POST /v1/threads/archive: the caller's threads matching every field given. */
+export interface ArchiveRequest {
+  cwd?: string;
+  agent?: string;
+  idleBefore?: string;
+}
+/** GET /v1/threads/{id}/export, or a folder's threads (cwd). */
+export interface ExportRequest {
+  threadId?: string;
+  cwd?: string;
+  format: 'md' | 'jsonl';
+}
+/** POST /v1/threads/import's answer. */
+export interface ImportResult {
+  threads: Thread[];
+  turns: number;
+  events: number;
 }
 export interface ThreadPage {
   threads: Thread[];
@@ -214,6 +239,8 @@ export interface CreateThreadRequest {
   agent: string;
   cwd: string;
   title?: string;
+  /** Run the agent in a new git worktree of the folder's repository. */
+  worktree?: boolean;
 }
 export type TurnInput = { input: string } | { content: unknown[] };
 /** Where a remembered decision applies: later requests of this thread, of its folder (cwd), or of its agent. */
@@ -424,6 +451,8 @@ export interface SearchHit {
   threadTitle: string;
   agent: string;
   cwd: string;
+  /** The hit's thread is archived (search includes archived threads, marked). */
+  archived?: boolean;
   snippet: SnippetPart[];
 }
 

@@ -4,13 +4,17 @@ import type { Navigate, SubscribeHandlers, Subscription, Transport } from '../li
 import { HubError } from '../lib/transport';
 import type {
   Agent,
+  ArchivedFilter,
+  ArchiveRequest,
   BatchDecision,
   BatchItem,
   Decision,
   DecisionResult,
+  ExportRequest,
   HistoryQuery,
   HubEvent,
   NodeStatus,
+  ImportResult,
   Permission,
   PermissionQuery,
   RememberedRule,
@@ -330,5 +334,30 @@ export class FakeTransport implements Transport {
     this.handlers = h;
     h.onState?.('open');
     return { close: () => (this.handlers = undefined) };
+  }
+
+  // Issue 21 (archive, export, import).
+  async queryThreads(archived: ArchivedFilter) {
+    this.log('queryThreads', archived);
+    const keep = (t: Thread) => (archived === 'all' ? true : archived === 'true' ? !!t.archived : !t.archived);
+    return { threads: this.threads.filter(keep) };
+  }
+  async setArchived(id: string, archived: boolean) {
+    this.log('setArchived', id, archived);
+    const t = { ...(await this.getThread(id)), archived };
+    this.threads = this.threads.map((x) => (x.id === id ? t : x));
+    return t;
+  }
+  async archiveThreads(req: ArchiveRequest) {
+    this.log('archiveThreads', req);
+    return 0;
+  }
+  async exportThreads(req: ExportRequest) {
+    this.log('exportThreads', req);
+    return `export ${req.threadId ?? req.cwd} ${req.format}`;
+  }
+  async importThreads(jsonl: Blob): Promise<ImportResult> {
+    this.log('importThreads', await jsonl.text());
+    return { threads: [], turns: 0, events: 0 };
   }
 }

@@ -161,6 +161,53 @@ export namespace hub {
 	        this.builtin = source["builtin"];
 	    }
 	}
+	export class ArchiveRequest {
+	    cwd?: string;
+	    agent?: string;
+	    // Go type: time
+	    idleBefore?: any;
+	
+	    static createFrom(source: any = {}) {
+	        return new ArchiveRequest(source);
+	    }
+	
+	    constructor(source: any = {}) {
+	        if ('string' === typeof source) source = JSON.parse(source);
+	        this.cwd = source["cwd"];
+	        this.agent = source["agent"];
+	        this.idleBefore = this.convertValues(source["idleBefore"], null);
+	    }
+	
+		convertValues(a: any, classs: any, asMap: boolean = false): any {
+		    if (!a) {
+		        return a;
+		    }
+		    if (a.slice && a.map) {
+		        return (a as any[]).map(elem => this.convertValues(elem, classs));
+		    } else if ("object" === typeof a) {
+		        if (asMap) {
+		            for (const key of Object.keys(a)) {
+		                a[key] = new classs(a[key]);
+		            }
+		            return a;
+		        }
+		        return new classs(a);
+		    }
+		    return a;
+		}
+	}
+	export class ArchiveResult {
+	    archived: number;
+	
+	    static createFrom(source: any = {}) {
+	        return new ArchiveResult(source);
+	    }
+	
+	    constructor(source: any = {}) {
+	        if ('string' === typeof source) source = JSON.parse(source);
+	        this.archived = source["archived"];
+	    }
+	}
 	export class BatchDecision {
 	    ids: string[];
 	    outcome: string;
@@ -408,6 +455,88 @@ export namespace hub {
 		    return a;
 		}
 	}
+	export class FileChange {
+	    path: string;
+	    status: string;
+	    oldPath?: string;
+	    diff: string;
+	
+	    static createFrom(source: any = {}) {
+	        return new FileChange(source);
+	    }
+	
+	    constructor(source: any = {}) {
+	        if ('string' === typeof source) source = JSON.parse(source);
+	        this.path = source["path"];
+	        this.status = source["status"];
+	        this.oldPath = source["oldPath"];
+	        this.diff = source["diff"];
+	    }
+	}
+	export class Changes {
+	    source: string;
+	    base?: string;
+	    files: FileChange[];
+	
+	    static createFrom(source: any = {}) {
+	        return new Changes(source);
+	    }
+	
+	    constructor(source: any = {}) {
+	        if ('string' === typeof source) source = JSON.parse(source);
+	        this.source = source["source"];
+	        this.base = source["base"];
+	        this.files = this.convertValues(source["files"], FileChange);
+	    }
+	
+		convertValues(a: any, classs: any, asMap: boolean = false): any {
+		    if (!a) {
+		        return a;
+		    }
+		    if (a.slice && a.map) {
+		        return (a as any[]).map(elem => this.convertValues(elem, classs));
+		    } else if ("object" === typeof a) {
+		        if (asMap) {
+		            for (const key of Object.keys(a)) {
+		                a[key] = new classs(a[key]);
+		            }
+		            return a;
+		        }
+		        return new classs(a);
+		    }
+		    return a;
+		}
+	}
+	export class ChangesQuery {
+	    turn?: string;
+	    since?: string;
+	
+	    static createFrom(source: any = {}) {
+	        return new ChangesQuery(source);
+	    }
+	
+	    constructor(source: any = {}) {
+	        if ('string' === typeof source) source = JSON.parse(source);
+	        this.turn = source["turn"];
+	        this.since = source["since"];
+	    }
+	}
+	export class Checkpoint {
+	    turnId: string;
+	    commit: string;
+	    ref: string;
+	
+	    static createFrom(source: any = {}) {
+	        return new Checkpoint(source);
+	    }
+	
+	    constructor(source: any = {}) {
+	        if ('string' === typeof source) source = JSON.parse(source);
+	        this.turnId = source["turnId"];
+	        this.commit = source["commit"];
+	        this.ref = source["ref"];
+	    }
+	}
 	export class FSCapabilities {
 	    readTextFile: boolean;
 	    writeTextFile: boolean;
@@ -461,6 +590,7 @@ export namespace hub {
 	    openSession?: boolean;
 	    clientCapabilities?: ClientCapabilities;
 	    mcpServers?: number[][];
+	    worktree?: boolean;
 	
 	    static createFrom(source: any = {}) {
 	        return new CreateThreadRequest(source);
@@ -474,6 +604,7 @@ export namespace hub {
 	        this.openSession = source["openSession"];
 	        this.clientCapabilities = this.convertValues(source["clientCapabilities"], ClientCapabilities);
 	        this.mcpServers = source["mcpServers"];
+	        this.worktree = source["worktree"];
 	    }
 	
 		convertValues(a: any, classs: any, asMap: boolean = false): any {
@@ -599,6 +730,20 @@ export namespace hub {
 		    return a;
 		}
 	}
+	export class DeleteOptions {
+	    Discard: boolean;
+	    KeepBranch: boolean;
+	
+	    static createFrom(source: any = {}) {
+	        return new DeleteOptions(source);
+	    }
+	
+	    constructor(source: any = {}) {
+	        if ('string' === typeof source) source = JSON.parse(source);
+	        this.Discard = source["Discard"];
+	        this.KeepBranch = source["KeepBranch"];
+	    }
+	}
 	export class Event {
 	    Seq: number;
 	    Type: string;
@@ -642,6 +787,23 @@ export namespace hub {
 		    return a;
 		}
 	}
+	export class ExportRequest {
+	    threadId?: string;
+	    cwd?: string;
+	    format: string;
+	
+	    static createFrom(source: any = {}) {
+	        return new ExportRequest(source);
+	    }
+	
+	    constructor(source: any = {}) {
+	        if ('string' === typeof source) source = JSON.parse(source);
+	        this.threadId = source["threadId"];
+	        this.cwd = source["cwd"];
+	        this.format = source["format"];
+	    }
+	}
+	
 	
 	export class TurnHistory {
 	    id: string;
@@ -747,6 +909,131 @@ export namespace hub {
 	        this.cursor = source["cursor"];
 	    }
 	}
+	export class Worktree {
+	    path: string;
+	    branch: string;
+	    base: string;
+	    baseCommit: string;
+	    top: string;
+	    repo: string;
+	    ahead?: number;
+	    behind?: number;
+	    discarded?: boolean;
+	
+	    static createFrom(source: any = {}) {
+	        return new Worktree(source);
+	    }
+	
+	    constructor(source: any = {}) {
+	        if ('string' === typeof source) source = JSON.parse(source);
+	        this.path = source["path"];
+	        this.branch = source["branch"];
+	        this.base = source["base"];
+	        this.baseCommit = source["baseCommit"];
+	        this.top = source["top"];
+	        this.repo = source["repo"];
+	        this.ahead = source["ahead"];
+	        this.behind = source["behind"];
+	        this.discarded = source["discarded"];
+	    }
+	}
+	export class Thread {
+	    id: string;
+	    agent: string;
+	    cwd: string;
+	    title: string;
+	    clientId: string;
+	    status: string;
+	    // Go type: time
+	    createdAt: any;
+	    // Go type: time
+	    updatedAt: any;
+	    archived: boolean;
+	    modes?: number[];
+	    configOptions?: number[];
+	    availableCommands?: number[];
+	    clientCapabilities?: ClientCapabilities;
+	    worktree?: Worktree;
+	    summary?: string;
+	    // Go type: time
+	    compactedAt?: any;
+	
+	    static createFrom(source: any = {}) {
+	        return new Thread(source);
+	    }
+	
+	    constructor(source: any = {}) {
+	        if ('string' === typeof source) source = JSON.parse(source);
+	        this.id = source["id"];
+	        this.agent = source["agent"];
+	        this.cwd = source["cwd"];
+	        this.title = source["title"];
+	        this.clientId = source["clientId"];
+	        this.status = source["status"];
+	        this.createdAt = this.convertValues(source["createdAt"], null);
+	        this.updatedAt = this.convertValues(source["updatedAt"], null);
+	        this.archived = source["archived"];
+	        this.modes = source["modes"];
+	        this.configOptions = source["configOptions"];
+	        this.availableCommands = source["availableCommands"];
+	        this.clientCapabilities = this.convertValues(source["clientCapabilities"], ClientCapabilities);
+	        this.worktree = this.convertValues(source["worktree"], Worktree);
+	        this.summary = source["summary"];
+	        this.compactedAt = this.convertValues(source["compactedAt"], null);
+	    }
+	
+		convertValues(a: any, classs: any, asMap: boolean = false): any {
+		    if (!a) {
+		        return a;
+		    }
+		    if (a.slice && a.map) {
+		        return (a as any[]).map(elem => this.convertValues(elem, classs));
+		    } else if ("object" === typeof a) {
+		        if (asMap) {
+		            for (const key of Object.keys(a)) {
+		                a[key] = new classs(a[key]);
+		            }
+		            return a;
+		        }
+		        return new classs(a);
+		    }
+		    return a;
+		}
+	}
+	export class ImportResult {
+	    threads: Thread[];
+	    turns: number;
+	    events: number;
+	
+	    static createFrom(source: any = {}) {
+	        return new ImportResult(source);
+	    }
+	
+	    constructor(source: any = {}) {
+	        if ('string' === typeof source) source = JSON.parse(source);
+	        this.threads = this.convertValues(source["threads"], Thread);
+	        this.turns = source["turns"];
+	        this.events = source["events"];
+	    }
+	
+		convertValues(a: any, classs: any, asMap: boolean = false): any {
+		    if (!a) {
+		        return a;
+		    }
+		    if (a.slice && a.map) {
+		        return (a as any[]).map(elem => this.convertValues(elem, classs));
+		    } else if ("object" === typeof a) {
+		        if (asMap) {
+		            for (const key of Object.keys(a)) {
+		                a[key] = new classs(a[key]);
+		            }
+		            return a;
+		        }
+		        return new classs(a);
+		    }
+		    return a;
+		}
+	}
 	
 	export class MCPServerPatch {
 	    type?: string;
@@ -793,6 +1080,40 @@ export namespace hub {
 	        this.envKeys = source["envKeys"];
 	        this.headerKeys = source["headerKeys"];
 	    }
+	}
+	export class MergeResult {
+	    how: string;
+	    commit: string;
+	    thread: Thread;
+	
+	    static createFrom(source: any = {}) {
+	        return new MergeResult(source);
+	    }
+	
+	    constructor(source: any = {}) {
+	        if ('string' === typeof source) source = JSON.parse(source);
+	        this.how = source["how"];
+	        this.commit = source["commit"];
+	        this.thread = this.convertValues(source["thread"], Thread);
+	    }
+	
+		convertValues(a: any, classs: any, asMap: boolean = false): any {
+		    if (!a) {
+		        return a;
+		    }
+		    if (a.slice && a.map) {
+		        return (a as any[]).map(elem => this.convertValues(elem, classs));
+		    } else if ("object" === typeof a) {
+		        if (asMap) {
+		            for (const key of Object.keys(a)) {
+		                a[key] = new classs(a[key]);
+		            }
+		            return a;
+		        }
+		        return new classs(a);
+		    }
+		    return a;
+		}
 	}
 	export class NodeStatus {
 	    path?: string;
@@ -1011,6 +1332,34 @@ export namespace hub {
 		}
 	}
 	
+	export class RestoreResult {
+	    files: string[];
+	
+	    static createFrom(source: any = {}) {
+	        return new RestoreResult(source);
+	    }
+	
+	    constructor(source: any = {}) {
+	        if ('string' === typeof source) source = JSON.parse(source);
+	        this.files = source["files"];
+	    }
+	}
+	export class RevertRequest {
+	    path?: string;
+	    sinceTurn?: string;
+	    force?: boolean;
+	
+	    static createFrom(source: any = {}) {
+	        return new RevertRequest(source);
+	    }
+	
+	    constructor(source: any = {}) {
+	        if ('string' === typeof source) source = JSON.parse(source);
+	        this.path = source["path"];
+	        this.sinceTurn = source["sinceTurn"];
+	        this.force = source["force"];
+	    }
+	}
 	export class SnippetPart {
 	    text: string;
 	    match?: boolean;
@@ -1035,6 +1384,7 @@ export namespace hub {
 	    threadTitle: string;
 	    agent: string;
 	    cwd: string;
+	    archived?: boolean;
 	    snippet: SnippetPart[];
 	
 	    static createFrom(source: any = {}) {
@@ -1051,6 +1401,7 @@ export namespace hub {
 	        this.threadTitle = source["threadTitle"];
 	        this.agent = source["agent"];
 	        this.cwd = source["cwd"];
+	        this.archived = source["archived"];
 	        this.snippet = this.convertValues(source["snippet"], SnippetPart);
 	    }
 	
@@ -1299,65 +1650,7 @@ export namespace hub {
 	    }
 	}
 	
-	export class Thread {
-	    id: string;
-	    agent: string;
-	    cwd: string;
-	    title: string;
-	    clientId: string;
-	    status: string;
-	    // Go type: time
-	    createdAt: any;
-	    // Go type: time
-	    updatedAt: any;
-	    modes?: number[];
-	    configOptions?: number[];
-	    availableCommands?: number[];
-	    clientCapabilities?: ClientCapabilities;
-	    summary?: string;
-	    // Go type: time
-	    compactedAt?: any;
 	
-	    static createFrom(source: any = {}) {
-	        return new Thread(source);
-	    }
-	
-	    constructor(source: any = {}) {
-	        if ('string' === typeof source) source = JSON.parse(source);
-	        this.id = source["id"];
-	        this.agent = source["agent"];
-	        this.cwd = source["cwd"];
-	        this.title = source["title"];
-	        this.clientId = source["clientId"];
-	        this.status = source["status"];
-	        this.createdAt = this.convertValues(source["createdAt"], null);
-	        this.updatedAt = this.convertValues(source["updatedAt"], null);
-	        this.modes = source["modes"];
-	        this.configOptions = source["configOptions"];
-	        this.availableCommands = source["availableCommands"];
-	        this.clientCapabilities = this.convertValues(source["clientCapabilities"], ClientCapabilities);
-	        this.summary = source["summary"];
-	        this.compactedAt = this.convertValues(source["compactedAt"], null);
-	    }
-	
-		convertValues(a: any, classs: any, asMap: boolean = false): any {
-		    if (!a) {
-		        return a;
-		    }
-		    if (a.slice && a.map) {
-		        return (a as any[]).map(elem => this.convertValues(elem, classs));
-		    } else if ("object" === typeof a) {
-		        if (asMap) {
-		            for (const key of Object.keys(a)) {
-		                a[key] = new classs(a[key]);
-		            }
-		            return a;
-		        }
-		        return new classs(a);
-		    }
-		    return a;
-		}
-	}
 	export class ThreadPage {
 	    threads: Thread[];
 	    nextCursor?: string;
@@ -1389,6 +1682,22 @@ export namespace hub {
 		    }
 		    return a;
 		}
+	}
+	export class ThreadQuery {
+	    limit?: number;
+	    cursor?: string;
+	    archived?: string;
+	
+	    static createFrom(source: any = {}) {
+	        return new ThreadQuery(source);
+	    }
+	
+	    constructor(source: any = {}) {
+	        if ('string' === typeof source) source = JSON.parse(source);
+	        this.limit = source["limit"];
+	        this.cursor = source["cursor"];
+	        this.archived = source["archived"];
+	    }
 	}
 	
 	

@@ -1,4 +1,4 @@
--- 0008: full-text search over what people look for (store/search*.go).
+-- 0007: full-text search over what people look for (store/search*.go).
 --
 -- One document per message or thought (all its chunks' text), prompt,
 -- tool call (title, command, paths) and thread title. A document's id is

@@ -1,0 +1,162 @@
+// The Changes view and worktree actions (issue 19) through the real UI: a
+// real headless hub, the fake agent (acp/acptest) writing a file with
+// fs/write_text_file, a real git repository in a temp dir, headless
+// Chromium.
+//
+//   node e2e/changes.mjs        (after `vite build`; npm run e2e runs it)
+//
+//   - a turn of the fake agent changes a tracked file: the Changes view
+//     shows its unified diff, the same lines `git diff` prints against the
+//     turn's checkpoint; "Revert file" (after a confirmation) puts the
+//     file back on disk byte for byte;
+//   - a thread in a folder outside git shows the agent's diff "as reported
+//     by the agent";
+//   - a worktree thread shows its branch; Discard asks first, naming the
+//     branch, then removes the worktree and the branch;
+//   - axe-core finds no violation in the Changes view (unified and side by
+//     side) nor in the worktree bar with its confirmation.
+import { execFileSync } from 'node:child_process';
+import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { dirname, join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { go, logger, openPage, startHub, tempDir } from './harness.mjs';
+
+const axeSource = readFileSync(join(dirname(fileURLToPath(import.meta.url)), '..', 'node_modules', 'axe-core', 'axe.min.js'), 'utf8');
+
+/** axe-core on the page (WCAG 2.x A/AA and best practices): fails on any violation. */
+async function axeCheck(page, what) {
+  if (!(await page.evaluate(() => typeof window.axe === 'object'))) await page.evaluate(axeSource);
+  const vs = await page.evaluate(async () => {
+    const r = await window.axe.run(document, {
+      runOnly: { type: 'tag', values: ['wcag2a', 'wcag2aa', 'wcag21a', 'wcag21aa', 'wcag22aa', 'best-practice'] },
+      resultTypes: ['violations'],
+    });
+    return r.violations.map((v) => `${v.id} (${v.help}): ${v.nodes.slice(0, 3).map((n) => n.target.join(' ')).join(', ')}`);
+  });
+  if (vs.length) throw new Error(`axe, ${what}:\n${vs.join('\n')}`);
+  log('ok: axe finds nothing wrong with', what);
+}
+
+const log = logger('changes');
+const tmp = tempDir('switchboard-changes-');
+// The folders the agents work in: not under the hub's config folder, which is protected.
+const workDir = tempDir('switchboard-changes-work-');
+let hub;
+let browser;
+let failed = false;
+
+function check(ok, what) {
+  if (!ok) throw new Error(what);
+  log('ok:', what);
+}
+
+const gitEnv = { ...process.env, GIT_CONFIG_NOSYSTEM: '1', HOME: tmp.dir, GIT_AUTHOR_NAME: 'E2E', GIT_AUTHOR_EMAIL: 'e2e@example.com', GIT_COMMITTER_NAME: 'E2E', GIT_COMMITTER_EMAIL: 'e2e@example.com' };
+const git = (dir, ...args) => execFileSync('git', args, { cwd: dir, env: gitEnv, encoding: 'utf8' }).trim();
+
+async function main() {
+  log('building the hub and the fake agent');
+  const agentBin = join(tmp.dir, 'fakeagent');
+  go(['test', '-c', '-o', agentBin, './acp/acptest']);
+  const repo = join(workDir.dir, 'repo');
+  mkdirSync(repo);
+  git(repo, 'init', '-q', '-b', 'main');
+  writeFileSync(join(repo, 'app.txt'), 'line one\nline two\n');
+  git(repo, 'add', '-A');
+  git(repo, 'commit', '-qm', 'init');
+  const plain = join(workDir.dir, 'plain');
+  mkdirSync(plain);
+  writeFileSync(join(plain, 'notes.txt'), 'old\n');
+
+  hub = await startHub(tmp.dir, {
+    fake: { name: 'Fake', command: agentBin, args: ['-test.run=^$'], env: { SWITCHBOARD_FAKE_AGENT: '1' } },
+  });
+  const opened = await openPage(hub);
+  browser = opened.browser;
+  const { page, problems } = opened;
+  page.setDefaultTimeout(20000);
+  const nav = page.getByRole('navigation', { name: 'Threads' });
+
+  const turnDone = async (threadId, turnId) => {
+    for (let i = 0; i < 600; i++) {
+      const t = (await hub.api('GET', `/v1/threads/${threadId}/history`)).turns.find((x) => x.id === turnId);
+      if (t && t.status !== 'running') return t;
+      await new Promise((r) => setTimeout(r, 50));
+    }
+    throw new Error(`turn ${turnId} did not end`);
+  };
+  const open = async (title) => {
+    await nav.getByRole('button', { name: new RegExp(title) }).first().click();
+    await page.getByRole('heading', { name: title }).waitFor();
+  };
+
+  log('a git folder: the turn changes app.txt');
+  const th = (await hub.api('POST', '/v1/threads', { body: { agent: 'fake', cwd: repo, title: 'Git thread' } })).thread;
+  const target = join(repo, 'app.txt');
+  const turn = (await hub.api('POST', `/v1/threads/${th.id}/turns`, { body: { input: `fs-write ${target} line one\nline 2\n` } })).turn;
+  const done = await turnDone(th.id, turn.id);
+  check(done.output === 'fs-write ok', `the agent wrote the file (${done.output})`);
+  await open('Git thread');
+  await page.getByRole('button', { name: 'Changes' }).click();
+  const diff = page.getByLabel('Changes to app.txt');
+  await diff.waitFor();
+  const shown = (await diff.locator('.add, .del').allTextContents()).map((s) => s.trim());
+  const cp = (await hub.api('GET', `/v1/threads/${th.id}/checkpoints`)).checkpoints[0].commit;
+  const want = git(repo, 'diff', '--no-color', cp, '--', 'app.txt')
+    .split('\n')
+    .filter((l) => /^[+-]/.test(l) && !/^(\+\+\+|---) /.test(l));
+  check(JSON.stringify(shown) === JSON.stringify(want), `the view shows git diff's lines ${JSON.stringify(shown)}`);
+  await axeCheck(page, 'the Changes view (unified)');
+  await page.getByRole('checkbox', { name: 'Side by side' }).check();
+  await page.getByRole('table', { name: 'Changes to app.txt' }).waitFor();
+  await axeCheck(page, 'the Changes view (side by side)');
+  await page.getByRole('checkbox', { name: 'Side by side' }).uncheck();
+
+  await page.getByRole('button', { name: 'Revert file' }).click();
+  await page.getByRole('button', { name: 'Revert', exact: true }).click();
+  await page.getByRole('status').filter({ hasText: 'Reverted app.txt' }).waitFor();
+  check(readFileSync(target, 'utf8') === 'line one\nline two\n', 'Revert file put app.txt back byte for byte');
+  await page.getByText('No changes.').waitFor();
+
+  log('a folder outside git: the agent-reported diff, labelled');
+  const pt = (await hub.api('POST', '/v1/threads', { body: { agent: 'fake', cwd: plain, title: 'Plain thread' } })).thread;
+  const tool = JSON.stringify({ sessionUpdate: 'tool_call', toolCallId: 'e1', title: 'Edit notes', kind: 'edit', status: 'completed', content: [{ type: 'diff', path: join(plain, 'notes.txt'), oldText: 'old\n', newText: 'new\n' }] });
+  const t2 = (await hub.api('POST', `/v1/threads/${pt.id}/turns`, { body: { input: `raw-update ${tool}` } })).turn;
+  await turnDone(pt.id, t2.id);
+  await open('Plain thread');
+  await page.getByRole('button', { name: 'Changes' }).click();
+  await page.getByText(/As reported by the agent/).waitFor();
+  const adds = (await page.getByLabel(`Changes to ${join(plain, 'notes.txt')}`).locator('.add').allTextContents()).map((s) => s.trim());
+  check(JSON.stringify(adds) === JSON.stringify(['+new']), `the reported diff shows ${JSON.stringify(adds)}`);
+
+  log('a worktree thread: branch shown, Discard asks first');
+  const wt = (await hub.api('POST', '/v1/threads', { body: { agent: 'fake', cwd: repo, title: 'Worktree thread', worktree: true } })).thread;
+  await open('Worktree thread');
+  const bar = page.getByRole('region', { name: 'Worktree and changes' });
+  await bar.getByText(wt.worktree.branch).first().waitFor();
+  await bar.getByRole('button', { name: 'Discard' }).click();
+  const confirm = page.getByRole('alertdialog');
+  check((await confirm.textContent()).includes(wt.worktree.branch), 'the confirmation names the branch');
+  check(existsSync(wt.worktree.path), 'nothing removed before the confirmation');
+  await axeCheck(page, 'the worktree bar and its Discard confirmation');
+  await confirm.getByRole('button', { name: 'Discard' }).click();
+  await page.getByRole('status').filter({ hasText: 'Worktree and branch removed' }).waitFor();
+  check(!existsSync(wt.worktree.path), 'the worktree is gone');
+  check(git(repo, 'branch', '--list', wt.worktree.branch) === '', 'the branch is gone');
+
+  if (problems.length) throw new Error(`the page reported errors:\n${problems.join('\n')}`);
+  log('ok');
+}
+
+try {
+  await main();
+} catch (e) {
+  failed = true;
+  console.error('[changes] FAILED:', e instanceof Error ? e.stack || e.message : e);
+  if (hub) console.error(hub.log().split('\n').slice(-20).join('\n'));
+} finally {
+  await browser?.close().catch(() => {});
+  await hub?.stop();
+  tmp.remove(log);
+  workDir.remove(log);
+}
+process.exit(failed ? 1 : 0);

@@ -1,0 +1,185 @@
+// Worktrees, review and checkpoints (issue 19): the hub's WorkService over
+// either transport. docs/API.md "Worktrees, changes and checkpoints".
+import type { Thread } from './types';
+
+export interface Worktree {
+  path: string;
+  branch: string;
+  /** The branch it was made from; "" for a detached HEAD. */
+  base: string;
+  baseCommit: string;
+  top: string;
+  repo: string;
+  /** Commits of branch not in base / of base not in branch (GET of one thread only). */
+  ahead?: number;
+  behind?: number;
+  discarded?: boolean;
+}
+
+export interface FileChange {
+  path: string;
+  status: 'added' | 'modified' | 'deleted' | 'renamed';
+  oldPath?: string;
+  /** A unified diff (git's format). */
+  diff: string;
+}
+
+export interface Changes {
+  /** "git": diffed by the hub; "agent": a folder outside git, the diffs as reported by the agent. */
+  source: 'git' | 'agent';
+  base?: string;
+  files: FileChange[];
+}
+
+export interface MergeResult {
+  how: 'up-to-date' | 'fast-forward' | 'merge' | 'commit-tree';
+  commit: string;
+  thread: Thread;
+}
+
+export interface Checkpoint {
+  turnId: string;
+  commit: string;
+  ref: string;
+}
+
+export interface DeleteOptions {
+  discard?: boolean;
+  keepBranch?: boolean;
+}
+
+export interface RevertRequest {
+  path?: string;
+  sinceTurn?: string;
+  /** Revert files changed since the agent's last turn too (else 409 CHANGED_SINCE). */
+  force?: boolean;
+}
+
+/** The calls, the same in the window (bindings) and a browser (HTTP). */
+export interface WorkApi {
+  /** The thread with its worktree's ahead/behind counts (GET /v1/threads/{id}). */
+  thread(id: string): Promise<Thread>;
+  merge(id: string): Promise<MergeResult>;
+  discard(id: string): Promise<Thread>;
+  deleteWith(id: string, o: DeleteOptions): Promise<void>;
+  /** Since the thread started; one turn's ({turn}); or since a turn began ({since}: what a restore undoes). */
+  changes(id: string, q?: { turn?: string; since?: string }): Promise<Changes>;
+  revert(id: string, r: RevertRequest): Promise<string[]>;
+  checkpoints(id: string): Promise<Checkpoint[]>;
+  restore(id: string, turnId: string): Promise<string[]>;
+}
+
+type Request = <T>(method: string, url: string, body?: unknown) => Promise<T>;
+type Url = (path: string, params?: Record<string, string | number | boolean | undefined>) => string;
+
+/** WorkApi over HTTP (HttpTransport's request and url). */
+export function httpWork(request: Request, url: Url): WorkApi {
+  const t = (id: string, rest = '') => `/v1/threads/${encodeURIComponent(id)}${rest}`;
+  return {
+    thread: async (id) => (await request<{ thread: Thread }>('GET', url(t(id)))).thread,
+    merge: (id) => request<MergeResult>('POST', url(t(id, '/merge'))),
+    discard: async (id) => (await request<{ thread: Thread }>('POST', url(t(id, '/discard')))).thread,
+    deleteWith: async (id, o) => {
+      await request('DELETE', url(t(id), { discard: o.discard || undefined, keepBranch: o.keepBranch || undefined }));
+    },
+    changes: async (id, q = {}) => {
+      const c = await request<Changes>('GET', url(t(id, '/changes'), { turn: q.turn || undefined, since: q.since || undefined }));
+      return { ...c, files: c.files ?? [] };
+    },
+    revert: async (id, r) => (await request<{ files: string[] }>('POST', url(t(id, '/changes/revert')), r)).files ?? [],
+    checkpoints: async (id) =>
+      (await request<{ checkpoints: Checkpoint[] }>('GET', url(t(id, '/checkpoints')))).checkpoints ?? [],
+    restore: async (id, turnId) =>
+      (await request<{ files: string[] }>('POST', url(t(id, `/checkpoints/${encodeURIComponent(turnId)}/restore`))))
+        .files ?? [],
+  };
+}
+
+/** The bindings WorkApi calls in the window (app/bindings_work.go). */
+export interface WorkBindings {
+  GetThread(id: string): Promise<unknown>;
+  MergeThread(id: string): Promise<unknown>;
+  DiscardThread(id: string): Promise<unknown>;
+  DeleteThreadWith(id: string, o: { Discard?: boolean; KeepBranch?: boolean }): Promise<unknown>;
+  Changes(id: string, q: { turn?: string; since?: string }): Promise<unknown>;
+  RevertChanges(id: string, r: { path?: string; sinceTurn?: string; force?: boolean }): Promise<unknown>;
+  ListCheckpoints(id: string): Promise<unknown>;
+  RestoreCheckpoint(id: string, turnId: string): Promise<unknown>;
+}
+
+/** WorkApi over the window's bindings; call maps a rejection to a HubError. */
+export function wailsWork(b: WorkBindings, call: <T>(f: () => Promise<unknown>) => Promise<T>): WorkApi {
+  return {
+    thread: (id) => call<Thread>(() => b.GetThread(id)),
+    merge: (id) => call<MergeResult>(() => b.MergeThread(id)),
+    discard: (id) => call<Thread>(() => b.DiscardThread(id)),
+    deleteWith: async (id, o) => {
+      await call(() => b.DeleteThreadWith(id, { Discard: !!o.discard, KeepBranch: !!o.keepBranch }));
+    },
+    changes: async (id, q = {}) => {
+      const c = await call<Changes>(() => b.Changes(id, q));
+      return { ...c, files: c?.files ?? [] };
+    },
+    revert: async (id, r) => (await call<{ files: string[] }>(() => b.RevertChanges(id, r)))?.files ?? [],
+    checkpoints: async (id) => (await call<Checkpoint[] | null>(() => b.ListCheckpoints(id))) ?? [],
+    restore: async (id, turnId) => (await call<{ files: string[] }>(() => b.RestoreCheckpoint(id, turnId)))?.files ?? [],
+  };
+}
+
+/** A unified diff's lines, each with its kind, for display. */
+export function diffLines(diff: string): { kind: 'add' | 'del' | 'hunk' | 'meta' | 'ctx'; text: string }[] {
+  const out: { kind: 'add' | 'del' | 'hunk' | 'meta' | 'ctx'; text: string }[] = [];
+  let inHunk = false;
+  for (const line of diff.replace(/\n$/, '').split('\n')) {
+    if (line.startsWith('@@')) {
+      inHunk = true;
+      out.push({ kind: 'hunk', text: line });
+    } else if (!inHunk) out.push({ kind: 'meta', text: line });
+    else if (line.startsWith('+')) out.push({ kind: 'add', text: line });
+    else if (line.startsWith('-')) out.push({ kind: 'del', text: line });
+    else if (line.startsWith('diff --git')) {
+      inHunk = false;
+      out.push({ kind: 'meta', text: line });
+    } else out.push({ kind: 'ctx', text: line });
+  }
+  return out;
+}
+
+/** One row of a side-by-side diff: the old line (left) and the new one (right); null is blank. */
+export interface SideRow {
+  kind: 'hunk' | 'meta' | 'pair';
+  left: { kind: 'del' | 'ctx'; text: string } | null;
+  right: { kind: 'add' | 'ctx'; text: string } | null;
+  text?: string;
+}
+
+/** A unified diff as side-by-side rows: context on both sides, a run of deletions beside the additions that follow it. */
+export function sideBySide(diff: string): SideRow[] {
+  const rows: SideRow[] = [];
+  let dels: string[] = [];
+  let adds: string[] = [];
+  const flush = () => {
+    for (let i = 0; i < Math.max(dels.length, adds.length); i++) {
+      rows.push({
+        kind: 'pair',
+        left: i < dels.length ? { kind: 'del', text: dels[i] } : null,
+        right: i < adds.length ? { kind: 'add', text: adds[i] } : null,
+      });
+    }
+    dels = [];
+    adds = [];
+  };
+  for (const l of diffLines(diff)) {
+    if (l.kind === 'del') {
+      if (adds.length) flush();
+      dels.push(l.text.slice(1));
+    } else if (l.kind === 'add') adds.push(l.text.slice(1));
+    else {
+      flush();
+      if (l.kind === 'ctx') rows.push({ kind: 'pair', left: { kind: 'ctx', text: l.text.slice(1) }, right: { kind: 'ctx', text: l.text.slice(1) } });
+      else rows.push({ kind: l.kind, left: null, right: null, text: l.text });
+    }
+  }
+  flush();
+  return rows;
+}

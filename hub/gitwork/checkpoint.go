@@ -1,0 +1,257 @@
+package gitwork
+
+import (
+	"context"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+	"sort"
+	"strings"
+)
+
+// CheckpointRefPrefix is where checkpoints live:
+// refs/switchboard/checkpoints/<thread>/<turn>.
+const CheckpointRefPrefix = "refs/switchboard/checkpoints/"
+
+// hubIdentity is the author and committer of checkpoint commits: they are
+// the hub's snapshots, never on a branch, and must not fail for a user
+// without user.name.
+var hubIdentity = []string{
+	"GIT_AUTHOR_NAME=Switchboard", "GIT_AUTHOR_EMAIL=switchboard@localhost",
+	"GIT_COMMITTER_NAME=Switchboard", "GIT_COMMITTER_EMAIL=switchboard@localhost",
+}
+
+// noHooks turns hooks off for one command (checkpoints are the hub's
+// business, not the user's commits).
+var noHooks = []string{"-c", "core.hooksPath=" + os.DevNull}
+
+// Snapshot writes the tree of r's folder as it is now — tracked files and
+// untracked files that are not ignored, under r's prefix; the rest of the
+// tree as the index has it — into the object store and returns its id.
+// It works on a temporary index seeded from the real one, which it never
+// changes.
+func Snapshot(ctx context.Context, r Repo) (string, error) {
+	gitDir, err := git(ctx, r.Top, "rev-parse", "--path-format=absolute", "--git-dir")
+	if err != nil {
+		return "", err
+	}
+	tmp, err := os.CreateTemp(gitDir, "switchboard-index-*")
+	if err != nil {
+		return "", err
+	}
+	tmpName := tmp.Name()
+	defer os.Remove(tmpName)
+	if real, err := os.Open(filepath.Join(gitDir, "index")); err == nil {
+		_, err = io.Copy(tmp, real)
+		real.Close()
+		if err != nil {
+			tmp.Close()
+			return "", err
+		}
+	}
+	if err := tmp.Close(); err != nil {
+		return "", err
+	}
+	if fi, _ := os.Stat(tmpName); fi != nil && fi.Size() == 0 {
+		os.Remove(tmpName) // git wants no file rather than an empty one
+	}
+	env := []string{"GIT_INDEX_FILE=" + tmpName}
+	args := append(append([]string{}, noHooks...), "add", "-A", "--ignore-errors", "--", r.Pathspec())
+	if _, err := run(ctx, cmd{dir: r.Top, env: env, args: args}); err != nil && exitCode(err) != 1 {
+		return "", err
+	}
+	out, err := run(ctx, cmd{dir: r.Top, env: env, args: []string{"write-tree"}})
+	if err != nil {
+		return "", err
+	}
+	return strings.TrimSpace(string(out)), nil
+}
+
+// Checkpoint snapshots r's folder and records it as a commit (parent: HEAD
+// when there is one; never signed, no hooks) on ref, touching neither the
+// index, the branch nor the stash. It returns the commit.
+func Checkpoint(ctx context.Context, r Repo, ref, message string) (string, error) {
+	tree, err := Snapshot(ctx, r)
+	if err != nil {
+		return "", err
+	}
+	args := append(append([]string{}, noHooks...), "commit-tree", "--no-gpg-sign", tree, "-m", message)
+	if head, err := git(ctx, r.Top, "rev-parse", "--verify", "-q", "HEAD^{commit}"); err == nil && head != "" {
+		args = append(args, "-p", head)
+	}
+	out, err := run(ctx, cmd{dir: r.Top, env: hubIdentity, args: args})
+	if err != nil {
+		return "", err
+	}
+	commit := strings.TrimSpace(string(out))
+	if _, err := run(ctx, cmd{dir: r.Top, args: append(append([]string{}, noHooks...), "update-ref", ref, commit)}); err != nil {
+		return "", err
+	}
+	return commit, nil
+}
+
+// TurnEndRefPrefix is where the snapshots taken when a turn ends live:
+// refs/switchboard/turn-ends/<thread>/<turn>.
+const TurnEndRefPrefix = "refs/switchboard/turn-ends/"
+
+// TurnEndRef is the ref of a thread's snapshot at the end of a turn.
+func TurnEndRef(thread, turn string) string {
+	return TurnEndRefPrefix + thread + "/" + turn
+}
+
+// CheckpointRef is the ref of a thread's checkpoint before a turn.
+func CheckpointRef(thread, turn string) string {
+	return CheckpointRefPrefix + thread + "/" + turn
+}
+
+// RefCommit returns the commit ref points at ("" when it does not exist).
+func RefCommit(ctx context.Context, dir, ref string) string {
+	out, err := git(ctx, dir, "rev-parse", "--verify", "-q", ref+"^{commit}")
+	if err != nil {
+		return ""
+	}
+	return out
+}
+
+// PruneCheckpoints deletes every checkpoint and turn-end ref of a thread.
+func PruneCheckpoints(ctx context.Context, dir, thread string) error {
+	out, err := git(ctx, dir, "for-each-ref", "--format=%(refname)", CheckpointRefPrefix+thread+"/", TurnEndRefPrefix+thread+"/")
+	if err != nil {
+		return err
+	}
+	var stdin strings.Builder
+	for _, ref := range strings.Fields(out) {
+		fmt.Fprintf(&stdin, "delete %s\n", ref)
+	}
+	if stdin.Len() == 0 {
+		return nil
+	}
+	_, err = run(ctx, cmd{dir: dir, stdin: []byte(stdin.String()), args: append(append([]string{}, noHooks...), "update-ref", "--stdin")})
+	return err
+}
+
+// Restore brings r's folder back to the snapshot commit (or tree) from:
+// every file under r's prefix that differs from it — changed, deleted, or
+// created since (tracked, or untracked and not ignored) — is written back
+// byte for byte or removed; ignored files are left alone, and the index,
+// HEAD and stash are untouched. It returns the files it changed.
+func Restore(ctx context.Context, r Repo, from string) ([]string, error) {
+	now, err := Snapshot(ctx, r)
+	if err != nil {
+		return nil, err
+	}
+	return restoreFiles(ctx, r, from, now, nil)
+}
+
+// restoreFiles restores the files that differ between the tree-ishes from
+// and now (only those in only, when it is not nil) to their state in from.
+func restoreFiles(ctx context.Context, r Repo, from, now string, only map[string]bool) ([]string, error) {
+	changes, err := nameStatus(ctx, r, from, now)
+	if err != nil {
+		return nil, err
+	}
+	var write, removed, done []string
+	for _, c := range changes {
+		if only != nil && !only[c.Path] {
+			continue
+		}
+		done = append(done, c.Path)
+		if c.Status == "A" {
+			removed = append(removed, c.Path)
+		} else {
+			write = append(write, c.Path)
+		}
+	}
+	for _, p := range removed {
+		full := filepath.Join(r.Top, filepath.FromSlash(p))
+		if err := os.Remove(full); err != nil && !os.IsNotExist(err) {
+			return done, err
+		}
+		removeEmptyParents(r.Top, filepath.Dir(full))
+	}
+	if len(write) == 0 {
+		return done, nil
+	}
+	gitDir, err := git(ctx, r.Top, "rev-parse", "--path-format=absolute", "--git-dir")
+	if err != nil {
+		return done, err
+	}
+	tmp, err := os.CreateTemp(gitDir, "switchboard-restore-*")
+	if err != nil {
+		return done, err
+	}
+	tmp.Close()
+	os.Remove(tmp.Name())
+	defer os.Remove(tmp.Name())
+	env := []string{"GIT_INDEX_FILE=" + tmp.Name()}
+	if _, err := run(ctx, cmd{dir: r.Top, env: env, args: []string{"read-tree", from}}); err != nil {
+		return done, err
+	}
+	for _, p := range write { // a folder where a file was must go first
+		full := filepath.Join(r.Top, filepath.FromSlash(p))
+		if fi, err := os.Lstat(full); err == nil && fi.IsDir() {
+			if err := os.RemoveAll(full); err != nil {
+				return done, err
+			}
+		}
+	}
+	stdin := strings.Join(write, "\x00") + "\x00"
+	if _, err := run(ctx, cmd{dir: r.Top, env: env, stdin: []byte(stdin), args: []string{"checkout-index", "-f", "-z", "--stdin"}}); err != nil {
+		return done, err
+	}
+	return done, nil
+}
+
+// removeEmptyParents removes dir and its parents up to (not including) top
+// while they are empty.
+func removeEmptyParents(top, dir string) {
+	for dir != top && strings.HasPrefix(dir, top+string(filepath.Separator)) {
+		if os.Remove(dir) != nil {
+			return
+		}
+		dir = filepath.Dir(dir)
+	}
+}
+
+// CheckpointInfo is one stored checkpoint.
+type CheckpointInfo struct {
+	Turn, Commit, Ref string
+	At                int64 // when it was taken (Unix nanoseconds, from its message)
+}
+
+// CheckpointMessage is the message of a checkpoint commit taken at nanos.
+func CheckpointMessage(nanos int64) string {
+	return fmt.Sprintf("switchboard checkpoint %d", nanos)
+}
+
+// Checkpoints lists a thread's checkpoints, oldest first.
+func Checkpoints(ctx context.Context, dir, thread string) ([]CheckpointInfo, error) {
+	return listSnapshots(ctx, dir, CheckpointRefPrefix, thread)
+}
+
+// TurnEnds lists a thread's turn-end snapshots, oldest first.
+func TurnEnds(ctx context.Context, dir, thread string) ([]CheckpointInfo, error) {
+	return listSnapshots(ctx, dir, TurnEndRefPrefix, thread)
+}
+
+func listSnapshots(ctx context.Context, dir, prefix, thread string) ([]CheckpointInfo, error) {
+	out, err := git(ctx, dir, "for-each-ref", "--format=%(refname) %(objectname) %(contents:subject)", prefix+thread+"/")
+	if err != nil {
+		return nil, err
+	}
+	var cps []CheckpointInfo
+	for _, l := range strings.Split(out, "\n") {
+		f := strings.Fields(l)
+		if len(f) < 2 {
+			continue
+		}
+		cp := CheckpointInfo{Ref: f[0], Commit: f[1], Turn: strings.TrimPrefix(f[0], prefix+thread+"/")}
+		if len(f) == 5 {
+			fmt.Sscan(f[4], &cp.At)
+		}
+		cps = append(cps, cp)
+	}
+	sort.SliceStable(cps, func(i, j int) bool { return cps[i].At < cps[j].At })
+	return cps, nil
+}

@@ -1,0 +1,137 @@
+package httpapi
+
+import (
+	"net/http"
+	"strconv"
+
+	"github.com/switchboard-hub/switchboard/hub"
+)
+
+// The worktree, review and checkpoint routes (issue 19), over the
+// Service's hub.WorkService.
+type (
+	checkpointsAnswer struct {
+		Checkpoints []hub.Checkpoint `json:"checkpoints"`
+	}
+)
+
+// errNoWork answers the work routes of a Service without hub.WorkService.
+var errNoWork = hub.Errorf(hub.CodeNotFound, "worktrees and checkpoints are not available")
+
+// work returns the Service's hub.WorkService, or answers 404.
+func (s *Server) work(w http.ResponseWriter, r *http.Request) (hub.WorkService, bool) {
+	ws, ok := s.svc.(hub.WorkService)
+	if !ok {
+		s.writeError(w, r, errNoWork)
+	}
+	return ws, ok
+}
+
+// deleteOptions reads DELETE /v1/threads/{id}'s ?discard=true and
+// ?keepBranch=true (both at once is 400).
+func deleteOptions(r *http.Request) (hub.DeleteOptions, error) {
+	var o hub.DeleteOptions
+	q := r.URL.Query()
+	for name, dst := range map[string]*bool{"discard": &o.Discard, "keepBranch": &o.KeepBranch} {
+		if !q.Has(name) {
+			continue
+		}
+		v, err := strconv.ParseBool(q.Get(name))
+		if err != nil {
+			return o, &hub.Error{Code: hub.CodeInvalidArgument, Message: name + " must be true or false", Details: map[string]any{"field": name}}
+		}
+		*dst = v
+	}
+	if o.Discard && o.KeepBranch {
+		return o, hub.Errorf(hub.CodeInvalidArgument, "give discard or keepBranch, not both")
+	}
+	return o, nil
+}
+
+// mergeThread is POST /v1/threads/{id}/merge: 200 with hub.MergeResult;
+// 409 with details.files on a conflict or a dirty base checkout.
+func (s *Server) mergeThread(w http.ResponseWriter, r *http.Request, c hub.Caller) {
+	ws, ok := s.work(w, r)
+	if !ok {
+		return
+	}
+	res, err := ws.MergeThread(r.Context(), c, r.PathValue("id"))
+	if err != nil {
+		s.writeError(w, r, err)
+		return
+	}
+	s.writeJSON(w, r, http.StatusOK, res)
+}
+
+// discardThread is POST /v1/threads/{id}/discard: 200 with the thread,
+// its worktree and branch removed.
+func (s *Server) discardThread(w http.ResponseWriter, r *http.Request, c hub.Caller) {
+	ws, ok := s.work(w, r)
+	if !ok {
+		return
+	}
+	t, err := ws.DiscardThread(r.Context(), c, r.PathValue("id"))
+	s.answerThread(w, r, t, err)
+}
+
+// threadChanges is GET /v1/threads/{id}/changes[?turn=|?since=].
+func (s *Server) threadChanges(w http.ResponseWriter, r *http.Request, c hub.Caller) {
+	ws, ok := s.work(w, r)
+	if !ok {
+		return
+	}
+	q := r.URL.Query()
+	ch, err := ws.Changes(r.Context(), c, r.PathValue("id"), hub.ChangesQuery{Turn: q.Get("turn"), Since: q.Get("since")})
+	if err != nil {
+		s.writeError(w, r, err)
+		return
+	}
+	s.writeJSON(w, r, http.StatusOK, ch)
+}
+
+// revertChanges is POST /v1/threads/{id}/changes/revert {path?, sinceTurn?}.
+func (s *Server) revertChanges(w http.ResponseWriter, r *http.Request, c hub.Caller) {
+	ws, ok := s.work(w, r)
+	if !ok {
+		return
+	}
+	var req hub.RevertRequest
+	if err := decodeJSON(r, &req); err != nil {
+		s.writeError(w, r, err)
+		return
+	}
+	res, err := ws.RevertChanges(r.Context(), c, r.PathValue("id"), req)
+	if err != nil {
+		s.writeError(w, r, err)
+		return
+	}
+	s.writeJSON(w, r, http.StatusOK, res)
+}
+
+// listCheckpoints is GET /v1/threads/{id}/checkpoints.
+func (s *Server) listCheckpoints(w http.ResponseWriter, r *http.Request, c hub.Caller) {
+	ws, ok := s.work(w, r)
+	if !ok {
+		return
+	}
+	cps, err := ws.ListCheckpoints(r.Context(), c, r.PathValue("id"))
+	if err != nil {
+		s.writeError(w, r, err)
+		return
+	}
+	s.writeJSON(w, r, http.StatusOK, checkpointsAnswer{Checkpoints: cps})
+}
+
+// restoreCheckpoint is POST /v1/threads/{id}/checkpoints/{turnId}/restore.
+func (s *Server) restoreCheckpoint(w http.ResponseWriter, r *http.Request, c hub.Caller) {
+	ws, ok := s.work(w, r)
+	if !ok {
+		return
+	}
+	res, err := ws.RestoreCheckpoint(r.Context(), c, r.PathValue("id"), r.PathValue("turnId"))
+	if err != nil {
+		s.writeError(w, r, err)
+		return
+	}
+	s.writeJSON(w, r, http.StatusOK, res)
+}

@@ -1,0 +1,140 @@
+package hub
+
+import "context"
+
+// EventCheckpointRestored (extension, issue 19): {turnId, files} — the
+// thread's folder was brought back to its checkpoint before turn turnId;
+// files are the paths (relative to the repository's top) written back or
+// removed.
+const EventCheckpointRestored = "checkpoint_restored"
+
+// Worktree is where a worktree thread's agent runs: a git worktree on a
+// branch of its own, made from the folder's HEAD when the thread was
+// created (CreateThreadRequest.Worktree). Path is the agent's folder, the
+// root for file confinement, terminals and checkpoints; the thread's Cwd
+// stays the folder the user picked.
+type Worktree struct {
+	Path   string `json:"path"`
+	Branch string `json:"branch"`
+	// Base is the branch the worktree was made from (merged into by
+	// MergeThread); "" when the folder's HEAD was detached.
+	Base       string `json:"base"`
+	BaseCommit string `json:"baseCommit"`
+	// Top is the worktree's top folder (Path is inside it when the thread's
+	// folder is a subfolder of its repository) and Repo the top folder of
+	// the checkout it was made from.
+	Top  string `json:"top"`
+	Repo string `json:"repo"`
+	// Ahead and Behind count the commits of Branch not in Base and of Base
+	// not in Branch, when the thread is read one at a time (GetThread);
+	// absent in lists and events.
+	Ahead  *int `json:"ahead,omitempty"`
+	Behind *int `json:"behind,omitempty"`
+	// Discarded: the worktree and its branch were removed
+	// (DiscardThread); the thread takes no more turns.
+	Discarded bool `json:"discarded,omitempty"`
+}
+
+// DeleteOptions are DELETE /v1/threads/{id}'s query: what becomes of a
+// worktree thread's branch when it has commits not in its base (without
+// either, that deletion is CONFLICT with details {branch,
+// unmergedCommits}). Uncommitted changes in the worktree are CONFLICT
+// (details.uncommittedFiles) unless Discard.
+type DeleteOptions struct {
+	Discard    bool // remove the worktree and the branch, commits and all
+	KeepBranch bool // remove the worktree, keep the branch
+}
+
+// MergeResult is the answer of POST /v1/threads/{id}/merge.
+type MergeResult struct {
+	// How: "up-to-date", "fast-forward", "merge" (git merge in the base
+	// branch's checkout) or "commit-tree" (the base branch was not checked
+	// out and moved to a merge commit).
+	How    string `json:"how"`
+	Commit string `json:"commit"`
+	Thread Thread `json:"thread"`
+}
+
+// Checkpoint is the snapshot of a thread's folder taken before one of its
+// turns (tracked files and untracked files that are not ignored), kept on
+// refs/switchboard/checkpoints/<thread>/<turn>.
+type Checkpoint struct {
+	TurnID string `json:"turnId"`
+	Commit string `json:"commit"`
+	Ref    string `json:"ref"`
+}
+
+// FileChange is one file a thread changed, with its unified diff.
+type FileChange struct {
+	Path    string `json:"path"`
+	Status  string `json:"status"` // added, modified, deleted, renamed
+	OldPath string `json:"oldPath,omitempty"`
+	Diff    string `json:"diff"`
+}
+
+// Changes is the answer of GET /v1/threads/{id}/changes. Source is "git"
+// (diffed by the hub against the commit the thread started from, or the
+// checkpoint of the turn asked for) or "agent" (a folder outside git: the
+// diffs the agent's tool calls reported, "as reported by the agent").
+type Changes struct {
+	Source string       `json:"source"`
+	Base   string       `json:"base,omitempty"` // the commit diffed against
+	Files  []FileChange `json:"files"`
+}
+
+// ChangesQuery is GET /v1/threads/{id}/changes's query: Turn, one turn's
+// changes; Since, everything since that turn began; neither, everything
+// since the thread started.
+type ChangesQuery struct {
+	Turn  string `json:"turn,omitempty"`
+	Since string `json:"since,omitempty"`
+}
+
+// RevertRequest is the body of POST /v1/threads/{id}/changes/revert: one
+// file (Path, relative to the repository's top, as Changes names it) or
+// every file, back to the thread's start or to the checkpoint before turn
+// SinceTurn.
+type RevertRequest struct {
+	Path      string `json:"path,omitempty"`
+	SinceTurn string `json:"sinceTurn,omitempty"`
+	// Force reverts files that changed since the agent's last turn
+	// (without it that is CONFLICT with details {files, reason:
+	// "CHANGED_SINCE"}).
+	Force bool `json:"force,omitempty"`
+}
+
+// RestoreResult lists the files a restore or revert wrote back or removed.
+type RestoreResult struct {
+	Files []string `json:"files"`
+}
+
+// WorkService is the worktree, review and checkpoint part of the hub
+// (issue 19). The engine implements it; adapters reach it by asserting
+// their Service to it. Every method checks the caller may see the thread
+// (NOT_FOUND otherwise).
+type WorkService interface {
+	// DeleteThreadWith is DeleteThread with what to do with a worktree
+	// thread's branch (DeleteOptions).
+	DeleteThreadWith(ctx context.Context, c Caller, id string, o DeleteOptions) error
+	// MergeThread merges a worktree thread's branch into its base branch:
+	// CONFLICT with details {files} on a conflict (nothing changes) or
+	// when the base branch's checkout has uncommitted changes (details
+	// {files, reason: "DIRTY"}); INVALID_ARGUMENT for a thread without a
+	// worktree, from a detached HEAD, or with a git older than 2.38.
+	MergeThread(ctx context.Context, c Caller, id string) (MergeResult, error)
+	// DiscardThread removes a worktree thread's worktree and branch.
+	DiscardThread(ctx context.Context, c Caller, id string) (Thread, error)
+	// Changes is what the thread changed since it started, in one turn
+	// (q.Turn) or since a turn began (q.Since: what restoring its
+	// checkpoint would undo). Both is INVALID_ARGUMENT.
+	Changes(ctx context.Context, c Caller, id string, q ChangesQuery) (Changes, error)
+	// RevertChanges restores files to the thread's start or a turn's
+	// checkpoint. CONFLICT while a turn runs.
+	RevertChanges(ctx context.Context, c Caller, id string, r RevertRequest) (RestoreResult, error)
+	// ListCheckpoints lists the thread's checkpoints, oldest first.
+	ListCheckpoints(ctx context.Context, c Caller, id string) ([]Checkpoint, error)
+	// RestoreCheckpoint brings the thread's folder back to its state
+	// before turn turnID and emits checkpoint_restored. CONFLICT while a
+	// turn runs; NOT_FOUND for a turn without a checkpoint.
+	RestoreCheckpoint(ctx context.Context, c Caller, id, turnID string) (RestoreResult, error)
+}
