@@ -76,6 +76,21 @@ func TestE2EWorktrees(t *testing.T) {
 		if a := got.Thread.Worktree.Ahead; a == nil || *a != 1 {
 			t.Errorf("ahead = %v, want 1", a)
 		}
+		// The thread list carries the counts too (one rev-list per worktree thread).
+		var list struct{ Threads []apiWorkThread }
+		h.call("GET", "/v1/threads", nil, 200, &list)
+		listed := 0
+		for _, lt := range list.Threads {
+			if lt.ID == t1.ID {
+				listed++
+				if a, b := lt.Worktree.Ahead, lt.Worktree.Behind; a == nil || *a != 1 || b == nil || *b != 0 {
+					t.Errorf("listed ahead/behind = %v/%v, want 1/0", a, b)
+				}
+			}
+		}
+		if listed != 1 {
+			t.Errorf("thread %s listed %d times", t1.ID, listed)
+		}
 		var m struct{ How, Commit string }
 		h.call("POST", "/v1/threads/"+t1.ID+"/merge", nil, 200, &m)
 		if m.How != "fast-forward" || readFile(t, filepath.Join(repo, "shared.txt")) != "ONE\ntwo\n" {

@@ -44,6 +44,29 @@ describe('Sidebar', () => {
     expect(screen.getAllByText(/^editor/)).toHaveLength(1);
   });
 
+  it("shows a worktree thread's branch and its ahead/behind counts", () => {
+    const wt = (branch: string, extra: object = {}) => ({
+      path: '/w/' + branch, branch, base: 'main', baseCommit: 'abc', top: '/w/' + branch, repo: '/r', ...extra,
+    });
+    render(Sidebar, {
+      threads: [
+        thread('th_wt', { title: 'In a worktree', worktree: wt('sb/fix-1', { ahead: 2, behind: 1 }) }),
+        thread('th_wt2', { title: 'No counts yet', worktree: wt('sb/fix-2') }),
+        thread('th_gone', { title: 'Discarded', worktree: wt('sb/fix-3', { discarded: true }) }),
+        thread('th_plain', { title: 'Plain folder' }),
+      ],
+      selectedId: null,
+      onselect: () => {},
+      marks: {},
+    });
+    const b = button(/^In a worktree/);
+    expect(b.querySelector('.branch')?.textContent).toMatch(/sb\/fix-1 ↑2 ↓1/);
+    expect(b.textContent).toMatch(/2 ahead, 1 behind/);
+    expect(button(/^No counts yet/).querySelector('.branch')?.textContent?.trim()).toBe('⎇ sb/fix-2');
+    expect(button(/^Discarded/).querySelector('.branch')).toBeNull();
+    expect(button(/^Plain folder/).querySelector('.branch')).toBeNull();
+  });
+
   it('filters by title or folder', async () => {
     render(Sidebar, { threads, selectedId: 'th_zed', onselect: () => {}, marks });
     const nav = screen.getByRole('navigation', { name: 'Threads' });

@@ -10,7 +10,7 @@ export interface Worktree {
   baseCommit: string;
   top: string;
   repo: string;
-  /** Commits of branch not in base / of base not in branch (GET of one thread only). */
+  /** Commits of branch not in base / of base not in branch (GET of a thread and the thread list; not in events). */
   ahead?: number;
   behind?: number;
   discarded?: boolean;
