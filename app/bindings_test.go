@@ -132,6 +132,7 @@ var bindingsContract = map[string]string{
 	// hub.WorkService (issue 19; bindings_work.go).
 	"DeleteThreadWith":  "func(string, hub.DeleteOptions) error",
 	"MergeThread":       "func(string) (hub.MergeResult, error)",
+	"GitFolder":         "func(string) (hub.GitFolder, error)",
 	"DiscardThread":     "func(string) (hub.Thread, error)",
 	"Changes":           "func(string, hub.ChangesQuery) (hub.Changes, error)",
 	"RevertChanges":     "func(string, hub.RevertRequest) (hub.RestoreResult, error)",

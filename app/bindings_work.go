@@ -26,6 +26,15 @@ func (b *Bindings) DeleteThreadWith(id string, o hub.DeleteOptions) error {
 	return ws.DeleteThreadWith(b.ctx, windowCaller, id, o)
 }
 
+// GitFolder is WorkService.GitFolder (GET /v1/folders/git?path=).
+func (b *Bindings) GitFolder(path string) (hub.GitFolder, error) {
+	ws, err := b.work()
+	if err != nil {
+		return hub.GitFolder{}, err
+	}
+	return ws.GitFolder(b.ctx, windowCaller, path)
+}
+
 // MergeThread is WorkService.MergeThread (POST /v1/threads/{id}/merge).
 func (b *Bindings) MergeThread(id string) (hub.MergeResult, error) {
 	ws, err := b.work()

@@ -5,6 +5,7 @@ package app_test
 import (
 	"bytes"
 	"encoding/json"
+	"net/url"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -40,6 +41,22 @@ func TestE2EWorktrees(t *testing.T) {
 		h := h.withT(t)
 		repo := gitRepo(t, map[string]string{"shared.txt": "one\ntwo\n"})
 		writeFile(t, filepath.Join(repo, "notes.txt"), "uncommitted, stays here")
+		// The dialog asks before offering a worktree: yes here, no outside git.
+		var gf struct {
+			Git  bool
+			Repo string
+		}
+		h.call("GET", "/v1/folders/git?path="+url.QueryEscape(repo), nil, 200, &gf)
+		if top, _ := filepath.EvalSymlinks(repo); !gf.Git || gf.Repo != top {
+			t.Errorf("folders/git of the repository = %+v, want git at %s", gf, repo)
+		}
+		gf.Git, gf.Repo = true, ""
+		h.call("GET", "/v1/folders/git?path="+url.QueryEscape(t.TempDir()), nil, 200, &gf)
+		if gf.Git || gf.Repo != "" {
+			t.Errorf("folders/git outside git = %+v, want git false", gf)
+		}
+		h.call("GET", "/v1/folders/git?path=relative/dir", nil, 400, nil)
+		h.call("GET", "/v1/folders/git?path="+url.QueryEscape(filepath.Join(repo, "missing")), nil, 400, nil)
 		t1, t2 := worktreeThread(h, repo, "First"), worktreeThread(h, repo, "Second")
 		w1, w2 := t1.Worktree, t2.Worktree
 		if w1.Base != "main" || w1.Path == w2.Path || !strings.HasPrefix(w1.Branch, "switchboard/first-") ||

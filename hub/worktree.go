@@ -26,8 +26,8 @@ type Worktree struct {
 	Top  string `json:"top"`
 	Repo string `json:"repo"`
 	// Ahead and Behind count the commits of Branch not in Base and of Base
-	// not in Branch, when the thread is read one at a time (GetThread);
-	// absent in lists and events.
+	// not in Branch, when the thread is read (GetThread, ListThreads /
+	// QueryThreads); absent in events and for a discarded worktree.
 	Ahead  *int `json:"ahead,omitempty"`
 	Behind *int `json:"behind,omitempty"`
 	// Discarded: the worktree and its branch were removed
@@ -43,6 +43,13 @@ type Worktree struct {
 type DeleteOptions struct {
 	Discard    bool // remove the worktree and the branch, commits and all
 	KeepBranch bool // remove the worktree, keep the branch
+}
+
+// GitFolder is the answer of GET /v1/folders/git: Git when the folder is
+// in a git working tree, Repo that tree's top folder.
+type GitFolder struct {
+	Git  bool   `json:"git"`
+	Repo string `json:"repo,omitempty"`
 }
 
 // MergeResult is the answer of POST /v1/threads/{id}/merge.
@@ -122,6 +129,10 @@ type WorkService interface {
 	// {files, reason: "DIRTY"}); INVALID_ARGUMENT for a thread without a
 	// worktree, from a detached HEAD, or with a git older than 2.38.
 	MergeThread(ctx context.Context, c Caller, id string) (MergeResult, error)
+	// GitFolder says whether path (absolute, an existing folder) is in a
+	// git working tree, which is where a worktree thread can be made
+	// (GET /v1/folders/git?path=); INVALID_ARGUMENT otherwise.
+	GitFolder(ctx context.Context, c Caller, path string) (GitFolder, error)
 	// DiscardThread removes a worktree thread's worktree and branch.
 	DiscardThread(ctx context.Context, c Caller, id string) (Thread, error)
 	// Changes is what the thread changed since it started, in one turn

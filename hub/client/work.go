@@ -23,6 +23,14 @@ func (c *Client) DeleteThreadWith(ctx context.Context, id string, o hub.DeleteOp
 	return c.call(ctx, request{method: http.MethodDelete, path: "/v1/threads/" + esc(id), query: q}, nil)
 }
 
+// GitFolder says whether path is in a git working tree (GET
+// /v1/folders/git?path=).
+func (c *Client) GitFolder(ctx context.Context, path string) (hub.GitFolder, error) {
+	var out hub.GitFolder
+	err := c.call(ctx, request{method: http.MethodGet, path: "/v1/folders/git", query: url.Values{"path": {path}}}, &out)
+	return out, err
+}
+
 // MergeThread merges a worktree thread's branch into its base (POST
 // /v1/threads/{id}/merge).
 func (c *Client) MergeThread(ctx context.Context, id string) (hub.MergeResult, error) {

@@ -48,6 +48,21 @@ func deleteOptions(r *http.Request) (hub.DeleteOptions, error) {
 	return o, nil
 }
 
+// gitFolder is GET /v1/folders/git?path=: 200 with hub.GitFolder; 400
+// for a path that is not an absolute, existing folder.
+func (s *Server) gitFolder(w http.ResponseWriter, r *http.Request, c hub.Caller) {
+	ws, ok := s.work(w, r)
+	if !ok {
+		return
+	}
+	res, err := ws.GitFolder(r.Context(), c, r.URL.Query().Get("path"))
+	if err != nil {
+		s.writeError(w, r, err)
+		return
+	}
+	s.writeJSON(w, r, http.StatusOK, res)
+}
+
 // mergeThread is POST /v1/threads/{id}/merge: 200 with hub.MergeResult;
 // 409 with details.files on a conflict or a dirty base checkout.
 func (s *Server) mergeThread(w http.ResponseWriter, r *http.Request, c hub.Caller) {

@@ -81,6 +81,7 @@ var routes = []Route{
 	{Method: "PATCH", Path: "/v1/settings", Body: true, handle: (*Server).updateSettings},
 	// Worktrees, review and checkpoints (issue 19; handlers_work.go).
 	{Method: "POST", Path: "/v1/threads/{id}/merge", handle: (*Server).mergeThread},
+	{Method: "GET", Path: "/v1/folders/git", handle: (*Server).gitFolder},
 	{Method: "POST", Path: "/v1/threads/{id}/discard", handle: (*Server).discardThread},
 	{Method: "GET", Path: "/v1/threads/{id}/changes", handle: (*Server).threadChanges},
 	{Method: "POST", Path: "/v1/threads/{id}/changes/revert", Body: true, handle: (*Server).revertChanges},

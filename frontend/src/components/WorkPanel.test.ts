@@ -30,6 +30,7 @@ function fakeWork(over: Partial<WorkApi> = {}): WorkApi {
   return {
     thread: vi.fn(async () => ({ ...thread, worktree: { ...thread.worktree!, ahead: 2, behind: 0 } })),
     merge: vi.fn(),
+    gitFolder: vi.fn(async () => ({ git: true })),
     discard: vi.fn(async () => thread),
     deleteWith: vi.fn(async () => {}),
     changes: vi.fn(async () => ({
@@ -218,10 +219,29 @@ describe('work transport', () => {
 });
 
 describe('NewThreadDialog worktree', () => {
+  it('offers a worktree only for a folder in a git working tree', async () => {
+    const gitFolder = vi.fn(async (path: string) => path === '/home/me/repo');
+    const oncreate = vi.fn();
+    render(NewThreadDialog, { agents: new FakeTransport().agents, cwd: '/home/me/plain', gitFolder, oncreate, onclose: () => {} });
+    await vi.waitFor(() => expect(gitFolder).toHaveBeenCalledWith('/home/me/plain'));
+    await new Promise((r) => setTimeout(r, 50));
+    expect(screen.queryByRole('checkbox', { name: /In a new worktree/ })).toBeNull();
+    const folder = screen.getByRole('textbox', { name: 'Folder' });
+    await fireEvent.input(folder, { target: { value: '/home/me/repo' } });
+    const box = await screen.findByRole('checkbox', { name: /In a new worktree/ });
+    await fireEvent.click(box);
+    // Back to a plain folder: the choice is gone and not sent.
+    await fireEvent.input(folder, { target: { value: '/home/me/plain' } });
+    expect(screen.queryByRole('checkbox', { name: /In a new worktree/ })).toBeNull();
+    await fireEvent.click(screen.getByRole('button', { name: 'Create thread' }));
+    expect(oncreate).toHaveBeenLastCalledWith('sdk', '/home/me/plain', '');
+  });
+
   it('asks for a worktree only when ticked', async () => {
     const oncreate = vi.fn();
-    render(NewThreadDialog, { agents: new FakeTransport().agents, cwd: '/home/me/app', oncreate, onclose: () => {} });
-    await fireEvent.click(screen.getByRole('checkbox', { name: /In a new worktree/ }));
+    const gitFolder = async () => true;
+    render(NewThreadDialog, { agents: new FakeTransport().agents, cwd: '/home/me/app', gitFolder, oncreate, onclose: () => {} });
+    await fireEvent.click(await screen.findByRole('checkbox', { name: /In a new worktree/ }));
     expect(screen.getByText(/uncommitted changes stay in the folder/)).toBeTruthy();
     await fireEvent.click(screen.getByRole('button', { name: 'Create thread' }));
     expect(oncreate).toHaveBeenCalledWith('sdk', '/home/me/app', '', true);

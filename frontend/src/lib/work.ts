@@ -43,6 +43,12 @@ export interface Checkpoint {
   ref: string;
 }
 
+export interface GitFolder {
+  git: boolean;
+  /** The working tree's top folder. */
+  repo?: string;
+}
+
 export interface DeleteOptions {
   discard?: boolean;
   keepBranch?: boolean;
@@ -60,6 +66,8 @@ export interface WorkApi {
   /** The thread with its worktree's ahead/behind counts (GET /v1/threads/{id}). */
   thread(id: string): Promise<Thread>;
   merge(id: string): Promise<MergeResult>;
+  /** Whether a folder is in a git working tree, where a worktree thread can be made (GET /v1/folders/git). */
+  gitFolder(path: string): Promise<GitFolder>;
   discard(id: string): Promise<Thread>;
   deleteWith(id: string, o: DeleteOptions): Promise<void>;
   /** Since the thread started; one turn's ({turn}); or since a turn began ({since}: what a restore undoes). */
@@ -78,6 +86,7 @@ export function httpWork(request: Request, url: Url): WorkApi {
   return {
     thread: async (id) => (await request<{ thread: Thread }>('GET', url(t(id)))).thread,
     merge: (id) => request<MergeResult>('POST', url(t(id, '/merge'))),
+    gitFolder: (path) => request<GitFolder>('GET', url('/v1/folders/git', { path })),
     discard: async (id) => (await request<{ thread: Thread }>('POST', url(t(id, '/discard')))).thread,
     deleteWith: async (id, o) => {
       await request('DELETE', url(t(id), { discard: o.discard || undefined, keepBranch: o.keepBranch || undefined }));
@@ -99,6 +108,7 @@ export function httpWork(request: Request, url: Url): WorkApi {
 export interface WorkBindings {
   GetThread(id: string): Promise<unknown>;
   MergeThread(id: string): Promise<unknown>;
+  GitFolder(path: string): Promise<unknown>;
   DiscardThread(id: string): Promise<unknown>;
   DeleteThreadWith(id: string, o: { Discard?: boolean; KeepBranch?: boolean }): Promise<unknown>;
   Changes(id: string, q: { turn?: string; since?: string }): Promise<unknown>;
@@ -112,6 +122,7 @@ export function wailsWork(b: WorkBindings, call: <T>(f: () => Promise<unknown>) 
   return {
     thread: (id) => call<Thread>(() => b.GetThread(id)),
     merge: (id) => call<MergeResult>(() => b.MergeThread(id)),
+    gitFolder: (path) => call<GitFolder>(() => b.GitFolder(path)),
     discard: (id) => call<Thread>(() => b.DiscardThread(id)),
     deleteWith: async (id, o) => {
       await call(() => b.DeleteThreadWith(id, { Discard: !!o.discard, KeepBranch: !!o.keepBranch }));

@@ -805,6 +805,20 @@ export namespace hub {
 	}
 	
 	
+	export class GitFolder {
+	    git: boolean;
+	    repo?: string;
+	
+	    static createFrom(source: any = {}) {
+	        return new GitFolder(source);
+	    }
+	
+	    constructor(source: any = {}) {
+	        if ('string' === typeof source) source = JSON.parse(source);
+	        this.git = source["git"];
+	        this.repo = source["repo"];
+	    }
+	}
 	export class TurnHistory {
 	    id: string;
 	    threadId: string;

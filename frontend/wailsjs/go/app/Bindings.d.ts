@@ -40,6 +40,8 @@ export function GetThread(arg1:string):Promise<hub.Thread>;
 
 export function GetUsage(arg1:hub.UsageParams):Promise<hub.UsageReport>;
 
+export function GitFolder(arg1:string):Promise<hub.GitFolder>;
+
 export function History(arg1:string,arg2:boolean,arg3:boolean):Promise<Array<hub.TurnHistory>>;
 
 export function HistoryPage(arg1:string,arg2:hub.HistoryQuery):Promise<hub.HistoryPage>;

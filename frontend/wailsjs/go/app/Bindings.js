@@ -78,6 +78,10 @@ export function GetUsage(arg1) {
   return window['go']['app']['Bindings']['GetUsage'](arg1);
 }
 
+export function GitFolder(arg1) {
+  return window['go']['app']['Bindings']['GitFolder'](arg1);
+}
+
 export function History(arg1, arg2, arg3) {
   return window['go']['app']['Bindings']['History'](arg1, arg2, arg3);
 }
