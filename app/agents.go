@@ -139,6 +139,9 @@ func (a *agentInstalls) InstallAgent(ctx context.Context, id, version string) er
 	if err != nil {
 		return err
 	}
+	if version != "" && !install.ValidVersion(version) {
+		return hub.FieldError("version", "version: %q is not an exact version (like 1.2.3)", version)
+	}
 	if a.in.Running(id) {
 		return reasonError(hub.CodeConflict, install.ReasonBusy, fmt.Sprintf("%s is already being installed", s.Name))
 	}

@@ -300,6 +300,13 @@ func installFixture(t *testing.T, bins e2eBins) {
 	if r := h.do("POST", "/v1/agents/goose/install", map[string]any{}); r.status != 400 || !strings.Contains(string(r.body), "NOT_INSTALLABLE") {
 		t.Errorf("goose: %s", r)
 	}
+	// A version that is not an exact one (a URL npm would fetch, a flag)
+	// is refused before anything runs.
+	for _, v := range []string{"https://evil.example/agent.tgz", "--prefix=/"} {
+		if r := h.do("POST", "/v1/agents/fixture/install", map[string]any{"version": v}); r.status != 400 || !strings.Contains(string(r.body), "exact version") {
+			t.Errorf("install version %q: %d %s", v, r.status, r.body)
+		}
+	}
 	if r := h.do("POST", "/v1/agents/nope/install", map[string]any{}); r.status != 400 {
 		t.Errorf("unknown agent: %s", r)
 	}

@@ -103,6 +103,14 @@ type Installer struct {
 
 var idPattern = regexp.MustCompile(`^[a-z0-9][a-z0-9._-]{0,63}$`)
 
+// versionPattern is an exact version as npm publishes it (1.2.3,
+// 1.2.3-beta.1, 1.2.3+build): never a range, a tag, an alias, a URL or a
+// path, nor anything npm would read as a flag.
+var versionPattern = regexp.MustCompile(`^[0-9]+\.[0-9]+\.[0-9]+([-+][0-9A-Za-z.+-]{1,64})?$`)
+
+// ValidVersion reports whether v is an exact version Install accepts.
+func ValidVersion(v string) bool { return versionPattern.MatchString(v) }
+
 func (in *Installer) now() time.Time {
 	if in.Now != nil {
 		return in.Now()
@@ -166,7 +174,8 @@ func (in *Installer) Running(id string) bool {
 	return in.running[id]
 }
 
-// Install installs pkg (at version, or pkg.Version when empty) as id:
+// Install installs pkg (at version, an exact one, or pkg.Version when
+// empty) as id:
 // into a temporary folder under Dir, then renamed to Dir/<id> (replacing
 // a previous install only once the new one is complete). progress, if
 // not nil, is called with each step. It never leaves a partial install:
@@ -175,6 +184,12 @@ func (in *Installer) Running(id string) bool {
 func (in *Installer) Install(ctx context.Context, id string, pkg Package, version string, progress func(Progress)) (Installed, error) {
 	if !idPattern.MatchString(id) {
 		return Installed{}, &Error{Reason: ReasonFailed, Message: fmt.Sprintf("%q is not an agent id", id)}
+	}
+	if version != "" && !ValidVersion(version) {
+		// A version given comes from an API caller: only an exact version
+		// reaches npm's argument list (no "@https://…" or "@file:…"). The
+		// catalogue's own pkg.Version (Node's is a major: "22") is ours.
+		return Installed{}, &Error{Reason: ReasonFailed, Message: fmt.Sprintf("%q is not an exact version (like 1.2.3)", version)}
 	}
 	if version == "" {
 		version = pkg.Version

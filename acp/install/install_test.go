@@ -110,6 +110,22 @@ func TestInstallFailuresLeaveNothing(t *testing.T) {
 		t.Errorf("the previous install changed: %+v %v", got, ok)
 	}
 
+	// A caller's version never reaches npm as anything but an exact
+	// version: no URL, file, alias, range or flag.
+	for _, v := range []string{"https://evil.example/x.tgz", "file:/tmp/x", "npm:other@1.0.0", "^1.0.0", "latest", "--prefix=/", "1.0.0 --registry=x", "1.0"} {
+		if _, err := in.Install(context.Background(), "fix", good, v, nil); !errors.As(err, &ie) || ie.Reason != install.ReasonFailed || !strings.Contains(ie.Message, "exact version") {
+			t.Errorf("version %q: %v", v, err)
+		}
+	}
+	for _, v := range []string{"1.0.0", "10.20.30-beta.1", "2.0.0+build.7"} {
+		if !install.ValidVersion(v) {
+			t.Errorf("ValidVersion(%q) = false", v)
+		}
+	}
+	if got, ok := in.Lookup("fix"); !ok || got.Version != "1.0.0" {
+		t.Errorf("a refused version changed the install: %+v %v", got, ok)
+	}
+
 	offline := newInstaller(t, "http://127.0.0.1:1/")
 	_, err = offline.Install(context.Background(), "fix", good, "", nil)
 	if !errors.As(err, &ie) || ie.Reason != install.ReasonNoNetwork || !strings.Contains(ie.Message, "network") {
