@@ -27,7 +27,7 @@
 // The page reports no error, no HTTP error and no failed request.
 import { mkdirSync } from 'node:fs';
 import { join } from 'node:path';
-import { go, logger, openPage, repo, startHub, tempDir } from './harness.mjs';
+import { buildFakeAgent, checker, logger, openPage, repo, startHub, tempDir } from './harness.mjs';
 
 const log = logger('approvals');
 const shots = join(repo, 'build', 'screenshots');
@@ -36,10 +36,7 @@ let hub;
 let browser;
 let failed = false;
 
-function check(ok, what) {
-  if (!ok) throw new Error(what);
-  log('ok:', what);
-}
+const check = checker(log);
 
 const options = [
   { optionId: 'allow', name: 'Allow', kind: 'allow_once' },
@@ -51,8 +48,7 @@ const runMake = (id) => ask({ toolCallId: id, title: 'Run make test', kind: 'exe
 
 async function main() {
   log('building the hub and the fake agent');
-  const agentBin = join(tmp.dir, 'fakeagent');
-  go(['test', '-c', '-o', agentBin, './acp/acptest']);
+  const agentBin = buildFakeAgent(tmp.dir);
   const work = join(tmp.dir, 'project');
   mkdirSync(work);
   hub = await startHub(

@@ -27,7 +27,7 @@
 // of each scenario into <dir>/*.cpuprofile, its top functions printed).
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
-import { go, logger, openPage, startHub, tempDir } from './harness.mjs';
+import { buildFakeAgent, logger, openPage, startHub, tempDir } from './harness.mjs';
 
 const log = logger('bench');
 const tmp = tempDir('switchboard-bench-');
@@ -353,8 +353,7 @@ function printTable() {
 
 async function main() {
   log('building the hub and the fake agent');
-  const agentBin = join(tmp.dir, 'fakeagent');
-  go(['test', '-c', '-o', agentBin, './acp/acptest']);
+  const agentBin = buildFakeAgent(tmp.dir);
   const work = join(tmp.dir, 'project');
   mkdirSync(work);
   // As app's Go tests do (fakeAgentConf): the test binary re-executed as the

@@ -19,7 +19,7 @@ import { execFileSync } from 'node:child_process';
 import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { go, logger, openPage, startHub, tempDir } from './harness.mjs';
+import { buildFakeAgent, checker, logger, openPage, startHub, tempDir } from './harness.mjs';
 
 const axeSource = readFileSync(join(dirname(fileURLToPath(import.meta.url)), '..', 'node_modules', 'axe-core', 'axe.min.js'), 'utf8');
 
@@ -45,18 +45,14 @@ let hub;
 let browser;
 let failed = false;
 
-function check(ok, what) {
-  if (!ok) throw new Error(what);
-  log('ok:', what);
-}
+const check = checker(log);
 
 const gitEnv = { ...process.env, GIT_CONFIG_NOSYSTEM: '1', HOME: tmp.dir, GIT_AUTHOR_NAME: 'E2E', GIT_AUTHOR_EMAIL: 'e2e@example.com', GIT_COMMITTER_NAME: 'E2E', GIT_COMMITTER_EMAIL: 'e2e@example.com' };
 const git = (dir, ...args) => execFileSync('git', args, { cwd: dir, env: gitEnv, encoding: 'utf8' }).trim();
 
 async function main() {
   log('building the hub and the fake agent');
-  const agentBin = join(tmp.dir, 'fakeagent');
-  go(['test', '-c', '-o', agentBin, './acp/acptest']);
+  const agentBin = buildFakeAgent(tmp.dir);
   const repo = join(workDir.dir, 'repo');
   mkdirSync(repo);
   git(repo, 'init', '-q', '-b', 'main');

@@ -18,7 +18,7 @@
 //     JSON lines file as a new thread.
 import { mkdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { go, logger, openPage, startHub, tempDir } from './harness.mjs';
+import { buildFakeAgent, checker, logger, openPage, startHub, tempDir } from './harness.mjs';
 import { axeRun } from './a11y.mjs';
 
 const log = logger('daily');
@@ -27,15 +27,11 @@ let hub;
 let browser;
 let failed = false;
 
-function check(ok, what) {
-  if (!ok) throw new Error(what);
-  log('ok:', what);
-}
+const check = checker(log);
 
 async function main() {
   log('building the hub and the fake agent');
-  const agentBin = join(tmp.dir, 'fakeagent');
-  go(['test', '-c', '-o', agentBin, './acp/acptest']);
+  const agentBin = buildFakeAgent(tmp.dir);
   const work = join(tmp.dir, 'project');
   mkdirSync(work);
   hub = await startHub(tmp.dir, {

@@ -2,7 +2,8 @@
 // start `switchboard serve` on a temp data dir with the given agents, sign
 // a Chromium page in through a one-time link (POST /v1/auth/codes, then
 // GET /auth?code=), talk to the API with the bearer token,
-// and stop it all. Used by e2e/run.mjs and e2e/bench.mjs.
+// and stop it all. Used by e2e/run.mjs, e2e/bench.mjs and every scenario
+// script (approvals, changes, daily, security, usage).
 import { execFileSync, spawn } from 'node:child_process';
 import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -28,6 +29,24 @@ export function tempDir(prefix) {
       else rmSync(dir, { recursive: true, force: true });
     },
   };
+}
+
+/** A scenario's check(ok, what): throws what unless ok, else logs it as passed. */
+export function checker(log) {
+  return (ok, what) => {
+    if (!ok) throw new Error(what);
+    log('ok:', what);
+  };
+}
+
+/**
+ * Builds the project's fake ACP agent (acp/acptest's test binary, run
+ * with -test.run=^$ and SWITCHBOARD_FAKE_AGENT=1) into dir; its path.
+ */
+export function buildFakeAgent(dir) {
+  const bin = join(dir, 'fakeagent');
+  go(['test', '-c', '-o', bin, './acp/acptest']);
+  return bin;
 }
 
 /** Runs `go` in the repository, its output on ours. */

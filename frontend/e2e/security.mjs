@@ -21,7 +21,7 @@
 import { mkdirSync } from 'node:fs';
 import { createServer } from 'node:http';
 import { join } from 'node:path';
-import { go, logger, openPage, startHub, tempDir } from './harness.mjs';
+import { buildFakeAgent, checker, logger, openPage, startHub, tempDir } from './harness.mjs';
 
 const log = logger('security');
 const tmp = tempDir('switchboard-security-');
@@ -41,15 +41,11 @@ async function startSpy() {
   return { origin: `http://127.0.0.1:${server.address().port}`, hits, close: () => server.close() };
 }
 
-function check(ok, what) {
-  if (!ok) throw new Error(what);
-  log('ok:', what);
-}
+const check = checker(log);
 
 async function main() {
   log('building the hub and the fake agent');
-  const agentBin = join(tmp.dir, 'fakeagent');
-  go(['test', '-c', '-o', agentBin, './acp/acptest']);
+  const agentBin = buildFakeAgent(tmp.dir);
   const work = join(tmp.dir, 'project');
   mkdirSync(work);
   hub = await startHub(tmp.dir, {

@@ -13,7 +13,7 @@
 import { mkdirSync } from 'node:fs';
 import { join } from 'node:path';
 import { axeRun, scheme } from './a11y.mjs';
-import { go, logger, openPage, repo, startHub, tempDir } from './harness.mjs';
+import { buildFakeAgent, checker, logger, openPage, repo, startHub, tempDir } from './harness.mjs';
 
 const log = logger('usage');
 const tmp = tempDir('switchboard-usage-');
@@ -22,10 +22,7 @@ let hub;
 let browser;
 let failed = false;
 
-function check(ok, what) {
-  if (!ok) throw new Error(what);
-  log('ok:', what);
-}
+const check = checker(log);
 
 /** axe-core (as e2e/a11y.mjs runs it) in light and dark: fails on any violation. */
 async function accessible(page, state) {
@@ -41,8 +38,7 @@ async function accessible(page, state) {
 
 async function main() {
   log('building the hub and the fake agent');
-  const agentBin = join(tmp.dir, 'fakeagent');
-  go(['test', '-c', '-o', agentBin, './acp/acptest']);
+  const agentBin = buildFakeAgent(tmp.dir);
   const work = join(tmp.dir, 'project');
   mkdirSync(work);
   hub = await startHub(
