@@ -49,7 +49,7 @@ FRONTEND_SOURCES := $(shell find frontend/src frontend/public -type f 2>/dev/nul
 
 .PHONY: help deps deps-system deps-smoke deps-package deps-frontend deps-go deps-browser tools frontend build \
 	headless run serve package package-test test check vet cross-check staticcheck fmt-check go-test \
-	frontend-test smoke bench bindings clean
+	frontend-test smoke bench bench-desktop bindings clean
 
 help: ## list the targets
 	@grep -E '^[a-z-]+:.*## ' $(MAKEFILE_LIST) | awk -F':.*## ' '{printf "  %-14s %s\n", $$1, $$2}'
@@ -241,6 +241,14 @@ bench: deps-system deps-frontend deps-browser frontend ## benchmarks (results an
 	SWITCHBOARD_BENCH_LARGE=1 $(GO) test -run '^$$' -bench . -benchtime 1x -timeout 30m ./app/
 	cd frontend && npx vitest bench --run
 	cd frontend && npx vite build && node e2e/bench.mjs
+	$(MAKE) bench-desktop
+
+# Prints the desktop's own footprint: the PSS of build/bin/switchboard, its
+# WebKit processes and the tray it starts, idle 20 s after the window
+# painted, under Xvfb (.ci/bench-desktop: BENCH_RUNS, BENCH_IDLE,
+# BENCH_DETAIL, BENCH_ENV).
+bench-desktop: build deps-smoke ## idle memory (PSS) of the window, WebKit and the tray
+	bash .ci/bench-desktop
 
 clean: ## remove build output (keeps .tools/ and node_modules)
 	rm -rf build/bin build/dist build/cross
