@@ -135,9 +135,16 @@ func appBinary() (string, error) {
 	return p, nil
 }
 
+// childEnv, when not nil, is the environment of what the tray starts:
+// the one it was started with, before it changed its own for GTK (noGL).
+var childEnv []string
+
 // startDetached starts cmd without waiting for it (it is reaped when it
-// exits).
+// exits), in childEnv when cmd sets no environment of its own.
 func startDetached(cmd *exec.Cmd, what string) error {
+	if cmd.Env == nil && childEnv != nil {
+		cmd.Env = childEnv
+	}
 	if err := cmd.Start(); err != nil {
 		return fmt.Errorf("%s: %w", what, err)
 	}

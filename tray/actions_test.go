@@ -5,6 +5,7 @@ import (
 	"context"
 	"log/slog"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"strings"
 	"sync"
@@ -150,5 +151,48 @@ func TestOpenThread(t *testing.T) {
 	w.Do(context.Background(), Action{Kind: ActOpen, Thread: "th_42"})
 	if len(*urls) != 1 || len(*starts) != 1 || (*starts)[0] != h.dir+" open th_42" {
 		t.Fatalf("with the window: urls %q starts %q", *urls, *starts)
+	}
+}
+
+// What the tray starts gets childEnv (the environment before the tray
+// changed its own for GTK), unless the command sets its own.
+func TestStartDetachedEnv(t *testing.T) {
+	if _, err := exec.LookPath("sh"); err != nil {
+		t.Skip("no sh")
+	}
+	old := childEnv
+	t.Cleanup(func() { childEnv = old })
+	dir := t.TempDir()
+	childEnv = []string{"SB_PROBE=before", "PATH=" + os.Getenv("PATH")}
+	t.Setenv("SB_PROBE", "after")
+	run := func(name string, env []string) string {
+		t.Helper()
+		out := filepath.Join(dir, name)
+		cmd := exec.Command("sh", "-c", `printf %s "$SB_PROBE" >"$0.tmp" && mv "$0.tmp" "$0"`, out)
+		cmd.Env = env
+		if err := startDetached(cmd, name); err != nil {
+			t.Fatal(err)
+		}
+		deadline := time.Now().Add(30 * time.Second)
+		for {
+			b, err := os.ReadFile(out)
+			if err == nil {
+				return string(b)
+			}
+			if time.Now().After(deadline) {
+				t.Fatalf("%s: the command wrote nothing in 30 s", name)
+			}
+			time.Sleep(20 * time.Millisecond)
+		}
+	}
+	if got := run("inherited", nil); got != "before" {
+		t.Errorf("a command without its own environment saw SB_PROBE=%q, want the one before (childEnv)", got)
+	}
+	if got := run("own", []string{"SB_PROBE=own"}); got != "own" {
+		t.Errorf("a command with its own environment saw SB_PROBE=%q, want own", got)
+	}
+	childEnv = nil
+	if got := run("nochild", nil); got != "after" {
+		t.Errorf("without childEnv a command saw SB_PROBE=%q, want the tray's own", got)
 	}
 }

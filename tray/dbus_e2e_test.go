@@ -58,6 +58,20 @@ func TestDBusTray(t *testing.T) {
 	waitTray(t, tray, "the idle menu", func() bool {
 		return sni.label(t, 0) == "No agents working" && sni.iconIs(t, icon.Idle)
 	})
+	// The first GTK program on this fresh display, yet no OpenGL driver
+	// (noGL): Mesa and LLVM would be ~20 MiB of the tray's memory.
+	maps, err := os.ReadFile(fmt.Sprintf("/proc/%d/maps", tray.cmd.Process.Pid))
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, lib := range []string{"_dri.so", "libGLX_mesa", "libLLVM"} {
+		if bytes.Contains(maps, []byte(lib)) {
+			t.Errorf("the tray maps %s: GTK loaded the OpenGL driver", lib)
+		}
+	}
+	if !bytes.Contains(maps, []byte("libgtk-3")) {
+		t.Errorf("the tray does not map libgtk-3: the check above proves nothing")
+	}
 
 	th := h.createThread("Clean up")
 	h.askPermission(th.ID)

@@ -21,6 +21,7 @@ func run(ctx context.Context, o Options) error {
 	log := slog.New(slog.NewTextHandler(os.Stderr, nil))
 	ctx, cancel := context.WithCancel(ctx)
 	defer cancel()
+	noGL()
 	// onReady runs on its own goroutine, possibly never (a quit before the
 	// panel is ready): what it starts ends with ctx and is not waited for.
 	onReady := func() {
@@ -39,6 +40,22 @@ func run(ctx context.Context, o Options) error {
 	// onExit runs when the GTK loop ends (Quit tray, or ctx done).
 	systray.Run(onReady, cancel)
 	return nil
+}
+
+// noGL keeps GTK from loading the OpenGL driver, which the tray never
+// uses: GDK_GL=disable, unless the user set GDK_GL. Without it the first
+// GTK program on an X display probes GLX (and caches the answer on the
+// root window), so a tray that starts before any other GTK program — at
+// login, or on a fresh Xvfb — maps Mesa and LLVM: ~20 MiB of its ~40 MiB
+// (docs/PERFORMANCE.md "The desktop's footprint"). What the tray starts
+// (the app, the browser) gets the environment as it was (childEnv). Called
+// before GTK starts, so no C code reads the environment meanwhile.
+func noGL() {
+	if _, set := os.LookupEnv("GDK_GL"); set {
+		return
+	}
+	childEnv = os.Environ()
+	os.Setenv("GDK_GL", "disable")
 }
 
 // systrayUI shows Menus with getlantern/systray and turns clicks into
