@@ -68,7 +68,7 @@ func main() {
 		procs = append(procs, p)
 	}
 	if len(procs) == 0 {
-		fatal(fmt.Errorf("usage: footprint [-top N] PID..."))
+		fatal(fmt.Errorf("no PID given (usage: footprint [-top N] PID…)"))
 	}
 	// How many of the set map each shared frame.
 	mappers := map[uint64]int{}
