@@ -142,6 +142,13 @@ func (w *window) show(kind, id, threadID string) {
 	}
 }
 
+// menu hands a Thread menu choice to the frontend (EventMenu).
+func (w *window) menu(action string) {
+	if ctx := w.ctx(); ctx != nil {
+		wailsruntime.EventsEmit(ctx, EventMenu, map[string]string{"action": action})
+	}
+}
+
 // focusScript reports the page's focus to Go as "window:focus" (true or
 // false), for notifications of completed turns while the window is
 // unfocused. It is injected on DOM ready, so the frontend need not know.
@@ -188,6 +195,12 @@ func (w *window) options(ctx context.Context, a Assets) (*options.App, error) {
 	sub.AddText("Show Window", nil, func(*menu.CallbackData) { w.show("", "", "") })
 	sub.AddSeparator()
 	sub.AddText("Quit", keys.CmdOrCtrl("q"), quit)
+	// The shown thread's actions, as its buttons have them: reachable from
+	// the keyboard (F10) without hunting for the buttons.
+	th := appMenu.AddSubmenu("Thread")
+	th.AddText("Export as Markdown…", nil, func(*menu.CallbackData) { w.menu(MenuExportMarkdown) })
+	th.AddText("Export as JSON Lines…", nil, func(*menu.CallbackData) { w.menu(MenuExportJSONL) })
+	th.AddText("Open in Browser", nil, func(*menu.CallbackData) { w.menu(MenuOpenInBrowser) })
 	return &options.App{
 		Title:             WindowTitle,
 		Width:             width,

@@ -535,6 +535,23 @@ describe('WailsTransport', () => {
     expect(got).toEqual([{ kind: 'thread', threadId: 'th_9' }]);
   });
 
+  it('hands on window:menu choices it knows until stopped, and sets the native title', () => {
+    const w = fakeWails();
+    const titles: string[] = [];
+    const t = new WailsTransport(w.bindings, { ...w.runtime, WindowSetTitle: (s: string) => titles.push(s) });
+    const got: string[] = [];
+    const off = t.onMenu((a) => got.push(a));
+    w.emit('window:menu', { action: 'export-md' });
+    w.emit('window:menu', JSON.stringify({ action: 'open-browser' }));
+    w.emit('window:menu', { action: 'rm -rf' }); // unknown: ignored
+    w.emit('window:menu', null);
+    off();
+    w.emit('window:menu', { action: 'export-jsonl' });
+    expect(got).toEqual(['export-md', 'open-browser']);
+    t.setTitle('Fix it — Switchboard');
+    expect(titles).toEqual(['Fix it — Switchboard']);
+  });
+
   it('delivers hub:event once each and resubscribes after hub:resync', async () => {
     const w = fakeWails();
     const t = new WailsTransport(w.bindings, w.runtime);
