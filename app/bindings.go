@@ -34,6 +34,11 @@ const (
 	// MenuOpenInBrowser): the frontend does what the thread's buttons of
 	// the same names do.
 	EventMenu = "window:menu"
+	// EventWindowReady goes the other way: the frontend emits it once it
+	// listens for the events above. A show asked for before (a
+	// `switchboard open THREAD` or a notification's click while the page
+	// was still loading) is emitted again then, so none is lost. No data.
+	EventWindowReady = "window:ready"
 )
 
 // The actions of EventMenu.

@@ -525,9 +525,20 @@ describe('WailsTransport', () => {
 
   it('hands on window:showThread (switchboard open THREAD) until stopped', () => {
     const w = fakeWails();
-    const t = new WailsTransport(w.bindings, w.runtime);
+    const emitted: string[] = [];
+    const t = new WailsTransport(w.bindings, {
+      ...w.runtime,
+      // The app answers window:ready with the show it kept while the page loaded.
+      EventsEmit: (name: string) => {
+        emitted.push(name);
+        if (name === 'window:ready') w.emit('window:showThread', { threadId: 'th_early' });
+      },
+    });
     const got: unknown[] = [];
     const off = t.onNavigate((n) => got.push(n));
+    expect(emitted).toEqual(['window:ready']);
+    expect(got).toEqual([{ kind: 'thread', threadId: 'th_early' }]);
+    got.length = 0;
     w.emit('window:showThread', { threadId: 'th_9' });
     w.emit('window:showThread', { threadId: '' }); // ignored
     off();

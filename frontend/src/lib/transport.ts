@@ -335,6 +335,7 @@ export type WailsBindings = { [K in Exclude<keyof Generated, 'ChooseFolder'>]: B
 
 export interface WailsRuntime {
   EventsOn(name: string, cb: (...data: unknown[]) => void): () => void;
+  EventsEmit?(name: string, ...data: unknown[]): void;
   WindowSetTitle?(title: string): void;
 }
 
@@ -550,6 +551,9 @@ export class WailsTransport implements Transport {
       const v = parseObject(d);
       if (typeof v?.threadId === 'string' && v.threadId) cb({ kind: 'thread', threadId: v.threadId });
     });
+    // Listening now: a show the app was asked for while the page loaded
+    // (`switchboard open`, a notification's click) comes again (app.EventWindowReady).
+    this.runtime.EventsEmit?.('window:ready');
     return () => {
       offPermission();
       offTurn();
