@@ -311,7 +311,7 @@ func findAppWindow(t *testing.T, pid int) *xwindow {
 		out, _ := xdotool(t, "search", "--onlyvisible", "--pid", strconv.Itoa(pid), "--name", "Switchboard")
 		for id := range strings.FieldsSeq(out) {
 			// search is a case-insensitive regexp; GTK's leader window is "switchboard".
-			if name, _ := xdotool(t, "getwindowname", id); name == WindowTitle {
+			if name, _ := xdotool(t, "getwindowname", id); name == "Switchboard" {
 				return &xwindow{t: t, id: id}
 			}
 		}
