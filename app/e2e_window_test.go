@@ -212,18 +212,24 @@ func TestWindowDailyE2E(t *testing.T) {
 		t.Fatalf("turn %s not in the history", turn.ID)
 		return hub.TurnHistory{}
 	}
-	// The window knows the turn runs once its composer shows Stop; wait
-	// for the hub to say it runs, then give the event a moment to reach
-	// the window (Ctrl+. is ignored while no turn runs there).
 	waitUntil(t, 30*time.Second, "the turn to run", func() bool { return turnState().Status == hub.TurnRunning })
-	time.Sleep(time.Second)
 	w.key("Escape")
 	time.Sleep(2 * time.Second)
 	if h := turnState(); h.Ended() {
 		t.Fatalf("Escape ended the turn: %+v", h)
 	}
-	w.key("ctrl+period")
-	waitUntil(t, 30*time.Second, "Ctrl+. to stop the turn", func() bool { return turnState().Ended() })
+	// Ctrl+. acts once the window has the turn's start (its event may
+	// still be on its way on a loaded machine): press it every 3 s until
+	// the turn ends; once it has, another press has nothing to stop.
+	for deadline := time.Now().Add(60 * time.Second); !turnState().Ended(); {
+		if time.Now().After(deadline) {
+			w.shot()
+			t.Fatal("the turn still runs 60 s after Ctrl+.")
+		}
+		w.key("ctrl+period")
+		for next := time.Now().Add(3 * time.Second); time.Now().Before(next) && !turnState().Ended(); time.Sleep(100 * time.Millisecond) {
+		}
+	}
 	if h := turnState(); h.StopReason != "cancelled" {
 		t.Errorf("after Ctrl+.: %+v, want stopReason cancelled", h)
 	}
@@ -234,6 +240,12 @@ func TestWindowDailyE2E(t *testing.T) {
 	exports := filepath.Join(dir, "exports")
 	if err := os.MkdirAll(exports, 0o755); err != nil {
 		t.Fatal(err)
+	}
+	// Cancel in the Save dialog writes nothing.
+	w.menu(1)
+	closeDialog(t, dialogNamed(t, "Export"), "Escape")
+	if left, _ := os.ReadDir(exports); len(left) != 0 {
+		t.Errorf("a cancelled export left %v", left)
 	}
 	for i, format := range []string{"md", "jsonl"} {
 		path := filepath.Join(exports, "picked-"+format+".out")
@@ -376,24 +388,29 @@ func (w *xwindow) menu(n int) {
 	w.key(append(keys, "Return")...)
 }
 
-// saveAs waits up to 30 s for the Save dialog (titled "Export"), types
-// path into its name field and presses Enter.
-func saveAs(t *testing.T, path string) {
+// dialogNamed waits up to 30 s for a visible window titled exactly name
+// (the Save dialog: "Export") and answers its id.
+func dialogNamed(t *testing.T, name string) string {
 	t.Helper()
-	var dlg string
-	for deadline := time.Now().Add(30 * time.Second); dlg == "" && time.Now().Before(deadline); time.Sleep(250 * time.Millisecond) {
-		out, _ := xdotool(t, "search", "--onlyvisible", "--name", "^Export$")
+	for deadline := time.Now().Add(30 * time.Second); time.Now().Before(deadline); time.Sleep(250 * time.Millisecond) {
+		out, _ := xdotool(t, "search", "--onlyvisible", "--name", "^"+name+"$")
 		for id := range strings.FieldsSeq(out) {
-			if name, _ := xdotool(t, "getwindowname", id); name == "Export" {
-				dlg = id
+			if got, _ := xdotool(t, "getwindowname", id); got == name {
+				time.Sleep(500 * time.Millisecond) // the dialog maps, then focuses its name field
+				return id
 			}
 		}
 	}
-	if dlg == "" {
-		screenshot(t)
-		t.Fatal("no Save dialog titled Export within 30 s")
-	}
-	time.Sleep(500 * time.Millisecond) // the dialog maps, then focuses its name field
+	screenshot(t)
+	t.Fatalf("no dialog titled %s within 30 s", name)
+	return ""
+}
+
+// saveAs types path into the name field of the Save dialog (titled
+// "Export") and presses Enter.
+func saveAs(t *testing.T, path string) {
+	t.Helper()
+	dlg := dialogNamed(t, "Export")
 	for _, args := range [][]string{
 		{"windowfocus", "--sync", dlg},
 		{"key", "--window", dlg, "--delay", "100", "ctrl+a", "BackSpace"},
@@ -403,22 +420,25 @@ func saveAs(t *testing.T, path string) {
 			t.Fatalf("xdotool %q: %v", args, err)
 		}
 	}
-	// Enter saves, unless the name field's completion takes the first one:
-	// press it until the dialog is gone.
+	// Enter saves, unless the name field's completion takes the first one.
+	closeDialog(t, dlg, "Return")
+}
+
+// closeDialog presses key in the Save dialog dlg until it is gone, for up
+// to 30 s.
+func closeDialog(t *testing.T, dlg, key string) {
+	t.Helper()
 	for deadline := time.Now().Add(30 * time.Second); ; {
 		_, _ = xdotool(t, "windowfocus", "--sync", dlg)
-		_, _ = xdotool(t, "key", "--window", dlg, "Return")
+		_, _ = xdotool(t, "key", "--window", dlg, key)
 		for next := time.Now().Add(2 * time.Second); time.Now().Before(next); time.Sleep(100 * time.Millisecond) {
-			if name, err := xdotool(t, "getwindowname", dlg); err != nil || name != "Export" {
-				return
-			}
 			if out, _ := xdotool(t, "search", "--onlyvisible", "--name", "^Export$"); !slices.Contains(strings.Fields(out), dlg) {
 				return
 			}
 		}
 		if time.Now().After(deadline) {
 			screenshot(t)
-			t.Fatal("the Save dialog is still open 30 s after Enter")
+			t.Fatalf("the dialog is still open 30 s after %s", key)
 		}
 	}
 }
