@@ -42,7 +42,8 @@ import (
 // through the native Save dialog into the file typed there, the same bytes
 // as the HTTP API's export; and that its "Open in Browser" hands the
 // browser (a fake xdg-open on PATH, which records the URL) a link that
-// signs in and lands on /#/t/<id>.
+// signs in and lands on /#/t/<id>; and that a `switchboard open` the
+// moment the window appears, before its page listens, is not lost.
 func TestWindowDailyE2E(t *testing.T) {
 	bin := desktopE2EBin(t)
 	started := time.Now()
@@ -105,32 +106,56 @@ func TestWindowDailyE2E(t *testing.T) {
 		t.Error("open with no app running started a browser")
 	}
 
-	var log syncBuffer
-	app := exec.Command(bin, "--data-dir", dataDir, "--config", config, "--listen", "127.0.0.1:0")
-	app.Env = env
-	app.Stdout, app.Stderr = &log, &log
-	app.SysProcAttr = &syscall.SysProcAttr{Pdeathsig: syscall.SIGKILL}
-	if err := app.Start(); err != nil {
-		t.Fatal(err)
-	}
-	exited := make(chan error, 1)
-	go func() { exited <- app.Wait() }()
-	t.Cleanup(func() {
-		app.Process.Kill()
-		if t.Failed() {
-			t.Logf("app log:\n%s", log.String())
+	// launch starts the app and waits for its API; exited gets its exit.
+	launch := func() (pid int, exited <-chan error) {
+		t.Helper()
+		var log syncBuffer
+		app := exec.Command(bin, "--data-dir", dataDir, "--config", config, "--listen", "127.0.0.1:0")
+		app.Env = env
+		app.Stdout, app.Stderr = &log, &log
+		app.SysProcAttr = &syscall.SysProcAttr{Pdeathsig: syscall.SIGKILL}
+		if err := app.Start(); err != nil {
+			t.Fatal(err)
 		}
-	})
+		done := make(chan error, 1)
+		go func() { done <- app.Wait() }()
+		t.Cleanup(func() {
+			app.Process.Kill()
+			if t.Failed() {
+				t.Logf("app log:\n%s", log.String())
+			}
+		})
+		return app.Process.Pid, done
+	}
 	c := client.New(dataDir, client.Options{ClientID: "bench"})
-	for deadline := time.Now().Add(60 * time.Second); ; time.Sleep(100 * time.Millisecond) {
-		if _, err := c.Connect(ctx); err == nil {
-			break
-		}
-		if time.Now().After(deadline) {
-			t.Fatal("the app did not serve the API within 60 s")
+	waitAPI := func() {
+		t.Helper()
+		for deadline := time.Now().Add(60 * time.Second); ; time.Sleep(100 * time.Millisecond) {
+			if _, err := c.Connect(ctx); err == nil {
+				return
+			}
+			if time.Now().After(deadline) {
+				t.Fatal("the app did not serve the API within 60 s")
+			}
 		}
 	}
-	w := findAppWindow(t, app.Process.Pid)
+	quit := func(exited <-chan error) {
+		t.Helper()
+		if err := c.Shutdown(ctx); err != nil {
+			t.Fatal(err)
+		}
+		select {
+		case err := <-exited:
+			if err != nil {
+				t.Errorf("exit after /v1/shutdown: %v", err)
+			}
+		case <-time.After(30 * time.Second):
+			t.Fatal("still running 30 s after POST /v1/shutdown")
+		}
+	}
+	pid, exited := launch()
+	waitAPI()
+	w := findAppWindow(t, pid)
 	w.waitTitle("Switchboard") // nothing open yet
 
 	titles := map[string]string{} // thread id → title
@@ -288,17 +313,19 @@ func TestWindowDailyE2E(t *testing.T) {
 	w.waitTitle(titles[shown] + " — Switchboard")
 
 	// Quit as the tray does; the window and the hub end cleanly.
-	if err := c.Shutdown(ctx); err != nil {
-		t.Fatal(err)
+	quit(exited)
+
+	// 6. Started again, the app is asked to show a thread the moment its
+	// window appears, before its page may listen: the hand-over is kept
+	// until the page says window:ready.
+	pid, exited = launch()
+	waitAPI()
+	w = findAppWindow(t, pid)
+	if out, code := open(ids[0]); code != 0 || !strings.Contains(out, "in the window") {
+		t.Fatalf("open %s as the window appears: exit %d\n%s", ids[0], code, out)
 	}
-	select {
-	case err := <-exited:
-		if err != nil {
-			t.Errorf("exit after /v1/shutdown: %v", err)
-		}
-	case <-time.After(30 * time.Second):
-		t.Fatal("still running 30 s after POST /v1/shutdown")
-	}
+	w.waitTitle("Alpha — Switchboard")
+	quit(exited)
 	t.Logf("the window's daily paths took %s", time.Since(started).Round(time.Second))
 }
 
