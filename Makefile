@@ -227,8 +227,11 @@ deps-browser:
 # Guarantees: the built window opens, titled "Switchboard", under Xvfb and
 # paints (build/screenshots/window.png is not one colour); notifications
 # with Approve/Deny work end to end against a fake notification server; a
-# second launch focuses the first; Ctrl+Q quits cleanly; both binaries exit
-# 0 on SIGTERM (.ci/desktop-smoke).
+# second launch focuses the first; `switchboard open THREAD` shows the
+# thread in the running window; Ctrl/Alt+1…9, Alt+↑/↓, Escape and Ctrl+.
+# work in the window; the Thread menu exports through the native Save
+# dialog and opens the thread in the browser signed in (a fake xdg-open);
+# Ctrl+Q quits cleanly; both binaries exit 0 on SIGTERM (.ci/desktop-smoke).
 smoke: build deps-smoke ## start both binaries under Xvfb and stop them
 	bash .ci/desktop-smoke
 

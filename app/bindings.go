@@ -28,6 +28,24 @@ const (
 	// EventShowThread asks the window to show a thread (`switchboard open
 	// THREAD` while the app runs). Data: {"threadId": "<thread id>"}.
 	EventShowThread = "window:showThread"
+	// EventMenu is a choice in the window's Thread menu, about the thread
+	// the window shows. Data: {"action": "export-md" | "export-jsonl" |
+	// "open-browser"} (MenuExportMarkdown, MenuExportJSONL,
+	// MenuOpenInBrowser): the frontend does what the thread's buttons of
+	// the same names do.
+	EventMenu = "window:menu"
+	// EventWindowReady goes the other way: the frontend emits it once it
+	// listens for the events above. A show asked for before (a
+	// `switchboard open THREAD` or a notification's click while the page
+	// was still loading) is emitted again then, so none is lost. No data.
+	EventWindowReady = "window:ready"
+)
+
+// The actions of EventMenu.
+const (
+	MenuExportMarkdown = "export-md"
+	MenuExportJSONL    = "export-jsonl"
+	MenuOpenInBrowser  = "open-browser"
 )
 
 // windowCaller is who the window is to the hub: it sees every client's

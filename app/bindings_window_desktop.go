@@ -23,15 +23,11 @@ func (e wailsEmitter) SaveFile(title, defaultName string) (string, error) {
 	return p, nil
 }
 
-// OpenURL opens url in the user's browser (Bindings.OpenInBrowser).
-func (e wailsEmitter) OpenURL(url string) error {
-	ctx := e.w.ctx()
-	if ctx == nil {
-		return hub.Errorf(hub.CodeInternal, "the window is not open yet")
-	}
-	wailsruntime.BrowserOpenURL(ctx, url)
-	return nil
-}
+// OpenURL opens url in the user's browser (Bindings.OpenInBrowser) as
+// `switchboard open` does (openBrowser: xdg-open on Linux), so that a
+// browser that cannot be started is an error the window shows, where
+// Wails' BrowserOpenURL only logs it.
+func (e wailsEmitter) OpenURL(url string) error { return openBrowser(url) }
 
 // ChooseFolder opens Wails' native directory dialog on the window (see
 // Bindings.ChooseFolder); "" when the user cancelled.

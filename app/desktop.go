@@ -88,7 +88,14 @@ type window struct {
 
 	mu   sync.Mutex
 	wctx context.Context // Wails' context, set by OnStartup
+	// ready: the frontend listens for the show events (EventWindowReady);
+	// until then pending holds the last show asked for, to emit again.
+	ready   bool
+	pending *showRequest
 }
+
+// showRequest is what window.show was asked to show.
+type showRequest struct{ kind, id, threadID string }
 
 // wailsEmitter emits runtime events through Wails once the window runs.
 type wailsEmitter struct{ w *window }
@@ -125,8 +132,16 @@ func (w *window) attach(h *runningHub) {
 // its notification) or a thread (`switchboard open`): the frontend gets
 // "window:showPermission" {id}, "window:showTurn" {id, threadId} or
 // "window:showThread" {threadId}.
+//
+// Before the frontend listens (EventWindowReady) the last such request is
+// also kept, and emitted again once it does (ready).
 func (w *window) show(kind, id, threadID string) {
-	ctx := w.ctx()
+	w.mu.Lock()
+	if !w.ready && kind != "" {
+		w.pending = &showRequest{kind, id, threadID}
+	}
+	ctx := w.wctx
+	w.mu.Unlock()
 	if ctx == nil {
 		return
 	}
@@ -139,6 +154,26 @@ func (w *window) show(kind, id, threadID string) {
 		wailsruntime.EventsEmit(ctx, EventShowTurn, map[string]string{"id": id, "threadId": threadID})
 	case "thread":
 		wailsruntime.EventsEmit(ctx, EventShowThread, map[string]string{"threadId": threadID})
+	}
+}
+
+// frontendReady is EventWindowReady: the frontend listens now; a show
+// asked for before is emitted again.
+func (w *window) frontendReady() {
+	w.mu.Lock()
+	w.ready = true
+	p := w.pending
+	w.pending = nil
+	w.mu.Unlock()
+	if p != nil {
+		w.show(p.kind, p.id, p.threadID)
+	}
+}
+
+// menu hands a Thread menu choice to the frontend (EventMenu).
+func (w *window) menu(action string) {
+	if ctx := w.ctx(); ctx != nil {
+		wailsruntime.EventsEmit(ctx, EventMenu, map[string]string{"action": action})
 	}
 }
 
@@ -188,6 +223,12 @@ func (w *window) options(ctx context.Context, a Assets) (*options.App, error) {
 	sub.AddText("Show Window", nil, func(*menu.CallbackData) { w.show("", "", "") })
 	sub.AddSeparator()
 	sub.AddText("Quit", keys.CmdOrCtrl("q"), quit)
+	// The shown thread's actions, as its buttons have them: reachable from
+	// the keyboard (F10) without hunting for the buttons.
+	th := appMenu.AddSubmenu("Thread")
+	th.AddText("Export as Markdown…", nil, func(*menu.CallbackData) { w.menu(MenuExportMarkdown) })
+	th.AddText("Export as JSON Lines…", nil, func(*menu.CallbackData) { w.menu(MenuExportJSONL) })
+	th.AddText("Open in Browser", nil, func(*menu.CallbackData) { w.menu(MenuOpenInBrowser) })
 	return &options.App{
 		Title:             WindowTitle,
 		Width:             width,
@@ -215,6 +256,7 @@ func (w *window) options(ctx context.Context, a Assets) (*options.App, error) {
 			w.mu.Lock()
 			w.wctx = wctx
 			w.mu.Unlock()
+			wailsruntime.EventsOn(wctx, EventWindowReady, func(...any) { w.frontendReady() })
 			if remembered && !state.Maximised {
 				wailsruntime.WindowSetPosition(wctx, state.X, state.Y)
 			}

@@ -97,3 +97,49 @@ var cspFrontend = fstest.MapFS{
 	"frontend/dist/index.html":    {Data: []byte("<!doctype html><html><head><title>Switchboard</title></head><body></body></html>")},
 	"frontend/dist/assets/app.js": {Data: []byte("console.log(1)")},
 }
+
+// A show asked for before the frontend listens (a `switchboard open` while
+// the page loads) is kept, the last one only, until EventWindowReady; then
+// nothing is kept any more. The events themselves are tested in the real
+// window (TestWindowDailyE2E).
+func TestWindowShowBeforeReady(t *testing.T) {
+	w := &window{dataDir: t.TempDir()}
+	w.show("thread", "", "th_1")
+	w.show("", "", "") // only raising the window: nothing to keep
+	w.show("thread", "", "th_2")
+	if w.pending == nil || *w.pending != (showRequest{"thread", "", "th_2"}) {
+		t.Fatalf("pending %+v, want the last thread asked for", w.pending)
+	}
+	w.frontendReady()
+	if !w.ready || w.pending != nil {
+		t.Fatalf("after ready: ready %v, pending %+v", w.ready, w.pending)
+	}
+	w.show("thread", "", "th_3")
+	if w.pending != nil {
+		t.Errorf("kept %+v once the frontend listens", w.pending)
+	}
+}
+
+// The app menu has the Thread menu, whose items are the frontend's
+// EventMenu actions.
+func TestWindowThreadMenu(t *testing.T) {
+	frontend := fstest.MapFS{"frontend/dist/index.html": {Data: []byte("<title>Switchboard</title>")}}
+	w := &window{dataDir: t.TempDir()}
+	opts, err := w.options(context.Background(), Assets{Frontend: frontend})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var labels []string
+	for _, m := range opts.Menu.Items {
+		if m.Label != "Thread" || m.SubMenu == nil {
+			continue
+		}
+		for _, it := range m.SubMenu.Items {
+			labels = append(labels, it.Label)
+		}
+	}
+	want := []string{"Export as Markdown…", "Export as JSON Lines…", "Open in Browser"}
+	if strings.Join(labels, "|") != strings.Join(want, "|") {
+		t.Errorf("Thread menu %q, want %q", labels, want)
+	}
+}

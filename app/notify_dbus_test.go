@@ -168,16 +168,22 @@ func serveFakeNotifd(t *testing.T, conn *dbus.Conn) *fakeNotifd {
 	return s
 }
 
-func TestNotificationsE2E(t *testing.T) {
+// desktopE2EBin is the desktop binary the desktop end-to-end tests run
+// (build/bin/switchboard, or $SWITCHBOARD_DESKTOP_BIN). They run only
+// when SWITCHBOARD_NOTIFY_E2E is set (.ci/desktop-smoke sets it to
+// "require": then whatever they lack is a failure, not a skip).
+func desktopE2EBin(t *testing.T) string {
+	t.Helper()
 	mode := os.Getenv("SWITCHBOARD_NOTIFY_E2E")
+	if mode == "" {
+		t.Skip("a desktop end-to-end test: set SWITCHBOARD_NOTIFY_E2E=1 under dbus-run-session and xvfb-run (.ci/desktop-smoke)")
+	}
 	skip := func(why string) {
+		t.Helper()
 		if mode == "require" {
 			t.Fatal(why)
 		}
 		t.Skip(why + " (SWITCHBOARD_NOTIFY_E2E=require makes this a failure)")
-	}
-	if mode == "" {
-		t.Skip("the desktop end-to-end test: set SWITCHBOARD_NOTIFY_E2E=1 under dbus-run-session and xvfb-run (.ci/desktop-smoke)")
 	}
 	if os.Getenv("DBUS_SESSION_BUS_ADDRESS") == "" || os.Getenv("DISPLAY") == "" {
 		skip("needs a session bus and a display")
@@ -190,21 +196,34 @@ func TestNotificationsE2E(t *testing.T) {
 	if _, err := os.Stat(bin); err != nil {
 		skip("no desktop binary (make build): " + err.Error())
 	}
-	notifd := startFakeNotifd(t)
+	if _, err := exec.LookPath("xdotool"); err != nil {
+		skip("no xdotool")
+	}
+	return bin
+}
 
-	dir := t.TempDir()
-	dataDir := filepath.Join(dir, "data")
-	config := benchConfig(t, dir)
+// desktopEnv is this process's environment for the desktop app, with no
+// SWITCHBOARD_ variable and HOME and the XDG dirs in dir: Wails writes
+// notification categories under the user config dir, WebKit its caches.
+func desktopEnv(dir string) []string {
 	var env []string
 	for _, kv := range os.Environ() {
 		if !strings.HasPrefix(kv, "SWITCHBOARD_") && !strings.HasPrefix(kv, "HOME=") && !strings.HasPrefix(kv, "XDG_") {
 			env = append(env, kv)
 		}
 	}
-	// Wails writes notification categories under the user config dir,
-	// WebKit its caches: all in dir.
-	env = append(env, "HOME="+dir, "XDG_CONFIG_HOME="+filepath.Join(dir, "config"),
+	return append(env, "HOME="+dir, "XDG_CONFIG_HOME="+filepath.Join(dir, "config"),
 		"XDG_DATA_HOME="+filepath.Join(dir, "xdgdata"), "XDG_CACHE_HOME="+filepath.Join(dir, "cache"))
+}
+
+func TestNotificationsE2E(t *testing.T) {
+	bin := desktopE2EBin(t)
+	notifd := startFakeNotifd(t)
+
+	dir := t.TempDir()
+	dataDir := filepath.Join(dir, "data")
+	config := benchConfig(t, dir)
+	env := desktopEnv(dir)
 	launch := func(log io.Writer) *exec.Cmd {
 		cmd := exec.Command(bin, "--data-dir", dataDir, "--config", config, "--listen", "127.0.0.1:0")
 		cmd.Env = env

@@ -69,6 +69,7 @@ async function main() {
   await nav.getByRole('button', { name: /Beta/ }).click();
   await heading('Beta').waitFor();
   check(hashOf() === `#/t/${beta.id}`, 'each selection is its own URL');
+  check(/^(\(\d+\) )?Beta — Switchboard$/.test(await page.title()), `the title names the open thread (${await page.title()})`);
   await page.goBack();
   await heading('Alpha').waitFor();
   check(hashOf() === `#/t/${alpha.id}`, 'back shows the previous thread');
@@ -144,9 +145,11 @@ async function main() {
   const { violations } = await axeRun(page);
   check(violations.length === 0, `axe finds nothing wrong with the key list over Approvals (${violations.map((v) => `${v.id}: ${v.targets.join(', ')}`).join('; ') || 'clean'})`);
   check(await help.getByRole('button', { name: 'Close' }).evaluate((b) => b === document.activeElement), 'the key list takes the focus');
+  check(/^(\(\d+\) )?Keyboard shortcuts — Switchboard$/.test(await page.title()), `the title names the topmost panel (${await page.title()})`);
   await page.keyboard.press('Escape');
   await help.waitFor({ state: 'detached' });
   check(await panel.isVisible(), 'Escape closed the key list only, Approvals stays');
+  check(/^(\(\d+\) )?Approvals — Switchboard$/.test(await page.title()), `the title names Approvals again (${await page.title()})`);
   await page.keyboard.press('Control+k');
   await search.waitFor();
   await page.keyboard.press('Escape');

@@ -149,4 +149,42 @@ describe('App, daily', () => {
     );
     expect(f.calls.some((c) => c.method === 'exportThreads')).toBe(false);
   });
+
+  it("in the window: the Thread menu acts on the thread shown, and the native title names it", async () => {
+    const f = new FakeTransport();
+    (f as unknown as { kind: string }).kind = 'wails';
+    let menu: ((a: string) => void) | undefined;
+    const titles: string[] = [];
+    Object.assign(f, {
+      openInBrowser: vi.fn(async (id: string) => void f.calls.push({ method: 'openInBrowser', args: [id] })),
+      saveExport: vi.fn(async (req: unknown, name: string) => {
+        f.calls.push({ method: 'saveExport', args: [req, name] });
+        return `/home/me/${name}`;
+      }),
+      onMenu: (cb: (a: string) => void) => {
+        menu = cb;
+        return () => (menu = undefined);
+      },
+      setTitle: (t: string) => titles.push(t),
+    });
+    f.threads = [thread('th_1', { title: 'Fix the build' })];
+    const store = new HubStore(f, (flush) => queueMicrotask(flush));
+    render(App, { store });
+    await screen.findByRole('navigation', { name: 'Threads' });
+    expect(titles.at(-1)).toBe('Switchboard');
+    // No thread shown: the menu says so and does nothing.
+    menu?.('export-md');
+    await screen.findByText(/Open a thread first/);
+    expect(f.calls.some((c) => c.method === 'saveExport')).toBe(false);
+    await store.select('th_1');
+    await vi.waitFor(() => expect(titles.at(-1)).toBe('Fix the build — Switchboard'));
+    menu?.('export-jsonl');
+    await vi.waitFor(() =>
+      expect(f.calls.find((c) => c.method === 'saveExport')?.args).toEqual([{ threadId: 'th_1', format: 'jsonl' }, 'switchboard-Fix_the_build.jsonl']),
+    );
+    menu?.('open-browser');
+    await vi.waitFor(() => expect(f.calls.find((c) => c.method === 'openInBrowser')?.args).toEqual(['th_1']));
+    await fireEvent.keyDown(window, { key: '?' });
+    await vi.waitFor(() => expect(titles.at(-1)).toBe('Keyboard shortcuts — Switchboard'));
+  });
 });

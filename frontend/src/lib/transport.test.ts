@@ -525,14 +525,42 @@ describe('WailsTransport', () => {
 
   it('hands on window:showThread (switchboard open THREAD) until stopped', () => {
     const w = fakeWails();
-    const t = new WailsTransport(w.bindings, w.runtime);
+    const emitted: string[] = [];
+    const t = new WailsTransport(w.bindings, {
+      ...w.runtime,
+      // The app answers window:ready with the show it kept while the page loaded.
+      EventsEmit: (name: string) => {
+        emitted.push(name);
+        if (name === 'window:ready') w.emit('window:showThread', { threadId: 'th_early' });
+      },
+    });
     const got: unknown[] = [];
     const off = t.onNavigate((n) => got.push(n));
+    expect(emitted).toEqual(['window:ready']);
+    expect(got).toEqual([{ kind: 'thread', threadId: 'th_early' }]);
+    got.length = 0;
     w.emit('window:showThread', { threadId: 'th_9' });
     w.emit('window:showThread', { threadId: '' }); // ignored
     off();
     w.emit('window:showThread', { threadId: 'th_8' });
     expect(got).toEqual([{ kind: 'thread', threadId: 'th_9' }]);
+  });
+
+  it('hands on window:menu choices it knows until stopped, and sets the native title', () => {
+    const w = fakeWails();
+    const titles: string[] = [];
+    const t = new WailsTransport(w.bindings, { ...w.runtime, WindowSetTitle: (s: string) => titles.push(s) });
+    const got: string[] = [];
+    const off = t.onMenu((a) => got.push(a));
+    w.emit('window:menu', { action: 'export-md' });
+    w.emit('window:menu', JSON.stringify({ action: 'open-browser' }));
+    w.emit('window:menu', { action: 'rm -rf' }); // unknown: ignored
+    w.emit('window:menu', null);
+    off();
+    w.emit('window:menu', { action: 'export-jsonl' });
+    expect(got).toEqual(['export-md', 'open-browser']);
+    t.setTitle('Fix it — Switchboard');
+    expect(titles).toEqual(['Fix it — Switchboard']);
   });
 
   it('delivers hub:event once each and resubscribes after hub:resync', async () => {

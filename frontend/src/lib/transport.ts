@@ -136,6 +136,11 @@ export interface Subscription {
 }
 
 /** A request to show something: from window:showPermission / window:showTurn. */
+/** A choice in the window's Thread menu (app.MenuExportMarkdown, …). */
+export type MenuAction = 'export-md' | 'export-jsonl' | 'open-browser';
+
+const menuActions: readonly string[] = ['export-md', 'export-jsonl', 'open-browser'];
+
 export type Navigate =
   | { kind: 'permission'; id: string }
   | { kind: 'turn'; id: string; threadId: string }
@@ -187,6 +192,13 @@ export interface Transport {
    * a permission or a turn. Returns a function that stops listening.
    */
   onNavigate?(cb: (n: Navigate) => void): () => void;
+  /**
+   * The window only: a choice in its native Thread menu, about the thread
+   * shown (app.EventMenu). Returns a function that stops listening.
+   */
+  onMenu?(cb: (action: MenuAction) => void): () => void;
+  /** The window only: sets the native window's title (a page's <title> does not reach it). */
+  setTitle?(title: string): void;
   /** The settings page's part of the config file (GET /v1/settings). */
   getSettings(): Promise<Settings>;
   /** Changes the fields present in the config file; answers the settings now in force (PATCH /v1/settings). */
@@ -323,6 +335,8 @@ export type WailsBindings = { [K in Exclude<keyof Generated, 'ChooseFolder'>]: B
 
 export interface WailsRuntime {
   EventsOn(name: string, cb: (...data: unknown[]) => void): () => void;
+  EventsEmit?(name: string, ...data: unknown[]): void;
+  WindowSetTitle?(title: string): void;
 }
 
 declare global {
@@ -537,11 +551,25 @@ export class WailsTransport implements Transport {
       const v = parseObject(d);
       if (typeof v?.threadId === 'string' && v.threadId) cb({ kind: 'thread', threadId: v.threadId });
     });
+    // Listening now: a show the app was asked for while the page loaded
+    // (`switchboard open`, a notification's click) comes again (app.EventWindowReady).
+    this.runtime.EventsEmit?.('window:ready');
     return () => {
       offPermission();
       offTurn();
       offThread();
     };
+  }
+
+  onMenu(cb: (action: MenuAction) => void): () => void {
+    return this.runtime.EventsOn('window:menu', (d) => {
+      const a = parseObject(d)?.action;
+      if (typeof a === 'string' && menuActions.includes(a)) cb(a as MenuAction);
+    });
+  }
+
+  setTitle(title: string) {
+    this.runtime.WindowSetTitle?.(title);
   }
 
   subscribe(after: number, h: SubscribeHandlers): Subscription {
