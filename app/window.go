@@ -40,7 +40,9 @@ func loadWindowState(dataDir string) (s windowState, ok bool) {
 	return s, true
 }
 
-// saveWindowState writes s atomically (a temp file renamed over the old).
+// saveWindowState writes s atomically through writeFileAtomic: each save
+// has its own temporary file, so two saves at once (Quit and a signal both
+// reach OnBeforeClose) leave one whole file, never an error or a part.
 func saveWindowState(dataDir string, s windowState) error {
 	if s.Width < minWidth || s.Height < minHeight {
 		return fmt.Errorf("window state: %dx%d is smaller than the minimum", s.Width, s.Height)
@@ -49,12 +51,7 @@ func saveWindowState(dataDir string, s windowState) error {
 	if err != nil {
 		return err
 	}
-	tmp := filepath.Join(dataDir, windowFile+".tmp")
-	if err := os.WriteFile(tmp, append(b, '\n'), 0o600); err != nil {
-		return fmt.Errorf("window state: %w", err)
-	}
-	if err := os.Rename(tmp, filepath.Join(dataDir, windowFile)); err != nil {
-		os.Remove(tmp)
+	if err := writeFileAtomic(dataDir, windowFile, append(b, '\n')); err != nil {
 		return fmt.Errorf("window state: %w", err)
 	}
 	return nil

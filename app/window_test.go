@@ -32,3 +32,24 @@ func TestWindowState(t *testing.T) {
 		t.Error("instanceID is not one per data dir")
 	}
 }
+
+// Quit and a signal can both save the geometry at once: every save must
+// succeed and leave one whole file (they once shared a temp file's name).
+func TestWindowStateConcurrentSaves(t *testing.T) {
+	dir := t.TempDir()
+	errs := make(chan error, 16)
+	for i := range 16 {
+		go func() { errs <- saveWindowState(dir, windowState{X: i, Width: 800 + i, Height: 600}) }()
+	}
+	for range 16 {
+		if err := <-errs; err != nil {
+			t.Error(err)
+		}
+	}
+	if s, ok := loadWindowState(dir); !ok || s.Width != 800+s.X {
+		t.Fatalf("after concurrent saves: %+v %v", s, ok)
+	}
+	if left, _ := filepath.Glob(filepath.Join(dir, ".*")); len(left) != 0 {
+		t.Errorf("temporary files left: %v", left)
+	}
+}
