@@ -16,14 +16,15 @@ smoke_reexec() {
 fail() { echo "$SMOKE_NAME: FAIL: $*" >&2; exit 1; }
 say() { echo "$SMOKE_NAME: $*"; }
 
-# stop PID NAME: SIGTERM, then the process must exit 0 within 10 s.
+# stop PID NAME [LOG]: SIGTERM, then the process must exit 0 within 10 s;
+# on failure LOG (its stdout and stderr) is printed, so a panic shows.
 stop() {
   kill -TERM "$1"
   for _ in $(seq 40); do kill -0 "$1" 2>/dev/null || break; sleep 0.25; done
-  if kill -0 "$1" 2>/dev/null; then kill -KILL "$1"; fail "$2 still running 10 s after SIGTERM"; fi
+  if kill -0 "$1" 2>/dev/null; then kill -KILL "$1"; [ -z "${3:-}" ] || cat "$3" >&2; fail "$2 still running 10 s after SIGTERM"; fi
   local status=0
   wait "$1" || status=$?
-  [ "$status" = 0 ] || fail "$2 exited $status after SIGTERM, want 0"
+  if [ "$status" != 0 ]; then [ -z "${3:-}" ] || cat "$3" >&2; fail "$2 exited $status after SIGTERM, want 0"; fi
   say "$2 exited 0 on SIGTERM"
 }
 
