@@ -10,14 +10,28 @@ import (
 	"time"
 )
 
-// TestSignInRetriesTheTurn: through the real `switchboard serve`, a turn
+// TestE2EAgents: issue 15's last pieces against the real binary.
+func TestE2EAgents(t *testing.T) {
+	bins := buildE2E(t, t.TempDir())
+	tests := []struct {
+		name string
+		fn   func(*testing.T, e2eBins)
+	}{
+		{"SignInRetriesTheTurn", e2eSignInRetry},
+		{"SettingsMCPLevels", e2eSettingsMCP}, // settings_mcp_e2e_test.go
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) { tc.fn(t, bins) })
+	}
+}
+
+// e2eSignInRetry: through the real `switchboard serve`, a turn
 // refused because the fake agent needs signing in fails with an error
 // event of reason AUTH_REQUIRED; a terminal sign-in that fails retries
 // nothing; one that exits 0 restarts the agent and runs the failed turn
 // again by itself (turn_started retryOf), once; a turn the user sent
 // after the failure is what counts, not the failed one.
-func TestSignInRetriesTheTurn(t *testing.T) {
-	bins := buildE2E(t, t.TempDir())
+func e2eSignInRetry(t *testing.T, bins e2eBins) {
 	creds := filepath.Join(t.TempDir(), "creds")
 	h := newHub(t, bins, hubConfig{"agents": map[string]agentConf{
 		"authterm": fakeAgentConf(t, "FAKEAGENT_AUTH_REQUIRED=1", "FAKEAGENT_CRED_FILE="+creds),
