@@ -82,7 +82,7 @@ func TestSettingsMCPServerLevels(t *testing.T) {
 			"claude": {MCPServers: map[string]*hub.MCPServerPatch{"Docs": {Type: "sse", URL: "https://mcp.example/sse", Headers: map[string]string{"X-Key": "h"}}}},
 		},
 		Folders: map[string]*hub.FolderPatch{
-			"~/Work/**": {MCPServers: map[string]*hub.MCPServerPatch{"F": {Command: "f-mcp"}}},
+			"~/Work/**":  {MCPServers: map[string]*hub.MCPServerPatch{"F": {Command: "f-mcp"}}},
 			"/tmp/Other": {MCPServers: map[string]*hub.MCPServerPatch{"G": {Command: "g-mcp"}}},
 		},
 	})
