@@ -91,8 +91,11 @@ async function main() {
       if (p) window.__progress.push(Number(p.value));
     }).observe(document.body, { subtree: true, childList: true, attributes: true });
   });
+  const began = Date.now();
   await install.click();
   await agents.getByText('Installed 1.0.0').waitFor({ timeout: 120000 });
+  const took = /msg="agents: installed" agent=fixture .* took=(\S+)/.exec(hub.log())?.[1];
+  log(`install: ${((Date.now() - began) / 1000).toFixed(2)} s from the click to "Installed 1.0.0" (the hub's install: ${took})`);
   const seen = await page.evaluate(() => window.__progress);
   check(seen.length > 0, `the install showed its progress (${seen.map((v) => v.toFixed(2)).join(' ')})`);
   const listed = (await api('GET', '/v1/agents')).agents.find((a) => a.id === 'fixture');
