@@ -11,6 +11,11 @@ import (
 	"time"
 )
 
+// PublicRegistryURL is the ACP registry's public index, as the registry
+// project documents it (agentclientprotocol.com/get-started/registry):
+// the default of the config's registry.url (app/agents.go reads it).
+const PublicRegistryURL = "https://cdn.agentclientprotocol.com/registry/v1/latest/registry.json"
+
 // AgentSpec is an agent Switchboard knows how to start.
 type AgentSpec struct {
 	ID      string

@@ -36,7 +36,13 @@ type agentInstalls struct {
 
 	regMu    sync.Mutex
 	registry []acp.AgentSpec // the ACP registry's agents (registry.url), last read
+	regBusy  bool            // a fetch of the registry runs (RefreshRegistry)
+	regTried time.Time       // when RefreshRegistry last started one
 }
+
+// registryRetry is how often a listing may start a fetch of the ACP
+// registry (which asks the network only when its copy is a day old).
+const registryRetry = time.Hour
 
 var _ hub.AgentInstaller = (*agentInstalls)(nil)
 
@@ -296,16 +302,22 @@ func installError(err error) error {
 	return reasonError(code, ie.Reason, ie.Message)
 }
 
-// loadRegistry reads the ACP registry at c's registry.url (the cache when
-// fresh or offline: acp/install) and refreshes the catalogue; "" clears
-// it. Its agents join the catalogue under ids the catalogue and config do
-// not use.
-func (a *agentInstalls) loadRegistry(ctx context.Context, c config.Config) {
+// loadRegistry reads the ACP registry at c's registry.url — the cached
+// copy only, unless fetch (then acp/install asks the network when the
+// copy is a day old; offline, the copy) — and refreshes the catalogue;
+// "" clears it. Its agents join the catalogue under ids the catalogue and
+// config do not use.
+func (a *agentInstalls) loadRegistry(ctx context.Context, c config.Config, fetch bool) {
 	var specs []acp.AgentSpec
 	if c.Registry.URL != "" {
-		agents, err := a.in.ACPRegistry(ctx, c.Registry.URL)
-		if err != nil {
-			a.h.log.Info("agents: the ACP registry was not refreshed", "url", c.Registry.URL, "err", err, "cached", len(agents))
+		var agents []install.RegistryAgent
+		if fetch {
+			var err error
+			if agents, err = a.in.ACPRegistry(ctx, c.Registry.URL); err != nil {
+				a.h.log.Info("agents: the ACP registry was not refreshed", "url", c.Registry.URL, "err", err, "cached", len(agents))
+			}
+		} else {
+			agents, _ = a.in.CachedRegistry(c.Registry.URL)
 		}
 		builtin := map[string]bool{}
 		for _, s := range c.Catalogue() {
@@ -319,20 +331,39 @@ func (a *agentInstalls) loadRegistry(ctx context.Context, c config.Config) {
 	a.refresh()
 }
 
-// watchRegistry loads the registry now and then daily until the hub stops.
-func (a *agentInstalls) watchRegistry() {
+// registryChanged applies a new registry.url: its cached copy now, and
+// the next listing may fetch it at once.
+func (a *agentInstalls) registryChanged(to config.Config) {
+	a.regMu.Lock()
+	a.regTried = time.Time{}
+	a.regMu.Unlock()
+	a.loadRegistry(a.ctx, to, false)
+}
+
+// RefreshRegistry implements hub.AgentInstaller. The hub never asks the
+// ACP registry by itself (ADR 0020): at start and when registry.url
+// changes it reads only its cached copy; a client listing the agents
+// starts, in the background, at most one fetch an hour, which asks the
+// network only when the copy is a day old (acp/install.ACPRegistry) and
+// falls back on the copy offline. What it brings shows from the next
+// listing on.
+func (a *agentInstalls) RefreshRegistry() {
+	if a.h.currentConfig().Registry.URL == "" {
+		return
+	}
+	a.regMu.Lock()
+	if a.regBusy || !a.regTried.IsZero() && time.Since(a.regTried) < registryRetry {
+		a.regMu.Unlock()
+		return
+	}
+	a.regBusy, a.regTried = true, time.Now()
+	a.regMu.Unlock()
 	a.wg.Add(1)
 	go func() {
 		defer a.wg.Done()
-		t := time.NewTicker(install.LatestEvery)
-		defer t.Stop()
-		for {
-			a.loadRegistry(a.ctx, a.h.currentConfig())
-			select {
-			case <-a.ctx.Done():
-				return
-			case <-t.C:
-			}
-		}
+		a.loadRegistry(a.ctx, a.h.currentConfig(), true)
+		a.regMu.Lock()
+		a.regBusy = false
+		a.regMu.Unlock()
 	}()
 }

@@ -40,7 +40,7 @@ func benchConfig(tb testing.TB, dir string, extra ...string) string {
 		k, v, _ := strings.Cut(kv, "=")
 		envYAML = append(envYAML, fmt.Sprintf("%s: %q", k, v))
 	}
-	cfg := fmt.Sprintf("limits:\n  maxAgentProcesses: 32\nagents:\n  fake:\n    name: Fake\n    command: %q\n    args: [%q]\n    env: {%s}\n",
+	cfg := fmt.Sprintf("registry:\n  url: \"\"\nlimits:\n  maxAgentProcesses: 32\nagents:\n  fake:\n    name: Fake\n    command: %q\n    args: [%q]\n    env: {%s}\n",
 		path, args[0], strings.Join(envYAML, ", "))
 	cfg += strings.Join(extra, "")
 	p := filepath.Join(dir, "config.yaml")

@@ -163,8 +163,14 @@ func NewBindings(ctx context.Context, svc hub.Service, emit Emitter, log *slog.L
 	return &Bindings{svc: svc, emit: emit, log: log, ctx: ctx}
 }
 
-// ListAgents is Service.ListAgents (GET /v1/agents).
-func (b *Bindings) ListAgents() ([]hub.Agent, error) { return b.svc.ListAgents(b.ctx) }
+// ListAgents is Service.ListAgents (GET /v1/agents), which may refresh
+// the ACP registry in the background like the API's.
+func (b *Bindings) ListAgents() ([]hub.Agent, error) {
+	if b.installer != nil {
+		b.installer.RefreshRegistry()
+	}
+	return b.svc.ListAgents(b.ctx)
+}
 
 // CreateThread is Service.CreateThread (POST /v1/threads).
 func (b *Bindings) CreateThread(req hub.CreateThreadRequest) (hub.Thread, error) {

@@ -96,11 +96,15 @@ type hubConfig map[string]any
 // writeConfig writes cfg as YAML to dir/config.yaml. Unless cfg has
 // agents of its own, they are the fake agent as "fake", and as "fakeload"
 // with session/load (so a thread's session survives a new agent process).
+// Unless it names one, it has no ACP registry (registry.url "").
 func writeConfig(t *testing.T, dir string, cfg hubConfig) string {
 	t.Helper()
 	doc := map[string]any{}
 	for k, v := range cfg {
 		doc[k] = v
+	}
+	if _, ok := doc["registry"]; !ok {
+		doc["registry"] = map[string]string{"url": ""} // no test hub asks the public ACP registry
 	}
 	if _, ok := doc["agents"]; !ok {
 		doc["agents"] = map[string]agentConf{

@@ -159,7 +159,9 @@ func startHub(ctx context.Context, e *env, o Options) (_ *runningHub, err error)
 	}
 	h.syncAutostart(h.started.Tray.Autostart)
 	h.installs.checkAllLatest() // in the background; npm asked at most daily
-	h.installs.watchRegistry()  // the ACP registry, when registry.url is set
+	// The ACP registry's cached copy only: a client listing the agents
+	// fetches it (RefreshRegistry).
+	h.installs.loadRegistry(context.Background(), h.started, false)
 	if err := h.watcher.Start(); err != nil {
 		// Settings edits still apply through it; hand edits wait for a
 		// restart.

@@ -57,7 +57,7 @@ func (h *runningHub) applyConfig(from, to config.Config) {
 	h.engine.SetConfig(to.EngineConfig())
 	h.installs.setRegistry(to.Install.Registry)
 	if from.Registry.URL != to.Registry.URL {
-		go h.installs.loadRegistry(h.installs.ctx, to)
+		go h.installs.registryChanged(to)
 	}
 	h.engine.SetAgents(h.installs.catalogue(to))
 	h.http.SetAllowed(to.AllowedHosts, to.AllowedOrigins)

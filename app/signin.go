@@ -147,7 +147,7 @@ func (a *agentAuth) startTerminal(spec acp.AgentSpec, m acp.AuthMethod) (string,
 			}
 		}
 		if code == 0 {
-			a.h.engine.RestartAgent(spec.ID) // the next turn finds the new credentials
+			a.h.engine.SignedIn(spec.ID) // restarts the agent, retries the turn that needed the sign-in
 		}
 		s.finish(code)
 		a.h.log.Info("agents: terminal sign-in ended", "agent", spec.ID, "exit", code)

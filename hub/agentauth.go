@@ -25,6 +25,12 @@ type AgentAuth interface {
 	CloseAuth(ctx context.Context, id string) error
 }
 
+// ReasonAuthRequired is details.reason of a turn that failed because its
+// agent needs signing in (its `error` event carries it with `agent`, the
+// agent's id): the client offers "Sign in to <agent>", and the turn is
+// retried once the sign-in succeeds (hub/engine/authretry.go).
+const ReasonAuthRequired = "AUTH_REQUIRED"
+
 // SignInResult is the answer of POST /v1/agents/{id}/auth.
 type SignInResult struct {
 	// AuthSessionID is the terminal session of a terminal method; "" for

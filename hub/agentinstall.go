@@ -26,6 +26,12 @@ type AgentInstaller interface {
 	// Node reports the Node runtime agents run with and the newest major
 	// the catalogue's npm agents need.
 	Node(ctx context.Context) NodeStatus
+	// RefreshRegistry is called when a client lists the agents: it may
+	// fetch the ACP registry (registry.url) in the background, at most
+	// daily; it never blocks and never fails (offline: the cached copy,
+	// else the built-in catalogue). The hub asks the registry at no
+	// other time.
+	RefreshRegistry()
 }
 
 // NodeStatus is the Node runtime installed agents run with.

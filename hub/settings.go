@@ -44,6 +44,9 @@ type Settings struct {
 	// MCPServers are the config's top-level mcpServers, by name, values
 	// of env and headers left out (extension; issue 15).
 	MCPServers []MCPServerSetting `json:"mcpServers,omitempty"`
+	// Folders are the config's folders: sections that hold MCP servers,
+	// by glob (the other per-folder keys are not edited here).
+	Folders []FolderSettings `json:"folders,omitempty"`
 	// Budgets are the config's spending limits (usage.go).
 	Budgets Budgets `json:"budgets"`
 }
@@ -98,6 +101,14 @@ type AgentSettings struct {
 	// entry changes that agent (removing it restores the built-in one);
 	// otherwise it defines a custom agent.
 	Builtin bool `json:"builtin"`
+	// MCPServers are the entry's agents.<id>.mcpServers (values left out).
+	MCPServers []MCPServerSetting `json:"mcpServers,omitempty"`
+}
+
+// FolderSettings is one folders.<glob> section as Settings shows it.
+type FolderSettings struct {
+	Glob       string             `json:"glob"`
+	MCPServers []MCPServerSetting `json:"mcpServers,omitempty"`
 }
 
 // SettingsPatch is the body of PATCH /v1/settings: only the fields present
@@ -113,8 +124,19 @@ type SettingsPatch struct {
 	// MCPServers adds or replaces top-level MCP servers by name; null
 	// removes one (names keep their case).
 	MCPServers map[string]*MCPServerPatch `json:"mcpServers,omitempty" ts_type:"Record<string, MCPServerPatch | null>"`
+	// Folders changes folders.<glob> sections (globs exact, as written):
+	// a FolderPatch's MCP servers are merged by name into the section's
+	// (null removes one); a null folder removes the whole section.
+	Folders map[string]*FolderPatch `json:"folders,omitempty"`
 	// Budgets, when present, replaces the budgets section whole.
 	Budgets *Budgets `json:"budgets,omitempty"`
+}
+
+// FolderPatch is one folder of SettingsPatch.Folders.
+type FolderPatch struct {
+	// MCPServers adds or replaces the folder's MCP servers by name; null
+	// removes one.
+	MCPServers map[string]*MCPServerPatch `json:"mcpServers,omitempty" ts_type:"Record<string, MCPServerPatch | null>"`
 }
 
 // PermissionSettingsPatch changes permissions.timeout when Timeout is set,
@@ -147,7 +169,10 @@ type TraySettingsPatch struct {
 // command, args and enabled are as given (absent: not set). Env is merged
 // into the existing entry's environment instead, because clients never see
 // its values: a name with a string sets that variable, a name with null
-// removes it, and variables not named stay as they are.
+// removes it, and variables not named stay as they are. MCPServers are
+// merged likewise into the entry's mcpServers, by name (a server replaced
+// whole; null removes one; those not named stay). A patch that sets only
+// MCPServers changes nothing else of the entry (and needs no command).
 //
 // Env's ts_type tag is for the window's generated TypeScript
 // (frontend/wailsjs/go/models.ts): without it Wails v2 emits an invalid
@@ -159,6 +184,13 @@ type AgentPatch struct {
 	Args    []string           `json:"args,omitempty"`
 	Env     map[string]*string `json:"env,omitempty" ts_type:"Record<string, string | null>"`
 	Enabled *bool              `json:"enabled,omitempty"`
+	// MCPServers: agents.<id>.mcpServers, merged by name (see above).
+	MCPServers map[string]*MCPServerPatch `json:"mcpServers,omitempty" ts_type:"Record<string, MCPServerPatch | null>"`
+}
+
+// OnlyMCPServers reports whether a sets MCP servers and nothing else.
+func (a AgentPatch) OnlyMCPServers() bool {
+	return len(a.MCPServers) > 0 && a.Name == "" && a.Command == "" && a.Args == nil && a.Env == nil && a.Enabled == nil
 }
 
 // SettingsService reads and changes the settings. The HTTP API and the
@@ -224,6 +256,12 @@ func (p SettingsPatch) Validate(builtin func(id string) bool) error {
 			continue
 		}
 		field := "agents." + id
+		if err := validateServerNames(field+".mcpServers", a.MCPServers); err != nil {
+			return err
+		}
+		if a.OnlyMCPServers() {
+			continue
+		}
 		if strings.TrimSpace(a.Command) == "" && (builtin == nil || !builtin(id)) {
 			return FieldError(field+".command", "%s.command is required: the program that speaks ACP on stdio", field)
 		}
@@ -239,6 +277,35 @@ func (p SettingsPatch) Validate(builtin func(id string) bool) error {
 			if !envKeyPattern.MatchString(k) {
 				return FieldError(field+".env", "%s.env: %q is not an environment variable name", field, k)
 			}
+		}
+	}
+	if err := validateServerNames("mcpServers", p.MCPServers); err != nil {
+		return err
+	}
+	globs := make([]string, 0, len(p.Folders))
+	for g := range p.Folders {
+		globs = append(globs, g)
+	}
+	sort.Strings(globs)
+	for _, g := range globs {
+		if strings.TrimSpace(g) == "" || strings.ContainsRune(g, 0) || len(g) > 4096 {
+			return FieldError("folders", "folders: %q is not a folder glob", g)
+		}
+		if f := p.Folders[g]; f != nil {
+			if err := validateServerNames(fmt.Sprintf("folders.%q.mcpServers", g), f.MCPServers); err != nil {
+				return err
+			}
+		}
+	}
+	return nil
+}
+
+// validateServerNames checks the names of a patch's MCP servers (the
+// servers themselves are checked with the config they make).
+func validateServerNames(field string, servers map[string]*MCPServerPatch) error {
+	for name := range servers {
+		if strings.TrimSpace(name) == "" || strings.ContainsRune(name, 0) || len(name) > 256 {
+			return FieldError(field, "%s: %q is not a server name", field, name)
 		}
 	}
 	return nil

@@ -111,6 +111,7 @@ func newRealHub(t *testing.T, extra ...map[string]any) *realHub {
 	// JSON is YAML: the config file needs no YAML library.
 	conf := map[string]any{
 		"notifications": map[string]any{"enabled": false},
+		"registry":      map[string]any{"url": ""}, // no test hub asks the public ACP registry
 		"agents": map[string]any{
 			"fake": map[string]any{"name": "Fake", "command": path, "args": args, "env": envMap},
 		},

@@ -54,10 +54,13 @@ type registryFile struct {
 // than LatestEvery, else a fresh one (then cached), else — offline, or a
 // broken answer — the cached copy however old; nil without either. The
 // error says why no fresh copy was read (nil when the cache was fresh).
+//
+// The cache belongs to one URL (Dir/registry.src names it): a copy of
+// another registry counts as none.
 func (in *Installer) ACPRegistry(ctx context.Context, url string) ([]RegistryAgent, error) {
 	cache := filepath.Join(in.Dir, "registry.json")
-	cached, fi := readRegistry(cache)
-	if fi != nil && in.now().Sub(fi.ModTime()) < LatestEvery {
+	cached, fi := in.CachedRegistry(url)
+	if !fi.IsZero() && in.now().Sub(fi) < LatestEvery {
 		return cached, nil
 	}
 	ctx, cancel := context.WithTimeout(ctx, 15*time.Second)
@@ -80,11 +83,30 @@ func (in *Installer) ACPRegistry(ctx context.Context, url string) ([]RegistryAge
 		return cached, fmt.Errorf("the ACP registry's answer is not a registry: %w", err)
 	}
 	_ = os.MkdirAll(in.Dir, 0o700)
-	tmp := cache + "." + randHex()
-	if os.WriteFile(tmp, body, 0o600) == nil {
-		_ = os.Rename(tmp, cache)
+	for _, w := range []struct {
+		path string
+		data []byte
+	}{{filepath.Join(in.Dir, "registry.src"), []byte(url + "\n")}, {cache, body}} {
+		tmp := w.path + "." + randHex()
+		if os.WriteFile(tmp, w.data, 0o600) == nil {
+			_ = os.Rename(tmp, w.path)
+		}
 	}
 	return f.Agents, nil
+}
+
+// CachedRegistry is the cached copy of the registry at url, never asking
+// the network: its agents and when it was fetched; nil and the zero time
+// without one (or with a copy of another URL's registry).
+func (in *Installer) CachedRegistry(url string) ([]RegistryAgent, time.Time) {
+	if src, err := os.ReadFile(filepath.Join(in.Dir, "registry.src")); err == nil && strings.TrimSpace(string(src)) != url {
+		return nil, time.Time{}
+	}
+	agents, fi := readRegistry(filepath.Join(in.Dir, "registry.json"))
+	if fi == nil {
+		return nil, time.Time{}
+	}
+	return agents, fi.ModTime()
 }
 
 func readRegistry(path string) ([]RegistryAgent, os.FileInfo) {

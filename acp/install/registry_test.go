@@ -45,10 +45,18 @@ func TestACPRegistry(t *testing.T) {
 	if _, err := in.ACPRegistry(context.Background(), srv.URL+"/registry.json"); err != nil || hits.Load() != 1 {
 		t.Errorf("asked again within a day: hits %d, %v", hits.Load(), err)
 	}
+	// The cache without the network; it is this URL's only.
+	if got, at := in.CachedRegistry(srv.URL + "/registry.json"); len(got) != 5 || at.IsZero() {
+		t.Errorf("CachedRegistry: %d agents at %v", len(got), at)
+	}
+	if got, at := in.CachedRegistry("http://127.0.0.1:1/other.json"); got != nil || !at.IsZero() {
+		t.Errorf("another registry's cache: %d agents at %v", len(got), at)
+	}
 	// A day later and offline: the cache.
+	srv.Close()
 	now = now.Add(25 * time.Hour)
 	in.Now = func() time.Time { return time.Now().Add(25 * time.Hour) }
-	if got, err := in.ACPRegistry(context.Background(), "http://127.0.0.1:1/registry.json"); len(got) != 5 || err == nil {
+	if got, err := in.ACPRegistry(context.Background(), srv.URL+"/registry.json"); len(got) != 5 || err == nil {
 		t.Errorf("offline with a stale cache: %d agents, %v", len(got), err)
 	}
 

@@ -24,6 +24,11 @@ import (
 	"github.com/switchboard-hub/switchboard/hub/engine"
 )
 
+// DefaultRegistryURL is registry.url's default: the ACP registry's public
+// index. Tests that start hubs in their process set it to "" (no test
+// hub asks the network).
+var DefaultRegistryURL = acp.PublicRegistryURL
+
 // Config is the config file (YAML). Keys are exactly these; an unknown key
 // is an error, so a typo never silently does nothing. A Config from Load or
 // a Watcher is valid. It is a value, but its slices and Agents map are
@@ -115,7 +120,9 @@ type Config struct {
 		Registry string `mapstructure:"registry"`
 	} `mapstructure:"install"`
 	// Registry is the ACP registry whose agents join the catalogue
-	// (app/agents.go); "" leaves it out.
+	// (app/agents.go); default the public one (acp.PublicRegistryURL),
+	// "" leaves it out. Asked only when a client lists the agents, at
+	// most daily (ADR 0020).
 	Registry struct {
 		URL string `mapstructure:"url"`
 	} `mapstructure:"registry"`

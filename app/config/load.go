@@ -48,7 +48,7 @@ func setDefaults(v *viper.Viper) {
 	v.SetDefault("ui.theme", hub.ThemeSystem)
 	v.SetDefault("terminals.inheritEnv", []string{})
 	v.SetDefault("install.registry", "")
-	v.SetDefault("registry.url", "")
+	v.SetDefault("registry.url", DefaultRegistryURL) // fetched only when a client lists the agents (ADR 0020)
 }
 
 // Load reads and validates the config file at path. A missing file is not

@@ -256,3 +256,28 @@ folders:
 		}
 	}
 }
+
+// registry.url defaults to the ACP registry's public index (ADR 0020);
+// "" in the file turns it off, another http(s) URL replaces it.
+func TestLoadRegistryURL(t *testing.T) {
+	dir := t.TempDir()
+	c, err := Load(filepath.Join(dir, "none.yaml"), false)
+	if err != nil || c.Registry.URL != acp.PublicRegistryURL || acp.PublicRegistryURL != "https://cdn.agentclientprotocol.com/registry/v1/latest/registry.json" {
+		t.Fatalf("the default: %q %v", c.Registry.URL, err)
+	}
+	for body, want := range map[string]string{
+		"registry:\n  url: \"\"\n":                      "",
+		"registry:\n  url: http://127.0.0.1:9/r.json\n": "http://127.0.0.1:9/r.json",
+		"listen: 127.0.0.1:0\n":                         acp.PublicRegistryURL,
+	} {
+		p := filepath.Join(dir, "c.yaml")
+		writeFile(t, p, body)
+		if c, err := Load(p, true); err != nil || c.Registry.URL != want {
+			t.Errorf("%q: %q %v, want %q", body, c.Registry.URL, err, want)
+		}
+	}
+	writeFile(t, filepath.Join(dir, "bad.yaml"), "registry:\n  url: file:///etc/passwd\n")
+	if _, err := Load(filepath.Join(dir, "bad.yaml"), true); err == nil || !strings.Contains(err.Error(), "registry.url") {
+		t.Errorf("a file: URL: %v", err)
+	}
+}

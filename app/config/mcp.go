@@ -91,9 +91,11 @@ func sortedIDs(m map[string]acp.AgentConfig) []string {
 	return ids
 }
 
-// patchMCPServers applies a settings patch's mcpServers to the root
-// mapping, by exact name, sorted: a server is replaced whole, null
-// removes it. The result is checked like any config (parse).
+// patchMCPServers applies a settings patch's mcpServers to the
+// mcpServers mapping of parent (the root, an agent's entry or a folder's
+// section), by exact name, sorted: a server is replaced whole, null
+// removes it, the others stay; an empty mcpServers is removed. The result
+// is checked like any config (parse).
 func patchMCPServers(root *yaml.Node, servers map[string]*hub.MCPServerPatch) error {
 	m := mapping(root, "mcpServers")
 	names := make([]string, 0, len(servers))
@@ -143,10 +145,14 @@ func dropEmpty(n *yaml.Node) {
 
 // mcpSettings lists c's top-level MCP servers without env and header
 // values.
-func mcpSettings(c Config) []hub.MCPServerSetting {
+func mcpSettings(c Config) []hub.MCPServerSetting { return serverSettings(c.MCPServers) }
+
+// serverSettings lists servers without env and header values (a null
+// entry, which removes a server of an earlier level, is left out).
+func serverSettings(servers acp.MCPServers) []hub.MCPServerSetting {
 	var out []hub.MCPServerSetting
-	for _, name := range sortedServerNames(c.MCPServers) {
-		s := c.MCPServers[name]
+	for _, name := range sortedServerNames(servers) {
+		s := servers[name]
 		if s == nil {
 			continue
 		}
@@ -171,4 +177,65 @@ func sortedServerNames(m acp.MCPServers) []string {
 	}
 	sort.Strings(names)
 	return names
+}
+
+// patchFolders applies a settings patch's folders to the root mapping,
+// globs matched exactly, sorted: a folder's MCP servers merged by name
+// (patchMCPServers), a null folder removed whole; a section left empty is
+// removed, and so is an empty folders:.
+func patchFolders(root *yaml.Node, folders map[string]*hub.FolderPatch) error {
+	globs := make([]string, 0, len(folders))
+	for g := range folders {
+		globs = append(globs, g)
+	}
+	sort.Strings(globs)
+	for _, g := range globs {
+		f := folders[g]
+		if f == nil {
+			if sec := yamlValue(root, "folders"); sec != nil && sec.Kind == yaml.MappingNode {
+				removeExact(sec, g)
+			}
+			continue
+		}
+		sec := mapping(root, "folders")
+		var entry *yaml.Node
+		for i := 0; i+1 < len(sec.Content); i += 2 {
+			if sec.Content[i].Value == g {
+				if sec.Content[i+1].Kind != yaml.MappingNode {
+					sec.Content[i+1] = &yaml.Node{Kind: yaml.MappingNode, Tag: "!!map"}
+				}
+				entry = sec.Content[i+1]
+			}
+		}
+		if entry == nil {
+			entry = &yaml.Node{Kind: yaml.MappingNode, Tag: "!!map"}
+			sec.Content = append(sec.Content, &yaml.Node{Kind: yaml.ScalarNode, Tag: "!!str", Value: g}, entry)
+		}
+		if err := patchMCPServers(entry, f.MCPServers); err != nil {
+			return err
+		}
+		if len(entry.Content) == 0 {
+			removeExact(sec, g)
+		}
+	}
+	if sec := yamlValue(root, "folders"); sec != nil && sec.Kind == yaml.MappingNode && len(sec.Content) == 0 {
+		removeKey(root, "folders")
+	}
+	return nil
+}
+
+// folderSettings lists c's folder sections that hold MCP servers.
+func folderSettings(c Config) []hub.FolderSettings {
+	globs := make([]string, 0, len(c.Folders))
+	for g := range c.Folders {
+		globs = append(globs, g)
+	}
+	sort.Strings(globs)
+	var out []hub.FolderSettings
+	for _, g := range globs {
+		if ms := serverSettings(c.Folders[g].MCPServers); len(ms) > 0 {
+			out = append(out, hub.FolderSettings{Glob: g, MCPServers: ms})
+		}
+	}
+	return out
 }

@@ -63,3 +63,72 @@ func TestSettingsMCPServers(t *testing.T) {
 		t.Errorf("a refused patch changed the file:\n%s", after)
 	}
 }
+
+// PATCH /v1/settings agents.<id>.mcpServers and folders.<glob>.mcpServers:
+// merged by name into that level, null removes one, the rest of the
+// entry (and a whole-entry patch's servers) stay, globs and keys keep
+// their case, an empty folder section goes.
+func TestSettingsMCPServerLevels(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "config.yaml")
+	writeFile(t, path, "agents:\n  mine:\n    command: my-agent\n    mcpServers:\n      Old: {command: old-mcp}\n      Stay: {command: stay-mcp}\nfolders:\n  ~/Work/**:\n    allowedFolders: [~/Shared]\n")
+	cur, err := Load(path, true)
+	if err != nil {
+		t.Fatal(err)
+	}
+	s := NewSettings(NewWatcher(path, cur, slog.New(slog.DiscardHandler), func(_, _ Config) {}, nil))
+	_, err = s.UpdateSettings(context.Background(), hub.SettingsPatch{
+		Agents: map[string]*hub.AgentPatch{
+			"mine":   {MCPServers: map[string]*hub.MCPServerPatch{"New": {Command: "new-mcp", Env: map[string]string{"Tok_En": "v"}}, "Old": nil}},
+			"claude": {MCPServers: map[string]*hub.MCPServerPatch{"Docs": {Type: "sse", URL: "https://mcp.example/sse", Headers: map[string]string{"X-Key": "h"}}}},
+		},
+		Folders: map[string]*hub.FolderPatch{
+			"~/Work/**":  {MCPServers: map[string]*hub.MCPServerPatch{"F": {Command: "f-mcp"}}},
+			"/tmp/Other": {MCPServers: map[string]*hub.MCPServerPatch{"G": {Command: "g-mcp"}}},
+		},
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	c, err := Load(path, true)
+	if err != nil {
+		t.Fatal(err)
+	}
+	mine := c.Agents["mine"]
+	if mine.Command != "my-agent" || mine.MCPServers["Old"] != nil || mine.MCPServers["Stay"] == nil || mine.MCPServers["New"].Env["Tok_En"] != "v" {
+		t.Errorf("agents.mine: %+v %+v", mine, mine.MCPServers)
+	}
+	if d := c.Agents["claude"].MCPServers["Docs"]; d == nil || d.Headers["X-Key"] != "h" {
+		t.Errorf("agents.claude.mcpServers: %+v", c.Agents["claude"].MCPServers)
+	}
+	w := c.Folders["~/Work/**"]
+	if len(w.AllowedFolders) != 1 || w.MCPServers["F"] == nil || c.Folders["/tmp/Other"].MCPServers["G"] == nil {
+		t.Errorf("folders: %+v", c.Folders)
+	}
+
+	// A whole-entry patch of the agent (as Settings → Agents sends) keeps
+	// its servers; null removes a folder's server, then the folder.
+	_, err = s.UpdateSettings(context.Background(), hub.SettingsPatch{
+		Agents:  map[string]*hub.AgentPatch{"mine": {Name: "Mine", Command: "my-agent-2"}},
+		Folders: map[string]*hub.FolderPatch{"/tmp/Other": {MCPServers: map[string]*hub.MCPServerPatch{"G": nil}}, "~/Work/**": nil},
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	c, _ = Load(path, true)
+	if m := c.Agents["mine"]; m.Command != "my-agent-2" || m.MCPServers["Stay"] == nil || m.MCPServers["New"] == nil {
+		t.Errorf("a whole-entry patch lost the servers: %+v", m)
+	}
+	if len(c.Folders) != 0 {
+		t.Errorf("folders after removing: %+v", c.Folders)
+	}
+	data, _ := os.ReadFile(path)
+	if strings.Contains(string(data), "folders") {
+		t.Errorf("an empty folders: stayed:\n%s", data)
+	}
+	st, _ := s.Settings(context.Background())
+	for _, a := range st.Agents {
+		if a.ID == "mine" && (len(a.MCPServers) != 2 || a.MCPServers[0].Name != "New" || a.MCPServers[0].EnvKeys[0] != "Tok_En") {
+			t.Errorf("settings of mine: %+v", a.MCPServers)
+		}
+	}
+}

@@ -139,6 +139,7 @@ func settingsOf(path string, c Config) hub.Settings {
 		Tray:          hub.TraySettings{Autostart: c.Tray.Autostart},
 		Agents:        []hub.AgentSettings{},
 		MCPServers:    mcpSettings(c),
+		Folders:       folderSettings(c),
 		Budgets:       c.Budgets,
 	}
 	if c.Permissions.EscalateAfter > 0 {
@@ -147,7 +148,7 @@ func settingsOf(path string, c Config) hub.Settings {
 	for id, a := range c.Agents {
 		as := hub.AgentSettings{
 			ID: id, Name: a.Name, Command: a.Command, Args: slices.Clone(a.Args),
-			Builtin: isBuiltinAgent(id),
+			Builtin: isBuiltinAgent(id), MCPServers: serverSettings(a.MCPServers),
 		}
 		if a.Enabled != nil {
 			on := *a.Enabled

@@ -59,10 +59,17 @@ func patchConfigYAML(data []byte, p hub.SettingsPatch) ([]byte, error) {
 		setScalar(mapping(root, "ui"), "theme", *p.UI.Theme, "!!str")
 	}
 	if len(p.Agents) > 0 {
-		patchAgents(root, p.Agents)
+		if err := patchAgents(root, p.Agents); err != nil {
+			return nil, err
+		}
 	}
 	if len(p.MCPServers) > 0 {
 		if err := patchMCPServers(root, p.MCPServers); err != nil {
+			return nil, err
+		}
+	}
+	if len(p.Folders) > 0 {
+		if err := patchFolders(root, p.Folders); err != nil {
 			return nil, err
 		}
 	}
@@ -83,8 +90,9 @@ func patchConfigYAML(data []byte, p hub.SettingsPatch) ([]byte, error) {
 }
 
 // patchAgents applies the agents part of a patch to the root mapping:
-// sorted by id, so the result does not depend on map order.
-func patchAgents(root *yaml.Node, agents map[string]*hub.AgentPatch) {
+// sorted by id, so the result does not depend on map order. An entry
+// replaced keeps its mcpServers, merged with the patch's.
+func patchAgents(root *yaml.Node, agents map[string]*hub.AgentPatch) error {
 	ids := make([]string, 0, len(agents))
 	for id := range agents {
 		ids = append(ids, id)
@@ -99,6 +107,17 @@ func patchAgents(root *yaml.Node, agents map[string]*hub.AgentPatch) {
 			continue
 		}
 		m := mapping(root, "agents")
+		if a.OnlyMCPServers() { // the rest of the entry stays as it is
+			entry := yamlValue(m, id)
+			if entry == nil || entry.Kind != yaml.MappingNode {
+				entry = &yaml.Node{Kind: yaml.MappingNode, Tag: "!!map"}
+				setNode(m, id, entry)
+			}
+			if err := patchMCPServers(entry, a.MCPServers); err != nil {
+				return err
+			}
+			continue
+		}
 		entry := &yaml.Node{Kind: yaml.MappingNode, Tag: "!!map"}
 		if a.Name != "" {
 			setScalar(entry, "name", a.Name, "!!str")
@@ -138,8 +157,19 @@ func patchAgents(root *yaml.Node, agents map[string]*hub.AgentPatch) {
 		if a.Enabled != nil {
 			setScalar(entry, "enabled", boolText(*a.Enabled), "!!bool")
 		}
+		if old := yamlValue(m, id); old != nil && old.Kind == yaml.MappingNode {
+			if om := yamlValue(old, "mcpServers"); om != nil && om.Kind == yaml.MappingNode {
+				setNode(entry, "mcpServers", om)
+			}
+		}
+		if len(a.MCPServers) > 0 {
+			if err := patchMCPServers(entry, a.MCPServers); err != nil {
+				return err
+			}
+		}
 		setNode(m, id, entry)
 	}
+	return nil
 }
 
 // yamlValue returns the value of key in mapping m (case-insensitive), or nil.

@@ -57,7 +57,8 @@ export function go(args, env = {}) {
 /**
  * Builds the headless hub into dir and starts `switchboard serve` with
  * agents (a YAML-ready map: id → {name, command, args?, env?}) and the
- * other config keys of extra on a data dir under dir. Resolves once
+ * other config keys of extra (registry.url "" unless extra sets it) on a
+ * data dir under dir. Resolves once
  * hub.json is written: {url, token, api, config, log(), stop()}.
  * api(method, path, {body, client}) is the API with the bearer token
  * (scope=all) as client clientId by default, throwing on a non-2xx
@@ -70,8 +71,9 @@ export async function startHub(dir, agents, extra = {}) {
   const dataDir = join(dir, 'data');
   mkdirSync(dataDir, { recursive: true });
   const config = join(dir, 'config.yaml');
-  // JSON is YAML: the agents map as it is.
-  writeFileSync(config, JSON.stringify({ ...extra, agents }, null, 2) + '\n');
+  // JSON is YAML: the agents map as it is. No ACP registry unless extra
+  // names one: no test hub asks the public one (registry.url's default).
+  writeFileSync(config, JSON.stringify({ registry: { url: '' }, ...extra, agents }, null, 2) + '\n');
   const proc = spawn(bin, ['serve', '--data-dir', dataDir, '--config', config, '--listen', '127.0.0.1:0'], {
     stdio: ['ignore', 'ignore', 'pipe'],
   });

@@ -15,8 +15,9 @@ import (
 // agent, and a process of that agent whose session/new is refused with
 // -32000 (authentication required) is sent `authenticate` with it and asked
 // again, once. A terminal method runs outside the engine (the app's PTY);
-// when it succeeds, RestartAgent stops the agent's idle processes so the
-// next turn starts one that finds the new credentials.
+// when it succeeds, the app calls SignedIn, which stops the agent's idle
+// processes so the next turn starts one that finds the new credentials,
+// and retries the turns that failed for want of the sign-in (authretry.go).
 
 // authTimeout bounds an agent method's authenticate (it may wait on a
 // browser sign-in).
@@ -58,7 +59,7 @@ func (e *Engine) AuthenticateAgent(ctx context.Context, id, methodID string) err
 	}
 	e.authed[id] = methodID
 	e.mu.Unlock()
-	e.RestartAgent(id)
+	e.SignedIn(id) // restarts the agent's idle processes, retries its failed turns
 	return nil
 }
 

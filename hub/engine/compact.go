@@ -65,7 +65,7 @@ func (e *Engine) compact(ctx context.Context, t hub.Thread) (hub.Thread, error) 
 	if t, err = e.store.GetThread(ctx, t.ID); err != nil {
 		return hub.Thread{}, err
 	}
-	block, err := e.contextBlock(t, contextCompactedHead)
+	block, err := e.contextBlock(t, contextCompactedHead, "")
 	if err != nil {
 		return hub.Thread{}, err
 	}
@@ -93,7 +93,7 @@ func (e *Engine) compact(ctx context.Context, t hub.Thread) (hub.Thread, error) 
 // it as stored once it ended; fresh opens a new session for it (see
 // turnRT.fresh). The caller giving up cancels it.
 func (e *Engine) internalTurn(ctx context.Context, t hub.Thread, input string, fresh bool) (hub.Turn, error) {
-	tr, err := e.startTurnAs(ctx, t, hub.TurnInput{Input: input}, true, fresh)
+	tr, err := e.startTurnAs(ctx, t, hub.TurnInput{Input: input}, turnKind{internal: true, fresh: fresh})
 	if err != nil {
 		return hub.Turn{}, err
 	}

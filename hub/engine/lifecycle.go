@@ -66,12 +66,21 @@ func (e *Engine) openSession(tr *turnRT, a *acp.Agent) (string, acp.SessionSetup
 	}
 	s, err := e.newSession(tr.ctx, a, thread, mcp) // signs in again when needed: auth.go
 	if err != nil {
-		return "", s, nil, "", &hub.Error{Code: hub.CodeUpstreamUnavailable, Message: fmt.Sprintf("the agent refused a new session: %v", err), Err: err}
+		herr := &hub.Error{Code: hub.CodeUpstreamUnavailable, Message: fmt.Sprintf("the agent refused a new session: %v", err), Err: err}
+		if code, ok := acp.ErrorCode(err); ok && code == acp.CodeAuthRequired {
+			name := thread.Agent
+			if spec, ok := e.agentSpec(thread.Agent); ok && spec.Name != "" {
+				name = spec.Name
+			}
+			herr.Message = fmt.Sprintf("%s needs signing in: %v", name, err)
+			herr.Details = map[string]any{"reason": hub.ReasonAuthRequired, "agent": thread.Agent}
+		}
+		return "", s, nil, "", herr
 	}
 	if tr.fresh {
 		return s.SessionID, s, nil, openedNew, nil
 	}
-	prefix, err := e.contextBlock(thread, contextLostHead)
+	prefix, err := e.contextBlock(thread, contextLostHead, tr.retryOf)
 	if err != nil {
 		e.log.Warn("hub: building the context block failed", "err", err)
 	}

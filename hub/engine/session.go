@@ -276,7 +276,10 @@ const (
 // contextBlock summarises the thread so far, after head: the stored
 // summary and the most recent turns, newest kept when over
 // context.maxChars. Nil for a thread without earlier turns.
-func (e *Engine) contextBlock(thread hub.Thread, head string) ([]acp.ContentBlock, error) {
+//
+// skip names a turn left out: the failed turn a retry repeats
+// (authretry.go), whose prompt the retry sends itself.
+func (e *Engine) contextBlock(thread hub.Thread, head, skip string) ([]acp.ContentBlock, error) {
 	turns, err := e.store.ListTurns(context.Background(), thread.ID, false)
 	if err != nil {
 		return nil, err
@@ -284,7 +287,7 @@ func (e *Engine) contextBlock(thread hub.Thread, head string) ([]acp.ContentBloc
 	cfg := e.config()
 	var done []hub.Turn
 	for _, t := range turns {
-		if t.Ended() && t.Status != hub.TurnInterrupted || t.Output != "" {
+		if t.ID != skip && (t.Ended() && t.Status != hub.TurnInterrupted || t.Output != "") {
 			done = append(done, t)
 		}
 	}

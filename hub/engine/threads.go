@@ -44,6 +44,10 @@ type threadRT struct {
 	// context.compactAt during a turn not yet compacted (compact.go).
 	usedFrac   float64
 	compactDue bool
+	// retry is the thread's last turn when it failed because its agent
+	// needs signing in, waiting for the sign-in (authretry.go); nil once
+	// retried, or when another turn started.
+	retry *authRetry
 
 	// startMu serialises starting the agent and opening its session (a
 	// turn and a set call may both need it). Taken before mu.

@@ -53,6 +53,11 @@ type turnRT struct {
 	// passed are the budgets an override let this turn past (set before
 	// it runs, read-only after): its own cost never cancels it for them.
 	passed map[string]bool
+	// in is the prompt as the caller gave it (not redacted; memory only),
+	// for a retry after a sign-in (authretry.go); retryOf is the failed
+	// turn this one retries ("" for any other). Read-only.
+	in      hub.TurnInput
+	retryOf string
 }
 
 // StartTurn implements Service.
@@ -61,16 +66,25 @@ func (e *Engine) StartTurn(ctx context.Context, c hub.Caller, threadID string, i
 	if err != nil {
 		return hub.Turn{}, err
 	}
-	tr, err := e.startTurnAs(ctx, t, in, false, false)
+	tr, err := e.startTurnAs(ctx, t, in, turnKind{})
 	if err != nil {
 		return hub.Turn{}, err
 	}
 	return tr.turn, nil
 }
 
-// startTurnAs starts a turn on t: internal turns are hidden from history
-// unless asked for; a fresh one opens a new session (turnRT.fresh).
-func (e *Engine) startTurnAs(ctx context.Context, t hub.Thread, in hub.TurnInput, internal, fresh bool) (*turnRT, error) {
+// turnKind says what a turn started by startTurnAs is besides a prompt:
+// internal turns are hidden from history unless asked for; a fresh one
+// opens a new session (turnRT.fresh); retryOf names the failed turn a
+// retry after a sign-in repeats (authretry.go).
+type turnKind struct {
+	internal, fresh bool
+	retryOf         string
+}
+
+// startTurnAs starts a turn on t.
+func (e *Engine) startTurnAs(ctx context.Context, t hub.Thread, in hub.TurnInput, kind turnKind) (*turnRT, error) {
+	internal, fresh := kind.internal, kind.fresh
 	blocks, text, raw, err := promptBlocks(in)
 	if err != nil {
 		return nil, err
@@ -87,7 +101,7 @@ func (e *Engine) startTurnAs(ctx context.Context, t hub.Thread, in hub.TurnInput
 		turn:   hub.Turn{ID: newID("tu"), ThreadID: t.ID, Status: hub.TurnRunning, Input: text, Content: raw, StartedAt: now, Internal: internal},
 		thread: t, rt: rt, blocks: blocks, ctx: tctx, stopFn: stop, done: make(chan struct{}),
 	}
-	tr.wd, tr.fresh = newWatchdog(e, tr), fresh
+	tr.wd, tr.fresh, tr.in, tr.retryOf = newWatchdog(e, tr), fresh, in, kind.retryOf
 
 	e.mu.Lock()
 	rt.mu.Lock()
@@ -105,6 +119,7 @@ func (e *Engine) startTurnAs(ctx context.Context, t hub.Thread, in hub.TurnInput
 	}
 	if err == nil {
 		rt.turn = tr
+		rt.retry = nil // a new turn supersedes a failed one waiting for a sign-in
 		e.turns[tr.turn.ID] = tr
 		e.turnsWG.Add(1)
 	}
@@ -128,6 +143,9 @@ func (e *Engine) startTurnAs(ctx context.Context, t hub.Thread, in hub.TurnInput
 	started := map[string]any{"input": text}
 	if internal {
 		started["internal"] = true // hidden, like the turn in history
+	}
+	if tr.retryOf != "" {
+		started["retryOf"] = tr.retryOf // authretry.go
 	}
 	ev, _ := hub.NewEvent(hub.EventTurnStarted, t, tr.turn.ID, now, started)
 	running := hub.ThreadChange{ThreadID: t.ID, Status: hub.ThreadRunning, UpdatedAt: now}
@@ -331,11 +349,17 @@ func (e *Engine) finishTurn(tr *turnRT, stopReason string, err error) {
 		if timedOut != "" {
 			code = hub.CodeTimeout
 		}
+		payload := map[string]any{"code": code, "message": turn.Error}
 		var he *hub.Error
 		if errors.As(err, &he) {
 			code = he.Code
+			payload["code"] = code
+			if he.Details["reason"] == hub.ReasonAuthRequired {
+				payload["reason"], payload["agent"] = hub.ReasonAuthRequired, he.Details["agent"]
+				e.rememberRetry(tr) // authretry.go
+			}
 		}
-		ev, _ := hub.NewEvent(hub.EventError, tr.thread, turn.ID, now, map[string]any{"code": code, "message": turn.Error})
+		ev, _ := hub.NewEvent(hub.EventError, tr.thread, turn.ID, now, payload)
 		errEvent = &ev
 	}
 	e.cancelPermissions(tr)

@@ -92,6 +92,7 @@ func (s *Server) listAgents(w http.ResponseWriter, r *http.Request, _ hub.Caller
 	}
 	ans := agentsAnswer{Agents: nonNil(agents)}
 	if s.installer != nil {
+		s.installer.RefreshRegistry() // in the background: a later listing shows what it brings
 		st := s.installer.Node(r.Context())
 		ans.Node = &st
 	}

@@ -59,3 +59,16 @@ describe('Sign in to an agent', () => {
     expect(t.calls.some((c) => c.method === 'signInAgent')).toBe(false);
   });
 });
+
+describe('Sign in, expanded (the thread view)', () => {
+  it('shows the methods at once; a failed terminal sign-in says nothing is sent again', async () => {
+    const t = new FakeTransport();
+    t.signInResult = { authSessionId: 'auth_2' };
+    render(SignIn, { props: { agent: codex, auth: t, entry: undefined, onsave: async () => {}, expanded: true } });
+    expect(screen.getByRole('button', { name: 'Sign in to Codex' }).getAttribute('aria-expanded')).toBe('true');
+    await fireEvent.click(screen.getByRole('button', { name: 'Log in in a terminal' }));
+    await waitFor(() => expect(t.authFrames).toBeTruthy());
+    t.authFrames!({ exit: 1 });
+    await waitFor(() => expect(screen.getByRole('status').textContent).toContain('nothing is sent again'));
+  });
+});

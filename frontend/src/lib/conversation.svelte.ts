@@ -24,7 +24,8 @@ export type Item = { seq?: number } & (
   | { kind: 'tool'; key: number; toolCall: ToolCall }
   | { kind: 'plan'; key: number; entries: PlanEntry[] }
   | { kind: 'permission'; key: number; permissionId: string }
-  | { kind: 'error'; key: number; code: string; message: string }
+  /** reason AUTH_REQUIRED: agent (its id) needs signing in; the turn is retried once that succeeds. */
+  | { kind: 'error'; key: number; code: string; message: string; reason?: string; agent?: string }
   | { kind: 'session'; key: number; change: SessionChange }
 );
 
@@ -72,6 +73,8 @@ export interface TurnView {
   attachments?: string[];
   /** Output of the terminals the hub hosts (terminal_output events), by terminal id. */
   terminals?: Record<string, TerminalView>;
+  /** The failed turn this one runs again after a sign-in (turn_started retryOf). */
+  retryOf?: string;
 }
 
 type TurnMeta = Pick<TurnHistory, 'id' | 'input' | 'status' | 'stopReason' | 'error' | 'content'>;
@@ -219,6 +222,7 @@ export class Conversation {
     switch (e.type) {
       case 'turn_started':
         if (typeof e.input === 'string') t.input = e.input;
+        if (typeof e.retryOf === 'string') t.retryOf = e.retryOf;
         if (!this.meta.get(t.id) || this.meta.get(t.id)?.status === 'running') t.status = 'running';
         break;
       case 'message_delta':
@@ -300,6 +304,8 @@ export class Conversation {
           key: this.key++,
           code: String(e.code ?? 'INTERNAL'),
           message: String(e.message ?? ''),
+          ...(typeof e.reason === 'string' ? { reason: e.reason } : {}),
+          ...(typeof e.agent === 'string' ? { agent: e.agent } : {}),
         });
         break;
     }

@@ -391,6 +391,9 @@ export class HubStore {
     }
     const fresh = this.conversation(e.threadId).add(e);
     if (!fresh) return false;
+    // The agent needs signing in: its sign-in methods (from the initialize
+    // of the process that refused) are on the agent list.
+    if (e.type === 'error' && e.reason === 'AUTH_REQUIRED') this.loadAgents().catch((err) => this.report(err));
     if (e.type === 'turn_started') this.marks.started(e.threadId);
     else if (e.type === 'turn_completed') {
       const done = e.turn as Partial<TurnHistory> | undefined;

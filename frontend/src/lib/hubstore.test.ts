@@ -244,6 +244,20 @@ describe('HubStore config file state', () => {
     expect(store.agents.map((a) => a.id)).toContain('mine');
     store.stop();
   });
+
+  it('loads the agents again when a turn failed for want of a sign-in (their methods are known then)', async () => {
+    const { f, store } = await started();
+    await settled();
+    const count = () => f.calls.filter((c) => c.method === 'listAgents').length;
+    const before = count();
+    store.apply(ev(1, 'error', { code: 'UPSTREAM_UNAVAILABLE', message: 'x' }, 'th_1', 'tu_1'));
+    await settled();
+    expect(count()).toBe(before);
+    store.apply(ev(2, 'error', { code: 'UPSTREAM_UNAVAILABLE', message: 'Codex needs signing in', reason: 'AUTH_REQUIRED', agent: 'codex' }, 'th_1', 'tu_1'));
+    await settled();
+    expect(count()).toBe(before + 1);
+    store.stop();
+  });
 });
 
 describe('HubStore and hostile permissions', () => {

@@ -123,6 +123,7 @@ export namespace hub {
 	    args?: string[];
 	    env?: Record<string, string | null>;
 	    enabled?: boolean;
+	    mcpServers?: Record<string, MCPServerPatch | null>;
 	
 	    static createFrom(source: any = {}) {
 	        return new AgentPatch(source);
@@ -135,6 +136,31 @@ export namespace hub {
 	        this.args = source["args"];
 	        this.env = source["env"];
 	        this.enabled = source["enabled"];
+	        this.mcpServers = source["mcpServers"];
+	    }
+	}
+	export class MCPServerSetting {
+	    name: string;
+	    type?: string;
+	    command?: string;
+	    args?: string[];
+	    url?: string;
+	    envKeys?: string[];
+	    headerKeys?: string[];
+	
+	    static createFrom(source: any = {}) {
+	        return new MCPServerSetting(source);
+	    }
+	
+	    constructor(source: any = {}) {
+	        if ('string' === typeof source) source = JSON.parse(source);
+	        this.name = source["name"];
+	        this.type = source["type"];
+	        this.command = source["command"];
+	        this.args = source["args"];
+	        this.url = source["url"];
+	        this.envKeys = source["envKeys"];
+	        this.headerKeys = source["headerKeys"];
 	    }
 	}
 	export class AgentSettings {
@@ -145,6 +171,7 @@ export namespace hub {
 	    envKeys?: string[];
 	    enabled?: boolean;
 	    builtin: boolean;
+	    mcpServers?: MCPServerSetting[];
 	
 	    static createFrom(source: any = {}) {
 	        return new AgentSettings(source);
@@ -159,7 +186,26 @@ export namespace hub {
 	        this.envKeys = source["envKeys"];
 	        this.enabled = source["enabled"];
 	        this.builtin = source["builtin"];
+	        this.mcpServers = this.convertValues(source["mcpServers"], MCPServerSetting);
 	    }
+	
+		convertValues(a: any, classs: any, asMap: boolean = false): any {
+		    if (!a) {
+		        return a;
+		    }
+		    if (a.slice && a.map) {
+		        return (a as any[]).map(elem => this.convertValues(elem, classs));
+		    } else if ("object" === typeof a) {
+		        if (asMap) {
+		            for (const key of Object.keys(a)) {
+		                a[key] = new classs(a[key]);
+		            }
+		            return a;
+		        }
+		        return new classs(a);
+		    }
+		    return a;
+		}
 	}
 	export class ArchiveRequest {
 	    cwd?: string;
@@ -805,6 +851,50 @@ export namespace hub {
 	}
 	
 	
+	export class FolderPatch {
+	    mcpServers?: Record<string, MCPServerPatch | null>;
+	
+	    static createFrom(source: any = {}) {
+	        return new FolderPatch(source);
+	    }
+	
+	    constructor(source: any = {}) {
+	        if ('string' === typeof source) source = JSON.parse(source);
+	        this.mcpServers = source["mcpServers"];
+	    }
+	}
+	export class FolderSettings {
+	    glob: string;
+	    mcpServers?: MCPServerSetting[];
+	
+	    static createFrom(source: any = {}) {
+	        return new FolderSettings(source);
+	    }
+	
+	    constructor(source: any = {}) {
+	        if ('string' === typeof source) source = JSON.parse(source);
+	        this.glob = source["glob"];
+	        this.mcpServers = this.convertValues(source["mcpServers"], MCPServerSetting);
+	    }
+	
+		convertValues(a: any, classs: any, asMap: boolean = false): any {
+		    if (!a) {
+		        return a;
+		    }
+		    if (a.slice && a.map) {
+		        return (a as any[]).map(elem => this.convertValues(elem, classs));
+		    } else if ("object" === typeof a) {
+		        if (asMap) {
+		            for (const key of Object.keys(a)) {
+		                a[key] = new classs(a[key]);
+		            }
+		            return a;
+		        }
+		        return new classs(a);
+		    }
+		    return a;
+		}
+	}
 	export class GitFolder {
 	    git: boolean;
 	    repo?: string;
@@ -1071,30 +1161,7 @@ export namespace hub {
 	        this.headers = source["headers"];
 	    }
 	}
-	export class MCPServerSetting {
-	    name: string;
-	    type?: string;
-	    command?: string;
-	    args?: string[];
-	    url?: string;
-	    envKeys?: string[];
-	    headerKeys?: string[];
 	
-	    static createFrom(source: any = {}) {
-	        return new MCPServerSetting(source);
-	    }
-	
-	    constructor(source: any = {}) {
-	        if ('string' === typeof source) source = JSON.parse(source);
-	        this.name = source["name"];
-	        this.type = source["type"];
-	        this.command = source["command"];
-	        this.args = source["args"];
-	        this.url = source["url"];
-	        this.envKeys = source["envKeys"];
-	        this.headerKeys = source["headerKeys"];
-	    }
-	}
 	export class MergeResult {
 	    how: string;
 	    commit: string;
@@ -1548,6 +1615,7 @@ export namespace hub {
 	    tray: TraySettings;
 	    agents: AgentSettings[];
 	    mcpServers?: MCPServerSetting[];
+	    folders?: FolderSettings[];
 	    budgets: Budgets;
 	
 	    static createFrom(source: any = {}) {
@@ -1564,6 +1632,7 @@ export namespace hub {
 	        this.tray = this.convertValues(source["tray"], TraySettings);
 	        this.agents = this.convertValues(source["agents"], AgentSettings);
 	        this.mcpServers = this.convertValues(source["mcpServers"], MCPServerSetting);
+	        this.folders = this.convertValues(source["folders"], FolderSettings);
 	        this.budgets = this.convertValues(source["budgets"], Budgets);
 	    }
 	
@@ -1616,6 +1685,7 @@ export namespace hub {
 	    tray?: TraySettingsPatch;
 	    agents?: Record<string, AgentPatch>;
 	    mcpServers?: Record<string, MCPServerPatch | null>;
+	    folders?: Record<string, FolderPatch>;
 	    budgets?: Budgets;
 	
 	    static createFrom(source: any = {}) {
@@ -1630,6 +1700,7 @@ export namespace hub {
 	        this.tray = this.convertValues(source["tray"], TraySettingsPatch);
 	        this.agents = this.convertValues(source["agents"], AgentPatch, true);
 	        this.mcpServers = source["mcpServers"];
+	        this.folders = this.convertValues(source["folders"], FolderPatch, true);
 	        this.budgets = this.convertValues(source["budgets"], Budgets);
 	    }
 	
