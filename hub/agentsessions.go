@@ -25,7 +25,7 @@ type AgentSessions interface {
 	// session req.SessionID and opens it: with session/load when the
 	// agent has it (its replay stored as the thread's turns and events,
 	// redacted like live text), else session/resume (the history stays
-	// with the agent: Thread.Imported.History "agent"). created is false
+	// with the agent: Thread.Imported.History "agent"). Created is false
 	// when a thread the caller may see is bound to that session already:
 	// that thread is returned and nothing changes. A thread of another
 	// client bound to it is CONFLICT (details.reason
@@ -33,7 +33,14 @@ type AgentSessions interface {
 	// offering neither load nor resume) is UPSTREAM_UNAVAILABLE, or
 	// INVALID_ARGUMENT with details.reason SESSION_IMPORT_UNSUPPORTED,
 	// and leaves no thread behind.
-	ImportSession(ctx context.Context, c Caller, req ImportSessionRequest) (thread Thread, created bool, err error)
+	ImportSession(ctx context.Context, c Caller, req ImportSessionRequest) (ImportSessionResult, error)
+}
+
+// ImportSessionResult is what ImportSession did: the thread bound to the
+// session, and whether it was made now (HTTP 201) or found (200).
+type ImportSessionResult struct {
+	Thread  Thread `json:"thread"`
+	Created bool   `json:"created"`
 }
 
 // AgentSession is one session an agent lists (GET

@@ -103,7 +103,12 @@ func (e *Engine) ListAgentSessions(ctx context.Context, c hub.Caller, agentID, c
 }
 
 // ImportSession implements Service.
-func (e *Engine) ImportSession(ctx context.Context, c hub.Caller, req hub.ImportSessionRequest) (hub.Thread, bool, error) {
+func (e *Engine) ImportSession(ctx context.Context, c hub.Caller, req hub.ImportSessionRequest) (hub.ImportSessionResult, error) {
+	t, created, err := e.importSession(ctx, c, req)
+	return hub.ImportSessionResult{Thread: t, Created: created}, err
+}
+
+func (e *Engine) importSession(ctx context.Context, c hub.Caller, req hub.ImportSessionRequest) (hub.Thread, bool, error) {
 	if err := checkCaller(c); err != nil {
 		return hub.Thread{}, false, err
 	}

@@ -94,7 +94,7 @@ func TestImportAgentSessions(t *testing.T) {
 		t.Errorf("hostile session shown as %+v: want the title as plain text, cleaned, 200 runes", s)
 	}
 
-	th, created, err := h.e.ImportSession(ctx, alice, hub.ImportSessionRequest{Agent: "lister", SessionID: "s1", Cwd: cwd, Title: all[0].Title})
+	th, created, err := importSession(h.e, ctx, alice, hub.ImportSessionRequest{Agent: "lister", SessionID: "s1", Cwd: cwd, Title: all[0].Title})
 	if err != nil || !created {
 		t.Fatalf("import: %v, created %v", err, created)
 	}
@@ -126,7 +126,7 @@ func TestImportAgentSessions(t *testing.T) {
 	}
 
 	t.Run("twice", func(t *testing.T) {
-		again, created, err := h.e.ImportSession(ctx, alice, hub.ImportSessionRequest{Agent: "lister", SessionID: "s1", Cwd: cwd})
+		again, created, err := importSession(h.e, ctx, alice, hub.ImportSessionRequest{Agent: "lister", SessionID: "s1", Cwd: cwd})
 		if err != nil || created || again.ID != th.ID {
 			t.Fatalf("second import: %v, created %v, thread %s want %s", err, created, again.ID, th.ID)
 		}
@@ -145,7 +145,7 @@ func TestImportAgentSessions(t *testing.T) {
 			wg.Add(1)
 			go func() {
 				defer wg.Done()
-				got[i], made[i], errs[i] = h.e.ImportSession(ctx, alice, hub.ImportSessionRequest{Agent: "lister", SessionID: "s3", Cwd: cwd})
+				got[i], made[i], errs[i] = importSession(h.e, ctx, alice, hub.ImportSessionRequest{Agent: "lister", SessionID: "s3", Cwd: cwd})
 			}()
 		}
 		wg.Wait()
@@ -171,7 +171,7 @@ func TestImportAgentSessions(t *testing.T) {
 		if err != nil || page.Sessions[0].ThreadID != "" {
 			t.Fatalf("bob's list %+v, %v: alice's thread shown", page.Sessions, err)
 		}
-		_, _, err = h.e.ImportSession(ctx, bob, hub.ImportSessionRequest{Agent: "lister", SessionID: "s1", Cwd: cwd})
+		_, _, err = importSession(h.e, ctx, bob, hub.ImportSessionRequest{Agent: "lister", SessionID: "s1", Cwd: cwd})
 		wantReason(t, err, hub.CodeConflict, hub.ReasonSessionAlreadyImported)
 	})
 	t.Run("a turn continues the session", func(t *testing.T) {
@@ -210,14 +210,14 @@ func TestImportAgentSessions(t *testing.T) {
 		}
 	})
 	t.Run("deleted thread frees the session", func(t *testing.T) {
-		th2, created, err := h.e.ImportSession(ctx, alice, hub.ImportSessionRequest{Agent: "lister", SessionID: "s4", Cwd: cwd})
+		th2, created, err := importSession(h.e, ctx, alice, hub.ImportSessionRequest{Agent: "lister", SessionID: "s4", Cwd: cwd})
 		if err != nil || !created {
 			t.Fatal(err)
 		}
 		if err := h.e.DeleteThread(ctx, alice, th2.ID); err != nil {
 			t.Fatal(err)
 		}
-		th3, created, err := h.e.ImportSession(ctx, alice, hub.ImportSessionRequest{Agent: "lister", SessionID: "s4", Cwd: cwd})
+		th3, created, err := importSession(h.e, ctx, alice, hub.ImportSessionRequest{Agent: "lister", SessionID: "s4", Cwd: cwd})
 		if err != nil || !created || th3.ID == th2.ID {
 			t.Fatalf("import after delete: %v, created %v", err, created)
 		}
@@ -231,7 +231,7 @@ func TestImportAgentSessions(t *testing.T) {
 			"long id":        {Agent: "lister", SessionID: strings.Repeat("x", 600), Cwd: cwd},
 			"unknown agent":  {Agent: "nobody", SessionID: "s2", Cwd: cwd},
 		} {
-			if _, _, err := h.e.ImportSession(ctx, alice, req); hub.ErrorCode(err) != hub.CodeInvalidArgument {
+			if _, _, err := importSession(h.e, ctx, alice, req); hub.ErrorCode(err) != hub.CodeInvalidArgument {
 				t.Errorf("%s: %v, want INVALID_ARGUMENT", name, err)
 			}
 		}
@@ -248,7 +248,7 @@ func TestImportAgentSessions(t *testing.T) {
 		// Known now (its initialize is remembered): refused at once.
 		_, err = h.e.ListAgentSessions(ctx, alice, "fake", cwd, "")
 		wantReason(t, err, hub.CodeInvalidArgument, hub.ReasonSessionListUnsupported)
-		_, _, err = h.e.ImportSession(ctx, alice, hub.ImportSessionRequest{Agent: "fake", SessionID: "x", Cwd: cwd})
+		_, _, err = importSession(h.e, ctx, alice, hub.ImportSessionRequest{Agent: "fake", SessionID: "x", Cwd: cwd})
 		wantReason(t, err, hub.CodeInvalidArgument, hub.ReasonSessionImportUnsupported)
 		page, _ := h.e.ListThreads(ctx, alice, 100, "")
 		for _, t2 := range page.Threads {
@@ -267,7 +267,7 @@ func TestImportResumeOnly(t *testing.T) {
 	seed := seedSessions(t, []map[string]any{{"sessionId": "r1", "cwd": cwd, "title": "Resumable", "history": [][2]string{{"old", "older"}}}})
 	h := newHarness(t, nil, fakeSpec(t, "resumer", "FAKEAGENT_SESSION_CAPS=1", seed))
 	ctx := context.Background()
-	th, created, err := h.e.ImportSession(ctx, alice, hub.ImportSessionRequest{Agent: "resumer", SessionID: "r1", Cwd: cwd})
+	th, created, err := importSession(h.e, ctx, alice, hub.ImportSessionRequest{Agent: "resumer", SessionID: "r1", Cwd: cwd})
 	if err != nil || !created || th.Imported == nil || th.Imported.History != hub.ImportedHistoryAgent {
 		t.Fatalf("import %+v, %v, %v", th, created, err)
 	}
@@ -307,4 +307,10 @@ func waitFor(d time.Duration, ok func() bool) bool {
 		time.Sleep(50 * time.Millisecond)
 	}
 	return ok()
+}
+
+// importSession is ImportSession's answer as three values.
+func importSession(e *engine.Engine, ctx context.Context, c hub.Caller, req hub.ImportSessionRequest) (hub.Thread, bool, error) {
+	r, err := e.ImportSession(ctx, c, req)
+	return r.Thread, r.Created, err
 }
