@@ -357,7 +357,8 @@ func (e *Engine) lockImport(key string) (unlock func()) {
 // process takes a slot of limits.maxAgentProcesses (evicting the least
 // recently used idle agent when none is free, else TOO_MANY_REQUESTS), and
 // waits for a background probe of the agent to end. It serves none of the
-// agent's requests: no permission, no file, no terminal.
+// agent's requests: no permission, no file, no terminal. Its process is
+// recorded (hub.AgentProcess without a thread) while it runs.
 func (e *Engine) withLister(ctx context.Context, spec acp.AgentSpec, cwd string, fn func(*acp.Agent) error) error {
 	self := &threadRT{}
 	e.mu.Lock()
@@ -387,10 +388,18 @@ func (e *Engine) withLister(ctx context.Context, spec acp.AgentSpec, cwd string,
 		return &hub.Error{Code: hub.CodeUpstreamUnavailable, Message: fmt.Sprintf("starting %s failed: %v", spec.Name, err), Err: err}
 	}
 	e.rememberInit(spec.ID, a.Init)
+	// Recorded like a thread's agent, so a restart after a crash stops it.
+	pid := a.Proc.PID()
+	if err := e.commit(&hub.Write{AgentProcs: []hub.AgentProcess{{PID: pid, StartTime: processStartTime(pid), Agent: spec.ID}}}); err != nil {
+		e.log.Warn("hub: recording an agent process failed", "err", err)
+	}
 	defer func() {
 		cctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
 		defer cancel()
 		a.Close(cctx)
+		if err := e.commit(&hub.Write{ForgetProcs: []int{pid}}); err != nil {
+			e.log.Warn("hub: forgetting an agent process failed", "err", err)
+		}
 	}()
 	return fn(a)
 }
