@@ -27,7 +27,9 @@ func TestE2EImportSessions(t *testing.T) {
 		name string
 		run  func(*testing.T, e2eBins)
 	}{
-		{"Qwen", e2eImportQwen},
+		{"Qwen", func(t *testing.T, bins e2eBins) { e2eImportReal(t, bins, "qwen", acptest.Qwen) }},
+		{"OpenCode", func(t *testing.T, bins e2eBins) { e2eImportReal(t, bins, "opencode", acptest.OpenCode) }},
+		{"Claude", func(t *testing.T, bins e2eBins) { e2eImportReal(t, bins, "claude", acptest.Claude) }},
 		{"Fake", e2eImportFake},
 	}
 	for _, tt := range tests {
@@ -78,21 +80,22 @@ func (h *hubProc) importSession(agent, sessionID, cwd string, want int) apiImpor
 	return r.Thread
 }
 
-// A Qwen Code session made through one hub is imported by another hub
-// (a fresh data dir, the same agent): its history comes from session/load,
-// a second import finds the thread, and a turn in it — also after the hub
-// restarts — continues the agent's session (the model sees the earlier
-// exchange).
-func e2eImportQwen(t *testing.T, bins e2eBins) {
+// A real agent's session (Qwen Code, OpenCode, Claude Code: each lists
+// its sessions and loads them) made through one hub is imported by
+// another hub (a fresh data dir, the same agent and HOME): its history
+// comes from session/load, a second import finds the thread, and a turn in
+// it — also after the hub restarts — continues the agent's session (the
+// model sees the earlier exchange).
+func e2eImportReal(t *testing.T, bins e2eBins, id string, start func(testing.TB, string, string) acptest.RealAgent) {
 	model := fakemodel.Start(t)
 	model.SetSide(fakemodel.NoTools, fakemodel.Text(`{"title":"Fake session"}`))
-	ra := acptest.Qwen(t, acptest.ToolsDir(t), model.URL)
-	cfg := hubConfig{"agents": map[string]agentConf{"qwen": realAgentConf("qwen", ra)}}
+	ra := start(t, acptest.ToolsDir(t), model.URL)
+	cfg := hubConfig{"agents": map[string]agentConf{id: realAgentConf(id, ra)}}
 	const slow = 120 * time.Second
 	cwd := t.TempDir()
 
 	first := newHub(t, bins, cfg)
-	th := first.newThread("qwen", cwd)
+	th := first.newThread(id, cwd)
 	model.Push(fakemodel.Text("The first answer is fennel."))
 	tu := first.startTurn(th.ID, "Tell me about herbs.")
 	if done := first.waitTurn(th.ID, tu.ID, slow); done.Status != "completed" {
@@ -101,7 +104,7 @@ func e2eImportQwen(t *testing.T, bins e2eBins) {
 	first.stop()
 
 	h := newHub(t, bins, cfg)
-	page := h.agentSessions("qwen", cwd, "")
+	page := h.agentSessions(id, cwd, "")
 	var sid string
 	for _, s := range page.Sessions {
 		if s.ThreadID != "" {
@@ -110,10 +113,10 @@ func e2eImportQwen(t *testing.T, bins e2eBins) {
 		sid = s.SessionID
 	}
 	if len(page.Sessions) != 1 || sid == "" {
-		t.Fatalf("Qwen listed %+v in %s, want the one session", page, cwd)
+		t.Fatalf("%s listed %+v in %s, want the one session", id, page, cwd)
 	}
-	t.Logf("Qwen listed %+v", page.Sessions[0])
-	imp := h.importSession("qwen", sid, cwd, 201)
+	t.Logf("%s listed %+v", id, page.Sessions[0])
+	imp := h.importSession(id, sid, cwd, 201)
 	if imp.Imported == nil || imp.Imported.SessionID != sid || imp.Imported.History != "stored" {
 		t.Fatalf("imported %+v", imp)
 	}
@@ -121,10 +124,10 @@ func e2eImportQwen(t *testing.T, bins e2eBins) {
 	if len(hist) == 0 || !strings.Contains(hist[0].Input, "Tell me about herbs.") || !strings.Contains(hist[len(hist)-1].Output, "The first answer is fennel.") {
 		t.Fatalf("imported history %+v", hist)
 	}
-	if again := h.importSession("qwen", sid, cwd, 200); again.ID != imp.ID {
+	if again := h.importSession(id, sid, cwd, 200); again.ID != imp.ID {
 		t.Errorf("second import %s, want %s", again.ID, imp.ID)
 	}
-	if p := h.agentSessions("qwen", cwd, ""); len(p.Sessions) != 1 || p.Sessions[0].ThreadID != imp.ID {
+	if p := h.agentSessions(id, cwd, ""); len(p.Sessions) != 1 || p.Sessions[0].ThreadID != imp.ID {
 		t.Errorf("listed after import %+v, want threadId %s", p, imp.ID)
 	}
 
