@@ -314,3 +314,39 @@ func importSession(e *engine.Engine, ctx context.Context, c hub.Caller, req hub.
 	r, err := e.ImportSession(ctx, c, req)
 	return r.Thread, r.Created, err
 }
+
+// An agent that refuses the session (here: it wants a sign-in first) fails
+// the import with UPSTREAM_UNAVAILABLE, and no thread stays behind.
+func TestImportRefusedLeavesNothing(t *testing.T) {
+	cwd := t.TempDir()
+	h := newHarness(t, nil, fakeSpec(t, "authy", "FAKEAGENT_SESSION_CAPS=1", "FAKEAGENT_LOAD_SESSION=1", "FAKEAGENT_AUTH_REQUIRED=1"))
+	ctx := context.Background()
+	sub, err := h.e.Subscribe(ctx, alice, "", -1)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer sub.Close()
+	_, _, err = importSession(h.e, ctx, alice, hub.ImportSessionRequest{Agent: "authy", SessionID: "x1", Cwd: cwd})
+	if hub.ErrorCode(err) != hub.CodeUpstreamUnavailable {
+		t.Fatalf("import of a refused session: %v, want UPSTREAM_UNAVAILABLE", err)
+	}
+	if page, _ := h.e.ListThreads(ctx, alice, 100, ""); len(page.Threads) != 0 {
+		t.Fatalf("a failed import left %+v", page.Threads)
+	}
+	// Announced, then announced deleted: a client that saw it drops it.
+	ev := until(t, sub, hub.EventThreadUpdated)
+	var p struct{ Deleted bool }
+	json.Unmarshal(ev.Payload, &p)
+	if !p.Deleted {
+		ev = until(t, sub, hub.EventThreadUpdated)
+		json.Unmarshal(ev.Payload, &p)
+	}
+	if !p.Deleted {
+		t.Errorf("no deletion announced for the failed import's thread: %s", ev.Payload)
+	}
+	// The session is free again: a later import may try once more.
+	_, _, err = importSession(h.e, ctx, alice, hub.ImportSessionRequest{Agent: "authy", SessionID: "x1", Cwd: cwd})
+	if hub.ErrorCode(err) != hub.CodeUpstreamUnavailable {
+		t.Fatalf("second try: %v", err)
+	}
+}

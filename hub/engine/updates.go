@@ -22,17 +22,15 @@ type threadClient struct {
 // session/load are not new events and are dropped, but for an imported
 // session's, which become its history (replay.go).
 func (c *threadClient) SessionUpdate(_ context.Context, n acp.SessionNotification) {
-	c.rt.mu.Lock()
-	if r := c.rt.replay; r != nil && r.add(n.Update) { // an imported session's history: replay.go
-		c.rt.mu.Unlock()
-		return
-	}
-	c.rt.mu.Unlock()
 	if n.Update.Kind == acp.UpdateUsage && n.Update.ParseErr == nil {
 		c.usageUpdate(n) // usage.go: the event and the ledger's record
 		return
 	}
 	c.rt.mu.Lock()
+	if r := c.rt.replay; r != nil && r.add(n.Update) { // an imported session's history: replay.go
+		c.rt.mu.Unlock()
+		return
+	}
 	replaying, tr := c.rt.replaying, c.rt.turn
 	if tr != nil {
 		tr.wd.touch() // a leaf lock
