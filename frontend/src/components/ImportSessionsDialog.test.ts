@@ -111,6 +111,17 @@ describe('ImportSessionsDialog', () => {
     expect(screen.queryByRole('list')).toBeNull();
   });
 
+  it('starts on an agent that lists its sessions, and marks one known not to', async () => {
+    const known: Agent[] = [
+      { id: 'plain', name: 'Plain agent', status: 'available', command: 'plain', capabilities: { loadSession: true } },
+      { id: 'qwen', name: 'Qwen Code', status: 'available', command: 'qwen', capabilities: { sessionCapabilities: { list: {} } } },
+    ];
+    render(ImportSessionsDialog, { agents: known, agent: 'plain', cwd: '/src/app', sessions: fakeSessions(), onopen: () => {}, onclose: () => {} });
+    const select = screen.getByRole('combobox', { name: 'Agent' }) as HTMLSelectElement;
+    expect(select.value).toBe('qwen');
+    expect([...select.options].map((o) => o.textContent)).toEqual(['Plain agent (does not list its sessions)', 'Qwen Code']);
+  });
+
   it('closes on Escape', async () => {
     const onclose = vi.fn();
     render(ImportSessionsDialog, { agents, cwd: '/src/app', sessions: fakeSessions(), onopen: () => {}, onclose });
