@@ -199,10 +199,15 @@ func TestImportAgentSessions(t *testing.T) {
 				loads = append(loads, r.Method+" "+r.Params.SessionID)
 			}
 		}
-		// Imported by session/load; reopened by session/resume (preferred
-		// when advertised); never a new session.
-		if got := strings.Join(loads, ","); got != "session/load s1,session/resume s1" {
-			t.Errorf("the agent saw %s", got)
+		// Imported by session/load; reopened (once or more: the idle timer
+		// is short) by session/resume, preferred when advertised; never a
+		// new session.
+		ok := len(loads) >= 2 && loads[0] == "session/load s1"
+		for _, l := range loads[min(1, len(loads)):] {
+			ok = ok && l == "session/resume s1"
+		}
+		if !ok {
+			t.Errorf("the agent saw %s", strings.Join(loads, ","))
 		}
 		hist, _ := h.e.History(ctx, alice, th.ID, false, false)
 		if len(hist) != 4 {
