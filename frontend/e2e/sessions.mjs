@@ -8,7 +8,7 @@
 //     sessions a page at a time (More follows the agent's cursor), by
 //     keyboard only; an agent's hostile title is shown as text;
 //   - Enter on Import makes the thread and opens it, its history the
-//     agent's replay; listing again says "Imported: open", which opens
+//     agent's replay; listing again offers "Open thread", which opens
 //     the same thread (no second one);
 //   - an agent with session/resume only: the thread says its history is
 //     kept by the agent;
@@ -108,7 +108,7 @@ async function main() {
 
   log('listing again: imported, open');
   dialog = await openImport('Lister');
-  await dialog.getByRole('button', { name: 'Open the thread of Session A' }).click();
+  await dialog.getByRole('button', { name: 'Open thread of Session A' }).click();
   await page.getByRole('heading', { name: 'Session A' }).waitFor();
   threads = (await hub.api('GET', '/v1/threads')).threads;
   check(threads.length === 1, 'opening an imported session makes no second thread');

@@ -68,7 +68,7 @@ describe('ImportSessionsDialog', () => {
     expect(within(list).getAllByRole('listitem')).toHaveLength(2);
     expect(screen.getByRole('status').textContent).toBe('2 sessions, more to load.');
     // The first session's button has the keyboard; ↓ moves to the next.
-    const open = within(list).getByRole('button', { name: 'Open the thread of Fix the parser' });
+    const open = within(list).getByRole('button', { name: 'Open thread of Fix the parser' });
     await waitFor(() => expect(document.activeElement).toBe(open));
     await fireEvent.keyDown(open, { key: 'ArrowDown' });
     expect(document.activeElement).toBe(within(list).getByRole('button', { name: 'Import Add a test' }));
@@ -93,7 +93,7 @@ describe('ImportSessionsDialog', () => {
     const onopen = vi.fn();
     render(ImportSessionsDialog, { agents, agent: 'qwen', cwd: '/src/app', sessions, onopen, onclose: () => {} });
     await fireEvent.click(screen.getByRole('button', { name: 'List' }));
-    await fireEvent.click(await screen.findByRole('button', { name: 'Open the thread of Fix the parser' }));
+    await fireEvent.click(await screen.findByRole('button', { name: 'Open thread of Fix the parser' }));
     expect(onopen).toHaveBeenCalledWith('th_old');
     expect(sessions.imports).toEqual([]);
   });
