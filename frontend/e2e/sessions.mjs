@@ -10,6 +10,8 @@
 //   - Enter on Import makes the thread and opens it, its history the
 //     agent's replay; listing again offers "Open thread", which opens
 //     the same thread (no second one);
+//   - after a reload the history is still there, and a message goes on in
+//     the agent's session;
 //   - an agent with session/resume only: the thread says its history is
 //     kept by the agent;
 //   - axe-core finds no violation in the dialog.
@@ -105,6 +107,23 @@ async function main() {
   check(true, 'the imported thread opens with the agent’s replayed history');
   let threads = (await hub.api('GET', '/v1/threads')).threads;
   check(threads.length === 1 && threads[0].imported?.history === 'stored', `one imported thread (${JSON.stringify(threads.map((t) => t.imported))})`);
+
+  log('a reload, then a message: the thread goes on in the agent session');
+  await page.reload();
+  await page.getByRole('heading', { name: 'Session A' }).waitFor();
+  const conv = page.getByRole('list', { name: 'Conversation' });
+  await conv.getByText('alpha is the first letter').waitFor();
+  const box = page.getByRole('textbox', { name: 'Message' });
+  await box.fill('echo beta comes next');
+  await box.press('Enter');
+  await conv.getByText('beta comes next', { exact: true }).waitFor();
+  let hist = [];
+  for (let i = 0; i < 400; i++) {
+    hist = (await hub.api('GET', `/v1/threads/${threads[0].id}/history`)).turns;
+    if (hist.length === 2 && hist[1].status !== 'running') break;
+    await new Promise((r) => setTimeout(r, 50));
+  }
+  check(hist.length === 2 && hist[1].output === 'beta comes next', `the imported thread's next turn ran in its session (${hist.map((t) => t.output).join(' | ')})`);
 
   log('listing again: imported, open');
   dialog = await openImport('Lister');
