@@ -104,7 +104,9 @@ func e2eImportReal(t *testing.T, bins e2eBins, id string, start func(testing.TB,
 	first.stop()
 
 	h := newHub(t, bins, cfg)
+	listStart := time.Now()
 	page := h.agentSessions(id, cwd, "")
+	listTook := time.Since(listStart)
 	var sid string
 	for _, s := range page.Sessions {
 		if s.ThreadID != "" {
@@ -116,7 +118,9 @@ func e2eImportReal(t *testing.T, bins e2eBins, id string, start func(testing.TB,
 		t.Fatalf("%s listed %+v in %s, want the one session", id, page, cwd)
 	}
 	t.Logf("%s listed %+v", id, page.Sessions[0])
+	importStart := time.Now()
 	imp := h.importSession(id, sid, cwd, 201)
+	t.Logf("%s: listing took %v (an agent start and session/list), the import %v (a start and session/load)", id, listTook.Round(time.Millisecond), time.Since(importStart).Round(time.Millisecond))
 	if imp.Imported == nil || imp.Imported.SessionID != sid || imp.Imported.History != "stored" {
 		t.Fatalf("imported %+v", imp)
 	}
