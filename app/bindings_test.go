@@ -133,6 +133,8 @@ var bindingsContract = map[string]string{
 	"DeleteThreadWith":  "func(string, hub.DeleteOptions) error",
 	"MergeThread":       "func(string) (hub.MergeResult, error)",
 	"GitFolder":         "func(string) (hub.GitFolder, error)",
+	"ListAgentSessions": "func(string, string, string) (hub.AgentSessionPage, error)",
+	"ImportSession":     "func(hub.ImportSessionRequest) (hub.ImportSessionResult, error)",
 	"DiscardThread":     "func(string) (hub.Thread, error)",
 	"Changes":           "func(string, hub.ChangesQuery) (hub.Changes, error)",
 	"RevertChanges":     "func(string, hub.RevertRequest) (hub.RestoreResult, error)",

@@ -219,4 +219,7 @@ type Service interface {
 
 	// Shelf: archive, export and import (hub/shelf.go).
 	Shelf
+	// AgentSessions: the agent's own sessions, listed and imported
+	// (hub/agentsessions.go).
+	AgentSessions
 }

@@ -24,6 +24,10 @@ type Store interface {
 	CommitAsync(w *Write, done func(*Write, error))
 
 	GetThread(ctx context.Context, id string) (Thread, error)
+	// ThreadsBySession returns agent's live threads bound to one of the
+	// agent sessions ids: imported from it (Thread.Imported) or whose
+	// last session it is (AgentSessionID).
+	ThreadsBySession(ctx context.Context, agent string, ids []string) ([]Thread, error)
 	// ListThreads returns a page of threads, newest (by UpdatedAt) first.
 	ListThreads(ctx context.Context, f ThreadFilter) ([]Thread, string, error)
 
@@ -131,6 +135,9 @@ type ThreadChange struct {
 	Archived *bool
 	// Worktree, when set, replaces the thread's worktree (issue 19).
 	Worktree *Worktree
+	// ImportedHistory, when set, changes where an imported thread's
+	// history is (Thread.Imported.History); nothing for another thread.
+	ImportedHistory *string
 	// UpdatedAt becomes the thread's updatedAt when it is later than the
 	// stored one: a thread's updatedAt never goes back, so of two
 	// overlapping changes the one committed last cannot hide the other

@@ -58,6 +58,10 @@ type Thread struct {
 	// last compacted. Extensions of API.md; absent until then.
 	Summary     string     `json:"summary,omitempty"`
 	CompactedAt *time.Time `json:"compactedAt,omitempty"`
+	// Imported is set for a thread made from the agent's own session
+	// (ImportSession): which session, and where its history is. An
+	// extension of API.md.
+	Imported *ImportedSession `json:"imported,omitempty"`
 	// AgentSessionID is the agent's ACP session id of the thread's last
 	// session, for session/load or session/resume.
 	AgentSessionID string `json:"-"`

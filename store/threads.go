@@ -11,6 +11,7 @@ import (
 	"strings"
 
 	"github.com/switchboard-hub/switchboard/hub"
+	"modernc.org/sqlite"
 )
 
 // Thread page sizes (hub.ThreadFilter.Limit).
@@ -22,8 +23,8 @@ const (
 // upsertThreadSQL writes a thread. Client capabilities are set at creation
 // and never cleared: an upsert without them keeps the stored ones.
 const upsertThreadSQL = `INSERT INTO threads
-	(id, agent, cwd, title, client_id, status, summary, agent_session_id, deleted, created_at, updated_at, client_capabilities, archived, worktree)
-	VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
+	(id, agent, cwd, title, client_id, status, summary, agent_session_id, deleted, created_at, updated_at, client_capabilities, archived, worktree, imported_session, imported_history)
+	VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
 	ON CONFLICT (id) DO UPDATE SET
 		agent = excluded.agent, cwd = excluded.cwd, title = excluded.title,
 		client_id = excluded.client_id, status = excluded.status, summary = excluded.summary,
@@ -31,9 +32,11 @@ const upsertThreadSQL = `INSERT INTO threads
 		created_at = excluded.created_at, updated_at = excluded.updated_at,
 		client_capabilities = COALESCE(excluded.client_capabilities, client_capabilities),
 		archived = excluded.archived,
-		worktree = COALESCE(excluded.worktree, worktree)`
+		worktree = COALESCE(excluded.worktree, worktree),
+		imported_session = CASE WHEN excluded.deleted = 1 THEN NULL ELSE COALESCE(excluded.imported_session, imported_session) END,
+		imported_history = CASE WHEN excluded.deleted = 1 THEN NULL ELSE COALESCE(excluded.imported_history, imported_history) END`
 
-const threadColumns = `id, agent, cwd, title, client_id, status, summary, agent_session_id, created_at, updated_at, modes, config_options, client_capabilities, available_commands, compacted_at, archived, worktree`
+const threadColumns = `id, agent, cwd, title, client_id, status, summary, agent_session_id, created_at, updated_at, modes, config_options, client_capabilities, available_commands, compacted_at, archived, worktree, imported_session, imported_history`
 
 // setSessionStateSQL sets a thread's modes, config options and available
 // commands; a NULL argument keeps the stored value
@@ -60,6 +63,7 @@ const changeThreadSQL = `UPDATE threads SET
 	title = COALESCE(?, title), status = COALESCE(?, status), summary = COALESCE(?, summary),
 	agent_session_id = COALESCE(?, agent_session_id), compacted_at = COALESCE(?, compacted_at),
 	archived = COALESCE(?, archived), worktree = COALESCE(?, worktree),
+	imported_history = COALESCE(?, imported_history),
 	updated_at = MAX(updated_at, ?)
 	WHERE id = ? AND deleted = 0`
 
@@ -81,7 +85,7 @@ func changeThread(ctx context.Context, st *stmts, c *hub.ThreadChange) (*hub.Eve
 		return nil, fmt.Errorf("store: change thread %s: %w", c.ThreadID, err)
 	}
 	res, err := st.changeThread.ExecContext(ctx, strPtr(c.Title), status, strPtr(c.Summary),
-		strPtr(c.AgentSessionID), encTimePtr(c.CompactedAt), boolPtr(c.Archived), wt, encTime(c.UpdatedAt), c.ThreadID)
+		strPtr(c.AgentSessionID), encTimePtr(c.CompactedAt), boolPtr(c.Archived), wt, strPtr(c.ImportedHistory), encTime(c.UpdatedAt), c.ThreadID)
 	var n int64
 	if err == nil {
 		n, err = res.RowsAffected()
@@ -141,8 +145,16 @@ func upsertThread(ctx context.Context, st *stmts, t *hub.Thread) error {
 	if err != nil {
 		return fmt.Errorf("store: upsert thread %s: %w", t.ID, err)
 	}
+	var impSession, impHistory any
+	if t.Imported != nil {
+		impSession, impHistory = t.Imported.SessionID, t.Imported.History
+	}
 	_, err = st.upsertThread.ExecContext(ctx, t.ID, t.Agent, t.Cwd, t.Title, t.ClientID, t.Status,
-		t.Summary, t.AgentSessionID, boolInt(t.Deleted), encTime(t.CreatedAt), encTime(t.UpdatedAt), encJSON(caps), boolInt(t.Archived), wt)
+		t.Summary, t.AgentSessionID, boolInt(t.Deleted), encTime(t.CreatedAt), encTime(t.UpdatedAt), encJSON(caps), boolInt(t.Archived), wt, impSession, impHistory)
+	if isUniqueViolation(err) {
+		return &hub.Error{Code: hub.CodeConflict, Message: fmt.Sprintf("agent %s's session %s is bound to another thread", t.Agent, t.Imported.SessionID),
+			Details: map[string]any{"reason": hub.ReasonSessionAlreadyImported}, Err: err}
+	}
 	if err != nil {
 		return fmt.Errorf("store: upsert thread %s: %w", t.ID, err)
 	}
@@ -155,9 +167,13 @@ func scanThread(s interface{ Scan(...any) error }) (hub.Thread, error) {
 	var modes, config, caps, commands, wt []byte
 	var compacted sql.NullInt64
 	var archived int64
+	var impSession, impHistory sql.NullString
 	err := s.Scan(&t.ID, &t.Agent, &t.Cwd, &t.Title, &t.ClientID, &t.Status, &t.Summary,
-		&t.AgentSessionID, &created, &updated, &modes, &config, &caps, &commands, &compacted, &archived, &wt)
+		&t.AgentSessionID, &created, &updated, &modes, &config, &caps, &commands, &compacted, &archived, &wt, &impSession, &impHistory)
 	t.Archived = archived != 0
+	if impSession.Valid {
+		t.Imported = &hub.ImportedSession{SessionID: impSession.String, History: impHistory.String}
+	}
 	if err == nil && len(wt) > 0 {
 		t.Worktree = new(hub.Worktree)
 		if jerr := json.Unmarshal(wt, t.Worktree); jerr != nil {
@@ -314,4 +330,51 @@ func encWorktree(w *hub.Worktree) (any, error) {
 		return nil, err
 	}
 	return string(b), nil
+}
+
+// isUniqueViolation reports whether err is a constraint violation
+// (SQLITE_CONSTRAINT): for a thread, its imported session already bound.
+func isUniqueViolation(err error) bool {
+	var serr *sqlite.Error
+	return errors.As(err, &serr) && serr.Code()&0xff == sqliteConstraint
+}
+
+// maxSessionLookup bounds the ids of one ThreadsBySession query (a page
+// of an agent's sessions is capped below it by the engine).
+const maxSessionLookup = 500
+
+// ThreadsBySession implements hub.Store: agent's live threads imported
+// from one of ids or whose last agent session is one of them.
+func (db *DB) ThreadsBySession(ctx context.Context, agent string, ids []string) ([]hub.Thread, error) {
+	if len(ids) == 0 {
+		return nil, nil
+	}
+	if len(ids) > maxSessionLookup {
+		return nil, invalid("store: too many session ids")
+	}
+	marks := strings.TrimSuffix(strings.Repeat("?,", len(ids)), ",")
+	args := []any{agent}
+	for _, id := range ids {
+		args = append(args, id)
+	}
+	args = append(args, agent)
+	for _, id := range ids {
+		args = append(args, id)
+	}
+	q := `SELECT ` + threadColumns + ` FROM threads WHERE agent = ? AND deleted = 0 AND imported_session IN (` + marks + `)
+	UNION SELECT ` + threadColumns + ` FROM threads WHERE agent = ? AND deleted = 0 AND agent_session_id != '' AND agent_session_id IN (` + marks + `)`
+	rows, err := db.query(ctx, q, args...)
+	if err != nil {
+		return nil, fmt.Errorf("store: threads by session: %w", err)
+	}
+	defer rows.Close()
+	var out []hub.Thread
+	for rows.Next() {
+		t, err := scanThread(rows)
+		if err != nil {
+			return nil, fmt.Errorf("store: threads by session: %w", err)
+		}
+		out = append(out, t)
+	}
+	return out, rows.Err()
 }

@@ -98,7 +98,13 @@
 //     answer". Then answers {modes, configOptions}.
 //   - session/resume {sessionId, cwd}: like session/load without the replay.
 //   - session/list {cwd?, cursor?}: {sessions: [{sessionId, cwd, title:
-//     "Fake session <id>", updatedAt}]} in creation order, filtered by cwd.
+//     "Fake session <id>", updatedAt}], nextCursor?} in creation order,
+//     filtered by cwd; with FAKEAGENT_LIST_PAGE=n, n a page, nextCursor
+//     the index of the next one (a cursor it did not give: -32602).
+//     FAKEAGENT_SESSIONS names a JSON file of sessions the agent knows
+//     from its start, before any it creates: [{sessionId, cwd, title,
+//     updatedAt, history: [[user, agent], …]}] (title and updatedAt
+//     listed verbatim; session/load replays the history).
 //   - session/close {sessionId}: cancels the running turn as session/cancel
 //     would, forgets the session, answers {}.
 //   - session/set_mode {sessionId, modeId}: modeId one of the modes offered (else
@@ -279,6 +285,8 @@
 package acptest
 
 import (
+	"encoding/json"
+	"fmt"
 	"os"
 	"slices"
 	"strconv"
@@ -332,7 +340,19 @@ type options struct {
 	initDelay       time.Duration
 	textOnly        bool
 	uniqueSessions  bool
-	modes           []string // offered mode ids, the first the start mode
+	modes           []string        // offered mode ids, the first the start mode
+	seeded          []seededSession // FAKEAGENT_SESSIONS
+	listPage        int             // FAKEAGENT_LIST_PAGE: session/list page size (0: one page)
+}
+
+// seededSession is one session of FAKEAGENT_SESSIONS, known to the agent
+// from its start (as if kept on disk by an earlier run).
+type seededSession struct {
+	SessionID string      `json:"sessionId"`
+	Cwd       string      `json:"cwd"`
+	Title     string      `json:"title"`
+	UpdatedAt string      `json:"updatedAt"`
+	History   [][2]string `json:"history"` // [user, agent] exchanges
 }
 
 func readOptions() options {
@@ -350,6 +370,19 @@ func readOptions() options {
 	o.uniqueSessions = os.Getenv("FAKEAGENT_UNIQUE_SESSIONS") == "1"
 	if v, err := strconv.Atoi(os.Getenv("FAKEAGENT_INIT_DELAY_MS")); err == nil {
 		o.initDelay = time.Duration(v) * time.Millisecond
+	}
+	if v, err := strconv.Atoi(os.Getenv("FAKEAGENT_LIST_PAGE")); err == nil && v > 0 {
+		o.listPage = v
+	}
+	if f := os.Getenv("FAKEAGENT_SESSIONS"); f != "" {
+		b, err := os.ReadFile(f)
+		if err == nil {
+			err = json.Unmarshal(b, &o.seeded)
+		}
+		if err != nil {
+			fmt.Fprintf(os.Stderr, "fakeagent: FAKEAGENT_SESSIONS: %v\n", err)
+			os.Exit(2)
+		}
 	}
 	o.modes = defaultModes
 	if v := os.Getenv("FAKEAGENT_MODES"); v != "" {

@@ -63,7 +63,7 @@ type agent struct {
 }
 
 func newAgent(in io.Reader, out, errOut io.Writer, opts options) *agent {
-	return &agent{
+	a := &agent{
 		in:       bufio.NewReaderSize(in, 64<<10),
 		out:      bufio.NewWriterSize(out, 64<<10),
 		errOut:   errOut,
@@ -72,6 +72,14 @@ func newAgent(in io.Reader, out, errOut io.Writer, opts options) *agent {
 		pending:  map[string]chan reply{},
 		sessions: map[string]*session{},
 	}
+	for _, sd := range opts.seeded {
+		s := a.addSession(sd.SessionID, sd.Cwd)
+		s.title, s.updated = sd.Title, sd.UpdatedAt
+		for _, h := range sd.History {
+			s.history = append(s.history, exchange{user: h[0], agent: h[1]})
+		}
+	}
+	return a
 }
 
 // serve reads stdin until EOF.

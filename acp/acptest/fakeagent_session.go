@@ -8,6 +8,7 @@ import (
 	"os"
 	"path/filepath"
 	"slices"
+	"strconv"
 	"strings"
 	"sync"
 	"time"
@@ -22,6 +23,8 @@ type session struct {
 	history     []exchange
 	turn        *turn // the running prompt, nil when idle
 	updatedAt   time.Time
+	// title and updated are a seeded session's, listed verbatim.
+	title, updated string
 }
 
 type exchange struct{ user, agent string }
@@ -383,13 +386,31 @@ func (a *agent) sessionList(id, params json.RawMessage) {
 		if p.Cwd != nil && s.cwd != *p.Cwd {
 			continue
 		}
-		sessions = append(sessions, map[string]any{
-			"sessionId": s.id, "cwd": s.cwd, "title": "Fake session " + s.id,
-			"updatedAt": s.updatedAt.UTC().Format(time.RFC3339),
-		})
+		title, updated := "Fake session "+s.id, s.updatedAt.UTC().Format(time.RFC3339)
+		if s.title != "" || s.updated != "" {
+			title, updated = s.title, s.updated
+		}
+		sessions = append(sessions, map[string]any{"sessionId": s.id, "cwd": s.cwd, "title": title, "updatedAt": updated})
 	}
 	a.mu.Unlock()
-	a.reply(id, map[string]any{"sessions": sessions})
+	result := map[string]any{"sessions": sessions}
+	if n := a.opts.listPage; n > 0 {
+		from := 0
+		if p.Cursor != nil {
+			i, err := strconv.Atoi(*p.Cursor)
+			if err != nil || i < 0 || i > len(sessions) {
+				a.replyError(id, codeInvalidParams, "Invalid params: unknown cursor")
+				return
+			}
+			from = i
+		}
+		to := min(from+n, len(sessions))
+		result["sessions"] = sessions[from:to]
+		if to < len(sessions) {
+			result["nextCursor"] = strconv.Itoa(to)
+		}
+	}
+	a.reply(id, result)
 }
 
 func (a *agent) setMode(id, params json.RawMessage) {

@@ -185,6 +185,7 @@ type Engine struct {
 	budgets  budgetState          // budgets.go; its own locks
 	mcp      threadMCP            // threads' own MCP servers (mcp.go)
 	authed   map[string]string    // agent id → agent sign-in method used (auth.go)
+	imports  importLocks          // imports of agent sessions under way (agentsessions.go); its own lock
 
 	stopProbes context.CancelFunc
 	probes     sync.WaitGroup

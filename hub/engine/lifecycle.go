@@ -26,6 +26,7 @@ const (
 const (
 	changedReopened  = "reopened"  // a new agent process took the thread over
 	changedCompacted = "compacted" // compaction closed the old session
+	changedImported  = "imported"  // the thread was made from the agent's own session
 )
 
 // sessionCloseTimeout bounds session/close before the process is stopped.
@@ -42,6 +43,9 @@ func (e *Engine) openSession(tr *turnRT, a *acp.Agent) (string, acp.SessionSetup
 	thread := tr.thread
 	caps := a.Capabilities()
 	mcp := e.mcpServersFor(thread, a) // MCP servers: mcp.go
+	if tr.importing {
+		return e.openImported(tr, a, mcp) // agentsessions.go
+	}
 	if old := thread.AgentSessionID; old != "" && !tr.fresh {
 		if hasJSON(caps.SessionCapabilities.Resume) {
 			s, err := a.ResumeSession(tr.ctx, old, agentDir(thread), mcp)

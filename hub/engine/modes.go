@@ -262,9 +262,15 @@ func (e *Engine) idleUnlessTurn(rt *threadRT) {
 // and opening the session when none runs, as a turn would (counted against
 // limits.maxAgentProcesses). The caller must call idleUnlessTurn after.
 func (e *Engine) openOutsideTurn(ctx context.Context, t hub.Thread) (*threadRT, *acp.Agent, string, error) {
-	rt := e.runtime(t.ID)
+	return e.openOutside(&turnRT{thread: t, rt: e.runtime(t.ID), ctx: ctx})
+}
+
+// openOutside is openOutsideTurn for tr, a turnRT of its own (not the
+// thread's turn) whose ctx bounds the opening: ImportSession passes one
+// that imports (turnRT.importing).
+func (e *Engine) openOutside(tr *turnRT) (*threadRT, *acp.Agent, string, error) {
+	rt, t := tr.rt, tr.thread
 	e.retireIfStale(rt, nil)
-	tr := &turnRT{thread: t, rt: rt, ctx: ctx}
 	var err error
 	e.mu.Lock()
 	rt.mu.Lock()

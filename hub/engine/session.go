@@ -93,8 +93,11 @@ func (e *Engine) ensureSession(tr *turnRT, forTurn bool) (*acp.Agent, string, []
 	}
 	e.recordSession(tr.thread, sid, st)
 	reason := changedReopened
-	if tr.fresh {
+	switch {
+	case tr.fresh:
 		reason = changedCompacted
+	case tr.importing:
+		reason = changedImported
 	}
 	turnID := ""
 	if forTurn {

@@ -24,6 +24,7 @@ type threadRT struct {
 	sessionID string        // the agent's session in agent
 	turn      *turnRT       // the running turn, if any
 	replaying bool          // session/load replay in progress: updates are not new events
+	replay    *replayLog    // an imported session's replay being recorded (replay.go)
 	deleted   bool          // DeleteThread has begun: no new turn
 	idle      *time.Timer
 	// modes and config are the session's ACP SessionModeState and
@@ -90,6 +91,19 @@ func (e *Engine) runtime(id string) *threadRT {
 	return rt
 }
 
+// checkCwd is a thread's folder, cleaned: an absolute path of an existing
+// folder, else INVALID_ARGUMENT.
+func checkCwd(cwd string) (string, error) {
+	if cwd == "" || !filepath.IsAbs(cwd) {
+		return "", hub.Errorf(hub.CodeInvalidArgument, "cwd must be an absolute path")
+	}
+	cwd = filepath.Clean(cwd)
+	if fi, err := os.Stat(cwd); err != nil || !fi.IsDir() {
+		return "", hub.Errorf(hub.CodeInvalidArgument, "cwd %s is not an existing folder", cwd)
+	}
+	return cwd, nil
+}
+
 // CreateThread implements Service.
 func (e *Engine) CreateThread(ctx context.Context, c hub.Caller, req hub.CreateThreadRequest) (hub.Thread, error) {
 	if err := checkCaller(c); err != nil {
@@ -102,12 +116,9 @@ func (e *Engine) CreateThread(ctx context.Context, c hub.Caller, req hub.CreateT
 	if d := acp.Detect(spec); !d.Available {
 		return hub.Thread{}, hub.Errorf(hub.CodeInvalidArgument, "agent %s is not available: %s", req.Agent, d.Reason)
 	}
-	if req.Cwd == "" || !filepath.IsAbs(req.Cwd) {
-		return hub.Thread{}, hub.Errorf(hub.CodeInvalidArgument, "cwd must be an absolute path")
-	}
-	cwd := filepath.Clean(req.Cwd)
-	if fi, err := os.Stat(cwd); err != nil || !fi.IsDir() {
-		return hub.Thread{}, hub.Errorf(hub.CodeInvalidArgument, "cwd %s is not an existing folder", cwd)
+	cwd, err := checkCwd(req.Cwd)
+	if err != nil {
+		return hub.Thread{}, err
 	}
 	if err := checkMCPServers(req.MCPServers); err != nil {
 		return hub.Thread{}, err

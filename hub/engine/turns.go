@@ -45,6 +45,12 @@ type turnRT struct {
 	// (compaction sends its own) and never reopens the old one. Set
 	// before the turn runs.
 	fresh bool
+	// importing: the call outside a turn that opens an imported session
+	// (ImportSession): session/load first, its replay recorded as the
+	// thread's turns (replay.go), else session/resume; never a new
+	// session. importedHow says which opened it.
+	importing   bool
+	importedHow string
 	// wd is the turn's watchdog (watchdog.go); nil outside runTurn.
 	wd *watchdog
 	// approvals are the agent's own permissions approved in this turn,

@@ -19,13 +19,18 @@ type threadClient struct {
 
 // SessionUpdate stores the update as an event (async, group-committed) and
 // publishes it after the commit. Updates that replay history during
-// session/load are not new events and are dropped.
+// session/load are not new events and are dropped, but for an imported
+// session's, which become its history (replay.go).
 func (c *threadClient) SessionUpdate(_ context.Context, n acp.SessionNotification) {
 	if n.Update.Kind == acp.UpdateUsage && n.Update.ParseErr == nil {
 		c.usageUpdate(n) // usage.go: the event and the ledger's record
 		return
 	}
 	c.rt.mu.Lock()
+	if r := c.rt.replay; r != nil && r.add(n.Update) { // an imported session's history: replay.go
+		c.rt.mu.Unlock()
+		return
+	}
 	replaying, tr := c.rt.replaying, c.rt.turn
 	if tr != nil {
 		tr.wd.touch() // a leaf lock

@@ -48,6 +48,10 @@ type fake struct {
 	// lastPermissionQuery the last QueryPermissions' query.
 	rules               []hub.RememberedRule
 	lastPermissionQuery hub.PermissionQuery
+	// lastSessionList and imported (session id → thread id) serve
+	// fake_sessions_test.go.
+	lastSessionList fakeSessionCall
+	imported        map[string]string
 }
 
 var _ hub.Service = (*fake)(nil)

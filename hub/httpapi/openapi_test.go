@@ -189,20 +189,24 @@ func TestOpenAPISchemasMatchTypes(t *testing.T) {
 	spec := loadSpec(t)
 	schemas := obj(t, obj(t, spec["components"], "components")["schemas"], "schemas")
 	for name, typ := range map[string]reflect.Type{
-		"Agent":               reflect.TypeFor[hub.Agent](),
-		"Thread":              reflect.TypeFor[hub.Thread](),
-		"Turn":                reflect.TypeFor[hub.Turn](),
-		"Permission":          reflect.TypeFor[hub.Permission](),
-		"PermissionOption":    reflect.TypeFor[hub.PermissionOption](),
-		"CreateThreadRequest": reflect.TypeFor[hub.CreateThreadRequest](),
-		"TurnInput":           reflect.TypeFor[hub.TurnInput](),
-		"Decision":            reflect.TypeFor[hub.Decision](),
-		"RememberedRule":      reflect.TypeFor[hub.RememberedRule](),
-		"PermissionRule":      reflect.TypeFor[hub.PermissionRule](),
-		"Settings":            reflect.TypeFor[hub.Settings](),
-		"AgentSettings":       reflect.TypeFor[hub.AgentSettings](),
-		"SettingsPatch":       reflect.TypeFor[hub.SettingsPatch](),
-		"AgentPatch":          reflect.TypeFor[hub.AgentPatch](),
+		"Agent":                reflect.TypeFor[hub.Agent](),
+		"Thread":               reflect.TypeFor[hub.Thread](),
+		"Turn":                 reflect.TypeFor[hub.Turn](),
+		"Permission":           reflect.TypeFor[hub.Permission](),
+		"PermissionOption":     reflect.TypeFor[hub.PermissionOption](),
+		"CreateThreadRequest":  reflect.TypeFor[hub.CreateThreadRequest](),
+		"TurnInput":            reflect.TypeFor[hub.TurnInput](),
+		"Decision":             reflect.TypeFor[hub.Decision](),
+		"RememberedRule":       reflect.TypeFor[hub.RememberedRule](),
+		"PermissionRule":       reflect.TypeFor[hub.PermissionRule](),
+		"Settings":             reflect.TypeFor[hub.Settings](),
+		"AgentSettings":        reflect.TypeFor[hub.AgentSettings](),
+		"SettingsPatch":        reflect.TypeFor[hub.SettingsPatch](),
+		"AgentPatch":           reflect.TypeFor[hub.AgentPatch](),
+		"AgentSession":         reflect.TypeFor[hub.AgentSession](),
+		"AgentSessionPage":     reflect.TypeFor[hub.AgentSessionPage](),
+		"ImportSessionRequest": reflect.TypeFor[hub.ImportSessionRequest](),
+		"ImportedSession":      reflect.TypeFor[hub.ImportedSession](),
 	} {
 		s := obj(t, schemas[name], name)
 		var got []string

@@ -89,6 +89,9 @@ var routes = []Route{
 	{Method: "POST", Path: "/v1/threads/{id}/checkpoints/{turnId}/restore", handle: (*Server).restoreCheckpoint},
 	{Method: "GET", Path: "/v1/usage", handle: (*Server).getUsage},
 	{Method: "POST", Path: "/v1/budgets/override", Body: true, handle: (*Server).overrideBudget},
+	// The agent's own sessions (issue 16; handlers_sessions.go).
+	{Method: "GET", Path: "/v1/agents/{id}/sessions", handle: (*Server).listAgentSessions},
+	{Method: "POST", Path: "/v1/threads/import-session", Body: true, handle: (*Server).importSession},
 }
 
 // Routes returns the API's route table (a copy).

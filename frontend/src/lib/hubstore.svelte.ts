@@ -538,6 +538,14 @@ export class HubStore {
     }
   }
 
+  /** Shows a thread made from (or already bound to) an agent's own session: read again, since its history was stored before the answer. */
+  async openImported(id: string): Promise<void> {
+    const t = await this.transport.getThread(id);
+    this.usedFolders = rememberFolder(t.cwd);
+    this.upsertThread(t);
+    await this.select(t.id);
+  }
+
   async createThread(agent: string, cwd: string, title?: string, worktree?: boolean): Promise<Thread> {
     const t = await this.transport.createThread({ agent, cwd, ...(title ? { title } : {}), ...(worktree ? { worktree } : {}) });
     this.usedFolders = rememberFolder(t.cwd);

@@ -196,6 +196,20 @@ describe('HubStore thread actions and folders', () => {
   });
 });
 
+describe('HubStore imported sessions', () => {
+  it('shows an imported thread it did not know, read from the hub, and remembers its folder', async () => {
+    const { f, store } = await started([thread('th_1')]);
+    // Made by the import after the list was read (its thread_updated not seen yet).
+    f.threads.push(thread('th_imp', { cwd: '/src/imported', title: 'Imported', imported: { sessionId: 's1', history: 'stored' } }));
+    await store.openImported('th_imp');
+    expect(store.selectedId).toBe('th_imp');
+    expect(store.threadList.map((t) => t.id)).toContain('th_imp');
+    expect(store.threads['th_imp']?.imported).toEqual({ sessionId: 's1', history: 'stored' });
+    expect(store.recentFolders[0]).toBe('/src/imported');
+    store.stop();
+  });
+});
+
 describe('HubStore config file state', () => {
   // Hub-wide events have no thread ('' here, absent on the wire).
   const hubWide = (seq: number, type: string, payload: Record<string, unknown>) => ev(seq, type, payload, '', '');

@@ -7,6 +7,7 @@
 //    fetch streaming (EventSource cannot send the header).
 import { SseParser } from './sse';
 import { httpWork, wailsWork, type WorkApi } from './work';
+import { httpSessions, wailsSessions, type SessionsApi } from './sessions';
 import { localZone, type UsageQuery, type UsageReport } from './ledger';
 import type {
   Agent,
@@ -150,6 +151,8 @@ export interface Transport {
   readonly kind: 'wails' | 'http';
   /** Worktrees, changes and checkpoints (lib/work.ts); absent in test fakes. */
   readonly work?: WorkApi;
+  /** The agent's own sessions, listed and imported (lib/sessions.ts); absent in test fakes. */
+  readonly sessions?: SessionsApi;
   /** This client's X-Client-ID (the hub records a decision by its surface: "window", "browser"). */
   readonly clientId: string;
   listAgents(): Promise<Agent[]>;
@@ -373,6 +376,7 @@ export class WailsTransport implements Transport {
   readonly clientId = 'window';
   private bindings: WailsBindings;
   readonly work: WorkApi;
+  readonly sessions: SessionsApi;
   private runtime: WailsRuntime;
   readonly chooseFolder?: (title: string) => Promise<string>;
 
@@ -383,6 +387,7 @@ export class WailsTransport implements Transport {
     this.bindings = b;
     this.runtime = r;
     this.work = wailsWork(b, (f) => this.call(f));
+    this.sessions = wailsSessions(b, (f) => this.call(f));
     const choose = b.ChooseFolder;
     if (choose) {
       this.chooseFolder = (title) => this.call<string>(() => choose.call(b, title)).then((d) => (typeof d === 'string' ? d : ''));
@@ -697,6 +702,10 @@ export class HttpTransport implements Transport {
     (method, url, body) => this.request(method, url, body),
     (path, params) => this.url(path, params),
   );
+  readonly sessions: SessionsApi = httpSessions(
+    (method, url, body, status) => this.request(method, url, body, status),
+    (path, params) => this.url(path, params),
+  );
 
   constructor(o: HttpOptions = {}) {
     this.base = o.base ?? '';
@@ -747,7 +756,8 @@ export class HttpTransport implements Transport {
     }
   }
 
-  private async request<T>(method: string, url: string, body?: unknown): Promise<T> {
+  /** status, when given, receives the answer's HTTP status (an import's 201 or 200). */
+  private async request<T>(method: string, url: string, body?: unknown, status?: { code: number }): Promise<T> {
     let res: Response;
     try {
       res = await this.fetch(url, {
@@ -763,6 +773,7 @@ export class HttpTransport implements Transport {
       if (res.status === 401) this.forget();
       throw await errorFromResponse(res);
     }
+    if (status) status.code = res.status;
     if (res.status === 204) return undefined as T;
     const text = await res.text();
     return (text ? JSON.parse(text) : undefined) as T;

@@ -68,6 +68,8 @@ export interface Thread {
   /** The summary of the thread's last compaction, and when it was. */
   summary?: string;
   compactedAt?: string;
+  /** Made from the agent's own session (issue 16): history "stored" (replayed here) or "agent" (kept by the agent). */
+  imported?: { sessionId: string; history: 'stored' | 'agent' };
 }
 export interface SessionMode {
   id: string;

@@ -163,6 +163,77 @@ export namespace hub {
 	        this.headerKeys = source["headerKeys"];
 	    }
 	}
+	export class AgentSession {
+	    sessionId: string;
+	    cwd: string;
+	    title: string;
+	    // Go type: time
+	    updatedAt?: any;
+	    threadId?: string;
+	
+	    static createFrom(source: any = {}) {
+	        return new AgentSession(source);
+	    }
+	
+	    constructor(source: any = {}) {
+	        if ('string' === typeof source) source = JSON.parse(source);
+	        this.sessionId = source["sessionId"];
+	        this.cwd = source["cwd"];
+	        this.title = source["title"];
+	        this.updatedAt = this.convertValues(source["updatedAt"], null);
+	        this.threadId = source["threadId"];
+	    }
+	
+		convertValues(a: any, classs: any, asMap: boolean = false): any {
+		    if (!a) {
+		        return a;
+		    }
+		    if (a.slice && a.map) {
+		        return (a as any[]).map(elem => this.convertValues(elem, classs));
+		    } else if ("object" === typeof a) {
+		        if (asMap) {
+		            for (const key of Object.keys(a)) {
+		                a[key] = new classs(a[key]);
+		            }
+		            return a;
+		        }
+		        return new classs(a);
+		    }
+		    return a;
+		}
+	}
+	export class AgentSessionPage {
+	    sessions: AgentSession[];
+	    nextCursor?: string;
+	
+	    static createFrom(source: any = {}) {
+	        return new AgentSessionPage(source);
+	    }
+	
+	    constructor(source: any = {}) {
+	        if ('string' === typeof source) source = JSON.parse(source);
+	        this.sessions = this.convertValues(source["sessions"], AgentSession);
+	        this.nextCursor = source["nextCursor"];
+	    }
+	
+		convertValues(a: any, classs: any, asMap: boolean = false): any {
+		    if (!a) {
+		        return a;
+		    }
+		    if (a.slice && a.map) {
+		        return (a as any[]).map(elem => this.convertValues(elem, classs));
+		    } else if ("object" === typeof a) {
+		        if (asMap) {
+		            for (const key of Object.keys(a)) {
+		                a[key] = new classs(a[key]);
+		            }
+		            return a;
+		        }
+		        return new classs(a);
+		    }
+		    return a;
+		}
+	}
 	export class AgentSettings {
 	    id: string;
 	    name?: string;
@@ -1013,6 +1084,20 @@ export namespace hub {
 	        this.cursor = source["cursor"];
 	    }
 	}
+	export class ImportedSession {
+	    sessionId: string;
+	    history: string;
+	
+	    static createFrom(source: any = {}) {
+	        return new ImportedSession(source);
+	    }
+	
+	    constructor(source: any = {}) {
+	        if ('string' === typeof source) source = JSON.parse(source);
+	        this.sessionId = source["sessionId"];
+	        this.history = source["history"];
+	    }
+	}
 	export class Worktree {
 	    path: string;
 	    branch: string;
@@ -1061,6 +1146,7 @@ export namespace hub {
 	    summary?: string;
 	    // Go type: time
 	    compactedAt?: any;
+	    imported?: ImportedSession;
 	
 	    static createFrom(source: any = {}) {
 	        return new Thread(source);
@@ -1084,6 +1170,7 @@ export namespace hub {
 	        this.worktree = this.convertValues(source["worktree"], Worktree);
 	        this.summary = source["summary"];
 	        this.compactedAt = this.convertValues(source["compactedAt"], null);
+	        this.imported = this.convertValues(source["imported"], ImportedSession);
 	    }
 	
 		convertValues(a: any, classs: any, asMap: boolean = false): any {
@@ -1138,6 +1225,57 @@ export namespace hub {
 		    return a;
 		}
 	}
+	export class ImportSessionRequest {
+	    agent: string;
+	    sessionId: string;
+	    cwd: string;
+	    title?: string;
+	
+	    static createFrom(source: any = {}) {
+	        return new ImportSessionRequest(source);
+	    }
+	
+	    constructor(source: any = {}) {
+	        if ('string' === typeof source) source = JSON.parse(source);
+	        this.agent = source["agent"];
+	        this.sessionId = source["sessionId"];
+	        this.cwd = source["cwd"];
+	        this.title = source["title"];
+	    }
+	}
+	export class ImportSessionResult {
+	    thread: Thread;
+	    created: boolean;
+	
+	    static createFrom(source: any = {}) {
+	        return new ImportSessionResult(source);
+	    }
+	
+	    constructor(source: any = {}) {
+	        if ('string' === typeof source) source = JSON.parse(source);
+	        this.thread = this.convertValues(source["thread"], Thread);
+	        this.created = source["created"];
+	    }
+	
+		convertValues(a: any, classs: any, asMap: boolean = false): any {
+		    if (!a) {
+		        return a;
+		    }
+		    if (a.slice && a.map) {
+		        return (a as any[]).map(elem => this.convertValues(elem, classs));
+		    } else if ("object" === typeof a) {
+		        if (asMap) {
+		            for (const key of Object.keys(a)) {
+		                a[key] = new classs(a[key]);
+		            }
+		            return a;
+		        }
+		        return new classs(a);
+		    }
+		    return a;
+		}
+	}
+	
 	
 	export class MCPServerPatch {
 	    type?: string;

@@ -46,11 +46,15 @@ export function History(arg1:string,arg2:boolean,arg3:boolean):Promise<Array<hub
 
 export function HistoryPage(arg1:string,arg2:hub.HistoryQuery):Promise<hub.HistoryPage>;
 
+export function ImportSession(arg1:hub.ImportSessionRequest):Promise<hub.ImportSessionResult>;
+
 export function ImportText(arg1:string):Promise<hub.ImportResult>;
 
 export function InstallAgent(arg1:string,arg2:string):Promise<void>;
 
 export function InstallNode():Promise<void>;
+
+export function ListAgentSessions(arg1:string,arg2:string,arg3:string):Promise<hub.AgentSessionPage>;
 
 export function ListAgents():Promise<Array<hub.Agent>>;
 

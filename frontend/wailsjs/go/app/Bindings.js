@@ -90,6 +90,10 @@ export function HistoryPage(arg1, arg2) {
   return window['go']['app']['Bindings']['HistoryPage'](arg1, arg2);
 }
 
+export function ImportSession(arg1) {
+  return window['go']['app']['Bindings']['ImportSession'](arg1);
+}
+
 export function ImportText(arg1) {
   return window['go']['app']['Bindings']['ImportText'](arg1);
 }
@@ -100,6 +104,10 @@ export function InstallAgent(arg1, arg2) {
 
 export function InstallNode() {
   return window['go']['app']['Bindings']['InstallNode']();
+}
+
+export function ListAgentSessions(arg1, arg2, arg3) {
+  return window['go']['app']['Bindings']['ListAgentSessions'](arg1, arg2, arg3);
 }
 
 export function ListAgents() {
