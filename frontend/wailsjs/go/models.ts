@@ -139,30 +139,6 @@ export namespace hub {
 	        this.mcpServers = source["mcpServers"];
 	    }
 	}
-	export class MCPServerSetting {
-	    name: string;
-	    type?: string;
-	    command?: string;
-	    args?: string[];
-	    url?: string;
-	    envKeys?: string[];
-	    headerKeys?: string[];
-	
-	    static createFrom(source: any = {}) {
-	        return new MCPServerSetting(source);
-	    }
-	
-	    constructor(source: any = {}) {
-	        if ('string' === typeof source) source = JSON.parse(source);
-	        this.name = source["name"];
-	        this.type = source["type"];
-	        this.command = source["command"];
-	        this.args = source["args"];
-	        this.url = source["url"];
-	        this.envKeys = source["envKeys"];
-	        this.headerKeys = source["headerKeys"];
-	    }
-	}
 	export class AgentSession {
 	    sessionId: string;
 	    cwd: string;
@@ -233,6 +209,30 @@ export namespace hub {
 		    }
 		    return a;
 		}
+	}
+	export class MCPServerSetting {
+	    name: string;
+	    type?: string;
+	    command?: string;
+	    args?: string[];
+	    url?: string;
+	    envKeys?: string[];
+	    headerKeys?: string[];
+	
+	    static createFrom(source: any = {}) {
+	        return new MCPServerSetting(source);
+	    }
+	
+	    constructor(source: any = {}) {
+	        if ('string' === typeof source) source = JSON.parse(source);
+	        this.name = source["name"];
+	        this.type = source["type"];
+	        this.command = source["command"];
+	        this.args = source["args"];
+	        this.url = source["url"];
+	        this.envKeys = source["envKeys"];
+	        this.headerKeys = source["headerKeys"];
+	    }
 	}
 	export class AgentSettings {
 	    id: string;
