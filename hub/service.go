@@ -219,4 +219,6 @@ type Service interface {
 
 	// Shelf: archive, export and import (hub/shelf.go).
 	Shelf
+	// Elicitations: the agents' questions (hub/elicitation.go).
+	Elicitations
 }

@@ -216,6 +216,21 @@ func (a *agent) script(s *session, t *turn, text, cmd, rest string) (stop string
 		default:
 			a.say(s, t, "outcome: "+string(r.result))
 		}
+	case "elicit":
+		var req map[string]json.RawMessage
+		if json.Unmarshal([]byte(rest), &req) != nil || req == nil {
+			return bad()
+		}
+		params := map[string]any{"sessionId": s.id}
+		for k, v := range req {
+			params[k] = v
+		}
+		r := a.call("elicitation/create", params)
+		if r.err != nil {
+			a.say(s, t, fmt.Sprintf("elicit: error %d", r.err.Code))
+		} else {
+			a.say(s, t, "elicit: "+string(r.result))
+		}
 	case "commands":
 		cmds := []map[string]any{}
 		for _, name := range strings.Fields(rest) {

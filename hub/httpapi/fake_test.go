@@ -48,6 +48,7 @@ type fake struct {
 	// lastPermissionQuery the last QueryPermissions' query.
 	rules               []hub.RememberedRule
 	lastPermissionQuery hub.PermissionQuery
+	elicits             map[string]*fakeElicitation // elicitations_test.go
 }
 
 var _ hub.Service = (*fake)(nil)
