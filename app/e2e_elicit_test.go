@@ -6,6 +6,7 @@ import (
 	"encoding/json"
 	"net/url"
 	"strings"
+	"syscall"
 	"testing"
 	"time"
 )
@@ -215,6 +216,40 @@ func e2eElicitations(t *testing.T, bins e2eBins) {
 		}
 		if els := h.elicitations("threadId=" + url.QueryEscape(th.ID)); len(els) != 0 {
 			t.Errorf("refused questions were stored: %+v", els)
+		}
+	})
+
+	t.Run("agent dies while pending", func(t *testing.T) {
+		h := h.withT(t)
+		turn, el, th := ask(t, h, e2eForm)
+		kids := childrenOf(h.pid())
+		if len(kids) == 0 {
+			t.Fatal("no agent process")
+		}
+		for _, pid := range kids {
+			syscall.Kill(-pid, syscall.SIGKILL)
+			syscall.Kill(pid, syscall.SIGKILL)
+		}
+		if done := h.waitTurn(th, turn.ID, slow); done.Status != "failed" {
+			t.Errorf("turn %+v: want failed", done)
+		}
+		if got := h.elicitation(el.ID); got.Status != "cancelled" || got.DecidedBy != "hub" {
+			t.Errorf("elicitation %+v: want cancelled by hub", got)
+		}
+	})
+
+	t.Run("hub killed while pending", func(t *testing.T) {
+		h := newHub(t, bins, hubConfig{})
+		_, el, _ := ask(t, h, e2eForm)
+		h.kill9()
+		h.killAll()
+		h.start()
+		got := h.elicitation(el.ID)
+		if got.Status != "expired" || got.DecidedBy != "hub" {
+			t.Errorf("after a restart: %+v, want expired by hub", got)
+		}
+		if r := h.do("POST", "/v1/elicitations/"+el.ID, map[string]string{"action": "decline"}); r.status != 409 {
+			t.Errorf("answer after a restart: %s, want 409", r)
 		}
 	})
 
