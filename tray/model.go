@@ -101,8 +101,8 @@ type Model struct {
 	configErr string // why the hub refused its config file, "" when it is fine
 	agents    map[string]string
 	threads   map[string]hub.Thread
-	turns     map[string]hub.Turn       // running turns by id
-	perms     map[string]hub.Permission // pending permissions by id
+	turns     map[string]hub.Turn        // running turns by id
+	perms     map[string]hub.Permission  // pending permissions by id
 	questions map[string]hub.Elicitation // pending questions by id
 }
 
