@@ -13,9 +13,13 @@
 //      settings) leaves the inbox: expired, the agent got cancel;
 //   5. a link: shown whole, its host emphasised; Open opens it in a new
 //      tab with no opener and this page never navigates; Done accepts
-//      (screenshot build/screenshots/question-link.png).
+//      (screenshot build/screenshots/question-link.png);
+//   6. the script the desktop app injects into its window (app/desktop.go
+//      focusScript) reports the thread the page shows ("window:thread")
+//      as the real router moves (a click in the list, back, "#/"), for
+//      the notification rule "nothing about the thread you look at".
 // The page reports no error, no HTTP error and no failed request.
-import { mkdirSync } from 'node:fs';
+import { mkdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { buildFakeAgent, checker, logger, openPage, repo, startHub, tempDir } from './harness.mjs';
 
@@ -148,6 +152,33 @@ async function main() {
   done = await ended(turn);
   check(done.output === 'elicit: {"action":"accept"}', 'Done accepts the link');
   check(page.url() === home, 'still on the same page');
+
+  log('6. the window reports the thread it shows');
+  const go = readFileSync(join(repo, 'app', 'desktop.go'), 'utf8');
+  const m = /const focusScript = ((?:`[^`]*`\s*\+\s*)*`[^`]*`)/.exec(go);
+  if (!m) throw new Error('focusScript not found in app/desktop.go');
+  const focusScript = [...m[1].matchAll(/`([^`]*)`/g)].map((x) => x[1]).join('');
+  await page.evaluate(() => {
+    window.__emitted = [];
+    window.runtime = { EventsEmit: (name, v) => window.__emitted.push([name, v]) };
+  });
+  await page.evaluate(focusScript);
+  const lastThread = () => page.evaluate(() => window.__emitted.filter((e) => e[0] === 'window:thread').at(-1)?.[1]);
+  check((await lastThread()) === '', 'no thread shown: ""');
+  await page.getByRole('navigation', { name: 'Threads' }).getByRole('button', { name: /Questions/ }).click();
+  await page.getByRole('heading', { name: 'Questions' }).waitFor();
+  await page.waitForFunction((id) => window.__emitted.some((e) => e[0] === 'window:thread' && e[1] === id), th.id);
+  check((await lastThread()) === th.id, 'selecting the thread reports its id');
+  await page.evaluate(() => (location.hash = '#/'));
+  await page.waitForFunction(() => window.__emitted.filter((e) => e[0] === 'window:thread').at(-1)?.[1] === '');
+  check(true, 'leaving it reports ""');
+  await page.goBack();
+  await page.waitForFunction((id) => window.__emitted.filter((e) => e[0] === 'window:thread').at(-1)?.[1] === id, th.id);
+  check(true, 'back reports the thread again');
+  check(
+    (await page.evaluate(() => window.__emitted.filter((e) => e[0] === 'window:focus').length)) > 0,
+    'and the focus is reported (window:focus)',
+  );
 
   if (problems.length) throw new Error(`the page reported errors:\n${problems.join('\n')}`);
 }
