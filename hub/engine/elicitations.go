@@ -208,7 +208,8 @@ func (e *Engine) QueryElicitations(ctx context.Context, c hub.Caller, q hub.Elic
 	return hub.ElicitationPage{Elicitations: els, NextCursor: next}, nil
 }
 
-// parseBound reads an RFC 3339 filter bound ("" is none).
+// parseBound reads an RFC 3339 filter bound of a list ("" is none): the
+// permissions' audit and the elicitations share it.
 func parseBound(name, v string) (time.Time, error) {
 	if v == "" {
 		return time.Time{}, nil
