@@ -22,6 +22,7 @@
 import { mkdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { buildFakeAgent, checker, logger, openPage, repo, startHub, tempDir } from './harness.mjs';
+import { axeRun, scheme } from './a11y.mjs';
 
 const log = logger('elicit');
 const shots = join(repo, 'build', 'screenshots');
@@ -45,6 +46,18 @@ const form = {
   },
 };
 const elicit = (q) => `elicit ${JSON.stringify(q)}`;
+
+/** axe-core (as e2e/a11y.mjs runs it) in light and dark: fails on any violation. */
+async function accessible(page, state) {
+  const found = [];
+  for (const s of ['light', 'dark']) {
+    await scheme(page, s);
+    for (const v of (await axeRun(page)).violations) found.push(`${state}/${s}: ${v.id} (${v.impact}) ${v.help}: ${v.targets.join(', ')}`);
+  }
+  await scheme(page, 'light');
+  if (found.length) throw new Error(`accessibility violations:\n${found.join('\n')}`);
+  log('ok: axe finds nothing in', state, '(light and dark)');
+}
 
 async function main() {
   log('building the hub and the fake agent');
@@ -81,13 +94,14 @@ async function main() {
   log('1. a form answered from the inbox');
   let turn = await send(elicit(form));
   await card.waitFor();
-  await page.getByRole('button', { name: 'Approvals: 0 pending, 1 question' }).waitFor();
+  await page.getByRole('button', { name: 'Approvals: 1 waiting — 0 pending, 1 question' }).waitFor();
   check((await card.locator('img, b').count()) === 0, 'markup in the message is not rendered');
   check((await card.getByText('Which <b>branch</b>?', { exact: false }).count()) === 1, 'the message is shown as text');
   check((await page.evaluate(() => window.__pwned)) === undefined, 'no script of the message ran');
   await armed();
   await card.getByRole('button', { name: 'Send' }).click();
   await card.getByText('Required.').waitFor();
+  await accessible(page, 'question-form');
   check((await questionOf(turn)).status === 'pending', 'an empty required field is refused on the page, nothing sent');
   await card.getByLabel('Branch (required)').fill('main');
   await card.getByLabel('Count').fill('3');
@@ -136,6 +150,7 @@ async function main() {
   check((await card.locator('a').count()) === 0, 'there is no link to follow in the page');
   mkdirSync(shots, { recursive: true });
   await page.screenshot({ path: join(shots, 'question-link.png') });
+  await accessible(page, 'question-link');
   await armed();
   // The "sign-in page" the link names, served by the test.
   await page.context().route('http://127.0.0.1:9/**', (r) => r.fulfill({ contentType: 'text/html', body: '<p>device sign-in</p>' }));
