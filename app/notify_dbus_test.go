@@ -35,7 +35,8 @@ import (
 // decidedBy "notification", that an escalated request (escalateAfter set
 // live) is notified again, critical, replacing the first, and its "Always
 // allow here" approves it and adds a thread rule created by
-// "notification", that a second launch on the same data dir
+// "notification", that an agent's question is notified (as text, no
+// actions) and withdrawn once answered, that a second launch on the same data dir
 // shows the first window and exits 0, and that the tray's Quit (POST
 // /v1/shutdown) quits cleanly and remembers the window's geometry.
 
@@ -359,6 +360,36 @@ func TestNotificationsE2E(t *testing.T) {
 	rules, err := client.New(dataDir, client.Options{ClientID: "bench", All: true}).Rules(ctx)
 	if err != nil || len(rules) != 1 || rules[0].CreatedBy != "notification" || rules[0].ThreadID != th.ID || rules[0].Decision != hub.RuleAllow {
 		t.Errorf("rules %+v %v, want one allow rule for the thread created by notification", rules, err)
+	}
+
+	// An agent's question (elicitation) is notified with its message as
+	// text and no Approve/Deny; answered, its notification is withdrawn.
+	qth := newThread(t, c, dir)
+	if _, err := c.StartTurn(ctx, qth.ID, hub.TurnInput{Input: `elicit {"mode":"form","message":"Which <b>branch</b>?","requestedSchema":{"type":"object","properties":{"b":{"type":"string"}}}}`}); err != nil {
+		t.Fatal(err)
+	}
+	ask := notifd.waitCall(t, func(n notifyCall) bool { return strings.HasPrefix(n.Summary, "Fake asks") })
+	if ask.Summary != "Fake asks you a question" || !strings.Contains(ask.Body, "Which &lt;b&gt;branch&lt;/b&gt;?") ||
+		slices.Contains(ask.Actions, actionApprove) || slices.Contains(ask.Actions, actionDeny) {
+		t.Errorf("question Notify %+v, want the message as text and no Approve/Deny", ask)
+	}
+	qs, err := c.ElicitationsPage(ctx, hub.ElicitationQuery{Status: hub.ElicitationPending, ThreadID: qth.ID})
+	if err != nil || len(qs.Elicitations) != 1 {
+		t.Fatalf("pending questions %+v %v", qs, err)
+	}
+	if _, err := c.AnswerElicitation(ctx, qs.Elicitations[0].ID, hub.ElicitationAnswer{Action: hub.ElicitDecline}); err != nil {
+		t.Fatal(err)
+	}
+	for deadline := time.Now().Add(15 * time.Second); ; time.Sleep(50 * time.Millisecond) {
+		notifd.mu.Lock()
+		closed := slices.Contains(notifd.closed, ask.ID)
+		notifd.mu.Unlock()
+		if closed {
+			break
+		}
+		if time.Now().After(deadline) {
+			t.Fatal("the answered question's notification was not withdrawn")
+		}
 	}
 
 	// A second launch on the same data dir shows the first window and
