@@ -24,6 +24,8 @@ import (
 //     a cancelled turn ("cancel"), a turn that ended otherwise, a dead
 //     agent or a shutdown ("hub") end it "cancelled". An answer is
 //     single-use: a second or late one is CONFLICT.
+//   - The message and the schema's texts are redacted as any agent text;
+//     the URL is not (the user must open it as sent).
 //   - The user's content is checked against the schema
 //     (hub.CheckElicitationContent) and goes to the agent only; it is never
 //     stored or streamed.
@@ -58,7 +60,13 @@ func (c *threadClient) CreateElicitation(ctx context.Context, req acp.CreateElic
 	er := &elicitRT{turn: tr, answer: make(chan acp.CreateElicitationResponse, 1), stored: make(chan struct{})}
 	switch req.Mode {
 	case hub.ElicitationForm:
-		s, err := hub.ParseElicitationSchema(req.RequestedSchema)
+		// The schema's texts are redacted like any agent text (redaction.go)
+		// before it is checked and stored.
+		raw := req.RequestedSchema
+		if len(raw) <= hub.MaxElicitationSchemaBytes { // a bigger one is refused unread
+			raw = e.redactJSON(raw)
+		}
+		s, err := hub.ParseElicitationSchema(raw)
 		if err != nil {
 			e.log.Warn("hub: elicitation refused", "thread", c.thread.ID, "err", err)
 			return acp.CreateElicitationResponse{}, acp.NewError(acp.CodeInvalidParams, "invalid params: %s", errMessage(err))
