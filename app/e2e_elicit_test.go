@@ -238,6 +238,29 @@ func e2eElicitations(t *testing.T, bins e2eBins) {
 		}
 	})
 
+	t.Run("a bound per turn", func(t *testing.T) {
+		h := newHub(t, bins, hubConfig{"limits": map[string]any{"pendingPermissionsPerTurn": 2}})
+		th := h.newThread("fake", t.TempDir())
+		turn := h.startTurn(th.ID, "elicit-many 3 "+e2eForm)
+		var pending []apiElicitation
+		for deadline := time.Now().Add(slow); len(pending) < 2; time.Sleep(25 * time.Millisecond) {
+			pending = h.elicitations("status=pending&threadId=" + url.QueryEscape(th.ID))
+			if time.Now().After(deadline) {
+				t.Fatalf("%d pending, want 2", len(pending))
+			}
+		}
+		for _, el := range pending {
+			h.call("POST", "/v1/elicitations/"+el.ID, map[string]string{"action": "decline"}, 200, nil)
+		}
+		done := h.waitTurn(th.ID, turn.ID, slow)
+		if done.Output != "elicit-many action:cancel=1 action:decline=2" {
+			t.Errorf("the agent got %q: want the third answered cancel at once", done.Output)
+		}
+		if all := h.elicitations("threadId=" + url.QueryEscape(th.ID)); len(all) != 2 {
+			t.Errorf("%d stored, want the two asked", len(all))
+		}
+	})
+
 	t.Run("hub killed while pending", func(t *testing.T) {
 		h := newHub(t, bins, hubConfig{})
 		_, el, _ := ask(t, h, e2eForm)

@@ -191,6 +191,10 @@
 //     "elicit: <result JSON>" or "elicit: error <code>"; end_turn. It waits
 //     for the answer as long as the client takes (a slow or absent answer
 //     is the client's timeout).
+//   - elicit-many <n> <json>: n elicitation/create requests as elicit's,
+//     sent at once; when every one is answered, agent_message_chunk
+//     "elicit-many <outcome>=<count> …" sorted by outcome, "action:<a>"
+//     for an answer, "error:<code>" for an error; end_turn.
 //   - commands <name>...: available_commands_update {availableCommands:
 //     [{name, description: "Run <name>"}, …]} (an empty list without
 //     names); end_turn.

@@ -341,6 +341,20 @@ func (a *agent) script(s *session, t *turn, text, cmd, rest string) (stop string
 		a.many(s, t, "fs-read-many", v[0], func(int) (string, any) {
 			return "fs/read_text_file", map[string]string{"sessionId": s.id, "path": path}
 		})
+	case "elicit-many":
+		n, q := splitWord(rest)
+		v, ok := intArgs(n, 1)
+		var req map[string]json.RawMessage
+		if !ok || json.Unmarshal([]byte(q), &req) != nil || req == nil {
+			return bad()
+		}
+		a.many(s, t, "elicit-many", v[0], func(int) (string, any) {
+			params := map[string]any{"sessionId": s.id}
+			for k, v := range req {
+				params[k] = v
+			}
+			return "elicitation/create", params
+		})
 	case "permissions":
 		v, ok := intArgs(rest, 1)
 		if !ok {
@@ -443,10 +457,13 @@ func (a *agent) many(s *session, t *turn, name string, n int, req func(i int) (s
 				Outcome  string `json:"outcome"`
 				OptionID string `json:"optionId"`
 			} `json:"outcome"`
+			Action string `json:"action"`
 		}
 		switch {
 		case r.err != nil:
 			key = "error:" + strconv.Itoa(r.err.Code)
+		case json.Unmarshal(r.result, &res) == nil && res.Action != "":
+			key = "action:" + res.Action
 		case json.Unmarshal(r.result, &res) == nil && res.Outcome != nil && res.Outcome.Outcome == "selected":
 			key = "selected:" + res.Outcome.OptionID
 		case res.Outcome != nil:
