@@ -236,10 +236,12 @@ func (w *window) options(ctx context.Context, a Assets) (*options.App, error) {
 				wailsruntime.EventsOn(wctx, "window:focus", func(data ...any) {
 					f, _ := firstArg(data).(bool)
 					w.notify.focused.Store(f)
+					w.log.Debug("window: focus", "focused", f)
 				})
 				wailsruntime.EventsOn(wctx, "window:thread", func(data ...any) {
 					id, _ := firstArg(data).(string)
 					w.notify.viewing.Store(id)
+					w.log.Debug("window: shows", "thread", id)
 				})
 			}
 			go func() {
