@@ -96,7 +96,7 @@ const DefaultMaxAgentRequests = 4
 // waitsOnly reports whether an agent request only waits on something else
 // (a person, a process): those are not counted by MaxConcurrentRequests.
 func waitsOnly(method string) bool {
-	return method == "session/request_permission" || method == "terminal/wait_for_exit"
+	return method == "session/request_permission" || method == "terminal/wait_for_exit" || method == MethodElicitationCreate
 }
 
 // ClientConn is the client side of an ACP v1 connection to one agent.
@@ -237,6 +237,9 @@ func (c *ClientConn) Initialize(ctx context.Context) (InitializeResponse, error)
 			Meta:     map[string]any{"terminal-auth": true},
 		},
 		ClientInfo: &info,
+	}
+	if _, ok := c.client.(Elicitor); ok {
+		req.ClientCapabilities.Elicitation = &ElicitationCapabilities{Form: &struct{}{}, URL: &struct{}{}}
 	}
 	var raw json.RawMessage
 	if err := c.conn.Call(ctx, "initialize", req, &raw); err != nil {
@@ -506,11 +509,25 @@ func (c *ClientConn) sessionCwd(id string) (string, bool) {
 // requestPermission waits for the Client's answer, or answers "cancelled"
 // as soon as Cancel runs for the session.
 func (c *ClientConn) requestPermission(ctx context.Context, req RequestPermissionRequest) (any, error) {
-	pp := &pendingPermission{sessionID: req.SessionID, cancelled: make(chan struct{})}
+	resp, err := awaitUser(c, ctx, req.SessionID, Cancelled(), func(ctx context.Context) (RequestPermissionResponse, error) {
+		return c.client.RequestPermission(ctx, req)
+	})
+	if err != nil {
+		return nil, err
+	}
+	return resp, validOutcome(req, resp)
+}
+
+// awaitUser runs ask (a question to a person: a permission, an
+// elicitation) with a context that ends when Cancel runs for the session,
+// and answers onCancel at once then. ask must return once its context
+// ends.
+func awaitUser[T any](c *ClientConn, ctx context.Context, sessionID string, onCancel T, ask func(context.Context) (T, error)) (T, error) {
+	pp := &pendingPermission{sessionID: sessionID, cancelled: make(chan struct{})}
 	c.mu.Lock()
-	if c.cancelling[req.SessionID] {
+	if c.cancelling[sessionID] {
 		c.mu.Unlock()
-		return Cancelled(), nil
+		return onCancel, nil
 	}
 	c.perms[pp] = struct{}{}
 	c.mu.Unlock()
@@ -523,24 +540,25 @@ func (c *ClientConn) requestPermission(ctx context.Context, req RequestPermissio
 	}()
 
 	type answer struct {
-		resp RequestPermissionResponse
+		resp T
 		err  error
 	}
 	ch := make(chan answer, 1)
 	go func() {
-		resp, err := c.client.RequestPermission(pctx, req)
+		resp, err := ask(pctx)
 		ch <- answer{resp, err}
 	}()
+	var zero T
 	select {
 	case a := <-ch:
 		if a.err != nil {
-			return nil, a.err
+			return zero, a.err
 		}
-		return a.resp, validOutcome(req, a.resp)
+		return a.resp, nil
 	case <-pp.cancelled:
-		return Cancelled(), nil
+		return onCancel, nil
 	case <-ctx.Done():
-		return nil, ctx.Err()
+		return zero, ctx.Err()
 	}
 }
 

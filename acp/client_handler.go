@@ -35,6 +35,8 @@ func (h *clientHandler) HandleRequest(ctx context.Context, method string, params
 			return nil, err
 		}
 		return c.requestPermission(ctx, req)
+	case MethodElicitationCreate:
+		return c.createElicitation(ctx, params)
 	case "fs/read_text_file":
 		return serve(ctx, params, c.fs.ReadTextFile)
 	case "fs/write_text_file":

@@ -22,6 +22,9 @@ type ClientCapabilities struct {
 	// Auth says which sign-in methods the client runs: terminal methods
 	// (the agent's own command in a terminal the client shows).
 	Auth *AuthCapabilities `json:"auth,omitempty"`
+	// Elicitation says which elicitation/create modes the client serves
+	// (set when the Client is an Elicitor; elicitation.go).
+	Elicitation *ElicitationCapabilities `json:"elicitation,omitempty"`
 	// Meta carries "terminal-auth": true, the older name of the same
 	// capability that some agents read.
 	Meta map[string]any `json:"_meta,omitempty"`

@@ -87,6 +87,9 @@ type Emitter interface {
 //	QueryPermissions(q hub.PermissionQuery) (hub.PermissionPage, error)
 //	DecidePermission(id string, d hub.Decision) (hub.DecisionResult, error)
 //	DecidePermissions(b hub.BatchDecision) (hub.BatchResult, error)
+//	QueryElicitations(q hub.ElicitationQuery) (hub.ElicitationPage, error)
+//	AnswerElicitation(id string, a hub.ElicitationAnswer) (hub.Elicitation, error)
+//	OpenElicitationURL(id string) error // the window's own: a question's link opened in the browser
 //	ListRules() ([]hub.RememberedRule, error)
 //	DeleteRule(id string) error
 //	Search(q hub.SearchQuery) (hub.SearchPage, error)
@@ -381,4 +384,53 @@ func formatError(err error) any {
 		Message string `json:"message"`
 	}{hub.ErrorCode(err), hub.ErrorMessage(err)})
 	return string(b)
+}
+
+// QueryElicitations is Service.QueryElicitations (GET /v1/elicitations).
+func (b *Bindings) QueryElicitations(q hub.ElicitationQuery) (hub.ElicitationPage, error) {
+	return b.svc.QueryElicitations(b.ctx, windowCaller, q)
+}
+
+// AnswerElicitation is Service.AnswerElicitation (POST
+// /v1/elicitations/{id}), answered as decidedBy "window".
+func (b *Bindings) AnswerElicitation(id string, a hub.ElicitationAnswer) (hub.Elicitation, error) {
+	return b.svc.AnswerElicitation(b.ctx, windowCaller, id, a)
+}
+
+// OpenElicitationURL opens a pending URL-mode elicitation's link in the
+// user's browser (Wails' BrowserOpenURL), never in the window. The window
+// names the elicitation, not the URL: only a link the hub checked
+// (hub.CheckElicitationURL: http or https, no user info) is opened.
+// NOT_FOUND for an unknown one, INVALID_ARGUMENT for a form, CONFLICT
+// once it is no longer pending.
+func (b *Bindings) OpenElicitationURL(id string) error {
+	var found *hub.Elicitation
+	for cursor := ""; found == nil; {
+		page, err := b.svc.QueryElicitations(b.ctx, windowCaller, hub.ElicitationQuery{Status: hub.ElicitationPending, Cursor: cursor})
+		if err != nil {
+			return err
+		}
+		for i := range page.Elicitations {
+			if page.Elicitations[i].ID == id {
+				found = &page.Elicitations[i]
+			}
+		}
+		if cursor = page.NextCursor; cursor == "" {
+			break
+		}
+	}
+	if found == nil {
+		return hub.Errorf(hub.CodeConflict, "elicitation %s is not pending", id)
+	}
+	if found.Mode != hub.ElicitationURL {
+		return hub.Errorf(hub.CodeInvalidArgument, "elicitation %s has no link", id)
+	}
+	if err := hub.CheckElicitationURL(found.URL); err != nil {
+		return err
+	}
+	o, ok := b.emit.(urlOpener)
+	if !ok {
+		return hub.Errorf(hub.CodeInternal, "this window cannot open a browser")
+	}
+	return o.OpenURL(found.URL)
 }

@@ -178,12 +178,19 @@ func (w *window) menu(action string) {
 }
 
 // focusScript reports the page's focus to Go as "window:focus" (true or
-// false), for notifications of completed turns while the window is
-// unfocused. It is injected on DOM ready, so the frontend need not know.
+// false) and the thread it shows as "window:thread" (the id in the
+// location hash "#/t/<id>", "" for none; on hashchange and on the
+// router's history.pushState/replaceState, which fire no hashchange), for
+// the notifier's rule (app/notify.go): nothing about the thread shown in
+// a focused window. It is injected on DOM ready, so the frontend need not
+// know.
 const focusScript = `(function(){var r=window.runtime;if(!r||window.__sbFocus)return;window.__sbFocus=1;` +
 	`var s=function(){r.EventsEmit("window:focus",document.hasFocus()&&!document.hidden)};` +
 	`window.addEventListener("focus",s);window.addEventListener("blur",s);` +
-	`document.addEventListener("visibilitychange",s);s();})()`
+	`document.addEventListener("visibilitychange",s);s();` +
+	`var t=function(){var m=/^#\/t\/([^/?#]+)$/.exec(location.hash),id="";if(m){try{id=decodeURIComponent(m[1])}catch(e){}}r.EventsEmit("window:thread",id)};` +
+	`["pushState","replaceState"].forEach(function(k){var f=history[k];history[k]=function(){var v=f.apply(this,arguments);t();return v}});` +
+	`window.addEventListener("hashchange",t);t();})()`
 
 // options describes the window. When ctx is done, a client asks the hub
 // to shut down (the tray's Quit: POST /v1/shutdown) or the API server
@@ -271,6 +278,12 @@ func (w *window) options(ctx context.Context, a Assets) (*options.App, error) {
 				wailsruntime.EventsOn(wctx, "window:focus", func(data ...any) {
 					f, _ := firstArg(data).(bool)
 					w.notify.focused.Store(f)
+					w.log.Debug("window: focus", "focused", f)
+				})
+				wailsruntime.EventsOn(wctx, "window:thread", func(data ...any) {
+					id, _ := firstArg(data).(string)
+					w.notify.viewing.Store(id)
+					w.log.Debug("window: shows", "thread", id)
 				})
 			}
 			go func() {

@@ -53,6 +53,7 @@ func TestE2E(t *testing.T) {
 		{"ApprovalsClaude", e2eApprovalsClaude},
 		{"ApprovalsFake", e2eApprovalsFake},
 		{"Search", e2eSearch},
+		{"Elicitations", e2eElicitations},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

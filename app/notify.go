@@ -17,9 +17,19 @@ import (
 
 // Desktop notifications: one with Approve, Deny and "Always allow here"
 // for each pending permission (raised again, critical, when it is
-// escalated), one for a completed turn while the window is not focused.
-// The sender is Wails' notification service in the app (notify_wails.go)
-// and a recorder in tests.
+// escalated), one for each question an agent asks (a click opens the
+// window on its thread), one for a completed turn while the window is not
+// focused, one for an error (a failed turn, a config file not applied),
+// one per budget warning or overrun. The sender is Wails' notification
+// service in the app (notify_wails.go) and a recorder in tests.
+//
+// Each reason has its switch (notifications.permission, .question,
+// .turnCompleted, .error, .budget; under notifications.enabled), read
+// live from the config at each event. The rule of the window: nothing is
+// notified about the thread the window shows while it has the focus (the
+// user is looking at it; the window reports both through
+// "window:focus" and "window:thread", app/desktop.go); a completed turn
+// is not notified while the window has the focus at all, as before.
 
 // Notification action ids, and the category that carries Approve/Deny.
 const (
@@ -70,6 +80,7 @@ type notifier struct {
 	send    notifySender
 	config  func() config.Config // the live config
 	focused atomic.Bool          // the window has the focus
+	viewing atomic.Value         // string: the thread the window shows ("" for none)
 	show    func(kind, id, threadID string)
 	log     *slog.Logger
 	handled atomic.Int64 // the seq of the last event handled (for tests)
@@ -83,13 +94,25 @@ type notifier struct {
 	// approvable are the permission ids notified with Approve and Deny:
 	// an answer for any other is refused.
 	approvable map[string]bool
+	// asked are the elicitation ids notified and not resolved.
+	asked map[string]bool
+	// askedThread are the notified elicitations' threads, for a click.
+	askedThread map[string]string
+}
+
+// looking reports whether the user is looking at the thread: the window
+// has the focus and shows it.
+func (n *notifier) looking(threadID string) bool {
+	v, _ := n.viewing.Load().(string)
+	return threadID != "" && n.focused.Load() && v == threadID
 }
 
 func newNotifier(svc hub.Service, send notifySender, cfg func() config.Config, show func(kind, id, threadID string), log *slog.Logger) *notifier {
 	return &notifier{
 		svc: svc, send: send, config: cfg, show: show, log: log,
 		agents: map[string]string{}, tools: map[string]json.RawMessage{}, shown: map[string]bool{},
-		approvable: map[string]bool{}, escalated: map[string]bool{},
+		approvable: map[string]bool{}, escalated: map[string]bool{}, asked: map[string]bool{},
+		askedThread: map[string]string{},
 	}
 }
 
@@ -120,6 +143,13 @@ func (n *notifier) notifyPending(ctx context.Context) {
 	}
 	for _, p := range ps {
 		n.permission(ctx, p)
+	}
+	page, err := n.svc.QueryElicitations(ctx, notifyCaller, hub.ElicitationQuery{Status: hub.ElicitationPending})
+	if err != nil {
+		return
+	}
+	for _, el := range page.Elicitations {
+		n.question(ctx, el)
 	}
 }
 
@@ -158,6 +188,23 @@ func (n *notifier) handle(ctx context.Context, e hub.Event) {
 				n.send.Remove("perm:" + v.Permission.ID)
 			}
 		}
+	case hub.EventElicitationRequired:
+		var v struct{ Elicitation hub.Elicitation }
+		if json.Unmarshal(e.Payload, &v) == nil {
+			n.question(ctx, v.Elicitation)
+		}
+	case hub.EventElicitationResolved:
+		var v struct{ Elicitation hub.Elicitation }
+		if json.Unmarshal(e.Payload, &v) == nil {
+			n.mu.Lock()
+			was := n.asked[v.Elicitation.ID]
+			delete(n.asked, v.Elicitation.ID)
+			delete(n.askedThread, v.Elicitation.ID)
+			n.mu.Unlock()
+			if was {
+				n.send.Remove("ask:" + v.Elicitation.ID)
+			}
+		}
 	case hub.EventConfigError:
 		var v struct{ File, Message string }
 		if json.Unmarshal(e.Payload, &v) != nil {
@@ -167,18 +214,26 @@ func (n *notifier) handle(ctx context.Context, e hub.Event) {
 			n.send.Remove("config")
 			return
 		}
-		if n.config().Notifications.Enabled {
+		if c := n.config().Notifications; c.Enabled && c.Error {
 			n.deliver(notification{ID: "config", Title: "Switchboard: config file not applied", Body: clip(v.Message, 300)})
 		}
 	case hub.EventBudgetWarning, hub.EventBudgetExceeded:
 		n.budget(e) // notify_budget.go
 	case hub.EventTurnCompleted:
-		c := n.config()
-		if !c.Notifications.Enabled || !c.Notifications.TurnCompleted || n.focused.Load() {
+		c := n.config().Notifications
+		var v struct{ Turn hub.Turn }
+		if !c.Enabled || json.Unmarshal(e.Payload, &v) != nil || v.Turn.Internal {
 			return
 		}
-		var v struct{ Turn hub.Turn }
-		if json.Unmarshal(e.Payload, &v) != nil || v.Turn.Internal {
+		// A failed turn is an error (notifications.error): not for the
+		// thread the user is looking at; any other end is a completed
+		// turn (notifications.turnCompleted): not while the window has
+		// the focus.
+		if v.Turn.Status == hub.TurnFailed {
+			if !c.Error || n.looking(e.ThreadID) {
+				return
+			}
+		} else if !c.TurnCompleted || n.focused.Load() {
 			return
 		}
 		title := "Turn " + v.Turn.Status
@@ -202,7 +257,7 @@ func (n *notifier) handle(ctx context.Context, e hub.Event) {
 // "Always allow here" when its whole request fits the notification
 // (permissionBody), else to be opened.
 func (n *notifier) permission(ctx context.Context, p hub.Permission) {
-	if p.Status != hub.PermissionPending || !n.config().Notifications.Enabled {
+	if c := n.config().Notifications; p.Status != hub.PermissionPending || !c.Enabled || !c.Permission || n.looking(p.ThreadID) {
 		return
 	}
 	escalated := p.EscalatedAt != nil
@@ -352,6 +407,11 @@ func (n *notifier) respond(ctx context.Context, id, action string) {
 		}
 	case action == actionDefault && kind == "perm":
 		n.show("permission", target, "")
+	case action == actionDefault && kind == "ask":
+		n.mu.Lock()
+		thread := n.askedThread[target]
+		n.mu.Unlock()
+		n.show("thread", "", thread)
 	case action == actionDefault && kind == "turn":
 		thread, turn, _ := strings.Cut(target, "/")
 		n.show("turn", turn, thread)

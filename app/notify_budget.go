@@ -8,9 +8,11 @@ import (
 )
 
 // budget notifies of a budget_warning or budget_exceeded event, one
-// notification per budget (the exceeded one replaces the warning).
+// notification per budget (the exceeded one replaces the warning), unless
+// notifications.budget is off. A budget is hub-wide: the window's thread
+// does not hold it back.
 func (n *notifier) budget(e hub.Event) {
-	if !n.config().Notifications.Enabled {
+	if c := n.config().Notifications; !c.Enabled || !c.Budget {
 		return
 	}
 	var v struct {

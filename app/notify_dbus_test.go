@@ -10,6 +10,7 @@ import (
 	"os/exec"
 	"path/filepath"
 	"slices"
+	"strconv"
 	"strings"
 	"sync"
 	"syscall"
@@ -35,7 +36,10 @@ import (
 // decidedBy "notification", that an escalated request (escalateAfter set
 // live) is notified again, critical, replacing the first, and its "Always
 // allow here" approves it and adds a thread rule created by
-// "notification", that a second launch on the same data dir
+// "notification", that an agent's question is notified (as text, no
+// actions) and withdrawn once answered, that nothing is notified about
+// the thread the focused window shows (another thread's request still
+// is), that a second launch on the same data dir
 // shows the first window and exits 0, and that the tray's Quit (POST
 // /v1/shutdown) quits cleanly and remembers the window's geometry.
 
@@ -203,8 +207,9 @@ func desktopE2EBin(t *testing.T) string {
 }
 
 // desktopEnv is this process's environment for the desktop app, with no
-// SWITCHBOARD_ variable and HOME and the XDG dirs in dir: Wails writes
-// notification categories under the user config dir, WebKit its caches.
+// SWITCHBOARD_ variable but SWITCHBOARD_DEBUG (a debug log, for a failure's
+// report) and HOME and the XDG dirs in dir: Wails writes notification
+// categories under the user config dir, WebKit its caches.
 func desktopEnv(dir string) []string {
 	var env []string
 	for _, kv := range os.Environ() {
@@ -212,7 +217,7 @@ func desktopEnv(dir string) []string {
 			env = append(env, kv)
 		}
 	}
-	return append(env, "HOME="+dir, "XDG_CONFIG_HOME="+filepath.Join(dir, "config"),
+	return append(env, "SWITCHBOARD_DEBUG=1", "HOME="+dir, "XDG_CONFIG_HOME="+filepath.Join(dir, "config"),
 		"XDG_DATA_HOME="+filepath.Join(dir, "xdgdata"), "XDG_CACHE_HOME="+filepath.Join(dir, "cache"))
 }
 
@@ -380,6 +385,100 @@ func TestNotificationsE2E(t *testing.T) {
 		t.Errorf("rules %+v %v, want one allow rule for the thread created by notification", rules, err)
 	}
 
+	// An agent's question (elicitation) is notified with its message as
+	// text and no Approve/Deny; answered, its notification is withdrawn.
+	qth := newThread(t, c, dir)
+	if _, err := c.StartTurn(ctx, qth.ID, hub.TurnInput{Input: `elicit {"mode":"form","message":"Which <b>branch</b>?","requestedSchema":{"type":"object","properties":{"b":{"type":"string"}}}}`}); err != nil {
+		t.Fatal(err)
+	}
+	ask := notifd.waitCall(t, func(n notifyCall) bool { return strings.HasPrefix(n.Summary, "Fake asks") })
+	if ask.Summary != "Fake asks you a question" || !strings.Contains(ask.Body, "Which &lt;b&gt;branch&lt;/b&gt;?") ||
+		slices.Contains(ask.Actions, actionApprove) || slices.Contains(ask.Actions, actionDeny) {
+		t.Errorf("question Notify %+v, want the message as text and no Approve/Deny", ask)
+	}
+	qs, err := c.ElicitationsPage(ctx, hub.ElicitationQuery{Status: hub.ElicitationPending, ThreadID: qth.ID})
+	if err != nil || len(qs.Elicitations) != 1 {
+		t.Fatalf("pending questions %+v %v", qs, err)
+	}
+	if _, err := c.AnswerElicitation(ctx, qs.Elicitations[0].ID, hub.ElicitationAnswer{Action: hub.ElicitDecline}); err != nil {
+		t.Fatal(err)
+	}
+	for deadline := time.Now().Add(15 * time.Second); ; time.Sleep(50 * time.Millisecond) {
+		notifd.mu.Lock()
+		closed := slices.Contains(notifd.closed, ask.ID)
+		notifd.mu.Unlock()
+		if closed {
+			break
+		}
+		if time.Now().After(deadline) {
+			t.Fatal("the answered question's notification was not withdrawn")
+		}
+	}
+
+	// The window's rule, in the real window: shown a thread (`switchboard
+	// open` hands it over) and focused (xdotool), nothing is notified
+	// about that thread, while another thread's request still is.
+	vth, other := newThread(t, c, dir), newThread(t, c, dir)
+	opener := exec.Command(bin, "open", "--data-dir", dataDir, vth.ID)
+	opener.Env = env
+	if out, err := opener.CombinedOutput(); err != nil {
+		t.Fatalf("switchboard open: %v\n%s", err, out)
+	}
+	waitLog := func(what, want string) {
+		t.Helper()
+		for deadline := time.Now().Add(20 * time.Second); !strings.Contains(log.String(), want); time.Sleep(100 * time.Millisecond) {
+			if time.Now().After(deadline) {
+				t.Fatalf("the window never reported %s (%q)", what, want)
+			}
+		}
+	}
+	waitLog("the thread it shows", `msg="window: shows" thread=`+vth.ID)
+	win := appWindow(t, app.Process.Pid)
+	for deadline := time.Now().Add(20 * time.Second); !strings.Contains(log.String(), `msg="window: focus" focused=true`); time.Sleep(500 * time.Millisecond) {
+		if out, err := exec.Command("xdotool", "windowfocus", "--sync", win).CombinedOutput(); err != nil {
+			t.Fatalf("xdotool windowfocus: %v %s", err, out)
+		}
+		if time.Now().After(deadline) {
+			t.Fatal("the window never reported the focus")
+		}
+	}
+	if _, err := c.StartTurn(ctx, vth.ID, hub.TurnInput{Input: "permission"}); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := c.StartTurn(ctx, other.ID, hub.TurnInput{Input: "permission"}); err != nil {
+		t.Fatal(err)
+	}
+	var looked, elsewhere string // their permission ids
+	for deadline := time.Now().Add(20 * time.Second); looked == "" || elsewhere == ""; time.Sleep(50 * time.Millisecond) {
+		perms, err := c.Permissions(ctx, hub.PermissionPending)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, p := range perms {
+			switch p.ThreadID {
+			case vth.ID:
+				looked = p.ID
+			case other.ID:
+				elsewhere = p.ID
+			}
+		}
+		if time.Now().After(deadline) {
+			t.Fatal("the two requests are not both pending")
+		}
+	}
+	notifd.waitCall(t, func(n notifyCall) bool {
+		v, _ := n.Hints["x-notification-id"].Value().(string)
+		return v == "perm:"+elsewhere
+	})
+	time.Sleep(500 * time.Millisecond) // the notifier handles events in order: the first is long handled
+	notifd.mu.Lock()
+	for _, n := range notifd.calls {
+		if v, _ := n.Hints["x-notification-id"].Value().(string); v == "perm:"+looked {
+			t.Errorf("notified about the thread the focused window shows: %+v", n)
+		}
+	}
+	notifd.mu.Unlock()
+
 	// A second launch on the same data dir shows the first window and
 	// exits 0; the first keeps running.
 	var second bytes.Buffer
@@ -422,5 +521,19 @@ func TestNotificationsE2E(t *testing.T) {
 	}
 	if _, err := os.Stat(filepath.Join(dataDir, discoveryFile)); err == nil {
 		t.Error("hub.json left behind")
+	}
+}
+
+// appWindow is the app's visible top-level window (xdotool's id).
+func appWindow(t *testing.T, pid int) string {
+	t.Helper()
+	for deadline := time.Now().Add(20 * time.Second); ; time.Sleep(200 * time.Millisecond) {
+		out, _ := exec.Command("xdotool", "search", "--onlyvisible", "--pid", strconv.Itoa(pid), "--name", "Switchboard").Output()
+		if ids := strings.Fields(string(out)); len(ids) > 0 {
+			return ids[0]
+		}
+		if time.Now().After(deadline) {
+			t.Fatal("no visible Switchboard window of the app")
+		}
 	}
 }

@@ -167,8 +167,9 @@ func TestToolCallText(t *testing.T) {
 }
 
 // TestNotifierConfig: notifications.enabled off silences everything,
-// notifications.turnCompleted off the completed turns only, and an
-// internal turn (compact) is never notified.
+// notifications.turnCompleted off the completed turns only, each other
+// reason's switch its own, and an internal turn (compact) is never
+// notified.
 func TestNotifierConfig(t *testing.T) {
 	turn := func(internal bool) hub.Event {
 		e, _ := hub.NewEvent(hub.EventTurnCompleted, hub.Thread{ID: "t"}, "u", time.Now(),
@@ -201,24 +202,30 @@ func TestNotifierConfig(t *testing.T) {
 		enabled, turns bool
 		events         []hub.Event
 		wantIDs        []string
+		off            string // a reason switched off
 	}{
-		{"config error", true, true, []hub.Event{configErr("config /c/config.yaml: line 2: bad")}, []string{"config"}},
-		{"config error, notifications off", false, true, []hub.Event{configErr("line 2: bad")}, nil},
-		{"config fixed", true, true, []hub.Event{configErr("")}, nil},
-		{"budget warning then exceeded", true, true, []hub.Event{budgetEv(hub.EventBudgetWarning), budgetEv(hub.EventBudgetExceeded)}, []string{"budget:daily", "budget:daily"}},
-		{"budget, notifications off", false, true, []hub.Event{budgetEv(hub.EventBudgetWarning)}, nil},
-		{"all off", false, true, []hub.Event{turn(false), perm("p1")}, nil},
-		{"turns off", true, false, []hub.Event{turn(false), perm("p1")}, []string{"perm:p1"}},
-		{"internal turn", true, true, []hub.Event{turn(true)}, nil},
-		{"once per permission", true, true, []hub.Event{perm("p1"), perm("p1")}, []string{"perm:p1"}},
+		{"permission off", true, true, []hub.Event{perm("p1"), escalated("p1"), turn(false)}, []string{"turn:t/u"}, "permission"},
+		{"error off", true, true, []hub.Event{configErr("line 2: bad"), perm("p1")}, []string{"perm:p1"}, "error"},
+		{"budget off", true, true, []hub.Event{budgetEv(hub.EventBudgetWarning), perm("p1")}, []string{"perm:p1"}, "budget"},
+		{"config error", true, true, []hub.Event{configErr("config /c/config.yaml: line 2: bad")}, []string{"config"}, ""},
+		{"config error, notifications off", false, true, []hub.Event{configErr("line 2: bad")}, nil, ""},
+		{"config fixed", true, true, []hub.Event{configErr("")}, nil, ""},
+		{"budget warning then exceeded", true, true, []hub.Event{budgetEv(hub.EventBudgetWarning), budgetEv(hub.EventBudgetExceeded)}, []string{"budget:daily", "budget:daily"}, ""},
+		{"budget, notifications off", false, true, []hub.Event{budgetEv(hub.EventBudgetWarning)}, nil, ""},
+		{"all off", false, true, []hub.Event{turn(false), perm("p1")}, nil, ""},
+		{"turns off", true, false, []hub.Event{turn(false), perm("p1")}, []string{"perm:p1"}, ""},
+		{"internal turn", true, true, []hub.Event{turn(true)}, nil, ""},
+		{"once per permission", true, true, []hub.Event{perm("p1"), perm("p1")}, []string{"perm:p1"}, ""},
 		// "!": critical.
-		{"escalated: once more, critical", true, true, []hub.Event{perm("p1"), escalated("p1"), escalated("p1"), perm("p1")}, []string{"perm:p1", "perm:p1!"}},
-		{"escalated, first seen so", true, true, []hub.Event{escalated("p1"), perm("p1")}, []string{"perm:p1!"}},
-		{"escalated, all off", false, true, []hub.Event{perm("p1"), escalated("p1")}, nil},
+		{"escalated: once more, critical", true, true, []hub.Event{perm("p1"), escalated("p1"), escalated("p1"), perm("p1")}, []string{"perm:p1", "perm:p1!"}, ""},
+		{"escalated, first seen so", true, true, []hub.Event{escalated("p1"), perm("p1")}, []string{"perm:p1!"}, ""},
+		{"escalated, all off", false, true, []hub.Event{perm("p1"), escalated("p1")}, nil, ""},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			var c config.Config
 			c.Notifications.Enabled, c.Notifications.TurnCompleted = tc.enabled, tc.turns
+			nc := &c.Notifications
+			nc.Permission, nc.Question, nc.Error, nc.Budget = tc.off != "permission", tc.off != "question", tc.off != "error", tc.off != "budget"
 			sent := &sentRecorder{}
 			n := newNotifier(noThreads{}, sent, func() config.Config { return c }, func(string, string, string) {}, slog.New(slog.DiscardHandler))
 			for _, e := range tc.events {

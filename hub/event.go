@@ -25,6 +25,10 @@ const (
 	// EventPermissionEscalated (extension): {permission}, still pending
 	// after permissions.escalateAfter.
 	EventPermissionEscalated = "permission_escalated"
+	// EventElicitationRequired / EventElicitationResolved (extension):
+	// {elicitation}, an agent's question raised and ended (hub/elicitation.go).
+	EventElicitationRequired = "elicitation_required"
+	EventElicitationResolved = "elicitation_resolved"
 	EventAgentUpdate         = "agent_update"
 	EventTurnCompleted       = "turn_completed"
 	EventError               = "error"

@@ -222,4 +222,6 @@ type Service interface {
 	// AgentSessions: the agent's own sessions, listed and imported
 	// (hub/agentsessions.go).
 	AgentSessions
+	// Elicitations: the agents' questions (hub/elicitation.go).
+	Elicitations
 }

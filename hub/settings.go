@@ -68,6 +68,12 @@ type PermissionSettings struct {
 type NotificationSettings struct {
 	Enabled       bool `json:"enabled"`
 	TurnCompleted bool `json:"turnCompleted"`
+	// Permission, Question, Error and Budget switch the notifications of
+	// each reason (docs/API.md "Configuration").
+	Permission bool `json:"permission"`
+	Question   bool `json:"question"`
+	Error      bool `json:"error"`
+	Budget     bool `json:"budget"`
 }
 
 // UISettings is the config file's ui: section.
@@ -153,6 +159,10 @@ type PermissionSettingsPatch struct {
 type NotificationSettingsPatch struct {
 	Enabled       *bool `json:"enabled,omitempty"`
 	TurnCompleted *bool `json:"turnCompleted,omitempty"`
+	Permission    *bool `json:"permission,omitempty"`
+	Question      *bool `json:"question,omitempty"`
+	Error         *bool `json:"error,omitempty"`
+	Budget        *bool `json:"budget,omitempty"`
 }
 
 // UISettingsPatch changes ui.theme when Theme is set.

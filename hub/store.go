@@ -65,6 +65,9 @@ type Store interface {
 	// AgentProcesses lists the agent processes recorded as running.
 	AgentProcesses(ctx context.Context) ([]AgentProcess, error)
 
+	// ElicitationStore: the agents' questions (hub/elicitation.go).
+	ElicitationStore
+
 	// Close flushes queued writes and closes the database.
 	Close() error
 }
@@ -120,6 +123,13 @@ type Write struct {
 	Usage []UsageRecord
 	// Overrides are budget overrides upserted by id, after Usage.
 	Overrides []BudgetOverride
+	// Elicitations are upserted by id, after Permissions.
+	Elicitations []Elicitation
+	// AnswerElicitation, when set, is applied first (with Decide): it
+	// records Status, DecidedBy and DecidedAt on an elicitation that is
+	// still pending, CONFLICT when it is not (an answer is single-use),
+	// NOT_FOUND when there is none.
+	AnswerElicitation *Elicitation
 }
 
 // ThreadChange sets some fields of one thread (Write.ThreadChanges); a nil

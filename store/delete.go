@@ -8,7 +8,7 @@ import (
 // deleteThreadSQL deletes a thread's text (hub.Write.DeleteThreads), in
 // this order, each with the thread id as its one argument: its search
 // documents (search_fts is in FTS5 secure-delete mode, so their terms
-// leave the index's segments at once), its events, permissions, turns.
+// leave the index's segments at once), its events, permissions, elicitations, turns.
 //
 // The event log's last row is kept, its payload cleared, when it is the
 // thread's: seq is the rowid, so deleting the highest row would hand its
@@ -22,6 +22,7 @@ var deleteThreadSQL = []string{
 	`DELETE FROM events WHERE thread_id = ?1 AND seq < (SELECT MAX(seq) FROM events)`,
 	`UPDATE events SET payload = NULL WHERE thread_id = ?1`,
 	`DELETE FROM permissions WHERE thread_id = ?1`,
+	`DELETE FROM elicitations WHERE thread_id = ?1`,
 	`DELETE FROM remembered_rules WHERE thread_id = ?1`,
 	`DELETE FROM turns WHERE thread_id = ?1`,
 	`UPDATE threads SET deleted = 1, title = '', cwd = '', summary = '', agent_session_id = '',

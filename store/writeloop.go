@@ -212,7 +212,10 @@ func modifications(w *hub.Write) int {
 			n++
 		}
 	}
-	n += len(w.Rules) + len(w.DeleteRules)
+	n += len(w.Rules) + len(w.DeleteRules) + len(w.Elicitations)
+	if w.AnswerElicitation != nil {
+		n++
+	}
 	if w.Decide != nil {
 		n++
 	}
@@ -298,6 +301,9 @@ func writeSize(w *hub.Write) int {
 	}
 	for i := range w.Events {
 		n += 64 + len(w.Events[i].Payload)
+	}
+	for i := range w.Elicitations {
+		n += 512 + len(w.Elicitations[i].Message) + len(w.Elicitations[i].URL)
 	}
 	n += 4096*len(w.DeleteThreads) + 128*(len(w.Usage)+len(w.Overrides))
 	return n

@@ -23,6 +23,9 @@ type stmts struct {
 	changeThread, changedThread    *sql.Stmt
 	escalate, insertRule           *sql.Stmt
 	deleteRule                     *sql.Stmt
+	upsertElicitation              *sql.Stmt
+	answerElicitation              *sql.Stmt
+	elicitationStatus              *sql.Stmt
 	deleteThread                   []*sql.Stmt // deleteThreadSQL, in order
 	search                         searchStmts
 	all                            []*sql.Stmt
@@ -55,6 +58,9 @@ func prepareStmts(ctx context.Context, conn *sql.Conn) (*stmts, error) {
 		{&s.escalate, escalateSQL},
 		{&s.insertRule, insertRuleSQL},
 		{&s.deleteRule, "DELETE FROM remembered_rules WHERE id = ?"},
+		{&s.upsertElicitation, upsertElicitationSQL},
+		{&s.answerElicitation, answerElicitationSQL},
+		{&s.elicitationStatus, "SELECT status FROM elicitations WHERE id = ?"},
 	} {
 		st, err := conn.PrepareContext(ctx, p.sql)
 		if err != nil {
@@ -90,9 +96,9 @@ func (s *stmts) close() error {
 
 // apply makes w's changes on the writer's connection, inside the
 // transaction (and, for a Write of more than one statement, the savepoint)
-// that commitBatch opened: Decide first, then Escalate, threads, deleted
+// that commitBatch opened: Decide first, then Escalate, AnswerElicitation, threads, deleted
 // threads, session states, thread changes (their announcements appended to
-// w.Events), turns, permissions, rules added, rules deleted, events, agent
+// w.Events), turns, permissions, elicitations, rules added, rules deleted, events, agent
 // processes recorded, then forgotten. Each event is indexed for search as
 // it is inserted (search_index.go).
 func (db *DB) apply(ctx context.Context, w *hub.Write) error {
@@ -104,6 +110,11 @@ func (db *DB) apply(ctx context.Context, w *hub.Write) error {
 	}
 	if w.Escalate != nil {
 		if err := escalate(ctx, st, w.Escalate); err != nil {
+			return err
+		}
+	}
+	if w.AnswerElicitation != nil {
+		if err := answerElicitation(ctx, st, w.AnswerElicitation); err != nil {
 			return err
 		}
 	}
@@ -141,6 +152,11 @@ func (db *DB) apply(ctx context.Context, w *hub.Write) error {
 	}
 	for i := range w.Permissions {
 		if err := upsertPermission(ctx, st, &w.Permissions[i]); err != nil {
+			return err
+		}
+	}
+	for i := range w.Elicitations {
+		if err := upsertElicitation(ctx, st, &w.Elicitations[i]); err != nil {
 			return err
 		}
 	}

@@ -43,7 +43,7 @@ func (s IconState) String() string {
 // value: two menus are equal when the tray looks the same.
 type Menu struct {
 	Icon        IconState
-	Title       string // the label beside the icon: the number of pending permissions ("3!" when one is escalated), "" when none
+	Title       string // the label beside the icon: the number of pending permissions and questions ("3!" when one is escalated), "" when none
 	Tooltip     string
 	Status      string // the first, disabled line of the menu
 	Permissions []PermissionItem
@@ -87,6 +87,9 @@ type Snapshot struct {
 	Threads     []hub.Thread
 	Running     []hub.Turn // the running turns
 	Permissions []hub.Permission
+	// Questions are the agents' pending questions (elicitations): counted
+	// beside the permissions; answered in the window.
+	Questions []hub.Elicitation
 }
 
 // Model is the tray's state: a pure state machine from the hub's snapshot
@@ -98,8 +101,9 @@ type Model struct {
 	configErr string // why the hub refused its config file, "" when it is fine
 	agents    map[string]string
 	threads   map[string]hub.Thread
-	turns     map[string]hub.Turn       // running turns by id
-	perms     map[string]hub.Permission // pending permissions by id
+	turns     map[string]hub.Turn        // running turns by id
+	perms     map[string]hub.Permission  // pending permissions by id
+	questions map[string]hub.Elicitation // pending questions by id
 }
 
 // NewModel returns a model that is not connected yet.
@@ -114,6 +118,7 @@ func (m *Model) clear() {
 	m.threads = map[string]hub.Thread{}
 	m.turns = map[string]hub.Turn{}
 	m.perms = map[string]hub.Permission{}
+	m.questions = map[string]hub.Elicitation{}
 }
 
 // Connect replaces the state with a snapshot: the tray is connected.
@@ -139,6 +144,22 @@ func (m *Model) Connect(s Snapshot) {
 		if p.Status == hub.PermissionPending {
 			m.perms[p.ID] = p
 		}
+	}
+	for _, q := range s.Questions {
+		m.setQuestion(q)
+	}
+}
+
+// setQuestion records a question: pending, it is counted; ended, it is
+// dropped.
+func (m *Model) setQuestion(q hub.Elicitation) {
+	if q.ID == "" {
+		return
+	}
+	if q.Status == hub.ElicitationPending {
+		m.questions[q.ID] = q
+	} else {
+		delete(m.questions, q.ID)
 	}
 }
 
@@ -181,6 +202,16 @@ func (m *Model) Apply(ev hub.Event) {
 			if p.TurnID == id {
 				delete(m.perms, pid)
 			}
+		}
+		for qid, q := range m.questions {
+			if q.TurnID == id {
+				delete(m.questions, qid)
+			}
+		}
+	case hub.EventElicitationRequired, hub.EventElicitationResolved:
+		var q hub.Elicitation
+		if decodeField(ev, "elicitation", &q) {
+			m.setQuestion(q)
 		}
 	case hub.EventPermissionRequired, hub.EventPermissionResolved, hub.EventPermissionEscalated:
 		var p hub.Permission
@@ -342,6 +373,11 @@ func (m *Model) Menu() Menu {
 	}
 	if n := len(perms); n > 0 {
 		parts = append(parts, plural(n, "approval", "approvals")+" waiting")
+	}
+	if n := len(m.questions); n > 0 {
+		parts = append(parts, plural(n, "question", "questions")+" waiting (answer in the window)")
+	}
+	if n := len(perms) + len(m.questions); n > 0 {
 		menu.Title = fmt.Sprint(n)
 	}
 	if escalated > 0 {
@@ -351,7 +387,7 @@ func (m *Model) Menu() Menu {
 	switch {
 	case escalated > 0:
 		menu.Icon = IconEscalated
-	case len(perms) > 0:
+	case len(perms) > 0 || len(m.questions) > 0:
 		menu.Icon = IconNeedsYou
 	case m.configErr != "":
 		menu.Icon = IconTrouble

@@ -335,6 +335,11 @@ func snapshot(ctx context.Context, c *client.Client) (Snapshot, error) {
 	if s.Permissions, err = c.Permissions(ctx, hub.PermissionPending); err != nil {
 		return s, err
 	}
+	qs, err := c.ElicitationsPage(ctx, hub.ElicitationQuery{Status: hub.ElicitationPending})
+	if err != nil && !client.IsCode(err, hub.CodeNotFound) { // an older hub has none
+		return s, err
+	}
+	s.Questions = qs.Elicitations
 	cursor := ""
 	for range maxThreadPages {
 		page, err := c.Threads(ctx, 100, cursor)

@@ -191,6 +191,16 @@
 //     session/request_permission {sessionId, toolCall, options} with both
 //     exactly as given; agent_message_chunk "outcome: <result JSON>" or
 //     "outcome: error <code>"; end_turn.
+//   - elicit <json>: <json> is an object (mode, message, requestedSchema
+//     or url, elicitationId, toolCallId: anything, unchecked); the request
+//     elicitation/create {sessionId, …that object}; agent_message_chunk
+//     "elicit: <result JSON>" or "elicit: error <code>"; end_turn. It waits
+//     for the answer as long as the client takes (a slow or absent answer
+//     is the client's timeout).
+//   - elicit-many <n> <json>: n elicitation/create requests as elicit's,
+//     sent at once; when every one is answered, agent_message_chunk
+//     "elicit-many <outcome>=<count> …" sorted by outcome, "action:<a>"
+//     for an answer, "error:<code>" for an error; end_turn.
 //   - commands <name>...: available_commands_update {availableCommands:
 //     [{name, description: "Run <name>"}, …]} (an empty list without
 //     names); end_turn.

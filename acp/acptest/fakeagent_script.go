@@ -216,6 +216,21 @@ func (a *agent) script(s *session, t *turn, text, cmd, rest string) (stop string
 		default:
 			a.say(s, t, "outcome: "+string(r.result))
 		}
+	case "elicit":
+		var req map[string]json.RawMessage
+		if json.Unmarshal([]byte(rest), &req) != nil || req == nil {
+			return bad()
+		}
+		params := map[string]any{"sessionId": s.id}
+		for k, v := range req {
+			params[k] = v
+		}
+		r := a.call("elicitation/create", params)
+		if r.err != nil {
+			a.say(s, t, fmt.Sprintf("elicit: error %d", r.err.Code))
+		} else {
+			a.say(s, t, "elicit: "+string(r.result))
+		}
 	case "commands":
 		cmds := []map[string]any{}
 		for _, name := range strings.Fields(rest) {
@@ -326,6 +341,20 @@ func (a *agent) script(s *session, t *turn, text, cmd, rest string) (stop string
 		a.many(s, t, "fs-read-many", v[0], func(int) (string, any) {
 			return "fs/read_text_file", map[string]string{"sessionId": s.id, "path": path}
 		})
+	case "elicit-many":
+		n, q := splitWord(rest)
+		v, ok := intArgs(n, 1)
+		var req map[string]json.RawMessage
+		if !ok || json.Unmarshal([]byte(q), &req) != nil || req == nil {
+			return bad()
+		}
+		a.many(s, t, "elicit-many", v[0], func(int) (string, any) {
+			params := map[string]any{"sessionId": s.id}
+			for k, v := range req {
+				params[k] = v
+			}
+			return "elicitation/create", params
+		})
 	case "permissions":
 		v, ok := intArgs(rest, 1)
 		if !ok {
@@ -428,10 +457,13 @@ func (a *agent) many(s *session, t *turn, name string, n int, req func(i int) (s
 				Outcome  string `json:"outcome"`
 				OptionID string `json:"optionId"`
 			} `json:"outcome"`
+			Action string `json:"action"`
 		}
 		switch {
 		case r.err != nil:
 			key = "error:" + strconv.Itoa(r.err.Code)
+		case json.Unmarshal(r.result, &res) == nil && res.Action != "":
+			key = "action:" + res.Action
 		case json.Unmarshal(r.result, &res) == nil && res.Outcome != nil && res.Outcome.Outcome == "selected":
 			key = "selected:" + res.Outcome.OptionID
 		case res.Outcome != nil:

@@ -80,8 +80,16 @@ type Config struct {
 		CompactAt float64 `mapstructure:"compactAt"`
 	} `mapstructure:"context"`
 	Notifications struct {
+		// Enabled is the master switch; each reason has its own
+		// (app/notify.go): a pending permission, an agent's question, a
+		// completed turn, an error (a failed turn, a config file not
+		// applied), a budget warning or overrun. All default on; live.
 		Enabled       bool `mapstructure:"enabled"`
+		Permission    bool `mapstructure:"permission"`
+		Question      bool `mapstructure:"question"`
 		TurnCompleted bool `mapstructure:"turnCompleted"`
+		Error         bool `mapstructure:"error"`
+		Budget        bool `mapstructure:"budget"`
 	} `mapstructure:"notifications"`
 	Tray struct {
 		// Enabled: the desktop app starts switchboard-tray as its child.

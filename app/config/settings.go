@@ -134,13 +134,14 @@ func settingsOf(path string, c Config) hub.Settings {
 		ConfigFile: path,
 		Permissions: hub.PermissionSettings{Timeout: hub.FormatDuration(c.Permissions.Timeout),
 			Rules: append([]hub.PermissionRule{}, c.Permissions.Rules...)},
-		Notifications: hub.NotificationSettings{Enabled: c.Notifications.Enabled, TurnCompleted: c.Notifications.TurnCompleted},
-		UI:            hub.UISettings{Theme: c.UI.Theme},
-		Tray:          hub.TraySettings{Autostart: c.Tray.Autostart},
-		Agents:        []hub.AgentSettings{},
-		MCPServers:    mcpSettings(c),
-		Folders:       folderSettings(c),
-		Budgets:       c.Budgets,
+		Notifications: hub.NotificationSettings{Enabled: c.Notifications.Enabled, TurnCompleted: c.Notifications.TurnCompleted,
+			Permission: c.Notifications.Permission, Question: c.Notifications.Question, Error: c.Notifications.Error, Budget: c.Notifications.Budget},
+		UI:         hub.UISettings{Theme: c.UI.Theme},
+		Tray:       hub.TraySettings{Autostart: c.Tray.Autostart},
+		Agents:     []hub.AgentSettings{},
+		MCPServers: mcpSettings(c),
+		Folders:    folderSettings(c),
+		Budgets:    c.Budgets,
 	}
 	if c.Permissions.EscalateAfter > 0 {
 		s.Permissions.EscalateAfter = hub.FormatDuration(c.Permissions.EscalateAfter)

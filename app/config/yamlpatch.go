@@ -48,8 +48,13 @@ func patchConfigYAML(data []byte, p hub.SettingsPatch) ([]byte, error) {
 		if n.Enabled != nil {
 			setScalar(mapping(root, "notifications"), "enabled", boolText(*n.Enabled), "!!bool")
 		}
-		if n.TurnCompleted != nil {
-			setScalar(mapping(root, "notifications"), "turnCompleted", boolText(*n.TurnCompleted), "!!bool")
+		for _, f := range []struct {
+			key string
+			v   *bool
+		}{{"turnCompleted", n.TurnCompleted}, {"permission", n.Permission}, {"question", n.Question}, {"error", n.Error}, {"budget", n.Budget}} {
+			if f.v != nil {
+				setScalar(mapping(root, "notifications"), f.key, boolText(*f.v), "!!bool")
+			}
 		}
 	}
 	if p.Tray != nil && p.Tray.Autostart != nil {

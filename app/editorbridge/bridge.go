@@ -81,6 +81,9 @@ type server struct {
 	// initialize, given to the threads the bridge creates
 	// (clientrequests.go).
 	editorCaps hub.ClientCapabilities
+	// editorElicit are the elicitation modes the editor serves
+	// (elicitations.go).
+	editorElicit elicitModes
 }
 
 func newServer(o Options, log *slog.Logger) *server {

@@ -133,6 +133,8 @@ type bridgeEditor struct {
 	// answer, when set, answers the bridge's requests (set it before the
 	// first one).
 	answer func(ctx context.Context, method string, params json.RawMessage) (any, error)
+	// bridge is the bridge this editor talks to (in-process).
+	bridge *server
 }
 
 func (e *bridgeEditor) HandleRequest(ctx context.Context, method string, params json.RawMessage) (any, error) {
@@ -184,7 +186,7 @@ func inProcess(t *testing.T, mux *http.ServeMux, o Options) (*acp.Conn, *bridgeE
 	toBridgeR, toBridgeW := io.Pipe()
 	toEditorR, toEditorW := io.Pipe()
 	b.conn = acp.NewConn(toBridgeR, toEditorW, b, acp.ConnOptions{})
-	ed := &bridgeEditor{}
+	ed := &bridgeEditor{bridge: b}
 	editor := acp.NewConn(toEditorR, toBridgeW, ed, acp.ConnOptions{})
 	t.Cleanup(func() {
 		editor.Close()

@@ -28,6 +28,7 @@ func (b *server) initialize(ctx context.Context, params json.RawMessage) (any, e
 	}
 	b.mu.Lock()
 	b.editorCaps = editorCapabilities(params)
+	b.editorElicit = editorElicitation(params)
 	b.mu.Unlock()
 	if err := b.ensureHub(ctx); err != nil {
 		return nil, err

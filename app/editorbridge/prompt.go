@@ -181,7 +181,7 @@ type turnRelay struct {
 	turnID    string
 
 	mu    sync.Mutex
-	perms map[string]context.CancelFunc // editor requests outstanding, by permission id
+	perms map[string]context.CancelFunc // editor requests outstanding, by permission (or elicitation) id
 }
 
 // newTurnRelay relays the turn turnID ("" until the stream names it) of
@@ -231,6 +231,14 @@ func (t *turnRelay) relay(ev hub.Event) (res any, done bool, err error) {
 	case hub.EventPermissionResolved:
 		if p, ok := permissionOf(ev); ok {
 			t.resolved(p.ID)
+		}
+	case hub.EventElicitationRequired:
+		if q, ok := elicitationOf(ev); ok && q.Status == hub.ElicitationPending {
+			t.askQuestion(q)
+		}
+	case hub.EventElicitationResolved:
+		if q, ok := elicitationOf(ev); ok {
+			t.resolved(q.ID)
 		}
 	case hub.EventClientRequest:
 		t.serveClientRequest(ev)

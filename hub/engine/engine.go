@@ -173,6 +173,7 @@ type Engine struct {
 	threads map[string]*threadRT // loaded threads by id
 	turns   map[string]*turnRT   // running turns by id
 	perms   map[string]*permRT   // pending permissions by id
+	elicits map[string]*elicitRT // pending elicitations by id (elicitations.go)
 	// remembered are the remembered rules, oldest first, as stored.
 	remembered []hub.RememberedRule
 	procs      int // process slots taken: live agent processes, and those reserved for one about to start
@@ -240,6 +241,7 @@ func New(ctx context.Context, opts Options) (*Engine, error) {
 		threads:    make(map[string]*threadRT),
 		turns:      make(map[string]*turnRT),
 		perms:      make(map[string]*permRT),
+		elicits:    make(map[string]*elicitRT),
 		inits:      make(map[string]agentInit),
 		probeRuns:  make(map[string]chan struct{}),
 		launches:   make(map[string]int),

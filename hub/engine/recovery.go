@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"strings"
+	"time"
 
 	"github.com/switchboard-hub/switchboard/hub"
 )
@@ -105,6 +106,30 @@ func (e *Engine) recover(ctx context.Context) error {
 		ev.ThreadID = p.ThreadID
 		if err := e.commit(&hub.Write{Decide: &p, Events: []hub.Event{ev}}); err != nil && hub.ErrorCode(err) != hub.CodeConflict {
 			return fmt.Errorf("hub: recovery: %w", err)
+		}
+	}
+	return e.expireElicitations(ctx, now)
+}
+
+// expireElicitations ends the elicitations a previous run left pending
+// (no agent waits for them any more): expired, decided by "hub".
+func (e *Engine) expireElicitations(ctx context.Context, now time.Time) error {
+	for range 100 { // 500 a page; a bound, should a write keep failing
+		els, _, err := e.store.QueryElicitations(ctx, hub.ElicitationFilter{All: true, Status: hub.ElicitationPending})
+		if err != nil {
+			return fmt.Errorf("hub: recovery: %w", err)
+		}
+		if len(els) == 0 {
+			return nil
+		}
+		for _, el := range els {
+			el.Status, el.DecidedBy, el.DecidedAt = hub.ElicitationExpired, hub.DecidedByHub, &now
+			th, _ := e.store.GetThread(ctx, el.ThreadID)
+			ev, _ := hub.NewEvent(hub.EventElicitationResolved, th, el.TurnID, now, map[string]any{"elicitation": el})
+			ev.ThreadID = el.ThreadID
+			if err := e.commit(&hub.Write{AnswerElicitation: &el, Events: []hub.Event{ev}}); err != nil && hub.ErrorCode(err) != hub.CodeConflict {
+				return fmt.Errorf("hub: recovery: %w", err)
+			}
 		}
 	}
 	return nil

@@ -5,7 +5,6 @@ import (
 	"encoding/json"
 	"path/filepath"
 	"slices"
-	"time"
 
 	"github.com/switchboard-hub/switchboard/hub"
 	"github.com/switchboard-hub/switchboard/hub/policy"
@@ -237,18 +236,12 @@ func (e *Engine) QueryPermissions(ctx context.Context, c hub.Caller, q hub.Permi
 	if q.Limit < 0 || q.Limit > hub.MaxPermissionPage {
 		return hub.PermissionPage{}, hub.Errorf(hub.CodeInvalidArgument, "limit must be between 1 and %d", hub.MaxPermissionPage)
 	}
-	for _, t := range []struct {
-		name, v string
-		dst     *time.Time
-	}{{"from", q.From, &f.From}, {"to", q.To, &f.To}} {
-		if t.v == "" {
-			continue
-		}
-		at, err := time.Parse(time.RFC3339Nano, t.v)
-		if err != nil {
-			return hub.PermissionPage{}, hub.Errorf(hub.CodeInvalidArgument, "%s must be an RFC 3339 time: %q", t.name, t.v)
-		}
-		*t.dst = at
+	var err error
+	if f.From, err = parseBound("from", q.From); err != nil {
+		return hub.PermissionPage{}, err
+	}
+	if f.To, err = parseBound("to", q.To); err != nil {
+		return hub.PermissionPage{}, err
 	}
 	ps, next, err := e.store.QueryPermissions(ctx, f)
 	if err != nil {

@@ -369,6 +369,7 @@ func (e *Engine) finishTurn(tr *turnRT, stopReason string, err error) {
 		errEvent = &ev
 	}
 	e.cancelPermissions(tr)
+	e.cancelElicitations(tr)
 
 	thread := tr.thread
 	w := &hub.Write{Turns: []hub.Turn{turn}}

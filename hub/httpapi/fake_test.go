@@ -52,6 +52,7 @@ type fake struct {
 	// fake_sessions_test.go.
 	lastSessionList fakeSessionCall
 	imported        map[string]string
+	elicits         map[string]*fakeElicitation // elicitations_test.go
 }
 
 var _ hub.Service = (*fake)(nil)

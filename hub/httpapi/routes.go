@@ -70,6 +70,8 @@ var routes = []Route{
 	{Method: "GET", Path: "/v1/permissions", handle: (*Server).listPermissions},
 	{Method: "POST", Path: "/v1/permissions/decide", Body: true, handle: (*Server).decidePermissions},
 	{Method: "POST", Path: "/v1/permissions/{id}", Body: true, handle: (*Server).decidePermission},
+	{Method: "GET", Path: "/v1/elicitations", handle: (*Server).listElicitations},
+	{Method: "POST", Path: "/v1/elicitations/{id}", Body: true, handle: (*Server).answerElicitation},
 	{Method: "GET", Path: "/v1/rules", handle: (*Server).listRules},
 	{Method: "DELETE", Path: "/v1/rules/{id}", handle: (*Server).deleteRule},
 	{Method: "POST", Path: "/v1/threads/{id}/compact", handle: (*Server).compactThread},

@@ -172,10 +172,25 @@ describe('Settings', () => {
     await fireEvent.click(turns);
     await within(dialog).findByText('Saved.');
     expect(patches(f)).toEqual([{ notifications: { turnCompleted: false } }]);
+    // Each reason has its own switch.
+    const reasons: [RegExp, string][] = [
+      [/A permission waits/, 'permission'],
+      [/asks you a question/, 'question'],
+      [/A turn fails/, 'error'],
+      [/A budget is/, 'budget'],
+    ];
+    for (const [i, [name, key]] of reasons.entries()) {
+      const box = within(dialog).getByRole('checkbox', { name }) as HTMLInputElement;
+      expect(box.checked).toBe(true);
+      await fireEvent.click(box);
+      await waitFor(() => expect(patches(f)).toHaveLength(2 + i));
+      expect(patches(f)[1 + i]).toEqual({ notifications: { [key]: false } });
+    }
     await fireEvent.click(within(dialog).getByRole('checkbox', { name: /Desktop notifications/ }));
-    await waitFor(() => expect(patches(f)).toHaveLength(2));
-    expect(patches(f)[1]).toEqual({ notifications: { enabled: false } });
+    await waitFor(() => expect(patches(f)).toHaveLength(6));
+    expect(patches(f)[5]).toEqual({ notifications: { enabled: false } });
     await waitFor(() => expect(turns.disabled).toBe(true));
+    expect((within(dialog).getByRole('checkbox', { name: /asks you a question/ }) as HTMLInputElement).disabled).toBe(true);
   });
 
   it('lists the agents with status and install hint, adds a custom one, and removes it', async () => {

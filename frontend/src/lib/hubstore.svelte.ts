@@ -8,6 +8,7 @@ import type { ConnectionState, Navigate, Subscription, Transport } from './trans
 import { HubError } from './transport';
 import { Conversation } from './conversation.svelte';
 import { normalizePermission } from './shapes';
+import type { Elicitation, ElicitationAnswer } from './elicitation';
 import { inboxOrder } from './inbox';
 import { ThreadMarks } from './marks.svelte';
 import { loadRecent, mergeRecent, rememberFolder } from './recent';
@@ -70,6 +71,8 @@ export class HubStore {
   threads = $state<Record<string, Thread>>({});
   agents = $state<Agent[]>([]);
   permissions = $state<Record<string, Permission>>({});
+  /** The agents' questions seen (elicitation_required/_resolved, GET /v1/elicitations), by id. */
+  elicitations = $state<Record<string, Elicitation>>({});
   conversations = $state<Record<string, Conversation>>({});
   connection = $state<ConnectionState>('connecting');
   selectedId = $state<string | null>(null);
@@ -119,6 +122,12 @@ export class HubStore {
   pending = $derived(
     Object.values(this.permissions)
       .filter((p) => p.status === 'pending')
+      .sort((a, b) => (a.createdAt ?? '').localeCompare(b.createdAt ?? '')),
+  );
+  /** The pending questions, oldest first (the Approvals inbox lists them apart: never in a batch). */
+  questions = $derived(
+    Object.values(this.elicitations)
+      .filter((q) => q.status === 'pending')
       .sort((a, b) => (a.createdAt ?? '').localeCompare(b.createdAt ?? '')),
   );
   /** The pending requests as the Approvals inbox lists them: escalated first, then the least time left. */
@@ -289,6 +298,10 @@ export class HubStore {
         .listPermissions('pending')
         .then((ps) => ps.forEach((p) => this.upsertPermission(p)))
         .catch((e) => this.report(e)),
+      this.transport.listElicitations
+        ?.('pending')
+        .then((qs) => qs.forEach((q) => this.upsertElicitation(q)))
+        .catch((e) => this.report(e)),
     ]);
   }
 
@@ -384,6 +397,10 @@ export class HubStore {
     if (e.type === 'permission_required' || e.type === 'permission_resolved' || e.type === 'permission_escalated') {
       const p = e.permission as Permission | undefined;
       if (p?.id) this.upsertPermission(p);
+    }
+    if (e.type === 'elicitation_required' || e.type === 'elicitation_resolved') {
+      const q = e.elicitation as Elicitation | undefined;
+      if (q?.id) this.upsertElicitation(q);
     }
     if (!e.threadId) {
       this.applyHubWide(e);
@@ -488,6 +505,28 @@ export class HubStore {
     // A decision is final: a stale snapshot never makes it pending again.
     if (have && have.status !== 'pending' && p.status === 'pending') return;
     this.permissions[p.id] = p;
+  }
+
+  /** Keeps a question; an ended one is final (a stale snapshot never makes it pending again). */
+  upsertElicitation(q: Elicitation): void {
+    if (!q || typeof q.id !== 'string' || typeof q.threadId !== 'string' || typeof q.message !== 'string') return;
+    const have = this.elicitations[q.id];
+    if (have && have.status !== 'pending' && q.status === 'pending') return;
+    this.elicitations[q.id] = q;
+  }
+
+  /** Answers a question; its end is kept (the event would say the same). */
+  async answerElicitation(id: string, a: ElicitationAnswer): Promise<void> {
+    if (!this.transport.answerElicitation) throw new HubError('INTERNAL', 'this client cannot answer questions');
+    const q = await this.transport.answerElicitation(id, a);
+    if (q?.id) this.upsertElicitation(q);
+  }
+
+  /** Opens a URL question's link in the user's browser (never this window). */
+  async openElicitationURL(id: string): Promise<void> {
+    const q = this.elicitations[id];
+    if (!q || !this.transport.openElicitationURL) return;
+    await this.transport.openElicitationURL(q);
   }
 
   /** Shows a thread (null: none); it is read from then on. */
@@ -634,6 +673,7 @@ export class HubStore {
     delete this.conversations[id];
     delete this.compacting[id];
     for (const p of Object.values(this.permissions)) if (p.threadId === id) delete this.permissions[p.id];
+    for (const q of Object.values(this.elicitations)) if (q.threadId === id) delete this.elicitations[q.id];
     this.marks.drop(id);
     if (this.selectedId === id) this.selectedId = null;
     if (this.reveal?.threadId === id) this.reveal = null;

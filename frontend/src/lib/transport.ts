@@ -9,6 +9,7 @@ import { SseParser } from './sse';
 import { httpWork, wailsWork, type WorkApi } from './work';
 import { httpSessions, wailsSessions, type SessionsApi } from './sessions';
 import { localZone, type UsageQuery, type UsageReport } from './ledger';
+import { linkParts, type Elicitation, type ElicitationAnswer, type ElicitationStatus } from './elicitation';
 import type {
   Agent,
   NodeStatus,
@@ -250,6 +251,18 @@ export interface Transport {
   openInBrowser?(threadId: string): Promise<void>;
   /** The window only: the native Save dialog, then the export written there; the path, or "" when cancelled. */
   saveExport?(req: ExportRequest, name: string): Promise<string>;
+
+  // Issue 16: the agents' questions (lib/elicitation.ts).
+  /** GET /v1/elicitations, newest first (pending ones: status "pending"). */
+  listElicitations?(status?: ElicitationStatus): Promise<Elicitation[]>;
+  /** POST /v1/elicitations/{id}: answers it; answers it as it ended. */
+  answerElicitation?(id: string, a: ElicitationAnswer): Promise<Elicitation>;
+  /**
+   * Opens a pending URL question's link in the user's browser, never in
+   * this window: the desktop asks the hub to open the link it checked
+   * (Wails' BrowserOpenURL); a browser opens a new tab with noopener.
+   */
+  openElicitationURL?(el: Elicitation): Promise<void>;
 }
 
 /** One message of a terminal sign-in's stream. */
@@ -527,6 +540,18 @@ export class WailsTransport implements Transport {
   }
   async openInBrowser(threadId: string) {
     await this.call(() => this.bindings.OpenInBrowser(threadId));
+  }
+  async listElicitations(status?: ElicitationStatus) {
+    const p = await this.call<{ elicitations?: Elicitation[] }>(() =>
+      this.bindings.QueryElicitations({ status: status ?? '' } as Parameters<WailsBindings['QueryElicitations']>[0]),
+    );
+    return p?.elicitations ?? [];
+  }
+  async answerElicitation(id: string, a: ElicitationAnswer) {
+    return this.call<Elicitation>(() => this.bindings.AnswerElicitation(id, a as Parameters<WailsBindings['AnswerElicitation']>[1]));
+  }
+  async openElicitationURL(el: Elicitation) {
+    await this.call(() => this.bindings.OpenElicitationURL(el.id));
   }
   async saveExport(req: ExportRequest, name: string) {
     const p = await this.call<string>(() => this.bindings.SaveExport(req, name));
@@ -842,6 +867,21 @@ export class HttpTransport implements Transport {
   async decidePermissions(batch: BatchDecision) {
     const r = await this.request<BatchResult>('POST', this.url('/v1/permissions/decide'), batch);
     return { results: r?.results ?? [] };
+  }
+  async listElicitations(status?: ElicitationStatus) {
+    const u = this.url('/v1/elicitations', { status });
+    return (await this.request<{ elicitations?: Elicitation[] }>('GET', u))?.elicitations ?? [];
+  }
+  async answerElicitation(id: string, a: ElicitationAnswer) {
+    const u = this.url(`/v1/elicitations/${encodeURIComponent(id)}`);
+    return (await this.request<{ elicitation: Elicitation }>('POST', u, a)).elicitation;
+  }
+  async openElicitationURL(el: Elicitation) {
+    // Only a link lib/elicitation accepts, in a new tab that cannot reach
+    // back to this page (noopener, noreferrer): this window never navigates.
+    const link = linkParts(el.url);
+    if (!link) throw new HubError('INVALID_ARGUMENT', 'this link cannot be opened safely');
+    window.open(link.href, '_blank', 'noopener,noreferrer');
   }
   async queryPermissions(q: PermissionQuery) {
     const u = this.url('/v1/permissions', {

@@ -383,7 +383,15 @@ export interface Settings {
     escalateAfter?: string;
     rules?: PermissionRule[];
   };
-  notifications: { enabled: boolean; turnCompleted: boolean };
+  notifications: {
+    enabled: boolean;
+    turnCompleted: boolean;
+    /** Per reason (issue 16); absent from an older hub: on. */
+    permission?: boolean;
+    question?: boolean;
+    error?: boolean;
+    budget?: boolean;
+  };
   ui: { theme: Theme };
   /** tray.autostart: the hub keeps the tray's autostart entry (absent from a hub without the setting). */
   tray?: { autostart: boolean };
@@ -414,7 +422,7 @@ export interface AgentPatch {
 export interface SettingsPatch {
   /** rules replaces the whole list; escalateAfter "" removes it. */
   permissions?: { timeout?: string; escalateAfter?: string; rules?: PermissionRule[] };
-  notifications?: { enabled?: boolean; turnCompleted?: boolean };
+  notifications?: { enabled?: boolean; turnCompleted?: boolean; permission?: boolean; question?: boolean; error?: boolean; budget?: boolean };
   ui?: { theme?: Theme };
   tray?: { autostart?: boolean };
   /** id → entry (added or replaced), or null (removed). */

@@ -861,6 +861,240 @@ export namespace hub {
 	        this.KeepBranch = source["KeepBranch"];
 	    }
 	}
+	export class ElicitationEnum {
+	    const: string;
+	    title?: string;
+	
+	    static createFrom(source: any = {}) {
+	        return new ElicitationEnum(source);
+	    }
+	
+	    constructor(source: any = {}) {
+	        if ('string' === typeof source) source = JSON.parse(source);
+	        this.const = source["const"];
+	        this.title = source["title"];
+	    }
+	}
+	export class ElicitationProperty {
+	    type: string;
+	    title?: string;
+	    description?: string;
+	    enum?: string[];
+	    oneOf?: ElicitationEnum[];
+	    default?: number[];
+	    minimum?: number;
+	    maximum?: number;
+	    minLength?: number;
+	    maxLength?: number;
+	
+	    static createFrom(source: any = {}) {
+	        return new ElicitationProperty(source);
+	    }
+	
+	    constructor(source: any = {}) {
+	        if ('string' === typeof source) source = JSON.parse(source);
+	        this.type = source["type"];
+	        this.title = source["title"];
+	        this.description = source["description"];
+	        this.enum = source["enum"];
+	        this.oneOf = this.convertValues(source["oneOf"], ElicitationEnum);
+	        this.default = source["default"];
+	        this.minimum = source["minimum"];
+	        this.maximum = source["maximum"];
+	        this.minLength = source["minLength"];
+	        this.maxLength = source["maxLength"];
+	    }
+	
+		convertValues(a: any, classs: any, asMap: boolean = false): any {
+		    if (!a) {
+		        return a;
+		    }
+		    if (a.slice && a.map) {
+		        return (a as any[]).map(elem => this.convertValues(elem, classs));
+		    } else if ("object" === typeof a) {
+		        if (asMap) {
+		            for (const key of Object.keys(a)) {
+		                a[key] = new classs(a[key]);
+		            }
+		            return a;
+		        }
+		        return new classs(a);
+		    }
+		    return a;
+		}
+	}
+	export class ElicitationSchema {
+	    type: string;
+	    title?: string;
+	    description?: string;
+	    properties: ElicitationProperty[];
+	    required?: string[];
+	
+	    static createFrom(source: any = {}) {
+	        return new ElicitationSchema(source);
+	    }
+	
+	    constructor(source: any = {}) {
+	        if ('string' === typeof source) source = JSON.parse(source);
+	        this.type = source["type"];
+	        this.title = source["title"];
+	        this.description = source["description"];
+	        this.properties = this.convertValues(source["properties"], ElicitationProperty);
+	        this.required = source["required"];
+	    }
+	
+		convertValues(a: any, classs: any, asMap: boolean = false): any {
+		    if (!a) {
+		        return a;
+		    }
+		    if (a.slice && a.map) {
+		        return (a as any[]).map(elem => this.convertValues(elem, classs));
+		    } else if ("object" === typeof a) {
+		        if (asMap) {
+		            for (const key of Object.keys(a)) {
+		                a[key] = new classs(a[key]);
+		            }
+		            return a;
+		        }
+		        return new classs(a);
+		    }
+		    return a;
+		}
+	}
+	export class Elicitation {
+	    id: string;
+	    threadId: string;
+	    turnId: string;
+	    mode: string;
+	    message: string;
+	    requestedSchema?: ElicitationSchema;
+	    url?: string;
+	    toolCallId?: string;
+	    status: string;
+	    // Go type: time
+	    deadline: any;
+	    decidedBy?: string;
+	    // Go type: time
+	    decidedAt?: any;
+	    // Go type: time
+	    createdAt: any;
+	    agent?: string;
+	
+	    static createFrom(source: any = {}) {
+	        return new Elicitation(source);
+	    }
+	
+	    constructor(source: any = {}) {
+	        if ('string' === typeof source) source = JSON.parse(source);
+	        this.id = source["id"];
+	        this.threadId = source["threadId"];
+	        this.turnId = source["turnId"];
+	        this.mode = source["mode"];
+	        this.message = source["message"];
+	        this.requestedSchema = this.convertValues(source["requestedSchema"], ElicitationSchema);
+	        this.url = source["url"];
+	        this.toolCallId = source["toolCallId"];
+	        this.status = source["status"];
+	        this.deadline = this.convertValues(source["deadline"], null);
+	        this.decidedBy = source["decidedBy"];
+	        this.decidedAt = this.convertValues(source["decidedAt"], null);
+	        this.createdAt = this.convertValues(source["createdAt"], null);
+	        this.agent = source["agent"];
+	    }
+	
+		convertValues(a: any, classs: any, asMap: boolean = false): any {
+		    if (!a) {
+		        return a;
+		    }
+		    if (a.slice && a.map) {
+		        return (a as any[]).map(elem => this.convertValues(elem, classs));
+		    } else if ("object" === typeof a) {
+		        if (asMap) {
+		            for (const key of Object.keys(a)) {
+		                a[key] = new classs(a[key]);
+		            }
+		            return a;
+		        }
+		        return new classs(a);
+		    }
+		    return a;
+		}
+	}
+	export class ElicitationAnswer {
+	    action: string;
+	    content?: Record<string, Array<number>>;
+	
+	    static createFrom(source: any = {}) {
+	        return new ElicitationAnswer(source);
+	    }
+	
+	    constructor(source: any = {}) {
+	        if ('string' === typeof source) source = JSON.parse(source);
+	        this.action = source["action"];
+	        this.content = source["content"];
+	    }
+	}
+	
+	export class ElicitationPage {
+	    elicitations: Elicitation[];
+	    nextCursor?: string;
+	
+	    static createFrom(source: any = {}) {
+	        return new ElicitationPage(source);
+	    }
+	
+	    constructor(source: any = {}) {
+	        if ('string' === typeof source) source = JSON.parse(source);
+	        this.elicitations = this.convertValues(source["elicitations"], Elicitation);
+	        this.nextCursor = source["nextCursor"];
+	    }
+	
+		convertValues(a: any, classs: any, asMap: boolean = false): any {
+		    if (!a) {
+		        return a;
+		    }
+		    if (a.slice && a.map) {
+		        return (a as any[]).map(elem => this.convertValues(elem, classs));
+		    } else if ("object" === typeof a) {
+		        if (asMap) {
+		            for (const key of Object.keys(a)) {
+		                a[key] = new classs(a[key]);
+		            }
+		            return a;
+		        }
+		        return new classs(a);
+		    }
+		    return a;
+		}
+	}
+	
+	export class ElicitationQuery {
+	    status?: string;
+	    decidedBy?: string;
+	    agent?: string;
+	    threadId?: string;
+	    from?: string;
+	    to?: string;
+	    limit?: number;
+	    cursor?: string;
+	
+	    static createFrom(source: any = {}) {
+	        return new ElicitationQuery(source);
+	    }
+	
+	    constructor(source: any = {}) {
+	        if ('string' === typeof source) source = JSON.parse(source);
+	        this.status = source["status"];
+	        this.decidedBy = source["decidedBy"];
+	        this.agent = source["agent"];
+	        this.threadId = source["threadId"];
+	        this.from = source["from"];
+	        this.to = source["to"];
+	        this.limit = source["limit"];
+	        this.cursor = source["cursor"];
+	    }
+	}
+	
 	export class Event {
 	    Seq: number;
 	    Type: string;
@@ -1359,6 +1593,10 @@ export namespace hub {
 	export class NotificationSettings {
 	    enabled: boolean;
 	    turnCompleted: boolean;
+	    permission: boolean;
+	    question: boolean;
+	    error: boolean;
+	    budget: boolean;
 	
 	    static createFrom(source: any = {}) {
 	        return new NotificationSettings(source);
@@ -1368,11 +1606,19 @@ export namespace hub {
 	        if ('string' === typeof source) source = JSON.parse(source);
 	        this.enabled = source["enabled"];
 	        this.turnCompleted = source["turnCompleted"];
+	        this.permission = source["permission"];
+	        this.question = source["question"];
+	        this.error = source["error"];
+	        this.budget = source["budget"];
 	    }
 	}
 	export class NotificationSettingsPatch {
 	    enabled?: boolean;
 	    turnCompleted?: boolean;
+	    permission?: boolean;
+	    question?: boolean;
+	    error?: boolean;
+	    budget?: boolean;
 	
 	    static createFrom(source: any = {}) {
 	        return new NotificationSettingsPatch(source);
@@ -1382,6 +1628,10 @@ export namespace hub {
 	        if ('string' === typeof source) source = JSON.parse(source);
 	        this.enabled = source["enabled"];
 	        this.turnCompleted = source["turnCompleted"];
+	        this.permission = source["permission"];
+	        this.question = source["question"];
+	        this.error = source["error"];
+	        this.budget = source["budget"];
 	    }
 	}
 	export class OverrideRequest {
