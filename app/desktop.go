@@ -9,6 +9,7 @@ import (
 	"io/fs"
 	"log/slog"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/wailsapp/wails/v2"
@@ -86,8 +87,16 @@ type window struct {
 	hubQuit <-chan struct{}
 	hubDied <-chan error
 
+	// quitting is set by the first OnBeforeClose: a quit is under way.
+	quitting atomic.Bool
+
 	mu   sync.Mutex
 	wctx context.Context // Wails' context, set by OnStartup
+	// notifier: the desktop notifications OnStartup started, closed by
+	// OnShutdown; shutDown: OnShutdown ran (a notifier started after it
+	// is closed at once).
+	notifier desktopNotifier
+	shutDown bool
 	// ready: the frontend listens for the show events (EventWindowReady);
 	// until then pending holds the last show asked for, to emit again.
 	ready   bool
@@ -188,8 +197,9 @@ const focusScript = `(function(){var r=window.runtime;if(!r||window.__sbFocus)re
 // options describes the window. When ctx is done, a client asks the hub
 // to shut down (the tray's Quit: POST /v1/shutdown) or the API server
 // fails, the window quits as if Quit was chosen, and runDesktop stops the
-// hub. (Wails also quits on SIGINT and SIGTERM by
-// itself, and prints "Ctrl+C detected"; quitting twice is harmless.)
+// hub. Wails also quits on SIGINT and SIGTERM by itself (and prints
+// "Ctrl+C detected"), so a signal asks twice: only the first quit goes on
+// (beforeClose).
 func (w *window) options(ctx context.Context, a Assets) (*options.App, error) {
 	dist, err := fs.Sub(a.Frontend, "frontend/dist")
 	if err != nil {
@@ -212,7 +222,6 @@ func (w *window) options(ctx context.Context, a Assets) (*options.App, error) {
 		}
 	}
 	stopped := make(chan struct{})
-	var wn desktopNotifier
 	quit := func(*menu.CallbackData) {
 		if ctx := w.ctx(); ctx != nil {
 			wailsruntime.Quit(ctx)
@@ -261,10 +270,10 @@ func (w *window) options(ctx context.Context, a Assets) (*options.App, error) {
 				wailsruntime.WindowSetPosition(wctx, state.X, state.Y)
 			}
 			if w.notify != nil {
-				wn = startDesktopNotifications(wctx, w.log, func(id, action string) {
+				wn := startDesktopNotifications(wctx, w.log, func(id, action string) {
 					w.notify.respond(ctx, id, action)
 				})
-				if wn != nil {
+				if wn != nil && w.keepNotifier(wn) {
 					w.notify.send = wn
 					go w.notify.run(ctx)
 				}
@@ -290,14 +299,11 @@ func (w *window) options(ctx context.Context, a Assets) (*options.App, error) {
 		// Quit (menu, Ctrl/Cmd+Q, a signal) comes here first: remember the
 		// geometry, then let the window close and runDesktop stop the hub.
 		OnBeforeClose: func(wctx context.Context) bool {
-			w.saveGeometry(wctx)
-			return false
+			return w.beforeClose(wctx, w.saveGeometry)
 		},
 		OnShutdown: func(context.Context) {
 			close(stopped)
-			if wn != nil {
-				wn.close()
-			}
+			w.closeNotifier()
 		},
 		Linux: &linux.Options{
 			Icon:        a.Icon,
@@ -307,6 +313,48 @@ func (w *window) options(ctx context.Context, a Assets) (*options.App, error) {
 			WebviewGpuPolicy: linux.WebviewGpuPolicyNever,
 		},
 	}, nil
+}
+
+// beforeClose is OnBeforeClose: the first quit saves the geometry (save)
+// and lets the window close; every later one (a SIGTERM is two quits: Wails'
+// own signal handler and ctx's) is cancelled and touches no GTK. On Linux
+// Wails runs it on a goroutine of its own and then calls gtk_main_quit off
+// the main thread: a second quit raced the main loop's end and the window's
+// destruction (Gtk-CRITICAL "gtk_main_quit: assertion 'main_loops != NULL'
+// failed" on every SIGTERM, and at worst a crash: exit 2).
+func (w *window) beforeClose(wctx context.Context, save func(context.Context)) (cancel bool) {
+	if w.quitting.Swap(true) {
+		return true
+	}
+	save(wctx)
+	return false
+}
+
+// keepNotifier records the notifier OnStartup started, for OnShutdown to
+// close; if OnShutdown ran already (an early quit), it closes it and
+// reports false.
+func (w *window) keepNotifier(n desktopNotifier) bool {
+	w.mu.Lock()
+	shutDown := w.shutDown
+	if !shutDown {
+		w.notifier = n
+	}
+	w.mu.Unlock()
+	if shutDown {
+		n.close()
+	}
+	return !shutDown
+}
+
+// closeNotifier is OnShutdown's: it closes the notifier, if one started.
+func (w *window) closeNotifier() {
+	w.mu.Lock()
+	n := w.notifier
+	w.notifier, w.shutDown = nil, true
+	w.mu.Unlock()
+	if n != nil {
+		n.close()
+	}
 }
 
 // desktopNotifier shows desktop notifications: D-Bus on Linux
