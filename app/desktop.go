@@ -89,6 +89,9 @@ type window struct {
 
 	// quitting is set by the first OnBeforeClose: a quit is under way.
 	quitting atomic.Bool
+	// domReady is set by OnDomReady: the page loaded, so the window is
+	// realized and its geometry can be read.
+	domReady atomic.Bool
 
 	mu   sync.Mutex
 	wctx context.Context // Wails' context, set by OnStartup
@@ -295,7 +298,10 @@ func (w *window) options(ctx context.Context, a Assets) (*options.App, error) {
 				wailsruntime.Quit(wctx)
 			}()
 		},
-		OnDomReady: func(wctx context.Context) { wailsruntime.WindowExecJS(wctx, focusScript) },
+		OnDomReady: func(wctx context.Context) {
+			w.domReady.Store(true)
+			wailsruntime.WindowExecJS(wctx, focusScript)
+		},
 		// Quit (menu, Ctrl/Cmd+Q, a signal) comes here first: remember the
 		// geometry, then let the window close and runDesktop stop the hub.
 		OnBeforeClose: func(wctx context.Context) bool {
@@ -321,12 +327,17 @@ func (w *window) options(ctx context.Context, a Assets) (*options.App, error) {
 // Wails runs it on a goroutine of its own and then calls gtk_main_quit off
 // the main thread: a second quit raced the main loop's end and the window's
 // destruction (Gtk-CRITICAL "gtk_main_quit: assertion 'main_loops != NULL'
-// failed" on every SIGTERM, and at worst a crash: exit 2).
+// failed" on every SIGTERM, and at worst a SIGSEGV in gtk_main_quit: exit
+// 2). A quit before the page loaded saves nothing: the geometry would be
+// read, off the main thread, from a window GTK may still be building (a
+// Gdk-CRITICAL, and a wrong geometry remembered).
 func (w *window) beforeClose(wctx context.Context, save func(context.Context)) (cancel bool) {
 	if w.quitting.Swap(true) {
 		return true
 	}
-	save(wctx)
+	if w.domReady.Load() {
+		save(wctx)
+	}
 	return false
 }
 
