@@ -328,16 +328,14 @@ func (w *window) options(ctx context.Context, a Assets) (*options.App, error) {
 // the main thread: a second quit raced the main loop's end and the window's
 // destruction (Gtk-CRITICAL "gtk_main_quit: assertion 'main_loops != NULL'
 // failed" on every SIGTERM, and at worst a SIGSEGV in gtk_main_quit: exit
-// 2). A quit before the page loaded saves nothing: the geometry would be
-// read, off the main thread, from a window GTK may still be building (a
-// Gdk-CRITICAL, and a wrong geometry remembered).
+// 2). save must not return before GTK's main loop runs (saveGeometry
+// waits for it): a gtk_main_quit before gtk_main is lost, and with the
+// later quits cancelled an early SIGTERM would never end the app.
 func (w *window) beforeClose(wctx context.Context, save func(context.Context)) (cancel bool) {
 	if w.quitting.Swap(true) {
 		return true
 	}
-	if w.domReady.Load() {
-		save(wctx)
-	}
+	save(wctx)
 	return false
 }
 
@@ -385,10 +383,18 @@ func (w *window) boundBindings() *Bindings {
 	return w.bindings
 }
 
-// saveGeometry writes the window's size and position to the data dir.
+// saveGeometry writes the window's size and position to the data dir. It
+// first asks GTK's main loop for the size, so it returns only once that
+// loop runs (beforeClose needs it). Before the page loaded (an early quit)
+// it saves nothing: Wails reads "maximised" off the main thread, from a
+// window GTK may still be building (a Gdk-CRITICAL, a wrong geometry).
 func (w *window) saveGeometry(wctx context.Context) {
-	s := windowState{Maximised: wailsruntime.WindowIsMaximised(wctx)}
-	s.Width, s.Height = wailsruntime.WindowGetSize(wctx)
+	var s windowState
+	s.Width, s.Height = wailsruntime.WindowGetSize(wctx) // on the main loop
+	if !w.domReady.Load() {
+		return
+	}
+	s.Maximised = wailsruntime.WindowIsMaximised(wctx)
 	s.X, s.Y = wailsruntime.WindowGetPosition(wctx)
 	if s.Maximised {
 		// Keep the size it had before, for when it is unmaximised.

@@ -152,7 +152,6 @@ func TestWindowThreadMenu(t *testing.T) {
 // a second gtk_main_quit off the main thread raced the main loop's end.
 func TestWindowQuitsOnce(t *testing.T) {
 	w := &window{dataDir: t.TempDir()}
-	w.domReady.Store(true)
 	var saves atomic.Int32
 	save := func(context.Context) { saves.Add(1) }
 	const quits = 8
@@ -182,19 +181,6 @@ func TestWindowQuitsOnce(t *testing.T) {
 	}
 	if !opts.OnBeforeClose(context.Background()) {
 		t.Error("OnBeforeClose let a second quit go on")
-	}
-}
-
-// A quit before the page loaded (an early SIGTERM) goes on without
-// reading the geometry of a window GTK may still be building.
-func TestWindowQuitBeforeDomReady(t *testing.T) {
-	w := &window{dataDir: t.TempDir()}
-	saved := false
-	if w.beforeClose(context.Background(), func(context.Context) { saved = true }) {
-		t.Error("the first quit was cancelled")
-	}
-	if saved {
-		t.Error("the geometry was read before the page loaded")
 	}
 }
 
