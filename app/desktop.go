@@ -56,6 +56,9 @@ func runDesktop(ctx context.Context, e *env, o Options) (err error) {
 			return nil
 		}
 	}
+	if stoppedStarting(ctx, err) {
+		return nil // a signal before the window: nothing to quit
+	}
 	if err != nil {
 		return err
 	}
