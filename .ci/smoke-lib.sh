@@ -28,6 +28,14 @@ stop() {
   say "$2 exited 0 on SIGTERM"
 }
 
+# no_criticals LOG WHAT: LOG (the app's stdout and stderr) has no GTK or
+# GLib critical, such as the "gtk_main_quit: assertion 'main_loops != NULL'
+# failed" of a second quit racing the main loop's end off the main thread
+# (a lost race crashes the app: exit 2). WHAT names the step.
+no_criticals() {
+  if grep -q -- '-CRITICAL \*\*' "$1"; then cat "$1" >&2; fail "GTK/GLib criticals in the app's log after $2"; fi
+}
+
 # find_window PID LOG: sets found to the window titled exactly Switchboard
 # that PID shows, waiting up to 30 s.
 find_window() {

@@ -156,3 +156,32 @@ func TestServeListenFromConfigOrFlag(t *testing.T) {
 		})
 	}
 }
+
+// SIGINT or SIGTERM during start-up (the context cancelled before the hub
+// is up) is a stop asked for: exit 0, no "context canceled" error, the
+// data dir released.
+func TestServeStoppedWhileStarting(t *testing.T) {
+	dir := t.TempDir()
+	config := filepath.Join(dir, "config.yaml")
+	if err := os.WriteFile(config, []byte("registry:\n  url: \"\"\n"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	data := filepath.Join(dir, "data")
+	ctx, cancel := context.WithCancel(context.Background())
+	cancel()
+	var stderr strings.Builder
+	code := Run(ctx, []string{"serve", "--data-dir", data, "--config", config, "--listen", "127.0.0.1:0"},
+		Stdio{In: strings.NewReader(""), Out: io.Discard, Err: &stderr}, Assets{})
+	if code != exitOK || strings.Contains(stderr.String(), "context canceled") {
+		t.Errorf("serve stopped while starting: exit %d, stderr:\n%s\nwant 0 and no error", code, stderr.String())
+	}
+	o := Options{DataDir: data, Config: config, Listen: "127.0.0.1:0"}
+	if err := o.resolve(); err != nil {
+		t.Fatal(err)
+	}
+	h, err := startHub(context.Background(), &env{stdio: Stdio{Err: io.Discard}}, o)
+	if err != nil {
+		t.Fatalf("the data dir was not released: %v", err)
+	}
+	h.stop(context.Background())
+}

@@ -9,6 +9,7 @@ import (
 	"io/fs"
 	"log/slog"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/wailsapp/wails/v2"
@@ -55,6 +56,9 @@ func runDesktop(ctx context.Context, e *env, o Options) (err error) {
 			return nil
 		}
 	}
+	if stoppedStarting(ctx, err) {
+		return nil // a signal before the window: nothing to quit
+	}
 	if err != nil {
 		return err
 	}
@@ -86,8 +90,19 @@ type window struct {
 	hubQuit <-chan struct{}
 	hubDied <-chan error
 
+	// quitting is set by the first OnBeforeClose: a quit is under way.
+	quitting atomic.Bool
+	// domReady is set by OnDomReady: the page loaded, so the window is
+	// realized and its geometry can be read.
+	domReady atomic.Bool
+
 	mu   sync.Mutex
 	wctx context.Context // Wails' context, set by OnStartup
+	// notifier: the desktop notifications OnStartup started, closed by
+	// OnShutdown; shutDown: OnShutdown ran (a notifier started after it
+	// is closed at once).
+	notifier desktopNotifier
+	shutDown bool
 	// ready: the frontend listens for the show events (EventWindowReady);
 	// until then pending holds the last show asked for, to emit again.
 	ready   bool
@@ -195,8 +210,9 @@ const focusScript = `(function(){var r=window.runtime;if(!r||window.__sbFocus)re
 // options describes the window. When ctx is done, a client asks the hub
 // to shut down (the tray's Quit: POST /v1/shutdown) or the API server
 // fails, the window quits as if Quit was chosen, and runDesktop stops the
-// hub. (Wails also quits on SIGINT and SIGTERM by
-// itself, and prints "Ctrl+C detected"; quitting twice is harmless.)
+// hub. Wails also quits on SIGINT and SIGTERM by itself (and prints
+// "Ctrl+C detected"), so a signal asks twice: only the first quit goes on
+// (beforeClose).
 func (w *window) options(ctx context.Context, a Assets) (*options.App, error) {
 	dist, err := fs.Sub(a.Frontend, "frontend/dist")
 	if err != nil {
@@ -219,7 +235,6 @@ func (w *window) options(ctx context.Context, a Assets) (*options.App, error) {
 		}
 	}
 	stopped := make(chan struct{})
-	var wn desktopNotifier
 	quit := func(*menu.CallbackData) {
 		if ctx := w.ctx(); ctx != nil {
 			wailsruntime.Quit(ctx)
@@ -268,10 +283,10 @@ func (w *window) options(ctx context.Context, a Assets) (*options.App, error) {
 				wailsruntime.WindowSetPosition(wctx, state.X, state.Y)
 			}
 			if w.notify != nil {
-				wn = startDesktopNotifications(wctx, w.log, func(id, action string) {
+				wn := startDesktopNotifications(wctx, w.log, func(id, action string) {
 					w.notify.respond(ctx, id, action)
 				})
-				if wn != nil {
+				if wn != nil && w.keepNotifier(wn) {
 					w.notify.send = wn
 					go w.notify.run(ctx)
 				}
@@ -299,18 +314,18 @@ func (w *window) options(ctx context.Context, a Assets) (*options.App, error) {
 				wailsruntime.Quit(wctx)
 			}()
 		},
-		OnDomReady: func(wctx context.Context) { wailsruntime.WindowExecJS(wctx, focusScript) },
+		OnDomReady: func(wctx context.Context) {
+			w.domReady.Store(true)
+			wailsruntime.WindowExecJS(wctx, focusScript)
+		},
 		// Quit (menu, Ctrl/Cmd+Q, a signal) comes here first: remember the
 		// geometry, then let the window close and runDesktop stop the hub.
 		OnBeforeClose: func(wctx context.Context) bool {
-			w.saveGeometry(wctx)
-			return false
+			return w.beforeClose(wctx, w.saveGeometry)
 		},
 		OnShutdown: func(context.Context) {
 			close(stopped)
-			if wn != nil {
-				wn.close()
-			}
+			w.closeNotifier()
 		},
 		Linux: &linux.Options{
 			Icon:        a.Icon,
@@ -320,6 +335,51 @@ func (w *window) options(ctx context.Context, a Assets) (*options.App, error) {
 			WebviewGpuPolicy: linux.WebviewGpuPolicyNever,
 		},
 	}, nil
+}
+
+// beforeClose is OnBeforeClose: the first quit saves the geometry (save)
+// and lets the window close; every later one (a SIGTERM is two quits: Wails'
+// own signal handler and ctx's) is cancelled and touches no GTK. On Linux
+// Wails runs it on a goroutine of its own and then calls gtk_main_quit off
+// the main thread: a second quit raced the main loop's end and the window's
+// destruction (Gtk-CRITICAL "gtk_main_quit: assertion 'main_loops != NULL'
+// failed" on every SIGTERM, and at worst a SIGSEGV in gtk_main_quit: exit
+// 2). save must not return before GTK's main loop runs (saveGeometry
+// waits for it): a gtk_main_quit before gtk_main is lost, and with the
+// later quits cancelled an early SIGTERM would never end the app.
+func (w *window) beforeClose(wctx context.Context, save func(context.Context)) (cancel bool) {
+	if w.quitting.Swap(true) {
+		return true
+	}
+	save(wctx)
+	return false
+}
+
+// keepNotifier records the notifier OnStartup started, for OnShutdown to
+// close; if OnShutdown ran already (an early quit), it closes it and
+// reports false.
+func (w *window) keepNotifier(n desktopNotifier) bool {
+	w.mu.Lock()
+	shutDown := w.shutDown
+	if !shutDown {
+		w.notifier = n
+	}
+	w.mu.Unlock()
+	if shutDown {
+		n.close()
+	}
+	return !shutDown
+}
+
+// closeNotifier is OnShutdown's: it closes the notifier, if one started.
+func (w *window) closeNotifier() {
+	w.mu.Lock()
+	n := w.notifier
+	w.notifier, w.shutDown = nil, true
+	w.mu.Unlock()
+	if n != nil {
+		n.close()
+	}
 }
 
 // desktopNotifier shows desktop notifications: D-Bus on Linux
@@ -339,10 +399,18 @@ func (w *window) boundBindings() *Bindings {
 	return w.bindings
 }
 
-// saveGeometry writes the window's size and position to the data dir.
+// saveGeometry writes the window's size and position to the data dir. It
+// first asks GTK's main loop for the size, so it returns only once that
+// loop runs (beforeClose needs it). Before the page loaded (an early quit)
+// it saves nothing: Wails reads "maximised" off the main thread, from a
+// window GTK may still be building (a Gdk-CRITICAL, a wrong geometry).
 func (w *window) saveGeometry(wctx context.Context) {
-	s := windowState{Maximised: wailsruntime.WindowIsMaximised(wctx)}
-	s.Width, s.Height = wailsruntime.WindowGetSize(wctx)
+	var s windowState
+	s.Width, s.Height = wailsruntime.WindowGetSize(wctx) // on the main loop
+	if !w.domReady.Load() {
+		return
+	}
+	s.Maximised = wailsruntime.WindowIsMaximised(wctx)
 	s.X, s.Y = wailsruntime.WindowGetPosition(wctx)
 	if s.Maximised {
 		// Keep the size it had before, for when it is unmaximised.

@@ -8,6 +8,8 @@ import (
 	"net/http"
 	"net/http/httptest"
 	"strings"
+	"sync"
+	"sync/atomic"
 	"testing"
 	"testing/fstest"
 
@@ -141,5 +143,71 @@ func TestWindowThreadMenu(t *testing.T) {
 	want := []string{"Export as Markdown…", "Export as JSON Lines…", "Open in Browser"}
 	if strings.Join(labels, "|") != strings.Join(want, "|") {
 		t.Errorf("Thread menu %q, want %q", labels, want)
+	}
+}
+
+// A SIGTERM quits twice (Wails' own signal handler and the context's
+// watcher), concurrently: only the first quit saves the geometry and lets
+// the window close; the others are cancelled before they touch GTK, where
+// a second gtk_main_quit off the main thread raced the main loop's end.
+func TestWindowQuitsOnce(t *testing.T) {
+	w := &window{dataDir: t.TempDir()}
+	var saves atomic.Int32
+	save := func(context.Context) { saves.Add(1) }
+	const quits = 8
+	cancels := make(chan bool, quits)
+	var wg sync.WaitGroup
+	for range quits {
+		wg.Go(func() { cancels <- w.beforeClose(context.Background(), save) })
+	}
+	wg.Wait()
+	close(cancels)
+	proceeded := 0
+	for c := range cancels {
+		if !c {
+			proceeded++
+		}
+	}
+	if proceeded != 1 || saves.Load() != 1 {
+		t.Errorf("%d of %d quits went on and the geometry was saved %d times, want 1 and 1", proceeded, quits, saves.Load())
+	}
+	// The options' OnBeforeClose is this guard: once a quit is under way
+	// it returns at once (without it, the Wails calls of saveGeometry on a
+	// context without a window would end this test binary).
+	frontend := fstest.MapFS{"frontend/dist/index.html": {Data: []byte("<title>Switchboard</title>")}}
+	opts, err := w.options(context.Background(), Assets{Frontend: frontend})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !opts.OnBeforeClose(context.Background()) {
+		t.Error("OnBeforeClose let a second quit go on")
+	}
+}
+
+// fakeNotifier counts its close calls.
+type fakeNotifier struct{ closed atomic.Int32 }
+
+func (*fakeNotifier) Send(notification) error { return nil }
+func (*fakeNotifier) Remove(string)           {}
+func (f *fakeNotifier) close()                { f.closed.Add(1) }
+
+// The notifications OnStartup starts are closed by OnShutdown, also when
+// the window quit (an early SIGTERM) before OnStartup got that far.
+func TestWindowClosesNotifier(t *testing.T) {
+	w := &window{}
+	n := &fakeNotifier{}
+	if !w.keepNotifier(n) {
+		t.Fatal("a notifier started before shutdown was not kept")
+	}
+	w.closeNotifier()
+	if n.closed.Load() != 1 {
+		t.Errorf("closed %d times by OnShutdown, want 1", n.closed.Load())
+	}
+	late := &fakeNotifier{}
+	if w.keepNotifier(late) {
+		t.Error("a notifier started after shutdown was kept")
+	}
+	if late.closed.Load() != 1 {
+		t.Errorf("a notifier started after shutdown was closed %d times, want 1", late.closed.Load())
 	}
 }

@@ -219,6 +219,13 @@ func (h *runningHub) stop(ctx context.Context) error {
 	return errors.Join(errs...)
 }
 
+// stoppedStarting reports whether err ended startHub only because ctx was
+// cancelled (SIGINT or SIGTERM during start-up, which stops what started):
+// a stop that was asked for, so the command exits 0, not a failure.
+func stoppedStarting(ctx context.Context, err error) bool {
+	return err != nil && ctx.Err() != nil && errors.Is(err, context.Canceled)
+}
+
 // summary is the human-readable start-up report.
 func (h *runningHub) summary() string {
 	var b strings.Builder
@@ -267,6 +274,9 @@ func uiHandler(frontend fs.FS) http.Handler {
 // shuts it down gracefully.
 func serve(ctx context.Context, e *env, o Options) error {
 	h, err := startHub(ctx, e, o)
+	if stoppedStarting(ctx, err) {
+		return nil
+	}
 	if err != nil {
 		return err
 	}
