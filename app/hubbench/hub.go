@@ -160,7 +160,7 @@ func cpuTime(pid int) (time.Duration, error) {
 	if len(f) < 13 {
 		return 0, fmt.Errorf("short /proc/%d/stat", pid)
 	}
-	u, err1 := strconv.ParseInt(f[11], 10, 64) // field 14, utime
+	u, err1 := strconv.ParseInt(f[11], 10, 64)  // field 14, utime
 	st, err2 := strconv.ParseInt(f[12], 10, 64) // field 15, stime
 	if err1 != nil || err2 != nil {
 		return 0, fmt.Errorf("bad /proc/%d/stat", pid)

@@ -432,4 +432,3 @@ func safe(s string) string {
 		return r
 	}, s)
 }
-
