@@ -191,12 +191,6 @@ func (db *DB) commitBatch(batch []*op) {
 			}
 		}
 	}
-	if db.searchOn {
-		if err := db.ix.flushGrown(ctx); err != nil {
-			db.abortBatch(ctx, batch, "search index", err)
-			return
-		}
-	}
 	if _, err := st.commit.ExecContext(ctx); err != nil {
 		db.abortBatch(ctx, batch, "commit", err)
 	}
