@@ -65,6 +65,10 @@ const (
 const (
 	writeParams = "_pragma=auto_vacuum(2)&_pragma=secure_delete(1)&_pragma=busy_timeout(10000)&_pragma=journal_mode(WAL)&_pragma=synchronous(FULL)&_pragma=foreign_keys(1)&_txlock=immediate"
 	readParams  = "_pragma=busy_timeout(10000)&_pragma=query_only(1)"
+	// The writer of a running hub never checkpoints inside a commit: the
+	// checkpointer does, on its own connection (checkpoint.go).
+	noAutoCheckpoint = "&_pragma=wal_autocheckpoint(0)"
+	checkpointParams = "_pragma=busy_timeout(10000)&_pragma=wal_autocheckpoint(0)"
 )
 
 // Options configure Open. Zero values select the defaults.
@@ -119,6 +123,8 @@ type DB struct {
 	searchOn bool
 	ix       *indexer
 	indexing atomic.Bool
+	// ckpt checkpoints the WAL beside the writer (nil in maintenance).
+	ckpt     *checkpointer
 	liveFrom int64 // the first seq this run indexes as it stores it
 	maint    bool  // Options.Maintenance
 	marks    snippetMarks
@@ -170,6 +176,12 @@ func Open(path string, opts Options) (*DB, error) {
 		db.closeDBs()
 		return nil, err
 	}
+	if !db.maint {
+		if err := db.startCheckpointer(); err != nil {
+			db.closeDBs()
+			return nil, err
+		}
+	}
 	go db.run()
 	if backfill {
 		go db.backfill()
@@ -179,7 +191,11 @@ func Open(path string, opts Options) (*DB, error) {
 
 func (db *DB) open(readConns int) (backfill bool, err error) {
 	ctx := context.Background()
-	db.wdb, err = sql.Open("sqlite", dsn(db.path, writeParams))
+	params := writeParams
+	if !db.maint {
+		params += noAutoCheckpoint
+	}
+	db.wdb, err = sql.Open("sqlite", dsn(db.path, params))
 	if err != nil {
 		return false, fmt.Errorf("store: open: %w", err)
 	}
@@ -229,7 +245,7 @@ func (db *DB) Close() error {
 		close(db.queue)
 		db.mu.Unlock()
 		<-db.stopped
-		db.closeErr = db.closeDBs()
+		db.closeErr = errors.Join(db.stopCheckpointer(), db.closeDBs())
 		db.log.Info("database closed", "path", db.path)
 	})
 	return db.closeErr

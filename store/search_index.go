@@ -97,10 +97,10 @@ type indexer struct {
 
 // openDoc is a message or thought still streaming.
 type openDoc struct {
-	seq      int64
-	owner    string // ownerToken of the thread's client
-	kind     string
-	turn     string
+	seq   int64
+	owner string // ownerToken of the thread's client
+	kind  string
+	turn  string
 	text  strings.Builder
 }
 

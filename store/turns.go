@@ -18,6 +18,12 @@ const upsertTurnSQL = `INSERT INTO turns
 		error = excluded.error, started_at = excluded.started_at, ended_at = excluded.ended_at,
 		internal = excluded.internal`
 
+// outputFromEventsSQL sets a turn's output to the concatenated text of its
+// message_delta events, in order (hub.Write.OutputFromEvents).
+const outputFromEventsSQL = `UPDATE turns SET output = (
+	SELECT coalesce(group_concat(json_extract(e.payload, '$.text'), '' ORDER BY e.seq), '')
+	FROM events e WHERE e.turn_id = ?1 AND e.type = 'message_delta') WHERE id = ?1`
+
 // turnSelect reads turns joined to their (visible) thread. CROSS JOIN
 // makes turns the outer loop, so that the turns indices drive every query.
 const turnSelect = `SELECT t.id, t.thread_id, t.status, t.input, t.content, t.output, t.stop_reason,

@@ -124,6 +124,7 @@ func (db *DB) run() {
 			db.batchHook(len(batch))
 		}
 		db.commitBatch(batch)
+		db.committed()
 		if deletes(batch) {
 			// Deleted text leaves the files before the deletion is
 			// reported, not at some later checkpoint (docs/SECURITY.md
@@ -198,7 +199,7 @@ func (db *DB) commitBatch(batch []*op) {
 
 // modifications counts the statements that apply(w) runs to change rows.
 func modifications(w *hub.Write) int {
-	n := len(w.Threads) + len(w.Turns) + len(w.Permissions) + len(w.Events) + len(w.AgentProcs) + len(w.ForgetProcs) + len(w.SessionStates) +
+	n := len(w.Threads) + len(w.Turns) + len(w.Permissions) + len(w.Events) + len(w.AgentProcs) + len(w.ForgetProcs) + len(w.SessionStates) + len(w.OutputFromEvents) +
 		2*len(w.Usage) + len(w.Overrides)
 	for i := range w.ThreadChanges {
 		n++
