@@ -63,3 +63,25 @@ func fileSize(t *testing.T, path string) int64 {
 	}
 	return fi.Size()
 }
+
+// Writes that arrive one by one within the group-commit window share a
+// commit: the writer waits for up to groupMin of them.
+func TestGroupCommitWindow(t *testing.T) {
+	db := mustOpenAt(t, t.TempDir()+"/g.db", Options{GroupWindow: 2 * time.Second})
+	mustCommit(t, db, &hub.Write{Threads: []hub.Thread{thread("a", "c1", 1)}}) // a batch of its own, after the window
+	sizes := make(chan int, 64)
+	db.batchHook = func(n int) { sizes <- n }
+	done := make(chan error, groupMin)
+	for i := range groupMin {
+		db.CommitAsync(&hub.Write{Events: []hub.Event{textEvent(hub.EventMessageDelta, "a", "", 2+i, "x ")}}, func(_ *hub.Write, err error) { done <- err })
+		time.Sleep(5 * time.Millisecond) // each arrives alone
+	}
+	for range groupMin {
+		if err := <-done; err != nil {
+			t.Fatal(err)
+		}
+	}
+	if n := <-sizes; n != groupMin {
+		t.Errorf("first batch of %d Writes, want all %d in one", n, groupMin)
+	}
+}

@@ -36,6 +36,7 @@ import (
 	"strings"
 	"sync"
 	"sync/atomic"
+	"time"
 
 	"github.com/switchboard-hub/switchboard/hub"
 
@@ -54,6 +55,7 @@ const (
 	DefaultMaxBatch      = 500
 	DefaultMaxBatchBytes = 4 << 20
 	DefaultReadConns     = 4
+	DefaultGroupWindow   = time.Millisecond
 )
 
 // The DSN parameters. writeParams is the one DESIGN.md pins, plus
@@ -81,6 +83,11 @@ type Options struct {
 	// Writes, 4 MiB of estimated row data). A single Write is never split.
 	MaxBatch      int
 	MaxBatchBytes int
+	// GroupWindow is how long the writer may wait, after taking a Write
+	// from an otherwise empty queue, for more Writes to commit with it
+	// (default DefaultGroupWindow; negative: never wait). Nothing is
+	// visible or published before its commit, so it only delays.
+	GroupWindow time.Duration
 	// ReadConns is the size of the read pool (default 4).
 	ReadConns int
 	// SearchOff stops indexing for search (config search.enabled false):
@@ -109,6 +116,10 @@ type DB struct {
 	rstmts sync.Map
 
 	maxBatch, maxBytes int
+	// window is the group-commit window (Options.GroupWindow);
+	// windowTimer, the writer's timer for it.
+	window      time.Duration
+	windowTimer *time.Timer
 
 	// mu guards closed and the send side of queue: senders hold it shared
 	// while sending, Close holds it exclusively to close the queue.
@@ -165,12 +176,18 @@ func Open(path string, opts Options) (*DB, error) {
 		log:      log,
 		maxBatch: orDefault(opts.MaxBatch, DefaultMaxBatch),
 		maxBytes: orDefault(opts.MaxBatchBytes, DefaultMaxBatchBytes),
+		window:   opts.GroupWindow,
 		queue:    make(chan *op, orDefault(opts.QueueSize, DefaultQueueSize)),
 		stopped:  make(chan struct{}),
 		searchOn: !opts.SearchOff && !opts.Maintenance,
 		maint:    opts.Maintenance,
 		marks:    newSnippetMarks(),
 	}
+	if db.window == 0 {
+		db.window = DefaultGroupWindow
+	}
+	db.windowTimer = time.NewTimer(time.Hour)
+	db.windowTimer.Stop()
 	backfill, err := db.open(orDefault(opts.ReadConns, DefaultReadConns))
 	if err != nil {
 		db.closeDBs()
