@@ -27,14 +27,14 @@ type turnRT struct {
 	stopFn context.CancelFunc
 	done   chan struct{} // closed after the final state is committed
 
-	mu           sync.Mutex
+	mu sync.Mutex
 	// output is the start of the message text released (text), up to
 	// hub.TurnEventOutputMax bytes: what turn_completed carries. The
 	// whole output is the text of the turn's stored message_delta events,
 	// which the store puts in the turn's row at its end
 	// (hub.Write.OutputFromEvents): it is never held here.
-	output      strings.Builder
-	outputBytes int // the whole output's size
+	output       strings.Builder
+	outputBytes  int // the whole output's size
 	text         turnText
 	cancelReason string // why the turn was cancelled; "" while not
 	// refusedBy is the decidedBy of the permissions the turn's end
