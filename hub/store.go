@@ -86,11 +86,6 @@ type Write struct {
 	// Events are appended; the store sets Seq (and fills ClientID from the
 	// thread when empty).
 	Events []Event
-	// OutputFromEvents are turns (of this Write or stored) whose output
-	// the store sets, after Events, to the concatenated text of their
-	// stored message_delta events (which is what a turn's output is): the
-	// engine does not keep a long output in memory to write it back.
-	OutputFromEvents []string
 	// AgentProcs are recorded; ForgetProcs removed (by PID).
 	AgentProcs  []AgentProcess
 	ForgetProcs []int

@@ -23,7 +23,11 @@ type Turn struct {
 	Input    string `json:"input"`
 	// Content is the prompt as ACP content blocks, when given as such.
 	Content json.RawMessage `json:"content,omitempty"`
-	Output  string          `json:"output"`
+	// Output is the concatenated text of the turn's message_delta events.
+	// The store keeps a long one only as those events: a turn written
+	// with an empty Output reads, once ended, its events' text (the
+	// store's turn reads).
+	Output string `json:"output"`
 	// OutputBytes and OutputTruncated are set in a turn_completed event
 	// whose turn's output is longer than TurnEventOutputMax: Output then
 	// holds its first TurnEventOutputMax bytes (cut at a UTF-8 boundary)

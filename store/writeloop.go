@@ -241,7 +241,7 @@ func (db *DB) commitBatch(batch []*op) {
 
 // modifications counts the statements that apply(w) runs to change rows.
 func modifications(w *hub.Write) int {
-	n := len(w.Threads) + len(w.Turns) + len(w.Permissions) + len(w.Events) + len(w.AgentProcs) + len(w.ForgetProcs) + len(w.SessionStates) + len(w.OutputFromEvents) +
+	n := len(w.Threads) + len(w.Turns) + len(w.Permissions) + len(w.Events) + len(w.AgentProcs) + len(w.ForgetProcs) + len(w.SessionStates) +
 		2*len(w.Usage) + len(w.Overrides)
 	for i := range w.ThreadChanges {
 		n++

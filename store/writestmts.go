@@ -15,7 +15,6 @@ type stmts struct {
 	begin, commit, rollback        *sql.Stmt
 	savepoint, release, rollbackTo *sql.Stmt
 	upsertThread, upsertTurn       *sql.Stmt
-	outputFromEvents               *sql.Stmt
 	upsertPermission, decide       *sql.Stmt
 	permissionStatus               *sql.Stmt
 	insertEvent, threadClient      *sql.Stmt
@@ -43,7 +42,6 @@ func prepareStmts(ctx context.Context, conn *sql.Conn) (*stmts, error) {
 		{&s.rollbackTo, "ROLLBACK TO w"},
 		{&s.upsertThread, upsertThreadSQL},
 		{&s.upsertTurn, upsertTurnSQL},
-		{&s.outputFromEvents, outputFromEventsSQL},
 		{&s.upsertPermission, upsertPermissionSQL},
 		{&s.decide, decideSQL},
 		{&s.permissionStatus, "SELECT status FROM permissions WHERE id = ?"},
@@ -94,9 +92,8 @@ func (s *stmts) close() error {
 // transaction (and, for a Write of more than one statement, the savepoint)
 // that commitBatch opened: Decide first, then Escalate, threads, deleted
 // threads, session states, thread changes (their announcements appended to
-// w.Events), turns, permissions, rules added, rules deleted, events,
-// outputs from events (OutputFromEvents), agent processes recorded, then
-// forgotten. Each event is indexed for search as
+// w.Events), turns, permissions, rules added, rules deleted, events, agent
+// processes recorded, then forgotten. Each event is indexed for search as
 // it is inserted (search_index.go).
 func (db *DB) apply(ctx context.Context, w *hub.Write) error {
 	st := db.st
@@ -165,11 +162,6 @@ func (db *DB) apply(ctx context.Context, w *hub.Write) error {
 			if err := db.ix.event(ctx, &w.Events[i]); err != nil {
 				return err
 			}
-		}
-	}
-	for _, id := range w.OutputFromEvents {
-		if _, err := st.outputFromEvents.ExecContext(ctx, id); err != nil {
-			return fmt.Errorf("store: output of turn %s: %w", id, err)
 		}
 	}
 	for i := range w.AgentProcs {

@@ -303,6 +303,12 @@ func (h *hubProc) runPhase(o options, p phase, ids []string, g *globalReader, ru
 			profDone <- fetch(fmt.Sprintf("http://%s/debug/pprof/profile?seconds=%d", h.pprof, secs),
 				filepath.Join(o.profile, fmt.Sprintf("%s-run%d-%s.cpu.pprof", safe(o.label), run+1, p.name)))
 		}()
+		// What is live halfway through (a GC first: the figures of a
+		// profiled run are not the benchmark's).
+		time.AfterFunc(time.Duration(secs)*time.Second/2, func() {
+			_ = fetch(fmt.Sprintf("http://%s/debug/pprof/heap?gc=1", h.pprof),
+				filepath.Join(o.profile, fmt.Sprintf("%s-run%d-%s.midheap.pprof", safe(o.label), run+1, p.name)))
+		})
 	} else {
 		profDone <- nil
 	}

@@ -30,9 +30,9 @@ type turnRT struct {
 	mu sync.Mutex
 	// output is the start of the message text released (text), up to
 	// hub.TurnEventOutputMax bytes: what turn_completed carries. The
-	// whole output is the text of the turn's stored message_delta events,
-	// which the store puts in the turn's row at its end
-	// (hub.Write.OutputFromEvents): it is never held here.
+	// whole output is the text of the turn's stored message_delta events
+	// (a long one is stored only so: hub.Turn.Output); it is never held
+	// here.
 	output       strings.Builder
 	outputBytes  int // the whole output's size
 	text         turnText
@@ -359,8 +359,11 @@ func (e *Engine) finishTurn(tr *turnRT, stopReason string, err error) {
 	}
 	announced := turn
 	if outputBytes > len(turn.Output) {
-		// Stored whole from its events; announced by its start.
-		w.OutputFromEvents = []string{turn.ID}
+		// Stored once, as its events (an empty Output reads them);
+		// announced by its start.
+		if w.Turns != nil {
+			w.Turns[0].Output = ""
+		}
 		announced.OutputBytes, announced.OutputTruncated = outputBytes, true
 	}
 	done, _ := hub.NewEvent(hub.EventTurnCompleted, thread, turn.ID, now, map[string]any{"turn": announced})
