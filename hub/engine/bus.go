@@ -31,10 +31,67 @@ type bus struct {
 	mu      sync.Mutex
 	subs    map[*subscriber]struct{}
 	lastSeq int64 // highest Seq published
+
+	// The publisher (DECISIONS.md 0012): the store's writer hands each
+	// committed Write's events over (enqueue) and goes on committing; one
+	// goroutine publishes them, in the order handed over. So the writer
+	// wakes one goroutine per batch, not every stream's for every event,
+	// and is not descheduled mid fan-out while the next batch waits.
+	pmu     sync.Mutex
+	pending []published
+	kick    chan struct{} // capacity 1
+}
+
+// published is one committed Write's events and what to do once they are
+// published.
+type published struct {
+	events []hub.Event
+	after  func() // nil: nothing
 }
 
 func newBus(store eventReader, lastSeq int64) *bus {
-	return &bus{store: store, subs: make(map[*subscriber]struct{}), lastSeq: lastSeq}
+	b := &bus{store: store, subs: make(map[*subscriber]struct{}), lastSeq: lastSeq, kick: make(chan struct{}, 1)}
+	go b.publisher()
+	return b
+}
+
+// enqueue hands committed events to the publisher, which publishes them
+// after everything enqueued before, then calls after (if not nil). It
+// never blocks: called on the store's writer goroutine.
+func (b *bus) enqueue(events []hub.Event, after func()) {
+	if len(events) == 0 && after == nil {
+		return
+	}
+	b.pmu.Lock()
+	b.pending = append(b.pending, published{events, after})
+	b.pmu.Unlock()
+	select {
+	case b.kick <- struct{}{}:
+	default:
+	}
+}
+
+// publisher publishes what enqueue hands over, forever (an engine lives
+// as long as its process; an idle publisher is one parked goroutine).
+func (b *bus) publisher() {
+	var batch []published
+	for range b.kick {
+		for {
+			b.pmu.Lock()
+			batch, b.pending = b.pending, batch[:0]
+			b.pmu.Unlock()
+			if len(batch) == 0 {
+				break
+			}
+			for i, p := range batch {
+				b.publish(p.events)
+				if p.after != nil {
+					p.after()
+				}
+				batch[i] = published{}
+			}
+		}
+	}
 }
 
 // subscriber is one registered stream; the caller holds it as a
