@@ -99,7 +99,11 @@ func (b *bus) publisher() {
 type subscriber struct {
 	bus    *bus
 	filter hub.EventFilter
-	live   chan hub.Event // written by publish under bus.mu, closed on overflow
+	// live is written by publish under bus.mu and closed on overflow. It
+	// holds pointers into the committed Writes' Events (never changed
+	// after their commit), shared by every subscriber: a full buffer is
+	// 64 KiB, not 8192 copies of an event.
+	live   chan *hub.Event
 	out    chan hub.Event // read by the subscriber
 	done   chan struct{}  // closed by stop
 	once   sync.Once
@@ -122,7 +126,7 @@ func (b *bus) subscribe(f hub.EventFilter) *hub.Subscription {
 	s := &subscriber{
 		bus:    b,
 		filter: f,
-		live:   make(chan hub.Event, liveBuffer),
+		live:   make(chan *hub.Event, liveBuffer),
 		out:    make(chan hub.Event),
 		done:   make(chan struct{}),
 	}
@@ -137,7 +141,7 @@ func (b *bus) subscribe(f hub.EventFilter) *hub.Subscription {
 	return hub.NewSubscription(s.out, s.stop)
 }
 
-func (s *subscriber) matches(e hub.Event) bool {
+func (s *subscriber) matches(e *hub.Event) bool {
 	if s.filter.ThreadID != "" && e.ThreadID != s.filter.ThreadID {
 		return false
 	}
@@ -186,7 +190,7 @@ func (s *subscriber) run(after, boundary int64) {
 			if e.Seq <= after {
 				continue // delivered by the catch-up already
 			}
-			if !s.send(e) {
+			if !s.send(*e) {
 				return
 			}
 			after = e.Seq
@@ -207,11 +211,13 @@ func (s *subscriber) send(e hub.Event) bool {
 
 // publish hands committed events, in Seq order, to every matching
 // subscriber. It never blocks: a subscriber whose buffer is full is cut
-// off with a resync.
+// off with a resync. The subscribers hold pointers into events: they must
+// not change afterwards (a committed Write's events never do).
 func (b *bus) publish(events []hub.Event) {
 	b.mu.Lock()
 	defer b.mu.Unlock()
-	for _, e := range events {
+	for i := range events {
+		e := &events[i]
 		if e.Seq > b.lastSeq {
 			b.lastSeq = e.Seq
 		}
