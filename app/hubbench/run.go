@@ -195,9 +195,12 @@ func run(o options) error {
 const header = "chunks  p50/p99/p99.9/max ms (turn streams)  global p99/max ms  µs/chunk  RSS MiB  HWM MiB  load  chunks/s  turn_completed B"
 
 func (x result) line() string {
-	return fmt.Sprintf("%6d  %5.2f/%6.2f/%6.2f/%7.2f  %6.2f/%7.2f  %6.1f  %6.1f  %6.1f  %4.2f  %7.0f  %d",
-		x.Chunks, x.Lat.P50, x.Lat.P99, x.Lat.P999, x.Lat.Max, x.Global.P99, x.Global.Max,
-		x.CPUPerChunk, x.RSS, x.HWM, x.Load, float64(x.Chunks)/x.Seconds, x.Completed)
+	ls := fmt.Sprintf("%5.2f/%6.2f/%6.2f/%7.2f  %6.2f/%7.2f", x.Lat.P50, x.Lat.P99, x.Lat.P999, x.Lat.Max, x.Global.P99, x.Global.Max)
+	if x.Lat == (lat{}) {
+		ls = fmt.Sprintf("%-47s", "- (a flood: no send times)")
+	}
+	return fmt.Sprintf("%6d  %s  %6.1f  %6.1f  %6.1f  %4.2f  %7.0f  %d",
+		x.Chunks, ls, x.CPUPerChunk, x.RSS, x.HWM, x.Load, float64(x.Chunks)/x.Seconds, x.Completed)
 }
 
 // median takes each figure's median over the runs independently.
