@@ -28,7 +28,7 @@ import (
 // only move committed pages into the database file.
 const (
 	checkpointEvery = 200 * time.Millisecond
-	walHighFrames   = 16 << 10 // 64 MiB of 4 KiB pages
+	walHighFrames   = 4 << 10 // 16 MiB of 4 KiB pages
 )
 
 type checkpointer struct {
