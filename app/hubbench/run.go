@@ -377,7 +377,10 @@ func (h *hubProc) runPhase(o options, p phase, ids []string, g *globalReader, ru
 // text/event-stream) and returns the message_delta events read and the
 // size of turn_completed's data.
 func (h *hubProc) streamTurn(threadID string, p phase, col *collector) (n, completed int, err error) {
-	s, err := h.c.StreamTurn(context.Background(), threadID, hub.TurnInput{Input: p.input()}, client.StreamOptions{})
+	// Reconnect: a reader that falls behind a flood (on a loaded
+	// machine) gets a resync and resumes from its last id, as the editor
+	// bridge does; nothing is lost or counted twice.
+	s, err := h.c.StreamTurn(context.Background(), threadID, hub.TurnInput{Input: p.input()}, client.StreamOptions{Reconnect: true})
 	if err != nil {
 		return 0, 0, err
 	}
