@@ -826,6 +826,8 @@ export namespace hub {
 	    input: string;
 	    content?: number[];
 	    output: string;
+	    outputBytes?: number;
+	    outputTruncated?: boolean;
 	    stopReason?: string;
 	    error?: string;
 	    // Go type: time
@@ -847,6 +849,8 @@ export namespace hub {
 	        this.input = source["input"];
 	        this.content = source["content"];
 	        this.output = source["output"];
+	        this.outputBytes = source["outputBytes"];
+	        this.outputTruncated = source["outputTruncated"];
 	        this.stopReason = source["stopReason"];
 	        this.error = source["error"];
 	        this.startedAt = this.convertValues(source["startedAt"], null);
@@ -1722,6 +1726,8 @@ export namespace hub {
 	    input: string;
 	    content?: number[];
 	    output: string;
+	    outputBytes?: number;
+	    outputTruncated?: boolean;
 	    stopReason?: string;
 	    error?: string;
 	    // Go type: time
@@ -1742,6 +1748,8 @@ export namespace hub {
 	        this.input = source["input"];
 	        this.content = source["content"];
 	        this.output = source["output"];
+	        this.outputBytes = source["outputBytes"];
+	        this.outputTruncated = source["outputTruncated"];
 	        this.stopReason = source["stopReason"];
 	        this.error = source["error"];
 	        this.startedAt = this.convertValues(source["startedAt"], null);
