@@ -103,10 +103,10 @@ type subscriber struct {
 	// holds pointers into the committed Writes' Events (never changed
 	// after their commit), shared by every subscriber: a full buffer is
 	// 64 KiB, not 8192 copies of an event.
-	live   chan *hub.Event
-	out    chan hub.Event // read by the subscriber
-	done   chan struct{}  // closed by stop
-	once   sync.Once
+	live chan *hub.Event
+	out  chan hub.Event // read by the subscriber
+	done chan struct{}  // closed by stop
+	once sync.Once
 	// overflowed is set under bus.mu when live was closed for lagging.
 	overflowed bool
 }
