@@ -49,7 +49,7 @@ FRONTEND_SOURCES := $(shell find frontend/src frontend/public -type f 2>/dev/nul
 
 .PHONY: help deps deps-system deps-smoke deps-package deps-frontend deps-go deps-browser tools frontend build \
 	headless run serve package package-test test check vet cross-check staticcheck fmt-check go-test \
-	frontend-test smoke bench bench-desktop bindings clean
+	frontend-test smoke bench bench-outside bench-desktop bindings clean
 
 help: ## list the targets
 	@grep -E '^[a-z-]+:.*## ' $(MAKEFILE_LIST) | awk -F':.*## ' '{printf "  %-14s %s\n", $$1, $$2}'
@@ -244,7 +244,17 @@ bench: deps-system deps-frontend deps-browser frontend ## benchmarks (results an
 	SWITCHBOARD_BENCH_LARGE=1 $(GO) test -run '^$$' -bench . -benchtime 1x -timeout 30m ./app/
 	cd frontend && npx vitest bench --run
 	cd frontend && npx vite build && node e2e/bench.mjs
+	$(MAKE) bench-outside
 	$(MAKE) bench-desktop
+
+# Prints the hub's figures as a user's client sees them (app/hubbench): the
+# headless binary, agents in another process, this client reading one SSE
+# stream per turn and the global stream; latency, CPU per chunk, RSS and
+# peak RSS, the load average; the median of 5 runs of 30 s (about 8 min).
+# BENCH_OUTSIDE_FLAGS passes flags, e.g. -redaction=false -search=false,
+# -agents process, -bin <another build> (go run ./app/hubbench -h lists them).
+bench-outside: headless ## the hub measured from outside (BENCH_OUTSIDE_FLAGS=... to pass flags)
+	$(GO) run ./app/hubbench -bin build/bin/switchboard-headless -label "$(VERSION)" $(BENCH_OUTSIDE_FLAGS)
 
 # Prints the desktop's own footprint: the PSS of build/bin/switchboard, its
 # WebKit processes and the tray it starts, idle 20 s after the window

@@ -4,6 +4,7 @@ import (
 	"context"
 	"io"
 	"sync"
+	"unsafe"
 )
 
 // inboxItem is one message read from the peer, waiting for the dispatcher.
@@ -19,13 +20,17 @@ type inboxItem struct {
 // and the dispatcher. push blocks only while more than max bytes are queued
 // (backpressure on the peer); it never waits on a handler otherwise.
 type inbox struct {
-	mu     sync.Mutex
-	cond   *sync.Cond
-	items  []inboxItem
-	head   int
-	bytes  int
-	max    int
-	closed bool
+	mu   sync.Mutex
+	cond *sync.Cond
+	// The items, oldest first: from head[headN] to tail[tailN-1]; n of
+	// them. spare is a read block kept for the next push.
+	head, tail   *itemBlock
+	headN, tailN int
+	n            int
+	spare        *itemBlock
+	bytes        int
+	max          int
+	closed       bool
 }
 
 func newInbox(max int) *inbox {
@@ -34,7 +39,23 @@ func newInbox(max int) *inbox {
 	return q
 }
 
+// itemOverhead is what an item costs besides its line: the budget counts
+// it, so that max bounds the memory a flood of small lines takes (at ~100
+// bytes a line the items would otherwise weigh more than the lines).
+const itemOverhead = int(unsafe.Sizeof(inboxItem{}))
+
+// blockItems is the size of the inbox's blocks: items are kept in a chain
+// of fixed blocks, each dropped once read, so a flood's queue neither
+// doubles an array as it grows nor keeps it once drained.
+const blockItems = 128
+
+type itemBlock struct {
+	items [blockItems]inboxItem
+	next  *itemBlock
+}
+
 func (q *inbox) push(it inboxItem) {
+	it.size += itemOverhead
 	q.mu.Lock()
 	defer q.mu.Unlock()
 	for !q.closed && q.bytes > q.max && it.eof == nil {
@@ -43,7 +64,22 @@ func (q *inbox) push(it inboxItem) {
 	if q.closed {
 		return
 	}
-	q.items = append(q.items, it)
+	if q.tail == nil || q.tailN == blockItems {
+		b := q.spare
+		q.spare = nil
+		if b == nil {
+			b = new(itemBlock)
+		}
+		if q.tail == nil {
+			q.head = b
+		} else {
+			q.tail.next = b
+		}
+		q.tail, q.tailN = b, 0
+	}
+	q.tail.items[q.tailN] = it
+	q.tailN++
+	q.n++
 	q.bytes += it.size
 	q.cond.Broadcast()
 }
@@ -52,17 +88,25 @@ func (q *inbox) push(it inboxItem) {
 func (q *inbox) pop() (inboxItem, bool) {
 	q.mu.Lock()
 	defer q.mu.Unlock()
-	for !q.closed && q.head == len(q.items) {
+	for !q.closed && q.n == 0 {
 		q.cond.Wait()
 	}
 	if q.closed {
 		return inboxItem{}, false
 	}
-	it := q.items[q.head]
-	q.items[q.head] = inboxItem{}
-	q.head++
-	if q.head == len(q.items) {
-		q.items, q.head = q.items[:0], 0
+	b := q.head
+	it := b.items[q.headN]
+	b.items[q.headN] = inboxItem{}
+	q.headN++
+	q.n--
+	if q.headN == blockItems || b == q.tail && q.headN == q.tailN {
+		// The block is read: drop it (keep one for reuse).
+		q.head, q.headN = b.next, 0
+		if q.head == nil {
+			q.tail, q.tailN = nil, 0
+		}
+		b.next = nil
+		q.spare = b
 	}
 	q.bytes -= it.size
 	q.cond.Broadcast()

@@ -40,6 +40,7 @@ func TestBridge(t *testing.T) {
 		{"Remember", bridgeRemember},
 		{"Cancel", bridgeCancel},
 		{"Load", bridgeLoad},
+		{"LongOutput", bridgeLongOutput}, // bridge_output_test.go
 		{"HubRestart", bridgeHubRestart},
 		{"HubCrash", bridgeHubCrash},
 		{"Errors", bridgeErrors},

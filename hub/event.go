@@ -92,31 +92,34 @@ func NewEvent(typ string, thread Thread, turnID string, at time.Time, v any) (Ev
 
 // MarshalJSON writes {"seq","type","threadId","turnId","at", …payload}.
 func (e Event) MarshalJSON() ([]byte, error) {
-	var b bytes.Buffer
-	b.Grow(96 + len(e.Payload))
-	b.WriteString(`{"seq":`)
-	b.WriteString(strconv.FormatInt(e.Seq, 10))
-	b.WriteString(`,"type":`)
-	writeJSONString(&b, e.Type)
-	b.WriteString(`,"threadId":`)
-	writeJSONString(&b, e.ThreadID)
-	b.WriteString(`,"turnId":`)
-	writeJSONString(&b, e.TurnID)
-	b.WriteString(`,"at":"`)
-	b.WriteString(e.At.UTC().Format(time.RFC3339Nano))
-	b.WriteByte('"')
+	return e.AppendJSON(make([]byte, 0, 96+len(e.Payload)))
+}
+
+// AppendJSON appends e's wire form (MarshalJSON) to b: the event streams
+// write it straight into their buffer, without a copy per event.
+func (e Event) AppendJSON(b []byte) ([]byte, error) {
+	b = append(b, `{"seq":`...)
+	b = strconv.AppendInt(b, e.Seq, 10)
+	b = append(b, `,"type":`...)
+	b = appendJSONString(b, e.Type)
+	b = append(b, `,"threadId":`...)
+	b = appendJSONString(b, e.ThreadID)
+	b = append(b, `,"turnId":`...)
+	b = appendJSONString(b, e.TurnID)
+	b = append(b, `,"at":"`...)
+	b = e.At.UTC().AppendFormat(b, time.RFC3339Nano)
+	b = append(b, '"')
 	p := bytes.TrimSpace(e.Payload)
 	if len(p) >= 2 && p[0] == '{' {
 		inner := bytes.TrimSpace(p[1 : len(p)-1])
 		if len(inner) > 0 {
-			b.WriteByte(',')
-			b.Write(inner)
+			b = append(b, ',')
+			b = append(b, inner...)
 		}
 	} else if len(p) > 0 && string(p) != "null" {
-		return nil, fmt.Errorf("hub: event %d payload is not an object", e.Seq)
+		return b, fmt.Errorf("hub: event %d payload is not an object", e.Seq)
 	}
-	b.WriteByte('}')
-	return b.Bytes(), nil
+	return append(b, '}'), nil
 }
 
 // UnmarshalJSON reads the wire form back (clients of the API in Go: the
@@ -147,18 +150,17 @@ func (e *Event) UnmarshalJSON(data []byte) error {
 	return nil
 }
 
-// writeJSONString writes s as a JSON string exactly as json.Marshal would.
+// appendJSONString appends s as a JSON string exactly as json.Marshal would.
 // Ids and type names are plain ASCII and are written directly; anything
 // else goes through json.Marshal.
-func writeJSONString(b *bytes.Buffer, s string) {
+func appendJSONString(b []byte, s string) []byte {
 	for i := 0; i < len(s); i++ {
 		if c := s[i]; c < 0x20 || c >= 0x7f || c == '"' || c == '\\' || c == '<' || c == '>' || c == '&' {
 			q, _ := json.Marshal(s)
-			b.Write(q)
-			return
+			return append(b, q...)
 		}
 	}
-	b.WriteByte('"')
-	b.WriteString(s)
-	b.WriteByte('"')
+	b = append(b, '"')
+	b = append(b, s...)
+	return append(b, '"')
 }

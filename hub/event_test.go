@@ -1,7 +1,6 @@
 package hub
 
 import (
-	"bytes"
 	"encoding/json"
 	"testing"
 	"time"
@@ -38,13 +37,12 @@ func TestEventWireForm(t *testing.T) {
 	}
 }
 
-func TestWriteJSONStringMatchesMarshal(t *testing.T) {
+func TestAppendJSONStringMatchesMarshal(t *testing.T) {
 	for _, s := range []string{"", "th_0123abc", "message_delta", `a"b`, `back\slash`, "<tag>&", "tab\there", "é", "\u2028", "\x7f"} {
-		var b bytes.Buffer
-		writeJSONString(&b, s)
+		got := appendJSONString([]byte("x"), s)
 		want, _ := json.Marshal(s)
-		if b.String() != string(want) {
-			t.Errorf("%q: got %s, want %s", s, b.String(), want)
+		if string(got) != "x"+string(want) {
+			t.Errorf("%q: got %s, want x%s", s, got, want)
 		}
 	}
 }

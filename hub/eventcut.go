@@ -3,7 +3,6 @@ package hub
 import (
 	"bytes"
 	"encoding/json"
-	"unicode/utf8"
 )
 
 // CutEvent returns e's wire form (MarshalJSON), cut to about limit bytes
@@ -56,14 +55,7 @@ func CutEvent(e Event, limit int) (data []byte, cut bool, err error) {
 func cutStrings(v any, n int) any {
 	switch x := v.(type) {
 	case string:
-		if len(x) <= n {
-			return x
-		}
-		i := n
-		for i > 0 && !utf8.RuneStart(x[i]) {
-			i--
-		}
-		return x[:i]
+		return CutUTF8(x, n)
 	case map[string]any:
 		m := make(map[string]any, len(x))
 		for k, val := range x {

@@ -36,6 +36,7 @@ import (
 	"strings"
 	"sync"
 	"sync/atomic"
+	"time"
 
 	"github.com/switchboard-hub/switchboard/hub"
 
@@ -54,6 +55,7 @@ const (
 	DefaultMaxBatch      = 500
 	DefaultMaxBatchBytes = 4 << 20
 	DefaultReadConns     = 4
+	DefaultGroupWindow   = time.Millisecond
 )
 
 // The DSN parameters. writeParams is the one DESIGN.md pins, plus
@@ -65,6 +67,10 @@ const (
 const (
 	writeParams = "_pragma=auto_vacuum(2)&_pragma=secure_delete(1)&_pragma=busy_timeout(10000)&_pragma=journal_mode(WAL)&_pragma=synchronous(FULL)&_pragma=foreign_keys(1)&_txlock=immediate"
 	readParams  = "_pragma=busy_timeout(10000)&_pragma=query_only(1)"
+	// The writer of a running hub never checkpoints inside a commit: the
+	// checkpointer does, on its own connection (checkpoint.go).
+	noAutoCheckpoint = "&_pragma=wal_autocheckpoint(0)"
+	checkpointParams = "_pragma=busy_timeout(10000)&_pragma=wal_autocheckpoint(0)"
 )
 
 // Options configure Open. Zero values select the defaults.
@@ -77,6 +83,11 @@ type Options struct {
 	// Writes, 4 MiB of estimated row data). A single Write is never split.
 	MaxBatch      int
 	MaxBatchBytes int
+	// GroupWindow is how long the writer may wait, after taking a Write
+	// from an otherwise empty queue, for more Writes to commit with it
+	// (default DefaultGroupWindow; negative: never wait). Nothing is
+	// visible or published before its commit, so it only delays.
+	GroupWindow time.Duration
 	// ReadConns is the size of the read pool (default 4).
 	ReadConns int
 	// SearchOff stops indexing for search (config search.enabled false):
@@ -105,6 +116,10 @@ type DB struct {
 	rstmts sync.Map
 
 	maxBatch, maxBytes int
+	// window is the group-commit window (Options.GroupWindow);
+	// windowTimer, the writer's timer for it.
+	window      time.Duration
+	windowTimer *time.Timer
 
 	// mu guards closed and the send side of queue: senders hold it shared
 	// while sending, Close holds it exclusively to close the queue.
@@ -119,6 +134,8 @@ type DB struct {
 	searchOn bool
 	ix       *indexer
 	indexing atomic.Bool
+	// ckpt checkpoints the WAL beside the writer (nil in maintenance).
+	ckpt     *checkpointer
 	liveFrom int64 // the first seq this run indexes as it stores it
 	maint    bool  // Options.Maintenance
 	marks    snippetMarks
@@ -159,16 +176,28 @@ func Open(path string, opts Options) (*DB, error) {
 		log:      log,
 		maxBatch: orDefault(opts.MaxBatch, DefaultMaxBatch),
 		maxBytes: orDefault(opts.MaxBatchBytes, DefaultMaxBatchBytes),
+		window:   opts.GroupWindow,
 		queue:    make(chan *op, orDefault(opts.QueueSize, DefaultQueueSize)),
 		stopped:  make(chan struct{}),
 		searchOn: !opts.SearchOff && !opts.Maintenance,
 		maint:    opts.Maintenance,
 		marks:    newSnippetMarks(),
 	}
+	if db.window == 0 {
+		db.window = DefaultGroupWindow
+	}
+	db.windowTimer = time.NewTimer(time.Hour)
+	db.windowTimer.Stop()
 	backfill, err := db.open(orDefault(opts.ReadConns, DefaultReadConns))
 	if err != nil {
 		db.closeDBs()
 		return nil, err
+	}
+	if !db.maint {
+		if err := db.startCheckpointer(); err != nil {
+			db.closeDBs()
+			return nil, err
+		}
 	}
 	go db.run()
 	if backfill {
@@ -179,7 +208,11 @@ func Open(path string, opts Options) (*DB, error) {
 
 func (db *DB) open(readConns int) (backfill bool, err error) {
 	ctx := context.Background()
-	db.wdb, err = sql.Open("sqlite", dsn(db.path, writeParams))
+	params := writeParams
+	if !db.maint {
+		params += noAutoCheckpoint
+	}
+	db.wdb, err = sql.Open("sqlite", dsn(db.path, params))
 	if err != nil {
 		return false, fmt.Errorf("store: open: %w", err)
 	}
@@ -229,7 +262,7 @@ func (db *DB) Close() error {
 		close(db.queue)
 		db.mu.Unlock()
 		<-db.stopped
-		db.closeErr = db.closeDBs()
+		db.closeErr = errors.Join(db.stopCheckpointer(), db.closeDBs())
 		db.log.Info("database closed", "path", db.path)
 	})
 	return db.closeErr

@@ -161,9 +161,6 @@ func (db *DB) reindexThread(ctx context.Context, threadID string, from, below in
 				return n, err
 			}
 		}
-		if err := ix.flushGrown(ctx); err != nil {
-			return n, err
-		}
 		n += len(evs)
 		if len(evs) < 2000 {
 			break

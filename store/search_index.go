@@ -23,27 +23,24 @@ import (
 // agent's (another text, a tool call, a plan, usage, …) or of the turn
 // (turn_completed, the next turn_started). thread_updated, permission,
 // client request and terminal output events pass without ending it, as
-// they do in the engine's redaction stream. Its text is indexed per
-// message, not per chunk: the document is written when a batch commits
-// in which the message grew by streamFlush bytes or more since it was
-// last written (replacing its row), and in full in the transaction that
-// stores the event ending it — the
-// same one that stores its last chunk when redaction held text back. A
-// word split across chunks is found once its message is stored.
-
-// streamFlush is how much a streaming message grows before its document
-// is rewritten.
-const streamFlush = 4096
-
-// A message longer than segmentMax is indexed as several documents
-// (segments) so that rewriting the streaming part stays cheap: when the
-// text reaches segmentMax, the segment ends after its last whitespace
-// within cutWindow bytes of its end and is written in full; the rest (the
-// start of a word) begins the next segment, whose id is the seq of the
-// chunk that crossed the limit. A word is never split between segments
-// unless it is longer than cutWindow.
+// they do in the engine's redaction stream.
+//
+// Its text is indexed in segments, each written once and never rewritten
+// (DECISIONS.md 0012): when the streaming text reaches segmentMax, the
+// segment ends after its last whitespace within cutWindow bytes of its end
+// and is written in the transaction that stores the chunk that crossed the
+// limit; the rest (the start of a word) begins the next segment, whose id
+// is that chunk's seq. The last segment is written in the transaction that
+// stores the event ending the message — the same one that stores its last
+// chunk when redaction held text back. So a streaming message is findable
+// up to its last 4 KiB, a word split across chunks is found once its
+// segment is stored, and a word is never split between segments unless it
+// is longer than cutWindow. Rewriting a growing document instead (delete,
+// then insert the longer text, as this index did first) cost most of the
+// hub's CPU under a streaming load: FTS5's secure-delete rewrites index
+// pages at every delete.
 const (
-	segmentMax = 16 << 10
+	segmentMax = 4 << 10
 	cutWindow  = 256
 )
 
@@ -100,13 +97,11 @@ type indexer struct {
 
 // openDoc is a message or thought still streaming.
 type openDoc struct {
-	seq      int64
-	owner    string // ownerToken of the thread's client
-	kind     string
-	turn     string
-	text     strings.Builder
-	flushed  int  // bytes of text in its search_fts row
-	inserted bool // its search_fts row exists
+	seq   int64
+	owner string // ownerToken of the thread's client
+	kind  string
+	turn  string
+	text  strings.Builder
 }
 
 func newIndexer(st *searchStmts) *indexer {
@@ -174,21 +169,6 @@ func (ix *indexer) chunk(ctx context.Context, e *hub.Event, kind string, d *open
 	return nil
 }
 
-// flushGrown rewrites each streaming document that grew by streamFlush
-// or more since it was last written: the writer calls it once per batch,
-// before the commit, so that a flood rewrites a segment once per batch,
-// not once per 4 KiB.
-func (ix *indexer) flushGrown(ctx context.Context) error {
-	for _, d := range ix.open {
-		if d.text.Len()-d.flushed >= streamFlush {
-			if err := ix.flush(ctx, d); err != nil {
-				return err
-			}
-		}
-	}
-	return nil
-}
-
 // cut ends d's segment at its last whitespace near its end and starts the
 // next one, at e, with the rest.
 func (ix *indexer) cut(ctx context.Context, e *hub.Event, d *openDoc) error {
@@ -211,27 +191,11 @@ func (ix *indexer) cut(ctx context.Context, e *hub.Event, d *openDoc) error {
 	return nil
 }
 
-// flush writes d's text so far, replacing its row.
-func (ix *indexer) flush(ctx context.Context, d *openDoc) error {
-	if d.inserted {
-		if _, err := ix.st.deleteText.ExecContext(ctx, d.seq); err != nil {
-			return fmt.Errorf("store: index: %w", err)
-		}
-	}
-	if _, err := ix.st.insertText.ExecContext(ctx, d.seq, d.text.String(), d.owner); err != nil {
-		return fmt.Errorf("store: index: %w", err)
-	}
-	d.inserted, d.flushed = true, d.text.Len()
-	return nil
-}
-
-// finish writes d in full and marks it complete.
+// finish writes d, its text in full, and marks it complete.
 func (ix *indexer) finish(ctx context.Context, threadID string, d *openDoc) error {
 	delete(ix.open, threadID)
-	if d.flushed < d.text.Len() || !d.inserted {
-		if err := ix.flush(ctx, d); err != nil {
-			return err
-		}
+	if _, err := ix.st.insertText.ExecContext(ctx, d.seq, d.text.String(), d.owner); err != nil {
+		return fmt.Errorf("store: index: %w", err)
 	}
 	if _, err := ix.st.upsertDoc.ExecContext(ctx, d.seq, threadID, d.turn, d.kind, 0, 0); err != nil {
 		return fmt.Errorf("store: index: %w", err)

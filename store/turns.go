@@ -20,7 +20,19 @@ const upsertTurnSQL = `INSERT INTO turns
 
 // turnSelect reads turns joined to their (visible) thread. CROSS JOIN
 // makes turns the outer loop, so that the turns indices drive every query.
-const turnSelect = `SELECT t.id, t.thread_id, t.status, t.input, t.content, t.output, t.stop_reason,
+//
+// An ended turn whose stored output is empty reads it from its
+// message_delta events (which is what a turn's output is): the engine
+// stores a long output once, as its events, not again in the turn's row
+// (hub.Turn.Output). A turn with no message reads "" either way. (The
+// ordered subquery is not flattened into an aggregate: group_concat gets
+// the texts in seq order, read off events_turn_seq, without sorting.)
+const turnSelect = `SELECT t.id, t.thread_id, t.status, t.input, t.content,
+	CASE WHEN t.output = '' AND t.status <> 'running' THEN (
+		SELECT coalesce(group_concat(x.text, ''), '') FROM (
+			SELECT json_extract(e.payload, '$.text') AS text FROM events e
+			WHERE e.turn_id = t.id AND e.type = 'message_delta' ORDER BY e.seq) x)
+	ELSE t.output END, t.stop_reason,
 	t.error, t.started_at, t.ended_at, t.internal
 	FROM turns t CROSS JOIN threads th ON th.id = t.thread_id AND th.deleted = 0`
 

@@ -141,3 +141,38 @@ func TestListTurnsPage(t *testing.T) {
 		t.Fatalf("events of u3: %+v, %v", evs, err)
 	}
 }
+
+// An ended turn stored with an empty output reads its message_delta
+// events' text, in order, escapes decoded (a long output is stored once,
+// as its events); a running one, or one stored with its output, reads
+// what was stored.
+func TestTurnOutputFromEvents(t *testing.T) {
+	db := MustOpenDB(t)
+	running := turn("u", "a", 1)
+	mustCommit(t, db, &hub.Write{Threads: []hub.Thread{thread("a", "c1", 1)}, Turns: []hub.Turn{running, turn("v", "a", 2)}})
+	mustCommit(t, db, &hub.Write{Events: []hub.Event{
+		textEvent(hub.EventMessageDelta, "a", "u", 3, "first \"quoted\" "),
+		textEvent(hub.EventThoughtDelta, "a", "u", 4, "not output"),
+		textEvent(hub.EventMessageDelta, "a", "u", 5, "é\nlast"),
+		textEvent(hub.EventMessageDelta, "a", "v", 6, "other turn"),
+	}})
+	if got, err := db.GetTurn(context.Background(), "u"); err != nil || got.Output != "" {
+		t.Fatalf("running: %q, %v", got.Output, err)
+	}
+	ended := running
+	ended.Status = hub.TurnCompleted
+	mustCommit(t, db, &hub.Write{Turns: []hub.Turn{ended}})
+	got, err := db.GetTurn(context.Background(), "u")
+	if want := "first \"quoted\" é\nlast"; err != nil || got.Output != want {
+		t.Fatalf("ended: %q, %v; want %q", got.Output, err, want)
+	}
+	list, err := db.ListTurns(context.Background(), "a", false)
+	if err != nil || len(list) != 2 || list[0].Output != got.Output || list[1].Output != "" {
+		t.Fatalf("ListTurns: %+v, %v", list, err)
+	}
+	ended.Output = "as stored"
+	mustCommit(t, db, &hub.Write{Turns: []hub.Turn{ended}})
+	if got, _ := db.GetTurn(context.Background(), "u"); got.Output != "as stored" {
+		t.Errorf("stored output: %q", got.Output)
+	}
+}

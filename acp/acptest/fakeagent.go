@@ -56,6 +56,9 @@
 //	FAKEAGENT_TEXT_ONLY=1           promptCapabilities {} (text and resource
 //	                                links only: no image, audio or embedded
 //	                                context)
+//	FAKEAGENT_ATTACH=<socket>       (Unix) hand stdin and stdout to the shared
+//	                                fake agent listening on socket
+//	                                (ServeFakeAgents) and wait for it
 //	FAKEAGENT_MODES=<id>,<id>…      the session modes offered (default
 //	                                "default,plan"); the first is the mode a
 //	                                session starts (or is adopted) in
@@ -333,6 +336,9 @@ func FakeAgentMain() {
 	}
 	if slices.Contains(os.Args[1:], FakeLoginArg) {
 		os.Exit(fakeLogin(os.Stdin, os.Stdout))
+	}
+	if socket := os.Getenv(AttachEnv); socket != "" {
+		os.Exit(attach(socket))
 	}
 	a := newAgent(os.Stdin, os.Stdout, os.Stderr, readOptions())
 	a.serve()

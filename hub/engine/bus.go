@@ -31,10 +31,67 @@ type bus struct {
 	mu      sync.Mutex
 	subs    map[*subscriber]struct{}
 	lastSeq int64 // highest Seq published
+
+	// The publisher (DECISIONS.md 0012): the store's writer hands each
+	// committed Write's events over (enqueue) and goes on committing; one
+	// goroutine publishes them, in the order handed over. So the writer
+	// wakes one goroutine per batch, not every stream's for every event,
+	// and is not descheduled mid fan-out while the next batch waits.
+	pmu     sync.Mutex
+	pending []published
+	kick    chan struct{} // capacity 1
+}
+
+// published is one committed Write's events and what to do once they are
+// published.
+type published struct {
+	events []hub.Event
+	after  func() // nil: nothing
 }
 
 func newBus(store eventReader, lastSeq int64) *bus {
-	return &bus{store: store, subs: make(map[*subscriber]struct{}), lastSeq: lastSeq}
+	b := &bus{store: store, subs: make(map[*subscriber]struct{}), lastSeq: lastSeq, kick: make(chan struct{}, 1)}
+	go b.publisher()
+	return b
+}
+
+// enqueue hands committed events to the publisher, which publishes them
+// after everything enqueued before, then calls after (if not nil). It
+// never blocks: called on the store's writer goroutine.
+func (b *bus) enqueue(events []hub.Event, after func()) {
+	if len(events) == 0 && after == nil {
+		return
+	}
+	b.pmu.Lock()
+	b.pending = append(b.pending, published{events, after})
+	b.pmu.Unlock()
+	select {
+	case b.kick <- struct{}{}:
+	default:
+	}
+}
+
+// publisher publishes what enqueue hands over, forever (an engine lives
+// as long as its process; an idle publisher is one parked goroutine).
+func (b *bus) publisher() {
+	var batch []published
+	for range b.kick {
+		for {
+			b.pmu.Lock()
+			batch, b.pending = b.pending, batch[:0]
+			b.pmu.Unlock()
+			if len(batch) == 0 {
+				break
+			}
+			for i, p := range batch {
+				b.publish(p.events)
+				if p.after != nil {
+					p.after()
+				}
+				batch[i] = published{}
+			}
+		}
+	}
 }
 
 // subscriber is one registered stream; the caller holds it as a
@@ -42,10 +99,14 @@ func newBus(store eventReader, lastSeq int64) *bus {
 type subscriber struct {
 	bus    *bus
 	filter hub.EventFilter
-	live   chan hub.Event // written by publish under bus.mu, closed on overflow
-	out    chan hub.Event // read by the subscriber
-	done   chan struct{}  // closed by stop
-	once   sync.Once
+	// live is written by publish under bus.mu and closed on overflow. It
+	// holds pointers into the committed Writes' Events (never changed
+	// after their commit), shared by every subscriber: a full buffer is
+	// 64 KiB, not 8192 copies of an event.
+	live chan *hub.Event
+	out  chan hub.Event // read by the subscriber
+	done chan struct{}  // closed by stop
+	once sync.Once
 	// overflowed is set under bus.mu when live was closed for lagging.
 	overflowed bool
 }
@@ -65,7 +126,7 @@ func (b *bus) subscribe(f hub.EventFilter) *hub.Subscription {
 	s := &subscriber{
 		bus:    b,
 		filter: f,
-		live:   make(chan hub.Event, liveBuffer),
+		live:   make(chan *hub.Event, liveBuffer),
 		out:    make(chan hub.Event),
 		done:   make(chan struct{}),
 	}
@@ -80,7 +141,7 @@ func (b *bus) subscribe(f hub.EventFilter) *hub.Subscription {
 	return hub.NewSubscription(s.out, s.stop)
 }
 
-func (s *subscriber) matches(e hub.Event) bool {
+func (s *subscriber) matches(e *hub.Event) bool {
 	if s.filter.ThreadID != "" && e.ThreadID != s.filter.ThreadID {
 		return false
 	}
@@ -129,7 +190,7 @@ func (s *subscriber) run(after, boundary int64) {
 			if e.Seq <= after {
 				continue // delivered by the catch-up already
 			}
-			if !s.send(e) {
+			if !s.send(*e) {
 				return
 			}
 			after = e.Seq
@@ -150,11 +211,13 @@ func (s *subscriber) send(e hub.Event) bool {
 
 // publish hands committed events, in Seq order, to every matching
 // subscriber. It never blocks: a subscriber whose buffer is full is cut
-// off with a resync.
+// off with a resync. The subscribers hold pointers into events: they must
+// not change afterwards (a committed Write's events never do).
 func (b *bus) publish(events []hub.Event) {
 	b.mu.Lock()
 	defer b.mu.Unlock()
-	for _, e := range events {
+	for i := range events {
+		e := &events[i]
 		if e.Seq > b.lastSeq {
 			b.lastSeq = e.Seq
 		}

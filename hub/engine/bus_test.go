@@ -156,3 +156,52 @@ func TestBusCloseEndsStream(t *testing.T) {
 		t.Fatal("stream not closed")
 	}
 }
+
+// The publisher publishes what is handed over in order, each Write's
+// events before its after func runs, without the enqueuer waiting.
+func TestBusEnqueueOrder(t *testing.T) {
+	log := &memLog{}
+	b := newBus(log, 0)
+	s := b.subscribe(hub.EventFilter{After: -1, All: true})
+	defer s.Close()
+	const writes = 500
+	var mu sync.Mutex
+	var afters []int64 // the bus's lastSeq when each after ran
+	for range writes {
+		evs := []hub.Event{log.append("x", "t1", "c1"), log.append("x", "t2", "c2")}
+		b.enqueue(evs, func() {
+			b.mu.Lock()
+			seq := b.lastSeq
+			b.mu.Unlock()
+			mu.Lock()
+			afters = append(afters, seq)
+			mu.Unlock()
+		})
+	}
+	got := collect(t, s, 2*writes)
+	for i, e := range got {
+		if e.Seq != int64(i+1) {
+			t.Fatalf("event %d has seq %d: out of order", i, e.Seq)
+		}
+	}
+	deadline := time.Now().Add(10 * time.Second)
+	for {
+		mu.Lock()
+		n := len(afters)
+		mu.Unlock()
+		if n == writes || time.Now().After(deadline) {
+			break
+		}
+		time.Sleep(time.Millisecond)
+	}
+	mu.Lock()
+	defer mu.Unlock()
+	if len(afters) != writes {
+		t.Fatalf("%d of %d after funcs ran", len(afters), writes)
+	}
+	for i, seq := range afters {
+		if seq < int64(2*(i+1)) {
+			t.Fatalf("write %d's after ran at lastSeq %d, before its events were published", i, seq)
+		}
+	}
+}

@@ -400,17 +400,18 @@ func (e *Engine) Close(ctx context.Context) error {
 }
 
 // submit queues w and returns a channel that receives its result once it
-// is committed and its events are published. Every publish happens on the
-// store's writer goroutine, in commit order, so subscribers see Seq
-// strictly increasing; writes submitted one after another commit in that
-// order.
+// is committed and its events are published. Events are handed to the
+// bus's publisher in commit order (on the store's writer goroutine), so
+// subscribers see Seq strictly increasing; writes submitted one after
+// another commit in that order.
 func (e *Engine) submit(w *hub.Write) <-chan error {
 	done := make(chan error, 1)
 	e.store.CommitAsync(w, func(w *hub.Write, err error) {
-		if err == nil {
-			e.bus.publish(w.Events)
+		if err != nil {
+			done <- err
+			return
 		}
-		done <- err
+		e.bus.enqueue(w.Events, func() { done <- nil })
 	})
 	return done
 }
@@ -432,7 +433,7 @@ func (e *Engine) commitAsync(w *hub.Write) {
 			e.log.Error("hub: storing events failed", "err", err, "events", len(w.Events))
 			return
 		}
-		e.bus.publish(w.Events)
+		e.bus.enqueue(w.Events, nil)
 	})
 }
 

@@ -66,7 +66,7 @@ func (e *Engine) recover(ctx context.Context) error {
 			idle[th.ID] = true
 			w.ThreadChanges = append(w.ThreadChanges, hub.ThreadChange{ThreadID: th.ID, Status: hub.ThreadIdle, UpdatedAt: now})
 		}
-		ev, _ := hub.NewEvent(hub.EventTurnCompleted, th, t.ID, now, map[string]any{"turn": t})
+		ev, _ := hub.NewEvent(hub.EventTurnCompleted, th, t.ID, now, map[string]any{"turn": t.ForEvent()})
 		w.Turns = append(w.Turns, t)
 		w.Events = append(w.Events, ev)
 	}

@@ -48,8 +48,8 @@ type turnText struct {
 // which ends both texts) through the turn's streams and returns the deltas
 // to emit, in order: first what another text held back (a message ends
 // when something else comes), then this chunk's released part. The
-// released message text is appended to the turn's output, so the output
-// is exactly the concatenation of the message_delta events.
+// released message text is counted into the turn's output, which is
+// exactly the concatenation of the message_delta events.
 func (tr *turnRT) chunk(typ, text string, on bool) []delta {
 	tr.mu.Lock()
 	defer tr.mu.Unlock()
@@ -59,7 +59,7 @@ func (tr *turnRT) chunk(typ, text string, on bool) []delta {
 			return
 		}
 		if typ == hub.EventMessageDelta {
-			tr.output.WriteString(s)
+			tr.addOutputLocked(s)
 		}
 		out = append(out, delta{typ, s})
 	}
@@ -88,6 +88,17 @@ func (tr *turnRT) chunk(typ, text string, on bool) []delta {
 		add(typ, s.Write(text))
 	}
 	return out
+}
+
+// addOutputLocked counts s, released message text, into the turn's
+// output and keeps the output's first hub.TurnEventOutputMax bytes (cut at
+// a UTF-8 boundary; nothing is kept after a cut, so it stays a prefix).
+// The caller holds tr.mu.
+func (tr *turnRT) addOutputLocked(s string) {
+	if tr.outputBytes == tr.output.Len() {
+		tr.output.WriteString(hub.CutUTF8(s, hub.TurnEventOutputMax-tr.output.Len()))
+	}
+	tr.outputBytes += len(s)
 }
 
 // closeText releases what the turn's streams hold back, at its end; a

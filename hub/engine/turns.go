@@ -27,8 +27,14 @@ type turnRT struct {
 	stopFn context.CancelFunc
 	done   chan struct{} // closed after the final state is committed
 
-	mu           sync.Mutex
-	output       strings.Builder // the message text released (text)
+	mu sync.Mutex
+	// output is the start of the message text released (text), up to
+	// hub.TurnEventOutputMax bytes: what turn_completed carries. The
+	// whole output is the text of the turn's stored message_delta events
+	// (a long one is stored only so: hub.Turn.Output); it is never held
+	// here.
+	output       strings.Builder
+	outputBytes  int // the whole output's size
 	text         turnText
 	cancelReason string // why the turn was cancelled; "" while not
 	// refusedBy is the decidedBy of the permissions the turn's end
@@ -328,6 +334,7 @@ func (e *Engine) finishTurn(tr *turnRT, stopReason string, err error) {
 	tr.mu.Lock()
 	turn := tr.turn
 	turn.Output = tr.output.String()
+	outputBytes := tr.outputBytes
 	reason, timedOut := tr.cancelReason, tr.timedOut
 	tr.mu.Unlock()
 	now := e.now()
@@ -381,7 +388,16 @@ func (e *Engine) finishTurn(tr *turnRT, stopReason string, err error) {
 		// must not write "running" back, nor this "idle" undo its title.
 		w.ThreadChanges = []hub.ThreadChange{{ThreadID: thread.ID, Status: hub.ThreadIdle, UpdatedAt: now}}
 	}
-	done, _ := hub.NewEvent(hub.EventTurnCompleted, thread, turn.ID, now, map[string]any{"turn": turn})
+	announced := turn
+	if outputBytes > len(turn.Output) {
+		// Stored once, as its events (an empty Output reads them);
+		// announced by its start.
+		if w.Turns != nil {
+			w.Turns[0].Output = ""
+		}
+		announced.OutputBytes, announced.OutputTruncated = outputBytes, true
+	}
+	done, _ := hub.NewEvent(hub.EventTurnCompleted, thread, turn.ID, now, map[string]any{"turn": announced})
 	if errEvent != nil {
 		w.Events = append(w.Events, *errEvent)
 	}

@@ -174,25 +174,7 @@ func (s *Server) appendEvent(buf []byte, e hub.Event, keep func(hub.Event) (bool
 			return buf, last
 		}
 	}
-	data, cut, err := hub.CutEvent(e, s.currentLimits().LiveEventBytes)
-	if cut {
-		s.log.Debug("httpapi: event sent cut: larger than limits.liveEventBytes", "seq", e.Seq, "type", e.Type, "thread", e.ThreadID)
-	}
-	if err == nil && strings.ContainsAny(e.Type, "\r\n") {
-		err = errBadEventType
-	}
-	if err != nil {
-		s.log.Error("httpapi: event not sent", "seq", e.Seq, "type", e.Type, "err", err)
-		return buf, last
-	}
-	if bytes.ContainsAny(data, "\r\n") {
-		// Only whitespace inside JSON can be a raw newline; a payload
-		// stored pretty-printed would break the frame.
-		var c bytes.Buffer
-		if err := json.Compact(&c, data); err == nil {
-			data = c.Bytes()
-		}
-	}
+	start := len(buf)
 	if e.Seq > 0 {
 		buf = append(buf, "id: "...)
 		buf = strconv.AppendInt(buf, e.Seq, 10)
@@ -201,7 +183,30 @@ func (s *Server) appendEvent(buf []byte, e hub.Event, keep func(hub.Event) (bool
 	buf = append(buf, "event: "...)
 	buf = append(buf, e.Type...)
 	buf = append(buf, "\ndata: "...)
-	buf = append(buf, data...)
+	at := len(buf)
+	// The common case: the wire form straight into the buffer.
+	buf, err := e.AppendJSON(buf)
+	if limit := s.currentLimits().LiveEventBytes; err == nil && limit > 0 && len(buf)-at > limit && e.Type != hub.EventClientRequest {
+		var data []byte
+		data, _, err = hub.CutEvent(e, limit)
+		s.log.Debug("httpapi: event sent cut: larger than limits.liveEventBytes", "seq", e.Seq, "type", e.Type, "thread", e.ThreadID)
+		buf = append(buf[:at], data...)
+	}
+	if err == nil && strings.ContainsAny(e.Type, "\r\n") {
+		err = errBadEventType
+	}
+	if err != nil {
+		s.log.Error("httpapi: event not sent", "seq", e.Seq, "type", e.Type, "err", err)
+		return buf[:start], last
+	}
+	if bytes.ContainsAny(buf[at:], "\r\n") {
+		// Only whitespace inside JSON can be a raw newline; a payload
+		// stored pretty-printed would break the frame.
+		var c bytes.Buffer
+		if err := json.Compact(&c, buf[at:]); err == nil {
+			buf = append(buf[:at], c.Bytes()...)
+		}
+	}
 	buf = append(buf, "\n\n"...)
 	return buf, last
 }

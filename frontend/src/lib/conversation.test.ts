@@ -86,3 +86,17 @@ describe('Conversation: commands, usage, attachments', () => {
     expect(c.turns[199].items.filter((it) => it.kind === 'tool')).toHaveLength(4);
   });
 });
+
+describe('Conversation: a long output', () => {
+  it('shows the whole message when turn_completed carries its output cut', () => {
+    const c = new Conversation();
+    c.add(ev(1, 'turn_started', { input: 'x' }));
+    const chunk = 'abcdefghijklmnopqrstuvwxyz0123456789'.repeat(16) + ' '; // 577 bytes
+    for (let i = 0; i < 200; i++) c.add(ev(2 + i, 'message_delta', { text: chunk }));
+    const whole = chunk.repeat(200); // 115,400 bytes
+    c.add(ev(300, 'turn_completed', { turn: { id: 'tu_1', status: 'completed', output: whole.slice(0, 65536), outputBytes: whole.length, outputTruncated: true } }));
+    const text = c.turns[0].items.map((it) => (it.kind === 'message' ? it.text : '')).join('');
+    expect(text).toBe(whole);
+    expect(c.turns[0].status).toBe('completed');
+  });
+});

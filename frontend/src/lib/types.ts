@@ -135,6 +135,10 @@ export interface Turn {
   status: TurnStatus;
   input: string;
   output: string;
+  /** In a turn_completed event, an output over 64 KiB is its first 64 KiB:
+   * outputTruncated is set and outputBytes is the whole size (the history has it whole). */
+  outputBytes?: number;
+  outputTruncated?: boolean;
   stopReason?: string;
   error?: string;
   startedAt: string;

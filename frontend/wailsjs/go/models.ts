@@ -1221,6 +1221,8 @@ export namespace hub {
 	    input: string;
 	    content?: number[];
 	    output: string;
+	    outputBytes?: number;
+	    outputTruncated?: boolean;
 	    stopReason?: string;
 	    error?: string;
 	    // Go type: time
@@ -1242,6 +1244,8 @@ export namespace hub {
 	        this.input = source["input"];
 	        this.content = source["content"];
 	        this.output = source["output"];
+	        this.outputBytes = source["outputBytes"];
+	        this.outputTruncated = source["outputTruncated"];
 	        this.stopReason = source["stopReason"];
 	        this.error = source["error"];
 	        this.startedAt = this.convertValues(source["startedAt"], null);
@@ -2181,6 +2185,8 @@ export namespace hub {
 	    input: string;
 	    content?: number[];
 	    output: string;
+	    outputBytes?: number;
+	    outputTruncated?: boolean;
 	    stopReason?: string;
 	    error?: string;
 	    // Go type: time
@@ -2201,6 +2207,8 @@ export namespace hub {
 	        this.input = source["input"];
 	        this.content = source["content"];
 	        this.output = source["output"];
+	        this.outputBytes = source["outputBytes"];
+	        this.outputTruncated = source["outputTruncated"];
 	        this.stopReason = source["stopReason"];
 	        this.error = source["error"];
 	        this.startedAt = this.convertValues(source["startedAt"], null);
