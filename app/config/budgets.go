@@ -1,7 +1,8 @@
 package config
 
 import (
-	"sort"
+	"maps"
+	"slices"
 	"strconv"
 
 	"go.yaml.in/yaml/v3"
@@ -24,11 +25,7 @@ func budgetsNode(b hub.Budgets) *yaml.Node {
 	num(m, "daily", b.Daily)
 	num(m, "monthly", b.Monthly)
 	num(m, "perThread", b.PerThread)
-	ids := make([]string, 0, len(b.Agents))
-	for id := range b.Agents {
-		ids = append(ids, id)
-	}
-	sort.Strings(ids)
+	ids := slices.Sorted(maps.Keys(b.Agents))
 	if len(ids) > 0 {
 		agents := mapping(m, "agents")
 		for _, id := range ids {

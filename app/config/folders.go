@@ -2,9 +2,11 @@ package config
 
 import (
 	"fmt"
+	"maps"
 	"os"
 	"path/filepath"
 	"reflect"
+	"slices"
 	"sort"
 	"strings"
 
@@ -112,11 +114,7 @@ func expandHome(p string) string {
 // validate checks every glob and folder: absolute once ~ is expanded, and
 // a valid pattern (engine.CheckFolderGlob).
 func (f Folders) validate() error {
-	globs := make([]string, 0, len(f))
-	for g := range f {
-		globs = append(globs, g)
-	}
-	sort.Strings(globs)
+	globs := slices.Sorted(maps.Keys(f))
 	for _, g := range globs {
 		if err := engine.CheckFolderGlob(expandHome(g)); err != nil {
 			return fmt.Errorf("folders.%q: %w", g, err)

@@ -2,11 +2,11 @@ package config
 
 import (
 	"fmt"
+	"maps"
 	"reflect"
+	"slices"
 	"sort"
 	"strings"
-
-	"slices"
 
 	"go.yaml.in/yaml/v3"
 
@@ -38,11 +38,7 @@ func decodeMCP(data []byte, c *Config) error {
 		return fmt.Errorf("mcpServers: %w", err)
 	}
 	c.MCPServers = raw.MCPServers
-	ids := make([]string, 0, len(raw.Agents))
-	for id := range raw.Agents {
-		ids = append(ids, id)
-	}
-	sort.Strings(ids)
+	ids := slices.Sorted(maps.Keys(raw.Agents))
 	for _, id := range ids {
 		servers := raw.Agents[id].MCPServers
 		if servers == nil {
@@ -64,31 +60,18 @@ func (c Config) validateMCP() error {
 	if err := c.MCPServers.Validate("mcpServers"); err != nil {
 		return err
 	}
-	for _, id := range sortedIDs(c.Agents) {
+	for _, id := range slices.Sorted(maps.Keys(c.Agents)) {
 		if err := c.Agents[id].MCPServers.Validate("agents." + id + ".mcpServers"); err != nil {
 			return err
 		}
 	}
-	globs := make([]string, 0, len(c.Folders))
-	for g := range c.Folders {
-		globs = append(globs, g)
-	}
-	sort.Strings(globs)
+	globs := slices.Sorted(maps.Keys(c.Folders))
 	for _, g := range globs {
 		if err := c.Folders[g].MCPServers.Validate(fmt.Sprintf("folders.%q.mcpServers", g)); err != nil {
 			return err
 		}
 	}
 	return nil
-}
-
-func sortedIDs(m map[string]acp.AgentConfig) []string {
-	ids := make([]string, 0, len(m))
-	for id := range m {
-		ids = append(ids, id)
-	}
-	sort.Strings(ids)
-	return ids
 }
 
 // patchMCPServers applies a settings patch's mcpServers to the
@@ -98,11 +81,7 @@ func sortedIDs(m map[string]acp.AgentConfig) []string {
 // is checked like any config (parse).
 func patchMCPServers(root *yaml.Node, servers map[string]*hub.MCPServerPatch) error {
 	m := mapping(root, "mcpServers")
-	names := make([]string, 0, len(servers))
-	for n := range servers {
-		names = append(names, n)
-	}
-	sort.Strings(names)
+	names := slices.Sorted(maps.Keys(servers))
 	for _, name := range names {
 		p := servers[name]
 		if p == nil {
@@ -151,7 +130,7 @@ func mcpSettings(c Config) []hub.MCPServerSetting { return serverSettings(c.MCPS
 // entry, which removes a server of an earlier level, is left out).
 func serverSettings(servers acp.MCPServers) []hub.MCPServerSetting {
 	var out []hub.MCPServerSetting
-	for _, name := range sortedServerNames(servers) {
+	for _, name := range slices.Sorted(maps.Keys(servers)) {
 		s := servers[name]
 		if s == nil {
 			continue
@@ -170,25 +149,12 @@ func serverSettings(servers acp.MCPServers) []hub.MCPServerSetting {
 	return out
 }
 
-func sortedServerNames(m acp.MCPServers) []string {
-	names := make([]string, 0, len(m))
-	for n := range m {
-		names = append(names, n)
-	}
-	sort.Strings(names)
-	return names
-}
-
 // patchFolders applies a settings patch's folders to the root mapping,
 // globs matched exactly, sorted: a folder's MCP servers merged by name
 // (patchMCPServers), a null folder removed whole; a section left empty is
 // removed, and so is an empty folders:.
 func patchFolders(root *yaml.Node, folders map[string]*hub.FolderPatch) error {
-	globs := make([]string, 0, len(folders))
-	for g := range folders {
-		globs = append(globs, g)
-	}
-	sort.Strings(globs)
+	globs := slices.Sorted(maps.Keys(folders))
 	for _, g := range globs {
 		f := folders[g]
 		if f == nil {
@@ -226,11 +192,7 @@ func patchFolders(root *yaml.Node, folders map[string]*hub.FolderPatch) error {
 
 // folderSettings lists c's folder sections that hold MCP servers.
 func folderSettings(c Config) []hub.FolderSettings {
-	globs := make([]string, 0, len(c.Folders))
-	for g := range c.Folders {
-		globs = append(globs, g)
-	}
-	sort.Strings(globs)
+	globs := slices.Sorted(maps.Keys(c.Folders))
 	var out []hub.FolderSettings
 	for _, g := range globs {
 		if ms := serverSettings(c.Folders[g].MCPServers); len(ms) > 0 {

@@ -2,6 +2,7 @@ package config
 
 import (
 	"bytes"
+	"maps"
 	"slices"
 	"strings"
 
@@ -98,11 +99,7 @@ func patchConfigYAML(data []byte, p hub.SettingsPatch) ([]byte, error) {
 // sorted by id, so the result does not depend on map order. An entry
 // replaced keeps its mcpServers, merged with the patch's.
 func patchAgents(root *yaml.Node, agents map[string]*hub.AgentPatch) error {
-	ids := make([]string, 0, len(agents))
-	for id := range agents {
-		ids = append(ids, id)
-	}
-	slices.Sort(ids)
+	ids := slices.Sorted(maps.Keys(agents))
 	for _, id := range ids {
 		a := agents[id]
 		if a == nil {
@@ -144,11 +141,7 @@ func patchAgents(root *yaml.Node, agents map[string]*hub.AgentPatch) error {
 				env.Style = oe.Style
 			}
 		}
-		envKeys := make([]string, 0, len(a.Env))
-		for k := range a.Env {
-			envKeys = append(envKeys, k)
-		}
-		slices.Sort(envKeys)
+		envKeys := slices.Sorted(maps.Keys(a.Env))
 		for _, k := range envKeys {
 			if v := a.Env[k]; v == nil {
 				removeExact(env, k)
