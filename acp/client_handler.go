@@ -65,7 +65,7 @@ func (h *clientHandler) HandleNotification(ctx context.Context, method string, p
 		return
 	}
 	var n SessionNotification
-	if err := json.Unmarshal(params, &n); err != nil {
+	if err := unmarshal(params, &n); err != nil {
 		c.log.Warn("acp: skipping malformed session/update", "err", err, "preview", preview(params))
 		return
 	}

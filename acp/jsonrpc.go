@@ -352,7 +352,7 @@ func (c *Conn) endOfStream(readErr error) {
 // and never blocks on a handler.
 func (c *Conn) receive(line []byte) {
 	var m wireMessage
-	if err := json.Unmarshal(line, &m); err != nil {
+	if err := unmarshal(line, &m); err != nil {
 		c.log.Warn("acp: skipping malformed line", "bytes", len(line), "err", err, "preview", preview(line))
 		return
 	}

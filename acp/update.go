@@ -87,7 +87,7 @@ func (u *SessionUpdate) UnmarshalJSON(b []byte) error {
 		Entries       json.RawMessage `json:"entries"`
 		CurrentModeID json.RawMessage `json:"currentModeId"`
 	}
-	err := json.Unmarshal(b, &v)
+	err := unmarshal(b, &v)
 	if v.Kind == "" {
 		if err == nil {
 			err = fmt.Errorf("missing sessionUpdate")
@@ -99,16 +99,16 @@ func (u *SessionUpdate) UnmarshalJSON(b []byte) error {
 		switch v.Kind {
 		case UpdateUserMessageChunk, UpdateAgentMessageChunk, UpdateAgentThoughtChunk:
 			var c ContentBlock
-			err = json.Unmarshal(v.Content, &c)
+			err = unmarshal(v.Content, &c)
 			u.Content = &c
 		case UpdateToolCall, UpdateToolCallUpdate:
 			var tc ToolCall
-			err = json.Unmarshal(b, &tc)
+			err = unmarshal(b, &tc)
 			u.ToolCall = &tc
 		case UpdatePlan:
-			err = json.Unmarshal(v.Entries, &u.Plan)
+			err = unmarshal(v.Entries, &u.Plan)
 		case UpdateCurrentMode:
-			err = json.Unmarshal(v.CurrentModeID, &u.ModeID)
+			err = unmarshal(v.CurrentModeID, &u.ModeID)
 		}
 	}
 	if err != nil {

@@ -21,6 +21,12 @@ import (
 // liveBuffer is how many live events a subscriber may have unread.
 const liveBuffer = 8192
 
+// outBuffer is how many events the subscriber's goroutine may hand over
+// ahead of its reader: a commit's events reach the reader in one wake-up,
+// which an SSE stream writes in one syscall, instead of one hand-off (and
+// one write) per event.
+const outBuffer = 256
+
 type eventReader interface {
 	Events(ctx context.Context, f hub.EventFilter) ([]hub.Event, error)
 }
@@ -127,7 +133,7 @@ func (b *bus) subscribe(f hub.EventFilter) *hub.Subscription {
 		bus:    b,
 		filter: f,
 		live:   make(chan *hub.Event, liveBuffer),
-		out:    make(chan hub.Event),
+		out:    make(chan hub.Event, outBuffer),
 		done:   make(chan struct{}),
 	}
 	b.mu.Lock()
