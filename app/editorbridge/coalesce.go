@@ -9,31 +9,31 @@ import (
 )
 
 // MaxCoalescedText bounds the text of one session/update the bridge makes
-// out of several text chunks.
+// out of several text chunks (coalescer).
 const MaxCoalescedText = 64 << 10
 
-// An editor's ACP library may queue only so many notifications it has
-// not handled yet (acp-go-sdk: 1024, then it drops the connection), and a
-// long turn is thousands of chunks. So the bridge sends consecutive text
-// chunks of one kind as one notification where it can (coalescer):
+// coalescer sends a session's updates, each run of text chunks of one kind
+// as few session/updates as MaxCoalescedText allows. An editor's ACP
+// library may queue only so many notifications it has not handled yet
+// (acp-go-sdk: 1024, then it drops the connection), and a long turn is
+// thousands of chunks.
 //
-//   - session/load replays each turn with its consecutive text chunks
-//     merged;
-//   - a live turn merges only the chunks already received from the hub
-//     while the bridge was busy sending the previous ones: a chunk is
-//     held back only while the next event is already in the bridge's
-//     buffer, never to wait for one (no timer, no added delay).
-//
-// Either way the editor gets every byte of text in order: what is merged
-// is agent_message_chunk, agent_thought_chunk or user_message_chunk whose
+// What it guarantees: the editor gets every byte of text, in order, and
+// every other update unchanged, in order. What is merged is
+// agent_message_chunk, agent_thought_chunk or user_message_chunk whose
 // content is a plain text block ({"type":"text","text":…} and nothing
-// else), with the same kind, in the same turn, with no other update (tool
-// call, plan, image, …) or request (a permission) between them. One
-// notification holds at most MaxCoalescedText bytes of text: a longer run
-// is cut, on a UTF-8 character boundary, into several.
-
-// coalescer gathers a run of text chunks of one kind and sends it as few
-// session/updates as the size bound allows. It is used by one goroutine.
+// else), of the same kind, in the same turn, with no other update (tool
+// call, plan, image, …) or request (a permission: the caller flushes)
+// between them. One notification holds at most MaxCoalescedText bytes of
+// text: a longer run is cut, on a UTF-8 character boundary, into several.
+// It has no timer: a run is sent when the caller flushes it, another
+// update comes, or it fills. session/load flushes at each turn's end
+// (sessions.go); a live turn flushes before every read that could wait on
+// the hub, so a chunk is held back only while the next event is already
+// in the bridge's buffer, and a bridge that keeps up sends each chunk as
+// it comes, with no added delay (prompt.go).
+//
+// It is used by one goroutine.
 type coalescer struct {
 	send func(json.RawMessage) // one session/update to the editor
 	max  int                   // the bound on one notification's text (MaxCoalescedText)
