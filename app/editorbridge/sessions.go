@@ -173,7 +173,12 @@ func (b *server) loadSession(ctx context.Context, params json.RawMessage, replay
 		}
 		for _, t := range page.Turns {
 			blocks := promptBlocks(t.Turn)
-			if blocks == nil {
+			switch {
+			case blocks != nil:
+			case t.Input == "":
+				// Still one user chunk, where the turn begins.
+				out.update(update(acp.UpdateUserMessageChunk, "content", acp.TextBlock("")))
+			default:
 				out.add(acp.UpdateUserMessageChunk, t.Input)
 			}
 			for _, c := range blocks {
