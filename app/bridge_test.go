@@ -41,6 +41,7 @@ func TestBridge(t *testing.T) {
 		{"Cancel", bridgeCancel},
 		{"Load", bridgeLoad},
 		{"LongOutput", bridgeLongOutput}, // bridge_output_test.go
+		{"Coalesce", bridgeCoalesce},     // bridge_output_test.go
 		{"HubRestart", bridgeHubRestart},
 		{"HubCrash", bridgeHubCrash},
 		{"Errors", bridgeErrors},
@@ -93,11 +94,18 @@ type testEditor struct {
 	// ws, when set, serves fs/* and terminal/* (bridge_fs_test.go);
 	// otherwise they fail with errNoFS.
 	ws *editorWorkspace
+	// slow, when set, is how long each session/update takes the editor
+	// (a slow editor: bridge_output_test.go).
+	slow time.Duration
 }
 
 var _ sdk.Client = (*testEditor)(nil)
 
 func (e *testEditor) SessionUpdate(_ context.Context, n sdk.SessionNotification) error {
+	e.mu.Lock()
+	slow := e.slow
+	e.mu.Unlock()
+	time.Sleep(slow)
 	e.mu.Lock()
 	e.updates = append(e.updates, n)
 	e.mu.Unlock()
@@ -112,6 +120,12 @@ func (e *testEditor) RequestPermission(ctx context.Context, p sdk.RequestPermiss
 		return sdk.RequestPermissionResponse{Outcome: sdk.RequestPermissionOutcome{Cancelled: &sdk.RequestPermissionOutcomeCancelled{}}}, nil
 	}
 	return f(ctx, p)
+}
+
+func (e *testEditor) setSlow(d time.Duration) {
+	e.mu.Lock()
+	e.slow = d
+	e.mu.Unlock()
 }
 
 func (e *testEditor) setPerm(f func(context.Context, sdk.RequestPermissionRequest) (sdk.RequestPermissionResponse, error)) {
@@ -199,6 +213,15 @@ func kinds(ns []sdk.SessionNotification) []string {
 		}
 	}
 	return out
+}
+
+// textRuns is kinds with each run of text chunks of one kind as one: the
+// updates a session/load replays for what was streamed (the bridge
+// coalesces text chunks).
+func textRuns(kinds []string) []string {
+	return slices.CompactFunc(slices.Clone(kinds), func(a, b string) bool {
+		return a == b && strings.HasSuffix(a, "_chunk")
+	})
 }
 
 // agentText is the text of the agent_message_chunks (userText: of the
@@ -704,9 +727,9 @@ func bridgeLoad(t *testing.T, bins e2eBins) {
 	b2.mustInitialize(t)
 	ups := b2.listAndLoad(t, sid, cwd)
 	// A message may be stored in more pieces than the agent sent
-	// (redaction holds its last word back): one run of agent chunks.
-	oneRun := func(a, b string) bool { return a == b && a == "agent_message_chunk" }
-	if got, want := slices.CompactFunc(kinds(ups), oneRun), []string{"user_message_chunk", "agent_message_chunk", "user_message_chunk", "tool_call", "tool_call_update", "tool_call_update", "plan"}; !slices.Equal(got, want) {
+	// (redaction holds its last word back): the replay sends each run of
+	// text chunks as one.
+	if got, want := kinds(ups), []string{"user_message_chunk", "agent_message_chunk", "user_message_chunk", "tool_call", "tool_call_update", "tool_call_update", "plan"}; !slices.Equal(got, want) {
 		t.Errorf("replay %v, want %v", got, want)
 	}
 	if got := userText(ups); got != "echo first answertools" {

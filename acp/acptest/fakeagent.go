@@ -222,6 +222,14 @@
 //     in prose, so a hub that holds back a possible secret's start can
 //     release every chunk whole), as fast as possible (flushed every 64
 //     KiB and at the end; stops early if session/cancel arrives); end_turn.
+//   - mixed <rounds>: rounds rounds, as fast as possible (flushed at the
+//     end), of: agent_message_chunk "m<i>.a é ", agent_message_chunk
+//     "m<i>.b 😀 ", agent_thought_chunk "t<i>.a ", agent_thought_chunk
+//     "t<i>.b ", agent_message_chunk with an image block {type: "image",
+//     mimeType: "image/png", data: MixedImage}, agent_message_chunk
+//     "m<i>.c ", tool_call {toolCallId: "mixed-<i>", title: "Step <i>",
+//     kind: "other", status: "completed"}, agent_message_chunk "m<i>.d "
+//     (i from 0); end_turn.
 //   - ticks <count> <rate>: count agent_message_chunks, rate per second,
 //     each flushed at once, whose text is the send time in Unix nanoseconds
 //     left-aligned in 64 bytes (padded with spaces); end_turn.

@@ -270,6 +270,12 @@ func (a *agent) script(s *session, t *turn, text, cmd, rest string) (stop string
 			return bad()
 		}
 		a.flood(s, t, v[0], v[1])
+	case "mixed":
+		v, ok := intArgs(rest, 1)
+		if !ok {
+			return bad()
+		}
+		a.mixed(s, t, v[0])
 	case "ticks":
 		v, ok := intArgs(rest, 2)
 		if !ok || v[1] <= 0 {
@@ -581,6 +587,32 @@ func (a *agent) flood(s *session, t *turn, count, size int) {
 		a.wmu.Unlock()
 	}
 	a.flush()
+}
+
+// MixedImage is the data of the image chunk of mixed's rounds.
+const MixedImage = "iVBORw0KGgo="
+
+// mixed sends rounds rounds of text chunks of both kinds around updates
+// that are no text, as fast as possible (flushed at the end).
+func (a *agent) mixed(s *session, t *turn, rounds int) {
+	a.wmu.Lock()
+	for i := 0; i < rounds && !t.cancelled(); i++ {
+		for _, u := range []any{
+			textChunk("agent_message_chunk", fmt.Sprintf("m%d.a é ", i)),
+			textChunk("agent_message_chunk", fmt.Sprintf("m%d.b 😀 ", i)),
+			textChunk("agent_thought_chunk", fmt.Sprintf("t%d.a ", i)),
+			textChunk("agent_thought_chunk", fmt.Sprintf("t%d.b ", i)),
+			map[string]any{"sessionUpdate": "agent_message_chunk", "content": map[string]string{"type": "image", "mimeType": "image/png", "data": MixedImage}},
+			textChunk("agent_message_chunk", fmt.Sprintf("m%d.c ", i)),
+			map[string]any{"sessionUpdate": "tool_call", "toolCallId": fmt.Sprintf("mixed-%d", i), "title": fmt.Sprintf("Step %d", i), "kind": "other", "status": "completed"},
+			textChunk("agent_message_chunk", fmt.Sprintf("m%d.d ", i)),
+		} {
+			a.out.Write(marshal(request{JSONRPC: "2.0", Method: "session/update", Params: map[string]any{"sessionId": s.id, "update": u}}))
+			a.out.WriteByte('\n')
+		}
+	}
+	a.out.Flush()
+	a.wmu.Unlock()
 }
 
 // floodText is one flood chunk: size bytes ending with a space.

@@ -623,6 +623,30 @@ func TestScriptCommands(t *testing.T) {
 			t.Errorf("tool_call: %s", before[0].raw)
 		}
 	})
+	t.Run("mixed", func(t *testing.T) {
+		p := startAgent(t)
+		sid := p.session()
+		r, before := p.result(p.prompt(sid, "mixed 2"))
+		var got []string
+		for _, m := range before {
+			u := m.update(t)
+			got = append(got, u.SessionUpdate+":"+u.Content.Text)
+			if strings.Contains(string(u.raw), `"image"`) && !strings.Contains(string(u.raw), `"data":"`+MixedImage+`"`) {
+				t.Errorf("image chunk: %s", u.raw)
+			}
+		}
+		var want []string
+		for i := range 2 {
+			want = append(want,
+				fmt.Sprintf("agent_message_chunk:m%d.a é ", i), fmt.Sprintf("agent_message_chunk:m%d.b 😀 ", i),
+				fmt.Sprintf("agent_thought_chunk:t%d.a ", i), fmt.Sprintf("agent_thought_chunk:t%d.b ", i),
+				"agent_message_chunk:", fmt.Sprintf("agent_message_chunk:m%d.c ", i),
+				"tool_call:", fmt.Sprintf("agent_message_chunk:m%d.d ", i))
+		}
+		if strings.Join(got, "|") != strings.Join(want, "|") || stopReason(t, r) != "end_turn" {
+			t.Fatalf("mixed 2: %q\nwant %q", got, want)
+		}
+	})
 	t.Run("fs", func(t *testing.T) {
 		p := startAgent(t)
 		sid := p.session()

@@ -9,7 +9,8 @@
 // too, and the first decision wins (permissions.go); the agent's fs and
 // terminal requests go to the editor when it offers them
 // (clientrequests.go). session/load, list and resume are served from the
-// hub's history (sessions.go). With no hub running, the bridge starts
+// hub's history (sessions.go). Consecutive text chunks may go to the
+// editor as one notification (coalesce.go). With no hub running, the bridge starts
 // `switchboard serve` (launch.go).
 package editorbridge
 

@@ -180,6 +180,9 @@ type turnRelay struct {
 	threadID  string
 	turnID    string
 
+	// out sends the turn's updates, text chunks coalesced (coalesce.go).
+	out *coalescer
+
 	mu    sync.Mutex
 	perms map[string]context.CancelFunc // editor requests outstanding, by permission (or elicitation) id
 }
@@ -188,17 +191,28 @@ type turnRelay struct {
 // the session's thread (a session id is its thread id).
 func newTurnRelay(b *server, sessionID, turnID string) *turnRelay {
 	ctx, end := context.WithCancel(context.Background())
-	return &turnRelay{b: b, ctx: ctx, end: end, sessionID: sessionID, threadID: sessionID, turnID: turnID, perms: map[string]context.CancelFunc{}}
+	t := &turnRelay{b: b, ctx: ctx, end: end, sessionID: sessionID, threadID: sessionID, turnID: turnID, perms: map[string]context.CancelFunc{}}
+	t.out = newCoalescer(func(u json.RawMessage) { b.notifyUpdate(sessionID, u) })
+	return t
 }
 
 // run relays the stream's events until the turn ends and returns the
 // prompt's answer. The editor's requests still outstanding are withdrawn
 // when it returns.
+//
+// Text chunks are held only while the stream has the next event already
+// buffered (Ready), and sent before any Next that could wait: a bridge
+// that keeps up sends each chunk as it comes, one that fell behind sends
+// the chunks that piled up meanwhile as one notification (coalesce.go).
 func (t *turnRelay) run(st *client.Stream) (any, error) {
 	defer t.end()
 	for {
+		if !st.Ready() {
+			t.out.flush()
+		}
 		ev, err := st.Next()
 		if err != nil {
+			t.out.flush()
 			return nil, t.streamError(st, err)
 		}
 		if t.turnID == "" {
@@ -216,6 +230,11 @@ func (t *turnRelay) run(st *client.Stream) (any, error) {
 // relay handles one event of the turn; done reports the turn's end, with
 // the prompt's answer.
 func (t *turnRelay) relay(ev hub.Event) (res any, done bool, err error) {
+	if kind, text, ok := textChunk(ev); ok {
+		t.out.add(kind, text) // held while more events are buffered (run)
+		return nil, false, nil
+	}
+	t.out.flush() // the text before goes first
 	switch ev.Type {
 	case hub.EventTurnCompleted:
 		res, err := turnResult(ev)
@@ -249,9 +268,7 @@ func (t *turnRelay) relay(ev hub.Event) (res any, done bool, err error) {
 		// thread's history for every oversized chunk it sends, and put the
 		// >1 MiB update in the editor the bound keeps out; a session/load
 		// replays it whole. (client_request events are never cut.)
-		if u, ok := eventUpdate(ev); ok {
-			t.b.notifyUpdate(t.sessionID, u)
-		}
+		t.out.event(ev)
 	}
 	return nil, false, nil
 }

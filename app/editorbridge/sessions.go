@@ -162,7 +162,9 @@ func (b *server) loadSession(ctx context.Context, params json.RawMessage, replay
 		return withSessionState(map[string]any{}, th), nil
 	}
 	// A page at a time: a long thread's whole history may be more than
-	// the hub sends in one answer (64 MiB).
+	// the hub sends in one answer (64 MiB). Each turn's consecutive text
+	// chunks go as one notification (coalesce.go).
+	out := newCoalescer(func(u json.RawMessage) { b.notifyUpdate(th.ID, u) })
 	q := hub.HistoryQuery{IncludeEvents: true}
 	for {
 		page, err := b.hub.HistoryPage(ctx, th.ID, q)
@@ -170,14 +172,26 @@ func (b *server) loadSession(ctx context.Context, params json.RawMessage, replay
 			return nil, err
 		}
 		for _, t := range page.Turns {
-			for _, u := range userChunks(t.Turn) {
-				b.notifyUpdate(th.ID, u)
+			blocks := promptBlocks(t.Turn)
+			switch {
+			case blocks != nil:
+			case t.Input == "":
+				// Still one user chunk, where the turn begins.
+				out.update(update(acp.UpdateUserMessageChunk, "content", acp.TextBlock("")))
+			default:
+				out.add(acp.UpdateUserMessageChunk, t.Input)
 			}
-			for _, ev := range t.Events {
-				if u, ok := eventUpdate(ev); ok {
-					b.notifyUpdate(th.ID, u)
+			for _, c := range blocks {
+				if text, ok := plainText(c); ok {
+					out.add(acp.UpdateUserMessageChunk, text)
+				} else {
+					out.update(update(acp.UpdateUserMessageChunk, "content", c))
 				}
 			}
+			for _, ev := range t.Events {
+				out.event(ev)
+			}
+			out.flush() // never across turns
 		}
 		if page.NextCursor == "" {
 			return withSessionState(map[string]any{}, th), nil
@@ -186,18 +200,14 @@ func (b *server) loadSession(ctx context.Context, params json.RawMessage, replay
 	}
 }
 
-// userChunks is a turn's prompt as user_message_chunk updates: one per
-// content block when the turn was sent as blocks, else its text.
-func userChunks(t hub.Turn) []json.RawMessage {
+// promptBlocks is a turn's prompt as the content blocks it was sent as;
+// nil when it was sent as text (hub.Turn.Input).
+func promptBlocks(t hub.Turn) []json.RawMessage {
 	var blocks []json.RawMessage
 	if len(t.Content) > 0 && json.Unmarshal(t.Content, &blocks) == nil && len(blocks) > 0 {
-		out := make([]json.RawMessage, 0, len(blocks))
-		for _, c := range blocks {
-			out = append(out, update("user_message_chunk", "content", c))
-		}
-		return out
+		return blocks
 	}
-	return []json.RawMessage{update("user_message_chunk", "content", acp.TextBlock(t.Input))}
+	return nil
 }
 
 func (b *server) listSessions(ctx context.Context, params json.RawMessage) (any, error) {

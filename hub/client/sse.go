@@ -81,6 +81,39 @@ func (r *Reader) Next() (Frame, error) {
 	}
 }
 
+// Ready reports whether a whole frame with data, other than a resync, is
+// already buffered: the next frames up to it come without reading from
+// the connection. It reads nothing. (A frame without data before it is
+// skipped by Stream, as are comments.)
+func (r *Reader) Ready() bool {
+	b, _ := r.br.Peek(r.br.Buffered())
+	hasData := false
+	for {
+		line, rest, ok := bytes.Cut(b, []byte("\n"))
+		if !ok {
+			return false
+		}
+		b, line = rest, bytes.TrimSuffix(line, []byte("\r"))
+		switch {
+		case len(line) == 0:
+			if hasData {
+				return true
+			}
+		case line[0] == ':':
+		default:
+			name, value, _ := bytes.Cut(line, []byte(":"))
+			switch string(name) {
+			case "data":
+				hasData = true
+			case "event":
+				if string(bytes.TrimPrefix(value, []byte(" "))) == hub.EventResync {
+					return false // it ends the connection
+				}
+			}
+		}
+	}
+}
+
 // line reads one line without its end ("\n" or "\r\n"). The slice is
 // valid until the next call.
 func (r *Reader) line() ([]byte, error) {

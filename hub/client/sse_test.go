@@ -120,3 +120,54 @@ func TestDecodeEvent(t *testing.T) {
 		})
 	}
 }
+
+// pieces returns one piece per Read, as a connection delivers what the
+// hub wrote at once.
+type pieces []string
+
+func (p *pieces) Read(b []byte) (int, error) {
+	if len(*p) == 0 {
+		return 0, io.EOF
+	}
+	n := copy(b, (*p)[0])
+	if n < len((*p)[0]) {
+		(*p)[0] = (*p)[0][n:]
+	} else {
+		*p = (*p)[1:]
+	}
+	return n, nil
+}
+
+// Ready says whether the next frame with data is already buffered, so a
+// client may batch it without waiting; never for a partial frame, a
+// frame without data alone, or a resync (which ends the connection).
+func TestReaderReady(t *testing.T) {
+	in := pieces{
+		"id: 1\ndata: a\n\nid: 2\ndata: b\n\nid: 3\nda",
+		"ta: c\n\n: ping\n\nid: 4\n\n",
+		"id: 5\r\ndata: d\r\n\r\nevent: resync\ndata:\n\n",
+	}
+	r := NewReader(&in, 0)
+	if r.Ready() {
+		t.Fatal("ready before anything was read")
+	}
+	for i, want := range []struct {
+		data  string
+		ready bool
+	}{
+		{"a", true},  // frame 2 arrived with frame 1
+		{"b", false}, // frame 3 is cut
+		{"c", false}, // a ping and a frame without data: nothing to return yet
+		{"", false},  // the frame without data (Stream skips it)
+		{"d", false}, // a resync ends the connection: never batched
+		{"", false},  // the resync itself
+	} {
+		f, err := r.Next()
+		if err != nil || f.Data != want.data {
+			t.Fatalf("frame %d: %+v, %v; want data %q", i, f, err, want.data)
+		}
+		if got := r.Ready(); got != want.ready {
+			t.Errorf("after frame %d (%q): Ready %v, want %v", i, want.data, got, want.ready)
+		}
+	}
+}

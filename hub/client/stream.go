@@ -234,6 +234,14 @@ func (s *Stream) Next() (hub.Event, error) {
 	}
 }
 
+// Ready reports whether Next would return the next event without waiting
+// on the connection: it was already received and buffered. A client that
+// batches what has arrived (the editor bridge) asks it before a Next that
+// could wait. Call it from Next's goroutine.
+func (s *Stream) Ready() bool {
+	return !s.ended && s.rd != nil && s.rd.Ready()
+}
+
 // NextFrame is Next without decoding the event (but for the events that
 // may end a turn's stream): for a client that counts or forwards events
 // as they are. It returns only frames with data, with the same errors as
