@@ -18,7 +18,8 @@ import (
 //     final "resync" event and is closed; it reconnects with its last Seq.
 //   - publish never blocks on a subscriber.
 
-// liveBuffer is how many live events a subscriber may have unread.
+// liveBuffer is how many live events a subscriber may have unread beyond
+// the outBuffer its goroutine already handed over.
 const liveBuffer = 8192
 
 // outBuffer is how many events the subscriber's goroutine may hand over

@@ -129,7 +129,7 @@ func TestBusSlowSubscriberResync(t *testing.T) {
 		last = e
 		n++
 	}
-	if last.Type != hub.EventResync || n > liveBuffer+2 {
+	if last.Type != hub.EventResync || n > liveBuffer+outBuffer+2 {
 		t.Fatalf("after %d events the last was %+v", n, last)
 	}
 	if last.Seq != int64(n-1) {
