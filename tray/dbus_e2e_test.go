@@ -222,6 +222,69 @@ func TestDBusTrayNotRunning(t *testing.T) {
 	})
 }
 
+// The tray's GTK theme (minimalTheme): empty while a StatusNotifierWatcher
+// shows the item, the user's once the watcher is gone and
+// libayatana-appindicator falls back to an XEmbed icon whose menu GTK
+// draws. GTK parsing its default theme (Adwaita) then grows the tray's
+// malloc heap by well over a MiB; had it parsed it at start (no empty
+// theme), or not again (no restore), the heap would barely move.
+func TestDBusTrayTheme(t *testing.T) {
+	needTools(t)
+	bin := buildTray(t)
+	tmp := t.TempDir()
+	env := desktopSession(t, tmp)
+	watcher := startProc(t, "status-notifier-watcher", env, "status-notifier-watcher")
+	tray := startProc(t, "tray", env, bin, "--data-dir", filepath.Join(tmp, "no-hub"))
+
+	conn, err := dbus.Connect(busAddress(env))
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { conn.Close() })
+	sni := findStatusItem(t, conn)
+	waitTray(t, tray, "the not-running menu", func() bool { return sni.label(t, 0) == "Switchboard is not running" })
+	if !strings.Contains(tray.log(), "empty GTK theme while a StatusNotifierWatcher shows the menu") {
+		t.Fatalf("the tray did not take the empty theme:\n%s", tray.log())
+	}
+	if strings.Contains(tray.log(), "theme is back") {
+		t.Fatalf("the theme came back while the watcher runs:\n%s", tray.log())
+	}
+	before := heapKiB(t, tray.cmd.Process.Pid)
+
+	syscall.Kill(-watcher.cmd.Process.Pid, syscall.SIGKILL)
+	<-watcher.done
+	waitTray(t, tray, "the user's theme back", func() bool {
+		return strings.Contains(tray.log(), "no StatusNotifierWatcher: the user's GTK theme is back")
+	})
+	var after int
+	waitTray(t, tray, "GTK's theme parsed", func() bool {
+		after = heapKiB(t, tray.cmd.Process.Pid)
+		return after-before >= 1024
+	})
+	t.Logf("malloc heap %d KiB with the empty theme, %d KiB with the user's", before, after)
+}
+
+// heapKiB is the resident size of pid's malloc heap ([heap] in smaps).
+func heapKiB(t *testing.T, pid int) int {
+	t.Helper()
+	b, err := os.ReadFile(fmt.Sprintf("/proc/%d/smaps", pid))
+	if err != nil {
+		t.Fatal(err)
+	}
+	in := false
+	for _, line := range strings.Split(string(b), "\n") {
+		if f := strings.Fields(line); len(f) > 0 && strings.Contains(f[0], "-") {
+			in = strings.HasSuffix(line, "[heap]")
+		} else if in && len(f) == 3 && f[0] == "Rss:" {
+			var kib int
+			fmt.Sscan(f[1], &kib)
+			return kib
+		}
+	}
+	t.Fatalf("no [heap] in /proc/%d/smaps", pid)
+	return 0
+}
+
 func needTools(t *testing.T) {
 	t.Helper()
 	if testing.Short() {
@@ -301,6 +364,15 @@ func startProc(t *testing.T, name string, env []string, argv ...string) *proc {
 // them (HOME, XDG and TMPDIR in tmp, no accessibility bus).
 func desktopEnv(t *testing.T, tmp string) []string {
 	t.Helper()
+	env := desktopSession(t, tmp)
+	startProc(t, "status-notifier-watcher", env, "status-notifier-watcher")
+	return env
+}
+
+// desktopSession is desktopEnv without status-notifier-watcher: a desktop
+// whose panel has no tray area yet.
+func desktopSession(t *testing.T, tmp string) []string {
+	t.Helper()
 	var env []string
 	for _, kv := range os.Environ() {
 		k, _, _ := strings.Cut(kv, "=")
@@ -355,7 +427,6 @@ func desktopEnv(t *testing.T, tmp string) []string {
 	case <-time.After(20 * time.Second):
 		t.Fatalf("Xvfb not ready in 20 s\n%s", x.log())
 	}
-	startProc(t, "status-notifier-watcher", env, "status-notifier-watcher")
 	return env
 }
 

@@ -21,7 +21,9 @@ func run(ctx context.Context, o Options) error {
 	log := slog.New(slog.NewTextHandler(os.Stderr, nil))
 	ctx, cancel := context.WithCancel(ctx)
 	defer cancel()
+	childEnv = os.Environ()
 	noGL()
+	minimalTheme(log)
 	// onReady runs on its own goroutine, possibly never (a quit before the
 	// panel is ready): what it starts ends with ctx and is not waited for.
 	onReady := func() {
@@ -48,13 +50,13 @@ func run(ctx context.Context, o Options) error {
 // root window), so a tray that starts before any other GTK program — at
 // login, or on a fresh Xvfb — maps Mesa and LLVM: ~20 MiB of its ~40 MiB
 // (docs/PERFORMANCE.md "The desktop's footprint"). What the tray starts
-// (the app, the browser) gets the environment as it was (childEnv). Called
-// before GTK starts, so no C code reads the environment meanwhile.
+// (the app, the browser) gets the environment as it was (childEnv, taken
+// before). Called before GTK starts, so no C code reads the environment
+// meanwhile.
 func noGL() {
 	if _, set := os.LookupEnv("GDK_GL"); set {
 		return
 	}
-	childEnv = os.Environ()
 	os.Setenv("GDK_GL", "disable")
 }
 
