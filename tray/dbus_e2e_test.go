@@ -10,6 +10,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"slices"
 	"strings"
 	"sync"
 	"syscall"
@@ -222,46 +223,78 @@ func TestDBusTrayNotRunning(t *testing.T) {
 	})
 }
 
-// The tray's GTK theme (minimalTheme): empty while a StatusNotifierWatcher
-// shows the item, the user's once the watcher is gone and
+// What the tray's GTK leaves out while a StatusNotifierWatcher draws its
+// menu (whilePanelDraws), and gets back once the watcher is gone and
 // libayatana-appindicator falls back to an XEmbed icon whose menu GTK
-// draws. GTK parsing its default theme (Adwaita) then grows the tray's
+// draws: the theme (empty, then the user's) and the AT-SPI bridge (off,
+// then on). GTK parsing its default theme (Adwaita) grows the tray's
 // malloc heap by well over a MiB; had it parsed it at start (no empty
-// theme), or not again (no restore), the heap would barely move.
-func TestDBusTrayTheme(t *testing.T) {
+// theme), or not again (no restore), the heap would barely move. The
+// bridge, once on, asks the session bus for the accessibility bus
+// (org.a11y.Bus, started on demand), which nothing asked for before.
+func TestDBusTrayPanelGone(t *testing.T) {
 	needTools(t)
+	if _, err := os.Stat("/usr/share/dbus-1/services/org.a11y.Bus.service"); err != nil {
+		msg := "missing at-spi2-core (the accessibility bus)"
+		if os.Getenv("SWITCHBOARD_TRAY_E2E") == "require" {
+			t.Fatal(msg)
+		}
+		t.Skip(msg)
+	}
 	bin := buildTray(t)
 	tmp := t.TempDir()
 	env := desktopSession(t, tmp)
-	watcher := startProc(t, "status-notifier-watcher", env, "status-notifier-watcher")
-	tray := startProc(t, "tray", env, bin, "--data-dir", filepath.Join(tmp, "no-hub"))
-
 	conn, err := dbus.Connect(busAddress(env))
 	if err != nil {
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { conn.Close() })
+	owned := func(name string) func() bool {
+		return func() bool {
+			var owned bool
+			if err := conn.BusObject().Call("org.freedesktop.DBus.NameHasOwner", 0, name).Store(&owned); err != nil {
+				t.Fatal(err)
+			}
+			return owned
+		}
+	}
+	a11yBus, watching := owned("org.a11y.Bus"), owned("org.kde.StatusNotifierWatcher")
+	watcher := startProc(t, "status-notifier-watcher", env, "status-notifier-watcher")
+	waitTray(t, watcher, "the watcher on the bus", watching)
+	trayEnv := slices.DeleteFunc(slices.Clone(env), func(kv string) bool { return strings.HasPrefix(kv, "NO_AT_BRIDGE=") })
+	tray := startProc(t, "tray", trayEnv, bin, "--data-dir", filepath.Join(tmp, "no-hub"))
 	sni := findStatusItem(t, conn)
 	waitTray(t, tray, "the not-running menu", func() bool { return sni.label(t, 0) == "Switchboard is not running" })
-	if !strings.Contains(tray.log(), "empty GTK theme while a StatusNotifierWatcher shows the menu") {
-		t.Fatalf("the tray did not take the empty theme:\n%s", tray.log())
+	if !strings.Contains(tray.log(), "GTK has no theme or accessibility bridge") || !strings.Contains(tray.log(), "emptyTheme=true noBridge=true") {
+		t.Fatalf("the tray left nothing out:\n%s", tray.log())
 	}
-	if strings.Contains(tray.log(), "theme is back") {
-		t.Fatalf("the theme came back while the watcher runs:\n%s", tray.log())
+	if strings.Contains(tray.log(), "no StatusNotifierWatcher") {
+		t.Fatalf("the tray gave up on the watcher while it runs:\n%s", tray.log())
+	}
+	if a11yBus() {
+		t.Fatal("the accessibility bus runs: the tray started its AT-SPI bridge with a watcher")
 	}
 	before := heapKiB(t, tray.cmd.Process.Pid)
 
 	syscall.Kill(-watcher.cmd.Process.Pid, syscall.SIGKILL)
 	<-watcher.done
-	waitTray(t, tray, "the user's theme back", func() bool {
-		return strings.Contains(tray.log(), "no StatusNotifierWatcher: the user's GTK theme is back")
+	waitTray(t, tray, "the user's theme and the bridge back", func() bool {
+		return strings.Contains(tray.log(), `no StatusNotifierWatcher: GTK draws the XEmbed tray icon's menu" userTheme=true accessibilityBridge=true`)
 	})
+	waitTray(t, tray, "the accessibility bus asked for", a11yBus)
 	var after int
 	waitTray(t, tray, "GTK's theme parsed", func() bool {
 		after = heapKiB(t, tray.cmd.Process.Pid)
 		return after-before >= 1024
 	})
 	t.Logf("malloc heap %d KiB with the empty theme, %d KiB with the user's", before, after)
+
+	// A panel again (one that starts after the tray, at login): the empty
+	// theme is back.
+	startProc(t, "status-notifier-watcher", env, "status-notifier-watcher")
+	waitTray(t, tray, "the empty theme again", func() bool {
+		return strings.Contains(tray.log(), "GTK's theme is empty again")
+	})
 }
 
 // heapKiB is the resident size of pid's malloc heap ([heap] in smaps).

@@ -10,7 +10,7 @@ import (
 	"testing"
 )
 
-// The compiled theme resource the tray embeds (gtktheme_linux.go) is the
+// The compiled theme resource the tray embeds (gtkpanel_linux.go) is the
 // one its sources make: a change to gtktheme/gtk.css or its .xml without
 // `go generate ./tray/` fails here. glib-compile-resources comes with
 // GTK's development files (libglib2.0-dev-bin, under libgtk-3-dev).

@@ -26,6 +26,10 @@
 //   - systray.go (desktop tag): the panel, through getlantern/systray.
 package tray
 
+// The empty GTK theme the tray embeds (gtkpanel_linux.go), compiled from
+// gtktheme/; TestGTKThemeResource checks it is current.
+//go:generate glib-compile-resources --sourcedir=gtktheme --target=gtktheme/gtktheme.gresource gtktheme/gtktheme.gresource.xml
+
 import (
 	"context"
 	"errors"
