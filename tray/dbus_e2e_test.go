@@ -73,6 +73,12 @@ func TestDBusTray(t *testing.T) {
 	if !bytes.Contains(maps, []byte("libgtk-3")) {
 		t.Errorf("the tray does not map libgtk-3: the check above proves nothing")
 	}
+	// One malloc arena (one_arena in gtkpanel_linux.c): glibc maps each
+	// further one as a 64 MiB-aligned heap among the libraries, its used
+	// part read-write and the rest reserved.
+	if n := threadArenas(string(maps)); n > 0 {
+		t.Errorf("the tray has %d malloc arenas besides the main one", n)
+	}
 
 	th := h.createThread("Clean up")
 	h.askPermission(th.ID)
@@ -295,6 +301,40 @@ func TestDBusTrayPanelGone(t *testing.T) {
 	waitTray(t, tray, "the empty theme again", func() bool {
 		return strings.Contains(tray.log(), "GTK's theme is empty again")
 	})
+}
+
+// threadArenas counts glibc's per-thread malloc arenas in a
+// /proc/PID/maps: an anonymous read-write mapping at a 64 MiB boundary in
+// the mmap area (above the Go heap's addresses) followed by an anonymous
+// reserved one that ends 64 MiB after it.
+func threadArenas(maps string) int {
+	type m struct {
+		start, end uint64
+		perms      string
+		anon       bool
+	}
+	var ms []m
+	for _, line := range strings.Split(maps, "\n") {
+		f := strings.Fields(line)
+		if len(f) < 5 {
+			continue
+		}
+		var start, end uint64
+		if _, err := fmt.Sscanf(f[0], "%x-%x", &start, &end); err != nil {
+			continue
+		}
+		ms = append(ms, m{start, end, f[1], len(f) == 5})
+	}
+	const heapMax = 64 << 20
+	n := 0
+	for i := 0; i+1 < len(ms); i++ {
+		a, b := ms[i], ms[i+1]
+		if a.anon && a.perms == "rw-p" && a.start%heapMax == 0 && a.start >= 0x7f0000000000 &&
+			b.anon && b.perms == "---p" && b.start == a.end && b.end == a.start+heapMax {
+			n++
+		}
+	}
+	return n
 }
 
 // heapKiB is the resident size of pid's malloc heap ([heap] in smaps).
