@@ -136,7 +136,8 @@ func appBinary() (string, error) {
 }
 
 // childEnv, when not nil, is the environment of what the tray starts:
-// the one it was started with, before it changed its own for GTK (noGL).
+// the one it was started with, before it changed its own for GTK (noGL,
+// whilePanelDraws).
 var childEnv []string
 
 // startDetached starts cmd without waiting for it (it is reaped when it

@@ -10,6 +10,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"slices"
 	"strings"
 	"sync"
 	"syscall"
@@ -71,6 +72,12 @@ func TestDBusTray(t *testing.T) {
 	}
 	if !bytes.Contains(maps, []byte("libgtk-3")) {
 		t.Errorf("the tray does not map libgtk-3: the check above proves nothing")
+	}
+	// One malloc arena (one_arena in gtkpanel_linux.c): glibc maps each
+	// further one as a 64 MiB-aligned heap among the libraries, its used
+	// part read-write and the rest reserved.
+	if n := threadArenas(string(maps)); n > 0 {
+		t.Errorf("the tray has %d malloc arenas besides the main one", n)
 	}
 
 	th := h.createThread("Clean up")
@@ -222,6 +229,135 @@ func TestDBusTrayNotRunning(t *testing.T) {
 	})
 }
 
+// What the tray's GTK leaves out while a StatusNotifierWatcher draws its
+// menu (whilePanelDraws), and gets back once the watcher is gone and
+// libayatana-appindicator falls back to an XEmbed icon whose menu GTK
+// draws: the theme (empty, then the user's) and the AT-SPI bridge (off,
+// then on). GTK parsing its default theme (Adwaita) grows the tray's
+// malloc heap by well over a MiB; had it parsed it at start (no empty
+// theme), or not again (no restore), the heap would barely move. The
+// bridge, once on, asks the session bus for the accessibility bus
+// (org.a11y.Bus, started on demand), which nothing asked for before.
+func TestDBusTrayPanelGone(t *testing.T) {
+	needTools(t)
+	if _, err := os.Stat("/usr/share/dbus-1/services/org.a11y.Bus.service"); err != nil {
+		msg := "missing at-spi2-core (the accessibility bus)"
+		if os.Getenv("SWITCHBOARD_TRAY_E2E") == "require" {
+			t.Fatal(msg)
+		}
+		t.Skip(msg)
+	}
+	bin := buildTray(t)
+	tmp := t.TempDir()
+	env := desktopSession(t, tmp)
+	conn, err := dbus.Connect(busAddress(env))
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { conn.Close() })
+	owned := func(name string) func() bool {
+		return func() bool {
+			var owned bool
+			if err := conn.BusObject().Call("org.freedesktop.DBus.NameHasOwner", 0, name).Store(&owned); err != nil {
+				t.Fatal(err)
+			}
+			return owned
+		}
+	}
+	a11yBus, watching := owned("org.a11y.Bus"), owned("org.kde.StatusNotifierWatcher")
+	watcher := startProc(t, "status-notifier-watcher", env, "status-notifier-watcher")
+	waitTray(t, watcher, "the watcher on the bus", watching)
+	trayEnv := slices.DeleteFunc(slices.Clone(env), func(kv string) bool { return strings.HasPrefix(kv, "NO_AT_BRIDGE=") })
+	tray := startProc(t, "tray", trayEnv, bin, "--data-dir", filepath.Join(tmp, "no-hub"))
+	sni := findStatusItem(t, conn)
+	waitTray(t, tray, "the not-running menu", func() bool { return sni.label(t, 0) == "Switchboard is not running" })
+	if !strings.Contains(tray.log(), "GTK has no theme or accessibility bridge") || !strings.Contains(tray.log(), "emptyTheme=true noBridge=true") {
+		t.Fatalf("the tray left nothing out:\n%s", tray.log())
+	}
+	if strings.Contains(tray.log(), "no StatusNotifierWatcher") {
+		t.Fatalf("the tray gave up on the watcher while it runs:\n%s", tray.log())
+	}
+	if a11yBus() {
+		t.Fatal("the accessibility bus runs: the tray started its AT-SPI bridge with a watcher")
+	}
+	before := heapKiB(t, tray.cmd.Process.Pid)
+
+	syscall.Kill(-watcher.cmd.Process.Pid, syscall.SIGKILL)
+	<-watcher.done
+	waitTray(t, tray, "the user's theme and the bridge back", func() bool {
+		return strings.Contains(tray.log(), `no StatusNotifierWatcher: GTK draws the XEmbed tray icon's menu" userTheme=true accessibilityBridge=true`)
+	})
+	waitTray(t, tray, "the accessibility bus asked for", a11yBus)
+	var after int
+	waitTray(t, tray, "GTK's theme parsed", func() bool {
+		after = heapKiB(t, tray.cmd.Process.Pid)
+		return after-before >= 1024
+	})
+	t.Logf("malloc heap %d KiB with the empty theme, %d KiB with the user's", before, after)
+
+	// A panel again (one that starts after the tray, at login): the empty
+	// theme is back.
+	startProc(t, "status-notifier-watcher", env, "status-notifier-watcher")
+	waitTray(t, tray, "the empty theme again", func() bool {
+		return strings.Contains(tray.log(), "GTK's theme is empty again")
+	})
+}
+
+// threadArenas counts glibc's per-thread malloc arenas in a
+// /proc/PID/maps: an anonymous read-write mapping at a 64 MiB boundary in
+// the mmap area (above the Go heap's addresses) followed by an anonymous
+// reserved one that ends 64 MiB after it.
+func threadArenas(maps string) int {
+	type m struct {
+		start, end uint64
+		perms      string
+		anon       bool
+	}
+	var ms []m
+	for _, line := range strings.Split(maps, "\n") {
+		f := strings.Fields(line)
+		if len(f) < 5 {
+			continue
+		}
+		var start, end uint64
+		if _, err := fmt.Sscanf(f[0], "%x-%x", &start, &end); err != nil {
+			continue
+		}
+		ms = append(ms, m{start, end, f[1], len(f) == 5})
+	}
+	const heapMax = 64 << 20
+	n := 0
+	for i := 0; i+1 < len(ms); i++ {
+		a, b := ms[i], ms[i+1]
+		if a.anon && a.perms == "rw-p" && a.start%heapMax == 0 && a.start >= 0x7f0000000000 &&
+			b.anon && b.perms == "---p" && b.start == a.end && b.end == a.start+heapMax {
+			n++
+		}
+	}
+	return n
+}
+
+// heapKiB is the resident size of pid's malloc heap ([heap] in smaps).
+func heapKiB(t *testing.T, pid int) int {
+	t.Helper()
+	b, err := os.ReadFile(fmt.Sprintf("/proc/%d/smaps", pid))
+	if err != nil {
+		t.Fatal(err)
+	}
+	in := false
+	for _, line := range strings.Split(string(b), "\n") {
+		if f := strings.Fields(line); len(f) > 0 && strings.Contains(f[0], "-") {
+			in = strings.HasSuffix(line, "[heap]")
+		} else if in && len(f) == 3 && f[0] == "Rss:" {
+			var kib int
+			fmt.Sscan(f[1], &kib)
+			return kib
+		}
+	}
+	t.Fatalf("no [heap] in /proc/%d/smaps", pid)
+	return 0
+}
+
 func needTools(t *testing.T) {
 	t.Helper()
 	if testing.Short() {
@@ -301,6 +437,15 @@ func startProc(t *testing.T, name string, env []string, argv ...string) *proc {
 // them (HOME, XDG and TMPDIR in tmp, no accessibility bus).
 func desktopEnv(t *testing.T, tmp string) []string {
 	t.Helper()
+	env := desktopSession(t, tmp)
+	startProc(t, "status-notifier-watcher", env, "status-notifier-watcher")
+	return env
+}
+
+// desktopSession is desktopEnv without status-notifier-watcher: a desktop
+// whose panel has no tray area yet.
+func desktopSession(t *testing.T, tmp string) []string {
+	t.Helper()
 	var env []string
 	for _, kv := range os.Environ() {
 		k, _, _ := strings.Cut(kv, "=")
@@ -355,7 +500,6 @@ func desktopEnv(t *testing.T, tmp string) []string {
 	case <-time.After(20 * time.Second):
 		t.Fatalf("Xvfb not ready in 20 s\n%s", x.log())
 	}
-	startProc(t, "status-notifier-watcher", env, "status-notifier-watcher")
 	return env
 }
 

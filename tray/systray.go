@@ -21,7 +21,9 @@ func run(ctx context.Context, o Options) error {
 	log := slog.New(slog.NewTextHandler(os.Stderr, nil))
 	ctx, cancel := context.WithCancel(ctx)
 	defer cancel()
+	childEnv = os.Environ()
 	noGL()
+	whilePanelDraws(log)
 	// onReady runs on its own goroutine, possibly never (a quit before the
 	// panel is ready): what it starts ends with ctx and is not waited for.
 	onReady := func() {
@@ -48,13 +50,13 @@ func run(ctx context.Context, o Options) error {
 // root window), so a tray that starts before any other GTK program — at
 // login, or on a fresh Xvfb — maps Mesa and LLVM: ~20 MiB of its ~40 MiB
 // (docs/PERFORMANCE.md "The desktop's footprint"). What the tray starts
-// (the app, the browser) gets the environment as it was (childEnv). Called
-// before GTK starts, so no C code reads the environment meanwhile.
+// (the app, the browser) gets the environment as it was (childEnv, taken
+// before). Called before GTK starts, so no C code reads the environment
+// meanwhile.
 func noGL() {
 	if _, set := os.LookupEnv("GDK_GL"); set {
 		return
 	}
-	childEnv = os.Environ()
 	os.Setenv("GDK_GL", "disable")
 }
 
@@ -66,8 +68,10 @@ type systrayUI struct {
 	layout  *layout
 	watcher *Watcher
 
-	// clicks, one per entry: what to do, read when clicked.
-	clicks []click
+	// clicks: what each entry does, read when clicked, in groups of up
+	// to six entries (a submenu; the top level's three) that one
+	// goroutine serves (listen).
+	clicks []clickGroup
 
 	mu      sync.Mutex // guards the last shown icon, title, tooltip
 	icon    IconState
@@ -77,9 +81,13 @@ type systrayUI struct {
 }
 
 type click struct {
-	ch     <-chan struct{}
+	ch     <-chan struct{} // nil: no entry
 	action func() Action
 }
+
+// clickGroup is the entries one goroutine serves: a permission's submenu
+// (six), a turn's (two) or the top level's three.
+type clickGroup [6]click
 
 var iconOf = map[IconState]icon.State{
 	IconIdle: icon.Idle, IconWorking: icon.Working, IconNeedsYou: icon.NeedsYou, IconTrouble: icon.Trouble,
@@ -102,43 +110,59 @@ func newSystrayUI(ctx context.Context, log *slog.Logger) *systrayUI {
 	ui.layout = newLayout(time.Now, add, systray.AddSeparator)
 	l := ui.layout
 	for i, s := range l.perms {
-		ui.clicks = append(ui.clicks,
-			click{items[s.approve].ClickedCh, func() Action { return l.clickPermission(i, clickApprove) }},
-			click{items[s.deny].ClickedCh, func() Action { return l.clickPermission(i, clickDeny) }},
-			click{items[s.always].ClickedCh, func() Action { return l.clickPermission(i, clickAlways) }},
-			click{items[s.rememberAllow].ClickedCh, func() Action { return l.clickPermission(i, clickRememberAllow) }},
-			click{items[s.rememberDeny].ClickedCh, func() Action { return l.clickPermission(i, clickRememberDeny) }},
-			click{items[s.open].ClickedCh, func() Action { return l.clickOpenPermission(i) }})
+		ui.clicks = append(ui.clicks, clickGroup{
+			{items[s.approve].ClickedCh, func() Action { return l.clickPermission(i, clickApprove) }},
+			{items[s.deny].ClickedCh, func() Action { return l.clickPermission(i, clickDeny) }},
+			{items[s.always].ClickedCh, func() Action { return l.clickPermission(i, clickAlways) }},
+			{items[s.rememberAllow].ClickedCh, func() Action { return l.clickPermission(i, clickRememberAllow) }},
+			{items[s.rememberDeny].ClickedCh, func() Action { return l.clickPermission(i, clickRememberDeny) }},
+			{items[s.open].ClickedCh, func() Action { return l.clickOpenPermission(i) }}})
 	}
 	for i, s := range l.turns {
-		ui.clicks = append(ui.clicks,
-			click{items[s.cancel].ClickedCh, func() Action { return l.clickCancel(i) }},
-			click{items[s.open].ClickedCh, func() Action { return l.clickOpenTurn(i) }})
+		ui.clicks = append(ui.clicks, clickGroup{
+			{items[s.cancel].ClickedCh, func() Action { return l.clickCancel(i) }},
+			{items[s.open].ClickedCh, func() Action { return l.clickOpenTurn(i) }}})
 	}
-	ui.clicks = append(ui.clicks,
-		click{items[l.open].ClickedCh, func() Action { return Action{Kind: ActOpen} }},
-		click{items[l.quitHub].ClickedCh, func() Action { return Action{Kind: ActQuitHub} }},
-		click{items[l.quitTray].ClickedCh, func() Action { return Action{Kind: ActQuitTray} }})
+	ui.clicks = append(ui.clicks, clickGroup{
+		{items[l.open].ClickedCh, func() Action { return Action{Kind: ActOpen} }},
+		{items[l.quitHub].ClickedCh, func() Action { return Action{Kind: ActQuitHub} }},
+		{items[l.quitTray].ClickedCh, func() Action { return Action{Kind: ActQuitTray} }}})
 	return ui
 }
 
-// listen serves every entry's clicks until ctx is done. systray drops a
-// click nobody is waiting for, so each entry has its own goroutine.
+// listen serves every entry's clicks until ctx is done, a goroutine per
+// group (17 for ~70 entries: a goroutine each was ~0.2 MiB of stacks).
+// systray drops a click nobody is waiting for: a group's goroutine is back
+// waiting within microseconds (the Action is carried out on a goroutine
+// of its own), and only a click in the same submenu meanwhile could be
+// lost, far faster than a person clicks.
 func (ui *systrayUI) listen(ctx context.Context) {
-	for _, c := range ui.clicks {
+	for _, g := range ui.clicks {
 		go func() {
 			for {
-				select {
+				var i int
+				select { // a nil channel (no entry) never fires
 				case <-ctx.Done():
 					return
-				case <-c.ch:
-					a := c.action()
-					if a.Kind == ActQuitTray {
-						systray.Quit()
-						return
-					}
-					go ui.watcher.Do(ctx, a)
+				case <-g[0].ch:
+					i = 0
+				case <-g[1].ch:
+					i = 1
+				case <-g[2].ch:
+					i = 2
+				case <-g[3].ch:
+					i = 3
+				case <-g[4].ch:
+					i = 4
+				case <-g[5].ch:
+					i = 5
 				}
+				a := g[i].action()
+				if a.Kind == ActQuitTray {
+					systray.Quit()
+					return
+				}
+				go ui.watcher.Do(ctx, a)
 			}
 		}()
 	}

@@ -26,6 +26,10 @@
 //   - systray.go (desktop tag): the panel, through getlantern/systray.
 package tray
 
+// The empty GTK theme the tray embeds (gtkpanel_linux.go), compiled from
+// gtktheme/; TestGTKThemeResource checks it is current.
+//go:generate glib-compile-resources --sourcedir=gtktheme --target=gtktheme/gtktheme.gresource gtktheme/gtktheme.gresource.xml
+
 import (
 	"context"
 	"errors"
@@ -61,10 +65,23 @@ type Options struct {
 
 // Main runs switchboard-tray with os.Args and exits.
 func Main() {
+	oneProc()
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	code := Run(ctx, os.Args[1:], os.Stderr)
 	stop()
 	os.Exit(code)
+}
+
+// oneProc runs the tray's goroutines on one P (GOMAXPROCS=1) unless the
+// user set GOMAXPROCS: it waits on the hub and on clicks and has no work
+// for two, and each P keeps its own cache of heap spans (one per size
+// class), ~0.3 MiB of the tray's memory on a machine of two cores and
+// more on bigger ones (docs/PERFORMANCE.md "The desktop's footprint").
+// GTK's loop, in a cgo call, holds no P.
+func oneProc() {
+	if _, set := os.LookupEnv("GOMAXPROCS"); !set {
+		runtime.GOMAXPROCS(1)
+	}
 }
 
 // Run parses args, shows the tray until ctx is done or the user quits, and

@@ -51,7 +51,7 @@ const requestTimeout = 10 * time.Second
 // the hub is unreachable. No error stops it; only ctx does.
 type Watcher struct {
 	DataDir string
-	HTTP    *http.Client   // nil: hub/client's default
+	HTTP    client.Doer    // nil: hub/client's lean default (a proven connection per request)
 	Clock   Clock          // nil: the real clock
 	Log     *slog.Logger   // nil: slog.Default()
 	Backoff client.Backoff // zero: client.DefaultBackoff()
@@ -208,8 +208,12 @@ func (w *Watcher) Client() *client.Client {
 
 // clientFor is the tray's client of h: every client's resources
 // (?scope=all), as switchboard-tray, with the app's secret when it has one.
+// ForHubLean: the tray makes a few requests a minute, and net/http's
+// Client and Transport would be ~1.7 MiB of its resident binary
+// (docs/PERFORMANCE.md "The desktop's footprint"); nothing in the tray may
+// build an http.Client, or they are linked again (TestTrayLinksNoHTTPClient).
 func (w *Watcher) clientFor(h client.Hub) *client.Client {
-	return client.ForHub(h, client.Options{ClientID: ClientID, All: true, TraySecret: w.TraySecret, HTTP: w.HTTP, IdleTimeout: w.IdleTimeout, MaxEventBytes: w.MaxEventBytes})
+	return client.ForHubLean(h, client.Options{ClientID: ClientID, All: true, TraySecret: w.TraySecret, HTTP: w.HTTP, IdleTimeout: w.IdleTimeout, MaxEventBytes: w.MaxEventBytes})
 }
 
 func (w *Watcher) idleTimeout() time.Duration {

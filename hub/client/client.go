@@ -55,12 +55,14 @@ type Options struct {
 	// which the hub records the tray's decisions as decidedBy "tray". Any
 	// other caller is recorded as "client:<ClientID>".
 	TraySecret string
-	// HTTP sends the requests. nil: the Client's own, without proxy (the
-	// hub is on loopback), without an overall timeout (streams last as
-	// long as a turn; each call is bounded by its context), and proving
-	// every new connection (proof.go). With one given, the proof is
-	// checked once per hub found and after each failure instead.
-	HTTP *http.Client
+	// HTTP sends the requests (an *http.Client, say). nil: the Client's
+	// own, without proxy (the hub is on loopback), without an overall
+	// timeout (streams last as long as a turn; each call is bounded by its
+	// context), and proving every new connection (proof.go): a pool of
+	// connections through net/http's Transport (New, ForHub), or a
+	// connection per request (NewLean, ForHubLean). With one given, the
+	// proof is checked once per hub found and after each failure instead.
+	HTTP Doer
 	// MaxEventBytes caps one line of an event stream; 0 means
 	// DefaultMaxEventBytes. A longer line ends the stream with
 	// ErrLineTooLong.
@@ -68,6 +70,11 @@ type Options struct {
 	// IdleTimeout drops a stream silent for that long; 0 means
 	// DefaultIdleTimeout.
 	IdleTimeout time.Duration
+}
+
+// Doer sends one request and returns the answer, as (*http.Client).Do.
+type Doer interface {
+	Do(*http.Request) (*http.Response, error)
 }
 
 // Client calls one hub's API. It is safe for concurrent use.
@@ -85,15 +92,41 @@ type Client struct {
 	found  bool
 	proven Hub // the hub last proven through Healthz (Options.HTTP only)
 
+	// newOwn makes the default Doer (Options.HTTP nil), proving each new
+	// connection with the token the Client holds at the time: pooled or
+	// lean, chosen by the constructor, so that a program calling only the
+	// lean ones does not link net/http's Client and Transport.
+	newOwn   func(token func() string) Doer
 	httpOnce sync.Once
-	own      *http.Client // the proving default, made on first use
+	own      Doer // made on first use
 }
 
-// New is a client of the hub running on dataDir.
-func New(dataDir string, o Options) *Client { return &Client{dataDir: dataDir, opts: o} }
+// New is a client of the hub running on dataDir. Its requests go through
+// net/http's Client and a pool of proven connections.
+func New(dataDir string, o Options) *Client {
+	return &Client{dataDir: dataDir, opts: o, newOwn: pooledDoer}
+}
 
-// ForHub is a client of h.
-func ForHub(h Hub, o Options) *Client { return &Client{opts: o, hub: h, found: true} }
+// ForHub is a client of h, with New's pool of connections.
+func ForHub(h Hub, o Options) *Client {
+	return &Client{opts: o, hub: h, found: true, newOwn: pooledDoer}
+}
+
+// NewLean is New for a small, long-running program that makes few
+// requests (the tray): each request goes on a connection of its own,
+// proven like the pool's and closed with the answer (lean.go). A program
+// that calls only NewLean and ForHubLean, and sets no Options.HTTP, links
+// neither net/http's Client nor its Transport (with TLS and HTTP/2):
+// ~1.7 MiB less binary, resident nearly whole (docs/PERFORMANCE.md "The
+// desktop's footprint").
+func NewLean(dataDir string, o Options) *Client {
+	return &Client{dataDir: dataDir, opts: o, newOwn: leanDoer}
+}
+
+// ForHubLean is a client of h, with NewLean's connection per request.
+func ForHubLean(h Hub, o Options) *Client {
+	return &Client{opts: o, hub: h, found: true, newOwn: leanDoer}
+}
 
 // SetClientID changes the X-Client-ID of the requests that follow.
 func (c *Client) SetClientID(id string) {
@@ -115,12 +148,12 @@ func (c *Client) options() Options {
 	return c.opts
 }
 
-func (c *Client) httpClient() *http.Client {
+func (c *Client) httpClient() Doer {
 	if h := c.options().HTTP; h != nil {
 		return h
 	}
 	c.httpOnce.Do(func() {
-		c.own = &http.Client{Transport: provingTransport(func() string { return c.Hub().token })}
+		c.own = c.newOwn(func() string { return c.Hub().token })
 	})
 	return c.own
 }

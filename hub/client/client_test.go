@@ -60,7 +60,7 @@ func TestClientFollowsARestartedHub(t *testing.T) {
 	old.setToken("tok1")
 	old.on("GET /v1/agents", jsonAnswer(200, `{"agents":[{"id":"old"}]}`))
 	writeDataDir(t, dir, old.srv.URL, "tok1")
-	c := New(dir, Options{ClientID: "test"})
+	c := newClient(dir, Options{ClientID: "test"})
 	ags, err := c.Agents(context.Background())
 	if err != nil || len(ags) != 1 || ags[0].ID != "old" {
 		t.Fatalf("first hub: %+v %v", ags, err)
@@ -78,8 +78,16 @@ func TestClientFollowsARestartedHub(t *testing.T) {
 		t.Errorf("sent %q to the restarted hub", got)
 	}
 
-	// Same hub, new token file: a 401 is retried once with the new token.
-	restarted.set("GET /v1/agents", jsonAnswer(401, `{"error":{"code":"UNAUTHORIZED","message":"bad token"}}`), jsonAnswer(200, `{"agents":[]}`))
+	// Same hub, new token file: a 401 (the pooled client, on a connection
+	// proven before) or a failed proof (the lean one, on a new connection)
+	// makes the client read the token again and retry once with it.
+	restarted.set("GET /v1/agents", func(w http.ResponseWriter, r *http.Request) {
+		if r.Header.Get("Authorization") != "Bearer tok3" {
+			jsonAnswer(401, `{"error":{"code":"UNAUTHORIZED","message":"bad token"}}`)(w, r)
+			return
+		}
+		jsonAnswer(200, `{"agents":[]}`)(w, r)
+	})
 	restarted.setToken("tok3")
 	os.WriteFile(filepath.Join(dir, hub.TokenFile), []byte("tok3\n"), 0o600)
 	if _, err := c.Agents(context.Background()); err != nil {

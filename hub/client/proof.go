@@ -114,6 +114,12 @@ func proveConn(ctx context.Context, conn net.Conn, addr, token string) error {
 	return conn.SetDeadline(time.Time{})
 }
 
+// pooledDoer is the default Doer of New and ForHub: net/http's Client
+// over provingTransport.
+func pooledDoer(token func() string) Doer {
+	return &http.Client{Transport: provingTransport(token)}
+}
+
 // provingTransport is the default transport of a Client: no proxy (the
 // hub is on loopback), and every new connection proven with the token
 // the Client holds at the time.

@@ -93,7 +93,7 @@ func TestSquatterGetsNoToken(t *testing.T) {
 			}
 			writeDataDir(t, dir, url, "the-real-token")
 			ctx := context.Background()
-			c := New(dir, Options{ClientID: "bridge"})
+			c := newClient(dir, Options{ClientID: "bridge"})
 			_, err := c.Agents(ctx)
 			var nh *NotHubError
 			if !errors.As(err, &nh) {
@@ -126,7 +126,7 @@ func TestSquatterAfterTheHubDies(t *testing.T) {
 	f.setToken("tok1")
 	f.on("GET /v1/agents", jsonAnswer(200, `{"agents":[]}`))
 	writeDataDir(t, dir, f.srv.URL, "tok1")
-	c := New(dir, Options{ClientID: "bridge"})
+	c := newClient(dir, Options{ClientID: "bridge"})
 	if _, err := c.Agents(context.Background()); err != nil {
 		t.Fatal(err)
 	}
@@ -168,7 +168,7 @@ func TestTokenRotationReread(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	c := ForHub(h, Options{ClientID: "tray"})
+	c := forHub(h, Options{ClientID: "tray"})
 	ctx := context.Background()
 	if _, err := c.Agents(ctx); err != nil {
 		t.Fatal(err)
@@ -189,7 +189,7 @@ func TestTokenRotationReread(t *testing.T) {
 	}
 	// A hub made by NewHub has no token file to read: the 401 is the answer.
 	f.setToken("tok3")
-	if _, err := ForHub(NewHub(f.srv.URL, "tok2"), Options{ClientID: "x"}).Agents(ctx); StatusOf(err) != 401 {
+	if _, err := forHub(NewHub(f.srv.URL, "tok2"), Options{ClientID: "x"}).Agents(ctx); StatusOf(err) != 401 {
 		if _, ok := asNotHub(err); !ok {
 			t.Fatalf("got %v", err)
 		}

@@ -17,7 +17,7 @@ func testClient(f *fakeHub, o Options) *Client {
 	if o.ClientID == "" {
 		o.ClientID = "test"
 	}
-	return ForHub(NewHub(f.srv.URL, "tok"), o)
+	return forHub(NewHub(f.srv.URL, "tok"), o)
 }
 
 func fastReconnect() StreamOptions {
