@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"reflect"
 	"sync"
 	"time"
 
@@ -326,9 +327,18 @@ func (a *agentInstalls) loadRegistry(ctx context.Context, c config.Config, fetch
 		specs = install.RegistrySpecs(agents, func(id string) bool { return builtin[id] })
 	}
 	a.regMu.Lock()
+	changed := !reflect.DeepEqual(a.registry, specs)
 	a.registry = specs
 	a.regMu.Unlock()
 	a.refresh()
+	if fetch && changed {
+		// A listing started this fetch in the background and has been
+		// answered from the copy before it: the clients that show the
+		// agents (the window) list them again.
+		if err := a.h.engine.Announce(hub.EventAgentsChanged, map[string]string{"reason": "registry"}); err != nil {
+			a.h.log.Warn("agents: announcing the registry's agents failed", "err", err)
+		}
+	}
 }
 
 // registryChanged applies a new registry.url: its cached copy now, and

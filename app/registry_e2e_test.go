@@ -48,10 +48,18 @@ func e2eRegistryLazy(t *testing.T, bins e2eBins) {
 	if n := hits.Load(); n != 0 {
 		t.Fatalf("the hub asked the registry %d times before anyone listed the agents", n)
 	}
-	if !waitFor(30*time.Second, listed) {
-		t.Fatal("listing the agents never brought the registry's")
-	}
+	// The window's stream: the first listing is answered before the fetch
+	// ends, so the hub says when the agents listed changed.
+	global := h.mustSSE("GET", "/v1/events?scope=all", nil)
 	listed()
+	m := global.until(30*time.Second, func(m sseMsg) bool { return m.event == "agents_changed" })
+	var changed struct{ Reason string }
+	if err := json.Unmarshal([]byte(m[len(m)-1].data), &changed); err != nil || changed.Reason != "registry" {
+		t.Errorf("agents_changed %s (%v), want reason registry", m[len(m)-1].data, err)
+	}
+	if !listed() {
+		t.Fatal("after agents_changed the registry's agent is not listed")
+	}
 	if n := hits.Load(); n != 1 {
 		t.Errorf("the registry was asked %d times, want once", n)
 	}

@@ -36,6 +36,7 @@ const (
 	EventConfigError         = "config_error"    // extension, hub-wide: {file, message}; message "" once valid again
 	EventAgentInstall        = "agent_install"   // extension, hub-wide: AgentInstallEvent
 	EventConfigApplied       = "config_applied"  // extension, hub-wide: {file, changed}: a changed config file applied
+	EventAgentsChanged       = "agents_changed"  // extension, hub-wide: {reason}: GET /v1/agents lists other agents now ("registry": a fetch of the ACP registry)
 	EventClientRequest       = "client_request"  // extension: ClientRequest, for the thread's owner to answer
 	EventTerminalOutput      = "terminal_output" // extension: TerminalOutput of a terminal the hub hosts
 	EventSessionChanged      = "session_changed" // extension: the thread's agent session is another one; what was restored, what not

@@ -440,7 +440,8 @@ export class HubStore {
    * a valid one applies), or applied live (config_applied: a hand edit,
    * another window's settings page): the settings, and the agents when
    * they changed, are loaded again, so an open settings page and New
-   * thread show the file in force.
+   * thread show the file in force. agents_changed (the ACP registry
+   * fetched in the background brought other agents): the agents.
    */
   private applyHubWide(e: HubEvent): void {
     if (e.type === 'agent_install' && typeof e.agent === 'string') {
@@ -455,6 +456,8 @@ export class HubStore {
       if (this.settings) this.settings = { ...this.settings, configError: this.configError || undefined };
     } else if (e.type === 'budget_warning' || e.type === 'budget_exceeded') {
       this.budgetNotice = budgetNotice(e) ?? '';
+    } else if (e.type === 'agents_changed') {
+      this.loadAgents().catch((err) => this.report(err));
     } else if (e.type === 'config_applied') {
       void this.loadSettings();
       const changed = Array.isArray(e.changed) ? e.changed : [];

@@ -259,6 +259,19 @@ describe('HubStore config file state', () => {
     store.stop();
   });
 
+  it('loads the agents again on agents_changed (the registry fetched in the background)', async () => {
+    const { f, store } = await started();
+    await settled();
+    const count = () => f.calls.filter((c) => c.method === 'listAgents').length;
+    const before = count();
+    f.agents = [...f.agents, { id: 'fromreg', name: 'From the registry', status: 'available', command: '' }];
+    store.apply(hubWide(1, 'agents_changed', { reason: 'registry' }));
+    await settled();
+    expect(count()).toBe(before + 1);
+    expect(store.agents.map((a) => a.id)).toContain('fromreg');
+    store.stop();
+  });
+
   it('loads the agents again when a turn failed for want of a sign-in (their methods are known then)', async () => {
     const { f, store } = await started();
     await settled();
