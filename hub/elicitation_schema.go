@@ -6,7 +6,10 @@ import (
 	"fmt"
 	"math"
 	"net/url"
+	"regexp"
 	"strings"
+	"time"
+	"unicode"
 	"unicode/utf8"
 )
 
@@ -18,6 +21,7 @@ const (
 	MaxElicitationEnum        = 200 // choices of one enum
 	MaxElicitationText        = 8 << 10
 	MaxElicitationURL         = 4096
+	MaxElicitationPattern     = 1024
 )
 
 // ElicitationSchema is the form an agent asks for: a flat object of
@@ -45,6 +49,17 @@ type ElicitationProperty struct {
 	Maximum     *float64          `json:"maximum,omitempty"`
 	MinLength   *int              `json:"minLength,omitempty"`
 	MaxLength   *int              `json:"maxLength,omitempty"`
+	// Format of a string: "email", "uri", "date" (YYYY-MM-DD) or
+	// "date-time" (RFC 3339); another is dropped.
+	Format string `json:"format,omitempty"`
+	// Pattern a string must match (unanchored, as in JSON Schema),
+	// checked by the hub with Go's RE2 (linear time, whatever the
+	// agent wrote); one RE2 cannot compile (a look-ahead, a
+	// back-reference) or longer than MaxElicitationPattern is dropped.
+	// The window does not run it: a browser's regexp engine
+	// backtracks, and an agent's pattern could hang the window.
+	Pattern string         `json:"pattern,omitempty"`
+	re      *regexp.Regexp // Pattern compiled
 }
 
 // ElicitationEnum is a titled choice of a string field.
@@ -133,7 +148,8 @@ func fieldError(field, format string, args ...any) *Error {
 // boolean (a string may be an enum), required naming only its fields.
 // Anything else (nested objects, arrays, unknown types) is an error naming
 // the field: the agent is refused, nothing is shown. Keywords the hub does
-// not check (pattern, format) are dropped.
+// not check are dropped, as are a format or pattern it cannot check
+// (ElicitationProperty).
 func ParseElicitationSchema(raw json.RawMessage) (*ElicitationSchema, error) {
 	if len(raw) > MaxElicitationSchemaBytes {
 		return nil, fieldError("requestedSchema", "larger than %d bytes", MaxElicitationSchemaBytes)
@@ -178,6 +194,7 @@ func ParseElicitationSchema(raw json.RawMessage) (*ElicitationSchema, error) {
 			return nil, fieldError(f, "more than %d choices", MaxElicitationEnum)
 		}
 		p.Title, p.Description = clip(p.Title), clip(p.Description)
+		checkable(p)
 		if len(p.Default) > 0 {
 			if err := checkValue(f, *p, p.Default); err != nil {
 				p.Default = nil // a default the field refuses is dropped
@@ -190,6 +207,53 @@ func ParseElicitationSchema(raw json.RawMessage) (*ElicitationSchema, error) {
 		}
 	}
 	return &s, nil
+}
+
+// checkable keeps p's format and pattern only where the hub checks them:
+// on a string field, a known format, a pattern RE2 compiles.
+func checkable(p *ElicitationProperty) {
+	if p.Type != "string" {
+		p.Format, p.Pattern = "", ""
+		return
+	}
+	switch p.Format {
+	case "email", "uri", "date", "date-time":
+	default:
+		p.Format = ""
+	}
+	if p.Pattern == "" {
+		return
+	}
+	re, err := regexp.Compile(p.Pattern)
+	if err != nil || len(p.Pattern) > MaxElicitationPattern {
+		p.Pattern = ""
+		return
+	}
+	p.re = re
+}
+
+// formatError says how s fails format, "" when it does not.
+func formatError(format, s string) string {
+	switch format {
+	case "email":
+		at := strings.LastIndexByte(s, '@')
+		if at <= 0 || at == len(s)-1 || strings.ContainsFunc(s, unicode.IsSpace) {
+			return "must be an email address"
+		}
+	case "uri":
+		if u, err := url.Parse(s); err != nil || u.Scheme == "" || strings.ContainsFunc(s, unicode.IsSpace) {
+			return "must be an absolute URI (with a scheme, such as https:)"
+		}
+	case "date":
+		if _, err := time.Parse(time.DateOnly, s); err != nil {
+			return "must be a date (YYYY-MM-DD)"
+		}
+	case "date-time":
+		if _, err := time.Parse(time.RFC3339, s); err != nil {
+			return "must be a date and time (RFC 3339, such as 2026-11-25T16:00:00Z)"
+		}
+	}
+	return ""
 }
 
 // clip bounds an agent's text to MaxElicitationText bytes.
@@ -279,6 +343,12 @@ func checkValue(f string, p ElicitationProperty, v json.RawMessage) error {
 		}
 		if p.MaxLength != nil && n > *p.MaxLength {
 			return fieldError(f, "longer than %d characters", *p.MaxLength)
+		}
+		if msg := formatError(p.Format, s); msg != "" {
+			return fieldError(f, "%s", msg)
+		}
+		if p.re != nil && !p.re.MatchString(s) {
+			return fieldError(f, "does not match the pattern %s", p.Pattern)
 		}
 		if len(p.Enum) > 0 || len(p.OneOf) > 0 {
 			for _, c := range p.Enum {

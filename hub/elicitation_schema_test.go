@@ -26,8 +26,8 @@ func TestParseElicitationSchema(t *testing.T) {
 		t.Fatal(err)
 	}
 	b, _ := json.Marshal(s)
-	// The agent's order, an invalid default dropped, unchecked keywords dropped.
-	want := `{"type":"object","title":"T","properties":{"z":{"type":"string","enum":["a","b"]},"a":{"type":"integer","default":2,"minimum":1},"m":{"type":"boolean"}},"required":["z"]}`
+	// The agent's order, an invalid default dropped, unknown keywords dropped.
+	want := `{"type":"object","title":"T","properties":{"z":{"type":"string","enum":["a","b"],"pattern":"^x"},"a":{"type":"integer","default":2,"minimum":1},"m":{"type":"boolean"}},"required":["z"]}`
 	if string(b) != want {
 		t.Errorf("got  %s\nwant %s", b, want)
 	}
@@ -101,6 +101,70 @@ func TestCheckElicitationContent(t *testing.T) {
 			t.Fatal(err)
 		}
 		err := hub.CheckElicitationContent(s, c)
+		if hub.ErrorCode(err) != hub.CodeInvalidArgument || fieldOf(err) != tt.field {
+			t.Errorf("%s: %v (field %q), want INVALID_ARGUMENT naming %q", tt.content, err, fieldOf(err), tt.field)
+		}
+	}
+}
+
+// A string's format and pattern are kept where the hub checks them and
+// checked in the answer; one it cannot check is dropped, never trusted
+// to the window (a browser's regexp backtracks: an agent's pattern could
+// hang it).
+func TestElicitationFormatAndPattern(t *testing.T) {
+	long := strings.Repeat("a", hub.MaxElicitationPattern+1)
+	s, err := hub.ParseElicitationSchema(json.RawMessage(`{"properties":{
+		"mail":{"type":"string","format":"email"},
+		"link":{"type":"string","format":"uri"},
+		"day":{"type":"string","format":"date","default":"25/11/2026"},
+		"when":{"type":"string","format":"date-time","default":"2026-11-25T16:00:00+01:00"},
+		"code":{"type":"string","pattern":"^[A-Z]{3}-[0-9]+$"},
+		"evil":{"type":"string","pattern":"(a+)+$"},
+		"ahead":{"type":"string","pattern":"^(?=x)x"},
+		"long":{"type":"string","pattern":"` + long + `"},
+		"color":{"type":"string","format":"color"},
+		"n":{"type":"number","format":"email","pattern":"1"}}}`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	b, _ := json.Marshal(s)
+	want := `{"type":"object","properties":{"mail":{"type":"string","format":"email"},"link":{"type":"string","format":"uri"},` +
+		`"day":{"type":"string","format":"date"},"when":{"type":"string","default":"2026-11-25T16:00:00+01:00","format":"date-time"},` +
+		`"code":{"type":"string","pattern":"^[A-Z]{3}-[0-9]+$"},"evil":{"type":"string","pattern":"(a+)+$"},` +
+		`"ahead":{"type":"string"},"long":{"type":"string"},"color":{"type":"string"},"n":{"type":"number"}}}`
+	if string(b) != want {
+		t.Errorf("got  %s\nwant %s", b, want)
+	}
+	check := func(content string) error {
+		var c map[string]json.RawMessage
+		if err := json.Unmarshal([]byte(content), &c); err != nil {
+			t.Fatal(err)
+		}
+		return hub.CheckElicitationContent(s, c)
+	}
+	ok := `{"mail":"ann@example.org","link":"https://example.org/a?b","day":"2026-02-28","when":"2026-11-25T16:00:00.123Z",` +
+		`"code":"ABC-42","evil":"xa","ahead":"y","long":"z","color":"red","n":1}`
+	if err := check(ok); err != nil {
+		t.Fatalf("valid content refused: %v", err)
+	}
+	for _, tt := range []struct{ content, field string }{
+		{`{"mail":"ann"}`, "content.mail"},
+		{`{"mail":"@example.org"}`, "content.mail"},
+		{`{"mail":"ann@"}`, "content.mail"},
+		{`{"mail":"ann smith@example.org"}`, "content.mail"},
+		{`{"link":"example.org/a"}`, "content.link"},
+		{`{"link":"https://exa mple.org"}`, "content.link"},
+		{`{"day":"2026-02-30"}`, "content.day"},
+		{`{"day":"25/11/2026"}`, "content.day"},
+		{`{"when":"2026-11-25 16:00"}`, "content.when"},
+		{`{"when":"2026-11-25T16:00:00"}`, "content.when"},
+		{`{"code":"abc-42"}`, "content.code"},
+		{`{"code":"ABC-42x"}`, "content.code"},
+		{`{"evil":"bbb"}`, "content.evil"},
+		// what makes a backtracking engine take exponential time: RE2 is linear
+		{`{"evil":"` + strings.Repeat("a", 50000) + `!"}`, "content.evil"},
+	} {
+		err := check(tt.content)
 		if hub.ErrorCode(err) != hub.CodeInvalidArgument || fieldOf(err) != tt.field {
 			t.Errorf("%s: %v (field %q), want INVALID_ARGUMENT naming %q", tt.content, err, fieldOf(err), tt.field)
 		}

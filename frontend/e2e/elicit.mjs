@@ -7,7 +7,11 @@
 //   1. a form is answered from the Approvals inbox: its message shown as
 //      text (markup inert), an empty required field refused on the page
 //      before anything is sent, then sent: the agent gets the typed
-//      content, the hub stored it accepted by "browser";
+//      content, the hub stored it accepted by "browser"; 1b. a form with
+//      an email, a date-time and a pattern: the browser's own inputs, a
+//      malformed email refused on the page, a code the pattern refuses
+//      refused by the hub (the page never runs an agent's pattern), the
+//      time sent as RFC 3339;
 //   2. a form declined, 3. cancelled: the agent gets decline / cancel;
 //   4. a form nobody answers (permissions.timeout set to 2 s through the
 //      settings) leaves the inbox: expired, the agent got cancel;
@@ -112,6 +116,54 @@ async function main() {
   check(done.output === 'elicit: {"action":"accept","content":{"branch":"main","count":3,"force":true}}', `the agent got the content (${done.output})`);
   let q = await questionOf(turn);
   check(q.status === 'accepted' && q.decidedBy === 'browser', `stored ${q.status} by ${q.decidedBy}`);
+
+  log('1b. formats and a pattern');
+  turn = await send(
+    elicit({
+      mode: 'form',
+      message: 'When, and who?',
+      requestedSchema: {
+        type: 'object',
+        properties: {
+          email: { type: 'string', title: 'Email', format: 'email' },
+          when: { type: 'string', title: 'When', format: 'date-time' },
+          code: { type: 'string', title: 'Code', pattern: '^[A-Z]{3}-[0-9]+$' },
+        },
+        required: ['email', 'when', 'code'],
+      },
+    }),
+  );
+  await card.waitFor();
+  await armed();
+  check((await card.getByLabel('Email (required)').getAttribute('type')) === 'email', 'an email field is an email input');
+  check((await card.getByLabel('When (required)').getAttribute('type')) === 'datetime-local', 'a date-time field is a datetime-local input');
+  check((await card.getByText('Must match ^[A-Z]{3}-[0-9]+$').count()) === 1, 'the pattern is shown, as text');
+  await card.getByLabel('Email (required)').fill('ann');
+  await card.getByLabel('When (required)').fill('2026-11-25T16:00');
+  await card.getByLabel('Code (required)').fill('abc-1');
+  await card.getByRole('button', { name: 'Send' }).click();
+  await card.getByText('An email address.').waitFor();
+  check((await questionOf(turn)).status === 'pending', 'a malformed email is refused on the page, nothing sent');
+  await card.getByLabel('Email (required)').fill('ann@example.org');
+  await card.getByRole('button', { name: 'Send' }).click();
+  await card.getByText(/does not match the pattern/).waitFor();
+  const asked = await questionOf(turn);
+  check(asked.status === 'pending', 'the hub refused the code its pattern does not match; still pending');
+  // That refusal (400) was the point: it is not a problem of the page.
+  for (const e of [`HTTP 400 POST /v1/elicitations/${asked.id}`, 'console: Failed to load resource: the server responded with a status of 400 (Bad Request)']) {
+    const i = problems.indexOf(e);
+    check(i >= 0, `the page saw the refusal: ${e}`);
+    problems.splice(i, 1);
+  }
+  await card.getByLabel('Code (required)').fill('ABC-1');
+  await card.getByRole('button', { name: 'Send' }).click();
+  await card.waitFor({ state: 'detached' });
+  done = await ended(turn);
+  const when = await page.evaluate(() => new Date('2026-11-25T16:00').toISOString());
+  check(
+    done.output === `elicit: {"action":"accept","content":{"code":"ABC-1","email":"ann@example.org","when":"${when}"}}`,
+    `the agent got the content, the time as RFC 3339 (${done.output})`,
+  );
 
   for (const [action, button, status] of [
     ['decline', 'Decline', 'declined'],

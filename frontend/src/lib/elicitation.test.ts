@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { checkForm, fieldsOf, initialValues, linkParts, type ElicitationSchema } from './elicitation';
+import { checkForm, fieldsOf, initialValues, inputType, linkParts, localInput, rfc3339, type ElicitationSchema } from './elicitation';
 
 const schema: ElicitationSchema = {
   type: 'object',
@@ -63,6 +63,42 @@ describe('checkForm', () => {
     const r = checkForm(fields, { ...ok, ...change });
     expect(r.errors).toEqual({ [field]: why });
     expect(field in r.content).toBe(false);
+  });
+});
+
+describe('formats and patterns', () => {
+  const fields = fieldsOf({
+    type: 'object',
+    properties: {
+      mail: { type: 'string', format: 'email' },
+      link: { type: 'string', format: 'uri' },
+      day: { type: 'string', format: 'date' },
+      when: { type: 'string', format: 'date-time', default: '2026-11-25T16:00:00Z' },
+      code: { type: 'string', pattern: '(a+)+$' },
+    },
+  });
+
+  it('gives each format the browser\'s own input, and a pattern none', () => {
+    expect(fields.map(inputType)).toEqual(['email', 'url', 'date', 'datetime-local', 'text']);
+  });
+
+  it('checks a format as the hub does and sends a date-time as RFC 3339', () => {
+    const when = localInput('2026-11-25T16:00:00Z');
+    expect(initialValues(fields).when).toBe(when);
+    expect(rfc3339(when)).toBe('2026-11-25T16:00:00.000Z');
+    const ok = checkForm(fields, { mail: 'ann@example.org', link: 'https://example.org/x', day: '2026-02-28', when, code: 'b' });
+    expect(ok.errors).toEqual({});
+    expect(ok.content).toEqual({ mail: 'ann@example.org', link: 'https://example.org/x', day: '2026-02-28', when: '2026-11-25T16:00:00.000Z', code: 'b' });
+    const bad = checkForm(fields, { mail: 'ann smith@x', link: 'example.org', day: '2026-02-30', when: '2026-11-25', code: '' });
+    expect(Object.keys(bad.errors).sort()).toEqual(['day', 'link', 'mail', 'when']);
+    expect(bad.content).toEqual({});
+  });
+
+  it('never runs an agent\'s pattern here (the hub checks it, in linear time)', () => {
+    // (a+)+$ against many a's and a b backtracks for ages in a browser's engine.
+    const r = checkForm(fields, { mail: '', link: '', day: '', when: '', code: 'a'.repeat(64) + 'b' });
+    expect(r.errors).toEqual({});
+    expect(r.content.code).toBe('a'.repeat(64) + 'b');
   });
 });
 

@@ -19,6 +19,14 @@ export interface ElicitationField {
   maximum?: number;
   minLength?: number;
   maxLength?: number;
+  /** A string's format; the hub keeps only these. */
+  format?: 'email' | 'uri' | 'date' | 'date-time';
+  /**
+   * A pattern the hub checks (RE2) when the form is sent. Never run here:
+   * a browser's regexp engine backtracks, and an agent's pattern could
+   * hang the window; a refusal names the field.
+   */
+  pattern?: string;
 }
 
 export interface ElicitationSchema {
@@ -88,16 +96,78 @@ export function initialValues(fields: Field[]): FormValues {
   const v: FormValues = {};
   for (const f of fields) {
     if (f.type === 'boolean') v[f.name] = f.default === true;
-    else if (f.default !== undefined && f.default !== null) v[f.name] = String(f.default);
+    else if (f.default !== undefined && f.default !== null) v[f.name] = f.format === 'date-time' ? localInput(String(f.default)) : String(f.default);
     else v[f.name] = '';
   }
   return v;
 }
 
+/** The input type of a text field: the browser's own for a format (a date picker, an email keyboard). */
+export function inputType(f: Field): 'text' | 'email' | 'url' | 'date' | 'datetime-local' {
+  switch (f.format) {
+    case 'email':
+      return 'email';
+    case 'uri':
+      return 'url';
+    case 'date':
+      return 'date';
+    case 'date-time':
+      return 'datetime-local';
+  }
+  return 'text';
+}
+
+const pad = (n: number, w = 2) => String(n).padStart(w, '0');
+
+/** An RFC 3339 date-time as a datetime-local input shows it (local time); '' when it is not one. */
+export function localInput(rfc3339: string): string {
+  const d = new Date(rfc3339);
+  if (Number.isNaN(d.getTime())) return '';
+  const secs = d.getSeconds() ? `:${pad(d.getSeconds())}` : '';
+  return `${d.getFullYear()}-${pad(d.getMonth() + 1)}-${pad(d.getDate())}T${pad(d.getHours())}:${pad(d.getMinutes())}${secs}`;
+}
+
+/** A datetime-local input's value (local time) as RFC 3339 in UTC; null when it is not one. */
+export function rfc3339(local: string): string | null {
+  if (!/^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}(:\d{2}(\.\d+)?)?$/.test(local)) return null;
+  const d = new Date(local);
+  return Number.isNaN(d.getTime()) ? null : d.toISOString();
+}
+
+/** A date input's value when it is a real date (YYYY-MM-DD). */
+function isDate(s: string): boolean {
+  const m = /^(\d{4})-(\d{2})-(\d{2})$/.exec(s);
+  if (!m) return false;
+  const d = new Date(Date.UTC(+m[1], +m[2] - 1, +m[3]));
+  return d.getUTCFullYear() === +m[1] && d.getUTCMonth() === +m[2] - 1 && d.getUTCDate() === +m[3];
+}
+
+/** How text fails f's format, as the hub checks it; '' when it does not. */
+function formatError(f: Field, text: string): string {
+  switch (f.format) {
+    case 'email': {
+      const at = text.lastIndexOf('@');
+      return at <= 0 || at === text.length - 1 || /\s/.test(text) ? 'An email address.' : '';
+    }
+    case 'uri':
+      try {
+        return /\s/.test(text) || !new URL(text).protocol ? 'A full address, such as https://…' : '';
+      } catch {
+        return 'A full address, such as https://…';
+      }
+    case 'date':
+      return isDate(text) ? '' : 'A date.';
+    case 'date-time':
+      return rfc3339(text) === null ? 'A date and time.' : '';
+  }
+  return '';
+}
+
 /**
  * Checks the form as the hub will: a required field filled, a number a
- * number (an integer whole), within its bounds, a text within its lengths,
- * an enum one of its choices. Answers the content to send (empty optional
+ * number (an integer whole), within its bounds, a text within its lengths
+ * and of its format (a date-time input's local time sent as RFC 3339), an
+ * enum one of its choices. The pattern is the hub's to check (Field). Answers the content to send (empty optional
  * fields left out) and an error per field.
  */
 export function checkForm(
@@ -122,7 +192,8 @@ export function checkForm(
       if (f.minLength !== undefined && n < f.minLength) errors[f.name] = `At least ${f.minLength} characters.`;
       else if (f.maxLength !== undefined && n > f.maxLength) errors[f.name] = `At most ${f.maxLength} characters.`;
       else if (f.choices && !f.choices.some((c) => c.value === text)) errors[f.name] = 'Choose one of the options.';
-      else content[f.name] = text;
+      else if (formatError(f, text)) errors[f.name] = formatError(f, text);
+      else content[f.name] = f.format === 'date-time' ? (rfc3339(text) as string) : text;
       continue;
     }
     const x = Number(text.trim());
