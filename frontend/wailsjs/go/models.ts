@@ -886,6 +886,8 @@ export namespace hub {
 	    maximum?: number;
 	    minLength?: number;
 	    maxLength?: number;
+	    format?: string;
+	    pattern?: string;
 	
 	    static createFrom(source: any = {}) {
 	        return new ElicitationProperty(source);
@@ -903,6 +905,8 @@ export namespace hub {
 	        this.maximum = source["maximum"];
 	        this.minLength = source["minLength"];
 	        this.maxLength = source["maxLength"];
+	        this.format = source["format"];
+	        this.pattern = source["pattern"];
 	    }
 	
 		convertValues(a: any, classs: any, asMap: boolean = false): any {
