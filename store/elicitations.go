@@ -59,17 +59,7 @@ func answerElicitation(ctx context.Context, st *stmts, a *hub.Elicitation) error
 	if n, err := res.RowsAffected(); err != nil || n == 1 {
 		return err
 	}
-	var status string
-	err = st.elicitationStatus.QueryRowContext(ctx, a.ID).Scan(&status)
-	if errors.Is(err, sql.ErrNoRows) {
-		return hub.Errorf(hub.CodeNotFound, "elicitation %s not found", a.ID)
-	}
-	if err != nil {
-		return fmt.Errorf("store: answer elicitation %s: %w", a.ID, err)
-	}
-	e := hub.Errorf(hub.CodeConflict, "elicitation %s is already %s", a.ID, status)
-	e.Details = map[string]any{"elicitationId": a.ID, "status": status}
-	return e
+	return notPending(ctx, st.elicitationStatus, "elicitation", a.ID)
 }
 
 // GetElicitation implements hub.ElicitationStore; NOT_FOUND if it does not

@@ -65,16 +65,24 @@ func decide(ctx context.Context, st *stmts, d *hub.Permission) error {
 	if n, err := res.RowsAffected(); err != nil || n == 1 {
 		return err
 	}
+	return notPending(ctx, st.permissionStatus, "permission", d.ID)
+}
+
+// notPending says why an update of the pending row id (a permission or
+// an elicitation, whose status statusOf reads) changed nothing: NOT_FOUND
+// when there is no such row, else CONFLICT naming the status it ended
+// with (details: <kind>Id, status).
+func notPending(ctx context.Context, statusOf *sql.Stmt, kind, id string) error {
 	var status string
-	err = st.permissionStatus.QueryRowContext(ctx, d.ID).Scan(&status)
+	err := statusOf.QueryRowContext(ctx, id).Scan(&status)
 	if errors.Is(err, sql.ErrNoRows) {
-		return hub.Errorf(hub.CodeNotFound, "permission %s not found", d.ID)
+		return hub.Errorf(hub.CodeNotFound, "%s %s not found", kind, id)
 	}
 	if err != nil {
-		return fmt.Errorf("store: decide permission %s: %w", d.ID, err)
+		return fmt.Errorf("store: %s %s: %w", kind, id, err)
 	}
-	e := hub.Errorf(hub.CodeConflict, "permission %s is already %s", d.ID, status)
-	e.Details = map[string]any{"permissionId": d.ID, "status": status}
+	e := hub.Errorf(hub.CodeConflict, "%s %s is already %s", kind, id, status)
+	e.Details = map[string]any{kind + "Id": id, "status": status}
 	return e
 }
 
@@ -223,13 +231,5 @@ func escalate(ctx context.Context, st *stmts, d *hub.Permission) error {
 	if n, err := res.RowsAffected(); err != nil || n == 1 {
 		return err
 	}
-	var status string
-	err = st.permissionStatus.QueryRowContext(ctx, d.ID).Scan(&status)
-	if errors.Is(err, sql.ErrNoRows) {
-		return hub.Errorf(hub.CodeNotFound, "permission %s not found", d.ID)
-	}
-	if err != nil {
-		return fmt.Errorf("store: escalate permission %s: %w", d.ID, err)
-	}
-	return hub.Errorf(hub.CodeConflict, "permission %s is already %s", d.ID, status)
+	return notPending(ctx, st.permissionStatus, "permission", d.ID)
 }

@@ -14,10 +14,7 @@ func (s *Server) listElicitations(w http.ResponseWriter, r *http.Request, c hub.
 	v := r.URL.Query()
 	q := hub.ElicitationQuery{Status: v.Get("status"), DecidedBy: v.Get("decidedBy"), Agent: v.Get("agent"),
 		ThreadID: v.Get("threadId"), From: v.Get("from"), To: v.Get("to"), Cursor: v.Get("cursor")}
-	limit, err := limitParam(v)
-	if err == nil && limit > hub.MaxPermissionPage {
-		err = errorf(hub.CodeInvalidArgument, "limit must be at most %d", hub.MaxPermissionPage)
-	}
+	limit, err := auditLimit(v)
 	if err != nil {
 		s.writeError(w, r, err)
 		return

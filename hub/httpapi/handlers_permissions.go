@@ -33,10 +33,7 @@ func (s *Server) listPermissions(w http.ResponseWriter, r *http.Request, c hub.C
 			return
 		}
 	}
-	limit, err := limitParam(v)
-	if err == nil && limit > hub.MaxPermissionPage {
-		err = errorf(hub.CodeInvalidArgument, "limit must be at most %d", hub.MaxPermissionPage)
-	}
+	limit, err := auditLimit(v)
 	if err != nil {
 		s.writeError(w, r, err)
 		return

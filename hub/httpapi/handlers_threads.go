@@ -281,6 +281,16 @@ func limitParam(q url.Values) (int, error) {
 	return n, nil
 }
 
+// auditLimit is the limit of an audit page (GET /v1/permissions,
+// GET /v1/elicitations): limitParam, at most hub.MaxPermissionPage.
+func auditLimit(q url.Values) (int, error) {
+	n, err := limitParam(q)
+	if err == nil && n > hub.MaxPermissionPage {
+		err = errorf(hub.CodeInvalidArgument, "limit must be at most %d", hub.MaxPermissionPage)
+	}
+	return n, err
+}
+
 func (s *Server) answerThread(w http.ResponseWriter, r *http.Request, t hub.Thread, err error) {
 	if err != nil {
 		s.writeError(w, r, err)
