@@ -39,6 +39,9 @@ var unmarshalSeeds = []string{
 	`[1,2,3]`,
 	`"just a string"`,
 	` { "method" : "session/update" , "params" : { } } `,
+	// nested past both decoders' depth limit, and just under it
+	`{"method":"x","params":` + strings.Repeat("[", 10001) + strings.Repeat("]", 10001) + `}`,
+	`{"method":"x","params":` + strings.Repeat("[", 9000) + strings.Repeat("]", 9000) + `}`,
 	"\xef\xbb\xbf{\"method\":\"bom\"}",
 	`{"method":"session/update","params":{"sessionId":"s","update":{"sessionUpdate":"agent_message_chunk","content":{"type":"image","data":"AAAA","mimeType":"image/png","size":12,"annotations":{"audience":["user"]}}}}}`,
 	`{"method":"session/update","params":{"sessionId":"s","update":{"sessionUpdate":"agent_message_chunk","content":{"type":"text","text":"x","size":-1e2}}}}`,
