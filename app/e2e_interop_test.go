@@ -73,8 +73,11 @@ func e2eInteropClaude(t *testing.T, bins e2eBins) {
 			}
 		}
 		last := lastMsg(msgs)
-		if last.event != "turn_completed" || last.ev.Turn == nil || last.ev.Turn.Status != "completed" || last.ev.Turn.Output != text || strings.Join(deltas, "") != text || len(deltas) < 3 {
-			t.Errorf("events %v, deltas %q, final %+v: want %q streamed in ≥3 deltas", types(msgs), deltas, last.ev.Turn, text)
+		// The model streams the text in pieces; the hub may join pieces
+		// that wait for the same commit (ADR 0025), so only their sum is
+		// fixed.
+		if last.event != "turn_completed" || last.ev.Turn == nil || last.ev.Turn.Status != "completed" || last.ev.Turn.Output != text || strings.Join(deltas, "") != text {
+			t.Errorf("events %v, deltas %q, final %+v: want %q streamed in deltas", types(msgs), deltas, last.ev.Turn, text)
 		}
 	})
 	t.Run("approve write", func(t *testing.T) {

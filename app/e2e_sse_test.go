@@ -9,6 +9,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/switchboard-hub/switchboard/hub"
 )
 
 // 5. Resuming /v1/events with Last-Event-ID during a flood: the union of
@@ -49,6 +51,7 @@ func e2eSSEResume(t *testing.T, bins e2eBins) {
 
 	var seqs []int64
 	var turnSeqs []int64
+	var turnTexts []string
 	var text strings.Builder
 	for _, m := range got {
 		if m.id != strconv.FormatInt(m.ev.Seq, 10) {
@@ -60,6 +63,7 @@ func e2eSSEResume(t *testing.T, bins e2eBins) {
 		seqs = append(seqs, m.ev.Seq)
 		if m.ev.TurnID == turn.ID {
 			turnSeqs = append(turnSeqs, m.ev.Seq)
+			turnTexts = append(turnTexts, m.ev.Text)
 			if m.event == "message_delta" {
 				text.WriteString(m.ev.Text)
 			}
@@ -67,8 +71,13 @@ func e2eSSEResume(t *testing.T, bins e2eBins) {
 	}
 	stored := h.turn(th.ID, turn.ID)
 	var storedSeqs []int64
+	var storedTexts []string
 	for _, e := range stored.Events {
 		storedSeqs = append(storedSeqs, e.Seq)
+		storedTexts = append(storedTexts, e.Text)
+	}
+	if !slices.Equal(turnTexts, storedTexts) {
+		t.Errorf("the streamed deltas' texts differ from the stored ones: stored = streamed")
 	}
 	if !slices.Equal(turnSeqs, storedSeqs) {
 		t.Errorf("resumed stream: %d events of the turn (seq %v…), stored: %d (seq %v…): want the same sequence",
@@ -80,8 +89,17 @@ func e2eSSEResume(t *testing.T, bins e2eBins) {
 			}
 		}
 	}
-	if len(storedSeqs) != chunks+2 {
-		t.Errorf("%d stored events, want %d deltas + turn_started + turn_completed", len(storedSeqs), chunks)
+	// The chunks that waited for the same commit were joined (ADR 0025):
+	// fewer deltas than chunks, each of whole chunks within
+	// hub.DeltaJoinMax.
+	deltas := len(storedSeqs) - 2
+	if deltas >= chunks || deltas < chunks*size/hub.DeltaJoinMax {
+		t.Errorf("%d stored deltas for %d chunks of a flood: want fewer (joined), none over %d bytes", deltas, chunks, hub.DeltaJoinMax)
+	}
+	for _, e := range stored.Events {
+		if e.Type == "message_delta" && (len(e.Text)%size != 0 || len(e.Text) > hub.DeltaJoinMax) {
+			t.Fatalf("a delta of %d bytes: want whole %d-byte chunks, at most %d", len(e.Text), size, hub.DeltaJoinMax)
+		}
 	}
 	if text.Len() != chunks*size || text.String() != stored.Output || stored.Status != "completed" {
 		t.Errorf("streamed text %d bytes, turn %s output %d bytes: want %d, equal", text.Len(), stored.Status, len(stored.Output), chunks*size)
@@ -93,7 +111,7 @@ func e2eSSEResume(t *testing.T, bins e2eBins) {
 	if ms[0].event != "turn_started" || ms[0].ev.TurnID != next.ID {
 		t.Errorf("after resuming at the end, the first event is %+v, want the next turn's start", ms[0])
 	}
-	t.Logf("%d events over %d connections; the turn ran %s", len(got), countResumes(pieces, len(got)), turnTime(stored))
+	t.Logf("%d events (%d deltas for %d chunks) over %d connections; the turn ran %s", len(got), deltas, chunks, countResumes(pieces, len(got)), turnTime(stored))
 }
 
 // turnTime is how long a turn ran, from its events' times.
@@ -161,7 +179,7 @@ func e2eSlowSubscriber(t *testing.T, bins e2eBins) {
 	// Now read the slow stream: it ends with resync, or carries the flood
 	// to its end.
 	var lastID string
-	deltas := 0
+	deltas, textBytes := 0, 0
 	for {
 		m, ok := slow.next(60 * time.Second)
 		if !ok {
@@ -179,13 +197,14 @@ func e2eSlowSubscriber(t *testing.T, bins e2eBins) {
 		}
 		if m.ev.TurnID == flood.ID && m.event == "message_delta" {
 			deltas++
+			textBytes += len(m.ev.Text)
 		}
 		lastID = m.id
 		if m.event == "turn_completed" && m.ev.TurnID == flood.ID {
-			if deltas != chunks {
-				t.Errorf("slow subscriber kept up, but got %d deltas of %d", deltas, chunks)
+			if textBytes != chunks*64 {
+				t.Errorf("slow subscriber kept up, but got %d bytes of %d", textBytes, chunks*64)
 			}
-			t.Logf("slow subscriber kept up: %d deltas", deltas)
+			t.Logf("slow subscriber kept up: %d chunks in %d deltas", chunks, deltas)
 			slow.close()
 			return
 		}

@@ -93,6 +93,16 @@ type Write struct {
 	// Events are appended; the store sets Seq (and fills ClientID from the
 	// thread when empty).
 	Events []Event
+	// Coalesce marks a Write of one message_delta or thought_delta event
+	// (payload made by TextPayload) and nothing else. The store may join
+	// it to the delta of an earlier Coalesce Write that commits in the
+	// same transaction — same thread, turn and type, with nothing else of
+	// that thread's between them, the joined payload within DeltaJoinMax
+	// (JoinTextPayloads) — instead of storing an event of its own: the
+	// earlier event then holds both texts, this Write's Events is emptied,
+	// and it fails if that event does. The log's text and its order within
+	// each thread are unchanged; there are fewer, longer deltas.
+	Coalesce bool
 	// AgentProcs are recorded; ForgetProcs removed (by PID).
 	AgentProcs  []AgentProcess
 	ForgetProcs []int

@@ -19,6 +19,7 @@ type op struct {
 	done func(*hub.Write, error) // nil: nobody to tell
 	size int
 	err  error // set by the writer goroutine
+	into *op   // the op that stores w's delta (coalesce.go)
 }
 
 // Commit applies w and returns once it is committed (w.Events then carry
@@ -165,7 +166,9 @@ func (db *DB) run() {
 		if db.batchHook != nil {
 			db.batchHook(len(batch))
 		}
+		coalesce(batch)
 		db.commitBatch(batch)
+		joinedErrs(batch)
 		db.committed()
 		if deletes(batch) {
 			// Deleted text leaves the files before the deletion is

@@ -4,6 +4,7 @@ package main
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
@@ -99,24 +100,36 @@ func (c *collector) add(d []time.Duration) {
 	c.mu.Unlock()
 }
 
-// sentAt reads the send time a tick carries: the event's text starts with
-// it, in Unix nanoseconds.
-func sentAt(data string) (time.Time, bool) {
-	const key = `"text":"`
-	i := strings.Index(data, key)
-	if i < 0 {
-		return time.Time{}, false
+// chunkSize is the size of every chunk the phases' agents send (ticks
+// and flood 64-byte chunks).
+const chunkSize = 64
+
+// deltaText is a message_delta's text. The hub may join chunks that wait
+// for the same commit into one delta (hub.Write.Coalesce), so a delta
+// holds one or more whole chunks.
+func deltaText(data string) (string, error) {
+	var p struct {
+		Text string `json:"text"`
 	}
-	s := data[i+len(key):]
-	j := 0
-	for j < len(s) && s[j] >= '0' && s[j] <= '9' {
-		j++
+	if err := json.Unmarshal([]byte(data), &p); err != nil {
+		return "", fmt.Errorf("message_delta: %w", err)
 	}
-	ns, err := strconv.ParseInt(s[:j], 10, 64)
-	if err != nil {
-		return time.Time{}, false
+	if len(p.Text)%chunkSize != 0 {
+		return "", fmt.Errorf("message_delta of %d bytes: not whole %d-byte chunks", len(p.Text), chunkSize)
 	}
-	return time.Unix(0, ns), true
+	return p.Text, nil
+}
+
+// sentAt appends to d the latency of each tick in text (whole ticks: the
+// send time in Unix nanoseconds, padded with spaces) read at now.
+func sentAt(d []time.Duration, text string, now time.Time) []time.Duration {
+	for ; len(text) >= chunkSize; text = text[chunkSize:] {
+		ns, err := strconv.ParseInt(strings.TrimRight(text[:chunkSize], " "), 10, 64)
+		if err == nil {
+			d = append(d, now.Sub(time.Unix(0, ns)))
+		}
+	}
+	return d
 }
 
 // globalReader reads the global stream, as the window and the tray do,
@@ -144,8 +157,8 @@ func (g *globalReader) read() {
 		if col == nil {
 			continue
 		}
-		if t, ok := sentAt(f.Data); ok {
-			local = append(local[:0], now.Sub(t))
+		if text, err := deltaText(f.Data); err == nil {
+			local = sentAt(local[:0], text, now)
 			col.add(local)
 		}
 	}
@@ -374,8 +387,9 @@ func (h *hubProc) runPhase(o options, p phase, ids []string, g *globalReader, ru
 }
 
 // streamTurn runs one turn on its own SSE stream (POST turns with Accept:
-// text/event-stream) and returns the message_delta events read and the
-// size of turn_completed's data.
+// text/event-stream) and returns the chunks its message_delta events held
+// (a delta may hold several: deltaText) and the size of turn_completed's
+// data.
 func (h *hubProc) streamTurn(threadID string, p phase, col *collector) (n, completed int, err error) {
 	// Reconnect: a reader that falls behind a flood (on a loaded
 	// machine) gets a resync and resumes from its last id, as the editor
@@ -400,11 +414,13 @@ func (h *hubProc) streamTurn(threadID string, p phase, col *collector) (n, compl
 		switch f.Event {
 		case hub.EventMessageDelta:
 			now := time.Now()
-			n++
+			text, err := deltaText(f.Data)
+			if err != nil {
+				return n, completed, err
+			}
+			n += len(text) / chunkSize
 			if p.rate > 0 {
-				if t, ok := sentAt(f.Data); ok {
-					d = append(d, now.Sub(t))
-				}
+				d = sentAt(d, text, now)
 			}
 		case hub.EventTurnCompleted:
 			completed = len(f.Data)

@@ -13,8 +13,10 @@
 //                time, written in each chunk, to the page showing it, sampled
 //                every 200 ms). Then the page's text must equal the turn's
 //                stored output.
-//   open 10k     a thread of ≥ 10 000 events (turns of `flood 100 64` made
-//                through the API), page reloaded: click in the sidebar → the
+//   open 10k     a thread of ≥ 10 000 events (turns of `mixed 14` made
+//                through the API: ~100 events each, text around images and
+//                tool calls; a flood's chunks would be joined into a few
+//                deltas, docs/API.md "Joined deltas"), page reloaded: click in the sidebar → the
 //                last turn's text rendered; the conversation's DOM size.
 //   earlier      one "Show earlier turns" click → the turns rendered.
 //   scroll 10k   mouse.wheel from the bottom of the conversation to its top.
@@ -227,15 +229,15 @@ async function streamScenario(page, work, rate) {
 async function historyScenario(page, work) {
   const title = 'History 10k';
   const { thread } = await hub.api('POST', '/v1/threads', { body: { agent: 'fake', cwd: work, title } });
-  log('making a thread of 10 000+ events (turns of flood 100 64)');
+  log('making a thread of 10 000+ events (turns of mixed 14)');
   const countEvents = async () =>
     (await hub.api('GET', `/v1/threads/${thread.id}/history?includeEvents=true`)).turns.reduce((n, t) => n + (t.events?.length ?? 0), 0);
-  await runTurn(thread.id, 'flood 100 64');
+  await runTurn(thread.id, 'mixed 14');
   // One turn's events tell how many turns make 10 000.
   const perTurn = await countEvents();
-  for (let i = 1; i < Math.ceil(10000 / perTurn); i++) await runTurn(thread.id, 'flood 100 64');
+  for (let i = 1; i < Math.ceil(10000 / perTurn); i++) await runTurn(thread.id, 'mixed 14');
   let events = await countEvents();
-  for (; events < 10000; events = await countEvents()) await runTurn(thread.id, 'flood 100 64');
+  for (; events < 10000; events = await countEvents()) await runTurn(thread.id, 'mixed 14');
   const hist = await hub.api('GET', `/v1/threads/${thread.id}/history`);
   const last = hist.turns[hist.turns.length - 1];
   log(`${hist.turns.length} turns, ${events} events; reloading the page`);

@@ -115,7 +115,7 @@ func (tr *turnRT) closeText() []delta {
 func (e *Engine) deltaEvents(t hub.Thread, turnID string, ds []delta) []hub.Event {
 	evs := make([]hub.Event, 0, len(ds))
 	for _, d := range ds {
-		evs = append(evs, hub.Event{Type: d.typ, ThreadID: t.ID, TurnID: turnID, ClientID: t.ClientID, At: e.now(), Payload: textPayload(d.text)})
+		evs = append(evs, hub.Event{Type: d.typ, ThreadID: t.ID, TurnID: turnID, ClientID: t.ClientID, At: e.now(), Payload: hub.TextPayload(d.text)})
 	}
 	return evs
 }

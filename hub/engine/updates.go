@@ -107,6 +107,10 @@ func (c *threadClient) updateWrite(u acp.SessionUpdate, tr *turnRT, state *hub.S
 	if state != nil {
 		w.SessionStates = []hub.SessionState{*state}
 	}
+	// One delta and nothing else: it may join the turn's previous delta
+	// if both wait for the same commit (hub.Write.Coalesce).
+	w.Coalesce = state == nil && len(w.Events) == 1 &&
+		(w.Events[0].Type == hub.EventMessageDelta || w.Events[0].Type == hub.EventThoughtDelta)
 	return w
 }
 
@@ -147,11 +151,11 @@ func updateEvent(u acp.SessionUpdate) (string, json.RawMessage) {
 		switch u.Kind {
 		case acp.UpdateAgentMessageChunk:
 			if u.Content.Type == "text" {
-				return hub.EventMessageDelta, textPayload(u.Content.Text)
+				return hub.EventMessageDelta, hub.TextPayload(u.Content.Text)
 			}
 		case acp.UpdateAgentThoughtChunk:
 			if u.Content.Type == "text" {
-				return hub.EventThoughtDelta, textPayload(u.Content.Text)
+				return hub.EventThoughtDelta, hub.TextPayload(u.Content.Text)
 			}
 		case acp.UpdateToolCall:
 			return hub.EventToolCall, obj("toolCall", raw)
@@ -174,14 +178,4 @@ func updateEvent(u acp.SessionUpdate) (string, json.RawMessage) {
 		}
 	}
 	return hub.EventAgentUpdate, obj("update", raw)
-}
-
-// textPayload is {"text": s}, built without reflection: the hot path of a
-// streaming turn.
-func textPayload(s string) json.RawMessage {
-	q, _ := json.Marshal(s)
-	b := make([]byte, 0, len(q)+10)
-	b = append(b, `{"text":`...)
-	b = append(b, q...)
-	return append(b, '}')
 }
