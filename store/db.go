@@ -133,6 +133,9 @@ type DB struct {
 	// while the background backfill runs (search_backfill.go).
 	searchOn bool
 	ix       *indexer
+	// ranges, the running turns' ranges (turnrange.go), is owned by the
+	// writer goroutine.
+	ranges   *turnRanges
 	indexing atomic.Bool
 	// ckpt checkpoints the WAL beside the writer (nil in maintenance).
 	ckpt     *checkpointer
@@ -233,6 +236,7 @@ func (db *DB) open(readConns int) (backfill bool, err error) {
 	if db.st, err = prepareStmts(ctx, db.conn); err != nil {
 		return false, err
 	}
+	db.ranges = newTurnRanges(&db.st.turnRange)
 	if backfill, err = db.openSearch(ctx); err != nil {
 		return false, err
 	}

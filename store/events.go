@@ -46,7 +46,7 @@ func insertEvent(ctx context.Context, st *stmts, e *hub.Event) error {
 
 // Events returns up to f.Limit (default 1000, at most 10000) committed
 // events with Seq > f.After in Seq order: only f.ThreadID's and f.TurnID's
-// when set, only those whose ClientID is f.ClientID unless f.All (none when
+// when set (a turn's events are those of a stored turn), only those whose ClientID is f.ClientID unless f.All (none when
 // ClientID is "" and All is false), never those of a deleted thread.
 // Events with no thread are kept (subject to the client filter).
 func (db *DB) Events(ctx context.Context, f hub.EventFilter) ([]hub.Event, error) {
@@ -78,7 +78,9 @@ func (db *DB) Events(ctx context.Context, f hub.EventFilter) ([]hub.Event, error
 
 // eventsQuery builds Events' query for f (ClientID or All set). Events of
 // deleted threads are filtered with NOT IN over the (few) deleted threads,
-// which SQLite evaluates once per query, not once per row.
+// which SQLite evaluates once per query, not once per row. A turn's events
+// are read through its thread's index between the turn's first and last
+// seq (turnrange.go).
 func eventsQuery(f hub.EventFilter) (q string, args []any, limit int) {
 	limit = f.Limit
 	if limit <= 0 {
@@ -86,28 +88,26 @@ func eventsQuery(f hub.EventFilter) (q string, args []any, limit int) {
 	}
 	limit = min(limit, MaxEventLimit)
 	var b strings.Builder
-	b.WriteString(`SELECT seq, type, thread_id, turn_id, client_id, at, payload FROM events`)
+	b.WriteString(`SELECT e.seq, e.type, e.thread_id, e.turn_id, e.client_id, e.at, e.payload FROM `)
 	if f.TurnID != "" {
-		// A turn's events are few among its thread's: the planner,
-		// without statistics, may pick the thread's index instead.
-		b.WriteString(` INDEXED BY events_turn_seq`)
+		b.WriteString(`turns u CROSS JOIN events e INDEXED BY events_thread_seq
+		ON e.thread_id = u.thread_id AND e.seq >= u.first_seq AND e.seq <= ` + turnBoundSQL + ` AND e.turn_id = u.id
+		WHERE u.id = ? AND`)
+		args = append(args, f.TurnID)
+	} else {
+		b.WriteString(`events e WHERE`)
 	}
-	b.WriteString(`
-		WHERE seq > ? AND thread_id NOT IN (SELECT id FROM threads WHERE deleted = 1)`)
-	args = []any{f.After}
+	b.WriteString(` e.seq > ? AND e.thread_id NOT IN (SELECT id FROM threads WHERE deleted = 1)`)
+	args = append(args, f.After)
 	if f.ThreadID != "" {
-		b.WriteString(` AND thread_id = ?`)
+		b.WriteString(` AND e.thread_id = ?`)
 		args = append(args, f.ThreadID)
 	}
-	if f.TurnID != "" {
-		b.WriteString(` AND turn_id = ?`)
-		args = append(args, f.TurnID)
-	}
 	if !f.All {
-		b.WriteString(` AND client_id = ?`)
+		b.WriteString(` AND e.client_id = ?`)
 		args = append(args, f.ClientID)
 	}
-	b.WriteString(` ORDER BY seq LIMIT ?`)
+	b.WriteString(` ORDER BY e.seq LIMIT ?`)
 	return b.String(), append(args, limit), limit
 }
 

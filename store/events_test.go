@@ -53,7 +53,8 @@ func seqs(es []hub.Event) []int64 {
 func TestEventsFilters(t *testing.T) {
 	ctx := context.Background()
 	db := MustOpenDB(t)
-	w := &hub.Write{Threads: []hub.Thread{thread("a", "c1", 1), thread("b", "c2", 1)}}
+	w := &hub.Write{Threads: []hub.Thread{thread("a", "c1", 1), thread("b", "c2", 1)},
+		Turns: []hub.Turn{turn("a1", "a", 1), turn("a2", "a", 2), turn("b1", "b", 1), turn("b2", "b", 2)}}
 	// seq:        1    2    3    4    5    6    7    8    9   10
 	layout := []struct{ th, tu string }{
 		{"a", "a1"}, {"a", "a1"}, {"b", "b1"}, {"a", "a2"}, {"b", "b1"},
@@ -80,6 +81,9 @@ func TestEventsFilters(t *testing.T) {
 		"thread wrong owner": {hub.EventFilter{ClientID: "c2", ThreadID: "a"}, nil},
 		"turn":               {hub.EventFilter{All: true, ThreadID: "b", TurnID: "b2"}, []int64{7, 9}},
 		"turn only":          {hub.EventFilter{ClientID: "c1", TurnID: "a1"}, []int64{1, 2}},
+		"turn after":         {hub.EventFilter{All: true, TurnID: "a2", After: 6, Limit: 1}, []int64{8}},
+		"turn, other thread": {hub.EventFilter{All: true, ThreadID: "a", TurnID: "b2"}, nil},
+		"no such turn":       {hub.EventFilter{All: true, ThreadID: "a", TurnID: "zz"}, nil},
 	} {
 		t.Run(name, func(t *testing.T) {
 			got, err := db.Events(ctx, tc.f)

@@ -26,12 +26,15 @@ const upsertTurnSQL = `INSERT INTO turns
 // stores a long output once, as its events, not again in the turn's row
 // (hub.Turn.Output). A turn with no message reads "" either way. (The
 // ordered subquery is not flattened into an aggregate: group_concat gets
-// the texts in seq order, read off events_turn_seq, without sorting.)
+// the texts in seq order, read off events_thread_seq between the turn's
+// first and last seq (turnrange.go), without sorting.)
 const turnSelect = `SELECT t.id, t.thread_id, t.status, t.input, t.content,
 	CASE WHEN t.output = '' AND t.status <> 'running' THEN (
 		SELECT coalesce(group_concat(x.text, ''), '') FROM (
-			SELECT json_extract(e.payload, '$.text') AS text FROM events e
-			WHERE e.turn_id = t.id AND e.type = 'message_delta' ORDER BY e.seq) x)
+			SELECT json_extract(e.payload, '$.text') AS text FROM events e INDEXED BY events_thread_seq
+			WHERE e.thread_id = t.thread_id AND e.seq >= t.first_seq
+				AND e.seq <= CASE WHEN t.last_seq > 0 THEN t.last_seq ELSE 9223372036854775807 END
+				AND e.turn_id = t.id AND e.type = 'message_delta' ORDER BY e.seq) x)
 	ELSE t.output END, t.stop_reason,
 	t.error, t.started_at, t.ended_at, t.internal
 	FROM turns t CROSS JOIN threads th ON th.id = t.thread_id AND th.deleted = 0`

@@ -28,6 +28,7 @@ type stmts struct {
 	elicitationStatus              *sql.Stmt
 	deleteThread                   []*sql.Stmt // deleteThreadSQL, in order
 	search                         searchStmts
+	turnRange                      turnRangeStmts
 	all                            []*sql.Stmt
 }
 
@@ -74,6 +75,10 @@ func prepareStmts(ctx context.Context, conn *sql.Conn) (*stmts, error) {
 		_ = s.close()
 		return nil, err
 	}
+	if err := s.turnRange.prepare(ctx, conn, &s.all); err != nil {
+		_ = s.close()
+		return nil, err
+	}
 	for _, q := range deleteThreadSQL {
 		st, err := conn.PrepareContext(ctx, q)
 		if err != nil {
@@ -99,8 +104,9 @@ func (s *stmts) close() error {
 // that commitBatch opened: Decide first, then Escalate, AnswerElicitation, threads, deleted
 // threads, session states, thread changes (their announcements appended to
 // w.Events), turns, permissions, elicitations, rules added, rules deleted, events, agent
-// processes recorded, then forgotten. Each event is indexed for search as
-// it is inserted (search_index.go).
+// processes recorded, then forgotten. Each event is taken into its turn's
+// range (turnrange.go) and indexed for search (search_index.go) as it is
+// inserted.
 func (db *DB) apply(ctx context.Context, w *hub.Write) error {
 	st := db.st
 	if w.Decide != nil {
@@ -145,9 +151,13 @@ func (db *DB) apply(ctx context.Context, w *hub.Write) error {
 		}
 	}
 	w.Events = append(w.Events, announced...)
+	var ended []string // turns this Write ends (turnrange.go)
 	for i := range w.Turns {
 		if err := upsertTurn(ctx, st, &w.Turns[i]); err != nil {
 			return err
+		}
+		if db.ranges.turn(&w.Turns[i]) {
+			ended = append(ended, w.Turns[i].ID)
 		}
 	}
 	for i := range w.Permissions {
@@ -174,10 +184,18 @@ func (db *DB) apply(ctx context.Context, w *hub.Write) error {
 		if err := insertEvent(ctx, st, &w.Events[i]); err != nil {
 			return err
 		}
+		if err := db.ranges.event(ctx, &w.Events[i]); err != nil {
+			return err
+		}
 		if db.searchOn {
 			if err := db.ix.event(ctx, &w.Events[i]); err != nil {
 				return err
 			}
+		}
+	}
+	for _, id := range ended {
+		if err := db.ranges.end(ctx, id); err != nil {
+			return err
 		}
 	}
 	for i := range w.AgentProcs {
