@@ -84,7 +84,8 @@ func readEvents(tb testing.TB, s *client.Stream, fn func(client.Frame) bool) {
 }
 
 // floodTurn streams one turn of `flood chunks 64` to its end and returns
-// the number of message_delta events read.
+// the number of chunks its message_delta events held (the hub joins
+// chunks that wait for the same commit).
 func floodTurn(tb testing.TB, c *client.Client, threadID string, chunks int) int {
 	tb.Helper()
 	s, err := c.StreamTurn(context.Background(), threadID, hub.TurnInput{Input: fmt.Sprintf("flood %d 64", chunks)}, client.StreamOptions{})
@@ -92,14 +93,18 @@ func floodTurn(tb testing.TB, c *client.Client, threadID string, chunks int) int
 		tb.Fatal(err)
 	}
 	defer s.Close()
-	n := 0
+	bytes := 0
 	readEvents(tb, s, func(f client.Frame) bool {
 		if f.Event == hub.EventMessageDelta {
-			n++
+			var d struct{ Text string }
+			if err := json.Unmarshal([]byte(f.Data), &d); err != nil {
+				tb.Fatal(err)
+			}
+			bytes += len(d.Text)
 		}
 		return f.Event != hub.EventTurnCompleted
 	})
-	return n
+	return bytes / 64
 }
 
 // startInProcess runs the hub in this process (startHub, as serve does),
@@ -176,11 +181,14 @@ func BenchmarkSSELatency(b *testing.B) {
 				if err := json.Unmarshal([]byte(f.Data), &d); err != nil {
 					b.Fatal(err)
 				}
-				sent, err := strconv.ParseInt(strings.TrimSpace(d.Text), 10, 64)
+				sent, err := acptest.TickTimes(d.Text) // one or more: joined
 				if err != nil {
-					b.Fatalf("tick %q", d.Text)
+					b.Fatal(err)
 				}
-				lat = append(lat, time.Since(time.Unix(0, sent)))
+				now := time.Now()
+				for _, t := range sent {
+					lat = append(lat, now.Sub(t))
+				}
 			case hub.EventTurnCompleted:
 				done++
 			}

@@ -56,15 +56,7 @@ func TestCoalesceJoinsQueuedDeltas(t *testing.T) {
 		deltaWrite(hub.EventMessageDelta, "t1", "u9", "m "), // 16: joins 15
 		deltaWrite(hub.EventMessageDelta, "t2", "u2", "n "), // 17: joins 12
 	}
-	for _, w := range writes {
-		db.CommitAsync(w, done)
-	}
-	release <- struct{}{}
-	if n := <-sizes; n != len(writes) {
-		t.Fatalf("second batch: %d writes, want %d", n, len(writes))
-	}
-	close(release)
-	mustCommit(t, db, &hub.Write{})
+	commitOneBatch(t, db, sizes, release, writes, done)
 
 	joined := map[int]bool{2: true, 4: true, 14: true, 16: true, 17: true}
 	mu.Lock()

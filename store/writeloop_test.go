@@ -30,6 +30,22 @@ func pauseWriter(db *DB) (sizes chan int, release chan struct{}) {
 	return sizes, release
 }
 
+// commitOneBatch queues writes while the writer is held (pauseWriter,
+// with a batch taken), lets them through as the next batch, checks that
+// they made one, and returns once every write has been reported.
+func commitOneBatch(t *testing.T, db *DB, sizes chan int, release chan struct{}, writes []*hub.Write, done func(*hub.Write, error)) {
+	t.Helper()
+	for _, w := range writes {
+		db.CommitAsync(w, done)
+	}
+	release <- struct{}{}
+	if n := <-sizes; n != len(writes) {
+		t.Fatalf("second batch: %d writes, want %d", n, len(writes))
+	}
+	close(release)
+	mustCommit(t, db, &hub.Write{}) // a barrier: everything before it has been reported
+}
+
 type result struct {
 	w   *hub.Write
 	err error
@@ -74,15 +90,7 @@ func TestFailingWriteAloneInBatch(t *testing.T) {
 		{Events: []hub.Event{{ThreadID: "t1"}}},                    // no type: INVALID_ARGUMENT
 		{Events: ev(7)},                                            // good
 	}
-	for _, w := range writes {
-		db.CommitAsync(w, done)
-	}
-	release <- struct{}{}
-	if n := <-sizes; n != len(writes) {
-		t.Fatalf("second batch: %d writes, want %d", n, len(writes))
-	}
-	close(release)
-	mustCommit(t, db, &hub.Write{}) // a barrier: everything before it has been reported
+	commitOneBatch(t, db, sizes, release, writes, done)
 
 	mu.Lock()
 	defer mu.Unlock()

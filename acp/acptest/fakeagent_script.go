@@ -623,9 +623,30 @@ func floodText(size int) string {
 	return FakeText(size-1) + " "
 }
 
+// TickSize is the length of a ticks chunk's text.
+const TickSize = 64
+
+// TickTimes reads the send times of the ticks in text: one ticks chunk's
+// text, or several in a row (a hub may join chunks into one delta).
+func TickTimes(text string) ([]time.Time, error) {
+	if len(text)%TickSize != 0 {
+		return nil, fmt.Errorf("acptest: %d bytes of ticks: not whole %d-byte chunks", len(text), TickSize)
+	}
+	var out []time.Time
+	for ; text != ""; text = text[TickSize:] {
+		ns, err := strconv.ParseInt(strings.TrimRight(text[:TickSize], " "), 10, 64)
+		if err != nil {
+			return nil, fmt.Errorf("acptest: tick %q: %w", text[:TickSize], err)
+		}
+		out = append(out, time.Unix(0, ns))
+	}
+	return out, nil
+}
+
 // ticks sends count agent_message_chunks at rate per second, each flushed
 // at once, whose text is the send time in Unix nanoseconds padded with
-// spaces to 64 bytes: a client computes each chunk's latency.
+// spaces to TickSize bytes: a client computes each chunk's latency
+// (TickTimes).
 func (a *agent) ticks(s *session, t *turn, count, rate int) {
 	interval := time.Second / time.Duration(rate)
 	next := time.Now()
@@ -634,7 +655,7 @@ func (a *agent) ticks(s *session, t *turn, count, rate int) {
 			time.Sleep(d)
 		}
 		next = next.Add(interval)
-		text := fmt.Sprintf("%-64d", time.Now().UnixNano())
+		text := fmt.Sprintf("%-*d", TickSize, time.Now().UnixNano())
 		a.notify("session/update", map[string]any{"sessionId": s.id, "update": textChunk("agent_message_chunk", text)})
 		a.flush()
 	}

@@ -12,11 +12,11 @@ import (
 	"os"
 	"path/filepath"
 	"slices"
-	"strconv"
 	"strings"
 	"sync"
 	"time"
 
+	"github.com/switchboard-hub/switchboard/acp/acptest"
 	"github.com/switchboard-hub/switchboard/hub"
 	"github.com/switchboard-hub/switchboard/hub/client"
 )
@@ -49,7 +49,7 @@ func phases(o options) ([]phase, error) {
 
 func (p phase) input() string {
 	if p.rate == 0 {
-		return fmt.Sprintf("flood %d 64", p.chunks)
+		return fmt.Sprintf("flood %d %d", p.chunks, acptest.TickSize) // chunks of a tick's size: deltaText
 	}
 	return fmt.Sprintf("ticks %d %d", p.chunks, p.rate)
 }
@@ -100,13 +100,9 @@ func (c *collector) add(d []time.Duration) {
 	c.mu.Unlock()
 }
 
-// chunkSize is the size of every chunk the phases' agents send (ticks
-// and flood 64-byte chunks).
-const chunkSize = 64
-
-// deltaText is a message_delta's text. The hub may join chunks that wait
-// for the same commit into one delta (hub.Write.Coalesce), so a delta
-// holds one or more whole chunks.
+// deltaText is a message_delta's text: whole chunks of acptest.TickSize
+// bytes (the phases' ticks and floods), one or several (the hub joins
+// chunks that wait for the same commit into one delta).
 func deltaText(data string) (string, error) {
 	var p struct {
 		Text string `json:"text"`
@@ -114,20 +110,17 @@ func deltaText(data string) (string, error) {
 	if err := json.Unmarshal([]byte(data), &p); err != nil {
 		return "", fmt.Errorf("message_delta: %w", err)
 	}
-	if len(p.Text)%chunkSize != 0 {
-		return "", fmt.Errorf("message_delta of %d bytes: not whole %d-byte chunks", len(p.Text), chunkSize)
+	if len(p.Text)%acptest.TickSize != 0 {
+		return "", fmt.Errorf("message_delta of %d bytes: not whole %d-byte chunks", len(p.Text), acptest.TickSize)
 	}
 	return p.Text, nil
 }
 
-// sentAt appends to d the latency of each tick in text (whole ticks: the
-// send time in Unix nanoseconds, padded with spaces) read at now.
+// sentAt appends to d the latency of each tick in text, read at now.
 func sentAt(d []time.Duration, text string, now time.Time) []time.Duration {
-	for ; len(text) >= chunkSize; text = text[chunkSize:] {
-		ns, err := strconv.ParseInt(strings.TrimRight(text[:chunkSize], " "), 10, 64)
-		if err == nil {
-			d = append(d, now.Sub(time.Unix(0, ns)))
-		}
+	ts, _ := acptest.TickTimes(text)
+	for _, t := range ts {
+		d = append(d, now.Sub(t))
 	}
 	return d
 }
@@ -418,7 +411,7 @@ func (h *hubProc) streamTurn(threadID string, p phase, col *collector) (n, compl
 			if err != nil {
 				return n, completed, err
 			}
-			n += len(text) / chunkSize
+			n += len(text) / acptest.TickSize
 			if p.rate > 0 {
 				d = sentAt(d, text, now)
 			}

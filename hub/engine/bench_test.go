@@ -4,6 +4,7 @@ package engine_test
 
 import (
 	"context"
+	"encoding/json"
 	"fmt"
 	"testing"
 	"time"
@@ -28,10 +29,14 @@ func BenchmarkTurnFlood(b *testing.B) {
 		if _, err := h.e.StartTurn(context.Background(), alice, th.ID, hub.TurnInput{Input: fmt.Sprintf("flood %d 64", chunks)}); err != nil {
 			b.Fatal(err)
 		}
-		n := 0
+		n := 0 // chunks: the store joins those that wait for the same commit
 		for ev := range sub.Events() {
 			if ev.Type == hub.EventMessageDelta {
-				n++
+				var d struct{ Text string }
+				if err := json.Unmarshal(ev.Payload, &d); err != nil {
+					b.Fatal(err)
+				}
+				n += len(d.Text) / 64
 			}
 			if ev.Type == hub.EventTurnCompleted {
 				break
