@@ -46,8 +46,9 @@ func insertEvent(ctx context.Context, st *stmts, e *hub.Event) error {
 
 // Events returns up to f.Limit (default 1000, at most 10000) committed
 // events with Seq > f.After in Seq order: only f.ThreadID's and f.TurnID's
-// when set (a turn's events are those of a stored turn), only those whose ClientID is f.ClientID unless f.All (none when
-// ClientID is "" and All is false), never those of a deleted thread.
+// when set (a turn's events are those of a stored turn), only those whose
+// ClientID is f.ClientID unless f.All (none when ClientID is "" and All is
+// false), never those of a deleted thread.
 // Events with no thread are kept (subject to the client filter).
 func (db *DB) Events(ctx context.Context, f hub.EventFilter) ([]hub.Event, error) {
 	if !f.All && f.ClientID == "" {

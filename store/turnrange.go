@@ -25,6 +25,10 @@ import (
 // running when the hub stopped, ended by recovery) widens the row's range
 // itself. After a failed Write the memory may be ahead of the database: a
 // range wider than the events is still true, it only reads more.
+//
+// A failed range update fails the whole batch (rangeErr): it runs after
+// the statement it follows, which a Write of one event does not guard
+// with a savepoint, so it must not fail that Write alone.
 
 // turnBoundSQL is the highest seq a turn's events may have, for turn
 // alias u.
@@ -91,13 +95,13 @@ func (r *turnRanges) event(ctx context.Context, e *hub.Event) error {
 	tr := r.running[e.TurnID]
 	if tr == nil {
 		if _, err := r.st.widen.ExecContext(ctx, e.Seq, e.TurnID); err != nil {
-			return fmt.Errorf("store: turn range: %w", err)
+			return rangeErr(err)
 		}
 		return nil
 	}
 	if !tr.firstSet {
 		if _, err := r.st.setFirst.ExecContext(ctx, e.Seq, e.TurnID); err != nil {
-			return fmt.Errorf("store: turn range: %w", err)
+			return rangeErr(err)
 		}
 		tr.firstSet = true
 	}
@@ -114,7 +118,13 @@ func (r *turnRanges) end(ctx context.Context, id string) error {
 		return nil
 	}
 	if _, err := r.st.setLast.ExecContext(ctx, tr.last, id); err != nil {
-		return fmt.Errorf("store: turn range: %w", err)
+		return rangeErr(err)
 	}
 	return nil
+}
+
+// rangeErr reports a failed range update as an error that is never
+// statement-level (statementLevel), so that the batch is rolled back.
+func rangeErr(err error) error {
+	return fmt.Errorf("store: turn range: %v", err)
 }
