@@ -18,17 +18,19 @@ import (
 //     last_seq(T). A running turn's last_seq is no bound: readers read it
 //     to the thread's end (turnBoundSQL).
 //
+// and first_seq is 0 only while the turn has no stored event.
+//
 // So a streaming chunk costs no update of its turn's row: while the writer
 // has seen the turn start, it keeps the turn's last seq in memory and
 // writes it in the Write that ends the turn. An event of a turn it is not
 // following (a terminal's output after its turn ended; a turn that was
 // running when the hub stopped, ended by recovery) widens the row's range
-// itself. After a failed Write the memory may be ahead of the database: a
-// range wider than the events is still true, it only reads more.
-//
-// A failed range update fails the whole batch (rangeErr): it runs after
-// the statement it follows, which a Write of one event does not guard
-// with a savepoint, so it must not fail that Write alone.
+// itself. Each update is in the transaction of the event it follows, so a
+// failed Write takes back both; the writer then forgets what it held in
+// memory (reset), and the turns it followed are widened event by event
+// from then on. A failed range update fails the whole batch (rangeErr):
+// it runs after the statement it follows, which a Write of one event does
+// not guard with a savepoint, so it must not fail that Write alone.
 
 // turnBoundSQL is the highest seq a turn's events may have, for turn
 // alias u.
@@ -108,6 +110,10 @@ func (r *turnRanges) event(ctx context.Context, e *hub.Event) error {
 	tr.last = max(tr.last, e.Seq)
 	return nil
 }
+
+// reset forgets the running turns (after a failed Write: what was noted
+// may have been rolled back).
+func (r *turnRanges) reset() { clear(r.running) }
 
 // end writes the last seq of turn id, which ended in this Write, and stops
 // following it.

@@ -132,9 +132,10 @@ func TestTurnRangeAcrossRestart(t *testing.T) {
 	}
 }
 
-// When a Write fails after the writer noted its turn's first seq, the
-// memory is ahead of the database (first_seq stays 0): the turn's events
-// are still read, from its thread's start.
+// A Write that fails after the writer noted its turn's first seq leaves
+// no range behind: the memory is forgotten with it, the retried turn's
+// range starts at its first stored event, and a late event widens it
+// without hiding the ones before.
 func TestTurnRangeAfterFailedWrite(t *testing.T) {
 	db := MustOpenDB(t)
 	mustCommit(t, db, &hub.Write{Threads: []hub.Thread{thread("t1", "c", 1)}})
@@ -144,14 +145,21 @@ func TestTurnRangeAfterFailedWrite(t *testing.T) {
 	if err := db.Commit(context.Background(), bad); hub.ErrorCode(err) != hub.CodeInvalidArgument {
 		t.Fatalf("the failing write: %v", err)
 	}
-	mustCommit(t, db, &hub.Write{Turns: []hub.Turn{u}, Events: []hub.Event{event(hub.EventTurnStarted, "t1", "u1", 1)}})
+	started := &hub.Write{Turns: []hub.Turn{u}, Events: []hub.Event{event(hub.EventTurnStarted, "t1", "u1", 1)}}
+	mustCommit(t, db, started)
 	mustCommit(t, db, &hub.Write{Events: []hub.Event{event(hub.EventMessageDelta, "t1", "u1", 2)}})
 	mustCommit(t, db, &hub.Write{Turns: []hub.Turn{ended(u)}, Events: []hub.Event{event(hub.EventTurnCompleted, "t1", "u1", 3)}})
-	if first, _ := turnSeqs(t, db, "u1"); first != 0 {
-		t.Errorf("first_seq %d: the failed write did not leave the memory ahead, so this test tests nothing", first)
+	if first, _ := turnSeqs(t, db, "u1"); first != started.Events[0].Seq {
+		t.Errorf("first_seq %d, want the retried start's %d", first, started.Events[0].Seq)
 	}
-	if got := turnEventSeqs(t, db, "t1", "u1", 1000); len(got) != 3 {
-		t.Errorf("turn reads %v, want its 3 events", got)
+	// A late event of a turn whose Write failed mid-stream.
+	bad = &hub.Write{Events: []hub.Event{event(hub.EventTerminalOutput, "t1", "u1", 4)}, Usage: []hub.UsageRecord{{}}}
+	if err := db.Commit(context.Background(), bad); hub.ErrorCode(err) != hub.CodeInvalidArgument {
+		t.Fatalf("the failing write: %v", err)
+	}
+	mustCommit(t, db, &hub.Write{Events: []hub.Event{event(hub.EventTerminalOutput, "t1", "u1", 5)}})
+	if got := turnEventSeqs(t, db, "t1", "u1", 1000); len(got) != 4 || got[0] != started.Events[0].Seq {
+		t.Errorf("turn reads %v, want its 4 stored events from %d", got, started.Events[0].Seq)
 	}
 }
 

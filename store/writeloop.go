@@ -218,6 +218,7 @@ func (db *DB) commitBatch(batch []*op) {
 			o.err = err
 			resetSeqs(o.w)
 			db.ix.reset()
+			db.ranges.reset()
 			db.log.Debug("write refused", "err", err)
 			if !savepoint && !statementLevel(err) {
 				db.abortBatch(ctx, batch, "write", err)
@@ -299,6 +300,7 @@ func (db *DB) abortBatch(ctx context.Context, batch []*op, stage string, err err
 func (db *DB) failBatch(batch []*op, stage string, err error) {
 	db.log.Error("batch failed", "stage", stage, "writes", len(batch), "err", err)
 	db.ix.reset()
+	db.ranges.reset()
 	herr := &hub.Error{Code: hub.CodeInternal, Message: "store: " + stage + " failed", Err: err}
 	for _, o := range batch {
 		resetSeqs(o.w)
