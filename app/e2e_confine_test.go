@@ -202,6 +202,38 @@ func e2eFileConfinement(t *testing.T, bins e2eBins) {
 			time.Sleep(250 * time.Millisecond)
 		}
 
+		// A command that outlives its turn: what it prints after the
+		// next turn started is still its own turn's (turns' seq ranges,
+		// ADR 0026), in the history, and not the next turn's.
+		late := filepath.Join(cwd, "late.sh")
+		write(late, "echo early\nsleep 1\necho late-output\n")
+		out, perms = confinedTurn(h, th.ID, "terminal-bg sh "+late, approve)
+		if !strings.HasPrefix(out, "terminal-bg ") || len(perms) != 1 {
+			t.Fatalf("terminal-bg: %q, %+v", out, perms)
+		}
+		first := perms[0].TurnID
+		next := h.startTurn(th.ID, "echo next")
+		h.waitTurn(th.ID, next.ID, 60*time.Second)
+		var lateSeq, nextStart int64
+		for deadline := time.Now().Add(30 * time.Second); lateSeq == 0 && time.Now().Before(deadline); time.Sleep(50 * time.Millisecond) {
+			for _, tu := range h.history(th.ID, true) {
+				for _, e := range tu.Events {
+					switch {
+					case e.Type == "terminal_output" && strings.Contains(e.Text, "late-output"):
+						if tu.ID != first {
+							t.Fatalf("the late output is in turn %s's history, want %s's", tu.ID, first)
+						}
+						lateSeq = e.Seq
+					case e.Type == "turn_started" && tu.ID == next.ID:
+						nextStart = e.Seq
+					}
+				}
+			}
+		}
+		if lateSeq == 0 || nextStart == 0 || lateSeq < nextStart {
+			t.Errorf("late output at seq %d, the next turn started at %d: want it in the first turn's history, after", lateSeq, nextStart)
+		}
+
 		// The agent asked about this very command and the user approved:
 		// the terminal runs without a second question.
 		out, perms = confinedTurn(h, th.ID, "ask-terminal echo approved once", approve)

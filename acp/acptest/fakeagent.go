@@ -275,6 +275,12 @@
 //     "terminal exit <exitCode|null> signal <signal|null> truncated <bool>\n<output>"
 //     or "terminal error <method> <code>: <message>" at the first failed
 //     request (release is still made once created); end_turn.
+//   - terminal-bg <cmd> [args...]: terminal/create as terminal; then
+//     terminal/output every 20 ms until the command has printed something
+//     (at most 10 s); agent_message_chunk "terminal-bg <terminalId>" (or
+//     "terminal-bg no output", or a terminal error as terminal); end_turn,
+//     leaving the command running and the terminal unreleased: what it
+//     prints later is output of a turn that has ended.
 //   - terminal-in <cwd> <cmd> [args...]: terminal, with that cwd.
 //   - terminal-env <NAME>=<value> <cmd> [args...]: terminal, with env
 //     [{name, value}] in terminal/create.

@@ -393,6 +393,12 @@ func (a *agent) script(s *session, t *turn, text, cmd, rest string) (stop string
 			return bad()
 		}
 		a.terminal(s, t, args)
+	case "terminal-bg":
+		args := strings.Fields(rest)
+		if len(args) == 0 {
+			return bad()
+		}
+		a.terminalBackground(s, t, args)
 	case "terminal-in":
 		dir, cmdline := splitWord(rest)
 		args := strings.Fields(cmdline)

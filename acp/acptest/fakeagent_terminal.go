@@ -7,6 +7,7 @@ import (
 	"os/exec"
 	"strconv"
 	"strings"
+	"time"
 )
 
 func (a *agent) grandchild(s *session, t *turn, secs int) {
@@ -115,6 +116,39 @@ func (a *agent) terminalWith(s *session, t *turn, cwd string, env map[string]str
 		msg = fmt.Sprintf("terminal exit %s signal %s truncated %t\n%s", code, sig, out.Truncated, out.Output)
 	}
 	a.say(s, t, msg)
+}
+
+// terminalBackground is the terminal-bg command: a command that outlives
+// its turn.
+func (a *agent) terminalBackground(s *session, t *turn, args []string) {
+	r := a.call("terminal/create", map[string]any{
+		"sessionId": s.id, "command": args[0], "args": args[1:], "cwd": t.cwd, "outputByteLimit": 1 << 20,
+	})
+	var created struct {
+		TerminalID string `json:"terminalId"`
+	}
+	if r.err != nil {
+		a.say(s, t, "terminal error terminal/create "+r.errString())
+		return
+	}
+	if json.Unmarshal(r.result, &created) != nil || created.TerminalID == "" {
+		a.say(s, t, "terminal error terminal/create: no terminalId in "+string(r.result))
+		return
+	}
+	term := map[string]string{"sessionId": s.id, "terminalId": created.TerminalID}
+	for deadline := time.Now().Add(10 * time.Second); time.Now().Before(deadline); time.Sleep(20 * time.Millisecond) {
+		o := a.call("terminal/output", term)
+		if o.err != nil {
+			a.say(s, t, "terminal error terminal/output "+o.errString())
+			return
+		}
+		var out struct{ Output string }
+		if json.Unmarshal(o.result, &out) == nil && out.Output != "" {
+			a.say(s, t, "terminal-bg "+created.TerminalID)
+			return
+		}
+	}
+	a.say(s, t, "terminal-bg no output")
 }
 
 // askTerminal asks the client's permission for a command line, as an agent
