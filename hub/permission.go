@@ -29,6 +29,11 @@ const (
 	// decision remembered for a thread, folder or agent).
 	DecidedByRulePrefix       = "rule:"
 	DecidedByRememberedPrefix = "remembered:"
+	// DecidedByCoveredPrefix records a terminal that ran without a card
+	// of its own: "covered:<permissionId>", the earlier execute request
+	// a person (or an execute rule) approved whose argv, cwd and env
+	// equal the terminal's.
+	DecidedByCoveredPrefix = "covered:"
 )
 
 // PermissionOption is one choice the agent offered.
@@ -40,10 +45,18 @@ type PermissionOption struct {
 
 // Permission is an agent's request to do something, waiting for the user.
 type Permission struct {
-	ID       string             `json:"id"`
-	ThreadID string             `json:"threadId"`
-	TurnID   string             `json:"turnId"`
-	Status   string             `json:"status"`
+	ID       string `json:"id"`
+	ThreadID string `json:"threadId"`
+	TurnID   string `json:"turnId"`
+	Status   string `json:"status"`
+	// Kind is who raised it and about what (PermKindAgent …): "" only in
+	// permissions stored before the hub described requests.
+	Kind string `json:"kind,omitempty"`
+	// Request is the hub's description of what an approval allows
+	// (permission_request.go): what rules match, what every surface
+	// shows and what the audit keeps. nil only in permissions stored
+	// before the hub described requests.
+	Request  *PermissionRequest `json:"request,omitempty"`
 	ToolCall json.RawMessage    `json:"toolCall"`
 	Options  []PermissionOption `json:"options"`
 	Deadline time.Time          `json:"deadline"`

@@ -12,14 +12,15 @@ import (
 )
 
 const upsertPermissionSQL = `INSERT INTO permissions
-	(id, thread_id, turn_id, status, tool_call, options, deadline, decided_by, option_id, decided_at, created_at, agent, escalated_at)
-	VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
+	(id, thread_id, turn_id, status, tool_call, options, deadline, decided_by, option_id, decided_at, created_at, agent, escalated_at, kind, request)
+	VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
 	ON CONFLICT (id) DO UPDATE SET
 		thread_id = excluded.thread_id, turn_id = excluded.turn_id, status = excluded.status,
 		tool_call = excluded.tool_call, options = excluded.options, deadline = excluded.deadline,
 		decided_by = excluded.decided_by, option_id = excluded.option_id,
 		decided_at = excluded.decided_at, created_at = excluded.created_at,
-		agent = excluded.agent, escalated_at = excluded.escalated_at`
+		agent = excluded.agent, escalated_at = excluded.escalated_at,
+		kind = excluded.kind, request = excluded.request`
 
 // decideSQL is the single-use decision: it changes a pending permission
 // and nothing else.
@@ -29,7 +30,8 @@ const decideSQL = `UPDATE permissions SET status = ?, decided_by = ?, option_id 
 // permissionSelect reads permissions joined to their (visible) thread,
 // permissions the outer loop (CROSS JOIN).
 const permissionSelect = `SELECT p.id, p.thread_id, p.turn_id, p.status, p.tool_call, p.options,
-	p.deadline, p.decided_by, p.option_id, p.decided_at, p.created_at, p.agent, p.escalated_at
+	p.deadline, p.decided_by, p.option_id, p.decided_at, p.created_at, p.agent, p.escalated_at,
+	p.kind, p.request
 	FROM permissions p CROSS JOIN threads th ON th.id = p.thread_id AND th.deleted = 0`
 
 // upsertPermission stores p; its thread must exist (a foreign key). Options
@@ -42,9 +44,17 @@ func upsertPermission(ctx context.Context, st *stmts, p *hub.Permission) error {
 	if err != nil {
 		return fmt.Errorf("store: permission %s options: %w", p.ID, err)
 	}
+	var req any // NULL without a description
+	if p.Request != nil {
+		b, err := json.Marshal(p.Request)
+		if err != nil {
+			return fmt.Errorf("store: permission %s request: %w", p.ID, err)
+		}
+		req = string(b)
+	}
 	_, err = st.upsertPermission.ExecContext(ctx, p.ID, p.ThreadID, p.TurnID, p.Status, encJSON(p.ToolCall),
 		string(opts), encTime(p.Deadline), p.DecidedBy, p.OptionID, encTimePtr(p.DecidedAt), encTime(p.CreatedAt),
-		p.Agent, encTimePtr(p.EscalatedAt))
+		p.Agent, encTimePtr(p.EscalatedAt), p.Kind, req)
 	if err != nil {
 		return fmt.Errorf("store: upsert permission %s: %w", p.ID, err)
 	}
@@ -88,13 +98,19 @@ func notPending(ctx context.Context, statusOf *sql.Stmt, kind, id string) error 
 
 func scanPermission(s interface{ Scan(...any) error }) (hub.Permission, error) {
 	var p hub.Permission
-	var toolCall, opts []byte
+	var toolCall, opts, req []byte
 	var deadline, created int64
 	var decided, escalated sql.NullInt64
 	err := s.Scan(&p.ID, &p.ThreadID, &p.TurnID, &p.Status, &toolCall, &opts, &deadline,
-		&p.DecidedBy, &p.OptionID, &decided, &created, &p.Agent, &escalated)
+		&p.DecidedBy, &p.OptionID, &decided, &created, &p.Agent, &escalated, &p.Kind, &req)
 	if err != nil {
 		return p, err
+	}
+	if req != nil {
+		p.Request = new(hub.PermissionRequest)
+		if err := json.Unmarshal(req, p.Request); err != nil {
+			return p, fmt.Errorf("permission %s request: %w", p.ID, err)
+		}
 	}
 	if err := json.Unmarshal(opts, &p.Options); err != nil {
 		return p, fmt.Errorf("permission %s options: %w", p.ID, err)
