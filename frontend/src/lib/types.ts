@@ -175,6 +175,18 @@ export interface Permission {
   threadId: string;
   turnId: string;
   status: PermissionStatus;
+  /**
+   * Who raised it and about what (hub/permission_request.go); absent in
+   * permissions stored before the hub described requests.
+   */
+  kind?: PermissionKind;
+  /**
+   * The hub's own description of what an approval allows: what every
+   * surface shows first. Absent in permissions stored before it existed
+   * (then the tool call is all there is).
+   */
+  request?: PermissionRequest;
+  /** The agent's own account of the call: its title is the agent's words, never what runs. */
   toolCall: ToolCall;
   options: PermissionOption[];
   deadline: string;
@@ -186,6 +198,50 @@ export interface Permission {
   agent?: string;
   /** When the request, still pending after permissions.escalateAfter, was escalated. */
   escalatedAt?: string;
+}
+
+/** Who raised a permission (Permission.kind). */
+export type PermissionKind = 'agent' | 'terminal' | 'file' | 'git' | 'budget';
+
+/** What a PermissionRequest's card must point out (PermissionRequest.flags). */
+export type PermissionFlag =
+  | 'shell'
+  | 'conflicting_command'
+  | 'title_differs'
+  | 'malformed'
+  | 'dot_dot'
+  | 'outside_folder'
+  | 'git_settings'
+  | 'env_changes_program';
+
+/**
+ * The hub's description of what a permission allows (hub.PermissionRequest):
+ * paths and cwd resolved, argv the program and arguments as they run.
+ */
+export interface PermissionRequest {
+  /** The tool call's ACP kind (read, edit, execute, …). */
+  kind?: string;
+  /** The agent's title: its words, shown as such. */
+  title?: string;
+  /** The command line as the agent wrote it. */
+  command?: string;
+  /** What runs; with the shell flag, ["/bin/sh", "-c", command]. */
+  argv?: string[];
+  /** The folder the command runs in. */
+  cwd?: string;
+  /** The environment the agent sets, in order; a value only for variables that change what runs. */
+  env?: EnvVar[];
+  /** The files the request touches. */
+  paths?: string[];
+  /** Sorted; unknown ones may come from a newer hub. */
+  flags?: (PermissionFlag | string)[];
+}
+
+/** One variable an agent sets for a command (hub.EnvVar). */
+export interface EnvVar {
+  name: string;
+  value?: string;
+  hidden?: boolean;
 }
 
 /** An ACP tool call (or the fields of an update to one), as the agent sent it. */

@@ -1,0 +1,184 @@
+// What a permission allows, as every surface of the window and the browser
+// shows it: the card, the inbox's rows and the decision history. It reads
+// the hub's own description (Permission.request) first — what runs, where,
+// with which environment, on which files — and the agent's title only as
+// the agent's words. A permission stored before the hub described requests
+// falls back to the tool call. The Go surfaces (tray, notification, editor
+// bridge) use hub/permission_text.go, which keeps the same words.
+import type { Permission, PermissionKind } from './types';
+import { commandOf } from './inbox';
+
+/** One variable the agent sets for the command. */
+export interface EnvShown {
+  name: string;
+  /** Shown as NAME=value; undefined when the hub hides it (name only). */
+  value?: string;
+  /** It changes which program runs (its value is given, and the request has env_changes_program). */
+  program: boolean;
+}
+
+/** One warning: the flag, and what it means in plain words. */
+export interface Warning {
+  flag: string;
+  text: string;
+}
+
+/** A permission as the window shows it. */
+export interface PermissionView {
+  /** What it is about, in product words ("Run a command", "Spending limit"). */
+  kindLabel: string;
+  /** What it does in one line: the command line, else the paths, else the agent's title in quotes. */
+  headline: string;
+  /** The command line, each argument quoted as a shell would read it back ("" when none). */
+  commandLine: string;
+  /** The arguments as they run (empty when unknown). */
+  argv: string[];
+  /** The folder the command runs in ("" when not known). */
+  cwd: string;
+  env: EnvShown[];
+  paths: string[];
+  /** The agent's title: its words, never what runs ("" when none). */
+  agentWords: string;
+  /** Plain lines, in reading order: "Runs: …", "In: …", "Sets: …", "File: …". */
+  details: string[];
+  warnings: Warning[];
+  /** Whether the hub described the request (false: only the agent's tool call was there). */
+  described: boolean;
+  /** Whether a decision on it may be remembered ("Always…"): never for git's settings or a spending limit. */
+  rememberable: boolean;
+}
+
+const kindWords: Record<PermissionKind, string> = {
+  agent: 'Agent request',
+  terminal: 'Run a command',
+  file: 'Read a file outside the folder',
+  git: "Change git's own settings",
+  budget: 'Spending limit',
+};
+
+const acpKindWords: Record<string, string> = {
+  read: 'read files',
+  edit: 'edit files',
+  delete: 'delete files',
+  move: 'move files',
+  search: 'search',
+  execute: 'run a command',
+  think: 'think',
+  fetch: 'fetch from the web',
+};
+
+/** The hub kind and the tool call's ACP kind in product words (hub.KindWords). */
+export function kindLabel(kind: string | undefined, acpKind: string | undefined): string {
+  if (kind === 'file' && (acpKind === 'edit' || acpKind === 'delete' || acpKind === 'move')) {
+    return 'Write a file outside the folder';
+  }
+  if (kind && kind !== 'agent' && kind in kindWords) return kindWords[kind as PermissionKind];
+  const w = acpKind ? acpKindWords[acpKind] : undefined;
+  return w ? `Agent request: ${w}` : 'Agent request';
+}
+
+const flagWords: Record<string, string> = {
+  shell: 'Runs through a shell: the exact program is not known in advance',
+  conflicting_command: 'The agent named two different commands',
+  title_differs: "The agent's title is not the command that runs",
+  malformed: 'Part of the request could not be read: check it closely',
+  dot_dot: 'A path goes up with “..”: where it lands depends on links',
+  outside_folder: "Reaches outside the thread's folder",
+  git_settings: "Changes git's own settings — git may run commands from these files",
+  env_changes_program: 'Sets variables that change which program runs',
+};
+
+/** A flag as a short warning in plain words (hub.FlagWords); an unknown flag still warns. */
+export function flagText(flag: string): string {
+  return Object.hasOwn(flagWords, flag) ? flagWords[flag] : 'Unusual request: check it closely';
+}
+
+// Control and invisible characters (C0, C1, bidi and other format
+// characters, line and paragraph separators).
+// eslint-disable-next-line no-control-regex
+const invisible = /[\u0000-\u001f\u007f-\u009f\u00ad\u061c\u200b-\u200f\u2028-\u202e\u2060-\u206f\ufeff]/;
+const invisibleAll = new RegExp(invisible.source, 'g');
+
+/** s with its control and invisible characters escaped (\n, \u202e), so one line cannot hide its parts. */
+export function visible(s: string): string {
+  return s.replace(invisibleAll, (c) => {
+    const named: Record<string, string> = { '\n': '\\n', '\t': '\\t', '\r': '\\r' };
+    return named[c] ?? `\\u${c.charCodeAt(0).toString(16).padStart(4, '0')}`;
+  });
+}
+
+/**
+ * One argument as a POSIX shell reads it back (hub.ShellQuote): plain when
+ * it is only letters, digits and _@%+=:,./-; else single-quoted; with
+ * control or invisible characters, $'…' with them escaped.
+ */
+export function shellQuote(s: string): string {
+  if (s === '') return "''";
+  if (/^[A-Za-z0-9_@%+=:,./-]+$/.test(s)) return s;
+  if (!invisible.test(s)) return `'${s.replaceAll("'", `'\\''`)}'`;
+  return `$'${visible(s.replaceAll('\\', '\\\\')).replaceAll("'", "\\'")}'`;
+}
+
+/** The program and arguments as one command line, each argument quoted. */
+export function commandLine(argv: string[]): string {
+  return argv.map(shellQuote).join(' ');
+}
+
+/** The names of the variables a tool call's rawInput.env sets (the old terminal permissions). */
+function envNamesOf(raw: unknown): string[] {
+  if (!raw || typeof raw !== 'object') return [];
+  const e = (raw as Record<string, unknown>).env;
+  return Array.isArray(e) ? e.filter((n): n is string => typeof n === 'string') : [];
+}
+
+/** Turns a permission into what the window shows of it. */
+export function describePermission(p: Permission): PermissionView {
+  const tc = p.toolCall ?? { toolCallId: '' };
+  const r = p.request;
+  const agentWords = (r ? r.title : tc.title)?.trim() ?? '';
+  let argv: string[] = [];
+  let cmd = '';
+  let cwd = '';
+  let env: EnvShown[] = [];
+  let paths: string[] = [];
+  let flags: string[] = [];
+  if (r) {
+    argv = r.argv ?? [];
+    cmd = argv.length ? commandLine(argv) : visible(r.command ?? '');
+    cwd = r.cwd ?? '';
+    flags = r.flags ?? [];
+    const program = flags.includes('env_changes_program');
+    env = (r.env ?? []).map((e) =>
+      e.hidden ? { name: e.name, program: false } : { name: e.name, value: e.value ?? '', program: program && !!e.value },
+    );
+    paths = r.paths ?? [];
+  } else {
+    cmd = visible(commandOf(tc.rawInput));
+    env = envNamesOf(tc.rawInput).map((name) => ({ name, program: false }));
+    paths = (tc.locations ?? []).map((l) => l.path).filter(Boolean);
+  }
+  const details: string[] = [];
+  if (cmd) details.push(`Runs: ${cmd}`);
+  if (cwd) details.push(`In: ${visible(cwd)}`);
+  if (env.length) {
+    const parts = env.map((e) => (e.value === undefined ? `${visible(e.name)} (value not shown)` : `${visible(e.name)}=${shellQuote(e.value)}`));
+    details.push(`Sets: ${parts.join(' ')}`);
+  }
+  for (const path of paths) details.push(`File: ${visible(path)}`);
+  const headline =
+    cmd || paths.map(visible).join(', ') || (agentWords ? `“${visible(agentWords)}”` : 'The agent asks for permission');
+  return {
+    kindLabel: kindLabel(p.kind, r?.kind ?? tc.kind),
+    headline,
+    commandLine: cmd,
+    argv,
+    cwd,
+    env,
+    paths,
+    agentWords,
+    details,
+    warnings: flags.map((flag) => ({ flag, text: flagText(flag) })),
+    described: !!r,
+    rememberable: p.kind !== 'git' && p.kind !== 'budget',
+  };
+}
