@@ -39,7 +39,7 @@ describe('the decision history', () => {
     expect(col(5).slice(0, 5)).toEqual(['rule: reads-in-project', 'a remembered decision', 'you, in the window', 'timed out', 'editor acp-zed']);
     expect(col(1).slice(0, 2)).toEqual(['SDK agent', 'Gone agent']);
     expect(col(2)[0]).toBe('Fix the build');
-    expect(col(3)[0]).toBe('read Read f0.go');
+    expect(col(3)[0]).toBe('Agent request: read files “Read f0.go”');
     expect(col(6)[0]).toBe(new Date('2026-11-21T06:06:00Z').toLocaleString());
     expect(within(dialog).getByRole('status').textContent).toBe('50 shown, more to load.');
 

@@ -10,8 +10,8 @@ describe('PermissionCard', () => {
   it('shows the tool call and the options, inert for 500 ms, nothing focused', async () => {
     const ondecide = vi.fn();
     render(PermissionCard, { permission: permission('pe_1'), ondecide });
-    expect(screen.getByText('rm -rf build', { selector: 'strong' })).toBeTruthy();
-    expect(screen.getByText('execute')).toBeTruthy();
+    expect(screen.getByText('Agent request: run a command', { selector: 'strong' })).toBeTruthy();
+    expect(screen.getByText('rm -rf build', { selector: 'q' }).closest('p')?.textContent).toBe('The agent says: rm -rf build');
     expect(screen.getByLabelText('Command').textContent).toBe('rm -rf build');
     expect(screen.getByText('/home/me/src/app/build')).toBeTruthy();
 
@@ -46,7 +46,11 @@ describe('PermissionCard', () => {
     };
     render(PermissionCard, { permission: permission('pe_1', { toolCall }), ondecide: vi.fn() });
     expect(screen.getByLabelText('Command').textContent).toBe("sh -c 'make test'");
-    expect(screen.getByText('API_KEY, DEBUG').closest('p')?.textContent).toBe('Environment set by the agent: API_KEY, DEBUG');
+    const env = screen.getByRole('list', { name: 'Environment set by the agent' });
+    expect([...env.querySelectorAll('li')].map((li) => li.textContent?.replace(/\s+/g, ' ').trim())).toEqual([
+      'API_KEY (value not shown)',
+      'DEBUG (value not shown)',
+    ]);
     expect(screen.getByText('/home/me/src/app')).toBeTruthy();
   });
 

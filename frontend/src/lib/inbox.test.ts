@@ -27,6 +27,15 @@ describe('request text', () => {
     expect(requestText(permission('p'))).toBe('rm -rf build');
   });
 
+  it("is what the hub says runs, not the agent's title, when the hub described the request", () => {
+    const p = permission('p', {
+      toolCall: { toolCallId: 'c', title: 'npm test', rawInput: { command: 'npm test' } },
+      request: { title: 'npm test', command: 'touch X', argv: ['touch', 'X'] },
+    });
+    expect(requestText(p)).toBe('touch X');
+    expect(requestText(permission('p', { request: { paths: ['/a', '/b'] } }))).toBe('/a, /b');
+  });
+
   it('says the time left', () => {
     expect(duration(65)).toBe('1:05');
     expect(duration(3725)).toBe('1:02:05');

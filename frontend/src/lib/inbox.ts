@@ -2,6 +2,7 @@
 // pending requests, how a request reads in one line, and the selection the
 // keyboard moves and toggles.
 import type { Permission } from './types';
+import { commandOf, describePermission } from './permissionView';
 
 /**
  * Pending requests as the inbox lists them: escalated ones first (the
@@ -19,22 +20,14 @@ export function inboxOrder(pending: Permission[]): Permission[] {
   );
 }
 
-/**
- * The command a tool call's rawInput carries (command or cmd, a string or
- * an argv joined with spaces), or "". The hub's rules match the same.
- */
-export function commandOf(raw: unknown): string {
-  if (!raw || typeof raw !== 'object') return '';
-  const r = raw as Record<string, unknown>;
-  const c = r.command ?? r.cmd ?? r.argv;
-  if (typeof c === 'string') return c;
-  if (Array.isArray(c)) return c.map(String).join(' ');
-  return '';
-}
+export { commandOf };
 
-/** What a request asks, in one line: its command, else its title. */
+/**
+ * What a request asks, in one line: what the hub says it runs or touches
+ * (permissionView), else the command or title of its tool call.
+ */
 export function requestText(p: Permission): string {
-  return commandOf(p.toolCall?.rawInput) || p.toolCall?.title || 'a tool call';
+  return p.request ? describePermission(p).headline : commandOf(p.toolCall?.rawInput) || p.toolCall?.title || 'a tool call';
 }
 
 /** Seconds as m:ss, or h:mm:ss from an hour on. */

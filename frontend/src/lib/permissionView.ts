@@ -6,7 +6,6 @@
 // falls back to the tool call. The Go surfaces (tray, notification, editor
 // bridge) use hub/permission_text.go, which keeps the same words.
 import type { Permission, PermissionKind } from './types';
-import { commandOf } from './inbox';
 
 /** One variable the agent sets for the command. */
 export interface EnvShown {
@@ -124,6 +123,20 @@ export function commandLine(argv: string[]): string {
   return argv.map(shellQuote).join(' ');
 }
 
+/**
+ * The command a tool call's rawInput carries (command or cmd, a string or
+ * an argv joined with spaces), or "": the agent's account, for permissions
+ * stored before the hub described requests.
+ */
+export function commandOf(raw: unknown): string {
+  if (!raw || typeof raw !== 'object') return '';
+  const r = raw as Record<string, unknown>;
+  const c = r.command ?? r.cmd ?? r.argv;
+  if (typeof c === 'string') return c;
+  if (Array.isArray(c)) return c.map(String).join(' ');
+  return '';
+}
+
 /** The names of the variables a tool call's rawInput.env sets (the old terminal permissions). */
 function envNamesOf(raw: unknown): string[] {
   if (!raw || typeof raw !== 'object') return [];
@@ -181,4 +194,13 @@ export function describePermission(p: Permission): PermissionView {
     described: !!r,
     rememberable: p.kind !== 'git' && p.kind !== 'budget',
   };
+}
+
+/**
+ * What a permission's card is called (its region's name, before the
+ * thread and ordinal): what it does when the hub described it, else the
+ * tool call's title as before.
+ */
+export function cardName(p: Permission): string {
+  return p.request ? describePermission(p).headline : (p.toolCall?.title ?? 'tool call');
 }
