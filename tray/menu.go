@@ -13,7 +13,8 @@ import (
 //
 //	status line                      (disabled)
 //	────────
-//	<agent>: <tool call title>  ▸    Approve / Deny / Always allow /  × maxPermissionSlots
+//	<agent>: <what runs>        ▸    [Runs: … / In: … / ⚠ …]          × maxPermissionSlots
+//	                                 Approve / Deny / Always allow /
 //	                                 Always allow in this thread /
 //	                                 Always deny in this thread /
 //	                                 Open thread
@@ -86,10 +87,13 @@ func (a Action) String() string {
 	return "none"
 }
 
-// permSlot is one permission submenu and its six entries (Open thread is
-// shown whenever the submenu is).
+// permSlot is one permission submenu: up to maxDetails disabled lines of
+// what it allows, then its six entries (Open thread is shown whenever the
+// submenu is).
 type permSlot struct {
 	parent, approve, deny, always, rememberAllow, rememberDeny, open item
+	details                                                          [maxDetails]item
+	detailShown                                                      [maxDetails]bool
 	slotState[PermissionItem]
 	visible [6]bool // parent, approve, deny, always, rememberAllow, rememberDeny
 }
@@ -170,6 +174,11 @@ func newLayout(now func() time.Time, add func(title, tooltip string, parent item
 	for range maxPermissionSlots {
 		var s permSlot
 		s.parent = add("", "A permission an agent asks for", nil)
+		for i := range s.details {
+			s.details[i] = add("", "What an approval allows", s.parent)
+			s.details[i].Disable()
+			s.details[i].Hide()
+		}
 		s.approve = add("Approve", "Allow this once", s.parent)
 		s.deny = add("Deny", "Refuse it", s.parent)
 		s.always = add("Always allow", "Allow it now and from now on (the agent remembers)", s.parent)
@@ -255,6 +264,12 @@ func (l *layout) show(m Menu) {
 		p := s.shown
 		if p.ID != "" {
 			l.setTitleLocked(s.parent, p.Title)
+		}
+		for j, d := range s.details {
+			if j < len(p.Details) {
+				l.setTitleLocked(d, p.Details[j])
+			}
+			setVisible(d, &s.detailShown[j], j < len(p.Details))
 		}
 		setVisible(s.approve, &s.visible[1], p.Approve != nil)
 		setVisible(s.deny, &s.visible[2], p.Deny != nil)

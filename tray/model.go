@@ -55,17 +55,24 @@ type Menu struct {
 	NotRunning bool
 }
 
-// PermissionItem is one pending permission's submenu, "<agent>: <tool call
-// title>" ("⚠ " before it once escalated). A nil decision is not offered
-// (its entry is hidden).
+// PermissionItem is one pending permission's submenu, "<agent>: <what
+// runs>" ("⚠ " before it once escalated): the command line or paths of
+// the hub's description (hub.PermissionRequest.Summary), the tool call's
+// title only for a permission stored before the hub described requests.
+// A nil decision is not offered (its entry is hidden).
 type PermissionItem struct {
 	ID        string
 	ThreadID  string // for "Open thread"
 	Title     string
 	Escalated bool
-	Approve   *hub.Decision // the agent's allow_once option
-	Deny      *hub.Decision // reject_once, else reject_always, else outcome "declined"
-	Always    *hub.Decision // the agent's allow_always option (the agent remembers, not the hub)
+	// Details are the hub's description line by line (Runs, In, Sets,
+	// File, the agent's words, warnings), each cut to one entry, at most
+	// maxDetails: shown disabled above the choices. None without a
+	// description.
+	Details []string
+	Approve *hub.Decision // the agent's allow_once option
+	Deny    *hub.Decision // reject_once, else reject_always, else outcome "declined"
+	Always  *hub.Decision // the agent's allow_always option (the agent remembers, not the hub)
 	// RememberAllow and RememberDeny decide with remember "thread": the
 	// hub also adds a rule deciding this thread's later requests like this
 	// one. RememberAllow is outcome "approved" (only when the agent offers
@@ -332,23 +339,28 @@ func (m *Model) Menu() Menu {
 	})
 	escalated := 0
 	for _, p := range perms {
-		title := m.agentLabel(p.ThreadID) + ": " + toolTitle(p)
+		title := m.agentLabel(p.ThreadID) + ": " + cmp.Or(p.Request.Summary(), toolTitle(p))
 		if p.EscalatedAt != nil {
 			escalated++
 			title = "⚠ " + title
 		}
 		item := PermissionItem{
-			ID:           p.ID,
-			ThreadID:     p.ThreadID,
-			Title:        truncate(title),
-			Escalated:    p.EscalatedAt != nil,
-			Approve:      optionOf(p, "allow_once"),
-			Deny:         denyOf(p),
-			Always:       optionOf(p, "allow_always"),
-			RememberDeny: &hub.Decision{Outcome: hub.PermissionDeclined, Remember: hub.RememberThread},
+			ID:        p.ID,
+			ThreadID:  p.ThreadID,
+			Title:     truncate(title),
+			Escalated: p.EscalatedAt != nil,
+			Details:   details(p.Request),
+			Approve:   optionOf(p, "allow_once"),
+			Deny:      denyOf(p),
 		}
-		if item.Approve != nil {
-			item.RememberAllow = &hub.Decision{Outcome: hub.PermissionApproved, Remember: hub.RememberThread}
+		// Git's own settings and spending limits are asked each time:
+		// neither the hub nor the agent may remember the answer.
+		if hub.Rememberable(p.Kind) {
+			item.Always = optionOf(p, "allow_always")
+			item.RememberDeny = &hub.Decision{Outcome: hub.PermissionDeclined, Remember: hub.RememberThread}
+			if item.Approve != nil {
+				item.RememberAllow = &hub.Decision{Outcome: hub.PermissionApproved, Remember: hub.RememberThread}
+			}
 		}
 		menu.Permissions = append(menu.Permissions, item)
 	}
@@ -435,6 +447,30 @@ func toolTitle(p hub.Permission) string {
 	return cmp.Or(tc.Title, tc.Kind, "a tool call")
 }
 
+// maxDetails caps a permission's detail entries; maxDetail one's length,
+// in runes.
+const (
+	maxDetails = 6
+	maxDetail  = 80
+)
+
+// details are r's lines for the submenu (PermissionItem.Details): the
+// warnings kept when they do not all fit, the rest said to be in the
+// window.
+func details(r *hub.PermissionRequest) []string {
+	lines := r.Lines()
+	if len(lines) > maxDetails {
+		warn := r.Warnings()
+		keep := max(maxDetails-1-len(warn), 1)
+		lines = append(append(lines[:keep:keep], "… more in Switchboard"), warn...)
+		lines = lines[:min(len(lines), maxDetails)]
+	}
+	for i, l := range lines {
+		lines[i] = cut(l, maxDetail)
+	}
+	return lines
+}
+
 // optionOf is the decision selecting p's first option of that kind, nil if
 // it offers none.
 func optionOf(p hub.Permission, kind string) *hub.Decision {
@@ -466,11 +502,14 @@ func plural(n int, one, many string) string {
 	return fmt.Sprintf("%d %s", n, many)
 }
 
-func truncate(s string) string {
+func truncate(s string) string { return cut(s, maxTitle) }
+
+// cut makes s one line of at most n runes, marking a cut with "…".
+func cut(s string, n int) string {
 	s = strings.Join(strings.Fields(s), " ") // one line
 	r := []rune(s)
-	if len(r) <= maxTitle {
+	if len(r) <= n {
 		return s
 	}
-	return string(r[:maxTitle-1]) + "…"
+	return string(r[:n-1]) + "…"
 }
