@@ -34,8 +34,11 @@ import (
 // Notification action ids, and the category that carries Approve/Deny.
 const (
 	notifyCategoryPermission = "switchboard-permission"
-	actionApprove            = "approve"
-	actionDeny               = "deny"
+	// notifyCategoryOnce carries Approve and Deny only: a request the hub
+	// never remembers (git's own settings, a spending limit).
+	notifyCategoryOnce = "switchboard-permission-once"
+	actionApprove      = "approve"
+	actionDeny         = "deny"
 	// actionRemember approves and remembers for the thread: the hub adds a
 	// rule allowing the same request in this thread from now on.
 	actionRemember = "remember-thread"
@@ -58,7 +61,10 @@ type notification struct {
 	// (notifyCategoryPermission): only for a permission whose whole
 	// request is in Body. Otherwise a click on the notification opens the
 	// window on it (its default action).
-	Approve  bool
+	Approve bool
+	// Once leaves "Always allow here" out of Approve's choices: the hub
+	// refuses to remember the request (hub.Rememberable).
+	Once     bool
 	ThreadID string
 	// Critical raises it with critical urgency (an escalated permission:
 	// still pending after permissions.escalateAfter), replacing the
@@ -91,8 +97,9 @@ type notifier struct {
 	shown  map[string]bool            // permission ids notified and not resolved
 	// escalated are the permission ids notified again as escalated.
 	escalated map[string]bool
-	// approvable are the permission ids notified with Approve and Deny:
-	// an answer for any other is refused.
+	// approvable are the permission ids notified with Approve and Deny,
+	// true when "Always allow here" was offered too: an answer for any
+	// other, or a remember not offered, is refused.
 	approvable map[string]bool
 	// asked are the elicitation ids notified and not resolved.
 	asked map[string]bool
@@ -275,6 +282,10 @@ func (n *notifier) permission(ctx context.Context, p hub.Permission) {
 	if th, err := n.svc.GetThread(ctx, notifyCaller, p.ThreadID); err == nil {
 		agent = n.agentName(ctx, th.Agent)
 	}
+	if p.Request != nil {
+		n.described(p, agent, escalated)
+		return
+	}
 	title, details := toolCallText(p.ToolCall)
 	if details == "" {
 		// The request often carries only the id and title: the tool_call
@@ -389,7 +400,7 @@ func (n *notifier) respond(ctx context.Context, id, action string) {
 	switch {
 	case kind == "perm" && (action == actionApprove || action == actionDeny || action == actionRemember):
 		n.mu.Lock()
-		offered := n.approvable[target]
+		_, offered := n.approvable[target]
 		n.mu.Unlock()
 		if !offered {
 			n.log.Warn("an answer to a notification that offered none; ignored", "permission", target, "action", action)
@@ -401,6 +412,10 @@ func (n *notifier) respond(ctx context.Context, id, action string) {
 			d.Outcome = hub.PermissionDeclined
 		case actionRemember:
 			d.Remember = hub.RememberThread
+		}
+		if action == actionRemember && !n.rememberOffered(target) {
+			n.log.Warn("an answer to a notification that offered no remember; ignored", "permission", target)
+			return
 		}
 		if _, err := n.svc.DecidePermission(ctx, notifyCaller, target, d); err != nil {
 			n.log.Info("decision from a notification refused", "permission", target, "code", hub.ErrorCode(err))

@@ -204,8 +204,12 @@ func (d *dbusNotifier) Send(n notification) error {
 	actions := []string{fdoDefaultAction, "Open"}
 	offered := map[string]string{fdoDefaultAction: actionDefault}
 	if n.Approve {
-		actions = append(actions, actionApprove, "Approve", actionDeny, "Deny", actionRemember, "Always allow here")
-		offered[actionApprove], offered[actionDeny], offered[actionRemember] = actionApprove, actionDeny, actionRemember
+		actions = append(actions, actionApprove, "Approve", actionDeny, "Deny")
+		offered[actionApprove], offered[actionDeny] = actionApprove, actionDeny
+		if !n.Once {
+			actions = append(actions, actionRemember, "Always allow here")
+			offered[actionRemember] = actionRemember
+		}
 	}
 	hints := map[string]dbus.Variant{"x-notification-id": dbus.MakeVariant(n.ID)}
 	if n.Critical {

@@ -35,6 +35,15 @@ func startDesktopNotifications(wctx context.Context, log *slog.Logger, respond f
 			{ID: actionRemember, Title: "Always allow here"},
 		},
 	})
+	if err == nil {
+		err = wailsruntime.RegisterNotificationCategory(wctx, wailsruntime.NotificationCategory{
+			ID: notifyCategoryOnce,
+			Actions: []wailsruntime.NotificationAction{
+				{ID: actionApprove, Title: "Approve"},
+				{ID: actionDeny, Title: "Deny", Destructive: true},
+			},
+		})
+	}
 	if err != nil {
 		log.Warn("notification actions are off", "err", err)
 	}
@@ -59,6 +68,9 @@ func (w *wailsNotifier) Send(n notification) error {
 		Data: map[string]any{"threadId": n.ThreadID}}
 	if n.Approve {
 		o.CategoryID = notifyCategoryPermission
+		if n.Once {
+			o.CategoryID = notifyCategoryOnce
+		}
 		return wailsruntime.SendNotificationWithActions(w.ctx, o)
 	}
 	return wailsruntime.SendNotification(w.ctx, o)
