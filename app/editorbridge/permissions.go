@@ -21,7 +21,9 @@ import (
 // and "Deny always in this thread (Switchboard)". Choosing one decides the
 // request in the hub with remember "thread" (outcome approved or
 // declined), so the hub decides the same request in this thread from then
-// on, whatever the agent's own allow_always does.
+// on, whatever the agent's own allow_always does. A request the hub never
+// remembers (git's own settings, a spending limit: hub.Rememberable) gets
+// neither, and loses the agent's own "always" options too.
 
 // The option ids the bridge adds to a relayed permission request.
 const (
@@ -38,6 +40,15 @@ const (
 // agent offers allow_once, which outcome "approved" selects), and the
 // hub decisions the bridge's options stand for.
 func editorOptions(p hub.Permission) ([]acp.PermissionOption, map[string]hub.Decision) {
+	if !hub.Rememberable(p.Kind) {
+		var once []acp.PermissionOption
+		for _, o := range agentOptions(p) {
+			if o.Kind != acp.AllowAlways && o.Kind != acp.RejectAlways {
+				once = append(once, o)
+			}
+		}
+		return once, nil
+	}
 	opts := make([]acp.PermissionOption, 0, len(p.Options)+2)
 	allowOnce := false
 	for _, o := range p.Options {
@@ -106,7 +117,7 @@ func (t *turnRelay) askEditor(p hub.Permission) {
 	t.mu.Unlock()
 	b := t.b
 	opts, ours := editorOptions(p)
-	req := acp.RequestPermissionRequest{SessionID: t.sessionID, ToolCall: p.ToolCall, Options: opts}
+	req := acp.RequestPermissionRequest{SessionID: t.sessionID, ToolCall: editorToolCall(p), Options: opts}
 	b.bg.Go(func() {
 		defer cancel()
 		var res acp.RequestPermissionResponse
