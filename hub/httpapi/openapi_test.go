@@ -194,6 +194,8 @@ func TestOpenAPISchemasMatchTypes(t *testing.T) {
 		"Turn":                 reflect.TypeFor[hub.Turn](),
 		"Permission":           reflect.TypeFor[hub.Permission](),
 		"PermissionOption":     reflect.TypeFor[hub.PermissionOption](),
+		"PermissionRequest":    reflect.TypeFor[hub.PermissionRequest](),
+		"EnvVar":               reflect.TypeFor[hub.EnvVar](),
 		"CreateThreadRequest":  reflect.TypeFor[hub.CreateThreadRequest](),
 		"TurnInput":            reflect.TypeFor[hub.TurnInput](),
 		"Decision":             reflect.TypeFor[hub.Decision](),
