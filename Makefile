@@ -216,7 +216,9 @@ go-test: deps-system deps-smoke frontend
 # driven in Debian's Chromium (frontend/e2e/run.mjs; screenshots in
 # build/screenshots/), the security attacks (e2e/security.mjs) and the
 # approvals flows — rules, remembered decisions, the batch inbox,
-# escalation, the history — with the fake agent (e2e/approvals.mjs).
+# escalation, the history — with the fake agent (e2e/approvals.mjs), and
+# the approval card leading with what runs, not the agent's title
+# (e2e/trustcard.mjs).
 frontend-test: deps-frontend deps-browser
 	cd frontend && $(NPM) run check && $(NPM) test && $(NPM) run e2e
 

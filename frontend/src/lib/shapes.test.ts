@@ -78,6 +78,32 @@ describe('normalizePermission', () => {
     expect(normalizePermission({ id: 'p', toolCall: 'x', options: 'y' })?.toolCall).toEqual({ toolCallId: '' });
     expect(normalizePermission({ toolCall: {} })).toBeUndefined();
   });
+
+  it('keeps the hub kind and request, shaped', () => {
+    const p = normalizePermission({
+      id: 'p1',
+      kind: 'terminal',
+      request: {
+        kind: 'execute',
+        title: 7,
+        argv: ['touch', 3, 'X'],
+        cwd: '/w',
+        env: [{ name: 'PATH', value: '/x' }, { name: 'TOKEN', hidden: true, value: 5 }, { value: 'nameless' }, 'x'],
+        paths: 'nope',
+        flags: ['shell'],
+      },
+    });
+    expect(p?.kind).toBe('terminal');
+    expect(p?.request).toEqual({
+      kind: 'execute',
+      argv: ['touch', 'X'],
+      cwd: '/w',
+      env: [{ name: 'PATH', value: '/x' }, { name: 'TOKEN', hidden: true }],
+      flags: ['shell'],
+    });
+    expect(normalizePermission({ id: 'p', request: 'x', kind: 3 })).not.toHaveProperty('request');
+    expect(normalizePermission({ id: 'p', request: 'x', kind: 3 })).not.toHaveProperty('kind');
+  });
 });
 
 describe('normalizeEvent', () => {

@@ -6,7 +6,7 @@
 // (Conversation.add, loadHistory) and permissions the store
 // (HubStore.upsertPermission) through these functions only, so the views
 // may trust the shapes types.ts declares.
-import type { HubEvent, Permission, PermissionOption, ToolCall, ToolCallContent } from './types';
+import type { EnvVar, HubEvent, Permission, PermissionKind, PermissionOption, PermissionRequest, ToolCall, ToolCallContent } from './types';
 
 type Obj = Record<string, unknown>;
 
@@ -77,10 +77,46 @@ export function normalizeToolCall(v: unknown): ToolCall | undefined {
 
 const statuses = new Set(['pending', 'approved', 'declined', 'cancelled', 'expired']);
 
+/** The strings of v when it is an array (other items dropped), else undefined. */
+function strings(v: unknown): string[] | undefined {
+  return Array.isArray(v) ? v.filter((x): x is string => typeof x === 'string') : undefined;
+}
+
+/**
+ * The hub's description of a permission (Permission.request) in the shapes
+ * permissionView reads: string fields, string arrays, env entries with a
+ * string name (a value only when a string, hidden only when true).
+ * undefined when v is not an object.
+ */
+export function normalizeRequest(v: unknown): PermissionRequest | undefined {
+  const o = obj(v);
+  if (!o) return undefined;
+  const r: PermissionRequest = {};
+  for (const k of ['kind', 'title', 'command', 'cwd'] as const) {
+    if (typeof o[k] === 'string') r[k] = o[k];
+  }
+  for (const k of ['argv', 'paths', 'flags'] as const) {
+    const a = strings(o[k]);
+    if (a) r[k] = a;
+  }
+  if (Array.isArray(o.env)) {
+    r.env = o.env.flatMap((x): EnvVar[] => {
+      const e = obj(x);
+      if (!e || typeof e.name !== 'string') return [];
+      const out: EnvVar = { name: e.name };
+      if (typeof e.value === 'string') out.value = e.value;
+      if (e.hidden === true) out.hidden = true;
+      return [out];
+    });
+  }
+  return r;
+}
+
 /**
  * A permission with its tool call normalised (normalizeToolCall, or an
- * empty one), its options an array of string-fielded options, and its
- * other fields strings. undefined without an id.
+ * empty one), its request too (normalizeRequest; left out when not an
+ * object), its options an array of string-fielded options, and its other
+ * fields strings. undefined without an id.
  */
 export function normalizePermission(v: unknown): Permission | undefined {
   const p = obj(v);
@@ -106,6 +142,9 @@ export function normalizePermission(v: unknown): Permission | undefined {
     const s = str(p[k]);
     if (s !== undefined) out[k] = s;
   }
+  if (typeof p.kind === 'string') out.kind = p.kind as PermissionKind;
+  const request = normalizeRequest(p.request);
+  if (request) out.request = request;
   return out;
 }
 

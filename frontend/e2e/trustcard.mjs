@@ -1,0 +1,214 @@
+// The approval card shows what an approval allows, not the agent's title:
+// a real headless hub, the project's fake ACP agent asking for a command
+// whose title ("npm test") is not what runs, headless Chromium.
+//
+//   node e2e/trustcard.mjs        (after `vite build`)
+//
+// The hub's description of the request (Permission.request: argv, cwd, env,
+// flags) is what the engine stores with each permission. Until every
+// engine path fills it in, this script adds it to the permissions the page
+// reads (GET responses of /v1/*, never the event stream), exactly as the
+// hub sends it, so the page renders the description a hub would send.
+//   1. the thread's card leads with the argv ("touch 'X Y'"), the folder,
+//      PATH=… highlighted and the warnings; "npm test" appears only as
+//      "The agent says: …" (screenshot build/screenshots/trust-card.png);
+//   2. the Approvals inbox row names the command, not the title, and its
+//      card offers no "Always here…" for a change to git's own settings
+//      (screenshot trust-inbox.png).
+// The page reports no error, no HTTP error and no failed request.
+import { mkdirSync } from 'node:fs';
+import { join } from 'node:path';
+import { buildFakeAgent, checker, logger, openPage, repo, startHub, tempDir } from './harness.mjs';
+
+const log = logger('trustcard');
+const shots = join(repo, 'build', 'screenshots');
+const tmp = tempDir('switchboard-trustcard-');
+let hub;
+let browser;
+let failed = false;
+const check = checker(log);
+
+const options = [
+  { optionId: 'allow', name: 'Allow', kind: 'allow_once' },
+  { optionId: 'always', name: 'Always allow', kind: 'allow_always' },
+  { optionId: 'reject', name: 'Reject', kind: 'reject_once' },
+];
+const ask = (toolCall) => `ask ${JSON.stringify({ toolCall, options })}`;
+
+/** What the hub says each of the fake agent's calls allows, by toolCallId. */
+function described(work) {
+  return {
+    t1: {
+      kind: 'terminal',
+      request: {
+        kind: 'execute',
+        title: 'npm test',
+        command: "touch 'X Y'",
+        argv: ['touch', 'X Y'],
+        cwd: work,
+        env: [
+          { name: 'PATH', value: '/tmp/evil/bin:/usr/bin' },
+          { name: 'API_TOKEN', hidden: true },
+        ],
+        flags: ['env_changes_program', 'title_differs'],
+      },
+    },
+    g1: {
+      kind: 'git',
+      request: { kind: 'edit', title: 'Tidy config', paths: [join(work, '.git', 'config')], flags: ['git_settings'] },
+    },
+  };
+}
+
+/** Adds kind and request to every permission in v (deeply), by its tool call's id. */
+function addRequests(v, byCall) {
+  if (Array.isArray(v)) return v.forEach((x) => addRequests(x, byCall));
+  if (!v || typeof v !== 'object') return;
+  if (typeof v.id === 'string' && v.toolCall && Array.isArray(v.options) && !v.request) {
+    const d = byCall[v.toolCall.toolCallId];
+    if (d) Object.assign(v, d);
+  }
+  for (const x of Object.values(v)) addRequests(x, byCall);
+}
+
+/**
+ * A script for the page that adds kind and request to every permission
+ * it reads from /v1/* (JSON answers, and each data line of an event
+ * stream), as a hub that describes requests sends them.
+ */
+function describeInPage(byCall) {
+  return `(() => {
+    const byCall = ${JSON.stringify(byCall)};
+    ${addRequests.toString()}
+    const fix = (line) => {
+      if (!line.startsWith('data:')) return line;
+      try {
+        const v = JSON.parse(line.slice(5));
+        addRequests(v, byCall);
+        return 'data: ' + JSON.stringify(v);
+      } catch {
+        return line;
+      }
+    };
+    const orig = window.fetch.bind(window);
+    window.fetch = async (...a) => {
+      const res = await orig(...a);
+      if (!new URL(res.url, location.href).pathname.startsWith('/v1/')) return res;
+      const type = res.headers.get('content-type') || '';
+      const init = { status: res.status, statusText: res.statusText, headers: res.headers };
+      if (type.includes('application/json')) {
+        const body = await res.json();
+        addRequests(body, byCall);
+        return new Response(JSON.stringify(body), init);
+      }
+      if (type.includes('text/event-stream') && res.body) {
+        const enc = new TextEncoder();
+        const dec = new TextDecoder();
+        let buf = '';
+        const lines = new TransformStream({
+          transform(chunk, ctl) {
+            buf += dec.decode(chunk, { stream: true });
+            const i = buf.lastIndexOf('\\n');
+            if (i < 0) return;
+            ctl.enqueue(enc.encode(buf.slice(0, i + 1).split('\\n').map(fix).join('\\n')));
+            buf = buf.slice(i + 1);
+          },
+          flush(ctl) {
+            if (buf) ctl.enqueue(enc.encode(fix(buf)));
+          },
+        });
+        return new Response(res.body.pipeThrough(lines), init);
+      }
+      return res;
+    };
+  })();`;
+}
+
+async function main() {
+  log('building the hub and the fake agent');
+  const agentBin = buildFakeAgent(tmp.dir);
+  const work = join(tmp.dir, 'project');
+  mkdirSync(work);
+  mkdirSync(shots, { recursive: true });
+  hub = await startHub(tmp.dir, {
+    fake: { name: 'Fake', command: agentBin, args: ['-test.run=^$'], env: { SWITCHBOARD_FAKE_AGENT: '1' } },
+  });
+  const { api } = hub;
+  const th = (await api('POST', '/v1/threads', { body: { agent: 'fake', cwd: work, title: 'Trust' } })).thread;
+  await api('POST', `/v1/threads/${th.id}/turns`, {
+    body: { input: ask({ toolCallId: 't1', title: 'npm test', kind: 'execute', status: 'pending', rawInput: { command: 'npm test' } }) },
+  });
+  for (let i = 0; i < 200 && !(await api('GET', '/v1/permissions?status=pending')).permissions.length; i++) {
+    await new Promise((r) => setTimeout(r, 50));
+  }
+
+  const opened = await openPage(hub, { initScript: describeInPage(described(work)) });
+  browser = opened.browser;
+  const { page, problems } = opened;
+
+  // 1. The card in its thread.
+  log('1. the card in the thread');
+  await page.getByRole('navigation', { name: 'Threads' }).getByRole('button', { name: /Trust/ }).click();
+  await page.getByRole('heading', { name: 'Trust' }).waitFor();
+  const card = page.getByRole('region', { name: "Permission request: touch 'X Y'" });
+  await card.waitFor();
+  await card.scrollIntoViewIfNeeded();
+  check((await card.locator('strong.title').textContent()) === 'Run a command', 'the card says what kind of request it is');
+  const cmd = card.getByRole('group', { name: 'Command' });
+  check((await cmd.textContent()) === "touch 'X Y'", `the card shows the argv: ${await cmd.textContent()}`);
+  check((await cmd.locator('.arg').allTextContents()).join('|') === "touch|'X Y'", 'each argument is its own word');
+  const env = card.getByRole('list', { name: 'Environment set by the agent' });
+  const path = env.locator('li.program', { hasText: 'PATH=/tmp/evil/bin:/usr/bin' });
+  check((await path.count()) === 1, 'the PATH value is shown, highlighted');
+  check((await env.getByText('API_TOKEN').count()) === 1 && !(await env.textContent()).includes('API_TOKEN='), 'a hidden variable is named, not valued');
+  check((await card.getByText(work, { exact: true }).count()) === 1, 'the folder it runs in is shown');
+  const warnings = (await card.getByRole('list', { name: 'Warnings' }).textContent()) ?? '';
+  check(/change which program runs/.test(warnings) && /title is not the command/.test(warnings), 'the warnings are shown');
+  const says = card.locator('p.says');
+  check((await says.textContent())?.trim() === 'The agent says: npm test', 'the title is shown as the agent’s words');
+  check((await card.getByText('npm test').count()) === 1, 'the title appears nowhere else on the card');
+  await card.screenshot({ path: join(shots, 'trust-card.png') });
+
+  // 2. The inbox: a second request, a change to git's own settings.
+  log('2. the inbox and a git settings request');
+  const t2 = (await api('POST', '/v1/threads', { body: { agent: 'fake', cwd: work, title: 'Git' } })).thread;
+  await api('POST', `/v1/threads/${t2.id}/turns`, {
+    body: { input: ask({ toolCallId: 'g1', title: 'Tidy config', kind: 'edit', status: 'pending' }) },
+  });
+  await page.getByRole('button', { name: 'Approvals: 2 pending' }).click();
+  const inbox = page.getByRole('region', { name: 'Pending approvals' });
+  const list = inbox.getByRole('listbox', { name: 'Pending requests' });
+  const row = list.getByRole('option').filter({ hasText: "touch 'X Y'" });
+  await row.waitFor();
+  check(!(await row.textContent()).includes('npm test'), 'the inbox row names the command, not the title');
+  const gitRow = list.getByRole('option').filter({ hasText: '.git/config' });
+  await gitRow.click();
+  const gitCard = inbox.getByRole('region', { name: /Permission request in Git: .*\.git\/config/ });
+  await gitCard.waitFor();
+  check((await gitCard.locator('strong.title').textContent()) === "Change git's own settings", 'the git card names it');
+  await page.waitForFunction(() => [...document.querySelectorAll('.options button')].some((b) => !b.disabled));
+  check((await gitCard.getByRole('button', { name: /Always/ }).count()) === 0, 'no "always" choice for git’s own settings');
+  await page.screenshot({ path: join(shots, 'trust-inbox.png') });
+
+  if (problems.length) throw new Error(`the page reported errors:\n${problems.join('\n')}`);
+}
+
+try {
+  await main();
+} catch (e) {
+  failed = true;
+  console.error('[trustcard] FAILED:', e instanceof Error ? e.stack || e.message : e);
+  try {
+    const pages = browser?.contexts().flatMap((c) => c.pages()) ?? [];
+    if (pages[0]) await pages[0].screenshot({ path: join(tmp.dir, 'failure.png') });
+    log('failure screenshot in', tmp.dir);
+  } catch {
+    // the browser is gone
+  }
+  if (hub) console.error(hub.log().split('\n').slice(-30).join('\n'));
+} finally {
+  await browser?.close().catch(() => {});
+  await hub?.stop();
+  if (!failed) tmp.remove(log);
+}
+process.exit(failed ? 1 : 0);
