@@ -11,10 +11,13 @@
 // hub sends it, so the page renders the description a hub would send.
 //   1. the thread's card leads with the argv ("touch 'X Y'"), the folder,
 //      PATH=… highlighted and the warnings; "npm test" appears only as
-//      "The agent says: …" (screenshot build/screenshots/trust-card.png);
+//      "The agent says: …" (screenshots build/screenshots/trust-card.png,
+//      trust-card-dark.png);
 //   2. the Approvals inbox row names the command, not the title, and its
 //      card offers no "Always here…" for a change to git's own settings
-//      (screenshot trust-inbox.png).
+//      (screenshot trust-inbox.png);
+//   3. once decided, the decision history row shows the command, the
+//      environment and the agent's words (screenshot trust-history.png).
 // The page reports no error, no HTTP error and no failed request.
 import { mkdirSync } from 'node:fs';
 import { join } from 'node:path';
@@ -168,6 +171,9 @@ async function main() {
   check((await says.textContent())?.trim() === 'The agent says: npm test', 'the title is shown as the agent’s words');
   check((await card.getByText('npm test').count()) === 1, 'the title appears nowhere else on the card');
   await card.screenshot({ path: join(shots, 'trust-card.png') });
+  await page.emulateMedia({ colorScheme: 'dark' });
+  await card.screenshot({ path: join(shots, 'trust-card-dark.png') });
+  await page.emulateMedia({ colorScheme: 'light' });
 
   // 2. The inbox: a second request, a change to git's own settings.
   log('2. the inbox and a git settings request');
@@ -189,6 +195,22 @@ async function main() {
   await page.waitForFunction(() => [...document.querySelectorAll('.options button')].some((b) => !b.disabled));
   check((await gitCard.getByRole('button', { name: /Always/ }).count()) === 0, 'no "always" choice for git’s own settings');
   await page.screenshot({ path: join(shots, 'trust-inbox.png') });
+
+  // 3. The decision history keeps what ran, the title as the agent's words.
+  log('3. the decision history');
+  const pending = (await api('GET', '/v1/permissions?status=pending')).permissions;
+  const t1 = pending.find((x) => x.toolCall?.toolCallId === 't1');
+  await api('POST', `/v1/permissions/${t1.id}`, { body: { outcome: 'declined' } });
+  await inbox.getByRole('button', { name: 'History…' }).click();
+  const history = page.getByRole('dialog', { name: 'Decision history' });
+  const hrow = history.getByRole('row').filter({ hasText: "touch 'X Y'" });
+  await hrow.waitFor();
+  const cell = (await hrow.getByRole('cell').nth(3).textContent()) ?? '';
+  check(
+    cell.includes('Run a command') && cell.includes('PATH=/tmp/evil/bin:/usr/bin') && /The agent says: .?npm test/.test(cell),
+    `the history row shows what ran, its environment and the agent's words: ${cell.replace(/\s+/g, ' ')}`,
+  );
+  await history.screenshot({ path: join(shots, 'trust-history.png') });
 
   if (problems.length) throw new Error(`the page reported errors:\n${problems.join('\n')}`);
 }
