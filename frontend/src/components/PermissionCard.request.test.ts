@@ -1,3 +1,4 @@
+import axe from 'axe-core';
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import { render, screen, within } from '@testing-library/svelte';
 import PermissionCard from './PermissionCard.svelte';
@@ -40,6 +41,13 @@ describe('PermissionCard with the hub’s request', () => {
     expect(within(card).getByText('npm test', { selector: 'q' }).closest('p')?.textContent).toBe('The agent says: npm test');
     // "npm test" appears only as the agent's words.
     expect(within(card).getAllByText(/npm test/)).toHaveLength(1);
+  });
+
+  it('has no axe violations', async () => {
+    vi.useRealTimers();
+    render(PermissionCard, { permission: permission('pe_1', { kind: 'terminal', request: { ...request, paths: ['/a', '/b'] } }), ondecide: vi.fn() });
+    const r = await axe.run(screen.getByRole('region'), { rules: { 'color-contrast': { enabled: false } } });
+    expect(r.violations.map((v) => `${v.id}: ${v.nodes.map((n) => n.html).join(' ')}`)).toEqual([]);
   });
 
   it('lists the paths of a file request', () => {
