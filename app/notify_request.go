@@ -10,13 +10,13 @@ import (
 // described notifies of a pending permission the hub described
 // (Permission.Request): the title names the agent and what kind of request
 // it is in product words (never the agent's own title), the body is the
-// description line by line (hub.PermissionRequest.Lines: what runs, where,
-// the environment, the files, the agent's words, the warnings).
+// description line by line (hub.Permission.Lines: what runs, where, the
+// environment, the files, the agent's words, the warnings).
 // Approve and Deny are offered only when that whole description fits the
 // notification and names what runs or what it touches; "Always allow
 // here" only when the hub may remember it (hub.Rememberable).
 func (n *notifier) described(p hub.Permission, agent string, escalated bool) {
-	body, whole := requestBody(p.Request)
+	body, whole := requestBody(&p)
 	once := !hub.Rememberable(p.Kind)
 	n.mu.Lock()
 	if whole {
@@ -40,8 +40,9 @@ func (n *notifier) described(p hub.Permission, agent string, escalated bool) {
 // the body's bounds (notifyBodyMax, notifyBodyLines) and is printable
 // (hub's renderings escape control characters already; checked again).
 // A cut body keeps the warnings and says to open the card.
-func requestBody(r *hub.PermissionRequest) (body string, whole bool) {
-	lines := r.Lines()
+func requestBody(p *hub.Permission) (body string, whole bool) {
+	r := p.Request
+	lines := p.Lines()
 	full := strings.Join(lines, "\n")
 	named := r.CommandLine() != "" || len(r.Paths) > 0
 	if named && len(lines) <= notifyBodyLines && utf8.RuneCountInString(full) <= notifyBodyMax && printable(full) {

@@ -219,3 +219,26 @@ func (r *PermissionRequest) Warnings() []string {
 func Rememberable(kind string) bool {
 	return kind != PermKindGit && kind != PermKindBudget
 }
+
+// Summary is p in one line for a surface that shows only text: its
+// request's Summary, except that a spending limit's title is the hub's
+// own words (the amounts), shown as they are. "" without a request.
+func (p *Permission) Summary() string {
+	if p.Kind == PermKindBudget && p.Request != nil && p.Request.Title != "" {
+		return visible(p.Request.Title)
+	}
+	return p.Request.Summary()
+}
+
+// Lines is p's request line by line (PermissionRequest.Lines), except
+// that a spending limit's title, the hub's own words, comes first and
+// unlabelled instead of as the agent's. nil without a request.
+func (p *Permission) Lines() []string {
+	r := p.Request
+	if p.Kind != PermKindBudget || r == nil || r.Title == "" {
+		return r.Lines()
+	}
+	q := *r
+	q.Title = ""
+	return append([]string{visible(r.Title)}, q.Lines()...)
+}

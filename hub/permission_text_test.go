@@ -117,3 +117,22 @@ func TestKindWords(t *testing.T) {
 		t.Error("Rememberable")
 	}
 }
+
+// A spending limit's title is the hub's words: never "The agent says".
+func TestPermissionLinesBudget(t *testing.T) {
+	p := &Permission{Kind: PermKindBudget, Request: &PermissionRequest{Title: "Daily limit $5.00 reached: $5.12 spent", Flags: []string{FlagMalformed}}}
+	want := []string{"Daily limit $5.00 reached: $5.12 spent", "⚠ Part of the request could not be read: check it closely"}
+	if got := p.Lines(); !slices.Equal(got, want) {
+		t.Errorf("Lines %q, want %q", got, want)
+	}
+	if got := p.Summary(); got != want[0] {
+		t.Errorf("Summary %q", got)
+	}
+	a := &Permission{Kind: PermKindTerminal, Request: &PermissionRequest{Title: "npm test", Argv: []string{"ls"}}}
+	if got := a.Lines(); !slices.Equal(got, []string{"Runs: ls", "The agent says: “npm test”"}) || a.Summary() != "ls" {
+		t.Errorf("a terminal's Lines %q, Summary %q", got, a.Summary())
+	}
+	if (&Permission{}).Lines() != nil || (&Permission{}).Summary() != "" {
+		t.Error("a permission without a request renders something")
+	}
+}

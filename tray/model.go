@@ -339,7 +339,7 @@ func (m *Model) Menu() Menu {
 	})
 	escalated := 0
 	for _, p := range perms {
-		title := m.agentLabel(p.ThreadID) + ": " + cmp.Or(p.Request.Summary(), toolTitle(p))
+		title := m.agentLabel(p.ThreadID) + ": " + cmp.Or(p.Summary(), toolTitle(p))
 		if p.EscalatedAt != nil {
 			escalated++
 			title = "⚠ " + title
@@ -349,7 +349,7 @@ func (m *Model) Menu() Menu {
 			ThreadID:  p.ThreadID,
 			Title:     truncate(title),
 			Escalated: p.EscalatedAt != nil,
-			Details:   details(p.Request),
+			Details:   details(&p),
 			Approve:   optionOf(p, "allow_once"),
 			Deny:      denyOf(p),
 		}
@@ -454,13 +454,13 @@ const (
 	maxDetail  = 80
 )
 
-// details are r's lines for the submenu (PermissionItem.Details): the
-// warnings kept when they do not all fit, the rest said to be in the
-// window.
-func details(r *hub.PermissionRequest) []string {
-	lines := r.Lines()
+// details are p's lines for the submenu (PermissionItem.Details,
+// hub.Permission.Lines): the warnings kept when they do not all fit, the
+// rest said to be in the window.
+func details(p *hub.Permission) []string {
+	lines := p.Lines()
 	if len(lines) > maxDetails {
-		warn := r.Warnings()
+		warn := p.Request.Warnings()
 		keep := max(maxDetails-1-len(warn), 1)
 		lines = append(append(lines[:keep:keep], "… more in Switchboard"), warn...)
 		lines = lines[:min(len(lines), maxDetails)]

@@ -61,17 +61,17 @@ func TestPermissionDetailsCut(t *testing.T) {
 		Argv: []string{"cat"}, Paths: []string{"/a", "/b", "/c", "/d", "/e", "/" + strings.Repeat("x", 200)},
 		Flags: []string{hub.FlagOutside, hub.FlagDotDot},
 	}
-	got := details(r)
+	got := details(&hub.Permission{Request: r})
 	want := []string{"Runs: cat", "File: /a", "File: /b", "… more in Switchboard",
 		"⚠ Reaches outside the thread's folder", "⚠ A path goes up with “..”: where it lands depends on links"}
 	if !slices.Equal(got, want) {
 		t.Errorf("details:\n got %q\nwant %q", got, want)
 	}
-	long := details(&hub.PermissionRequest{Paths: []string{"/" + strings.Repeat("x", 200)}})
+	long := details(&hub.Permission{Request: &hub.PermissionRequest{Paths: []string{"/" + strings.Repeat("x", 200)}}})
 	if n := len([]rune(long[0])); n != maxDetail || !strings.HasSuffix(long[0], "…") {
 		t.Errorf("a long line is %d runes: %q", n, long[0])
 	}
-	if details(nil) != nil {
+	if details(&hub.Permission{}) != nil {
 		t.Error("details of no request")
 	}
 }

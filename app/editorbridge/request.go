@@ -44,8 +44,8 @@ func editorToolCall(p hub.Permission) json.RawMessage {
 
 // requestText is the hub's description of p for the editor: a heading
 // naming it as Switchboard's and the kind of request, then
-// hub.PermissionRequest.Lines.
+// hub.Permission.Lines.
 func requestText(p hub.Permission) string {
 	head := "Switchboard — what approving allows (" + hub.KindWords(p.Kind, p.Request.Kind) + "):"
-	return strings.Join(append([]string{head}, p.Request.Lines()...), "\n")
+	return strings.Join(append([]string{head}, p.Lines()...), "\n")
 }

@@ -146,8 +146,16 @@ describe('kindLabel and flagText', () => {
     expect(flagText('malformed')).toBe('Part of the request could not be read: check it closely');
     expect(flagText('toString')).toBe('Unusual request: check it closely');
   });
-  it('a budget request is not rememberable', () => {
-    expect(describePermission(perm({ kind: 'budget' })).rememberable).toBe(false);
+  it('a budget request is not rememberable, and its title is the hub’s words', () => {
+    const v = describePermission(
+      perm({ kind: 'budget', toolCall: { toolCallId: 'b' }, request: { title: 'Daily limit $5.00 reached: $5.12 spent' } }),
+    );
+    expect(v.rememberable).toBe(false);
+    expect(v.kindLabel).toBe('Spending limit');
+    expect(v.headline).toBe('Daily limit $5.00 reached: $5.12 spent');
+    expect(v.hubWords).toBe('Daily limit $5.00 reached: $5.12 spent');
+    expect(v.agentWords).toBe('');
+    expect(v.details).toEqual(['Daily limit $5.00 reached: $5.12 spent']);
   });
 });
 

@@ -38,6 +38,8 @@ export interface PermissionView {
   paths: string[];
   /** The agent's title: its words, never what runs ("" when none). */
   agentWords: string;
+  /** The hub's own words for it: a spending limit's title, with its amounts ("" for any other). */
+  hubWords: string;
   /** Plain lines, in reading order: "Runs: …", "In: …", "Sets: …", "File: …". */
   details: string[];
   warnings: Warning[];
@@ -148,7 +150,11 @@ function envNamesOf(raw: unknown): string[] {
 export function describePermission(p: Permission): PermissionView {
   const tc = p.toolCall ?? { toolCallId: '' };
   const r = p.request;
-  const agentWords = (r ? r.title : tc.title)?.trim() ?? '';
+  // A spending limit's title is the hub's (its amounts), not the agent's.
+  const title = (r ? r.title : tc.title)?.trim() ?? '';
+  const budget = p.kind === 'budget';
+  const agentWords = budget ? '' : title;
+  const hubWords = budget ? title : '';
   let argv: string[] = [];
   let cmd = '';
   let cwd = '';
@@ -171,6 +177,7 @@ export function describePermission(p: Permission): PermissionView {
     paths = (tc.locations ?? []).map((l) => l.path).filter(Boolean);
   }
   const details: string[] = [];
+  if (hubWords) details.push(visible(hubWords));
   if (cmd) details.push(`Runs: ${cmd}`);
   if (cwd) details.push(`In: ${visible(cwd)}`);
   if (env.length) {
@@ -179,7 +186,10 @@ export function describePermission(p: Permission): PermissionView {
   }
   for (const path of paths) details.push(`File: ${visible(path)}`);
   const headline =
-    cmd || paths.map(visible).join(', ') || (agentWords ? `“${visible(agentWords)}”` : 'The agent asks for permission');
+    cmd ||
+    paths.map(visible).join(', ') ||
+    visible(hubWords) ||
+    (agentWords ? `“${visible(agentWords)}”` : 'The agent asks for permission');
   return {
     kindLabel: kindLabel(p.kind, r?.kind ?? tc.kind),
     headline,
@@ -189,6 +199,7 @@ export function describePermission(p: Permission): PermissionView {
     env,
     paths,
     agentWords,
+    hubWords,
     details,
     warnings: flags.map((flag) => ({ flag, text: flagText(flag) })),
     described: !!r,
