@@ -420,6 +420,12 @@ func (a *agent) script(s *session, t *turn, text, cmd, rest string) (stop string
 			return bad()
 		}
 		a.askTerminal(s, t, args)
+	case "ask-run":
+		var spec askRunSpec
+		if json.Unmarshal([]byte(rest), &spec) != nil || len(spec.ToolCall) == 0 || spec.Command == "" {
+			return bad()
+		}
+		a.askRun(s, t, spec)
 	case "cancel-request":
 		id := a.newID()
 		ch := a.startCall(id, "fs/read_text_file", map[string]string{
