@@ -35,7 +35,7 @@ func TestE2EUsageHostileCosts(t *testing.T) {
 		tu := h.startTurn(th.ID, input)
 		return h.waitTurn(th.ID, tu.ID, 30*time.Second)
 	}
-	if tu := run("usage-hostile"); tu.Status != "completed" {
+	if tu := run("usage-hostile"); tu.Status != "completed" || tu.Output != "usage-hostile sent" {
 		t.Fatalf("hostile turn %+v", tu)
 	}
 	check := func(when string) {

@@ -33,6 +33,7 @@ func (a *agent) avail(s *session, t *turn, cmd, rest string) (stop string, answe
 		t.usage = map[string]any{"inputTokens": int64(1<<63 - 1), "outputTokens": int64(1<<63 - 1), "totalTokens": int64(1<<63 - 1)}
 		t.mu.Unlock()
 		a.say(s, t, "usage-hostile sent")
+		return "end_turn", true
 	case "fs-stall":
 		f := strings.Fields(rest)
 		if len(f) != 3 {
