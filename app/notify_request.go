@@ -25,7 +25,7 @@ func (n *notifier) described(p hub.Permission, agent string, escalated bool) {
 		delete(n.approvable, p.ID)
 	}
 	n.mu.Unlock()
-	summary := agent + ": " + hub.KindWords(p.Kind, p.Request.Kind)
+	summary := agent + ": " + kindTitle(p.Kind, p.Request.Kind)
 	if escalated {
 		summary = "Still waiting — " + summary
 	}
@@ -33,6 +33,14 @@ func (n *notifier) described(p hub.Permission, agent string, escalated bool) {
 		ID: "perm:" + p.ID, Title: summary, Body: body,
 		Approve: whole, Once: once, ThreadID: p.ThreadID, Critical: escalated,
 	})
+}
+
+// kindTitle is hub.KindWords for a notification's title, where the agent
+// is named already: an agent's request reads as what it asks ("Run a
+// command"), not "Agent request: run a command".
+func kindTitle(kind, acpKind string) string {
+	w := strings.TrimPrefix(hub.KindWords(kind, acpKind), "Agent request: ")
+	return strings.ToUpper(w[:1]) + w[1:]
 }
 
 // requestBody is a described permission's notification body, and whether

@@ -48,13 +48,15 @@ func TestNotifierDescribedPermission(t *testing.T) {
 		title, body   string
 		approve, once bool
 	}{
-		{"terminal", hub.PermKindTerminal, terminal, "Agent: Run a command",
+		{"agent", hub.PermKindAgent, terminal, "Agent: Run a command",
 			"Runs: touch X\nIn: /home/me/app\nSets: PATH=/tmp/evil:/usr/bin\nThe agent says: “npm test”\n" +
 				"⚠ Sets variables that change which program runs\n⚠ The agent's title is not the command that runs", true, false},
 		{"git", hub.PermKindGit, &hub.PermissionRequest{Kind: "edit", Paths: []string{"/home/me/app/.git/config"}, Flags: []string{hub.FlagGitSettings}},
 			"Agent: Change git's own settings",
 			"File: /home/me/app/.git/config\n⚠ Changes git's own settings — git may run commands from these files", true, true},
-		{"title only", hub.PermKindAgent, &hub.PermissionRequest{Kind: "think", Title: "Think"}, "Agent: Agent request: think",
+		{"hub terminal", hub.PermKindTerminal, &hub.PermissionRequest{Kind: "execute", Title: "ls", Argv: []string{"ls"}, Cwd: "/w"},
+			"Agent: Run a command", "Runs: ls\nIn: /w", true, false},
+		{"title only", hub.PermKindAgent, &hub.PermissionRequest{Kind: "think", Title: "Think"}, "Agent: Think",
 			"The agent says: “Think”\nOpen Switchboard to see the request.", false, false},
 		{"too long", hub.PermKindTerminal, &hub.PermissionRequest{Argv: []string{"cat", "/a", "/b"}, Cwd: "/w",
 			Paths: []string{"/a", "/b", "/c", "/d"}, Flags: []string{hub.FlagOutside, hub.FlagShell}},

@@ -220,25 +220,47 @@ func Rememberable(kind string) bool {
 	return kind != PermKindGit && kind != PermKindBudget
 }
 
-// Summary is p in one line for a surface that shows only text: its
-// request's Summary, except that a spending limit's title is the hub's
-// own words (the amounts), shown as they are. "" without a request.
-func (p *Permission) Summary() string {
-	if p.Kind == PermKindBudget && p.Request != nil && p.Request.Title != "" {
-		return visible(p.Request.Title)
+// AgentTitled reports whether a permission of kind carries the agent's
+// own title (an agent's request, or one stored before kinds): the hub's
+// own permissions (terminal, file, git, budget) carry the hub's words,
+// which no surface labels as the agent's.
+func AgentTitled(kind string) bool { return kind == "" || kind == PermKindAgent }
+
+// shown is p's request as the text surfaces show it: the title kept only
+// when it is the agent's, and words, the hub's own to show unlabelled (a
+// spending limit's title: its amounts; other hub titles restate the kind
+// and the paths, and are left out).
+func (p *Permission) shown() (r *PermissionRequest, words string) {
+	if p.Request == nil || AgentTitled(p.Kind) {
+		return p.Request, ""
 	}
-	return p.Request.Summary()
+	q := *p.Request
+	q.Title = ""
+	if p.Kind == PermKindBudget {
+		words = visible(p.Request.Title)
+	}
+	return &q, words
 }
 
-// Lines is p's request line by line (PermissionRequest.Lines), except
-// that a spending limit's title, the hub's own words, comes first and
-// unlabelled instead of as the agent's. nil without a request.
+// Summary is p in one line for a surface that shows only text: what its
+// request runs or touches (PermissionRequest.Summary), a spending limit's
+// amounts, the agent's title in quotes only for an agent's request. ""
+// without a request.
+func (p *Permission) Summary() string {
+	r, words := p.shown()
+	if s := r.Summary(); s != "" {
+		return s
+	}
+	return words
+}
+
+// Lines is p's request line by line (PermissionRequest.Lines), a spending
+// limit's amounts first, "The agent says" only for an agent's request.
+// nil without a request.
 func (p *Permission) Lines() []string {
-	r := p.Request
-	if p.Kind != PermKindBudget || r == nil || r.Title == "" {
+	r, words := p.shown()
+	if words == "" {
 		return r.Lines()
 	}
-	q := *r
-	q.Title = ""
-	return append([]string{visible(r.Title)}, q.Lines()...)
+	return append([]string{words}, r.Lines()...)
 }

@@ -128,9 +128,17 @@ func TestPermissionLinesBudget(t *testing.T) {
 	if got := p.Summary(); got != want[0] {
 		t.Errorf("Summary %q", got)
 	}
-	a := &Permission{Kind: PermKindTerminal, Request: &PermissionRequest{Title: "npm test", Argv: []string{"ls"}}}
+	a := &Permission{Kind: PermKindAgent, Request: &PermissionRequest{Title: "npm test", Argv: []string{"ls"}}}
 	if got := a.Lines(); !slices.Equal(got, []string{"Runs: ls", "The agent says: “npm test”"}) || a.Summary() != "ls" {
-		t.Errorf("a terminal's Lines %q, Summary %q", got, a.Summary())
+		t.Errorf("an agent's Lines %q, Summary %q", got, a.Summary())
+	}
+	tt := &Permission{Kind: PermKindTerminal, Request: &PermissionRequest{Title: "ls", Argv: []string{"ls"}}}
+	if got := tt.Lines(); !slices.Equal(got, []string{"Runs: ls"}) {
+		t.Errorf("a hub terminal's Lines %q", got)
+	}
+	g := &Permission{Kind: PermKindGit, Request: &PermissionRequest{Title: "Change git's own settings: /p/.git/config", Paths: []string{"/p/.git/config"}}}
+	if got := g.Lines(); !slices.Equal(got, []string{"File: /p/.git/config"}) || g.Summary() != "/p/.git/config" {
+		t.Errorf("a hub title is shown as the agent's: %q, %q", got, g.Summary())
 	}
 	if (&Permission{}).Lines() != nil || (&Permission{}).Summary() != "" {
 		t.Error("a permission without a request renders something")

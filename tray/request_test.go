@@ -12,7 +12,7 @@ import (
 // title: the command line in the entry, the details above the choices.
 func TestPermissionRequestInMenu(t *testing.T) {
 	p := perm("pe1", "th1", "tu1", "npm test", "allow_once", "allow_always", "reject_once")
-	p.Kind = hub.PermKindTerminal
+	p.Kind = hub.PermKindAgent // the agent's own request: its title is its words
 	p.Request = &hub.PermissionRequest{
 		Kind: "execute", Title: "npm test", Command: "touch X", Argv: []string{"touch", "X"},
 		Cwd: "/home/me/app", Env: []hub.EnvVar{{Name: "PATH", Value: "/tmp/evil:/usr/bin"}},

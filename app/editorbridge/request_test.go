@@ -19,7 +19,7 @@ func TestEditorToolCall(t *testing.T) {
 		Flags: []string{hub.FlagEnvProgram, hub.FlagTitleDiffers},
 	}
 	agent := `{"toolCallId":"c1","title":"npm test","kind":"execute","rawInput":{"command":"npm test"},"content":[{"type":"content","content":{"type":"text","text":"agent text"}}]}`
-	text := "Switchboard — what approving allows (Run a command):\nRuns: touch X\nIn: /home/me/app\n" +
+	text := "Switchboard — what approving allows (Agent request: run a command):\nRuns: touch X\nIn: /home/me/app\n" +
 		"Sets: PATH=/tmp/evil:/usr/bin TOKEN (value not shown)\nThe agent says: “npm test”\n" +
 		"⚠ Sets variables that change which program runs\n⚠ The agent's title is not the command that runs"
 	for _, tc := range []struct {
@@ -37,7 +37,7 @@ func TestEditorToolCall(t *testing.T) {
 		{"not described", agent, nil, agent},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			p := hub.Permission{ID: "pm1", Kind: hub.PermKindTerminal, Request: tc.req, ToolCall: json.RawMessage(tc.toolCall)}
+			p := hub.Permission{ID: "pm1", Kind: hub.PermKindAgent, Request: tc.req, ToolCall: json.RawMessage(tc.toolCall)}
 			var got, want any
 			if err := json.Unmarshal(editorToolCall(p), &got); err != nil {
 				t.Fatal(err)

@@ -4,11 +4,8 @@
 //
 //   node e2e/trustcard.mjs        (after `vite build`)
 //
-// The hub's description of the request (Permission.request: argv, cwd, env,
-// flags) is what the engine stores with each permission. Until every
-// engine path fills it in, this script adds it to the permissions the page
-// reads (GET responses of /v1/*, never the event stream), exactly as the
-// hub sends it, so the page renders the description a hub would send.
+// The hub describes each permission (Permission.kind and .request: argv,
+// cwd, env, paths, flags); the page must show that description first.
 //   1. the thread's card leads with the argv ("touch 'X Y'"), the folder,
 //      PATH=… highlighted and the warnings; "npm test" appears only as
 //      "The agent says: …" (screenshots build/screenshots/trust-card.png,
@@ -26,6 +23,9 @@ import { buildFakeAgent, checker, logger, openPage, repo, startHub, tempDir } fr
 const log = logger('trustcard');
 const shots = join(repo, 'build', 'screenshots');
 const tmp = tempDir('switchboard-trustcard-');
+// The project lies apart from the hub's config folder, which the hub
+// protects from agents.
+const proj = tempDir('switchboard-trustcard-project-');
 let hub;
 let browser;
 let failed = false;
@@ -38,100 +38,10 @@ const options = [
 ];
 const ask = (toolCall) => `ask ${JSON.stringify({ toolCall, options })}`;
 
-/** What the hub says each of the fake agent's calls allows, by toolCallId. */
-function described(work) {
-  return {
-    t1: {
-      kind: 'terminal',
-      request: {
-        kind: 'execute',
-        title: 'npm test',
-        command: "touch 'X Y'",
-        argv: ['touch', 'X Y'],
-        cwd: work,
-        env: [
-          { name: 'PATH', value: '/tmp/evil/bin:/usr/bin' },
-          { name: 'API_TOKEN', hidden: true },
-        ],
-        flags: ['env_changes_program', 'title_differs'],
-      },
-    },
-    g1: {
-      kind: 'git',
-      request: { kind: 'edit', title: 'Tidy config', paths: [join(work, '.git', 'config')], flags: ['git_settings'] },
-    },
-  };
-}
-
-/** Adds kind and request to every permission in v (deeply), by its tool call's id. */
-function addRequests(v, byCall) {
-  if (Array.isArray(v)) return v.forEach((x) => addRequests(x, byCall));
-  if (!v || typeof v !== 'object') return;
-  if (typeof v.id === 'string' && v.toolCall && Array.isArray(v.options) && !v.request) {
-    const d = byCall[v.toolCall.toolCallId];
-    if (d) Object.assign(v, d);
-  }
-  for (const x of Object.values(v)) addRequests(x, byCall);
-}
-
-/**
- * A script for the page that adds kind and request to every permission
- * it reads from /v1/* (JSON answers, and each data line of an event
- * stream), as a hub that describes requests sends them.
- */
-function describeInPage(byCall) {
-  return `(() => {
-    const byCall = ${JSON.stringify(byCall)};
-    ${addRequests.toString()}
-    const fix = (line) => {
-      if (!line.startsWith('data:')) return line;
-      try {
-        const v = JSON.parse(line.slice(5));
-        addRequests(v, byCall);
-        return 'data: ' + JSON.stringify(v);
-      } catch {
-        return line;
-      }
-    };
-    const orig = window.fetch.bind(window);
-    window.fetch = async (...a) => {
-      const res = await orig(...a);
-      if (!new URL(res.url, location.href).pathname.startsWith('/v1/')) return res;
-      const type = res.headers.get('content-type') || '';
-      const init = { status: res.status, statusText: res.statusText, headers: res.headers };
-      if (type.includes('application/json')) {
-        const body = await res.json();
-        addRequests(body, byCall);
-        return new Response(JSON.stringify(body), init);
-      }
-      if (type.includes('text/event-stream') && res.body) {
-        const enc = new TextEncoder();
-        const dec = new TextDecoder();
-        let buf = '';
-        const lines = new TransformStream({
-          transform(chunk, ctl) {
-            buf += dec.decode(chunk, { stream: true });
-            const i = buf.lastIndexOf('\\n');
-            if (i < 0) return;
-            ctl.enqueue(enc.encode(buf.slice(0, i + 1).split('\\n').map(fix).join('\\n')));
-            buf = buf.slice(i + 1);
-          },
-          flush(ctl) {
-            if (buf) ctl.enqueue(enc.encode(fix(buf)));
-          },
-        });
-        return new Response(res.body.pipeThrough(lines), init);
-      }
-      return res;
-    };
-  })();`;
-}
-
 async function main() {
   log('building the hub and the fake agent');
   const agentBin = buildFakeAgent(tmp.dir);
-  const work = join(tmp.dir, 'project');
-  mkdirSync(work);
+  const work = proj.dir;
   mkdirSync(shots, { recursive: true });
   hub = await startHub(tmp.dir, {
     fake: { name: 'Fake', command: agentBin, args: ['-test.run=^$'], env: { SWITCHBOARD_FAKE_AGENT: '1' } },
@@ -139,24 +49,34 @@ async function main() {
   const { api } = hub;
   const th = (await api('POST', '/v1/threads', { body: { agent: 'fake', cwd: work, title: 'Trust' } })).thread;
   await api('POST', `/v1/threads/${th.id}/turns`, {
-    body: { input: ask({ toolCallId: 't1', title: 'npm test', kind: 'execute', status: 'pending', rawInput: { command: 'npm test' } }) },
+    body: {
+      // A hostile agent: its title says "npm test", its command is another,
+      // and it sets PATH to a folder of its own.
+      input: ask({
+        toolCallId: 't1',
+        title: 'npm test',
+        kind: 'execute',
+        status: 'pending',
+        rawInput: { command: "touch 'X Y'", env: { PATH: '/tmp/evil/bin:/usr/bin', API_TOKEN: 'secret' } },
+      }),
+    },
   });
   for (let i = 0; i < 200 && !(await api('GET', '/v1/permissions?status=pending')).permissions.length; i++) {
     await new Promise((r) => setTimeout(r, 50));
   }
 
-  const opened = await openPage(hub, { initScript: describeInPage(described(work)) });
+  const opened = await openPage(hub);
   browser = opened.browser;
   const { page, problems } = opened;
 
   // 1. The card in its thread.
   log('1. the card in the thread');
-  await page.getByRole('navigation', { name: 'Threads' }).getByRole('button', { name: /Trust/ }).click();
-  await page.getByRole('heading', { name: 'Trust' }).waitFor();
+  await page.getByRole('navigation', { name: 'Threads' }).getByRole('button', { name: /^Trust/ }).click();
+  await page.getByRole('heading', { name: 'Trust', exact: true }).waitFor();
   const card = page.getByRole('region', { name: "Permission request: touch 'X Y'" });
   await card.waitFor();
   await card.scrollIntoViewIfNeeded();
-  check((await card.locator('strong.title').textContent()) === 'Run a command', 'the card says what kind of request it is');
+  check((await card.locator('strong.title').textContent()) === 'Agent request: run a command', 'the card says what kind of request it is');
   const cmd = card.getByRole('group', { name: 'Command' });
   check((await cmd.textContent()) === "touch 'X Y'", `the card shows the argv: ${await cmd.textContent()}`);
   check((await cmd.locator('.arg').allTextContents()).join('|') === "touch|'X Y'", 'each argument is its own word');
@@ -178,21 +98,21 @@ async function main() {
   // 2. The inbox: a second request, a change to git's own settings.
   log('2. the inbox and a git settings request');
   const t2 = (await api('POST', '/v1/threads', { body: { agent: 'fake', cwd: work, title: 'Git' } })).thread;
-  await api('POST', `/v1/threads/${t2.id}/turns`, {
-    body: { input: ask({ toolCallId: 'g1', title: 'Tidy config', kind: 'edit', status: 'pending' }) },
-  });
+  await api('POST', `/v1/threads/${t2.id}/turns`, { body: { input: `fs-write ${join(work, '.gitattributes')} * filter=x` } });
   await page.getByRole('button', { name: 'Approvals: 2 pending' }).click();
   const inbox = page.getByRole('region', { name: 'Pending approvals' });
   const list = inbox.getByRole('listbox', { name: 'Pending requests' });
   const row = list.getByRole('option').filter({ hasText: "touch 'X Y'" });
   await row.waitFor();
   check(!(await row.textContent()).includes('npm test'), 'the inbox row names the command, not the title');
-  const gitRow = list.getByRole('option').filter({ hasText: '.git/config' });
+  const gitRow = list.getByRole('option').filter({ hasText: '.gitattributes' });
   await gitRow.click();
-  const gitCard = inbox.getByRole('region', { name: /Permission request in Git: .*\.git\/config/ });
+  const gitCard = inbox.getByRole('region', { name: /Permission request in Git: .*\.gitattributes/ });
   await gitCard.waitFor();
   check((await gitCard.locator('strong.title').textContent()) === "Change git's own settings", 'the git card names it');
-  await page.waitForFunction(() => [...document.querySelectorAll('.options button')].some((b) => !b.disabled));
+  await page.waitForFunction(() =>
+    [...document.querySelectorAll('[aria-label^="Permission request in Git"] .options button')].some((b) => !b.disabled),
+  );
   check((await gitCard.getByRole('button', { name: /Always/ }).count()) === 0, 'no "always" choice for git’s own settings');
   await page.screenshot({ path: join(shots, 'trust-inbox.png') });
 
@@ -200,6 +120,7 @@ async function main() {
   log('3. the decision history');
   const pending = (await api('GET', '/v1/permissions?status=pending')).permissions;
   const t1 = pending.find((x) => x.toolCall?.toolCallId === 't1');
+  check(t1?.kind === 'agent' && t1.request?.argv?.join('|') === 'touch|X Y', `the hub described the request: ${JSON.stringify(t1?.request)}`);
   await api('POST', `/v1/permissions/${t1.id}`, { body: { outcome: 'declined' } });
   await inbox.getByRole('button', { name: 'History…' }).click();
   const history = page.getByRole('dialog', { name: 'Decision history' });
@@ -207,7 +128,7 @@ async function main() {
   await hrow.waitFor();
   const cell = (await hrow.getByRole('cell').nth(3).textContent()) ?? '';
   check(
-    cell.includes('Run a command') && cell.includes('PATH=/tmp/evil/bin:/usr/bin') && /The agent says: .?npm test/.test(cell),
+    cell.includes('Agent request: run a command') && cell.includes('PATH=/tmp/evil/bin:/usr/bin') && /The agent says: .?npm test/.test(cell),
     `the history row shows what ran, its environment and the agent's words: ${cell.replace(/\s+/g, ' ')}`,
   );
   await history.screenshot({ path: join(shots, 'trust-history.png') });
@@ -231,6 +152,9 @@ try {
 } finally {
   await browser?.close().catch(() => {});
   await hub?.stop();
-  if (!failed) tmp.remove(log);
+  if (!failed) {
+    tmp.remove(log);
+    proj.remove(log);
+  }
 }
 process.exit(failed ? 1 : 0);

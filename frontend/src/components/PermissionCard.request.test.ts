@@ -23,9 +23,9 @@ describe('PermissionCard with the hub’s request', () => {
 
   it('shows the argv, folder, environment and warnings, and the title as the agent’s words', () => {
     const toolCall = { toolCallId: 't1', title: 'npm test', kind: 'execute', rawInput: { command: 'npm test' } };
-    render(PermissionCard, { permission: permission('pe_1', { kind: 'terminal', request, toolCall }), ondecide: vi.fn() });
+    render(PermissionCard, { permission: permission('pe_1', { kind: 'agent', request, toolCall }), ondecide: vi.fn() });
     const card = screen.getByRole('region', { name: "Permission request: touch 'X Y'" });
-    expect(within(card).getByText('Run a command', { selector: 'strong' })).toBeTruthy();
+    expect(within(card).getByText('Agent request: run a command', { selector: 'strong' })).toBeTruthy();
     const cmd = within(card).getByRole('group', { name: 'Command' });
     expect(cmd.textContent).toBe("touch 'X Y'");
     expect([...cmd.querySelectorAll('.arg')].map((a) => a.textContent)).toEqual(['touch', "'X Y'"]);

@@ -37,9 +37,9 @@ describe('shellQuote', () => {
   });
 });
 
-describe('describePermission: a terminal request', () => {
+describe('describePermission: an agent asks to run a command', () => {
   const p = perm({
-    kind: 'terminal',
+    kind: 'agent',
     toolCall: { toolCallId: 'c1', title: 'npm test', kind: 'execute', rawInput: { command: 'npm test' } },
     request: {
       kind: 'execute',
@@ -53,7 +53,7 @@ describe('describePermission: a terminal request', () => {
   });
   const v = describePermission(p);
   it('leads with what runs, not the title', () => {
-    expect(v.kindLabel).toBe('Run a command');
+    expect(v.kindLabel).toBe('Agent request: run a command');
     expect(v.headline).toBe("touch 'X Y'");
     expect(v.commandLine).toBe("touch 'X Y'");
     expect(v.argv).toEqual(['touch', 'X Y']);
@@ -111,6 +111,16 @@ describe('describePermission: files', () => {
       "Reaches outside the thread's folder",
       'A path goes up with “..”: where it lands depends on links',
     ]);
+  });
+  it("the hub's own titles are not the agent's words", () => {
+    const v = describePermission(
+      perm({ kind: 'file', request: { kind: 'read', title: 'fs/read_text_file /etc/a', paths: ['/etc/a'] } }),
+    );
+    expect(v.agentWords).toBe('');
+    expect(v.hubWords).toBe('');
+    const t = describePermission(perm({ kind: 'terminal', request: { kind: 'execute', title: 'ls', argv: ['ls'] } }));
+    expect(t.agentWords).toBe('');
+    expect(t.headline).toBe('ls');
   });
   it('git settings are never remembered', () => {
     const v = describePermission(

@@ -150,11 +150,14 @@ function envNamesOf(raw: unknown): string[] {
 export function describePermission(p: Permission): PermissionView {
   const tc = p.toolCall ?? { toolCallId: '' };
   const r = p.request;
-  // A spending limit's title is the hub's (its amounts), not the agent's.
+  // Only an agent's request (or one stored before kinds) carries the
+  // agent's title; the hub's own permissions carry the hub's words: a
+  // spending limit's amounts, shown as they are; the others restate the
+  // kind and the paths, and are left out (hub.Permission.Lines).
   const title = (r ? r.title : tc.title)?.trim() ?? '';
-  const budget = p.kind === 'budget';
-  const agentWords = budget ? '' : title;
-  const hubWords = budget ? title : '';
+  const agentTitled = !p.kind || p.kind === 'agent';
+  const agentWords = agentTitled ? title : '';
+  const hubWords = p.kind === 'budget' ? title : '';
   let argv: string[] = [];
   let cmd = '';
   let cwd = '';
