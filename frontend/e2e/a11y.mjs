@@ -177,7 +177,7 @@ export async function a11yScenario(page, { url, log, shots }) {
   await box.press('Enter');
   const turn = page.getByRole('list', { name: 'Conversation' }).locator('li.turn').last();
   await turn.getByText('Accessibility check').waitFor();
-  const card = turn.getByRole('region', { name: /Permission request: Modifying critical configuration file/ });
+  const card = turn.getByRole('region', { name: /Permission request: \/home\/user\/project\/config\.json/ });
   await card.waitFor();
   await page.waitForFunction(
     () => [...document.querySelectorAll('button')].some((x) => x.textContent.startsWith('Allow once') && x.textContent.includes('“Allow this change”') && !x.disabled),

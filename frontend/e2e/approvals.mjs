@@ -120,8 +120,8 @@ async function main() {
   const other = await newThread('Elsewhere');
   await openThread('Remember here');
   turn = await send(here, runMake('m1'));
-  const card = page.getByRole('region', { name: 'Permission request: Run make test' });
-  await armed('[aria-label="Permission request: Run make test"]');
+  const card = page.getByRole('region', { name: 'Permission request: make test' });
+  await armed('[aria-label="Permission request: make test"]');
   await card.getByRole('button', { name: 'Always here…' }).click();
   await card.getByRole('radio', { name: /this thread/ }).check();
   await card.getByRole('button', { name: 'Always allow in this thread' }).click();

@@ -152,7 +152,7 @@ async function main() {
   await conv.locator('details.tool').first().waitFor();
 
   log('approving the permission');
-  const card = conv.getByRole('region', { name: /Permission request: Modifying critical configuration file/ });
+  const card = conv.getByRole('region', { name: /Permission request: \/home\/user\/project\/config\.json/ });
   await card.waitFor();
   await page.getByRole('button', { name: 'Approvals: 1 pending' }).waitFor();
   const allow = card.getByRole('button', { name: 'Allow this change' });
@@ -206,7 +206,7 @@ async function main() {
   await page.reload();
   await page.getByRole('status').filter({ hasText: 'Connected' }).waitFor();
   await page.getByRole('navigation', { name: 'Threads' }).getByRole('button', { name: /E2E thread/ }).click();
-  const card2 = conv.getByRole('region', { name: /Permission request: Modifying critical configuration file/ }).last();
+  const card2 = conv.getByRole('region', { name: /Permission request: \/home\/user\/project\/config\.json/ }).last();
   await card2.getByRole('button', { name: 'Allow this change' }).waitFor();
   await page.waitForFunction(
     () => [...document.querySelectorAll('button')].some((x) => x.textContent.startsWith('Allow once') && x.textContent.includes('“Allow this change”') && !x.disabled),
@@ -233,7 +233,7 @@ async function main() {
   await page.getByRole('status').filter({ hasText: 'Connected' }).waitFor({ timeout: 20000 });
   offline = false;
   log(`the page reconnected ${((await page.evaluate(() => performance.now())) - seqBefore) / 1000}s after the drop`);
-  const card3 = conv.getByRole('region', { name: /Permission request: Modifying critical configuration file/ }).last();
+  const card3 = conv.getByRole('region', { name: /Permission request: \/home\/user\/project\/config\.json/ }).last();
   await page.waitForFunction(
     (id) => {
       const li = document.querySelector(`li.turn[data-turn-id="${id}"]`);

@@ -46,7 +46,7 @@ export async function threadViewScenario(page, { log, shots }) {
   await box.press('Enter');
   const turn = conv.locator('li.turn').last();
   await turn.getByText('Countdown check').waitFor();
-  const card = turn.getByRole('region', { name: /Permission request: Modifying critical configuration file/ });
+  const card = turn.getByRole('region', { name: /Permission request: \/home\/user\/project\/config\.json/ });
   const tick = card.locator('.countdown [aria-live="off"]');
   await tick.waitFor();
   const first = (await tick.textContent()) ?? '';

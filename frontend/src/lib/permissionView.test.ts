@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import type { Permission, PermissionKind } from './types';
-import { commandLine, describePermission, flagText, kindLabel, shellQuote, visible } from './permissionView';
+import { cardName, commandLine, describePermission, flagText, kindLabel, shellQuote, visible } from './permissionView';
 
 function perm(over: Partial<Permission> = {}): Permission {
   return {
@@ -200,5 +200,20 @@ describe('describePermission: stored before requests were described', () => {
     const v = describePermission(perm({ toolCall: { toolCallId: 'c' } }));
     expect(v.headline).toBe('The agent asks for permission');
     expect(v.agentWords).toBe('');
+  });
+});
+
+describe('cardName', () => {
+  it('names a card by what runs, else the paths, else the title, else the kind', () => {
+    expect(cardName(perm({ request: { title: 'npm test', argv: ['touch', 'X'] } }))).toBe('touch X');
+    expect(cardName(perm({ request: { title: 'Edit', paths: ['/a', '/b'] } }))).toBe('/a, /b');
+    expect(cardName(perm({ request: { title: 'Hostile ask', flags: ['malformed'] } }))).toBe('Hostile ask');
+    // A malformed call whose title the hub did not keep: the tool call's, still the agent's words.
+    const hostile = perm({ kind: 'agent', toolCall: { toolCallId: 'p1', title: 'Hostile ask' }, request: { flags: ['malformed'] } });
+    expect(cardName(hostile)).toBe('Hostile ask');
+    expect(describePermission(hostile).agentWords).toBe('Hostile ask');
+    expect(cardName(perm({ kind: 'git', request: {} }))).toBe("Change git's own settings");
+    expect(cardName(perm())).toBe('npm test');
+    expect(cardName(perm({ toolCall: { toolCallId: 'c' } }))).toBe('tool call');
   });
 });

@@ -154,7 +154,9 @@ export function describePermission(p: Permission): PermissionView {
   // agent's title; the hub's own permissions carry the hub's words: a
   // spending limit's amounts, shown as they are; the others restate the
   // kind and the paths, and are left out (hub.Permission.Lines).
-  const title = (r ? r.title : tc.title)?.trim() ?? '';
+  // The description's title, else (one the hub could not read) the tool
+  // call's: either way the agent's words, labelled as such.
+  const title = (r?.title || tc.title)?.trim() ?? '';
   const agentTitled = !p.kind || p.kind === 'agent';
   const agentWords = agentTitled ? title : '';
   const hubWords = p.kind === 'budget' ? title : '';
@@ -212,9 +214,12 @@ export function describePermission(p: Permission): PermissionView {
 
 /**
  * What a permission's card is called (its region's name, before the
- * thread and ordinal): what it does when the hub described it, else the
- * tool call's title as before.
+ * thread and ordinal): when the hub described it, the command line, else
+ * the paths, else the title (the hub's or the agent's; the card says
+ * whose), else its kind; otherwise the tool call's title as before.
  */
 export function cardName(p: Permission): string {
-  return p.request ? describePermission(p).headline : (p.toolCall?.title ?? 'tool call');
+  if (!p.request) return p.toolCall?.title ?? 'tool call';
+  const v = describePermission(p);
+  return v.commandLine || v.paths.map(visible).join(', ') || visible(v.hubWords || v.agentWords) || v.kindLabel;
 }
