@@ -498,6 +498,13 @@ func bridgePermissionEditor(t *testing.T, bins e2eBins) {
 	if string(p.SessionId) != sid || len(p.Options) != 5 || p.Options[0].OptionId != "allow-once" || p.ToolCall.Title == nil || *p.ToolCall.Title != "Run make clean" {
 		t.Errorf("request_permission %+v", p)
 	}
+	// The hub's description leads the tool call's content, in words any
+	// ACP editor shows.
+	if c := p.ToolCall.Content; len(c) == 0 || c[0].Content == nil || c[0].Content.Content.Text == nil ||
+		!strings.HasPrefix(c[0].Content.Content.Text.Text, "Switchboard — what approving allows (Agent request: run a command):") ||
+		!strings.Contains(c[0].Content.Content.Text.Text, "The agent says: “Run make clean”") {
+		t.Errorf("request_permission content %+v: want the hub's description first", c)
+	}
 	ps := h.permissions("", asEditor...)
 	if len(ps) != 1 || ps[0].Status != "approved" || ps[0].DecidedBy != "client:"+bridgeClientID || ps[0].OptionID != "allow-once" {
 		t.Errorf("hub permissions %+v: want one approved by client:%s with allow-once", ps, bridgeClientID)

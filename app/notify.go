@@ -282,7 +282,7 @@ func (n *notifier) permission(ctx context.Context, p hub.Permission) {
 	if th, err := n.svc.GetThread(ctx, notifyCaller, p.ThreadID); err == nil {
 		agent = n.agentName(ctx, th.Agent)
 	}
-	if p.Request != nil {
+	if describes(p) {
 		n.described(p, agent, escalated)
 		return
 	}
@@ -306,6 +306,9 @@ func (n *notifier) permission(ctx context.Context, p hub.Permission) {
 				title = t2
 			}
 		}
+	}
+	if w := p.Request.Warnings(); len(w) > 0 && details != "" {
+		details += "\n" + strings.Join(w, "\n") // the hub's warnings, in the body's bounds
 	}
 	body, whole := permissionBody(title, details)
 	if title == "" {

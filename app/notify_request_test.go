@@ -24,6 +24,10 @@ func (d *decisions) DecidePermission(_ context.Context, _ hub.Caller, _ string, 
 	return hub.DecisionResult{}, nil
 }
 
+func (*decisions) History(context.Context, hub.Caller, string, bool, bool) ([]hub.TurnHistory, error) {
+	return nil, hub.Errorf(hub.CodeNotFound, "no thread")
+}
+
 func describedPerm(id, kind string, r *hub.PermissionRequest) hub.Event {
 	p := hub.Permission{ID: id, ThreadID: "th", Status: hub.PermissionPending, Kind: kind, Request: r,
 		ToolCall: []byte(`{"toolCallId":"c","title":"npm test"}`), Deadline: time.Now().Add(time.Hour)}
@@ -56,8 +60,9 @@ func TestNotifierDescribedPermission(t *testing.T) {
 			"File: /home/me/app/.git/config\n⚠ Changes git's own settings — git may run commands from these files", true, true},
 		{"hub terminal", hub.PermKindTerminal, &hub.PermissionRequest{Kind: "execute", Title: "ls", Argv: []string{"ls"}, Cwd: "/w"},
 			"Agent: Run a command", "Runs: ls\nIn: /w", true, false},
-		{"title only", hub.PermKindAgent, &hub.PermissionRequest{Kind: "think", Title: "Think"}, "Agent: Think",
-			"The agent says: “Think”\nOpen Switchboard to see the request.", false, false},
+		// Described by its title alone: notified from its tool call, as before.
+		{"title only", hub.PermKindAgent, &hub.PermissionRequest{Kind: "think", Title: "Think", Flags: []string{hub.FlagMalformed}}, "Agent: npm test",
+			"npm test\nNot all of it fits here: open it in Switchboard to decide.", false, false},
 		{"too long", hub.PermKindTerminal, &hub.PermissionRequest{Argv: []string{"cat", "/a", "/b"}, Cwd: "/w",
 			Paths: []string{"/a", "/b", "/c", "/d"}, Flags: []string{hub.FlagOutside, hub.FlagShell}},
 			"Agent: Run a command",
@@ -77,7 +82,7 @@ func TestNotifierDescribedPermission(t *testing.T) {
 				t.Errorf("notification\n title %q\n body %q\n approve %v once %v\nwant\n title %q\n body %q\n approve %v once %v",
 					s.Title, s.Body, s.Approve, s.Once, tc.title, tc.body, tc.approve, tc.once)
 			}
-			if strings.Contains(s.Title, "npm test") {
+			if describes(hub.Permission{Kind: tc.kind, Request: tc.r}) && strings.Contains(s.Title, "npm test") {
 				t.Errorf("the agent's title is in the notification's title: %q", s.Title)
 			}
 			n.respond(context.Background(), s.ID, actionRemember)

@@ -44,8 +44,27 @@ func editorToolCall(p hub.Permission) json.RawMessage {
 
 // requestText is the hub's description of p for the editor: a heading
 // naming it as Switchboard's and the kind of request, then
-// hub.Permission.Lines.
+// hub.Permission.Lines in a fenced code block. ACP asks clients to render
+// text blocks as Markdown: the fence keeps each line its own and nothing
+// in a command or path (*, _, <, links) rendered; it is longer than any
+// run of backticks in the lines, so none can close it.
 func requestText(p hub.Permission) string {
-	head := "Switchboard — what approving allows (" + hub.KindWords(p.Kind, p.Request.Kind) + "):"
-	return strings.Join(append([]string{head}, p.Lines()...), "\n")
+	body := strings.Join(p.Lines(), "\n")
+	fence := strings.Repeat("`", max(3, longestRun(body, '`')+1))
+	return "Switchboard — what approving allows (" + hub.KindWords(p.Kind, p.Request.Kind) + "):\n\n" +
+		fence + "text\n" + body + "\n" + fence
+}
+
+// longestRun is the length of the longest run of c in s.
+func longestRun(s string, c rune) int {
+	best, n := 0, 0
+	for _, r := range s {
+		if r == c {
+			n++
+			best = max(best, n)
+		} else {
+			n = 0
+		}
+	}
+	return best
 }

@@ -19,9 +19,9 @@ func TestEditorToolCall(t *testing.T) {
 		Flags: []string{hub.FlagEnvProgram, hub.FlagTitleDiffers},
 	}
 	agent := `{"toolCallId":"c1","title":"npm test","kind":"execute","rawInput":{"command":"npm test"},"content":[{"type":"content","content":{"type":"text","text":"agent text"}}]}`
-	text := "Switchboard — what approving allows (Agent request: run a command):\nRuns: touch X\nIn: /home/me/app\n" +
+	text := "Switchboard — what approving allows (Agent request: run a command):\n\n```text\nRuns: touch X\nIn: /home/me/app\n" +
 		"Sets: PATH=/tmp/evil:/usr/bin TOKEN (value not shown)\nThe agent says: “npm test”\n" +
-		"⚠ Sets variables that change which program runs\n⚠ The agent's title is not the command that runs"
+		"⚠ Sets variables that change which program runs\n⚠ The agent's title is not the command that runs\n```"
 	for _, tc := range []struct {
 		name, toolCall string
 		req            *hub.PermissionRequest
@@ -61,6 +61,17 @@ func TestEditorOptionsGit(t *testing.T) {
 	want := []acp.PermissionOption{{OptionID: "a", Name: "Allow", Kind: "allow_once"}, {OptionID: "r", Name: "Reject", Kind: "reject_once"}}
 	if !reflect.DeepEqual(opts, want) || ours != nil {
 		t.Errorf("offered %+v (ours %v), want %+v", opts, ours, want)
+	}
+}
+
+// TestRequestTextFence: backticks in a command cannot close the fence
+// the description is in.
+func TestRequestTextFence(t *testing.T) {
+	p := hub.Permission{Kind: hub.PermKindAgent, Request: &hub.PermissionRequest{Argv: []string{"echo", "````\n# pwned"}}}
+	got := requestText(p)
+	want := "Switchboard — what approving allows (Agent request):\n\n`````text\nRuns: echo $'````\\n# pwned'\n`````"
+	if got != want {
+		t.Errorf("requestText:\n%s\nwant\n%s", got, want)
 	}
 }
 
