@@ -282,7 +282,7 @@ func (n *notifier) permission(ctx context.Context, p hub.Permission) {
 	if th, err := n.svc.GetThread(ctx, notifyCaller, p.ThreadID); err == nil {
 		agent = n.agentName(ctx, th.Agent)
 	}
-	if describes(p) {
+	if p.Described() {
 		n.described(p, agent, escalated)
 		return
 	}

@@ -7,17 +7,6 @@ import (
 	"github.com/switchboard-hub/switchboard/hub"
 )
 
-// describes reports whether p's notification is the hub's description:
-// a permission the hub raised (terminal, file, git, budget), or an agent's
-// request whose description names a command or paths. An agent's request
-// described by its title alone (its command was in the tool_call before
-// it) is notified as before, from its tool call, with the description's
-// warnings added.
-func describes(p hub.Permission) bool {
-	r := p.Request
-	return r != nil && (!hub.AgentTitled(p.Kind) || r.CommandLine() != "" || len(r.Paths) > 0)
-}
-
 // described notifies of a pending permission the hub described
 // (Permission.Request): the title names the agent and what kind of request
 // it is in product words (never the agent's own title), the body is the

@@ -82,7 +82,7 @@ func TestNotifierDescribedPermission(t *testing.T) {
 				t.Errorf("notification\n title %q\n body %q\n approve %v once %v\nwant\n title %q\n body %q\n approve %v once %v",
 					s.Title, s.Body, s.Approve, s.Once, tc.title, tc.body, tc.approve, tc.once)
 			}
-			if describes(hub.Permission{Kind: tc.kind, Request: tc.r}) && strings.Contains(s.Title, "npm test") {
+			if (&hub.Permission{Kind: tc.kind, Request: tc.r}).Described() && strings.Contains(s.Title, "npm test") {
 				t.Errorf("the agent's title is in the notification's title: %q", s.Title)
 			}
 			n.respond(context.Background(), s.ID, actionRemember)

@@ -200,9 +200,10 @@ func (r *PermissionRequest) Lines() []string {
 	return out
 }
 
-// Warnings are r's flags as "⚠ <words>" lines, in r's order.
+// Warnings are r's flags as "⚠ <words>" lines, in r's order; nil when
+// it has none.
 func (r *PermissionRequest) Warnings() []string {
-	if r == nil {
+	if r == nil || len(r.Flags) == 0 {
 		return nil
 	}
 	out := make([]string, 0, len(r.Flags))
@@ -225,6 +226,17 @@ func Rememberable(kind string) bool {
 // own permissions (terminal, file, git, budget) carry the hub's words,
 // which no surface labels as the agent's.
 func AgentTitled(kind string) bool { return kind == "" || kind == PermKindAgent }
+
+// Described reports whether p's request says more than the agent's
+// title: a permission the hub raised (terminal, file, git, budget), or an
+// agent's request whose description names a command or paths. A surface
+// shows an undescribed one as before, from its tool call (an agent that
+// puts its command in the tool_call before the request, not in it), with
+// the description's warnings.
+func (p *Permission) Described() bool {
+	r := p.Request
+	return r != nil && (!AgentTitled(p.Kind) || r.CommandLine() != "" || len(r.Paths) > 0)
+}
 
 // shown is p's request as the text surfaces show it: the title kept only
 // when it is the agent's, and words, the hub's own to show unlabelled (a

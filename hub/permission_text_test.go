@@ -144,3 +144,22 @@ func TestPermissionLinesBudget(t *testing.T) {
 		t.Error("a permission without a request renders something")
 	}
 }
+
+func TestPermissionDescribed(t *testing.T) {
+	for _, tc := range []struct {
+		p    Permission
+		want bool
+	}{
+		{Permission{}, false},
+		{Permission{Kind: PermKindAgent, Request: &PermissionRequest{Title: "Run make clean"}}, false},
+		{Permission{Request: &PermissionRequest{Title: "x", Flags: []string{FlagMalformed}}}, false},
+		{Permission{Kind: PermKindAgent, Request: &PermissionRequest{Argv: []string{"ls"}}}, true},
+		{Permission{Kind: PermKindAgent, Request: &PermissionRequest{Paths: []string{"/a"}}}, true},
+		{Permission{Kind: PermKindBudget, Request: &PermissionRequest{Title: "$5"}}, true},
+		{Permission{Kind: PermKindTerminal, Request: &PermissionRequest{}}, true},
+	} {
+		if got := tc.p.Described(); got != tc.want {
+			t.Errorf("%+v Described = %v", tc.p, got)
+		}
+	}
+}

@@ -57,8 +57,9 @@ type Menu struct {
 
 // PermissionItem is one pending permission's submenu, "<agent>: <what
 // runs>" ("⚠ " before it once escalated): the command line or paths of
-// the hub's description (hub.PermissionRequest.Summary), the tool call's
-// title only for a permission stored before the hub described requests.
+// the hub's description (hub.Permission.Summary), the tool call's title
+// only when the description says no more (hub.Permission.Described) or
+// for a permission stored before the hub described requests.
 // A nil decision is not offered (its entry is hidden).
 type PermissionItem struct {
 	ID        string
@@ -67,8 +68,8 @@ type PermissionItem struct {
 	Escalated bool
 	// Details are the hub's description line by line (Runs, In, Sets,
 	// File, the agent's words, warnings), each cut to one entry, at most
-	// maxDetails: shown disabled above the choices. None without a
-	// description.
+	// maxDetails: shown disabled above the choices. Only the warnings when
+	// the description says no more than the title; none without one.
 	Details []string
 	Approve *hub.Decision // the agent's allow_once option
 	Deny    *hub.Decision // reject_once, else reject_always, else outcome "declined"
@@ -339,7 +340,11 @@ func (m *Model) Menu() Menu {
 	})
 	escalated := 0
 	for _, p := range perms {
-		title := m.agentLabel(p.ThreadID) + ": " + cmp.Or(p.Summary(), toolTitle(p))
+		what, lines := toolTitle(p), p.Request.Warnings()
+		if p.Described() {
+			what, lines = cmp.Or(p.Summary(), what), details(&p)
+		}
+		title := m.agentLabel(p.ThreadID) + ": " + what
 		if p.EscalatedAt != nil {
 			escalated++
 			title = "⚠ " + title
@@ -349,7 +354,7 @@ func (m *Model) Menu() Menu {
 			ThreadID:  p.ThreadID,
 			Title:     truncate(title),
 			Escalated: p.EscalatedAt != nil,
-			Details:   details(&p),
+			Details:   lines,
 			Approve:   optionOf(p, "allow_once"),
 			Deny:      denyOf(p),
 		}
