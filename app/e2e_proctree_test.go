@@ -67,6 +67,12 @@ func e2eProcessTrees(t *testing.T, bins e2eBins) {
 		if err != nil {
 			t.Fatalf("survivor said %q", line)
 		}
+		escapedStart := procStartTime(escaped)
+		t.Cleanup(func() { // should the test fail: nothing left on the machine
+			if procStartTime(escaped) == escapedStart {
+				syscall.Kill(escaped, syscall.SIGKILL)
+			}
+		})
 		go survivor.Wait()
 		start := startTimeOf(t, survivor.Process.Pid)
 		recordProcs(t, h.dataDir,
