@@ -40,7 +40,9 @@ const (
 
 // Process is a running agent: a child process in its own process group with
 // its stdin and stdout connected to the hub and its stderr drained into a
-// Ring. Its methods are safe for concurrent use.
+// Ring. With ProcessOptions.Supervisor the child is the supervisor, the
+// agent runs in its group with the same stdio, and the whole tree dies
+// with the hub (see Supervisor). Its methods are safe for concurrent use.
 //
 // One goroutine calls Wait exactly once. When the agent (the group leader)
 // exits, whatever is left of its process group is killed (wrappers such as

@@ -145,7 +145,9 @@ type TerminalOptions struct {
 // group of its own, stdin from /dev/null, stdout and stderr merged into one
 // Ring of outputByteLimit bytes, with BuildEnv's environment minus
 // TerminalWithheldEnv (see CreateWith). When a command exits, whatever is left of
-// its process group is killed, so background jobs do not outlive it. A
+// its process group is killed, so background jobs do not outlive it (with
+// TerminalOptions.Supervisor, every descendant too, and all of them when
+// the hub goes: see Supervisor). A
 // terminal belongs to the session that created it: another session's id,
 // like a released one, is CodeResourceNotFound.
 type Terminals struct {
