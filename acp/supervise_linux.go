@@ -5,9 +5,11 @@ package acp
 import (
 	"errors"
 	"fmt"
+	"io"
 	"os"
 	"os/exec"
 	"os/signal"
+	"strings"
 	"syscall"
 	"time"
 
@@ -21,7 +23,8 @@ const supervisorReap = 5 * time.Second
 // SuperviseMain runs this process as a Supervisor and exits: args are the
 // program's path, its argv[0] and its arguments (what follows
 // SupervisorArg). File descriptor 3 must be the read end of the control
-// pipe. It never returns.
+// pipe, 4 a pipe that holds the program's environment (NUL-separated,
+// then EOF). It never returns.
 func SuperviseMain(args []string) {
 	os.Exit(supervise(args))
 }
@@ -39,6 +42,11 @@ func supervise(args []string) int {
 		return 2
 	}
 	unix.CloseOnExec(3)
+	env, err := readEnv()
+	if err != nil {
+		fmt.Fprintf(os.Stderr, "switchboard supervisor: the command's environment: %v\n", err)
+		return 2
+	}
 	if err := unix.Prctl(unix.PR_SET_CHILD_SUBREAPER, 1, 0, 0, 0); err != nil {
 		fmt.Fprintf(os.Stderr, "switchboard supervisor: PR_SET_CHILD_SUBREAPER: %v\n", err)
 		return 2
@@ -51,7 +59,7 @@ func supervise(args []string) int {
 		for range sigs {
 		}
 	}()
-	c := &exec.Cmd{Path: args[0], Args: args[1:], Stdin: os.Stdin, Stdout: os.Stdout, Stderr: os.Stderr}
+	c := &exec.Cmd{Path: args[0], Args: args[1:], Env: env, Stdin: os.Stdin, Stdout: os.Stdout, Stderr: os.Stderr}
 	if err := c.Start(); err != nil {
 		fmt.Fprintf(os.Stderr, "switchboard supervisor: %v\n", err)
 		return 127
@@ -69,6 +77,24 @@ func supervise(args []string) int {
 	killMembers(self, supervisorReap)
 	reapAll(time.Now().Add(supervisorReap))
 	return mirror(ws)
+}
+
+// readEnv reads the command's environment from fd 4, NUL-separated, to
+// EOF, and closes it.
+func readEnv() ([]string, error) {
+	f := os.NewFile(4, "supervisor-env")
+	if f == nil {
+		return nil, errors.New("no environment pipe on fd 4")
+	}
+	defer f.Close()
+	b, err := io.ReadAll(f)
+	if err != nil {
+		return nil, err
+	}
+	if len(b) == 0 {
+		return []string{}, nil
+	}
+	return strings.Split(string(b), "\x00"), nil
 }
 
 // releaseStdio points stdin and stdout at /dev/null, so that the

@@ -55,7 +55,7 @@ func TestSupervisorKillsTreeOnControlEOF(t *testing.T) {
 	}
 	sup := testSupervisor(t)
 	c := exec.Command(sup.Path, SupervisorArg, "/bin/sh", "sh", "-c", escapeScript+"exec cat")
-	c.ExtraFiles = []*os.File{r}
+	c.ExtraFiles = []*os.File{r, emptyEnv(t)}
 	c.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
 	stdin, _ := c.StdinPipe()
 	defer stdin.Close()
@@ -176,5 +176,36 @@ func TestKillTree(t *testing.T) {
 	KillTree(c.Process.Pid)
 	for _, pid := range append(pids, c.Process.Pid) {
 		waitGone(t, pid, 2*time.Second)
+	}
+}
+
+// emptyEnv is the read end of a pipe that holds an empty environment.
+func emptyEnv(t *testing.T) *os.File {
+	t.Helper()
+	r, w, err := os.Pipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	w.Close()
+	t.Cleanup(func() { r.Close() })
+	return r
+}
+
+func TestSupervisorPassesEnvironment(t *testing.T) {
+	// The command gets its own environment; the supervisor keeps the
+	// hub's (a terminal's request never configures it).
+	t.Setenv("SUPERVISOR_TEST_HUB", "hub")
+	p, err := StartProcess(Command{Path: "sh", Args: []string{"-c", `echo "cmd=$SUPERVISOR_TEST_CMD hub=${SUPERVISOR_TEST_HUB:-unset}"; exec cat`},
+		Env: []string{"SUPERVISOR_TEST_CMD=cmd"}}, ProcessOptions{Supervisor: testSupervisor(t), BaseEnv: []string{"PATH=/usr/bin:/bin"}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer p.Close(context.Background())
+	if got := readLine(t, bufio.NewReader(p.Stdout())); got != "cmd=cmd hub=unset" {
+		t.Errorf("the command's environment: %q", got)
+	}
+	env, _ := os.ReadFile("/proc/" + strconv.Itoa(p.PID()) + "/environ")
+	if !strings.Contains(string(env), "SUPERVISOR_TEST_HUB=hub") {
+		t.Errorf("the supervisor's environment lacks the hub's")
 	}
 }

@@ -5,6 +5,7 @@ import (
 	"os"
 	"os/exec"
 	"runtime"
+	"strings"
 	"syscall"
 )
 
@@ -27,8 +28,10 @@ const SupervisorSupported = runtime.GOOS == "linux"
 // The supervisor is the hub's own binary re-executed with SupervisorArg. It
 // is the leader of a new process group, in which it starts the command
 // (stdin, stdout and stderr are the hub's pipes, passed as they are: the
-// supervisor copies no byte), makes itself a child subreaper, and holds the
-// read end of a control pipe whose only writer is the hub. When the command
+// supervisor copies no byte; the command's environment comes on fd 4, the
+// supervisor itself runs with the hub's), makes itself a child subreaper,
+// and holds the read end of a control pipe (fd 3) whose only writer is
+// the hub. When the command
 // exits, when the hub asks (Kill), or when the pipe reports EOF (the hub is
 // gone, however it went), it SIGKILLs every process of its group and every
 // descendant (orphans reparent to it), reaps them, and exits as the command
@@ -75,16 +78,33 @@ func startChild(c *exec.Cmd, sup *Supervisor) (*child, error) {
 	if err != nil {
 		return nil, err
 	}
+	er, ew, err := os.Pipe()
+	if err != nil {
+		closeAll(r, w)
+		return nil, err
+	}
+	env := c.Env
+	if env == nil {
+		env = os.Environ()
+	}
 	args := append(append([]string{sup.Path}, sup.Args...), SupervisorArg, c.Path)
 	c.Args = append(args, c.Args...)
 	c.Path = sup.Path
-	c.ExtraFiles = []*os.File{r} // fd 3
+	// The supervisor runs with the hub's environment; the command's
+	// (which a terminal's request shapes) reaches it on fd 4, so that
+	// it never configures the supervisor's own runtime or loader.
+	c.Env = nil
+	c.ExtraFiles = []*os.File{r, er} // fds 3 and 4
 	err = startGroup(c)
-	_ = r.Close()
+	closeAll(r, er)
 	if err != nil {
-		_ = w.Close()
+		closeAll(w, ew)
 		return nil, err
 	}
+	go func() { // the pipe may hold less than the environment
+		_, _ = ew.Write([]byte(strings.Join(env, "\x00")))
+		_ = ew.Close()
+	}()
 	return &child{pid: c.Process.Pid, ctl: w}, nil
 }
 
