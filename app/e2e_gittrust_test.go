@@ -38,7 +38,9 @@ func TestE2EGitTrust(t *testing.T) {
 		t.Fatalf("the agent did not plant: .gitattributes %q", got)
 	}
 	after := turnIn("fs-write " + filepath.Join(repo, "a.txt") + " later\n") // its checkpoint holds what was planted
-	var ch struct{ Files []struct{ Path, Status string } }
+	var ch struct {
+		Files []struct{ Path, Status string }
+	}
 	h.call("GET", "/v1/threads/"+th.ID+"/changes", nil, 200, &ch)
 	if len(ch.Files) != 2 {
 		t.Errorf("changes %+v, want a.txt and .gitattributes", ch.Files)
