@@ -3,7 +3,7 @@
 // The repository is the agent's to write, so git the hub runs for itself
 // runs nothing the repository names — no hook, filter, merge or diff
 // driver, signing program or file-system monitor — and reads the work
-// tree only through a git dir of the hub's own (space.go; ADR 0027,
+// tree only through a git dir of the hub's own (space.go; ADR 0028,
 // docs/SECURITY.md "What git the hub runs"); only Merge runs the user's
 // git as they configured it. It imports nothing internal; every function
 // takes the folder it works in and never changes the user's index, branch

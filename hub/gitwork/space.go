@@ -14,7 +14,7 @@ import (
 )
 
 // space is a git dir of the hub's own for one operation on a repository
-// (ADR 0027): a fresh private temporary folder with a HEAD, an empty refs
+// (ADR 0028): a fresh private temporary folder with a HEAD, an empty refs
 // folder, a config the hub writes (bare, the repository's object format),
 // a copy of the repository's info/exclude and, when asked, of an index.
 // Git run on it (cmd.sp) borrows the repository's object store
