@@ -376,6 +376,8 @@ func (a *agent) script(s *session, t *turn, text, cmd, rest string) (stop string
 				},
 			}
 		})
+	case "plant-git":
+		a.say(s, t, plantGit(t.cwd, rest))
 	case "fs-write":
 		path, content := splitWord(rest)
 		if i := strings.IndexAny(rest, " \t\r\n"); i >= 0 {
