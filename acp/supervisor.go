@@ -23,7 +23,7 @@ const SupervisorSupported = runtime.GOOS == "linux"
 // Supervisor is how the hub starts the small process it puts between itself
 // and every agent and terminal command, so that their whole process trees
 // die with the hub, even when the hub is SIGKILLed (docs/DECISIONS.md,
-// ADR 0027).
+// ADR 0029).
 //
 // The supervisor is the hub's own binary re-executed with SupervisorArg. It
 // is the leader of a new process group, in which it starts the command

@@ -61,7 +61,7 @@ type Stdio struct {
 func Main(assets Assets) {
 	if len(os.Args) > 1 && os.Args[1] == acp.SupervisorArg {
 		// Hidden: the hub re-executes itself in front of each agent and
-		// terminal command (acp.Supervisor, ADR 0027). Never returns.
+		// terminal command (acp.Supervisor, ADR 0029). Never returns.
 		acp.SuperviseMain(os.Args[2:])
 	}
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)

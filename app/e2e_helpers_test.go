@@ -313,7 +313,7 @@ func (h *hubProc) kill9() {
 }
 
 // noteAgents records the hub's current child processes and returns its
-// agents: its children, a supervisor's (ADR 0027) replaced by the command
+// agents: its children, a supervisor's (ADR 0029) replaced by the command
 // it runs.
 func (h *hubProc) noteAgents() []int {
 	if h.cmd == nil || !h.running() {

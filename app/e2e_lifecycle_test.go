@@ -38,7 +38,7 @@ func e2eKillAndRestart(t *testing.T, bins e2eBins) {
 		t.Errorf("hub.json after kill -9: %+v, %v (left behind, naming the dead hub)", d, err)
 	}
 	// Even hang-hard dies with the hub: its supervisor kills it (ADR
-	// 0027). What a restart does with a survivor is e2eProcessTrees'.
+	// 0029). What a restart does with a survivor is e2eProcessTrees'.
 	if !waitFor(10*time.Second, func() bool { return !alive(hangHard) }) {
 		t.Errorf("the hang-hard agent %d outlived the killed hub", hangHard)
 	}

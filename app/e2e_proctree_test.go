@@ -19,7 +19,7 @@ import (
 	"github.com/switchboard-hub/switchboard/store"
 )
 
-// Process trees die with the hub (ADR 0027): an agent that started a
+// Process trees die with the hub (ADR 0029): an agent that started a
 // daemon in a session of its own and an approved terminal whose command
 // runs `sleep 1000` (with a setsid'd sleep of its own) leave nothing
 // behind, (a) when the hub is SIGKILLed, (b) when it stops cleanly; (c) the

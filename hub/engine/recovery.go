@@ -45,7 +45,7 @@ func (e *Engine) storedOutput(ctx context.Context, t hub.Turn) (string, error) {
 // killed with their process group and (Linux) every descendant — only when
 // the pid still belongs to the same process (same start time), so a reused
 // pid is never signalled. (A recorded pid is the agent's supervisor when
-// it has one, ADR 0027; the supervisor normally killed its tree itself
+// it has one, ADR 0029; the supervisor normally killed its tree itself
 // when the previous run ended.)
 func (e *Engine) recover(ctx context.Context) error {
 	now := e.now()
