@@ -94,7 +94,7 @@ func writeExport(path string, export func(io.Writer) error) error {
 // ImportText is Service.ImportThreads (POST /v1/threads/import) of a
 // JSON lines export the window read from a file the user picked.
 func (b *Bindings) ImportText(jsonl string) (hub.ImportResult, error) {
-	return b.svc.ImportThreads(b.ctx, windowCaller, strings.NewReader(jsonl))
+	return b.svc.ImportThreads(b.ctx, windowCaller, hub.ImportRequest{}, strings.NewReader(jsonl))
 }
 
 // urlOpener is what the window's Emitter also implements when it can open
