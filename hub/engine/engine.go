@@ -406,6 +406,7 @@ func (e *Engine) Close(ctx context.Context) error {
 // another commit in that order.
 func (e *Engine) submit(w *hub.Write) <-chan error {
 	done := make(chan error, 1)
+	e.redactWrite(w)
 	e.store.CommitAsync(w, func(w *hub.Write, err error) {
 		if err != nil {
 			done <- err
@@ -428,6 +429,7 @@ func (e *Engine) commit(w *hub.Write) error {
 // commitAsync queues w; its events are published once committed. Used on
 // the streaming path, where the agent's updates must not wait for fsync.
 func (e *Engine) commitAsync(w *hub.Write) {
+	e.redactWrite(w)
 	e.store.CommitAsync(w, func(w *hub.Write, err error) {
 		if err != nil {
 			e.log.Error("hub: storing events failed", "err", err, "events", len(w.Events))
