@@ -242,6 +242,7 @@ export class FakeTransport implements Transport {
     permissions: { timeout: '10m' },
     notifications: { enabled: true, turnCompleted: true },
     tray: { autostart: false },
+    redaction: { enabled: true },
     ui: { theme: 'system' },
     agents: [],
   };
@@ -319,6 +320,7 @@ export class FakeTransport implements Transport {
     if (patch.notifications) s.notifications = { ...s.notifications, ...patch.notifications };
     if (patch.ui?.theme) s.ui.theme = patch.ui.theme;
     if (patch.tray?.autostart !== undefined) s.tray = { autostart: patch.tray.autostart };
+    if (patch.redaction?.enabled !== undefined) s.redaction = { enabled: patch.redaction.enabled };
     for (const [id, a] of Object.entries(patch.agents ?? {})) {
       s.agents = s.agents.filter((x) => x.id !== id);
       this.agents = this.agents.filter((x) => x.id !== id);

@@ -1978,6 +1978,18 @@ export namespace hub {
 		    return a;
 		}
 	}
+	export class RedactionSettings {
+	    enabled: boolean;
+	
+	    static createFrom(source: any = {}) {
+	        return new RedactionSettings(source);
+	    }
+	
+	    constructor(source: any = {}) {
+	        if ('string' === typeof source) source = JSON.parse(source);
+	        this.enabled = source["enabled"];
+	    }
+	}
 	export class TraySettings {
 	    autostart: boolean;
 	
@@ -2009,6 +2021,7 @@ export namespace hub {
 	    notifications: NotificationSettings;
 	    ui: UISettings;
 	    tray: TraySettings;
+	    redaction: RedactionSettings;
 	    agents: AgentSettings[];
 	    mcpServers?: MCPServerSetting[];
 	    folders?: FolderSettings[];
@@ -2026,6 +2039,7 @@ export namespace hub {
 	        this.notifications = this.convertValues(source["notifications"], NotificationSettings);
 	        this.ui = this.convertValues(source["ui"], UISettings);
 	        this.tray = this.convertValues(source["tray"], TraySettings);
+	        this.redaction = this.convertValues(source["redaction"], RedactionSettings);
 	        this.agents = this.convertValues(source["agents"], AgentSettings);
 	        this.mcpServers = this.convertValues(source["mcpServers"], MCPServerSetting);
 	        this.folders = this.convertValues(source["folders"], FolderSettings);
@@ -2049,6 +2063,18 @@ export namespace hub {
 		    }
 		    return a;
 		}
+	}
+	export class RedactionSettingsPatch {
+	    enabled?: boolean;
+	
+	    static createFrom(source: any = {}) {
+	        return new RedactionSettingsPatch(source);
+	    }
+	
+	    constructor(source: any = {}) {
+	        if ('string' === typeof source) source = JSON.parse(source);
+	        this.enabled = source["enabled"];
+	    }
 	}
 	export class TraySettingsPatch {
 	    autostart?: boolean;
@@ -2079,6 +2105,7 @@ export namespace hub {
 	    notifications?: NotificationSettingsPatch;
 	    ui?: UISettingsPatch;
 	    tray?: TraySettingsPatch;
+	    redaction?: RedactionSettingsPatch;
 	    agents?: Record<string, AgentPatch>;
 	    mcpServers?: Record<string, MCPServerPatch | null>;
 	    folders?: Record<string, FolderPatch>;
@@ -2094,6 +2121,7 @@ export namespace hub {
 	        this.notifications = this.convertValues(source["notifications"], NotificationSettingsPatch);
 	        this.ui = this.convertValues(source["ui"], UISettingsPatch);
 	        this.tray = this.convertValues(source["tray"], TraySettingsPatch);
+	        this.redaction = this.convertValues(source["redaction"], RedactionSettingsPatch);
 	        this.agents = this.convertValues(source["agents"], AgentPatch, true);
 	        this.mcpServers = source["mcpServers"];
 	        this.folders = this.convertValues(source["folders"], FolderPatch, true);
