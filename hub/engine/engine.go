@@ -181,6 +181,13 @@ type Engine struct {
 	// another thread's agent: watchAgent does not free it again.
 	slotless map[*acp.Agent]bool
 	closing  bool
+	// closed is closed when Close begins: what retries a write until it
+	// is stored (diskfull.go) gives up.
+	closed    chan struct{}
+	closeOnce sync.Once
+	// diskFull is set while writes fail because the data dir's disk is
+	// full (diskfull.go).
+	diskFull atomic.Bool
 	turnsWG  sync.WaitGroup
 	inits    map[string]agentInit // agents' initialize answers, by agent id
 	budgets  budgetState          // budgets.go; its own locks
@@ -232,6 +239,7 @@ func New(ctx context.Context, opts Options) (*Engine, error) {
 		store:      opts.Store,
 		log:        opts.Logger,
 		bus:        newBus(opts.Store, last),
+		closed:     make(chan struct{}),
 		now:        opts.Now,
 		afterFunc:  opts.AfterFunc,
 		slotless:   make(map[*acp.Agent]bool),
@@ -371,6 +379,7 @@ func (e *Engine) Close(ctx context.Context) error {
 	e.stopProbes()
 	e.mu.Lock()
 	e.closing = true
+	e.closeOnce.Do(func() { close(e.closed) })
 	var running []*turnRT
 	for _, t := range e.turns {
 		running = append(running, t)
@@ -408,6 +417,7 @@ func (e *Engine) submit(w *hub.Write) <-chan error {
 	done := make(chan error, 1)
 	e.redactWrite(w)
 	e.store.CommitAsync(w, func(w *hub.Write, err error) {
+		e.noteStorage(err)
 		if err != nil {
 			done <- err
 			return
@@ -431,6 +441,7 @@ func (e *Engine) commit(w *hub.Write) error {
 func (e *Engine) commitAsync(w *hub.Write) {
 	e.redactWrite(w)
 	e.store.CommitAsync(w, func(w *hub.Write, err error) {
+		e.noteStorage(err)
 		if err != nil {
 			e.log.Error("hub: storing events failed", "err", err, "events", len(w.Events))
 			return

@@ -299,13 +299,18 @@ function permissionPage(p: PermissionPage | undefined): PermissionPage {
   return { permissions: p?.permissions ?? [], nextCursor: p?.nextCursor || undefined };
 }
 
-/** Keeps the highest seq delivered and drops anything at or below it. */
+/**
+ * Keeps the highest seq delivered and drops anything at or below it. A
+ * hub-wide event the hub could not store (seq 0: disk_full) passes without
+ * moving the resume point.
+ */
 export class SeqGate {
   last: number;
   constructor(after = -1) {
     this.last = after;
   }
   accept(e: HubEvent): boolean {
+    if (e.seq === 0 && !e.threadId) return true;
     if (typeof e.seq !== 'number' || !(e.seq > this.last)) return false;
     this.last = e.seq;
     return true;
