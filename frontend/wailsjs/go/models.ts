@@ -371,11 +371,73 @@ export namespace hub {
 	        this.kind = source["kind"];
 	    }
 	}
+	export class EnvVar {
+	    name: string;
+	    value?: string;
+	    hidden?: boolean;
+	
+	    static createFrom(source: any = {}) {
+	        return new EnvVar(source);
+	    }
+	
+	    constructor(source: any = {}) {
+	        if ('string' === typeof source) source = JSON.parse(source);
+	        this.name = source["name"];
+	        this.value = source["value"];
+	        this.hidden = source["hidden"];
+	    }
+	}
+	export class PermissionRequest {
+	    kind?: string;
+	    title?: string;
+	    command?: string;
+	    argv?: string[];
+	    cwd?: string;
+	    env?: EnvVar[];
+	    paths?: string[];
+	    flags?: string[];
+	
+	    static createFrom(source: any = {}) {
+	        return new PermissionRequest(source);
+	    }
+	
+	    constructor(source: any = {}) {
+	        if ('string' === typeof source) source = JSON.parse(source);
+	        this.kind = source["kind"];
+	        this.title = source["title"];
+	        this.command = source["command"];
+	        this.argv = source["argv"];
+	        this.cwd = source["cwd"];
+	        this.env = this.convertValues(source["env"], EnvVar);
+	        this.paths = source["paths"];
+	        this.flags = source["flags"];
+	    }
+	
+		convertValues(a: any, classs: any, asMap: boolean = false): any {
+		    if (!a) {
+		        return a;
+		    }
+		    if (a.slice && a.map) {
+		        return (a as any[]).map(elem => this.convertValues(elem, classs));
+		    } else if ("object" === typeof a) {
+		        if (asMap) {
+		            for (const key of Object.keys(a)) {
+		                a[key] = new classs(a[key]);
+		            }
+		            return a;
+		        }
+		        return new classs(a);
+		    }
+		    return a;
+		}
+	}
 	export class Permission {
 	    id: string;
 	    threadId: string;
 	    turnId: string;
 	    status: string;
+	    kind?: string;
+	    request?: PermissionRequest;
 	    toolCall: number[];
 	    options: PermissionOption[];
 	    // Go type: time
@@ -400,6 +462,8 @@ export namespace hub {
 	        this.threadId = source["threadId"];
 	        this.turnId = source["turnId"];
 	        this.status = source["status"];
+	        this.kind = source["kind"];
+	        this.request = this.convertValues(source["request"], PermissionRequest);
 	        this.toolCall = source["toolCall"];
 	        this.options = this.convertValues(source["options"], PermissionOption);
 	        this.deadline = this.convertValues(source["deadline"], null);
@@ -1099,6 +1163,7 @@ export namespace hub {
 	    }
 	}
 	
+	
 	export class Event {
 	    Seq: number;
 	    Type: string;
@@ -1716,6 +1781,7 @@ export namespace hub {
 	        this.cursor = source["cursor"];
 	    }
 	}
+	
 	export class PermissionRule {
 	    name: string;
 	    agents?: string[];
@@ -1807,6 +1873,30 @@ export namespace hub {
 		    }
 		    return a;
 		}
+	}
+	export class RedactionSettings {
+	    enabled: boolean;
+	
+	    static createFrom(source: any = {}) {
+	        return new RedactionSettings(source);
+	    }
+	
+	    constructor(source: any = {}) {
+	        if ('string' === typeof source) source = JSON.parse(source);
+	        this.enabled = source["enabled"];
+	    }
+	}
+	export class RedactionSettingsPatch {
+	    enabled?: boolean;
+	
+	    static createFrom(source: any = {}) {
+	        return new RedactionSettingsPatch(source);
+	    }
+	
+	    constructor(source: any = {}) {
+	        if ('string' === typeof source) source = JSON.parse(source);
+	        this.enabled = source["enabled"];
+	    }
 	}
 	
 	export class RestoreResult {
@@ -1978,18 +2068,6 @@ export namespace hub {
 		    return a;
 		}
 	}
-	export class RedactionSettings {
-	    enabled: boolean;
-	
-	    static createFrom(source: any = {}) {
-	        return new RedactionSettings(source);
-	    }
-	
-	    constructor(source: any = {}) {
-	        if ('string' === typeof source) source = JSON.parse(source);
-	        this.enabled = source["enabled"];
-	    }
-	}
 	export class TraySettings {
 	    autostart: boolean;
 	
@@ -2063,18 +2141,6 @@ export namespace hub {
 		    }
 		    return a;
 		}
-	}
-	export class RedactionSettingsPatch {
-	    enabled?: boolean;
-	
-	    static createFrom(source: any = {}) {
-	        return new RedactionSettingsPatch(source);
-	    }
-	
-	    constructor(source: any = {}) {
-	        if ('string' === typeof source) source = JSON.parse(source);
-	        this.enabled = source["enabled"];
-	    }
 	}
 	export class TraySettingsPatch {
 	    autostart?: boolean;
