@@ -3,15 +3,22 @@ package acp
 import (
 	"context"
 	"encoding/json"
+
+	jsonv2 "github.com/go-json-experiment/json"
 )
 
 // clientHandler routes what an agent sends to the ClientConn's Client,
 // FileSystem and TerminalHost.
 type clientHandler ClientConn
 
+// decode reads the params of a request from the agent strictly: member
+// names match case-sensitively and a repeated name is invalid params, so
+// that what the hub decides on ("kind") is what every other reader of
+// the same bytes reads ("KIND" is another, unknown member). Strings must
+// be valid UTF-8.
 func decode[T any](params json.RawMessage) (T, error) {
 	var v T
-	if err := json.Unmarshal(params, &v); err != nil {
+	if err := jsonv2.Unmarshal(params, &v); err != nil {
 		return v, NewError(CodeInvalidParams, "invalid params: %v", err)
 	}
 	return v, nil

@@ -10,10 +10,15 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
+	"strconv"
 )
 
-// MaxReadBytes caps the content one fs/read_text_file returns.
-const MaxReadBytes = 64 << 20
+// MaxReadBytes caps the content one fs/read_text_file returns (issue 28:
+// every answer is held in memory until the agent reads it). Past it the
+// agent gets CodeInvalidParams with data {"reason":"FILE_TOO_LARGE",
+// "maxBytes":…}, telling it to read by line and limit. A window (line,
+// limit) is read by streaming the file, never whole.
+const MaxReadBytes = 4 << 20
 
 // ReadTextFileRequest is the params of fs/read_text_file.
 type ReadTextFileRequest struct {
@@ -111,7 +116,9 @@ func (LocalFS) ReadTextFile(ctx context.Context, req ReadTextFileRequest) (ReadT
 var errTooLarge = errors.New("content too large")
 
 func tooLarge(path string) error {
-	return NewError(CodeInvalidParams, "file too large to read at once (over %d MiB): %s; read it by lines with line and limit", MaxReadBytes>>20, path)
+	e := NewError(CodeInvalidParams, "file too large to read at once (over %d MiB): %s; read it by lines with line and limit", MaxReadBytes>>20, path)
+	e.Data = json.RawMessage(`{"reason":"FILE_TOO_LARGE","maxBytes":` + strconv.Itoa(MaxReadBytes) + `}`)
+	return e
 }
 
 // readLines returns limit lines (all when limit < 0) of r from the 1-based

@@ -3,6 +3,7 @@ package acp
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"os"
 	"path/filepath"
 	"runtime"
@@ -203,4 +204,33 @@ func TestFSJSON(t *testing.T) {
 	if string(b) != `{"sessionId":"s","path":"/p"}` {
 		t.Fatalf("encoded %s", b)
 	}
+}
+
+// A whole read past MaxReadBytes (4 MiB) is refused with FILE_TOO_LARGE
+// telling the agent to use line and limit; a window of the same file is
+// served, streaming past the lines before it (issue 28).
+func TestReadTextFileCapAndWindow(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "big.txt")
+	line := strings.Repeat("y", 99) + "\n"
+	if err := os.WriteFile(path, []byte(strings.Repeat(line, 50_000)), 0o600); err != nil { // 5 MB
+		t.Fatal(err)
+	}
+	_, err := LocalFS{}.ReadTextFile(context.Background(), ReadTextFileRequest{Path: path})
+	var e *Error
+	if !errors.As(err, &e) || e.Code != CodeInvalidParams || !strings.Contains(e.Message, "line and limit") ||
+		!strings.Contains(string(e.Data), `"reason":"FILE_TOO_LARGE"`) {
+		t.Fatalf("a whole 5 MB read: %v (data %s)", err, dataOf(e))
+	}
+	start, limit := 45_000, 3
+	r, err := LocalFS{}.ReadTextFile(context.Background(), ReadTextFileRequest{Path: path, Line: &start, Limit: &limit})
+	if err != nil || r.Content != strings.Repeat(line, 3) {
+		t.Fatalf("a window: %q, %v", r.Content, err)
+	}
+}
+
+func dataOf(e *Error) string {
+	if e == nil {
+		return ""
+	}
+	return string(e.Data)
 }

@@ -16,6 +16,9 @@ import (
 // DefaultMaxLineBytes is the default cap on one incoming JSON-RPC line.
 const DefaultMaxLineBytes = 64 << 20
 
+// DefaultMaxWriteQueueBytes is the default ConnOptions.MaxWriteQueueBytes.
+const DefaultMaxWriteQueueBytes = 16 << 20
+
 // ErrLineTooLong ends a connection whose peer sent a line over the cap.
 var ErrLineTooLong = errors.New("acp: incoming line exceeds the size limit")
 
@@ -68,6 +71,13 @@ type ConnOptions struct {
 	// (default 8 MiB). Past it the reader stops reading until the queue
 	// drains, which pushes back on the peer through the pipe.
 	MaxQueuedBytes int
+	// MaxWriteQueueBytes bounds the bytes queued for the peer by answers
+	// to its requests (default DefaultMaxWriteQueueBytes). An answer waits
+	// for room and then for its write before its request is done (and its
+	// MaxConcurrentRequests slot free): a peer that stops reading stops
+	// being served instead of growing the queue. A single answer larger
+	// than the bound is written alone.
+	MaxWriteQueueBytes int
 	// MaxConcurrentRequests bounds how many of the peer's requests are
 	// handled at once (≤ 0: no bound). Past it a request waits, in arrival
 	// order, for one to finish: it is never refused, and notifications and
@@ -99,6 +109,9 @@ type ConnOptions struct {
 //     once; the others wait in arrival order, never refused.
 //   - A request from the peer, and the answer to one of our calls, is
 //     dispatched only after every notification read before it was handled.
+//   - An answer to the peer is written before its request is done: a peer
+//     that stops reading holds its own requests, and the bytes queued for
+//     it stay under MaxWriteQueueBytes (plus one answer).
 //   - Malformed lines are logged and skipped; the connection lives on.
 //   - A call's error is an *Error only when the peer sent that error; local
 //     cancellation wraps ctx.Err(), a closed connection wraps ErrConnClosed.
@@ -150,6 +163,9 @@ func NewConn(r io.Reader, w io.Writer, h Handler, opts ConnOptions) *Conn {
 	if opts.MaxQueuedBytes <= 0 {
 		opts.MaxQueuedBytes = 8 << 20
 	}
+	if opts.MaxWriteQueueBytes <= 0 {
+		opts.MaxWriteQueueBytes = DefaultMaxWriteQueueBytes
+	}
 	ctx, cancel := context.WithCancel(context.Background())
 	c := &Conn{
 		h:        h,
@@ -163,7 +179,7 @@ func NewConn(r io.Reader, w io.Writer, h Handler, opts ConnOptions) *Conn {
 		in:       newInbox(opts.MaxQueuedBytes),
 		gate:     requestGate{max: opts.MaxConcurrentRequests},
 	}
-	c.out = newWriteQueue(w, func(err error) { c.closeWith(fmt.Errorf("write to peer: %w", err)) })
+	c.out = newWriteQueue(w, opts.MaxWriteQueueBytes, func(err error) { c.closeWith(fmt.Errorf("write to peer: %w", err)) })
 	go c.read(r)
 	go c.dispatch()
 	return c
@@ -288,7 +304,10 @@ func marshalParams(params any) (json.RawMessage, error) {
 	return b, nil
 }
 
-func (c *Conn) send(m wireMessage) {
+func (c *Conn) send(m wireMessage) { c.out.push(c.encode(m)) }
+
+// encode is m as a line.
+func (c *Conn) encode(m wireMessage) []byte {
 	m.JSONRPC = "2.0"
 	b, err := json.Marshal(m)
 	if err != nil {
@@ -297,7 +316,7 @@ func (c *Conn) send(m wireMessage) {
 		m.Result, m.Error = nil, NewError(CodeInternalError, "encode result: %v", err)
 		b, _ = json.Marshal(m)
 	}
-	c.out.push(append(b, '\n'))
+	return append(b, '\n')
 }
 
 // read runs in its own goroutine until the stream ends or the connection
@@ -505,7 +524,9 @@ func (c *Conn) handleRequest(ctx context.Context, cancel context.CancelFunc, m w
 		}
 	}
 	forget()
-	c.send(resp)
+	// Held until written: the request's slot frees only then
+	// (ConnOptions.MaxWriteQueueBytes).
+	c.out.pushWait(c.encode(resp))
 }
 
 func (c *Conn) callHandler(ctx context.Context, m wireMessage) (result any, err error) {

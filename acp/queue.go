@@ -136,37 +136,86 @@ func (q *inbox) close() {
 }
 
 // writeQueue serialises outgoing lines on one goroutine so that a peer that
-// stops reading blocks nobody but that goroutine. Lines are written in push
-// order. onErr is called once when a write fails.
+// stops reading blocks nobody but that goroutine and the answers waiting
+// for room. Lines are written in push order. onErr is called once when a
+// write fails.
+//
+// Its bytes (queued and being written) are bounded by max for answers to
+// the peer's requests (pushWait): an answer waits for room, then for its
+// own write, so a peer that does not read its input holds the requests it
+// sent (and their slots, ConnOptions.MaxConcurrentRequests) instead of
+// growing the queue. Our own calls and notifications (push) never wait:
+// they are small, and the engine must not block on an agent. A line larger
+// than max is admitted alone, when the queue is empty.
 type writeQueue struct {
 	mu     sync.Mutex
 	cond   *sync.Cond
 	lines  [][]byte
+	bytes  int // of the lines queued and the one being written
+	max    int
+	pushed uint64 // lines pushed so far; a line's number is pushed after its push
+	wrote  uint64 // lines written so far (or dropped at close)
 	closed bool
 }
 
-func newWriteQueue(w io.Writer, onErr func(error)) *writeQueue {
-	q := &writeQueue{}
+func newWriteQueue(w io.Writer, max int, onErr func(error)) *writeQueue {
+	q := &writeQueue{max: max}
 	q.cond = sync.NewCond(&q.mu)
 	go q.run(w, onErr)
 	return q
 }
 
+// pushLocked queues line; q.mu must be held.
+func (q *writeQueue) pushLocked(line []byte) uint64 {
+	q.lines = append(q.lines, line)
+	q.bytes += len(line)
+	q.pushed++
+	q.cond.Broadcast()
+	return q.pushed
+}
+
+// push queues line without waiting.
 func (q *writeQueue) push(line []byte) {
 	q.mu.Lock()
 	if !q.closed {
-		q.lines = append(q.lines, line)
-		q.cond.Signal()
+		q.pushLocked(line)
 	}
 	q.mu.Unlock()
+}
+
+// pushWait queues line once the queue has room for it (see writeQueue),
+// then waits until it has been written. It returns false when the queue
+// closed first (the line is then dropped).
+func (q *writeQueue) pushWait(line []byte) bool {
+	q.mu.Lock()
+	defer q.mu.Unlock()
+	for !q.closed && q.bytes > 0 && q.bytes+len(line) > q.max {
+		q.cond.Wait()
+	}
+	if q.closed {
+		return false
+	}
+	n := q.pushLocked(line)
+	for !q.closed && q.wrote < n {
+		q.cond.Wait()
+	}
+	return q.wrote >= n
+}
+
+// queued is the number of bytes queued or being written.
+func (q *writeQueue) queued() int {
+	q.mu.Lock()
+	defer q.mu.Unlock()
+	return q.bytes
 }
 
 func (q *writeQueue) close() {
 	q.mu.Lock()
 	q.closed = true
 	q.lines = nil
+	q.bytes = 0
 	q.mu.Unlock()
-	q.cond.Signal()
+	q.cond.Broadcast()
 }
 
 func (q *writeQueue) run(w io.Writer, onErr func(error)) {
@@ -179,14 +228,24 @@ func (q *writeQueue) run(w io.Writer, onErr func(error)) {
 			q.mu.Unlock()
 			return
 		}
-		batch := q.lines
-		q.lines = nil
+		line := q.lines[0]
+		q.lines[0] = nil
+		q.lines = q.lines[1:]
+		if len(q.lines) == 0 {
+			q.lines = nil // let the array go once drained
+		}
 		q.mu.Unlock()
-		for _, line := range batch {
-			if _, err := w.Write(line); err != nil {
-				onErr(err)
-				return
-			}
+		_, err := w.Write(line)
+		q.mu.Lock()
+		if !q.closed {
+			q.bytes -= len(line)
+			q.wrote++
+		}
+		q.cond.Broadcast()
+		q.mu.Unlock()
+		if err != nil {
+			onErr(err)
+			return
 		}
 	}
 }

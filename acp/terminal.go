@@ -242,8 +242,8 @@ func checkCreate(req CreateTerminalRequest) error {
 // and the zero TerminalGrant.
 //
 // Agents such as claude-agent-acp send a whole shell command line in Command
-// with no Args. So when Args is empty, Command names no program and contains
-// white space or shell syntax, it is run as /bin/sh -c Command.
+// with no Args. So when Args is empty and Command holds white space or
+// shell syntax (ShellChars), it is run as /bin/sh -c Command.
 func (ts *Terminals) Create(ctx context.Context, sessionCwd string, req CreateTerminalRequest) (CreateTerminalResponse, error) {
 	return ts.CreateWith(ctx, sessionCwd, req, TerminalGrant{})
 }
@@ -341,16 +341,24 @@ func withhold(base, inherit []string) []string {
 	return out
 }
 
-// terminalProgram returns the executable and argv for a terminal command.
+// ShellChars are the characters that make a terminal command with no
+// arguments a shell line: it runs as /bin/sh -c Command, never as a
+// program of that name (so that what runs is decided by the command's
+// text alone, as a permission card shows it).
+const ShellChars = " \t\n;&|<>()$`'\"\\*?[]{}~=#"
+
+// terminalProgram returns the executable and argv for a terminal command:
+// a command with no args holding ShellChars runs through /bin/sh -c;
+// anything else is the program command with args.
 func terminalProgram(command string, args []string, dir string, env []string) (string, []string, error) {
-	path, err := resolveProgram(command, dir, env)
-	if err == nil {
-		return path, append([]string{command}, args...), nil
-	}
-	if len(args) == 0 && strings.ContainsAny(command, " \t\n;&|<>()$`'\"\\*?[]{}~=#") {
+	if len(args) == 0 && strings.ContainsAny(command, ShellChars) {
 		return "/bin/sh", []string{"sh", "-c", command}, nil
 	}
-	return "", nil, err
+	path, err := resolveProgram(command, dir, env)
+	if err != nil {
+		return "", nil, err
+	}
+	return path, append([]string{command}, args...), nil
 }
 
 // wait is the only caller of c.Wait for t. With a stream, it makes the

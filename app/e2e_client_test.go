@@ -171,6 +171,23 @@ type apiPermission struct {
 	Deadline  string          `json:"deadline"`
 	DecidedBy string          `json:"decidedBy"`
 	OptionID  string          `json:"optionId"`
+	Kind      string          `json:"kind"`
+	Request   *apiRequest     `json:"request"`
+}
+
+// apiRequest is a permission's request: the hub's own description.
+type apiRequest struct {
+	Kind    string   `json:"kind"`
+	Title   string   `json:"title"`
+	Command string   `json:"command"`
+	Argv    []string `json:"argv"`
+	Cwd     string   `json:"cwd"`
+	Env     []struct {
+		Name, Value string
+		Hidden      bool
+	} `json:"env"`
+	Paths []string `json:"paths"`
+	Flags []string `json:"flags"`
 }
 
 // apiEvent is an event's data: the common fields and those of the

@@ -236,9 +236,14 @@ func e2eFileConfinement(t *testing.T, bins e2eBins) {
 
 		// The agent asked about this very command and the user approved:
 		// the terminal runs without a second question.
+		// The run is recorded: a terminal permission covered by the agent's.
 		out, perms = confinedTurn(h, th.ID, "ask-terminal echo approved once", approve)
-		if out != "terminal exit 0 signal null truncated false\napproved once\n" || len(perms) != 1 || strings.HasPrefix(permToolCallID(perms[0]), "hub_") {
-			t.Errorf("ask-terminal: %q, %+v: want one permission, the agent's", out, perms)
+		if out != "terminal exit 0 signal null truncated false\napproved once\n" || len(perms) != 2 {
+			t.Fatalf("ask-terminal: %q, %+v: want the agent's permission and the covered terminal", out, perms)
+		}
+		if agent, term := permOfKind(perms, "agent"), permOfKind(perms, "terminal"); strings.HasPrefix(permToolCallID(agent), "hub_") || agent.DecidedBy != "client:alice" ||
+			term.Kind != "terminal" || term.DecidedBy != "covered:"+agent.ID || term.Request == nil || strings.Join(term.Request.Argv, " ") != "echo approved once" {
+			t.Errorf("ask-terminal permissions %+v", perms)
 		}
 	})
 }
@@ -283,6 +288,16 @@ func confinedTurn(h *hubProc, threadID, input string, decide func(apiPermission)
 		}
 		time.Sleep(20 * time.Millisecond)
 	}
+}
+
+// permOfKind is the first of perms of hub kind kind (zero if none).
+func permOfKind(perms []apiPermission, kind string) apiPermission {
+	for _, p := range perms {
+		if p.Kind == kind {
+			return p
+		}
+	}
+	return apiPermission{}
 }
 
 func toolCallKind(p apiPermission) string {

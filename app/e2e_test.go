@@ -43,6 +43,7 @@ func TestE2E(t *testing.T) {
 		{"InteropClaude", e2eInteropClaude},
 		{"Security", e2eSecurity},
 		{"FileConfinement", e2eFileConfinement},
+		{"ApprovalCovers", e2eApprovalCovers},
 		{"SignIn", e2eSignIn},
 		{"StaleDiscovery", e2eStaleDiscovery},
 		{"TokenRotate", e2eTokenRotate},

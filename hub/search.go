@@ -7,6 +7,22 @@ const (
 	DefaultSearchLimit  = 20
 	MaxSearchLimit      = 100
 	MaxSearchQueryBytes = 1024
+	// A prefix term (FTS5 "abc*") makes SQLite merge the lists of every
+	// word it starts: a query may have at most MaxSearchPrefixTerms of
+	// them, each of at least MinSearchPrefixRunes characters; else
+	// INVALID_ARGUMENT with details.reason ReasonSearchTooBroad (issue 28:
+	// four ~300-byte prefix queries stalled every read for 30 s).
+	MaxSearchPrefixTerms = 4
+	MinSearchPrefixRunes = 3
+	// SearchTimeout bounds one search: past it the search is interrupted
+	// and answered 504 TIMEOUT with details.reason ReasonSearchTimeout.
+	SearchTimeout = 3 * time.Second
+)
+
+// details.reason of the search errors above.
+const (
+	ReasonSearchTooBroad = "SEARCH_TOO_BROAD"
+	ReasonSearchTimeout  = "SEARCH_TIMEOUT"
 )
 
 // Search hit kinds (SearchHit.Kind): what the matched text is.

@@ -2,6 +2,7 @@ package hub
 
 import (
 	"context"
+	"math"
 	"regexp"
 	"sort"
 	"strings"
@@ -24,6 +25,49 @@ const (
 // ReasonBudgetExceeded is details.reason of the CONFLICT that refuses a
 // turn a budget covers once it is spent.
 const ReasonBudgetExceeded = "BUDGET_EXCEEDED"
+
+// The ledger's bounds on what an agent reports (issue 28): a report is
+// untrusted input, and one absurd number must not make a sum overflow to
+// +Inf (which no JSON can carry, so every budget check and /v1/usage
+// would fail). A cost amount above MaxUsageAmount counts as
+// MaxUsageAmount; a negative, NaN or infinite amount is no cost at all;
+// token counts are clamped to [0, MaxUsageTokens]. Sums saturate at
+// MaxUsageSum (SaturatingAdd), far below where float64 loses finiteness.
+const (
+	MaxUsageAmount = 1e6   // one report's cumulative cost, in its currency
+	MaxUsageTokens = 1e9   // one report's tokens (each of used, size, input, output)
+	MaxUsageSum    = 1e300 // any sum of costs the hub computes
+)
+
+// ClampAmount is a reported cumulative cost as the ledger keeps it:
+// amount capped at MaxUsageAmount; ok is false for a negative, NaN or
+// infinite amount (the report then carries no cost).
+func ClampAmount(amount float64) (clamped float64, ok bool) {
+	if math.IsNaN(amount) || math.IsInf(amount, 0) || amount < 0 {
+		return 0, false
+	}
+	return min(amount, MaxUsageAmount), true
+}
+
+// ClampTokens is a reported token count within [0, MaxUsageTokens].
+func ClampTokens(n int64) int64 {
+	return min(max(n, 0), MaxUsageTokens)
+}
+
+// SaturatingAdd is a+b for costs: never NaN nor infinite, capped at
+// MaxUsageSum (a non-finite operand counts as MaxUsageSum, a NaN as 0).
+func SaturatingAdd(a, b float64) float64 {
+	return FiniteCost(FiniteCost(a) + FiniteCost(b))
+}
+
+// FiniteCost is x within [-MaxUsageSum, MaxUsageSum]: +Inf saturates,
+// NaN is 0.
+func FiniteCost(x float64) float64 {
+	if math.IsNaN(x) {
+		return 0
+	}
+	return min(max(x, -MaxUsageSum), MaxUsageSum)
+}
 
 // Kinds of UsageRecord.
 const (

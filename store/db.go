@@ -11,6 +11,9 @@
 //     mode lets them read the last commit while the writer writes; a
 //     Write is visible to reads once its Commit returned or its
 //     CommitAsync callback ran.
+//   - the search pool: query_only connections of their own for Search
+//     (search.go), so that slow full-text queries, however many, never
+//     take a connection from history, events and the rest.
 //
 // The reads and writes of each noun are in its file (threads.go, turns.go,
 // permissions.go, events.go, procs.go); writestmts.go prepares the
@@ -55,6 +58,7 @@ const (
 	DefaultMaxBatch      = 500
 	DefaultMaxBatchBytes = 4 << 20
 	DefaultReadConns     = 4
+	DefaultSearchConns   = 2
 	DefaultGroupWindow   = time.Millisecond
 )
 
@@ -90,6 +94,10 @@ type Options struct {
 	GroupWindow time.Duration
 	// ReadConns is the size of the read pool (default 4).
 	ReadConns int
+	// SearchConns is the size of the search pool (default 2): at most
+	// that many searches run at once, the others wait (within their
+	// context's deadline) without touching the read pool.
+	SearchConns int
 	// SearchOff stops indexing for search (config search.enabled false):
 	// Search still answers from what the index holds, and the next Open
 	// with search on rebuilds the index in the background.
@@ -112,6 +120,7 @@ type DB struct {
 	conn *sql.Conn // that connection; owned by the writer goroutine after Open
 	st   *stmts    // prepared on conn; used only by the writer goroutine
 	rdb  *sql.DB   // the read pool
+	sdb  *sql.DB   // the search pool (Search only)
 	// rstmts caches the read pool's prepared statements by query text.
 	rstmts sync.Map
 
@@ -191,7 +200,7 @@ func Open(path string, opts Options) (*DB, error) {
 	}
 	db.windowTimer = time.NewTimer(time.Hour)
 	db.windowTimer.Stop()
-	backfill, err := db.open(orDefault(opts.ReadConns, DefaultReadConns))
+	backfill, err := db.open(orDefault(opts.ReadConns, DefaultReadConns), orDefault(opts.SearchConns, DefaultSearchConns))
 	if err != nil {
 		db.closeDBs()
 		return nil, err
@@ -209,7 +218,7 @@ func Open(path string, opts Options) (*DB, error) {
 	return db, nil
 }
 
-func (db *DB) open(readConns int) (backfill bool, err error) {
+func (db *DB) open(readConns, searchConns int) (backfill bool, err error) {
 	ctx := context.Background()
 	params := writeParams
 	if !db.maint {
@@ -249,6 +258,11 @@ func (db *DB) open(readConns int) (backfill bool, err error) {
 	if err := db.rdb.PingContext(ctx); err != nil {
 		return false, fmt.Errorf("store: open read pool: %w", err)
 	}
+	if db.sdb, err = sql.Open("sqlite", dsn(db.path, readParams)); err != nil {
+		return false, fmt.Errorf("store: open: %w", err)
+	}
+	db.sdb.SetMaxOpenConns(searchConns)
+	db.sdb.SetMaxIdleConns(searchConns)
 	db.log.Info("database opened", "path", db.path, "schemaVersion", version)
 	return backfill, nil
 }
@@ -302,6 +316,9 @@ func (db *DB) closeDBs() error {
 	}
 	if db.rdb != nil {
 		errs = append(errs, db.closeReadStmts(), db.rdb.Close())
+	}
+	if db.sdb != nil {
+		errs = append(errs, db.sdb.Close())
 	}
 	if err := errors.Join(errs...); err != nil {
 		return fmt.Errorf("store: close: %w", err)

@@ -37,6 +37,9 @@ func newSnippetMarks() snippetMarks {
 	return snippetMarks{open: "\ue000" + n + "\ue001", close: "\ue001" + n + "\ue000"}
 }
 
+// Search runs on the search pool (Options.SearchConns), never on the read
+// pool; ctx's deadline interrupts it (the engine sets one).
+//
 // Search returns up to f.Limit documents matching f.Q, newest first, of
 // f.ClientID's threads (every thread with f.All; none with neither),
 // never of a deleted thread nor of an internal turn (a compaction's
@@ -54,7 +57,7 @@ func (db *DB) Search(ctx context.Context, f hub.SearchFilter) (hub.SearchPage, e
 	// before FTS5 looks at it (no thread to join), and a malformed query
 	// must fail alike whatever the data.
 	var n int
-	if err := db.queryRow(ctx, `SELECT COUNT(*) FROM search_fts WHERE search_fts MATCH ? AND rowid = 0`, f.Q).Scan(&n); err != nil {
+	if err := db.sdb.QueryRowContext(ctx, `SELECT COUNT(*) FROM search_fts WHERE search_fts MATCH ? AND rowid = 0`, f.Q).Scan(&n); err != nil {
 		return page, searchErr(err)
 	}
 	limit := f.Limit
@@ -101,7 +104,7 @@ func (db *DB) Search(ctx context.Context, f hub.SearchFilter) (hub.SearchPage, e
 	b.WriteString(" ORDER BY search_fts.rowid DESC LIMIT ?" + strconv.Itoa(len(args)+1))
 	args = append(args, limit)
 
-	rows, err := db.query(ctx, b.String(), args...)
+	rows, err := db.sdb.QueryContext(ctx, b.String(), args...)
 	if err != nil {
 		return page, searchErr(err)
 	}

@@ -46,16 +46,26 @@ func (db *DB) applyUsage(ctx context.Context, w *hub.Write) error {
 		}
 		var amount any
 		u.Cost = 0
+		// The engine clamps what an agent reports (hub.ClampAmount,
+		// hub.ClampTokens); so does the ledger, whoever writes to it: an
+		// out-of-range amount carries no cost, a huge one counts as the
+		// cap, and no row can make a sum infinite.
+		u.Used, u.Size = hub.ClampTokens(u.Used), hub.ClampTokens(u.Size)
+		u.InputTokens, u.OutputTokens = hub.ClampTokens(u.InputTokens), hub.ClampTokens(u.OutputTokens)
+		if u.Amount != nil {
+			if a, ok := hub.ClampAmount(*u.Amount); ok {
+				u.Amount = &a
+			} else {
+				u.Amount = nil
+			}
+		}
 		if u.Amount != nil {
 			a := *u.Amount
-			if math.IsNaN(a) || math.IsInf(a, 0) || a < 0 {
-				return invalid("store: usage amount out of range")
-			}
 			amount = a
 			var last float64
 			err := db.conn.QueryRowContext(ctx, lastAmountSQL, u.ThreadID, u.SessionID, u.Currency).Scan(&last)
 			switch {
-			case errors.Is(err, sql.ErrNoRows):
+			case errors.Is(err, sql.ErrNoRows) || math.IsNaN(last):
 				u.Cost = a // a new session: a new baseline
 			case err != nil:
 				return fmt.Errorf("store: usage baseline: %w", err)
@@ -65,6 +75,7 @@ func (db *DB) applyUsage(ctx context.Context, w *hub.Write) error {
 				u.Cost = a // lower than the last: the agent restarted its count
 			}
 		}
+		u.Cost = min(max(u.Cost, 0), hub.MaxUsageAmount) // last may predate the clamp (0015 repairs it)
 		_, err := db.conn.ExecContext(ctx, insertUsageSQL, u.At.UnixMilli(), u.ThreadID, u.TurnID, u.ClientID, u.Agent,
 			u.SessionID, u.Model, u.Kind, u.Used, u.Size, amount, u.Currency, u.Cost, u.InputTokens, u.OutputTokens)
 		if err != nil {
@@ -123,7 +134,7 @@ func (db *DB) UsageSpent(ctx context.Context, f hub.UsageFilter) (float64, error
 	if err := db.queryRow(ctx, "SELECT COALESCE(SUM(cost), 0) FROM usage"+where, args...).Scan(&spent); err != nil {
 		return 0, fmt.Errorf("store: usage spent: %w", err)
 	}
-	return spent, nil
+	return hub.FiniteCost(spent), nil
 }
 
 // usageKeys are the grouping expressions of UsageRows.
@@ -156,6 +167,7 @@ func (db *DB) UsageRows(ctx context.Context, f hub.UsageFilter, by string) ([]hu
 		if err := rows.Scan(&r.Key, &r.Agent, &r.Currency, &r.Cost, &r.InputTokens, &r.OutputTokens, &r.HasCost, &r.ThreadID); err != nil {
 			return nil, fmt.Errorf("store: usage rows: %w", err)
 		}
+		r.Cost = hub.FiniteCost(r.Cost)
 		if by == "slot" {
 			n, _ := strconv.ParseInt(r.Key, 10, 64)
 			r.Key = strconv.FormatInt(n*int64(usageSlot/time.Second), 10)

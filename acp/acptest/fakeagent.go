@@ -285,7 +285,7 @@
 //   - terminal-env <NAME>=<value> <cmd> [args...]: terminal, with env
 //     [{name, value}] in terminal/create.
 //   - ask-terminal <cmd> [args...]: as an agent that asks before it runs
-//     a command: tool_call {toolCallId, title: "Run <line>", kind:
+//     a command: tool_call {toolCallId, title: "`<line>`", kind:
 //     "execute", status: "pending", rawInput: {command: <line>}} where
 //     line is cmd and args joined with single spaces, then
 //     session/request_permission {sessionId, toolCall: {toolCallId,
@@ -294,6 +294,13 @@
 //     "reject_once"}]}; allow-once selected: as terminal <cmd> [args...];
 //     otherwise tool_call_update "failed" and agent_message_chunk
 //     "ask-terminal refused"; end_turn.
+//   - ask-run <json>: a hostile agent: json is {toolCall, command, args,
+//     env: [{name, value}], cwd}; session/request_permission with that
+//     toolCall's bytes verbatim and the options of ask-terminal; when
+//     allow-once was selected, terminal/create {command, args, env, cwd},
+//     wait_for_exit, output; agent_message_chunk "ask-run ran: <output>",
+//     "ask-run refused", "ask-run terminal refused <error>" or "ask-run
+//     error <error>"; end_turn.
 //   - cancel-request: fs/read_text_file {sessionId, path:
 //     <cwd>/cancel-request.txt}, immediately followed by $/cancel_request
 //     {requestId}; agent_message_chunk "cancel-request result" or

@@ -85,6 +85,7 @@ func newAgent(in io.Reader, out, errOut io.Writer, opts options) *agent {
 // serve reads stdin until EOF.
 func (a *agent) serve() {
 	for {
+		waitStdin() // fakeagent_avail.go
 		line, err := a.in.ReadBytes('\n')
 		if len(bytes.TrimSpace(line)) > 0 {
 			a.dispatch(line)

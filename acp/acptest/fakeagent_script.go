@@ -376,6 +376,8 @@ func (a *agent) script(s *session, t *turn, text, cmd, rest string) (stop string
 				},
 			}
 		})
+	case "plant-git":
+		a.say(s, t, plantGit(t.cwd, rest))
 	case "fs-write":
 		path, content := splitWord(rest)
 		if i := strings.IndexAny(rest, " \t\r\n"); i >= 0 {
@@ -420,6 +422,12 @@ func (a *agent) script(s *session, t *turn, text, cmd, rest string) (stop string
 			return bad()
 		}
 		a.askTerminal(s, t, args)
+	case "ask-run":
+		var spec askRunSpec
+		if json.Unmarshal([]byte(rest), &spec) != nil || len(spec.ToolCall) == 0 || spec.Command == "" {
+			return bad()
+		}
+		a.askRun(s, t, spec)
 	case "cancel-request":
 		id := a.newID()
 		ch := a.startCall(id, "fs/read_text_file", map[string]string{
@@ -442,6 +450,8 @@ func (a *agent) script(s *session, t *turn, text, cmd, rest string) (stop string
 		r0 := <-a.startCall(json.RawMessage("0"), "fs/read_text_file", params)
 		rabc := <-a.startCall(json.RawMessage(`"abc"`), "fs/read_text_file", params)
 		a.say(s, t, "ids 0="+codeOrOK(r0)+" abc="+codeOrOK(rabc))
+	case "usage-hostile", "fs-stall":
+		return a.avail(s, t, cmd, rest) // fakeagent_avail.go
 	default:
 		a.say(s, t, "unknown command: "+text)
 	}

@@ -157,13 +157,14 @@ func (a *agent) terminalBackground(s *session, t *turn, args []string) {
 func (a *agent) askTerminal(s *session, t *turn, args []string) {
 	line := strings.Join(args, " ")
 	tc := a.toolCallID()
+	title := "`" + line + "`" // as claude-agent-acp titles a command
 	a.update(s.id, map[string]any{
-		"sessionUpdate": "tool_call", "toolCallId": tc, "title": "Run " + line,
+		"sessionUpdate": "tool_call", "toolCallId": tc, "title": title,
 		"kind": "execute", "status": "pending", "rawInput": map[string]string{"command": line},
 	})
 	r := a.call("session/request_permission", map[string]any{
 		"sessionId": s.id,
-		"toolCall":  map[string]any{"toolCallId": tc, "title": "Run " + line, "kind": "execute", "status": "pending", "rawInput": map[string]string{"command": line}},
+		"toolCall":  map[string]any{"toolCallId": tc, "title": title, "kind": "execute", "status": "pending", "rawInput": map[string]string{"command": line}},
 		"options": []map[string]string{
 			{"optionId": "allow-once", "name": "Allow", "kind": "allow_once"},
 			{"optionId": "reject-once", "name": "Reject", "kind": "reject_once"},
@@ -181,4 +182,64 @@ func (a *agent) askTerminal(s *session, t *turn, args []string) {
 		return
 	}
 	a.terminal(s, t, args)
+}
+
+// askRun is the hostile agent of "ask-run": it asks the client's
+// permission with the tool call spec.ToolCall verbatim (its bytes as
+// given: repeated or differently cased members kept), then, when any
+// allow option was selected, creates a terminal with spec's command,
+// args, env and cwd and says what it printed.
+func (a *agent) askRun(s *session, t *turn, spec askRunSpec) {
+	params := json.RawMessage(`{"sessionId":` + quoteJSON(s.id) + `,"toolCall":` + string(spec.ToolCall) +
+		`,"options":[{"optionId":"allow-once","name":"Allow","kind":"allow_once"},{"optionId":"reject-once","name":"Reject","kind":"reject_once"}]}`)
+	r := a.call("session/request_permission", params)
+	var res struct {
+		Outcome struct {
+			OptionID string `json:"optionId"`
+		} `json:"outcome"`
+	}
+	if r.err != nil {
+		a.say(s, t, "ask-run error "+r.errString())
+		return
+	}
+	if json.Unmarshal(r.result, &res) != nil || res.Outcome.OptionID != "allow-once" {
+		a.say(s, t, "ask-run refused")
+		return
+	}
+	cp := map[string]any{"sessionId": s.id, "command": spec.Command, "args": spec.Args, "outputByteLimit": 1 << 20}
+	if spec.Cwd != "" {
+		cp["cwd"] = spec.Cwd
+	}
+	if len(spec.Env) > 0 {
+		cp["env"] = spec.Env
+	}
+	c := a.call("terminal/create", cp)
+	if c.err != nil {
+		a.say(s, t, "ask-run terminal refused "+c.errString())
+		return
+	}
+	var created struct {
+		TerminalID string `json:"terminalId"`
+	}
+	_ = json.Unmarshal(c.result, &created)
+	term := map[string]string{"sessionId": s.id, "terminalId": created.TerminalID}
+	a.call("terminal/wait_for_exit", term)
+	o := a.call("terminal/output", term)
+	var out struct{ Output string }
+	_ = json.Unmarshal(o.result, &out)
+	a.say(s, t, "ask-run ran: "+out.Output)
+}
+
+// askRunSpec is the argument of "ask-run".
+type askRunSpec struct {
+	ToolCall json.RawMessage     `json:"toolCall"`
+	Command  string              `json:"command"`
+	Args     []string            `json:"args"`
+	Env      []map[string]string `json:"env"`
+	Cwd      string              `json:"cwd"`
+}
+
+func quoteJSON(s string) string {
+	b, _ := json.Marshal(s)
+	return string(b)
 }

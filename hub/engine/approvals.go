@@ -1,112 +1,79 @@
 package engine
 
 import (
-	"encoding/json"
+	"slices"
 	"strings"
 	"time"
 
+	"github.com/switchboard-hub/switchboard/hub"
 	"github.com/switchboard-hub/switchboard/hub/policy"
 )
 
-// A terminal/create needs no permission of its own when the agent's own
-// permission for the same command was approved in the same turn less than
+// A terminal/create needs no card of its own only when it runs exactly
+// what a person already approved in the same turn, less than
 // approvalReuse ago: agents that run commands through the client's
 // terminals (Zed-style) ask about the tool call first, then create the
-// terminal, and the user should not be asked twice.
+// terminal, and the user should not be asked twice about one command.
 //
-// What matches: the approved permission's toolCall (as the agent sent it
-// in session/request_permission) names the command in rawInput.command or
-// rawInput.cmd (a string, or an array of strings joined with single
-// spaces) or in its title (surrounding white space and backquotes
-// removed); the terminal's command line is its command alone when it has
-// no args, else command and args joined with single spaces, or with each
-// argument shell-quoted as needed. The two must be equal, byte for byte.
-// Each approval serves one terminal/create.
+// What covers a terminal (docs/SECURITY.md, "What an approval covers"):
+// an agent's own permission (kind agent) whose description
+// (describe.go) is of ACP kind execute, names a command, has no
+// conflicting, malformed, git_settings or title_differs flag, and was
+// approved by a person (a surface or a client) or by a config rule —
+// never by a remembered decision, a timeout or the hub; and whose argv,
+// folder and environment (names and values) equal the terminal's (a
+// line with shell syntax: the same line, run by /bin/sh -c). A
+// read, edit or any other approval never covers a command. Each approval
+// covers one terminal/create; the terminal that ran is recorded in the
+// audit as its own permission, decided by "covered:<permissionId>".
 const approvalReuse = 60 * time.Second
 
-// approval is an approved agent permission that names a command.
+// approval is an approved agent permission that may cover a terminal.
 type approval struct {
-	at       time.Time
-	commands []string
+	at  time.Time
+	id  string // the permission's id
+	req *hub.PermissionRequest
+	env []hub.EnvVar // the environment it named, with values
 }
 
-// noteApproval remembers the approved toolCall of tr when it names a
-// command. It takes tr.mu.
-func (tr *turnRT) noteApproval(at time.Time, toolCall json.RawMessage) {
-	cmds := commandTexts(toolCall)
-	if len(cmds) == 0 {
+// noteApproval remembers p, just approved, when it may cover a terminal
+// (see approvalReuse). It takes tr.mu.
+func (tr *turnRT) noteApproval(at time.Time, p hub.Permission) {
+	d := p.Request
+	if p.Kind != hub.PermKindAgent || d == nil || d.Kind != "execute" || len(d.Argv) == 0 || !approvedByPerson(p.DecidedBy) ||
+		d.Has(hub.FlagConflicting) || d.Has(hub.FlagMalformed) || d.Has(hub.FlagGitSettings) || d.Has(hub.FlagTitleDiffers) {
 		return
 	}
+	env := policy.ReadToolCall(p.ToolCall).Env
 	tr.mu.Lock()
-	tr.approvals = append(tr.approvals, approval{at: at, commands: cmds})
+	tr.approvals = append(tr.approvals, approval{at: at, id: p.ID, req: d, env: env})
 	tr.mu.Unlock()
 }
 
-// takeApproval finds, uses up and reports an approval of tr younger than
-// approvalReuse at now for one of lines. It takes tr.mu.
-func (tr *turnRT) takeApproval(now time.Time, lines ...string) bool {
+// approvedByPerson reports whether decidedBy is a person (a surface, a
+// client) or a config rule.
+func approvedByPerson(decidedBy string) bool {
+	switch decidedBy {
+	case hub.SurfaceWindow, hub.SurfaceNotification, hub.SurfaceBrowser, hub.SurfaceTray:
+		return true
+	}
+	return strings.HasPrefix(decidedBy, hub.DecidedByClientPrefix) || strings.HasPrefix(decidedBy, hub.DecidedByRulePrefix)
+}
+
+// takeApproval finds, uses up and returns the id of an approval of tr
+// younger than approvalReuse at now that runs what term describes, with
+// the environment env. It takes tr.mu.
+func (tr *turnRT) takeApproval(now time.Time, term *hub.PermissionRequest, env []hub.EnvVar) (string, bool) {
 	tr.mu.Lock()
 	defer tr.mu.Unlock()
 	for i, a := range tr.approvals {
 		if now.Sub(a.at) >= approvalReuse || now.Before(a.at) {
 			continue
 		}
-		for _, c := range a.commands {
-			for _, l := range lines {
-				if c == l {
-					tr.approvals = append(tr.approvals[:i], tr.approvals[i+1:]...)
-					return true
-				}
-			}
+		if sameRun(a.req, term) && slices.Equal(a.env, env) {
+			tr.approvals = slices.Delete(tr.approvals, i, i+1)
+			return a.id, true
 		}
 	}
-	return false
-}
-
-// commandTexts returns the command texts a permission's toolCall names
-// (see approvalReuse).
-func commandTexts(toolCall json.RawMessage) []string {
-	var tc struct {
-		Title    string                     `json:"title"`
-		RawInput map[string]json.RawMessage `json:"rawInput"`
-	}
-	if json.Unmarshal(toolCall, &tc) != nil {
-		return nil
-	}
-	var out []string
-	for _, k := range []string{"command", "cmd"} {
-		raw, ok := tc.RawInput[k]
-		if !ok {
-			continue
-		}
-		if s, ok := policy.CommandText(raw); ok && s != "" {
-			out = append(out, s)
-		}
-	}
-	if t := strings.Trim(strings.TrimSpace(tc.Title), "`"); t != "" {
-		out = append(out, t)
-	}
-	return out
-}
-
-// commandLines returns a terminal's command line as shown to the user
-// (arguments shell-quoted where needed) and as plainly joined.
-func commandLines(command string, args []string) (quoted, plain string) {
-	if len(args) == 0 {
-		return command, command
-	}
-	q := []string{shellQuote(command)}
-	for _, a := range args {
-		q = append(q, shellQuote(a))
-	}
-	return strings.Join(q, " "), command + " " + strings.Join(args, " ")
-}
-
-// shellQuote quotes s for a POSIX shell when it is empty or holds
-// anything but letters, digits and -_./=:,+@%.
-func shellQuote(s string) string {
-	if s != "" && strings.Trim(s, "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789-_./=:,+@%") == "" {
-		return s
-	}
-	return "'" + strings.ReplaceAll(s, "'", `'\''`) + "'"
+	return "", false
 }

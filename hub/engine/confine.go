@@ -31,12 +31,13 @@ const maxSymlinks = 40
 var errSymlinkLoop = errors.New("too many levels of symbolic links")
 
 // resolvePath returns the absolute, clean path p names, with every
-// symbolic link on the way followed, the way the OS would open it: the
-// longest existing prefix has its links resolved (a link's target is
-// resolved in turn, relative to the link's folder), and the missing tail
-// is appended as written, with ".." applied lexically (nothing under a
-// missing folder can be a link). A dangling link is resolved to where it
-// points. p itself is cleaned first (filepath.Clean: "a/../b" is "b").
+// symbolic link on the way followed, the way the kernel would open it:
+// element by element, a link's target resolved in turn (relative to the
+// link's folder), and ".." taken from the folder reached so far — so
+// "ws/lnk/../x" with ws/lnk -> /home/me/.ssh is /home/me/x, never ws/x
+// (p is never cleaned lexically first). A missing element is taken as
+// written, and ".." after it applies lexically (nothing under a missing
+// folder can be a link). A dangling link is resolved to where it points.
 //
 // It refuses a relative p, a loop of links (more than maxSymlinks) and a
 // prefix that cannot be examined (a file used as a folder, a folder it
@@ -45,7 +46,6 @@ func resolvePath(p string) (string, error) {
 	if !filepath.IsAbs(p) {
 		return "", fmt.Errorf("path must be absolute: %q", p)
 	}
-	p = filepath.Clean(p)
 	vol := filepath.VolumeName(p)
 	cur := vol + string(filepath.Separator)
 	rest := splitPath(p[len(vol):])

@@ -1,6 +1,7 @@
 package engine
 
 import (
+	"cmp"
 	"context"
 	"encoding/json"
 	"errors"
@@ -116,6 +117,8 @@ type Options struct {
 	// ClientRequestTimeout bounds the wait for a client request's answer
 	// (default hub.ClientRequestTimeout).
 	ClientRequestTimeout time.Duration
+	// SearchTimeout bounds one Search (default hub.SearchTimeout).
+	SearchTimeout time.Duration
 	// Protected are paths (files or folders) an agent is never served,
 	// whatever anyone approves: the data dir, the token, hub.json, the
 	// database and its -wal/-shm, the config file and its folder. They
@@ -154,6 +157,7 @@ type Engine struct {
 	// requests (clientreq.go).
 	clientTimeout time.Duration
 	creqs         clientRequests
+	searchTimeout time.Duration // Options.SearchTimeout
 	// protected is Options.Protected, resolved (confine.go); hubCalls
 	// numbers the hub's own tool calls (hub_fs_<n>, hub_terminal_<n>).
 	protected []string
@@ -260,6 +264,7 @@ func New(ctx context.Context, opts Options) (*Engine, error) {
 	e.compactAtBits.Store(math.Float64bits(opts.Config.ContextCompactAt))
 	e.agentOpts.Client.CancelWait = opts.CancelWait
 	e.clientTimeout = opts.ClientRequestTimeout
+	e.searchTimeout = cmp.Or(opts.SearchTimeout, hub.SearchTimeout)
 	e.maxHistory = opts.MaxHistoryBytes
 	if e.maxHistory <= 0 {
 		e.maxHistory = hub.MaxHistoryBytes

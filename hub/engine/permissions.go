@@ -18,10 +18,6 @@ type permRT struct {
 	turn   *turnRT
 	answer chan acp.RequestPermissionResponse
 	stored chan struct{} // closed once the pending permission's insert is done
-	// hub: the hub raised it (an fs request outside the thread's folders,
-	// a terminal); its approval is used at once, never remembered for a
-	// terminal (see turnRT.approvals).
-	hub bool
 }
 
 // RequestPermission puts the agent's request in front of the user and
@@ -31,12 +27,14 @@ type permRT struct {
 // approval. The permission is stored before anyone can see it, and each
 // decision is stored before the agent is told.
 func (c *threadClient) RequestPermission(ctx context.Context, req acp.RequestPermissionRequest) (acp.RequestPermissionResponse, error) {
-	return c.requestPermission(ctx, req, false)
+	return c.requestPermission(ctx, req, hub.PermKindAgent, nil)
 }
 
-// requestPermission is RequestPermission; hubOwned marks a permission the
-// hub raised itself (askUser): the same path, events and rules.
-func (c *threadClient) requestPermission(ctx context.Context, req acp.RequestPermissionRequest, hubOwned bool) (acp.RequestPermissionResponse, error) {
+// requestPermission is RequestPermission for a permission of hub kind
+// kind: the agent's own (described here from its tool call), or one the
+// hub raised itself (askUser, with its description desc): the same path,
+// events and rules.
+func (c *threadClient) requestPermission(ctx context.Context, req acp.RequestPermissionRequest, kind string, desc *hub.PermissionRequest) (acp.RequestPermissionResponse, error) {
 	e := c.e
 	c.rt.mu.Lock()
 	tr := c.rt.turn
@@ -46,24 +44,28 @@ func (c *threadClient) requestPermission(ctx context.Context, req acp.RequestPer
 	}
 	now := e.now()
 	cfg := e.config()
-	p := hub.Permission{ID: newID("pm"), ThreadID: c.thread.ID, TurnID: tr.turn.ID, Status: hub.PermissionPending,
+	p := hub.Permission{ID: newID("pm"), ThreadID: c.thread.ID, TurnID: tr.turn.ID, Status: hub.PermissionPending, Kind: kind,
 		ToolCall: e.redactJSON(req.ToolCall), Deadline: now.Add(cfg.PermissionTimeout), CreatedAt: now, Agent: c.thread.Agent}
+	if desc == nil {
+		desc = e.describeToolCall(c.thread, p.ToolCall) // as a person sees it: redacted
+	}
+	p.Request = e.redactRequest(desc)
 	for _, o := range req.Options {
 		p.Options = append(p.Options, hub.PermissionOption{OptionID: o.OptionID, Name: o.Name, Kind: o.Kind})
 	}
 	// The rules first: a request they decide is stored resolved and never
 	// asked (no permission_required, no notification).
-	if v := e.verdict(policyRequest(c.thread, p.ToolCall, p.Options)); v.Decided() {
+	if v := e.verdict(policyRequest(c.thread, p)); v.Decided() {
 		d, err := e.decideByRule(c.thread, p, v)
 		if err != nil {
 			return acp.RequestPermissionResponse{}, err
 		}
-		if d.Status == hub.PermissionApproved && !hubOwned {
-			tr.noteApproval(*d.DecidedAt, req.ToolCall)
+		if d.Status == hub.PermissionApproved {
+			tr.noteApproval(*d.DecidedAt, d)
 		}
 		return acp.Selected(d.OptionID), nil
 	}
-	pr := &permRT{perm: p, req: req, turn: tr, answer: make(chan acp.RequestPermissionResponse, 1), stored: make(chan struct{}), hub: hubOwned}
+	pr := &permRT{perm: p, req: req, turn: tr, answer: make(chan acp.RequestPermissionResponse, 1), stored: make(chan struct{})}
 	e.mu.Lock()
 	limit := e.cfg.PendingPermissionsPerTurn
 	if limit <= 0 {
@@ -196,8 +198,8 @@ func (e *Engine) resolveRemember(pr *permRT, status, optionID, decidedBy string,
 		e.addRememberedLocked(*rr)
 		e.mu.Unlock()
 	}
-	if status == hub.PermissionApproved && !pr.hub {
-		pr.turn.noteApproval(now, pr.req.ToolCall)
+	if status == hub.PermissionApproved {
+		pr.turn.noteApproval(now, p)
 	}
 	pr.answer <- r
 	return p, nil

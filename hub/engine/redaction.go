@@ -30,6 +30,23 @@ func (e *Engine) redactJSON(raw json.RawMessage) json.RawMessage {
 	return r
 }
 
+// redactRequest is r with its strings redacted when redaction is on (r
+// itself is never changed).
+func (e *Engine) redactRequest(r *hub.PermissionRequest) *hub.PermissionRequest {
+	if r == nil || !e.redacting.Load() {
+		return r
+	}
+	b, err := json.Marshal(r)
+	if err != nil {
+		return r
+	}
+	var out hub.PermissionRequest
+	if json.Unmarshal(e.redactJSON(b), &out) != nil {
+		return r
+	}
+	return &out
+}
+
 // delta is a message or thought text to emit as an event.
 type delta struct {
 	typ  string // hub.EventMessageDelta or hub.EventThoughtDelta

@@ -3,6 +3,7 @@ package engine
 import (
 	"context"
 	"encoding/json"
+	"fmt"
 	"path/filepath"
 	"slices"
 
@@ -12,41 +13,32 @@ import (
 
 // Rules (hub/policy) decide a permission before anyone is asked: the
 // config's permissions.rules first, then the remembered rules. What they
-// read is the tool call as stored (redacted: what a person would see),
-// described once, its locations resolved once, outside the rule loop.
+// read is the hub's description of the request (Permission.Request,
+// describe.go), never the agent's words: its ACP kind, its argv as one
+// shell-quoted line, its resolved paths.
 
-// maxRuleLocations bounds the locations a request's rules resolve; a
-// request with more is never allowed by a rule.
-const maxRuleLocations = 256
-
-// policyRequest describes a permission of thread t for the rules:
-// toolCall's labels, its locations resolved (symbolic links followed),
-// the thread's folder and its resolved root.
-func policyRequest(t hub.Thread, toolCall json.RawMessage, opts []hub.PermissionOption) *policy.Request {
-	l := policy.Describe(toolCall)
+// policyRequest is permission p of thread t as the rules see it. A
+// request the hub did not describe, whose description is Undecidable, or
+// whose hub kind is git or budget, is Undecidable: only a person decides
+// it.
+func policyRequest(t hub.Thread, p hub.Permission) *policy.Request {
+	d := p.Request
 	r := &policy.Request{
-		Agent: t.Agent, ThreadID: t.ID, ClientID: t.ClientID, Folder: filepath.Clean(t.Cwd),
-		Kind: l.Kind, Title: l.Title, Command: l.Command, HasCommand: l.HasCommand,
-		Unresolved: l.Malformed, Options: opts,
+		Agent: t.Agent, ThreadID: t.ID, ClientID: t.ClientID, Folder: filepath.Clean(t.Cwd), Options: p.Options,
+		Undecidable: d == nil || d.Undecidable() || p.Kind == hub.PermKindGit || p.Kind == hub.PermKindBudget,
 	}
 	root, err := resolvePath(confinementRoots(t)[0])
 	if err != nil {
 		r.Unresolved = true
 	}
 	r.Root = root
-	if len(l.Locations) > maxRuleLocations {
-		// Not resolved one by one (an lstat per element each): such a
-		// request is never allowed by a rule, only asked or denied.
-		r.Unresolved = true
+	if d == nil {
 		return r
 	}
-	for _, loc := range l.Locations {
-		p, err := resolvePath(loc)
-		if err != nil {
-			r.Unresolved = true
-			continue
-		}
-		r.Locations = append(r.Locations, p)
+	r.Kind, r.Title, r.Locations = d.Kind, d.Title, d.Paths
+	r.Unresolved = r.Unresolved || d.Has(hub.FlagDotDot)
+	if len(d.Argv) > 0 {
+		r.HasCommand, r.Command = true, policy.QuoteArgv(d.Argv)
 	}
 	return r
 }
@@ -65,8 +57,36 @@ func (e *Engine) verdict(r *policy.Request) policy.Verdict {
 // emits only permission_resolved: nobody is asked, nothing is notified.
 // The decision is committed before the agent is told.
 func (e *Engine) decideByRule(t hub.Thread, p hub.Permission, v policy.Verdict) (hub.Permission, error) {
+	p, err := e.storeDecided(t, p, v.Status, v.OptionID, v.DecidedBy())
+	if err == nil {
+		e.log.Info("hub: permission decided by rule", "thread", t.ID, "permission", p.ID, "decidedBy", p.DecidedBy, "status", p.Status)
+	}
+	return p, err
+}
+
+// recordCovered stores, for the audit, the terminal that ran in turn tr
+// of thread t without a card of its own because the approval coveredBy
+// covered it (approvals.go): a permission of kind terminal with desc,
+// approved by "covered:<coveredBy>", and its permission_resolved event.
+func (e *Engine) recordCovered(t hub.Thread, tr *turnRT, coveredBy string, desc *hub.PermissionRequest) error {
 	now := e.now()
-	p.Status, p.OptionID, p.DecidedBy, p.DecidedAt = v.Status, v.OptionID, v.DecidedBy(), &now
+	tc, err := json.Marshal(map[string]any{"toolCallId": fmt.Sprintf("hub_terminal_%d", e.hubCalls.Add(1)), "kind": "execute", "title": desc.Command})
+	if err != nil {
+		return err
+	}
+	p := hub.Permission{ID: newID("pm"), ThreadID: t.ID, TurnID: tr.turn.ID, Kind: hub.PermKindTerminal, Request: e.redactRequest(desc),
+		ToolCall: e.redactJSON(tc), Options: []hub.PermissionOption{{OptionID: hubAllow, Name: "Allow", Kind: "allow_once"}, {OptionID: hubReject, Name: "Reject", Kind: "reject_once"}},
+		Deadline: now, CreatedAt: now, Agent: t.Agent}
+	_, err = e.storeDecided(t, p, hub.PermissionApproved, hubAllow, hub.DecidedByCoveredPrefix+coveredBy)
+	return err
+}
+
+// storeDecided stores p decided (status, optionID, decidedBy, now) and
+// emits only permission_resolved: nobody is asked, nothing is notified.
+// The decision is committed before the caller tells the agent.
+func (e *Engine) storeDecided(t hub.Thread, p hub.Permission, status, optionID, decidedBy string) (hub.Permission, error) {
+	now := e.now()
+	p.Status, p.OptionID, p.DecidedBy, p.DecidedAt = status, optionID, decidedBy, &now
 	ev, err := hub.NewEvent(hub.EventPermissionResolved, t, p.TurnID, now, map[string]any{"permission": p})
 	if err != nil {
 		return hub.Permission{}, err
@@ -74,7 +94,6 @@ func (e *Engine) decideByRule(t hub.Thread, p hub.Permission, v policy.Verdict) 
 	if err := e.commit(&hub.Write{Permissions: []hub.Permission{p}, Events: []hub.Event{ev}}); err != nil {
 		return hub.Permission{}, err
 	}
-	e.log.Info("hub: permission decided by rule", "thread", t.ID, "permission", p.ID, "decidedBy", p.DecidedBy, "status", p.Status)
 	return p, nil
 }
 
@@ -99,10 +118,14 @@ func (e *Engine) rememberRule(c hub.Caller, t hub.Thread, p hub.Permission, d hu
 	if status == hub.PermissionApproved {
 		decision = hub.RuleAllow
 	}
-	r := policyRequest(t, p.ToolCall, p.Options)
+	if p.Kind == hub.PermKindGit || p.Kind == hub.PermKindBudget {
+		return nil, "", &hub.Error{Code: hub.CodeInvalidArgument, Message: "this request is always asked: a " + p.Kind + " permission cannot be remembered",
+			Details: map[string]any{"reason": "ALWAYS_ASKED"}}
+	}
+	r := policyRequest(t, p)
 	rr, ok := policy.RememberAs(r, d.Remember, decision)
 	if !ok {
-		return nil, "", hub.Errorf(hub.CodeInvalidArgument, "this request cannot be remembered: it has no kind, no command or title, or paths the hub cannot resolve")
+		return nil, "", hub.Errorf(hub.CodeInvalidArgument, "this request cannot be remembered: it has no kind, no command or title, paths the hub cannot resolve, or shell syntax, conflicting or malformed fields")
 	}
 	rr.ID, rr.CreatedAt, rr.CreatedBy, rr.PermissionID = newID("ru"), e.now(), hub.DecidedByOf(c), p.ID
 	if !c.All {

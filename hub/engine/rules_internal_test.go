@@ -2,12 +2,16 @@ package engine
 
 import (
 	"encoding/json"
+	"log/slog"
 	"os"
 	"path/filepath"
 	"testing"
 
 	"github.com/switchboard-hub/switchboard/hub"
+	"github.com/switchboard-hub/switchboard/hub/policy"
 )
+
+type policyRequestT = policy.Request
 
 // BenchmarkPolicyRequest is what happens once per permission before the
 // rule loop (hub/policy's BenchmarkEvaluate1000): the tool call described
@@ -27,8 +31,9 @@ func BenchmarkPolicyRequest(b *testing.B) {
 	th := hub.Thread{ID: "th_1", Agent: "claude", ClientID: "window", Cwd: dir}
 	opts := []hub.PermissionOption{{OptionID: "a", Kind: "allow_once"}, {OptionID: "r", Kind: "reject_once"}}
 	b.ReportAllocs()
+	e := &Engine{log: slog.New(slog.DiscardHandler), cfg: DefaultConfig()}
 	for b.Loop() {
-		r := policyRequest(th, tc, opts)
+		r := policyRequest(th, hub.Permission{Kind: hub.PermKindAgent, Request: e.describeToolCall(th, tc), Options: opts})
 		if r.Unresolved || len(r.Locations) != 3 {
 			b.Fatalf("%+v", r)
 		}
@@ -43,13 +48,18 @@ func TestPolicyRequestManyLocations(t *testing.T) {
 	for i := range locs {
 		locs[i] = map[string]string{"path": filepath.Join(dir, "f")}
 	}
-	tc, _ := json.Marshal(map[string]any{"kind": "read", "title": "Read", "locations": locs})
-	r := policyRequest(hub.Thread{ID: "th", Agent: "a", Cwd: dir}, tc, nil)
-	if !r.Unresolved || len(r.Locations) != 0 {
-		t.Fatalf("%d locations resolved, unresolved %v", len(r.Locations), r.Unresolved)
+	e := &Engine{log: slog.New(slog.DiscardHandler), cfg: DefaultConfig()}
+	th := hub.Thread{ID: "th", Agent: "a", Cwd: dir}
+	req := func(tc []byte) *policyRequestT {
+		return policyRequest(th, hub.Permission{Kind: hub.PermKindAgent, Request: e.describeToolCall(th, tc)})
 	}
+	tc, _ := json.Marshal(map[string]any{"kind": "read", "title": "Read", "locations": locs})
+	if r := req(tc); !r.Undecidable || len(r.Locations) != 0 {
+		t.Fatalf("%d locations resolved, undecidable %v", len(r.Locations), r.Undecidable)
+	}
+	locs[0] = map[string]string{"path": filepath.Join(dir, "g")} // two distinct paths at the bound
 	tc, _ = json.Marshal(map[string]any{"kind": "read", "title": "Read", "locations": locs[:maxRuleLocations]})
-	if r := policyRequest(hub.Thread{ID: "th", Agent: "a", Cwd: dir}, tc, nil); r.Unresolved || len(r.Locations) != maxRuleLocations {
+	if r := req(tc); r.Unresolved || r.Undecidable || len(r.Locations) != 2 {
 		t.Fatalf("at the bound: %d, unresolved %v", len(r.Locations), r.Unresolved)
 	}
 }

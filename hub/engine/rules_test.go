@@ -374,9 +374,13 @@ func TestRuleApprovesTerminal(t *testing.T) {
 	if !strings.Contains(turn.Output, "terminal exit 0") || !strings.Contains(turn.Output, "hi") {
 		t.Fatalf("agent said %q", turn.Output)
 	}
+	// The agent's request, decided by the rule; the terminal it covered,
+	// recorded with what ran (newest first).
 	ps, _ := h.e.ListPermissions(context.Background(), alice, "")
-	if len(ps) != 1 || ps[0].DecidedBy != "rule:echo" {
-		t.Fatalf("permissions %+v: want one, decided by the rule", ps)
+	if len(ps) != 2 || ps[1].DecidedBy != "rule:echo" || ps[1].Kind != hub.PermKindAgent ||
+		ps[0].DecidedBy != hub.DecidedByCoveredPrefix+ps[1].ID || ps[0].Kind != hub.PermKindTerminal ||
+		ps[0].Request == nil || strings.Join(ps[0].Request.Argv, " ") != "echo hi" || ps[0].Request.Cwd == "" {
+		t.Fatalf("permissions %+v: want the agent's, decided by the rule, and the terminal it covered", ps)
 	}
 	// The hub's own terminal permission (the agent did not ask first).
 	turn = h.run(th, sub, "terminal echo hi")
@@ -384,7 +388,7 @@ func TestRuleApprovesTerminal(t *testing.T) {
 		t.Fatalf("agent said %q", turn.Output)
 	}
 	ps, _ = h.e.ListPermissions(context.Background(), alice, "")
-	if len(ps) != 2 || ps[0].DecidedBy != "rule:echo" || !strings.Contains(string(ps[0].ToolCall), "hub_terminal_") {
+	if len(ps) != 3 || ps[0].DecidedBy != "rule:echo" || ps[0].Kind != hub.PermKindTerminal || !strings.Contains(string(ps[0].ToolCall), "hub_terminal_") {
 		t.Fatalf("permissions %+v: want the hub's terminal permission decided by the rule", ps)
 	}
 }

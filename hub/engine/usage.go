@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/base64"
 	"encoding/json"
+	"math"
 	"sort"
 	"strconv"
 	"strings"
@@ -45,10 +46,11 @@ func (c *threadClient) usageUpdate(n acp.SessionNotification) {
 			model = m
 		}
 		rec := c.record(tr, n.SessionID, model, hub.UsageUpdate)
-		rec.Used, rec.Size = max(u.Used, 0), max(u.Size, 0)
-		if u.Cost != nil && u.Cost.Amount >= 0 && u.Cost.Currency != "" && len(u.Cost.Currency) <= 16 {
-			amount := u.Cost.Amount
-			rec.Amount, rec.Currency = &amount, u.Cost.Currency
+		rec.Used, rec.Size = hub.ClampTokens(u.Used), hub.ClampTokens(u.Size)
+		if u.Cost != nil && u.Cost.Currency != "" && len(u.Cost.Currency) <= 16 {
+			if amount, ok := hub.ClampAmount(u.Cost.Amount); ok {
+				rec.Amount, rec.Currency = &amount, u.Cost.Currency
+			}
 		}
 		w.Usage = append(w.Usage, rec)
 	}
@@ -78,7 +80,7 @@ func (e *Engine) recordPromptUsage(tr *turnRT, agent *acp.Agent, sid string) {
 	tr.rt.mu.Unlock()
 	c := threadClient{e: e, thread: tr.thread}
 	rec := c.record(tr, sid, model, hub.UsagePrompt)
-	rec.InputTokens, rec.OutputTokens = max(u.InputTokens, 0), max(u.OutputTokens, 0)
+	rec.InputTokens, rec.OutputTokens = hub.ClampTokens(u.InputTokens), hub.ClampTokens(u.OutputTokens)
 	e.commitAsync(&hub.Write{Usage: []hub.UsageRecord{rec}})
 }
 
@@ -195,10 +197,10 @@ func (e *Engine) Usage(ctx context.Context, c hub.Caller, q hub.UsageQuery) (hub
 		}
 		b := &rep.Buckets[i]
 		if r.Currency != "" {
-			b.Cost[r.Currency] += r.Cost
+			b.Cost[r.Currency] = hub.SaturatingAdd(b.Cost[r.Currency], r.Cost)
 		}
-		b.InputTokens += r.InputTokens
-		b.OutputTokens += r.OutputTokens
+		b.InputTokens = satAddInt(b.InputTokens, r.InputTokens)
+		b.OutputTokens = satAddInt(b.OutputTokens, r.OutputTokens)
 		switch q.By {
 		case hub.UsageByDay:
 			if r.Currency != "" {
@@ -208,7 +210,7 @@ func (e *Engine) Usage(ctx context.Context, c hub.Caller, q hub.UsageQuery) (hub
 				if b.Agents[r.Agent] == nil {
 					b.Agents[r.Agent] = map[string]float64{}
 				}
-				b.Agents[r.Agent][r.Currency] += r.Cost
+				b.Agents[r.Agent][r.Currency] = hub.SaturatingAdd(b.Agents[r.Agent][r.Currency], r.Cost)
 			}
 		case hub.UsageByThread, hub.UsageByTurn:
 			b.Agent, b.ThreadID, b.Used, b.Size = r.Agent, r.ThreadID, r.Used, r.Size
@@ -258,4 +260,12 @@ func pageBuckets(bs []hub.UsageBucket, cursor string, limit int) ([]hub.UsageBuc
 		return bs, "", nil
 	}
 	return bs[:limit], base64.RawURLEncoding.EncodeToString([]byte(bs[limit-1].Key)), nil
+}
+
+// satAddInt is a+b for non-negative token sums, saturating at MaxInt64.
+func satAddInt(a, b int64) int64 {
+	if b > 0 && a > math.MaxInt64-b {
+		return math.MaxInt64
+	}
+	return a + b
 }

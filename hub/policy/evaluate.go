@@ -35,10 +35,14 @@ func (v Verdict) DecidedBy() string {
 
 // Evaluate tries p's rules in order, then the remembered rules in order;
 // the first that matches gives the verdict. The built-in safety no rule
-// overrides: a rule that would approve never matches a request with
-// neither kind nor title, or that is Unresolved, and an allow rule with
-// match and no agents named never matches kind execute.
+// overrides: no rule decides an Undecidable request; a rule that would
+// approve never matches a request with neither kind nor title, or that
+// is Unresolved; and an allow rule with match and no agents named never
+// matches kind execute.
 func (p *Policy) Evaluate(r *Request, remembered []hub.RememberedRule) Verdict {
+	if r.Undecidable {
+		return Verdict{}
+	}
 	if v, ok := p.firstConfig(r); ok {
 		return v
 	}
@@ -200,7 +204,7 @@ func decide(v Verdict, r *Request) Verdict {
 // not (all, and at least one) inside the thread's folder, the exact
 // command (Subject); for other kinds, the kind with every location inside
 // the thread's folder. ok is false when r cannot be remembered: it has no
-// kind, unresolved paths, or no subject to match it by.
+// kind, unresolved paths, no subject to match it by, or is Undecidable.
 func RememberAs(r *Request, scope, decision string) (hub.RememberedRule, bool) {
 	rr := hub.RememberedRule{Scope: scope, Agent: r.Agent, Kind: r.Kind, Decision: decision, Title: r.Title}
 	switch scope {
@@ -212,7 +216,7 @@ func RememberAs(r *Request, scope, decision string) (hub.RememberedRule, bool) {
 	default:
 		return rr, false
 	}
-	if r.Kind == "" || r.Unresolved {
+	if r.Kind == "" || r.Unresolved || r.Undecidable {
 		return rr, false
 	}
 	if r.Kind == "execute" || !allInside(r) {

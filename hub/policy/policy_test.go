@@ -3,6 +3,7 @@ package policy
 import (
 	"encoding/json"
 	"errors"
+	"slices"
 	"strings"
 	"testing"
 
@@ -242,26 +243,59 @@ func TestRemembered(t *testing.T) {
 	}
 }
 
-func TestDescribe(t *testing.T) {
+func TestReadToolCall(t *testing.T) {
+	type want struct {
+		kind, title string
+		lines       []string // each command field's line
+		plain       []bool
+		paths       []string
+		cwd         string
+		env         string // name=value,…
+		malformed   bool
+	}
 	for _, tt := range []struct {
 		json string
-		want Labels
+		want want
 	}{
-		{`{"kind":"execute","title":"` + "`ls`" + `","rawInput":{"command":"  ls -la "}}`, Labels{Kind: "execute", Title: "ls", Command: "ls -la", HasCommand: true}},
-		{`{"kind":"execute","title":"x","rawInput":{"cmd":["git","status"]}}`, Labels{Kind: "execute", Title: "x", Command: "git status", HasCommand: true}},
-		{`{"kind":"execute","rawInput":{"argv":["a","b"]}}`, Labels{Kind: "execute", Command: "a b", HasCommand: true}},
-		{`{"kind":"execute","rawInput":{"command":null,"cmd":"make"}}`, Labels{Kind: "execute", Command: "make", HasCommand: true}},
-		{`{"kind":"read","title":"Read","locations":[{"path":"/a"},{"path":"/b","line":3}]}`, Labels{Kind: "read", Title: "Read", Locations: []string{"/a", "/b"}}},
-		// Malformed labels: never allowed.
-		{`{"kind":"execute","rawInput":{"command":{"sh":"x"}},"title":"ls"}`, Labels{Kind: "execute", Title: "ls", Malformed: true}},
-		{`{"kind":7}`, Labels{Malformed: true}},
-		{`{"kind":"read","locations":[{"line":1}]}`, Labels{Kind: "read", Malformed: true}},
-		{`not json`, Labels{Malformed: true}},
+		{`{"kind":"execute","title":"` + "`ls`" + `","rawInput":{"command":"  ls -la "}}`, want{kind: "execute", title: "ls", lines: []string{"ls -la"}, plain: []bool{true}}},
+		{`{"kind":"execute","title":"x","rawInput":{"cmd":["git","status"]}}`, want{kind: "execute", title: "x", lines: []string{"git status"}, plain: []bool{true}}},
+		{`{"kind":"execute","rawInput":{"argv":["a","b c"]}}`, want{kind: "execute", lines: []string{"a 'b c'"}, plain: []bool{true}}},
+		{`{"kind":"execute","rawInput":{"command":["bash","-lc","npm test; touch X"]}}`, want{kind: "execute", lines: []string{"bash -lc 'npm test; touch X'"}, plain: []bool{false}}},
+		{`{"kind":"execute","rawInput":{"command":"go test ; touch X"}}`, want{kind: "execute", lines: []string{"go test ; touch X"}, plain: []bool{false}}},
+		{`{"kind":"execute","rawInput":{"command":null,"cmd":"make"}}`, want{kind: "execute", lines: []string{"make"}, plain: []bool{true}}},
+		{`{"kind":"execute","rawInput":{"command":"npm test","cmd":"touch X"}}`, want{kind: "execute", lines: []string{"npm test", "touch X"}, plain: []bool{true, true}}},
+		{`{"kind":"execute","rawInput":{"command":"ls","cwd":"/w","env":{"PATH":"/w/bin","A":"1"}}}`, want{kind: "execute", lines: []string{"ls"}, plain: []bool{true}, cwd: "/w", env: "A=1,PATH=/w/bin"}},
+		{`{"kind":"execute","rawInput":{"command":"ls","env":[{"name":"LD_PRELOAD","value":"/x.so"}]}}`, want{kind: "execute", lines: []string{"ls"}, plain: []bool{true}, env: "LD_PRELOAD=/x.so"}},
+		{`{"kind":"read","title":"Read","locations":[{"path":"/a"},{"path":"/b","line":3}]}`, want{kind: "read", title: "Read", paths: []string{"/a", "/b"}}},
+		{`{"kind":"edit","content":[{"type":"diff","path":"/c","oldText":null,"newText":"x"},{"type":"content","content":{"type":"text","text":"t"}}]}`, want{kind: "edit", paths: []string{"/c"}}},
+		// Malformed: never decided by a rule.
+		{`{"kind":"execute","rawInput":{"command":{"sh":"x"}},"title":"ls"}`, want{kind: "execute", title: "ls", malformed: true}},
+		{`{"kind":7}`, want{malformed: true}},
+		{`{"kind":"read","locations":[{"line":1}]}`, want{kind: "read", malformed: true}},
+		{`{"kind":"edit","content":[{"type":"diff","newText":"x"}]}`, want{kind: "edit", malformed: true}},
+		{`{"kind":"execute","rawInput":{"command":"ls","env":[{"value":"1"}]}}`, want{kind: "execute", lines: []string{"ls"}, plain: []bool{true}, malformed: true}},
+		{`not json`, want{malformed: true}},
+		// Names match case-sensitively, and a repeated name is malformed:
+		// the hub never reads a field other readers of the bytes do not.
+		{`{"kind":"execute","title":"t","KIND":"read"}`, want{kind: "execute", title: "t"}},
+		{`{"kind":"execute","kind":"read"}`, want{malformed: true}},
+		{`{"kind":"execute","rawInput":{"command":"ls","command":"rm -rf /"}}`, want{malformed: true}},
+		{`{"kind":"read","locations":[{"path":"/a","path":"/b"}]}`, want{malformed: true}},
 	} {
-		got := Describe(json.RawMessage(tt.json))
-		if got.Kind != tt.want.Kind || got.Title != tt.want.Title || got.Command != tt.want.Command ||
-			got.HasCommand != tt.want.HasCommand || got.Malformed != tt.want.Malformed || strings.Join(got.Locations, ",") != strings.Join(tt.want.Locations, ",") {
-			t.Errorf("Describe(%s) = %+v, want %+v", tt.json, got, tt.want)
+		got := ReadToolCall(json.RawMessage(tt.json))
+		var lines []string
+		var plain []bool
+		for _, c := range got.Commands {
+			lines, plain = append(lines, c.Line), append(plain, c.Plain)
+		}
+		var env []string
+		for _, v := range got.Env {
+			env = append(env, v.Name+"="+v.Value)
+		}
+		if got.Malformed != tt.want.malformed || (!tt.want.malformed || got.Kind != "") && (got.Kind != tt.want.kind || got.Title != tt.want.title ||
+			!slices.Equal(lines, tt.want.lines) || !slices.Equal(plain, tt.want.plain) || !slices.Equal(got.Paths, tt.want.paths) ||
+			got.Cwd != tt.want.cwd || strings.Join(env, ",") != tt.want.env) {
+			t.Errorf("ReadToolCall(%s) = %+v, want %+v", tt.json, got, tt.want)
 		}
 	}
 }

@@ -2,14 +2,18 @@ package policy
 
 import (
 	"encoding/json"
+	"path"
+	"slices"
 	"strings"
+
+	jsonv2 "github.com/go-json-experiment/json"
 
 	"github.com/switchboard-hub/switchboard/hub"
 )
 
-// Request is one permission request as the rules see it, described once
-// (Describe) and with its paths resolved once by the caller, before any
-// rule is tried.
+// Request is one permission request as the rules see it: the hub's
+// description of it (hub.PermissionRequest, built once by the engine,
+// with its paths resolved), before any rule is tried.
 type Request struct {
 	Agent    string // the thread's agent id
 	ThreadID string
@@ -20,16 +24,24 @@ type Request struct {
 	// Root is where locations must lie for inside: folder — the thread's
 	// folder, or its worktree's path for a worktree thread — resolved.
 	Root string
-	// Kind, Title and Command are the tool call's labels (Describe).
-	// HasCommand is whether it names a command at all.
-	Kind, Title, Command string
-	HasCommand           bool
-	// Locations are the tool call's locations, resolved (symbolic links
+	// Kind is the tool call's ACP kind, Title the agent's title.
+	Kind, Title string
+	// Command is what match tests and what an execute rule remembers:
+	// the argv as one shell-quoted line (QuoteArgv), or the command line
+	// as written when it runs through a shell. HasCommand is whether the
+	// request names a command at all.
+	Command    string
+	HasCommand bool
+	// Locations are the request's paths, resolved (symbolic links
 	// followed). Unresolved is set when any of them, or Root, could not
-	// be, or when the tool call's labels are malformed: such a request
-	// is never allowed by a rule.
+	// be, or when a path still holds "..": such a request is never
+	// allowed by a rule.
 	Locations  []string
 	Unresolved bool
+	// Undecidable is set for a request no rule may decide, allow or
+	// deny (hub.PermissionRequest.Undecidable, and the hub kinds git and
+	// budget): a person is asked.
+	Undecidable bool
 	// Options are the options the request offers: a rule decides only
 	// through one of them.
 	Options []hub.PermissionOption
@@ -44,25 +56,52 @@ func (r *Request) Subject() string {
 	return r.Title
 }
 
-// Labels are what a tool call says about itself (Describe).
-type Labels struct {
-	Kind, Title, Command string
-	HasCommand           bool
-	// Locations are the paths of its locations, as written.
-	Locations []string
-	// Malformed is set when a label the rules read is present but of the
-	// wrong type (a command that is neither a string nor a list of
-	// strings, a location without a path): never allowed by a rule.
+// ToolCall is what an agent's tool call says about itself (ReadToolCall):
+// raw material for the hub's description, nothing in it decided yet.
+type ToolCall struct {
+	Kind, Title string
+	// Commands are the fields that name a command, in the order command,
+	// cmd, argv.
+	Commands []NamedCommand
+	// Cwd is rawInput.cwd (or workdir), as written.
+	Cwd string
+	// Env is rawInput.env (an object or a list of {name, value}), in
+	// order (an object's keys sorted).
+	Env []hub.EnvVar
+	// Paths are its locations' paths and its diffs' paths, as written.
+	Paths []string
+	// Malformed is set when the JSON repeats a member name, or a field
+	// the hub reads is of the wrong type (a command that is neither a
+	// string nor a list of strings, a location without a path).
 	Malformed bool
 }
 
-// Describe reads an ACP tool call (the toolCall of
-// session/request_permission, or the hub's own): its kind, its title
-// (white space and surrounding backquotes trimmed), its command — the
-// first of rawInput.command, rawInput.cmd, rawInput.argv that is present,
-// a string as written (trimmed) or a list of strings joined with single
-// spaces — and the paths of its locations. Unreadable JSON is Malformed.
-func Describe(toolCall json.RawMessage) Labels {
+// NamedCommand is one field naming a command: the line as written (a
+// list is shell-quoted and joined), its argv, and whether that argv is
+// what runs (Plain: no shell syntax; see ParseCommand).
+type NamedCommand struct {
+	Field string
+	Line  string
+	Argv  []string
+	Plain bool
+}
+
+// strict decodes an agent's JSON as the hub describes it: member names
+// match case-sensitively ("KIND" is not "kind") and a repeated name is an
+// error, so that what the hub reads is what every other reader of the
+// same bytes reads.
+func strict(b []byte, v any) error {
+	return jsonv2.Unmarshal(b, v)
+}
+
+// ReadToolCall reads an ACP tool call (the toolCall of
+// session/request_permission): its kind, title (white space and
+// surrounding backquotes trimmed), the fields naming a command
+// (rawInput.command, rawInput.cmd, rawInput.argv: a string, read as a
+// shell would, or a list of strings, the argv itself), rawInput's cwd and
+// env, and the paths of its locations and diffs. Unreadable JSON, a
+// repeated member name or a field of the wrong type is Malformed.
+func ReadToolCall(toolCall json.RawMessage) ToolCall {
 	var tc struct {
 		Kind      json.RawMessage            `json:"kind"`
 		Title     json.RawMessage            `json:"title"`
@@ -70,57 +109,144 @@ func Describe(toolCall json.RawMessage) Labels {
 		Locations []struct {
 			Path *string `json:"path"`
 		} `json:"locations"`
+		Content []json.RawMessage `json:"content"`
 	}
-	var l Labels
-	if json.Unmarshal(toolCall, &tc) != nil {
-		l.Malformed = true
-		return l
+	var out ToolCall
+	if strict(toolCall, &tc) != nil {
+		out.Malformed = true
+		return out
 	}
 	var ok bool
-	if l.Kind, ok = optString(tc.Kind); !ok {
-		l.Malformed = true
+	if out.Kind, ok = optString(tc.Kind); !ok {
+		out.Malformed = true
 	}
-	var title string
-	if title, ok = optString(tc.Title); !ok {
-		l.Malformed = true
-	}
-	l.Title = strings.Trim(strings.TrimSpace(title), "`")
+	title, ok := optString(tc.Title)
+	out.Malformed = out.Malformed || !ok
+	out.Title = strings.Trim(strings.TrimSpace(title), "`")
 	for _, k := range []string{"command", "cmd", "argv"} {
 		raw, present := tc.RawInput[k]
 		if !present || string(raw) == "null" {
 			continue
 		}
-		cmd, ok := CommandText(raw)
+		c, ok := readCommand(raw)
 		if !ok {
-			l.Malformed = true
-			break
+			out.Malformed = true
+			continue
 		}
-		l.Command, l.HasCommand = cmd, true
-		break
+		c.Field = k
+		out.Commands = append(out.Commands, c)
+	}
+	for _, k := range []string{"cwd", "workdir"} {
+		if raw, present := tc.RawInput[k]; present && out.Cwd == "" {
+			s, ok := optString(raw)
+			out.Malformed = out.Malformed || !ok
+			out.Cwd = s
+		}
+	}
+	if raw, present := tc.RawInput["env"]; present && string(raw) != "null" {
+		env, ok := readEnv(raw)
+		out.Malformed = out.Malformed || !ok
+		out.Env = env
 	}
 	for _, loc := range tc.Locations {
 		if loc.Path == nil || *loc.Path == "" {
-			l.Malformed = true
+			out.Malformed = true
 			continue
 		}
-		l.Locations = append(l.Locations, *loc.Path)
+		out.Paths = append(out.Paths, *loc.Path)
 	}
-	return l
+	for _, c := range tc.Content {
+		var d struct {
+			Type string  `json:"type"`
+			Path *string `json:"path"`
+		}
+		if strict(c, &d) != nil {
+			out.Malformed = true
+			continue
+		}
+		if d.Type == "diff" {
+			if d.Path == nil || *d.Path == "" {
+				out.Malformed = true
+				continue
+			}
+			out.Paths = append(out.Paths, *d.Path)
+		}
+	}
+	return out
 }
 
-// CommandText reads a command as agents write it in rawInput: a string
-// (trimmed) or a list of strings (joined with single spaces). ok is false
-// for anything else.
-func CommandText(raw json.RawMessage) (string, bool) {
+// readCommand reads a command field: a string is a command line (parsed
+// as a shell would), a list of strings is the argv itself — unless its
+// program is a shell told to run a line (sh -c, bash -lc …), which is not
+// plain.
+func readCommand(raw json.RawMessage) (NamedCommand, bool) {
 	var s string
-	if json.Unmarshal(raw, &s) == nil {
-		return strings.TrimSpace(s), true
+	if strict(raw, &s) == nil {
+		s = strings.TrimSpace(s)
+		argv, plain := ParseCommand(s)
+		return NamedCommand{Line: s, Argv: argv, Plain: plain}, true
 	}
 	var argv []string
-	if json.Unmarshal(raw, &argv) == nil {
-		return strings.Join(argv, " "), true
+	if strict(raw, &argv) != nil || len(argv) == 0 {
+		return NamedCommand{}, false
 	}
-	return "", false
+	c := NamedCommand{Line: QuoteArgv(argv), Argv: argv, Plain: !runsShell(argv)}
+	return c, true
+}
+
+// shells are programs that run a command line given to them with -c.
+var shells = []string{"sh", "bash", "dash", "zsh", "ksh", "mksh", "fish", "ash", "busybox", "env", "cmd", "cmd.exe", "powershell", "pwsh"}
+
+// runsShell reports whether argv runs a shell on a command line of its
+// own (its program is a shell or env and an argument starts with "-" and
+// holds "c", or it is env/busybox, which run anything).
+func runsShell(argv []string) bool {
+	prog := path.Base(strings.ReplaceAll(argv[0], `\`, "/"))
+	if !slices.Contains(shells, prog) {
+		return false
+	}
+	if prog == "env" || prog == "busybox" {
+		return true
+	}
+	for _, a := range argv[1:] {
+		if strings.HasPrefix(a, "-") && strings.ContainsAny(a, "cC") {
+			return true
+		}
+	}
+	return false
+}
+
+// readEnv reads an environment: an object of strings, or a list of
+// {name, value}.
+func readEnv(raw json.RawMessage) ([]hub.EnvVar, bool) {
+	var m map[string]string
+	if strict(raw, &m) == nil {
+		names := make([]string, 0, len(m))
+		for k := range m {
+			names = append(names, k)
+		}
+		slices.Sort(names)
+		out := make([]hub.EnvVar, 0, len(m))
+		for _, k := range names {
+			out = append(out, hub.EnvVar{Name: k, Value: m[k]})
+		}
+		return out, true
+	}
+	var list []struct {
+		Name  *string `json:"name"`
+		Value string  `json:"value"`
+	}
+	if strict(raw, &list) != nil {
+		return nil, false
+	}
+	out := make([]hub.EnvVar, 0, len(list))
+	for _, v := range list {
+		if v.Name == nil {
+			return nil, false
+		}
+		out = append(out, hub.EnvVar{Name: *v.Name, Value: v.Value})
+	}
+	return out, true
 }
 
 // optString reads an optional JSON string: absent or null is "", true.
@@ -129,7 +255,7 @@ func optString(raw json.RawMessage) (string, bool) {
 		return "", true
 	}
 	var s string
-	if json.Unmarshal(raw, &s) != nil {
+	if strict(raw, &s) != nil {
 		return "", false
 	}
 	return s, true
