@@ -170,6 +170,13 @@ type Engine struct {
 	// without mu on the streaming path.
 	compactAtBits atomic.Uint64
 	maxHistory    int // Options.MaxHistoryBytes
+	// closed is closed when Close begins (closeOnce): what retries a
+	// write until it is stored (diskfull.go) gives up. Not guarded by mu.
+	closed    chan struct{}
+	closeOnce sync.Once
+	// diskFull is set while writes fail because the data dir's disk is
+	// full (diskfull.go); atomic.
+	diskFull atomic.Bool
 
 	mu      sync.Mutex
 	cfg     Config
@@ -185,13 +192,6 @@ type Engine struct {
 	// another thread's agent: watchAgent does not free it again.
 	slotless map[*acp.Agent]bool
 	closing  bool
-	// closed is closed when Close begins: what retries a write until it
-	// is stored (diskfull.go) gives up.
-	closed    chan struct{}
-	closeOnce sync.Once
-	// diskFull is set while writes fail because the data dir's disk is
-	// full (diskfull.go).
-	diskFull atomic.Bool
 	turnsWG  sync.WaitGroup
 	inits    map[string]agentInit // agents' initialize answers, by agent id
 	budgets  budgetState          // budgets.go; its own locks
