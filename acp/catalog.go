@@ -40,6 +40,12 @@ type AgentSpec struct {
 	Latest    string
 	// Registry is true for agents from the ACP registry.
 	Registry bool
+	// NotInstalled, when set, says why the agent cannot run yet: a
+	// registry agent the user has not installed. Detect lists it
+	// unavailable with this reason and the hub never starts it, whatever
+	// its Command finds on PATH (a registry entry must not pick a program
+	// the user already has, such as sh, and run it).
+	NotInstalled string
 }
 
 // NPMPackage is an agent's npm package: its name, the version the
@@ -175,6 +181,9 @@ type Detection struct {
 func Detect(s AgentSpec) Detection {
 	if s.Disabled {
 		return Detection{Reason: "disabled in the config file"}
+	}
+	if s.NotInstalled != "" {
+		return Detection{Reason: s.NotInstalled}
 	}
 	path, err := exec.LookPath(s.Command.Path)
 	if err != nil {

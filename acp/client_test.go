@@ -21,6 +21,9 @@ import (
 )
 
 func TestMain(m *testing.M) {
+	if len(os.Args) > 1 && os.Args[1] == SupervisorArg { // testSupervisor
+		SuperviseMain(os.Args[2:])
+	}
 	acptest.RunFakeAgentIfRequested()
 	os.Exit(m.Run())
 }

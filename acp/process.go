@@ -28,6 +28,9 @@ type ProcessOptions struct {
 	// BaseEnv is the environment BuildEnv filters for the child; nil means
 	// os.Environ().
 	BaseEnv []string
+	// Supervisor, when set (and SupervisorSupported), is started in front
+	// of the agent so that its whole process tree dies with the hub.
+	Supervisor *Supervisor
 }
 
 const (
@@ -37,7 +40,9 @@ const (
 
 // Process is a running agent: a child process in its own process group with
 // its stdin and stdout connected to the hub and its stderr drained into a
-// Ring. Its methods are safe for concurrent use.
+// Ring. With ProcessOptions.Supervisor the child is the supervisor, the
+// agent runs in its group with the same stdio, and the whole tree dies
+// with the hub (see Supervisor). Its methods are safe for concurrent use.
 //
 // One goroutine calls Wait exactly once. When the agent (the group leader)
 // exits, whatever is left of its process group is killed (wrappers such as
@@ -53,6 +58,7 @@ type Process struct {
 	log    *slog.Logger
 	grace  time.Duration
 	cmd    *exec.Cmd
+	child  *child
 	pid    int
 	start  time.Time
 	stdin  io.WriteCloser
@@ -152,7 +158,7 @@ func StartProcess(cmd Command, opts ProcessOptions) (*Process, error) {
 		return nil, fmt.Errorf("acp: start agent: %w", err)
 	}
 	c.Stdout, c.Stderr = outW, errW
-	err = startGroup(c)
+	ch, err := startChild(c, opts.Supervisor)
 	closeAll(outW, errW) // the child has its copies
 	if err != nil {
 		closeAll(outR, errR)
@@ -162,7 +168,8 @@ func StartProcess(cmd Command, opts ProcessOptions) (*Process, error) {
 		log:    opts.Logger,
 		grace:  opts.Grace,
 		cmd:    c,
-		pid:    c.Process.Pid,
+		child:  ch,
+		pid:    ch.pid,
 		start:  time.Now(),
 		stdin:  stdin,
 		stdout: outR,
@@ -178,8 +185,9 @@ func StartProcess(cmd Command, opts ProcessOptions) (*Process, error) {
 func (p *Process) wait(drained <-chan struct{}, errR *os.File) {
 	err := p.cmd.Wait()
 	// The leader is reaped; kill what is left of its group so that no
-	// grandchild outlives it or keeps the pipes open.
-	_ = signalGroup(p.pid, syscall.SIGKILL)
+	// grandchild outlives it or keeps the pipes open. (A supervisor has
+	// killed its whole tree before it exited.)
+	p.child.reaped()
 	awaitDrain(drained, errR, p.grace)
 	info := exitInfo(p.cmd.ProcessState, err)
 	info.StderrTail = p.stderr.Tail()
@@ -195,7 +203,9 @@ func (p *Process) Stdin() io.WriteCloser { return p.stdin }
 // Stdout is the agent's standard output (see Process about reading it).
 func (p *Process) Stdout() io.Reader { return p.stdout }
 
-// PID is the agent's process id, which is also its process group id.
+// PID is the id of the process the hub started, which is also its process
+// group id: the agent, or with a Supervisor the supervisor (the agent runs
+// in its group).
 func (p *Process) PID() int { return p.pid }
 
 // StartTime is when the agent was started.
@@ -231,13 +241,14 @@ func (p *Process) Signal(sig os.Signal) error {
 		return os.ErrProcessDone
 	default:
 	}
-	if err := signalGroup(p.pid, s); err != nil {
+	if err := p.child.signal(s); err != nil {
 		return fmt.Errorf("acp: signal agent: %w", err)
 	}
 	return nil
 }
 
-// Kill sends SIGKILL to the agent's whole process group. It does not wait.
+// Kill sends SIGKILL to the agent's whole process group (with a Supervisor,
+// to its whole process tree). It does not wait.
 func (p *Process) Kill() error { return p.Signal(syscall.SIGKILL) }
 
 // Close ends the agent and waits until it is gone: it closes stdin (EOF),

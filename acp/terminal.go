@@ -131,6 +131,9 @@ type TerminalOptions struct {
 	// StreamLimit caps the bytes of one terminal's output passed to
 	// OnOutput (the rest is Dropped); 0 means 1 MiB.
 	StreamLimit int
+	// Supervisor, when set (and SupervisorSupported), is started in front
+	// of each command so that its whole process tree dies with the hub.
+	Supervisor *Supervisor
 }
 
 // Terminals runs the commands agents start with terminal/create as real
@@ -142,7 +145,9 @@ type TerminalOptions struct {
 // group of its own, stdin from /dev/null, stdout and stderr merged into one
 // Ring of outputByteLimit bytes, with BuildEnv's environment minus
 // TerminalWithheldEnv (see CreateWith). When a command exits, whatever is left of
-// its process group is killed, so background jobs do not outlive it. A
+// its process group is killed, so background jobs do not outlive it (with
+// TerminalOptions.Supervisor, every descendant too, and all of them when
+// the hub goes: see Supervisor). A
 // terminal belongs to the session that created it: another session's id,
 // like a released one, is CodeResourceNotFound.
 type Terminals struct {
@@ -150,6 +155,7 @@ type Terminals struct {
 	limit int
 	base  []string
 	grace time.Duration
+	sup   *Supervisor
 	// onOutput and streamLimit are TerminalOptions.OnOutput and StreamLimit.
 	onOutput    func(TerminalChunk)
 	streamLimit int
@@ -163,6 +169,7 @@ type Terminals struct {
 type terminal struct {
 	id, sessionID string
 	pid           int
+	child         *child
 	out           *Ring
 	done          chan struct{}
 	exit          ExitInfo
@@ -190,6 +197,7 @@ func NewTerminals(opts TerminalOptions) *Terminals {
 		limit:       opts.DefaultOutputLimit,
 		base:        opts.BaseEnv,
 		grace:       opts.Grace,
+		sup:         opts.Supervisor,
 		onOutput:    opts.OnOutput,
 		streamLimit: opts.StreamLimit,
 		terms:       make(map[string]*terminal),
@@ -290,7 +298,7 @@ func (ts *Terminals) CreateWith(ctx context.Context, sessionCwd string, req Crea
 		return CreateTerminalResponse{}, fmt.Errorf("acp: create terminal: %w", err)
 	}
 	c := &exec.Cmd{Path: path, Args: args, Dir: dir, Env: env, Stdout: w, Stderr: w, WaitDelay: ts.grace}
-	err = startGroup(c)
+	ch, err := startChild(c, ts.sup)
 	_ = w.Close()
 	if err != nil {
 		_ = r.Close()
@@ -299,7 +307,8 @@ func (ts *Terminals) CreateWith(ctx context.Context, sessionCwd string, req Crea
 	t := &terminal{
 		id:        "term_" + rand.Text(),
 		sessionID: req.SessionID,
-		pid:       c.Process.Pid,
+		pid:       ch.pid,
+		child:     ch,
 		out:       NewRing(limit),
 		done:      make(chan struct{}),
 	}
@@ -365,7 +374,7 @@ func terminalProgram(command string, args []string, dir string, env []string) (s
 // stream's last call (all output read, exit status known) before done.
 func (t *terminal) wait(c *exec.Cmd, drained <-chan struct{}, r *os.File, grace time.Duration, stream *termStream) {
 	err := c.Wait()
-	_ = signalGroup(t.pid, syscall.SIGKILL)
+	t.child.reaped()
 	awaitDrain(drained, r, grace)
 	t.exit = exitInfo(c.ProcessState, err)
 	if stream != nil {
@@ -405,7 +414,7 @@ func (t *terminal) stop(ctx context.Context, grace time.Duration) {
 		return
 	}
 	if grace > 0 {
-		_ = signalGroup(t.pid, syscall.SIGTERM)
+		_ = t.child.signal(syscall.SIGTERM)
 		timer := time.NewTimer(grace)
 		defer timer.Stop()
 		select {
@@ -416,7 +425,7 @@ func (t *terminal) stop(ctx context.Context, grace time.Duration) {
 		}
 	}
 	if _, exited := t.status(); !exited {
-		_ = signalGroup(t.pid, syscall.SIGKILL)
+		_ = t.child.signal(syscall.SIGKILL)
 	}
 	<-t.done
 }

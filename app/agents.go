@@ -102,6 +102,7 @@ func (a *agentInstalls) catalogue(c config.Config) []acp.AgentSpec {
 		s.Installed = &acp.InstalledPackage{Version: inst.Version, Path: inst.Path}
 		s.Latest = a.in.CachedLatest(s.NPM.Package)
 		s.Command.Path = inst.Path
+		s.NotInstalled = "" // installed by the user, into the data dir
 		if nodeBin != "" {
 			s.Command.Env = append(append([]string(nil), s.Command.Env...), "PATH="+nodeBin+string(os.PathListSeparator)+os.Getenv("PATH"))
 		}

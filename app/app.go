@@ -23,6 +23,8 @@ import (
 	"os"
 	"os/signal"
 	"syscall"
+
+	"github.com/switchboard-hub/switchboard/acp"
 )
 
 // The build's identity, set at link time by make (build/version.sh):
@@ -57,6 +59,11 @@ type Stdio struct {
 // SIGINT and SIGTERM cancel the command's context: every command shuts down
 // cleanly on either.
 func Main(assets Assets) {
+	if len(os.Args) > 1 && os.Args[1] == acp.SupervisorArg {
+		// Hidden: the hub re-executes itself in front of each agent and
+		// terminal command (acp.Supervisor, ADR 0029). Never returns.
+		acp.SuperviseMain(os.Args[2:])
+	}
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	code := Run(ctx, os.Args[1:], Stdio{In: os.Stdin, Out: os.Stdout, Err: os.Stderr}, assets)
 	stop()

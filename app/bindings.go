@@ -119,7 +119,7 @@ type Emitter interface {
 //	SetArchived(id string, archived bool) (hub.Thread, error)
 //	ArchiveThreads(req hub.ArchiveRequest) (hub.ArchiveResult, error)
 //	ExportText(req hub.ExportRequest) (string, error) // ExportThreads, as one string
-//	ImportText(jsonl string) (hub.ImportResult, error) // ImportThreads of one string
+//	ImportText(jsonl, cwd string) (hub.ImportResult, error) // ImportThreads of one string, into cwd when set
 //	SaveExport(req hub.ExportRequest, name string) (string, error) // the window's own: Save dialog, then ExportThreads into the file
 //	OpenInBrowser(threadID string) error // the window's own: a sign-in link opened in the browser
 //

@@ -92,9 +92,11 @@ func writeExport(path string, export func(io.Writer) error) error {
 }
 
 // ImportText is Service.ImportThreads (POST /v1/threads/import) of a
-// JSON lines export the window read from a file the user picked.
-func (b *Bindings) ImportText(jsonl string) (hub.ImportResult, error) {
-	return b.svc.ImportThreads(b.ctx, windowCaller, strings.NewReader(jsonl))
+// JSON lines export the window read from a file the user picked; cwd,
+// when set, is the folder the user chose for its threads
+// (hub.ImportRequest).
+func (b *Bindings) ImportText(jsonl, cwd string) (hub.ImportResult, error) {
+	return b.svc.ImportThreads(b.ctx, windowCaller, hub.ImportRequest{Cwd: cwd}, strings.NewReader(jsonl))
 }
 
 // urlOpener is what the window's Emitter also implements when it can open

@@ -70,11 +70,20 @@ func TestBindingsShelf(t *testing.T) {
 	if err != nil || !strings.HasPrefix(md, "# Kept\n") {
 		t.Errorf("ExportText md of the folder: %v\n%s", err, md)
 	}
-	res, err := b.ImportText(jl)
+	res, err := b.ImportText(jl, "")
 	if err != nil || len(res.Threads) != 1 || res.Threads[0].ID == th.ID || res.Threads[0].ClientID != "window" {
 		t.Errorf("ImportText: %+v, %v", res, err)
 	}
-	if _, err := b.ImportText(`{"schema":99,"thread":{"id":"x"}}`); hub.ErrorCode(err) != hub.CodeInvalidArgument {
+	// A file naming a folder the user never used: refused, unless the
+	// window passes the folder the user chose.
+	other := strings.Replace(jl, `"cwd":"`+dir+`"`, `"cwd":"/"`, 1)
+	if _, err := b.ImportText(other, ""); hub.ErrorCode(err) != hub.CodeInvalidArgument {
+		t.Errorf("ImportText of a file in /: %v", err)
+	}
+	if res, err := b.ImportText(other, dir); err != nil || len(res.Threads) != 1 || res.Threads[0].Cwd != dir {
+		t.Errorf("ImportText into the chosen folder: %+v, %v", res, err)
+	}
+	if _, err := b.ImportText(`{"schema":99,"thread":{"id":"x"}}`, ""); hub.ErrorCode(err) != hub.CodeInvalidArgument {
 		t.Errorf("ImportText of a newer schema: %v", err)
 	}
 

@@ -152,6 +152,16 @@ func bridgeEditorFS(t *testing.T, bins e2eBins) {
 	if _, err := os.Stat(out); !os.IsNotExist(err) {
 		t.Errorf("the write reached the disk (%v): it belongs to the editor", err)
 	}
+	// A write holding a secret: the stored event is redacted, the editor
+	// still writes the file as the agent sent it.
+	secret := "ghp_" + strings.Repeat("aB3", 12)
+	env := filepath.Join(cwd, ".env")
+	if got := agentText(b.mustPrompt(t, sid, "fs-write "+env+" TOKEN="+secret, sdk.StopReasonEndTurn)); got != "fs-write ok" {
+		t.Errorf("fs-write of a secret: %q", got)
+	}
+	if c, ok := ws.written(env); !ok || c != "TOKEN="+secret {
+		t.Errorf("the editor got %q (%v), want the secret as the agent wrote it", c, ok)
+	}
 
 	marker := filepath.Join(cwd, "ran-on-the-hub")
 	want := "terminal exit 0 signal null truncated false\nran in the editor's terminal\n"
@@ -163,7 +173,7 @@ func bridgeEditorFS(t *testing.T, bins e2eBins) {
 	}
 
 	calls, sessions := ws.log()
-	wantCalls := []string{"read " + file, "write " + out, "terminal/create touch " + marker,
+	wantCalls := []string{"read " + file, "write " + out, "write " + env, "terminal/create touch " + marker,
 		"terminal/wait_for_exit editor-term-1", "terminal/output editor-term-1", "terminal/release editor-term-1"}
 	if !slices.Equal(calls, wantCalls) {
 		t.Errorf("editor calls %q, want %q", calls, wantCalls)
@@ -184,6 +194,17 @@ func bridgeEditorFS(t *testing.T, bins e2eBins) {
 	}
 	if n != len(wantCalls) {
 		t.Errorf("%d client_request events in the history, want %d", n, len(wantCalls))
+	}
+	var raw struct {
+		Turns []struct{ Events []json.RawMessage }
+	}
+	h.call("GET", "/v1/threads/"+sid+"/history?includeEvents=true", nil, 200, &raw, asEditor...)
+	for _, tu := range raw.Turns {
+		for _, ev := range tu.Events {
+			if strings.Contains(string(ev), secret) {
+				t.Errorf("stored unredacted: %s", ev)
+			}
+		}
 	}
 }
 

@@ -20,6 +20,7 @@ func TestE2EAgents(t *testing.T) {
 		{"SignInRetriesTheTurn", e2eSignInRetry},
 		{"SettingsMCPLevels", e2eSettingsMCP}, // settings_mcp_e2e_test.go
 		{"RegistryLazy", e2eRegistryLazy},     // registry_e2e_test.go
+		{"RegistryHostile", e2eRegistryHostile},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) { tc.fn(t, bins) })

@@ -27,6 +27,7 @@ func TestE2EDaily(t *testing.T) {
 	}{
 		{"ExportImport", e2eExportImport},
 		{"ImportRefused", e2eImportRefused},
+		{"ImportHostile", e2eImportHostile},
 		{"Archive", e2eArchive},
 		{"Open", e2eOpen},
 		{"BridgeThreadLink", e2eBridgeThreadLink},
@@ -151,13 +152,14 @@ func e2eImportRefused(t *testing.T, bins e2eBins) {
 		return len(page.Threads)
 	}
 	head := `{"schema":1,"thread":{"id":"th_0123456789","agent":"fake","cwd":"/tmp","title":"imported"}}` + "\n"
+	into := "?cwd=" + urlQuery(t.TempDir()) // the folder the user chose
 	event := `{"event":{"seq":1,"type":"message_delta","threadId":"th_0123456789","turnId":"","at":"2025-01-01T00:00:00Z","text":"` + strings.Repeat("x", 200) + `"}}` + "\n"
 
 	status, _, body := h.raw("POST", "/v1/threads/import", "application/x-ndjson", strings.NewReader(`{"schema":7,"thread":{"id":"th_0123456789"}}`+"\n"))
 	if status != 400 || !bytes.Contains(body, []byte("schema 7")) || !bytes.Contains(body, []byte("schema 1")) || !bytes.Contains(body, []byte("SCHEMA_TOO_NEW")) {
 		t.Errorf("newer schema: %d %s", status, body)
 	}
-	status, _, body = h.raw("POST", "/v1/threads/import", "application/x-ndjson", strings.NewReader(head+event+"{oops\n"))
+	status, _, body = h.raw("POST", "/v1/threads/import"+into, "application/x-ndjson", strings.NewReader(head+event+"{oops\n"))
 	if status != 400 || !bytes.Contains(body, []byte(`"line":3`)) {
 		t.Errorf("a malformed third line: %d %s", status, body)
 	}
@@ -171,7 +173,7 @@ func e2eImportRefused(t *testing.T, bins e2eBins) {
 		}
 		pw.Close()
 	}()
-	status, _, body = h.raw("POST", "/v1/threads/import", "application/x-ndjson", pr)
+	status, _, body = h.raw("POST", "/v1/threads/import"+into, "application/x-ndjson", pr)
 	if status != 413 || !bytes.Contains(body, []byte("IMPORT_TOO_LARGE")) {
 		t.Errorf("an import over the bound: %d %s", status, body)
 	}
@@ -183,7 +185,7 @@ func e2eImportRefused(t *testing.T, bins e2eBins) {
 	}
 	// Under the bound it goes through: the 10 MiB body cap is not the
 	// import's, and this one is far below both.
-	if status, _, body := h.raw("POST", "/v1/threads/import", "application/x-ndjson", strings.NewReader(head+event)); status != 201 {
+	if status, _, body := h.raw("POST", "/v1/threads/import"+into, "application/x-ndjson", strings.NewReader(head+event)); status != 201 {
 		t.Errorf("a small import: %d %s", status, body)
 	}
 }

@@ -19,6 +19,7 @@ import (
 
 	"go.yaml.in/yaml/v3"
 
+	"github.com/switchboard-hub/switchboard/acp"
 	"github.com/switchboard-hub/switchboard/acp/acptest"
 	"github.com/switchboard-hub/switchboard/hub"
 	"github.com/switchboard-hub/switchboard/hub/client"
@@ -311,18 +312,35 @@ func (h *hubProc) kill9() {
 	h.client.CloseIdleConnections()
 }
 
-// noteAgents records the hub's current child processes (its agents).
+// noteAgents records the hub's current child processes and returns its
+// agents: its children, a supervisor's (ADR 0029) replaced by the command
+// it runs.
 func (h *hubProc) noteAgents() []int {
 	if h.cmd == nil || !h.running() {
 		return nil
 	}
-	kids := childrenOf(h.pid())
+	var agents []int
 	h.agents.mu.Lock()
 	defer h.agents.mu.Unlock()
-	for _, pid := range kids {
+	for _, pid := range childrenOf(h.pid()) {
 		h.agents.seen[pid] = procStartTime(pid)
+		if !isSupervisor(pid) {
+			agents = append(agents, pid)
+			continue
+		}
+		for _, a := range childrenOf(pid) {
+			h.agents.seen[a] = procStartTime(a)
+			agents = append(agents, a)
+		}
 	}
-	return kids
+	return agents
+}
+
+// isSupervisor reports whether pid runs `switchboard __supervise`.
+func isSupervisor(pid int) bool {
+	b, _ := os.ReadFile(fmt.Sprintf("/proc/%d/cmdline", pid))
+	args := strings.Split(string(b), "\x00")
+	return len(args) > 1 && args[1] == acp.SupervisorArg
 }
 
 // seenAgents returns the agents recorded so far.

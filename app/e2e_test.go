@@ -36,6 +36,7 @@ func TestE2E(t *testing.T) {
 		{"SlowSubscriber", e2eSlowSubscriber},
 		{"KillAndRestart", e2eKillAndRestart},
 		{"GracefulShutdown", e2eGracefulShutdown},
+		{"ProcessTrees", e2eProcessTrees},
 		{"ShutdownOverAPI", e2eShutdownOverAPI},
 		{"ShutdownWithStalledClient", e2eShutdownWithStalledClient},
 		{"AgentFaults", e2eAgentFaults},

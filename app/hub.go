@@ -117,7 +117,7 @@ func startHub(ctx context.Context, e *env, o Options) (_ *runningHub, err error)
 	h.auth = newAgentAuth(h)
 	h.engine, err = engine.New(ctx, engine.Options{
 		Store: h.db, Logger: log, Config: h.started.EngineConfig(), Agents: h.installs.catalogue(h.started),
-		AgentOptions: acp.AgentOptions{Process: acp.ProcessOptions{Logger: log}},
+		AgentOptions: supervisedAgents(log),
 		// Whatever anyone approves, an agent never reads or writes these.
 		Protected: protectedPaths(o.DataDir, h.configPath),
 		// Versions and capabilities for GET /v1/agents (the editor bridge's

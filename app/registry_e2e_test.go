@@ -6,6 +6,9 @@ import (
 	"encoding/json"
 	"net/http"
 	"net/http/httptest"
+	"os"
+	"path/filepath"
+	"strings"
 	"sync/atomic"
 	"testing"
 	"time"
@@ -73,5 +76,86 @@ func e2eRegistryLazy(t *testing.T, bins e2eBins) {
 	}
 	if n := hits.Load(); n != 1 {
 		t.Errorf("a fresh cached copy was fetched again: %d requests", n)
+	}
+}
+
+// e2eRegistryHostile: a hostile ACP registry (issue 28 §5). Entries whose
+// package or version npm would read as a flag, a URL, a path or a git
+// remote are not listed (so nothing of them reaches npm's argv), and an
+// agent the user has not installed — a binary one naming /bin/sh, an npx
+// one whose program name is on PATH — is unavailable with a reason and
+// never run, however a thread names it.
+func e2eRegistryHostile(t *testing.T, bins e2eBins) {
+	marker := filepath.Join(t.TempDir(), "ran")
+	npx := func(id, pkg string) any {
+		return map[string]any{"id": id, "name": id, "version": "1.0.0",
+			"distribution": map[string]any{"npx": map[string]any{"package": pkg, "args": []string{"-c", "touch " + marker}}}}
+	}
+	agents := []any{
+		map[string]any{"id": "binsh", "name": "Binary sh", "version": "1.0.0", "distribution": map[string]any{"binary": map[string]any{
+			"linux-x86_64": map[string]any{"archive": "https://evil.example/sh.tgz", "cmd": "/bin/sh", "args": []string{"-c", "touch " + marker}}}}},
+		npx("npxsh", "sh@1.0.0"),
+		map[string]any{"id": "uvxflag", "name": "uvx flag", "version": "1.0.0",
+			"distribution": map[string]any{"uvx": map[string]any{"package": "--from=git+https://evil.example/x.git"}}},
+	}
+	hostile := map[string]string{
+		"flagpkg": "--registry=http://evil.example/", "filepkg": "file:../../evil", "gitpkg": "git+ssh://git@evil.example/x.git",
+		"urlpkg": "https://evil.example/x.tgz", "deeppkg": "@scope/a/b", "dotpkg": ".hidden", "upperpkg": "Evil",
+		"flagver": "good-name@--force", "filever": "good-name@file:/tmp/x", "urlver": "good-name@https://evil.example/x.tgz",
+	}
+	for id, pkg := range hostile {
+		agents = append(agents, npx(id, pkg))
+	}
+	doc, _ := json.Marshal(map[string]any{"version": "1.0.0", "agents": agents})
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) { w.Write(doc) }))
+	t.Cleanup(srv.Close)
+	h := newHub(t, bins, hubConfig{"registry": map[string]any{"url": srv.URL + "/registry.json"}})
+	list := func() map[string]apiAgent {
+		var l struct{ Agents []apiAgent }
+		h.call("GET", "/v1/agents", nil, 200, &l)
+		m := map[string]apiAgent{}
+		for _, a := range l.Agents {
+			m[a.ID] = a
+		}
+		return m
+	}
+	if !waitFor(30*time.Second, func() bool { _, ok := list()["binsh"]; return ok }) {
+		t.Fatal("the registry's agents are not listed")
+	}
+	got := list()
+	for _, id := range []string{"binsh", "npxsh"} {
+		if a := got[id]; a.Status != "unavailable" || !strings.Contains(a.Reason, "not installed") {
+			t.Errorf("%s before the user installed it: %+v, want unavailable, not installed", id, a)
+		}
+		if r := h.do("POST", "/v1/threads", map[string]string{"agent": id, "cwd": t.TempDir()}); r.status != 400 {
+			t.Errorf("a thread of %s: %s", id, r)
+		}
+	}
+	for id := range hostile {
+		if a, ok := got[id]; ok {
+			t.Errorf("hostile entry %s (%q) listed: %+v", id, hostile[id], a)
+		}
+		if r := h.do("POST", "/v1/agents/"+id+"/install", map[string]any{}); r.status != 400 {
+			t.Errorf("installing %s: %s", id, r)
+		}
+	}
+	if a, ok := got["uvxflag"]; ok {
+		t.Errorf("a uvx entry that is an option is listed: %+v", a)
+	}
+	// A thread that names it anyway (imported from a file) fails its
+	// turn without starting it.
+	cwd := t.TempDir()
+	line := `{"schema":1,"thread":{"id":"th_0123456789","agent":"binsh","cwd":"/","title":"x"}}` + "\n"
+	status, _, body := h.raw("POST", "/v1/threads/import?cwd="+urlQuery(cwd), "application/x-ndjson", strings.NewReader(line))
+	var imp struct{ Threads []apiThread }
+	if status != 201 || json.Unmarshal(body, &imp) != nil || len(imp.Threads) != 1 {
+		t.Fatalf("import: %d %s", status, body)
+	}
+	tu := h.startTurn(imp.Threads[0].ID, "hello")
+	if got := h.waitTurn(imp.Threads[0].ID, tu.ID, 30*time.Second); got.Status != "failed" || !strings.Contains(got.Error, "not installed") {
+		t.Errorf("a turn of an agent not installed: %+v", got)
+	}
+	if _, err := os.Stat(marker); err == nil {
+		t.Error("a registry agent the user never installed ran")
 	}
 }

@@ -100,7 +100,7 @@ func (a *agentAuth) methods(ctx context.Context, spec acp.AgentSpec) ([]acp.Auth
 	if home, err := os.UserHomeDir(); err == nil {
 		cmd.Dir = home
 	}
-	r, err := acp.Probe(ctx, cmd, acp.AgentOptions{}, 0)
+	r, err := acp.Probe(ctx, cmd, supervisedAgents(a.h.log), 0)
 	if err != nil {
 		return nil, &hub.Error{Code: hub.CodeUpstreamUnavailable, Message: fmt.Sprintf("starting %s failed: %v", spec.Name, err), Err: err}
 	}

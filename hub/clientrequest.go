@@ -61,10 +61,17 @@ func (c ClientCapabilities) Delegates(method string) bool {
 // ClientRequest is the payload of a client_request event: an agent's
 // request for the thread's owner to serve. Params are the agent's ACP
 // params (its sessionId is the agent's session id, not the thread id).
+//
+// The event is stored, so its Params are redacted like any agent text
+// (redaction.enabled): a file's content or a terminal's env may hold a
+// secret. ParamsRedacted says redaction changed them; the owner then
+// reads the params as the agent sent them, while the request is pending,
+// with Service.ClientRequestParams (never stored, never streamed).
 type ClientRequest struct {
-	RequestID string          `json:"requestId"`
-	Method    string          `json:"method"`
-	Params    json.RawMessage `json:"params"`
+	RequestID      string          `json:"requestId"`
+	Method         string          `json:"method"`
+	Params         json.RawMessage `json:"params"`
+	ParamsRedacted bool            `json:"paramsRedacted,omitempty"`
 }
 
 // ClientAnswer is the body of POST

@@ -43,6 +43,14 @@ func (e *Error) Error() string {
 
 func (e *Error) Unwrap() error { return e.Err }
 
+// ErrDiskFull is in the chain of a store error caused by the data dir's
+// disk being full (SQLITE_FULL, ENOSPC): the write may succeed once space
+// returns. Such an error is INTERNAL with details.reason ReasonDiskFull.
+var ErrDiskFull = errors.New("the data dir's disk is full")
+
+// ReasonDiskFull is details.reason of a store error caused by a full disk.
+const ReasonDiskFull = "DISK_FULL"
+
 // Errorf returns an *Error with code and a formatted message.
 func Errorf(code, format string, args ...any) *Error {
 	return &Error{Code: code, Message: fmt.Sprintf(format, args...)}

@@ -41,6 +41,13 @@ const (
 	EventTerminalOutput      = "terminal_output" // extension: TerminalOutput of a terminal the hub hosts
 	EventSessionChanged      = "session_changed" // extension: the thread's agent session is another one; what was restored, what not
 	EventResync              = "resync"          // never stored: a subscriber fell behind
+	// EventDiskFull is hub-wide and never stored (the disk is full):
+	// {message} while the data dir refuses writes (sent again at each
+	// retry of what waits to be stored, so a window that connects meanwhile
+	// learns it), then {message: ""} once writes succeed again. It has
+	// seq 0 and no SSE id; clients take it without moving their resume
+	// point.
+	EventDiskFull = "disk_full"
 )
 
 // TerminalOutput is the payload of a terminal_output event: what a command

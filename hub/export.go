@@ -23,7 +23,26 @@ const (
 	ReasonSchemaTooNew    = "SCHEMA_TOO_NEW"
 	ReasonImportTooLarge  = "IMPORT_TOO_LARGE"
 	ReasonImportMalformed = "IMPORT_MALFORMED"
+	// ReasonImportFolder: a thread of the file names a folder the user
+	// did not choose (details {line, cwd}); import again with
+	// ImportRequest.Cwd (?cwd=) to choose one.
+	ReasonImportFolder = "IMPORT_FOLDER"
 )
+
+// ImportRequest is what POST /v1/threads/import takes beside the file.
+//
+// The file is untrusted: its folders are not the user's choice. Cwd, when
+// set, is the folder the user chose for every thread of the file (checked
+// exactly as POST /v1/threads checks cwd); the file's own folders are then
+// ignored. Without it, a thread keeps the file's folder only when that is
+// an existing absolute folder where the caller already has a thread (a
+// folder the user chose before: an export imported again on the same
+// machine); any other folder — relative, missing, or one the user never
+// used, "/" included — fails the import with INVALID_ARGUMENT, details
+// {reason: IMPORT_FOLDER, line, cwd}, and nothing is stored.
+type ImportRequest struct {
+	Cwd string `json:"cwd,omitempty"`
+}
 
 // ExportRequest says what to export: one thread (ThreadID) or every
 // thread of the caller in one folder (Cwd, archived ones included), in

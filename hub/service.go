@@ -216,6 +216,12 @@ type Service interface {
 	// is an unknown request); a request already answered, timed out or
 	// dropped (its turn cancelled, its agent gone) is CONFLICT.
 	AnswerClientRequest(ctx context.Context, c Caller, threadID, requestID string, a ClientAnswer) error
+	// ClientRequestParams is a pending client request of the thread with
+	// its params as the agent sent them (unredacted: what the owner needs
+	// to serve it; kept in memory only). The owner only, as for
+	// AnswerClientRequest (NOT_FOUND otherwise, or when unknown); one no
+	// longer pending is CONFLICT.
+	ClientRequestParams(ctx context.Context, c Caller, threadID, requestID string) (ClientRequest, error)
 
 	// Shelf: archive, export and import (hub/shelf.go).
 	Shelf

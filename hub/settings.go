@@ -40,6 +40,7 @@ type Settings struct {
 	Notifications NotificationSettings `json:"notifications"`
 	UI            UISettings           `json:"ui"`
 	Tray          TraySettings         `json:"tray"`
+	Redaction     RedactionSettings    `json:"redaction"`
 	Agents        []AgentSettings      `json:"agents"`
 	// MCPServers are the config's top-level mcpServers, by name, values
 	// of env and headers left out (extension; issue 15).
@@ -90,6 +91,15 @@ type TraySettings struct {
 	Autostart bool `json:"autostart"`
 }
 
+// RedactionSettings is the config file's redaction: section.
+type RedactionSettings struct {
+	// Enabled: well-known secret formats are replaced before anything is
+	// stored (and so streamed): prompts, agent text, tool calls, session
+	// state, client requests, titles. Applies at once to what is stored
+	// from then on; what is already stored stays as it is.
+	Enabled bool `json:"enabled"`
+}
+
 // AgentSettings is one entry of the config file's agents: map. It never
 // carries the values of the agent's environment (they may hold API keys),
 // only their names.
@@ -124,6 +134,8 @@ type SettingsPatch struct {
 	Notifications *NotificationSettingsPatch `json:"notifications,omitempty"`
 	UI            *UISettingsPatch           `json:"ui,omitempty"`
 	Tray          *TraySettingsPatch         `json:"tray,omitempty"`
+	// Redaction, when present, sets redaction.enabled.
+	Redaction *RedactionSettingsPatch `json:"redaction,omitempty"`
 	// Agents adds or replaces ({"id": {…}}) and removes ({"id": null})
 	// entries of the config file's agents: map.
 	Agents map[string]*AgentPatch `json:"agents,omitempty"`
@@ -153,6 +165,11 @@ type PermissionSettingsPatch struct {
 	Timeout       *string           `json:"timeout,omitempty"`
 	EscalateAfter *string           `json:"escalateAfter,omitempty"`
 	Rules         *[]PermissionRule `json:"rules,omitempty"`
+}
+
+// RedactionSettingsPatch changes redaction.enabled when Enabled is set.
+type RedactionSettingsPatch struct {
+	Enabled *bool `json:"enabled,omitempty"`
 }
 
 // NotificationSettingsPatch changes the notification switches that are set.

@@ -30,6 +30,10 @@ type Shelf interface {
 	// text redacted like live text. A schema newer than ExportSchema, or
 	// a malformed line, is INVALID_ARGUMENT and leaves nothing behind
 	// (threads already stored by this import are deleted). r is read as
-	// it comes (the caller bounds its size).
-	ImportThreads(ctx context.Context, c Caller, r io.Reader) (ImportResult, error)
+	// it comes (the caller bounds its size). Each thread's folder is
+	// req.Cwd when set (checked as CreateThread checks one), else the
+	// file's own, which must be an existing absolute folder where one of
+	// the caller's threads already is; any other is INVALID_ARGUMENT with
+	// details.reason ReasonImportFolder (ImportRequest).
+	ImportThreads(ctx context.Context, c Caller, req ImportRequest, r io.Reader) (ImportResult, error)
 }

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"syscall"
 	"time"
 
 	"github.com/switchboard-hub/switchboard/hub"
@@ -216,6 +217,9 @@ func (db *DB) commitBatch(batch []*op) {
 		}
 		if err := db.apply(ctx, o.w); err != nil {
 			o.err = err
+			if diskFull(err) {
+				o.err = DiskFullError("write", err)
+			}
 			resetSeqs(o.w)
 			db.ix.reset()
 			db.ranges.reset()
@@ -302,6 +306,9 @@ func (db *DB) failBatch(batch []*op, stage string, err error) {
 	db.ix.reset()
 	db.ranges.reset()
 	herr := &hub.Error{Code: hub.CodeInternal, Message: "store: " + stage + " failed", Err: err}
+	if diskFull(err) {
+		herr = DiskFullError(stage, err)
+	}
 	for _, o := range batch {
 		resetSeqs(o.w)
 		if o.err == nil {
@@ -356,4 +363,22 @@ func derefStr(s *string) string {
 		return ""
 	}
 	return *s
+}
+
+// sqliteFull is SQLITE_FULL, the primary result code of a write the disk
+// had no room for.
+const sqliteFull = 13
+
+// diskFull reports whether err says the data dir's disk is full.
+func diskFull(err error) bool {
+	var serr *sqlite.Error
+	return errors.Is(err, syscall.ENOSPC) || errors.As(err, &serr) && serr.Code()&0xff == sqliteFull
+}
+
+// DiskFullError is the store's error for a write that failed at stage
+// because the disk is full (err the cause): INTERNAL, details.reason
+// hub.ReasonDiskFull, hub.ErrDiskFull in its chain.
+func DiskFullError(stage string, err error) *hub.Error {
+	return &hub.Error{Code: hub.CodeInternal, Message: "store: " + stage + " failed: the data dir's disk is full",
+		Details: map[string]any{"reason": hub.ReasonDiskFull}, Err: fmt.Errorf("%w: %w", hub.ErrDiskFull, err)}
 }

@@ -247,6 +247,9 @@
 //     again, sleeping seconds, default 300) whose stdout and stderr are the
 //     agent's, so it holds the pipes open; agent_message_chunk
 //     "grandchild <pid>"; exits 0 without answering.
+//   - daemon [seconds]: starts a grandchild as grandchild does, but in a
+//     session (and process group) of its own with stdio on /dev/null, as a
+//     daemon would; agent_message_chunk "daemon <pid>"; end_turn.
 //   - fs-read <path>: fs/read_text_file {sessionId, path};
 //     agent_message_chunk "fs-read ok: <content>" or
 //     "fs-read error <code>: <message>" ("fs-read error invalid result:

@@ -323,6 +323,12 @@ func (a *agent) script(s *session, t *turn, text, cmd, rest string) (stop string
 		}
 		a.grandchild(s, t, v[0])
 		select {}
+	case "daemon":
+		v, ok := intArgs(rest, 1, 300)
+		if !ok {
+			return bad()
+		}
+		a.daemon(s, t, v[0])
 	case "fs-read":
 		path, _ := splitWord(rest)
 		r := a.call("fs/read_text_file", map[string]string{"sessionId": s.id, "path": path})
@@ -376,6 +382,8 @@ func (a *agent) script(s *session, t *turn, text, cmd, rest string) (stop string
 				},
 			}
 		})
+	case "plant-git":
+		a.say(s, t, plantGit(t.cwd, rest))
 	case "fs-write":
 		path, content := splitWord(rest)
 		if i := strings.IndexAny(rest, " \t\r\n"); i >= 0 {

@@ -194,6 +194,10 @@ func (in *Installer) Install(ctx context.Context, id string, pkg Package, versio
 	if version == "" {
 		version = pkg.Version
 	}
+	// The catalogue's package may come from the ACP registry: untrusted.
+	if !ValidPackage(pkg.Name) || !ValidVersionOrTag(version) {
+		return Installed{}, &Error{Reason: ReasonFailed, Message: fmt.Sprintf("%q@%q is not an npm package name and version", pkg.Name, version)}
+	}
 	if progress == nil {
 		progress = func(Progress) {}
 	}
@@ -220,10 +224,11 @@ func (in *Installer) Install(ctx context.Context, id string, pkg Package, versio
 	progress(Progress{Phase: "resolving", Fraction: 0.02})
 	args := []string{"install", "--prefix", tmp, "--save-exact", "--no-audit", "--no-fund",
 		"--no-update-notifier", "--loglevel=http", "--omit=dev",
-		"--fetch-retries=2", "--fetch-retry-mintimeout=1000", "--fetch-retry-maxtimeout=4000", pkg.Name + "@" + version}
+		"--fetch-retries=2", "--fetch-retry-mintimeout=1000", "--fetch-retry-maxtimeout=4000"}
 	if in.Registry != "" {
 		args = append(args, "--registry", in.Registry)
 	}
+	args = append(args, "--", pkg.Name+"@"+version) // after "--": a package, never a flag
 	out, err := in.runNPM(ctx, npm, tmp, args, func(fetches int) {
 		// npm does not say how much is left: an estimate that rises with
 		// each fetch and never reaches the end before npm does.

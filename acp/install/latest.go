@@ -3,6 +3,7 @@ package install
 import (
 	"context"
 	"encoding/json"
+	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
@@ -48,14 +49,18 @@ func (in *Installer) Latest(ctx context.Context, pkg string) (string, error) {
 	if e, ok := c[pkg]; ok && in.now().Sub(e.CheckedAt) < LatestEvery {
 		return e.Version, nil
 	}
+	if !ValidPackage(pkg) {
+		return c[pkg].Version, &Error{Reason: ReasonFailed, Message: fmt.Sprintf("%q is not an npm package name", pkg)}
+	}
 	npm, err := in.npm()
 	if err != nil {
 		return c[pkg].Version, err
 	}
-	args := []string{"view", pkg + "@latest", "version", "--json", "--no-update-notifier"}
+	args := []string{"view", "--json", "--no-update-notifier"}
 	if in.Registry != "" {
 		args = append(args, "--registry", in.Registry)
 	}
+	args = append(args, "--", pkg+"@latest", "version") // after "--": never a flag
 	ctx, cancel := context.WithTimeout(ctx, 60*time.Second)
 	defer cancel()
 	tmp, err := os.MkdirTemp("", "switchboard-npm-view-")

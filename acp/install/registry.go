@@ -8,6 +8,7 @@ import (
 	"net/http"
 	"os"
 	"path/filepath"
+	"regexp"
 	"sort"
 	"strings"
 	"time"
@@ -147,11 +148,20 @@ func RegistrySpecs(agents []RegistryAgent, skip func(id string) bool) []acp.Agen
 			if version == "" {
 				version = a.Version
 			}
+			if !ValidPackage(name) || !ValidVersionOrTag(version) {
+				continue // a flag, URL, path or git remote: never near npm
+			}
 			bin := name[strings.LastIndex(name, "/")+1:]
 			s.NPM = &acp.NPMPackage{Package: name, Version: version} // Bin "": the package's only program
 			s.Command = acp.Command{Path: bin, Args: d.NPX.Args, Env: envList(d.NPX.Env)}
 			s.Install = "Settings → Agents → Install (npm package " + name + ")"
+			// Until installed into the data dir (the app then points
+			// Command at it and clears this), bin on PATH is not it.
+			s.NotInstalled = "not installed: " + s.Install
 		case d.UVX != nil && d.UVX.Package != "":
+			if !uvxPattern.MatchString(d.UVX.Package) {
+				continue // an option ("--from=git+…") or a URL, not a package
+			}
 			s.Command = acp.Command{Path: "uvx", Args: append([]string{d.UVX.Package}, d.UVX.Args...), Env: envList(d.UVX.Env)}
 			s.Install = "install uv (https://docs.astral.sh/uv/): it runs with uvx " + d.UVX.Package
 		case len(d.Binary) > 0:
@@ -160,7 +170,12 @@ func RegistrySpecs(agents []RegistryAgent, skip func(id string) bool) []acp.Agen
 				continue
 			}
 			s.Command = acp.Command{Path: filepath.Base(b.Cmd), Args: b.Args}
-			s.Install = "download " + b.Archive + " and put " + filepath.Base(b.Cmd) + " on PATH"
+			// The hub installs no binary, and a name on PATH proves
+			// nothing (a registry could say "sh"): the agent runs only
+			// once the user installs it and adds it as their own agent
+			// (agents.<id>.command), which replaces this entry.
+			s.Install = "download " + b.Archive + ", install it, and add it in Settings → Agents as agents." + a.ID + ".command"
+			s.NotInstalled = "not installed: " + s.Install
 		default:
 			continue
 		}
@@ -169,6 +184,10 @@ func RegistrySpecs(agents []RegistryAgent, skip func(id string) bool) []acp.Agen
 	sort.Slice(out, func(i, j int) bool { return out[i].ID < out[j].ID })
 	return out
 }
+
+// uvxPattern is a Python package requirement as uvx takes it: a name and
+// an optional "==version" — not an option, a URL nor a path.
+var uvxPattern = regexp.MustCompile(`^[A-Za-z0-9][A-Za-z0-9._-]{0,127}(==[A-Za-z0-9][A-Za-z0-9.+!_-]{0,63})?$`)
 
 // splitPackage splits "name@version" ("@scope/name@1.2.3" too).
 func splitPackage(p string) (name, version string) {

@@ -138,6 +138,7 @@ func settingsOf(path string, c Config) hub.Settings {
 			Permission: c.Notifications.Permission, Question: c.Notifications.Question, Error: c.Notifications.Error, Budget: c.Notifications.Budget},
 		UI:         hub.UISettings{Theme: c.UI.Theme},
 		Tray:       hub.TraySettings{Autostart: c.Tray.Autostart},
+		Redaction:  hub.RedactionSettings{Enabled: c.Redaction.Enabled},
 		Agents:     []hub.AgentSettings{},
 		MCPServers: mcpSettings(c),
 		Folders:    folderSettings(c),

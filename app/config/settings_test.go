@@ -5,6 +5,7 @@ import (
 	"log/slog"
 	"os"
 	"path/filepath"
+	"strings"
 	"testing"
 	"time"
 
@@ -48,5 +49,30 @@ func TestSettingsCommitThroughApply(t *testing.T) {
 	}
 	if st, err := s.Settings(context.Background()); err != nil || st.Permissions.Timeout != "2m" || st.ConfigFile != path || st.ConfigError != "" {
 		t.Fatalf("Settings: %+v %v", st, err)
+	}
+}
+
+// Settings shows redaction.enabled and a settings update switches it,
+// applied like any other change (the engine reads Config.Redaction).
+func TestSettingsRedactionSwitch(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "config.yaml")
+	writeFile(t, path, timeoutConf("5m"))
+	cur, err := Load(path, true)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var applied []Config
+	w := NewWatcher(path, cur, slog.New(slog.DiscardHandler), func(_, to Config) { applied = append(applied, to) }, nil)
+	s := NewSettings(w)
+	if st, err := s.Settings(context.Background()); err != nil || !st.Redaction.Enabled {
+		t.Fatalf("default redaction %+v %v, want on", st.Redaction, err)
+	}
+	off := false
+	got, err := s.UpdateSettings(context.Background(), hub.SettingsPatch{Redaction: &hub.RedactionSettingsPatch{Enabled: &off}})
+	if err != nil || got.Redaction.Enabled || len(applied) != 1 || applied[0].Redaction.Enabled || applied[0].EngineConfig().Redaction {
+		t.Fatalf("after switching off: %+v %v, applied %d", got.Redaction, err, len(applied))
+	}
+	if b, _ := os.ReadFile(path); !strings.Contains(string(b), "redaction:\n  enabled: false") {
+		t.Errorf("config file:\n%s", b)
 	}
 }

@@ -61,6 +61,9 @@ func patchConfigYAML(data []byte, p hub.SettingsPatch) ([]byte, error) {
 	if p.Tray != nil && p.Tray.Autostart != nil {
 		setScalar(mapping(root, "tray"), "autostart", boolText(*p.Tray.Autostart), "!!bool")
 	}
+	if p.Redaction != nil && p.Redaction.Enabled != nil {
+		setScalar(mapping(root, "redaction"), "enabled", boolText(*p.Redaction.Enabled), "!!bool")
+	}
 	if p.UI != nil && p.UI.Theme != nil {
 		setScalar(mapping(root, "ui"), "theme", *p.UI.Theme, "!!str")
 	}

@@ -66,15 +66,27 @@ func (t *turnRelay) serveClientRequest(ev hub.Event) {
 		t.b.log.Warn("switchboard acp: skipping an unreadable client_request event", "seq", ev.Seq)
 		return
 	}
-	params, err := withSessionID(r.Params, t.sessionID)
-	if err != nil {
-		t.b.log.Warn("switchboard acp: skipping a client request with unreadable params", "method", r.Method, "err", err)
-		return
-	}
 	b := t.b
 	ctx, cancel := context.WithCancel(t.ctx)
 	b.bg.Go(func() {
 		defer cancel()
+		if r.ParamsRedacted {
+			// The event's params are redacted (a file's content, a
+			// terminal's env): the editor gets them as the agent sent them.
+			gctx, gcancel := context.WithTimeout(ctx, 30*time.Second)
+			full, err := b.hub.ClientRequestParams(gctx, t.threadID, r.RequestID)
+			gcancel()
+			if err != nil {
+				b.log.Warn("switchboard acp: reading a client request's params failed", "method", r.Method, "err", err)
+				return
+			}
+			r.Params = full.Params
+		}
+		params, err := withSessionID(r.Params, t.sessionID)
+		if err != nil {
+			b.log.Warn("switchboard acp: skipping a client request with unreadable params", "method", r.Method, "err", err)
+			return
+		}
 		wait := clientRequestWait
 		if r.Method == "terminal/wait_for_exit" {
 			wait = 24 * time.Hour // the hub ends it with the turn
@@ -93,7 +105,7 @@ func (t *turnRelay) serveClientRequest(ev hub.Event) {
 		}
 		pctx, pcancel := context.WithTimeout(context.Background(), 30*time.Second)
 		defer pcancel()
-		err := b.hub.AnswerClientRequest(pctx, t.threadID, r.RequestID, ans)
+		err = b.hub.AnswerClientRequest(pctx, t.threadID, r.RequestID, ans)
 		if client.IsCode(err, hub.CodeConflict) {
 			return // the request ended in the hub first (timeout, cancel): moot
 		}

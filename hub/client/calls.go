@@ -168,6 +168,19 @@ func (c *Client) AnswerClientRequest(ctx context.Context, threadID, requestID st
 		path: "/v1/threads/" + esc(threadID) + "/client-requests/" + esc(requestID), body: a}, nil)
 }
 
+// ClientRequestParams reads a pending client request of the thread with
+// its params as the agent sent them (GET
+// /v1/threads/{id}/client-requests/{requestId}): the event's are redacted
+// when ParamsRedacted says so.
+func (c *Client) ClientRequestParams(ctx context.Context, threadID, requestID string) (hub.ClientRequest, error) {
+	var out struct {
+		ClientRequest hub.ClientRequest `json:"clientRequest"`
+	}
+	err := c.call(ctx, request{method: http.MethodGet,
+		path: "/v1/threads/" + esc(threadID) + "/client-requests/" + esc(requestID)}, &out)
+	return out.ClientRequest, err
+}
+
 // Shutdown asks the hub to stop gracefully (POST /v1/shutdown).
 func (c *Client) Shutdown(ctx context.Context) error {
 	return c.call(ctx, request{method: http.MethodPost, path: "/v1/shutdown"}, nil)

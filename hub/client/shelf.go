@@ -73,9 +73,22 @@ func (c *Client) Export(ctx context.Context, req hub.ExportRequest) (io.ReadClos
 
 // Import sends a JSON lines export (POST /v1/threads/import,
 // application/x-ndjson) as it reads it from r, and returns the threads it
-// made. It is never retried (r is read once).
+// made. It is never retried (r is read once). A file whose folder the
+// user never chose is refused (INVALID_ARGUMENT, details.reason
+// IMPORT_FOLDER): ImportInto puts its threads in the folder the user
+// chose.
 func (c *Client) Import(ctx context.Context, r io.Reader) (hub.ImportResult, error) {
+	return c.ImportInto(ctx, hub.ImportRequest{}, r)
+}
+
+// ImportInto is Import with req (?cwd=: the folder the user chose for the
+// file's threads, when set).
+func (c *Client) ImportInto(ctx context.Context, req hub.ImportRequest, r io.Reader) (hub.ImportResult, error) {
 	var out hub.ImportResult
-	err := c.call(ctx, request{method: http.MethodPost, path: "/v1/threads/import", raw: r, rawType: "application/x-ndjson"}, &out)
+	rq := request{method: http.MethodPost, path: "/v1/threads/import", raw: r, rawType: "application/x-ndjson"}
+	if req.Cwd != "" {
+		rq.query = url.Values{"cwd": {req.Cwd}}
+	}
+	err := c.call(ctx, rq, &out)
 	return out, err
 }

@@ -62,6 +62,9 @@ func TestShelfCalls(t *testing.T) {
 	if err != nil || len(res.Threads) != 1 || res.Events != 5 || imported != "application/x-ndjson line 1\nline 2\n" {
 		t.Fatalf("Import: %+v %v, sent %q", res, err, imported)
 	}
+	if _, err := c.ImportInto(ctx, hub.ImportRequest{Cwd: "/home/me"}, strings.NewReader("x\n")); err != nil {
+		t.Fatalf("ImportInto: %v", err)
+	}
 
 	reqs := f.requests()
 	want := []string{
@@ -71,6 +74,7 @@ func TestShelfCalls(t *testing.T) {
 		"GET /v1/threads/th_a/export format=jsonl",
 		"GET /v1/threads/export cwd=%2Fx&format=md",
 		"POST /v1/threads/import ",
+		"POST /v1/threads/import cwd=%2Fhome%2Fme",
 	}
 	for i, w := range want {
 		if i >= len(reqs) {

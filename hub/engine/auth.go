@@ -30,7 +30,7 @@ const authTimeout = 5 * time.Minute
 // as an agent method; UPSTREAM_UNAVAILABLE when the agent refuses.
 func (e *Engine) AuthenticateAgent(ctx context.Context, id, methodID string) error {
 	spec, ok := e.agentSpec(id)
-	if !ok || spec.Disabled {
+	if !ok || spec.Disabled || spec.NotInstalled != "" {
 		return hub.Errorf(hub.CodeInvalidArgument, "unknown agent %q", id)
 	}
 	ctx, cancel := context.WithTimeout(ctx, authTimeout)

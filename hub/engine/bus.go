@@ -194,6 +194,12 @@ func (s *subscriber) run(after, boundary int64) {
 				s.send(hub.Event{Type: hub.EventResync, Seq: after})
 				return
 			}
+			if e.Seq == 0 { // never stored (disk_full): as it comes
+				if !s.send(*e) {
+					return
+				}
+				continue
+			}
 			if e.Seq <= after {
 				continue // delivered by the catch-up already
 			}

@@ -21,8 +21,9 @@ func (e *Engine) beforeTurn(ctx context.Context, tr *turnRT) {
 	if tr.turn.Internal {
 		return
 	}
-	r, err := gitwork.Open(ctx, agentDir(t))
+	r, err := openThread(ctx, t)
 	if err != nil {
+		e.logForeignGitDir(t.ID, err)
 		return // not a git working tree: no checkpoints
 	}
 	ref := gitwork.CheckpointRef(t.ID, tr.turn.ID)
@@ -40,8 +41,9 @@ func (e *Engine) afterTurn(tr *turnRT) {
 	}
 	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
 	defer cancel()
-	r, err := gitwork.Open(ctx, agentDir(tr.thread))
+	r, err := openThread(ctx, tr.thread)
 	if err != nil {
+		e.logForeignGitDir(tr.thread.ID, err)
 		return
 	}
 	ref := gitwork.TurnEndRef(tr.thread.ID, tr.turn.ID)
@@ -75,13 +77,46 @@ func changedSinceLastTurn(ctx context.Context, r gitwork.Repo, threadID string, 
 	return out, nil
 }
 
-// threadRepo opens the git working tree the thread's agent runs in.
+// openThread opens the git working tree the thread's agent runs in; a
+// live worktree only once gitwork.OpenWorktree found it is still the
+// worktree the hub made (else a *gitwork.GitDirError, and no git ran in
+// it).
+func openThread(ctx context.Context, t hub.Thread) (gitwork.Repo, error) {
+	if w := t.Worktree; w != nil && !w.Discarded && w.Path != "" {
+		return gitwork.OpenWorktree(ctx, gitTree(w))
+	}
+	return gitwork.Open(ctx, agentDir(t))
+}
+
+// logForeignGitDir logs a worktree the hub refused (openThread).
+func (e *Engine) logForeignGitDir(thread string, err error) {
+	var ge *gitwork.GitDirError
+	if errors.As(err, &ge) {
+		e.log.Warn("hub: a worktree's git dir is not the hub's: no checkpoint", "thread", thread, "err", err)
+	}
+}
+
+// threadRepo opens the git working tree the thread's agent runs in. A
+// worktree that is not the one the hub made is CONFLICT (gitDirError).
 func threadRepo(ctx context.Context, t hub.Thread) (gitwork.Repo, error) {
-	r, err := gitwork.Open(ctx, agentDir(t))
+	r, err := openThread(ctx, t)
+	if ge := gitDirError(err); ge != nil {
+		return r, ge
+	}
 	if err != nil && !errors.Is(err, gitwork.ErrNotRepo) && !errors.Is(err, gitwork.ErrNotWorkTree) {
 		return r, &hub.Error{Code: hub.CodeInternal, Message: "git failed", Err: err}
 	}
 	return r, err
+}
+
+// gitDirError is the CONFLICT (reason WORKTREE_GITDIR) of a
+// *gitwork.GitDirError, nil for any other error.
+func gitDirError(err error) *hub.Error {
+	var ge *gitwork.GitDirError
+	if !errors.As(err, &ge) {
+		return nil
+	}
+	return &hub.Error{Code: hub.CodeConflict, Message: ge.Error(), Details: map[string]any{"reason": "WORKTREE_GITDIR"}, Err: err}
 }
 
 // ListCheckpoints implements hub.WorkService.
@@ -192,7 +227,9 @@ func (e *Engine) RestoreCheckpoint(ctx context.Context, c hub.Caller, id, turnID
 		return hub.RestoreResult{}, err
 	}
 	r, err := threadRepo(ctx, t)
-	if err != nil {
+	if ge := gitDirError(err); ge != nil {
+		return hub.RestoreResult{}, ge
+	} else if err != nil {
 		return hub.RestoreResult{}, hub.Errorf(hub.CodeNotFound, "thread %s has no checkpoints: its folder is not a git working tree", id)
 	}
 	cp, _, err := checkpointOf(ctx, r, t.ID, turnID)
@@ -209,7 +246,9 @@ func (e *Engine) RevertChanges(ctx context.Context, c hub.Caller, id string, rq 
 		return hub.RestoreResult{}, err
 	}
 	r, err := threadRepo(ctx, t)
-	if err != nil {
+	if ge := gitDirError(err); ge != nil {
+		return hub.RestoreResult{}, ge
+	} else if err != nil {
 		return hub.RestoreResult{}, hub.Errorf(hub.CodeInvalidArgument, "the thread's folder is not a git working tree: there is nothing to revert to")
 	}
 	from := ""

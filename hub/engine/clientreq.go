@@ -1,6 +1,7 @@
 package engine
 
 import (
+	"bytes"
 	"context"
 	"encoding/json"
 	"sync"
@@ -63,6 +64,7 @@ type clientRequests struct {
 type clientRequestRT struct {
 	threadID string
 	owner    string
+	req      hub.ClientRequest // params as the agent sent them (never stored)
 	state    string
 	answer   hub.ClientAnswer
 	answered chan struct{}
@@ -129,7 +131,12 @@ func (e *Engine) clientRequest(ctx context.Context, c *threadClient, method stri
 	}()
 
 	id := newID("cr")
-	req := &clientRequestRT{threadID: thread.ID, owner: thread.ClientID, state: clientRequestPending, answered: make(chan struct{})}
+	// Stored (and streamed) redacted; the owner reads the params as sent
+	// while it serves the request (ClientRequestParams).
+	stored := hub.ClientRequest{RequestID: id, Method: method, Params: e.redactJSON(raw)}
+	stored.ParamsRedacted = !bytes.Equal(stored.Params, raw)
+	req := &clientRequestRT{threadID: thread.ID, owner: thread.ClientID, state: clientRequestPending, answered: make(chan struct{}),
+		req: hub.ClientRequest{RequestID: id, Method: method, Params: raw}}
 	cr := &e.creqs
 	cr.mu.Lock()
 	if cr.byID == nil {
@@ -139,7 +146,7 @@ func (e *Engine) clientRequest(ctx context.Context, c *threadClient, method stri
 	cr.mu.Unlock()
 	defer e.lingerClientRequest(id)
 
-	ev, err := hub.NewEvent(hub.EventClientRequest, thread, turnID, e.now(), hub.ClientRequest{RequestID: id, Method: method, Params: raw})
+	ev, err := hub.NewEvent(hub.EventClientRequest, thread, turnID, e.now(), stored)
 	if err != nil {
 		e.endClientRequest(req, clientRequestCancelled)
 		return nil, err
@@ -247,4 +254,26 @@ func (e *Engine) AnswerClientRequest(ctx context.Context, c hub.Caller, threadID
 	req.state, req.answer = clientRequestAnswered, a
 	close(req.answered)
 	return nil
+}
+
+// ClientRequestParams implements Service.
+func (e *Engine) ClientRequestParams(ctx context.Context, c hub.Caller, threadID, requestID string) (hub.ClientRequest, error) {
+	if err := checkCaller(c); err != nil {
+		return hub.ClientRequest{}, err
+	}
+	// The owner only: scope=all does not make the window an editor.
+	if _, err := e.visibleThread(ctx, hub.Caller{ClientID: c.ClientID}, threadID); err != nil {
+		return hub.ClientRequest{}, err
+	}
+	cr := &e.creqs
+	cr.mu.Lock()
+	defer cr.mu.Unlock()
+	req := cr.byID[requestID]
+	if req == nil || req.threadID != threadID || req.owner != c.ClientID {
+		return hub.ClientRequest{}, hub.Errorf(hub.CodeNotFound, "client request %s not found", requestID)
+	}
+	if req.state != clientRequestPending {
+		return hub.ClientRequest{}, &hub.Error{Code: hub.CodeConflict, Message: "client request already " + req.state, Details: map[string]any{"status": req.state}}
+	}
+	return req.req, nil
 }

@@ -112,11 +112,11 @@ func TestTerminalApprovals(t *testing.T) {
 		return e.describeTerminal(command, args, ws, env), env
 	}
 	tr := &turnRT{}
-	tr.noteApproval(now, agent("p1", hub.SurfaceWindow, `{"kind":"execute","title":"Run make clean","rawInput":{"command":"make clean"}}`))         // title differs: never covers
+	tr.noteApproval(now, agent("p1", hub.SurfaceWindow, `{"kind":"execute","title":"Run make clean","rawInput":{"command":"make clean"}}`))                 // title differs: never covers
 	tr.noteApproval(now, agent("p2", hub.SurfaceWindow, `{"kind":"execute","title":"`+"`npm test`"+`","rawInput":{"command":"npm test","cmd":"touch X"}}`)) // conflicting
-	tr.noteApproval(now, agent("p3", "remembered:ru_1", `{"kind":"execute","title":"ls","rawInput":{"command":"ls"}}`))                            // remembered
-	tr.noteApproval(now, agent("p4", hub.SurfaceBrowser, `{"kind":"read","title":"cat /data/token","locations":[{"path":"`+ws+`/a"}]}`))               // a read
-	tr.noteApproval(now, agent("p5", "rule:edits", `{"kind":"edit","title":"touch X","locations":[{"path":"`+ws+`/a"}]}`))                            // an edit
+	tr.noteApproval(now, agent("p3", "remembered:ru_1", `{"kind":"execute","title":"ls","rawInput":{"command":"ls"}}`))                                     // remembered
+	tr.noteApproval(now, agent("p4", hub.SurfaceBrowser, `{"kind":"read","title":"cat /data/token","locations":[{"path":"`+ws+`/a"}]}`))                    // a read
+	tr.noteApproval(now, agent("p5", "rule:edits", `{"kind":"edit","title":"touch X","locations":[{"path":"`+ws+`/a"}]}`))                                  // an edit
 	tr.noteApproval(now, agent("p6", hub.SurfaceWindow, `{"kind":"execute","title":"go test ./...","rawInput":{"command":"go test ./..."}}`))
 	tr.noteApproval(now, agent("p7", "client:ed", `{"kind":"execute","title":"ls -la","rawInput":{"command":"ls -la"}}`))
 	tr.noteApproval(now, agent("p8", hub.SurfaceWindow, `{"kind":"execute","title":"npm test && npm run lint","rawInput":{"command":"npm test && npm run lint"}}`))

@@ -170,6 +170,13 @@ type Engine struct {
 	// without mu on the streaming path.
 	compactAtBits atomic.Uint64
 	maxHistory    int // Options.MaxHistoryBytes
+	// closed is closed when Close begins (closeOnce): what retries a
+	// write until it is stored (diskfull.go) gives up. Not guarded by mu.
+	closed    chan struct{}
+	closeOnce sync.Once
+	// diskFull is set while writes fail because the data dir's disk is
+	// full (diskfull.go); atomic.
+	diskFull atomic.Bool
 
 	mu      sync.Mutex
 	cfg     Config
@@ -236,6 +243,7 @@ func New(ctx context.Context, opts Options) (*Engine, error) {
 		store:      opts.Store,
 		log:        opts.Logger,
 		bus:        newBus(opts.Store, last),
+		closed:     make(chan struct{}),
 		now:        opts.Now,
 		afterFunc:  opts.AfterFunc,
 		slotless:   make(map[*acp.Agent]bool),
@@ -376,6 +384,7 @@ func (e *Engine) Close(ctx context.Context) error {
 	e.stopProbes()
 	e.mu.Lock()
 	e.closing = true
+	e.closeOnce.Do(func() { close(e.closed) })
 	var running []*turnRT
 	for _, t := range e.turns {
 		running = append(running, t)
@@ -411,7 +420,9 @@ func (e *Engine) Close(ctx context.Context) error {
 // another commit in that order.
 func (e *Engine) submit(w *hub.Write) <-chan error {
 	done := make(chan error, 1)
+	e.redactWrite(w)
 	e.store.CommitAsync(w, func(w *hub.Write, err error) {
+		e.noteStorage(err)
 		if err != nil {
 			done <- err
 			return
@@ -433,7 +444,9 @@ func (e *Engine) commit(w *hub.Write) error {
 // commitAsync queues w; its events are published once committed. Used on
 // the streaming path, where the agent's updates must not wait for fsync.
 func (e *Engine) commitAsync(w *hub.Write) {
+	e.redactWrite(w)
 	e.store.CommitAsync(w, func(w *hub.Write, err error) {
+		e.noteStorage(err)
 		if err != nil {
 			e.log.Error("hub: storing events failed", "err", err, "events", len(w.Events))
 			return

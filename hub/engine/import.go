@@ -25,11 +25,18 @@ const (
 )
 
 // ImportThreads implements Service.
-func (e *Engine) ImportThreads(ctx context.Context, c hub.Caller, r io.Reader) (hub.ImportResult, error) {
+func (e *Engine) ImportThreads(ctx context.Context, c hub.Caller, req hub.ImportRequest, r io.Reader) (hub.ImportResult, error) {
 	if err := checkCaller(c); err != nil {
 		return hub.ImportResult{}, err
 	}
-	im := &importer{e: e, c: c}
+	im := &importer{e: e, c: c, ctx: ctx}
+	if req.Cwd != "" {
+		cwd, err := checkCwd(req.Cwd)
+		if err != nil {
+			return hub.ImportResult{}, err
+		}
+		im.cwd = cwd
+	}
 	err := im.run(ctx, bufio.NewReaderSize(r, 64<<10))
 	if err == nil {
 		err = im.closeThread()
@@ -49,6 +56,8 @@ func (e *Engine) ImportThreads(ctx context.Context, c hub.Caller, r io.Reader) (
 type importer struct {
 	e   *Engine
 	c   hub.Caller
+	ctx context.Context
+	cwd string // the folder the user chose (ImportRequest.Cwd, checked); "": the file's, if known (importfolder.go)
 	res hub.ImportResult
 
 	thread *hub.Thread       // the new thread lines are added to
@@ -57,9 +66,13 @@ type importer struct {
 	perms  map[string]string // export permission id → new id
 	// open are the thread's permissions the file asked and never
 	// resolved (by new id): closeThread resolves them as cancelled.
-	open    map[string]hub.Permission
-	lastAt  time.Time
-	created []string // every thread stored so far, for undo
+	open map[string]hub.Permission
+	// elicits and openElicits are the same for its questions
+	// (elicitations): export id → new id, and those left pending.
+	elicits     map[string]string
+	openElicits map[string]hub.Elicitation
+	lastAt      time.Time
+	created     []string // every thread stored so far, for undo
 
 	w     hub.Write // rows waiting to be committed
 	wRows int
@@ -133,7 +146,7 @@ func (im *importer) line(n int, b []byte) error {
 				Message: fmt.Sprintf("the export has schema %d, newer than this hub reads (schema %d): import it with a newer Switchboard", *l.Schema, hub.ExportSchema),
 				Details: map[string]any{"reason": hub.ReasonSchemaTooNew, "schema": *l.Schema, "supported": hub.ExportSchema, "line": n}}
 		}
-		return im.startThread(*l.Thread)
+		return im.startThread(n, *l.Thread)
 	case im.thread == nil:
 		return malformed(n, "the first line must be {\"schema\":%d,\"thread\":…}", hub.ExportSchema)
 	case l.Turn != nil:
@@ -149,13 +162,17 @@ func (im *importer) line(n int, b []byte) error {
 }
 
 // startThread stores the export's thread as a new thread of the caller.
-func (im *importer) startThread(t hub.Thread) error {
+func (im *importer) startThread(line int, t hub.Thread) error {
 	if err := im.closeThread(); err != nil {
+		return err
+	}
+	cwd, err := im.folder(line, t.Cwd)
+	if err != nil {
 		return err
 	}
 	e := im.e
 	now := e.now()
-	nt := hub.Thread{ID: newID("th"), Agent: t.Agent, Cwd: t.Cwd, Title: e.redactString(t.Title), ClientID: im.c.ClientID,
+	nt := hub.Thread{ID: newID("th"), Agent: t.Agent, Cwd: cwd, Title: e.redactString(t.Title), ClientID: im.c.ClientID,
 		Status: hub.ThreadIdle, CreatedAt: t.CreatedAt, UpdatedAt: t.UpdatedAt, Archived: t.Archived}
 	if nt.CreatedAt.IsZero() {
 		nt.CreatedAt = now
@@ -174,6 +191,7 @@ func (im *importer) startThread(t hub.Thread) error {
 	im.res.Threads = append(im.res.Threads, nt)
 	im.thread, im.oldID = &im.res.Threads[len(im.res.Threads)-1], t.ID
 	im.turns, im.perms, im.open = map[string]string{}, map[string]string{}, map[string]hub.Permission{}
+	im.elicits, im.openElicits = map[string]string{}, map[string]hub.Elicitation{}
 	im.lastAt = nt.UpdatedAt
 	return nil
 }
@@ -202,6 +220,11 @@ func (im *importer) closeThread() error {
 			im.wRows++
 		}
 		im.open = map[string]hub.Permission{}
+	}
+	if im.thread != nil {
+		if err := im.closeElicitations(); err != nil {
+			return err
+		}
 	}
 	return im.flush()
 }
@@ -269,6 +292,7 @@ func (im *importer) addEvent(ev hub.Event) error {
 			p = replaceID(p, pp.Permission.ID, id)
 		}
 	}
+	p = im.renameElicitation(ev.Type, p)
 	ev.Payload = im.e.redactJSON(p)
 	im.track(ev)
 	im.w.Events = append(im.w.Events, ev)
@@ -282,6 +306,7 @@ func (im *importer) track(ev hub.Event) {
 	if ev.At.After(im.lastAt) {
 		im.lastAt = ev.At
 	}
+	im.trackElicitation(ev)
 	if ev.Type != hub.EventPermissionRequired && ev.Type != hub.EventPermissionResolved {
 		return
 	}

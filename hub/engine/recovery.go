@@ -42,8 +42,11 @@ func (e *Engine) storedOutput(ctx context.Context, t hub.Turn) (string, error) {
 // turn_completed event), pending permissions expire (never approved),
 // threads return to idle (those of the interrupted turns, and any other
 // still marked running, with a thread_updated event), and agent processes recorded as running are
-// killed with their process group — only when the pid still belongs to the
-// same process (same start time), so a reused pid is never signalled.
+// killed with their process group and (Linux) every descendant — only when
+// the pid still belongs to the same process (same start time), so a reused
+// pid is never signalled. (A recorded pid is the agent's supervisor when
+// it has one, ADR 0029; the supervisor normally killed its tree itself
+// when the previous run ended.)
 func (e *Engine) recover(ctx context.Context) error {
 	now := e.now()
 	w := &hub.Write{}

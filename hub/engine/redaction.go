@@ -136,3 +136,32 @@ func (e *Engine) deltaEvents(t hub.Thread, turnID string, ds []delta) []hub.Even
 	}
 	return evs
 }
+
+// sessionStateEvents are the events that carry an agent's session state
+// (its modes, config options and commands, and what a new session could
+// not restore of them): made by updates, set calls and session changes.
+var sessionStateEvents = map[string]bool{
+	hub.EventModeChanged: true, hub.EventConfigOptions: true, hub.EventAvailableCommands: true, hub.EventSessionChanged: true,
+}
+
+// redactWrite redacts, when redaction is on, the session state w stores
+// — a thread's modes, config options and available commands — and the
+// events that carry it, whichever path made w (updates, set calls,
+// session changes): stored = streamed, and the GET of a thread shows what
+// was stored. The engine keeps the agent's own state in memory (threadRT)
+// to talk to the agent. Every write goes through it (submit,
+// commitAsync); redacting what is already redacted changes nothing.
+func (e *Engine) redactWrite(w *hub.Write) {
+	if !e.redacting.Load() {
+		return
+	}
+	for i := range w.SessionStates {
+		st := &w.SessionStates[i]
+		st.Modes, st.ConfigOptions, st.AvailableCommands = e.redactJSON(st.Modes), e.redactJSON(st.ConfigOptions), e.redactJSON(st.AvailableCommands)
+	}
+	for i := range w.Events {
+		if ev := &w.Events[i]; sessionStateEvents[ev.Type] {
+			ev.Payload = e.redactJSON(ev.Payload)
+		}
+	}
+}

@@ -188,6 +188,10 @@ func (e *Engine) launchAgent(tr *turnRT) (*acp.Agent, acp.AgentSpec, error) {
 		release()
 		return nil, acp.AgentSpec{}, hub.Errorf(hub.CodeUpstreamUnavailable, "agent %q is no longer configured", thread.Agent)
 	}
+	if spec.NotInstalled != "" { // never run what a registry names but the user did not install
+		release()
+		return nil, acp.AgentSpec{}, hub.Errorf(hub.CodeUpstreamUnavailable, "agent %s is not installed: %s", thread.Agent, spec.NotInstalled)
+	}
 	defer e.startingAgent(tr.ctx, spec.ID)() // till its initialize answer is known
 	cmd := spec.Command
 	cmd.Dir = agentDir(thread)

@@ -41,7 +41,7 @@ func BenchmarkExportImport(b *testing.B) {
 		}
 		exp += time.Since(s)
 		s = time.Now()
-		if _, err := h.e.ImportThreads(ctx, alice, bytes.NewReader(jl.Bytes())); err != nil {
+		if _, err := h.e.ImportThreads(ctx, alice, hub.ImportRequest{}, bytes.NewReader(jl.Bytes())); err != nil {
 			b.Fatal(err)
 		}
 		imp += time.Since(s)

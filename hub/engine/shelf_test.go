@@ -165,7 +165,7 @@ func TestExportImportRoundTrip(t *testing.T) {
 	if err := json.Unmarshal(jl[:bytes.IndexByte(jl, '\n')], &first); err != nil || first.Schema != 1 || first.Thread == nil || first.Thread.ID != th.ID {
 		t.Fatalf("first line %+v, %v", first, err)
 	}
-	res, err := h.e.ImportThreads(ctx, alice, bytes.NewReader(jl))
+	res, err := h.e.ImportThreads(ctx, alice, hub.ImportRequest{}, bytes.NewReader(jl))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -243,7 +243,7 @@ func TestExportFolder(t *testing.T) {
 	if err := h.e.ExportThreads(ctx, alice, hub.ExportRequest{Cwd: h.cwd, Format: hub.ExportJSONL}, &buf); err != nil {
 		t.Fatal(err)
 	}
-	res, err := h.e.ImportThreads(ctx, alice, &buf)
+	res, err := h.e.ImportThreads(ctx, alice, hub.ImportRequest{}, &buf)
 	if err != nil || len(res.Threads) != 2 || res.Turns != 2 {
 		t.Fatalf("import of the folder: %+v, %v", res, err)
 	}
@@ -273,7 +273,7 @@ func TestImportRefusesAndRedacts(t *testing.T) {
 	turn := `{"turn":{"id":"tu_0123456789","threadId":"th_0123456789","status":"running","input":"use ` + secret + `","output":""}}`
 	ev := `{"event":{"seq":7,"type":"message_delta","threadId":"th_0123456789","turnId":"tu_0123456789","at":"2025-01-02T03:04:05Z","text":"here: ` + secret + `"}}`
 
-	res, err := h.e.ImportThreads(ctx, alice, strings.NewReader(head+"\n"+turn+"\n"+ev+"\n"))
+	res, err := h.e.ImportThreads(ctx, alice, hub.ImportRequest{Cwd: t.TempDir()}, strings.NewReader(head+"\n"+turn+"\n"+ev+"\n"))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -301,7 +301,7 @@ func TestImportRefusesAndRedacts(t *testing.T) {
 		"not json":     head + "\n" + turn + "\n{nope\n",
 		"empty":        "",
 	} {
-		_, err := h.e.ImportThreads(ctx, alice, strings.NewReader(body))
+		_, err := h.e.ImportThreads(ctx, alice, hub.ImportRequest{Cwd: t.TempDir()}, strings.NewReader(body))
 		var he *hub.Error
 		if hub.ErrorCode(err) != hub.CodeInvalidArgument || !errorsAs(err, &he) {
 			t.Errorf("%s: %v, want INVALID_ARGUMENT", name, err)
@@ -339,7 +339,7 @@ func TestImportClosesPendingPermissions(t *testing.T) {
 	}
 	until(t, sub, hub.EventPermissionRequired)
 	jl := h.export(th.ID, hub.ExportJSONL) // the turn runs, the permission waits
-	res, err := h.e.ImportThreads(ctx, alice, bytes.NewReader(jl))
+	res, err := h.e.ImportThreads(ctx, alice, hub.ImportRequest{}, bytes.NewReader(jl))
 	if err != nil {
 		t.Fatal(err)
 	}

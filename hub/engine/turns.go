@@ -408,7 +408,10 @@ func (e *Engine) finishTurn(tr *turnRT, stopReason string, err error) {
 	committed := e.submit(w)
 	e.forgetTurn(tr)
 	if cerr := <-committed; cerr != nil {
-		e.log.Error("hub: recording the end of a turn failed", "turn", turn.ID, "err", cerr)
+		// The disk full, most often: retried until stored (diskfull.go).
+		if cerr = e.retryTurnEnd(tr, w, cerr); cerr != nil {
+			e.log.Error("hub: recording the end of a turn failed", "turn", turn.ID, "err", cerr)
+		}
 	}
 	e.scheduleIdle(tr.rt)
 	close(tr.done)

@@ -143,6 +143,8 @@ func (e *Engine) MergeThread(ctx context.Context, c hub.Caller, id string) (hub.
 	res, err := gitwork.Merge(ctx, gitTree(t.Worktree))
 	var ce *gitwork.ConflictError
 	switch {
+	case gitDirError(err) != nil:
+		return hub.MergeResult{}, gitDirError(err)
 	case errors.As(err, &ce):
 		d := map[string]any{"files": ce.Files}
 		if ce.Dirty {
@@ -167,7 +169,9 @@ func (e *Engine) DiscardThread(ctx context.Context, c hub.Caller, id string) (hu
 		return t, err
 	}
 	e.stopAgent(ctx, rt)
-	if err := gitwork.Discard(ctx, gitTree(t.Worktree)); err != nil {
+	if err := gitwork.Discard(ctx, gitTree(t.Worktree)); gitDirError(err) != nil {
+		return t, gitDirError(err)
+	} else if err != nil {
 		return t, &hub.Error{Code: hub.CodeConflict, Message: "discarding the worktree failed: " + gitMessage(err), Details: map[string]any{"reason": "GIT"}, Err: err}
 	}
 	_ = gitwork.PruneCheckpoints(ctx, t.Worktree.Repo, t.ID)

@@ -3,7 +3,6 @@ package gitwork
 import (
 	"context"
 	"fmt"
-	"io"
 	"os"
 	"path/filepath"
 	"sort"
@@ -22,70 +21,57 @@ var hubIdentity = []string{
 	"GIT_COMMITTER_NAME=Switchboard", "GIT_COMMITTER_EMAIL=switchboard@localhost",
 }
 
-// noHooks turns hooks off for one command (checkpoints are the hub's
-// business, not the user's commits).
-var noHooks = []string{"-c", "core.hooksPath=" + os.DevNull}
-
 // Snapshot writes the tree of r's folder as it is now — tracked files and
 // untracked files that are not ignored, under r's prefix; the rest of the
 // tree as the index has it — into the object store and returns its id.
-// It works on a temporary index seeded from the real one, which it never
-// changes.
+// It works in a space (space.go) on a copy of the real index, which it
+// never changes: no filter, hook or monitor the repository names runs.
 func Snapshot(ctx context.Context, r Repo) (string, error) {
-	gitDir, err := git(ctx, r.Top, "rev-parse", "--path-format=absolute", "--git-dir")
+	sp, err := r.space(ctx, true)
 	if err != nil {
 		return "", err
 	}
-	tmp, err := os.CreateTemp(gitDir, "switchboard-index-*")
-	if err != nil {
+	defer sp.close()
+	return snapshotIn(ctx, sp, r)
+}
+
+// snapshotIn is Snapshot in sp, a space of r holding r's index (which it
+// changes).
+func snapshotIn(ctx context.Context, sp *space, r Repo) (string, error) {
+	if _, err := run(ctx, cmd{dir: r.Top, sp: sp, args: []string{"add", "-A", "--ignore-errors", "--", r.Pathspec()}}); err != nil && exitCode(err) != 1 {
 		return "", err
 	}
-	tmpName := tmp.Name()
-	defer os.Remove(tmpName)
-	if real, err := os.Open(filepath.Join(gitDir, "index")); err == nil {
-		_, err = io.Copy(tmp, real)
-		real.Close()
-		if err != nil {
-			tmp.Close()
-			return "", err
-		}
-	}
-	if err := tmp.Close(); err != nil {
-		return "", err
-	}
-	if fi, _ := os.Stat(tmpName); fi != nil && fi.Size() == 0 {
-		os.Remove(tmpName) // git wants no file rather than an empty one
-	}
-	env := []string{"GIT_INDEX_FILE=" + tmpName}
-	args := append(append([]string{}, noHooks...), "add", "-A", "--ignore-errors", "--", r.Pathspec())
-	if _, err := run(ctx, cmd{dir: r.Top, env: env, args: args}); err != nil && exitCode(err) != 1 {
-		return "", err
-	}
-	out, err := run(ctx, cmd{dir: r.Top, env: env, args: []string{"write-tree"}})
+	out, err := run(ctx, cmd{dir: r.Top, sp: sp, args: []string{"write-tree"}})
 	if err != nil {
 		return "", err
 	}
 	return strings.TrimSpace(string(out)), nil
 }
 
-// Checkpoint snapshots r's folder and records it as a commit (parent: HEAD
-// when there is one; never signed, no hooks) on ref, touching neither the
-// index, the branch nor the stash. It returns the commit.
+// Checkpoint snapshots r's folder and records it as a commit (parent: the
+// HEAD Open saw, when there is one; never signed, no hooks) on ref,
+// touching neither the index, the branch nor the stash. It returns the
+// commit.
 func Checkpoint(ctx context.Context, r Repo, ref, message string) (string, error) {
-	tree, err := Snapshot(ctx, r)
+	sp, err := r.space(ctx, true)
 	if err != nil {
 		return "", err
 	}
-	args := append(append([]string{}, noHooks...), "commit-tree", "--no-gpg-sign", tree, "-m", message)
-	if head, err := git(ctx, r.Top, "rev-parse", "--verify", "-q", "HEAD^{commit}"); err == nil && head != "" {
-		args = append(args, "-p", head)
+	defer sp.close()
+	tree, err := snapshotIn(ctx, sp, r)
+	if err != nil {
+		return "", err
 	}
-	out, err := run(ctx, cmd{dir: r.Top, env: hubIdentity, args: args})
+	args := []string{"commit-tree", "--no-gpg-sign", tree, "-m", message}
+	if r.Head != "" {
+		args = append(args, "-p", r.Head)
+	}
+	out, err := run(ctx, cmd{dir: r.Top, sp: sp, env: hubIdentity, args: args})
 	if err != nil {
 		return "", err
 	}
 	commit := strings.TrimSpace(string(out))
-	if _, err := run(ctx, cmd{dir: r.Top, args: append(append([]string{}, noHooks...), "update-ref", ref, commit)}); err != nil {
+	if _, err := run(ctx, cmd{dir: r.Top, env: []string{"GIT_DIR=" + r.gitDir}, args: []string{"update-ref", ref, commit}}); err != nil {
 		return "", err
 	}
 	return commit, nil
@@ -127,7 +113,7 @@ func PruneCheckpoints(ctx context.Context, dir, thread string) error {
 	if stdin.Len() == 0 {
 		return nil
 	}
-	_, err = run(ctx, cmd{dir: dir, stdin: []byte(stdin.String()), args: append(append([]string{}, noHooks...), "update-ref", "--stdin")})
+	_, err = run(ctx, cmd{dir: dir, stdin: []byte(stdin.String()), args: []string{"update-ref", "--stdin"}})
 	return err
 }
 
@@ -135,19 +121,32 @@ func PruneCheckpoints(ctx context.Context, dir, thread string) error {
 // every file under r's prefix that differs from it — changed, deleted, or
 // created since (tracked, or untracked and not ignored) — is written back
 // byte for byte or removed; ignored files are left alone, and the index,
-// HEAD and stash are untouched. It returns the files it changed.
+// HEAD and stash are untouched. It runs in a space: files are written
+// under r.Top whatever the repository's config says, through no filter.
+// It returns the files it changed.
 func Restore(ctx context.Context, r Repo, from string) ([]string, error) {
-	now, err := Snapshot(ctx, r)
+	return restore(ctx, r, from, nil)
+}
+
+// restore restores the files that differ between the tree-ish from and
+// r's folder now (only those in only, when it is not nil) to their state
+// in from.
+func restore(ctx context.Context, r Repo, from string, only map[string]bool) ([]string, error) {
+	ids, err := r.resolve(ctx, from)
 	if err != nil {
 		return nil, err
 	}
-	return restoreFiles(ctx, r, from, now, nil)
-}
-
-// restoreFiles restores the files that differ between the tree-ishes from
-// and now (only those in only, when it is not nil) to their state in from.
-func restoreFiles(ctx context.Context, r Repo, from, now string, only map[string]bool) ([]string, error) {
-	changes, err := nameStatus(ctx, r, from, now)
+	from = ids[0]
+	sp, err := r.space(ctx, true)
+	if err != nil {
+		return nil, err
+	}
+	defer sp.close()
+	now, err := snapshotIn(ctx, sp, r)
+	if err != nil {
+		return nil, err
+	}
+	changes, err := nameStatus(ctx, sp, r, from, now)
 	if err != nil {
 		return nil, err
 	}
@@ -173,19 +172,8 @@ func restoreFiles(ctx context.Context, r Repo, from, now string, only map[string
 	if len(write) == 0 {
 		return done, nil
 	}
-	gitDir, err := git(ctx, r.Top, "rev-parse", "--path-format=absolute", "--git-dir")
-	if err != nil {
-		return done, err
-	}
-	tmp, err := os.CreateTemp(gitDir, "switchboard-restore-*")
-	if err != nil {
-		return done, err
-	}
-	tmp.Close()
-	os.Remove(tmp.Name())
-	defer os.Remove(tmp.Name())
-	env := []string{"GIT_INDEX_FILE=" + tmp.Name()}
-	if _, err := run(ctx, cmd{dir: r.Top, env: env, args: []string{"read-tree", from}}); err != nil {
+	env := []string{"GIT_INDEX_FILE=" + filepath.Join(sp.dir, "restore-index")}
+	if _, err := run(ctx, cmd{dir: r.Top, sp: sp, env: env, args: []string{"read-tree", from}}); err != nil {
 		return done, err
 	}
 	for _, p := range write { // a folder where a file was must go first
@@ -197,7 +185,7 @@ func restoreFiles(ctx context.Context, r Repo, from, now string, only map[string
 		}
 	}
 	stdin := strings.Join(write, "\x00") + "\x00"
-	if _, err := run(ctx, cmd{dir: r.Top, env: env, stdin: []byte(stdin), args: []string{"checkout-index", "-f", "-z", "--stdin"}}); err != nil {
+	if _, err := run(ctx, cmd{dir: r.Top, sp: sp, env: env, stdin: []byte(stdin), args: []string{"checkout-index", "-f", "-z", "--stdin"}}); err != nil {
 		return done, err
 	}
 	return done, nil

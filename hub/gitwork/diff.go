@@ -20,8 +20,8 @@ type change struct {
 
 // nameStatus lists what differs from a to b under r's prefix, without
 // rename detection (restoring works file by file).
-func nameStatus(ctx context.Context, r Repo, a, b string) ([]change, error) {
-	out, err := run(ctx, cmd{dir: r.Top, args: []string{"diff", "--no-ext-diff", "--no-textconv", "--no-renames", "--name-status", "-z", a, b, "--", r.Pathspec()}})
+func nameStatus(ctx context.Context, sp *space, r Repo, a, b string) ([]change, error) {
+	out, err := run(ctx, cmd{dir: r.Top, sp: sp, args: []string{"diff", "--no-ext-diff", "--no-textconv", "--no-renames", "--name-status", "-z", a, b, "--", r.Pathspec()}})
 	if err != nil {
 		return nil, err
 	}
@@ -35,16 +35,15 @@ func nameStatus(ctx context.Context, r Repo, a, b string) ([]change, error) {
 
 // Diff lists the files that differ from the tree-ish a to b (b "": the
 // folder as it is now) under r's prefix, each with its unified diff,
-// renames detected. Paths are relative to the repository's top.
+// renames detected. Paths are relative to the repository's top. It runs
+// in a space: no external diff, textconv or filter.
 func Diff(ctx context.Context, r Repo, a, b string) ([]FileChange, error) {
-	if b == "" {
-		now, err := Snapshot(ctx, r)
-		if err != nil {
-			return nil, err
-		}
-		b = now
+	sp, a, b, err := spaceAt(ctx, r, a, b)
+	if err != nil {
+		return nil, err
 	}
-	out, err := run(ctx, cmd{dir: r.Top, args: []string{"diff", "--no-ext-diff", "--no-textconv", "--no-color", "-M", "--name-status", "-z", a, b, "--", r.Pathspec()}})
+	defer sp.close()
+	out, err := run(ctx, cmd{dir: r.Top, sp: sp, args: []string{"diff", "--no-ext-diff", "--no-textconv", "--no-color", "-M", "--name-status", "-z", a, b, "--", r.Pathspec()}})
 	if err != nil {
 		return nil, err
 	}
@@ -81,7 +80,7 @@ func Diff(ctx context.Context, r Repo, a, b string) ([]FileChange, error) {
 		if f.OldPath != "" {
 			spec = append(spec, ":(top,literal)"+f.OldPath)
 		}
-		d, err := run(ctx, cmd{dir: r.Top, args: append([]string{"diff", "--no-ext-diff", "--no-textconv", "--no-color", "-M", a, b, "--"}, spec...)})
+		d, err := run(ctx, cmd{dir: r.Top, sp: sp, args: append([]string{"diff", "--no-ext-diff", "--no-textconv", "--no-color", "-M", a, b, "--"}, spec...)})
 		if err != nil {
 			return nil, err
 		}
@@ -95,14 +94,12 @@ func Diff(ctx context.Context, r Repo, a, b string) ([]FileChange, error) {
 // from the tree-ish a to b (b "": the folder as it is now) under r's
 // prefix.
 func Changed(ctx context.Context, r Repo, a, b string) ([]string, error) {
-	if b == "" {
-		now, err := Snapshot(ctx, r)
-		if err != nil {
-			return nil, err
-		}
-		b = now
+	sp, a, b, err := spaceAt(ctx, r, a, b)
+	if err != nil {
+		return nil, err
 	}
-	cs, err := nameStatus(ctx, r, a, b)
+	defer sp.close()
+	cs, err := nameStatus(ctx, sp, r, a, b)
 	out := make([]string, 0, len(cs))
 	for _, c := range cs {
 		out = append(out, c.Path)
@@ -110,17 +107,32 @@ func Changed(ctx context.Context, r Repo, a, b string) ([]string, error) {
 	return out, err
 }
 
+// spaceAt makes a space of r and returns it with the object ids of a and
+// b, b a snapshot of r's folder now when it is "".
+func spaceAt(ctx context.Context, r Repo, a, b string) (*space, string, string, error) {
+	ids, err := r.resolve(ctx, a, b)
+	if err != nil {
+		return nil, "", "", err
+	}
+	a, b = ids[0], ids[1]
+	sp, err := r.space(ctx, b == "")
+	if err != nil || b != "" {
+		return sp, a, b, err
+	}
+	if b, err = snapshotIn(ctx, sp, r); err != nil {
+		sp.close()
+		return nil, "", "", err
+	}
+	return sp, a, b, nil
+}
+
 // RestorePaths brings back the given files (paths relative to the
 // repository's top) to their state in the tree-ish from, as Restore does
 // for all of them.
 func RestorePaths(ctx context.Context, r Repo, from string, paths []string) ([]string, error) {
-	now, err := Snapshot(ctx, r)
-	if err != nil {
-		return nil, err
-	}
 	only := map[string]bool{}
 	for _, p := range paths {
 		only[strings.TrimPrefix(p, "/")] = true
 	}
-	return restoreFiles(ctx, r, from, now, only)
+	return restore(ctx, r, from, only)
 }

@@ -1,8 +1,13 @@
 // Package gitwork runs the user's git through its command line for the
-// hub's worktrees, merges and checkpoints: hooks, config and signing
-// behave as the user expects (docs/DECISIONS.md, ADR 0017). It imports
-// nothing internal; every function takes the folder it works in and never
-// changes the user's index, branch or stash unless its doc says so.
+// hub's worktrees, merges and checkpoints (docs/DECISIONS.md, ADR 0017).
+// The repository is the agent's to write, so git the hub runs for itself
+// runs nothing the repository names — no hook, filter, merge or diff
+// driver, signing program or file-system monitor — and reads the work
+// tree only through a git dir of the hub's own (space.go; ADR 0028,
+// docs/SECURITY.md "What git the hub runs"); only Merge runs the user's
+// git as they configured it. It imports nothing internal; every function
+// takes the folder it works in and never changes the user's index, branch
+// or stash unless its doc says so.
 package gitwork
 
 import (
@@ -12,6 +17,7 @@ import (
 	"fmt"
 	"os"
 	"os/exec"
+	"slices"
 	"strings"
 )
 
@@ -36,22 +42,72 @@ type cmd struct {
 	env   []string // added to the hub's environment
 	stdin []byte
 	args  []string
+	// sp, when set, runs git on the hub's own git dir (space.go) instead
+	// of the repository's: the only way a command that reads or writes
+	// the work tree, the index or attributes may run.
+	sp *space
+	// user runs the user's git as configured — their hooks, filters,
+	// merge drivers and signing: only for what the user asked for and was
+	// told so (Merge; docs/SECURITY.md "What git the hub runs").
+	user bool
 }
 
-// baseEnv keeps git from prompting (no terminal, no askpass) and its
-// messages stable.
-var baseEnv = []string{"GIT_TERMINAL_PROMPT=0", "GIT_ASKPASS=", "SSH_ASKPASS=", "LC_ALL=C", "GIT_EDITOR=true", "GIT_MERGE_AUTOEDIT=no"}
+// baseEnv keeps git from prompting (no terminal, no askpass, no editor,
+// no pager) and its messages stable.
+var baseEnv = []string{"GIT_TERMINAL_PROMPT=0", "GIT_ASKPASS=", "SSH_ASKPASS=", "LC_ALL=C", "GIT_EDITOR=true", "GIT_SEQUENCE_EDITOR=true", "GIT_MERGE_AUTOEDIT=no", "GIT_PAGER=cat"}
 
 // always are options of every git the hub runs: no file-system monitor
 // (core.fsmonitor names a command, and a repository's config is writable
-// by the agent working in it).
-var always = []string{"-c", "core.fsmonitor=false"}
+// by the agent working in it), no automatic gc or maintenance (they run
+// hooks and programs of their own).
+var always = []string{"-c", "core.fsmonitor=false", "-c", "gc.auto=0", "-c", "maintenance.auto=false"}
+
+// hubOnly are options of every git the hub runs for itself (all but
+// cmd.user): no hooks, no global attributes file, no signing. Command-line
+// configuration wins over every file, so what the repository's config says
+// later cannot undo them.
+var hubOnly = []string{
+	"-c", "core.hooksPath=" + os.DevNull,
+	"-c", "core.attributesFile=" + os.DevNull,
+	"-c", "commit.gpgSign=false", "-c", "tag.gpgSign=false",
+}
+
+// hubEnv is hubOnly's environment: no system attributes file.
+var hubEnv = []string{"GIT_ATTR_NOSYSTEM=1"}
+
+// pickEnv are variables of the hub's environment that would choose
+// another repository, index or work tree than the one a command names.
+var pickEnv = []string{"GIT_DIR", "GIT_WORK_TREE", "GIT_INDEX_FILE", "GIT_OBJECT_DIRECTORY", "GIT_ALTERNATE_OBJECT_DIRECTORIES", "GIT_COMMON_DIR", "GIT_NAMESPACE", "GIT_PREFIX", "GIT_EXTERNAL_DIFF"}
+
+// hubEnviron is the hub's environment without pickEnv.
+func hubEnviron() []string {
+	env := os.Environ()
+	out := env[:0:0]
+	for _, kv := range env {
+		k, _, _ := strings.Cut(kv, "=")
+		if !slices.Contains(pickEnv, k) {
+			out = append(out, kv)
+		}
+	}
+	return out
+}
 
 // run runs git and returns its standard output; a non-zero exit is *Error.
+// Every git the package runs goes through here.
 func run(ctx context.Context, c cmd) ([]byte, error) {
-	x := exec.CommandContext(ctx, Bin, append(append([]string{}, always...), c.args...)...)
+	args := append([]string{}, always...)
+	env := append(hubEnviron(), baseEnv...)
+	if !c.user {
+		args = append(args, hubOnly...)
+		env = append(env, hubEnv...)
+	}
+	if c.sp != nil {
+		args = append(args, spaceArgs...)
+		env = append(env, c.sp.environ()...)
+	}
+	x := exec.CommandContext(ctx, Bin, append(args, c.args...)...)
 	x.Dir = c.dir
-	x.Env = append(append(os.Environ(), baseEnv...), c.env...)
+	x.Env = append(env, c.env...)
 	if c.stdin != nil {
 		x.Stdin = bytes.NewReader(c.stdin)
 	}

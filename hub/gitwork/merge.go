@@ -47,9 +47,21 @@ type MergeResult struct {
 // *ConflictError with Dirty); when it is not checked out, the branch
 // moves to the worktree's branch (fast-forward) or to a merge commit made
 // with git commit-tree.
+//
+// The test runs in a bare space (no merge driver, attribute or hook of
+// the repository's); what follows is the user's merge, run as their git
+// would: git merge in the base branch's checkout runs their hooks, merge
+// drivers and filters, and the merge commit is signed as their config
+// says (docs/SECURITY.md "What git the hub runs"). A worktree that is not
+// the one the hub made is a *GitDirError and nothing runs.
 func Merge(ctx context.Context, w Worktree) (MergeResult, error) {
 	if w.Base == "" {
 		return MergeResult{}, ErrNoBase
+	}
+	if _, err := os.Stat(w.Top); err == nil {
+		if _, _, err := CheckWorktree(ctx, w); err != nil {
+			return MergeResult{}, err
+		}
 	}
 	if ma, mi, err := Version(ctx); err != nil {
 		return MergeResult{}, err
@@ -68,7 +80,12 @@ func Merge(ctx context.Context, w Worktree) (MergeResult, error) {
 	if _, err := git(ctx, w.Repo, "merge-base", "--is-ancestor", tip, baseTip); err == nil {
 		return MergeResult{How: "up-to-date", Commit: baseTip}, nil
 	}
-	out, err := run(ctx, cmd{dir: w.Repo, args: []string{"merge-tree", "--write-tree", "--name-only", "--no-messages", "-z", baseTip, tip}})
+	sp, err := bareSpace(ctx, w.Repo)
+	if err != nil {
+		return MergeResult{}, err
+	}
+	defer sp.close()
+	out, err := run(ctx, cmd{dir: w.Repo, sp: sp, args: []string{"merge-tree", "--write-tree", "--name-only", "--no-messages", "-z", baseTip, tip}})
 	if code := exitCode(err); code == 1 {
 		parts := splitZ(out)
 		var files []string
@@ -98,7 +115,7 @@ func Merge(ctx context.Context, w Worktree) (MergeResult, error) {
 		if len(dirty) > 0 {
 			return MergeResult{}, &ConflictError{Files: dirty, Dirty: true}
 		}
-		if _, err := git(ctx, dir, "merge", "--no-edit", "-m", "Merge branch '"+w.Branch+"'", tip); err != nil {
+		if _, err := run(ctx, cmd{dir: dir, user: true, args: []string{"merge", "--no-edit", "-m", "Merge branch '" + w.Branch + "'", tip}}); err != nil {
 			return MergeResult{}, err
 		}
 		now, err := git(ctx, dir, "rev-parse", "HEAD")
@@ -111,12 +128,14 @@ func Merge(ctx context.Context, w Worktree) (MergeResult, error) {
 	next, how := tip, "fast-forward"
 	if !ff {
 		msg := "Merge branch '" + w.Branch + "' into " + w.Base + "\n"
-		if next, err = git(ctx, w.Repo, "commit-tree", tree, "-p", baseTip, "-p", tip, "-m", msg); err != nil {
+		out, err := run(ctx, cmd{dir: w.Repo, user: true, args: []string{"commit-tree", tree, "-p", baseTip, "-p", tip, "-m", msg}})
+		if err != nil {
 			return MergeResult{}, err
 		}
+		next = strings.TrimSpace(string(out))
 		how = "commit-tree"
 	}
-	if _, err := git(ctx, w.Repo, "update-ref", "-m", "switchboard: merge "+w.Branch, base, next, baseTip); err != nil {
+	if _, err := run(ctx, cmd{dir: w.Repo, user: true, args: []string{"update-ref", "-m", "switchboard: merge " + w.Branch, base, next, baseTip}}); err != nil {
 		return MergeResult{}, err
 	}
 	return MergeResult{How: how, Commit: next}, nil
@@ -142,22 +161,40 @@ func checkedOut(ctx context.Context, repo, ref string) (string, bool, error) {
 
 // Uncommitted lists the files of the worktree with uncommitted changes,
 // untracked files that are not ignored included (what Discard would lose
-// besides its branch's commits). A worktree already gone has none.
+// besides its branch's commits; a submodule's own uncommitted changes are
+// not looked into). A worktree already gone has none; one that is not the
+// worktree the hub made is a *GitDirError.
 func Uncommitted(ctx context.Context, w Worktree) ([]string, error) {
 	if _, err := os.Stat(w.Top); err != nil {
 		return nil, nil
 	}
-	out, err := run(ctx, cmd{dir: w.Top, args: []string{"status", "--porcelain=v1", "-z", "--untracked-files=all"}})
+	r, err := openChecked(ctx, w, w.Top)
 	if err != nil {
 		return nil, err
 	}
-	return porcelainFiles(out), nil
+	return status(ctx, r, "--untracked-files=all")
 }
 
 // dirtyFiles lists the tracked files with uncommitted changes in the
 // checkout dir (staged or not).
 func dirtyFiles(ctx context.Context, dir string) ([]string, error) {
-	out, err := run(ctx, cmd{dir: dir, args: []string{"status", "--porcelain=v1", "-z", "--untracked-files=no"}})
+	r, err := Open(ctx, dir)
+	if err != nil {
+		return nil, err
+	}
+	return status(ctx, r, "--untracked-files=no")
+}
+
+// status runs git status in a space of r (on a copy of its index: no
+// filter or monitor of the repository's runs, submodules are not entered)
+// and returns the files it lists.
+func status(ctx context.Context, r Repo, untracked string) ([]string, error) {
+	sp, err := r.space(ctx, true)
+	if err != nil {
+		return nil, err
+	}
+	defer sp.close()
+	out, err := run(ctx, cmd{dir: r.Top, sp: sp, args: []string{"status", "--porcelain=v1", "-z", untracked, "--ignore-submodules=dirty"}})
 	if err != nil {
 		return nil, err
 	}

@@ -23,10 +23,14 @@ type Repo struct {
 	Branch string
 	// Head is the commit checked out; "" in a repository without commits.
 	Head string
+
+	gitDir, commonDir string // absolute: the work tree's git dir, the repository's
 }
 
 // Open describes the working tree dir is in: ErrNotRepo outside a
-// repository, ErrNotWorkTree in a bare one.
+// repository, ErrNotWorkTree in a bare one or one whose work tree is not
+// the folder holding its .git (core.worktree: the hub never lets the
+// repository's config choose the folder it reads and writes).
 func Open(ctx context.Context, dir string) (Repo, error) {
 	out, err := git(ctx, dir, "rev-parse", "--is-bare-repository", "--is-inside-work-tree")
 	if err != nil {
@@ -39,15 +43,23 @@ func Open(ctx context.Context, dir string) (Repo, error) {
 	if len(f) != 2 || f[0] == "true" || f[1] != "true" {
 		return Repo{}, ErrNotWorkTree
 	}
-	top, err := git(ctx, dir, "rev-parse", "--show-toplevel")
+	out, err = git(ctx, dir, "rev-parse", "--path-format=absolute", "--show-toplevel", "--git-dir", "--git-common-dir")
 	if err != nil {
+		return Repo{}, err
+	}
+	p := strings.Split(out, "\n")
+	if len(p) != 3 {
+		return Repo{}, errors.New("gitwork: rev-parse: unexpected output " + strconv.Quote(out))
+	}
+	top := p[0]
+	if err := ownWorkTree(top, p[1]); err != nil {
 		return Repo{}, err
 	}
 	prefix, err := git(ctx, dir, "rev-parse", "--show-prefix")
 	if err != nil {
 		return Repo{}, err
 	}
-	r := Repo{Top: filepath.Clean(top), Prefix: strings.TrimSuffix(prefix, "/")}
+	r := Repo{Top: filepath.Clean(top), Prefix: strings.TrimSuffix(prefix, "/"), gitDir: p[1], commonDir: p[2]}
 	r.Head, _ = git(ctx, dir, "rev-parse", "--verify", "-q", "HEAD^{commit}")
 	if b, err := git(ctx, dir, "symbolic-ref", "-q", "--short", "HEAD"); err == nil {
 		r.Branch = b

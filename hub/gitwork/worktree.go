@@ -42,7 +42,10 @@ func BranchName(title, id string) string {
 // AddWorktree makes a worktree of r's repository on a new branch from r's
 // HEAD (a detached HEAD: from that commit) in location/<branch> (location
 // "": <top>-worktrees). The main checkout is untouched: its uncommitted
-// changes stay there.
+// changes stay there. Git makes the worktree without checking it out; the
+// files are then written in a space (no hook, no filter: a repository's
+// Git LFS files stay pointers in the worktree), and its index is the
+// space's.
 func AddWorktree(ctx context.Context, r Repo, branch, location string) (Worktree, error) {
 	if r.Head == "" {
 		return Worktree{}, errors.New("the repository has no commit yet")
@@ -57,7 +60,11 @@ func AddWorktree(ctx context.Context, r Repo, branch, location string) (Worktree
 	if err := os.MkdirAll(filepath.Dir(top), 0o755); err != nil {
 		return Worktree{}, err
 	}
-	if _, err := git(ctx, r.Top, "worktree", "add", "-b", branch, top, r.Head); err != nil {
+	if _, err := git(ctx, r.Top, "worktree", "add", "--no-checkout", "-b", branch, top, r.Head); err != nil {
+		return Worktree{}, err
+	}
+	w := Worktree{Path: top, Top: top, Branch: branch, Base: r.Branch, BaseCommit: r.Head, Repo: r.Top}
+	if err := checkout(ctx, w); err != nil {
 		return Worktree{}, err
 	}
 	path := top
@@ -67,7 +74,33 @@ func AddWorktree(ctx context.Context, r Repo, branch, location string) (Worktree
 			return Worktree{}, err
 		}
 	}
-	return Worktree{Path: path, Top: top, Branch: branch, Base: r.Branch, BaseCommit: r.Head, Repo: r.Top}, nil
+	w.Path = path
+	return w, nil
+}
+
+// checkout writes the files of w's base commit into w's new worktree and
+// makes its index, in a space.
+func checkout(ctx context.Context, w Worktree) error {
+	wr, err := openChecked(ctx, w, w.Top)
+	if err != nil {
+		return err
+	}
+	sp, err := wr.space(ctx, false)
+	if err != nil {
+		return err
+	}
+	defer sp.close()
+	if _, err := run(ctx, cmd{dir: w.Top, sp: sp, args: []string{"read-tree", w.BaseCommit}}); err != nil {
+		return err
+	}
+	if _, err := run(ctx, cmd{dir: w.Top, sp: sp, args: []string{"checkout-index", "-a", "-f", "-u"}}); err != nil {
+		return err
+	}
+	tmp := filepath.Join(wr.gitDir, "index.switchboard")
+	if err := copyRegular(sp.index(), tmp, -1); err != nil {
+		return err
+	}
+	return os.Rename(tmp, filepath.Join(wr.gitDir, "index"))
 }
 
 // baseRef is what a worktree's branch is compared with: its base branch,
@@ -91,10 +124,14 @@ func Unmerged(ctx context.Context, w Worktree) (int, error) {
 }
 
 // Discard removes the worktree (whatever it holds) and deletes its branch.
-// A worktree already gone is no error.
+// A worktree already gone is no error; one that is not the worktree the
+// hub made is a *GitDirError and nothing is removed.
 func Discard(ctx context.Context, w Worktree) error {
 	if _, err := os.Stat(w.Top); err == nil {
-		if _, err := git(ctx, w.Top, "worktree", "remove", "--force", "--force", w.Top); err != nil {
+		if _, _, err := CheckWorktree(ctx, w); err != nil {
+			return err
+		}
+		if _, err := git(ctx, w.Repo, "worktree", "remove", "--force", "--force", w.Top); err != nil {
 			return err
 		}
 	}
@@ -108,11 +145,15 @@ func Discard(ctx context.Context, w Worktree) error {
 }
 
 // Forget removes the worktree's folder but keeps its branch (Keep the
-// branch): the commits stay on it.
+// branch): the commits stay on it. One that is not the worktree the hub
+// made is a *GitDirError and nothing is removed.
 func Forget(ctx context.Context, w Worktree) error {
 	if _, err := os.Stat(w.Top); err != nil {
 		return nil
 	}
-	_, err := git(ctx, w.Top, "worktree", "remove", "--force", "--force", w.Top)
+	if _, _, err := CheckWorktree(ctx, w); err != nil {
+		return err
+	}
+	_, err := git(ctx, w.Repo, "worktree", "remove", "--force", "--force", w.Top)
 	return err
 }

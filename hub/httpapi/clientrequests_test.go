@@ -99,3 +99,8 @@ func TestAnswerClientRequest(t *testing.T) {
 		t.Errorf("answer of %s: %+v", r2, a)
 	}
 }
+
+// ClientRequestParams finds nothing pending in the fake.
+func (f *fake) ClientRequestParams(ctx context.Context, c hub.Caller, threadID, requestID string) (hub.ClientRequest, error) {
+	return hub.ClientRequest{}, hub.Errorf(hub.CodeNotFound, "client request %s not found", requestID)
+}

@@ -66,7 +66,7 @@ func (f *fake) ExportThreads(ctx context.Context, c hub.Caller, req hub.ExportRe
 	return err
 }
 
-func (f *fake) ImportThreads(ctx context.Context, c hub.Caller, r io.Reader) (hub.ImportResult, error) {
+func (f *fake) ImportThreads(ctx context.Context, c hub.Caller, req hub.ImportRequest, r io.Reader) (hub.ImportResult, error) {
 	f.mu.Lock()
 	err := f.enterLocked(c)
 	f.mu.Unlock()

@@ -28,3 +28,17 @@ func (s *Server) answerClientRequest(w http.ResponseWriter, r *http.Request, c h
 	}
 	w.WriteHeader(http.StatusNoContent)
 }
+
+// getClientRequest is GET /v1/threads/{id}/client-requests/{requestId}
+// (extension): 200 {"clientRequest": {requestId, method, params}} with the
+// params as the agent sent them (the event's are redacted), for the
+// thread's owner while the request is pending; another client or an
+// unknown request 404, one no longer pending 409.
+func (s *Server) getClientRequest(w http.ResponseWriter, r *http.Request, c hub.Caller) {
+	cr, err := s.svc.ClientRequestParams(r.Context(), c, r.PathValue("id"), r.PathValue("requestId"))
+	if err != nil {
+		s.writeError(w, r, err)
+		return
+	}
+	s.writeJSON(w, r, http.StatusOK, map[string]any{"clientRequest": cr})
+}

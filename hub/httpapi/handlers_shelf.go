@@ -103,7 +103,8 @@ func (l *lazyWriter) Write(p []byte) (int, error) {
 
 // importThreads is POST /v1/threads/import: a JSON lines export
 // (Content-Type application/x-ndjson), read as it arrives, bounded by
-// limits.importMaxBytes instead of the 10 MiB body cap → 201
+// limits.importMaxBytes instead of the 10 MiB body cap, ?cwd= the folder
+// the user chose for its threads (hub.ImportRequest) → 201
 // {threads, turns, events}.
 func (s *Server) importThreads(w http.ResponseWriter, r *http.Request, c hub.Caller) {
 	mt, params, err := mime.ParseMediaType(r.Header.Get("Content-Type"))
@@ -121,7 +122,7 @@ func (s *Server) importThreads(w http.ResponseWriter, r *http.Request, c hub.Cal
 		return
 	}
 	r.Body = http.MaxBytesReader(innermost(w), r.Body, max)
-	res, err := s.svc.ImportThreads(r.Context(), c, r.Body)
+	res, err := s.svc.ImportThreads(r.Context(), c, hub.ImportRequest{Cwd: r.URL.Query().Get("cwd")}, r.Body)
 	var tooBig *http.MaxBytesError
 	if errors.As(err, &tooBig) {
 		err = importTooLarge(max)

@@ -78,6 +78,7 @@ var routes = []Route{
 	{Method: "POST", Path: "/v1/threads/{id}/mode", Body: true, handle: (*Server).setMode},
 	{Method: "POST", Path: "/v1/threads/{id}/config-option", Body: true, handle: (*Server).setConfigOption},
 	{Method: "POST", Path: "/v1/threads/{id}/client-requests/{requestId}", Body: true, handle: (*Server).answerClientRequest},
+	{Method: "GET", Path: "/v1/threads/{id}/client-requests/{requestId}", handle: (*Server).getClientRequest},
 	{Method: "POST", Path: "/v1/shutdown", handle: (*Server).shutdownHub},
 	{Method: "GET", Path: "/v1/settings", handle: (*Server).getSettings},
 	{Method: "PATCH", Path: "/v1/settings", Body: true, handle: (*Server).updateSettings},

@@ -85,6 +85,24 @@ describe('Settings', () => {
     expect(f.settings.tray).toEqual({ autostart: true });
   });
 
+  it('"Hide secrets before they are saved" switches redaction.enabled, and goes back when refused', async () => {
+    const { f } = setup();
+    const dialog = await open();
+    const box = within(dialog).getByRole('checkbox', { name: 'Hide secrets before they are saved' }) as HTMLInputElement;
+    await waitFor(() => expect(box.checked).toBe(true));
+    await fireEvent.click(box);
+    await within(within(dialog).getByRole('region', { name: 'Privacy' })).findByText('Saved.');
+    expect(patches(f)).toEqual([{ redaction: { enabled: false } }]);
+    expect(f.settings.redaction).toEqual({ enabled: false });
+    expect(box.checked).toBe(false);
+
+    f.settingsError = new HubError('CONFLICT', 'the config file has an error; fix it first');
+    await fireEvent.click(box);
+    expect((await within(dialog).findByRole('alert')).textContent).toBe('the config file has an error; fix it first (CONFLICT)');
+    await waitFor(() => expect(box.checked).toBe(false));
+    expect(f.settings.redaction).toEqual({ enabled: false });
+  });
+
   it('shows no tray switch for a hub without the setting', async () => {
     const f = new FakeTransport();
     delete f.settings.tray;

@@ -95,6 +95,8 @@ export class HubStore {
    * the file is in force.
    */
   configError = $state('');
+  /** Why nothing is being saved (disk_full: the data dir's disk is full); '' when writes succeed. */
+  diskFull = $state('');
   /** The last budget_warning or budget_exceeded, as a line (lib/ledger.ts); '' when none or dismissed. */
   budgetNotice = $state('');
   /**
@@ -436,7 +438,8 @@ export class HubStore {
   }
 
   /**
-   * A hub-wide event: a config file refused (config_error; message '' once
+   * A hub-wide event: the data dir's disk full (disk_full, never stored;
+   * message '' once writes succeed again), a config file refused (config_error; message '' once
    * a valid one applies), or applied live (config_applied: a hand edit,
    * another window's settings page): the settings, and the agents when
    * they changed, are loaded again, so an open settings page and New
@@ -451,6 +454,8 @@ export class HubStore {
         this.loadAgents().catch((err) => this.report(err));
         void this.loadNode();
       }
+    } else if (e.type === 'disk_full') {
+      this.diskFull = typeof e.message === 'string' ? e.message : '';
     } else if (e.type === 'config_error') {
       this.configError = typeof e.message === 'string' ? e.message : '';
       if (this.settings) this.settings = { ...this.settings, configError: this.configError || undefined };

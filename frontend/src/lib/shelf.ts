@@ -4,6 +4,7 @@
 import type { HubStore } from './hubstore.svelte';
 import type { ExportRequest, ImportResult } from './types';
 import { download, exportFileName } from './download';
+import { HubError } from './transport';
 
 /** Archives or unarchives a thread; it cancels nothing. */
 export async function setArchived(store: HubStore, id: string, archived: boolean): Promise<void> {
@@ -49,10 +50,25 @@ export async function exportToFile(store: HubStore, req: ExportRequest, name: st
   download(file, text, req.format === 'md' ? 'text/markdown' : 'application/x-ndjson');
 }
 
-/** Imports a JSON lines export; the new threads join the list, and the first is shown. */
-export async function importFile(store: HubStore, file: Blob): Promise<ImportResult> {
-  const r = await store.transport.importThreads(file);
+/**
+ * Imports a JSON lines export (into cwd, the folder the user chose, when
+ * set); the new threads join the list, and the first is shown.
+ */
+export async function importFile(store: HubStore, file: Blob, cwd?: string): Promise<ImportResult> {
+  const r = await store.transport.importThreads(file, cwd);
   for (const t of r.threads) store.upsertThread(t);
   if (r.threads[0]) await store.select(r.threads[0].id);
   return r;
+}
+
+/**
+ * The folder of an import the hub refused because the file names a folder
+ * the user never chose (details.reason IMPORT_FOLDER): the user is asked
+ * for one. undefined for any other error.
+ */
+export function refusedImportFolder(err: unknown): string | undefined {
+  if (err instanceof HubError && err.details?.reason === 'IMPORT_FOLDER') {
+    return typeof err.details.cwd === 'string' ? err.details.cwd : '';
+  }
+  return undefined;
 }

@@ -246,7 +246,8 @@ export interface Transport {
   /** The export as text (Markdown or JSON lines). */
   exportThreads(req: ExportRequest): Promise<string>;
   /** Imports a JSON lines export (POST /v1/threads/import). */
-  importThreads(jsonl: Blob): Promise<ImportResult>;
+  /** cwd: the folder the user chose for the file's threads (else the file's own, if the user uses it: IMPORT_FOLDER otherwise). */
+  importThreads(jsonl: Blob, cwd?: string): Promise<ImportResult>;
   /** The window only: opens the thread in the user's browser through a one-time sign-in link. */
   openInBrowser?(threadId: string): Promise<void>;
   /** The window only: the native Save dialog, then the export written there; the path, or "" when cancelled. */
@@ -299,13 +300,18 @@ function permissionPage(p: PermissionPage | undefined): PermissionPage {
   return { permissions: p?.permissions ?? [], nextCursor: p?.nextCursor || undefined };
 }
 
-/** Keeps the highest seq delivered and drops anything at or below it. */
+/**
+ * Keeps the highest seq delivered and drops anything at or below it. A
+ * hub-wide event the hub could not store (seq 0: disk_full) passes without
+ * moving the resume point.
+ */
 export class SeqGate {
   last: number;
   constructor(after = -1) {
     this.last = after;
   }
   accept(e: HubEvent): boolean {
+    if (e.seq === 0 && !e.threadId) return true;
     if (typeof e.seq !== 'number' || !(e.seq > this.last)) return false;
     this.last = e.seq;
     return true;
@@ -534,8 +540,8 @@ export class WailsTransport implements Transport {
   exportThreads(req: ExportRequest) {
     return this.call<string>(() => this.bindings.ExportText(req));
   }
-  async importThreads(jsonl: Blob) {
-    const r = await this.call<ImportResult>(async () => this.bindings.ImportText(await jsonl.text()));
+  async importThreads(jsonl: Blob, cwd?: string) {
+    const r = await this.call<ImportResult>(async () => this.bindings.ImportText(await jsonl.text(), cwd ?? ''));
     return { threads: r?.threads ?? [], turns: r?.turns ?? 0, events: r?.events ?? 0 };
   }
   async openInBrowser(threadId: string) {
@@ -993,8 +999,8 @@ export class HttpTransport implements Transport {
     const res = await this.raw('GET', u);
     return res.text();
   }
-  async importThreads(jsonl: Blob) {
-    const res = await this.raw('POST', this.url('/v1/threads/import'), jsonl, 'application/x-ndjson');
+  async importThreads(jsonl: Blob, cwd?: string) {
+    const res = await this.raw('POST', this.url('/v1/threads/import', { cwd }), jsonl, 'application/x-ndjson');
     const r = (await res.json()) as ImportResult;
     return { threads: r.threads ?? [], turns: r.turns ?? 0, events: r.events ?? 0 };
   }

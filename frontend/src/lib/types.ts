@@ -455,6 +455,8 @@ export interface Settings {
   ui: { theme: Theme };
   /** tray.autostart: the hub keeps the tray's autostart entry (absent from a hub without the setting). */
   tray?: { autostart: boolean };
+  /** redaction.enabled: secrets are hidden before anything is stored (absent from a hub without the setting). */
+  redaction?: { enabled: boolean };
   agents: AgentSettings[];
   /** The spending limits (budgets); absent from a hub without them. */
   budgets?: Budgets;
@@ -485,6 +487,7 @@ export interface SettingsPatch {
   notifications?: { enabled?: boolean; turnCompleted?: boolean; permission?: boolean; question?: boolean; error?: boolean; budget?: boolean };
   ui?: { theme?: Theme };
   tray?: { autostart?: boolean };
+  redaction?: { enabled?: boolean };
   /** id → entry (added or replaced), or null (removed). */
   agents?: Record<string, AgentPatch | null>;
   /** Replaces the budgets section whole. */

@@ -242,6 +242,7 @@ export class FakeTransport implements Transport {
     permissions: { timeout: '10m' },
     notifications: { enabled: true, turnCompleted: true },
     tray: { autostart: false },
+    redaction: { enabled: true },
     ui: { theme: 'system' },
     agents: [],
   };
@@ -319,6 +320,7 @@ export class FakeTransport implements Transport {
     if (patch.notifications) s.notifications = { ...s.notifications, ...patch.notifications };
     if (patch.ui?.theme) s.ui.theme = patch.ui.theme;
     if (patch.tray?.autostart !== undefined) s.tray = { autostart: patch.tray.autostart };
+    if (patch.redaction?.enabled !== undefined) s.redaction = { enabled: patch.redaction.enabled };
     for (const [id, a] of Object.entries(patch.agents ?? {})) {
       s.agents = s.agents.filter((x) => x.id !== id);
       this.agents = this.agents.filter((x) => x.id !== id);
@@ -356,8 +358,16 @@ export class FakeTransport implements Transport {
     this.log('exportThreads', req);
     return `export ${req.threadId ?? req.cwd} ${req.format}`;
   }
-  async importThreads(jsonl: Blob): Promise<ImportResult> {
-    this.log('importThreads', await jsonl.text());
+  /** Set to refuse an import without a folder as the hub refuses one whose folder the user never used. */
+  importFolder?: string;
+  async importThreads(jsonl: Blob, cwd?: string): Promise<ImportResult> {
+    this.log('importThreads', await jsonl.text(), cwd);
+    if (this.importFolder && !cwd) {
+      throw new HubError('INVALID_ARGUMENT', `import line 1: the file's folder is not one you chose`, {
+        status: 400,
+        details: { reason: 'IMPORT_FOLDER', line: 1, cwd: this.importFolder },
+      });
+    }
     return { threads: [], turns: 0, events: 0 };
   }
 }

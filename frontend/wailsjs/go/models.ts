@@ -431,6 +431,66 @@ export namespace hub {
 	        this.kind = source["kind"];
 	    }
 	}
+	export class EnvVar {
+	    name: string;
+	    value?: string;
+	    hidden?: boolean;
+	
+	    static createFrom(source: any = {}) {
+	        return new EnvVar(source);
+	    }
+	
+	    constructor(source: any = {}) {
+	        if ('string' === typeof source) source = JSON.parse(source);
+	        this.name = source["name"];
+	        this.value = source["value"];
+	        this.hidden = source["hidden"];
+	    }
+	}
+	export class PermissionRequest {
+	    kind?: string;
+	    title?: string;
+	    command?: string;
+	    argv?: string[];
+	    cwd?: string;
+	    env?: EnvVar[];
+	    paths?: string[];
+	    flags?: string[];
+	
+	    static createFrom(source: any = {}) {
+	        return new PermissionRequest(source);
+	    }
+	
+	    constructor(source: any = {}) {
+	        if ('string' === typeof source) source = JSON.parse(source);
+	        this.kind = source["kind"];
+	        this.title = source["title"];
+	        this.command = source["command"];
+	        this.argv = source["argv"];
+	        this.cwd = source["cwd"];
+	        this.env = this.convertValues(source["env"], EnvVar);
+	        this.paths = source["paths"];
+	        this.flags = source["flags"];
+	    }
+	
+		convertValues(a: any, classs: any, asMap: boolean = false): any {
+		    if (!a) {
+		        return a;
+		    }
+		    if (a.slice && a.map) {
+		        return (a as any[]).map(elem => this.convertValues(elem, classs));
+		    } else if ("object" === typeof a) {
+		        if (asMap) {
+		            for (const key of Object.keys(a)) {
+		                a[key] = new classs(a[key]);
+		            }
+		            return a;
+		        }
+		        return new classs(a);
+		    }
+		    return a;
+		}
+	}
 	export class Permission {
 	    id: string;
 	    threadId: string;
@@ -1163,6 +1223,7 @@ export namespace hub {
 	    }
 	}
 	
+	
 	export class Event {
 	    Seq: number;
 	    Type: string;
@@ -1780,6 +1841,7 @@ export namespace hub {
 	        this.cursor = source["cursor"];
 	    }
 	}
+	
 	export class PermissionRule {
 	    name: string;
 	    agents?: string[];
@@ -1871,6 +1933,30 @@ export namespace hub {
 		    }
 		    return a;
 		}
+	}
+	export class RedactionSettings {
+	    enabled: boolean;
+	
+	    static createFrom(source: any = {}) {
+	        return new RedactionSettings(source);
+	    }
+	
+	    constructor(source: any = {}) {
+	        if ('string' === typeof source) source = JSON.parse(source);
+	        this.enabled = source["enabled"];
+	    }
+	}
+	export class RedactionSettingsPatch {
+	    enabled?: boolean;
+	
+	    static createFrom(source: any = {}) {
+	        return new RedactionSettingsPatch(source);
+	    }
+	
+	    constructor(source: any = {}) {
+	        if ('string' === typeof source) source = JSON.parse(source);
+	        this.enabled = source["enabled"];
+	    }
 	}
 	
 	export class RestoreResult {
@@ -2073,6 +2159,7 @@ export namespace hub {
 	    notifications: NotificationSettings;
 	    ui: UISettings;
 	    tray: TraySettings;
+	    redaction: RedactionSettings;
 	    agents: AgentSettings[];
 	    mcpServers?: MCPServerSetting[];
 	    folders?: FolderSettings[];
@@ -2090,6 +2177,7 @@ export namespace hub {
 	        this.notifications = this.convertValues(source["notifications"], NotificationSettings);
 	        this.ui = this.convertValues(source["ui"], UISettings);
 	        this.tray = this.convertValues(source["tray"], TraySettings);
+	        this.redaction = this.convertValues(source["redaction"], RedactionSettings);
 	        this.agents = this.convertValues(source["agents"], AgentSettings);
 	        this.mcpServers = this.convertValues(source["mcpServers"], MCPServerSetting);
 	        this.folders = this.convertValues(source["folders"], FolderSettings);
@@ -2143,6 +2231,7 @@ export namespace hub {
 	    notifications?: NotificationSettingsPatch;
 	    ui?: UISettingsPatch;
 	    tray?: TraySettingsPatch;
+	    redaction?: RedactionSettingsPatch;
 	    agents?: Record<string, AgentPatch>;
 	    mcpServers?: Record<string, MCPServerPatch | null>;
 	    folders?: Record<string, FolderPatch>;
@@ -2158,6 +2247,7 @@ export namespace hub {
 	        this.notifications = this.convertValues(source["notifications"], NotificationSettingsPatch);
 	        this.ui = this.convertValues(source["ui"], UISettingsPatch);
 	        this.tray = this.convertValues(source["tray"], TraySettingsPatch);
+	        this.redaction = this.convertValues(source["redaction"], RedactionSettingsPatch);
 	        this.agents = this.convertValues(source["agents"], AgentPatch, true);
 	        this.mcpServers = source["mcpServers"];
 	        this.folders = this.convertValues(source["folders"], FolderPatch, true);

@@ -50,7 +50,7 @@ export function HistoryPage(arg1:string,arg2:hub.HistoryQuery):Promise<hub.Histo
 
 export function ImportSession(arg1:hub.ImportSessionRequest):Promise<hub.ImportSessionResult>;
 
-export function ImportText(arg1:string):Promise<hub.ImportResult>;
+export function ImportText(arg1:string,arg2:string):Promise<hub.ImportResult>;
 
 export function InstallAgent(arg1:string,arg2:string):Promise<void>;
 

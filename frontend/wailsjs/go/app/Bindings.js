@@ -98,8 +98,8 @@ export function ImportSession(arg1) {
   return window['go']['app']['Bindings']['ImportSession'](arg1);
 }
 
-export function ImportText(arg1) {
-  return window['go']['app']['Bindings']['ImportText'](arg1);
+export function ImportText(arg1, arg2) {
+  return window['go']['app']['Bindings']['ImportText'](arg1, arg2);
 }
 
 export function InstallAgent(arg1, arg2) {
