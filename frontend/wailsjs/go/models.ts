@@ -355,66 +355,6 @@ export namespace hub {
 	        this.message = source["message"];
 	    }
 	}
-	export class EnvVar {
-	    name: string;
-	    value?: string;
-	    hidden?: boolean;
-	
-	    static createFrom(source: any = {}) {
-	        return new EnvVar(source);
-	    }
-	
-	    constructor(source: any = {}) {
-	        if ('string' === typeof source) source = JSON.parse(source);
-	        this.name = source["name"];
-	        this.value = source["value"];
-	        this.hidden = source["hidden"];
-	    }
-	}
-	export class PermissionRequest {
-	    kind?: string;
-	    title?: string;
-	    command?: string;
-	    argv?: string[];
-	    cwd?: string;
-	    env?: EnvVar[];
-	    paths?: string[];
-	    flags?: string[];
-	
-	    static createFrom(source: any = {}) {
-	        return new PermissionRequest(source);
-	    }
-	
-	    constructor(source: any = {}) {
-	        if ('string' === typeof source) source = JSON.parse(source);
-	        this.kind = source["kind"];
-	        this.title = source["title"];
-	        this.command = source["command"];
-	        this.argv = source["argv"];
-	        this.cwd = source["cwd"];
-	        this.env = this.convertValues(source["env"], EnvVar);
-	        this.paths = source["paths"];
-	        this.flags = source["flags"];
-	    }
-	
-		convertValues(a: any, classs: any, asMap: boolean = false): any {
-		    if (!a) {
-		        return a;
-		    }
-		    if (a.slice && a.map) {
-		        return (a as any[]).map(elem => this.convertValues(elem, classs));
-		    } else if ("object" === typeof a) {
-		        if (asMap) {
-		            for (const key of Object.keys(a)) {
-		                a[key] = new classs(a[key]);
-		            }
-		            return a;
-		        }
-		        return new classs(a);
-		    }
-		    return a;
-		}
-	}
 	export class PermissionOption {
 	    optionId: string;
 	    name: string;
