@@ -201,7 +201,7 @@ func e2eApprovalsClaude(t *testing.T, bins e2eBins) {
 // threads; escalation raises permission_escalated; a broken rule is
 // refused live and the last good rules stay in force.
 func e2eApprovalsFake(t *testing.T, bins e2eBins) {
-	rules := []rule{{"name": "make-ok", "agents": []string{"fake"}, "kinds": []string{"execute"}, "match": "^Run make clean$", "decision": "allow"}}
+	rules := []rule{{"name": "make-ok", "agents": []string{"fake"}, "kinds": []string{"execute"}, "match": "^make clean$", "decision": "allow"}}
 	h := newHub(t, bins, hubConfig{"permissions": map[string]any{"timeout": "3s", "escalateAfter": "1s", "rules": rules}})
 
 	t.Run("no rule: pending, escalated, expired", func(t *testing.T) {

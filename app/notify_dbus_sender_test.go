@@ -253,6 +253,7 @@ func TestNotificationText(t *testing.T) {
 	r.n.mu.Unlock()
 	long := p
 	long.ToolCall = tc("Run", strings.Repeat("y", 400))
+	long.Request = &hub.PermissionRequest{Kind: "execute", Command: strings.Repeat("y", 400), Argv: []string{strings.Repeat("y", 400)}}
 	r.n.permission(ctx, long)
 	call := r.notifd.waitCall(t, func(n notifyCall) bool {
 		return strings.HasPrefix(n.Summary, "Fake:") && !slices.Contains(n.Actions, actionApprove)
@@ -336,7 +337,7 @@ func TestNotificationEscalationAndRemember(t *testing.T) {
 	permID := strings.TrimPrefix(nid, "perm:")
 
 	second := r.notifd.waitCall(t, func(n notifyCall) bool { return strings.HasPrefix(n.Summary, "Still waiting — Fake:") })
-	if second.Summary != "Still waiting — Fake: Run make clean" || urgency(second) != 2 || second.Replaces != first.ID ||
+	if second.Summary != "Still waiting — Fake: Run a command" || urgency(second) != 2 || second.Replaces != first.ID ||
 		!slices.Equal(second.Actions, first.Actions) || second.Body != first.Body {
 		t.Errorf("escalated Notify %+v (urgency %d), want critical, replacing %d, with the first's body and actions %q",
 			second, urgency(second), first.ID, first.Actions)

@@ -85,8 +85,10 @@ func TestNotifier(t *testing.T) {
 		t.Fatal(err)
 	}
 	pn := sent.wait(t, func(x notification) bool { return strings.HasPrefix(x.ID, "perm:") })
-	if pn.Title != "Fake: Run make clean" || pn.Body != "Run make clean\nmake clean" || !pn.Approve || pn.ThreadID != th.ID {
-		t.Errorf("permission notification %+v, want title %q, body %q, Approve", pn, "Fake: Run make clean", "Run make clean\nmake clean")
+	// What runs (the hub's description), never only the agent's title.
+	wantBody := "Runs: make clean\nIn: " + th.Cwd + "\nThe agent says: “Run make clean”"
+	if pn.Title != "Fake: Run a command" || pn.Body != wantBody || !pn.Approve || pn.ThreadID != th.ID {
+		t.Errorf("permission notification %+v, want title %q, body %q, Approve", pn, "Fake: Run a command", wantBody)
 	}
 	permID := strings.TrimPrefix(pn.ID, "perm:")
 

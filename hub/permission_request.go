@@ -44,9 +44,11 @@ const (
 	// field (rawInput.command, rawInput.cmd, rawInput.argv) and they
 	// disagree. Undecidable.
 	FlagConflicting = "conflicting_command"
-	// FlagTitleDiffers: the agent's title is not the command that runs
-	// (shown so that a person reads the command, not the title); such an
-	// approval never covers a terminal.
+	// FlagTitleDiffers: the agent's title does not show the command that
+	// runs (it holds neither its line nor its argv: "npm test" for touch
+	// X, not "Run make clean" for make clean), shown so that a person
+	// reads the command, not the title; such an approval never covers a
+	// terminal.
 	FlagTitleDiffers = "title_differs"
 	// FlagMalformed: a field the hub reads is of the wrong type, a key is
 	// repeated, or a path cannot be resolved. Undecidable.

@@ -85,12 +85,14 @@ func TestDBusTray(t *testing.T) {
 	var approve int32
 	waitTray(t, tray, "the permission's submenu", func() bool {
 		root := sni.layout(t)
-		p := root.find("Fake: Run make clean")
+		p := root.find("Fake: make clean")
 		if p == nil || root.items[0].label != "1 agent working · 1 approval waiting" ||
 			sni.prop(t, "XAyatanaLabel") != "1" || !sni.iconIs(t, icon.NeedsYou) {
 			return false
 		}
-		if got := p.visibleLabels(); strings.Join(got, ",") != "Approve,Deny,Always allow,Always allow in this thread,Always deny in this thread,Open thread" {
+		// What runs first (the hub's description), then the choices.
+		if got := p.visibleLabels(); len(got) != 9 || got[0] != "Runs: make clean" || !strings.HasPrefix(got[1], "In: ") || got[2] != "The agent says: “Run make clean”" ||
+			strings.Join(got[3:], ",") != "Approve,Deny,Always allow,Always allow in this thread,Always deny in this thread,Open thread" {
 			t.Fatalf("submenu %q", got)
 		}
 		if root.find("Fake: Clean up") == nil || root.find("Fake: Clean up").visibleLabels()[0] != "Cancel" {
@@ -123,7 +125,7 @@ func TestDBusTray(t *testing.T) {
 	var always int32
 	waitTray(t, tray, "the escalated state", func() bool {
 		root := sni.layout(t)
-		p := root.find("⚠ Fake: Run make clean")
+		p := root.find("⚠ Fake: make clean")
 		if p == nil || sni.prop(t, "XAyatanaLabel") != "1!" || !sni.iconIs(t, icon.Escalated) ||
 			!strings.HasSuffix(root.items[0].label, "1 waiting too long: needs you") {
 			return false

@@ -220,7 +220,8 @@ func TestRealHub(t *testing.T) {
 	th := h.createThread("Clean up")
 	h.askPermission(th.ID)
 	m := got.waitFor(t, "a permission", 10*time.Second, func(m Menu) bool { return m.Icon == IconNeedsYou })
-	want := PermissionItem{ID: m.Permissions[0].ID, ThreadID: th.ID, Title: "Fake: Run make clean",
+	want := PermissionItem{ID: m.Permissions[0].ID, ThreadID: th.ID, Title: "Fake: make clean",
+		Details: []string{"Runs: make clean", "In: " + th.Cwd, "The agent says: “Run make clean”"},
 		Approve: &hub.Decision{OptionID: "allow-once"}, Deny: &hub.Decision{OptionID: "reject-once"}, Always: &hub.Decision{OptionID: "allow-always"},
 		RememberAllow: &hub.Decision{Outcome: "approved", Remember: "thread"}, RememberDeny: &hub.Decision{Outcome: "declined", Remember: "thread"}}
 	if !reflect.DeepEqual(m.Permissions, []PermissionItem{want}) || m.Title != "1" ||

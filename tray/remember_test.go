@@ -133,7 +133,7 @@ func TestRealHubEscalated(t *testing.T) {
 	got.waitFor(t, "a permission", 10*time.Second, func(m Menu) bool { return m.Icon == IconNeedsYou || m.Icon == IconEscalated })
 	escalated := func(m Menu) bool {
 		return m.Icon == IconEscalated && m.Title == "1!" && len(m.Permissions) == 1 && m.Permissions[0].Escalated &&
-			m.Permissions[0].Title == "⚠ Fake: Run make clean" &&
+			m.Permissions[0].Title == "⚠ Fake: make clean" &&
 			m.Status == "1 agent working · 1 approval waiting · 1 waiting too long: needs you"
 	}
 	m := got.waitFor(t, "the escalated state", 10*time.Second, escalated, h.logText)

@@ -43,7 +43,7 @@ func (e *Engine) describeToolCall(t hub.Thread, toolCall json.RawMessage) *hub.P
 				flags[hub.FlagConflicting] = true
 			}
 		}
-		if tc.Title != "" && tc.Title != c.Line && (!c.Plain || tc.Title != policy.QuoteArgv(c.Argv)) && tc.Title != strings.Join(c.Argv, " ") {
+		if tc.Title != "" && !titleNames(tc.Title, c) {
 			flags[hub.FlagTitleDiffers] = true
 		}
 		cwd := tc.Cwd
@@ -65,6 +65,15 @@ func (e *Engine) describeToolCall(t hub.Thread, toolCall json.RawMessage) *hub.P
 	}
 	r.Flags = flagList(flags)
 	return r
+}
+
+// titleNames reports whether an agent's title shows the command c: it
+// holds c's line as written, or its argv joined (quoted or not). "Run
+// make clean" and "`make clean`" name make clean; "npm test" does not
+// name touch X.
+func titleNames(title string, c policy.NamedCommand) bool {
+	return strings.Contains(title, c.Line) || len(c.Argv) > 0 &&
+		(strings.Contains(title, policy.QuoteArgv(c.Argv)) || strings.Contains(title, strings.Join(c.Argv, " ")))
 }
 
 // describeTerminal describes an agent's terminal/create: command and

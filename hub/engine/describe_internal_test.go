@@ -51,6 +51,8 @@ func TestDescribeToolCall(t *testing.T) {
 			argv: []string{"/bin/sh", "-c", "go test ; touch X"}, cwd: ws, flags: []string{hub.FlagShell}},
 		{name: "command and cmd disagree", json: `{"kind":"execute","title":"npm test","rawInput":{"command":"npm test","cmd":"touch X"}}`,
 			argv: []string{"npm", "test"}, cwd: ws, flags: []string{hub.FlagConflicting}},
+		{name: "a title that names the command", json: `{"kind":"execute","title":"Run make clean","rawInput":{"command":"make clean"}}`,
+			argv: []string{"make", "clean"}, cwd: ws},
 		{name: "title is not the command", json: `{"kind":"execute","title":"npm test","rawInput":{"command":"touch X"}}`,
 			argv: []string{"touch", "X"}, cwd: ws, flags: []string{hub.FlagTitleDiffers}},
 		{name: "a list runs as it is", json: `{"kind":"execute","title":"git status","rawInput":{"cmd":["git","status"]}}`,
@@ -112,7 +114,7 @@ func TestTerminalApprovals(t *testing.T) {
 		return e.describeTerminal(command, args, ws, env), env
 	}
 	tr := &turnRT{}
-	tr.noteApproval(now, agent("p1", hub.SurfaceWindow, `{"kind":"execute","title":"Run make clean","rawInput":{"command":"make clean"}}`))                 // title differs: never covers
+	tr.noteApproval(now, agent("p1", hub.SurfaceWindow, `{"kind":"execute","title":"Tidy up","rawInput":{"command":"make clean"}}`))                        // title differs: never covers
 	tr.noteApproval(now, agent("p2", hub.SurfaceWindow, `{"kind":"execute","title":"`+"`npm test`"+`","rawInput":{"command":"npm test","cmd":"touch X"}}`)) // conflicting
 	tr.noteApproval(now, agent("p3", "remembered:ru_1", `{"kind":"execute","title":"ls","rawInput":{"command":"ls"}}`))                                     // remembered
 	tr.noteApproval(now, agent("p4", hub.SurfaceBrowser, `{"kind":"read","title":"cat /data/token","locations":[{"path":"`+ws+`/a"}]}`))                    // a read
@@ -121,6 +123,7 @@ func TestTerminalApprovals(t *testing.T) {
 	tr.noteApproval(now, agent("p7", "client:ed", `{"kind":"execute","title":"ls -la","rawInput":{"command":"ls -la"}}`))
 	tr.noteApproval(now, agent("p8", hub.SurfaceWindow, `{"kind":"execute","title":"npm test && npm run lint","rawInput":{"command":"npm test && npm run lint"}}`))
 	tr.noteApproval(now, agent("p9", "rule:tests", `{"kind":"execute","title":"make","rawInput":{"command":"make"}}`))
+	tr.noteApproval(now, agent("p10", hub.SurfaceWindow, `{"kind":"execute","title":"Run make install","rawInput":{"command":"make install"}}`)) // names it
 
 	steps := []struct {
 		at      time.Duration
@@ -141,6 +144,7 @@ func TestTerminalApprovals(t *testing.T) {
 		{59 * time.Second, "ls -la", nil, nil, "p7"},
 		{time.Second, "npm test && npm run lint", nil, nil, "p8"},
 		{time.Second, "make", nil, nil, "p9"},
+		{time.Second, "make", []string{"install"}, nil, "p10"},
 	}
 	for _, s := range steps {
 		d, env := term(s.command, s.args, s.env...)

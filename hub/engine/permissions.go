@@ -46,8 +46,8 @@ func (c *threadClient) requestPermission(ctx context.Context, req acp.RequestPer
 	cfg := e.config()
 	p := hub.Permission{ID: newID("pm"), ThreadID: c.thread.ID, TurnID: tr.turn.ID, Status: hub.PermissionPending, Kind: kind,
 		ToolCall: e.redactJSON(req.ToolCall), Deadline: now.Add(cfg.PermissionTimeout), CreatedAt: now, Agent: c.thread.Agent}
-	if desc == nil {
-		desc = e.describeToolCall(c.thread, p.ToolCall) // as a person sees it: redacted
+	if desc == nil { // the tool call as its updates built it, as a person sees it: redacted
+		desc = e.describeToolCall(c.thread, e.redactJSON(tr.toolCallState(req.ToolCall)))
 	}
 	p.Request = e.redactRequest(desc)
 	for _, o := range req.Options {

@@ -181,7 +181,7 @@ func TestRememberedDecision(t *testing.T) {
 	}
 	res, err = h.e.DecidePermission(ctx, alice, p.ID, hub.Decision{Outcome: "approved", Remember: "thread"})
 	if err != nil || res.Rule == nil || res.Rule.Scope != "thread" || res.Rule.ThreadID != th.ID || res.Rule.Kind != "execute" ||
-		res.Rule.Command != "Run make clean" || res.Rule.Decision != "allow" || res.Rule.ClientID != "alice" || res.ShadowedBy != "" {
+		res.Rule.Command != "make clean" || res.Rule.Decision != "allow" || res.Rule.ClientID != "alice" || res.ShadowedBy != "" {
 		t.Fatalf("remember: %+v %v", res, err)
 	}
 	until(t, sub, hub.EventTurnCompleted)

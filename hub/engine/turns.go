@@ -62,6 +62,9 @@ type turnRT struct {
 	// approvals are the agent's own permissions approved in this turn,
 	// for a terminal/create of the same command (approvals.go).
 	approvals []approval
+	// toolCalls are the turn's tool calls as the agent's updates built
+	// them, by toolCallId (toolcalls.go). Guarded by mu.
+	toolCalls map[string]json.RawMessage
 	// passed are the budgets an override let this turn past (set before
 	// it runs, read-only after): its own cost never cancels it for them.
 	passed map[string]bool

@@ -48,6 +48,9 @@ func (c *threadClient) SessionUpdate(_ context.Context, n acp.SessionNotificatio
 	if replaying {
 		return
 	}
+	if k := n.Update.Kind; tr != nil && (k == acp.UpdateToolCall || k == acp.UpdateToolCallUpdate) {
+		tr.noteToolCall(n.Update) // what a permission for it is described from
+	}
 	c.commitUpdate(n.Update, tr, nil)
 }
 
