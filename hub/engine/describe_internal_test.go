@@ -8,9 +8,11 @@ import (
 	"os"
 	"path/filepath"
 	"slices"
+	"strconv"
 	"testing"
 	"time"
 
+	"github.com/switchboard-hub/switchboard/acp"
 	"github.com/switchboard-hub/switchboard/hub"
 )
 
@@ -179,5 +181,38 @@ func TestPolicyRequestFromDescription(t *testing.T) {
 	}
 	if r := pr(hub.PermKindAgent, `{"kind":"read","title":"r","locations":[{"path":"`+ws+`/lnk/../x"}]}`); !r.Unresolved {
 		t.Errorf("a path with .. is not unresolved: %+v", r)
+	}
+}
+
+// A permission request carries a tool call update: the command the
+// agent gave in its earlier tool_call is what the card shows, the
+// request's own fields on top; a tool call the turn never saw is the
+// request alone.
+func TestToolCallState(t *testing.T) {
+	e, th, ws, _ := describeFixture(t)
+	tr := &turnRT{}
+	upd := func(kind, raw string) {
+		tr.noteToolCall(acp.SessionUpdate{Kind: kind, Raw: json.RawMessage(raw), ToolCall: &acp.ToolCall{ToolCallID: "c1"}})
+	}
+	upd(acp.UpdateToolCall, `{"sessionUpdate":"tool_call","toolCallId":"c1","title":"Tidy","kind":"execute","rawInput":{"command":"touch X"}}`)
+	upd(acp.UpdateToolCallUpdate, `{"sessionUpdate":"tool_call_update","toolCallId":"c1","status":"pending"}`)
+	d := e.describeToolCall(th, tr.toolCallState(json.RawMessage(`{"toolCallId":"c1","title":"npm test"}`)))
+	if !slices.Equal(d.Argv, []string{"touch", "X"}) || d.Title != "npm test" || d.Kind != "execute" || d.Cwd != ws || !d.Has(hub.FlagTitleDiffers) {
+		t.Errorf("merged: %+v", *d)
+	}
+	// The request's fields win.
+	d = e.describeToolCall(th, tr.toolCallState(json.RawMessage(`{"toolCallId":"c1","rawInput":{"command":"ls"},"title":"ls"}`)))
+	if !slices.Equal(d.Argv, []string{"ls"}) || d.Has(hub.FlagTitleDiffers) {
+		t.Errorf("request on top: %+v", *d)
+	}
+	if got := tr.toolCallState(json.RawMessage(`{"toolCallId":"other","title":"x"}`)); string(got) != `{"toolCallId":"other","title":"x"}` {
+		t.Errorf("unknown tool call: %s", got)
+	}
+	// Bounded: past maxToolCallsKept new tool calls are not kept.
+	for i := range maxToolCallsKept + 10 {
+		tr.noteToolCall(acp.SessionUpdate{Kind: acp.UpdateToolCall, Raw: json.RawMessage(`{"toolCallId":"n` + strconv.Itoa(i) + `"}`), ToolCall: &acp.ToolCall{ToolCallID: "n" + strconv.Itoa(i)}})
+	}
+	if len(tr.toolCalls) != maxToolCallsKept {
+		t.Errorf("%d tool calls kept, want %d", len(tr.toolCalls), maxToolCallsKept)
 	}
 }
