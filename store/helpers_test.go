@@ -2,10 +2,15 @@ package store
 
 import (
 	"context"
+	"database/sql"
 	"encoding/json"
 	"fmt"
+	"io/fs"
+	"log/slog"
 	"path/filepath"
+	"strconv"
 	"testing"
+	"testing/fstest"
 	"time"
 
 	"github.com/switchboard-hub/switchboard/hub"
@@ -82,3 +87,33 @@ func wantCode(tb testing.TB, err error, code string) {
 }
 
 func writeThreads(ts ...hub.Thread) *hub.Write { return &hub.Write{Threads: ts} }
+
+// migratedTo returns a new database file migrated to version (the
+// migrations numbered up to it, and no later), with a connection to it
+// for the test to store rows as they were then; the test closes both
+// before opening the file with the store.
+func migratedTo(t *testing.T, version int) (string, *sql.DB, *sql.Conn) {
+	t.Helper()
+	ctx := context.Background()
+	path := filepath.Join(t.TempDir(), "switchboard.db")
+	raw, err := sql.Open("sqlite", dsn(path, writeParams))
+	if err != nil {
+		t.Fatal(err)
+	}
+	conn, err := raw.Conn(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	before := fstest.MapFS{}
+	names, _ := fs.Glob(migrations, "*.sql")
+	for _, n := range names {
+		if v, err := strconv.Atoi(n[:4]); err == nil && v <= version {
+			b, _ := fs.ReadFile(migrations, n)
+			before[n] = &fstest.MapFile{Data: b}
+		}
+	}
+	if v, err := migrate(ctx, conn, before, slog.New(slog.DiscardHandler)); err != nil || v != version {
+		t.Fatalf("migrate to %d: %d, %v", version, v, err)
+	}
+	return path, raw, conn
+}

@@ -2,13 +2,9 @@ package store
 
 import (
 	"context"
-	"database/sql"
-	"io/fs"
-	"log/slog"
 	"path/filepath"
 	"slices"
 	"testing"
-	"testing/fstest"
 
 	"github.com/switchboard-hub/switchboard/hub"
 )
@@ -166,26 +162,7 @@ func TestTurnRangeAfterFailedWrite(t *testing.T) {
 // the index it drops.
 func TestMigrationTurnRange(t *testing.T) {
 	ctx := context.Background()
-	path := filepath.Join(t.TempDir(), "switchboard.db")
-	raw, err := sql.Open("sqlite", dsn(path, writeParams))
-	if err != nil {
-		t.Fatal(err)
-	}
-	conn, err := raw.Conn(ctx)
-	if err != nil {
-		t.Fatal(err)
-	}
-	before := fstest.MapFS{}
-	names, _ := fs.Glob(migrations, "*.sql")
-	for _, n := range names {
-		if n < "0013" {
-			b, _ := fs.ReadFile(migrations, n)
-			before[n] = &fstest.MapFile{Data: b}
-		}
-	}
-	if v, err := migrate(ctx, conn, before, slog.New(slog.DiscardHandler)); err != nil || v != 12 {
-		t.Fatalf("migrate to 12: %d, %v", v, err)
-	}
+	path, raw, conn := migratedTo(t, 12)
 	for _, q := range []string{
 		`INSERT INTO threads (id, agent, cwd, title, client_id) VALUES ('t1', 'a', '/x', '', 'c')`,
 		`INSERT INTO turns (id, thread_id, status, input, started_at) VALUES ('u1', 't1', 'completed', '', 1), ('u2', 't1', 'running', '', 2), ('u3', 't1', 'completed', '', 3)`,

@@ -2,13 +2,8 @@ package store
 
 import (
 	"context"
-	"database/sql"
-	"io/fs"
-	"log/slog"
 	"math"
-	"path/filepath"
 	"testing"
-	"testing/fstest"
 	"time"
 
 	"github.com/switchboard-hub/switchboard/hub"
@@ -52,26 +47,7 @@ func TestUsageClampsHostileReports(t *testing.T) {
 // and absurd token counts are clamped to the caps, never deleted.
 func TestMigrationUsageFinite(t *testing.T) {
 	ctx := context.Background()
-	path := filepath.Join(t.TempDir(), "switchboard.db")
-	raw, err := sql.Open("sqlite", dsn(path, writeParams))
-	if err != nil {
-		t.Fatal(err)
-	}
-	conn, err := raw.Conn(ctx)
-	if err != nil {
-		t.Fatal(err)
-	}
-	before := fstest.MapFS{}
-	names, _ := fs.Glob(migrations, "*.sql")
-	for _, n := range names {
-		if n < "0015" {
-			b, _ := fs.ReadFile(migrations, n)
-			before[n] = &fstest.MapFile{Data: b}
-		}
-	}
-	if v, err := migrate(ctx, conn, before, slog.New(slog.DiscardHandler)); err != nil || v != 14 {
-		t.Fatalf("migrate to 14: %d, %v", v, err)
-	}
+	path, raw, conn := migratedTo(t, 14)
 	for _, q := range []string{
 		`INSERT INTO usage (at, thread_id, client_id, agent, session_id, kind, amount, currency, cost, input_tokens)
 			VALUES (1, 't1', 'c', 'a', 's', 'update', 1.7e308, 'USD', 1.7e308, 0),
