@@ -406,3 +406,24 @@ func TestNotificationEscalationAndRemember(t *testing.T) {
 		}
 	}
 }
+
+// TestNotificationGitOnce: over D-Bus, a change to git's own settings is
+// offered Approve and Deny but never "Always allow here", and its body is
+// the hub's description.
+func TestNotificationGitOnce(t *testing.T) {
+	r := newNotifyRig(t)
+	p := hub.Permission{ID: "pm_git", ThreadID: "th_none", Status: hub.PermissionPending, Kind: hub.PermKindGit,
+		ToolCall: []byte(`{"toolCallId":"g1","title":"Tidy config"}`),
+		Request:  &hub.PermissionRequest{Kind: "edit", Title: "Tidy config", Paths: []string{"/p/.git/config"}, Flags: []string{hub.FlagGitSettings}}}
+	r.n.permission(context.Background(), p)
+	call := r.notifd.waitCall(t, func(n notifyCall) bool {
+		v, _ := n.Hints["x-notification-id"].Value().(string)
+		return v == "perm:pm_git"
+	})
+	if !slices.Contains(call.Actions, actionApprove) || !slices.Contains(call.Actions, actionDeny) || slices.Contains(call.Actions, actionRemember) {
+		t.Errorf("Notify actions %q, want Approve and Deny only", call.Actions)
+	}
+	if !strings.Contains(call.Body, "File: /p/.git/config") || !strings.Contains(call.Body, "git may run commands") || strings.Contains(call.Summary, "Tidy") {
+		t.Errorf("Notify %q / %q, want the description in the body and not the agent's title in the summary", call.Summary, call.Body)
+	}
+}

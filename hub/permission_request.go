@@ -46,9 +46,9 @@ const (
 	FlagConflicting = "conflicting_command"
 	// FlagTitleDiffers: the agent's title does not show the command that
 	// runs (it holds neither its line nor its argv: "npm test" for touch
-	// X, not "Run make clean" for make clean), shown so that a person
-	// reads the command, not the title; such an approval never covers a
-	// terminal.
+	// X, not "Run make clean" for make clean): the person reads the
+	// command, not the title. Undecidable, and such an approval never
+	// covers a terminal.
 	FlagTitleDiffers = "title_differs"
 	// FlagMalformed: a field the hub reads is of the wrong type, a key is
 	// repeated, or a path cannot be resolved. Undecidable.
@@ -121,8 +121,9 @@ func (r *PermissionRequest) Has(f string) bool {
 }
 
 // Undecidable reports whether no rule or remembered decision may decide
-// r (a person is asked): shell syntax, conflicting or malformed fields,
-// or git's own settings.
+// r (a person is asked): shell syntax, a command the tool call's fields
+// or title name in different ways, malformed fields, or git's own
+// settings.
 func (r *PermissionRequest) Undecidable() bool {
-	return r.Has(FlagShell) || r.Has(FlagConflicting) || r.Has(FlagMalformed) || r.Has(FlagGitSettings)
+	return r.Has(FlagShell) || r.Has(FlagConflicting) || r.Has(FlagTitleDiffers) || r.Has(FlagMalformed) || r.Has(FlagGitSettings)
 }

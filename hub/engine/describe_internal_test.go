@@ -157,23 +157,24 @@ func TestTerminalApprovals(t *testing.T) {
 }
 
 // Rules read the description: a request that is shell, conflicting,
-// malformed, git or budget is undecidable; a path written with ".." is
+// titled as another command, malformed, git or budget is undecidable; a path written with ".." is
 // never allowed.
 func TestPolicyRequestFromDescription(t *testing.T) {
 	e, th, ws, _ := describeFixture(t)
 	pr := func(kind, tc string) *policyRequestT {
 		return policyRequest(th, hub.Permission{Kind: kind, Request: e.describeToolCall(th, json.RawMessage(tc))})
 	}
-	if r := pr(hub.PermKindAgent, `{"kind":"execute","title":"go test","rawInput":{"command":"go test  -run 'A B'"}}`); r.Undecidable || r.Command != "go test -run 'A B'" || !r.HasCommand {
+	if r := pr(hub.PermKindAgent, `{"kind":"execute","title":"Run go test -run 'A B'","rawInput":{"command":"go test  -run 'A B'"}}`); r.Undecidable || r.Command != "go test -run 'A B'" || !r.HasCommand {
 		t.Errorf("plain: %+v", r)
 	}
 	for name, r := range map[string]*policyRequestT{
-		"shell":       pr(hub.PermKindAgent, `{"kind":"execute","rawInput":{"command":"go test ; touch X"}}`),
-		"conflicting": pr(hub.PermKindAgent, `{"kind":"execute","rawInput":{"command":"ls","cmd":"touch X"}}`),
-		"malformed":   pr(hub.PermKindAgent, `{"kind":"read","kind":"execute"}`),
-		"git":         pr(hub.PermKindGit, `{"kind":"edit","title":"x","locations":[{"path":"`+ws+`/.git/config"}]}`),
-		"budget":      pr(hub.PermKindBudget, `{"kind":"other","title":"more"}`),
-		"undescribed": policyRequest(th, hub.Permission{Kind: hub.PermKindAgent}),
+		"shell":         pr(hub.PermKindAgent, `{"kind":"execute","rawInput":{"command":"go test ; touch X"}}`),
+		"conflicting":   pr(hub.PermKindAgent, `{"kind":"execute","rawInput":{"command":"ls","cmd":"touch X"}}`),
+		"title differs": pr(hub.PermKindAgent, `{"kind":"execute","title":"npm test","rawInput":{"command":"touch X"}}`),
+		"malformed":     pr(hub.PermKindAgent, `{"kind":"read","kind":"execute"}`),
+		"git":           pr(hub.PermKindGit, `{"kind":"edit","title":"x","locations":[{"path":"`+ws+`/.git/config"}]}`),
+		"budget":        pr(hub.PermKindBudget, `{"kind":"other","title":"more"}`),
+		"undescribed":   policyRequest(th, hub.Permission{Kind: hub.PermKindAgent}),
 	} {
 		if !r.Undecidable {
 			t.Errorf("%s: decidable", name)

@@ -62,7 +62,7 @@ func TestRuleDecidesWithoutAsking(t *testing.T) {
 		{"deny", "deny", "reject-once", hub.PermissionDeclined},
 	} {
 		t.Run(tt.name, func(t *testing.T) {
-			h := newHarness(t, withRules(t, hub.PermissionRule{Name: "make-" + tt.name, Agents: []string{"fake"}, Kinds: []string{"execute"}, Match: `^Run make`, Decision: tt.decision}))
+			h := newHarness(t, withRules(t, hub.PermissionRule{Name: "make-" + tt.name, Agents: []string{"fake"}, Kinds: []string{"execute"}, Match: `^make`, Decision: tt.decision}))
 			th := h.thread("fake")
 			sub := h.watch(th)
 			turn := h.run(th, sub, "permission")
@@ -90,7 +90,7 @@ func TestRuleDecidesWithoutAsking(t *testing.T) {
 // asks.
 func TestRuleSafety(t *testing.T) {
 	h := newHarness(t, withRules(t,
-		hub.PermissionRule{Name: "loose", Match: `^Run make`, Decision: "allow"},
+		hub.PermissionRule{Name: "loose", Match: `^make`, Decision: "allow"},
 		hub.PermissionRule{Name: "reads", Kinds: []string{"read"}, Inside: "folder", Decision: "allow"},
 	))
 	th := h.thread("fake")
