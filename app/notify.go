@@ -31,14 +31,11 @@ import (
 // "window:focus" and "window:thread", app/desktop.go); a completed turn
 // is not notified while the window has the focus at all, as before.
 
-// Notification action ids, and the category that carries Approve/Deny.
+// Notification action ids (the categories that carry them on macOS and
+// Windows are in notify_wails.go).
 const (
-	notifyCategoryPermission = "switchboard-permission"
-	// notifyCategoryOnce carries Approve and Deny only: a request the hub
-	// never remembers (git's own settings, a spending limit).
-	notifyCategoryOnce = "switchboard-permission-once"
-	actionApprove      = "approve"
-	actionDeny         = "deny"
+	actionApprove = "approve"
+	actionDeny    = "deny"
 	// actionRemember approves and remembers for the thread: the hub adds a
 	// rule allowing the same request in this thread from now on.
 	actionRemember = "remember-thread"

@@ -9,6 +9,15 @@ import (
 	wailsruntime "github.com/wailsapp/wails/v2/pkg/runtime"
 )
 
+// The notification categories: notifyCategoryPermission carries
+// Approve, Deny and Always allow here; notifyCategoryOnce Approve and
+// Deny only, for a request the hub never remembers (git's own settings, a
+// spending limit).
+const (
+	notifyCategoryPermission = "switchboard-permission"
+	notifyCategoryOnce       = "switchboard-permission-once"
+)
+
 // wailsNotifier sends notifications through Wails v2.16's notification
 // service (macOS, Windows; Linux has its own D-Bus sender, notify_dbus.go).
 // It writes its categories into os.UserConfigDir()/<executable name>/.
