@@ -152,7 +152,7 @@ var bindingsContract = map[string]string{
 	"SetArchived":    "func(string, bool) (hub.Thread, error)",
 	"ArchiveThreads": "func(hub.ArchiveRequest) (hub.ArchiveResult, error)",
 	"ExportText":     "func(hub.ExportRequest) (string, error)",
-	"ImportText":     "func(string) (hub.ImportResult, error)",
+	"ImportText":     "func(string, string) (hub.ImportResult, error)",
 	"OpenInBrowser":  "func(string) error",
 	"SaveExport":     "func(hub.ExportRequest, string) (string, error)",
 	// hub.AgentInstaller, the app's.
@@ -178,11 +178,11 @@ var windowOnly = map[string]bool{"ChooseFolder": true, "GetSettings": true, "Upd
 	"SignInAgent": true, "WatchAuth": true, "AuthInput": true, "AuthResize": true, "CloseAuth": true}
 
 // unbound are the hub.Service methods the window has no use for:
-// AnswerClientRequest is for a thread's owner (the editor bridge), and the
-// window owns no editor thread's files.
+// AnswerClientRequest and ClientRequestParams are for a thread's owner
+// (the editor bridge), and the window owns no editor thread's files.
 // ExportThreads and ImportThreads stream (an io.Writer, an io.Reader): the
 // window has them as ExportText and ImportText.
-var unbound = map[string]bool{"AnswerClientRequest": true, "ExportThreads": true, "ImportThreads": true}
+var unbound = map[string]bool{"AnswerClientRequest": true, "ClientRequestParams": true, "ExportThreads": true, "ImportThreads": true}
 
 // TestBindingsContract: Bindings binds exactly the contract's methods, with
 // its signatures: one per hub.Service method, of the same name, with the

@@ -56,12 +56,20 @@ func e2eProcessTrees(t *testing.T, bins e2eBins) {
 		out, _ := survivor.StdoutPipe()
 		unrelated := exec.Command("sleep", "1000")
 		unrelated.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
+		survivorDone := make(chan struct{}) // closed by the one Wait of survivor, below
 		for _, c := range []*exec.Cmd{survivor, unrelated} {
 			if err := c.Start(); err != nil {
 				t.Fatal(err)
 			}
-			t.Cleanup(func() { syscall.Kill(-c.Process.Pid, syscall.SIGKILL); c.Wait() })
 		}
+		t.Cleanup(func() { syscall.Kill(-unrelated.Process.Pid, syscall.SIGKILL); unrelated.Wait() })
+		t.Cleanup(func() {
+			syscall.Kill(-survivor.Process.Pid, syscall.SIGKILL)
+			select {
+			case <-survivorDone:
+			case <-time.After(10 * time.Second):
+			}
+		})
 		line, _ := bufio.NewReader(out).ReadString('\n')
 		escaped, err := strconv.Atoi(strings.TrimSpace(line))
 		if err != nil {
@@ -73,7 +81,7 @@ func e2eProcessTrees(t *testing.T, bins e2eBins) {
 				syscall.Kill(escaped, syscall.SIGKILL)
 			}
 		})
-		go survivor.Wait()
+		go func() { survivor.Wait(); close(survivorDone) }()
 		start := startTimeOf(t, survivor.Process.Pid)
 		recordProcs(t, h.dataDir,
 			hub.AgentProcess{PID: survivor.Process.Pid, StartTime: start, Agent: "fake"},
