@@ -268,8 +268,8 @@ func TestNotificationsE2E(t *testing.T) {
 	}
 
 	call := notifd.waitCall(t, func(n notifyCall) bool { return strings.HasPrefix(n.Summary, "Fake:") })
-	if call.Summary != "Fake: Run make clean" || !strings.Contains(call.Body, "make clean") {
-		t.Errorf("Notify summary %q body %q, want the agent and the tool call's title, the command in the body", call.Summary, call.Body)
+	if call.Summary != "Fake: Run a command" || !strings.Contains(call.Body, "Runs: make clean") {
+		t.Errorf("Notify summary %q body %q, want the agent and what kind of request it is, what runs in the body", call.Summary, call.Body)
 	}
 	for _, a := range []string{actionApprove, "Approve", actionDeny, "Deny"} {
 		if !slices.Contains(call.Actions, a) {
