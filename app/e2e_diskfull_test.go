@@ -8,6 +8,7 @@ import (
 	"os/exec"
 	"path/filepath"
 	"slices"
+	"strings"
 	"syscall"
 	"testing"
 	"time"
@@ -37,16 +38,20 @@ func TestE2EDiskFull(t *testing.T) {
 	th := h.newThread("fake", t.TempDir())
 	events := h.mustSSE("GET", "/v1/events?scope=all", nil)
 
-	turn := h.startTurn(th.ID, "ticks 300 100") // 3 s of chunks, then end_turn
+	turn := h.startTurn(th.ID, "ticks 100 100") // 1 s of chunks, then end_turn
 	events.until(30*time.Second, isType("message_delta", turn.ID))
 	filler := filepath.Join(h.dataDir, "filler")
 	fillDisk(t, filler)
 
-	full := func(m sseMsg) bool { return m.event == "disk_full" && m.ev.Message != "" }
-	events.until(30*time.Second, full)
-	// A second one comes only from a retry of the turn's end (the first
-	// failed write says it once): the end is kept while the disk is full.
-	events.until(30*time.Second, full)
+	events.until(30*time.Second, func(m sseMsg) bool { return m.event == "disk_full" && m.ev.Message != "" })
+	// The agent ends its turn while the disk is full: the end is kept and
+	// written again (the hub's log says each try), the turn still running.
+	for deadline := time.Now().Add(30 * time.Second); !strings.Contains(h.logText(), "storing the end of a turn failed; trying again"); {
+		if time.Now().After(deadline) {
+			t.Fatal("the turn's end was never retried while the disk was full")
+		}
+		time.Sleep(50 * time.Millisecond)
+	}
 	if tu := h.history(th.ID, false); len(tu) != 1 || tu[0].Status != "running" {
 		t.Fatalf("while the disk is full: %+v, want the turn still running", tu)
 	}
