@@ -59,8 +59,9 @@ func (e *Engine) describeToolCall(t hub.Thread, toolCall json.RawMessage) *hub.P
 		flags[hub.FlagMalformed] = true // a folder to run in, but nothing to run
 	}
 	r.Env = describeEnv(tc.Env, flags)
-	e.describePaths(t, r, tc.Paths, flags)
-	if r.Cwd != "" && !e.insideFolders(t, r.Cwd) {
+	folders := e.allowedFolders(t) // resolved once for every path
+	describePaths(r, tc.Paths, folders, flags)
+	if r.Cwd != "" && !insideAny(r.Cwd, folders) {
 		flags[hub.FlagOutside] = true
 	}
 	r.Flags = flagList(flags)
@@ -107,8 +108,9 @@ func (e *Engine) describeTerminal(command string, args []string, dir string, env
 // describePaths resolves paths into r.Paths (in order, without repeats)
 // and sets the flags they call for: dot_dot for a path written with
 // "..", malformed for one that cannot be resolved (or too many),
-// outside_folder, and git_settings for a change to git's own files.
-func (e *Engine) describePaths(t hub.Thread, r *hub.PermissionRequest, paths []string, flags map[string]bool) {
+// outside_folder (outside every one of folders, resolved), and
+// git_settings for a change to git's own files.
+func describePaths(r *hub.PermissionRequest, paths, folders []string, flags map[string]bool) {
 	if len(paths) > maxRuleLocations {
 		// Not resolved one by one (an lstat per element each).
 		flags[hub.FlagMalformed] = true
@@ -127,7 +129,7 @@ func (e *Engine) describePaths(t hub.Thread, r *hub.PermissionRequest, paths []s
 		if writes && (gitSettingsPath(raw) || gitSettingsPath(p)) {
 			flags[hub.FlagGitSettings] = true
 		}
-		if !e.insideFolders(t, p) {
+		if !insideAny(p, folders) {
 			flags[hub.FlagOutside] = true
 		}
 		if !slices.Contains(r.Paths, p) {
@@ -139,7 +141,12 @@ func (e *Engine) describePaths(t hub.Thread, r *hub.PermissionRequest, paths []s
 // insideFolders reports whether the resolved path p lies in one of t's
 // allowed folders.
 func (e *Engine) insideFolders(t hub.Thread, p string) bool {
-	for _, dir := range e.allowedFolders(t) {
+	return insideAny(p, e.allowedFolders(t))
+}
+
+// insideAny reports whether the resolved path p lies in one of folders.
+func insideAny(p string, folders []string) bool {
+	for _, dir := range folders {
 		if within(p, dir) {
 			return true
 		}

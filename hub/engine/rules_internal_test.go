@@ -34,7 +34,7 @@ func BenchmarkPolicyRequest(b *testing.B) {
 	e := &Engine{log: slog.New(slog.DiscardHandler), cfg: DefaultConfig()}
 	for b.Loop() {
 		r := policyRequest(th, hub.Permission{Kind: hub.PermKindAgent, Request: e.describeToolCall(th, tc), Options: opts})
-		if r.Unresolved || len(r.Locations) != 3 {
+		if r.Unresolved || len(r.Locations) != 2 { // link/pkg/a.go is src/pkg/a.go: one path
 			b.Fatalf("%+v", r)
 		}
 	}
