@@ -55,8 +55,6 @@ func (e *Engine) describeToolCall(t hub.Thread, toolCall json.RawMessage) *hub.P
 		} else {
 			r.Cwd, flags[hub.FlagMalformed] = cwd, true
 		}
-	} else if tc.Cwd != "" {
-		flags[hub.FlagMalformed] = true // a folder to run in, but nothing to run
 	}
 	r.Env = describeEnv(tc.Env, flags)
 	folders := e.allowedFolders(t) // resolved once for every path
