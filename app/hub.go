@@ -154,10 +154,12 @@ func startHub(ctx context.Context, e *env, o Options) (_ *runningHub, err error)
 	go func() { h.served <- h.http.Serve(ln) }()
 	h.listen = listen
 	h.url = "http://" + urlHost(ln.Addr().(*net.TCPAddr))
+	// Before hub.json: whoever finds the hub finds the entry as the
+	// config says.
+	h.syncAutostart(h.started.Tray.Autostart)
 	if err := writeDiscovery(o.DataDir, hub.Discovery{URL: h.url, PID: os.Getpid(), Version: version, Window: o.window}); err != nil {
 		return nil, err
 	}
-	h.syncAutostart(h.started.Tray.Autostart)
 	h.installs.checkAllLatest() // in the background; npm asked at most daily
 	// The ACP registry's cached copy only: a client listing the agents
 	// fetches it (RefreshRegistry).

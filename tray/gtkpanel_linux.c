@@ -88,6 +88,16 @@ void sb_panel_watch(int theme, int bridge) {
 	g_idle_add(start_watch, NULL);
 }
 
+static gboolean run_queued(gpointer data) {
+	sbRunQueued();
+	return G_SOURCE_REMOVE;
+}
+
+// sb_on_gtk has GTK's thread run what onGTK queued (gtkpanel_linux.go).
+void sb_on_gtk(void) {
+	g_idle_add(run_queued, NULL);
+}
+
 // one_arena keeps every thread's malloc in glibc's main arena, unless the
 // user set MALLOC_ARENA_MAX: glibc gives each thread that allocates an
 // arena of its own (Go's threads calling into GTK, GTK's and GDBus's:

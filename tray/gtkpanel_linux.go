@@ -7,6 +7,7 @@ package tray
 #include <stddef.h>
 int sb_theme_register(const void *data, size_t len);
 void sb_panel_watch(int theme, int bridge);
+void sb_on_gtk(void);
 */
 import "C"
 
@@ -14,6 +15,7 @@ import (
 	_ "embed"
 	"log/slog"
 	"os"
+	"sync"
 	"unsafe"
 )
 
@@ -96,4 +98,36 @@ func sbPanelGone(theme, bridge, bridgeResult C.int) {
 //export sbPanelBack
 func sbPanelBack() {
 	panelLog.Info("tray: a StatusNotifierWatcher draws the menu again: GTK's theme is empty again")
+}
+
+// gtkQueue holds what onGTK hands GTK's thread, in order.
+var gtkQueue struct {
+	sync.Mutex
+	fns []func()
+}
+
+// onGTK runs f on GTK's thread (the default main context), after what
+// was handed it before. systray.SetTitle calls libayatana-appindicator
+// from the calling goroutine, unlike systray's other calls: from any
+// other thread it races GTK's own use of the indicator (seen as a tray
+// that never registered with the panel after "g_dbus_proxy_new:
+// assertion 'G_IS_DBUS_CONNECTION (connection)' failed").
+func onGTK(f func()) {
+	gtkQueue.Lock()
+	gtkQueue.fns = append(gtkQueue.fns, f)
+	gtkQueue.Unlock()
+	C.sb_on_gtk()
+}
+
+// sbRunQueued runs, on GTK's thread, what onGTK queued.
+//
+//export sbRunQueued
+func sbRunQueued() {
+	gtkQueue.Lock()
+	fns := gtkQueue.fns
+	gtkQueue.fns = nil
+	gtkQueue.Unlock()
+	for _, f := range fns {
+		f()
+	}
 }

@@ -176,7 +176,8 @@ func (ui *systrayUI) show(m Menu) {
 		ui.icon = m.Icon
 	}
 	if !ui.started || m.Title != ui.title {
-		systray.SetTitle(m.Title)
+		title := m.Title
+		onGTK(func() { systray.SetTitle(title) })
 		ui.title = m.Title
 	}
 	if !ui.started || m.Tooltip != ui.tooltip {
