@@ -2,12 +2,18 @@
 // wires the hub, the store and the ACP client together, and is the only
 // package (with main) that imports Wails.
 //
-// Subcommands:
+// Subcommands (commands.go is the table; TestPackageDocNamesEveryCommand
+// keeps this list to it):
 //
 //	switchboard [flags]          the desktop app (a Wails window)
-//	switchboard serve [flags]    the headless hub
+//	switchboard serve [flags]    the headless hub: the HTTP/SSE API on --listen
 //	switchboard acp [flags]      the editor bridge (an ACP agent on stdio)
-//	switchboard version          print the version
+//	switchboard agents           install, remove npm agents and Node in the data dir
+//	switchboard open             open a thread in the window, else the browser
+//	switchboard db compact       deleted threads' text leaves the database files
+//	switchboard token rotate     a new API token, the old one refused at once
+//	switchboard version          print the version, commit and build date
+//	switchboard help             the usage
 //
 // The window lives behind the build tag split: desktop.go (!headless) imports
 // Wails, desktop_headless.go (headless) does not, so

@@ -185,3 +185,20 @@ func TestServeStoppedWhileStarting(t *testing.T) {
 	}
 	h.stop(context.Background())
 }
+
+// The package doc lists every subcommand of the dispatch table.
+func TestPackageDocNamesEveryCommand(t *testing.T) {
+	b, err := os.ReadFile("app.go")
+	if err != nil {
+		t.Fatal(err)
+	}
+	doc, _, _ := strings.Cut(string(b), "\npackage app")
+	for _, c := range commands() {
+		if c.name == "" {
+			continue
+		}
+		if !strings.Contains(doc, "//\tswitchboard "+c.name+" ") {
+			t.Errorf("the package doc in app.go does not list `switchboard %s`", c.name)
+		}
+	}
+}
