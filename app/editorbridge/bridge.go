@@ -9,7 +9,7 @@
 // too, and the first decision wins (permissions.go); the agent's fs and
 // terminal requests go to the editor when it offers them
 // (clientrequests.go). session/load, list and resume are served from the
-// hub's history (sessions.go). Consecutive text chunks may go to the
+// hub's history (threads.go). Consecutive text chunks may go to the
 // editor as one notification (coalesce.go). With no hub running, the bridge starts
 // `switchboard serve` (launch.go).
 package editorbridge
@@ -76,8 +76,8 @@ type server struct {
 	log  *slog.Logger
 	bg   background // cancels and decisions on their way to the hub
 
-	mu       sync.Mutex
-	sessions map[string]*session // by thread id
+	mu      sync.Mutex
+	threads map[string]*threadPrompts // by thread id
 	// editorCaps are the editor's fs and terminal capabilities from
 	// initialize, given to the threads the bridge creates
 	// (clientrequests.go).
@@ -94,8 +94,8 @@ func newServer(o Options, log *slog.Logger) *server {
 			ClientID:      clientID(""),
 			MaxEventBytes: o.MaxEventBytes,
 		}),
-		log:      log,
-		sessions: map[string]*session{},
+		log:     log,
+		threads: map[string]*threadPrompts{},
 	}
 }
 
@@ -151,8 +151,9 @@ func (g *background) wait(d time.Duration) {
 	}
 }
 
-// session is what the bridge knows of one session's running prompt.
-type session struct {
+// threadPrompts is what the bridge knows of one thread's prompts (an
+// editor's ACP session is a thread: the session id is the thread id).
+type threadPrompts struct {
 	mu           sync.Mutex
 	running      bool
 	turnID       string // the running hub turn, once the hub named it
@@ -167,13 +168,13 @@ type session struct {
 	onCancel func()
 }
 
-func (b *server) session(id string) *session {
+func (b *server) prompts(id string) *threadPrompts {
 	b.mu.Lock()
 	defer b.mu.Unlock()
-	s := b.sessions[id]
+	s := b.threads[id]
 	if s == nil {
-		s = &session{}
-		b.sessions[id] = s
+		s = &threadPrompts{}
+		b.threads[id] = s
 	}
 	return s
 }
@@ -223,7 +224,7 @@ func (b *server) HandleNotification(_ context.Context, method string, params jso
 	if json.Unmarshal(params, &p) != nil || p.SessionID == "" {
 		return
 	}
-	s := b.session(p.SessionID)
+	s := b.prompts(p.SessionID)
 	s.mu.Lock()
 	turnID := s.turnID
 	if !s.running && s.queued > 0 {

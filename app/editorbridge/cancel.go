@@ -15,7 +15,7 @@ import (
 // So the bridge is an acp.RequestObserver: it counts each session's
 // prompts as the connection dispatches them — in order with the
 // notifications — and uncounts them as their handlers begin
-// (session.queued). A cancel for a session with no prompt running but
+// (threadPrompts.queued). A cancel for a session with no prompt running but
 // one queued cancels that prompt: it answers "cancelled" at once without
 // starting a hub turn. A cancel with nothing running or queued is stale
 // (its prompt has ended) and ignored, as ACP says.
@@ -28,7 +28,7 @@ func (b *server) RequestDispatched(method string, params json.RawMessage) {
 		return
 	}
 	if sid := promptSessionID(params); sid != "" {
-		s := b.session(sid)
+		s := b.prompts(sid)
 		s.mu.Lock()
 		s.queued++
 		s.mu.Unlock()

@@ -28,7 +28,7 @@ const MaxCoalescedText = 64 << 10
 // text: a longer run is cut, on a UTF-8 character boundary, into several.
 // It has no timer: a run is sent when the caller flushes it, another
 // update comes, or it fills. session/load flushes at each turn's end
-// (sessions.go); a live turn flushes before every read that could wait on
+// (threads.go); a live turn flushes before every read that could wait on
 // the hub, so a chunk is held back only while the next event is already
 // in the bridge's buffer, and a bridge that keeps up sends each chunk as
 // it comes, with no added delay (prompt.go).

@@ -53,7 +53,7 @@ func (b *server) prompt(ctx context.Context, params json.RawMessage) (any, error
 	if cancelledEarly {
 		return cancelledResult, nil
 	}
-	s := b.session(p.SessionID)
+	s := b.prompts(p.SessionID)
 	if !s.start() {
 		return nil, acp.NewError(acp.CodeInvalidRequest, "session/prompt: a prompt is already running in session %s", p.SessionID)
 	}
@@ -86,7 +86,7 @@ func (b *server) prompt(ctx context.Context, params json.RawMessage) (any, error
 // prompt, which then starts no turn at all.
 func (b *server) beginPrompt(params json.RawMessage) (p promptParams, cancelledEarly bool, err error) {
 	if sid := promptSessionID(params); sid != "" {
-		s := b.session(sid)
+		s := b.prompts(sid)
 		s.mu.Lock()
 		s.queued--
 		cancelledEarly, s.cancelQueued = s.cancelQueued && !s.running, false
@@ -102,7 +102,7 @@ func (b *server) beginPrompt(params json.RawMessage) (p promptParams, cancelledE
 }
 
 // start marks a prompt running; false when one already runs.
-func (s *session) start() bool {
+func (s *threadPrompts) start() bool {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	if s.running {
@@ -113,7 +113,7 @@ func (s *session) start() bool {
 }
 
 // finish marks the prompt ended.
-func (s *session) finish() {
+func (s *threadPrompts) finish() {
 	s.mu.Lock()
 	s.running, s.turnID, s.cancelWanted, s.onCancel = false, "", false, nil
 	s.mu.Unlock()
@@ -122,7 +122,7 @@ func (s *session) finish() {
 // armCancelGrace makes a session/cancel during the prompt stop the stream
 // cancelGrace later, should the hub not end the turn by then: the editor
 // expects the prompt to end soon with "cancelled". The flag says it did.
-func (s *session) armCancelGrace(stopStream func()) *atomic.Bool {
+func (s *threadPrompts) armCancelGrace(stopStream func()) *atomic.Bool {
 	var forced atomic.Bool
 	s.mu.Lock()
 	s.onCancel = func() {
@@ -138,7 +138,7 @@ func (s *session) armCancelGrace(stopStream func()) *atomic.Bool {
 
 // turnStarted records the hub turn's id, and cancels it at once when a
 // session/cancel came before the hub named it.
-func (b *server) turnStarted(s *session, turnID string) {
+func (b *server) turnStarted(s *threadPrompts, turnID string) {
 	s.mu.Lock()
 	s.turnID = turnID
 	cancelNow := s.cancelWanted

@@ -50,7 +50,7 @@ func (b *server) newSession(ctx context.Context, params json.RawMessage) (any, e
 	if err != nil {
 		return nil, err
 	}
-	b.session(th.ID)
+	b.prompts(th.ID)
 	res := withSessionState(map[string]any{"sessionId": th.ID}, th)
 	if link := b.threadLink(ctx, th.ID); link != "" {
 		res["_meta"] = map[string]any{"switchboard": map[string]string{"url": link, "threadId": th.ID}}
@@ -157,7 +157,7 @@ func (b *server) loadSession(ctx context.Context, params json.RawMessage, replay
 	if th.Agent != b.opts.Agent {
 		return nil, acp.NewError(acp.CodeResourceNotFound, "switchboard: session %s belongs to agent %q, not %q", th.ID, th.Agent, b.opts.Agent)
 	}
-	b.session(th.ID)
+	b.prompts(th.ID)
 	if !replay {
 		return withSessionState(map[string]any{}, th), nil
 	}
