@@ -103,7 +103,10 @@ func TestOpenAPIHasEveryPathAPIDocNames(t *testing.T) {
 // notAPIReasons are details.reason-like values the hub sends elsewhere
 // than in an API error: to an agent, in ACP.
 var notAPIReasons = map[string]string{
-	"FILE_TOO_LARGE": "acp/fs.go: the data of an ACP error answered to the agent",
+	"FILE_TOO_LARGE":    "acp/fs.go: the data of an ACP error answered to the agent",
+	"PROTECTED_PATH":    "hub/engine/guard.go: an ACP error's data, to the agent (docs/SECURITY.md)",
+	"PERMISSION_DENIED": "hub/engine/guard.go: an ACP error's data, to the agent",
+	"OUTSIDE_FOLDERS":   "hub/engine/guard.go: an ACP error's data, to the agent (docs/SECURITY.md)",
 }
 
 // Every error code of the code→status table and every details.reason the
@@ -117,8 +120,14 @@ func TestAPIDocHasEveryErrorCodeAndReason(t *testing.T) {
 		}
 	}
 
-	constRe := regexp.MustCompile(`\bReason\w*\s*=\s*"([A-Z][A-Z_]+)"`)
-	inlineRe := regexp.MustCompile(`"reason":\s*"([A-Z][A-Z_]+)"`)
+	// The ways the code names a details.reason: a Reason… or reason…
+	// constant, a "reason" key of a details map, reasonError(code, "…").
+	reasonRes := []*regexp.Regexp{
+		regexp.MustCompile(`\b[Rr]eason\w*\s*=\s*"([A-Z][A-Z_]+)"`),
+		regexp.MustCompile(`"reason":\s*"([A-Z][A-Z_]+)"`),
+		regexp.MustCompile(`\["reason"\]\s*=\s*"([A-Z][A-Z_]+)"`),
+		regexp.MustCompile(`reasonError\([^,]+,\s*"([A-Z][A-Z_]+)"`),
+	}
 	sent := map[string]string{} // reason → a file that sends it
 	err := filepath.WalkDir(repoRoot, func(path string, d fs.DirEntry, err error) error {
 		if err != nil {
@@ -138,7 +147,7 @@ func TestAPIDocHasEveryErrorCodeAndReason(t *testing.T) {
 		if err != nil {
 			return err
 		}
-		for _, re := range []*regexp.Regexp{constRe, inlineRe} {
+		for _, re := range reasonRes {
 			for _, m := range re.FindAllStringSubmatch(string(b), -1) {
 				sent[m[1]] = path
 			}
