@@ -208,3 +208,55 @@ func TestAPIDocHasEveryErrorCodeAndReason(t *testing.T) {
 		}
 	}
 }
+
+// Every event type the hub defines (an Event… constant of package hub) is
+// in docs/openapi.yaml's Event enum and described there, and named in
+// docs/API.md; the enum has no other.
+func TestOpenAPIHasEveryEventType(t *testing.T) {
+	doc := readAPIDoc(t)
+	spec := loadSpec(t)
+	schemas := obj(t, obj(t, spec["components"], "components")["schemas"], "schemas")
+	event := obj(t, schemas["Event"], "Event")
+	desc, _ := event["description"].(string)
+	var enum []string
+	for _, v := range asSlice(obj(t, obj(t, event["properties"], "Event properties")["type"], "Event type")["enum"]) {
+		enum = append(enum, v.(string))
+	}
+	files, err := filepath.Glob(filepath.Join(repoRoot, "hub", "*.go"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	re := regexp.MustCompile(`\bEvent\w*\s*=\s*"([a-z][a-z_]+)"`)
+	var defined []string
+	for _, f := range files {
+		if strings.HasSuffix(f, "_test.go") {
+			continue
+		}
+		b, err := os.ReadFile(f)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, m := range re.FindAllStringSubmatch(string(b), -1) {
+			defined = append(defined, m[1])
+		}
+	}
+	if len(defined) < 20 {
+		t.Fatalf("only %d event types found in hub/*.go: is the pattern still right?", len(defined))
+	}
+	for _, typ := range defined {
+		if !slices.Contains(enum, typ) {
+			t.Errorf("event type %s is not in docs/openapi.yaml's Event enum", typ)
+		}
+		if !strings.Contains(desc, "- "+typ) && !regexp.MustCompile(`- [a-z_, ]*\b`+typ+`\b`).MatchString(desc) {
+			t.Errorf("docs/openapi.yaml's Event description does not describe %s", typ)
+		}
+		if !strings.Contains(doc, "`"+typ+"`") {
+			t.Errorf("event type %s is not named in docs/API.md", typ)
+		}
+	}
+	for _, typ := range enum {
+		if !slices.Contains(defined, typ) {
+			t.Errorf("docs/openapi.yaml's Event enum has %s, which package hub does not define", typ)
+		}
+	}
+}
