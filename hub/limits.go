@@ -1,7 +1,7 @@
 package hub
 
-// Defaults of the API's own bounds (config limits.*; docs/API.md
-// "Configuration"). They live here so that the HTTP adapter and the config
+// Defaults of the API's own bounds (config limits.*;
+// docs/CONFIGURATION.md). They live here so that the HTTP adapter and the config
 // file agree without importing each other.
 const (
 	// DefaultStreamsPerClient is how many SSE streams one X-Client-ID may

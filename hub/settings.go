@@ -70,7 +70,7 @@ type NotificationSettings struct {
 	Enabled       bool `json:"enabled"`
 	TurnCompleted bool `json:"turnCompleted"`
 	// Permission, Question, Error and Budget switch the notifications of
-	// each reason (docs/API.md "Configuration").
+	// each reason (docs/CONFIGURATION.md).
 	Permission bool `json:"permission"`
 	Question   bool `json:"question"`
 	Error      bool `json:"error"`

@@ -11,7 +11,7 @@ import (
 // The tray binary links neither net/http's Client nor its Transport (nor
 // TLS through them): its hub client is hub/client's lean one
 // (clientFor: ForHubLean). They would be ~1.7 MiB of its binary, resident
-// nearly whole (docs/PERFORMANCE.md "The desktop's footprint"); one
+// nearly whole (docs/PERFORMANCE.md "The desktop's footprint" and docs/notes/2026-11-performance-desktop.md); one
 // http.Client built anywhere the tray reaches brings them back.
 func TestTrayLinksNoHTTPClient(t *testing.T) {
 	needTools(t)

@@ -15,7 +15,7 @@
 //   - sign in through an agent method, the same way.
 import { mkdirSync } from 'node:fs';
 import { join } from 'node:path';
-import { buildFakeAgent, checker, logger, openPage, startHub, tempDir } from './harness.mjs';
+import { buildFakeAgent, checker, logger, noProblems, openPage, runScript, startHub, tempDir } from './harness.mjs';
 import { fixtureRegistry } from './npmfixture.mjs';
 
 const log = logger('agents');
@@ -23,7 +23,6 @@ const tmp = tempDir('switchboard-agents-');
 let hub;
 let browser;
 let registry;
-let failed = false;
 
 const check = checker(log);
 
@@ -150,19 +149,13 @@ async function main() {
   await agentM.methods.getByRole('button', { name: 'Fake login' }).click();
   check(await retried(agentM.th, 'after the agent sign-in'), 'after the agent method the failed turn was sent again by itself, and answered in the thread');
 
-  if (problems.length) throw new Error(`the page reported errors:\n${problems.join('\n')}`);
+  noProblems(problems);
 }
 
-try {
-  await main();
-} catch (e) {
-  failed = true;
-  console.error('[agents] FAILED:', e instanceof Error ? e.stack || e.message : e);
-  if (hub) console.error(hub.log().split('\n').slice(-30).join('\n'));
-} finally {
-  await browser?.close().catch(() => {});
-  await hub?.stop();
-  await registry?.close();
-  tmp.remove(log);
-}
-process.exit(failed ? 1 : 0);
+await runScript('agents', main, {
+  live: () => ({ hub, browser }),
+  cleanup: async () => {
+    await registry?.close();
+    tmp.remove(log);
+  },
+});

@@ -27,14 +27,13 @@
 // The page reports no error, no HTTP error and no failed request.
 import { mkdirSync } from 'node:fs';
 import { join } from 'node:path';
-import { buildFakeAgent, checker, logger, openPage, repo, startHub, tempDir } from './harness.mjs';
+import { buildFakeAgent, checker, logger, noProblems, openPage, runScript, screenshotDir, startHub, tempDir } from './harness.mjs';
 
 const log = logger('approvals');
-const shots = join(repo, 'build', 'screenshots');
+const shots = screenshotDir();
 const tmp = tempDir('switchboard-approvals-');
 let hub;
 let browser;
-let failed = false;
 
 const check = checker(log);
 
@@ -106,7 +105,6 @@ async function main() {
   const row = history.getByRole('row').filter({ hasText: 'Read README.md' });
   await row.getByRole('cell', { name: 'rule: reads-in-project' }).waitFor();
   check((await row.getByRole('cell').nth(2).textContent()) === 'Reads', 'the history row names the thread');
-  mkdirSync(shots, { recursive: true });
   await page.screenshot({ path: join(shots, 'history.png') });
   await page.keyboard.press('Escape');
   await history.waitFor({ state: 'detached' });
@@ -245,25 +243,13 @@ async function main() {
   await inbox.getByText('Denied 1 of 1.').waitFor();
   check(/"optionId":"reject"/.test((await ended(other, turn)).output), 'Delete denied the current request');
 
-  if (problems.length) throw new Error(`the page reported errors:\n${problems.join('\n')}`);
+  noProblems(problems);
 }
 
-try {
-  await main();
-} catch (e) {
-  failed = true;
-  console.error('[approvals] FAILED:', e instanceof Error ? e.stack || e.message : e);
-  try {
-    const pages = browser?.contexts().flatMap((c) => c.pages()) ?? [];
-    if (pages[0]) await pages[0].screenshot({ path: join(tmp.dir, 'failure.png') });
-    log('failure screenshot in', tmp.dir);
-  } catch {
-    // best effort
-  }
-  if (hub) console.error(hub.log().split('\n').slice(-30).join('\n'));
-} finally {
-  await browser?.close().catch(() => {});
-  await hub?.stop();
-  if (!failed) tmp.remove(log);
-}
-process.exit(failed ? 1 : 0);
+await runScript('approvals', main, {
+  live: () => ({ hub, browser }),
+  failureDir: tmp.dir,
+  cleanup: (failed) => {
+    if (!failed) tmp.remove(log);
+  },
+});

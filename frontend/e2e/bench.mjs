@@ -29,7 +29,7 @@
 // of each scenario into <dir>/*.cpuprofile, its top functions printed).
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
-import { buildFakeAgent, logger, openPage, startHub, tempDir } from './harness.mjs';
+import { buildFakeAgent, logger, noProblems, openPage, runScript, startHub, tempDir } from './harness.mjs';
 
 const log = logger('bench');
 const tmp = tempDir('switchboard-bench-');
@@ -89,7 +89,6 @@ async function stopRecorder(page) {
   stats.heapMB = await page.evaluate(() => (performance.memory ? performance.memory.usedJSHeapSize / 1048576 : null));
   return stats;
 }
-let failed = false;
 let hub;
 let browser;
 
@@ -377,19 +376,15 @@ async function main() {
   for (const rate of rates) await streamScenario(page, work, rate);
   await historyScenario(page, work);
   if (hub.proc.exitCode !== null) throw new Error(`the hub exited:\n${hub.log()}`);
-  if (problems.length) throw new Error(`the page reported errors:\n${problems.join('\n')}`);
+  noProblems(problems);
   printTable();
 }
 
-try {
-  await main();
-} catch (e) {
-  failed = true;
-  if (rows.length) printTable();
-  console.error('[bench] FAILED:', e instanceof Error ? e.stack || e.message : e);
-} finally {
-  await browser?.close().catch(() => {});
-  await hub?.stop();
-  tmp.remove(log);
-}
-process.exit(failed ? 1 : 0);
+await runScript('bench', main, {
+  live: () => ({ hub, browser }),
+  hubLines: 0,
+  onFailure: () => {
+    if (rows.length) printTable();
+  },
+  cleanup: () => tmp.remove(log),
+});

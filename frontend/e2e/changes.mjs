@@ -19,7 +19,7 @@ import { execFileSync } from 'node:child_process';
 import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { buildFakeAgent, checker, logger, openPage, startHub, tempDir } from './harness.mjs';
+import { buildFakeAgent, checker, logger, noProblems, openPage, runScript, startHub, tempDir } from './harness.mjs';
 
 const axeSource = readFileSync(join(dirname(fileURLToPath(import.meta.url)), '..', 'node_modules', 'axe-core', 'axe.min.js'), 'utf8');
 
@@ -43,7 +43,6 @@ const tmp = tempDir('switchboard-changes-');
 const workDir = tempDir('switchboard-changes-work-');
 let hub;
 let browser;
-let failed = false;
 
 const check = checker(log);
 
@@ -139,20 +138,15 @@ async function main() {
   check(!existsSync(wt.worktree.path), 'the worktree is gone');
   check(git(repo, 'branch', '--list', wt.worktree.branch) === '', 'the branch is gone');
 
-  if (problems.length) throw new Error(`the page reported errors:\n${problems.join('\n')}`);
+  noProblems(problems);
   log('ok');
 }
 
-try {
-  await main();
-} catch (e) {
-  failed = true;
-  console.error('[changes] FAILED:', e instanceof Error ? e.stack || e.message : e);
-  if (hub) console.error(hub.log().split('\n').slice(-20).join('\n'));
-} finally {
-  await browser?.close().catch(() => {});
-  await hub?.stop();
-  tmp.remove(log);
-  workDir.remove(log);
-}
-process.exit(failed ? 1 : 0);
+await runScript('changes', main, {
+  live: () => ({ hub, browser }),
+  hubLines: 20,
+  cleanup: () => {
+    tmp.remove(log);
+    workDir.remove(log);
+  },
+});

@@ -18,14 +18,13 @@
 //     JSON lines file as a new thread.
 import { mkdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { buildFakeAgent, checker, logger, openPage, startHub, tempDir } from './harness.mjs';
+import { buildFakeAgent, checker, logger, noProblems, openPage, runScript, startHub, tempDir } from './harness.mjs';
 import { axeRun } from './a11y.mjs';
 
 const log = logger('daily');
 const tmp = tempDir('switchboard-daily-');
 let hub;
 let browser;
-let failed = false;
 
 const check = checker(log);
 
@@ -260,18 +259,7 @@ async function main() {
   await page.getByRole('status').filter({ hasText: 'Archived 0 threads.' }).waitFor();
   check((await api('GET', '/v1/threads')).threads.length === after.filter((t) => !t.archived).length, '"Archive idle" asks the hub (nothing a day old here)');
 
-  if (problems.length) throw new Error(`the page reported errors:\n${problems.join('\n')}`);
+  noProblems(problems);
 }
 
-try {
-  await main();
-} catch (e) {
-  failed = true;
-  console.error('[daily] FAILED:', e instanceof Error ? e.stack || e.message : e);
-  if (hub) console.error(hub.log().split('\n').slice(-20).join('\n'));
-} finally {
-  await browser?.close().catch(() => {});
-  await hub?.stop();
-  tmp.remove(log);
-}
-process.exit(failed ? 1 : 0);
+await runScript('daily', main, { live: () => ({ hub, browser }), hubLines: 20, cleanup: () => tmp.remove(log) });

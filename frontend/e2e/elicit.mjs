@@ -25,15 +25,14 @@
 // The page reports no error, no HTTP error and no failed request.
 import { mkdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { buildFakeAgent, checker, logger, openPage, repo, startHub, tempDir } from './harness.mjs';
+import { buildFakeAgent, checker, logger, noProblems, openPage, repo, runScript, screenshotDir, startHub, tempDir } from './harness.mjs';
 import { axeRun, scheme } from './a11y.mjs';
 
 const log = logger('elicit');
-const shots = join(repo, 'build', 'screenshots');
+const shots = screenshotDir();
 const tmp = tempDir('switchboard-elicit-');
 let hub;
 let browser;
-let failed = false;
 const check = checker(log);
 
 const form = {
@@ -200,7 +199,6 @@ async function main() {
   check((await card.locator('.url').textContent()) === url, 'the whole URL is shown');
   check((await card.locator('.url strong.host').textContent()) === '127.0.0.1:9', 'its host is emphasised');
   check((await card.locator('a').count()) === 0, 'there is no link to follow in the page');
-  mkdirSync(shots, { recursive: true });
   await page.screenshot({ path: join(shots, 'question-link.png') });
   await accessible(page, 'question-link');
   await armed();
@@ -247,25 +245,13 @@ async function main() {
     'and the focus is reported (window:focus)',
   );
 
-  if (problems.length) throw new Error(`the page reported errors:\n${problems.join('\n')}`);
+  noProblems(problems);
 }
 
-try {
-  await main();
-} catch (e) {
-  failed = true;
-  console.error('[elicit] FAILED:', e instanceof Error ? e.stack || e.message : e);
-  try {
-    const pages = browser?.contexts().flatMap((c) => c.pages()) ?? [];
-    if (pages[0]) await pages[0].screenshot({ path: join(tmp.dir, 'failure.png') });
-    log('failure screenshot in', tmp.dir);
-  } catch {
-    // best effort
-  }
-  if (hub) console.error(hub.log().split('\n').slice(-30).join('\n'));
-} finally {
-  await browser?.close().catch(() => {});
-  await hub?.stop();
-  if (!failed) tmp.remove(log);
-}
-process.exit(failed ? 1 : 0);
+await runScript('elicit', main, {
+  live: () => ({ hub, browser }),
+  failureDir: tmp.dir,
+  cleanup: (failed) => {
+    if (!failed) tmp.remove(log);
+  },
+});

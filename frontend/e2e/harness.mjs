@@ -3,7 +3,8 @@
 // a Chromium page in through a one-time link (POST /v1/auth/codes, then
 // GET /auth?code=), talk to the API with the bearer token,
 // and stop it all. Used by e2e/run.mjs, e2e/bench.mjs and every scenario
-// script (approvals, changes, daily, security, usage).
+// script (approvals, changes, daily, security, usage); runScript is the
+// run-and-clean-up every script ends with.
 import { execFileSync, spawn } from 'node:child_process';
 import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -154,4 +155,55 @@ export async function openPage(hub, { initScript, args = [], pageUrl = hub.url, 
   if (new URL(page.url()).search !== '') throw new Error(`the code is left in the address: ${page.url()}`);
   await page.getByRole('status').filter({ hasText: 'Connected' }).waitFor();
   return { browser, page, problems };
+}
+
+/** <repo>/build/screenshots, where the scripts leave their screenshots; made if missing. */
+export function screenshotDir() {
+  const dir = join(repo, 'build', 'screenshots');
+  mkdirSync(dir, { recursive: true });
+  return dir;
+}
+
+/** Throws when openPage's problems collected anything. */
+export function noProblems(problems) {
+  if (problems.length) throw new Error(`the page reported errors:\n${problems.join('\n')}`);
+}
+
+/**
+ * Runs a script's main() and exits the process: 0 when it resolved, 1 when
+ * it threw. live() returns what main started so far ({hub, browser}). On a
+ * failure: the error, a screenshot of the browser's first page into
+ * failureDir (if given), the hub log's last hubLines lines, then
+ * onFailure(). Always: the browser closed, the hub stopped, then
+ * cleanup(failed) (remove temp dirs, close servers).
+ */
+export async function runScript(name, main, { live, failureDir, hubLines = 30, onFailure, cleanup } = {}) {
+  let failed = false;
+  try {
+    await main();
+  } catch (e) {
+    failed = true;
+    console.error(`[${name}] FAILED:`, e instanceof Error ? e.stack || e.message : e);
+    const { hub, browser } = live?.() ?? {};
+    if (failureDir) {
+      try {
+        mkdirSync(failureDir, { recursive: true });
+        const pages = browser?.contexts().flatMap((c) => c.pages()) ?? [];
+        if (pages[0]) {
+          await pages[0].screenshot({ path: join(failureDir, 'failure.png') });
+          console.error(`[${name}] failure screenshot in`, failureDir);
+        }
+      } catch {
+        // the browser is gone: best effort
+      }
+    }
+    if (hub && hubLines) console.error(hub.log().split('\n').slice(-hubLines).join('\n'));
+    await onFailure?.();
+  } finally {
+    const { hub, browser } = live?.() ?? {};
+    await browser?.close().catch(() => {});
+    await hub?.stop();
+    await cleanup?.(failed);
+  }
+  process.exit(failed ? 1 : 0);
 }

@@ -23,10 +23,10 @@ import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { createConnection, createServer } from 'node:net';
-import { go, logger, openPage, repo, startHub, tempDir } from './harness.mjs';
+import { go, logger, noProblems, openPage, runScript, screenshotDir, startHub, tempDir } from './harness.mjs';
 
 const here = dirname(fileURLToPath(import.meta.url));
-const shots = join(repo, 'build', 'screenshots');
+const shots = screenshotDir();
 const scratch = tempDir('switchboard-e2e-');
 const tmp = scratch.dir;
 const work = join(tmp, 'project');
@@ -37,7 +37,6 @@ const log = logger('e2e');
 let hub;
 let browser;
 let problems = [];
-let failed = false;
 
 /**
  * A TCP proxy in front of the hub, for the page: drop() cuts every open
@@ -135,7 +134,6 @@ async function main() {
   await dialog.getByRole('radio', { name: /SDK/ }).check();
   await dialog.getByRole('textbox', { name: 'Folder' }).fill(work);
   await dialog.getByRole('textbox', { name: 'Title (optional)' }).fill('E2E thread');
-  mkdirSync(shots, { recursive: true });
   await page.screenshot({ path: join(shots, 'new-thread-light.png') });
   await dialog.getByRole('button', { name: 'Create thread' }).click();
   await dialog.waitFor({ state: 'detached' });
@@ -326,27 +324,17 @@ async function main() {
     }
   }
 
-  if (problems.length) throw new Error(`the page reported errors:\n${problems.join('\n')}`);
+  noProblems(problems);
   log('ok');
 }
 
-try {
-  await main();
-} catch (e) {
-  failed = true;
-  console.error('[e2e] FAILED:', e instanceof Error ? e.stack || e.message : e);
-  try {
-    mkdirSync(shots, { recursive: true });
-    const pages = browser?.contexts().flatMap((c) => c.pages()) ?? [];
-    if (pages[0]) await pages[0].screenshot({ path: join(shots, 'failure.png') });
-  } catch {
-    // best effort
-  }
-} finally {
-  await browser?.close().catch(() => {});
-  proxy?.close();
-  await hub?.stop();
-  if (failed && hub) log('hub log:\n' + hub.log().slice(-8192));
-  scratch.remove(log);
-}
-process.exit(failed ? 1 : 0);
+await runScript('e2e', main, {
+  live: () => ({ hub, browser }),
+  failureDir: shots,
+  hubLines: 0,
+  cleanup: (failed) => {
+    proxy?.close();
+    if (failed && hub) log('hub log:\n' + hub.log().slice(-8192));
+    scratch.remove(log);
+  },
+});

@@ -21,13 +21,12 @@
 import { mkdirSync } from 'node:fs';
 import { createServer } from 'node:http';
 import { join } from 'node:path';
-import { buildFakeAgent, checker, logger, openPage, startHub, tempDir } from './harness.mjs';
+import { buildFakeAgent, checker, logger, noProblems, openPage, runScript, startHub, tempDir } from './harness.mjs';
 
 const log = logger('security');
 const tmp = tempDir('switchboard-security-');
 let hub;
 let browser;
-let failed = false;
 
 /** An HTTP server on 127.0.0.1 that records every request it gets. */
 async function startSpy() {
@@ -171,7 +170,7 @@ async function main() {
   await li.locator('.md').getByText('and after the reload').waitFor();
   check(true, 'after a reload the thread shows its stored hostile history and keeps updating');
   check(spy.hits.length === 0, `no request reached the spy after the reload either (hits: ${spy.hits.join(', ') || 'none'})`);
-  if (problems.length) throw new Error(`the page reported errors:\n${problems.join('\n')}`);
+  noProblems(problems);
 
   // 7. The policy itself: script in the page cannot load a remote image or fetch one.
   const blocked = await page.evaluate(async (origin) => {
@@ -198,15 +197,4 @@ async function main() {
   spy.close();
 }
 
-try {
-  await main();
-} catch (e) {
-  failed = true;
-  console.error('[security] FAILED:', e instanceof Error ? e.stack || e.message : e);
-  if (hub) console.error(hub.log().split('\n').slice(-20).join('\n'));
-} finally {
-  await browser?.close().catch(() => {});
-  await hub?.stop();
-  tmp.remove(log);
-}
-process.exit(failed ? 1 : 0);
+await runScript('security', main, { live: () => ({ hub, browser }), hubLines: 20, cleanup: () => tmp.remove(log) });

@@ -18,7 +18,7 @@
 import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { buildFakeAgent, checker, logger, openPage, startHub, tempDir } from './harness.mjs';
+import { buildFakeAgent, checker, logger, noProblems, openPage, runScript, startHub, tempDir } from './harness.mjs';
 
 const axeSource = readFileSync(join(dirname(fileURLToPath(import.meta.url)), '..', 'node_modules', 'axe-core', 'axe.min.js'), 'utf8');
 
@@ -29,7 +29,6 @@ const tmp = tempDir('switchboard-sessions-');
 const workDir = tempDir('switchboard-sessions-work-');
 let hub;
 let browser;
-let failed = false;
 
 async function axeCheck(page, what) {
   if (!(await page.evaluate(() => typeof window.axe === 'object'))) await page.evaluate(axeSource);
@@ -139,20 +138,15 @@ async function main() {
   await page.getByText(/History kept by the agent/).waitFor();
   check(true, 'a resume-only import says the history is kept by the agent');
 
-  if (problems.length) throw new Error(`the page reported errors:\n${problems.join('\n')}`);
+  noProblems(problems);
   log('ok');
 }
 
-try {
-  await main();
-} catch (e) {
-  failed = true;
-  console.error('[sessions] FAILED:', e instanceof Error ? e.stack || e.message : e);
-  if (hub) console.error(hub.log().split('\n').slice(-20).join('\n'));
-} finally {
-  await browser?.close().catch(() => {});
-  await hub?.stop();
-  tmp.remove(log);
-  workDir.remove(log);
-}
-process.exit(failed ? 1 : 0);
+await runScript('sessions', main, {
+  live: () => ({ hub, browser }),
+  hubLines: 20,
+  cleanup: () => {
+    tmp.remove(log);
+    workDir.remove(log);
+  },
+});

@@ -16,19 +16,17 @@
 //   3. once decided, the decision history row shows the command, the
 //      environment and the agent's words (screenshot trust-history.png).
 // The page reports no error, no HTTP error and no failed request.
-import { mkdirSync } from 'node:fs';
 import { join } from 'node:path';
-import { buildFakeAgent, checker, logger, openPage, repo, startHub, tempDir } from './harness.mjs';
+import { buildFakeAgent, checker, logger, noProblems, openPage, runScript, screenshotDir, startHub, tempDir } from './harness.mjs';
 
 const log = logger('trustcard');
-const shots = join(repo, 'build', 'screenshots');
+const shots = screenshotDir();
 const tmp = tempDir('switchboard-trustcard-');
 // The project lies apart from the hub's config folder, which the hub
 // protects from agents.
 const proj = tempDir('switchboard-trustcard-project-');
 let hub;
 let browser;
-let failed = false;
 const check = checker(log);
 
 const options = [
@@ -42,7 +40,6 @@ async function main() {
   log('building the hub and the fake agent');
   const agentBin = buildFakeAgent(tmp.dir);
   const work = proj.dir;
-  mkdirSync(shots, { recursive: true });
   hub = await startHub(tmp.dir, {
     fake: { name: 'Fake', command: agentBin, args: ['-test.run=^$'], env: { SWITCHBOARD_FAKE_AGENT: '1' } },
   });
@@ -133,28 +130,16 @@ async function main() {
   );
   await history.screenshot({ path: join(shots, 'trust-history.png') });
 
-  if (problems.length) throw new Error(`the page reported errors:\n${problems.join('\n')}`);
+  noProblems(problems);
 }
 
-try {
-  await main();
-} catch (e) {
-  failed = true;
-  console.error('[trustcard] FAILED:', e instanceof Error ? e.stack || e.message : e);
-  try {
-    const pages = browser?.contexts().flatMap((c) => c.pages()) ?? [];
-    if (pages[0]) await pages[0].screenshot({ path: join(tmp.dir, 'failure.png') });
-    log('failure screenshot in', tmp.dir);
-  } catch {
-    // the browser is gone
-  }
-  if (hub) console.error(hub.log().split('\n').slice(-30).join('\n'));
-} finally {
-  await browser?.close().catch(() => {});
-  await hub?.stop();
-  if (!failed) {
-    tmp.remove(log);
-    proj.remove(log);
-  }
-}
-process.exit(failed ? 1 : 0);
+await runScript('trustcard', main, {
+  live: () => ({ hub, browser }),
+  failureDir: tmp.dir,
+  cleanup: (failed) => {
+    if (!failed) {
+      tmp.remove(log);
+      proj.remove(log);
+    }
+  },
+});

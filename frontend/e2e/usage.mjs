@@ -13,14 +13,13 @@
 import { mkdirSync } from 'node:fs';
 import { join } from 'node:path';
 import { axeRun, scheme } from './a11y.mjs';
-import { buildFakeAgent, checker, logger, openPage, repo, startHub, tempDir } from './harness.mjs';
+import { buildFakeAgent, checker, logger, openPage, runScript, screenshotDir, startHub, tempDir } from './harness.mjs';
 
 const log = logger('usage');
 const tmp = tempDir('switchboard-usage-');
-const shots = join(repo, 'build', 'screenshots');
+const shots = screenshotDir();
 let hub;
 let browser;
-let failed = false;
 
 const check = checker(log);
 
@@ -150,16 +149,4 @@ async function main() {
   log('ok');
 }
 
-try {
-  mkdirSync(shots, { recursive: true });
-  await main();
-} catch (e) {
-  failed = true;
-  console.error('[usage] FAILED:', e instanceof Error ? e.stack || e.message : e);
-  if (hub) console.error(hub.log().split('\n').slice(-20).join('\n'));
-} finally {
-  await browser?.close().catch(() => {});
-  await hub?.stop();
-  tmp.remove(log);
-}
-process.exit(failed ? 1 : 0);
+await runScript('usage', main, { live: () => ({ hub, browser }), hubLines: 20, cleanup: () => tmp.remove(log) });

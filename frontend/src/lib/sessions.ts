@@ -1,3 +1,4 @@
+import type { WailsBindings } from './bindings';
 import type { Thread } from './types';
 
 // The agent's own sessions (issue 16): listed a page at a time with the
@@ -59,11 +60,8 @@ export function httpSessions(request: Request, url: Url): SessionsApi {
   };
 }
 
-/** The bindings SessionsApi calls in the window (app/bindings_sessions.go). */
-export interface SessionsBindings {
-  ListAgentSessions(agent: string, cwd: string, cursor: string): Promise<unknown>;
-  ImportSession(req: ImportSessionRequest): Promise<unknown>;
-}
+/** The bindings SessionsApi calls in the window (app/bindings_sessions.go), as generated. */
+export type SessionsBindings = Pick<WailsBindings, 'ListAgentSessions' | 'ImportSession'>;
 
 /** SessionsApi over the window's bindings; call maps a rejection to a HubError. */
 export function wailsSessions(b: SessionsBindings, call: <T>(f: () => Promise<unknown>) => Promise<T>): SessionsApi {

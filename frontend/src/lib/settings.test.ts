@@ -159,20 +159,21 @@ describe('theme', () => {
     expect(fresh.dataset.theme).toBe('system');
   });
 
-  it('app.css: data-theme=dark has exactly the dark colours of the OS dark mode', async () => {
+  it('app.css: each colour is written once, for both schemes; data-theme forces one', async () => {
     // Read from disk (vitest runs in frontend/ and hands CSS imports over empty).
     const fs = (await import(/* @vite-ignore */ 'node:' + 'fs')) as { readFileSync(p: string, enc: string): string };
     const css = fs.readFileSync('src/app.css', 'utf8');
-    const vars = (block: string) =>
-      [...block.matchAll(/(--[\w-]+):\s*([^;]+);/g)].map((m) => `${m[1]}:${m[2].trim()}`).sort();
     expect(css.length).toBeGreaterThan(1000);
-    const media = css.match(/@media \(prefers-color-scheme: dark\) \{\s*:root:not\(\[data-theme='light'\]\) \{([^}]*)\}/);
-    const forced = css.match(/:root\[data-theme='dark'\] \{([^}]*)\}/);
-    expect(media).toBeTruthy();
-    expect(forced).toBeTruthy();
-    expect(vars(media![1]).length).toBeGreaterThan(10);
-    expect(vars(forced![1])).toEqual(vars(media![1]));
-    expect(forced![1]).toContain('color-scheme: dark');
-    expect(css).toMatch(/:root\[data-theme='light'\] \{\s*color-scheme: light;/);
+    const root = css.match(/^:root \{([^}]*)\}/m);
+    expect(root).toBeTruthy();
+    const colours = [...root![1].matchAll(/(--[\w-]+):\s*([^;]+);/g)].filter((m) => /#|rgb|light-dark/.test(m[2]));
+    expect(colours.length).toBeGreaterThan(10);
+    for (const [, name, value] of colours) expect(value, name).toMatch(/^light-dark\(#[0-9a-f]{6}, #[0-9a-f]{6}\)$/);
+    expect(root![1]).toContain('color-scheme: light dark;');
+    // No second palette: no colour variable is set outside :root.
+    expect(css.replace(root![0], '')).not.toMatch(/--(bg|fg|accent|hl-)[\w-]*:/);
+    expect(css).not.toContain('prefers-color-scheme');
+    expect(css).toMatch(/:root\[data-theme='dark'\] \{\s*color-scheme: dark;\s*\}/);
+    expect(css).toMatch(/:root\[data-theme='light'\] \{\s*color-scheme: light;\s*\}/);
   });
 });

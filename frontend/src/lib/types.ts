@@ -1,5 +1,7 @@
-import type { Worktree } from './work';
-// Resources of the hub's API (docs/API.md, "Resources"). Fields the hub
+// Resources of the hub's API, as docs/openapi.yaml describes them (its
+// components.schemas). Written by hand, held to the spec by
+// hub/httpapi's TestOpenAPIMatchesTypeScript: an interface named as a
+// schema has exactly its fields (docs/DECISIONS.md 0031). Fields the hub
 // may add later are tolerated: every object is read, never validated.
 
 export type AgentStatus = 'available' | 'unavailable';
@@ -45,6 +47,27 @@ export interface AgentInstallProgress {
   reason?: string;
 }
 
+/** A worktree thread's worktree (docs/API.md "Worktrees, changes and checkpoints"). */
+export interface Worktree {
+  path: string;
+  branch: string;
+  /** The branch it was made from; "" for a detached HEAD. */
+  base: string;
+  baseCommit: string;
+  top: string;
+  repo: string;
+  /** Commits of branch not in base / of base not in branch (GET of a thread and the thread list; not in events). */
+  ahead?: number;
+  behind?: number;
+  discarded?: boolean;
+}
+
+/** The ACP clientCapabilities of the editor behind a thread (extension): what is true is delegated to the thread's owner. */
+export interface ClientCapabilities {
+  fs?: { readTextFile?: boolean; writeTextFile?: boolean };
+  terminal?: boolean;
+}
+
 export type ThreadStatus = 'idle' | 'running' | 'closed';
 export interface Thread {
   id: string;
@@ -70,6 +93,8 @@ export interface Thread {
   compactedAt?: string;
   /** Made from the agent's own session (issue 16): history "stored" (replayed here) or "agent" (kept by the agent). */
   imported?: { sessionId: string; history: 'stored' | 'agent' };
+  /** The editor's clientCapabilities the thread was made with (the editor bridge's threads). */
+  clientCapabilities?: ClientCapabilities;
 }
 export interface SessionMode {
   id: string;
@@ -303,6 +328,12 @@ export interface CreateThreadRequest {
   title?: string;
   /** Run the agent in a new git worktree of the folder's repository. */
   worktree?: boolean;
+  /** Start the agent and open its session before answering (the thread then carries its modes and configOptions). */
+  openSession?: boolean;
+  /** The editor's clientCapabilities: what is true is delegated to the thread's owner. */
+  clientCapabilities?: ClientCapabilities;
+  /** MCP servers for the thread's agent sessions, in ACP's session/new shape; kept in memory only. */
+  mcpServers?: Record<string, unknown>[];
 }
 export type TurnInput = { input: string } | { content: unknown[] };
 /** Where a remembered decision applies: later requests of this thread, of its folder (cwd), or of its agent. */
@@ -344,6 +375,8 @@ export interface RememberedRule {
   /** The decidedBy of the decision that made it. */
   createdBy: string;
   permissionId: string;
+  /** Set: it applies only to this client's threads. */
+  clientId?: string;
 }
 
 /** The answer to one decision: the permission, the rule remembered, and the config rule that shadows it. */
@@ -429,7 +462,30 @@ export interface AgentSettings {
   enabled?: boolean;
   /** The id is a built-in agent's: the entry changes it. Else a custom agent. */
   builtin: boolean;
+  /** agents.<id>.mcpServers (values left out). */
+  mcpServers?: MCPServerSetting[];
 }
+
+/** An MCP server as the settings show it: env and header names only, never their values. */
+export interface MCPServerSetting {
+  name: string;
+  type?: 'http' | 'sse';
+  command?: string;
+  args?: string[];
+  url?: string;
+  envKeys?: string[];
+  headerKeys?: string[];
+}
+
+/** A whole MCP server for PATCH /v1/settings ({command, args?, env?} or {type, url, headers?}), or null (removed). */
+export type MCPServerPatch = {
+  type?: 'http' | 'sse';
+  command?: string;
+  args?: string[];
+  env?: Record<string, string>;
+  url?: string;
+  headers?: Record<string, string>;
+} | null;
 
 /** The settings page's part of the config file (GET /v1/settings). */
 export interface Settings {
@@ -460,6 +516,10 @@ export interface Settings {
   agents: AgentSettings[];
   /** The spending limits (budgets); absent from a hub without them. */
   budgets?: Budgets;
+  /** The config's top-level mcpServers, by name. */
+  mcpServers?: MCPServerSetting[];
+  /** The config's folders.<glob> sections that hold MCP servers. */
+  folders?: { glob: string; mcpServers?: MCPServerSetting[] }[];
 }
 
 /** Spending limits in currency; 0 or absent is none (config budgets). */
@@ -478,6 +538,8 @@ export interface AgentPatch {
   args?: string[];
   env?: Record<string, string | null>;
   enabled?: boolean;
+  /** Server name → a whole server, or null (removed); servers not named stay. */
+  mcpServers?: Record<string, MCPServerPatch>;
 }
 
 /** The body of PATCH /v1/settings: only the fields present change. */
@@ -492,6 +554,10 @@ export interface SettingsPatch {
   agents?: Record<string, AgentPatch | null>;
   /** Replaces the budgets section whole. */
   budgets?: Budgets;
+  /** Server name → a whole server, or null (removed); servers not named stay. */
+  mcpServers?: Record<string, MCPServerPatch>;
+  /** Folder glob (as written) → its MCP servers merged by name, or null (the section removed). */
+  folders?: Record<string, { mcpServers?: Record<string, MCPServerPatch> } | null>;
 }
 
 /** GET /v1/search: q in SQLite FTS5 syntax; the rest narrow the hits. */

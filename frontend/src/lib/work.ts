@@ -1,20 +1,7 @@
 // Worktrees, review and checkpoints (issue 19): the hub's WorkService over
 // either transport. docs/API.md "Worktrees, changes and checkpoints".
+import type { WailsBindings } from './bindings';
 import type { Thread } from './types';
-
-export interface Worktree {
-  path: string;
-  branch: string;
-  /** The branch it was made from; "" for a detached HEAD. */
-  base: string;
-  baseCommit: string;
-  top: string;
-  repo: string;
-  /** Commits of branch not in base / of base not in branch (GET of a thread and the thread list; not in events). */
-  ahead?: number;
-  behind?: number;
-  discarded?: boolean;
-}
 
 export interface FileChange {
   path: string;
@@ -104,18 +91,19 @@ export function httpWork(request: Request, url: Url): WorkApi {
   };
 }
 
-/** The bindings WorkApi calls in the window (app/bindings_work.go). */
-export interface WorkBindings {
-  GetThread(id: string): Promise<unknown>;
-  MergeThread(id: string): Promise<unknown>;
-  GitFolder(path: string): Promise<unknown>;
-  DiscardThread(id: string): Promise<unknown>;
-  DeleteThreadWith(id: string, o: { Discard?: boolean; KeepBranch?: boolean }): Promise<unknown>;
-  Changes(id: string, q: { turn?: string; since?: string }): Promise<unknown>;
-  RevertChanges(id: string, r: { path?: string; sinceTurn?: string; force?: boolean }): Promise<unknown>;
-  ListCheckpoints(id: string): Promise<unknown>;
-  RestoreCheckpoint(id: string, turnId: string): Promise<unknown>;
-}
+/** The bindings WorkApi calls in the window (app/bindings_work.go), as generated. */
+export type WorkBindings = Pick<
+  WailsBindings,
+  | 'GetThread'
+  | 'MergeThread'
+  | 'GitFolder'
+  | 'DiscardThread'
+  | 'DeleteThreadWith'
+  | 'Changes'
+  | 'RevertChanges'
+  | 'ListCheckpoints'
+  | 'RestoreCheckpoint'
+>;
 
 /** WorkApi over the window's bindings; call maps a rejection to a HubError. */
 export function wailsWork(b: WorkBindings, call: <T>(f: () => Promise<unknown>) => Promise<T>): WorkApi {
