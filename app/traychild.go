@@ -16,7 +16,7 @@ import (
 // startTray starts the tray helper on the hub's data dir when the config
 // enables it (tray.enabled, default true), and returns how to stop it: on
 // quit the desktop app sends it SIGTERM and waits (bounded). The tray is
-// its own process because systray and Wails cannot share one (DESIGN.md).
+// its own process because systray and Wails cannot share one (docs/ARCHITECTURE.md, "Pinned facts").
 // A missing tray binary is logged, not fatal: the window works without it.
 func (h *runningHub) startTray() (stop func()) {
 	if !h.currentConfig().Tray.Enabled {

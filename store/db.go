@@ -62,7 +62,7 @@ const (
 	DefaultGroupWindow   = time.Millisecond
 )
 
-// The DSN parameters. writeParams is the one DESIGN.md pins, plus
+// The DSN parameters. writeParams is the one docs/ARCHITECTURE.md pins ("Pinned facts"), plus
 // auto_vacuum=INCREMENTAL (takes effect for a database it creates; Vacuum
 // converts an older one) and secure_delete, so that deleted text is
 // overwritten with zeros instead of lingering in free space

@@ -23,8 +23,8 @@ import (
 const Debounce = 150 * time.Millisecond
 
 // Watcher holds the last good config of one config file and reloads the
-// file when it changes, the pattern of DESIGN.md ("viper.WatchConfig alone
-// is not safe"): it watches the file's folder, not the file (editors
+// file when it changes, as docs/ARCHITECTURE.md pins it (viper.WatchConfig
+// alone is not safe): it watches the file's folder, not the file (editors
 // replace files; a watch on the file dies with it), and, when the file is a
 // symlink, the folders along the link (re-read on every check, so
 // retargeting the link works). Only events on the file, the hops of its
