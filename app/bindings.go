@@ -133,19 +133,11 @@ type Emitter interface {
 // History); a second call replaces the first. When the window falls behind,
 // "hub:resync" is sent and forwarding stops until Subscribe is called again.
 type Bindings struct {
-	svc  hub.Service
+	svc  hub.Service  // svcs.Service
+	svcs hub.Services // the hub's capabilities: a nil one answers its bindings NOT_FOUND
 	emit Emitter
 	log  *slog.Logger
 	ctx  context.Context // ends with the app: calls and forwarding stop
-	// settings is the config file's settings service (GetSettings,
-	// UpdateSettings); nil answers them NOT_FOUND.
-	settings hub.SettingsService
-	// installer installs agents (InstallAgent, RemoveAgent, InstallNode,
-	// NodeStatus); nil answers them NOT_FOUND.
-	installer hub.AgentInstaller
-	// auth signs agents in (SignInAgent, WatchAuth, AuthInput, AuthResize,
-	// CloseAuth); nil answers them NOT_FOUND.
-	auth hub.AgentAuth
 	// liveEventBytes is limits.liveEventBytes as now configured: a larger
 	// event is forwarded cut, as SSE sends it (nil: the default).
 	liveEventBytes func() int
@@ -157,20 +149,21 @@ type Bindings struct {
 	stopFwd func() // ends the current forwarding and waits for it; nil: none
 }
 
-// NewBindings returns the window's bindings over svc; events go to emit.
-// Calls run under ctx, and forwarding stops when it is done.
-func NewBindings(ctx context.Context, svc hub.Service, emit Emitter, log *slog.Logger) *Bindings {
+// NewBindings returns the window's bindings over svcs (the same value
+// hub/httpapi serves); events go to emit. Calls run under ctx, and
+// forwarding stops when it is done.
+func NewBindings(ctx context.Context, svcs hub.Services, emit Emitter, log *slog.Logger) *Bindings {
 	if log == nil {
 		log = slog.New(slog.DiscardHandler)
 	}
-	return &Bindings{svc: svc, emit: emit, log: log, ctx: ctx}
+	return &Bindings{svc: svcs.Service, svcs: svcs, emit: emit, log: log, ctx: ctx}
 }
 
 // ListAgents is Service.ListAgents (GET /v1/agents), which may refresh
 // the ACP registry in the background like the API's.
 func (b *Bindings) ListAgents() ([]hub.Agent, error) {
-	if b.installer != nil {
-		b.installer.RefreshRegistry()
+	if b.svcs.Installer != nil {
+		b.svcs.Installer.RefreshRegistry()
 	}
 	return b.svc.ListAgents(b.ctx)
 }
@@ -273,48 +266,53 @@ func (b *Bindings) ListRules() ([]hub.RememberedRule, error) {
 func (b *Bindings) DeleteRule(id string) error { return b.svc.DeleteRule(b.ctx, windowCaller, id) }
 
 // GetSettings is SettingsService.Settings (GET /v1/settings).
-func (b *Bindings) GetSettings() (hub.Settings, error) { return settingsOr(b.settings).Settings(b.ctx) }
+func (b *Bindings) GetSettings() (hub.Settings, error) {
+	if b.svcs.Settings == nil {
+		return hub.Settings{}, hub.ErrNoSettings
+	}
+	return b.svcs.Settings.Settings(b.ctx)
+}
 
 // UpdateSettings is SettingsService.UpdateSettings (PATCH /v1/settings).
 func (b *Bindings) UpdateSettings(patch hub.SettingsPatch) (hub.Settings, error) {
-	return settingsOr(b.settings).UpdateSettings(b.ctx, patch)
+	if b.svcs.Settings == nil {
+		return hub.Settings{}, hub.ErrNoSettings
+	}
+	return b.svcs.Settings.UpdateSettings(b.ctx, patch)
 }
 
 // InstallAgent is AgentInstaller.InstallAgent (POST
 // /v1/agents/{id}/install): progress as agent_install events.
 func (b *Bindings) InstallAgent(id, version string) error {
-	if b.installer == nil {
-		return errNoInstaller
+	if b.svcs.Installer == nil {
+		return hub.ErrNoInstaller
 	}
-	return b.installer.InstallAgent(b.ctx, id, version)
+	return b.svcs.Installer.InstallAgent(b.ctx, id, version)
 }
 
 // RemoveAgent is AgentInstaller.RemoveAgent (DELETE /v1/agents/{id}/install).
 func (b *Bindings) RemoveAgent(id string) error {
-	if b.installer == nil {
-		return errNoInstaller
+	if b.svcs.Installer == nil {
+		return hub.ErrNoInstaller
 	}
-	return b.installer.RemoveAgent(b.ctx, id)
+	return b.svcs.Installer.RemoveAgent(b.ctx, id)
 }
 
 // InstallNode is AgentInstaller.InstallNode (POST /v1/node/install).
 func (b *Bindings) InstallNode() error {
-	if b.installer == nil {
-		return errNoInstaller
+	if b.svcs.Installer == nil {
+		return hub.ErrNoInstaller
 	}
-	return b.installer.InstallNode(b.ctx)
+	return b.svcs.Installer.InstallNode(b.ctx)
 }
 
 // NodeStatus is AgentInstaller.Node (GET /v1/agents' node).
 func (b *Bindings) NodeStatus() (hub.NodeStatus, error) {
-	if b.installer == nil {
-		return hub.NodeStatus{}, errNoInstaller
+	if b.svcs.Installer == nil {
+		return hub.NodeStatus{}, hub.ErrNoInstaller
 	}
-	return b.installer.Node(b.ctx), nil
+	return b.svcs.Installer.Node(b.ctx), nil
 }
-
-// errNoInstaller answers the install bindings without an installer.
-var errNoInstaller = hub.Errorf(hub.CodeNotFound, "installing agents is not available")
 
 // Subscribe is Service.Subscribe (GET /v1/events?after=N) forwarded as
 // runtime events: "hub:event" for each event with seq > after (after < 0:

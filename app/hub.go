@@ -39,9 +39,12 @@ type runningHub struct {
 	token      string
 	db         *store.DB
 	engine     *engine.Engine
-	http       *httpapi.Server
-	unlock     func()
-	served     chan error
+	// services is what the adapters take (the API, the window's
+	// bindings): the engine's and those beside it.
+	services hub.Services
+	http     *httpapi.Server
+	unlock   func()
+	served   chan error
 	// quit is closed when a client asks the hub to shut down
 	// (POST /v1/shutdown); whoever runs the hub then stops it.
 	quit     chan struct{}
@@ -135,7 +138,12 @@ func startHub(ctx context.Context, e *env, o Options) (_ *runningHub, err error)
 	// The watcher exists before the API serves (PATCH /v1/settings edits
 	// the file through it) and starts after (its first check may apply).
 	h.watcher = config.NewWatcher(h.configPath, h.started, log, h.applyConfig, h.configError)
-	h.http = httpapi.New(h.engine, httpapi.Options{
+	// The hub's capabilities, one line each (hub.Services).
+	h.services = h.engine.Services()
+	h.services.Settings = h.settingsService()
+	h.services.Installer = h.installs
+	h.services.AgentAuth = h.auth
+	h.http = httpapi.New(h.services, httpapi.Options{
 		Logger: log, Token: h.token, Version: version, UI: uiHandler(e.assets.Frontend),
 		AllowedHosts: h.started.AllowedHosts, AllowedOrigins: h.started.AllowedOrigins,
 		Quit: func() { h.quitOnce.Do(func() { close(h.quit) }) },
@@ -143,9 +151,6 @@ func startHub(ctx context.Context, e *env, o Options) (_ *runningHub, err error)
 		// hub writes the new token itself, so the file and the token in
 		// force change together.
 		RotateToken: func() (string, error) { return rotateTokenFile(o.DataDir) },
-		Settings:    h.settingsService(),
-		Installer:   h.installs,
-		AgentAuth:   h.auth,
 		Limits:      apiLimits(h.started),
 	})
 	// The port is known now (Serve sets it again): sign-in links made before

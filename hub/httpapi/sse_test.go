@@ -227,7 +227,7 @@ func TestSSEManyEventsInOrder(t *testing.T) {
 
 func TestServeAndShutdownEndStreams(t *testing.T) {
 	f := newFake()
-	srv := New(f, Options{Token: testToken})
+	srv := New(hub.Services{Service: f}, Options{Token: testToken})
 	l, err := net.Listen("tcp4", "127.0.0.1:0")
 	if err != nil {
 		t.Fatal(err)
@@ -269,7 +269,7 @@ func TestServeAndShutdownEndStreams(t *testing.T) {
 // exited 1 with "http: context deadline exceeded".)
 func TestShutdownWithStalledStream(t *testing.T) {
 	f := newFake()
-	srv := New(f, Options{Token: testToken})
+	srv := New(hub.Services{Service: f}, Options{Token: testToken})
 	l, err := net.Listen("tcp4", "127.0.0.1:0")
 	if err != nil {
 		t.Fatal(err)
