@@ -19,6 +19,7 @@ import (
 	"github.com/switchboard-hub/switchboard/acp"
 	"github.com/switchboard-hub/switchboard/app/config"
 	"github.com/switchboard-hub/switchboard/hub"
+	"github.com/switchboard-hub/switchboard/hub/agentsetup"
 	"github.com/switchboard-hub/switchboard/hub/engine"
 	"github.com/switchboard-hub/switchboard/hub/httpapi"
 	"github.com/switchboard-hub/switchboard/hub/redact"
@@ -53,10 +54,10 @@ type runningHub struct {
 	live     atomic.Pointer[config.Config] // the config applied last
 	watcher  *config.Watcher               // set before the API serves; not started when live reload is off
 	errHook  atomic.Pointer[func(error)]
-	applyMu  sync.Mutex     // serialises applyConfig
-	override bool           // --listen was given: the file's listen is not used
-	installs *agentInstalls // agents installed into <data-dir>/agents (agents.go)
-	auth     *agentAuth     // sign-in sessions (signin.go)
+	applyMu  sync.Mutex           // serialises applyConfig
+	override bool                 // --listen was given: the file's listen is not used
+	installs *agentsetup.Installs // agents installed into <data-dir>/agents
+	auth     *agentsetup.SignIns  // agents' sign-ins
 }
 
 // startHub opens the data dir (lock, token, database), reads the config,
@@ -116,10 +117,19 @@ func startHub(ctx context.Context, e *env, o Options) (_ *runningHub, err error)
 	if h.db, err = store.Open(filepath.Join(o.DataDir, databaseFile), store.Options{Logger: log, SearchOff: !h.started.Search.Enabled}); err != nil {
 		return nil, err
 	}
-	h.installs = newAgentInstalls(h, h.started)
-	h.auth = newAgentAuth(h)
+	h.installs = agentsetup.NewInstalls(agentsetup.Options{DataDir: o.DataDir, NPMRegistry: h.started.Install.Registry,
+		Current:   func() agentsetup.Source { return agentSource(h.currentConfig()) },
+		SetAgents: func(specs []acp.AgentSpec) { h.engine.SetAgents(specs) },
+		Announce:  func(typ string, payload any) error { return h.engine.Announce(typ, payload) },
+		Logger:    log})
+	h.auth = agentsetup.NewSignIns(agentsetup.SignInOptions{Catalogue: h.installs.Live,
+		Authenticate: func(ctx context.Context, agent, method string) error {
+			return h.engine.AuthenticateAgent(ctx, agent, method)
+		},
+		SignedIn:     func(agent string) { h.engine.SignedIn(agent) },
+		AgentOptions: supervisedAgents(log), Logger: log})
 	h.engine, err = engine.New(ctx, engine.Options{
-		Store: h.db, Logger: log, Config: h.started.EngineConfig(), Agents: h.installs.catalogue(h.started),
+		Store: h.db, Logger: log, Config: h.started.EngineConfig(), Agents: h.installs.Catalogue(agentSource(h.started)),
 		AgentOptions: supervisedAgents(log),
 		// Whatever anyone approves, an agent never reads or writes these.
 		Protected: protectedPaths(o.DataDir, h.configPath),
@@ -165,10 +175,10 @@ func startHub(ctx context.Context, e *env, o Options) (_ *runningHub, err error)
 	if err := writeDiscovery(o.DataDir, hub.Discovery{URL: h.url, PID: os.Getpid(), Version: version, Window: o.window}); err != nil {
 		return nil, err
 	}
-	h.installs.checkAllLatest() // in the background; npm asked at most daily
+	h.installs.CheckAllLatest() // in the background; npm asked at most daily
 	// The ACP registry's cached copy only: a client listing the agents
 	// fetches it (RefreshRegistry).
-	h.installs.loadRegistry(context.Background(), h.started, false)
+	h.installs.LoadRegistry(context.Background(), agentSource(h.started), false)
 	if err := h.watcher.Start(); err != nil {
 		// Settings edits still apply through it; hand edits wait for a
 		// restart.
@@ -209,10 +219,10 @@ func (h *runningHub) stop(ctx context.Context) error {
 		os.Remove(filepath.Join(h.dataDir, discoveryFile))
 	}
 	if h.installs != nil {
-		h.installs.stop(ctx)
+		h.installs.Stop(ctx)
 	}
 	if h.auth != nil {
-		h.auth.stop()
+		h.auth.Stop()
 	}
 	if h.engine != nil {
 		errs = append(errs, h.engine.Close(ctx))
@@ -242,7 +252,7 @@ func (h *runningHub) summary() string {
 	fmt.Fprintf(&b, "  token      %s\n", filepath.Join(h.dataDir, tokenFile))
 	fmt.Fprintf(&b, "  config     %s\n", h.configPath)
 	var found, missing []string
-	for _, s := range h.installs.catalogue(h.currentConfig()) {
+	for _, s := range h.installs.Live() {
 		if d := acp.Detect(s); d.Available {
 			found = append(found, s.ID)
 		} else {

@@ -2,6 +2,7 @@ package app
 
 import (
 	"fmt"
+	"github.com/switchboard-hub/switchboard/hub/agentsetup"
 	"path/filepath"
 	"strings"
 
@@ -26,6 +27,12 @@ func configPath(o Options) (string, error) {
 // currentConfig returns the config applied last (the file's, but for
 // listen and allowPublic, which need a restart).
 func (h *runningHub) currentConfig() config.Config { return *h.live.Load() }
+
+// agentSource is what hub/agentsetup reads of c: its catalogue and the
+// ACP registry's URL.
+func agentSource(c config.Config) agentsetup.Source {
+	return agentsetup.Source{Catalogue: c.Catalogue(), RegistryURL: c.Registry.URL}
+}
 
 // applyConfig applies a new valid config file without a restart: engine
 // limits and timeouts, the agent catalogue (a running turn keeps its
@@ -55,11 +62,11 @@ func (h *runningHub) applyConfig(from, to config.Config) {
 	}
 	to.Listen, to.AllowPublic = running.Listen, running.AllowPublic
 	h.engine.SetConfig(to.EngineConfig())
-	h.installs.setRegistry(to.Install.Registry)
+	h.installs.SetNPMRegistry(to.Install.Registry)
 	if from.Registry.URL != to.Registry.URL {
-		go h.installs.registryChanged(to)
+		go h.installs.RegistryChanged(agentSource(to))
 	}
-	h.engine.SetAgents(h.installs.catalogue(to))
+	h.engine.SetAgents(h.installs.Catalogue(agentSource(to)))
 	h.http.SetAllowed(to.AllowedHosts, to.AllowedOrigins)
 	h.http.SetLimits(apiLimits(to))
 	if from.Tray.Autostart != to.Tray.Autostart {

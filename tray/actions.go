@@ -87,20 +87,9 @@ func (w *Watcher) open(ctx context.Context, threadID string) error {
 	return startApp(w.DataDir, "")
 }
 
-// openURL hands u to the desktop's browser. A variable for tests. u is a
-// one-time sign-in link at most, never the token.
-var openURL = func(u string) error {
-	var cmd *exec.Cmd
-	switch runtime.GOOS {
-	case "darwin":
-		cmd = exec.Command("open", u)
-	case "windows":
-		cmd = exec.Command("rundll32", "url.dll,FileProtocolHandler", u)
-	default:
-		cmd = exec.Command("xdg-open", u)
-	}
-	return startDetached(cmd, "opening the browser")
-}
+// openURL hands u to the desktop's browser, in childEnv. A variable for
+// tests. u is a one-time sign-in link at most, never the token.
+var openURL = func(u string) error { return client.OpenBrowser(u, childEnv) }
 
 // startApp starts the desktop app on dataDir, or, for a thread, `switchboard
 // open --data-dir DIR THREAD` (which shows it in the running app's
