@@ -10,6 +10,7 @@ import (
 
 	"github.com/switchboard-hub/switchboard/acp/install"
 	"github.com/switchboard-hub/switchboard/app/config"
+	"github.com/switchboard-hub/switchboard/app/datadir"
 	"github.com/switchboard-hub/switchboard/hub"
 	"github.com/switchboard-hub/switchboard/hub/agentsetup"
 	"github.com/switchboard-hub/switchboard/hub/client"
@@ -53,15 +54,15 @@ func runAgentsCommand(ctx context.Context, e *env, args []string) error {
 	if err := o.resolve(); err != nil {
 		return err
 	}
-	if err := ensureDataDir(o.DataDir); err != nil {
+	if err := datadir.Ensure(o.DataDir); err != nil {
 		return err
 	}
-	unlock, err := lockDataDir(o.DataDir)
+	unlock, err := datadir.Lock(o.DataDir)
 	if err == nil {
 		defer unlock()
 		return agentsDirect(ctx, e, o, verb, id, *version)
 	}
-	if !errors.Is(err, errHubRunning) {
+	if !errors.Is(err, datadir.ErrHubRunning) {
 		return err
 	}
 	return agentsThroughHub(ctx, e, o, verb, id, *version)

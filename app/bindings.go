@@ -62,66 +62,15 @@ type Emitter interface {
 
 // Bindings is the window's API: Wails binds its exported methods, and the
 // generated frontend/wailsjs/go/app/Bindings.{js,d.ts} calls them. Each method
-// is one call of hub.Service — the same operation, name and arguments as
+// is one call of hub.Services — the same operation, name and arguments as
 // the HTTP API (docs/API.md) — with the caller
 // hub.Caller{ClientID: "window", All: true, Surface: "window"}.
 //
-// Binding contract (the frontend's src/lib/transport.ts relies on it; its
-// WailsBindings type is derived from the generated Bindings.d.ts, so
-// `npm run check` fails when a method it calls changes):
-//
-//	ListAgents() ([]hub.Agent, error)
-//	CreateThread(req hub.CreateThreadRequest) (hub.Thread, error)
-//	ListThreads(limit int, cursor string) (hub.ThreadPage, error)
-//	GetThread(id string) (hub.Thread, error)
-//	RenameThread(id, title string) (hub.Thread, error)
-//	DeleteThread(id string) error
-//	CompactThread(id string) (hub.Thread, error)
-//	StartTurn(threadID string, in hub.TurnInput) (hub.Turn, error)
-//	CancelTurn(turnID string) (hub.Turn, error)
-//	History(threadID string, includeEvents, includeInternal bool) ([]hub.TurnHistory, error)
-//	HistoryPage(threadID string, q hub.HistoryQuery) (hub.HistoryPage, error)
-//	SetMode(threadID, modeID string) (hub.Thread, error)
-//	SetConfigOption(threadID, configID, value string) (hub.Thread, error)
-//	ListPermissions(status string) ([]hub.Permission, error)
-//	QueryPermissions(q hub.PermissionQuery) (hub.PermissionPage, error)
-//	DecidePermission(id string, d hub.Decision) (hub.DecisionResult, error)
-//	DecidePermissions(b hub.BatchDecision) (hub.BatchResult, error)
-//	QueryElicitations(q hub.ElicitationQuery) (hub.ElicitationPage, error)
-//	AnswerElicitation(id string, a hub.ElicitationAnswer) (hub.Elicitation, error)
-//	OpenElicitationURL(id string) error // the window's own: a question's link opened in the browser
-//	ListRules() ([]hub.RememberedRule, error)
-//	DeleteRule(id string) error
-//	Search(q hub.SearchQuery) (hub.SearchPage, error)
-//	Subscribe(after int64) error
-//	GetSettings() (hub.Settings, error)
-//	UpdateSettings(patch hub.SettingsPatch) (hub.Settings, error)
-//	InstallAgent(id, version string) error
-//	RemoveAgent(id string) error
-//	InstallNode() error
-//	NodeStatus() (hub.NodeStatus, error)
-//	SignInAgent(agentID, methodID string) (hub.SignInResult, error)
-//	WatchAuth(id string) error // frames as "auth:frame" runtime events
-//	AuthInput(id, data string) error
-//	AuthResize(id string, cols, rows int) error
-//	CloseAuth(id string) error
-//	GetUsage(p hub.UsageParams) (hub.UsageReport, error)
-//	OverrideBudget(req hub.OverrideRequest) (hub.BudgetOverride, error)
-//	ChooseFolder(title string) (string, error) // the window's own: no Service call
-//	DeleteThreadWith(id string, o hub.DeleteOptions) error       // hub.WorkService (bindings_work.go)
-//	MergeThread(id string) (hub.MergeResult, error)
-//	DiscardThread(id string) (hub.Thread, error)
-//	Changes(id string, q hub.ChangesQuery) (hub.Changes, error)
-//	RevertChanges(id string, r hub.RevertRequest) (hub.RestoreResult, error)
-//	ListCheckpoints(id string) ([]hub.Checkpoint, error)
-//	RestoreCheckpoint(id, turnID string) (hub.RestoreResult, error)
-//	QueryThreads(q hub.ThreadQuery) (hub.ThreadPage, error)
-//	SetArchived(id string, archived bool) (hub.Thread, error)
-//	ArchiveThreads(req hub.ArchiveRequest) (hub.ArchiveResult, error)
-//	ExportText(req hub.ExportRequest) (string, error) // ExportThreads, as one string
-//	ImportText(jsonl, cwd string) (hub.ImportResult, error) // ImportThreads of one string, into cwd when set
-//	SaveExport(req hub.ExportRequest, name string) (string, error) // the window's own: Save dialog, then ExportThreads into the file
-//	OpenInBrowser(threadID string) error // the window's own: a sign-in link opened in the browser
+// The generated frontend/wailsjs/go/app/Bindings.d.ts is the list of
+// bindings (kept current by a test); the frontend's src/lib/transport.ts
+// derives its WailsBindings type from it, so `npm run check` fails when a
+// method it calls changes. Capabilities the hub lacks (a nil field of
+// hub.Services) answer NOT_FOUND, as the HTTP API does.
 //
 // A failed call rejects its promise with a string holding the JSON object
 // {"code": "NOT_FOUND", "message": "…"} (formatError, the app's Wails

@@ -21,6 +21,7 @@ import (
 	wailsruntime "github.com/wailsapp/wails/v2/pkg/runtime"
 
 	"github.com/switchboard-hub/switchboard/app/config"
+	"github.com/switchboard-hub/switchboard/app/datadir"
 )
 
 // WindowTitle is the desktop window's title.
@@ -50,7 +51,7 @@ func runDesktop(ctx context.Context, e *env, o Options) (err error) {
 	}
 	o.window = true
 	h, err := startHub(ctx, e, o)
-	if errors.Is(err, errHubRunning) {
+	if errors.Is(err, datadir.ErrHubRunning) {
 		if ferr := focusRunning(o.DataDir); ferr == nil {
 			fmt.Fprintln(e.stdio.Err, "switchboard: Switchboard is already running on this data dir: showed its window")
 			return nil

@@ -18,6 +18,7 @@ import (
 
 	"github.com/switchboard-hub/switchboard/acp"
 	"github.com/switchboard-hub/switchboard/app/config"
+	"github.com/switchboard-hub/switchboard/app/datadir"
 	"github.com/switchboard-hub/switchboard/hub"
 	"github.com/switchboard-hub/switchboard/hub/agentsetup"
 	"github.com/switchboard-hub/switchboard/hub/engine"
@@ -25,8 +26,6 @@ import (
 	"github.com/switchboard-hub/switchboard/hub/redact"
 	"github.com/switchboard-hub/switchboard/store"
 )
-
-var errHubRunning = errors.New("another Switchboard hub is already running on this data dir")
 
 // runningHub is the hub of one process: store, engine and HTTP API, as the
 // headless `serve` and the desktop app both run it.
@@ -78,18 +77,18 @@ func startHub(ctx context.Context, e *env, o Options) (_ *runningHub, err error)
 		}
 	}()
 
-	if err := ensureDataDir(o.DataDir); err != nil {
+	if err := datadir.Ensure(o.DataDir); err != nil {
 		return nil, err
 	}
-	if h.unlock, err = lockDataDir(o.DataDir); err != nil {
-		if errors.Is(err, errHubRunning) {
-			if d, derr := readDiscovery(o.DataDir); derr == nil {
+	if h.unlock, err = datadir.Lock(o.DataDir); err != nil {
+		if errors.Is(err, datadir.ErrHubRunning) {
+			if d, derr := datadir.ReadDiscovery(o.DataDir); derr == nil {
 				return nil, fmt.Errorf("%w (pid %d, %s)", err, d.PID, d.URL)
 			}
 		}
 		return nil, err
 	}
-	if pid, ok := removeStaleDiscovery(o.DataDir); ok {
+	if pid, ok := datadir.RemoveStale(o.DataDir); ok {
 		log.Warn("removed a stale hub.json left by a hub that did not exit cleanly", "pid", pid)
 	}
 	h.configPath, err = configPath(o)
@@ -111,10 +110,10 @@ func startHub(ctx context.Context, e *env, o Options) (_ *runningHub, err error)
 	if configFolderIsHome(h.configPath) {
 		log.Warn("the config file's folder is protected from agents, and it is your home folder: agents will be refused every file in it; move the config into a folder of its own", "config", h.configPath)
 	}
-	if h.token, err = loadOrCreateToken(o.DataDir); err != nil {
+	if h.token, err = datadir.LoadOrCreateToken(o.DataDir); err != nil {
 		return nil, err
 	}
-	if h.db, err = store.Open(filepath.Join(o.DataDir, databaseFile), store.Options{Logger: log, SearchOff: !h.started.Search.Enabled}); err != nil {
+	if h.db, err = store.Open(filepath.Join(o.DataDir, datadir.DatabaseFile), store.Options{Logger: log, SearchOff: !h.started.Search.Enabled}); err != nil {
 		return nil, err
 	}
 	h.installs = agentsetup.NewInstalls(agentsetup.Options{DataDir: o.DataDir, NPMRegistry: h.started.Install.Registry,
@@ -160,7 +159,7 @@ func startHub(ctx context.Context, e *env, o Options) (_ *runningHub, err error)
 		// POST /v1/auth/token/rotate (`switchboard token rotate`): the
 		// hub writes the new token itself, so the file and the token in
 		// force change together.
-		RotateToken: func() (string, error) { return rotateTokenFile(o.DataDir) },
+		RotateToken: func() (string, error) { return datadir.RotateToken(o.DataDir) },
 		Limits:      apiLimits(h.started),
 	})
 	// The port is known now (Serve sets it again): sign-in links made before
@@ -172,7 +171,7 @@ func startHub(ctx context.Context, e *env, o Options) (_ *runningHub, err error)
 	// Before hub.json: whoever finds the hub finds the entry as the
 	// config says.
 	h.syncAutostart(h.started.Tray.Autostart)
-	if err := writeDiscovery(o.DataDir, hub.Discovery{URL: h.url, PID: os.Getpid(), Version: version, Window: o.window}); err != nil {
+	if err := datadir.WriteDiscovery(o.DataDir, hub.Discovery{URL: h.url, PID: os.Getpid(), Version: version, Window: o.window}); err != nil {
 		return nil, err
 	}
 	h.installs.CheckAllLatest() // in the background; npm asked at most daily
@@ -216,7 +215,7 @@ func (h *runningHub) stop(ctx context.Context) error {
 		if err := h.http.Shutdown(ctx); err != nil {
 			errs = append(errs, fmt.Errorf("http: %w", err))
 		}
-		os.Remove(filepath.Join(h.dataDir, discoveryFile))
+		os.Remove(filepath.Join(h.dataDir, datadir.DiscoveryFile))
 	}
 	if h.installs != nil {
 		h.installs.Stop(ctx)
@@ -249,7 +248,7 @@ func (h *runningHub) summary() string {
 	fmt.Fprintf(&b, "Switchboard %s\n", version)
 	fmt.Fprintf(&b, "  API        %s\n", h.url)
 	fmt.Fprintf(&b, "  data dir   %s\n", h.dataDir)
-	fmt.Fprintf(&b, "  token      %s\n", filepath.Join(h.dataDir, tokenFile))
+	fmt.Fprintf(&b, "  token      %s\n", filepath.Join(h.dataDir, datadir.TokenFile))
 	fmt.Fprintf(&b, "  config     %s\n", h.configPath)
 	var found, missing []string
 	for _, s := range h.installs.Live() {

@@ -2,13 +2,14 @@ package app
 
 import (
 	"fmt"
-	"github.com/switchboard-hub/switchboard/hub/agentsetup"
 	"path/filepath"
 	"strings"
 
 	"github.com/switchboard-hub/switchboard/app/config"
 	"github.com/switchboard-hub/switchboard/hub"
+	"github.com/switchboard-hub/switchboard/hub/agentsetup"
 	"github.com/switchboard-hub/switchboard/hub/httpapi"
+	"github.com/switchboard-hub/switchboard/tray/autostart"
 )
 
 // configPath is the config file the hub reads: --config made absolute,
@@ -83,16 +84,17 @@ func (h *runningHub) applyConfig(from, to config.Config) {
 }
 
 // syncAutostart makes the user's autostart entry for the tray match
-// tray.autostart (app/autostart.go), at start and when the key changes.
+// tray.autostart (tray/autostart), at start and when the key changes.
 // A failure is logged: the hub runs on without it.
 func (h *runningHub) syncAutostart(enabled bool) {
-	did, err := applyAutostart(enabled, h.dataDir, trayProgram())
+	def, _ := defaultDataDir()
+	did, err := autostart.Apply(enabled, autostart.Target{DataDir: h.dataDir, DefaultDir: def, Tray: autostart.Program()})
 	if err != nil {
 		h.log.Warn("tray.autostart: the autostart entry was not changed", "err", err)
 		return
 	}
 	if did != "" {
-		path, _ := autostartPath()
+		path, _ := autostart.Path()
 		h.log.Info("tray.autostart: autostart entry changed", "did", did, "file", path)
 	}
 }
