@@ -19,8 +19,8 @@ import (
 // The dependency direction of DESIGN.md, read off `go list -deps`:
 //
 //	app → anything;  hub → nothing internal;  hub/engine → hub, acp,
-//	hub/redact, hub/policy, hub/gitwork;  hub/redact → nothing internal;
-//	hub/gitwork → nothing internal;
+//	hub/redact, hub/policy, hub/gitwork, hub/eventbus;  hub/eventbus → hub;
+//	hub/redact → nothing internal;  hub/gitwork → nothing internal;
 //	hub/policy → hub;
 //	hub/httpapi → hub;  hub/client → hub;  store → hub;
 //	acp → nothing internal;  tray → hub, hub/client;
@@ -52,12 +52,13 @@ type rule struct {
 var configLibs = []string{"github.com/spf13/viper", "github.com/fsnotify/fsnotify"}
 
 var rules = []rule{
-	{dir: "hub", skip: []string{"hub/httpapi", "hub/engine", "hub/client", "hub/redact", "hub/policy", "hub/gitwork", "hub/agentsetup"}, forbid: []string{"net/http"}},
+	{dir: "hub", skip: []string{"hub/httpapi", "hub/engine", "hub/client", "hub/redact", "hub/policy", "hub/gitwork", "hub/agentsetup", "hub/eventbus"}, forbid: []string{"net/http"}},
 	// Agent installs and sign-in, beside the engine: never the app, the
 	// tray, the store or a GUI (guiRules); what it needs of the running
 	// hub comes as values and funcs.
 	{dir: "hub/agentsetup", allow: []string{"hub", "acp", "acp/install"}, forbid: []string{"net/http"}},
-	{dir: "hub/engine", allow: []string{"hub", "acp", "hub/redact", "hub/policy", "hub/gitwork"}, forbid: []string{"net/http"}},
+	{dir: "hub/engine", allow: []string{"hub", "acp", "hub/redact", "hub/policy", "hub/gitwork", "hub/eventbus"}, forbid: []string{"net/http"}},
+	{dir: "hub/eventbus", allow: []string{"hub"}, forbid: []string{"net/http"}},
 	{dir: "hub/gitwork", forbid: []string{"net/http"}},
 	{dir: "hub/redact", forbid: []string{"net/http"}},
 	{dir: "hub/policy", allow: []string{"hub"}, forbid: []string{"net/http", "os"}},

@@ -92,7 +92,7 @@ func (e *Engine) commitUsage(w *hub.Write, tr *turnRT) {
 			e.log.Error("hub: storing a usage report failed", "err", err)
 			return
 		}
-		e.bus.enqueue(w.Events, nil)
+		e.bus.Enqueue(w.Events, nil)
 		for _, r := range w.Usage {
 			if r.Cost > 0 {
 				go e.checkSpending(r, tr) // not on the writer goroutine: it reads the store
