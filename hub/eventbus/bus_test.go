@@ -167,6 +167,7 @@ func TestBusEnqueueOrder(t *testing.T) {
 	const writes = 500
 	var mu sync.Mutex
 	var afters []int64 // the bus's lastSeq when each after ran
+	ran := make(chan struct{}, writes)
 	for range writes {
 		evs := []hub.Event{log.append("x", "t1", "c1"), log.append("x", "t2", "c2")}
 		b.Enqueue(evs, func() {
@@ -176,6 +177,7 @@ func TestBusEnqueueOrder(t *testing.T) {
 			mu.Lock()
 			afters = append(afters, seq)
 			mu.Unlock()
+			ran <- struct{}{}
 		})
 	}
 	got := collect(t, s, 2*writes)
@@ -184,15 +186,13 @@ func TestBusEnqueueOrder(t *testing.T) {
 			t.Fatalf("event %d has seq %d: out of order", i, e.Seq)
 		}
 	}
-	deadline := time.Now().Add(10 * time.Second)
-	for {
-		mu.Lock()
-		n := len(afters)
-		mu.Unlock()
-		if n == writes || time.Now().After(deadline) {
-			break
+	timeout := time.After(10 * time.Second)
+	for n := 0; n < writes; n++ {
+		select {
+		case <-ran:
+		case <-timeout:
+			t.Fatalf("%d of %d after funcs ran", n, writes)
 		}
-		time.Sleep(time.Millisecond)
 	}
 	mu.Lock()
 	defer mu.Unlock()
