@@ -143,11 +143,8 @@ func metaModel(meta map[string]json.RawMessage) string {
 	return ""
 }
 
-// usageStore is the store's ledger; nil when the store has none.
-func (e *Engine) usageStore() hub.UsageStore {
-	us, _ := e.store.(hub.UsageStore)
-	return us
-}
+// usageStore is the store's ledger (hub.Store includes it).
+func (e *Engine) usageStore() hub.UsageStore { return e.store }
 
 // Usage implements hub.UsageService.
 func (e *Engine) Usage(ctx context.Context, c hub.Caller, q hub.UsageQuery) (hub.UsageReport, error) {
