@@ -1,5 +1,5 @@
 // Package autostart writes and removes the tray's login entry (config
-// tray.autostart) and finds the switchboard-tray program. The hub (app)
+// tray.autostart) and finds Switchboard's programs (the tray, the app). The hub (app)
 // uses it; it imports nothing of the module.
 package autostart
 
@@ -58,10 +58,13 @@ func Path() (string, error) {
 	return filepath.Join(home, ".config", "autostart", fileName), nil
 }
 
-// Program finds switchboard-tray: beside this binary first (build/bin,
-// /usr/bin from the package), else on PATH. "" when there is none.
-func Program() string {
-	name := "switchboard-tray"
+// Program finds switchboard-tray (Find).
+func Program() string { return Find("switchboard-tray") }
+
+// Find finds one of Switchboard's programs, name (".exe" added on
+// Windows): beside this binary first (build/bin, /usr/bin from the
+// package), else on PATH, as an absolute path. "" when there is none.
+func Find(name string) string {
 	if runtime.GOOS == "windows" {
 		name += ".exe"
 	}
