@@ -190,12 +190,19 @@ func TestThreadsAndTurns(t *testing.T) {
 		_, err = s.Service.CancelTurn(ctx, alice, "turn_unknown")
 		wantCode(t, "cancelling an unknown turn", err, hub.CodeNotFound)
 
-		if err := s.Service.DeleteThread(ctx, alice, th.ID); err != nil {
-			t.Fatal(err)
-		}
-		_, err = s.Service.GetThread(ctx, alice, th.ID)
-		wantCode(t, "a deleted thread", err, hub.CodeNotFound)
+		wantGone(t, s, th.ID, s.Service.DeleteThread(ctx, alice, th.ID))
 	})
+}
+
+// wantGone checks that a thread deleted without an error (err) is then
+// NOT_FOUND.
+func wantGone(t *testing.T, s hub.Services, id string, err error) {
+	t.Helper()
+	if err != nil {
+		t.Fatalf("deleting %s: %v", id, err)
+	}
+	_, err = s.Service.GetThread(context.Background(), alice, id)
+	wantCode(t, "a deleted thread", err, hub.CodeNotFound)
 }
 
 func TestWork(t *testing.T) {
@@ -218,11 +225,7 @@ func TestWork(t *testing.T) {
 		wantCode(t, "another client's checkpoints", err, hub.CodeNotFound)
 		_, err = s.Work.MergeThread(ctx, alice, th.ID)
 		wantCode(t, "merging a thread without a worktree", err, hub.CodeInvalidArgument)
-		if err := s.Work.DeleteThreadWith(ctx, alice, th.ID, hub.DeleteOptions{}); err != nil {
-			t.Fatal(err)
-		}
-		_, err = s.Service.GetThread(ctx, alice, th.ID)
-		wantCode(t, "a deleted thread", err, hub.CodeNotFound)
+		wantGone(t, s, th.ID, s.Work.DeleteThreadWith(ctx, alice, th.ID, hub.DeleteOptions{}))
 	})
 }
 
