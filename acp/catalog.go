@@ -13,7 +13,7 @@ import (
 
 // PublicRegistryURL is the ACP registry's public index, as the registry
 // project documents it (agentclientprotocol.com/get-started/registry):
-// the default of the config's registry.url (app/agents.go reads it).
+// the default of the config's registry.url (hub/agentsetup reads it).
 const PublicRegistryURL = "https://cdn.agentclientprotocol.com/registry/v1/latest/registry.json"
 
 // AgentSpec is an agent Switchboard knows how to start.

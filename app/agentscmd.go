@@ -10,7 +10,9 @@ import (
 
 	"github.com/switchboard-hub/switchboard/acp/install"
 	"github.com/switchboard-hub/switchboard/app/config"
+	"github.com/switchboard-hub/switchboard/app/datadir"
 	"github.com/switchboard-hub/switchboard/hub"
+	"github.com/switchboard-hub/switchboard/hub/agentsetup"
 	"github.com/switchboard-hub/switchboard/hub/client"
 )
 
@@ -52,15 +54,15 @@ func runAgentsCommand(ctx context.Context, e *env, args []string) error {
 	if err := o.resolve(); err != nil {
 		return err
 	}
-	if err := ensureDataDir(o.DataDir); err != nil {
+	if err := datadir.Ensure(o.DataDir); err != nil {
 		return err
 	}
-	unlock, err := lockDataDir(o.DataDir)
+	unlock, err := datadir.Lock(o.DataDir)
 	if err == nil {
 		defer unlock()
 		return agentsDirect(ctx, e, o, verb, id, *version)
 	}
-	if !errors.Is(err, errHubRunning) {
+	if !errors.Is(err, datadir.ErrHubRunning) {
 		return err
 	}
 	return agentsThroughHub(ctx, e, o, verb, id, *version)
@@ -131,8 +133,7 @@ func agentsDirect(ctx context.Context, e *env, o Options, verb, id, version stri
 	if err != nil {
 		return err
 	}
-	in := &install.Installer{Dir: filepath.Join(o.DataDir, agentsDir), Registry: cfg.Install.Registry}
-	in.Sweep()
+	in := agentsetup.NewStandalone(o.DataDir, cfg.Install.Registry, cfg.Catalogue())
 	progress := func(p install.Progress) {
 		if p.Phase != "done" {
 			fmt.Fprintf(e.stdio.Err, "  %s %3.0f%%\n", p.Phase, p.Fraction*100)
@@ -146,30 +147,17 @@ func agentsDirect(ctx context.Context, e *env, o Options, verb, id, version stri
 		fmt.Fprintf(e.stdio.Out, "switchboard: node %s installed\n", inst.Version)
 		return nil
 	}
-	for _, s := range cfg.Catalogue() {
-		if s.ID != id {
-			continue
-		}
-		if s.NPM == nil {
-			return fmt.Errorf("%s is not distributed through npm: %s", s.Name, orText(s.Install, "install it yourself"))
-		}
-		if verb == "remove" {
-			if err := in.Remove(id); err != nil {
-				return err
-			}
-			fmt.Fprintf(e.stdio.Out, "switchboard: %s removed\n", id)
-			return nil
-		}
-		if err := in.CheckNode(ctx, s.NPM.MinNode); err != nil {
-			return fmt.Errorf("%w (switchboard agents install-node installs Node %d)", err, s.NPM.MinNode)
-		}
-		pkg := install.Package{Name: s.NPM.Package, Version: s.NPM.Version, Bin: s.NPM.Bin, MinNode: s.NPM.MinNode}
-		inst, err := in.Install(ctx, id, pkg, version, progress)
-		if err != nil {
+	if verb == "remove" {
+		if err := in.Remove(id); err != nil {
 			return err
 		}
-		fmt.Fprintf(e.stdio.Out, "switchboard: %s %s installed in %s\n", id, inst.Version, filepath.Dir(filepath.Dir(filepath.Dir(inst.Path))))
+		fmt.Fprintf(e.stdio.Out, "switchboard: %s removed\n", id)
 		return nil
 	}
-	return fmt.Errorf("unknown agent %q", id)
+	inst, err := in.Install(ctx, id, version, progress)
+	if err != nil {
+		return err
+	}
+	fmt.Fprintf(e.stdio.Out, "switchboard: %s %s installed in %s\n", id, inst.Version, filepath.Dir(filepath.Dir(filepath.Dir(inst.Path))))
+	return nil
 }

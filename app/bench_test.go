@@ -20,6 +20,7 @@ import (
 	"time"
 
 	"github.com/switchboard-hub/switchboard/acp/acptest"
+	"github.com/switchboard-hub/switchboard/app/datadir"
 	"github.com/switchboard-hub/switchboard/hub"
 	"github.com/switchboard-hub/switchboard/hub/client"
 	"github.com/switchboard-hub/switchboard/store"
@@ -236,7 +237,7 @@ func headlessBinary(tb testing.TB) string {
 // /healthz answers; it returns the client and how long that took.
 func serveProcess(tb testing.TB, dataDir, config string) (*client.Client, *exec.Cmd, time.Duration) {
 	bin := headlessBinary(tb)
-	os.Remove(filepath.Join(dataDir, discoveryFile))
+	os.Remove(filepath.Join(dataDir, datadir.DiscoveryFile))
 	start := time.Now()
 	cmd := exec.Command(bin, "serve", "--data-dir", dataDir, "--config", config, "--listen", "127.0.0.1:0")
 	if err := cmd.Start(); err != nil {
@@ -297,10 +298,10 @@ func BenchmarkLargeDatabase(b *testing.B) {
 	}
 	dir := b.TempDir()
 	dataDir := filepath.Join(dir, "data")
-	if err := ensureDataDir(dataDir); err != nil {
+	if err := datadir.Ensure(dataDir); err != nil {
 		b.Fatal(err)
 	}
-	historyThread := fillDatabase(b, filepath.Join(dataDir, databaseFile), dir, threads, events)
+	historyThread := fillDatabase(b, filepath.Join(dataDir, datadir.DatabaseFile), dir, threads, events)
 	b.ResetTimer()
 	var ready []time.Duration
 	var c *client.Client
@@ -333,7 +334,7 @@ func BenchmarkLargeDatabase(b *testing.B) {
 	b.ReportMetric(median(ready), "ready-ms")
 	b.ReportMetric(timeIt(func(ctx context.Context) error { _, err := c.Threads(ctx, 50, ""); return err }), "list-ms")
 	b.ReportMetric(timeIt(func(ctx context.Context) error { _, err := c.History(ctx, historyThread, true); return err }), "history-ms")
-	benchSearch(b, c, filepath.Join(dataDir, databaseFile))
+	benchSearch(b, c, filepath.Join(dataDir, datadir.DatabaseFile))
 }
 
 // benchSearch reports, on the database BenchmarkLargeDatabase built, the

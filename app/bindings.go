@@ -62,66 +62,15 @@ type Emitter interface {
 
 // Bindings is the window's API: Wails binds its exported methods, and the
 // generated frontend/wailsjs/go/app/Bindings.{js,d.ts} calls them. Each method
-// is one call of hub.Service — the same operation, name and arguments as
+// is one call of hub.Services — the same operation, name and arguments as
 // the HTTP API (docs/API.md) — with the caller
 // hub.Caller{ClientID: "window", All: true, Surface: "window"}.
 //
-// Binding contract (the frontend's src/lib/transport.ts relies on it; its
-// WailsBindings type is derived from the generated Bindings.d.ts, so
-// `npm run check` fails when a method it calls changes):
-//
-//	ListAgents() ([]hub.Agent, error)
-//	CreateThread(req hub.CreateThreadRequest) (hub.Thread, error)
-//	ListThreads(limit int, cursor string) (hub.ThreadPage, error)
-//	GetThread(id string) (hub.Thread, error)
-//	RenameThread(id, title string) (hub.Thread, error)
-//	DeleteThread(id string) error
-//	CompactThread(id string) (hub.Thread, error)
-//	StartTurn(threadID string, in hub.TurnInput) (hub.Turn, error)
-//	CancelTurn(turnID string) (hub.Turn, error)
-//	History(threadID string, includeEvents, includeInternal bool) ([]hub.TurnHistory, error)
-//	HistoryPage(threadID string, q hub.HistoryQuery) (hub.HistoryPage, error)
-//	SetMode(threadID, modeID string) (hub.Thread, error)
-//	SetConfigOption(threadID, configID, value string) (hub.Thread, error)
-//	ListPermissions(status string) ([]hub.Permission, error)
-//	QueryPermissions(q hub.PermissionQuery) (hub.PermissionPage, error)
-//	DecidePermission(id string, d hub.Decision) (hub.DecisionResult, error)
-//	DecidePermissions(b hub.BatchDecision) (hub.BatchResult, error)
-//	QueryElicitations(q hub.ElicitationQuery) (hub.ElicitationPage, error)
-//	AnswerElicitation(id string, a hub.ElicitationAnswer) (hub.Elicitation, error)
-//	OpenElicitationURL(id string) error // the window's own: a question's link opened in the browser
-//	ListRules() ([]hub.RememberedRule, error)
-//	DeleteRule(id string) error
-//	Search(q hub.SearchQuery) (hub.SearchPage, error)
-//	Subscribe(after int64) error
-//	GetSettings() (hub.Settings, error)
-//	UpdateSettings(patch hub.SettingsPatch) (hub.Settings, error)
-//	InstallAgent(id, version string) error
-//	RemoveAgent(id string) error
-//	InstallNode() error
-//	NodeStatus() (hub.NodeStatus, error)
-//	SignInAgent(agentID, methodID string) (hub.SignInResult, error)
-//	WatchAuth(id string) error // frames as "auth:frame" runtime events
-//	AuthInput(id, data string) error
-//	AuthResize(id string, cols, rows int) error
-//	CloseAuth(id string) error
-//	GetUsage(p hub.UsageParams) (hub.UsageReport, error)
-//	OverrideBudget(req hub.OverrideRequest) (hub.BudgetOverride, error)
-//	ChooseFolder(title string) (string, error) // the window's own: no Service call
-//	DeleteThreadWith(id string, o hub.DeleteOptions) error       // hub.WorkService (bindings_work.go)
-//	MergeThread(id string) (hub.MergeResult, error)
-//	DiscardThread(id string) (hub.Thread, error)
-//	Changes(id string, q hub.ChangesQuery) (hub.Changes, error)
-//	RevertChanges(id string, r hub.RevertRequest) (hub.RestoreResult, error)
-//	ListCheckpoints(id string) ([]hub.Checkpoint, error)
-//	RestoreCheckpoint(id, turnID string) (hub.RestoreResult, error)
-//	QueryThreads(q hub.ThreadQuery) (hub.ThreadPage, error)
-//	SetArchived(id string, archived bool) (hub.Thread, error)
-//	ArchiveThreads(req hub.ArchiveRequest) (hub.ArchiveResult, error)
-//	ExportText(req hub.ExportRequest) (string, error) // ExportThreads, as one string
-//	ImportText(jsonl, cwd string) (hub.ImportResult, error) // ImportThreads of one string, into cwd when set
-//	SaveExport(req hub.ExportRequest, name string) (string, error) // the window's own: Save dialog, then ExportThreads into the file
-//	OpenInBrowser(threadID string) error // the window's own: a sign-in link opened in the browser
+// The generated frontend/wailsjs/go/app/Bindings.d.ts is the list of
+// bindings (kept current by a test); the frontend's src/lib/transport.ts
+// derives its WailsBindings type from it, so `npm run check` fails when a
+// method it calls changes. Capabilities the hub lacks (a nil field of
+// hub.Services) answer NOT_FOUND, as the HTTP API does.
 //
 // A failed call rejects its promise with a string holding the JSON object
 // {"code": "NOT_FOUND", "message": "…"} (formatError, the app's Wails
@@ -133,19 +82,11 @@ type Emitter interface {
 // History); a second call replaces the first. When the window falls behind,
 // "hub:resync" is sent and forwarding stops until Subscribe is called again.
 type Bindings struct {
-	svc  hub.Service
+	svc  hub.Service  // svcs.Service
+	svcs hub.Services // the hub's capabilities: a nil one answers its bindings NOT_FOUND
 	emit Emitter
 	log  *slog.Logger
 	ctx  context.Context // ends with the app: calls and forwarding stop
-	// settings is the config file's settings service (GetSettings,
-	// UpdateSettings); nil answers them NOT_FOUND.
-	settings hub.SettingsService
-	// installer installs agents (InstallAgent, RemoveAgent, InstallNode,
-	// NodeStatus); nil answers them NOT_FOUND.
-	installer hub.AgentInstaller
-	// auth signs agents in (SignInAgent, WatchAuth, AuthInput, AuthResize,
-	// CloseAuth); nil answers them NOT_FOUND.
-	auth hub.AgentAuth
 	// liveEventBytes is limits.liveEventBytes as now configured: a larger
 	// event is forwarded cut, as SSE sends it (nil: the default).
 	liveEventBytes func() int
@@ -157,20 +98,21 @@ type Bindings struct {
 	stopFwd func() // ends the current forwarding and waits for it; nil: none
 }
 
-// NewBindings returns the window's bindings over svc; events go to emit.
-// Calls run under ctx, and forwarding stops when it is done.
-func NewBindings(ctx context.Context, svc hub.Service, emit Emitter, log *slog.Logger) *Bindings {
+// NewBindings returns the window's bindings over svcs (the same value
+// hub/httpapi serves); events go to emit. Calls run under ctx, and
+// forwarding stops when it is done.
+func NewBindings(ctx context.Context, svcs hub.Services, emit Emitter, log *slog.Logger) *Bindings {
 	if log == nil {
 		log = slog.New(slog.DiscardHandler)
 	}
-	return &Bindings{svc: svc, emit: emit, log: log, ctx: ctx}
+	return &Bindings{svc: svcs.Service, svcs: svcs, emit: emit, log: log, ctx: ctx}
 }
 
 // ListAgents is Service.ListAgents (GET /v1/agents), which may refresh
 // the ACP registry in the background like the API's.
 func (b *Bindings) ListAgents() ([]hub.Agent, error) {
-	if b.installer != nil {
-		b.installer.RefreshRegistry()
+	if b.svcs.Installer != nil {
+		b.svcs.Installer.RefreshRegistry()
 	}
 	return b.svc.ListAgents(b.ctx)
 }
@@ -273,48 +215,53 @@ func (b *Bindings) ListRules() ([]hub.RememberedRule, error) {
 func (b *Bindings) DeleteRule(id string) error { return b.svc.DeleteRule(b.ctx, windowCaller, id) }
 
 // GetSettings is SettingsService.Settings (GET /v1/settings).
-func (b *Bindings) GetSettings() (hub.Settings, error) { return settingsOr(b.settings).Settings(b.ctx) }
+func (b *Bindings) GetSettings() (hub.Settings, error) {
+	if b.svcs.Settings == nil {
+		return hub.Settings{}, hub.ErrNoSettings
+	}
+	return b.svcs.Settings.Settings(b.ctx)
+}
 
 // UpdateSettings is SettingsService.UpdateSettings (PATCH /v1/settings).
 func (b *Bindings) UpdateSettings(patch hub.SettingsPatch) (hub.Settings, error) {
-	return settingsOr(b.settings).UpdateSettings(b.ctx, patch)
+	if b.svcs.Settings == nil {
+		return hub.Settings{}, hub.ErrNoSettings
+	}
+	return b.svcs.Settings.UpdateSettings(b.ctx, patch)
 }
 
 // InstallAgent is AgentInstaller.InstallAgent (POST
 // /v1/agents/{id}/install): progress as agent_install events.
 func (b *Bindings) InstallAgent(id, version string) error {
-	if b.installer == nil {
-		return errNoInstaller
+	if b.svcs.Installer == nil {
+		return hub.ErrNoInstaller
 	}
-	return b.installer.InstallAgent(b.ctx, id, version)
+	return b.svcs.Installer.InstallAgent(b.ctx, id, version)
 }
 
 // RemoveAgent is AgentInstaller.RemoveAgent (DELETE /v1/agents/{id}/install).
 func (b *Bindings) RemoveAgent(id string) error {
-	if b.installer == nil {
-		return errNoInstaller
+	if b.svcs.Installer == nil {
+		return hub.ErrNoInstaller
 	}
-	return b.installer.RemoveAgent(b.ctx, id)
+	return b.svcs.Installer.RemoveAgent(b.ctx, id)
 }
 
 // InstallNode is AgentInstaller.InstallNode (POST /v1/node/install).
 func (b *Bindings) InstallNode() error {
-	if b.installer == nil {
-		return errNoInstaller
+	if b.svcs.Installer == nil {
+		return hub.ErrNoInstaller
 	}
-	return b.installer.InstallNode(b.ctx)
+	return b.svcs.Installer.InstallNode(b.ctx)
 }
 
 // NodeStatus is AgentInstaller.Node (GET /v1/agents' node).
 func (b *Bindings) NodeStatus() (hub.NodeStatus, error) {
-	if b.installer == nil {
-		return hub.NodeStatus{}, errNoInstaller
+	if b.svcs.Installer == nil {
+		return hub.NodeStatus{}, hub.ErrNoInstaller
 	}
-	return b.installer.Node(b.ctx), nil
+	return b.svcs.Installer.Node(b.ctx), nil
 }
-
-// errNoInstaller answers the install bindings without an installer.
-var errNoInstaller = hub.Errorf(hub.CodeNotFound, "installing agents is not available")
 
 // Subscribe is Service.Subscribe (GET /v1/events?after=N) forwarded as
 // runtime events: "hub:event" for each event with seq > after (after < 0:

@@ -6,25 +6,22 @@ import "github.com/switchboard-hub/switchboard/hub"
 // watches (WatchAuth): {"id", "output"?, "exit"?}.
 const EventAuthFrame = "auth:frame"
 
-// errNoAgentAuth answers the sign-in bindings without an AgentAuth.
-var errNoAgentAuth = hub.Errorf(hub.CodeNotFound, "signing agents in is not available")
-
 // SignInAgent is AgentAuth.SignIn (POST /v1/agents/{id}/auth).
 func (b *Bindings) SignInAgent(agentID, methodID string) (hub.SignInResult, error) {
-	if b.auth == nil {
-		return hub.SignInResult{}, errNoAgentAuth
+	if b.svcs.AgentAuth == nil {
+		return hub.SignInResult{}, hub.ErrNoAgentAuth
 	}
-	return b.auth.SignIn(b.ctx, agentID, methodID)
+	return b.svcs.AgentAuth.SignIn(b.ctx, agentID, methodID)
 }
 
 // WatchAuth is AgentAuth.WatchAuth (GET /v1/auth-sessions/{id}/stream):
 // each frame is emitted as the runtime event "auth:frame" with the
 // session's id, until the exit frame or the app's end.
 func (b *Bindings) WatchAuth(id string) error {
-	if b.auth == nil {
-		return errNoAgentAuth
+	if b.svcs.AgentAuth == nil {
+		return hub.ErrNoAgentAuth
 	}
-	frames, err := b.auth.WatchAuth(b.ctx, id)
+	frames, err := b.svcs.AgentAuth.WatchAuth(b.ctx, id)
 	if err != nil {
 		return err
 	}
@@ -38,24 +35,24 @@ func (b *Bindings) WatchAuth(id string) error {
 
 // AuthInput is AgentAuth.AuthInput (POST /v1/auth-sessions/{id}/input).
 func (b *Bindings) AuthInput(id, data string) error {
-	if b.auth == nil {
-		return errNoAgentAuth
+	if b.svcs.AgentAuth == nil {
+		return hub.ErrNoAgentAuth
 	}
-	return b.auth.AuthInput(b.ctx, id, data)
+	return b.svcs.AgentAuth.AuthInput(b.ctx, id, data)
 }
 
 // AuthResize is AgentAuth.AuthResize (POST /v1/auth-sessions/{id}/resize).
 func (b *Bindings) AuthResize(id string, cols, rows int) error {
-	if b.auth == nil {
-		return errNoAgentAuth
+	if b.svcs.AgentAuth == nil {
+		return hub.ErrNoAgentAuth
 	}
-	return b.auth.AuthResize(b.ctx, id, cols, rows)
+	return b.svcs.AgentAuth.AuthResize(b.ctx, id, cols, rows)
 }
 
 // CloseAuth is AgentAuth.CloseAuth (DELETE /v1/auth-sessions/{id}).
 func (b *Bindings) CloseAuth(id string) error {
-	if b.auth == nil {
-		return errNoAgentAuth
+	if b.svcs.AgentAuth == nil {
+		return hub.ErrNoAgentAuth
 	}
-	return b.auth.CloseAuth(b.ctx, id)
+	return b.svcs.AgentAuth.CloseAuth(b.ctx, id)
 }

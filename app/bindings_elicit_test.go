@@ -17,7 +17,7 @@ import (
 func TestBindingsElicitations(t *testing.T) {
 	_, _, h, dir := bindingsHub(t)
 	op := &opener{recorder: newRecorder()}
-	b := NewBindings(context.Background(), h.engine, op, nil)
+	b := NewBindings(context.Background(), h.engine.Services(), op, nil)
 	t.Cleanup(b.stop)
 	th, err := b.CreateThread(hub.CreateThreadRequest{Agent: "fake", Cwd: dir})
 	if err != nil {

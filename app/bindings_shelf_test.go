@@ -37,7 +37,7 @@ func (o *opener) OpenURL(u string) error {
 func TestBindingsShelf(t *testing.T) {
 	_, _, h, dir := bindingsHub(t)
 	op := &opener{recorder: newRecorder()}
-	b := NewBindings(context.Background(), h.engine, op, nil)
+	b := NewBindings(context.Background(), h.engine.Services(), op, nil)
 	t.Cleanup(b.stop)
 	th, err := b.CreateThread(hub.CreateThreadRequest{Agent: "fake", Cwd: dir, Title: "Kept"})
 	if err != nil {

@@ -92,7 +92,7 @@ func bindingsHub(t *testing.T) (*Bindings, *recorder, *runningHub, string) {
 		t.Fatal(err)
 	}
 	rec := newRecorder()
-	b := NewBindings(context.Background(), h.engine, rec, nil)
+	b := NewBindings(context.Background(), h.engine.Services(), rec, nil)
 	t.Cleanup(func() {
 		b.stop()
 		h.stop(context.Background())
@@ -434,7 +434,7 @@ func TestBindingsResync(t *testing.T) {
 		{Type: hub.EventResync, At: at, Payload: json.RawMessage(`{}`)},
 	}}
 	rec := newRecorder()
-	b := NewBindings(context.Background(), svc, rec, nil)
+	b := NewBindings(context.Background(), hub.Services{Service: svc}, rec, nil)
 	if err := b.Subscribe(0); err != nil {
 		t.Fatal(err)
 	}

@@ -4,13 +4,13 @@ import (
 	"github.com/switchboard-hub/switchboard/hub"
 )
 
-// usageOf is the service's ledger (the engine implements it).
+// usageOf is hub.Services.Usage, the ledger (NOT_FOUND when the hub has
+// none).
 func (b *Bindings) usageOf() (hub.UsageService, error) {
-	us, ok := b.svc.(hub.UsageService)
-	if !ok {
-		return nil, hub.Errorf(hub.CodeNotFound, "usage is not available")
+	if b.svcs.Usage == nil {
+		return nil, hub.ErrNoUsage
 	}
-	return us, nil
+	return b.svcs.Usage, nil
 }
 
 // GetUsage is UsageService.Usage (GET /v1/usage?by&from&to&tz&threadId&limit&cursor),

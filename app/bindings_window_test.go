@@ -40,7 +40,7 @@ func TestChooseFolder(t *testing.T) {
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
-			b := NewBindings(context.Background(), nil, tc.emit, nil)
+			b := NewBindings(context.Background(), hub.Services{}, tc.emit, nil)
 			got, err := b.ChooseFolder("Folder for the new thread")
 			if got != tc.want || hub.ErrorCode(err) != tc.wantCode {
 				t.Fatalf("ChooseFolder = %q, %v; want %q, code %q", got, err, tc.want, tc.wantCode)

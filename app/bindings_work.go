@@ -3,17 +3,14 @@ package app
 import "github.com/switchboard-hub/switchboard/hub"
 
 // The window's worktree, review and checkpoint bindings (issue 19): one
-// call each of the Service's hub.WorkService, as the window (NOT_FOUND
-// when the Service has none).
-
-var errNoWork = hub.Errorf(hub.CodeNotFound, "worktrees and checkpoints are not available")
+// call each of hub.Services.Work, as the window (NOT_FOUND when the hub
+// has none).
 
 func (b *Bindings) work() (hub.WorkService, error) {
-	ws, ok := b.svc.(hub.WorkService)
-	if !ok {
-		return nil, errNoWork
+	if b.svcs.Work == nil {
+		return nil, hub.ErrNoWork
 	}
-	return ws, nil
+	return b.svcs.Work, nil
 }
 
 // DeleteThreadWith is WorkService.DeleteThreadWith (DELETE

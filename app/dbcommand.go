@@ -7,6 +7,7 @@ import (
 	"os"
 	"path/filepath"
 
+	"github.com/switchboard-hub/switchboard/app/datadir"
 	"github.com/switchboard-hub/switchboard/store"
 )
 
@@ -31,13 +32,13 @@ func runDBCommand(ctx context.Context, e *env, args []string) error {
 	if err := o.resolve(); err != nil {
 		return err
 	}
-	path := filepath.Join(o.DataDir, databaseFile)
+	path := filepath.Join(o.DataDir, datadir.DatabaseFile)
 	if _, err := os.Stat(path); err != nil {
 		return fmt.Errorf("no database at %s: %w", path, err)
 	}
 	before := dbSize(path)
-	unlock, err := lockDataDir(o.DataDir)
-	running := errors.Is(err, errHubRunning)
+	unlock, err := datadir.Lock(o.DataDir)
+	running := errors.Is(err, datadir.ErrHubRunning)
 	if err != nil && !running {
 		return err
 	}

@@ -19,13 +19,15 @@ import (
 // The dependency direction of DESIGN.md, read off `go list -deps`:
 //
 //	app → anything;  hub → nothing internal;  hub/engine → hub, acp,
-//	hub/redact, hub/policy, hub/gitwork;  hub/redact → nothing internal;
-//	hub/gitwork → nothing internal;
+//	hub/redact, hub/policy, hub/gitwork, hub/eventbus;  hub/eventbus → hub;
+//	hub/redact → nothing internal;  hub/gitwork → nothing internal;
 //	hub/policy → hub;
 //	hub/httpapi → hub;  hub/client → hub;  store → hub;
 //	acp → nothing internal;  tray → hub, hub/client;
 //	app/editorbridge → hub, hub/client, acp;  app/config → hub, acp,
-//	hub/engine, hub/policy;  viper and fsnotify imported by app/config alone.
+//	hub/engine, hub/policy;  hub/agentsetup → hub, acp, acp/install (and
+//	imported by app alone);  app/datadir → hub;  tray/autostart → nothing
+//	internal;  viper and fsnotify imported by app/config alone.
 //
 // Internal edges are checked on each package's direct imports (a package may
 // reach further through an allowed edge: store → hub → acp is fine); GUI
@@ -50,8 +52,13 @@ type rule struct {
 var configLibs = []string{"github.com/spf13/viper", "github.com/fsnotify/fsnotify"}
 
 var rules = []rule{
-	{dir: "hub", skip: []string{"hub/httpapi", "hub/engine", "hub/client", "hub/redact", "hub/policy", "hub/gitwork"}, forbid: []string{"net/http"}},
-	{dir: "hub/engine", allow: []string{"hub", "acp", "hub/redact", "hub/policy", "hub/gitwork"}, forbid: []string{"net/http"}},
+	{dir: "hub", skip: []string{"hub/httpapi", "hub/engine", "hub/client", "hub/redact", "hub/policy", "hub/gitwork", "hub/agentsetup", "hub/eventbus"}, forbid: []string{"net/http"}},
+	// Agent installs and sign-in, beside the engine: never the app, the
+	// tray, the store or a GUI (guiRules); what it needs of the running
+	// hub comes as values and funcs.
+	{dir: "hub/agentsetup", allow: []string{"hub", "acp", "acp/install"}, forbid: []string{"net/http"}},
+	{dir: "hub/engine", allow: []string{"hub", "acp", "hub/redact", "hub/policy", "hub/gitwork", "hub/eventbus"}, forbid: []string{"net/http"}},
+	{dir: "hub/eventbus", allow: []string{"hub"}, forbid: []string{"net/http"}},
 	{dir: "hub/gitwork", forbid: []string{"net/http"}},
 	{dir: "hub/redact", forbid: []string{"net/http"}},
 	{dir: "hub/policy", allow: []string{"hub"}, forbid: []string{"net/http", "os"}},
@@ -62,7 +69,8 @@ var rules = []rule{
 	{dir: "tray", allow: []string{"hub", "hub/client"}},
 	{dir: "app/editorbridge", allow: []string{"hub", "hub/client", "acp"}, forbid: configLibs},
 	{dir: "app/config", allow: []string{"hub", "acp", "hub/engine", "hub/policy"}},
-	{dir: "app", skip: []string{"app/editorbridge", "app/config"}, allow: []string{"..."}, forbid: configLibs},
+	{dir: "app/datadir", allow: []string{"hub"}, forbid: configLibs},
+	{dir: "app", skip: []string{"app/editorbridge", "app/config", "app/datadir"}, allow: []string{"..."}, forbid: configLibs},
 }
 
 // requires: packages that must import another (directly): the one API
@@ -70,6 +78,16 @@ var rules = []rule{
 var requires = []struct{ pkg, imports, why string }{
 	{"tray", "hub/client", "the tray calls the API through hub/client"},
 	{"app/editorbridge", "hub/client", "the editor bridge calls the API through hub/client"},
+}
+
+// importers: packages only the named ones may import (directly): the
+// composition root wires them, no other package reaches them.
+var importers = []struct {
+	pkg string
+	by  []string // packages, or subtrees as "dir/..."
+	why string
+}{
+	{"hub/agentsetup", []string{"app"}, "agent installs and sign-in are wired by app alone: a hub package takes them through hub.Services"},
 }
 
 // guiRules: which packages may depend, even indirectly, on each GUI or
@@ -159,6 +177,11 @@ func checkDependencies(pkgs []listedPackage) []string {
 				case !isInternal && matchesAny(imp, r.forbid):
 					bad = append(bad, fmt.Sprintf("%s imports %s, which %s must not", rel, imp, r.dir))
 				}
+			}
+		}
+		for _, q := range importers {
+			if slices.Contains(p.Imports, module+"/"+q.pkg) && !matchesAny(rel, q.by) {
+				bad = append(bad, fmt.Sprintf("%s imports %s: %s", displayName(rel), q.pkg, q.why))
 			}
 		}
 		for _, q := range requires {
@@ -252,7 +275,7 @@ func TestCheckDependencies(t *testing.T) {
 	viper, fsnotify := "github.com/spf13/viper", "github.com/fsnotify/fsnotify"
 	clean := []listedPackage{
 		{ImportPath: module, Imports: []string{m("app")}, Deps: []string{"github.com/wailsapp/wails/v2", viper}},
-		{ImportPath: m("app"), Imports: []string{m("hub"), m("store"), m("acp"), m("hub/httpapi"), m("app/config"), m("app/editorbridge")}, Deps: []string{"github.com/wailsapp/wails/v2", viper, fsnotify}},
+		{ImportPath: m("app"), Imports: []string{m("hub"), m("store"), m("acp"), m("hub/httpapi"), m("app/config"), m("app/editorbridge"), m("hub/agentsetup"), m("app/datadir")}, Deps: []string{"github.com/wailsapp/wails/v2", viper, fsnotify}},
 		{ImportPath: m("app/config"), Imports: []string{m("hub"), m("acp"), m("hub/engine"), viper, fsnotify}, Deps: []string{viper, fsnotify}},
 		{ImportPath: m("app/editorbridge"), Imports: []string{m("hub"), m("hub/client"), m("acp")}},
 		{ImportPath: m("hub"), Imports: []string{"context"}},
@@ -264,6 +287,8 @@ func TestCheckDependencies(t *testing.T) {
 		{ImportPath: m("acp/acptest"), Imports: []string{m("acp")}},
 		{ImportPath: m("tray"), Imports: []string{m("tray/icon"), m("hub"), m("hub/client")}, Deps: []string{"github.com/getlantern/systray"}},
 		{ImportPath: m("tray/cmd/switchboard-tray"), Imports: []string{m("tray")}, Deps: []string{"github.com/getlantern/systray"}},
+		{ImportPath: m("hub/agentsetup"), Imports: []string{m("hub"), m("acp"), m("acp/install"), "github.com/creack/pty"}},
+		{ImportPath: m("app/datadir"), Imports: []string{m("hub"), "os"}},
 	}
 	if bad := checkDependencies(clean); len(bad) > 0 {
 		t.Fatalf("clean graph reported: %q", bad)
@@ -297,6 +322,12 @@ func TestCheckDependencies(t *testing.T) {
 		{"engine to fsnotify", listedPackage{ImportPath: m("hub/engine"), Deps: []string{fsnotify}}, "hub/engine depends on github.com/fsnotify/fsnotify"},
 		{"app to systray", listedPackage{ImportPath: m("app"), Deps: []string{"github.com/getlantern/systray"}}, "app depends on github.com/getlantern"},
 		{"main to systray", listedPackage{ImportPath: module, Deps: []string{"github.com/getlantern/systray"}}, "main depends on github.com/getlantern"},
+		{"agentsetup to app", listedPackage{ImportPath: m("hub/agentsetup"), Imports: []string{m("app")}}, "hub/agentsetup imports app"},
+		{"agentsetup to store", listedPackage{ImportPath: m("hub/agentsetup"), Imports: []string{m("store")}}, "hub/agentsetup imports store"},
+		{"agentsetup to tray", listedPackage{ImportPath: m("hub/agentsetup"), Imports: []string{m("tray")}}, "hub/agentsetup imports tray"},
+		{"agentsetup to wails", listedPackage{ImportPath: m("hub/agentsetup"), Deps: []string{"github.com/wailsapp/wails/v2"}}, "hub/agentsetup depends on github.com/wailsapp"},
+		{"main to agentsetup", listedPackage{ImportPath: module, Imports: []string{m("app"), m("hub/agentsetup")}}, "main imports hub/agentsetup: agent installs and sign-in are wired by app alone"},
+		{"datadir to store", listedPackage{ImportPath: m("app/datadir"), Imports: []string{m("store")}}, "app/datadir imports store"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

@@ -21,6 +21,7 @@ import (
 	wailsruntime "github.com/wailsapp/wails/v2/pkg/runtime"
 
 	"github.com/switchboard-hub/switchboard/app/config"
+	"github.com/switchboard-hub/switchboard/app/datadir"
 )
 
 // WindowTitle is the desktop window's title.
@@ -50,7 +51,7 @@ func runDesktop(ctx context.Context, e *env, o Options) (err error) {
 	}
 	o.window = true
 	h, err := startHub(ctx, e, o)
-	if errors.Is(err, errHubRunning) {
+	if errors.Is(err, datadir.ErrHubRunning) {
 		if ferr := focusRunning(o.DataDir); ferr == nil {
 			fmt.Fprintln(e.stdio.Err, "switchboard: Switchboard is already running on this data dir: showed its window")
 			return nil
@@ -133,7 +134,7 @@ func (w *window) attach(h *runningHub) {
 	w.log = h.log
 	w.config = h.currentConfig
 	b := w.boundBindings() // the one Wails binds: options ran before the hub
-	b.svc, b.log, b.settings, b.installer, b.auth = h.engine, h.log, h.settingsService(), h.installs, h.auth
+	b.svc, b.svcs, b.log = h.services.Service, h.services, h.log
 	b.liveEventBytes = func() int { return h.currentConfig().Limits.LiveEventBytes }
 	b.signIn = func(next string) (string, error) {
 		l, err := h.http.NewSignInLink(next)

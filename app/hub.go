@@ -18,14 +18,14 @@ import (
 
 	"github.com/switchboard-hub/switchboard/acp"
 	"github.com/switchboard-hub/switchboard/app/config"
+	"github.com/switchboard-hub/switchboard/app/datadir"
 	"github.com/switchboard-hub/switchboard/hub"
+	"github.com/switchboard-hub/switchboard/hub/agentsetup"
 	"github.com/switchboard-hub/switchboard/hub/engine"
 	"github.com/switchboard-hub/switchboard/hub/httpapi"
 	"github.com/switchboard-hub/switchboard/hub/redact"
 	"github.com/switchboard-hub/switchboard/store"
 )
-
-var errHubRunning = errors.New("another Switchboard hub is already running on this data dir")
 
 // runningHub is the hub of one process: store, engine and HTTP API, as the
 // headless `serve` and the desktop app both run it.
@@ -39,9 +39,12 @@ type runningHub struct {
 	token      string
 	db         *store.DB
 	engine     *engine.Engine
-	http       *httpapi.Server
-	unlock     func()
-	served     chan error
+	// services is what the adapters take (the API, the window's
+	// bindings): the engine's and those beside it.
+	services hub.Services
+	http     *httpapi.Server
+	unlock   func()
+	served   chan error
 	// quit is closed when a client asks the hub to shut down
 	// (POST /v1/shutdown); whoever runs the hub then stops it.
 	quit     chan struct{}
@@ -50,10 +53,10 @@ type runningHub struct {
 	live     atomic.Pointer[config.Config] // the config applied last
 	watcher  *config.Watcher               // set before the API serves; not started when live reload is off
 	errHook  atomic.Pointer[func(error)]
-	applyMu  sync.Mutex     // serialises applyConfig
-	override bool           // --listen was given: the file's listen is not used
-	installs *agentInstalls // agents installed into <data-dir>/agents (agents.go)
-	auth     *agentAuth     // sign-in sessions (signin.go)
+	applyMu  sync.Mutex           // serialises applyConfig
+	override bool                 // --listen was given: the file's listen is not used
+	installs *agentsetup.Installs // agents installed into <data-dir>/agents
+	auth     *agentsetup.SignIns  // agents' sign-ins
 }
 
 // startHub opens the data dir (lock, token, database), reads the config,
@@ -74,18 +77,18 @@ func startHub(ctx context.Context, e *env, o Options) (_ *runningHub, err error)
 		}
 	}()
 
-	if err := ensureDataDir(o.DataDir); err != nil {
+	if err := datadir.Ensure(o.DataDir); err != nil {
 		return nil, err
 	}
-	if h.unlock, err = lockDataDir(o.DataDir); err != nil {
-		if errors.Is(err, errHubRunning) {
-			if d, derr := readDiscovery(o.DataDir); derr == nil {
+	if h.unlock, err = datadir.Lock(o.DataDir); err != nil {
+		if errors.Is(err, datadir.ErrHubRunning) {
+			if d, derr := datadir.ReadDiscovery(o.DataDir); derr == nil {
 				return nil, fmt.Errorf("%w (pid %d, %s)", err, d.PID, d.URL)
 			}
 		}
 		return nil, err
 	}
-	if pid, ok := removeStaleDiscovery(o.DataDir); ok {
+	if pid, ok := datadir.RemoveStale(o.DataDir); ok {
 		log.Warn("removed a stale hub.json left by a hub that did not exit cleanly", "pid", pid)
 	}
 	h.configPath, err = configPath(o)
@@ -107,16 +110,25 @@ func startHub(ctx context.Context, e *env, o Options) (_ *runningHub, err error)
 	if configFolderIsHome(h.configPath) {
 		log.Warn("the config file's folder is protected from agents, and it is your home folder: agents will be refused every file in it; move the config into a folder of its own", "config", h.configPath)
 	}
-	if h.token, err = loadOrCreateToken(o.DataDir); err != nil {
+	if h.token, err = datadir.LoadOrCreateToken(o.DataDir); err != nil {
 		return nil, err
 	}
-	if h.db, err = store.Open(filepath.Join(o.DataDir, databaseFile), store.Options{Logger: log, SearchOff: !h.started.Search.Enabled}); err != nil {
+	if h.db, err = store.Open(filepath.Join(o.DataDir, datadir.DatabaseFile), store.Options{Logger: log, SearchOff: !h.started.Search.Enabled}); err != nil {
 		return nil, err
 	}
-	h.installs = newAgentInstalls(h, h.started)
-	h.auth = newAgentAuth(h)
+	h.installs = agentsetup.NewInstalls(agentsetup.Options{DataDir: o.DataDir, NPMRegistry: h.started.Install.Registry,
+		Current:   func() agentsetup.Source { return agentSource(h.currentConfig()) },
+		SetAgents: func(specs []acp.AgentSpec) { h.engine.SetAgents(specs) },
+		Announce:  func(typ string, payload any) error { return h.engine.Announce(typ, payload) },
+		Logger:    log})
+	h.auth = agentsetup.NewSignIns(agentsetup.SignInOptions{Catalogue: h.installs.Live,
+		Authenticate: func(ctx context.Context, agent, method string) error {
+			return h.engine.AuthenticateAgent(ctx, agent, method)
+		},
+		SignedIn:     func(agent string) { h.engine.SignedIn(agent) },
+		AgentOptions: supervisedAgents(log), Logger: log})
 	h.engine, err = engine.New(ctx, engine.Options{
-		Store: h.db, Logger: log, Config: h.started.EngineConfig(), Agents: h.installs.catalogue(h.started),
+		Store: h.db, Logger: log, Config: h.started.EngineConfig(), Agents: h.installs.Catalogue(agentSource(h.started)),
 		AgentOptions: supervisedAgents(log),
 		// Whatever anyone approves, an agent never reads or writes these.
 		Protected: protectedPaths(o.DataDir, h.configPath),
@@ -135,17 +147,19 @@ func startHub(ctx context.Context, e *env, o Options) (_ *runningHub, err error)
 	// The watcher exists before the API serves (PATCH /v1/settings edits
 	// the file through it) and starts after (its first check may apply).
 	h.watcher = config.NewWatcher(h.configPath, h.started, log, h.applyConfig, h.configError)
-	h.http = httpapi.New(h.engine, httpapi.Options{
+	// The hub's capabilities, one line each (hub.Services).
+	h.services = h.engine.Services()
+	h.services.Settings = h.settingsService()
+	h.services.Installer = h.installs
+	h.services.AgentAuth = h.auth
+	h.http = httpapi.New(h.services, httpapi.Options{
 		Logger: log, Token: h.token, Version: version, UI: uiHandler(e.assets.Frontend),
 		AllowedHosts: h.started.AllowedHosts, AllowedOrigins: h.started.AllowedOrigins,
 		Quit: func() { h.quitOnce.Do(func() { close(h.quit) }) },
 		// POST /v1/auth/token/rotate (`switchboard token rotate`): the
 		// hub writes the new token itself, so the file and the token in
 		// force change together.
-		RotateToken: func() (string, error) { return rotateTokenFile(o.DataDir) },
-		Settings:    h.settingsService(),
-		Installer:   h.installs,
-		AgentAuth:   h.auth,
+		RotateToken: func() (string, error) { return datadir.RotateToken(o.DataDir) },
 		Limits:      apiLimits(h.started),
 	})
 	// The port is known now (Serve sets it again): sign-in links made before
@@ -157,13 +171,13 @@ func startHub(ctx context.Context, e *env, o Options) (_ *runningHub, err error)
 	// Before hub.json: whoever finds the hub finds the entry as the
 	// config says.
 	h.syncAutostart(h.started.Tray.Autostart)
-	if err := writeDiscovery(o.DataDir, hub.Discovery{URL: h.url, PID: os.Getpid(), Version: version, Window: o.window}); err != nil {
+	if err := datadir.WriteDiscovery(o.DataDir, hub.Discovery{URL: h.url, PID: os.Getpid(), Version: version, Window: o.window}); err != nil {
 		return nil, err
 	}
-	h.installs.checkAllLatest() // in the background; npm asked at most daily
+	h.installs.CheckAllLatest() // in the background; npm asked at most daily
 	// The ACP registry's cached copy only: a client listing the agents
 	// fetches it (RefreshRegistry).
-	h.installs.loadRegistry(context.Background(), h.started, false)
+	h.installs.LoadRegistry(context.Background(), agentSource(h.started), false)
 	if err := h.watcher.Start(); err != nil {
 		// Settings edits still apply through it; hand edits wait for a
 		// restart.
@@ -201,13 +215,13 @@ func (h *runningHub) stop(ctx context.Context) error {
 		if err := h.http.Shutdown(ctx); err != nil {
 			errs = append(errs, fmt.Errorf("http: %w", err))
 		}
-		os.Remove(filepath.Join(h.dataDir, discoveryFile))
+		os.Remove(filepath.Join(h.dataDir, datadir.DiscoveryFile))
 	}
 	if h.installs != nil {
-		h.installs.stop(ctx)
+		h.installs.Stop(ctx)
 	}
 	if h.auth != nil {
-		h.auth.stop()
+		h.auth.Stop()
 	}
 	if h.engine != nil {
 		errs = append(errs, h.engine.Close(ctx))
@@ -234,10 +248,10 @@ func (h *runningHub) summary() string {
 	fmt.Fprintf(&b, "Switchboard %s\n", version)
 	fmt.Fprintf(&b, "  API        %s\n", h.url)
 	fmt.Fprintf(&b, "  data dir   %s\n", h.dataDir)
-	fmt.Fprintf(&b, "  token      %s\n", filepath.Join(h.dataDir, tokenFile))
+	fmt.Fprintf(&b, "  token      %s\n", filepath.Join(h.dataDir, datadir.TokenFile))
 	fmt.Fprintf(&b, "  config     %s\n", h.configPath)
 	var found, missing []string
-	for _, s := range h.installs.catalogue(h.currentConfig()) {
+	for _, s := range h.installs.Live() {
 		if d := acp.Detect(s); d.Available {
 			found = append(found, s.ID)
 		} else {

@@ -7,7 +7,9 @@ import (
 
 	"github.com/switchboard-hub/switchboard/app/config"
 	"github.com/switchboard-hub/switchboard/hub"
+	"github.com/switchboard-hub/switchboard/hub/agentsetup"
 	"github.com/switchboard-hub/switchboard/hub/httpapi"
+	"github.com/switchboard-hub/switchboard/tray/autostart"
 )
 
 // configPath is the config file the hub reads: --config made absolute,
@@ -26,6 +28,12 @@ func configPath(o Options) (string, error) {
 // currentConfig returns the config applied last (the file's, but for
 // listen and allowPublic, which need a restart).
 func (h *runningHub) currentConfig() config.Config { return *h.live.Load() }
+
+// agentSource is what hub/agentsetup reads of c: its catalogue and the
+// ACP registry's URL.
+func agentSource(c config.Config) agentsetup.Source {
+	return agentsetup.Source{Catalogue: c.Catalogue(), RegistryURL: c.Registry.URL}
+}
 
 // applyConfig applies a new valid config file without a restart: engine
 // limits and timeouts, the agent catalogue (a running turn keeps its
@@ -55,11 +63,11 @@ func (h *runningHub) applyConfig(from, to config.Config) {
 	}
 	to.Listen, to.AllowPublic = running.Listen, running.AllowPublic
 	h.engine.SetConfig(to.EngineConfig())
-	h.installs.setRegistry(to.Install.Registry)
+	h.installs.SetNPMRegistry(to.Install.Registry)
 	if from.Registry.URL != to.Registry.URL {
-		go h.installs.registryChanged(to)
+		go h.installs.RegistryChanged(agentSource(to))
 	}
-	h.engine.SetAgents(h.installs.catalogue(to))
+	h.engine.SetAgents(h.installs.Catalogue(agentSource(to)))
 	h.http.SetAllowed(to.AllowedHosts, to.AllowedOrigins)
 	h.http.SetLimits(apiLimits(to))
 	if from.Tray.Autostart != to.Tray.Autostart {
@@ -76,16 +84,17 @@ func (h *runningHub) applyConfig(from, to config.Config) {
 }
 
 // syncAutostart makes the user's autostart entry for the tray match
-// tray.autostart (app/autostart.go), at start and when the key changes.
+// tray.autostart (tray/autostart), at start and when the key changes.
 // A failure is logged: the hub runs on without it.
 func (h *runningHub) syncAutostart(enabled bool) {
-	did, err := applyAutostart(enabled, h.dataDir, trayProgram())
+	def, _ := defaultDataDir()
+	did, err := autostart.Apply(enabled, autostart.Target{DataDir: h.dataDir, DefaultDir: def, Tray: autostart.Program()})
 	if err != nil {
 		h.log.Warn("tray.autostart: the autostart entry was not changed", "err", err)
 		return
 	}
 	if did != "" {
-		path, _ := autostartPath()
+		path, _ := autostart.Path()
 		h.log.Info("tray.autostart: autostart entry changed", "did", did, "file", path)
 	}
 }

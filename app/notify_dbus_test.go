@@ -19,6 +19,7 @@ import (
 
 	"github.com/godbus/dbus/v5"
 
+	"github.com/switchboard-hub/switchboard/app/datadir"
 	"github.com/switchboard-hub/switchboard/hub"
 	"github.com/switchboard-hub/switchboard/hub/client"
 )
@@ -525,7 +526,7 @@ func TestNotificationsE2E(t *testing.T) {
 	if _, ok := loadWindowState(dataDir); !ok {
 		t.Errorf("no usable %s after quitting", windowFile)
 	}
-	if _, err := os.Stat(filepath.Join(dataDir, discoveryFile)); err == nil {
+	if _, err := os.Stat(filepath.Join(dataDir, datadir.DiscoveryFile)); err == nil {
 		t.Error("hub.json left behind")
 	}
 }

@@ -3,8 +3,6 @@ package app
 import (
 	"context"
 	"fmt"
-	"os/exec"
-	"runtime"
 	"strings"
 	"time"
 
@@ -89,19 +87,4 @@ func threadToOpen(args []string) string {
 
 // openBrowser hands u, a one-time sign-in link, to the desktop's browser.
 // A variable for tests.
-var openBrowser = func(u string) error {
-	var cmd *exec.Cmd
-	switch runtime.GOOS {
-	case "darwin":
-		cmd = exec.Command("open", u)
-	case "windows":
-		cmd = exec.Command("rundll32", "url.dll,FileProtocolHandler", u)
-	default:
-		cmd = exec.Command("xdg-open", u)
-	}
-	if err := cmd.Start(); err != nil {
-		return fmt.Errorf("opening the browser: %w", err)
-	}
-	go func() { _ = cmd.Wait() }()
-	return nil
-}
+var openBrowser = func(u string) error { return client.OpenBrowser(u, nil) }

@@ -3,6 +3,8 @@ package app
 import (
 	"os"
 	"path/filepath"
+
+	"github.com/switchboard-hub/switchboard/app/datadir"
 )
 
 // protectedPaths are the paths the engine never serves an agent, whatever
@@ -14,8 +16,8 @@ import (
 func protectedPaths(dataDir, configPath string) []string {
 	var out []string
 	if d, err := filepath.Abs(dataDir); err == nil {
-		db := filepath.Join(d, databaseFile)
-		out = append(out, d, filepath.Join(d, tokenFile), filepath.Join(d, discoveryFile), db, db+"-wal", db+"-shm")
+		db := filepath.Join(d, datadir.DatabaseFile)
+		out = append(out, d, filepath.Join(d, datadir.TokenFile), filepath.Join(d, datadir.DiscoveryFile), db, db+"-wal", db+"-shm")
 	}
 	if c, err := filepath.Abs(configPath); err == nil {
 		out = append(out, c, filepath.Dir(c))

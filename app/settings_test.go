@@ -399,11 +399,11 @@ func TestSettingsConcurrentPatches(t *testing.T) {
 func TestBindingsSettings(t *testing.T) {
 	config := filepath.Join(t.TempDir(), "config.yaml")
 	r := newSettingsRig(t, config, "listen: 127.0.0.1:0\n")
-	b := NewBindings(context.Background(), r.h.engine, nil, nil)
+	b := NewBindings(context.Background(), r.h.engine.Services(), nil, nil)
 	if _, err := b.GetSettings(); hub.ErrorCode(err) != hub.CodeNotFound || formatError(err) != `{"code":"NOT_FOUND","message":"settings are not available"}` {
 		t.Errorf("without settings: %v", err)
 	}
-	b.settings = r.h.settingsService()
+	b.svcs.Settings = r.h.settingsService()
 	theme := "dark"
 	s, err := b.UpdateSettings(hub.SettingsPatch{UI: &hub.UISettingsPatch{Theme: &theme}})
 	if err != nil || s.UI.Theme != "dark" {

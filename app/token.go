@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"time"
 
+	"github.com/switchboard-hub/switchboard/app/datadir"
 	"github.com/switchboard-hub/switchboard/hub/client"
 )
 
@@ -38,19 +39,19 @@ func runTokenCommand(ctx context.Context, e *env, args []string) error {
 	if err := o.resolve(); err != nil {
 		return err
 	}
-	if err := ensureDataDir(o.DataDir); err != nil {
+	if err := datadir.Ensure(o.DataDir); err != nil {
 		return err
 	}
-	unlock, err := lockDataDir(o.DataDir)
+	unlock, err := datadir.Lock(o.DataDir)
 	if err == nil {
 		defer unlock()
-		if _, err := rotateTokenFile(o.DataDir); err != nil {
+		if _, err := datadir.RotateToken(o.DataDir); err != nil {
 			return err
 		}
-		fmt.Fprintf(e.stdio.Out, "switchboard: a new token is in %s (no hub was running)\n", tokenPath(o.DataDir))
+		fmt.Fprintf(e.stdio.Out, "switchboard: a new token is in %s (no hub was running)\n", datadir.TokenPath(o.DataDir))
 		return nil
 	}
-	if !errors.Is(err, errHubRunning) {
+	if !errors.Is(err, datadir.ErrHubRunning) {
 		return err
 	}
 	c := client.New(o.DataDir, client.Options{ClientID: "switchboard-cli"})
@@ -59,6 +60,6 @@ func runTokenCommand(ctx context.Context, e *env, args []string) error {
 	if err := c.RotateToken(ctx); err != nil {
 		return fmt.Errorf("the hub running on %s did not rotate its token: %w", o.DataDir, err)
 	}
-	fmt.Fprintf(e.stdio.Out, "switchboard: the hub now uses the new token in %s; the old one is refused\n", tokenPath(o.DataDir))
+	fmt.Fprintf(e.stdio.Out, "switchboard: the hub now uses the new token in %s; the old one is refused\n", datadir.TokenPath(o.DataDir))
 	return nil
 }

@@ -11,6 +11,8 @@ import (
 	"os/exec"
 	"syscall"
 	"time"
+
+	"github.com/switchboard-hub/switchboard/tray/autostart"
 )
 
 // startTray starts the tray helper on the hub's data dir when the config
@@ -22,7 +24,7 @@ func (h *runningHub) startTray() (stop func()) {
 	if !h.currentConfig().Tray.Enabled {
 		return func() {}
 	}
-	prog := trayProgram()
+	prog := autostart.Program()
 	if prog == "" {
 		h.log.Warn("tray: switchboard-tray not found beside switchboard or on PATH; no tray icon")
 		return func() {}

@@ -7,6 +7,8 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+
+	"github.com/switchboard-hub/switchboard/app/datadir"
 )
 
 // windowFile, in the data dir, remembers the window's size and position.
@@ -40,7 +42,7 @@ func loadWindowState(dataDir string) (s windowState, ok bool) {
 	return s, true
 }
 
-// saveWindowState writes s atomically through writeFileAtomic: each save
+// saveWindowState writes s atomically through datadir.WriteFileAtomic: each save
 // has its own temporary file, so two saves at once (Quit and a signal both
 // reach OnBeforeClose) leave one whole file, never an error or a part.
 func saveWindowState(dataDir string, s windowState) error {
@@ -51,7 +53,7 @@ func saveWindowState(dataDir string, s windowState) error {
 	if err != nil {
 		return err
 	}
-	if err := writeFileAtomic(dataDir, windowFile, append(b, '\n')); err != nil {
+	if err := datadir.WriteFileAtomic(dataDir, windowFile, append(b, '\n')); err != nil {
 		return fmt.Errorf("window state: %w", err)
 	}
 	return nil

@@ -2,8 +2,9 @@ package hub
 
 import "context"
 
-// AgentAuth signs agents in (POST /v1/agents/{id}/auth). The app
-// implements it; nil in a Server without one (its routes answer 404).
+// AgentAuth signs agents in (POST /v1/agents/{id}/auth): Services.AgentAuth.
+// hub/agentsetup implements it; nil in a hub without one (its routes
+// answer 404).
 type AgentAuth interface {
 	// SignIn runs the agent's sign-in method methodID: an agent method
 	// runs ACP authenticate and answers once it succeeded (AuthSessionID

@@ -4,8 +4,8 @@ import "context"
 
 // AgentInstaller installs npm-distributed catalogue agents into the hub's
 // data dir (<data-dir>/agents/<id>), and a Node runtime for them
-// (<data-dir>/agents/node). The app implements it; nil in a Server
-// without one (its routes answer 404).
+// (<data-dir>/agents/node): Services.Installer. hub/agentsetup implements
+// it; nil in a hub without one (its routes answer 404).
 type AgentInstaller interface {
 	// InstallAgent starts installing agent id (version "": the version
 	// the catalogue pins; an update passes the registry's latest) and

@@ -67,6 +67,8 @@ type Store interface {
 
 	// ElicitationStore: the agents' questions (hub/elicitation.go).
 	ElicitationStore
+	// UsageStore: the usage ledger (hub/usage.go).
+	UsageStore
 
 	// Close flushes queued writes and closes the database.
 	Close() error

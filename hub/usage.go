@@ -199,7 +199,7 @@ type UsageFilter struct {
 	Currency string
 }
 
-// UsageStore is the ledger's storage; store/ implements it beside Store.
+// UsageStore is the ledger's storage, the part of Store that keeps it.
 type UsageStore interface {
 	// UsageRows groups the ledger's records selected by f: by is "slot"
 	// (15-minute slots, for local days), "agent", "thread", "model" or

@@ -116,8 +116,8 @@ type RestoreResult struct {
 }
 
 // WorkService is the worktree, review and checkpoint part of the hub
-// (issue 19). The engine implements it; adapters reach it by asserting
-// their Service to it. Every method checks the caller may see the thread
+// (issue 19). The engine implements it; adapters reach it as
+// Services.Work. Every method checks the caller may see the thread
 // (NOT_FOUND otherwise).
 type WorkService interface {
 	// DeleteThreadWith is DeleteThread with what to do with a worktree

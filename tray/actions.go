@@ -4,14 +4,12 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"os"
 	"os/exec"
-	"path/filepath"
-	"runtime"
 	"time"
 
 	"github.com/switchboard-hub/switchboard/hub"
 	"github.com/switchboard-hub/switchboard/hub/client"
+	"github.com/switchboard-hub/switchboard/tray/autostart"
 )
 
 // Do carries out a click's action. Errors are logged, never fatal: the
@@ -87,20 +85,9 @@ func (w *Watcher) open(ctx context.Context, threadID string) error {
 	return startApp(w.DataDir, "")
 }
 
-// openURL hands u to the desktop's browser. A variable for tests. u is a
-// one-time sign-in link at most, never the token.
-var openURL = func(u string) error {
-	var cmd *exec.Cmd
-	switch runtime.GOOS {
-	case "darwin":
-		cmd = exec.Command("open", u)
-	case "windows":
-		cmd = exec.Command("rundll32", "url.dll,FileProtocolHandler", u)
-	default:
-		cmd = exec.Command("xdg-open", u)
-	}
-	return startDetached(cmd, "opening the browser")
-}
+// openURL hands u to the desktop's browser, in childEnv. A variable for
+// tests. u is a one-time sign-in link at most, never the token.
+var openURL = func(u string) error { return client.OpenBrowser(u, childEnv) }
 
 // startApp starts the desktop app on dataDir, or, for a thread, `switchboard
 // open --data-dir DIR THREAD` (which shows it in the running app's
@@ -118,21 +105,10 @@ var startApp = func(dataDir, threadID string) error {
 
 // appBinary is the switchboard binary beside this one, else on PATH.
 func appBinary() (string, error) {
-	name := "switchboard"
-	if runtime.GOOS == "windows" {
-		name += ".exe"
+	if p := autostart.Find("switchboard"); p != "" {
+		return p, nil
 	}
-	if self, err := os.Executable(); err == nil {
-		p := filepath.Join(filepath.Dir(self), name)
-		if fi, err := os.Stat(p); err == nil && !fi.IsDir() {
-			return p, nil
-		}
-	}
-	p, err := exec.LookPath(name)
-	if err != nil {
-		return "", errors.New("cannot find the switchboard binary beside switchboard-tray or on PATH")
-	}
-	return p, nil
+	return "", errors.New("cannot find the switchboard binary beside switchboard-tray or on PATH")
 }
 
 // childEnv, when not nil, is the environment of what the tray starts:

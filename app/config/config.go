@@ -95,7 +95,7 @@ type Config struct {
 		// Enabled: the desktop app starts switchboard-tray as its child.
 		Enabled bool `mapstructure:"enabled"`
 		// Autostart: the user's autostart entry starts switchboard-tray at
-		// login (Settings → "Start the tray at login"; app/autostart.go).
+		// login (Settings → "Start the tray at login"; tray/autostart).
 		Autostart bool `mapstructure:"autostart"`
 	} `mapstructure:"tray"`
 	// Redaction replaces well-known secret formats before anything is
@@ -121,14 +121,14 @@ type Config struct {
 		// SSH_AUTH_SOCK are withheld unless named here.
 		InheritEnv []string `mapstructure:"inheritEnv"`
 	} `mapstructure:"terminals"`
-	// Install configures installing agents from npm (app/agents.go).
+	// Install configures installing agents from npm (hub/agentsetup).
 	Install struct {
 		// Registry is the npm registry to install from ("" : npm's own
 		// configuration, normally https://registry.npmjs.org/).
 		Registry string `mapstructure:"registry"`
 	} `mapstructure:"install"`
 	// Registry is the ACP registry whose agents join the catalogue
-	// (app/agents.go); default the public one (acp.PublicRegistryURL),
+	// (hub/agentsetup); default the public one (acp.PublicRegistryURL),
 	// "" leaves it out. Asked only when a client lists the agents, at
 	// most daily (ADR 0020).
 	Registry struct {

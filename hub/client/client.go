@@ -310,6 +310,12 @@ type request struct {
 // newHTTPRequest builds req for hub h with the client's headers.
 func (c *Client) newHTTPRequest(ctx context.Context, h Hub, r request) (*http.Request, error) {
 	o := c.options()
+	if as, ok := ctx.Value(callerKey{}).(*callerValue); ok { // Remote: the caller given
+		if as.ClientID != "" {
+			o.ClientID = as.ClientID
+		}
+		o.All = as.All
+	}
 	q := url.Values{}
 	for k, v := range r.query {
 		q[k] = v

@@ -34,7 +34,7 @@ var (
 // ownerAttached reports whether a stream of the thread's owner receives its
 // events, so that a client request can be answered.
 func (d *delegatingClient) ownerAttached() bool {
-	return d.e.bus.attached(d.thread.ID, d.thread.ClientID)
+	return d.e.bus.Attached(d.thread.ID, d.thread.ClientID)
 }
 
 // forward sends req to the thread's owner and decodes its result.

@@ -85,25 +85,12 @@ func (e *Engine) agentClient(rt *threadRT, thread hub.Thread) acp.Client {
 	return dc
 }
 
-// attached reports whether a subscriber of clientID receives the thread's
-// events.
-func (b *bus) attached(threadID, clientID string) bool {
-	b.mu.Lock()
-	defer b.mu.Unlock()
-	for s := range b.subs {
-		if !s.overflowed && s.filter.ClientID == clientID && (s.filter.ThreadID == "" || s.filter.ThreadID == threadID) {
-			return true
-		}
-	}
-	return false
-}
-
 // clientRequest sends the agent's request to the thread's owner and waits
 // for the answer (see the guarantees above). It returns the owner's result,
 // or an error for the agent: the owner's *acp.Error, or one of the hub's.
 func (e *Engine) clientRequest(ctx context.Context, c *threadClient, method string, params any) (json.RawMessage, error) {
 	thread := c.thread
-	if !e.bus.attached(thread.ID, thread.ClientID) {
+	if !e.bus.Attached(thread.ID, thread.ClientID) {
 		return nil, acp.NewError(acp.CodeInternalError, "switchboard: the editor of this session is not connected to serve %s", method)
 	}
 	raw, err := json.Marshal(params)
@@ -182,7 +169,7 @@ func (e *Engine) clientRequest(ctx context.Context, c *threadClient, method stri
 				return nil, acp.NewError(acp.CodeRequestCancelled, "switchboard: the turn was cancelled")
 			}
 		case <-tick.C:
-			if e.bus.attached(thread.ID, thread.ClientID) {
+			if e.bus.Attached(thread.ID, thread.ClientID) {
 				detached = 0
 				continue
 			}

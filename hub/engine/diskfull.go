@@ -49,7 +49,7 @@ func (e *Engine) announceUnstored(typ string, payload any) {
 	if err != nil {
 		return
 	}
-	e.bus.enqueue([]hub.Event{{Type: typ, At: e.now(), Payload: p}}, nil)
+	e.bus.Enqueue([]hub.Event{{Type: typ, At: e.now(), Payload: p}}, nil)
 }
 
 // retryTurnEnd stores w, the end of tr (its first commit failed with

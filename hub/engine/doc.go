@@ -2,7 +2,7 @@
 // permissions, and the ACP agent processes behind them.
 //
 // Every change is one hub.Write; its events are published to subscribers
-// (bus.go) only after the store committed it, so a client never sees an
+// (hub/eventbus) only after the store committed it, so a client never sees an
 // event that a crash could take back. A permission an agent asks for is
 // stored before anyone sees it and fails closed: a timeout, a cancelled
 // turn or a shutdown never approves it (permissions.go). New repairs what a

@@ -15,6 +15,7 @@ import (
 
 	"github.com/switchboard-hub/switchboard/acp"
 	"github.com/switchboard-hub/switchboard/hub"
+	"github.com/switchboard-hub/switchboard/hub/eventbus"
 	"github.com/switchboard-hub/switchboard/hub/policy"
 )
 
@@ -148,7 +149,7 @@ type Options struct {
 type Engine struct {
 	store      hub.Store
 	log        *slog.Logger
-	bus        *bus
+	bus        *eventbus.Bus
 	now        func() time.Time
 	afterFunc  func(time.Duration, func()) Timer
 	agentOpts  acp.AgentOptions
@@ -242,7 +243,7 @@ func New(ctx context.Context, opts Options) (*Engine, error) {
 	e := &Engine{
 		store:      opts.Store,
 		log:        opts.Logger,
-		bus:        newBus(opts.Store, last),
+		bus:        eventbus.New(opts.Store, last, 0),
 		closed:     make(chan struct{}),
 		now:        opts.Now,
 		afterFunc:  opts.AfterFunc,
@@ -427,7 +428,7 @@ func (e *Engine) submit(w *hub.Write) <-chan error {
 			done <- err
 			return
 		}
-		e.bus.enqueue(w.Events, func() { done <- nil })
+		e.bus.Enqueue(w.Events, func() { done <- nil })
 	})
 	return done
 }
@@ -451,7 +452,7 @@ func (e *Engine) commitAsync(w *hub.Write) {
 			e.log.Error("hub: storing events failed", "err", err, "events", len(w.Events))
 			return
 		}
-		e.bus.enqueue(w.Events, nil)
+		e.bus.Enqueue(w.Events, nil)
 	})
 }
 
@@ -462,7 +463,7 @@ func (e *Engine) Subscribe(ctx context.Context, c hub.Caller, threadID string, a
 			return nil, err
 		}
 	}
-	return e.bus.subscribe(hub.EventFilter{After: after, ThreadID: threadID, ClientID: c.ClientID, All: c.All}), nil
+	return e.bus.Subscribe(hub.EventFilter{After: after, ThreadID: threadID, ClientID: c.ClientID, All: c.All}), nil
 }
 
 // Announce stores and publishes a hub-wide event: one tied to no thread

@@ -92,7 +92,7 @@ func (e *Engine) commitUsage(w *hub.Write, tr *turnRT) {
 			e.log.Error("hub: storing a usage report failed", "err", err)
 			return
 		}
-		e.bus.enqueue(w.Events, nil)
+		e.bus.Enqueue(w.Events, nil)
 		for _, r := range w.Usage {
 			if r.Cost > 0 {
 				go e.checkSpending(r, tr) // not on the writer goroutine: it reads the store
@@ -143,11 +143,8 @@ func metaModel(meta map[string]json.RawMessage) string {
 	return ""
 }
 
-// usageStore is the store's ledger; nil when the store has none.
-func (e *Engine) usageStore() hub.UsageStore {
-	us, _ := e.store.(hub.UsageStore)
-	return us
-}
+// usageStore is the store's ledger (hub.Store includes it).
+func (e *Engine) usageStore() hub.UsageStore { return e.store }
 
 // Usage implements hub.UsageService.
 func (e *Engine) Usage(ctx context.Context, c hub.Caller, q hub.UsageQuery) (hub.UsageReport, error) {

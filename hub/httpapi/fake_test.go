@@ -11,12 +11,13 @@ import (
 	"time"
 
 	"github.com/switchboard-hub/switchboard/hub"
+	"github.com/switchboard-hub/switchboard/hub/eventbus"
 )
 
 // fake is a tiny working hub.Service in memory: threads in a map, turns
-// that emit events, permissions, and an event log with a fan-out after
-// hub's bus (catch-up and registration under one lock, a bounded buffer
-// per subscriber, resync when it overflows).
+// that emit events, permissions, and an event log fanned out by the hub's
+// own bus (hub/eventbus: catch-up and registration under one lock, a
+// bounded buffer per subscriber, resync when it overflows).
 //
 // A turn's input drives it: "hold …" stays running until cancelled,
 // "fail …" ends with an error event, anything else emits one
@@ -33,12 +34,11 @@ type fake struct {
 	perms            map[string]*hub.Permission
 	lastSearch       hub.SearchQuery
 	events           []hub.Event
-	subs             map[*fakeStream]struct{}
-	fail             error // returned by the next call, then cleared
+	bus              *eventbus.Bus // reads the catch-up back from events (fake.Events)
+	fail             error         // returned by the next call, then cleared
 	limitReached     bool
 	panicNext        bool // the next call panics: a stand-in for a bug
 	lastCaller       hub.Caller
-	liveBuffer       int
 	clientReqs       map[string]*fakeClientRequest // by request id (clientrequests_test.go)
 	lastCreate       hub.CreateThreadRequest
 	lastHistoryQuery hub.HistoryQuery
@@ -58,15 +58,38 @@ type fake struct {
 var _ hub.Service = (*fake)(nil)
 
 func newFake() *fake {
-	return &fake{
-		clock:      time.Date(2026, 11, 21, 6, 0, 0, 0, time.UTC),
-		threads:    make(map[string]*hub.Thread),
-		turns:      make(map[string]*hub.Turn),
-		running:    make(map[string]string),
-		perms:      make(map[string]*hub.Permission),
-		subs:       make(map[*fakeStream]struct{}),
-		liveBuffer: 1 << 16,
+	f := &fake{
+		clock:   time.Date(2026, 11, 21, 6, 0, 0, 0, time.UTC),
+		threads: make(map[string]*hub.Thread),
+		turns:   make(map[string]*hub.Turn),
+		running: make(map[string]string),
+		perms:   make(map[string]*hub.Permission),
 	}
+	f.setLiveBuffer(1 << 16)
+	return f
+}
+
+// setLiveBuffer gives the fake a new bus whose subscribers may have n live
+// events unread. Call it before anyone subscribes.
+func (f *fake) setLiveBuffer(n int) {
+	f.bus = eventbus.New(f, int64(len(f.events)), n)
+}
+
+// Events is the bus's catch-up: the log's events that filter selects.
+func (f *fake) Events(_ context.Context, filter hub.EventFilter) ([]hub.Event, error) {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	var out []hub.Event
+	for _, e := range f.events {
+		if e.Seq <= filter.After || filter.ThreadID != "" && e.ThreadID != filter.ThreadID || !filter.All && e.ClientID != filter.ClientID {
+			continue
+		}
+		out = append(out, e)
+		if len(out) == filter.Limit {
+			break
+		}
+	}
+	return out, nil
 }
 
 // failNext makes the next Service call return err.
@@ -112,8 +135,8 @@ func (f *fake) threadLocked(c hub.Caller, id string) (*hub.Thread, error) {
 	return t, nil
 }
 
-// emitLocked appends an event to the log and hands it to every matching
-// subscriber without blocking.
+// emitLocked appends an event to the log and publishes it on the bus
+// (which never blocks).
 func (f *fake) emitLocked(typ string, t *hub.Thread, turnID string, payload any) hub.Event {
 	e, err := hub.NewEvent(typ, *t, turnID, f.nowLocked(), payload)
 	if err != nil {
@@ -121,17 +144,7 @@ func (f *fake) emitLocked(typ string, t *hub.Thread, turnID string, payload any)
 	}
 	e.Seq = int64(len(f.events) + 1)
 	f.events = append(f.events, e)
-	for s := range f.subs {
-		if s.overflowed || !s.matches(e) {
-			continue
-		}
-		select {
-		case s.live <- e:
-		default:
-			s.overflowed = true
-			close(s.live)
-		}
-	}
+	f.bus.Publish([]hub.Event{e})
 	return e
 }
 
@@ -558,16 +571,8 @@ func (f *fake) DeleteRule(ctx context.Context, c hub.Caller, id string) error {
 	return nil
 }
 
-// Subscribe hands out the fake's own stream as a *hub.Subscription.
+// Subscribe is the bus's subscription, after the fake's checks.
 func (f *fake) Subscribe(ctx context.Context, c hub.Caller, threadID string, after int64) (*hub.Subscription, error) {
-	s, err := f.newStream(c, threadID, after)
-	if err != nil {
-		return nil, err
-	}
-	return hub.NewSubscription(s.out, s.Close), nil
-}
-
-func (f *fake) newStream(c hub.Caller, threadID string, after int64) (*fakeStream, error) {
 	f.mu.Lock()
 	defer f.mu.Unlock()
 	if err := f.enterLocked(c); err != nil {
@@ -578,98 +583,14 @@ func (f *fake) newStream(c hub.Caller, threadID string, after int64) (*fakeStrea
 			return nil, err
 		}
 	}
-	s := &fakeStream{f: f, c: c, threadID: threadID, live: make(chan hub.Event, f.liveBuffer), out: make(chan hub.Event), done: make(chan struct{})}
-	var backlog []hub.Event
-	if after < 0 {
-		after = int64(len(f.events))
-	}
-	for _, e := range f.events {
-		if e.Seq > after && s.matches(e) {
-			backlog = append(backlog, e)
-		}
-	}
-	f.subs[s] = struct{}{}
-	go s.run(backlog, after)
-	return s, nil
+	return f.bus.Subscribe(hub.EventFilter{After: after, ThreadID: threadID, ClientID: c.ClientID, All: c.All}), nil
 }
 
 // forceResync cuts every subscriber off as if it had fallen behind.
-func (f *fake) forceResync() {
-	f.mu.Lock()
-	defer f.mu.Unlock()
-	for s := range f.subs {
-		if !s.overflowed {
-			s.overflowed = true
-			close(s.live)
-		}
-	}
-}
+func (f *fake) forceResync() { f.bus.ResyncAll() }
 
 // openStreams counts the registered subscribers.
-func (f *fake) openStreams() int {
-	f.mu.Lock()
-	defer f.mu.Unlock()
-	return len(f.subs)
-}
-
-type fakeStream struct {
-	f          *fake
-	c          hub.Caller
-	threadID   string
-	live       chan hub.Event // written under f.mu; closed on overflow
-	overflowed bool           // guarded by f.mu
-	out        chan hub.Event
-	done       chan struct{}
-	once       sync.Once
-}
-
-func (s *fakeStream) Events() <-chan hub.Event { return s.out }
-
-func (s *fakeStream) Close() {
-	s.once.Do(func() {
-		s.f.mu.Lock()
-		delete(s.f.subs, s)
-		s.f.mu.Unlock()
-		close(s.done)
-	})
-}
-
-func (s *fakeStream) matches(e hub.Event) bool {
-	return (s.threadID == "" || e.ThreadID == s.threadID) && (s.c.All || e.ClientID == s.c.ClientID)
-}
-
-func (s *fakeStream) run(backlog []hub.Event, after int64) {
-	defer close(s.out)
-	defer s.Close()
-	send := func(e hub.Event) bool {
-		select {
-		case s.out <- e:
-			after = e.Seq
-			return true
-		case <-s.done:
-			return false
-		}
-	}
-	for _, e := range backlog {
-		if !send(e) {
-			return
-		}
-	}
-	for {
-		select {
-		case e, ok := <-s.live:
-			if !ok {
-				send(hub.Event{Type: hub.EventResync, Seq: after})
-				return
-			}
-			if e.Seq > after && !send(e) {
-				return
-			}
-		case <-s.done:
-			return
-		}
-	}
-}
+func (f *fake) openStreams() int { return f.bus.Subscribers() }
 
 // SetMode knows the modes "default" and "plan".
 func (f *fake) SetMode(ctx context.Context, c hub.Caller, threadID, modeID string) (hub.Thread, error) {

@@ -6,10 +6,6 @@ import (
 	"github.com/switchboard-hub/switchboard/hub"
 )
 
-// errNoInstaller answers the install routes of a Server without
-// Options.Installer.
-var errNoInstaller = hub.Errorf(hub.CodeNotFound, "installing agents is not available")
-
 // installRequest is the body of POST /v1/agents/{id}/install.
 type installRequest struct {
 	// Version: "" installs the version the catalogue pins; an update
@@ -25,8 +21,8 @@ type installAnswer struct {
 // installAgent is POST /v1/agents/{id}/install (extension): 202, then
 // agent_install events.
 func (s *Server) installAgent(w http.ResponseWriter, r *http.Request, _ hub.Caller) {
-	if s.installer == nil {
-		s.writeError(w, r, errNoInstaller)
+	if s.svcs.Installer == nil {
+		s.writeError(w, r, hub.ErrNoInstaller)
 		return
 	}
 	var req installRequest
@@ -35,7 +31,7 @@ func (s *Server) installAgent(w http.ResponseWriter, r *http.Request, _ hub.Call
 		return
 	}
 	id := r.PathValue("id")
-	if err := s.installer.InstallAgent(r.Context(), id, req.Version); err != nil {
+	if err := s.svcs.Installer.InstallAgent(r.Context(), id, req.Version); err != nil {
 		s.writeError(w, r, err)
 		return
 	}
@@ -44,11 +40,11 @@ func (s *Server) installAgent(w http.ResponseWriter, r *http.Request, _ hub.Call
 
 // removeAgent is DELETE /v1/agents/{id}/install (extension): 204.
 func (s *Server) removeAgent(w http.ResponseWriter, r *http.Request, _ hub.Caller) {
-	if s.installer == nil {
-		s.writeError(w, r, errNoInstaller)
+	if s.svcs.Installer == nil {
+		s.writeError(w, r, hub.ErrNoInstaller)
 		return
 	}
-	if err := s.installer.RemoveAgent(r.Context(), r.PathValue("id")); err != nil {
+	if err := s.svcs.Installer.RemoveAgent(r.Context(), r.PathValue("id")); err != nil {
 		s.writeError(w, r, err)
 		return
 	}
@@ -58,11 +54,11 @@ func (s *Server) removeAgent(w http.ResponseWriter, r *http.Request, _ hub.Calle
 // installNode is POST /v1/node/install (extension): 202, then
 // agent_install events for agent "node".
 func (s *Server) installNode(w http.ResponseWriter, r *http.Request, _ hub.Caller) {
-	if s.installer == nil {
-		s.writeError(w, r, errNoInstaller)
+	if s.svcs.Installer == nil {
+		s.writeError(w, r, hub.ErrNoInstaller)
 		return
 	}
-	if err := s.installer.InstallNode(r.Context()); err != nil {
+	if err := s.svcs.Installer.InstallNode(r.Context()); err != nil {
 		s.writeError(w, r, err)
 		return
 	}

@@ -9,16 +9,12 @@ import (
 	"github.com/switchboard-hub/switchboard/hub"
 )
 
-// errNoAgentAuth answers the sign-in routes of a Server without
-// Options.AgentAuth.
-var errNoAgentAuth = hub.Errorf(hub.CodeNotFound, "signing agents in is not available")
-
 // signInAgent is POST /v1/agents/{id}/auth {methodId} (extension): 200
 // {} once an agent method succeeded, or {authSessionId} for a terminal
 // method.
 func (s *Server) signInAgent(w http.ResponseWriter, r *http.Request, _ hub.Caller) {
-	if s.auth == nil {
-		s.writeError(w, r, errNoAgentAuth)
+	if s.svcs.AgentAuth == nil {
+		s.writeError(w, r, hub.ErrNoAgentAuth)
 		return
 	}
 	var req struct {
@@ -32,7 +28,7 @@ func (s *Server) signInAgent(w http.ResponseWriter, r *http.Request, _ hub.Calle
 		s.writeError(w, r, errorf(hub.CodeInvalidArgument, "methodId is required"))
 		return
 	}
-	res, err := s.auth.SignIn(r.Context(), r.PathValue("id"), req.MethodID)
+	res, err := s.svcs.AgentAuth.SignIn(r.Context(), r.PathValue("id"), req.MethodID)
 	if err != nil {
 		s.writeError(w, r, err)
 		return
@@ -44,11 +40,11 @@ func (s *Server) signInAgent(w http.ResponseWriter, r *http.Request, _ hub.Calle
 // terminal's output (event: output, data {"output"}), then event: exit
 // (data {"exit": code}); it ends after the exit.
 func (s *Server) authStream(w http.ResponseWriter, r *http.Request, _ hub.Caller) {
-	if s.auth == nil {
-		s.writeError(w, r, errNoAgentAuth)
+	if s.svcs.AgentAuth == nil {
+		s.writeError(w, r, hub.ErrNoAgentAuth)
 		return
 	}
-	frames, err := s.auth.WatchAuth(r.Context(), r.PathValue("id"))
+	frames, err := s.svcs.AgentAuth.WatchAuth(r.Context(), r.PathValue("id"))
 	if err != nil {
 		s.writeError(w, r, err)
 		return
@@ -96,8 +92,8 @@ func (s *Server) authStream(w http.ResponseWriter, r *http.Request, _ hub.Caller
 
 // authInput is POST /v1/auth-sessions/{id}/input {data} (extension): 204.
 func (s *Server) authInput(w http.ResponseWriter, r *http.Request, _ hub.Caller) {
-	if s.auth == nil {
-		s.writeError(w, r, errNoAgentAuth)
+	if s.svcs.AgentAuth == nil {
+		s.writeError(w, r, hub.ErrNoAgentAuth)
 		return
 	}
 	var req struct {
@@ -107,7 +103,7 @@ func (s *Server) authInput(w http.ResponseWriter, r *http.Request, _ hub.Caller)
 		s.writeError(w, r, err)
 		return
 	}
-	if err := s.auth.AuthInput(r.Context(), r.PathValue("id"), req.Data); err != nil {
+	if err := s.svcs.AgentAuth.AuthInput(r.Context(), r.PathValue("id"), req.Data); err != nil {
 		s.writeError(w, r, err)
 		return
 	}
@@ -117,8 +113,8 @@ func (s *Server) authInput(w http.ResponseWriter, r *http.Request, _ hub.Caller)
 // authResize is POST /v1/auth-sessions/{id}/resize {cols, rows}
 // (extension): 204.
 func (s *Server) authResize(w http.ResponseWriter, r *http.Request, _ hub.Caller) {
-	if s.auth == nil {
-		s.writeError(w, r, errNoAgentAuth)
+	if s.svcs.AgentAuth == nil {
+		s.writeError(w, r, hub.ErrNoAgentAuth)
 		return
 	}
 	var req struct {
@@ -129,7 +125,7 @@ func (s *Server) authResize(w http.ResponseWriter, r *http.Request, _ hub.Caller
 		s.writeError(w, r, err)
 		return
 	}
-	if err := s.auth.AuthResize(r.Context(), r.PathValue("id"), req.Cols, req.Rows); err != nil {
+	if err := s.svcs.AgentAuth.AuthResize(r.Context(), r.PathValue("id"), req.Cols, req.Rows); err != nil {
 		s.writeError(w, r, err)
 		return
 	}
@@ -138,11 +134,11 @@ func (s *Server) authResize(w http.ResponseWriter, r *http.Request, _ hub.Caller
 
 // closeAuth is DELETE /v1/auth-sessions/{id} (extension): 204.
 func (s *Server) closeAuth(w http.ResponseWriter, r *http.Request, _ hub.Caller) {
-	if s.auth == nil {
-		s.writeError(w, r, errNoAgentAuth)
+	if s.svcs.AgentAuth == nil {
+		s.writeError(w, r, hub.ErrNoAgentAuth)
 		return
 	}
-	if err := s.auth.CloseAuth(r.Context(), r.PathValue("id")); err != nil {
+	if err := s.svcs.AgentAuth.CloseAuth(r.Context(), r.PathValue("id")); err != nil {
 		s.writeError(w, r, err)
 		return
 	}

@@ -11,17 +11,13 @@ type settingsAnswer struct {
 	Settings hub.Settings `json:"settings"`
 }
 
-// errNoSettings answers the settings routes of a Server without
-// Options.Settings.
-var errNoSettings = hub.Errorf(hub.CodeNotFound, "settings are not available")
-
 // getSettings is GET /v1/settings (extension).
 func (s *Server) getSettings(w http.ResponseWriter, r *http.Request, _ hub.Caller) {
-	if s.settings == nil {
-		s.writeError(w, r, errNoSettings)
+	if s.svcs.Settings == nil {
+		s.writeError(w, r, hub.ErrNoSettings)
 		return
 	}
-	st, err := s.settings.Settings(r.Context())
+	st, err := s.svcs.Settings.Settings(r.Context())
 	if err != nil {
 		s.writeError(w, r, err)
 		return
@@ -34,8 +30,8 @@ func (s *Server) getSettings(w http.ResponseWriter, r *http.Request, _ hub.Calle
 // naming the field (details.field) for an invalid patch, which changes
 // nothing.
 func (s *Server) updateSettings(w http.ResponseWriter, r *http.Request, _ hub.Caller) {
-	if s.settings == nil {
-		s.writeError(w, r, errNoSettings)
+	if s.svcs.Settings == nil {
+		s.writeError(w, r, hub.ErrNoSettings)
 		return
 	}
 	var p hub.SettingsPatch
@@ -43,7 +39,7 @@ func (s *Server) updateSettings(w http.ResponseWriter, r *http.Request, _ hub.Ca
 		s.writeError(w, r, err)
 		return
 	}
-	st, err := s.settings.UpdateSettings(r.Context(), p)
+	st, err := s.svcs.Settings.UpdateSettings(r.Context(), p)
 	if err != nil {
 		s.writeError(w, r, err)
 		return

@@ -91,8 +91,8 @@ func (f *fakeSettings) lastPatch(t *testing.T) hub.SettingsPatch {
 	return f.patches[len(f.patches)-1]
 }
 
-func withSettings(s hub.SettingsService) func(*Options) {
-	return func(o *Options) { o.Settings = s }
+func withSettings(s hub.SettingsService) func(*hub.Services) {
+	return func(svcs *hub.Services) { svcs.Settings = s }
 }
 
 // settingsReply is the wire form of a settings answer or an error.

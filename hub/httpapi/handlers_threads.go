@@ -91,9 +91,9 @@ func (s *Server) listAgents(w http.ResponseWriter, r *http.Request, _ hub.Caller
 		return
 	}
 	ans := agentsAnswer{Agents: nonNil(agents)}
-	if s.installer != nil {
-		s.installer.RefreshRegistry() // in the background: a later listing shows what it brings
-		st := s.installer.Node(r.Context())
+	if s.svcs.Installer != nil {
+		s.svcs.Installer.RefreshRegistry() // in the background: a later listing shows what it brings
+		st := s.svcs.Installer.Node(r.Context())
 		ans.Node = &st
 	}
 	s.writeJSON(w, r, http.StatusOK, ans)
@@ -167,7 +167,7 @@ func (s *Server) patchThread(w http.ResponseWriter, r *http.Request, c hub.Calle
 func (s *Server) deleteThread(w http.ResponseWriter, r *http.Request, c hub.Caller) {
 	o, err := deleteOptions(r)
 	if err == nil {
-		if ws, ok := s.svc.(hub.WorkService); ok {
+		if ws := s.svcs.Work; ws != nil {
 			err = ws.DeleteThreadWith(r.Context(), c, r.PathValue("id"), o)
 		} else {
 			err = s.svc.DeleteThread(r.Context(), c, r.PathValue("id"))

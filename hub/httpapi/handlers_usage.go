@@ -6,24 +6,14 @@ import (
 	"github.com/switchboard-hub/switchboard/hub"
 )
 
-// errNoUsage answers the usage routes of a Server whose Service keeps no
-// ledger.
-var errNoUsage = hub.Errorf(hub.CodeNotFound, "usage is not available")
-
-// usageService is the Service's ledger, nil when it has none.
-func (s *Server) usageService() hub.UsageService {
-	us, _ := s.svc.(hub.UsageService)
-	return us
-}
-
 // getUsage is GET /v1/usage?by=day|agent|thread|model|turn&from=&to=&tz=&threadId=&limit=&cursor=
 // (extension): the ledger of the caller's threads (scope=all: all),
 // grouped. from and to are RFC 3339 times or local dates (YYYY-MM-DD, in
 // tz, an IANA zone, default the hub's); days are in tz.
 func (s *Server) getUsage(w http.ResponseWriter, r *http.Request, c hub.Caller) {
-	us := s.usageService()
+	us := s.svcs.Usage
 	if us == nil {
-		s.writeError(w, r, errNoUsage)
+		s.writeError(w, r, hub.ErrNoUsage)
 		return
 	}
 	q := r.URL.Query()
@@ -55,9 +45,9 @@ type overrideAnswer struct {
 // (extension): one more turn past a spent budget; decidedBy is the
 // caller's, never the body's.
 func (s *Server) overrideBudget(w http.ResponseWriter, r *http.Request, c hub.Caller) {
-	us := s.usageService()
+	us := s.svcs.Usage
 	if us == nil {
-		s.writeError(w, r, errNoUsage)
+		s.writeError(w, r, hub.ErrNoUsage)
 		return
 	}
 	var req hub.OverrideRequest

@@ -7,24 +7,21 @@ import (
 	"github.com/switchboard-hub/switchboard/hub"
 )
 
-// The worktree, review and checkpoint routes (issue 19), over the
-// Service's hub.WorkService.
+// The worktree, review and checkpoint routes (issue 19), over
+// hub.Services.Work.
 type (
 	checkpointsAnswer struct {
 		Checkpoints []hub.Checkpoint `json:"checkpoints"`
 	}
 )
 
-// errNoWork answers the work routes of a Service without hub.WorkService.
-var errNoWork = hub.Errorf(hub.CodeNotFound, "worktrees and checkpoints are not available")
-
-// work returns the Service's hub.WorkService, or answers 404.
+// work returns hub.Services.Work, or answers 404 (hub.ErrNoWork).
 func (s *Server) work(w http.ResponseWriter, r *http.Request) (hub.WorkService, bool) {
-	ws, ok := s.svc.(hub.WorkService)
-	if !ok {
-		s.writeError(w, r, errNoWork)
+	ws := s.svcs.Work
+	if ws == nil {
+		s.writeError(w, r, hub.ErrNoWork)
 	}
-	return ws, ok
+	return ws, ws != nil
 }
 
 // deleteOptions reads DELETE /v1/threads/{id}'s ?discard=true and

@@ -15,6 +15,8 @@ import (
 	"sync"
 	"testing"
 	"time"
+
+	"github.com/switchboard-hub/switchboard/hub"
 )
 
 const testToken = "5f0c6e1a9b2d4c8e7f3a1b0c9d8e7f6a5b4c3d2e1f0a9b8c7d6e5f4a3b2c1d0e"
@@ -31,9 +33,13 @@ type harness struct {
 	logs   *lockedBuffer
 }
 
-func newHarness(t testing.TB, mod ...func(*Options)) *harness {
+// newHarness starts a Server over the fake; each mod is a func(*Options)
+// or a func(*hub.Services) (the fake is the Service, no other capability
+// is there unless a mod adds it).
+func newHarness(t testing.TB, mod ...any) *harness {
 	t.Helper()
 	h := &harness{t: t, fake: newFake(), logs: &lockedBuffer{}}
+	svcs := hub.Services{Service: h.fake}
 	opts := Options{
 		Token:        testToken,
 		Version:      "1.2.3-test",
@@ -41,9 +47,16 @@ func newHarness(t testing.TB, mod ...func(*Options)) *harness {
 		PingInterval: time.Hour,
 	}
 	for _, m := range mod {
-		m(&opts)
+		switch m := m.(type) {
+		case func(*Options):
+			m(&opts)
+		case func(*hub.Services):
+			m(&svcs)
+		default:
+			t.Fatalf("newHarness: a mod is a %T", m)
+		}
 	}
-	h.srv = New(h.fake, opts)
+	h.srv = New(svcs, opts)
 	h.ts = httptest.NewUnstartedServer(h.srv)
 	l, err := net.Listen("tcp4", "127.0.0.1:0")
 	if err != nil {
@@ -289,14 +302,17 @@ func (l *lockedBuffer) String() string {
 	return l.b.String()
 }
 
-// waitFor polls cond for up to 5s.
+// waitFor checks cond every 5 ms until it holds, for up to 5 s.
 func waitFor(t testing.TB, what string, cond func() bool) {
 	t.Helper()
-	deadline := time.Now().Add(5 * time.Second)
+	tick := time.NewTicker(5 * time.Millisecond)
+	defer tick.Stop()
+	deadline := time.After(5 * time.Second)
 	for !cond() {
-		if time.Now().After(deadline) {
+		select {
+		case <-tick.C:
+		case <-deadline:
 			t.Fatalf("timed out waiting for %s", what)
 		}
-		time.Sleep(5 * time.Millisecond)
 	}
 }

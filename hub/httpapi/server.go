@@ -85,14 +85,6 @@ type Options struct {
 	// POST /v1/shutdown: the process that runs the hub shuts it down
 	// gracefully. Nil answers that endpoint UPSTREAM_UNAVAILABLE.
 	Quit func()
-	// Settings serves GET and PATCH /v1/settings (the settings page). Nil
-	// answers them 404 NOT_FOUND "settings are not available".
-	Settings hub.SettingsService
-	// Installer serves the agent install routes and the node status of
-	// GET /v1/agents. Nil answers them 404.
-	Installer hub.AgentInstaller
-	// AgentAuth serves the sign-in routes. Nil answers them 404.
-	AgentAuth hub.AgentAuth
 	// Limits bound the streams per client and the size of an event sent
 	// whole on a stream (zero fields: the defaults); SetLimits changes
 	// them later.
@@ -101,11 +93,12 @@ type Options struct {
 	maxBody int64 // the body limit; 0 is MaxBodyBytes (tests lower it)
 }
 
-// Server is the HTTP/SSE API over one hub.Service. It is an http.Handler;
+// Server is the HTTP/SSE API over one hub.Services. It is an http.Handler;
 // Serve and Shutdown run it on a listener with sane timeouts. It is safe
 // for concurrent use.
 type Server struct {
-	svc       hub.Service
+	svc       hub.Service  // svcs.Service
+	svcs      hub.Services // the capabilities: a nil one answers its routes NOT_FOUND
 	subscribe func(ctx context.Context, c hub.Caller, threadID string, after int64) (eventStream, error)
 	log       *slog.Logger
 	tok       atomic.Pointer[tokenGen]
@@ -121,9 +114,6 @@ type Server struct {
 	handler   http.Handler
 	quit      func()
 	quitOnce  sync.Once
-	settings  hub.SettingsService
-	installer hub.AgentInstaller
-	auth      hub.AgentAuth
 
 	port    atomic.Int64
 	allow   atomic.Pointer[allowList]
@@ -140,9 +130,11 @@ type Server struct {
 	closed bool
 }
 
-// New returns a Server for svc. It panics only on a programming error in
-// the route table.
-func New(svc hub.Service, opts Options) *Server {
+// New returns a Server for svcs: svcs.Service is required; each other
+// capability that is nil answers its routes 404 NOT_FOUND with its
+// hub.ErrNo… error (GET /v1/agents then has no node). It panics only on a
+// programming error in the route table.
+func New(svcs hub.Services, opts Options) *Server {
 	if opts.Logger == nil {
 		opts.Logger = slog.New(slog.DiscardHandler)
 	}
@@ -168,24 +160,22 @@ func New(svc hub.Service, opts Options) *Server {
 		opts.maxBody = MaxBodyBytes
 	}
 	s := &Server{
-		svc:       svc,
-		log:       opts.Logger,
-		version:   opts.Version,
-		ui:        opts.UI,
-		ping:      opts.PingInterval,
-		now:       opts.Now,
-		sessions:  newSessions(opts.SessionIdle, opts.SessionMax),
-		codes:     newCodes(opts.CodeTTL),
-		rotate:    opts.RotateToken,
-		quit:      opts.Quit,
-		settings:  opts.Settings,
-		installer: opts.Installer,
-		auth:      opts.AgentAuth,
-		maxBody:   opts.maxBody,
-		closing:   make(chan struct{}),
+		svc:      svcs.Service,
+		svcs:     svcs,
+		log:      opts.Logger,
+		version:  opts.Version,
+		ui:       opts.UI,
+		ping:     opts.PingInterval,
+		now:      opts.Now,
+		sessions: newSessions(opts.SessionIdle, opts.SessionMax),
+		codes:    newCodes(opts.CodeTTL),
+		rotate:   opts.RotateToken,
+		quit:     opts.Quit,
+		maxBody:  opts.maxBody,
+		closing:  make(chan struct{}),
 	}
 	s.tok.Store(newTokenGen(opts.Token))
-	s.subscribe = subscriberOf(svc)
+	s.subscribe = subscriberOf(svcs.Service)
 	s.SetPort(opts.Port)
 	s.SetAllowed(opts.AllowedHosts, opts.AllowedOrigins)
 	s.SetTraySecret("")

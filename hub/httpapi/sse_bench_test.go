@@ -15,7 +15,7 @@ func BenchmarkSSEThroughput(b *testing.B) {
 	h := newHarness(b)
 	id := h.newThread("c1")
 	h.fake.mu.Lock()
-	h.fake.liveBuffer = b.N + 1
+	h.fake.setLiveBuffer(b.N + 1)
 	h.fake.mu.Unlock()
 	resp, err := h.client.Do(h.request("GET", "/v1/threads/"+id+"/events?after=-1", ""))
 	if err != nil {

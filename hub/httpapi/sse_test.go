@@ -227,7 +227,7 @@ func TestSSEManyEventsInOrder(t *testing.T) {
 
 func TestServeAndShutdownEndStreams(t *testing.T) {
 	f := newFake()
-	srv := New(f, Options{Token: testToken})
+	srv := New(hub.Services{Service: f}, Options{Token: testToken})
 	l, err := net.Listen("tcp4", "127.0.0.1:0")
 	if err != nil {
 		t.Fatal(err)
@@ -269,11 +269,12 @@ func TestServeAndShutdownEndStreams(t *testing.T) {
 // exited 1 with "http: context deadline exceeded".)
 func TestShutdownWithStalledStream(t *testing.T) {
 	f := newFake()
-	srv := New(f, Options{Token: testToken})
-	l, err := net.Listen("tcp4", "127.0.0.1:0")
+	srv := New(hub.Services{Service: f}, Options{Token: testToken})
+	tl, err := net.Listen("tcp4", "127.0.0.1:0")
 	if err != nil {
 		t.Fatal(err)
 	}
+	l := newStallListener(tl, 1<<20) // the stream's client reads nothing past 1 MiB
 	served := make(chan error, 1)
 	go func() { served <- srv.Serve(l) }()
 	c := hub.Caller{ClientID: "c1"}
@@ -310,7 +311,11 @@ func TestShutdownWithStalledStream(t *testing.T) {
 	defer healthy.Body.Close()
 	healthyEnd := make(chan error, 1)
 	go func() { _, err := io.ReadAll(healthy.Body); healthyEnd <- err }()
-	time.Sleep(200 * time.Millisecond) // the handler fills the socket and blocks
+	select { // the handler fills the socket and blocks
+	case <-l.stalled:
+	case <-time.After(10 * time.Second):
+		t.Fatal("the stalled stream's handler never blocked in Write")
+	}
 	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
 	defer cancel()
 	start := time.Now()

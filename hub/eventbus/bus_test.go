@@ -1,4 +1,4 @@
-package engine
+package eventbus
 
 import (
 	"context"
@@ -61,17 +61,17 @@ func collect(t *testing.T, s *hub.Subscription, n int) []hub.Event {
 // on, sees every event after it exactly once, in order.
 func TestBusCatchUpThenLiveNoGapNoDuplicate(t *testing.T) {
 	log := &memLog{}
-	b := newBus(log, 0)
+	b := New(log, 0, 0)
 	for i := 0; i < 2500; i++ {
-		b.publish([]hub.Event{log.append("message_delta", "t1", "c1")})
+		b.Publish([]hub.Event{log.append("message_delta", "t1", "c1")})
 	}
-	sub := b.subscribe(hub.EventFilter{After: 100, ClientID: "c1"})
+	sub := b.Subscribe(hub.EventFilter{After: 100, ClientID: "c1"})
 	defer sub.Close()
 	done := make(chan struct{})
 	go func() {
 		defer close(done)
 		for i := 0; i < 3000; i++ {
-			b.publish([]hub.Event{log.append("message_delta", "t1", "c1")})
+			b.Publish([]hub.Event{log.append("message_delta", "t1", "c1")})
 		}
 	}()
 	got := collect(t, sub, 5400)
@@ -85,14 +85,14 @@ func TestBusCatchUpThenLiveNoGapNoDuplicate(t *testing.T) {
 
 func TestBusFiltersByClientAndThread(t *testing.T) {
 	log := &memLog{}
-	b := newBus(log, 0)
-	mine := b.subscribe(hub.EventFilter{After: -1, ClientID: "c1"})
-	thread := b.subscribe(hub.EventFilter{After: -1, ClientID: "c2", ThreadID: "t3"})
-	all := b.subscribe(hub.EventFilter{After: -1, All: true})
+	b := New(log, 0, 0)
+	mine := b.Subscribe(hub.EventFilter{After: -1, ClientID: "c1"})
+	thread := b.Subscribe(hub.EventFilter{After: -1, ClientID: "c2", ThreadID: "t3"})
+	all := b.Subscribe(hub.EventFilter{After: -1, All: true})
 	defer mine.Close()
 	defer thread.Close()
 	defer all.Close()
-	b.publish([]hub.Event{log.append("x", "t1", "c1"), log.append("x", "t2", "c2"), log.append("x", "t3", "c2")})
+	b.Publish([]hub.Event{log.append("x", "t1", "c1"), log.append("x", "t2", "c2"), log.append("x", "t3", "c2")})
 	if e := collect(t, mine, 1)[0]; e.ThreadID != "t1" {
 		t.Fatalf("c1 got %+v", e)
 	}
@@ -102,7 +102,7 @@ func TestBusFiltersByClientAndThread(t *testing.T) {
 	if got := collect(t, all, 3); got[2].Seq != 3 {
 		t.Fatalf("scope=all got %+v", got)
 	}
-	b.publish([]hub.Event{log.append("x", "t9", "c9")})
+	b.Publish([]hub.Event{log.append("x", "t9", "c9")})
 	select {
 	case e := <-mine.Events():
 		t.Fatalf("c1 saw another client's event %+v", e)
@@ -114,11 +114,11 @@ func TestBusFiltersByClientAndThread(t *testing.T) {
 // never blocks on it.
 func TestBusSlowSubscriberResync(t *testing.T) {
 	log := &memLog{}
-	b := newBus(log, 0)
-	slow := b.subscribe(hub.EventFilter{After: -1, All: true})
+	b := New(log, 0, 0)
+	slow := b.Subscribe(hub.EventFilter{After: -1, All: true})
 	start := time.Now()
-	for i := 0; i < liveBuffer*2; i++ {
-		b.publish([]hub.Event{log.append("message_delta", "t1", "c1")})
+	for i := 0; i < DefaultLiveBuffer*2; i++ {
+		b.Publish([]hub.Event{log.append("message_delta", "t1", "c1")})
 	}
 	if d := time.Since(start); d > 5*time.Second {
 		t.Fatalf("publish blocked for %v", d)
@@ -129,7 +129,7 @@ func TestBusSlowSubscriberResync(t *testing.T) {
 		last = e
 		n++
 	}
-	if last.Type != hub.EventResync || n > liveBuffer+outBuffer+2 {
+	if last.Type != hub.EventResync || n > DefaultLiveBuffer+outBuffer+2 {
 		t.Fatalf("after %d events the last was %+v", n, last)
 	}
 	if last.Seq != int64(n-1) {
@@ -143,8 +143,8 @@ func TestBusSlowSubscriberResync(t *testing.T) {
 }
 
 func TestBusCloseEndsStream(t *testing.T) {
-	b := newBus(&memLog{}, 0)
-	s := b.subscribe(hub.EventFilter{After: -1, All: true})
+	b := New(&memLog{}, 0, 0)
+	s := b.Subscribe(hub.EventFilter{After: -1, All: true})
 	s.Close()
 	s.Close()
 	select {
@@ -161,21 +161,23 @@ func TestBusCloseEndsStream(t *testing.T) {
 // events before its after func runs, without the enqueuer waiting.
 func TestBusEnqueueOrder(t *testing.T) {
 	log := &memLog{}
-	b := newBus(log, 0)
-	s := b.subscribe(hub.EventFilter{After: -1, All: true})
+	b := New(log, 0, 0)
+	s := b.Subscribe(hub.EventFilter{After: -1, All: true})
 	defer s.Close()
 	const writes = 500
 	var mu sync.Mutex
 	var afters []int64 // the bus's lastSeq when each after ran
+	ran := make(chan struct{}, writes)
 	for range writes {
 		evs := []hub.Event{log.append("x", "t1", "c1"), log.append("x", "t2", "c2")}
-		b.enqueue(evs, func() {
+		b.Enqueue(evs, func() {
 			b.mu.Lock()
 			seq := b.lastSeq
 			b.mu.Unlock()
 			mu.Lock()
 			afters = append(afters, seq)
 			mu.Unlock()
+			ran <- struct{}{}
 		})
 	}
 	got := collect(t, s, 2*writes)
@@ -184,15 +186,13 @@ func TestBusEnqueueOrder(t *testing.T) {
 			t.Fatalf("event %d has seq %d: out of order", i, e.Seq)
 		}
 	}
-	deadline := time.Now().Add(10 * time.Second)
-	for {
-		mu.Lock()
-		n := len(afters)
-		mu.Unlock()
-		if n == writes || time.Now().After(deadline) {
-			break
+	timeout := time.After(10 * time.Second)
+	for n := 0; n < writes; n++ {
+		select {
+		case <-ran:
+		case <-timeout:
+			t.Fatalf("%d of %d after funcs ran", n, writes)
 		}
-		time.Sleep(time.Millisecond)
 	}
 	mu.Lock()
 	defer mu.Unlock()

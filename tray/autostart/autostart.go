@@ -1,4 +1,7 @@
-package app
+// Package autostart writes and removes the tray's login entry (config
+// tray.autostart) and finds Switchboard's programs (the tray, the app). The hub (app)
+// uses it; it imports nothing of the module.
+package autostart
 
 import (
 	"bufio"
@@ -26,15 +29,15 @@ import (
 // macOS (a LaunchAgent) and Windows (the Startup folder) are not done yet:
 // there the setting is logged as unsupported (docs/building.md).
 
-// autostartName is the entry's file name in the autostart folder.
-const autostartName = "switchboard-tray.desktop"
+// fileName is the entry's file name in the autostart folder.
+const fileName = "switchboard-tray.desktop"
 
-// autostartDataDirKey marks an entry as written by this setting, and for
+// dataDirKey marks an entry as written by this setting, and for
 // which data dir.
-const autostartDataDirKey = "X-Switchboard-DataDir"
+const dataDirKey = "X-Switchboard-DataDir"
 
-// autostartSupported reports whether this OS has freedesktop autostart.
-func autostartSupported() bool {
+// Supported reports whether this OS has freedesktop autostart.
+func Supported() bool {
 	switch runtime.GOOS {
 	case "linux", "freebsd", "openbsd", "netbsd", "dragonfly":
 		return true
@@ -42,23 +45,26 @@ func autostartSupported() bool {
 	return false
 }
 
-// autostartPath is $XDG_CONFIG_HOME/autostart/switchboard-tray.desktop,
+// Path is $XDG_CONFIG_HOME/autostart/switchboard-tray.desktop,
 // else ~/.config/autostart/switchboard-tray.desktop.
-func autostartPath() (string, error) {
+func Path() (string, error) {
 	if d := os.Getenv("XDG_CONFIG_HOME"); filepath.IsAbs(d) {
-		return filepath.Join(d, "autostart", autostartName), nil
+		return filepath.Join(d, "autostart", fileName), nil
 	}
 	home, err := os.UserHomeDir()
 	if err != nil {
 		return "", err
 	}
-	return filepath.Join(home, ".config", "autostart", autostartName), nil
+	return filepath.Join(home, ".config", "autostart", fileName), nil
 }
 
-// trayProgram finds switchboard-tray: beside this binary first (build/bin,
-// /usr/bin from the package), else on PATH. "" when there is none.
-func trayProgram() string {
-	name := "switchboard-tray"
+// Program finds switchboard-tray (Find).
+func Program() string { return Find("switchboard-tray") }
+
+// Find finds one of Switchboard's programs, name (".exe" added on
+// Windows): beside this binary first (build/bin, /usr/bin from the
+// package), else on PATH, as an absolute path. "" when there is none.
+func Find(name string) string {
 	if runtime.GOOS == "windows" {
 		name += ".exe"
 	}
@@ -77,19 +83,30 @@ func trayProgram() string {
 	return ""
 }
 
-// applyAutostart makes the autostart entry match enabled for the hub on
-// dataDir: written (or rewritten when it differs) when enabled, removed
-// when not and it is this data dir's. tray is the switchboard-tray to
-// start ("" : the one on PATH at login). It reports what it did: "written",
+// Target is the hub an entry starts the tray for.
+type Target struct {
+	// DataDir is the hub's data dir.
+	DataDir string
+	// DefaultDir is the default data dir ("": unknown): the entry passes
+	// --data-dir only for another one, so it keeps working when the
+	// environment at login differs.
+	DefaultDir string
+	// Tray is the switchboard-tray to start ("": the one on PATH at login).
+	Tray string
+}
+
+// Apply makes the autostart entry match enabled for the hub on
+// t.DataDir: written (or rewritten when it differs) when enabled, removed
+// when not and it is this data dir's. It reports what it did: "written",
 // "removed" or "" (nothing to do).
-func applyAutostart(enabled bool, dataDir, tray string) (string, error) {
-	if !autostartSupported() {
+func Apply(enabled bool, t Target) (string, error) {
+	if !Supported() {
 		if enabled {
 			return "", fmt.Errorf("tray.autostart: not supported on %s yet", runtime.GOOS)
 		}
 		return "", nil
 	}
-	path, err := autostartPath()
+	path, err := Path()
 	if err != nil {
 		return "", fmt.Errorf("tray.autostart: %w", err)
 	}
@@ -98,7 +115,7 @@ func applyAutostart(enabled bool, dataDir, tray string) (string, error) {
 		return "", fmt.Errorf("tray.autostart: %w", err)
 	}
 	if !enabled {
-		if old == nil || desktopValue(old, autostartDataDirKey) != dataDir {
+		if old == nil || desktopValue(old, dataDirKey) != t.DataDir {
 			return "", nil // none, or not ours to remove
 		}
 		if err := os.Remove(path); err != nil && !errors.Is(err, os.ErrNotExist) {
@@ -106,7 +123,7 @@ func applyAutostart(enabled bool, dataDir, tray string) (string, error) {
 		}
 		return "removed", nil
 	}
-	entry, err := autostartEntry(dataDir, tray)
+	entry, err := Entry(t)
 	if err != nil {
 		return "", err
 	}
@@ -127,11 +144,10 @@ func applyAutostart(enabled bool, dataDir, tray string) (string, error) {
 	return "written", nil
 }
 
-// autostartEntry is the desktop entry that starts tray (else
-// switchboard-tray from PATH) on dataDir. --data-dir is passed only when
-// dataDir is not the default one, so the entry keeps working when the
-// environment at login differs.
-func autostartEntry(dataDir, tray string) ([]byte, error) {
+// Entry is the desktop entry that starts t.Tray (else switchboard-tray
+// from PATH) on t.DataDir.
+func Entry(t Target) ([]byte, error) {
+	dataDir, tray := t.DataDir, t.Tray
 	if strings.ContainsAny(dataDir, "\n\r") || strings.ContainsAny(tray, "\n\r") {
 		return nil, errors.New("tray.autostart: a path with a line break cannot be written to a desktop entry")
 	}
@@ -139,7 +155,7 @@ func autostartEntry(dataDir, tray string) ([]byte, error) {
 		tray = "switchboard-tray"
 	}
 	args := []string{tray}
-	if def, err := defaultDataDir(); err != nil || filepath.Clean(def) != filepath.Clean(dataDir) {
+	if t.DefaultDir == "" || filepath.Clean(t.DefaultDir) != filepath.Clean(dataDir) {
 		args = append(args, "--data-dir", dataDir)
 	}
 	quoted := make([]string, len(args))
@@ -156,7 +172,7 @@ func autostartEntry(dataDir, tray string) ([]byte, error) {
 	b.WriteString("Terminal=false\n")
 	b.WriteString("NoDisplay=true\n")
 	b.WriteString("X-GNOME-Autostart-enabled=true\n")
-	b.WriteString(autostartDataDirKey + "=" + desktopEscape(dataDir) + "\n")
+	b.WriteString(dataDirKey + "=" + desktopEscape(dataDir) + "\n")
 	return b.Bytes(), nil
 }
 

@@ -1,17 +1,16 @@
-package app
+package agentsetup
 
 import (
 	"context"
 	"crypto/rand"
 	"encoding/hex"
 	"fmt"
+	"log/slog"
 	"os"
 	"os/exec"
-	"strings"
 	"sync"
 	"syscall"
 	"time"
-	"unicode/utf8"
 
 	"github.com/creack/pty"
 
@@ -19,14 +18,32 @@ import (
 	"github.com/switchboard-hub/switchboard/hub"
 )
 
-// agentAuth implements hub.AgentAuth for a running hub: agent methods
+// SignInOptions wire SignIns to a running hub. Every func field is
+// required.
+type SignInOptions struct {
+	// Catalogue is the live catalogue (Installs.Live).
+	Catalogue func() []acp.AgentSpec
+	// Authenticate runs an agent's own sign-in method (ACP authenticate,
+	// the engine's AuthenticateAgent).
+	Authenticate func(ctx context.Context, agentID, methodID string) error
+	// SignedIn tells the engine a terminal sign-in of agentID succeeded:
+	// it restarts the agent and retries the turn that needed it.
+	SignedIn func(agentID string)
+	// AgentOptions start the probe that lists an agent's methods (the
+	// hub's supervised agents).
+	AgentOptions acp.AgentOptions
+	Logger       *slog.Logger
+}
+
+// SignIns implements hub.AgentAuth for a running hub: agent methods
 // through the engine (ACP authenticate), terminal methods as the agent's
-// own command in a PTY here. A terminal's output lives in memory only
-// (at most authOutputMax, never stored nor logged) and goes to whoever
-// watches the session; a session is forgotten once it ended and was
-// watched, or after authSessionMax.
-type agentAuth struct {
-	h *runningHub
+// own command in a PTY here (terminal.go). A terminal's output lives in
+// memory only (at most authOutputMax, never stored nor logged) and goes to
+// whoever watches the session; a session is forgotten once it ended and
+// was watched, or after authSessionMax.
+type SignIns struct {
+	o   SignInOptions
+	log *slog.Logger
 
 	mu       sync.Mutex
 	sessions map[string]*authSession
@@ -37,30 +54,21 @@ const (
 	authSessionMax = 30 * time.Minute
 )
 
-var _ hub.AgentAuth = (*agentAuth)(nil)
+var _ hub.AgentAuth = (*SignIns)(nil)
 
-func newAgentAuth(h *runningHub) *agentAuth {
-	return &agentAuth{h: h, sessions: map[string]*authSession{}}
-}
-
-// authSession is one terminal sign-in.
-type authSession struct {
-	agent string
-	cmd   *exec.Cmd
-	tty   *os.File
-
-	mu       sync.Mutex
-	out      []byte // everything printed, capped
-	watchers map[chan hub.AuthFrame]struct{}
-	exit     *int
-	done     chan struct{}
+// NewSignIns returns the sign-ins of a hub.
+func NewSignIns(o SignInOptions) *SignIns {
+	if o.Logger == nil {
+		o.Logger = slog.New(slog.DiscardHandler)
+	}
+	return &SignIns{o: o, log: o.Logger, sessions: map[string]*authSession{}}
 }
 
 // SignIn implements hub.AgentAuth.
-func (a *agentAuth) SignIn(ctx context.Context, agentID, methodID string) (hub.SignInResult, error) {
+func (a *SignIns) SignIn(ctx context.Context, agentID, methodID string) (hub.SignInResult, error) {
 	var spec acp.AgentSpec
 	found := false
-	for _, s := range a.h.installs.catalogue(a.h.currentConfig()) {
+	for _, s := range a.o.Catalogue() {
 		if s.ID == agentID {
 			spec, found = s, true
 		}
@@ -83,7 +91,7 @@ func (a *agentAuth) SignIn(ctx context.Context, agentID, methodID string) (hub.S
 	}
 	switch m.Kind() {
 	case acp.AuthAgent:
-		return hub.SignInResult{}, a.h.engine.AuthenticateAgent(ctx, agentID, methodID)
+		return hub.SignInResult{}, a.o.Authenticate(ctx, agentID, methodID)
 	case acp.AuthTerminal:
 		id, err := a.startTerminal(spec, *m)
 		return hub.SignInResult{AuthSessionID: id}, err
@@ -92,7 +100,7 @@ func (a *agentAuth) SignIn(ctx context.Context, agentID, methodID string) (hub.S
 }
 
 // methods are the agent's sign-in methods, from a probe (initialize only).
-func (a *agentAuth) methods(ctx context.Context, spec acp.AgentSpec) ([]acp.AuthMethod, error) {
+func (a *SignIns) methods(ctx context.Context, spec acp.AgentSpec) ([]acp.AuthMethod, error) {
 	if d := acp.Detect(spec); !d.Available {
 		return nil, hub.Errorf(hub.CodeInvalidArgument, "%s is not available: %s", spec.Name, d.Reason)
 	}
@@ -100,7 +108,7 @@ func (a *agentAuth) methods(ctx context.Context, spec acp.AgentSpec) ([]acp.Auth
 	if home, err := os.UserHomeDir(); err == nil {
 		cmd.Dir = home
 	}
-	r, err := acp.Probe(ctx, cmd, supervisedAgents(a.h.log), 0)
+	r, err := acp.Probe(ctx, cmd, a.o.AgentOptions, 0)
 	if err != nil {
 		return nil, &hub.Error{Code: hub.CodeUpstreamUnavailable, Message: fmt.Sprintf("starting %s failed: %v", spec.Name, err), Err: err}
 	}
@@ -109,7 +117,7 @@ func (a *agentAuth) methods(ctx context.Context, spec acp.AgentSpec) ([]acp.Auth
 
 // startTerminal runs the agent's program with m's args (instead of its
 // ACP ones) and env in a new PTY.
-func (a *agentAuth) startTerminal(spec acp.AgentSpec, m acp.AuthMethod) (string, error) {
+func (a *SignIns) startTerminal(spec acp.AgentSpec, m acp.AuthMethod) (string, error) {
 	c := spec.Command
 	c.Args = m.Args
 	for k, v := range m.Env {
@@ -147,76 +155,16 @@ func (a *agentAuth) startTerminal(spec acp.AgentSpec, m acp.AuthMethod) (string,
 			}
 		}
 		if code == 0 {
-			a.h.engine.SignedIn(spec.ID) // restarts the agent, retries the turn that needed the sign-in
+			a.o.SignedIn(spec.ID) // restarts the agent, retries the turn that needed the sign-in
 		}
 		s.finish(code)
-		a.h.log.Info("agents: terminal sign-in ended", "agent", spec.ID, "exit", code)
+		a.log.Info("agents: terminal sign-in ended", "agent", spec.ID, "exit", code)
 		time.AfterFunc(authSessionMax, func() { a.forget(id) })
 	}()
 	return id, nil
 }
 
-// pump copies the PTY's output to the buffer and the watchers until the
-// program's side closes.
-func (s *authSession) pump() {
-	defer close(s.done)
-	buf := make([]byte, 4096)
-	var pending []byte
-	for {
-		n, err := s.tty.Read(buf)
-		if n > 0 {
-			pending = append(pending, buf[:n]...)
-			// Whole UTF-8 characters only, the rest waits for more.
-			cut := len(pending)
-			for cut > 0 && !utf8.Valid(pending[:cut]) && len(pending)-cut < 4 {
-				cut--
-			}
-			text := strings.ToValidUTF8(string(pending[:cut]), "\uFFFD")
-			pending = pending[cut:]
-			s.emit(text)
-		}
-		if err != nil {
-			if len(pending) > 0 {
-				s.emit(strings.ToValidUTF8(string(pending), "\uFFFD"))
-			}
-			return
-		}
-	}
-}
-
-func (s *authSession) emit(text string) {
-	if text == "" {
-		return
-	}
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	if len(s.out)+len(text) <= authOutputMax {
-		s.out = append(s.out, text...)
-	}
-	for w := range s.watchers {
-		select {
-		case w <- hub.AuthFrame{Output: text}:
-		default: // a watcher that does not read loses output, never blocks the program
-		}
-	}
-}
-
-func (s *authSession) finish(code int) {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	s.exit = &code
-	for w := range s.watchers {
-		select {
-		case w <- hub.AuthFrame{Exit: &code}:
-		default:
-		}
-		close(w)
-	}
-	s.watchers = nil
-	s.tty.Close()
-}
-
-func (a *agentAuth) session(id string) (*authSession, error) {
+func (a *SignIns) session(id string) (*authSession, error) {
 	a.mu.Lock()
 	defer a.mu.Unlock()
 	s, ok := a.sessions[id]
@@ -226,48 +174,23 @@ func (a *agentAuth) session(id string) (*authSession, error) {
 	return s, nil
 }
 
-func (a *agentAuth) forget(id string) {
+func (a *SignIns) forget(id string) {
 	a.mu.Lock()
 	delete(a.sessions, id)
 	a.mu.Unlock()
 }
 
 // WatchAuth implements hub.AgentAuth.
-func (a *agentAuth) WatchAuth(ctx context.Context, id string) (<-chan hub.AuthFrame, error) {
+func (a *SignIns) WatchAuth(ctx context.Context, id string) (<-chan hub.AuthFrame, error) {
 	s, err := a.session(id)
 	if err != nil {
 		return nil, err
 	}
-	ch := make(chan hub.AuthFrame, 256)
-	s.mu.Lock()
-	if len(s.out) > 0 {
-		ch <- hub.AuthFrame{Output: string(s.out)}
-	}
-	if s.exit != nil {
-		ch <- hub.AuthFrame{Exit: s.exit}
-		close(ch)
-		s.mu.Unlock()
-		return ch, nil
-	}
-	s.watchers[ch] = struct{}{}
-	s.mu.Unlock()
-	go func() {
-		select {
-		case <-ctx.Done():
-			s.mu.Lock()
-			if _, ok := s.watchers[ch]; ok {
-				delete(s.watchers, ch)
-				close(ch)
-			}
-			s.mu.Unlock()
-		case <-s.done:
-		}
-	}()
-	return ch, nil
+	return s.watch(ctx), nil
 }
 
 // AuthInput implements hub.AgentAuth.
-func (a *agentAuth) AuthInput(_ context.Context, id, data string) error {
+func (a *SignIns) AuthInput(_ context.Context, id, data string) error {
 	s, err := a.session(id)
 	if err != nil {
 		return err
@@ -283,7 +206,7 @@ func (a *agentAuth) AuthInput(_ context.Context, id, data string) error {
 }
 
 // AuthResize implements hub.AgentAuth.
-func (a *agentAuth) AuthResize(_ context.Context, id string, cols, rows int) error {
+func (a *SignIns) AuthResize(_ context.Context, id string, cols, rows int) error {
 	if cols < 1 || rows < 1 || cols > 1000 || rows > 1000 {
 		return hub.Errorf(hub.CodeInvalidArgument, "cols and rows must be between 1 and 1000")
 	}
@@ -295,7 +218,7 @@ func (a *agentAuth) AuthResize(_ context.Context, id string, cols, rows int) err
 }
 
 // CloseAuth implements hub.AgentAuth.
-func (a *agentAuth) CloseAuth(_ context.Context, id string) error {
+func (a *SignIns) CloseAuth(_ context.Context, id string) error {
 	s, err := a.session(id)
 	if err != nil {
 		return err
@@ -308,8 +231,8 @@ func (a *agentAuth) CloseAuth(_ context.Context, id string) error {
 	return nil
 }
 
-// stop kills every sign-in program (the hub is stopping).
-func (a *agentAuth) stop() {
+// Stop kills every sign-in program (the hub is stopping).
+func (a *SignIns) Stop() {
 	a.mu.Lock()
 	defer a.mu.Unlock()
 	for id, s := range a.sessions {

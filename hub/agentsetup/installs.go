@@ -1,33 +1,57 @@
-package app
+package agentsetup
 
 import (
 	"context"
 	"errors"
 	"fmt"
+	"log/slog"
 	"os"
 	"path/filepath"
-	"reflect"
 	"sync"
 	"time"
 
 	"github.com/switchboard-hub/switchboard/acp"
 	"github.com/switchboard-hub/switchboard/acp/install"
-	"github.com/switchboard-hub/switchboard/app/config"
 	"github.com/switchboard-hub/switchboard/hub"
 )
 
-// agentsDir is where the hub installs agents: <data-dir>/agents.
-const agentsDir = "agents"
+// DirName is the folder of the data dir agents are installed into:
+// <data-dir>/agents.
+const DirName = "agents"
 
-// agentInstalls implements hub.AgentInstaller for a running hub: npm
-// agents into <data-dir>/agents/<id> (acp/install), progress as
-// agent_install events, the catalogue refreshed when one is installed or
-// removed, so its command resolves there first.
-type agentInstalls struct {
-	h  *runningHub
-	in *install.Installer
+// Source is what the installs read of the config in force.
+type Source struct {
+	// Catalogue is the built-in catalogue merged with the config's agents.
+	Catalogue []acp.AgentSpec
+	// RegistryURL is registry.url, the ACP registry ("": none).
+	RegistryURL string
+}
 
-	ctx    context.Context // ends when the hub stops: installs are cancelled
+// Options wire Installs to a running hub. Every func field is required.
+type Options struct {
+	// DataDir is the hub's data dir; agents go to <DataDir>/agents.
+	DataDir string
+	// NPMRegistry is install.registry (SetNPMRegistry changes it).
+	NPMRegistry string
+	// Current is the config in force, read at each use.
+	Current func() Source
+	// SetAgents hands the engine the catalogue as installed now.
+	SetAgents func([]acp.AgentSpec)
+	// Announce emits a hub-wide event (the engine's Announce).
+	Announce func(typ string, payload any) error
+	Logger   *slog.Logger
+}
+
+// Installs implements hub.AgentInstaller for a running hub: npm agents
+// into <data-dir>/agents/<id> (acp/install), progress as agent_install
+// events, the catalogue refreshed when one is installed or removed, so its
+// command resolves there first.
+type Installs struct {
+	o   Options
+	log *slog.Logger
+	in  *install.Installer
+
+	ctx    context.Context // ends with Stop: installs are cancelled
 	cancel context.CancelFunc
 	wg     sync.WaitGroup
 
@@ -41,21 +65,22 @@ type agentInstalls struct {
 	regTried time.Time       // when RefreshRegistry last started one
 }
 
-// registryRetry is how often a listing may start a fetch of the ACP
-// registry (which asks the network only when its copy is a day old).
-const registryRetry = time.Hour
+var _ hub.AgentInstaller = (*Installs)(nil)
 
-var _ hub.AgentInstaller = (*agentInstalls)(nil)
-
-func newAgentInstalls(h *runningHub, c config.Config) *agentInstalls {
-	a := &agentInstalls{h: h, in: &install.Installer{Dir: filepath.Join(h.dataDir, agentsDir), Registry: c.Install.Registry}}
+// NewInstalls returns the installs of a hub, after sweeping what an
+// interrupted install left.
+func NewInstalls(o Options) *Installs {
+	if o.Logger == nil {
+		o.Logger = slog.New(slog.DiscardHandler)
+	}
+	a := &Installs{o: o, log: o.Logger, in: &install.Installer{Dir: filepath.Join(o.DataDir, DirName), Registry: o.NPMRegistry}}
 	a.ctx, a.cancel = context.WithCancel(context.Background())
 	a.in.Sweep() // what an interrupted install left
 	return a
 }
 
-// stop cancels running installs and waits for them (bounded by ctx).
-func (a *agentInstalls) stop(ctx context.Context) {
+// Stop cancels running installs and waits for them (bounded by ctx).
+func (a *Installs) Stop(ctx context.Context) {
 	a.cancel()
 	done := make(chan struct{})
 	go func() { a.wg.Wait(); close(done) }()
@@ -65,15 +90,15 @@ func (a *agentInstalls) stop(ctx context.Context) {
 	}
 }
 
-// setRegistry applies install.registry.
-func (a *agentInstalls) setRegistry(url string) { a.in.Registry = url }
+// SetNPMRegistry applies install.registry.
+func (a *Installs) SetNPMRegistry(url string) { a.in.Registry = url }
 
-// catalogue is c's agent catalogue with what the hub installed laid over
+// Catalogue is src's agent catalogue with what the hub installed laid over
 // it: an installed agent's command is its program under
 // <data-dir>/agents/<id>, run with the hub's own Node first on PATH when
 // it installed one; Latest is the registry's latest version last seen.
-func (a *agentInstalls) catalogue(c config.Config) []acp.AgentSpec {
-	specs := c.Catalogue()
+func (a *Installs) Catalogue(src Source) []acp.AgentSpec {
+	specs := append([]acp.AgentSpec(nil), src.Catalogue...) // src's stays as it is
 	known := map[string]bool{}
 	for _, s := range specs {
 		known[s.ID] = true
@@ -111,17 +136,18 @@ func (a *agentInstalls) catalogue(c config.Config) []acp.AgentSpec {
 	return specs
 }
 
+// Live is the catalogue of the config in force, as installed now.
+func (a *Installs) Live() []acp.AgentSpec { return a.Catalogue(a.o.Current()) }
+
 // refresh hands the engine the catalogue as installed now.
-func (a *agentInstalls) refresh() {
-	a.h.engine.SetAgents(a.catalogue(a.h.currentConfig()))
-}
+func (a *Installs) refresh() { a.o.SetAgents(a.Live()) }
 
 // spec finds agent id in the live catalogue.
-func (a *agentInstalls) spec(id string) (acp.AgentSpec, error) {
-	for _, s := range a.catalogue(a.h.currentConfig()) {
+func (a *Installs) spec(id string) (acp.AgentSpec, error) {
+	for _, s := range a.Live() {
 		if s.ID == id {
 			if s.NPM == nil {
-				return s, reasonError(hub.CodeInvalidArgument, "NOT_INSTALLABLE", fmt.Sprintf("%s is not distributed through npm: %s", s.Name, orText(s.Install, "install it yourself")))
+				return s, reasonError(hub.CodeInvalidArgument, "NOT_INSTALLABLE", notNPM(s))
 			}
 			return s, nil
 		}
@@ -129,11 +155,13 @@ func (a *agentInstalls) spec(id string) (acp.AgentSpec, error) {
 	return acp.AgentSpec{}, hub.Errorf(hub.CodeInvalidArgument, "unknown agent %q", id)
 }
 
-func orText(s, def string) string {
-	if s == "" {
-		return def
+// notNPM says that s cannot be installed here.
+func notNPM(s acp.AgentSpec) string {
+	how := s.Install
+	if how == "" {
+		how = "install it yourself"
 	}
-	return s
+	return fmt.Sprintf("%s is not distributed through npm: %s", s.Name, how)
 }
 
 // reasonError is a coded error with details.reason.
@@ -142,7 +170,7 @@ func reasonError(code, reason, msg string) error {
 }
 
 // InstallAgent implements hub.AgentInstaller.
-func (a *agentInstalls) InstallAgent(ctx context.Context, id, version string) error {
+func (a *Installs) InstallAgent(ctx context.Context, id, version string) error {
 	s, err := a.spec(id)
 	if err != nil {
 		return err
@@ -156,15 +184,19 @@ func (a *agentInstalls) InstallAgent(ctx context.Context, id, version string) er
 	if err := a.in.CheckNode(ctx, s.NPM.MinNode); err != nil {
 		return installError(err)
 	}
-	pkg := install.Package{Name: s.NPM.Package, Version: s.NPM.Version, Bin: s.NPM.Bin, MinNode: s.NPM.MinNode}
+	pkg := packageOf(s)
 	a.start(id, func(progress func(install.Progress)) (install.Installed, error) {
 		return a.in.Install(a.ctx, id, pkg, version, progress)
 	})
 	return nil
 }
 
+func packageOf(s acp.AgentSpec) install.Package {
+	return install.Package{Name: s.NPM.Package, Version: s.NPM.Version, Bin: s.NPM.Bin, MinNode: s.NPM.MinNode}
+}
+
 // InstallNode implements hub.AgentInstaller.
-func (a *agentInstalls) InstallNode(ctx context.Context) error {
+func (a *Installs) InstallNode(ctx context.Context) error {
 	if a.in.Running(install.NodeID) {
 		return reasonError(hub.CodeConflict, install.ReasonBusy, "Node is already being installed")
 	}
@@ -176,7 +208,7 @@ func (a *agentInstalls) InstallNode(ctx context.Context) error {
 
 // start runs an install in the background, announcing its progress
 // (each phase, and every 5% within one) and its end.
-func (a *agentInstalls) start(id string, run func(func(install.Progress)) (install.Installed, error)) {
+func (a *Installs) start(id string, run func(func(install.Progress)) (install.Installed, error)) {
 	a.announce(hub.AgentInstallEvent{Agent: id, Phase: "queued"})
 	a.wg.Add(1)
 	go func() {
@@ -196,14 +228,14 @@ func (a *agentInstalls) start(id string, run func(func(install.Progress)) (insta
 			var ie *install.Error
 			if errors.As(err, &ie) {
 				ev.Reason = ie.Reason
-				a.h.log.Warn("agents: install failed", "agent", id, "reason", ie.Reason, "npm", ie.Output)
+				a.log.Warn("agents: install failed", "agent", id, "reason", ie.Reason, "npm", ie.Output)
 			} else {
-				a.h.log.Warn("agents: install failed", "agent", id, "err", err)
+				a.log.Warn("agents: install failed", "agent", id, "err", err)
 			}
 			a.announce(ev)
 			return
 		}
-		a.h.log.Info("agents: installed", "agent", id, "version", inst.Version, "path", inst.Path, "took", time.Since(began).Round(time.Millisecond))
+		a.log.Info("agents: installed", "agent", id, "version", inst.Version, "path", inst.Path, "took", time.Since(began).Round(time.Millisecond))
 		a.refresh()
 		a.announce(hub.AgentInstallEvent{Agent: id, Phase: "done", Fraction: 1, Version: inst.Version})
 		if id != install.NodeID {
@@ -213,7 +245,7 @@ func (a *agentInstalls) start(id string, run func(func(install.Progress)) (insta
 }
 
 // RemoveAgent implements hub.AgentInstaller.
-func (a *agentInstalls) RemoveAgent(ctx context.Context, id string) error {
+func (a *Installs) RemoveAgent(ctx context.Context, id string) error {
 	if id != install.NodeID {
 		if _, err := a.spec(id); err != nil {
 			return err
@@ -231,7 +263,7 @@ func (a *agentInstalls) RemoveAgent(ctx context.Context, id string) error {
 // checkLatest looks up the registry's latest version of installed agent
 // id in the background (npm asked at most daily) and refreshes the
 // catalogue when it is known.
-func (a *agentInstalls) checkLatest(id string) {
+func (a *Installs) checkLatest(id string) {
 	s, err := a.spec(id)
 	if err != nil || s.Installed == nil {
 		return
@@ -240,16 +272,17 @@ func (a *agentInstalls) checkLatest(id string) {
 	go func() {
 		defer a.wg.Done()
 		if _, err := a.in.Latest(a.ctx, s.NPM.Package); err != nil {
-			a.h.log.Info("agents: checking for an update failed", "agent", id, "err", err)
+			a.log.Info("agents: checking for an update failed", "agent", id, "err", err)
 			return
 		}
 		a.refresh()
 	}()
 }
 
-// checkAllLatest runs checkLatest for every installed agent.
-func (a *agentInstalls) checkAllLatest() {
-	for _, s := range a.catalogue(a.h.currentConfig()) {
+// CheckAllLatest looks up, in the background, the registry's latest
+// version of every installed agent (npm asked at most daily).
+func (a *Installs) CheckAllLatest() {
+	for _, s := range a.Live() {
 		if s.Installed != nil {
 			a.checkLatest(s.ID)
 		}
@@ -258,7 +291,7 @@ func (a *agentInstalls) checkAllLatest() {
 
 // Node implements hub.AgentInstaller; the answer is cached for a minute
 // (it runs node --version).
-func (a *agentInstalls) Node(ctx context.Context) hub.NodeStatus {
+func (a *Installs) Node(ctx context.Context) hub.NodeStatus {
 	a.nodeMu.Lock()
 	defer a.nodeMu.Unlock()
 	if !a.nodeAt.IsZero() && time.Since(a.nodeAt) < time.Minute {
@@ -266,7 +299,7 @@ func (a *agentInstalls) Node(ctx context.Context) hub.NodeStatus {
 	}
 	st := a.in.Node(ctx)
 	req := 0
-	for _, s := range a.h.currentConfig().Catalogue() {
+	for _, s := range a.o.Current().Catalogue {
 		if s.NPM != nil && s.NPM.MinNode > req {
 			req = s.NPM.MinNode
 		}
@@ -276,15 +309,15 @@ func (a *agentInstalls) Node(ctx context.Context) hub.NodeStatus {
 	return a.node
 }
 
-func (a *agentInstalls) forgetNode() {
+func (a *Installs) forgetNode() {
 	a.nodeMu.Lock()
 	a.nodeAt = time.Time{}
 	a.nodeMu.Unlock()
 }
 
-func (a *agentInstalls) announce(ev hub.AgentInstallEvent) {
-	if err := a.h.engine.Announce(hub.EventAgentInstall, ev); err != nil {
-		a.h.log.Warn("agents: announcing install progress failed", "err", err)
+func (a *Installs) announce(ev hub.AgentInstallEvent) {
+	if err := a.o.Announce(hub.EventAgentInstall, ev); err != nil {
+		a.log.Warn("agents: announcing install progress failed", "err", err)
 	}
 }
 
@@ -302,79 +335,4 @@ func installError(err error) error {
 		code = hub.CodeInternal
 	}
 	return reasonError(code, ie.Reason, ie.Message)
-}
-
-// loadRegistry reads the ACP registry at c's registry.url — the cached
-// copy only, unless fetch (then acp/install asks the network when the
-// copy is a day old; offline, the copy) — and refreshes the catalogue;
-// "" clears it. Its agents join the catalogue under ids the catalogue and
-// config do not use.
-func (a *agentInstalls) loadRegistry(ctx context.Context, c config.Config, fetch bool) {
-	var specs []acp.AgentSpec
-	if c.Registry.URL != "" {
-		var agents []install.RegistryAgent
-		if fetch {
-			var err error
-			if agents, err = a.in.ACPRegistry(ctx, c.Registry.URL); err != nil {
-				a.h.log.Info("agents: the ACP registry was not refreshed", "url", c.Registry.URL, "err", err, "cached", len(agents))
-			}
-		} else {
-			agents, _ = a.in.CachedRegistry(c.Registry.URL)
-		}
-		builtin := map[string]bool{}
-		for _, s := range c.Catalogue() {
-			builtin[s.ID] = true
-		}
-		specs = install.RegistrySpecs(agents, func(id string) bool { return builtin[id] })
-	}
-	a.regMu.Lock()
-	changed := !reflect.DeepEqual(a.registry, specs)
-	a.registry = specs
-	a.regMu.Unlock()
-	a.refresh()
-	if fetch && changed {
-		// A listing started this fetch in the background and has been
-		// answered from the copy before it: the clients that show the
-		// agents (the window) list them again.
-		if err := a.h.engine.Announce(hub.EventAgentsChanged, map[string]string{"reason": "registry"}); err != nil {
-			a.h.log.Warn("agents: announcing the registry's agents failed", "err", err)
-		}
-	}
-}
-
-// registryChanged applies a new registry.url: its cached copy now, and
-// the next listing may fetch it at once.
-func (a *agentInstalls) registryChanged(to config.Config) {
-	a.regMu.Lock()
-	a.regTried = time.Time{}
-	a.regMu.Unlock()
-	a.loadRegistry(a.ctx, to, false)
-}
-
-// RefreshRegistry implements hub.AgentInstaller. The hub never asks the
-// ACP registry by itself (ADR 0020): at start and when registry.url
-// changes it reads only its cached copy; a client listing the agents
-// starts, in the background, at most one fetch an hour, which asks the
-// network only when the copy is a day old (acp/install.ACPRegistry) and
-// falls back on the copy offline. What it brings shows from the next
-// listing on.
-func (a *agentInstalls) RefreshRegistry() {
-	if a.h.currentConfig().Registry.URL == "" {
-		return
-	}
-	a.regMu.Lock()
-	if a.regBusy || !a.regTried.IsZero() && time.Since(a.regTried) < registryRetry {
-		a.regMu.Unlock()
-		return
-	}
-	a.regBusy, a.regTried = true, time.Now()
-	a.regMu.Unlock()
-	a.wg.Add(1)
-	go func() {
-		defer a.wg.Done()
-		a.loadRegistry(a.ctx, a.h.currentConfig(), true)
-		a.regMu.Lock()
-		a.regBusy = false
-		a.regMu.Unlock()
-	}()
 }

@@ -1,4 +1,4 @@
-package app
+package autostart
 
 import (
 	"os"
@@ -9,21 +9,20 @@ import (
 )
 
 func TestApplyAutostart(t *testing.T) {
-	if !autostartSupported() {
+	if !Supported() {
 		t.Skipf("no freedesktop autostart on %s", runtime.GOOS)
 	}
 	cfg := t.TempDir()
 	t.Setenv("XDG_CONFIG_HOME", cfg)
-	t.Setenv("XDG_DATA_HOME", filepath.Join(t.TempDir(), "xdg data")) // the default data dir
 	entry := filepath.Join(cfg, "autostart", "switchboard-tray.desktop")
-	defDir := filepath.Join(os.Getenv("XDG_DATA_HOME"), "switchboard")
+	defDir := filepath.Join(t.TempDir(), "xdg data", "switchboard") // the default data dir
 
 	// Off with no entry: nothing happens.
-	if did, err := applyAutostart(false, defDir, "/usr/bin/switchboard-tray"); err != nil || did != "" {
+	if did, err := Apply(false, Target{DataDir: defDir, DefaultDir: defDir, Tray: "/usr/bin/switchboard-tray"}); err != nil || did != "" {
 		t.Fatalf("off, no entry: %q %v", did, err)
 	}
 	// On, for the default data dir: no --data-dir.
-	if did, err := applyAutostart(true, defDir, "/usr/bin/switchboard-tray"); err != nil || did != "written" {
+	if did, err := Apply(true, Target{DataDir: defDir, DefaultDir: defDir, Tray: "/usr/bin/switchboard-tray"}); err != nil || did != "written" {
 		t.Fatalf("on: %q %v", did, err)
 	}
 	b, err := os.ReadFile(entry)
@@ -36,18 +35,18 @@ func TestApplyAutostart(t *testing.T) {
 		}
 	}
 	// Unchanged: not rewritten.
-	if did, err := applyAutostart(true, defDir, "/usr/bin/switchboard-tray"); err != nil || did != "" {
+	if did, err := Apply(true, Target{DataDir: defDir, DefaultDir: defDir, Tray: "/usr/bin/switchboard-tray"}); err != nil || did != "" {
 		t.Fatalf("on again: %q %v", did, err)
 	}
 	// Another data dir's hub turning it off leaves the entry alone.
-	if did, err := applyAutostart(false, t.TempDir(), ""); err != nil || did != "" {
+	if did, err := Apply(false, Target{DataDir: t.TempDir(), DefaultDir: defDir, Tray: ""}); err != nil || did != "" {
 		t.Fatalf("off from another data dir: %q %v", did, err)
 	}
 	if _, err := os.Stat(entry); err != nil {
 		t.Fatalf("the entry went with another data dir's off: %v", err)
 	}
 	// Its own data dir turning it off removes it.
-	if did, err := applyAutostart(false, defDir, ""); err != nil || did != "removed" {
+	if did, err := Apply(false, Target{DataDir: defDir, DefaultDir: defDir, Tray: ""}); err != nil || did != "removed" {
 		t.Fatalf("off: %q %v", did, err)
 	}
 	if _, err := os.Stat(entry); !os.IsNotExist(err) {
@@ -59,7 +58,7 @@ func TestApplyAutostart(t *testing.T) {
 	if err := os.WriteFile(entry, hand, 0o644); err != nil {
 		t.Fatal(err)
 	}
-	if did, err := applyAutostart(false, defDir, ""); err != nil || did != "" {
+	if did, err := Apply(false, Target{DataDir: defDir, DefaultDir: defDir, Tray: ""}); err != nil || did != "" {
 		t.Fatalf("off with a hand-written entry: %q %v", did, err)
 	}
 	if b, _ := os.ReadFile(entry); string(b) != string(hand) {
@@ -70,9 +69,8 @@ func TestApplyAutostart(t *testing.T) {
 // A data dir that is not the default is passed, quoted as the Desktop
 // Entry Specification says, and read back as it was.
 func TestAutostartEntryQuoting(t *testing.T) {
-	t.Setenv("XDG_DATA_HOME", t.TempDir())
 	dir := `/home/me/my "data" $HOME 100% \x`
-	b, err := autostartEntry(dir, "/opt/switch board/switchboard-tray")
+	b, err := Entry(Target{DataDir: dir, DefaultDir: "/default", Tray: "/opt/switch board/switchboard-tray"})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -80,13 +78,13 @@ func TestAutostartEntryQuoting(t *testing.T) {
 	if !strings.Contains(string(b), "\n"+want+"\n") {
 		t.Errorf("entry:\n%s\nwant the line %s", b, want)
 	}
-	if got := desktopValue(b, autostartDataDirKey); got != dir {
+	if got := desktopValue(b, dataDirKey); got != dir {
 		t.Errorf("data dir read back %q, want %q", got, dir)
 	}
-	if _, err := autostartEntry("/a\nExec=evil", ""); err == nil {
+	if _, err := Entry(Target{DataDir: "/a\nExec=evil", DefaultDir: "/default", Tray: ""}); err == nil {
 		t.Error("a data dir with a line break was written")
 	}
-	if b, _ := autostartEntry(dir, ""); !strings.Contains(string(b), "\nExec=switchboard-tray --data-dir ") {
+	if b, _ := Entry(Target{DataDir: dir, DefaultDir: "/default", Tray: ""}); !strings.Contains(string(b), "\nExec=switchboard-tray --data-dir ") {
 		t.Errorf("no tray binary found: want switchboard-tray from PATH:\n%s", b)
 	}
 }

@@ -1,6 +1,6 @@
 //go:build unix
 
-package app
+package datadir
 
 import (
 	"errors"
@@ -10,10 +10,10 @@ import (
 	"syscall"
 )
 
-// lockDataDir takes an exclusive lock on <dir>/hub.lock so that two hubs
+// Lock takes an exclusive lock on <dir>/hub.lock so that two hubs
 // never share a database. The kernel drops the lock when the process dies,
 // however it dies. ErrHubRunning when another process holds it.
-func lockDataDir(dir string) (release func(), err error) {
+func Lock(dir string) (release func(), err error) {
 	f, err := os.OpenFile(filepath.Join(dir, "hub.lock"), os.O_RDWR|os.O_CREATE, 0o600)
 	if err != nil {
 		return nil, fmt.Errorf("lock: %w", err)
@@ -21,7 +21,7 @@ func lockDataDir(dir string) (release func(), err error) {
 	if err := syscall.Flock(int(f.Fd()), syscall.LOCK_EX|syscall.LOCK_NB); err != nil {
 		f.Close()
 		if errors.Is(err, syscall.EWOULDBLOCK) {
-			return nil, errHubRunning
+			return nil, ErrHubRunning
 		}
 		return nil, fmt.Errorf("lock: %w", err)
 	}

@@ -1,4 +1,7 @@
-package app
+// Package datadir is the hub's data dir: the folder (0700), its lock (one
+// hub per data dir), the API token file, hub.json (what clients discover)
+// and the database's name. app uses it; it imports hub only.
+package datadir
 
 import (
 	"crypto/rand"
@@ -13,16 +16,19 @@ import (
 	"github.com/switchboard-hub/switchboard/hub"
 )
 
+// ErrHubRunning: another process holds the data dir's lock (Lock).
+var ErrHubRunning = errors.New("another Switchboard hub is already running on this data dir")
+
 // The data dir holds the database, the API token and hub.json. It and
 // everything in it are private to the user: the folder 0700, files 0600.
 const (
-	tokenFile     = hub.TokenFile
-	discoveryFile = hub.DiscoveryFile
-	databaseFile  = "switchboard.db"
+	TokenFile     = hub.TokenFile
+	DiscoveryFile = hub.DiscoveryFile
+	DatabaseFile  = "switchboard.db"
 )
 
-// ensureDataDir creates dir 0700, or tightens an existing one to 0700.
-func ensureDataDir(dir string) error {
+// Ensure creates dir 0700, or tightens an existing one to 0700.
+func Ensure(dir string) error {
 	if err := os.MkdirAll(dir, 0o700); err != nil {
 		return fmt.Errorf("data dir: %w", err)
 	}
@@ -32,11 +38,11 @@ func ensureDataDir(dir string) error {
 	return nil
 }
 
-// loadOrCreateToken returns the API token from <dir>/token, creating it on
+// LoadOrCreateToken returns the API token from <dir>/token, creating it on
 // first start: 32 random bytes in hex, in a file only the user can read. A
 // token file another user could read is tightened to 0600.
-func loadOrCreateToken(dir string) (string, error) {
-	path := filepath.Join(dir, tokenFile)
+func LoadOrCreateToken(dir string) (string, error) {
+	path := filepath.Join(dir, TokenFile)
 	b, err := os.ReadFile(path)
 	if err == nil {
 		tok := strings.TrimSpace(string(b))
@@ -58,7 +64,7 @@ func loadOrCreateToken(dir string) (string, error) {
 	f, err := os.OpenFile(path, os.O_WRONLY|os.O_CREATE|os.O_EXCL, 0o600)
 	if err != nil {
 		if errors.Is(err, os.ErrExist) { // another process made it just now
-			return loadOrCreateToken(dir)
+			return LoadOrCreateToken(dir)
 		}
 		return "", fmt.Errorf("token: %w", err)
 	}
@@ -74,8 +80,8 @@ func loadOrCreateToken(dir string) (string, error) {
 	return tok, nil
 }
 
-// tokenPath is the token file of dir.
-func tokenPath(dir string) string { return filepath.Join(dir, tokenFile) }
+// TokenPath is the token file of dir.
+func TokenPath(dir string) string { return filepath.Join(dir, TokenFile) }
 
 // newToken is a fresh API token: 32 random bytes in hex.
 func newToken() (string, error) {
@@ -86,23 +92,23 @@ func newToken() (string, error) {
 	return hex.EncodeToString(raw[:]), nil
 }
 
-// rotateTokenFile writes a new token to <dir>/token and returns it. The
+// RotateToken writes a new token to <dir>/token and returns it. The
 // write is atomic (a 0600 temporary file in dir, synced, renamed over the
 // old one): a reader sees the old token or the new one, never a part.
-func rotateTokenFile(dir string) (string, error) {
+func RotateToken(dir string) (string, error) {
 	tok, err := newToken()
 	if err != nil {
 		return "", err
 	}
-	if err := writeFileAtomic(dir, tokenFile, []byte(tok+"\n")); err != nil {
+	if err := WriteFileAtomic(dir, TokenFile, []byte(tok+"\n")); err != nil {
 		return "", fmt.Errorf("token: %w", err)
 	}
 	return tok, nil
 }
 
-// writeFileAtomic writes <dir>/<name>, mode 0600, through a temporary
+// WriteFileAtomic writes <dir>/<name>, mode 0600, through a temporary
 // file renamed over it.
-func writeFileAtomic(dir, name string, b []byte) error {
+func WriteFileAtomic(dir, name string, b []byte) error {
 	tmp, err := os.CreateTemp(dir, "."+name+"-*")
 	if err != nil {
 		return err
@@ -126,13 +132,13 @@ func writeFileAtomic(dir, name string, b []byte) error {
 	return os.Rename(tmp.Name(), filepath.Join(dir, name))
 }
 
-// removeStaleDiscovery removes a hub.json left by a hub that did not exit
+// RemoveStale removes a hub.json left by a hub that did not exit
 // cleanly. Call it holding the data dir's lock: then no hub runs on dir,
 // so any hub.json there is stale, and a client must not find it (its port
 // may belong to another program by now). It reports the pid it named.
-func removeStaleDiscovery(dir string) (pid int, removed bool) {
-	d, err := readDiscovery(dir)
-	if err := os.Remove(filepath.Join(dir, discoveryFile)); err != nil {
+func RemoveStale(dir string) (pid int, removed bool) {
+	d, err := ReadDiscovery(dir)
+	if err := os.Remove(filepath.Join(dir, DiscoveryFile)); err != nil {
 		return 0, false
 	}
 	if err == nil {
@@ -146,8 +152,8 @@ func isHex(s string) bool {
 	return err == nil
 }
 
-// writeDiscovery writes hub.json atomically, mode 0600.
-func writeDiscovery(dir string, d hub.Discovery) error {
+// WriteDiscovery writes hub.json atomically, mode 0600.
+func WriteDiscovery(dir string, d hub.Discovery) error {
 	b, err := json.MarshalIndent(d, "", "  ")
 	if err != nil {
 		return err
@@ -168,18 +174,18 @@ func writeDiscovery(dir string, d hub.Discovery) error {
 	if err := tmp.Close(); err != nil {
 		return fmt.Errorf("hub.json: %w", err)
 	}
-	if err := os.Rename(tmp.Name(), filepath.Join(dir, discoveryFile)); err != nil {
+	if err := os.Rename(tmp.Name(), filepath.Join(dir, DiscoveryFile)); err != nil {
 		return fmt.Errorf("hub.json: %w", err)
 	}
 	return nil
 }
 
-// readDiscovery reads <dir>/hub.json (hub/client.ReadDiscovery is the
+// ReadDiscovery reads <dir>/hub.json (hub/client.ReadDiscovery is the
 // clients' reader; this one is the writer's, which checks for another
 // hub before it starts).
-func readDiscovery(dir string) (hub.Discovery, error) {
+func ReadDiscovery(dir string) (hub.Discovery, error) {
 	var d hub.Discovery
-	b, err := os.ReadFile(filepath.Join(dir, discoveryFile))
+	b, err := os.ReadFile(filepath.Join(dir, DiscoveryFile))
 	if err != nil {
 		return d, err
 	}

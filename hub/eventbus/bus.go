@@ -1,4 +1,8 @@
-package engine
+// Package eventbus is the hub's fan-out of committed events to its
+// subscribers (SSE streams, the window, the tray, the editor bridge): the
+// engine publishes through it, and fakes of hub.Service in other packages'
+// tests use the same one rather than a copy. It imports hub only.
+package eventbus
 
 import (
 	"context"
@@ -18,9 +22,9 @@ import (
 //     final "resync" event and is closed; it reconnects with its last Seq.
 //   - publish never blocks on a subscriber.
 
-// liveBuffer is how many live events a subscriber may have unread beyond
-// the outBuffer its goroutine already handed over.
-const liveBuffer = 8192
+// DefaultLiveBuffer is how many live events a subscriber may have unread
+// beyond the outBuffer its goroutine already handed over.
+const DefaultLiveBuffer = 8192
 
 // outBuffer is how many events the subscriber's goroutine may hand over
 // ahead of its reader: a commit's events reach the reader in one wake-up,
@@ -28,12 +32,16 @@ const liveBuffer = 8192
 // one write) per event.
 const outBuffer = 256
 
-type eventReader interface {
+// Reader reads the stored events back for a subscriber's catch-up: the
+// store (hub.Store has it), or a fake's event log.
+type Reader interface {
 	Events(ctx context.Context, f hub.EventFilter) ([]hub.Event, error)
 }
 
-type bus struct {
-	store eventReader
+// Bus is one hub's fan-out. Its methods are safe for concurrent use.
+type Bus struct {
+	store      Reader
+	liveBuffer int
 
 	mu      sync.Mutex
 	subs    map[*subscriber]struct{}
@@ -56,16 +64,23 @@ type published struct {
 	after  func() // nil: nothing
 }
 
-func newBus(store eventReader, lastSeq int64) *bus {
-	b := &bus{store: store, subs: make(map[*subscriber]struct{}), lastSeq: lastSeq, kick: make(chan struct{}, 1)}
+// New returns the bus of a hub whose stored events are read from store
+// and go up to lastSeq. liveBuffer bounds each subscriber's unread live
+// events (0: DefaultLiveBuffer). It starts the publisher goroutine
+// (Enqueue), which lives as long as the process.
+func New(store Reader, lastSeq int64, liveBuffer int) *Bus {
+	if liveBuffer <= 0 {
+		liveBuffer = DefaultLiveBuffer
+	}
+	b := &Bus{store: store, liveBuffer: liveBuffer, subs: make(map[*subscriber]struct{}), lastSeq: lastSeq, kick: make(chan struct{}, 1)}
 	go b.publisher()
 	return b
 }
 
-// enqueue hands committed events to the publisher, which publishes them
+// Enqueue hands committed events to the publisher, which publishes them
 // after everything enqueued before, then calls after (if not nil). It
 // never blocks: called on the store's writer goroutine.
-func (b *bus) enqueue(events []hub.Event, after func()) {
+func (b *Bus) Enqueue(events []hub.Event, after func()) {
 	if len(events) == 0 && after == nil {
 		return
 	}
@@ -80,7 +95,7 @@ func (b *bus) enqueue(events []hub.Event, after func()) {
 
 // publisher publishes what enqueue hands over, forever (an engine lives
 // as long as its process; an idle publisher is one parked goroutine).
-func (b *bus) publisher() {
+func (b *Bus) publisher() {
 	var batch []published
 	for range b.kick {
 		for {
@@ -91,7 +106,7 @@ func (b *bus) publisher() {
 				break
 			}
 			for i, p := range batch {
-				b.publish(p.events)
+				b.Publish(p.events)
 				if p.after != nil {
 					p.after()
 				}
@@ -104,7 +119,7 @@ func (b *bus) publisher() {
 // subscriber is one registered stream; the caller holds it as a
 // *hub.Subscription whose Close is stop.
 type subscriber struct {
-	bus    *bus
+	bus    *Bus
 	filter hub.EventFilter
 	// live is written by publish under bus.mu and closed on overflow. It
 	// holds pointers into the committed Writes' Events (never changed
@@ -127,13 +142,14 @@ func (s *subscriber) stop() {
 	})
 }
 
-// subscribe registers a subscriber for events matching f with Seq >
-// f.After (f.After < 0: from now on).
-func (b *bus) subscribe(f hub.EventFilter) *hub.Subscription {
+// Subscribe registers a subscriber for events matching f with Seq >
+// f.After (f.After < 0: from now on): the stored ones first (read from the
+// Reader), then live ones, with no gap and no duplicate.
+func (b *Bus) Subscribe(f hub.EventFilter) *hub.Subscription {
 	s := &subscriber{
 		bus:    b,
 		filter: f,
-		live:   make(chan *hub.Event, liveBuffer),
+		live:   make(chan *hub.Event, b.liveBuffer),
 		out:    make(chan hub.Event, outBuffer),
 		done:   make(chan struct{}),
 	}
@@ -222,11 +238,11 @@ func (s *subscriber) send(e hub.Event) bool {
 	}
 }
 
-// publish hands committed events, in Seq order, to every matching
+// Publish hands committed events, in Seq order, to every matching
 // subscriber. It never blocks: a subscriber whose buffer is full is cut
 // off with a resync. The subscribers hold pointers into events: they must
 // not change afterwards (a committed Write's events never do).
-func (b *bus) publish(events []hub.Event) {
+func (b *Bus) Publish(events []hub.Event) {
 	b.mu.Lock()
 	defer b.mu.Unlock()
 	for i := range events {
@@ -244,6 +260,40 @@ func (b *bus) publish(events []hub.Event) {
 				s.overflowed = true
 				close(s.live)
 			}
+		}
+	}
+}
+
+// Attached reports whether a subscriber of clientID receives the thread's
+// events.
+func (b *Bus) Attached(threadID, clientID string) bool {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	for s := range b.subs {
+		if !s.overflowed && s.filter.ClientID == clientID && (s.filter.ThreadID == "" || s.filter.ThreadID == threadID) {
+			return true
+		}
+	}
+	return false
+}
+
+// Subscribers counts the registered subscribers.
+func (b *Bus) Subscribers() int {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	return len(b.subs)
+}
+
+// ResyncAll cuts every subscriber off as if it had fallen behind: each
+// gets a resync event after what it has and is closed (its client resumes
+// from its last seq).
+func (b *Bus) ResyncAll() {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	for s := range b.subs {
+		if !s.overflowed {
+			s.overflowed = true
+			close(s.live)
 		}
 	}
 }

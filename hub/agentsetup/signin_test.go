@@ -1,0 +1,87 @@
+package agentsetup
+
+import (
+	"context"
+	"os/exec"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/switchboard-hub/switchboard/acp"
+	"github.com/switchboard-hub/switchboard/hub"
+)
+
+func TestSignInRefusals(t *testing.T) {
+	a := NewSignIns(SignInOptions{Catalogue: func() []acp.AgentSpec {
+		return []acp.AgentSpec{{ID: "off", Name: "Off", Disabled: true}}
+	}})
+	ctx := context.Background()
+	for _, id := range []string{"nobody", "off"} {
+		if _, err := a.SignIn(ctx, id, "login"); hub.ErrorCode(err) != hub.CodeInvalidArgument {
+			t.Errorf("signing %s in: %v", id, err)
+		}
+	}
+	if _, err := a.WatchAuth(ctx, "auth_nope"); hub.ErrorCode(err) != hub.CodeNotFound {
+		t.Errorf("watching an unknown session: %v", err)
+	}
+	if err := a.AuthInput(ctx, "auth_nope", "x"); hub.ErrorCode(err) != hub.CodeNotFound {
+		t.Errorf("typing into an unknown session: %v", err)
+	}
+	if err := a.AuthResize(ctx, "auth_nope", 0, 30); hub.ErrorCode(err) != hub.CodeInvalidArgument {
+		t.Errorf("a zero width: %v", err)
+	}
+	if err := a.CloseAuth(ctx, "auth_nope"); hub.ErrorCode(err) != hub.CodeNotFound {
+		t.Errorf("closing an unknown session: %v", err)
+	}
+}
+
+// A terminal sign-in runs the agent's program with the method's args in a
+// PTY: a watcher gets its output and its exit, and a clean exit tells the
+// engine the agent is signed in.
+func TestTerminalSignIn(t *testing.T) {
+	sh, err := exec.LookPath("sh")
+	if err != nil {
+		t.Skip("no sh")
+	}
+	var mu sync.Mutex
+	var signedIn []string
+	a := NewSignIns(SignInOptions{SignedIn: func(id string) { mu.Lock(); signedIn = append(signedIn, id); mu.Unlock() }})
+	t.Cleanup(a.Stop)
+	id, err := a.startTerminal(acp.AgentSpec{ID: "term", Name: "Term", Command: acp.Command{Path: sh}},
+		acp.AuthMethod{ID: "login", Args: []string{"-c", `read line; printf "signed in as %s\n" "$line"`}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
+	defer cancel()
+	frames, err := a.WatchAuth(ctx, id)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := a.AuthResize(ctx, id, 120, 40); err != nil {
+		t.Fatal(err)
+	}
+	if err := a.AuthInput(ctx, id, "me\n"); err != nil {
+		t.Fatal(err)
+	}
+	var out strings.Builder
+	var exit *int
+	for f := range frames {
+		out.WriteString(f.Output)
+		if f.Exit != nil {
+			exit = f.Exit
+		}
+	}
+	if exit == nil || *exit != 0 || !strings.Contains(out.String(), "signed in as me") {
+		t.Fatalf("output %q, exit %v", out.String(), exit)
+	}
+	mu.Lock()
+	defer mu.Unlock()
+	if len(signedIn) != 1 || signedIn[0] != "term" {
+		t.Fatalf("signed in: %v", signedIn)
+	}
+	if err := a.AuthInput(ctx, id, "again\n"); hub.ErrorCode(err) != hub.CodeConflict {
+		t.Errorf("typing after the exit: %v", err)
+	}
+}
