@@ -90,7 +90,7 @@ type Bindings struct {
 	// liveEventBytes is limits.liveEventBytes as now configured: a larger
 	// event is forwarded cut, as SSE sends it (nil: the default).
 	liveEventBytes func() int
-	// signIn makes a one-time sign-in link to next on the hub
+	// signIn makes a one-time login link to next on the hub
 	// (OpenInBrowser); nil: none.
 	signIn func(next string) (string, error)
 

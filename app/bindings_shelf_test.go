@@ -112,7 +112,7 @@ func TestBindingsShelf(t *testing.T) {
 		t.Errorf("OpenInBrowser without a way to sign in: %v", err)
 	}
 	b.signIn = func(next string) (string, error) {
-		l, err := h.http.NewSignInLink(next)
+		l, err := h.http.NewLoginLink(next)
 		return l.URL, err
 	}
 	if err := b.OpenInBrowser("th_nope"); hub.ErrorCode(err) != hub.CodeNotFound {

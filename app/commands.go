@@ -24,7 +24,7 @@ func commands() []command {
 		{"serve", "run the hub headless: the HTTP/SSE API on --listen", withOptions("serve", true, serve)},
 		{"acp", "run the editor bridge: an ACP agent on stdio that talks to the hub", runBridgeCommand},
 		{"agents", "agents install ID | remove ID | install-node: npm agents into the data dir", runAgentsCommand},
-		{"open", "open a thread: in the window, else in the browser (a one-time sign-in link)", runOpenCommand},
+		{"open", "open a thread: in the window, else in the browser (a one-time login link)", runOpenCommand},
 		{"db", "db compact: deleted threads' text leaves the database files", runDBCommand},
 		{"token", "rotate: a new API token; a running hub refuses the old one at once", runTokenCommand},
 		{"version", "print the version, commit and build date (also --version)", runVersionCommand},

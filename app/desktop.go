@@ -137,7 +137,7 @@ func (w *window) attach(h *runningHub) {
 	b.svc, b.svcs, b.log = h.services.Service, h.services, h.log
 	b.liveEventBytes = func() int { return h.currentConfig().Limits.LiveEventBytes }
 	b.signIn = func(next string) (string, error) {
-		l, err := h.http.NewSignInLink(next)
+		l, err := h.http.NewLoginLink(next)
 		return l.URL, err
 	}
 	w.hubQuit, w.hubDied = h.quit, h.served

@@ -29,7 +29,7 @@ import (
 
 var sessionSecretRE = regexp.MustCompile(`sessionStorage\.setItem\("switchboard\.session", "([A-Za-z0-9_-]+)"\)`)
 
-// signInLink asks the hub for a sign-in link with the token.
+// signInLink asks the hub for a login link with the token.
 func (h *hubProc) signInLink(t *testing.T, next string) string {
 	t.Helper()
 	var out struct{ URL string }
@@ -45,7 +45,7 @@ func e2eSignIn(t *testing.T, bins e2eBins) {
 	u, err := url.Parse(link)
 	if err != nil || u.Scheme+"://"+u.Host != h.url || u.Path != "/auth" || u.Query().Get("code") == "" ||
 		strings.Contains(link, h.token) || u.Query().Has("token") {
-		t.Fatalf("sign-in link %q", link)
+		t.Fatalf("login link %q", link)
 	}
 	page := func(link string) (int, string, http.Header) {
 		t.Helper()
@@ -205,7 +205,7 @@ func rotateToken(t *testing.T, bins e2eBins, dataDir string) string {
 
 // e2eTokenRotate: `switchboard token rotate` beside a running hub: the
 // new token is in the file (0600), the hub refuses the old one at once and
-// ends its streams and browser sessions, a data-dir client goes on. With
+// ends its streams and browser logins, a data-dir client goes on. With
 // no hub running, the command writes the file itself.
 func e2eTokenRotate(t *testing.T, bins e2eBins) {
 	h := newHub(t, bins, nil)
@@ -240,7 +240,7 @@ func e2eTokenRotate(t *testing.T, bins e2eBins) {
 	}
 	s.wantEnd(10 * time.Second) // the old token's event stream ends
 	if r := h.do("GET", "/v1/threads", nil, "Authorization", "Bearer "+secret, "X-Client-ID", "browser-1"); r.status != 401 {
-		t.Errorf("a browser session of the old token: %s", r)
+		t.Errorf("a browser login of the old token: %s", r)
 	}
 	h.token = tok
 	h.call("GET", "/v1/threads", nil, 200, nil)

@@ -36,7 +36,7 @@ import (
 // It checks that `switchboard open THREAD` with no app running says so and
 // opens nothing; that with the app running it shows the thread in the
 // running window (the single-instance hand-over), and with --browser hands
-// a one-time sign-in link to the browser; that Ctrl+1…9, Alt+1…9 and
+// a one-time login link to the browser; that Ctrl+1…9, Alt+1…9 and
 // Alt+↑/↓ switch threads; that Escape closes only the topmost panel and
 // never stops a turn, and Ctrl+. does; that the Thread menu's exports go
 // through the native Save dialog into the file typed there, the same bytes
@@ -490,7 +490,7 @@ func waitOpened(t *testing.T, file string, n int) string {
 // app_test's sessionSecretRE, of the external test package).
 var signInSecretRE = regexp.MustCompile(`sessionStorage\.setItem\("switchboard\.session", "([A-Za-z0-9_-]+)"\)`)
 
-// checkSignIn: link is a one-time sign-in link of the hub c finds, which
+// checkSignIn: link is a one-time login link of the hub c finds, which
 // signs a browser in and lands on /#/t/<threadID>, and then works no more.
 func checkSignIn(t *testing.T, c *client.Client, link, threadID string) {
 	t.Helper()
@@ -499,7 +499,7 @@ func checkSignIn(t *testing.T, c *client.Client, link, threadID string) {
 		t.Fatal(err)
 	}
 	if !strings.HasPrefix(link, h.URL+"/auth?code=") {
-		t.Fatalf("the browser got %q, want a sign-in link of %s", link, h.URL)
+		t.Fatalf("the browser got %q, want a login link of %s", link, h.URL)
 	}
 	get := func(u string, hdr ...string) (int, []byte) {
 		t.Helper()

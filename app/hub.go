@@ -162,7 +162,7 @@ func startHub(ctx context.Context, e *env, o Options) (_ *runningHub, err error)
 		RotateToken: func() (string, error) { return datadir.RotateToken(o.DataDir) },
 		Limits:      apiLimits(h.started),
 	})
-	// The port is known now (Serve sets it again): sign-in links made before
+	// The port is known now (Serve sets it again): login links made before
 	// the serving goroutine runs name it.
 	h.http.SetPort(ln.Addr().(*net.TCPAddr).Port)
 	go func() { h.served <- h.http.Serve(ln) }()

@@ -14,14 +14,14 @@ import (
 // where the user works. A hub inside the desktop app shows it in its
 // window (the second launch hands its arguments over, as Wails'
 // single-instance lock does); a headless hub opens it in the browser
-// through a one-time sign-in link to /#/t/<id> (never the token; --print
+// through a one-time login link to /#/t/<id> (never the token; --print
 // writes the link instead of starting a browser).
 func runOpenCommand(ctx context.Context, e *env, args []string) error {
 	var o Options
 	fs := newFlagSet(e, "open", "switchboard open [flags] THREAD")
 	o.register(fs, false)
 	browser := fs.Bool("browser", false, "open it in the browser even when the desktop app runs the hub")
-	printLink := fs.Bool("print", false, "print the one-time sign-in link (valid 30 s) instead of opening a browser")
+	printLink := fs.Bool("print", false, "print the one-time login link (valid 30 s) instead of opening a browser")
 	if err := fs.Parse(args); err != nil {
 		return errUsage
 	}
@@ -52,9 +52,9 @@ func runOpenCommand(ctx context.Context, e *env, args []string) error {
 			return nil
 		}
 	}
-	link, err := c.SignInLink(ctx, ThreadPath(id))
+	link, err := c.LoginLink(ctx, ThreadPath(id))
 	if err != nil {
-		return fmt.Errorf("asking the hub for a sign-in link: %w", err)
+		return fmt.Errorf("asking the hub for a login link: %w", err)
 	}
 	if *printLink {
 		fmt.Fprintln(e.stdio.Out, link)
@@ -85,6 +85,6 @@ func threadToOpen(args []string) string {
 	return threadArg(last)
 }
 
-// openBrowser hands u, a one-time sign-in link, to the desktop's browser.
+// openBrowser hands u, a one-time login link, to the desktop's browser.
 // A variable for tests.
 var openBrowser = func(u string) error { return client.OpenBrowser(u, nil) }

@@ -20,7 +20,7 @@ import (
 // (so no hub starts on the old token meanwhile) and writes the file
 // itself. Either way the file is replaced atomically, mode 0600. Running
 // clients (the tray, editor bridges) read the file again on their next
-// 401; browser sessions end and are signed in again from the tray.
+// 401; browser logins end and are signed in again from the tray.
 func runTokenCommand(ctx context.Context, e *env, args []string) error {
 	if len(args) == 0 || args[0] != "rotate" {
 		if len(args) > 0 && isHelpFlag(args[0]) {

@@ -21,7 +21,7 @@ type Caller struct {
 	// any other token holder, recorded as "client:<ClientID>". Only an
 	// adapter sets it, from what authenticated the caller (app in-process
 	// for the window and notifications; hub/httpapi's token check for a
-	// browser session and the tray's per-launch secret), never from a
+	// browser login and the tray's per-launch secret), never from a
 	// value the request names.
 	Surface string
 }
@@ -30,7 +30,7 @@ type Caller struct {
 const (
 	SurfaceWindow       = "window"       // the desktop window, in-process
 	SurfaceNotification = "notification" // a desktop notification's action, in-process
-	SurfaceBrowser      = "browser"      // a browser session of the web UI
+	SurfaceBrowser      = "browser"      // a browser login of the web UI
 	SurfaceTray         = "tray"         // the app's own tray child (per-launch secret)
 )
 

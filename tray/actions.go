@@ -47,7 +47,7 @@ func (w *Watcher) Do(ctx context.Context, a Action) {
 // Open opens Switchboard. A hub answering inside the desktop app
 // (hub.json's window) gets its window raised: the app is launched again,
 // which shows the running instance's window and exits. A hub answering
-// beside `serve` gets the browser UI through a one-time sign-in link
+// beside `serve` gets the browser UI through a one-time login link
 // (POST /v1/auth/codes: GET /auth?code=…, single use, 30 s), so no token
 // is ever on the opener's command line, visible in /proc to every local
 // user. Without a hub it starts the desktop app: the switchboard binary
@@ -75,9 +75,9 @@ func (w *Watcher) open(ctx context.Context, threadID string) error {
 			if threadID != "" {
 				next = "/#/t/" + threadID
 			}
-			link, err := c.SignInLink(ctx, next)
+			link, err := c.LoginLink(ctx, next)
 			if err != nil {
-				return fmt.Errorf("asking the hub for a sign-in link: %w", err)
+				return fmt.Errorf("asking the hub for a login link: %w", err)
 			}
 			return openURL(link)
 		}
@@ -86,7 +86,7 @@ func (w *Watcher) open(ctx context.Context, threadID string) error {
 }
 
 // openURL hands u to the desktop's browser, in childEnv. A variable for
-// tests. u is a one-time sign-in link at most, never the token.
+// tests. u is a one-time login link at most, never the token.
 var openURL = func(u string) error { return client.OpenBrowser(u, childEnv) }
 
 // startApp starts the desktop app on dataDir, or, for a thread, `switchboard

@@ -49,7 +49,7 @@ func TestOpen(t *testing.T) {
 		t.Fatalf("the opened URL %q holds the token", (*urls)[0])
 	}
 	if len(h.codes) != 1 || h.codes[0] != "/" {
-		t.Fatalf("sign-in codes asked for %q", h.codes)
+		t.Fatalf("login codes asked for %q", h.codes)
 	}
 	h.srv.Close() // hub.json left behind, nobody answers: start the app
 	w.Do(context.Background(), Action{Kind: ActOpen})

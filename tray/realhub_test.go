@@ -320,7 +320,7 @@ func TestRealHubTokenRotate(t *testing.T) {
 }
 
 // "Open Switchboard" beside `serve`: the browser is handed a one-time
-// sign-in link (on the opener's argv, which every local user can read in
+// login link (on the opener's argv, which every local user can read in
 // /proc), never the token; the link signs in once.
 func TestRealHubOpen(t *testing.T) {
 	urls, starts := stubOpeners(t)

@@ -58,7 +58,7 @@ func (b *server) newSession(ctx context.Context, params json.RawMessage) (any, e
 	return res, nil
 }
 
-// threadLink asks the hub for a one-time sign-in link that opens the
+// threadLink asks the hub for a one-time login link that opens the
 // thread in a browser (/#/t/<id>), and writes it to the bridge's log on
 // stderr, where the editor keeps it: the user can follow the session in
 // Switchboard. Never on stdout, which is the protocol. Best effort: ""
@@ -66,7 +66,7 @@ func (b *server) newSession(ctx context.Context, params json.RawMessage) (any, e
 func (b *server) threadLink(ctx context.Context, threadID string) string {
 	ctx, cancel := context.WithTimeout(ctx, 5*time.Second)
 	defer cancel()
-	link, err := b.hub.SignInLink(ctx, "/#/t/"+threadID)
+	link, err := b.hub.LoginLink(ctx, "/#/t/"+threadID)
 	if err != nil {
 		b.log.Warn("switchboard acp: no link to the thread", "thread", threadID, "err", err)
 		return ""

@@ -32,7 +32,7 @@ export async function authScenario(page, { url, log, hub, pageUrl }) {
     const threads = (await hub.api('GET', '/v1/threads')).threads;
     const th = threads[0];
     const { url: link } = await hub.api('POST', '/v1/auth/codes', { body: { next: `/#/t/${th.id}` } });
-    if (link.includes(hub.token) || !/\/auth\?code=[A-Za-z0-9_-]+$/.test(link)) throw new Error(`sign-in link ${link}`);
+    if (link.includes(hub.token) || !/\/auth\?code=[A-Za-z0-9_-]+$/.test(link)) throw new Error(`login link ${link}`);
     const setCookies = [];
     p.on('response', async (r) => {
       for (const h of await r.headersArray()) if (h.name.toLowerCase() === 'set-cookie') setCookies.push(`${r.url()}: ${h.value}`);

@@ -146,7 +146,7 @@ export async function openPage(hub, { initScript, args = [], pageUrl = hub.url, 
     if (r.status() >= 400) problems.push(`HTTP ${r.status()} ${r.request().method()} ${new URL(r.url()).pathname}`);
   });
   page.setDefaultTimeout(30000);
-  // A one-time sign-in link, as the tray opens it (never the token): its
+  // A one-time login link, as the tray opens it (never the token): its
   // page keeps the session's secret in sessionStorage and goes on to "/".
   const { url: link } = await hub.api('POST', '/v1/auth/codes', { body: { next: '/' } });
   const signIn = new URL(link);

@@ -170,7 +170,7 @@ async function main() {
   await page.emulateMedia({ colorScheme: 'light' });
   await allow.click();
   await card.getByText(/decided by you, in a browser/).waitFor();
-  // The hub recorded the browser session as the browser (from its
+  // The hub recorded the browser login as the browser (from its
   // credential, not from a header the page could choose).
   const decided = (await api('GET', '/v1/permissions')).permissions.filter((p) => p.status === 'approved');
   if (decided.length !== 1 || decided[0].decidedBy !== 'browser') {

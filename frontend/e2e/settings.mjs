@@ -42,7 +42,7 @@ export async function settingsScenario(page, { url, log, shots }) {
 
   const api = (path) =>
     page.evaluate(async (p) => {
-      // The page's own browser session (a bearer secret in sessionStorage).
+      // The page's own browser login (a bearer secret in sessionStorage).
       const secret = sessionStorage.getItem('switchboard.session');
       const r = await fetch(p, { headers: { 'X-Client-ID': 'e2e-settings', Authorization: `Bearer ${secret}` } });
       if (!r.ok) throw new Error(`${p}: ${r.status} ${await r.text()}`);

@@ -17,7 +17,7 @@ class BrowserTransport extends FakeTransport {
     this.session = '';
   }
   async listThreads() {
-    if (this.refuse) throw new HubError('UNAUTHORIZED', 'missing or wrong API token or browser session', { status: 401 });
+    if (this.refuse) throw new HubError('UNAUTHORIZED', 'missing or wrong API token or browser login', { status: 401 });
     return super.listThreads();
   }
 }

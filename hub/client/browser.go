@@ -9,7 +9,7 @@ import (
 // OpenBrowser hands u to the desktop's browser (open on macOS, the URL
 // handler on Windows, xdg-open elsewhere) and returns once it started,
 // reaping it in the background. env is its environment (nil: this
-// process's). u is a one-time sign-in link (GET /v1/auth/codes' link), at
+// process's). u is a one-time login link (GET /v1/auth/codes' link), at
 // most: never the token. The app and the tray share it.
 func OpenBrowser(u string, env []string) error {
 	var cmd *exec.Cmd

@@ -229,11 +229,11 @@ func (c *Client) UpdateSettings(ctx context.Context, p hub.SettingsPatch) (hub.S
 	return out.Settings, err
 }
 
-// SignInLink asks for a one-time sign-in link for a browser (POST
+// LoginLink asks for a one-time login link for a browser (POST
 // /v1/auth/codes): the URL, GET /auth?code=…, opens next (a path on the
 // hub, "/" or "/#/t/<thread id>") signed in. It works once, within 30 s,
 // and holds no token: hand it to a browser instead of the token.
-func (c *Client) SignInLink(ctx context.Context, next string) (string, error) {
+func (c *Client) LoginLink(ctx context.Context, next string) (string, error) {
 	var out struct {
 		URL string `json:"url"`
 	}

@@ -50,7 +50,7 @@ type credKind int
 
 const (
 	credToken   credKind = iota + 1 // the API token (Authorization: Bearer <token>)
-	credSession                     // a browser session's secret (Bearer <secret>)
+	credSession                     // a browser login's secret (Bearer <secret>)
 )
 
 // credential is what authorized a request: its kind, the session (for
@@ -58,7 +58,7 @@ const (
 // expiry is checked per request, a token rotation).
 type credential struct {
 	kind    credKind
-	session sessionKey
+	session loginKey
 	revoked context.Context
 }
 
@@ -71,7 +71,7 @@ func credentialOf(r *http.Request) credential {
 }
 
 // authenticate returns what r's "Authorization: Bearer <x>" carries: the
-// API token (compared in constant time) or a live browser session's
+// API token (compared in constant time) or a live browser login's
 // secret. Exactly one Authorization header; the query string and cookies
 // are never read.
 func (s *Server) authenticate(r *http.Request) (credential, bool) {
@@ -95,7 +95,7 @@ func (s *Server) authenticate(r *http.Request) (credential, bool) {
 }
 
 // surfaceOf is the deciding surface r's credential proves (hub.Caller's
-// Surface): "browser" for a browser session, "tray" for the token with
+// Surface): "browser" for a browser login, "tray" for the token with
 // the tray's per-launch secret in TraySecretHeader, "" otherwise. This is
 // the one place a request's surface is decided; no header names it.
 func (s *Server) surfaceOf(r *http.Request, cred credential) string {
@@ -132,7 +132,7 @@ func (s *Server) requireToken(next http.Handler) http.Handler {
 		cred, ok := s.authenticate(r)
 		if !ok {
 			w.Header().Set("WWW-Authenticate", `Bearer realm="switchboard"`)
-			s.writeError(w, r, errorf(hub.CodeUnauthorized, "missing or wrong API token or browser session"))
+			s.writeError(w, r, errorf(hub.CodeUnauthorized, "missing or wrong API token or browser login"))
 			return
 		}
 		ctx := context.WithValue(r.Context(), credKey{}, cred)
@@ -174,7 +174,7 @@ func validNonce(n string) bool {
 
 // RotateToken makes tok the API token from now on: the old token is
 // refused, every request it authorized (open event streams included)
-// ends, and every browser session and unused sign-in code ends too (they
+// ends, and every browser login and unused login code ends too (they
 // were given to holders of the old token). Safe for concurrent use.
 func (s *Server) RotateToken(tok string) {
 	old := s.tok.Swap(newTokenGen(tok))

@@ -35,14 +35,14 @@ func (c *fakeClock) advance(d time.Duration) {
 	c.mu.Unlock()
 }
 
-// signInLink asks for a sign-in link with the token and returns its code.
+// signInLink asks for a login link with the token and returns its code.
 func (h *harness) signInLink(next string) string {
 	h.t.Helper()
-	var link SignInLink
+	var link LoginLink
 	h.mustJSON(h.call("POST", "/v1/auth/codes", `{"next":`+strconv.Quote(next)+`}`), http.StatusCreated, &link)
 	u, err := url.Parse(link.URL)
 	if err != nil || u.Host != "127.0.0.1:"+strconv.Itoa(h.port) || u.Path != "/auth" || strings.Contains(link.URL, testToken) {
-		h.t.Fatalf("sign-in link %q", link.URL)
+		h.t.Fatalf("login link %q", link.URL)
 	}
 	return u.Query().Get("code")
 }
@@ -66,7 +66,7 @@ func (h *harness) signIn(code string) string {
 
 func bearer(secret string) reqOpt { return withHeader("Authorization", "Bearer "+secret) }
 
-func TestSignInCode(t *testing.T) {
+func TestLoginCode(t *testing.T) {
 	clock := newFakeClock()
 	h := newHarness(t, func(o *Options) { o.Now = clock.Now })
 
@@ -146,7 +146,7 @@ func TestSignInCode(t *testing.T) {
 	}
 }
 
-func TestSignInCodeNext(t *testing.T) {
+func TestLoginCodeNext(t *testing.T) {
 	h := newHarness(t)
 	for _, next := range []string{"", "/", "/#/t/th_1", "/?x=1#/t/a-b", "/index.html"} {
 		if r := h.call("POST", "/v1/auth/codes", `{"next":`+strconv.Quote(next)+`}`); r.status != 201 {
@@ -171,22 +171,22 @@ func TestSignInCodeNext(t *testing.T) {
 	}
 }
 
-func TestSessionLifetime(t *testing.T) {
+func TestLoginLifetime(t *testing.T) {
 	clock := newFakeClock()
 	h := newHarness(t, func(o *Options) { o.Now = clock.Now })
 	ok := func(secret string) bool { return h.call("GET", "/v1/agents", "", bearer(secret)).status == 200 }
 
 	// Idle 12 h ends it; each request starts the 12 h over.
 	idle := h.signIn(h.signInLink("/"))
-	clock.advance(DefaultSessionIdle - time.Minute)
+	clock.advance(DefaultLoginIdle - time.Minute)
 	if !ok(idle) {
 		t.Fatal("a session used within 12 h ended")
 	}
-	clock.advance(DefaultSessionIdle - time.Minute)
+	clock.advance(DefaultLoginIdle - time.Minute)
 	if !ok(idle) {
 		t.Fatal("a session used within 12 h of its last request ended")
 	}
-	clock.advance(DefaultSessionMax) // also past 24 h since sign-in
+	clock.advance(DefaultLoginMax) // also past 24 h since sign-in
 	if ok(idle) {
 		t.Fatal("an idle session lives on")
 	}
@@ -301,22 +301,22 @@ func TestHealthzProof(t *testing.T) {
 	}
 }
 
-func TestSessionTableBounded(t *testing.T) {
-	ss := newSessions(time.Hour, time.Hour)
+func TestLoginTableBounded(t *testing.T) {
+	ss := newBrowserLogins(time.Hour, time.Hour)
 	now := time.Now()
 	first, _ := ss.create(now)
-	for i := 0; i < maxSessions+10; i++ {
+	for i := 0; i < maxLogins+10; i++ {
 		if _, err := ss.create(now.Add(time.Duration(i+1) * time.Millisecond)); err != nil {
 			t.Fatal(err)
 		}
 	}
-	if n := len(ss.m); n > maxSessions {
+	if n := len(ss.m); n > maxLogins {
 		t.Fatalf("%d sessions kept", n)
 	}
 	if _, _, ok := ss.use(first, now); ok {
 		t.Fatal("the oldest session survived a full table")
 	}
-	cs := newCodes(time.Minute)
+	cs := newLoginCodes(time.Minute)
 	for range maxCodes + 10 {
 		if _, _, err := cs.create("/", now); err != nil {
 			t.Fatal(err)
@@ -329,8 +329,8 @@ func TestSessionTableBounded(t *testing.T) {
 
 // An event stream opened with a session does not outlive the session's
 // longest lifetime, though a stream is a single request.
-func TestSessionStreamEndsAtMax(t *testing.T) {
-	h := newHarness(t, func(o *Options) { o.SessionMax = 300 * time.Millisecond })
+func TestLoginStreamEndsAtMax(t *testing.T) {
+	h := newHarness(t, func(o *Options) { o.LoginMax = 300 * time.Millisecond })
 	s := h.openStream(h.request("GET", "/v1/events", "", bearer(h.signIn(h.signInLink("/")))))
 	waitFor(t, "the subscription", func() bool { return h.fake.openStreams() == 1 })
 	s.waitEnd(t)

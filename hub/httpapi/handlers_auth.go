@@ -12,38 +12,38 @@ import (
 )
 
 // SessionStorageKey is the sessionStorage key under which the sign-in page
-// leaves the browser session's secret for the web UI (frontend
+// leaves the browser login's secret for the web UI (frontend
 // src/lib/transport.ts reads the same key).
 const SessionStorageKey = "switchboard.session"
 
-// signInCodeRequest is the body of POST /v1/auth/codes.
-type signInCodeRequest struct {
+// loginCodeRequest is the body of POST /v1/auth/codes.
+type loginCodeRequest struct {
 	Next string `json:"next"`
 }
 
-// SignInLink is the answer of POST /v1/auth/codes.
-type SignInLink struct {
+// LoginLink is the answer of POST /v1/auth/codes.
+type LoginLink struct {
 	URL       string    `json:"url"`
 	ExpiresAt time.Time `json:"expiresAt"`
 }
 
-// createSignInCode is POST /v1/auth/codes {next}: a one-time sign-in link
+// createLoginCode is POST /v1/auth/codes {next}: a one-time login link
 // for a browser, GET /auth?code=<code> on the host the request named,
 // usable once within the code lifetime, that opens next. Only the API
-// token makes codes: a browser session cannot extend itself with one.
-func (s *Server) createSignInCode(w http.ResponseWriter, r *http.Request, _ hub.Caller) {
+// token makes codes: a browser login cannot extend itself with one.
+func (s *Server) createLoginCode(w http.ResponseWriter, r *http.Request, _ hub.Caller) {
 	if credentialOf(r).kind != credToken {
-		s.writeError(w, r, &hub.Error{Code: hub.CodeForbidden, Message: "only the API token makes sign-in links",
+		s.writeError(w, r, &hub.Error{Code: hub.CodeForbidden, Message: "only the API token makes login links",
 			Details: map[string]any{"reason": "BROWSER_SESSION"}})
 		return
 	}
-	var req signInCodeRequest
+	var req loginCodeRequest
 	if err := decodeJSON(r, &req); err != nil {
 		s.writeError(w, r, err)
 		return
 	}
 	// r.Host passed the Host check: it names this hub.
-	link, err := s.signInLink(r.Host, req.Next)
+	link, err := s.loginLink(r.Host, req.Next)
 	if err != nil {
 		s.writeError(w, r, err)
 		return
@@ -68,12 +68,12 @@ func sameOriginPath(next string) bool {
 	return err == nil && u.Scheme == "" && u.Host == "" && u.User == nil && !u.ForceQuery
 }
 
-// signIn is GET /auth?code=<code>: a valid code starts a browser session
+// logIn is GET /auth?code=<code>: a valid code starts a browser login
 // and answers a small page that keeps the session's secret in
 // sessionStorage and goes on to the code's next; a missing, used or
 // expired code (or the removed ?token=) answers 401 with a page that says
 // to open the link again from Switchboard. Nothing is set in a cookie.
-func (s *Server) signIn(w http.ResponseWriter, r *http.Request, _ hub.Caller) {
+func (s *Server) logIn(w http.ResponseWriter, r *http.Request, _ hub.Caller) {
 	h := w.Header()
 	h.Set("Cache-Control", "no-store")
 	if r.Method == http.MethodHead {
@@ -133,15 +133,15 @@ func (s *Server) writeSignedOutPage(w http.ResponseWriter, status int) {
 
 // SignedOutMessage is what a browser without a valid sign-in reads (the
 // web UI says the same).
-const SignedOutMessage = "Open this link again from Switchboard (the tray's “Open Switchboard”): a sign-in link works once, for 30 seconds."
+const SignedOutMessage = "Open this link again from Switchboard (the tray's “Open Switchboard”): a login link works once, for 30 seconds."
 
-// logout is POST /v1/auth/logout: it ends the calling browser session,
+// logout is POST /v1/auth/logout: it ends the calling browser login,
 // and its open event streams with it. 204. The API token cannot log out
 // (rotate it instead): 400 with details.reason NOT_A_SESSION.
 func (s *Server) logout(w http.ResponseWriter, r *http.Request, _ hub.Caller) {
 	cred := credentialOf(r)
 	if cred.kind != credSession {
-		s.writeError(w, r, &hub.Error{Code: hub.CodeInvalidArgument, Message: "only a browser session logs out; rotate the token instead",
+		s.writeError(w, r, &hub.Error{Code: hub.CodeInvalidArgument, Message: "only a browser login logs out; rotate the token instead",
 			Details: map[string]any{"reason": "NOT_A_SESSION"}})
 		return
 	}
@@ -170,6 +170,6 @@ func (s *Server) rotateToken(w http.ResponseWriter, r *http.Request, _ hub.Calle
 		return
 	}
 	s.RotateToken(tok)
-	s.log.Info("httpapi: API token rotated; browser sessions ended")
+	s.log.Info("httpapi: API token rotated; browser logins ended")
 	w.WriteHeader(http.StatusNoContent)
 }

@@ -38,8 +38,8 @@ type handlerFunc func(s *Server, w http.ResponseWriter, r *http.Request, c hub.C
 
 var routes = []Route{
 	{Method: "GET", Path: "/healthz", handle: (*Server).healthz},
-	{Method: "GET", Path: "/auth", handle: (*Server).signIn},
-	{Method: "POST", Path: "/v1/auth/codes", Body: true, handle: (*Server).createSignInCode},
+	{Method: "GET", Path: "/auth", handle: (*Server).logIn},
+	{Method: "POST", Path: "/v1/auth/codes", Body: true, handle: (*Server).createLoginCode},
 	{Method: "POST", Path: "/v1/auth/logout", handle: (*Server).logout},
 	{Method: "POST", Path: "/v1/auth/token/rotate", handle: (*Server).rotateToken},
 
@@ -92,7 +92,7 @@ var routes = []Route{
 	{Method: "POST", Path: "/v1/threads/{id}/checkpoints/{turnId}/restore", handle: (*Server).restoreCheckpoint},
 	{Method: "GET", Path: "/v1/usage", handle: (*Server).getUsage},
 	{Method: "POST", Path: "/v1/budgets/override", Body: true, handle: (*Server).overrideBudget},
-	// The agent's own sessions (issue 16; handlers_sessions.go).
+	// The agent's own sessions (issue 16; handlers_agentsessions.go).
 	{Method: "GET", Path: "/v1/agents/{id}/sessions", handle: (*Server).listAgentSessions},
 	{Method: "POST", Path: "/v1/threads/import-session", Body: true, handle: (*Server).importSession},
 }

@@ -250,7 +250,7 @@ func TestEmptyTokenRefusesEverything(t *testing.T) {
 		}
 	}
 	if r := h.call("POST", "/v1/auth/codes", `{"next":"/"}`, withHeader("Authorization", "Bearer ")); r.status != 401 {
-		t.Fatalf("a sign-in code without a token: %d", r.status)
+		t.Fatalf("a login code without a token: %d", r.status)
 	}
 	if r := h.call("GET", "/healthz?nonce=n", ""); strings.Contains(string(r.body), "proof") {
 		t.Fatalf("a proof without a token: %s", r.body)
@@ -318,7 +318,7 @@ func TestSecurityHeadersOnEveryAnswer(t *testing.T) {
 		if name == "ui" {
 			wantCSP = uiCSP
 		}
-		if name == "auth 200" { // its own: only its one inline script (TestSignInCode)
+		if name == "auth 200" { // its own: only its one inline script (TestLoginCode)
 			wantCSP = r.header.Get("Content-Security-Policy")
 			if !strings.HasPrefix(wantCSP, "default-src 'none'; script-src 'nonce-") {
 				t.Errorf("%s: CSP %q", name, wantCSP)
@@ -554,8 +554,8 @@ func TestDecidedByFromCredential(t *testing.T) {
 		}}, "client:c1"},
 		{"tray secret without the token", []reqOpt{bearer(secret), withHeader(hub.TraySecretHeader, "tray-secret-of-this-launch")}, "browser"},
 		{"tray", []reqOpt{withHeader(hub.TraySecretHeader, "tray-secret-of-this-launch")}, "tray"},
-		{"browser session", []reqOpt{bearer(secret)}, "browser"},
-		{"browser session claiming the window", []reqOpt{bearer(secret), withHeader("X-Client-ID", "window"), withHeader("X-Switchboard-Via", "window")}, "browser"},
+		{"browser login", []reqOpt{bearer(secret)}, "browser"},
+		{"browser login claiming the window", []reqOpt{bearer(secret), withHeader("X-Client-ID", "window"), withHeader("X-Switchboard-Via", "window")}, "browser"},
 	} {
 		t.Run(tt.name, func(t *testing.T) {
 			p := h.fake.addPermission(id)

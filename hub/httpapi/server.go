@@ -28,11 +28,11 @@ import (
 // Defaults.
 const (
 	DefaultPingInterval = 15 * time.Second
-	// A browser session ends after DefaultSessionIdle without a request,
+	// A browser login ends after DefaultLoginIdle without a request,
 	// or DefaultSessionMax after sign-in, whichever comes first.
-	DefaultSessionIdle = 12 * time.Hour
-	DefaultSessionMax  = 24 * time.Hour
-	// DefaultCodeTTL is how long a sign-in code from POST /v1/auth/codes
+	DefaultLoginIdle = 12 * time.Hour
+	DefaultLoginMax  = 24 * time.Hour
+	// DefaultCodeTTL is how long a login code from POST /v1/auth/codes
 	// works (once).
 	DefaultCodeTTL = 30 * time.Second
 	// MaxBodyBytes is the largest request body accepted (API.md: 10 MiB).
@@ -46,7 +46,7 @@ type Options struct {
 	Logger *slog.Logger
 	// Token is the API token (the hex text of <data-dir>/token). Bearer
 	// headers are compared with it in constant time. Empty refuses every
-	// /v1 request but a browser session's (and no session can start).
+	// /v1 request but a browser login's (and no session can start).
 	// RotateToken replaces it.
 	Token string
 	// Port is the port the hub listens on, for the Host and Origin checks.
@@ -69,11 +69,11 @@ type Options struct {
 	// PingInterval is how often an idle SSE stream gets ": ping"
 	// (default 15s).
 	PingInterval time.Duration
-	// SessionIdle and SessionMax bound a browser session from
+	// LoginIdle and LoginMax bound a browser login from
 	// GET /auth?code= (defaults DefaultSessionIdle, DefaultSessionMax);
-	// CodeTTL a sign-in code (default DefaultCodeTTL). Sessions and codes
+	// CodeTTL a login code (default DefaultCodeTTL). Sessions and codes
 	// live in memory: a restart ends them.
-	SessionIdle, SessionMax, CodeTTL time.Duration
+	LoginIdle, LoginMax, CodeTTL time.Duration
 	// Now is the clock for session and code expiry (default time.Now).
 	Now func() time.Time
 	// RotateToken, when set, serves POST /v1/auth/token/rotate: it makes
@@ -106,8 +106,8 @@ type Server struct {
 	ui        http.Handler
 	ping      time.Duration
 	now       func() time.Time
-	sessions  *sessions
-	codes     *codes
+	sessions  *browserLogins
+	codes     *loginCodes
 	rotate    func() (string, error)
 	rotateMu  sync.Mutex // serialises rotations
 	maxBody   int64
@@ -141,11 +141,11 @@ func New(svcs hub.Services, opts Options) *Server {
 	if opts.PingInterval <= 0 {
 		opts.PingInterval = DefaultPingInterval
 	}
-	if opts.SessionIdle <= 0 {
-		opts.SessionIdle = DefaultSessionIdle
+	if opts.LoginIdle <= 0 {
+		opts.LoginIdle = DefaultLoginIdle
 	}
-	if opts.SessionMax <= 0 {
-		opts.SessionMax = DefaultSessionMax
+	if opts.LoginMax <= 0 {
+		opts.LoginMax = DefaultLoginMax
 	}
 	if opts.CodeTTL <= 0 {
 		opts.CodeTTL = DefaultCodeTTL
@@ -167,8 +167,8 @@ func New(svcs hub.Services, opts Options) *Server {
 		ui:       opts.UI,
 		ping:     opts.PingInterval,
 		now:      opts.Now,
-		sessions: newSessions(opts.SessionIdle, opts.SessionMax),
-		codes:    newCodes(opts.CodeTTL),
+		sessions: newBrowserLogins(opts.LoginIdle, opts.LoginMax),
+		codes:    newLoginCodes(opts.CodeTTL),
 		rotate:   opts.RotateToken,
 		quit:     opts.Quit,
 		maxBody:  opts.maxBody,

@@ -2,7 +2,7 @@
 // Selecting a thread pushes its URL (so back and forward step through the
 // threads shown), following a URL (a link, back, forward, a reload)
 // selects its thread. The hash is the whole route: the hub serves the UI
-// at "/" only, and a sign-in link's next is such a hash.
+// at "/" only, and a login link's next is such a hash.
 
 /** The thread a location hash names ("#/t/<id>"), or null. */
 export function threadOfHash(hash: string): string | null {

@@ -2,7 +2,7 @@
 //  - WailsTransport: the desktop window's bound object window.go.app.Bindings,
 //    with events as Wails runtime events "hub:event" / "hub:resync";
 //  - HttpTransport: the hub's HTTP API from the page the hub serves at "/",
-//    authenticated by the browser session's secret (left in sessionStorage
+//    authenticated by the browser login's secret (left in sessionStorage
 //    by GET /auth?code=, sent as a bearer; never a cookie), SSE read with
 //    fetch streaming (EventSource cannot send the header).
 import { SseParser } from './sse';
@@ -249,7 +249,7 @@ export interface Transport {
   /** Imports a JSON lines export (POST /v1/threads/import). */
   /** cwd: the folder the user chose for the file's threads (else the file's own, if the user uses it: IMPORT_FOLDER otherwise). */
   importThreads(jsonl: Blob, cwd?: string): Promise<ImportResult>;
-  /** The window only: opens the thread in the user's browser through a one-time sign-in link. */
+  /** The window only: opens the thread in the user's browser through a one-time login link. */
   openInBrowser?(threadId: string): Promise<void>;
   /** The window only: the native Save dialog, then the export written there; the path, or "" when cancelled. */
   saveExport?(req: ExportRequest, name: string): Promise<string>;
@@ -649,7 +649,7 @@ export function browserClientId(storage: Storage | undefined = globalThis.localS
 
 /**
  * The sessionStorage key under which the sign-in page (GET /auth?code=)
- * leaves the browser session's secret: hub/httpapi SessionStorageKey.
+ * leaves the browser login's secret: hub/httpapi SessionStorageKey.
  * sessionStorage is per origin (scheme, host and port), unlike a cookie,
  * which every port of 127.0.0.1 would receive.
  */

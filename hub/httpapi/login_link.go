@@ -7,33 +7,33 @@ import (
 	"github.com/switchboard-hub/switchboard/hub"
 )
 
-// NewSignInLink makes a one-time sign-in link to this hub, as POST
+// NewLoginLink makes a one-time login link to this hub, as POST
 // /v1/auth/codes does, for the process that runs the Server (the desktop
 // app's "Open in browser"): http://127.0.0.1:<port>/auth?code=…, single
 // use, short-lived, that opens next (a path on the hub, such as
 // "/#/t/<thread id>"). It fails until the port is known.
-func (s *Server) NewSignInLink(next string) (SignInLink, error) {
+func (s *Server) NewLoginLink(next string) (LoginLink, error) {
 	port := s.port.Load()
 	if port == 0 {
-		return SignInLink{}, errorf(hub.CodeUpstreamUnavailable, "the hub is not listening yet")
+		return LoginLink{}, errorf(hub.CodeUpstreamUnavailable, "the hub is not listening yet")
 	}
-	return s.signInLink("127.0.0.1:"+strconv.FormatInt(port, 10), next)
+	return s.loginLink("127.0.0.1:"+strconv.FormatInt(port, 10), next)
 }
 
-// signInLink makes a code that opens next ("" is "/") and the link to
+// loginLink makes a code that opens next ("" is "/") and the link to
 // GET /auth with it on host.
-func (s *Server) signInLink(host, next string) (SignInLink, error) {
+func (s *Server) loginLink(host, next string) (LoginLink, error) {
 	if next == "" {
 		next = "/"
 	}
 	if !sameOriginPath(next) {
-		return SignInLink{}, &hub.Error{Code: hub.CodeInvalidArgument,
+		return LoginLink{}, &hub.Error{Code: hub.CodeInvalidArgument,
 			Message: "next must be a path on this hub, like / or /#/t/<thread id>",
 			Details: map[string]any{"field": "next"}}
 	}
 	code, exp, err := s.codes.create(next, s.now())
 	if err != nil {
-		return SignInLink{}, err
+		return LoginLink{}, err
 	}
-	return SignInLink{URL: "http://" + host + "/auth?code=" + url.QueryEscape(code), ExpiresAt: exp.UTC()}, nil
+	return LoginLink{URL: "http://" + host + "/auth?code=" + url.QueryEscape(code), ExpiresAt: exp.UTC()}, nil
 }

@@ -9,7 +9,7 @@ import (
 	"time"
 )
 
-// Browser sessions (docs/API.md "Browser sign-in"). A sign-in code, handed
+// Browser logins (docs/API.md "Browser sign-in"). A login code, handed
 // out to a token holder by POST /v1/auth/codes, is traded once at
 // GET /auth?code= for a session secret that the page keeps in its
 // sessionStorage (which, unlike a cookie, is per origin: another port on
@@ -18,15 +18,15 @@ import (
 
 // Limits of the tables; past one, the entry closest to its end goes.
 const (
-	maxSessions = 1024
-	maxCodes    = 256
+	maxLogins = 1024
+	maxCodes  = 256
 )
 
-// sessionKey is the SHA-256 of a secret or code: tables store only these,
+// loginKey is the SHA-256 of a secret or code: tables store only these,
 // so a lookup's timing says nothing about a valid secret.
-type sessionKey [sha256.Size]byte
+type loginKey [sha256.Size]byte
 
-func keyOf(secret string) sessionKey { return sha256.Sum256([]byte(secret)) }
+func keyOf(secret string) loginKey { return sha256.Sum256([]byte(secret)) }
 
 // newSecret is 32 random bytes, base64url.
 func newSecret() (string, error) {
@@ -37,28 +37,28 @@ func newSecret() (string, error) {
 	return base64.RawURLEncoding.EncodeToString(b[:]), nil
 }
 
-// session is one browser session: it ends IdleTTL after its last request,
+// browserLogin is one browser browserLogin: it ends IdleTTL after its last request,
 // or MaxTTL after it began, whichever is first, or at logout.
-type session struct {
+type browserLogin struct {
 	created, used time.Time
 	ctx           context.Context // cancelled when the session ends
 	cancel        context.CancelFunc
 }
 
-// sessions is the table of browser sessions. Safe for concurrent use.
-type sessions struct {
+// browserLogins is the table of browser browserLogins. Safe for concurrent use.
+type browserLogins struct {
 	idle, max time.Duration
 
 	mu sync.Mutex
-	m  map[sessionKey]*session // guarded by mu
+	m  map[loginKey]*browserLogin // guarded by mu
 }
 
-func newSessions(idle, max time.Duration) *sessions {
-	return &sessions{idle: idle, max: max, m: make(map[sessionKey]*session)}
+func newBrowserLogins(idle, max time.Duration) *browserLogins {
+	return &browserLogins{idle: idle, max: max, m: make(map[loginKey]*browserLogin)}
 }
 
 // end is when s ends if not used again.
-func (ss *sessions) end(s *session) time.Time {
+func (ss *browserLogins) end(s *browserLogin) time.Time {
 	if e := s.created.Add(ss.max); e.Before(s.used.Add(ss.idle)) {
 		return e
 	}
@@ -66,7 +66,7 @@ func (ss *sessions) end(s *session) time.Time {
 }
 
 // create starts a session and returns its secret.
-func (ss *sessions) create(now time.Time) (string, error) {
+func (ss *browserLogins) create(now time.Time) (string, error) {
 	secret, err := newSecret()
 	if err != nil {
 		return "", err
@@ -76,17 +76,17 @@ func (ss *sessions) create(now time.Time) (string, error) {
 	ctx, cancel := context.WithTimeout(context.Background(), ss.max)
 	ss.mu.Lock()
 	defer ss.mu.Unlock()
-	if len(ss.m) >= maxSessions {
+	if len(ss.m) >= maxLogins {
 		ss.pruneLocked(now)
 	}
-	ss.m[keyOf(secret)] = &session{created: now, used: now, ctx: ctx, cancel: cancel}
+	ss.m[keyOf(secret)] = &browserLogin{created: now, used: now, ctx: ctx, cancel: cancel}
 	return secret, nil
 }
 
 // pruneLocked ends expired sessions, then, if the table is still full,
 // the one closest to its end.
-func (ss *sessions) pruneLocked(now time.Time) {
-	var soonest sessionKey
+func (ss *browserLogins) pruneLocked(now time.Time) {
+	var soonest loginKey
 	var soonestAt time.Time
 	for k, s := range ss.m {
 		end := ss.end(s)
@@ -98,12 +98,12 @@ func (ss *sessions) pruneLocked(now time.Time) {
 			soonest, soonestAt = k, end
 		}
 	}
-	if len(ss.m) >= maxSessions {
+	if len(ss.m) >= maxLogins {
 		ss.dropLocked(soonest)
 	}
 }
 
-func (ss *sessions) dropLocked(k sessionKey) {
+func (ss *browserLogins) dropLocked(k loginKey) {
 	if s, ok := ss.m[k]; ok {
 		s.cancel()
 		delete(ss.m, k)
@@ -113,9 +113,9 @@ func (ss *sessions) dropLocked(k sessionKey) {
 // use reports whether secret is a live session and, if so, counts now as
 // its last use. It returns the session's key and a context cancelled
 // when it ends. An expired session is dropped.
-func (ss *sessions) use(secret string, now time.Time) (sessionKey, context.Context, bool) {
+func (ss *browserLogins) use(secret string, now time.Time) (loginKey, context.Context, bool) {
 	if secret == "" {
-		return sessionKey{}, nil, false
+		return loginKey{}, nil, false
 	}
 	k := keyOf(secret)
 	ss.mu.Lock()
@@ -133,7 +133,7 @@ func (ss *sessions) use(secret string, now time.Time) (sessionKey, context.Conte
 }
 
 // revoke ends the session k (logout). It reports whether there was one.
-func (ss *sessions) revoke(k sessionKey) bool {
+func (ss *browserLogins) revoke(k loginKey) bool {
 	ss.mu.Lock()
 	defer ss.mu.Unlock()
 	_, ok := ss.m[k]
@@ -142,7 +142,7 @@ func (ss *sessions) revoke(k sessionKey) bool {
 }
 
 // clear ends every session.
-func (ss *sessions) clear() {
+func (ss *browserLogins) clear() {
 	ss.mu.Lock()
 	defer ss.mu.Unlock()
 	for k := range ss.m {
@@ -150,27 +150,27 @@ func (ss *sessions) clear() {
 	}
 }
 
-// signInCode is an unused sign-in code: where the page goes once signed
+// loginCode is an unused login code: where the page goes once signed
 // in, and when the code stops working.
-type signInCode struct {
+type loginCode struct {
 	next    string
 	expires time.Time
 }
 
-// codes is the table of unused sign-in codes. Safe for concurrent use.
-type codes struct {
+// loginCodes is the table of unused sign-in loginCodes. Safe for concurrent use.
+type loginCodes struct {
 	ttl time.Duration
 
 	mu sync.Mutex
-	m  map[sessionKey]signInCode // guarded by mu
+	m  map[loginKey]loginCode // guarded by mu
 }
 
-func newCodes(ttl time.Duration) *codes {
-	return &codes{ttl: ttl, m: make(map[sessionKey]signInCode)}
+func newLoginCodes(ttl time.Duration) *loginCodes {
+	return &loginCodes{ttl: ttl, m: make(map[loginKey]loginCode)}
 }
 
 // create makes a code for next and returns it and when it expires.
-func (cs *codes) create(next string, now time.Time) (string, time.Time, error) {
+func (cs *loginCodes) create(next string, now time.Time) (string, time.Time, error) {
 	code, err := newSecret()
 	if err != nil {
 		return "", time.Time{}, err
@@ -179,7 +179,7 @@ func (cs *codes) create(next string, now time.Time) (string, time.Time, error) {
 	cs.mu.Lock()
 	defer cs.mu.Unlock()
 	if len(cs.m) >= maxCodes {
-		var soonest sessionKey
+		var soonest loginKey
 		var soonestAt time.Time
 		for k, c := range cs.m {
 			if !now.Before(c.expires) {
@@ -192,13 +192,13 @@ func (cs *codes) create(next string, now time.Time) (string, time.Time, error) {
 			delete(cs.m, soonest)
 		}
 	}
-	cs.m[keyOf(code)] = signInCode{next: next, expires: exp}
+	cs.m[keyOf(code)] = loginCode{next: next, expires: exp}
 	return code, exp, nil
 }
 
 // take uses up code: it returns its next and true when the code exists
 // and has not expired. Either way the code is gone after.
-func (cs *codes) take(code string, now time.Time) (string, bool) {
+func (cs *loginCodes) take(code string, now time.Time) (string, bool) {
 	if code == "" {
 		return "", false
 	}
@@ -214,7 +214,7 @@ func (cs *codes) take(code string, now time.Time) (string, bool) {
 }
 
 // clear forgets every code.
-func (cs *codes) clear() {
+func (cs *loginCodes) clear() {
 	cs.mu.Lock()
 	defer cs.mu.Unlock()
 	clear(cs.m)
