@@ -247,3 +247,13 @@ func (b *bus) publish(events []hub.Event) {
 		}
 	}
 }
+
+// Subscribe implements Service.
+func (e *Engine) Subscribe(ctx context.Context, c hub.Caller, threadID string, after int64) (*hub.Subscription, error) {
+	if threadID != "" {
+		if _, err := e.visibleThread(ctx, c, threadID); err != nil {
+			return nil, err
+		}
+	}
+	return e.bus.subscribe(hub.EventFilter{After: after, ThreadID: threadID, ClientID: c.ClientID, All: c.All}), nil
+}

@@ -70,21 +70,6 @@ type clientRequestRT struct {
 	answered chan struct{}
 }
 
-// agentClient is the acp.Client for a thread's agent process: the
-// threadClient, plus the fs and terminal methods the thread delegates.
-func (e *Engine) agentClient(rt *threadRT, thread hub.Thread) acp.Client {
-	tc := &threadClient{e: e, rt: rt, thread: thread}
-	if thread.ClientCapabilities == nil {
-		return tc
-	}
-	caps := *thread.ClientCapabilities
-	dc := &delegatingClient{threadClient: tc, caps: caps}
-	if caps.Terminal {
-		return &delegatingTerminals{dc}
-	}
-	return dc
-}
-
 // attached reports whether a subscriber of clientID receives the thread's
 // events.
 func (b *bus) attached(threadID, clientID string) bool {

@@ -147,6 +147,7 @@ type Options struct {
 // (ensureSession).
 type Engine struct {
 	store      hub.Store
+	ledger     hub.UsageStore // the store's usage ledger; nil when it keeps none
 	log        *slog.Logger
 	bus        *bus
 	now        func() time.Time
@@ -241,6 +242,7 @@ func New(ctx context.Context, opts Options) (*Engine, error) {
 	}
 	e := &Engine{
 		store:      opts.Store,
+		ledger:     usageStoreOf(opts.Store),
 		log:        opts.Logger,
 		bus:        newBus(opts.Store, last),
 		closed:     make(chan struct{}),
@@ -304,76 +306,6 @@ func (e *Engine) config() Config {
 	e.mu.Lock()
 	defer e.mu.Unlock()
 	return e.cfg
-}
-
-// SetAgents replaces the agent catalogue. An agent process whose spec
-// changed, or whose agent was removed or disabled, is stopped: at once when
-// idle, else when its running turn ends (the turn keeps it till then). The
-// thread's next turn starts the agent as now configured.
-func (e *Engine) SetAgents(specs []acp.AgentSpec) {
-	m := make(map[string]acp.AgentSpec, len(specs))
-	for _, s := range specs {
-		m[s.ID] = s
-	}
-	e.mu.Lock()
-	for id, old := range e.agents {
-		if cur, ok := m[id]; !ok || !reflect.DeepEqual(cur, old) {
-			delete(e.inits, id) // another command may be another agent
-		}
-	}
-	e.agents = m
-	rts := make([]*threadRT, 0, len(e.threads))
-	for _, rt := range e.threads {
-		rts = append(rts, rt)
-	}
-	e.mu.Unlock()
-	for _, rt := range rts {
-		e.retireIfStale(rt, nil)
-	}
-}
-
-// retireIfStale stops rt's agent process if the catalogue no longer has the
-// spec it was started with (changed, disabled or removed) and no turn but
-// owner (nil: none) runs on it. It reports whether it did. The process is
-// stopped in the background; its slot is freed when it exits (watchAgent).
-func (e *Engine) retireIfStale(rt *threadRT, owner *turnRT) bool {
-	e.mu.Lock()
-	rt.mu.Lock()
-	a, sid := rt.agent, rt.sessionID
-	stale := a != nil && rt.turn == owner && !e.specCurrentLocked(rt.spec)
-	if stale {
-		rt.agent = nil
-		if rt.idle != nil {
-			rt.idle.Stop()
-		}
-	}
-	id := rt.spec.ID
-	rt.mu.Unlock()
-	e.mu.Unlock()
-	if !stale {
-		return false
-	}
-	e.log.Info("hub: stopping an agent process whose configuration changed", "thread", rt.id, "agent", id)
-	go func() {
-		ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
-		defer cancel()
-		e.closeAgent(ctx, a, sid)
-	}()
-	return true
-}
-
-// specCurrentLocked reports whether s is still the catalogue's enabled
-// spec for its agent. e.mu must be held.
-func (e *Engine) specCurrentLocked(s acp.AgentSpec) bool {
-	cur, ok := e.agents[s.ID]
-	return ok && !cur.Disabled && reflect.DeepEqual(cur, s)
-}
-
-func (e *Engine) agentSpec(id string) (acp.AgentSpec, bool) {
-	e.mu.Lock()
-	defer e.mu.Unlock()
-	s, ok := e.agents[id]
-	return s, ok
 }
 
 // Close shuts the engine down gracefully: no new turns; running turns are
@@ -453,16 +385,6 @@ func (e *Engine) commitAsync(w *hub.Write) {
 		}
 		e.bus.enqueue(w.Events, nil)
 	})
-}
-
-// Subscribe implements Service.
-func (e *Engine) Subscribe(ctx context.Context, c hub.Caller, threadID string, after int64) (*hub.Subscription, error) {
-	if threadID != "" {
-		if _, err := e.visibleThread(ctx, c, threadID); err != nil {
-			return nil, err
-		}
-	}
-	return e.bus.subscribe(hub.EventFilter{After: after, ThreadID: threadID, ClientID: c.ClientID, All: c.All}), nil
 }
 
 // Announce stores and publishes a hub-wide event: one tied to no thread

@@ -20,8 +20,8 @@ import (
 // TestPromptPathTraced is the child run of TestPromptPath (which see): it
 // builds only over TestPromptPath's overlay, sends one prompt through the
 // HTTP API and writes the recorded way to $SWITCHBOARD_PROMPT_PATH, one
-// "file\tfunction\tdepth\tleaf" line per function entry; leaf: the function
-// entered no other instrumented function before it returned.
+// "file\tfunction\tdepth" line per function entry (depth: of the
+// goroutine's stack).
 func TestPromptPathTraced(t *testing.T) {
 	out := os.Getenv("SWITCHBOARD_PROMPT_PATH")
 	if out == "" {
@@ -61,7 +61,7 @@ func TestPromptPathTraced(t *testing.T) {
 	}
 	var b strings.Builder
 	for _, w := range way {
-		fmt.Fprintf(&b, "%s\t%s\t%d\t%t\n", w.File, w.Func, w.Depth, w.leaf)
+		fmt.Fprintf(&b, "%s\t%s\t%d\n", w.File, w.Func, w.Depth)
 	}
 	if err := os.WriteFile(out, []byte(b.String()), 0o600); err != nil {
 		t.Fatal(err)
@@ -71,7 +71,7 @@ func TestPromptPathTraced(t *testing.T) {
 // promptWay cuts the recording to the prompt's way: from the handler's
 // first entry on its goroutine to the queueing of the prompt's line for the
 // agent's stdin, through the chain of goroutines between them.
-func promptWay(recs []hub.ZZTraceRecord) ([]wayEntry, error) {
+func promptWay(recs []hub.ZZTraceRecord) ([]hub.ZZTraceRecord, error) {
 	var root int64
 	prompting := map[int64]bool{}
 	sink := -1
@@ -103,7 +103,7 @@ func promptWay(recs []hub.ZZTraceRecord) ([]wayEntry, error) {
 		}
 		chain = append([]int64{g}, chain...)
 	}
-	var way []wayEntry
+	var way []hub.ZZTraceRecord
 	for i, g := range chain {
 		end := sink
 		if i < len(chain)-1 { // up to the go statement that started the next
@@ -121,27 +121,11 @@ func promptWay(recs []hub.ZZTraceRecord) ([]wayEntry, error) {
 				return nil, fmt.Errorf("no go statement at %s on goroutine %d", next.CreatedAt, g)
 			}
 		}
-		for j, r := range recs[:end+1] {
+		for _, r := range recs[:end+1] {
 			if r.G == g && !r.Spawn {
-				way = append(way, wayEntry{r, j != sink && leaf(recs, j)})
+				way = append(way, r)
 			}
 		}
 	}
 	return way, nil
-}
-
-type wayEntry struct {
-	hub.ZZTraceRecord
-	leaf bool
-}
-
-// leaf reports whether recs[i]'s function entered no other instrumented
-// function: the next entry on its goroutine is not deeper.
-func leaf(recs []hub.ZZTraceRecord, i int) bool {
-	for _, r := range recs[i+1:] {
-		if r.G == recs[i].G && !r.Spawn {
-			return r.Depth <= recs[i].Depth
-		}
-	}
-	return true
 }

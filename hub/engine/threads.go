@@ -37,7 +37,7 @@ type threadRT struct {
 
 	// requests counts the agent's client requests waiting on the thread's
 	// owner; lastUsed is when a turn or a call outside a turn last ended
-	// (eviction picks the least recently used idle agent: evict.go).
+	// (eviction picks the least recently used idle agent: agentproc.go).
 	requests int
 	lastUsed time.Time
 	// usedFrac is the share of its context window the agent last reported

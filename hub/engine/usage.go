@@ -143,15 +143,15 @@ func metaModel(meta map[string]json.RawMessage) string {
 	return ""
 }
 
-// usageStore is the store's ledger; nil when the store has none.
-func (e *Engine) usageStore() hub.UsageStore {
-	us, _ := e.store.(hub.UsageStore)
+// usageStoreOf is s's usage ledger (Engine.ledger); nil when it keeps none.
+func usageStoreOf(s hub.Store) hub.UsageStore {
+	us, _ := s.(hub.UsageStore)
 	return us
 }
 
 // Usage implements hub.UsageService.
 func (e *Engine) Usage(ctx context.Context, c hub.Caller, q hub.UsageQuery) (hub.UsageReport, error) {
-	us := e.usageStore()
+	us := e.ledger
 	by := q.By
 	switch by {
 	case hub.UsageByDay:
