@@ -334,7 +334,7 @@ func (e *Engine) scheduleIdle(rt *threadRT) {
 	if rt.agent == nil || d <= 0 {
 		return
 	}
-	rt.idle = time.AfterFunc(d, func() {
+	rt.idle = e.afterFunc(d, func() {
 		rt.mu.Lock()
 		busy := rt.turn != nil
 		rt.mu.Unlock()

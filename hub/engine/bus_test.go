@@ -167,6 +167,8 @@ func TestBusEnqueueOrder(t *testing.T) {
 	const writes = 500
 	var mu sync.Mutex
 	var afters []int64 // the bus's lastSeq when each after ran
+	var ran sync.WaitGroup
+	ran.Add(writes)
 	for range writes {
 		evs := []hub.Event{log.append("x", "t1", "c1"), log.append("x", "t2", "c2")}
 		b.enqueue(evs, func() {
@@ -176,6 +178,7 @@ func TestBusEnqueueOrder(t *testing.T) {
 			mu.Lock()
 			afters = append(afters, seq)
 			mu.Unlock()
+			ran.Done()
 		})
 	}
 	got := collect(t, s, 2*writes)
@@ -184,15 +187,11 @@ func TestBusEnqueueOrder(t *testing.T) {
 			t.Fatalf("event %d has seq %d: out of order", i, e.Seq)
 		}
 	}
-	deadline := time.Now().Add(10 * time.Second)
-	for {
-		mu.Lock()
-		n := len(afters)
-		mu.Unlock()
-		if n == writes || time.Now().After(deadline) {
-			break
-		}
-		time.Sleep(time.Millisecond)
+	allRan := make(chan struct{})
+	go func() { ran.Wait(); close(allRan) }()
+	select {
+	case <-allRan:
+	case <-time.After(10 * time.Second):
 	}
 	mu.Lock()
 	defer mu.Unlock()

@@ -106,12 +106,12 @@ func (c *threadClient) CreateElicitation(ctx context.Context, req acp.CreateElic
 	if err != nil {
 		return acp.CreateElicitationResponse{}, err
 	}
-	timer := time.NewTimer(time.Until(el.Deadline))
-	defer timer.Stop()
+	expired, stop := e.after(e.until(el.Deadline)) // the engine's clock: clock.go
+	defer stop()
 	select {
 	case r := <-er.answer:
 		return r, nil
-	case <-timer.C:
+	case <-expired:
 		e.resolveElicitation(er, hub.ElicitationExpired, hub.DecidedByTimeout, nil)
 	case <-ctx.Done():
 		e.resolveElicitation(er, hub.ElicitationCancelled, tr.refuser(), nil)

@@ -111,8 +111,10 @@ type Options struct {
 	CancelWait time.Duration
 	// Now is the clock (default time.Now).
 	Now func() time.Time
-	// AfterFunc starts the turn watchdogs' timers on the clock Now reads
-	// (default time.AfterFunc; tests pass a fake clock's).
+	// AfterFunc starts the engine's timers (turn watchdogs, permission
+	// escalation and expiry, elicitation expiry, idle agents; clock.go) on
+	// the clock Now reads (default time.AfterFunc; tests pass a fake
+	// clock's).
 	AfterFunc func(d time.Duration, f func()) Timer
 	// ClientRequestTimeout bounds the wait for a client request's answer
 	// (default hub.ClientRequestTimeout).
@@ -225,7 +227,7 @@ func New(ctx context.Context, opts Options) (*Engine, error) {
 		opts.Now = time.Now
 	}
 	if opts.AfterFunc == nil {
-		opts.AfterFunc = func(d time.Duration, f func()) Timer { return time.AfterFunc(d, f) }
+		opts.AfterFunc = wallAfterFunc
 	}
 	if opts.CancelWait <= 0 {
 		opts.CancelWait = 4 * time.Second
@@ -396,10 +398,4 @@ func (e *Engine) Announce(typ string, payload any) error {
 		return fmt.Errorf("hub: %s payload: %w", typ, err)
 	}
 	return e.commit(&hub.Write{Events: []hub.Event{{Type: typ, At: e.now(), Payload: p}}})
-}
-
-// Timer is a timer Options.AfterFunc started.
-type Timer interface {
-	// Stop prevents the function from running, as time.Timer.Stop.
-	Stop() bool
 }

@@ -96,13 +96,13 @@ func (c *threadClient) requestPermission(ctx context.Context, req acp.RequestPer
 		return acp.RequestPermissionResponse{}, err
 	}
 
-	timer := time.NewTimer(time.Until(p.Deadline))
-	defer timer.Stop()
-	var escalation <-chan time.Time // nil: never
+	expired, stop := e.after(e.until(p.Deadline)) // the engine's clock: clock.go
+	defer stop()
+	var escalation <-chan struct{} // nil: never
 	if cfg.EscalateAfter > 0 && cfg.EscalateAfter < cfg.PermissionTimeout {
-		t := time.NewTimer(time.Until(now.Add(cfg.EscalateAfter)))
-		defer t.Stop()
-		escalation = t.C
+		var stopEscalation func() bool
+		escalation, stopEscalation = e.after(e.until(now.Add(cfg.EscalateAfter)))
+		defer stopEscalation()
 	}
 wait:
 	select {
@@ -112,7 +112,7 @@ wait:
 		escalation = nil
 		e.escalate(pr)
 		goto wait
-	case <-timer.C:
+	case <-expired:
 		e.resolve(pr, hub.PermissionExpired, "", hub.DecidedByTimeout)
 	case <-ctx.Done():
 		e.resolve(pr, hub.PermissionCancelled, "", tr.refuser())

@@ -26,7 +26,7 @@ type threadRT struct {
 	replaying bool          // session/load replay in progress: updates are not new events
 	replay    *replayLog    // an imported session's replay being recorded (replay.go)
 	deleted   bool          // DeleteThread has begun: no new turn
-	idle      *time.Timer
+	idle      Timer         // on the engine's clock (clock.go)
 	// modes and config are the session's ACP SessionModeState and
 	// configOptions as last reported (raw; nil: unknown), set when the
 	// session opens and kept current by updates and set calls.
