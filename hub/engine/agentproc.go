@@ -265,6 +265,18 @@ func (e *Engine) SetAgents(specs []acp.AgentSpec) {
 	}
 }
 
+// catalogue is the agent catalogue, sorted (sortSpecs). It takes e.mu.
+func (e *Engine) catalogue() []acp.AgentSpec {
+	e.mu.Lock()
+	specs := make([]acp.AgentSpec, 0, len(e.agents))
+	for _, s := range e.agents {
+		specs = append(specs, s)
+	}
+	e.mu.Unlock()
+	sortSpecs(specs)
+	return specs
+}
+
 // retireIfStale stops rt's agent process if the catalogue no longer has the
 // spec it was started with (changed, disabled or removed) and no turn but
 // owner (nil: none) runs on it. It reports whether it did. The process is
@@ -455,13 +467,7 @@ const probeTimeout = 15 * time.Second
 func (e *Engine) startProbes() {
 	ctx, cancel := context.WithCancel(context.Background())
 	e.stopProbes = cancel
-	e.mu.Lock()
-	specs := make([]acp.AgentSpec, 0, len(e.agents))
-	for _, s := range e.agents {
-		specs = append(specs, s)
-	}
-	e.mu.Unlock()
-	sortSpecs(specs)
+	specs := e.catalogue()
 	e.probes.Add(1)
 	go func() {
 		defer e.probes.Done()

@@ -260,13 +260,7 @@ func (e *Engine) deleteThread(ctx context.Context, c hub.Caller, id string) erro
 
 // ListAgents implements Service.
 func (e *Engine) ListAgents(ctx context.Context) ([]hub.Agent, error) {
-	e.mu.Lock()
-	specs := make([]acp.AgentSpec, 0, len(e.agents))
-	for _, s := range e.agents {
-		specs = append(specs, s)
-	}
-	e.mu.Unlock()
-	sortSpecs(specs)
+	specs := e.catalogue()
 	out := make([]hub.Agent, 0, len(specs))
 	for _, s := range specs {
 		a := hub.Agent{ID: s.ID, Name: s.Name, Command: strings.Join(append([]string{s.Command.Path}, s.Command.Args...), " "), Status: hub.AgentAvailable, Install: s.Install}
