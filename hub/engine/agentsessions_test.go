@@ -60,7 +60,7 @@ func TestImportAgentSessions(t *testing.T) {
 		{"sessionId": "elsewhere", "cwd": other, "title": "Other folder"},
 	})
 	record := filepath.Join(t.TempDir(), "record.jsonl")
-	h := newHarness(t, func(c *engine.Config) { c.AgentIdleTimeout = 300 * time.Millisecond },
+	h := newClockHarness(t, func(c *engine.Config) { c.AgentIdleTimeout = 300 * time.Millisecond },
 		fakeSpec(t, "lister", "FAKEAGENT_SESSION_CAPS=1", "FAKEAGENT_LOAD_SESSION=1", "FAKEAGENT_LIST_PAGE=2", "FAKEAGENT_RECORD="+record, seed),
 		fakeSpec(t, "fake"))
 	ctx := context.Background()
@@ -120,12 +120,10 @@ func TestImportAgentSessions(t *testing.T) {
 	if got := strings.Join(ty, ","); got != "turn_started,message_delta,turn_completed" {
 		t.Errorf("imported turn's events %s", got)
 	}
-	if !waitFor(20*time.Second, func() bool {
+	waitUntil(t, "the imported history to be searchable", func() bool {
 		res, err := h.e.Search(ctx, alice, hub.SearchQuery{Q: "zebrafish"})
 		return err == nil && len(res.Hits) == 1 && res.Hits[0].ThreadID == th.ID
-	}) {
-		t.Error("the imported history is not searchable")
-	}
+	})
 
 	t.Run("twice", func(t *testing.T) {
 		again, created, err := importSession(h.e, ctx, alice, hub.ImportSessionRequest{Agent: "lister", SessionID: "s1", Cwd: cwd})
@@ -185,7 +183,7 @@ func TestImportAgentSessions(t *testing.T) {
 		if got := h.run(th, sub, "echo carried on"); got.Status != hub.TurnCompleted || got.Output != "carried on" {
 			t.Fatalf("turn in the imported thread %+v", got)
 		}
-		time.Sleep(time.Second) // the idle timer stops the agent
+		waitIdleStop(t, h, th) // the idle timer stops the agent
 		if got := h.run(th, sub, "echo and on"); got.Output != "and on" {
 			t.Fatalf("turn after the agent stopped %+v", got)
 		}
@@ -303,17 +301,6 @@ func TestListSessionsProcessLimit(t *testing.T) {
 	if hub.ErrorCode(err) != hub.CodeTooManyRequests {
 		t.Fatalf("list at the limit: %v, want TOO_MANY_REQUESTS", err)
 	}
-}
-
-func waitFor(d time.Duration, ok func() bool) bool {
-	deadline := time.Now().Add(d)
-	for time.Now().Before(deadline) {
-		if ok() {
-			return true
-		}
-		time.Sleep(50 * time.Millisecond)
-	}
-	return ok()
 }
 
 // importSession is ImportSession's answer as three values.

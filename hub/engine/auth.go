@@ -72,27 +72,6 @@ func findAuthMethod(ms []acp.AuthMethod, id string) (acp.AuthMethod, bool) {
 	return acp.AuthMethod{}, false
 }
 
-// newSession is session/new on a, which, when the agent answers
-// "authentication required" and an agent method was signed in with for
-// thread's agent, runs authenticate with it and asks once more.
-func (e *Engine) newSession(ctx context.Context, a *acp.Agent, thread hub.Thread, mcp []acp.MCPServer) (acp.SessionSetup, error) {
-	s, err := a.NewSession(ctx, agentDir(thread), mcp)
-	if code, ok := acp.ErrorCode(err); !ok || code != acp.CodeAuthRequired {
-		return s, err
-	}
-	e.mu.Lock()
-	method := e.authed[thread.Agent]
-	e.mu.Unlock()
-	if method == "" {
-		return s, err
-	}
-	if aerr := a.Authenticate(ctx, method); aerr != nil {
-		e.log.Info("hub: authenticate failed", "agent", thread.Agent, "method", method, "err", aerr)
-		return s, err
-	}
-	return a.NewSession(ctx, agentDir(thread), mcp)
-}
-
 // RestartAgent stops agent id's processes that run no turn, so the next
 // turn starts a fresh one (after a sign-in). Running turns keep theirs.
 func (e *Engine) RestartAgent(id string) {

@@ -100,7 +100,7 @@ func exceededError(s budgetScope, currency string, spent float64) error {
 // past: its own cost never cancels it for those.
 func (e *Engine) admitTurn(ctx context.Context, t hub.Thread, turnID string) (map[string]bool, error) {
 	b := e.config().Budgets
-	us := e.usageStore()
+	us := e.ledger
 	scopes := scopesFor(b, t.ID, t.Agent, e.now())
 	if us == nil || len(scopes) == 0 {
 		return nil, nil
@@ -145,7 +145,7 @@ func (e *Engine) admitTurn(ctx context.Context, t hub.Thread, turnID string) (ma
 // never a cost: such an agent is never stopped by a budget (its spending
 // cannot be known). An agent that never reported is not one.
 func (e *Engine) reportsNoCost(ctx context.Context, agent string) (bool, error) {
-	rows, err := e.usageStore().UsageRows(ctx, hub.UsageFilter{All: true, Agent: agent}, hub.UsageByAgent)
+	rows, err := e.ledger.UsageRows(ctx, hub.UsageFilter{All: true, Agent: agent}, hub.UsageByAgent)
 	if err != nil || len(rows) == 0 {
 		return false, err
 	}
@@ -164,7 +164,7 @@ func (e *Engine) reportsNoCost(ctx context.Context, agent string) (bool, error) 
 // not let past by an override is spent.
 func (e *Engine) checkSpending(r hub.UsageRecord, tr *turnRT) {
 	b := e.config().Budgets
-	us := e.usageStore()
+	us := e.ledger
 	if us == nil || r.Currency != b.Currency {
 		return // other currencies are not counted
 	}
@@ -238,7 +238,7 @@ func (e *Engine) OverrideBudget(ctx context.Context, c hub.Caller, req hub.Overr
 	if !ok {
 		return hub.BudgetOverride{}, hub.Errorf(hub.CodeInvalidArgument, "budget must be daily, monthly, perThread, agents.<id>.daily or agents.<id>.monthly, not %q", req.Budget)
 	}
-	us := e.usageStore()
+	us := e.ledger
 	if us == nil {
 		return hub.BudgetOverride{}, hub.Errorf(hub.CodeInternal, "this hub keeps no usage ledger")
 	}

@@ -70,21 +70,6 @@ type clientRequestRT struct {
 	answered chan struct{}
 }
 
-// agentClient is the acp.Client for a thread's agent process: the
-// threadClient, plus the fs and terminal methods the thread delegates.
-func (e *Engine) agentClient(rt *threadRT, thread hub.Thread) acp.Client {
-	tc := &threadClient{e: e, rt: rt, thread: thread}
-	if thread.ClientCapabilities == nil {
-		return tc
-	}
-	caps := *thread.ClientCapabilities
-	dc := &delegatingClient{threadClient: tc, caps: caps}
-	if caps.Terminal {
-		return &delegatingTerminals{dc}
-	}
-	return dc
-}
-
 // clientRequest sends the agent's request to the thread's owner and waits
 // for the answer (see the guarantees above). It returns the owner's result,
 // or an error for the agent: the owner's *acp.Error, or one of the hub's.

@@ -4,6 +4,7 @@ package engine_test
 
 import (
 	"sync"
+	"testing"
 	"time"
 
 	"github.com/switchboard-hub/switchboard/hub/engine"
@@ -16,6 +17,9 @@ type fakeClock struct {
 	mu     sync.Mutex
 	now    time.Time
 	timers []*fakeTimer
+	// armedCh is closed (and replaced) each time a timer is armed: what
+	// waitFor waits on.
+	armedCh chan struct{}
 }
 
 type fakeTimer struct {
@@ -25,7 +29,7 @@ type fakeTimer struct {
 	stopped bool // guarded by c.mu
 }
 
-func newFakeClock() *fakeClock { return &fakeClock{now: time.Now()} }
+func newFakeClock() *fakeClock { return &fakeClock{now: time.Now(), armedCh: make(chan struct{})} }
 
 func (c *fakeClock) Now() time.Time {
 	c.mu.Lock()
@@ -38,6 +42,8 @@ func (c *fakeClock) AfterFunc(d time.Duration, f func()) engine.Timer {
 	defer c.mu.Unlock()
 	t := &fakeTimer{c: c, at: c.now.Add(d), f: f}
 	c.timers = append(c.timers, t)
+	close(c.armedCh)
+	c.armedCh = make(chan struct{})
 	return t
 }
 
@@ -49,17 +55,44 @@ func (t *fakeTimer) Stop() bool {
 	return was
 }
 
-// armed counts the timers not yet fired nor stopped.
-func (c *fakeClock) armed() int {
-	c.mu.Lock()
-	defer c.mu.Unlock()
+// armedLocked counts the timers not yet fired nor stopped that fall due
+// within d. c.mu is held.
+func (c *fakeClock) armedLocked(d time.Duration) int {
 	n := 0
 	for _, t := range c.timers {
-		if !t.stopped {
+		if !t.stopped && !t.at.After(c.now.Add(d)) {
 			n++
 		}
 	}
 	return n
+}
+
+// waitFor waits until n timers that fall due within d are armed (the
+// engine arms its timers on its own goroutines: a turn's watchdog, a
+// permission's expiry, an idle agent's stop).
+func (c *fakeClock) waitFor(t testing.TB, n int, d time.Duration) {
+	t.Helper()
+	timeout := time.After(20 * time.Second)
+	for {
+		c.mu.Lock()
+		armed, ch := c.armedLocked(d), c.armedCh
+		c.mu.Unlock()
+		if armed >= n {
+			return
+		}
+		select {
+		case <-ch:
+		case <-timeout:
+			t.Fatalf("%d timers due within %v armed, want %d", armed, d, n)
+		}
+	}
+}
+
+// advanceOnce waits for a timer due within d, then moves the clock by d.
+func (c *fakeClock) advanceOnce(t testing.TB, d time.Duration) {
+	t.Helper()
+	c.waitFor(t, 1, d)
+	c.Advance(d)
 }
 
 // Advance moves the clock by d, firing every timer that falls due, those

@@ -106,32 +106,6 @@ func (e *Engine) internalTurn(ctx context.Context, t hub.Thread, input string, f
 	return e.store.GetTurn(context.Background(), tr.turn.ID)
 }
 
-// closeThreadSession ends the thread's agent session: session/close when
-// the agent advertises it (the process stays, without a session, for the
-// next one), else the process is stopped. It takes rt.startMu, so no
-// session opens meanwhile.
-func (e *Engine) closeThreadSession(rt *threadRT) {
-	rt.startMu.Lock()
-	defer rt.startMu.Unlock()
-	rt.mu.Lock()
-	a, sid := rt.agent, rt.sessionID
-	rt.mu.Unlock()
-	if !agentAlive(a) {
-		return
-	}
-	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
-	defer cancel()
-	if e.closeSession(ctx, a, sid) {
-		rt.mu.Lock()
-		if rt.agent == a {
-			rt.sessionID, rt.prefix = "", nil
-		}
-		rt.mu.Unlock()
-		return
-	}
-	e.stopAgent(ctx, rt)
-}
-
 // noteUsageLocked keeps the share of its context window the agent last
 // reported (usage_update {used, size}) and marks the thread due for
 // compaction once it crosses context.compactAt during a user's turn.

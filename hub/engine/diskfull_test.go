@@ -22,6 +22,18 @@ import (
 type fullStore struct {
 	*store.DB
 	full atomic.Bool
+	// ends counts the turn ends refused while full: a test waits on it.
+	ends atomic.Int32
+}
+
+// refuse counts w when it ends a turn.
+func (s *fullStore) refuse(w *hub.Write) error {
+	for _, t := range w.Turns {
+		if t.Status != hub.TurnRunning {
+			s.ends.Add(1)
+		}
+	}
+	return diskFullErr()
 }
 
 func diskFullErr() error {
@@ -30,15 +42,16 @@ func diskFullErr() error {
 
 func (s *fullStore) Commit(ctx context.Context, w *hub.Write) error {
 	if s.full.Load() {
-		return diskFullErr()
+		return s.refuse(w)
 	}
 	return s.DB.Commit(ctx, w)
 }
 
 func (s *fullStore) CommitAsync(w *hub.Write, done func(*hub.Write, error)) {
 	if s.full.Load() {
+		err := s.refuse(w)
 		if done != nil {
-			done(w, diskFullErr())
+			done(w, err)
 		}
 		return
 	}
@@ -99,7 +112,7 @@ func TestTurnEndSurvivesFullDisk(t *testing.T) {
 	if json.Unmarshal(full.Payload, &msg); msg.Message == "" || full.Seq != 0 {
 		t.Fatalf("disk_full %+v", full)
 	}
-	time.Sleep(1500 * time.Millisecond) // the turn has ended in the agent by now; its end waits
+	waitUntil(t, "the turn's end to be refused", func() bool { return fs.ends.Load() > 0 }) // the turn has ended in the agent; its end waits
 	if _, err := e.StartTurn(ctx, alice, th.ID, hub.TurnInput{Input: "echo too soon"}); err == nil {
 		t.Fatal("a turn started on the thread before the last one's end was stored")
 	}
@@ -151,7 +164,7 @@ func TestCloseWhileDiskFull(t *testing.T) {
 	}
 	until(t, sub, hub.EventTurnStarted)
 	fs.full.Store(true)
-	time.Sleep(time.Second)
+	waitUntil(t, "the turn's end to be refused", func() bool { return fs.ends.Load() > 0 })
 	start := time.Now()
 	cctx, cancel := context.WithTimeout(ctx, 20*time.Second)
 	defer cancel()

@@ -8,12 +8,14 @@
 // turn or a shutdown never approves it (permissions.go). New repairs what a
 // previous run left behind before it serves a call (recovery.go).
 //
-// A thread's agent is started and its session opened on demand, by a turn,
-// a set call or CreateThread's OpenSession (ensureSession, session.go):
-// resumed, loaded or new, with the user's mode and options re-applied
-// before anything is prompted (lifecycle.go). It is stopped after
-// limits.agentIdleTimeout without a turn, or earlier when its process slot
-// is needed for another thread (evict.go); compaction replaces its session
-// (compact.go); each turn has a watchdog (watchdog.go). The lock order is
-// on Engine; a watchdog's mutex is a leaf.
+// A prompt's way reads in order (docs/ARCHITECTURE.md): the turn
+// (turns.go) starts the thread's agent process when none runs
+// (agentproc.go: start, supervise, stop, the process slots), opens its ACP
+// session (session.go: resumed, loaded or new) and gives the session the
+// user's mode and config options back before anything is prompted
+// (choices.go). A process is stopped after limits.agentIdleTimeout
+// without a turn, or earlier when its slot is needed for another thread;
+// compaction replaces its session (compact.go); each turn has a watchdog
+// (watchdog.go). TestPromptPath holds the way to its order. The lock order
+// is on Engine; a watchdog's mutex is a leaf.
 package engine

@@ -85,7 +85,7 @@ func (c *threadClient) CreateElicitation(ctx context.Context, req acp.CreateElic
 	if limit <= 0 {
 		limit = DefaultPendingPermissionsPerTurn
 	}
-	if pending := e.pendingOfTurnLocked(tr) + e.elicitsOfTurnLocked(tr); pending >= limit {
+	if pending := len(ofTurnLocked(e.perms, tr)) + len(ofTurnLocked(e.elicits, tr)); pending >= limit {
 		e.mu.Unlock()
 		e.log.Warn("hub: elicitation refused: too many pending in the turn", "thread", c.thread.ID, "turn", tr.turn.ID, "limit", limit)
 		return acp.ElicitCancelled(), nil
@@ -106,12 +106,12 @@ func (c *threadClient) CreateElicitation(ctx context.Context, req acp.CreateElic
 	if err != nil {
 		return acp.CreateElicitationResponse{}, err
 	}
-	timer := time.NewTimer(time.Until(el.Deadline))
-	defer timer.Stop()
+	expired, stop := e.after(e.until(el.Deadline)) // the engine's clock: clock.go
+	defer stop()
 	select {
 	case r := <-er.answer:
 		return r, nil
-	case <-timer.C:
+	case <-expired:
 		e.resolveElicitation(er, hub.ElicitationExpired, hub.DecidedByTimeout, nil)
 	case <-ctx.Done():
 		e.resolveElicitation(er, hub.ElicitationCancelled, tr.refuser(), nil)
@@ -130,17 +130,6 @@ func clipID(s string) string {
 		return s[:128]
 	}
 	return s
-}
-
-// elicitsOfTurnLocked counts tr's pending elicitations. e.mu must be held.
-func (e *Engine) elicitsOfTurnLocked(tr *turnRT) int {
-	n := 0
-	for _, er := range e.elicits {
-		if er.turn == tr {
-			n++
-		}
-	}
-	return n
 }
 
 // resolveElicitation ends er once: the end is committed (single-use: a
@@ -164,24 +153,6 @@ func (e *Engine) resolveElicitation(er *elicitRT, status, decidedBy string, cont
 	}
 	er.answer <- r
 	return el, nil
-}
-
-// cancelElicitations ends every elicitation of tr still pending (the turn
-// is over), decided by "cancel" when a caller cancelled the turn, else
-// "hub".
-func (e *Engine) cancelElicitations(tr *turnRT) {
-	e.mu.Lock()
-	var pending []*elicitRT
-	for _, er := range e.elicits {
-		if er.turn == tr {
-			pending = append(pending, er)
-		}
-	}
-	e.mu.Unlock()
-	for _, er := range pending {
-		<-er.stored
-		e.resolveElicitation(er, hub.ElicitationCancelled, tr.refuser(), nil)
-	}
 }
 
 // QueryElicitations implements Service.

@@ -112,8 +112,10 @@ type Options struct {
 	CancelWait time.Duration
 	// Now is the clock (default time.Now).
 	Now func() time.Time
-	// AfterFunc starts the turn watchdogs' timers on the clock Now reads
-	// (default time.AfterFunc; tests pass a fake clock's).
+	// AfterFunc starts the engine's timers (turn watchdogs, permission
+	// escalation and expiry, elicitation expiry, idle agents; clock.go) on
+	// the clock Now reads (default time.AfterFunc; tests pass a fake
+	// clock's).
 	AfterFunc func(d time.Duration, f func()) Timer
 	// ClientRequestTimeout bounds the wait for a client request's answer
 	// (default hub.ClientRequestTimeout).
@@ -148,6 +150,7 @@ type Options struct {
 // (ensureSession).
 type Engine struct {
 	store      hub.Store
+	ledger     hub.UsageStore // the store's usage ledger (hub.Store includes it)
 	log        *slog.Logger
 	bus        *eventbus.Bus
 	now        func() time.Time
@@ -225,7 +228,7 @@ func New(ctx context.Context, opts Options) (*Engine, error) {
 		opts.Now = time.Now
 	}
 	if opts.AfterFunc == nil {
-		opts.AfterFunc = func(d time.Duration, f func()) Timer { return time.AfterFunc(d, f) }
+		opts.AfterFunc = wallAfterFunc
 	}
 	if opts.CancelWait <= 0 {
 		opts.CancelWait = 4 * time.Second
@@ -242,6 +245,7 @@ func New(ctx context.Context, opts Options) (*Engine, error) {
 	}
 	e := &Engine{
 		store:      opts.Store,
+		ledger:     opts.Store,
 		log:        opts.Logger,
 		bus:        eventbus.New(opts.Store, last, 0),
 		closed:     make(chan struct{}),
@@ -305,76 +309,6 @@ func (e *Engine) config() Config {
 	e.mu.Lock()
 	defer e.mu.Unlock()
 	return e.cfg
-}
-
-// SetAgents replaces the agent catalogue. An agent process whose spec
-// changed, or whose agent was removed or disabled, is stopped: at once when
-// idle, else when its running turn ends (the turn keeps it till then). The
-// thread's next turn starts the agent as now configured.
-func (e *Engine) SetAgents(specs []acp.AgentSpec) {
-	m := make(map[string]acp.AgentSpec, len(specs))
-	for _, s := range specs {
-		m[s.ID] = s
-	}
-	e.mu.Lock()
-	for id, old := range e.agents {
-		if cur, ok := m[id]; !ok || !reflect.DeepEqual(cur, old) {
-			delete(e.inits, id) // another command may be another agent
-		}
-	}
-	e.agents = m
-	rts := make([]*threadRT, 0, len(e.threads))
-	for _, rt := range e.threads {
-		rts = append(rts, rt)
-	}
-	e.mu.Unlock()
-	for _, rt := range rts {
-		e.retireIfStale(rt, nil)
-	}
-}
-
-// retireIfStale stops rt's agent process if the catalogue no longer has the
-// spec it was started with (changed, disabled or removed) and no turn but
-// owner (nil: none) runs on it. It reports whether it did. The process is
-// stopped in the background; its slot is freed when it exits (watchAgent).
-func (e *Engine) retireIfStale(rt *threadRT, owner *turnRT) bool {
-	e.mu.Lock()
-	rt.mu.Lock()
-	a, sid := rt.agent, rt.sessionID
-	stale := a != nil && rt.turn == owner && !e.specCurrentLocked(rt.spec)
-	if stale {
-		rt.agent = nil
-		if rt.idle != nil {
-			rt.idle.Stop()
-		}
-	}
-	id := rt.spec.ID
-	rt.mu.Unlock()
-	e.mu.Unlock()
-	if !stale {
-		return false
-	}
-	e.log.Info("hub: stopping an agent process whose configuration changed", "thread", rt.id, "agent", id)
-	go func() {
-		ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
-		defer cancel()
-		e.closeAgent(ctx, a, sid)
-	}()
-	return true
-}
-
-// specCurrentLocked reports whether s is still the catalogue's enabled
-// spec for its agent. e.mu must be held.
-func (e *Engine) specCurrentLocked(s acp.AgentSpec) bool {
-	cur, ok := e.agents[s.ID]
-	return ok && !cur.Disabled && reflect.DeepEqual(cur, s)
-}
-
-func (e *Engine) agentSpec(id string) (acp.AgentSpec, bool) {
-	e.mu.Lock()
-	defer e.mu.Unlock()
-	s, ok := e.agents[id]
-	return s, ok
 }
 
 // Close shuts the engine down gracefully: no new turns; running turns are
@@ -456,16 +390,6 @@ func (e *Engine) commitAsync(w *hub.Write) {
 	})
 }
 
-// Subscribe implements Service.
-func (e *Engine) Subscribe(ctx context.Context, c hub.Caller, threadID string, after int64) (*hub.Subscription, error) {
-	if threadID != "" {
-		if _, err := e.visibleThread(ctx, c, threadID); err != nil {
-			return nil, err
-		}
-	}
-	return e.bus.Subscribe(hub.EventFilter{After: after, ThreadID: threadID, ClientID: c.ClientID, All: c.All}), nil
-}
-
 // Announce stores and publishes a hub-wide event: one tied to no thread
 // (config_error). Like every event it is committed before anyone sees it;
 // only callers with scope=all (the window, the tray) see it.
@@ -475,10 +399,4 @@ func (e *Engine) Announce(typ string, payload any) error {
 		return fmt.Errorf("hub: %s payload: %w", typ, err)
 	}
 	return e.commit(&hub.Write{Events: []hub.Event{{Type: typ, At: e.now(), Payload: p}}})
-}
-
-// Timer is a timer Options.AfterFunc started.
-type Timer interface {
-	// Stop prevents the function from running, as time.Timer.Stop.
-	Stop() bool
 }

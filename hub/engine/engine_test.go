@@ -46,7 +46,20 @@ func fakeSpec(t testing.TB, id string, env ...string) acp.AgentSpec {
 
 func newHarness(t testing.TB, cfg func(*engine.Config), specs ...acp.AgentSpec) *harness {
 	t.Helper()
-	h := &harness{t: t, dbPath: filepath.Join(t.TempDir(), "hub.db"), cwd: t.TempDir()}
+	return newHarnessOn(t, nil, cfg, specs...)
+}
+
+// newClockHarness is newHarness on a fake clock (h.clock): the engine's
+// timers (watchdogs, permissions, elicitations, idle agents) fire only when
+// the test advances it.
+func newClockHarness(t testing.TB, cfg func(*engine.Config), specs ...acp.AgentSpec) *harness {
+	t.Helper()
+	return newHarnessOn(t, newFakeClock(), cfg, specs...)
+}
+
+func newHarnessOn(t testing.TB, clock *fakeClock, cfg func(*engine.Config), specs ...acp.AgentSpec) *harness {
+	t.Helper()
+	h := &harness{t: t, dbPath: filepath.Join(t.TempDir(), "hub.db"), cwd: t.TempDir(), clock: clock}
 	if len(specs) == 0 {
 		specs = []acp.AgentSpec{fakeSpec(t, "fake"), fakeSpec(t, "fakeload", "FAKEAGENT_LOAD_SESSION=1")}
 	}
@@ -311,10 +324,15 @@ func TestPermissionDecisions(t *testing.T) {
 
 // No answer by the deadline: expired, and the agent is told reject_once.
 func TestPermissionTimeoutFailsClosed(t *testing.T) {
-	h := newHarness(t, func(c *engine.Config) { c.PermissionTimeout = 300 * time.Millisecond })
+	h := newClockHarness(t, func(c *engine.Config) { c.PermissionTimeout = time.Minute })
 	th := h.thread("fake")
 	sub := h.watch(th)
-	turn := h.run(th, sub, "permission")
+	if _, err := h.e.StartTurn(context.Background(), alice, th.ID, hub.TurnInput{Input: "permission"}); err != nil {
+		t.Fatal(err)
+	}
+	until(t, sub, hub.EventPermissionRequired)
+	h.clock.advanceOnce(t, time.Minute) // the permission expires on the engine's clock
+	turn := payload[hub.Turn](t, until(t, sub, hub.EventTurnCompleted), "turn")
 	if !strings.HasSuffix(turn.Output, "outcome: selected reject-once") {
 		t.Fatalf("agent said %q", turn.Output)
 	}
@@ -359,14 +377,10 @@ func TestCancelAgentThatIgnoresIt(t *testing.T) {
 	// machine) ends the turn without a prompt and without a session to
 	// load, so the next turn would get a context block: wait for the
 	// session's id to be stored, then let the prompt reach the agent.
-	for deadline := time.Now().Add(10 * time.Second); ; time.Sleep(10 * time.Millisecond) {
-		if got, err := h.db.GetThread(ctx, th.ID); err == nil && got.AgentSessionID != "" {
-			break
-		}
-		if time.Now().After(deadline) {
-			t.Fatal("the agent's session was never opened")
-		}
-	}
+	waitUntil(t, "the agent's session to open", func() bool {
+		got, err := h.db.GetThread(ctx, th.ID)
+		return err == nil && got.AgentSessionID != ""
+	})
 	time.Sleep(500 * time.Millisecond)
 	start := time.Now()
 	ended, err := h.e.CancelTurn(ctx, alice, turn.ID)
@@ -428,12 +442,12 @@ func asError(err error, target **hub.Error) bool {
 // session with session/load when the agent has it, otherwise with a
 // context block carrying the earlier turns.
 func TestIdleAgentReopensSession(t *testing.T) {
-	h := newHarness(t, func(c *engine.Config) { c.AgentIdleTimeout = 200 * time.Millisecond })
+	h := newClockHarness(t, func(c *engine.Config) { c.AgentIdleTimeout = 200 * time.Millisecond })
 	t.Run("context block", func(t *testing.T) {
 		th := h.thread("fake")
 		sub := h.watch(th)
 		h.run(th, sub, "echo the answer is 42")
-		time.Sleep(time.Second)
+		waitIdleStop(t, h, th)
 		next := h.run(th, sub, "echo again")
 		// The fake agent reads the first text block as its command: here the
 		// injected context, which it reports back verbatim.
@@ -445,7 +459,7 @@ func TestIdleAgentReopensSession(t *testing.T) {
 		th := h.thread("fakeload")
 		sub := h.watch(th)
 		h.run(th, sub, "echo first")
-		time.Sleep(time.Second)
+		waitIdleStop(t, h, th)
 		next := h.run(th, sub, "echo second")
 		if next.Output != "second" {
 			t.Fatalf("output %q", next.Output)
@@ -604,5 +618,28 @@ func TestCancelRightAfterStart(t *testing.T) {
 		if err != nil || ended.Status != hub.TurnCancelled {
 			t.Fatalf("round %d: %+v %v", i, ended, err)
 		}
+	}
+}
+
+// An agent's question expires after permissions.timeout on the engine's
+// clock: the agent gets "cancel", the question is stored expired.
+func TestElicitationExpires(t *testing.T) {
+	h := newClockHarness(t, func(c *engine.Config) { c.PermissionTimeout = time.Minute })
+	th := h.thread("fake")
+	sub := h.watch(th)
+	ctx := context.Background()
+	q := `{"mode":"form","message":"Which branch?","requestedSchema":{"type":"object","properties":{"branch":{"type":"string"}}}}`
+	if _, err := h.e.StartTurn(ctx, alice, th.ID, hub.TurnInput{Input: "elicit " + q}); err != nil {
+		t.Fatal(err)
+	}
+	until(t, sub, hub.EventElicitationRequired)
+	h.clock.advanceOnce(t, time.Minute)
+	turn := payload[hub.Turn](t, until(t, sub, hub.EventTurnCompleted), "turn")
+	if !strings.Contains(turn.Output, `elicit: {"action":"cancel"}`) {
+		t.Fatalf("agent said %q", turn.Output)
+	}
+	page, err := h.e.QueryElicitations(ctx, alice, hub.ElicitationQuery{})
+	if err != nil || len(page.Elicitations) != 1 || page.Elicitations[0].Status != hub.ElicitationExpired || page.Elicitations[0].DecidedBy != hub.DecidedByTimeout {
+		t.Fatalf("elicitations %+v %v", page, err)
 	}
 }

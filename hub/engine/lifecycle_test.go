@@ -15,12 +15,13 @@ import (
 	"github.com/switchboard-hub/switchboard/hub/engine"
 )
 
-// waitIdleStop waits until the thread's agent was stopped for idleness:
-// the next turn then reopens the session.
+// waitIdleStop stops the thread's agent for idleness: it waits for the
+// idle timer (limits.agentIdleTimeout, on the harness's fake clock) and
+// moves the clock past it; the timer stops the agent before Advance
+// returns, so the next turn reopens the session.
 func waitIdleStop(t *testing.T, h *harness, th hub.Thread) {
 	t.Helper()
-	// agentIdleTimeout is 200ms in these tests; a generous margin.
-	time.Sleep(time.Second)
+	h.clock.advanceOnce(t, h.e.Config().AgentIdleTimeout)
 }
 
 // sessionChanged reads the next session_changed event.
@@ -38,7 +39,7 @@ func sessionChanged(t *testing.T, sub *hub.Subscription) engine.SessionChanged {
 // the agent's start mode; the hub re-applies the user's mode and config
 // values before the prompt, and says so.
 func TestReopenRestoresChoices(t *testing.T) {
-	h := newHarness(t, func(c *engine.Config) { c.AgentIdleTimeout = 200 * time.Millisecond })
+	h := newClockHarness(t, func(c *engine.Config) { c.AgentIdleTimeout = 200 * time.Millisecond })
 	ctx := context.Background()
 	for _, agent := range []string{"fakeload", "fake"} { // session/load, and a new session with context
 		t.Run(agent, func(t *testing.T) {
@@ -85,7 +86,7 @@ func TestReopenRestoresChoices(t *testing.T) {
 // and the thread shows the mode the session really is in; the next turn
 // runs in it.
 func TestReopenCannotRestoreRefusesTurn(t *testing.T) {
-	h := newHarness(t, func(c *engine.Config) { c.AgentIdleTimeout = 200 * time.Millisecond }, fakeSpec(t, "fakeload", "FAKEAGENT_LOAD_SESSION=1"))
+	h := newHarness(t, nil, fakeSpec(t, "fakeload", "FAKEAGENT_LOAD_SESSION=1"))
 	ctx := context.Background()
 	th := h.thread("fakeload")
 	sub := h.watch(th)
@@ -94,8 +95,9 @@ func TestReopenCannotRestoreRefusesTurn(t *testing.T) {
 	}
 	h.run(th, sub, "echo first")
 	// The agent is reconfigured: it starts in "auto" and has no "plan".
+	// The idle agent is retired at once; the next turn starts the new one.
 	h.e.SetAgents([]acp.AgentSpec{fakeSpec(t, "fakeload", "FAKEAGENT_LOAD_SESSION=1", "FAKEAGENT_MODES=auto,default")})
-	waitIdleStop(t, h, th)
+	waitUntil(t, "the retired agent to exit", func() bool { return len(h.agentPIDs(th.ID)) == 0 })
 
 	turn := h.run(th, sub, "echo must not run")
 	if turn.Status != hub.TurnFailed || turn.Output != "" || !strings.Contains(turn.Error, `no longer offers mode "plan"`) {
@@ -147,27 +149,6 @@ func TestIdleAgentsEvicted(t *testing.T) {
 	}
 }
 
-// newClockHarness is a harness on a fake clock.
-func newClockHarness(t *testing.T, cfg func(*engine.Config)) *harness {
-	h := &harness{t: t, dbPath: filepath.Join(t.TempDir(), "hub.db"), cwd: t.TempDir(), clock: newFakeClock()}
-	c := engine.DefaultConfig()
-	cfg(&c)
-	h.open(c, []acp.AgentSpec{fakeSpec(t, "fake")})
-	return h
-}
-
-// waitArmed waits until the turn's watchdog armed its timers.
-func waitArmed(t *testing.T, c *fakeClock, n int) {
-	t.Helper()
-	deadline := time.Now().Add(20 * time.Second)
-	for c.armed() < n {
-		if time.Now().After(deadline) {
-			t.Fatalf("%d timers armed, want %d", c.armed(), n)
-		}
-		time.Sleep(5 * time.Millisecond)
-	}
-}
-
 // Issue 14 item 9: a silent agent is stopped after limits.turnIdleTimeout,
 // long before limits.turnTimeout; a turn waiting on the user is not.
 func TestTurnIdleTimeout(t *testing.T) {
@@ -178,7 +159,7 @@ func TestTurnIdleTimeout(t *testing.T) {
 		if _, err := h.e.StartTurn(context.Background(), alice, th.ID, hub.TurnInput{Input: "hang"}); err != nil {
 			t.Fatal(err)
 		}
-		waitArmed(t, h.clock, 2)
+		h.clock.waitFor(t, 2, time.Hour) // the watchdog's two timers
 		h.clock.Advance(4 * time.Minute)
 		select {
 		case ev := <-sub.Events():
@@ -257,7 +238,7 @@ func TestTurnIdleTimeout(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		waitArmed(t, h.clock, 1)
+		h.clock.waitFor(t, 1, time.Hour)
 		h.clock.Advance(59 * time.Minute)
 		select {
 		case ev := <-sub.Events():

@@ -10,7 +10,6 @@ import (
 	"strings"
 	"sync"
 	"testing"
-	"time"
 
 	"github.com/switchboard-hub/switchboard/acp"
 	"github.com/switchboard-hub/switchboard/hub"
@@ -64,13 +63,9 @@ func TestPendingPermissionsPerTurnBounded(t *testing.T) {
 			}
 			// Every request has arrived once the refusals are logged: only
 			// then approve (an approval frees a slot for a late request).
-			deadline := time.Now().Add(20 * time.Second)
-			for strings.Count(logs.String(), "too many pending in the turn") < 40-limit {
-				if time.Now().After(deadline) {
-					t.Fatalf("refusals logged: %s", logs)
-				}
-				time.Sleep(10 * time.Millisecond)
-			}
+			waitUntil(t, "the refusals to be logged", func() bool {
+				return strings.Count(logs.String(), "too many pending in the turn") >= 40-limit
+			})
 			for _, id := range ids {
 				if _, err := h.e.DecidePermission(ctx, alice, id, hub.Decision{Outcome: "approved"}); err != nil {
 					t.Fatal(err)

@@ -19,7 +19,8 @@ import (
 
 // threadMCP holds the MCP servers threads were created with, in memory
 // (they may carry credentials: never stored). A hub restart forgets them;
-// the editor bridge sends them again when the editor reopens its session.
+// the editor bridge sends them again when the editor opens the thread
+// again.
 type threadMCP struct {
 	mu sync.Mutex
 	by map[string][]acp.MCPServer

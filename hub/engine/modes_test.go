@@ -8,7 +8,6 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
-	"time"
 
 	"github.com/switchboard-hub/switchboard/acp"
 	"github.com/switchboard-hub/switchboard/hub"
@@ -175,10 +174,10 @@ func TestProbeAgents(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer e.Close(ctx)
-	deadline := time.Now().Add(20 * time.Second)
-	for {
+	var fake hub.Agent
+	waitUntil(t, "the probe's result", func() bool {
 		agents, _ := e.ListAgents(ctx)
-		var fake, missing hub.Agent
+		var missing hub.Agent
 		for _, a := range agents {
 			switch a.ID {
 			case "fake":
@@ -190,14 +189,8 @@ func TestProbeAgents(t *testing.T) {
 		if missing.Capabilities != nil {
 			t.Fatalf("an unavailable agent has capabilities: %+v", missing)
 		}
-		if fake.Version == "1.0.0" && strings.Contains(string(fake.Capabilities), `"promptCapabilities"`) {
-			return
-		}
-		if time.Now().After(deadline) {
-			t.Fatalf("no probe result: %+v", fake)
-		}
-		time.Sleep(20 * time.Millisecond)
-	}
+		return fake.Version == "1.0.0" && strings.Contains(string(fake.Capabilities), `"promptCapabilities"`)
+	})
 }
 
 // OpenSession on create starts the agent at once: the new thread carries
@@ -239,17 +232,10 @@ func TestSetModeProcessLimit(t *testing.T) {
 	}
 	// While a turn runs on its agent: allowed, and the event carries the turn.
 	sub := h.watch(a)
-	deadline := time.Now().Add(20 * time.Second)
-	for {
+	waitUntil(t, "SetMode to succeed during the turn", func() bool {
 		_, err := h.e.SetMode(ctx, alice, a.ID, "plan")
-		if err == nil {
-			break
-		}
-		if time.Now().After(deadline) {
-			t.Fatalf("SetMode during a turn: %v", err)
-		}
-		time.Sleep(20 * time.Millisecond)
-	}
+		return err == nil
+	})
 	if ev := until(t, sub, hub.EventModeChanged); ev.TurnID != turn.ID {
 		t.Fatalf("mode_changed during the turn: turn %q, want %q", ev.TurnID, turn.ID)
 	}

@@ -71,7 +71,7 @@ func (c *threadClient) requestPermission(ctx context.Context, req acp.RequestPer
 	if limit <= 0 {
 		limit = DefaultPendingPermissionsPerTurn
 	}
-	if pending := e.pendingOfTurnLocked(tr); pending >= limit {
+	if pending := len(ofTurnLocked(e.perms, tr)); pending >= limit {
 		e.mu.Unlock()
 		// Never raised: a flood of requests must not bury the window in
 		// cards or the store in rows. The agent is refused at once.
@@ -96,13 +96,13 @@ func (c *threadClient) requestPermission(ctx context.Context, req acp.RequestPer
 		return acp.RequestPermissionResponse{}, err
 	}
 
-	timer := time.NewTimer(time.Until(p.Deadline))
-	defer timer.Stop()
-	var escalation <-chan time.Time // nil: never
+	expired, stop := e.after(e.until(p.Deadline)) // the engine's clock: clock.go
+	defer stop()
+	var escalation <-chan struct{} // nil: never
 	if cfg.EscalateAfter > 0 && cfg.EscalateAfter < cfg.PermissionTimeout {
-		t := time.NewTimer(time.Until(now.Add(cfg.EscalateAfter)))
-		defer t.Stop()
-		escalation = t.C
+		var stopEscalation func() bool
+		escalation, stopEscalation = e.after(e.until(now.Add(cfg.EscalateAfter)))
+		defer stopEscalation()
 	}
 wait:
 	select {
@@ -112,7 +112,7 @@ wait:
 		escalation = nil
 		e.escalate(pr)
 		goto wait
-	case <-timer.C:
+	case <-expired:
 		e.resolve(pr, hub.PermissionExpired, "", hub.DecidedByTimeout)
 	case <-ctx.Done():
 		e.resolve(pr, hub.PermissionCancelled, "", tr.refuser())
@@ -123,17 +123,6 @@ wait:
 	case <-time.After(5 * time.Second): // the store failed: refuse
 		return refusal(req), nil
 	}
-}
-
-// pendingOfTurnLocked counts tr's pending permissions. e.mu must be held.
-func (e *Engine) pendingOfTurnLocked(tr *turnRT) int {
-	n := 0
-	for _, pr := range e.perms {
-		if pr.turn == tr {
-			n++
-		}
-	}
-	return n
 }
 
 // toolCallID is the toolCallId of an agent's raw tool call, for logs ("" if
@@ -205,23 +194,44 @@ func (e *Engine) resolveRemember(pr *permRT, status, optionID, decidedBy string,
 	return p, nil
 }
 
-// cancelPermissions ends every permission of tr that is still pending
-// (the turn is over: nobody may approve it any more), decided by "cancel"
-// when a caller cancelled the turn, else by "hub".
-func (e *Engine) cancelPermissions(tr *turnRT) {
-	e.mu.Lock()
-	var pending []*permRT
-	for _, pr := range e.perms {
-		if pr.turn == tr {
-			pending = append(pending, pr)
+// waiting is what a turn waits on a person for: a pending permission
+// (permRT) or elicitation (elicitRT).
+type waiting interface{ waitingTurn() *turnRT }
+
+func (pr *permRT) waitingTurn() *turnRT   { return pr.turn }
+func (er *elicitRT) waitingTurn() *turnRT { return er.turn }
+
+// ofTurnLocked lists the entries of m (e.perms, e.elicits) that tr waits
+// on. e.mu must be held.
+func ofTurnLocked[T waiting](m map[string]T, tr *turnRT) []T {
+	var out []T
+	for _, w := range m {
+		if w.waitingTurn() == tr {
+			out = append(out, w)
 		}
 	}
+	return out
+}
+
+// cancelPending ends whatever tr still waits on a person for — its
+// pending permissions, then its pending elicitations — since the turn is
+// over and nobody may answer any more: decided by "cancel" when a caller
+// cancelled the turn, else by "hub". Each end follows the insert it
+// updates (stored); CONFLICT when one was decided meanwhile is fine.
+func (e *Engine) cancelPending(tr *turnRT) {
+	e.mu.Lock()
+	perms := ofTurnLocked(e.perms, tr)
 	e.mu.Unlock()
-	for _, pr := range pending {
-		// A decision must follow the insert it updates; CONFLICT when the
-		// permission was decided meanwhile is fine.
+	for _, pr := range perms {
 		<-pr.stored
 		e.resolve(pr, hub.PermissionCancelled, "", tr.refuser())
+	}
+	e.mu.Lock()
+	elicits := ofTurnLocked(e.elicits, tr)
+	e.mu.Unlock()
+	for _, er := range elicits {
+		<-er.stored
+		e.resolveElicitation(er, hub.ElicitationCancelled, tr.refuser(), nil)
 	}
 }
 

@@ -248,16 +248,14 @@ func TestBatchDecide(t *testing.T) {
 	h.e.StartTurn(ctx, alice, a.ID, hub.TurnInput{Input: "permissions 2"})
 	h.e.StartTurn(ctx, alice, b.ID, hub.TurnInput{Input: "permission"})
 	var ids []string
-	for len(ids) < 3 {
+	waitUntil(t, "three pending permissions", func() bool {
 		ps, _ := h.e.ListPermissions(ctx, alice, hub.PermissionPending)
-		if len(ps) == 3 {
-			for _, p := range ps {
-				ids = append(ids, p.ID)
-			}
-			break
+		ids = ids[:0]
+		for _, p := range ps {
+			ids = append(ids, p.ID)
 		}
-		time.Sleep(20 * time.Millisecond)
-	}
+		return len(ps) == 3
+	})
 	if _, err := h.e.DecidePermissions(ctx, alice, hub.BatchDecision{IDs: ids, Outcome: "maybe"}); hub.ErrorCode(err) != hub.CodeInvalidArgument {
 		t.Fatalf("outcome maybe: %v", err)
 	}
@@ -285,12 +283,13 @@ func TestBatchDecide(t *testing.T) {
 }
 
 func TestEscalation(t *testing.T) {
-	h := newHarness(t, func(c *engine.Config) { c.EscalateAfter = 300 * time.Millisecond; c.PermissionTimeout = time.Minute })
+	h := newClockHarness(t, func(c *engine.Config) { c.EscalateAfter = time.Minute; c.PermissionTimeout = 10 * time.Minute })
 	ctx := context.Background()
 	th := h.thread("fake")
 	sub := h.watch(th)
 	h.e.StartTurn(ctx, alice, th.ID, hub.TurnInput{Input: "permission"})
 	p := payload[hub.Permission](t, until(t, sub, hub.EventPermissionRequired), "permission")
+	h.clock.advanceOnce(t, time.Minute) // escalated on the engine's clock
 	esc := payload[hub.Permission](t, until(t, sub, hub.EventPermissionEscalated), "permission")
 	if esc.ID != p.ID || esc.Status != hub.PermissionPending || esc.EscalatedAt == nil {
 		t.Fatalf("escalated %+v", esc)

@@ -11,17 +11,27 @@ import (
 	"github.com/switchboard-hub/switchboard/hub"
 )
 
-// releaseReservation gives back the process slot startTurn or
-// openOutsideTurn reserved for tr, if it still holds one, when no process
-// starts for it. It takes e.mu.
-func (e *Engine) releaseReservation(tr *turnRT) {
-	e.mu.Lock()
-	if tr.reserved {
-		tr.reserved = false
-		e.procs--
-	}
-	e.mu.Unlock()
-}
+// The ACP session (docs/ARCHITECTURE.md, "The agent session's
+// lifecycle"): how a thread's session on its agent process is opened
+// (ensureSession: resume, else load, else new with a context block),
+// taken over and recorded, what a change of session means for the thread
+// (sessionEvents), and how it is closed. The process under it is
+// agentproc.go's; the user's modes and config choices it carries back are
+// choices.go's.
+
+// How a session was opened (SessionChanged.How).
+const (
+	openedResumed = "resumed" // session/resume of the thread's last session
+	openedLoaded  = "loaded"  // session/load of it (its history replayed, not re-stored)
+	openedNew     = "new"     // session/new (context injected unless compacting)
+)
+
+// Why a thread's session changed (SessionChanged.Reason).
+const (
+	changedReopened  = "reopened"  // a new agent process took the thread over
+	changedCompacted = "compacted" // compaction closed the old session
+	changedImported  = "imported"  // the thread was made from the agent's own session
+)
 
 // ensureSession returns the thread's agent and session, starting the agent
 // process and opening a session when needed (openSession: resume, else
@@ -48,7 +58,7 @@ func (e *Engine) ensureSession(tr *turnRT, forTurn bool) (*acp.Agent, string, []
 	e.retireIfStale(rt, tr)
 	rt.startMu.Lock()
 	defer rt.startMu.Unlock()
-	a, sid, prefix, alive := e.liveSession(tr, forTurn)
+	a, sid, prefix, alive := e.liveAgent(tr, forTurn)
 	if alive && sid != "" {
 		e.releaseReservation(tr) // no process starts
 		return a, sid, prefix, nil
@@ -134,79 +144,142 @@ func (e *Engine) choicesBefore(tr *turnRT) hub.SessionState {
 	return st
 }
 
-// liveSession returns rt's agent and session when its process still runs
-// (the session "" when compaction closed it), with, for a turn (forTurn),
-// the context block a call outside a turn kept in rt.prefix (taken out). It stops rt's idle timer either way; when the
-// agent is gone it clears rt.agent and reports false. It takes rt.mu; the
-// caller holds rt.startMu.
-func (e *Engine) liveSession(tr *turnRT, forTurn bool) (*acp.Agent, string, []acp.ContentBlock, bool) {
-	rt := tr.rt
-	rt.mu.Lock()
-	defer rt.mu.Unlock()
-	if rt.idle != nil {
-		rt.idle.Stop()
-	}
-	if !agentAlive(rt.agent) {
-		rt.agent = nil
-		return nil, "", nil, false
-	}
-	var prefix []acp.ContentBlock
-	if forTurn && rt.sessionID != "" {
-		prefix, rt.prefix = rt.prefix, nil
-	}
-	return rt.agent, rt.sessionID, prefix, true
-}
-
-// claimSlot counts the agent process about to start in Engine.procs: it
-// takes over the slot startTurn or openOutsideTurn reserved for tr, or
-// claims one when none is reserved (the agent died since: over the limit
-// by one at most). It returns the function that gives the slot back, for
-// when no process starts. It takes e.mu; the caller holds rt.startMu.
-func (e *Engine) claimSlot(tr *turnRT) (release func()) {
-	e.mu.Lock()
-	if !tr.reserved {
-		e.procs++
-	}
-	tr.reserved = false
-	e.mu.Unlock()
-	return func() { e.mu.Lock(); e.procs--; e.mu.Unlock() }
-}
-
-// launchAgent starts the thread's agent as the catalogue now configures it,
-// once no background probe of it runs (startingAgent), in the process slot
-// claimSlot counts, records its process, starts
-// watchAgent (which frees the slot when the process exits) and remembers
-// its initialize answer. It returns the agent and the spec it was started
-// with. On error no process runs, the slot is given back and the error is
-// an UPSTREAM_UNAVAILABLE *hub.Error. The caller holds rt.startMu only; a
-// failure to record the process is logged, not returned.
-func (e *Engine) launchAgent(tr *turnRT) (*acp.Agent, acp.AgentSpec, error) {
-	release := e.claimSlot(tr)
+// openSession opens the thread's session on a: it reopens the thread's
+// previous agent session when it has one and the agent can (session/resume
+// when advertised, else session/load), otherwise starts a new one whose
+// first prompt carries a context block (the thread's summary and recent
+// turns), unless tr.fresh (compaction sends its own). It returns the
+// session id, what the agent reported, the context block and how it opened.
+// The session's cwd is agentDir: a worktree thread's worktree path.
+func (e *Engine) openSession(tr *turnRT, a *acp.Agent) (string, acp.SessionSetup, []acp.ContentBlock, string, error) {
 	thread := tr.thread
-	spec, ok := e.agentSpec(thread.Agent)
-	if !ok || spec.Disabled {
-		release()
-		return nil, acp.AgentSpec{}, hub.Errorf(hub.CodeUpstreamUnavailable, "agent %q is no longer configured", thread.Agent)
+	caps := a.Capabilities()
+	mcp := e.mcpServersFor(thread, a) // MCP servers: mcp.go
+	if tr.importing {
+		return e.openImported(tr, a, mcp) // agentsessions.go
 	}
-	if spec.NotInstalled != "" { // never run what a registry names but the user did not install
-		release()
-		return nil, acp.AgentSpec{}, hub.Errorf(hub.CodeUpstreamUnavailable, "agent %s is not installed: %s", thread.Agent, spec.NotInstalled)
+	if old := thread.AgentSessionID; old != "" && !tr.fresh {
+		if hasJSON(caps.SessionCapabilities.Resume) {
+			s, err := a.ResumeSession(tr.ctx, old, agentDir(thread), mcp)
+			if err == nil {
+				return old, s, nil, openedResumed, nil
+			}
+			e.log.Info("hub: session/resume failed", "thread", thread.ID, "err", err)
+		}
+		if caps.LoadSession {
+			tr.rt.mu.Lock()
+			tr.rt.replaying = true
+			tr.rt.mu.Unlock()
+			s, err := a.LoadSession(tr.ctx, old, agentDir(thread), mcp)
+			tr.rt.mu.Lock()
+			tr.rt.replaying = false
+			tr.rt.mu.Unlock()
+			if err == nil {
+				return old, s, nil, openedLoaded, nil
+			}
+			e.log.Info("hub: session/load failed; starting a new session", "thread", thread.ID, "err", err)
+		}
 	}
-	defer e.startingAgent(tr.ctx, spec.ID)() // till its initialize answer is known
-	cmd := spec.Command
-	cmd.Dir = agentDir(thread)
-	a, err := acp.Launch(tr.ctx, cmd, e.agentClient(tr.rt, thread), e.agentOptions(tr.rt, thread))
+	s, err := e.newSession(tr.ctx, a, thread, mcp) // signs in again when needed: auth.go
 	if err != nil {
-		release()
-		return nil, acp.AgentSpec{}, &hub.Error{Code: hub.CodeUpstreamUnavailable, Message: fmt.Sprintf("starting %s failed: %v", spec.Name, err), Err: err}
+		herr := &hub.Error{Code: hub.CodeUpstreamUnavailable, Message: fmt.Sprintf("the agent refused a new session: %v", err), Err: err}
+		if code, ok := acp.ErrorCode(err); ok && code == acp.CodeAuthRequired {
+			name := thread.Agent
+			if spec, ok := e.agentSpec(thread.Agent); ok && spec.Name != "" {
+				name = spec.Name
+			}
+			herr.Message = fmt.Sprintf("%s needs signing in: %v", name, err)
+			herr.Details = map[string]any{"reason": hub.ReasonAuthRequired, "agent": thread.Agent}
+		}
+		return "", s, nil, "", herr
 	}
-	proc := hub.AgentProcess{PID: a.Proc.PID(), StartTime: processStartTime(a.Proc.PID()), ThreadID: thread.ID, Agent: thread.Agent}
-	if err := e.commit(&hub.Write{AgentProcs: []hub.AgentProcess{proc}}); err != nil {
-		e.log.Warn("hub: recording an agent process failed", "err", err)
+	if tr.fresh {
+		return s.SessionID, s, nil, openedNew, nil
 	}
-	go e.watchAgent(tr.rt, a)
-	e.rememberInit(spec.ID, a.Init)
-	return a, spec, nil
+	prefix, err := e.contextBlock(thread, contextLostHead, tr.retryOf)
+	if err != nil {
+		e.log.Warn("hub: building the context block failed", "err", err)
+	}
+	return s.SessionID, s, prefix, openedNew, nil
+}
+
+// newSession is session/new on a, which, when the agent answers
+// "authentication required" and an agent method was signed in with for
+// thread's agent, runs authenticate with it and asks once more.
+func (e *Engine) newSession(ctx context.Context, a *acp.Agent, thread hub.Thread, mcp []acp.MCPServer) (acp.SessionSetup, error) {
+	s, err := a.NewSession(ctx, agentDir(thread), mcp)
+	if code, ok := acp.ErrorCode(err); !ok || code != acp.CodeAuthRequired {
+		return s, err
+	}
+	e.mu.Lock()
+	method := e.authed[thread.Agent]
+	e.mu.Unlock()
+	if method == "" {
+		return s, err
+	}
+	if aerr := a.Authenticate(ctx, method); aerr != nil {
+		e.log.Info("hub: authenticate failed", "agent", thread.Agent, "method", method, "err", aerr)
+		return s, err
+	}
+	return a.NewSession(ctx, agentDir(thread), mcp)
+}
+
+// Heads of a context block: for an agent that lost the thread's session,
+// and for the new session compaction opens.
+const (
+	contextLostHead      = "[Switchboard] This conversation continues an earlier session that the agent no longer has. Context follows; the user's new message comes after it.\n"
+	contextCompactedHead = "[Switchboard] This conversation was compacted: it continues in this new session. Context follows; reply only \"OK\" and wait for the user's next message.\n"
+)
+
+// contextBlock summarises the thread so far, after head: the stored
+// summary and the most recent turns, newest kept when over
+// context.maxChars. Nil for a thread without earlier turns.
+//
+// skip names a turn left out: the failed turn a retry repeats
+// (authretry.go), whose prompt the retry sends itself.
+func (e *Engine) contextBlock(thread hub.Thread, head, skip string) ([]acp.ContentBlock, error) {
+	turns, err := e.store.ListTurns(context.Background(), thread.ID, false)
+	if err != nil {
+		return nil, err
+	}
+	cfg := e.config()
+	var done []hub.Turn
+	for _, t := range turns {
+		if t.ID != skip && (t.Ended() && t.Status != hub.TurnInterrupted || t.Output != "") {
+			done = append(done, t)
+		}
+	}
+	if len(done) == 0 && thread.Summary == "" {
+		return nil, nil
+	}
+	if n := cfg.ContextRecentTurns; n > 0 && len(done) > n {
+		done = done[len(done)-n:]
+	}
+	var parts []string
+	for i := len(done) - 1; i >= 0; i-- { // newest first, so the cap drops the oldest
+		parts = append(parts, fmt.Sprintf("User: %s\nAssistant: %s", done[i].Input, done[i].Output))
+	}
+	if thread.Summary != "" {
+		head += "\nSummary so far:\n" + thread.Summary + "\n"
+	}
+	body := ""
+	budget := cfg.ContextMaxChars - len(head)
+	var kept []string
+	for _, p := range parts {
+		if budget-len(p) < 0 {
+			break
+		}
+		budget -= len(p)
+		kept = append([]string{p}, kept...)
+	}
+	if len(kept) > 0 {
+		body = "\nRecent turns, oldest first:\n\n" + strings.Join(kept, "\n\n") + "\n"
+	}
+	text := head + body
+	if len(text) > cfg.ContextMaxChars && cfg.ContextMaxChars > 0 {
+		text = text[:cfg.ContextMaxChars]
+	}
+	return []acp.ContentBlock{acp.TextBlock(text + "\n[End of context]\n")}, nil
 }
 
 // sessionState is the session state of threadID that setup reported, as
@@ -273,126 +346,164 @@ func (e *Engine) recordSession(thread hub.Thread, sid string, st hub.SessionStat
 	}
 }
 
-// Heads of a context block: for an agent that lost the thread's session,
-// and for the new session compaction opens.
-const (
-	contextLostHead      = "[Switchboard] This conversation continues an earlier session that the agent no longer has. Context follows; the user's new message comes after it.\n"
-	contextCompactedHead = "[Switchboard] This conversation was compacted: it continues in this new session. Context follows; reply only \"OK\" and wait for the user's next message.\n"
-)
-
-// contextBlock summarises the thread so far, after head: the stored
-// summary and the most recent turns, newest kept when over
-// context.maxChars. Nil for a thread without earlier turns.
-//
-// skip names a turn left out: the failed turn a retry repeats
-// (authretry.go), whose prompt the retry sends itself.
-func (e *Engine) contextBlock(thread hub.Thread, head, skip string) ([]acp.ContentBlock, error) {
-	turns, err := e.store.ListTurns(context.Background(), thread.ID, false)
-	if err != nil {
-		return nil, err
-	}
-	cfg := e.config()
-	var done []hub.Turn
-	for _, t := range turns {
-		if t.ID != skip && (t.Ended() && t.Status != hub.TurnInterrupted || t.Output != "") {
-			done = append(done, t)
-		}
-	}
-	if len(done) == 0 && thread.Summary == "" {
-		return nil, nil
-	}
-	if n := cfg.ContextRecentTurns; n > 0 && len(done) > n {
-		done = done[len(done)-n:]
-	}
-	var parts []string
-	for i := len(done) - 1; i >= 0; i-- { // newest first, so the cap drops the oldest
-		parts = append(parts, fmt.Sprintf("User: %s\nAssistant: %s", done[i].Input, done[i].Output))
-	}
-	if thread.Summary != "" {
-		head += "\nSummary so far:\n" + thread.Summary + "\n"
-	}
-	body := ""
-	budget := cfg.ContextMaxChars - len(head)
-	var kept []string
-	for _, p := range parts {
-		if budget-len(p) < 0 {
-			break
-		}
-		budget -= len(p)
-		kept = append([]string{p}, kept...)
-	}
-	if len(kept) > 0 {
-		body = "\nRecent turns, oldest first:\n\n" + strings.Join(kept, "\n\n") + "\n"
-	}
-	text := head + body
-	if len(text) > cfg.ContextMaxChars && cfg.ContextMaxChars > 0 {
-		text = text[:cfg.ContextMaxChars]
-	}
-	return []acp.ContentBlock{acp.TextBlock(text + "\n[End of context]\n")}, nil
+// SessionChanged is the payload of a session_changed event (docs/API.md):
+// the thread's agent session is another one than before (How, Reason),
+// with the user's choices re-applied where the agent still offers them.
+// Unrestored lists those it could not restore; when a turn opened the
+// session and Unrestored is not empty, the turn's prompt was not sent
+// (Refused).
+type SessionChanged struct {
+	Reason     string       `json:"reason"`
+	How        string       `json:"how"`
+	Restored   []string     `json:"restored"`
+	Unrestored []Unrestored `json:"unrestored"`
+	Refused    bool         `json:"refused,omitempty"`
 }
 
-// watchAgent frees the thread's process slot when the agent exits, however
-// it exits, and forgets its process record.
-func (e *Engine) watchAgent(rt *threadRT, a *acp.Agent) {
-	<-a.Proc.Done()
-	e.mu.Lock()
-	if e.slotless[a] { // evicted: its slot went to another agent
-		delete(e.slotless, a)
-	} else {
-		e.procs--
+// sessionEvents are the events of a change of session on thread: a
+// mode_changed and a config_options event when the session's state differs
+// from before, and session_changed (when the thread had a session before,
+// or something could not be restored).
+func (e *Engine) sessionEvents(thread hub.Thread, turnID string, before, after hub.SessionState, sc SessionChanged, hadSession bool) []hub.Event {
+	now := e.now()
+	var evs []hub.Event
+	// A first session has nothing to differ from: the thread learns its
+	// state (stored), as before any session change.
+	if m, was := currentMode(after.Modes), currentMode(before.Modes); m != "" && was != "" && m != was {
+		ev, _ := hub.NewEvent(hub.EventModeChanged, thread, turnID, now, map[string]string{"modeId": m})
+		evs = append(evs, ev)
 	}
-	e.mu.Unlock()
-	rt.mu.Lock()
-	if rt.agent == a {
-		rt.agent = nil
+	if hasJSON(after.ConfigOptions) && hasJSON(before.ConfigOptions) && !sameChoices(before.ConfigOptions, after.ConfigOptions) {
+		ev, _ := hub.NewEvent(hub.EventConfigOptions, thread, turnID, now, map[string]json.RawMessage{"configOptions": after.ConfigOptions})
+		evs = append(evs, ev)
 	}
-	rt.mu.Unlock()
-	if err := e.commit(&hub.Write{ForgetProcs: []int{a.Proc.PID()}}); err != nil {
-		e.log.Warn("hub: forgetting an agent process failed", "err", err)
+	if hadSession || len(sc.Unrestored) > 0 {
+		if sc.Restored == nil {
+			sc.Restored = []string{}
+		}
+		if sc.Unrestored == nil {
+			sc.Unrestored = []Unrestored{}
+		}
+		ev, _ := hub.NewEvent(hub.EventSessionChanged, thread, turnID, now, sc)
+		evs = append(evs, ev)
 	}
-	e.log.Info("hub: agent exited", "thread", rt.id, "exit", a.Proc.Exit().String())
+	return evs
 }
 
-// stopAgent stops the thread's agent process, if any (bounded by ctx):
-// session/close when advertised, then the process (closeAgent).
-func (e *Engine) stopAgent(ctx context.Context, rt *threadRT) {
+// sessionCloseTimeout bounds session/close before the process is stopped.
+const sessionCloseTimeout = 3 * time.Second
+
+// closeSession sends session/close for sid when the agent advertises it
+// and reports whether it did (the agent then has forgotten the session).
+func (e *Engine) closeSession(ctx context.Context, a *acp.Agent, sid string) bool {
+	if sid == "" || !agentAlive(a) || !hasJSON(a.Capabilities().SessionCapabilities.Close) {
+		return false
+	}
+	cctx, cancel := context.WithTimeout(ctx, sessionCloseTimeout)
+	defer cancel()
+	if err := a.CloseSession(cctx, sid); err != nil {
+		e.log.Info("hub: session/close failed", "err", err)
+		return false
+	}
+	return true
+}
+
+// closeThreadSession ends the thread's agent session: session/close when
+// the agent advertises it (the process stays, without a session, for the
+// next one), else the process is stopped. It takes rt.startMu, so no
+// session opens meanwhile.
+func (e *Engine) closeThreadSession(rt *threadRT) {
+	rt.startMu.Lock()
+	defer rt.startMu.Unlock()
 	rt.mu.Lock()
 	a, sid := rt.agent, rt.sessionID
-	rt.agent = nil
-	if rt.idle != nil {
-		rt.idle.Stop()
-	}
 	rt.mu.Unlock()
-	if a != nil {
-		e.closeAgent(ctx, a, sid)
+	if !agentAlive(a) {
+		return
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+	defer cancel()
+	if e.closeSession(ctx, a, sid) {
+		rt.mu.Lock()
+		if rt.agent == a {
+			rt.sessionID, rt.prefix = "", nil
+		}
+		rt.mu.Unlock()
+		return
+	}
+	e.stopAgent(ctx, rt)
+}
+
+// idleUnlessTurn starts the idle timer of an agent that a call outside a
+// turn used, unless a turn runs on it.
+func (e *Engine) idleUnlessTurn(rt *threadRT) {
+	rt.mu.Lock()
+	idle := rt.turn == nil
+	rt.mu.Unlock()
+	if idle {
+		e.scheduleIdle(rt)
 	}
 }
 
-// scheduleIdle stops the thread's agent after limits.agentIdleTimeout
-// without a turn; the next turn reopens the session transparently.
-func (e *Engine) scheduleIdle(rt *threadRT) {
-	if e.retireIfStale(rt, nil) {
-		return
-	}
-	d := e.config().AgentIdleTimeout
-	now := e.now()
+// openOutsideTurn returns thread t's agent and session, starting the agent
+// and opening the session when none runs, as a turn would (counted against
+// limits.maxAgentProcesses). The caller must call idleUnlessTurn after.
+func (e *Engine) openOutsideTurn(ctx context.Context, t hub.Thread) (*threadRT, *acp.Agent, string, error) {
+	return e.openOutside(&turnRT{thread: t, rt: e.runtime(t.ID), ctx: ctx})
+}
+
+// openOutside is openOutsideTurn for tr, a turnRT of its own (not the
+// thread's turn) whose ctx bounds the opening: ImportSession passes one
+// that imports (turnRT.importing).
+func (e *Engine) openOutside(tr *turnRT) (*threadRT, *acp.Agent, string, error) {
+	rt, t := tr.rt, tr.thread
+	e.retireIfStale(rt, nil)
+	var err error
+	e.mu.Lock()
 	rt.mu.Lock()
-	defer rt.mu.Unlock()
-	rt.lastUsed = now
-	if rt.idle != nil {
-		rt.idle.Stop()
+	switch {
+	case e.closing:
+		err = hub.Errorf(hub.CodeUpstreamUnavailable, "the hub is shutting down")
+	case rt.deleted:
+		err = hub.Errorf(hub.CodeNotFound, "thread %s not found", t.ID)
+	case !agentAlive(rt.agent):
+		err = e.takeSlotLocked(tr)
 	}
-	if rt.agent == nil || d <= 0 {
-		return
+	rt.mu.Unlock()
+	e.mu.Unlock()
+	if err != nil {
+		return nil, nil, "", err
 	}
-	rt.idle = time.AfterFunc(d, func() {
-		rt.mu.Lock()
-		busy := rt.turn != nil
-		rt.mu.Unlock()
-		if !busy {
-			ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
-			defer cancel()
-			e.stopAgent(ctx, rt)
-		}
-	})
+	a, sid, _, err := e.ensureSession(tr, false)
+	if err != nil {
+		return nil, nil, "", err
+	}
+	rt.mu.Lock()
+	deleted := rt.deleted
+	rt.mu.Unlock()
+	if deleted { // DeleteThread ran while the agent started
+		stopCtx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+		defer cancel()
+		e.stopAgent(stopCtx, rt)
+		return nil, nil, "", hub.Errorf(hub.CodeNotFound, "thread %s not found", t.ID)
+	}
+	return rt, a, sid, nil
+}
+
+// openSessionNow serves CreateThreadRequest.OpenSession: it starts the new
+// thread's agent and session so that the thread carries its modes and
+// config options. Best effort: a failure is logged and t returned as is.
+func (e *Engine) openSessionNow(ctx context.Context, t hub.Thread) hub.Thread {
+	ctx, cancel := context.WithTimeout(ctx, setCallTimeout)
+	defer cancel()
+	rt, _, _, err := e.openOutsideTurn(ctx, t)
+	if err != nil {
+		e.log.Info("hub: opening a new thread's agent session failed; the first turn will try again", "thread", t.ID, "err", err)
+		return t
+	}
+	e.idleUnlessTurn(rt)
+	if got, err := e.store.GetThread(context.Background(), t.ID); err == nil {
+		return got
+	}
+	return t
 }

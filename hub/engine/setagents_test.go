@@ -6,7 +6,6 @@ import (
 	"context"
 	"strings"
 	"testing"
-	"time"
 
 	"github.com/switchboard-hub/switchboard/acp"
 	"github.com/switchboard-hub/switchboard/hub"
@@ -22,33 +21,12 @@ func TestSetAgentsKeepsRunningTurn(t *testing.T) {
 	ctx := context.Background()
 	th := h.thread("fake")
 	sub := h.watch(th)
-	pids := func() []int {
-		t.Helper()
-		ps, err := h.db.AgentProcesses(ctx)
-		if err != nil {
-			t.Fatal(err)
-		}
-		var out []int
-		for _, p := range ps {
-			if p.ThreadID == th.ID {
-				out = append(out, p.PID)
-			}
-		}
-		return out
-	}
+	pids := func() []int { return h.agentPIDs(th.ID) }
 	waitPIDs := func(what string, ok func([]int) bool) []int {
 		t.Helper()
-		deadline := time.Now().Add(10 * time.Second)
-		for {
-			p := pids()
-			if ok(p) {
-				return p
-			}
-			if time.Now().After(deadline) {
-				t.Fatalf("timed out waiting for %s; agent processes %v", what, p)
-			}
-			time.Sleep(10 * time.Millisecond)
-		}
+		var p []int
+		waitUntil(t, what, func() bool { p = pids(); return ok(p) })
+		return p
 	}
 
 	if _, err := h.e.StartTurn(ctx, alice, th.ID, hub.TurnInput{Input: "ticks 10 10"}); err != nil {

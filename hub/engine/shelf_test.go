@@ -119,17 +119,13 @@ func (h *harness) runTurn(th hub.Thread, input string, decide bool) {
 	h.t.Helper()
 	sub := h.watch(th)
 	// The previous turn's end is announced just before the thread is free.
-	deadline := time.Now().Add(20 * time.Second)
-	for {
+	waitUntil(h.t, "the thread to be free for a turn", func() bool {
 		_, err := h.e.StartTurn(context.Background(), alice, th.ID, hub.TurnInput{Input: input})
-		if err == nil {
-			break
-		}
-		if hub.ErrorCode(err) != hub.CodeConflict || time.Now().After(deadline) {
+		if err != nil && hub.ErrorCode(err) != hub.CodeConflict {
 			h.t.Fatal(err)
 		}
-		time.Sleep(10 * time.Millisecond)
-	}
+		return err == nil
+	})
 	if decide {
 		ev := until(h.t, sub, hub.EventPermissionRequired)
 		p := payload[hub.Permission](h.t, ev, "permission")

@@ -9,26 +9,6 @@ import (
 	"github.com/switchboard-hub/switchboard/hub/redact"
 )
 
-// agentOptions returns the options to launch the thread's agent with: the
-// engine's, with the output of the terminals the hub hosts for it turned
-// into terminal_output events of the thread, and the configured bound on
-// the agent's concurrent requests.
-func (e *Engine) agentOptions(rt *threadRT, thread hub.Thread) acp.AgentOptions {
-	opts := e.agentOpts
-	if n := e.config().AgentRequests; n > 0 {
-		opts.Client.MaxConcurrentRequests = n
-	}
-	tt := &terminalTurns{e: e, rt: rt, thread: thread, byID: make(map[string]string), text: make(map[string]*redact.Stream)}
-	next := opts.Client.Terminals.OnOutput
-	opts.Client.Terminals.OnOutput = func(c acp.TerminalChunk) {
-		tt.output(c)
-		if next != nil {
-			next(c)
-		}
-	}
-	return opts
-}
-
 // terminalTurns turns one agent process's terminal output into events. A
 // terminal's events all carry the turn that was running when its first
 // output arrived, even if the command outlives that turn.

@@ -26,7 +26,7 @@ type threadRT struct {
 	replaying bool          // session/load replay in progress: updates are not new events
 	replay    *replayLog    // an imported session's replay being recorded (replay.go)
 	deleted   bool          // DeleteThread has begun: no new turn
-	idle      *time.Timer
+	idle      Timer         // on the engine's clock (clock.go)
 	// modes and config are the session's ACP SessionModeState and
 	// configOptions as last reported (raw; nil: unknown), set when the
 	// session opens and kept current by updates and set calls.
@@ -37,7 +37,7 @@ type threadRT struct {
 
 	// requests counts the agent's client requests waiting on the thread's
 	// owner; lastUsed is when a turn or a call outside a turn last ended
-	// (eviction picks the least recently used idle agent: evict.go).
+	// (eviction picks the least recently used idle agent: agentproc.go).
 	requests int
 	lastUsed time.Time
 	// usedFrac is the share of its context window the agent last reported
@@ -260,13 +260,7 @@ func (e *Engine) deleteThread(ctx context.Context, c hub.Caller, id string) erro
 
 // ListAgents implements Service.
 func (e *Engine) ListAgents(ctx context.Context) ([]hub.Agent, error) {
-	e.mu.Lock()
-	specs := make([]acp.AgentSpec, 0, len(e.agents))
-	for _, s := range e.agents {
-		specs = append(specs, s)
-	}
-	e.mu.Unlock()
-	sortSpecs(specs)
+	specs := e.catalogue()
 	out := make([]hub.Agent, 0, len(specs))
 	for _, s := range specs {
 		a := hub.Agent{ID: s.ID, Name: s.Name, Command: strings.Join(append([]string{s.Command.Path}, s.Command.Args...), " "), Status: hub.AgentAvailable, Install: s.Install}

@@ -378,8 +378,7 @@ func (e *Engine) finishTurn(tr *turnRT, stopReason string, err error) {
 		ev, _ := hub.NewEvent(hub.EventError, tr.thread, turn.ID, now, payload)
 		errEvent = &ev
 	}
-	e.cancelPermissions(tr)
-	e.cancelElicitations(tr)
+	e.cancelPending(tr) // permissions.go
 
 	thread := tr.thread
 	w := &hub.Write{Turns: []hub.Turn{turn}}

@@ -143,12 +143,9 @@ func metaModel(meta map[string]json.RawMessage) string {
 	return ""
 }
 
-// usageStore is the store's ledger (hub.Store includes it).
-func (e *Engine) usageStore() hub.UsageStore { return e.store }
-
 // Usage implements hub.UsageService.
 func (e *Engine) Usage(ctx context.Context, c hub.Caller, q hub.UsageQuery) (hub.UsageReport, error) {
-	us := e.usageStore()
+	us := e.ledger
 	by := q.By
 	switch by {
 	case hub.UsageByDay:

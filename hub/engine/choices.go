@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"time"
 
@@ -11,124 +12,11 @@ import (
 	"github.com/switchboard-hub/switchboard/hub"
 )
 
-// The agent session's lifecycle (docs/ARCHITECTURE.md, "The agent
-// session's lifecycle"): how a thread's ACP session is opened, reopened
-// and closed, and what a change of session means for the thread.
-
-// How a session was opened (SessionChanged.How).
-const (
-	openedResumed = "resumed" // session/resume of the thread's last session
-	openedLoaded  = "loaded"  // session/load of it (its history replayed, not re-stored)
-	openedNew     = "new"     // session/new (context injected unless compacting)
-)
-
-// Why a thread's session changed (SessionChanged.Reason).
-const (
-	changedReopened  = "reopened"  // a new agent process took the thread over
-	changedCompacted = "compacted" // compaction closed the old session
-	changedImported  = "imported"  // the thread was made from the agent's own session
-)
-
-// sessionCloseTimeout bounds session/close before the process is stopped.
-const sessionCloseTimeout = 3 * time.Second
-
-// openSession opens the thread's session on a: it reopens the thread's
-// previous agent session when it has one and the agent can (session/resume
-// when advertised, else session/load), otherwise starts a new one whose
-// first prompt carries a context block (the thread's summary and recent
-// turns), unless tr.fresh (compaction sends its own). It returns the
-// session id, what the agent reported, the context block and how it opened.
-// The session's cwd is agentDir: a worktree thread's worktree path.
-func (e *Engine) openSession(tr *turnRT, a *acp.Agent) (string, acp.SessionSetup, []acp.ContentBlock, string, error) {
-	thread := tr.thread
-	caps := a.Capabilities()
-	mcp := e.mcpServersFor(thread, a) // MCP servers: mcp.go
-	if tr.importing {
-		return e.openImported(tr, a, mcp) // agentsessions.go
-	}
-	if old := thread.AgentSessionID; old != "" && !tr.fresh {
-		if hasJSON(caps.SessionCapabilities.Resume) {
-			s, err := a.ResumeSession(tr.ctx, old, agentDir(thread), mcp)
-			if err == nil {
-				return old, s, nil, openedResumed, nil
-			}
-			e.log.Info("hub: session/resume failed", "thread", thread.ID, "err", err)
-		}
-		if caps.LoadSession {
-			tr.rt.mu.Lock()
-			tr.rt.replaying = true
-			tr.rt.mu.Unlock()
-			s, err := a.LoadSession(tr.ctx, old, agentDir(thread), mcp)
-			tr.rt.mu.Lock()
-			tr.rt.replaying = false
-			tr.rt.mu.Unlock()
-			if err == nil {
-				return old, s, nil, openedLoaded, nil
-			}
-			e.log.Info("hub: session/load failed; starting a new session", "thread", thread.ID, "err", err)
-		}
-	}
-	s, err := e.newSession(tr.ctx, a, thread, mcp) // signs in again when needed: auth.go
-	if err != nil {
-		herr := &hub.Error{Code: hub.CodeUpstreamUnavailable, Message: fmt.Sprintf("the agent refused a new session: %v", err), Err: err}
-		if code, ok := acp.ErrorCode(err); ok && code == acp.CodeAuthRequired {
-			name := thread.Agent
-			if spec, ok := e.agentSpec(thread.Agent); ok && spec.Name != "" {
-				name = spec.Name
-			}
-			herr.Message = fmt.Sprintf("%s needs signing in: %v", name, err)
-			herr.Details = map[string]any{"reason": hub.ReasonAuthRequired, "agent": thread.Agent}
-		}
-		return "", s, nil, "", herr
-	}
-	if tr.fresh {
-		return s.SessionID, s, nil, openedNew, nil
-	}
-	prefix, err := e.contextBlock(thread, contextLostHead, tr.retryOf)
-	if err != nil {
-		e.log.Warn("hub: building the context block failed", "err", err)
-	}
-	return s.SessionID, s, prefix, openedNew, nil
-}
-
-// closeAgent ends a thread's agent process: session/close of sid first
-// when the agent advertises it (bounded by sessionCloseTimeout), then stdin
-// EOF, then TERM and KILL to its process group (acp.Agent.Close, bounded by
-// ctx). Used on idle reap, eviction, a changed catalogue, thread deletion
-// and shutdown.
-func (e *Engine) closeAgent(ctx context.Context, a *acp.Agent, sid string) {
-	e.closeSession(ctx, a, sid)
-	a.Close(ctx)
-}
-
-// closeSession sends session/close for sid when the agent advertises it
-// and reports whether it did (the agent then has forgotten the session).
-func (e *Engine) closeSession(ctx context.Context, a *acp.Agent, sid string) bool {
-	if sid == "" || !agentAlive(a) || !hasJSON(a.Capabilities().SessionCapabilities.Close) {
-		return false
-	}
-	cctx, cancel := context.WithTimeout(ctx, sessionCloseTimeout)
-	defer cancel()
-	if err := a.CloseSession(cctx, sid); err != nil {
-		e.log.Info("hub: session/close failed", "err", err)
-		return false
-	}
-	return true
-}
-
-// SessionChanged is the payload of a session_changed event (docs/API.md):
-// the thread's agent session is another one than before (How, Reason),
-// with the user's choices re-applied where the agent still offers them.
-// Unrestored lists those it could not restore; when a turn opened the
-// session and Unrestored is not empty, the turn's prompt was not sent
-// (Refused).
-type SessionChanged struct {
-	Reason     string       `json:"reason"`
-	How        string       `json:"how"`
-	Restored   []string     `json:"restored"`
-	Unrestored []Unrestored `json:"unrestored"`
-	Refused    bool         `json:"refused,omitempty"`
-}
+// Modes and config choices: the user's mode and config option values on
+// a thread, given back to every session opened for it (choicesBefore,
+// restoreChoices, or the turn is refused: choicesError), set through the
+// API (SetMode, SetConfigOption) and kept current from the agent's
+// updates (trackUpdate).
 
 // Unrestored is one choice the new session could not take back: the mode
 // (Kind "mode", ID "") or a config option's value (Kind "configOption").
@@ -353,32 +241,166 @@ func choicesError(failed []Unrestored) error {
 	return &hub.Error{Code: hub.CodeConflict, Message: msg, Details: map[string]any{"reason": reasonChoicesNotRestored, "unrestored": failed}}
 }
 
-// sessionEvents are the events of a change of session on thread: a
-// mode_changed and a config_options event when the session's state differs
-// from before, and session_changed (when the thread had a session before,
-// or something could not be restored).
-func (e *Engine) sessionEvents(thread hub.Thread, turnID string, before, after hub.SessionState, sc SessionChanged, hadSession bool) []hub.Event {
-	now := e.now()
-	var evs []hub.Event
-	// A first session has nothing to differ from: the thread learns its
-	// state (stored), as before any session change.
-	if m, was := currentMode(after.Modes), currentMode(before.Modes); m != "" && was != "" && m != was {
-		ev, _ := hub.NewEvent(hub.EventModeChanged, thread, turnID, now, map[string]string{"modeId": m})
-		evs = append(evs, ev)
+// hasJSON reports whether raw holds a value other than null.
+func hasJSON(raw json.RawMessage) bool {
+	raw = bytes.TrimSpace(raw)
+	return len(raw) > 0 && string(raw) != "null"
+}
+
+// setCallTimeout bounds a set call, agent start included.
+const setCallTimeout = 2 * time.Minute
+
+// SetMode implements Service.
+func (e *Engine) SetMode(ctx context.Context, c hub.Caller, threadID, modeID string) (hub.Thread, error) {
+	if modeID == "" {
+		return hub.Thread{}, hub.Errorf(hub.CodeInvalidArgument, "modeId is required")
 	}
-	if hasJSON(after.ConfigOptions) && hasJSON(before.ConfigOptions) && !sameChoices(before.ConfigOptions, after.ConfigOptions) {
-		ev, _ := hub.NewEvent(hub.EventConfigOptions, thread, turnID, now, map[string]json.RawMessage{"configOptions": after.ConfigOptions})
-		evs = append(evs, ev)
-	}
-	if hadSession || len(sc.Unrestored) > 0 {
-		if sc.Restored == nil {
-			sc.Restored = []string{}
+	return e.setOnSession(ctx, c, threadID, "session/set_mode", func(ctx context.Context, a *acp.Agent, sid string, rt *threadRT) (hub.Event, bool, error) {
+		if err := a.SetMode(ctx, sid, modeID); err != nil {
+			return hub.Event{}, false, err
 		}
-		if sc.Unrestored == nil {
-			sc.Unrestored = []Unrestored{}
-		}
-		ev, _ := hub.NewEvent(hub.EventSessionChanged, thread, turnID, now, sc)
-		evs = append(evs, ev)
+		rt.mu.Lock()
+		defer rt.mu.Unlock()
+		modes, changed := withCurrentMode(rt.modes, modeID)
+		rt.modes = modes
+		payload, _ := json.Marshal(map[string]string{"modeId": modeID})
+		return hub.Event{Type: hub.EventModeChanged, Payload: payload}, changed, nil
+	}, func(rt *threadRT) hub.SessionState { return hub.SessionState{Modes: rt.modes} })
+}
+
+// SetConfigOption implements Service.
+func (e *Engine) SetConfigOption(ctx context.Context, c hub.Caller, threadID, configID, value string) (hub.Thread, error) {
+	if configID == "" {
+		return hub.Thread{}, hub.Errorf(hub.CodeInvalidArgument, "configId is required")
 	}
-	return evs
+	return e.setOnSession(ctx, c, threadID, "session/set_config_option", func(ctx context.Context, a *acp.Agent, sid string, rt *threadRT) (hub.Event, bool, error) {
+		opts, err := a.SetConfigOption(ctx, sid, configID, value)
+		if err != nil {
+			return hub.Event{}, false, err
+		}
+		rt.mu.Lock()
+		defer rt.mu.Unlock()
+		if !hasJSON(opts) {
+			return hub.Event{}, false, nil
+		}
+		changed := !bytes.Equal(opts, rt.config)
+		rt.config = opts
+		payload, _ := json.Marshal(map[string]json.RawMessage{"configOptions": opts})
+		return hub.Event{Type: hub.EventConfigOptions, Payload: payload}, changed, nil
+	}, func(rt *threadRT) hub.SessionState { return hub.SessionState{ConfigOptions: rt.config} })
+}
+
+// setFunc calls the agent, then (with rt.mu held) updates rt's state and
+// returns the event to emit when it changed anything.
+type setFunc func(ctx context.Context, a *acp.Agent, sid string, rt *threadRT) (hub.Event, bool, error)
+
+// setOnSession runs a set call on the thread's agent session, starting the
+// agent and opening the session first when none runs (counted against
+// limits.maxAgentProcesses like a turn's), then stores the new state with
+// its event and returns the thread.
+func (e *Engine) setOnSession(ctx context.Context, c hub.Caller, threadID, method string, set setFunc, state func(*threadRT) hub.SessionState) (hub.Thread, error) {
+	t, err := e.visibleThread(ctx, c, threadID)
+	if err != nil {
+		return hub.Thread{}, err
+	}
+	ctx, cancel := context.WithTimeout(ctx, setCallTimeout)
+	defer cancel()
+	rt, a, sid, err := e.openOutsideTurn(ctx, t)
+	if err != nil {
+		return hub.Thread{}, err
+	}
+	defer e.idleUnlessTurn(rt)
+	ev, changed, err := set(ctx, a, sid, rt)
+	if err != nil {
+		return hub.Thread{}, setError(method, err)
+	}
+	w := &hub.Write{}
+	rt.mu.Lock()
+	st := state(rt)
+	st.ThreadID = t.ID
+	if st.Modes != nil || st.ConfigOptions != nil {
+		w.SessionStates = []hub.SessionState{st}
+	}
+	if changed {
+		ev.ThreadID, ev.ClientID, ev.At = t.ID, t.ClientID, e.now()
+		if rt.turn != nil {
+			ev.TurnID = rt.turn.turn.ID
+		}
+		w.Events = []hub.Event{ev}
+	}
+	done := e.submit(w) // queued under rt.mu: in order with the agent's updates
+	rt.mu.Unlock()
+	if err := <-done; err != nil {
+		return hub.Thread{}, err
+	}
+	return e.store.GetThread(context.Background(), t.ID)
+}
+
+// setError maps an agent's refusal of a set call to an API error.
+func setError(method string, err error) error {
+	if code, ok := acp.ErrorCode(err); ok && (code == acp.CodeInvalidParams || code == acp.CodeMethodNotFound) {
+		msg := fmt.Sprintf("the agent refused %s: %v", method, err)
+		if code == acp.CodeMethodNotFound {
+			msg = fmt.Sprintf("the agent does not support %s", method)
+		}
+		return &hub.Error{Code: hub.CodeInvalidArgument, Message: msg, Err: err}
+	}
+	if errors.Is(err, context.DeadlineExceeded) {
+		return &hub.Error{Code: hub.CodeTimeout, Message: fmt.Sprintf("the agent did not answer %s in time", method), Err: err}
+	}
+	return &hub.Error{Code: hub.CodeUpstreamUnavailable, Message: fmt.Sprintf("%s failed: %v", method, err), Err: err}
+}
+
+// withCurrentMode returns modes (a SessionModeState, raw) with
+// currentModeId set, and whether it changed. Unknown fields are kept. A
+// missing or malformed state becomes {"currentModeId", "availableModes":[]}.
+func withCurrentMode(modes json.RawMessage, modeID string) (json.RawMessage, bool) {
+	var m map[string]json.RawMessage
+	if !hasJSON(modes) || json.Unmarshal(modes, &m) != nil || m == nil {
+		m = map[string]json.RawMessage{"availableModes": json.RawMessage(`[]`)}
+	}
+	var cur string
+	if json.Unmarshal(m["currentModeId"], &cur) == nil && cur == modeID && hasJSON(modes) {
+		return modes, false
+	}
+	m["currentModeId"], _ = json.Marshal(modeID)
+	out, err := json.Marshal(m)
+	if err != nil {
+		return modes, false
+	}
+	return out, true
+}
+
+// trackUpdate keeps rt's session state current with an agent update and
+// returns what to store (nil: nothing). rt.mu must be held.
+func trackUpdate(rt *threadRT, u acp.SessionUpdate) *hub.SessionState {
+	if u.ParseErr != nil {
+		return nil
+	}
+	switch u.Kind {
+	case acp.UpdateCurrentMode:
+		if u.ModeID == "" {
+			return nil
+		}
+		rt.modes, _ = withCurrentMode(rt.modes, u.ModeID)
+		return &hub.SessionState{ThreadID: rt.id, Modes: rt.modes}
+	case acp.UpdateConfigOption:
+		var m struct {
+			ConfigOptions json.RawMessage `json:"configOptions"`
+		}
+		if json.Unmarshal(u.Raw, &m) != nil || !hasJSON(m.ConfigOptions) {
+			return nil
+		}
+		rt.config = m.ConfigOptions
+		return &hub.SessionState{ThreadID: rt.id, ConfigOptions: rt.config}
+	case acp.UpdateAvailableCommands:
+		var m struct {
+			AvailableCommands json.RawMessage `json:"availableCommands"`
+		}
+		if json.Unmarshal(u.Raw, &m) != nil || !hasJSON(m.AvailableCommands) {
+			return nil
+		}
+		return &hub.SessionState{ThreadID: rt.id, AvailableCommands: m.AvailableCommands}
+	}
+	return nil
 }
