@@ -29,7 +29,7 @@ func TestPromptPathTraced(t *testing.T) {
 	}
 	h := newHarness(t, nil)
 	th := h.thread("fake")
-	srv := httpapi.New(h.e, httpapi.Options{Token: "tok"})
+	srv := httpapi.New(h.e.Services(), httpapi.Options{Token: "tok"})
 	ts := httptest.NewServer(srv)
 	defer ts.Close()
 	u, _ := url.Parse(ts.URL)
