@@ -260,3 +260,43 @@ func TestOpenAPIHasEveryEventType(t *testing.T) {
 		}
 	}
 }
+
+// Every operation of docs/openapi.yaml says what it does: a non-empty
+// description (docs/API.md keeps only the concepts and guarantees, and
+// points here for each endpoint's behaviour), under a tag the spec
+// declares (the groups API.md's "Endpoints" maps).
+func TestOpenAPIDescribesEveryOperation(t *testing.T) {
+	spec := loadSpec(t)
+	declared := map[string]bool{}
+	for _, tg := range asSlice(spec["tags"]) {
+		name, _ := obj(t, tg, "tag")["name"].(string)
+		declared[name] = true
+	}
+	n := 0
+	for path, item := range obj(t, spec["paths"], "paths") {
+		for _, m := range httpMethods {
+			v, ok := obj(t, item, path)[m]
+			if !ok {
+				continue
+			}
+			n++
+			op := obj(t, v, m+" "+path)
+			key := strings.ToUpper(m) + " " + path
+			if d, _ := op["description"].(string); strings.TrimSpace(d) == "" {
+				t.Errorf("docs/openapi.yaml: %s has no description", key)
+			}
+			tags := asSlice(op["tags"])
+			if len(tags) == 0 {
+				t.Errorf("docs/openapi.yaml: %s has no tag", key)
+			}
+			for _, tg := range tags {
+				if s, _ := tg.(string); !declared[s] {
+					t.Errorf("docs/openapi.yaml: %s has tag %v, which the spec's tags do not declare", key, tg)
+				}
+			}
+		}
+	}
+	if n < 20 {
+		t.Fatalf("only %d operations found in docs/openapi.yaml: is the walk still right?", n)
+	}
+}
