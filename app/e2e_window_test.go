@@ -31,7 +31,7 @@ import (
 // "Switchboard" with nothing open), the file the Save dialog wrote, the
 // URL handed to the browser. .ci/desktop-smoke runs it
 // (SWITCHBOARD_NOTIFY_E2E=require); the same flows in a browser are
-// frontend/e2e/daily.mjs and e2e_daily_test.go.
+// frontend/e2e/daily.mjs and systest/e2e_daily_test.go.
 //
 // It checks that `switchboard open THREAD` with no app running says so and
 // opens nothing; that with the app running it shows the thread in the
