@@ -20,6 +20,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/switchboard-hub/switchboard/acp/acptest/testkit"
 	"github.com/switchboard-hub/switchboard/hub"
 	"github.com/switchboard-hub/switchboard/hub/client"
 )
@@ -109,7 +110,7 @@ func TestWindowDailyE2E(t *testing.T) {
 	// launch starts the app and waits for its API; exited gets its exit.
 	launch := func() (pid int, exited <-chan error) {
 		t.Helper()
-		var log syncBuffer
+		var log testkit.Buffer
 		app := exec.Command(bin, "--data-dir", dataDir, "--config", config, "--listen", "127.0.0.1:0")
 		app.Env = env
 		app.Stdout, app.Stderr = &log, &log

@@ -1,7 +1,6 @@
 package app
 
 import (
-	"bytes"
 	"context"
 	"encoding/json"
 	"net/http"
@@ -13,6 +12,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/switchboard-hub/switchboard/acp/acptest/testkit"
 	"github.com/switchboard-hub/switchboard/hub"
 )
 
@@ -27,7 +27,7 @@ func TestHubAppliesConfigEdits(t *testing.T) {
 	if err := o.resolve(); err != nil {
 		t.Fatal(err)
 	}
-	logs := &syncBuffer{}
+	logs := &testkit.Buffer{}
 	h, err := startHub(context.Background(), &env{stdio: Stdio{Err: logs}}, o)
 	if err != nil {
 		t.Fatal(err)
@@ -146,24 +146,6 @@ func nextEvent(t *testing.T, sub *hub.Subscription) hub.Event {
 		t.Fatal("no event")
 		return hub.Event{}
 	}
-}
-
-// syncBuffer is a bytes.Buffer safe for a logger and a test to share.
-type syncBuffer struct {
-	mu sync.Mutex
-	b  bytes.Buffer
-}
-
-func (s *syncBuffer) Write(p []byte) (int, error) {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.b.Write(p)
-}
-
-func (s *syncBuffer) String() string {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.b.String()
 }
 
 func waitFor(t *testing.T, what string, cond func() bool) {

@@ -19,6 +19,7 @@ import (
 
 	"github.com/godbus/dbus/v5"
 
+	"github.com/switchboard-hub/switchboard/acp/acptest/testkit"
 	"github.com/switchboard-hub/switchboard/hub"
 	"github.com/switchboard-hub/switchboard/hub/client"
 )
@@ -236,7 +237,7 @@ func TestNotificationsE2E(t *testing.T) {
 		cmd.SysProcAttr = &syscall.SysProcAttr{Pdeathsig: syscall.SIGKILL}
 		return cmd
 	}
-	var log syncBuffer
+	var log testkit.Buffer
 	app := launch(&log)
 	if err := app.Start(); err != nil {
 		t.Fatal(err)

@@ -14,6 +14,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/switchboard-hub/switchboard/acp/acptest/testkit"
 	"github.com/switchboard-hub/switchboard/app/config"
 	"github.com/switchboard-hub/switchboard/hub"
 )
@@ -24,7 +25,7 @@ type settingsRig struct {
 	t      *testing.T
 	h      *runningHub
 	config string // as given to the hub
-	logs   *syncBuffer
+	logs   *testkit.Buffer
 }
 
 // newSettingsRig writes body to config (unless body is "") and starts a
@@ -40,7 +41,7 @@ func newSettingsRig(t *testing.T, config, body string) *settingsRig {
 	if err := o.resolve(); err != nil {
 		t.Fatal(err)
 	}
-	logs := &syncBuffer{}
+	logs := &testkit.Buffer{}
 	h, err := startHub(context.Background(), &env{stdio: Stdio{Err: logs}}, o)
 	if err != nil {
 		t.Fatal(err)

@@ -1,7 +1,6 @@
 package config
 
 import (
-	"bytes"
 	"fmt"
 	"log/slog"
 	"os"
@@ -11,25 +10,9 @@ import (
 	"sync"
 	"testing"
 	"time"
+
+	"github.com/switchboard-hub/switchboard/acp/acptest/testkit"
 )
-
-// syncBuffer is a bytes.Buffer safe for a logger and a test to share.
-type syncBuffer struct {
-	mu sync.Mutex
-	b  bytes.Buffer
-}
-
-func (s *syncBuffer) Write(p []byte) (int, error) {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.b.Write(p)
-}
-
-func (s *syncBuffer) String() string {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.b.String()
-}
 
 // watchRig is a Watcher on a real file with real fsnotify, recording
 // what it applies and reports.
@@ -37,7 +20,7 @@ type watchRig struct {
 	t    *testing.T
 	path string
 	cw   *Watcher
-	log  *syncBuffer
+	log  *testkit.Buffer
 
 	mu      sync.Mutex
 	applied []Config
@@ -55,7 +38,7 @@ func newWatchRig(t *testing.T, path, body string) *watchRig {
 	if err != nil {
 		t.Fatal(err)
 	}
-	r := &watchRig{t: t, path: path, log: &syncBuffer{}}
+	r := &watchRig{t: t, path: path, log: &testkit.Buffer{}}
 	log := slog.New(slog.NewTextHandler(r.log, &slog.HandlerOptions{Level: slog.LevelDebug}))
 	r.cw = NewWatcher(path, cfg, log,
 		func(_, to Config) { r.mu.Lock(); r.applied = append(r.applied, to); r.mu.Unlock() },

@@ -3,7 +3,6 @@
 package systest
 
 import (
-	"bytes"
 	"context"
 	"errors"
 	"fmt"
@@ -21,6 +20,7 @@ import (
 
 	sdk "github.com/coder/acp-go-sdk"
 
+	"github.com/switchboard-hub/switchboard/acp/acptest/testkit"
 	"github.com/switchboard-hub/switchboard/hub"
 )
 
@@ -248,24 +248,6 @@ func userText(ns []sdk.SessionNotification) string {
 
 // ---- the bridge process --------------------------------------------------------
 
-// syncBuffer is a bytes.Buffer safe for concurrent use.
-type syncBuffer struct {
-	mu sync.Mutex
-	b  bytes.Buffer
-}
-
-func (s *syncBuffer) Write(p []byte) (int, error) {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.b.Write(p)
-}
-
-func (s *syncBuffer) String() string {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.b.String()
-}
-
 // bridgeProc is one `switchboard acp` process with an acp-go-sdk client
 // on its stdio.
 type bridgeProc struct {
@@ -274,8 +256,8 @@ type bridgeProc struct {
 	stdin  io.WriteCloser
 	conn   *sdk.ClientSideConnection
 	ed     *testEditor
-	stderr *syncBuffer
-	raw    *syncBuffer // everything the bridge wrote on stdout
+	stderr *testkit.Buffer
+	raw    *testkit.Buffer // everything the bridge wrote on stdout
 	exited chan struct{}
 }
 
@@ -292,7 +274,7 @@ func startBridgeCmd(t *testing.T, cmd *exec.Cmd, env []string) *bridgeProc {
 	t.Helper()
 	cmd.Env = env
 	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true, Pdeathsig: syscall.SIGKILL}
-	b := &bridgeProc{t: t, cmd: cmd, ed: &testEditor{}, stderr: &syncBuffer{}, raw: &syncBuffer{}, exited: make(chan struct{})}
+	b := &bridgeProc{t: t, cmd: cmd, ed: &testEditor{}, stderr: &testkit.Buffer{}, raw: &testkit.Buffer{}, exited: make(chan struct{})}
 	cmd.Stderr = b.stderr
 	stdin, err := cmd.StdinPipe()
 	if err != nil {

@@ -2,7 +2,6 @@ package httpapi
 
 import (
 	"bufio"
-	"bytes"
 	"context"
 	"encoding/json"
 	"io"
@@ -12,9 +11,10 @@ import (
 	"net/http/httptest"
 	"strconv"
 	"strings"
-	"sync"
 	"testing"
 	"time"
+
+	"github.com/switchboard-hub/switchboard/acp/acptest/testkit"
 )
 
 const testToken = "5f0c6e1a9b2d4c8e7f3a1b0c9d8e7f6a5b4c3d2e1f0a9b8c7d6e5f4a3b2c1d0e"
@@ -28,12 +28,12 @@ type harness struct {
 	client *http.Client
 	url    string // http://127.0.0.1:<port>
 	port   int
-	logs   *lockedBuffer
+	logs   *testkit.Buffer
 }
 
 func newHarness(t testing.TB, mod ...func(*Options)) *harness {
 	t.Helper()
-	h := &harness{t: t, fake: newFake(), logs: &lockedBuffer{}}
+	h := &harness{t: t, fake: newFake(), logs: &testkit.Buffer{}}
 	opts := Options{
 		Token:        testToken,
 		Version:      "1.2.3-test",
@@ -269,24 +269,6 @@ func (s *sseStream) quiet(d time.Duration) {
 		}
 	case <-time.After(d):
 	}
-}
-
-// lockedBuffer collects log output from concurrent handlers.
-type lockedBuffer struct {
-	mu sync.Mutex
-	b  bytes.Buffer
-}
-
-func (l *lockedBuffer) Write(p []byte) (int, error) {
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	return l.b.Write(p)
-}
-
-func (l *lockedBuffer) String() string {
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	return l.b.String()
 }
 
 // waitFor polls cond for up to 5s.
