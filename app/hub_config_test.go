@@ -148,15 +148,16 @@ func nextEvent(t *testing.T, sub *hub.Subscription) hub.Event {
 	}
 }
 
+// waitFor fails t unless cond holds within 10 s.
 func waitFor(t *testing.T, what string, cond func() bool) {
 	t.Helper()
-	deadline := time.Now().Add(10 * time.Second)
-	for !cond() {
-		if time.Now().After(deadline) {
-			t.Fatalf("timed out waiting for %s", what)
-		}
-		time.Sleep(10 * time.Millisecond)
-	}
+	testkit.Eventually(t, 10*time.Second, what, cond)
+}
+
+// waitSubscribed waits until n's run hears live events.
+func waitSubscribed(t *testing.T, n *notifier) {
+	t.Helper()
+	waitFor(t, "the notifier to subscribe", func() bool { return n.subscribed.Load() > 0 })
 }
 
 func writeFile(t *testing.T, path, body string) {

@@ -17,6 +17,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/switchboard-hub/switchboard/acp/acptest/testkit"
 	"github.com/switchboard-hub/switchboard/hub/client"
 )
 
@@ -284,18 +285,19 @@ func (h *hubProc) turn(threadID, turnID string) apiTurn {
 // (without its events: see turn).
 func (h *hubProc) waitTurn(threadID, turnID string, timeout time.Duration) apiTurn {
 	h.t.Helper()
-	deadline := time.Now().Add(timeout)
-	for {
+	var done apiTurn
+	if !waitFor(timeout, func() bool {
 		for _, tu := range h.history(threadID, false) {
 			if tu.ID == turnID && tu.Status != "running" {
-				return tu
+				done = tu
+				return true
 			}
 		}
-		if time.Now().After(deadline) {
-			h.t.Fatalf("turn %s still running after %v", turnID, timeout)
-		}
-		time.Sleep(25 * time.Millisecond)
+		return false
+	}) {
+		h.t.Fatalf("turn %s still running after %v", turnID, timeout)
 	}
+	return done
 }
 
 // permissions lists permissions (status "" for all).
@@ -325,18 +327,19 @@ func (h *hubProc) permission(id string) apiPermission {
 // waitPermission polls until the turn has a pending permission.
 func (h *hubProc) waitPermission(turnID string, timeout time.Duration) apiPermission {
 	h.t.Helper()
-	deadline := time.Now().Add(timeout)
-	for {
+	var pending apiPermission
+	if !waitFor(timeout, func() bool {
 		for _, p := range h.permissions("pending") {
 			if p.TurnID == turnID {
-				return p
+				pending = p
+				return true
 			}
 		}
-		if time.Now().After(deadline) {
-			h.t.Fatalf("no pending permission for turn %s within %v", turnID, timeout)
-		}
-		time.Sleep(25 * time.Millisecond)
+		return false
+	}) {
+		h.t.Fatalf("no pending permission for turn %s within %v", turnID, timeout)
 	}
+	return pending
 }
 
 // decide posts a decision and returns the answer.
@@ -530,16 +533,8 @@ func types(ms []sseMsg) []string {
 	return out
 }
 
-// waitFor polls cond every 25 ms until it holds or timeout passes.
+// waitFor reports whether cond holds within timeout (testkit.Until: the
+// one way these tests wait on the hub's state).
 func waitFor(timeout time.Duration, cond func() bool) bool {
-	deadline := time.Now().Add(timeout)
-	for {
-		if cond() {
-			return true
-		}
-		if time.Now().After(deadline) {
-			return false
-		}
-		time.Sleep(25 * time.Millisecond)
-	}
+	return testkit.Until(timeout, cond)
 }

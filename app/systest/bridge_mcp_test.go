@@ -133,8 +133,8 @@ func bridgeMCP(t *testing.T, bins e2eBins) {
 // its first session/new, by name, as compact JSON.
 func receivedMCP(t *testing.T, record string) map[string]string {
 	t.Helper()
-	deadline := time.Now().Add(30 * time.Second)
-	for {
+	var out map[string]string
+	if !waitFor(30*time.Second, func() bool {
 		data, _ := os.ReadFile(record)
 		for _, line := range strings.Split(string(data), "\n") {
 			var rec struct {
@@ -146,19 +146,19 @@ func receivedMCP(t *testing.T, record string) map[string]string {
 			if json.Unmarshal([]byte(line), &rec) != nil || rec.Method != "session/new" {
 				continue
 			}
-			out := map[string]string{}
+			out = map[string]string{}
 			for _, s := range rec.Params.MCPServers {
 				var n struct{ Name string }
 				_ = json.Unmarshal(s, &n)
 				out[n.Name] = canonJSON(t, string(s))
 			}
-			return out
+			return true
 		}
-		if time.Now().After(deadline) {
-			t.Fatalf("no session/new recorded in %s", record)
-		}
-		time.Sleep(50 * time.Millisecond)
+		return false
+	}) {
+		t.Fatalf("no session/new recorded in %s", record)
 	}
+	return out
 }
 
 // canonJSON is s re-encoded with sorted keys, to compare JSON objects.

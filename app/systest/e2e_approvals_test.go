@@ -239,16 +239,15 @@ func e2eApprovalsFake(t *testing.T, bins e2eBins) {
 		a, b := h.newThread("fake", t.TempDir()), h.newThread("fake", t.TempDir())
 		ta, tb := h.startTurn(a.ID, "permissions 2"), h.startTurn(b.ID, "permissions 1")
 		var ids []string
-		deadline := time.Now().Add(30 * time.Second)
-		for len(ids) < 3 && time.Now().Before(deadline) {
+		waitFor(30*time.Second, func() bool {
 			ids = ids[:0]
 			for _, p := range h.permissions("pending") {
 				if p.TurnID == ta.ID || p.TurnID == tb.ID {
 					ids = append(ids, p.ID)
 				}
 			}
-			time.Sleep(25 * time.Millisecond)
-		}
+			return len(ids) >= 3
+		})
 		var res struct {
 			Results []struct {
 				ID         string
@@ -290,9 +289,10 @@ func e2eApprovalsFake(t *testing.T, bins e2eBins) {
 		}
 		// The hub's log is in the config's folder here: each request's log
 		// line is a file event there, which must not hold the reload off.
-		for deadline := time.Now().Add(30 * time.Second); st.Settings.ConfigError == "" && time.Now().Before(deadline); time.Sleep(50 * time.Millisecond) {
+		waitFor(30*time.Second, func() bool {
 			h.call("GET", "/v1/settings", nil, 200, &st)
-		}
+			return st.Settings.ConfigError != ""
+		})
 		if msg := st.Settings.ConfigError; !strings.Contains(msg, "broken") || !strings.Contains(msg, "teleport") || !strings.Contains(msg, "line ") {
 			t.Fatalf("configError %q: want the rule, the kind and the line", msg)
 		}

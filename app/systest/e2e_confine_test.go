@@ -191,15 +191,11 @@ func e2eFileConfinement(t *testing.T, bins e2eBins) {
 		cfg["terminals"] = map[string]any{"inheritEnv": []string{"SSH_AUTH_SOCK"}}
 		writeConfig(t, h.dir, cfg)
 		want := "ssh=/tmp/e2e-ssh-agent.sock dbus=unset"
-		for i := 0; ; i++ {
+		if !waitFor(30*time.Second, func() bool {
 			out, _ = confinedTurn(h, th.ID, "terminal sh "+script, approve)
-			if strings.Contains(out, want) {
-				break
-			}
-			if i == 40 {
-				t.Fatalf("after terminals.inheritEnv [SSH_AUTH_SOCK]: %q, want %q", out, want)
-			}
-			time.Sleep(250 * time.Millisecond)
+			return strings.Contains(out, want)
+		}) {
+			t.Fatalf("after terminals.inheritEnv [SSH_AUTH_SOCK]: %q, want %q", out, want)
 		}
 
 		// A command that outlives its turn: what it prints after the
@@ -215,7 +211,7 @@ func e2eFileConfinement(t *testing.T, bins e2eBins) {
 		next := h.startTurn(th.ID, "echo next")
 		h.waitTurn(th.ID, next.ID, 60*time.Second)
 		var lateSeq, nextStart int64
-		for deadline := time.Now().Add(30 * time.Second); lateSeq == 0 && time.Now().Before(deadline); time.Sleep(50 * time.Millisecond) {
+		waitFor(30*time.Second, func() bool {
 			for _, tu := range h.history(th.ID, true) {
 				for _, e := range tu.Events {
 					switch {
@@ -229,7 +225,8 @@ func e2eFileConfinement(t *testing.T, bins e2eBins) {
 					}
 				}
 			}
-		}
+			return lateSeq != 0
+		})
 		if lateSeq == 0 || nextStart == 0 || lateSeq < nextStart {
 			t.Errorf("late output at seq %d, the next turn started at %d: want it in the first turn's history, after", lateSeq, nextStart)
 		}
@@ -256,8 +253,8 @@ func confinedTurn(h *hubProc, threadID, input string, decide func(apiPermission)
 	h.t.Helper()
 	turn := h.startTurn(threadID, input)
 	seen := map[string]bool{}
-	deadline := time.Now().Add(60 * time.Second)
-	for {
+	var done *apiTurn
+	if !waitFor(60*time.Second, func() bool {
 		for _, p := range h.permissions("pending") {
 			if p.TurnID == turn.ID && !seen[p.ID] {
 				seen[p.ID] = true
@@ -268,26 +265,22 @@ func confinedTurn(h *hubProc, threadID, input string, decide func(apiPermission)
 				}
 			}
 		}
-		var done *apiTurn
 		for _, tu := range h.history(threadID, false) {
 			if tu.ID == turn.ID && tu.Status != "running" {
 				done = &tu
 			}
 		}
-		if done != nil {
-			var perms []apiPermission
-			for _, p := range h.permissions("") {
-				if p.TurnID == turn.ID {
-					perms = append(perms, p)
-				}
-			}
-			return done.Output, perms
-		}
-		if time.Now().After(deadline) {
-			h.t.Fatalf("turn %q still running after 60s", input)
-		}
-		time.Sleep(20 * time.Millisecond)
+		return done != nil
+	}) {
+		h.t.Fatalf("turn %q still running after 60s", input)
 	}
+	var perms []apiPermission
+	for _, p := range h.permissions("") {
+		if p.TurnID == turn.ID {
+			perms = append(perms, p)
+		}
+	}
+	return done.Output, perms
 }
 
 // permOfKind is the first of perms of hub kind kind (zero if none).

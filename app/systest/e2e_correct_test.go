@@ -158,6 +158,7 @@ func e2eStatusUnderRenames(t *testing.T, bins e2eBins) {
 func e2eLiveReloadBusyFolder(t *testing.T, bins e2eBins) {
 	h := newHub(t, bins, hubConfig{"permissions": map[string]any{"timeout": "5m"}})
 	stop, done := make(chan struct{}), make(chan struct{})
+	busy := make(chan struct{}) // closed after the neighbour's sixth write
 	go func() {
 		defer close(done)
 		tick := time.NewTicker(50 * time.Millisecond)
@@ -168,11 +169,14 @@ func e2eLiveReloadBusyFolder(t *testing.T, bins e2eBins) {
 				return
 			case <-tick.C:
 				_ = os.WriteFile(filepath.Join(h.dir, "busy.log"), []byte(fmt.Sprintf("line %d\n", n)), 0o600)
+				if n == 5 {
+					close(busy)
+				}
 			}
 		}
 	}()
 	defer func() { close(stop); <-done }()
-	time.Sleep(300 * time.Millisecond) // the neighbour is busy before the edit
+	<-busy // the neighbour is busy before the edit
 	writeConfig(t, h.dir, hubConfig{"permissions": map[string]any{"timeout": "7m"}})
 	timeout := func() string {
 		var got struct {

@@ -325,11 +325,7 @@ func e2eBridgeThreadLink(t *testing.T, bins e2eBins) {
 	}
 	// On stderr (the editor's log) too; on stdout only inside the answer:
 	// every line there is JSON-RPC.
-	deadline := time.Now().Add(10 * time.Second)
-	for !strings.Contains(b.stderr.String(), link) && time.Now().Before(deadline) {
-		time.Sleep(20 * time.Millisecond)
-	}
-	if !strings.Contains(b.stderr.String(), link) {
+	if !b.stderr.WaitFor(10*time.Second, link) {
 		t.Errorf("the link is not in the bridge's stderr:\n%s", b.stderr.String())
 	}
 	for _, line := range strings.Split(strings.TrimSpace(b.raw.String()), "\n") {

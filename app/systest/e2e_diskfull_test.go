@@ -46,11 +46,10 @@ func TestE2EDiskFull(t *testing.T) {
 	events.until(30*time.Second, func(m sseMsg) bool { return m.event == "disk_full" && m.ev.Message != "" })
 	// The agent ends its turn while the disk is full: the end is kept and
 	// written again (the hub's log says each try), the turn still running.
-	for deadline := time.Now().Add(30 * time.Second); !strings.Contains(h.logText(), "storing the end of a turn failed; trying again"); {
-		if time.Now().After(deadline) {
-			t.Fatal("the turn's end was never retried while the disk was full")
-		}
-		time.Sleep(50 * time.Millisecond)
+	if !waitFor(30*time.Second, func() bool {
+		return strings.Contains(h.logText(), "storing the end of a turn failed; trying again")
+	}) {
+		t.Fatal("the turn's end was never retried while the disk was full")
 	}
 	if tu := h.history(th.ID, false); len(tu) != 1 || tu[0].Status != "running" {
 		t.Fatalf("while the disk is full: %+v, want the turn still running", tu)

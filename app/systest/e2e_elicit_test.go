@@ -42,18 +42,19 @@ func (h *hubProc) elicitations(q string) []apiElicitation {
 // waitElicitation polls until the turn has a pending elicitation.
 func (h *hubProc) waitElicitation(turnID string, timeout time.Duration) apiElicitation {
 	h.t.Helper()
-	deadline := time.Now().Add(timeout)
-	for {
+	var pending apiElicitation
+	if !waitFor(timeout, func() bool {
 		for _, e := range h.elicitations("status=pending") {
 			if e.TurnID == turnID {
-				return e
+				pending = e
+				return true
 			}
 		}
-		if time.Now().After(deadline) {
-			h.t.Fatalf("no pending elicitation for turn %s within %v", turnID, timeout)
-		}
-		time.Sleep(25 * time.Millisecond)
+		return false
+	}) {
+		h.t.Fatalf("no pending elicitation for turn %s within %v", turnID, timeout)
 	}
+	return pending
 }
 
 // elicitation returns one elicitation by id, whatever its status.
@@ -243,11 +244,11 @@ func e2eElicitations(t *testing.T, bins e2eBins) {
 		th := h.newThread("fake", t.TempDir())
 		turn := h.startTurn(th.ID, "elicit-many 3 "+e2eForm)
 		var pending []apiElicitation
-		for deadline := time.Now().Add(slow); len(pending) < 2; time.Sleep(25 * time.Millisecond) {
+		if !waitFor(slow, func() bool {
 			pending = h.elicitations("status=pending&threadId=" + url.QueryEscape(th.ID))
-			if time.Now().After(deadline) {
-				t.Fatalf("%d pending, want 2", len(pending))
-			}
+			return len(pending) >= 2
+		}) {
+			t.Fatalf("%d pending, want 2", len(pending))
 		}
 		for _, el := range pending {
 			h.call("POST", "/v1/elicitations/"+el.ID, map[string]string{"action": "decline"}, 200, nil)

@@ -114,12 +114,12 @@ func e2eSearch(t *testing.T, bins e2eBins) {
 	h.stop()
 	writeConfig(t, h.dir, nil)
 	h.start()
-	deadline := time.Now().Add(60 * time.Second)
-	for p := h.search("unindexedmarsupial", ""); p.Indexing || len(p.Hits) != 2; p = h.search("unindexedmarsupial", "") {
-		if time.Now().After(deadline) {
-			t.Fatalf("after turning search on again: %+v", p)
-		}
-		time.Sleep(20 * time.Millisecond)
+	var p hub.SearchPage
+	if !waitFor(60*time.Second, func() bool {
+		p = h.search("unindexedmarsupial", "")
+		return !p.Indexing && len(p.Hits) == 2
+	}) {
+		t.Fatalf("after turning search on again: %+v", p)
 	}
 	if p := h.search("hippocampus", ""); len(p.Hits) != 1 {
 		t.Errorf("the older history after the rebuild: %+v", p.Hits)

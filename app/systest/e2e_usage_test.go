@@ -162,16 +162,12 @@ func TestE2EUsageLedgerAndBudgets(t *testing.T) {
 	if err := os.WriteFile(h.config, []byte(raised), 0o600); err != nil {
 		t.Fatal(err)
 	}
-	deadline := time.Now().Add(20 * time.Second)
-	for {
-		r := h.do("POST", "/v1/threads/"+th.ID+"/turns", map[string]string{"input": "echo raised"})
-		if r.status == 202 {
-			break
-		}
-		if time.Now().After(deadline) {
-			t.Fatalf("the raised budget was not applied: %s", r)
-		}
-		time.Sleep(100 * time.Millisecond)
+	var raisedTurn reply
+	if !waitFor(20*time.Second, func() bool {
+		raisedTurn = h.do("POST", "/v1/threads/"+th.ID+"/turns", map[string]string{"input": "echo raised"})
+		return raisedTurn.status == 202
+	}) {
+		t.Fatalf("the raised budget was not applied: %s", raisedTurn)
 	}
 }
 

@@ -289,21 +289,21 @@ func (h *hubProc) start() {
 	exited := make(chan struct{})
 	go func() { cmd.Wait(); close(exited) }()
 	h.cmd, h.exited = cmd, exited
-	deadline := time.Now().Add(30 * time.Second)
-	for {
-		select {
-		case <-exited:
-			t.Fatalf("switchboard serve exited at start: %v\n%s", cmd.ProcessState, tail(h.logText(), 4096))
-		default:
+	h.url = ""
+	if !waitFor(30*time.Second, func() bool {
+		if !h.running() {
+			return true
 		}
-		if d, err := h.discovery(); err == nil && d.PID == cmd.Process.Pid {
+		d, err := h.discovery()
+		if err == nil && d.PID == cmd.Process.Pid {
 			h.url = d.URL
-			break
 		}
-		if time.Now().After(deadline) {
-			t.Fatalf("hub.json not written within 30s\n%s", tail(h.logText(), 4096))
-		}
-		time.Sleep(10 * time.Millisecond)
+		return h.url != ""
+	}) {
+		t.Fatalf("hub.json not written within 30s\n%s", tail(h.logText(), 4096))
+	}
+	if h.url == "" {
+		t.Fatalf("switchboard serve exited at start: %v\n%s", cmd.ProcessState, tail(h.logText(), 4096))
 	}
 	tok, err := os.ReadFile(filepath.Join(h.dataDir, "token"))
 	if err != nil {

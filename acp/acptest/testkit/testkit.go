@@ -37,6 +37,20 @@ func Until(timeout time.Duration, cond func() bool) bool {
 	}
 }
 
+// UntilEvery is Until polling every interval exactly: for a benchmark
+// that times how soon something happens.
+func UntilEvery(timeout, every time.Duration, cond func() bool) bool {
+	deadline := time.Now().Add(timeout)
+	for !cond() {
+		left := time.Until(deadline)
+		if left <= 0 {
+			return false
+		}
+		<-time.After(min(every, left))
+	}
+	return true
+}
+
 // Eventually fails t (Fatalf, with what) unless cond becomes true within
 // timeout.
 func Eventually(t testing.TB, timeout time.Duration, what string, cond func() bool) {
