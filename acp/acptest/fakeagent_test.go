@@ -532,12 +532,7 @@ func TestFlood(t *testing.T) {
 // stderrContains waits a little for s to reach the agent's stderr, which
 // os/exec copies asynchronously.
 func (p *peer) stderrContains(s string) bool {
-	for deadline := time.Now().Add(5 * time.Second); time.Now().Before(deadline); time.Sleep(5 * time.Millisecond) {
-		if strings.Contains(p.stderr.String(), s) {
-			return true
-		}
-	}
-	return false
+	return p.stderr.WaitFor(5*time.Second, s)
 }
 
 // expect reads the next message and checks its method.
