@@ -11,6 +11,7 @@ import (
 	"io"
 	"net/http"
 	"net/url"
+	"slices"
 	"strconv"
 	"strings"
 	"sync"
@@ -285,19 +286,12 @@ func (h *hubProc) turn(threadID, turnID string) apiTurn {
 // (without its events: see turn).
 func (h *hubProc) waitTurn(threadID, turnID string, timeout time.Duration) apiTurn {
 	h.t.Helper()
-	var done apiTurn
-	if !waitFor(timeout, func() bool {
-		for _, tu := range h.history(threadID, false) {
-			if tu.ID == turnID && tu.Status != "running" {
-				done = tu
-				return true
-			}
-		}
-		return false
-	}) {
+	tu, ok := waitFirst(timeout, func() []apiTurn { return h.history(threadID, false) },
+		func(tu apiTurn) bool { return tu.ID == turnID && tu.Status != "running" })
+	if !ok {
 		h.t.Fatalf("turn %s still running after %v", turnID, timeout)
 	}
-	return done
+	return tu
 }
 
 // permissions lists permissions (status "" for all).
@@ -327,19 +321,12 @@ func (h *hubProc) permission(id string) apiPermission {
 // waitPermission polls until the turn has a pending permission.
 func (h *hubProc) waitPermission(turnID string, timeout time.Duration) apiPermission {
 	h.t.Helper()
-	var pending apiPermission
-	if !waitFor(timeout, func() bool {
-		for _, p := range h.permissions("pending") {
-			if p.TurnID == turnID {
-				pending = p
-				return true
-			}
-		}
-		return false
-	}) {
+	p, ok := waitFirst(timeout, func() []apiPermission { return h.permissions("pending") },
+		func(p apiPermission) bool { return p.TurnID == turnID })
+	if !ok {
 		h.t.Fatalf("no pending permission for turn %s within %v", turnID, timeout)
 	}
-	return pending
+	return p
 }
 
 // decide posts a decision and returns the answer.
@@ -537,4 +524,19 @@ func types(ms []sseMsg) []string {
 // one way these tests wait on the hub's state).
 func waitFor(timeout time.Duration, cond func() bool) bool {
 	return testkit.Until(timeout, cond)
+}
+
+// waitFirst waits until list returns an item that match accepts, and
+// returns the first such item.
+func waitFirst[T any](timeout time.Duration, list func() []T, match func(T) bool) (T, bool) {
+	var found T
+	ok := waitFor(timeout, func() bool {
+		items := list()
+		i := slices.IndexFunc(items, match)
+		if i >= 0 {
+			found = items[i]
+		}
+		return i >= 0
+	})
+	return found, ok
 }

@@ -42,19 +42,12 @@ func (h *hubProc) elicitations(q string) []apiElicitation {
 // waitElicitation polls until the turn has a pending elicitation.
 func (h *hubProc) waitElicitation(turnID string, timeout time.Duration) apiElicitation {
 	h.t.Helper()
-	var pending apiElicitation
-	if !waitFor(timeout, func() bool {
-		for _, e := range h.elicitations("status=pending") {
-			if e.TurnID == turnID {
-				pending = e
-				return true
-			}
-		}
-		return false
-	}) {
+	e, ok := waitFirst(timeout, func() []apiElicitation { return h.elicitations("status=pending") },
+		func(e apiElicitation) bool { return e.TurnID == turnID })
+	if !ok {
 		h.t.Fatalf("no pending elicitation for turn %s within %v", turnID, timeout)
 	}
-	return pending
+	return e
 }
 
 // elicitation returns one elicitation by id, whatever its status.

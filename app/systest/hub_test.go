@@ -21,6 +21,7 @@ import (
 
 	"github.com/switchboard-hub/switchboard/acp"
 	"github.com/switchboard-hub/switchboard/acp/acptest"
+	"github.com/switchboard-hub/switchboard/acp/acptest/testkit"
 	"github.com/switchboard-hub/switchboard/hub"
 	"github.com/switchboard-hub/switchboard/hub/client"
 )
@@ -49,7 +50,7 @@ var built struct {
 // files beside the binary takes a link of its own (binIn).
 func buildE2E(t *testing.T) e2eBins {
 	t.Helper()
-	root := moduleRoot(t)
+	root := testkit.ModuleRoot(t)
 	built.once.Do(func() {
 		dir, err := os.MkdirTemp("", "switchboard-systest-")
 		if err != nil {
@@ -106,25 +107,6 @@ func binIn(t *testing.T, bin, dir string) string {
 		t.Fatal(err)
 	}
 	return p
-}
-
-// moduleRoot is the nearest parent of the working directory with a go.mod.
-func moduleRoot(t *testing.T) string {
-	t.Helper()
-	dir, err := os.Getwd()
-	if err != nil {
-		t.Fatal(err)
-	}
-	for {
-		if _, err := os.Stat(filepath.Join(dir, "go.mod")); err == nil {
-			return dir
-		}
-		parent := filepath.Dir(dir)
-		if parent == dir {
-			t.Fatal("no go.mod above the working directory")
-		}
-		dir = parent
-	}
 }
 
 // agentConf is one entry of the config file's agents: map.

@@ -8,6 +8,8 @@ package testkit
 
 import (
 	"bytes"
+	"os"
+	"path/filepath"
 	"strings"
 	"sync"
 	"testing"
@@ -67,6 +69,27 @@ func Never(t testing.TB, d time.Duration, what string, cond func() bool) {
 	t.Helper()
 	if Until(d, cond) {
 		t.Fatalf("%s within %v", what, d)
+	}
+}
+
+// ModuleRoot is the nearest parent of the working directory with a
+// go.mod: the repository's root, for a test that builds a binary of it
+// or reads its files.
+func ModuleRoot(t testing.TB) string {
+	t.Helper()
+	dir, err := os.Getwd()
+	if err != nil {
+		t.Fatal(err)
+	}
+	for {
+		if _, err := os.Stat(filepath.Join(dir, "go.mod")); err == nil {
+			return dir
+		}
+		parent := filepath.Dir(dir)
+		if parent == dir {
+			t.Fatal("no go.mod above the working directory")
+		}
+		dir = parent
 	}
 }
 
