@@ -18,6 +18,7 @@ import (
 	"time"
 
 	"github.com/switchboard-hub/switchboard/acp/acptest"
+	"github.com/switchboard-hub/switchboard/acp/acptest/testkit"
 )
 
 func TestMain(m *testing.M) {
@@ -311,13 +312,26 @@ func TestClientCancelWhilePermissionPending(t *testing.T) {
 	}
 }
 
+// waitPromptSent waits until a's prompt is on the agent's stdin: a call
+// awaits its answer and nothing is left to write (a cancel sent next
+// reaches the agent after it).
+func waitPromptSent(t *testing.T, a *Agent) {
+	t.Helper()
+	testkit.Eventually(t, 5*time.Second, "the prompt on the agent's stdin", func() bool {
+		a.conn.mu.Lock()
+		n := len(a.conn.calls)
+		a.conn.mu.Unlock()
+		return n > 0 && a.conn.out.queued() == 0
+	})
+}
+
 func TestClientCancel(t *testing.T) {
 	t.Run("agent honours cancel", func(t *testing.T) {
 		a := launchFake(t, newRecorder(), fakeOpts{})
 		sid, _ := newSession(t, a)
 		done := make(chan error, 1)
 		go func() { _, err := prompt(t, a, sid, "hang"); done <- err }()
-		time.Sleep(100 * time.Millisecond)
+		waitPromptSent(t, a)
 		stop, err := a.Cancel(context.Background(), sid)
 		if err != nil || stop != StopCancelled {
 			t.Fatalf("stop %q err %v", stop, err)
@@ -331,7 +345,7 @@ func TestClientCancel(t *testing.T) {
 		sid, _ := newSession(t, a)
 		done := make(chan error, 1)
 		go func() { _, err := prompt(t, a, sid, "hang-hard"); done <- err }()
-		time.Sleep(100 * time.Millisecond)
+		waitPromptSent(t, a)
 		if _, err := a.Cancel(context.Background(), sid); !errors.Is(err, ErrCancelTimeout) {
 			t.Fatalf("want ErrCancelTimeout, got %v", err)
 		}
@@ -430,12 +444,8 @@ func TestClientGrandchildHoldingStdout(t *testing.T) {
 	if d := time.Since(start); d > 10*time.Second {
 		t.Fatalf("took %v", d)
 	}
-	deadline := time.Now().Add(3 * time.Second)
-	for syscall.Kill(pid, 0) == nil {
-		if time.Now().After(deadline) {
-			t.Fatalf("grandchild %d survived the agent", pid)
-		}
-		time.Sleep(20 * time.Millisecond)
+	if !testkit.Until(3*time.Second, func() bool { return syscall.Kill(pid, 0) != nil }) {
+		t.Fatalf("grandchild %d survived the agent", pid)
 	}
 }
 

@@ -17,6 +17,8 @@ import (
 	"syscall"
 	"testing"
 	"time"
+
+	"github.com/switchboard-hub/switchboard/acp/acptest/testkit"
 )
 
 // startSh starts sh -c script as an agent with a short grace.
@@ -87,12 +89,8 @@ func dirExists(p string) bool { fi, err := os.Stat(p); return err == nil && fi.I
 // waitGone fails the test unless pid dies within d.
 func waitGone(t *testing.T, pid int, d time.Duration) {
 	t.Helper()
-	deadline := time.Now().Add(d)
-	for alive(pid) {
-		if time.Now().After(deadline) {
-			t.Fatalf("process %d still alive after %v", pid, d)
-		}
-		time.Sleep(10 * time.Millisecond)
+	if !testkit.Until(d, func() bool { return !alive(pid) }) {
+		t.Fatalf("process %d still alive after %v", pid, d)
 	}
 }
 

@@ -13,6 +13,8 @@ import (
 	"syscall"
 	"testing"
 	"time"
+
+	"github.com/switchboard-hub/switchboard/acp/acptest/testkit"
 )
 
 // testSupervisor re-executes this test binary as the supervisor (TestMain
@@ -142,10 +144,7 @@ func TestSupervisedTerminalReleaseKillsEscapedGrandchild(t *testing.T) {
 		t.Fatal(err)
 	}
 	var pids []int
-	for deadline := time.Now().Add(5 * time.Second); len(pids) < 2; time.Sleep(10 * time.Millisecond) {
-		if time.Now().After(deadline) {
-			t.Fatalf("no pids in the output: %v", pids)
-		}
+	if !testkit.Until(5*time.Second, func() bool {
 		out, _ := ts.Output(ctx, TerminalOutputRequest{SessionID: "s", TerminalID: res.TerminalID})
 		pids = pids[:0]
 		for _, f := range strings.Fields(out.Output) {
@@ -153,6 +152,9 @@ func TestSupervisedTerminalReleaseKillsEscapedGrandchild(t *testing.T) {
 				pids = append(pids, pid)
 			}
 		}
+		return len(pids) >= 2
+	}) {
+		t.Fatalf("no pids in the output: %v", pids)
 	}
 	if _, err := ts.Release(ctx, ReleaseTerminalRequest{SessionID: "s", TerminalID: res.TerminalID}); err != nil {
 		t.Fatal(err)

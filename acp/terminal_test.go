@@ -14,6 +14,8 @@ import (
 	"testing"
 	"time"
 	"unicode/utf8"
+
+	"github.com/switchboard-hub/switchboard/acp/acptest/testkit"
 )
 
 func newTerminals(t *testing.T, opts TerminalOptions) *Terminals {
@@ -148,26 +150,25 @@ func startGrandparent(t *testing.T, ts *Terminals, session string) (string, int)
 	if err != nil {
 		t.Fatal(err)
 	}
-	deadline := time.Now().Add(5 * time.Second)
-	for time.Now().Before(deadline) {
+	pid := 0
+	testkit.Eventually(t, 5*time.Second, "a pid printed", func() bool {
 		out, err := ts.Output(context.Background(), TerminalOutputRequest{SessionID: session, TerminalID: c.TerminalID})
 		if err != nil {
 			t.Fatal(err)
 		}
-		if line, ok := strings.CutSuffix(out.Output, "\n"); ok {
-			pid, err := strconv.Atoi(line)
-			if err != nil {
-				t.Fatalf("output %q", out.Output)
-			}
-			if out.ExitStatus != nil {
-				t.Fatalf("exited early: %+v", out.ExitStatus)
-			}
-			return c.TerminalID, pid
+		line, ok := strings.CutSuffix(out.Output, "\n")
+		if !ok {
+			return false
 		}
-		time.Sleep(10 * time.Millisecond)
-	}
-	t.Fatal("no pid printed")
-	return "", 0
+		if pid, err = strconv.Atoi(line); err != nil {
+			t.Fatalf("output %q", out.Output)
+		}
+		if out.ExitStatus != nil {
+			t.Fatalf("exited early: %+v", out.ExitStatus)
+		}
+		return true
+	})
+	return c.TerminalID, pid
 }
 
 func TestTerminalKill(t *testing.T) {
@@ -203,15 +204,10 @@ func TestTerminalKillEscalates(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	for deadline := time.Now().Add(5 * time.Second); ; time.Sleep(10 * time.Millisecond) {
+	testkit.Eventually(t, 5*time.Second, "the terminal to print ready", func() bool {
 		out, _ := ts.Output(context.Background(), TerminalOutputRequest{SessionID: "s", TerminalID: c.TerminalID})
-		if out.Output == "ready\n" {
-			break
-		}
-		if time.Now().After(deadline) {
-			t.Fatalf("not ready: %q", out.Output)
-		}
-	}
+		return out.Output == "ready\n"
+	})
 	start := time.Now()
 	ts.Kill(context.Background(), KillTerminalRequest{SessionID: "s", TerminalID: c.TerminalID})
 	if d := time.Since(start); d < 200*time.Millisecond || d > 3*time.Second {

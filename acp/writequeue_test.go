@@ -14,6 +14,8 @@ import (
 	"sync/atomic"
 	"testing"
 	"time"
+
+	"github.com/switchboard-hub/switchboard/acp/acptest/testkit"
 )
 
 // readCounter is LocalFS counting the reads it serves.
@@ -54,24 +56,17 @@ func TestClientStalledAgentBoundsQueuedAnswers(t *testing.T) {
 		}
 	}()
 	// Every request has reached the hub: being handled or waiting for a slot.
-	deadline := time.Now().Add(20 * time.Second)
-	for {
+	if !testkit.Until(20*time.Second, func() bool {
 		_, waiting := c.conn.gate.counts()
-		if int(fsys.reads.Load())+waiting == n {
-			break
-		}
-		if time.Now().After(deadline) {
-			t.Fatalf("requests not dispatched: %d read, %d waiting", fsys.reads.Load(), waiting)
-		}
-		time.Sleep(5 * time.Millisecond)
+		return int(fsys.reads.Load())+waiting == n
+	}) {
+		_, waiting := c.conn.gate.counts()
+		t.Fatalf("requests not dispatched: %d read, %d waiting", fsys.reads.Load(), waiting)
 	}
 	// The reads in flight finish: their answers are queued (the first one
 	// being written, blocked on the pipe).
-	for c.conn.out.queued() < DefaultMaxAgentRequests*lines*lineLen {
-		if time.Now().After(deadline) {
-			t.Fatalf("answers not queued: %d bytes", c.conn.out.queued())
-		}
-		time.Sleep(5 * time.Millisecond)
+	if !testkit.Until(20*time.Second, func() bool { return c.conn.out.queued() >= DefaultMaxAgentRequests*lines*lineLen }) {
+		t.Fatalf("answers not queued: %d bytes", c.conn.out.queued())
 	}
 	if r := fsys.reads.Load(); r > DefaultMaxAgentRequests {
 		t.Errorf("%d reads served to an agent that reads nothing, want at most %d (the slots)", r, DefaultMaxAgentRequests)

@@ -20,6 +20,7 @@ import (
 	"time"
 
 	"github.com/switchboard-hub/switchboard/acp/acptest"
+	"github.com/switchboard-hub/switchboard/acp/acptest/testkit"
 	"github.com/switchboard-hub/switchboard/app/datadir"
 	"github.com/switchboard-hub/switchboard/hub"
 	"github.com/switchboard-hub/switchboard/hub/client"
@@ -244,18 +245,18 @@ func serveProcess(tb testing.TB, dataDir, config string) (*client.Client, *exec.
 		tb.Fatal(err)
 	}
 	tb.Cleanup(func() { cmd.Process.Kill(); cmd.Wait() })
-	for {
-		if h, err := client.Discover(dataDir); err == nil {
-			c := client.ForHub(h, client.Options{ClientID: "bench"})
-			if c.Healthz(context.Background()) == nil {
-				return c, cmd, time.Since(start)
-			}
+	var c *client.Client
+	if !testkit.UntilEvery(30*time.Second, time.Millisecond, func() bool {
+		h, err := client.Discover(dataDir)
+		if err != nil {
+			return false
 		}
-		if time.Since(start) > 30*time.Second {
-			tb.Fatal("hub not ready after 30s")
-		}
-		time.Sleep(time.Millisecond)
+		c = client.ForHub(h, client.Options{ClientID: "bench"})
+		return c.Healthz(context.Background()) == nil
+	}) {
+		tb.Fatal("hub not ready after 30s")
 	}
+	return c, cmd, time.Since(start)
 }
 
 func rssMiB(tb testing.TB, pid int) float64 {

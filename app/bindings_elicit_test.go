@@ -7,6 +7,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/switchboard-hub/switchboard/acp/acptest/testkit"
 	"github.com/switchboard-hub/switchboard/hub"
 )
 
@@ -25,18 +26,18 @@ func TestBindingsElicitations(t *testing.T) {
 	}
 	pending := func() hub.Elicitation {
 		t.Helper()
-		for deadline := time.Now().Add(20 * time.Second); ; time.Sleep(10 * time.Millisecond) {
+		var el hub.Elicitation
+		testkit.Eventually(t, 20*time.Second, "a pending elicitation", func() bool {
 			p, err := b.QueryElicitations(hub.ElicitationQuery{Status: hub.ElicitationPending, ThreadID: th.ID})
 			if err != nil {
 				t.Fatal(err)
 			}
 			if len(p.Elicitations) == 1 {
-				return p.Elicitations[0]
+				el = p.Elicitations[0]
 			}
-			if time.Now().After(deadline) {
-				t.Fatal("no pending elicitation within 20 s")
-			}
-		}
+			return len(p.Elicitations) == 1
+		})
+		return el
 	}
 
 	tu, err := b.StartTurn(th.ID, hub.TurnInput{Input: `elicit {"mode":"url","message":"Sign in","elicitationId":"x","url":"https://login.example.com/a?b=1"}`})

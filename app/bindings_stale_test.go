@@ -8,6 +8,8 @@ import (
 	"path/filepath"
 	"slices"
 	"testing"
+
+	"github.com/switchboard-hub/switchboard/acp/acptest/testkit"
 )
 
 // TestWailsJSUpToDate fails when the committed frontend/wailsjs is not what
@@ -23,7 +25,7 @@ func TestWailsJSUpToDate(t *testing.T) {
 	if testing.Short() {
 		t.Skip("builds the binding generator")
 	}
-	root := moduleRoot(t)
+	root := testkit.ModuleRoot(t)
 	dir := t.TempDir()
 	bin := filepath.Join(dir, "wailsbindings")
 	build := exec.Command("go", "build", "-tags", "bindings,webkit2_41", "-o", bin, ".")
@@ -83,23 +85,4 @@ func readTree(t *testing.T, dir string) map[string][]byte {
 		t.Fatal(err)
 	}
 	return files
-}
-
-// moduleRoot is the nearest parent of the working directory with a go.mod.
-func moduleRoot(t *testing.T) string {
-	t.Helper()
-	dir, err := os.Getwd()
-	if err != nil {
-		t.Fatal(err)
-	}
-	for {
-		if _, err := os.Stat(filepath.Join(dir, "go.mod")); err == nil {
-			return dir
-		}
-		parent := filepath.Dir(dir)
-		if parent == dir {
-			t.Fatal("no go.mod above the working directory")
-		}
-		dir = parent
-	}
 }

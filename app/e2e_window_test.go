@@ -20,6 +20,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/switchboard-hub/switchboard/acp/acptest/testkit"
 	"github.com/switchboard-hub/switchboard/hub"
 	"github.com/switchboard-hub/switchboard/hub/client"
 )
@@ -31,7 +32,7 @@ import (
 // "Switchboard" with nothing open), the file the Save dialog wrote, the
 // URL handed to the browser. .ci/desktop-smoke runs it
 // (SWITCHBOARD_NOTIFY_E2E=require); the same flows in a browser are
-// frontend/e2e/daily.mjs and e2e_daily_test.go.
+// frontend/e2e/daily.mjs and systest/e2e_daily_test.go.
 //
 // It checks that `switchboard open THREAD` with no app running says so and
 // opens nothing; that with the app running it shows the thread in the
@@ -109,7 +110,7 @@ func TestWindowDailyE2E(t *testing.T) {
 	// launch starts the app and waits for its API; exited gets its exit.
 	launch := func() (pid int, exited <-chan error) {
 		t.Helper()
-		var log syncBuffer
+		var log testkit.Buffer
 		app := exec.Command(bin, "--data-dir", dataDir, "--config", config, "--listen", "127.0.0.1:0")
 		app.Env = env
 		app.Stdout, app.Stderr = &log, &log
@@ -130,14 +131,10 @@ func TestWindowDailyE2E(t *testing.T) {
 	c := client.New(dataDir, client.Options{ClientID: "bench"})
 	waitAPI := func() {
 		t.Helper()
-		for deadline := time.Now().Add(60 * time.Second); ; time.Sleep(100 * time.Millisecond) {
-			if _, err := c.Connect(ctx); err == nil {
-				return
-			}
-			if time.Now().After(deadline) {
-				t.Fatal("the app did not serve the API within 60 s")
-			}
-		}
+		testkit.Eventually(t, 60*time.Second, "the app to serve the API", func() bool {
+			_, err := c.Connect(ctx)
+			return err == nil
+		})
 	}
 	quit := func(exited <-chan error) {
 		t.Helper()
@@ -239,21 +236,19 @@ func TestWindowDailyE2E(t *testing.T) {
 	}
 	waitUntil(t, 30*time.Second, "the turn to run", func() bool { return turnState().Status == hub.TurnRunning })
 	w.key("Escape")
-	time.Sleep(2 * time.Second)
-	if h := turnState(); h.Ended() {
-		t.Fatalf("Escape ended the turn: %+v", h)
-	}
+	testkit.Never(t, 2*time.Second, "Escape ended the turn", func() bool { return turnState().Ended() })
 	// Ctrl+. acts once the window has the turn's start (its event may
 	// still be on its way on a loaded machine): press it every 3 s until
 	// the turn ends; once it has, another press has nothing to stop.
-	for deadline := time.Now().Add(60 * time.Second); !turnState().Ended(); {
-		if time.Now().After(deadline) {
-			w.shot()
-			t.Fatal("the turn still runs 60 s after Ctrl+.")
+	if !testkit.Until(60*time.Second, func() bool {
+		if turnState().Ended() {
+			return true
 		}
 		w.key("ctrl+period")
-		for next := time.Now().Add(3 * time.Second); time.Now().Before(next) && !turnState().Ended(); time.Sleep(100 * time.Millisecond) {
-		}
+		return testkit.Until(3*time.Second, func() bool { return turnState().Ended() })
+	}) {
+		w.shot()
+		t.Fatal("the turn still runs 60 s after Ctrl+.")
 	}
 	if h := turnState(); h.StopReason != "cancelled" {
 		t.Errorf("after Ctrl+.: %+v, want stopReason cancelled", h)
@@ -346,17 +341,19 @@ func xdotool(t *testing.T, args ...string) (string, error) {
 // "Switchboard", within 60 s.
 func findAppWindow(t *testing.T, pid int) *xwindow {
 	t.Helper()
-	for deadline := time.Now().Add(60 * time.Second); time.Now().Before(deadline); time.Sleep(250 * time.Millisecond) {
+	var w *xwindow
+	testkit.Eventually(t, 60*time.Second, "a window titled Switchboard", func() bool {
 		out, _ := xdotool(t, "search", "--onlyvisible", "--pid", strconv.Itoa(pid), "--name", "Switchboard")
 		for id := range strings.FieldsSeq(out) {
 			// search is a case-insensitive regexp; GTK's leader window is "switchboard".
 			if name, _ := xdotool(t, "getwindowname", id); name == "Switchboard" {
-				return &xwindow{t: t, id: id}
+				w = &xwindow{t: t, id: id}
+				return true
 			}
 		}
-	}
-	t.Fatal("no window titled Switchboard within 60 s")
-	return nil
+		return false
+	})
+	return w
 }
 
 func (w *xwindow) title() string {
@@ -371,10 +368,11 @@ func (w *xwindow) title() string {
 func (w *xwindow) waitTitle(want string) {
 	w.t.Helper()
 	got := ""
-	for deadline := time.Now().Add(30 * time.Second); time.Now().Before(deadline); time.Sleep(100 * time.Millisecond) {
-		if got = w.title(); got == want {
-			return
-		}
+	if testkit.Until(30*time.Second, func() bool {
+		got = w.title()
+		return got == want
+	}) {
+		return
 	}
 	w.shot()
 	w.t.Fatalf("window title %q after 30 s, want %q", got, want)
@@ -419,14 +417,21 @@ func (w *xwindow) menu(n int) {
 // (the Save dialog: "Export") and answers its id.
 func dialogNamed(t *testing.T, name string) string {
 	t.Helper()
-	for deadline := time.Now().Add(30 * time.Second); time.Now().Before(deadline); time.Sleep(250 * time.Millisecond) {
+	dlg := ""
+	if testkit.Until(30*time.Second, func() bool {
 		out, _ := xdotool(t, "search", "--onlyvisible", "--name", "^"+name+"$")
 		for id := range strings.FieldsSeq(out) {
 			if got, _ := xdotool(t, "getwindowname", id); got == name {
-				time.Sleep(500 * time.Millisecond) // the dialog maps, then focuses its name field
-				return id
+				dlg = id
+				return true
 			}
 		}
+		return false
+	}) {
+		// GTK maps the dialog, then focuses its name field: nothing an
+		// outside client can see (allowlisted in TestNoSleepInTests).
+		time.Sleep(500 * time.Millisecond)
+		return dlg
 	}
 	screenshot(t)
 	t.Fatalf("no dialog titled %s within 30 s", name)
@@ -455,18 +460,17 @@ func saveAs(t *testing.T, path string) {
 // to 30 s.
 func closeDialog(t *testing.T, dlg, key string) {
 	t.Helper()
-	for deadline := time.Now().Add(30 * time.Second); ; {
+	gone := func() bool {
+		out, _ := xdotool(t, "search", "--onlyvisible", "--name", "^Export$")
+		return !slices.Contains(strings.Fields(out), dlg)
+	}
+	if !testkit.Until(30*time.Second, func() bool {
 		_, _ = xdotool(t, "windowfocus", "--sync", dlg)
 		_, _ = xdotool(t, "key", "--window", dlg, key)
-		for next := time.Now().Add(2 * time.Second); time.Now().Before(next); time.Sleep(100 * time.Millisecond) {
-			if out, _ := xdotool(t, "search", "--onlyvisible", "--name", "^Export$"); !slices.Contains(strings.Fields(out), dlg) {
-				return
-			}
-		}
-		if time.Now().After(deadline) {
-			screenshot(t)
-			t.Fatalf("the dialog is still open 30 s after %s", key)
-		}
+		return testkit.Until(2*time.Second, gone)
+	}) {
+		screenshot(t)
+		t.Fatalf("the dialog is still open 30 s after %s", key)
 	}
 }
 
@@ -558,13 +562,11 @@ func checkJSONL(t *testing.T, b []byte, id string) {
 	}
 }
 
-// waitUntil polls ok every 100 ms until it holds, for up to d.
+// waitUntil waits until ok holds, for up to d (a screenshot if not).
 func waitUntil(t *testing.T, d time.Duration, what string, ok func() bool) {
 	t.Helper()
-	for deadline := time.Now().Add(d); !ok(); time.Sleep(100 * time.Millisecond) {
-		if time.Now().After(deadline) {
-			screenshot(t)
-			t.Fatalf("waited %s for %s", d, what)
-		}
+	if !testkit.Until(d, ok) {
+		screenshot(t)
+		t.Fatalf("waited %s for %s", d, what)
 	}
 }

@@ -1,7 +1,6 @@
 package app
 
 import (
-	"bytes"
 	"context"
 	"encoding/json"
 	"net/http"
@@ -13,6 +12,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/switchboard-hub/switchboard/acp/acptest/testkit"
 	"github.com/switchboard-hub/switchboard/hub"
 )
 
@@ -27,7 +27,7 @@ func TestHubAppliesConfigEdits(t *testing.T) {
 	if err := o.resolve(); err != nil {
 		t.Fatal(err)
 	}
-	logs := &syncBuffer{}
+	logs := &testkit.Buffer{}
 	h, err := startHub(context.Background(), &env{stdio: Stdio{Err: logs}}, o)
 	if err != nil {
 		t.Fatal(err)
@@ -148,33 +148,16 @@ func nextEvent(t *testing.T, sub *hub.Subscription) hub.Event {
 	}
 }
 
-// syncBuffer is a bytes.Buffer safe for a logger and a test to share.
-type syncBuffer struct {
-	mu sync.Mutex
-	b  bytes.Buffer
-}
-
-func (s *syncBuffer) Write(p []byte) (int, error) {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.b.Write(p)
-}
-
-func (s *syncBuffer) String() string {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.b.String()
-}
-
+// waitFor fails t unless cond holds within 10 s.
 func waitFor(t *testing.T, what string, cond func() bool) {
 	t.Helper()
-	deadline := time.Now().Add(10 * time.Second)
-	for !cond() {
-		if time.Now().After(deadline) {
-			t.Fatalf("timed out waiting for %s", what)
-		}
-		time.Sleep(10 * time.Millisecond)
-	}
+	testkit.Eventually(t, 10*time.Second, what, cond)
+}
+
+// waitSubscribed waits until n's run hears live events.
+func waitSubscribed(t *testing.T, n *notifier) {
+	t.Helper()
+	waitFor(t, "the notifier to subscribe", func() bool { return n.subscribed.Load() > 0 })
 }
 
 func writeFile(t *testing.T, path, body string) {

@@ -5,6 +5,8 @@ import (
 	"net/http"
 	"path/filepath"
 	"testing"
+
+	"github.com/switchboard-hub/switchboard/acp/acptest/testkit"
 )
 
 // The limits.* keys apply live: an edit raising streamsPerClient lets the
@@ -17,7 +19,7 @@ func TestHubAppliesLimitEdits(t *testing.T) {
 	if err := o.resolve(); err != nil {
 		t.Fatal(err)
 	}
-	h, err := startHub(context.Background(), &env{stdio: Stdio{Err: &syncBuffer{}}}, o)
+	h, err := startHub(context.Background(), &env{stdio: Stdio{Err: &testkit.Buffer{}}}, o)
 	if err != nil {
 		t.Fatal(err)
 	}

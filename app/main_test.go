@@ -12,7 +12,7 @@ import (
 // TestMain lets this test binary be the supervisor the hubs it starts in
 // this process put in front of their agents (supervisedAgents re-executes
 // os.Executable: ADR 0029), the fake ACP agent the benchmarks and
-// end-to-end tests start (acptest.FakeAgentArgv), and the fake tray child
+// the desktop tests start (acptest.FakeAgentArgv), and the fake tray child
 // of TestTraySecret. The hubs it starts in this process have no ACP
 // registry unless their config names one (a test hub never asks the
 // network); the real binary's get registry.url "" from writeConfig.

@@ -87,6 +87,9 @@ type notifier struct {
 	show    func(kind, id, threadID string)
 	log     *slog.Logger
 	handled atomic.Int64 // the seq of the last event handled (for tests)
+	// subscribed counts the subscriptions run has made (for tests: the
+	// notifier hears live events once it is 1).
+	subscribed atomic.Int64
 
 	mu     sync.Mutex
 	agents map[string]string          // agent id → name
@@ -130,6 +133,7 @@ func (n *notifier) run(ctx context.Context) {
 			n.log.Warn("notifications: subscribe", "err", err)
 			return
 		}
+		n.subscribed.Add(1)
 		n.notifyPending(ctx)
 		for e := range sub.Events() {
 			n.handle(ctx, e)

@@ -15,6 +15,7 @@ import (
 
 	"github.com/godbus/dbus/v5"
 
+	"github.com/switchboard-hub/switchboard/acp/acptest/testkit"
 	"github.com/switchboard-hub/switchboard/hub"
 )
 
@@ -95,7 +96,7 @@ func newNotifyRig(t *testing.T) *notifyRig {
 	t.Cleanup(d.close)
 	n.send = d
 	go n.run(ctx)
-	time.Sleep(100 * time.Millisecond) // subscribed (live only)
+	waitSubscribed(t, n)
 	return &notifyRig{b: b, h: h, cwd: cwd, n: n, notifd: notifd, addr: addr}
 }
 
@@ -157,21 +158,15 @@ func TestNotificationActionFromRogue(t *testing.T) {
 	if err := r.notifd.conn.BusObject().Call(fdoBus+".GetId", 0).Err; err != nil {
 		t.Fatal(err)
 	}
-	time.Sleep(500 * time.Millisecond)
-	if p := r.permission(t, permID); p.Status != hub.PermissionPending {
-		t.Fatalf("after a rogue's Approve the permission is %+v, want pending", p)
-	}
+	testkit.Never(t, 500*time.Millisecond, "a rogue's Approve decided the permission", func() bool {
+		return r.permission(t, permID).Status != hub.PermissionPending
+	})
 
 	r.notifd.invoke(t, call.ID, actionApprove)
-	for deadline := time.Now().Add(10 * time.Second); ; time.Sleep(20 * time.Millisecond) {
+	waitFor(t, "the server's Approve to approve the permission as notification", func() bool {
 		p := r.permission(t, permID)
-		if p.Status == hub.PermissionApproved && p.DecidedBy == "notification" {
-			break
-		}
-		if time.Now().After(deadline) {
-			t.Fatalf("after the server's Approve the permission is %+v, want approved by notification", p)
-		}
-	}
+		return p.Status == hub.PermissionApproved && p.DecidedBy == "notification"
+	})
 }
 
 // TestNotificationText: the body is escaped (the spec's markup), the
@@ -235,15 +230,13 @@ func TestNotificationText(t *testing.T) {
 		t.Fatal(err)
 	}
 	var p hub.Permission
-	for deadline := time.Now().Add(10 * time.Second); p.ID == ""; time.Sleep(20 * time.Millisecond) {
+	waitFor(t, "a pending permission", func() bool {
 		ps, _ := r.h.engine.ListPermissions(ctx, windowCaller, hub.PermissionPending)
 		if len(ps) == 1 {
 			p = ps[0]
 		}
-		if time.Now().After(deadline) {
-			t.Fatal("no pending permission")
-		}
-	}
+		return p.ID != ""
+	})
 	r.notifd.waitCall(t, func(n notifyCall) bool { return strings.HasPrefix(n.Summary, "Fake:") })
 	// Shown again as if its request were unreadable (a fresh notifier
 	// state for this id): Open only.
@@ -262,10 +255,9 @@ func TestNotificationText(t *testing.T) {
 	r.notifd.invoke(t, call.ID, actionRemember)
 	r.n.respond(ctx, "perm:"+p.ID, actionApprove)
 	r.n.respond(ctx, "perm:"+p.ID, actionRemember)
-	time.Sleep(300 * time.Millisecond)
-	if got := r.permission(t, p.ID); got.Status != hub.PermissionPending {
-		t.Fatalf("Approve on a notification that offered none: %+v, want pending", got)
-	}
+	testkit.Never(t, 300*time.Millisecond, "Approve on a notification that offered none decided the permission", func() bool {
+		return r.permission(t, p.ID).Status != hub.PermissionPending
+	})
 	if rules, err := r.h.engine.ListRules(ctx, windowCaller); err != nil || len(rules) != 0 {
 		t.Fatalf("rules %+v %v: Always allow here on a notification that offered none remembered something", rules, err)
 	}
@@ -373,13 +365,10 @@ func TestNotificationEscalationAndRemember(t *testing.T) {
 	// be finishing, e.g. snapshotting the folder, when its end is stored).
 	waitTurn(t, r.b, th.ID, firstTurn.ID)
 	var turn hub.Turn
-	for deadline := time.Now().Add(20 * time.Second); ; {
+	testkit.Until(20*time.Second, func() bool {
 		turn, err = r.b.StartTurn(th.ID, hub.TurnInput{Input: "permission"})
-		if hub.ErrorCode(err) != hub.CodeConflict || time.Now().After(deadline) {
-			break
-		}
-		time.Sleep(20 * time.Millisecond)
-	}
+		return hub.ErrorCode(err) != hub.CodeConflict
+	})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -397,7 +386,7 @@ func TestNotificationEscalationAndRemember(t *testing.T) {
 	if again.Status != hub.PermissionApproved || again.DecidedBy != "remembered:"+rule.ID {
 		t.Errorf("the same request again: %+v, want approved by remembered:%s", again, rule.ID)
 	}
-	time.Sleep(300 * time.Millisecond) // a notification would be on its way
+	r.waitHandled(t) // a notification would have been sent by then
 	r.notifd.mu.Lock()
 	defer r.notifd.mu.Unlock()
 	for _, c := range r.notifd.calls[calls:] {

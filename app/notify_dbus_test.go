@@ -19,6 +19,7 @@ import (
 
 	"github.com/godbus/dbus/v5"
 
+	"github.com/switchboard-hub/switchboard/acp/acptest/testkit"
 	"github.com/switchboard-hub/switchboard/app/datadir"
 	"github.com/switchboard-hub/switchboard/hub"
 	"github.com/switchboard-hub/switchboard/hub/client"
@@ -100,17 +101,17 @@ func (s *fakeNotifd) invoke(t *testing.T, id uint32, action string) {
 
 func (s *fakeNotifd) waitCall(t *testing.T, ok func(notifyCall) bool) notifyCall {
 	t.Helper()
-	for deadline := time.Now().Add(30 * time.Second); time.Now().Before(deadline); time.Sleep(50 * time.Millisecond) {
+	var c notifyCall
+	if testkit.Until(30*time.Second, func() bool {
 		s.mu.Lock()
+		defer s.mu.Unlock()
 		i := slices.IndexFunc(s.calls, ok)
-		var c notifyCall
 		if i >= 0 {
 			c = s.calls[i]
 		}
-		s.mu.Unlock()
-		if i >= 0 {
-			return c
-		}
+		return i >= 0
+	}) {
+		return c
 	}
 	s.mu.Lock()
 	defer s.mu.Unlock()
@@ -138,14 +139,17 @@ func urgency(c notifyCall) int {
 func clickUntil(t *testing.T, notifd *fakeNotifd, id uint32, action string, done func() bool) {
 	t.Helper()
 	last := time.Time{}
-	for deadline := time.Now().Add(15 * time.Second); !done(); time.Sleep(20 * time.Millisecond) {
+	if !testkit.Until(15*time.Second, func() bool {
+		if done() {
+			return true
+		}
 		if time.Since(last) >= time.Second {
 			notifd.invoke(t, id, action)
 			last = time.Now()
 		}
-		if time.Now().After(deadline) {
-			t.Fatalf("%s on notification %d: nothing happened within 15 s", action, id)
-		}
+		return false
+	}) {
+		t.Fatalf("%s on notification %d: nothing happened within 15 s", action, id)
 	}
 }
 
@@ -237,7 +241,7 @@ func TestNotificationsE2E(t *testing.T) {
 		cmd.SysProcAttr = &syscall.SysProcAttr{Pdeathsig: syscall.SIGKILL}
 		return cmd
 	}
-	var log syncBuffer
+	var log testkit.Buffer
 	app := launch(&log)
 	if err := app.Start(); err != nil {
 		t.Fatal(err)
@@ -254,14 +258,10 @@ func TestNotificationsE2E(t *testing.T) {
 	// A client of the API, found as the tray and editors find the hub.
 	c := client.New(dataDir, client.Options{ClientID: "bench"})
 	ctx := context.Background()
-	for deadline := time.Now().Add(30 * time.Second); ; time.Sleep(100 * time.Millisecond) {
-		if _, err := c.Connect(ctx); err == nil {
-			break
-		}
-		if time.Now().After(deadline) {
-			t.Fatal("the app did not serve the API within 30 s")
-		}
-	}
+	testkit.Eventually(t, 30*time.Second, "the app to serve the API", func() bool {
+		_, err := c.Connect(ctx)
+		return err == nil
+	})
 
 	th := newThread(t, c, dir)
 	if _, err := c.StartTurn(ctx, th.ID, hub.TurnInput{Input: "permission"}); err != nil {
@@ -294,8 +294,11 @@ func TestNotificationsE2E(t *testing.T) {
 		if err := rogue.Emit("/org/freedesktop/Notifications", notifyIface+".ActionInvoked", call.ID, actionApprove); err != nil {
 			t.Fatal(err)
 		}
-		time.Sleep(300 * time.Millisecond)
 	}
+	testkit.Never(t, 900*time.Millisecond, "a rogue's Approve decided the permission", func() bool {
+		perms, err := c.Permissions(ctx, "")
+		return err == nil && len(perms) == 1 && perms[0].Status != hub.PermissionPending
+	})
 	if perms, err := c.Permissions(ctx, ""); err != nil || len(perms) != 1 || perms[0].Status != hub.PermissionPending {
 		t.Fatalf("after a rogue's Approve: %+v %v, want the permission pending", perms, err)
 	}
@@ -307,12 +310,7 @@ func TestNotificationsE2E(t *testing.T) {
 	// before it shows). Click again every second until the hub decides:
 	// the decision is single-use, so only one click can count.
 	var p hub.Permission
-	lastClick := time.Time{}
-	for deadline := time.Now().Add(15 * time.Second); ; time.Sleep(50 * time.Millisecond) {
-		if time.Since(lastClick) >= time.Second {
-			notifd.invoke(t, call.ID, actionApprove)
-			lastClick = time.Now()
-		}
+	clickUntil(t, notifd, call.ID, actionApprove, func() bool {
 		perms, err := c.Permissions(ctx, "")
 		if err != nil {
 			t.Fatal(err)
@@ -320,31 +318,22 @@ func TestNotificationsE2E(t *testing.T) {
 		if i := slices.IndexFunc(perms, func(p hub.Permission) bool { return p.ID == permID }); i >= 0 {
 			p = perms[i]
 		}
-		if p.Status != hub.PermissionPending && p.Status != "" {
-			break
-		}
-		if time.Now().After(deadline) {
-			t.Fatalf("permission %s still %q 15 s after Approve", permID, p.Status)
-		}
-	}
+		return p.Status != hub.PermissionPending && p.Status != ""
+	})
 	if p.Status != hub.PermissionApproved || p.DecidedBy != "notification" {
 		t.Errorf("permission %+v, want approved, decidedBy notification", p)
 	}
 	// The agent got the approval: its turn reports the allow option.
-	for deadline := time.Now().Add(15 * time.Second); ; time.Sleep(50 * time.Millisecond) {
-		hist, err := c.History(ctx, th.ID, false)
-		if err != nil {
+	var hist []hub.TurnHistory
+	testkit.Eventually(t, 15*time.Second, "the turn to end after the approval", func() bool {
+		var err error
+		if hist, err = c.History(ctx, th.ID, false); err != nil {
 			t.Fatal(err)
 		}
-		if len(hist) == 1 && hist[0].Ended() {
-			if !strings.Contains(hist[0].Output, "outcome: selected allow-once") {
-				t.Errorf("turn output %q, want the agent to have been allowed", hist[0].Output)
-			}
-			break
-		}
-		if time.Now().After(deadline) {
-			t.Fatal("the turn did not end after the approval")
-		}
+		return len(hist) == 1 && hist[0].Ended()
+	})
+	if !strings.Contains(hist[0].Output, "outcome: selected allow-once") {
+		t.Errorf("turn output %q, want the agent to have been allowed", hist[0].Output)
 	}
 
 	// Escalation, set live through the settings: the next request is
@@ -410,17 +399,11 @@ func TestNotificationsE2E(t *testing.T) {
 	if _, err := c.AnswerElicitation(ctx, qs.Elicitations[0].ID, hub.ElicitationAnswer{Action: hub.ElicitDecline}); err != nil {
 		t.Fatal(err)
 	}
-	for deadline := time.Now().Add(15 * time.Second); ; time.Sleep(50 * time.Millisecond) {
+	testkit.Eventually(t, 15*time.Second, "the answered question's notification to be withdrawn", func() bool {
 		notifd.mu.Lock()
-		closed := slices.Contains(notifd.closed, ask.ID)
-		notifd.mu.Unlock()
-		if closed {
-			break
-		}
-		if time.Now().After(deadline) {
-			t.Fatal("the answered question's notification was not withdrawn")
-		}
-	}
+		defer notifd.mu.Unlock()
+		return slices.Contains(notifd.closed, ask.ID)
+	})
 
 	// The window's rule, in the real window: shown a thread (`switchboard
 	// open` hands it over) and focused (xdotool), nothing is notified
@@ -433,21 +416,21 @@ func TestNotificationsE2E(t *testing.T) {
 	}
 	waitLog := func(what, want string) {
 		t.Helper()
-		for deadline := time.Now().Add(20 * time.Second); !strings.Contains(log.String(), want); time.Sleep(100 * time.Millisecond) {
-			if time.Now().After(deadline) {
-				t.Fatalf("the window never reported %s (%q)", what, want)
-			}
+		if !log.WaitFor(20*time.Second, want) {
+			t.Fatalf("the window never reported %s (%q)", what, want)
 		}
 	}
 	waitLog("the thread it shows", `msg="window: shows" thread=`+vth.ID)
 	win := appWindow(t, app.Process.Pid)
-	for deadline := time.Now().Add(20 * time.Second); !strings.Contains(log.String(), `msg="window: focus" focused=true`); time.Sleep(500 * time.Millisecond) {
+	// Focus it, again every half second, until it says it has the focus.
+	focused := `msg="window: focus" focused=true`
+	if !testkit.Until(20*time.Second, func() bool {
 		if out, err := exec.Command("xdotool", "windowfocus", "--sync", win).CombinedOutput(); err != nil {
 			t.Fatalf("xdotool windowfocus: %v %s", err, out)
 		}
-		if time.Now().After(deadline) {
-			t.Fatal("the window never reported the focus")
-		}
+		return log.WaitFor(500*time.Millisecond, focused)
+	}) {
+		t.Fatal("the window never reported the focus")
 	}
 	if _, err := c.StartTurn(ctx, vth.ID, hub.TurnInput{Input: "permission"}); err != nil {
 		t.Fatal(err)
@@ -456,7 +439,7 @@ func TestNotificationsE2E(t *testing.T) {
 		t.Fatal(err)
 	}
 	var looked, elsewhere string // their permission ids
-	for deadline := time.Now().Add(20 * time.Second); looked == "" || elsewhere == ""; time.Sleep(50 * time.Millisecond) {
+	testkit.Eventually(t, 20*time.Second, "the two requests to be pending", func() bool {
 		perms, err := c.Permissions(ctx, hub.PermissionPending)
 		if err != nil {
 			t.Fatal(err)
@@ -469,22 +452,21 @@ func TestNotificationsE2E(t *testing.T) {
 				elsewhere = p.ID
 			}
 		}
-		if time.Now().After(deadline) {
-			t.Fatal("the two requests are not both pending")
-		}
-	}
+		return looked != "" && elsewhere != ""
+	})
 	notifd.waitCall(t, func(n notifyCall) bool {
 		v, _ := n.Hints["x-notification-id"].Value().(string)
 		return v == "perm:"+elsewhere
 	})
-	time.Sleep(500 * time.Millisecond) // the notifier handles events in order: the first is long handled
-	notifd.mu.Lock()
-	for _, n := range notifd.calls {
-		if v, _ := n.Hints["x-notification-id"].Value().(string); v == "perm:"+looked {
-			t.Errorf("notified about the thread the focused window shows: %+v", n)
-		}
-	}
-	notifd.mu.Unlock()
+	// The notifier handles events in order: the first is long handled.
+	testkit.Never(t, 500*time.Millisecond, "notified about the thread the focused window shows", func() bool {
+		notifd.mu.Lock()
+		defer notifd.mu.Unlock()
+		return slices.ContainsFunc(notifd.calls, func(n notifyCall) bool {
+			v, _ := n.Hints["x-notification-id"].Value().(string)
+			return v == "perm:"+looked
+		})
+	})
 
 	// A second launch on the same data dir shows the first window and
 	// exits 0; the first keeps running.
@@ -534,13 +516,13 @@ func TestNotificationsE2E(t *testing.T) {
 // appWindow is the app's visible top-level window (xdotool's id).
 func appWindow(t *testing.T, pid int) string {
 	t.Helper()
-	for deadline := time.Now().Add(20 * time.Second); ; time.Sleep(200 * time.Millisecond) {
+	var id string
+	testkit.Eventually(t, 20*time.Second, "a visible Switchboard window of the app", func() bool {
 		out, _ := exec.Command("xdotool", "search", "--onlyvisible", "--pid", strconv.Itoa(pid), "--name", "Switchboard").Output()
 		if ids := strings.Fields(string(out)); len(ids) > 0 {
-			return ids[0]
+			id = ids[0]
 		}
-		if time.Now().After(deadline) {
-			t.Fatal("no visible Switchboard window of the app")
-		}
-	}
+		return id != ""
+	})
+	return id
 }

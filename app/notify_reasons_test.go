@@ -4,10 +4,13 @@ package app
 
 import (
 	"context"
+	"fmt"
+	"slices"
 	"strings"
 	"testing"
 	"time"
 
+	"github.com/switchboard-hub/switchboard/acp/acptest/testkit"
 	"github.com/switchboard-hub/switchboard/hub"
 )
 
@@ -25,17 +28,11 @@ func TestNotificationReasons(t *testing.T) {
 		if _, err := settings.UpdateSettings(ctx, hub.SettingsPatch{Notifications: &p}); err != nil {
 			t.Fatal(err)
 		}
-		want := r.h.currentConfig().Notifications
-		for deadline := time.Now().Add(10 * time.Second); ; time.Sleep(10 * time.Millisecond) {
+		waitFor(t, fmt.Sprintf("settings %+v to be live", p), func() bool {
 			c := r.h.currentConfig().Notifications
-			if (p.Question == nil || c.Question == *p.Question) && (p.Permission == nil || c.Permission == *p.Permission) &&
-				(p.Error == nil || c.Error == *p.Error) && (p.Budget == nil || c.Budget == *p.Budget) {
-				return
-			}
-			if time.Now().After(deadline) {
-				t.Fatalf("settings %+v not live after 10 s (%+v)", p, want)
-			}
-		}
+			return (p.Question == nil || c.Question == *p.Question) && (p.Permission == nil || c.Permission == *p.Permission) &&
+				(p.Error == nil || c.Error == *p.Error) && (p.Budget == nil || c.Budget == *p.Budget)
+		})
 	}
 	on, off := true, false
 	// quiet asserts that no notification whose id starts with prefix
@@ -184,58 +181,35 @@ func (r *notifyRig) waitHandled(t *testing.T) {
 			}
 		}
 	}()
-	for deadline := time.Now().Add(10 * time.Second); r.n.handled.Load() < last; time.Sleep(5 * time.Millisecond) {
-		if time.Now().After(deadline) {
-			t.Fatalf("the notifier handled %d, not %d, within 10 s", r.n.handled.Load(), last)
-		}
-	}
-	time.Sleep(50 * time.Millisecond) // a Notify on its way over the bus
+	waitFor(t, fmt.Sprintf("the notifier to handle event %d", last), func() bool { return r.n.handled.Load() >= last })
+	// Nothing is on its way over the bus: Notify is a method call, and the
+	// server records each before it answers.
 }
 
 // waitPending waits until the thread has a pending elicitation.
 func (r *notifyRig) waitPending(t *testing.T, threadID string) {
 	t.Helper()
-	for deadline := time.Now().Add(20 * time.Second); ; time.Sleep(10 * time.Millisecond) {
+	testkit.Eventually(t, 20*time.Second, "a pending elicitation", func() bool {
 		page, _ := r.h.engine.QueryElicitations(context.Background(), windowCaller, hub.ElicitationQuery{Status: hub.ElicitationPending, ThreadID: threadID})
-		if len(page.Elicitations) > 0 {
-			return
-		}
-		if time.Now().After(deadline) {
-			t.Fatal("no pending elicitation within 20 s")
-		}
-	}
+		return len(page.Elicitations) > 0
+	})
 }
 
 // waitPermission waits until the thread has a pending permission.
 func (r *notifyRig) waitPermission(t *testing.T, threadID string) {
 	t.Helper()
-	for deadline := time.Now().Add(20 * time.Second); ; time.Sleep(10 * time.Millisecond) {
+	testkit.Eventually(t, 20*time.Second, "a pending permission", func() bool {
 		ps, _ := r.h.engine.ListPermissions(context.Background(), windowCaller, hub.PermissionPending)
-		for _, p := range ps {
-			if p.ThreadID == threadID {
-				return
-			}
-		}
-		if time.Now().After(deadline) {
-			t.Fatal("no pending permission within 20 s")
-		}
-	}
+		return slices.ContainsFunc(ps, func(p hub.Permission) bool { return p.ThreadID == threadID })
+	})
 }
 
 // waitClosed waits until the server was asked to close notification id.
 func (r *notifyRig) waitClosed(t *testing.T, id uint32) {
 	t.Helper()
-	for deadline := time.Now().Add(10 * time.Second); ; time.Sleep(10 * time.Millisecond) {
+	waitFor(t, fmt.Sprintf("notification %d to be closed", id), func() bool {
 		r.notifd.mu.Lock()
-		closed := append([]uint32(nil), r.notifd.closed...)
-		r.notifd.mu.Unlock()
-		for _, c := range closed {
-			if c == id {
-				return
-			}
-		}
-		if time.Now().After(deadline) {
-			t.Fatalf("notification %d not closed within 10 s", id)
-		}
-	}
+		defer r.notifd.mu.Unlock()
+		return slices.Contains(r.notifd.closed, id)
+	})
 }

@@ -38,22 +38,17 @@ func (s *sentRecorder) Remove(id string) {
 
 func (s *sentRecorder) wait(t *testing.T, ok func(notification) bool) notification {
 	t.Helper()
-	deadline := time.Now().Add(10 * time.Second)
-	for time.Now().Before(deadline) {
+	var n notification
+	waitFor(t, "such a notification", func() bool {
 		s.mu.Lock()
+		defer s.mu.Unlock()
 		i := slices.IndexFunc(s.sent, ok)
-		var n notification
 		if i >= 0 {
 			n = s.sent[i]
 		}
-		s.mu.Unlock()
-		if i >= 0 {
-			return n
-		}
-		time.Sleep(10 * time.Millisecond)
-	}
-	t.Fatal("no such notification within 10 s")
-	return notification{}
+		return i >= 0
+	})
+	return n
 }
 
 // TestNotifier: a pending permission is notified with the agent, the tool
@@ -73,7 +68,7 @@ func TestNotifier(t *testing.T) {
 	ctx, cancel := context.WithCancel(context.Background())
 	defer cancel()
 	go n.run(ctx)
-	time.Sleep(100 * time.Millisecond) // subscribed (live only)
+	waitSubscribed(t, n)
 
 	th, err := b.CreateThread(hub.CreateThreadRequest{Agent: "fake", Cwd: cwd})
 	if err != nil {
@@ -113,9 +108,8 @@ func TestNotifier(t *testing.T) {
 	waitTurn(t, b, th.ID, turn.ID)
 	hist, _ := b.History(th.ID, true, false)
 	last := hist[len(hist)-1].Events
-	for seq := last[len(last)-1].Seq; n.handled.Load() < seq; {
-		time.Sleep(5 * time.Millisecond)
-	}
+	seq := last[len(last)-1].Seq
+	waitFor(t, "the notifier to handle the turn's end", func() bool { return n.handled.Load() >= seq })
 	n.focused.Store(false)
 	turn2, err := b.StartTurn(th.ID, hub.TurnInput{Input: "echo all done"})
 	if err != nil {
@@ -140,16 +134,15 @@ func TestNotifier(t *testing.T) {
 
 func waitTurn(t *testing.T, b *Bindings, threadID, id string) {
 	t.Helper()
-	for range 1000 {
+	waitFor(t, "turn "+id+" to end", func() bool {
 		hist, _ := b.History(threadID, false, false)
 		for _, h := range hist {
 			if h.ID == id && h.Ended() {
-				return
+				return true
 			}
 		}
-		time.Sleep(10 * time.Millisecond)
-	}
-	t.Fatalf("turn %s did not end", id)
+		return false
+	})
 }
 
 func TestToolCallText(t *testing.T) {

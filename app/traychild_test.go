@@ -7,10 +7,12 @@ import (
 	"encoding/json"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 	"time"
 
+	"github.com/switchboard-hub/switchboard/acp/acptest/testkit"
 	"github.com/switchboard-hub/switchboard/hub"
 	"github.com/switchboard-hub/switchboard/hub/client"
 )
@@ -36,16 +38,14 @@ func TestTraySecret(t *testing.T) {
 		}
 	}()
 	var rep fakeTrayReport
-	for deadline := time.Now().Add(20 * time.Second); ; time.Sleep(20 * time.Millisecond) {
-		if b, err := os.ReadFile(out); err == nil {
-			if err := json.Unmarshal(b, &rep); err != nil {
-				t.Fatal(err)
-			}
-			break
-		}
-		if time.Now().After(deadline) {
-			t.Fatal("the tray child did not start")
-		}
+	var report []byte
+	testkit.Eventually(t, 20*time.Second, "the tray child to start", func() bool {
+		var err error
+		report, err = os.ReadFile(out)
+		return err == nil
+	})
+	if err := json.Unmarshal(report, &rep); err != nil {
+		t.Fatal(err)
 	}
 	if len(rep.Secret) != 64 {
 		t.Fatalf("the tray read secret %q from its descriptor, want 64 hex characters", rep.Secret)
@@ -70,23 +70,23 @@ func TestTraySecret(t *testing.T) {
 			t.Fatal(err)
 		}
 		tray := client.New(h.dataDir, client.Options{ClientID: "switchboard-tray", All: true, TraySecret: secret})
-		for deadline := time.Now().Add(20 * time.Second); time.Now().Before(deadline); time.Sleep(20 * time.Millisecond) {
+		var pending hub.Permission
+		testkit.Eventually(t, 20*time.Second, "a pending permission", func() bool {
 			ps, err := tray.Permissions(ctx, hub.PermissionPending)
 			if err != nil {
 				t.Fatal(err)
 			}
-			for _, p := range ps {
-				if p.ThreadID == th.ID {
-					r, err := tray.DecideResult(ctx, p.ID, d)
-					if err != nil {
-						t.Fatal(err)
-					}
-					return r
-				}
+			i := slices.IndexFunc(ps, func(p hub.Permission) bool { return p.ThreadID == th.ID })
+			if i >= 0 {
+				pending = ps[i]
 			}
+			return i >= 0
+		})
+		r, err := tray.DecideResult(ctx, pending.ID, d)
+		if err != nil {
+			t.Fatal(err)
 		}
-		t.Fatal("no pending permission")
-		return hub.DecisionResult{}
+		return r
 	}
 	decide := func(secret string) string {
 		t.Helper()

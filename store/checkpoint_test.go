@@ -7,6 +7,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/switchboard-hub/switchboard/acp/acptest/testkit"
 	"github.com/switchboard-hub/switchboard/hub"
 )
 
@@ -28,12 +29,8 @@ func TestCheckpointerOffTheWriter(t *testing.T) {
 	for i := range 200 {
 		mustCommit(t, db, &hub.Write{Events: []hub.Event{textEvent(hub.EventMessageDelta, "a", "u", 2+i, text)}})
 	}
-	deadline := time.Now().Add(30 * time.Second)
-	for fileSize(t, db.Path()) <= before+512<<10 {
-		if time.Now().After(deadline) {
-			t.Fatalf("database file %d bytes (was %d): nothing checkpointed", fileSize(t, db.Path()), before)
-		}
-		time.Sleep(10 * time.Millisecond)
+	if !testkit.Until(30*time.Second, func() bool { return fileSize(t, db.Path()) > before+512<<10 }) {
+		t.Fatalf("database file %d bytes (was %d): nothing checkpointed", fileSize(t, db.Path()), before)
 	}
 	if err := db.Close(); err != nil {
 		t.Fatal(err)

@@ -7,6 +7,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/switchboard-hub/switchboard/acp/acptest/testkit"
 	"github.com/switchboard-hub/switchboard/hub"
 )
 
@@ -39,12 +40,8 @@ func TestSearchHasItsOwnPool(t *testing.T) {
 			errs <- err
 		}()
 	}
-	deadline := time.Now().Add(10 * time.Second)
-	for db.sdb.Stats().WaitCount < searches {
-		if time.Now().After(deadline) {
-			t.Fatalf("searches not waiting for the search pool: %+v", db.sdb.Stats())
-		}
-		time.Sleep(time.Millisecond)
+	if !testkit.Until(10*time.Second, func() bool { return db.sdb.Stats().WaitCount >= searches }) {
+		t.Fatalf("searches not waiting for the search pool: %+v", db.sdb.Stats())
 	}
 	// Every search waits; reads do not.
 	rctx, rcancel := context.WithTimeout(ctx, 5*time.Second)

@@ -9,6 +9,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/switchboard-hub/switchboard/acp/acptest/testkit"
 	"github.com/switchboard-hub/switchboard/hub"
 )
 
@@ -403,13 +404,7 @@ func TestSearchRestart(t *testing.T) {
 
 func waitIndexed(tb testing.TB, db *DB) {
 	tb.Helper()
-	deadline := time.Now().Add(60 * time.Second)
-	for !db.IndexingDone() {
-		if time.Now().After(deadline) {
-			tb.Fatal("background indexing did not finish")
-		}
-		time.Sleep(10 * time.Millisecond)
-	}
+	testkit.Eventually(tb, 60*time.Second, "background indexing to finish", db.IndexingDone)
 }
 
 // A database written with search off (as one written before the index

@@ -12,6 +12,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/switchboard-hub/switchboard/acp/acptest/testkit"
 	"github.com/switchboard-hub/switchboard/hub"
 )
 
@@ -173,17 +174,15 @@ func TestStartDetachedEnv(t *testing.T) {
 		if err := startDetached(cmd, name); err != nil {
 			t.Fatal(err)
 		}
-		deadline := time.Now().Add(30 * time.Second)
-		for {
-			b, err := os.ReadFile(out)
-			if err == nil {
-				return string(b)
-			}
-			if time.Now().After(deadline) {
-				t.Fatalf("%s: the command wrote nothing in 30 s", name)
-			}
-			time.Sleep(20 * time.Millisecond)
+		var b []byte
+		if !testkit.Until(30*time.Second, func() bool {
+			var err error
+			b, err = os.ReadFile(out)
+			return err == nil
+		}) {
+			t.Fatalf("%s: the command wrote nothing in 30 s", name)
 		}
+		return string(b)
 	}
 	if got := run("inherited", nil); got != "before" {
 		t.Errorf("a command without its own environment saw SB_PROBE=%q, want the one before (childEnv)", got)

@@ -19,6 +19,7 @@ import (
 
 	"github.com/godbus/dbus/v5"
 
+	"github.com/switchboard-hub/switchboard/acp/acptest/testkit"
 	"github.com/switchboard-hub/switchboard/hub"
 	"github.com/switchboard-hub/switchboard/hub/client"
 	"github.com/switchboard-hub/switchboard/tray/icon"
@@ -508,15 +509,15 @@ func desktopSession(t *testing.T, tmp string) []string {
 // firstLine waits for p's first line of output.
 func firstLine(t *testing.T, p *proc, what string) string {
 	t.Helper()
-	deadline := time.Now().Add(10 * time.Second)
-	for time.Now().Before(deadline) {
-		if s, _, ok := strings.Cut(p.log(), "\n"); ok {
-			return strings.TrimSpace(s)
-		}
-		time.Sleep(10 * time.Millisecond)
+	line := ""
+	if !testkit.Until(10*time.Second, func() bool {
+		s, _, ok := strings.Cut(p.log(), "\n")
+		line = strings.TrimSpace(s)
+		return ok
+	}) {
+		t.Fatalf("no %s\n%s", what, p.log())
 	}
-	t.Fatalf("no %s\n%s", what, p.log())
-	return ""
+	return line
 }
 
 func busAddress(env []string) string {
@@ -528,23 +529,24 @@ func busAddress(env []string) string {
 	return ""
 }
 
-// waitTray polls cond (every 50 ms, up to 20 s) while the tray runs.
+// waitTray waits (up to 20 s) for cond while the tray runs.
 func waitTray(t *testing.T, tray *proc, what string, cond func() bool) {
 	t.Helper()
-	deadline := time.Now().Add(20 * time.Second)
-	for {
+	exited := false
+	ok := testkit.Until(20*time.Second, func() bool {
 		select {
 		case <-tray.done:
-			t.Fatalf("the tray exited while waiting for %s\n%s", what, tray.log())
+			exited = true
+			return true
 		default:
 		}
-		if cond() {
-			return
-		}
-		if time.Now().After(deadline) {
-			t.Fatalf("no %s within 20 s\n%s", what, tray.log())
-		}
-		time.Sleep(50 * time.Millisecond)
+		return cond()
+	})
+	if exited {
+		t.Fatalf("the tray exited while waiting for %s\n%s", what, tray.log())
+	}
+	if !ok {
+		t.Fatalf("no %s within 20 s\n%s", what, tray.log())
 	}
 }
 
@@ -560,9 +562,11 @@ type statusItem struct {
 func findStatusItem(t *testing.T, conn *dbus.Conn) *statusItem {
 	t.Helper()
 	watcher := conn.Object("org.kde.StatusNotifierWatcher", "/StatusNotifierWatcher")
-	deadline := time.Now().Add(20 * time.Second)
-	for {
-		v, err := watcher.GetProperty("org.kde.StatusNotifierWatcher.RegisteredStatusNotifierItems")
+	var item *statusItem
+	var v dbus.Variant
+	var err error
+	if !testkit.Until(20*time.Second, func() bool {
+		v, err = watcher.GetProperty("org.kde.StatusNotifierWatcher.RegisteredStatusNotifierItems")
 		if items, ok := v.Value().([]string); err == nil && ok && len(items) > 0 {
 			service, path, found := strings.Cut(items[0], "/")
 			candidates := []dbus.ObjectPath{"/org/ayatana/NotificationItem/systray", "/StatusNotifierItem"}
@@ -572,15 +576,16 @@ func findStatusItem(t *testing.T, conn *dbus.Conn) *statusItem {
 			for _, p := range candidates {
 				m, err := conn.Object(service, p).GetProperty("org.kde.StatusNotifierItem.Menu")
 				if err == nil {
-					return &statusItem{conn: conn, service: service, path: p, menuPath: m.Value().(dbus.ObjectPath)}
+					item = &statusItem{conn: conn, service: service, path: p, menuPath: m.Value().(dbus.ObjectPath)}
+					return true
 				}
 			}
 		}
-		if time.Now().After(deadline) {
-			t.Fatalf("no status notifier item registered within 20 s (%v, %v)", v, err)
-		}
-		time.Sleep(50 * time.Millisecond)
+		return false
+	}) {
+		t.Fatalf("no status notifier item registered within 20 s (%v, %v)", v, err)
 	}
+	return item
 }
 
 func (s *statusItem) menu() dbus.BusObject { return s.conn.Object(s.service, s.menuPath) }

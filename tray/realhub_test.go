@@ -19,6 +19,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/switchboard-hub/switchboard/acp/acptest/testkit"
 	"github.com/switchboard-hub/switchboard/hub"
 	"github.com/switchboard-hub/switchboard/hub/client"
 
@@ -146,16 +147,11 @@ func (h *realHub) start() {
 		t.Fatal(err)
 	}
 	h.cmd = cmd
-	deadline := time.Now().Add(30 * time.Second)
-	for {
+	if !testkit.Until(30*time.Second, func() bool {
 		d, err := client.ReadDiscovery(h.dataDir)
-		if err == nil && d.PID == cmd.Process.Pid {
-			return
-		}
-		if time.Now().After(deadline) {
-			t.Fatalf("no hub.json within 30 s\n%s", h.logText())
-		}
-		time.Sleep(10 * time.Millisecond)
+		return err == nil && d.PID == cmd.Process.Pid
+	}) {
+		t.Fatalf("no hub.json within 30 s\n%s", h.logText())
 	}
 }
 

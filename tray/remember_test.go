@@ -4,9 +4,11 @@ package tray
 
 import (
 	"context"
+	"slices"
 	"testing"
 	"time"
 
+	"github.com/switchboard-hub/switchboard/acp/acptest/testkit"
 	"github.com/switchboard-hub/switchboard/hub"
 )
 
@@ -57,29 +59,33 @@ func TestRealHubRemember(t *testing.T) {
 	got.mu.Unlock()
 	h.askPermission(th.ID)
 	var again hub.Permission
-	for deadline := time.Now().Add(10 * time.Second); again.Status == "" || again.Status == hub.PermissionPending; time.Sleep(20 * time.Millisecond) {
+	if !testkit.Until(10*time.Second, func() bool {
 		for _, p := range h.permissions() {
 			if p.ID != it.ID {
 				again = p
 			}
 		}
-		if time.Now().After(deadline) {
-			t.Fatalf("the same request again: %+v\n%s", again, h.logText())
-		}
+		return again.Status != "" && again.Status != hub.PermissionPending
+	}) {
+		t.Fatalf("the same request again: %+v\n%s", again, h.logText())
 	}
 	if again.Status != hub.PermissionApproved || again.DecidedBy != "remembered:"+allow.ID {
 		t.Errorf("the same request again: %+v, want approved by remembered:%s", again, allow.ID)
 	}
-	for deadline := time.Now().Add(10 * time.Second); ; time.Sleep(20 * time.Millisecond) {
-		turns, err := h.script.History(ctx, th.ID, false)
-		if err == nil && len(turns) == 2 && turns[1].Ended() {
-			break
-		}
-		if time.Now().After(deadline) {
-			t.Fatalf("the turn of the remembered request did not end: %+v %v", turns, err)
-		}
+	var turns []hub.TurnHistory
+	var histErr error
+	if !testkit.Until(10*time.Second, func() bool {
+		turns, histErr = h.script.History(ctx, th.ID, false)
+		return histErr == nil && len(turns) == 2 && turns[1].Ended()
+	}) {
+		t.Fatalf("the turn of the remembered request did not end: %+v %v", turns, histErr)
 	}
-	time.Sleep(3 * publishInterval) // a permission shown would be published by now
+	// A permission shown would be published within publishInterval.
+	testkit.Never(t, 3*publishInterval, "the tray showed a request its rule decided", func() bool {
+		got.mu.Lock()
+		defer got.mu.Unlock()
+		return slices.ContainsFunc(got.all[from:], func(m Menu) bool { return len(m.Permissions) > 0 || m.Title != "" })
+	})
 	got.mu.Lock()
 	for _, m := range got.all[from:] {
 		if len(m.Permissions) > 0 || m.Title != "" {

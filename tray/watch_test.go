@@ -15,6 +15,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/switchboard-hub/switchboard/acp/acptest/testkit"
 	"github.com/switchboard-hub/switchboard/hub"
 	"github.com/switchboard-hub/switchboard/hub/client"
 )
@@ -152,9 +153,7 @@ func TestPublishRate(t *testing.T) {
 	// since the last publication, then published together.
 	w.inbox() <- input{event: &hub.Event{Type: hub.EventTurnStarted, ThreadID: "th1", TurnID: "tu1"}}
 	w.inbox() <- input{event: ptr(permEvent(hub.EventPermissionRequired, perm("pe1", "th1", "tu1", "x", "allow_once")))}
-	for clk.pending() == 0 {
-		time.Sleep(time.Millisecond)
-	}
+	testkit.Eventually(t, 10*time.Second, "the watcher to wait on the clock", func() bool { return clk.pending() > 0 })
 	select {
 	case m := <-got.ch:
 		t.Fatalf("published before the interval: %s", dump(m))
@@ -243,26 +242,22 @@ func TestWatcherReconnects(t *testing.T) {
 		t.Errorf("trouble menu %s", dump(m))
 	}
 	// Let it retry a while: the delays grow to 5 s and stay there.
-	deadline := time.Now().Add(10 * time.Second)
-	for {
-		var backoffs []time.Duration
+	var backoffs []time.Duration
+	if !testkit.Until(10*time.Second, func() bool {
+		backoffs = backoffs[:0]
 		for _, d := range clk.delays() {
 			if d > publishInterval {
 				backoffs = append(backoffs, d)
 			}
 		}
-		if len(backoffs) >= 7 {
-			ms := time.Millisecond
-			want := []time.Duration{250 * ms, 500 * ms, time.Second, 2 * time.Second, 4 * time.Second, 5 * time.Second, 5 * time.Second}
-			if !slices.Equal(backoffs[:7], want) {
-				t.Fatalf("backoff %v, want %v", backoffs[:7], want)
-			}
-			break
-		}
-		if time.Now().After(deadline) {
-			t.Fatalf("only %d retries: %v", len(backoffs), backoffs)
-		}
-		time.Sleep(5 * time.Millisecond)
+		return len(backoffs) >= 7
+	}) {
+		t.Fatalf("only %d retries: %v", len(backoffs), backoffs)
+	}
+	ms := time.Millisecond
+	want := []time.Duration{250 * ms, 500 * ms, time.Second, 2 * time.Second, 4 * time.Second, 5 * time.Second, 5 * time.Second}
+	if !slices.Equal(backoffs[:7], want) {
+		t.Fatalf("backoff %v, want %v", backoffs[:7], want)
 	}
 
 	// A new hub on another port, same data dir: found, followed live (its

@@ -126,123 +126,148 @@ func (a *agent) toolCallID() string {
 	return fmt.Sprintf("tool-%d", a.nextTool.Add(1))
 }
 
-// script runs one command. answer is false when the prompt must never be
-// answered.
-func (a *agent) script(s *session, t *turn, text, cmd, rest string) (stop string, answer bool) {
-	const endTurn = "end_turn"
-	bad := func() (string, bool) {
-		a.say(s, t, "bad arguments: "+text)
-		return endTurn, true
-	}
-	switch cmd {
-	case "echo":
-		a.say(s, t, rest)
-	case "chunks", "thought-chunks", "chunks-hang":
-		// Each argument, base64 (so the prompt need not hold the text),
-		// is one chunk, flushed on its own.
-		kind := "agent_message_chunk"
-		if cmd == "thought-chunks" {
-			kind = "agent_thought_chunk"
-		}
-		for _, f := range strings.Fields(rest) {
-			b, err := base64.StdEncoding.DecodeString(f)
-			if err != nil {
-				return bad()
-			}
-			t.record(string(b))
-			a.update(s.id, textChunk(kind, string(b)))
-			a.flush()
-		}
-		if cmd == "chunks-hang" {
-			<-t.done
-			return "cancelled", true
-		}
-	case "tool-raw":
-		// A tool call whose rawInput is the argument, base64 JSON.
-		b, err := base64.StdEncoding.DecodeString(strings.TrimSpace(rest))
+// scriptRun is one prompt run as a script command: its session and turn,
+// the whole prompt text, the command word and the rest (its arguments).
+type scriptRun struct {
+	a               *agent
+	s               *session
+	t               *turn
+	text, cmd, rest string
+}
+
+const endTurn = "end_turn"
+
+// say sends an agent_message_chunk of the run's turn.
+func (r *scriptRun) say(text string) { r.a.say(r.s, r.t, text) }
+
+// end ends the turn with end_turn.
+func (r *scriptRun) end() (string, bool) { return endTurn, true }
+
+// bad says "bad arguments: <prompt>" and ends the turn.
+func (r *scriptRun) bad() (string, bool) {
+	r.say("bad arguments: " + r.text)
+	return r.end()
+}
+
+// hang waits for session/cancel (or session/close), then answers cancelled.
+func (r *scriptRun) hang() (string, bool) {
+	<-r.t.done
+	return "cancelled", true
+}
+
+// fakeScript is one script command: the prompt's first word names it; run
+// returns the turn's stop reason, and answer false when the prompt must
+// never be answered. The package doc says what each does in full.
+type fakeScript struct {
+	name string
+	doc  string // one line: its arguments and what it does
+	run  func(r *scriptRun) (stop string, answer bool)
+}
+
+// fakeScripts are the fake agent's script commands.
+var fakeScripts = []fakeScript{
+	{"echo", "<text>: says text verbatim", func(r *scriptRun) (string, bool) {
+		r.say(r.rest)
+		return r.end()
+	}},
+	{"chunks", "<b64>…: one agent_message_chunk per argument, base64-decoded, each flushed", scriptChunks},
+	{"thought-chunks", "<b64>…: chunks as agent_thought_chunks", scriptChunks},
+	{"chunks-hang", "<b64>…: chunks, then hang", scriptChunks},
+	{"tool-raw", "<b64>: a pending execute tool_call whose rawInput is the argument's JSON", func(r *scriptRun) (string, bool) {
+		b, err := base64.StdEncoding.DecodeString(strings.TrimSpace(r.rest))
 		if err != nil || !json.Valid(b) {
-			return bad()
+			return r.bad()
 		}
-		a.update(s.id, map[string]any{"sessionUpdate": "tool_call", "toolCallId": a.toolCallID(),
+		r.a.update(r.s.id, map[string]any{"sessionUpdate": "tool_call", "toolCallId": r.a.toolCallID(),
 			"title": "Run it", "kind": "execute", "status": "pending", "rawInput": json.RawMessage(b)})
-	case "think":
-		a.update(s.id, textChunk("agent_thought_chunk", "Thinking about the request."))
-		a.say(s, t, "Done thinking.")
-	case "tools":
-		a.tools(s, t)
-	case "permission", "slow-permission":
-		delay := 0
-		if cmd == "slow-permission" {
-			v, ok := intArgs(rest, 1)
-			if !ok {
-				return bad()
-			}
-			delay = v[0]
+		return r.end()
+	}},
+	{"think", "a thought chunk, then a message chunk", func(r *scriptRun) (string, bool) {
+		r.a.update(r.s.id, textChunk("agent_thought_chunk", "Thinking about the request."))
+		r.say("Done thinking.")
+		return r.end()
+	}},
+	{"tools", "an edit tool call for hello.txt through to completed, and a plan", func(r *scriptRun) (string, bool) {
+		r.a.tools(r.s, r.t)
+		return r.end()
+	}},
+	{"permission", "a tool call and session/request_permission; says the outcome", func(r *scriptRun) (string, bool) {
+		return r.a.permission(r.s, r.t, 0), true
+	}},
+	{"slow-permission", "<ms>: permission, waiting ms between the tool call and the request", func(r *scriptRun) (string, bool) {
+		v, ok := intArgs(r.rest, 1)
+		if !ok {
+			return r.bad()
 		}
-		return a.permission(s, t, time.Duration(delay)*time.Millisecond), true
-	case "unknown-update":
-		sid := string(marshal(s.id))
-		a.writeLine([]byte(`{"jsonrpc":"2.0","method":"session/update","params":{"sessionId":` + sid +
+		return r.a.permission(r.s, r.t, time.Duration(v[0])*time.Millisecond), true
+	}},
+	{"unknown-update", "an update of a kind from the future, then a usage_update", func(r *scriptRun) (string, bool) {
+		sid := string(marshal(r.s.id))
+		r.a.writeLine([]byte(`{"jsonrpc":"2.0","method":"session/update","params":{"sessionId":` + sid +
 			`,"update":{"sessionUpdate":"future_kind_xyz","futureField":{"nested":[1,2,3],"flag":true},"note":"from the future","_meta":{"fake":"yes"}}}}`))
-		a.writeLine([]byte(`{"jsonrpc":"2.0","method":"session/update","params":{"sessionId":` + sid +
+		r.a.writeLine([]byte(`{"jsonrpc":"2.0","method":"session/update","params":{"sessionId":` + sid +
 			`,"update":{"sessionUpdate":"usage_update","used":1234,"size":200000,"cost":{"amount":0.0123,"currency":"USD"}}}}`))
-	case "usage", "usage-hang":
-		if !a.usage(s, t, strings.Fields(rest)) {
-			return bad()
+		return r.end()
+	}},
+	{"usage", "<used> <size> <amount|-> <currency> [<in> <out>]: a usage_update, the tokens in the response", scriptUsage},
+	{"usage-hang", "usage's arguments: usage, then hang", scriptUsage},
+	{"raw-update", "<json>: one session/update whose update is json exactly", func(r *scriptRun) (string, bool) {
+		if !json.Valid([]byte(r.rest)) {
+			return r.bad()
 		}
-		if cmd == "usage-hang" {
-			<-t.done
-			return "cancelled", true
-		}
-	case "raw-update":
-		// The update exactly as given: hostile shapes reach the client as an agent would send them.
-		if !json.Valid([]byte(rest)) {
-			return bad()
-		}
-		a.writeLine([]byte(`{"jsonrpc":"2.0","method":"session/update","params":{"sessionId":` +
-			string(marshal(s.id)) + `,"update":` + rest + `}}`))
-	case "ask":
+		r.a.writeLine([]byte(`{"jsonrpc":"2.0","method":"session/update","params":{"sessionId":` +
+			string(marshal(r.s.id)) + `,"update":` + r.rest + `}}`))
+		return r.end()
+	}},
+	{"ask", "<json {toolCall, options}>: session/request_permission with both as given; says the outcome", func(r *scriptRun) (string, bool) {
 		var req struct {
 			ToolCall json.RawMessage `json:"toolCall"`
 			Options  json.RawMessage `json:"options"`
 		}
-		if json.Unmarshal([]byte(rest), &req) != nil || req.ToolCall == nil || req.Options == nil {
-			return bad()
+		if json.Unmarshal([]byte(r.rest), &req) != nil || req.ToolCall == nil || req.Options == nil {
+			return r.bad()
 		}
-		r := a.call("session/request_permission", map[string]any{"sessionId": s.id, "toolCall": req.ToolCall, "options": req.Options})
-		switch {
-		case r.err != nil:
-			a.say(s, t, fmt.Sprintf("outcome: error %d", r.err.Code))
-		default:
-			a.say(s, t, "outcome: "+string(r.result))
+		res := r.a.call("session/request_permission", map[string]any{"sessionId": r.s.id, "toolCall": req.ToolCall, "options": req.Options})
+		if res.err != nil {
+			r.say(fmt.Sprintf("outcome: error %d", res.err.Code))
+		} else {
+			r.say("outcome: " + string(res.result))
 		}
-	case "elicit":
+		return r.end()
+	}},
+	{"elicit", "<json object>: elicitation/create with the object's fields; says the answer", func(r *scriptRun) (string, bool) {
 		var req map[string]json.RawMessage
-		if json.Unmarshal([]byte(rest), &req) != nil || req == nil {
-			return bad()
+		if json.Unmarshal([]byte(r.rest), &req) != nil || req == nil {
+			return r.bad()
 		}
-		params := map[string]any{"sessionId": s.id}
+		params := map[string]any{"sessionId": r.s.id}
 		for k, v := range req {
 			params[k] = v
 		}
-		r := a.call("elicitation/create", params)
-		if r.err != nil {
-			a.say(s, t, fmt.Sprintf("elicit: error %d", r.err.Code))
+		res := r.a.call("elicitation/create", params)
+		if res.err != nil {
+			r.say(fmt.Sprintf("elicit: error %d", res.err.Code))
 		} else {
-			a.say(s, t, "elicit: "+string(r.result))
+			r.say("elicit: " + string(res.result))
 		}
-	case "commands":
+		return r.end()
+	}},
+	{"commands", "<name>…: available_commands_update with those commands", func(r *scriptRun) (string, bool) {
 		cmds := []map[string]any{}
-		for _, name := range strings.Fields(rest) {
+		for _, name := range strings.Fields(r.rest) {
 			cmds = append(cmds, map[string]any{"name": name, "description": "Run " + name})
 		}
-		a.update(s.id, map[string]any{"sessionUpdate": "available_commands_update", "availableCommands": cmds})
-	case "vendor":
-		a.notify("_fakeagent/status", map[string]string{"state": "busy"})
-		a.notify("fakeagent/notice", map[string]string{"text": "no underscore"})
-		r := a.call("_fakeagent/query", map[string]string{"sessionId": s.id})
-		a.say(s, t, "vendor "+codeOrOK(r))
-	case "garbage":
+		r.a.update(r.s.id, map[string]any{"sessionUpdate": "available_commands_update", "availableCommands": cmds})
+		return r.end()
+	}},
+	{"vendor", "vendor notifications and a _fakeagent/query request; says its outcome", func(r *scriptRun) (string, bool) {
+		r.a.notify("_fakeagent/status", map[string]string{"state": "busy"})
+		r.a.notify("fakeagent/notice", map[string]string{"text": "no underscore"})
+		res := r.a.call("_fakeagent/query", map[string]string{"sessionId": r.s.id})
+		r.say("vendor " + codeOrOK(res))
+		return r.end()
+	}},
+	{"garbage", "lines that are not JSON-RPC on stdout, then \"after garbage\"", func(r *scriptRun) (string, bool) {
 		for _, l := range []string{
 			"this is not JSON",
 			"",
@@ -251,130 +276,151 @@ func (a *agent) script(s *session, t *turn, text, cmd, rest string) (stop string
 			`{"hello":"world"}`,
 			`{"jsonrpc":"2.0","id":987654321,"result":{}}`,
 		} {
-			a.writeLine([]byte(l))
+			r.a.writeLine([]byte(l))
 		}
-		a.say(s, t, "after garbage")
-	case "bigline":
-		v, ok := intArgs(rest, 1)
+		r.say("after garbage")
+		return r.end()
+	}},
+	{"bigline", "<bytes>: one agent_message_chunk of FakeText(bytes) on a single line", func(r *scriptRun) (string, bool) {
+		v, ok := intArgs(r.rest, 1)
 		if !ok {
-			return bad()
+			return r.bad()
 		}
 		// Built by hand: FakeText needs no escaping, and encoding/json is
 		// slow on many MiB in a race-enabled binary.
-		a.writeLine([]byte(`{"jsonrpc":"2.0","method":"session/update","params":{"sessionId":` +
-			string(marshal(s.id)) + `,"update":{"sessionUpdate":"agent_message_chunk","content":{"type":"text","text":"` +
+		r.a.writeLine([]byte(`{"jsonrpc":"2.0","method":"session/update","params":{"sessionId":` +
+			string(marshal(r.s.id)) + `,"update":{"sessionUpdate":"agent_message_chunk","content":{"type":"text","text":"` +
 			FakeText(v[0]) + `"}}}}`))
-	case "flood":
-		v, ok := intArgs(rest, 2)
+		return r.end()
+	}},
+	{"flood", "<count> <size>: count message chunks of size bytes, as fast as possible", func(r *scriptRun) (string, bool) {
+		v, ok := intArgs(r.rest, 2)
 		if !ok {
-			return bad()
+			return r.bad()
 		}
-		a.flood(s, t, v[0], v[1])
-	case "mixed":
-		v, ok := intArgs(rest, 1)
+		r.a.flood(r.s, r.t, v[0], v[1])
+		return r.end()
+	}},
+	{"mixed", "<rounds>: rounds of message, thought, image and tool call updates", func(r *scriptRun) (string, bool) {
+		v, ok := intArgs(r.rest, 1)
 		if !ok {
-			return bad()
+			return r.bad()
 		}
-		a.mixed(s, t, v[0])
-	case "ticks":
-		v, ok := intArgs(rest, 2)
+		r.a.mixed(r.s, r.t, v[0])
+		return r.end()
+	}},
+	{"ticks", "<count> <rate>: count message chunks, rate a second, each its send time", func(r *scriptRun) (string, bool) {
+		v, ok := intArgs(r.rest, 2)
 		if !ok || v[1] <= 0 {
-			return bad()
+			return r.bad()
 		}
-		a.ticks(s, t, v[0], v[1])
-	case "hang":
-		<-t.done
-		return "cancelled", true
-	case "hang-hard":
+		r.a.ticks(r.s, r.t, v[0], v[1])
+		return r.end()
+	}},
+	{"hang", "never answers until session/cancel or session/close: cancelled", func(r *scriptRun) (string, bool) {
+		return r.hang()
+	}},
+	{"hang-hard", "never answers; ignores cancel, close, stdin EOF, SIGINT and SIGTERM", func(r *scriptRun) (string, bool) {
 		select {}
-	case "crash":
-		v, ok := intArgs(rest, 1, 3)
+	}},
+	{"crash", "[code]: says \"about to crash\", writes to stderr, exits code (3) unanswered", func(r *scriptRun) (string, bool) {
+		v, ok := intArgs(r.rest, 1, 3)
 		if !ok {
-			return bad()
+			return r.bad()
 		}
-		a.say(s, t, "about to crash")
-		a.flush()
-		fmt.Fprint(a.errOut, "fatal: simulated crash\n")
-		a.exit(v[0])
+		r.say("about to crash")
+		r.a.flush()
+		fmt.Fprint(r.a.errOut, "fatal: simulated crash\n")
+		r.a.exit(v[0])
 		select {}
-	case "crash-with":
-		// The argument, base64, as a line that is not JSON on stdout and
-		// on stderr, then exit 3.
-		b, err := base64.StdEncoding.DecodeString(strings.TrimSpace(rest))
+	}},
+	{"crash-with", "<b64>: the argument as a line on stdout and stderr, then exit 3", func(r *scriptRun) (string, bool) {
+		b, err := base64.StdEncoding.DecodeString(strings.TrimSpace(r.rest))
 		if err != nil {
-			return bad()
+			return r.bad()
 		}
-		a.writeLine(b)
-		a.flush()
-		fmt.Fprintf(a.errOut, "%s\n", b)
-		a.exit(3)
+		r.a.writeLine(b)
+		r.a.flush()
+		fmt.Fprintf(r.a.errOut, "%s\n", b)
+		r.a.exit(3)
 		select {}
-	case "noeol":
-		a.wmu.Lock()
-		a.out.Write(marshal(request{JSONRPC: "2.0", Method: "session/update",
-			Params: map[string]any{"sessionId": s.id, "update": textChunk("agent_message_chunk", "no newline at end")}}))
-		a.out.Flush()
-		a.exit(0)
+	}},
+	{"noeol", "a message chunk without its newline, then exit 0 unanswered", func(r *scriptRun) (string, bool) {
+		r.a.wmu.Lock()
+		r.a.out.Write(marshal(request{JSONRPC: "2.0", Method: "session/update",
+			Params: map[string]any{"sessionId": r.s.id, "update": textChunk("agent_message_chunk", "no newline at end")}}))
+		r.a.out.Flush()
+		r.a.exit(0)
 		select {}
-	case "grandchild":
-		v, ok := intArgs(rest, 1, 300)
+	}},
+	{"grandchild", "[seconds]: a grandchild holding the pipes (sleeping 300 s), then exit 0 unanswered", func(r *scriptRun) (string, bool) {
+		v, ok := intArgs(r.rest, 1, 300)
 		if !ok {
-			return bad()
+			return r.bad()
 		}
-		a.grandchild(s, t, v[0])
+		r.a.grandchild(r.s, r.t, v[0])
 		select {}
-	case "daemon":
-		v, ok := intArgs(rest, 1, 300)
+	}},
+	{"daemon", "[seconds]: a grandchild in a session of its own, stdio on /dev/null", func(r *scriptRun) (string, bool) {
+		v, ok := intArgs(r.rest, 1, 300)
 		if !ok {
-			return bad()
+			return r.bad()
 		}
-		a.daemon(s, t, v[0])
-	case "fs-read":
-		path, _ := splitWord(rest)
-		r := a.call("fs/read_text_file", map[string]string{"sessionId": s.id, "path": path})
-		if r.err != nil {
-			a.say(s, t, "fs-read error "+r.errString())
-			break
+		r.a.daemon(r.s, r.t, v[0])
+		return r.end()
+	}},
+	{"fs-read", "<path>: fs/read_text_file; says the content or the error", func(r *scriptRun) (string, bool) {
+		path, _ := splitWord(r.rest)
+		res := r.a.call("fs/read_text_file", map[string]string{"sessionId": r.s.id, "path": path})
+		if res.err != nil {
+			r.say("fs-read error " + res.errString())
+			return r.end()
 		}
-		var res struct {
+		var read struct {
 			Content *string `json:"content"`
 		}
-		if json.Unmarshal(r.result, &res) != nil || res.Content == nil {
-			a.say(s, t, "fs-read error invalid result: "+string(r.result))
-			break
+		if json.Unmarshal(res.result, &read) != nil || read.Content == nil {
+			r.say("fs-read error invalid result: " + string(res.result))
+			return r.end()
 		}
-		a.say(s, t, "fs-read ok: "+*res.Content)
-	case "fs-read-many":
-		n, path := splitWord(rest)
+		r.say("fs-read ok: " + *read.Content)
+		return r.end()
+	}},
+	{"fs-read-many", "<n> <path>: n fs/read_text_file requests at once; says the outcomes", func(r *scriptRun) (string, bool) {
+		n, path := splitWord(r.rest)
 		v, ok := intArgs(n, 1)
 		if !ok || path == "" {
-			return bad()
+			return r.bad()
 		}
-		a.many(s, t, "fs-read-many", v[0], func(int) (string, any) {
-			return "fs/read_text_file", map[string]string{"sessionId": s.id, "path": path}
+		r.a.many(r.s, r.t, "fs-read-many", v[0], func(int) (string, any) {
+			return "fs/read_text_file", map[string]string{"sessionId": r.s.id, "path": path}
 		})
-	case "elicit-many":
-		n, q := splitWord(rest)
+		return r.end()
+	}},
+	{"elicit-many", "<n> <json>: n elicitation/create requests at once; says the outcomes", func(r *scriptRun) (string, bool) {
+		n, q := splitWord(r.rest)
 		v, ok := intArgs(n, 1)
 		var req map[string]json.RawMessage
 		if !ok || json.Unmarshal([]byte(q), &req) != nil || req == nil {
-			return bad()
+			return r.bad()
 		}
-		a.many(s, t, "elicit-many", v[0], func(int) (string, any) {
-			params := map[string]any{"sessionId": s.id}
+		r.a.many(r.s, r.t, "elicit-many", v[0], func(int) (string, any) {
+			params := map[string]any{"sessionId": r.s.id}
 			for k, v := range req {
 				params[k] = v
 			}
 			return "elicitation/create", params
 		})
-	case "permissions":
-		v, ok := intArgs(rest, 1)
+		return r.end()
+	}},
+	{"permissions", "<n>: n session/request_permission requests at once; says the outcomes", func(r *scriptRun) (string, bool) {
+		v, ok := intArgs(r.rest, 1)
 		if !ok {
-			return bad()
+			return r.bad()
 		}
-		a.many(s, t, "permissions", v[0], func(i int) (string, any) {
+		r.a.many(r.s, r.t, "permissions", v[0], func(i int) (string, any) {
 			return "session/request_permission", map[string]any{
-				"sessionId": s.id,
+				"sessionId": r.s.id,
 				"toolCall":  map[string]string{"toolCallId": fmt.Sprintf("many-%d", i), "title": fmt.Sprintf("Step %d", i), "kind": "execute", "status": "pending"},
 				"options": []map[string]string{
 					{"optionId": "allow-once", "name": "Allow", "kind": "allow_once"},
@@ -382,86 +428,167 @@ func (a *agent) script(s *session, t *turn, text, cmd, rest string) (stop string
 				},
 			}
 		})
-	case "plant-git":
-		a.say(s, t, plantGit(t.cwd, rest))
-	case "fs-write":
-		path, content := splitWord(rest)
-		if i := strings.IndexAny(rest, " \t\r\n"); i >= 0 {
-			content = rest[i+1:] // one blank only: the rest is verbatim
+		return r.end()
+	}},
+	{"plant-git", "<marker dir>: plants a filter, an fsmonitor and hooks in the folder's .git (fakeagent_plantgit.go)", func(r *scriptRun) (string, bool) {
+		r.say(plantGit(r.t.cwd, r.rest))
+		return r.end()
+	}},
+	{"fs-write", "<path> [text]: fs/write_text_file of text verbatim; says ok or the error", func(r *scriptRun) (string, bool) {
+		path, content := splitWord(r.rest)
+		if i := strings.IndexAny(r.rest, " \t\r\n"); i >= 0 {
+			content = r.rest[i+1:] // one blank only: the rest is verbatim
 		}
-		r := a.call("fs/write_text_file", map[string]string{"sessionId": s.id, "path": path, "content": content})
-		if r.err != nil {
-			a.say(s, t, "fs-write error "+r.errString())
+		res := r.a.call("fs/write_text_file", map[string]string{"sessionId": r.s.id, "path": path, "content": content})
+		if res.err != nil {
+			r.say("fs-write error " + res.errString())
 		} else {
-			a.say(s, t, "fs-write ok")
+			r.say("fs-write ok")
 		}
-	case "terminal":
-		args := strings.Fields(rest)
+		return r.end()
+	}},
+	{"terminal", "<command> <arg>…: runs it in a client terminal; says its output and exit", func(r *scriptRun) (string, bool) {
+		args := strings.Fields(r.rest)
 		if len(args) == 0 {
-			return bad()
+			return r.bad()
 		}
-		a.terminal(s, t, args)
-	case "terminal-bg":
-		args := strings.Fields(rest)
+		r.a.terminal(r.s, r.t, args)
+		return r.end()
+	}},
+	{"terminal-bg", "<command> <arg>…: starts it in a client terminal, ends the turn once it printed, leaves it running", func(r *scriptRun) (string, bool) {
+		args := strings.Fields(r.rest)
 		if len(args) == 0 {
-			return bad()
+			return r.bad()
 		}
-		a.terminalBackground(s, t, args)
-	case "terminal-in":
-		dir, cmdline := splitWord(rest)
+		r.a.terminalBackground(r.s, r.t, args)
+		return r.end()
+	}},
+	{"terminal-in", "<dir> <command> <arg>…: terminal, in dir", func(r *scriptRun) (string, bool) {
+		dir, cmdline := splitWord(r.rest)
 		args := strings.Fields(cmdline)
 		if dir == "" || len(args) == 0 {
-			return bad()
+			return r.bad()
 		}
-		a.terminalWith(s, t, dir, nil, args)
-	case "terminal-env":
-		kv, cmdline := splitWord(rest)
+		r.a.terminalWith(r.s, r.t, dir, nil, args)
+		return r.end()
+	}},
+	{"terminal-env", "<k=v> <command> <arg>…: terminal, with k=v in its environment", func(r *scriptRun) (string, bool) {
+		kv, cmdline := splitWord(r.rest)
 		k, v, ok := strings.Cut(kv, "=")
 		args := strings.Fields(cmdline)
 		if !ok || len(args) == 0 {
-			return bad()
+			return r.bad()
 		}
-		a.terminalWith(s, t, t.cwd, map[string]string{k: v}, args)
-	case "ask-terminal":
-		args := strings.Fields(rest)
+		r.a.terminalWith(r.s, r.t, r.t.cwd, map[string]string{k: v}, args)
+		return r.end()
+	}},
+	{"ask-terminal", "<command> <arg>…: asks permission for the command, then runs it as terminal", func(r *scriptRun) (string, bool) {
+		args := strings.Fields(r.rest)
 		if len(args) == 0 {
-			return bad()
+			return r.bad()
 		}
-		a.askTerminal(s, t, args)
-	case "ask-run":
+		r.a.askTerminal(r.s, r.t, args)
+		return r.end()
+	}},
+	{"ask-run", "<json {toolCall, command, args, env, cwd}>: a hostile agent's permission request, then the run", func(r *scriptRun) (string, bool) {
 		var spec askRunSpec
-		if json.Unmarshal([]byte(rest), &spec) != nil || len(spec.ToolCall) == 0 || spec.Command == "" {
-			return bad()
+		if json.Unmarshal([]byte(r.rest), &spec) != nil || len(spec.ToolCall) == 0 || spec.Command == "" {
+			return r.bad()
 		}
-		a.askRun(s, t, spec)
-	case "cancel-request":
-		id := a.newID()
-		ch := a.startCall(id, "fs/read_text_file", map[string]string{
-			"sessionId": s.id, "path": filepath.Join(t.cwd, "cancel-request.txt")})
-		a.notify("$/cancel_request", map[string]any{"requestId": id})
-		r := <-ch
-		if r.err != nil {
-			a.say(s, t, fmt.Sprintf("cancel-request error %d", r.err.Code))
+		r.a.askRun(r.s, r.t, spec)
+		return r.end()
+	}},
+	{"cancel-request", "fs/read_text_file, cancelled at once with $/cancel_request; says the outcome", func(r *scriptRun) (string, bool) {
+		id := r.a.newID()
+		ch := r.a.startCall(id, "fs/read_text_file", map[string]string{
+			"sessionId": r.s.id, "path": filepath.Join(r.t.cwd, "cancel-request.txt")})
+		r.a.notify("$/cancel_request", map[string]any{"requestId": id})
+		res := <-ch
+		if res.err != nil {
+			r.say(fmt.Sprintf("cancel-request error %d", res.err.Code))
 		} else {
-			a.say(s, t, "cancel-request result")
+			r.say("cancel-request result")
 		}
-	case "stderr":
-		v, ok := intArgs(rest, 1)
+		return r.end()
+	}},
+	{"stderr", "<bytes>: FakeText(bytes) on stderr", func(r *scriptRun) (string, bool) {
+		v, ok := intArgs(r.rest, 1)
 		if !ok {
-			return bad()
+			return r.bad()
 		}
-		fmt.Fprint(a.errOut, FakeText(v[0]))
-	case "ids":
-		params := map[string]string{"sessionId": s.id, "path": "/nonexistent"}
-		r0 := <-a.startCall(json.RawMessage("0"), "fs/read_text_file", params)
-		rabc := <-a.startCall(json.RawMessage(`"abc"`), "fs/read_text_file", params)
-		a.say(s, t, "ids 0="+codeOrOK(r0)+" abc="+codeOrOK(rabc))
-	case "usage-hostile", "fs-stall":
-		return a.avail(s, t, cmd, rest) // fakeagent_avail.go
-	default:
-		a.say(s, t, "unknown command: "+text)
+		fmt.Fprint(r.a.errOut, FakeText(v[0]))
+		return r.end()
+	}},
+	{"ids", "two requests with the ids 0 and \"abc\"; says their outcomes", func(r *scriptRun) (string, bool) {
+		params := map[string]string{"sessionId": r.s.id, "path": "/nonexistent"}
+		r0 := <-r.a.startCall(json.RawMessage("0"), "fs/read_text_file", params)
+		rabc := <-r.a.startCall(json.RawMessage(`"abc"`), "fs/read_text_file", params)
+		r.say("ids 0=" + codeOrOK(r0) + " abc=" + codeOrOK(rabc))
+		return r.end()
+	}},
+	{"usage-hostile", "usage_updates and a response usage at the numbers' limits (fakeagent_avail.go)", scriptAvail},
+	{"fs-stall", "<n> <lines> <path>: n reads at once, then reads no stdin until <path>.go exists (fakeagent_avail.go)", scriptAvail},
+}
+
+// scriptsByName indexes fakeScripts.
+var scriptsByName = func() map[string]fakeScript {
+	m := make(map[string]fakeScript, len(fakeScripts))
+	for _, sc := range fakeScripts {
+		if _, dup := m[sc.name]; dup {
+			panic("acptest: two script commands named " + sc.name)
+		}
+		m[sc.name] = sc
 	}
-	return endTurn, true
+	return m
+}()
+
+// scriptChunks is chunks, thought-chunks and chunks-hang: each argument,
+// base64 (so the prompt need not hold the text), is one chunk, flushed on
+// its own.
+func scriptChunks(r *scriptRun) (string, bool) {
+	kind := "agent_message_chunk"
+	if r.cmd == "thought-chunks" {
+		kind = "agent_thought_chunk"
+	}
+	for _, f := range strings.Fields(r.rest) {
+		b, err := base64.StdEncoding.DecodeString(f)
+		if err != nil {
+			return r.bad()
+		}
+		r.t.record(string(b))
+		r.a.update(r.s.id, textChunk(kind, string(b)))
+		r.a.flush()
+	}
+	if r.cmd == "chunks-hang" {
+		return r.hang()
+	}
+	return r.end()
+}
+
+// scriptUsage is usage and usage-hang.
+func scriptUsage(r *scriptRun) (string, bool) {
+	if !r.a.usage(r.s, r.t, strings.Fields(r.rest)) {
+		return r.bad()
+	}
+	if r.cmd == "usage-hang" {
+		return r.hang()
+	}
+	return r.end()
+}
+
+// scriptAvail is usage-hostile and fs-stall (fakeagent_avail.go).
+func scriptAvail(r *scriptRun) (string, bool) { return r.a.avail(r.s, r.t, r.cmd, r.rest) }
+
+// script runs one command. answer is false when the prompt must never be
+// answered.
+func (a *agent) script(s *session, t *turn, text, cmd, rest string) (stop string, answer bool) {
+	r := &scriptRun{a: a, s: s, t: t, text: text, cmd: cmd, rest: rest}
+	sc, ok := scriptsByName[cmd]
+	if !ok {
+		r.say("unknown command: " + text)
+		return r.end()
+	}
+	return sc.run(r)
 }
 
 // many sends n requests at once (method and params from req(i), i = 0 …

@@ -7,6 +7,8 @@ import (
 	"os"
 	"path/filepath"
 	"testing"
+
+	"github.com/switchboard-hub/switchboard/acp/acptest/testkit"
 )
 
 // Two agent processes attached to one shared fake agent: each gets its own
@@ -23,7 +25,7 @@ func TestSharedFakeAgents(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	logs := &syncBuffer{}
+	logs := &testkit.Buffer{}
 	served := make(chan error, 1)
 	go func() { served <- ServeFakeAgents(ln, logs) }()
 

@@ -11,11 +11,12 @@ import (
 	"os/exec"
 	"runtime"
 	"strings"
-	"sync"
 	"sync/atomic"
 	"syscall"
 	"testing"
 	"time"
+
+	"github.com/switchboard-hub/switchboard/acp/acptest/testkit"
 )
 
 func TestMain(m *testing.M) {
@@ -25,24 +26,6 @@ func TestMain(m *testing.M) {
 
 const watchdogTimeout = 20 * time.Second
 
-// syncBuffer is a bytes.Buffer safe for concurrent use.
-type syncBuffer struct {
-	mu  sync.Mutex
-	buf bytes.Buffer
-}
-
-func (b *syncBuffer) Write(p []byte) (int, error) {
-	b.mu.Lock()
-	defer b.mu.Unlock()
-	return b.buf.Write(p)
-}
-
-func (b *syncBuffer) String() string {
-	b.mu.Lock()
-	defer b.mu.Unlock()
-	return b.buf.String()
-}
-
 // peer is a raw JSON-RPC client speaking to a fake agent process. It reads
 // synchronously; a watchdog kills the agent if a test runs too long, which
 // ends any read.
@@ -51,7 +34,7 @@ type peer struct {
 	cmd      *exec.Cmd
 	stdin    io.WriteCloser
 	stdout   *bufio.Reader
-	stderr   *syncBuffer
+	stderr   *testkit.Buffer
 	nextID   int
 	watchdog *time.Timer
 	timedOut atomic.Bool
@@ -64,7 +47,7 @@ func startAgent(t *testing.T, opts ...string) *peer {
 	path, args, env := FakeAgentArgv(t, opts...)
 	cmd := exec.Command(path, args...)
 	cmd.Env = append(os.Environ(), env...)
-	p := &peer{t: t, cmd: cmd, stderr: &syncBuffer{}}
+	p := &peer{t: t, cmd: cmd, stderr: &testkit.Buffer{}}
 	cmd.Stderr = p.stderr
 	var err error
 	if p.stdin, err = cmd.StdinPipe(); err != nil {
@@ -549,12 +532,7 @@ func TestFlood(t *testing.T) {
 // stderrContains waits a little for s to reach the agent's stderr, which
 // os/exec copies asynchronously.
 func (p *peer) stderrContains(s string) bool {
-	for deadline := time.Now().Add(5 * time.Second); time.Now().Before(deadline); time.Sleep(5 * time.Millisecond) {
-		if strings.Contains(p.stderr.String(), s) {
-			return true
-		}
-	}
-	return false
+	return p.stderr.WaitFor(5*time.Second, s)
 }
 
 // expect reads the next message and checks its method.

@@ -1,7 +1,6 @@
 package config
 
 import (
-	"bytes"
 	"fmt"
 	"log/slog"
 	"os"
@@ -11,25 +10,9 @@ import (
 	"sync"
 	"testing"
 	"time"
+
+	"github.com/switchboard-hub/switchboard/acp/acptest/testkit"
 )
-
-// syncBuffer is a bytes.Buffer safe for a logger and a test to share.
-type syncBuffer struct {
-	mu sync.Mutex
-	b  bytes.Buffer
-}
-
-func (s *syncBuffer) Write(p []byte) (int, error) {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.b.Write(p)
-}
-
-func (s *syncBuffer) String() string {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.b.String()
-}
 
 // watchRig is a Watcher on a real file with real fsnotify, recording
 // what it applies and reports.
@@ -37,7 +20,7 @@ type watchRig struct {
 	t    *testing.T
 	path string
 	cw   *Watcher
-	log  *syncBuffer
+	log  *testkit.Buffer
 
 	mu      sync.Mutex
 	applied []Config
@@ -55,7 +38,7 @@ func newWatchRig(t *testing.T, path, body string) *watchRig {
 	if err != nil {
 		t.Fatal(err)
 	}
-	r := &watchRig{t: t, path: path, log: &syncBuffer{}}
+	r := &watchRig{t: t, path: path, log: &testkit.Buffer{}}
 	log := slog.New(slog.NewTextHandler(r.log, &slog.HandlerOptions{Level: slog.LevelDebug}))
 	r.cw = NewWatcher(path, cfg, log,
 		func(_, to Config) { r.mu.Lock(); r.applied = append(r.applied, to); r.mu.Unlock() },
@@ -103,20 +86,16 @@ func (r *watchRig) mark() int64 { return r.cw.Checks() }
 func (r *watchRig) settle(n int64) {
 	r.t.Helper()
 	waitFor(r.t, "a check of the file", func() bool { return r.cw.Checks() > n })
-	// Events from the same write may still be queued: let one more quiet
-	// debounce pass.
-	time.Sleep(2 * r.cw.debounce)
+	// Events from the same write may still be queued: nothing more is
+	// applied for two more debounces.
+	applied := len(r.applies())
+	testkit.Never(r.t, 2*r.cw.debounce, "another apply after the check", func() bool { return len(r.applies()) > applied })
 }
 
+// waitFor fails t unless cond holds within 10 s.
 func waitFor(t *testing.T, what string, cond func() bool) {
 	t.Helper()
-	deadline := time.Now().Add(10 * time.Second)
-	for !cond() {
-		if time.Now().After(deadline) {
-			t.Fatalf("timed out waiting for %s", what)
-		}
-		time.Sleep(10 * time.Millisecond)
-	}
+	testkit.Eventually(t, 10*time.Second, what, cond)
 }
 
 func writeFile(t *testing.T, path, body string) {
@@ -245,7 +224,7 @@ func TestConfigWatchSymlink(t *testing.T) {
 		t.Fatalf("edited new target applied %v", c.Permissions.Timeout)
 	}
 	writeFile(t, target, timeoutConf("1m"))
-	time.Sleep(3 * r.cw.debounce)
+	testkit.Never(t, 3*r.cw.debounce, "editing the old target applied", func() bool { return len(r.applies()) > 4 })
 	if a := r.applies(); len(a) != 4 {
 		t.Fatalf("editing the old target applied %+v", a[4:])
 	}
@@ -352,6 +331,7 @@ func TestConfigWatchBusyFolder(t *testing.T) {
 	r := newWatchRig(t, filepath.Join(dir, "config.yaml"), timeoutConf("5m"))
 	stop := make(chan struct{})
 	done := make(chan struct{})
+	busy := make(chan struct{}) // closed after the neighbours' fourth writes
 	go func() {
 		defer close(done)
 		f, err := os.Create(filepath.Join(dir, "hub.log"))
@@ -362,18 +342,24 @@ func TestConfigWatchBusyFolder(t *testing.T) {
 		defer f.Close()
 		tick := time.NewTicker(50 * time.Millisecond)
 		defer tick.Stop()
-		for {
+		for n := 1; ; n++ {
 			select {
 			case <-stop:
 				return
 			case <-tick.C:
 				fmt.Fprintln(f, "a line of log")
 				_ = os.WriteFile(filepath.Join(dir, ".config.yaml.swx"), []byte("swap"), 0o600)
+				if n == 4 {
+					close(busy)
+				}
 			}
 		}
 	}()
 	defer func() { close(stop); <-done }()
-	time.Sleep(200 * time.Millisecond) // the neighbours are busy
+	select { // the neighbours are busy
+	case <-busy:
+	case <-done:
+	}
 	writeFile(t, r.path, timeoutConf("6m"))
 	if c := r.waitApplied(1); c.Permissions.Timeout != 6*time.Minute {
 		t.Fatalf("edit in a busy folder applied %v", c.Permissions.Timeout)

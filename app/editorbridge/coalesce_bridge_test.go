@@ -11,6 +11,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/switchboard-hub/switchboard/acp/acptest/testkit"
 	"github.com/switchboard-hub/switchboard/hub"
 )
 
@@ -50,13 +51,9 @@ func TestBridgeLiveChunkNotHeld(t *testing.T) {
 		for i := range 5 {
 			io.WriteString(w, sseEvent(2+i, "message_delta", "tu1", fmt.Sprintf(`"text":"c%d "`, i)))
 			w.(http.Flusher).Flush()
-			deadline := time.Now().Add(10 * time.Second)
-			for ed.updateCount() <= i {
-				if time.Now().After(deadline) {
-					t.Errorf("chunk %d did not reach the editor within 10 s while the hub waited", i)
-					return
-				}
-				time.Sleep(time.Millisecond)
+			if !testkit.Until(10*time.Second, func() bool { return ed.updateCount() > i }) {
+				t.Errorf("chunk %d did not reach the editor within 10 s while the hub waited", i)
+				return
 			}
 		}
 		io.WriteString(w, sseEvent(9, "turn_completed", "tu1", `"turn":{"id":"tu1","status":"completed","stopReason":"end_turn"}`))

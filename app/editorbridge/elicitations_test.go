@@ -36,6 +36,7 @@ func TestBridgeQuestions(t *testing.T) {
 	late := `{"id":"el3","threadId":"th1","turnId":"tu1","mode":"form","message":"Late?","requestedSchema":{"type":"object","properties":{}},"status":"pending"}`
 	answered := make(chan map[string]any, 4)
 	withdrawn := make(chan struct{})
+	lateAsked := make(chan struct{}) // the editor has the late question
 	mux := http.NewServeMux()
 	mux.HandleFunc("POST /v1/threads/th1/turns", func(w http.ResponseWriter, r *http.Request) {
 		w.Header().Set("Content-Type", "text/event-stream")
@@ -51,7 +52,11 @@ func TestBridgeQuestions(t *testing.T) {
 		}
 		io.WriteString(w, sseEvent(8, "elicitation_required", "tu1", `"elicitation":`+late))
 		w.(http.Flusher).Flush()
-		time.Sleep(100 * time.Millisecond)
+		select {
+		case <-lateAsked:
+		case <-time.After(10 * time.Second):
+			t.Error("the late question did not reach the editor")
+		}
 		io.WriteString(w, sseEvent(9, "elicitation_resolved", "tu1", `"elicitation":{"id":"el3","threadId":"th1","turnId":"tu1","mode":"form","status":"accepted"}`))
 		w.(http.Flusher).Flush()
 		select {
@@ -86,6 +91,7 @@ func TestBridgeQuestions(t *testing.T) {
 		json.Unmarshal(params, &req)
 		asked <- req
 		if req.Message == "Late?" {
+			close(lateAsked)
 			<-ctx.Done() // withdrawn by the bridge
 			close(withdrawn)
 			return nil, ctx.Err()

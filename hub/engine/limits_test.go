@@ -3,36 +3,17 @@
 package engine_test
 
 import (
-	"bytes"
 	"context"
 	"log/slog"
 	"strconv"
 	"strings"
-	"sync"
 	"testing"
 
 	"github.com/switchboard-hub/switchboard/acp"
+	"github.com/switchboard-hub/switchboard/acp/acptest/testkit"
 	"github.com/switchboard-hub/switchboard/hub"
 	"github.com/switchboard-hub/switchboard/hub/engine"
 )
-
-// lockedBuffer is a bytes.Buffer safe for a logger's concurrent writes.
-type lockedBuffer struct {
-	mu sync.Mutex
-	b  bytes.Buffer
-}
-
-func (l *lockedBuffer) Write(p []byte) (int, error) {
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	return l.b.Write(p)
-}
-
-func (l *lockedBuffer) String() string {
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	return l.b.String()
-}
 
 // An agent asking 40 permissions at once in one turn gets 32 in front of
 // the user (limits.pendingPermissionsPerTurn) and the other 8 refused at
@@ -43,7 +24,7 @@ func TestPendingPermissionsPerTurnBounded(t *testing.T) {
 		limit int
 	}{{"default", 0}, {"configured", 5}} {
 		t.Run(tt.name, func(t *testing.T) {
-			logs := &lockedBuffer{}
+			logs := &testkit.Buffer{}
 			h := &harness{t: t, dbPath: t.TempDir() + "/hub.db", cwd: t.TempDir(), log: slog.New(slog.NewTextHandler(logs, nil))}
 			c := engine.DefaultConfig()
 			if tt.limit > 0 {

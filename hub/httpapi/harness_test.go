@@ -2,7 +2,6 @@ package httpapi
 
 import (
 	"bufio"
-	"bytes"
 	"context"
 	"encoding/json"
 	"io"
@@ -12,10 +11,10 @@ import (
 	"net/http/httptest"
 	"strconv"
 	"strings"
-	"sync"
 	"testing"
 	"time"
 
+	"github.com/switchboard-hub/switchboard/acp/acptest/testkit"
 	"github.com/switchboard-hub/switchboard/hub"
 )
 
@@ -30,7 +29,7 @@ type harness struct {
 	client *http.Client
 	url    string // http://127.0.0.1:<port>
 	port   int
-	logs   *lockedBuffer
+	logs   *testkit.Buffer
 }
 
 // newHarness starts a Server over the fake; each mod is a func(*Options)
@@ -38,7 +37,7 @@ type harness struct {
 // is there unless a mod adds it).
 func newHarness(t testing.TB, mod ...any) *harness {
 	t.Helper()
-	h := &harness{t: t, fake: newFake(), logs: &lockedBuffer{}}
+	h := &harness{t: t, fake: newFake(), logs: &testkit.Buffer{}}
 	svcs := hub.Services{Service: h.fake}
 	opts := Options{
 		Token:        testToken,
@@ -284,25 +283,7 @@ func (s *sseStream) quiet(d time.Duration) {
 	}
 }
 
-// lockedBuffer collects log output from concurrent handlers.
-type lockedBuffer struct {
-	mu sync.Mutex
-	b  bytes.Buffer
-}
-
-func (l *lockedBuffer) Write(p []byte) (int, error) {
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	return l.b.Write(p)
-}
-
-func (l *lockedBuffer) String() string {
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	return l.b.String()
-}
-
-// waitFor checks cond every 5 ms until it holds, for up to 5 s.
+// waitFor polls cond for up to 5s.
 func waitFor(t testing.TB, what string, cond func() bool) {
 	t.Helper()
 	tick := time.NewTicker(5 * time.Millisecond)

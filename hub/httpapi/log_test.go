@@ -8,10 +8,12 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/switchboard-hub/switchboard/acp/acptest/testkit"
 )
 
 func TestRequestLogLine(t *testing.T) {
-	var buf lockedBuffer
+	var buf testkit.Buffer
 	h := newHarness(t, func(o *Options) { o.Logger = slog.New(slog.NewJSONHandler(&buf, nil)) })
 	h.call("GET", "/v1/agents?scope=all", "")
 	var lines []map[string]any
