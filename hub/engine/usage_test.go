@@ -363,7 +363,7 @@ func TestUsagePages(t *testing.T) {
 	}
 }
 
-// Compaction opens a new agent session (lifecycle.go): the ledger takes
+// Compaction opens a new agent session (session.go): the ledger takes
 // its session id as a new baseline, so the new session's first report
 // counts whole rather than as an increase over the old session's last.
 // The compaction's own turns are internal and report nothing here.
