@@ -14,7 +14,7 @@ type AgentAuth interface {
 	// method (or an env_var method: the client stores the key in the
 	// agent's env through the settings).
 	SignIn(ctx context.Context, agentID, methodID string) (SignInResult, error)
-	// WatchAuth streams an auth session: first everything it printed so
+	// WatchAuth streams a sign-in terminal (the API calls it an auth session): first everything it printed so
 	// far, then live output, then its exit; the channel closes after the
 	// exit frame or when ctx ends. NOT_FOUND for an unknown session.
 	WatchAuth(ctx context.Context, id string) (<-chan AuthFrame, error)
@@ -34,12 +34,12 @@ const ReasonAuthRequired = "AUTH_REQUIRED"
 
 // SignInResult is the answer of POST /v1/agents/{id}/auth.
 type SignInResult struct {
-	// AuthSessionID is the terminal session of a terminal method; "" for
+	// AuthSessionID names the sign-in terminal of a terminal method; "" for
 	// an agent method, which has then succeeded.
 	AuthSessionID string `json:"authSessionId,omitempty"`
 }
 
-// AuthFrame is one message of an auth session's stream: Output (text the
+// AuthFrame is one message of a sign-in terminal's stream: Output (text the
 // program printed) or, last, Exit (its exit code; 0: signed in, and the
 // agent's idle processes were restarted).
 type AuthFrame struct {

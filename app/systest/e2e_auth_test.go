@@ -29,8 +29,8 @@ import (
 
 var sessionSecretRE = regexp.MustCompile(`sessionStorage\.setItem\("switchboard\.session", "([A-Za-z0-9_-]+)"\)`)
 
-// signInLink asks the hub for a login link with the token.
-func (h *hubProc) signInLink(t *testing.T, next string) string {
+// loginLink asks the hub for a login link with the token.
+func (h *hubProc) loginLink(t *testing.T, next string) string {
 	t.Helper()
 	var out struct{ URL string }
 	h.call("POST", "/v1/auth/codes", map[string]string{"next": next}, 201, &out)
@@ -41,7 +41,7 @@ func (h *hubProc) signInLink(t *testing.T, next string) string {
 // and holds a per-origin bearer secret instead of a cookie.
 func e2eSignIn(t *testing.T, bins e2eBins) {
 	h := newHub(t, bins, nil)
-	link := h.signInLink(t, "/#/t/th_1")
+	link := h.loginLink(t, "/#/t/th_1")
 	u, err := url.Parse(link)
 	if err != nil || u.Scheme+"://"+u.Host != h.url || u.Path != "/auth" || u.Query().Get("code") == "" ||
 		strings.Contains(link, h.token) || u.Query().Has("token") {
@@ -211,7 +211,7 @@ func e2eTokenRotate(t *testing.T, bins e2eBins) {
 	h := newHub(t, bins, nil)
 	old := h.token
 	secret := sessionSecretRE.FindStringSubmatch(func() string {
-		resp, err := h.client.Get(h.signInLink(t, "/"))
+		resp, err := h.client.Get(h.loginLink(t, "/"))
 		if err != nil {
 			t.Fatal(err)
 		}

@@ -40,18 +40,18 @@ type SignInOptions struct {
 // own command in a PTY here (terminal.go). A terminal's output lives in
 // memory only (at most authOutputMax, never stored nor logged) and goes to
 // whoever watches the session; a session is forgotten once it ended and
-// was watched, or after authSessionMax.
+// was watched, or after signInTerminalMax.
 type SignIns struct {
 	o   SignInOptions
 	log *slog.Logger
 
 	mu       sync.Mutex
-	sessions map[string]*authSession
+	sessions map[string]*signInTerminal
 }
 
 const (
 	authOutputMax  = 256 << 10
-	authSessionMax = 30 * time.Minute
+	signInTerminalMax = 30 * time.Minute
 )
 
 var _ hub.AgentAuth = (*SignIns)(nil)
@@ -61,7 +61,7 @@ func NewSignIns(o SignInOptions) *SignIns {
 	if o.Logger == nil {
 		o.Logger = slog.New(slog.DiscardHandler)
 	}
-	return &SignIns{o: o, log: o.Logger, sessions: map[string]*authSession{}}
+	return &SignIns{o: o, log: o.Logger, sessions: map[string]*signInTerminal{}}
 }
 
 // SignIn implements hub.AgentAuth.
@@ -139,7 +139,7 @@ func (a *SignIns) startTerminal(spec acp.AgentSpec, m acp.AuthMethod) (string, e
 	b := make([]byte, 12)
 	_, _ = rand.Read(b)
 	id := "auth_" + hex.EncodeToString(b)
-	s := &authSession{agent: spec.ID, cmd: cmd, tty: tty, watchers: map[chan hub.AuthFrame]struct{}{}, done: make(chan struct{})}
+	s := &signInTerminal{agent: spec.ID, cmd: cmd, tty: tty, watchers: map[chan hub.AuthFrame]struct{}{}, done: make(chan struct{})}
 	a.mu.Lock()
 	a.sessions[id] = s
 	a.mu.Unlock()
@@ -159,12 +159,12 @@ func (a *SignIns) startTerminal(spec acp.AgentSpec, m acp.AuthMethod) (string, e
 		}
 		s.finish(code)
 		a.log.Info("agents: terminal sign-in ended", "agent", spec.ID, "exit", code)
-		time.AfterFunc(authSessionMax, func() { a.forget(id) })
+		time.AfterFunc(signInTerminalMax, func() { a.forget(id) })
 	}()
 	return id, nil
 }
 
-func (a *SignIns) session(id string) (*authSession, error) {
+func (a *SignIns) terminal(id string) (*signInTerminal, error) {
 	a.mu.Lock()
 	defer a.mu.Unlock()
 	s, ok := a.sessions[id]
@@ -182,7 +182,7 @@ func (a *SignIns) forget(id string) {
 
 // WatchAuth implements hub.AgentAuth.
 func (a *SignIns) WatchAuth(ctx context.Context, id string) (<-chan hub.AuthFrame, error) {
-	s, err := a.session(id)
+	s, err := a.terminal(id)
 	if err != nil {
 		return nil, err
 	}
@@ -191,7 +191,7 @@ func (a *SignIns) WatchAuth(ctx context.Context, id string) (<-chan hub.AuthFram
 
 // AuthInput implements hub.AgentAuth.
 func (a *SignIns) AuthInput(_ context.Context, id, data string) error {
-	s, err := a.session(id)
+	s, err := a.terminal(id)
 	if err != nil {
 		return err
 	}
@@ -210,7 +210,7 @@ func (a *SignIns) AuthResize(_ context.Context, id string, cols, rows int) error
 	if cols < 1 || rows < 1 || cols > 1000 || rows > 1000 {
 		return hub.Errorf(hub.CodeInvalidArgument, "cols and rows must be between 1 and 1000")
 	}
-	s, err := a.session(id)
+	s, err := a.terminal(id)
 	if err != nil {
 		return err
 	}
@@ -219,7 +219,7 @@ func (a *SignIns) AuthResize(_ context.Context, id string, cols, rows int) error
 
 // CloseAuth implements hub.AgentAuth.
 func (a *SignIns) CloseAuth(_ context.Context, id string) error {
-	s, err := a.session(id)
+	s, err := a.terminal(id)
 	if err != nil {
 		return err
 	}

@@ -11,9 +11,9 @@ import (
 	"github.com/switchboard-hub/switchboard/hub"
 )
 
-// authSession is one terminal sign-in: the agent's program in a PTY, its
+// signInTerminal is one terminal sign-in: the agent's program in a PTY, its
 // output kept (capped) for whoever watches.
-type authSession struct {
+type signInTerminal struct {
 	agent string
 	cmd   *exec.Cmd
 	tty   *os.File
@@ -27,7 +27,7 @@ type authSession struct {
 
 // pump copies the PTY's output to the buffer and the watchers until the
 // program's side closes.
-func (s *authSession) pump() {
+func (s *signInTerminal) pump() {
 	defer close(s.done)
 	buf := make([]byte, 4096)
 	var pending []byte
@@ -53,7 +53,7 @@ func (s *authSession) pump() {
 	}
 }
 
-func (s *authSession) emit(text string) {
+func (s *signInTerminal) emit(text string) {
 	if text == "" {
 		return
 	}
@@ -70,7 +70,7 @@ func (s *authSession) emit(text string) {
 	}
 }
 
-func (s *authSession) finish(code int) {
+func (s *signInTerminal) finish(code int) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	s.exit = &code
@@ -87,7 +87,7 @@ func (s *authSession) finish(code int) {
 
 // watch streams the session: what it printed so far, then live output,
 // then its exit; the channel closes after the exit or when ctx ends.
-func (s *authSession) watch(ctx context.Context) <-chan hub.AuthFrame {
+func (s *signInTerminal) watch(ctx context.Context) <-chan hub.AuthFrame {
 	ch := make(chan hub.AuthFrame, 256)
 	s.mu.Lock()
 	if len(s.out) > 0 {

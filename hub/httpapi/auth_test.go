@@ -35,8 +35,8 @@ func (c *fakeClock) advance(d time.Duration) {
 	c.mu.Unlock()
 }
 
-// signInLink asks for a login link with the token and returns its code.
-func (h *harness) signInLink(next string) string {
+// loginLink asks for a login link with the token and returns its code.
+func (h *harness) loginLink(next string) string {
 	h.t.Helper()
 	var link LoginLink
 	h.mustJSON(h.call("POST", "/v1/auth/codes", `{"next":`+strconv.Quote(next)+`}`), http.StatusCreated, &link)
@@ -70,7 +70,7 @@ func TestLoginCode(t *testing.T) {
 	clock := newFakeClock()
 	h := newHarness(t, func(o *Options) { o.Now = clock.Now })
 
-	code := h.signInLink("/#/t/th_1")
+	code := h.loginLink("/#/t/th_1")
 	r := h.call("GET", "/auth?code="+code, "", noToken)
 	if r.status != 200 || len(r.header.Values("Set-Cookie")) != 0 {
 		t.Fatalf("/auth?code=: %d cookies %v", r.status, r.header.Values("Set-Cookie"))
@@ -115,7 +115,7 @@ func TestLoginCode(t *testing.T) {
 	}
 
 	// A HEAD (an opener probing the link) does not use a code up.
-	probed := h.signInLink("/")
+	probed := h.loginLink("/")
 	if r := h.call("HEAD", "/auth?code="+probed, "", noToken); r.status != 200 {
 		t.Fatalf("HEAD: %d", r.status)
 	}
@@ -127,12 +127,12 @@ func TestLoginCode(t *testing.T) {
 		t.Fatalf("the code a second time: %d\n%s", r.status, r.body)
 	}
 	// …and for 30 s.
-	late := h.signInLink("/")
+	late := h.loginLink("/")
 	clock.advance(DefaultCodeTTL)
 	if r := h.call("GET", "/auth?code="+late, "", noToken); r.status != 401 || secretInPage.Match(r.body) {
 		t.Fatalf("a code after 30 s: %d", r.status)
 	}
-	inTime := h.signInLink("/")
+	inTime := h.loginLink("/")
 	clock.advance(DefaultCodeTTL - time.Second)
 	h.signIn(inTime)
 
@@ -177,7 +177,7 @@ func TestLoginLifetime(t *testing.T) {
 	ok := func(secret string) bool { return h.call("GET", "/v1/agents", "", bearer(secret)).status == 200 }
 
 	// Idle 12 h ends it; each request starts the 12 h over.
-	idle := h.signIn(h.signInLink("/"))
+	idle := h.signIn(h.loginLink("/"))
 	clock.advance(DefaultLoginIdle - time.Minute)
 	if !ok(idle) {
 		t.Fatal("a session used within 12 h ended")
@@ -191,7 +191,7 @@ func TestLoginLifetime(t *testing.T) {
 		t.Fatal("an idle session lives on")
 	}
 	// 24 h ends it however busy.
-	busy := h.signIn(h.signInLink("/"))
+	busy := h.signIn(h.loginLink("/"))
 	for range 25 {
 		clock.advance(time.Hour)
 		ok(busy)
@@ -203,8 +203,8 @@ func TestLoginLifetime(t *testing.T) {
 
 func TestLogout(t *testing.T) {
 	h := newHarness(t)
-	a := h.signIn(h.signInLink("/"))
-	b := h.signIn(h.signInLink("/"))
+	a := h.signIn(h.loginLink("/"))
+	b := h.signIn(h.loginLink("/"))
 	if a == b {
 		t.Fatal("two sign-ins share a secret")
 	}
@@ -234,8 +234,8 @@ func TestLogout(t *testing.T) {
 func TestRotateToken(t *testing.T) {
 	const newToken = "aa0c6e1a9b2d4c8e7f3a1b0c9d8e7f6a5b4c3d2e1f0a9b8c7d6e5f4a3b2c1d0e"
 	h := newHarness(t, func(o *Options) { o.RotateToken = func() (string, error) { return newToken, nil } })
-	secret := h.signIn(h.signInLink("/"))
-	unused := h.signInLink("/")
+	secret := h.signIn(h.loginLink("/"))
+	unused := h.loginLink("/")
 	s := h.openStream(h.request("GET", "/v1/events", ""))
 	waitFor(t, "the subscription", func() bool { return h.fake.openStreams() == 1 })
 
@@ -331,7 +331,7 @@ func TestLoginTableBounded(t *testing.T) {
 // longest lifetime, though a stream is a single request.
 func TestLoginStreamEndsAtMax(t *testing.T) {
 	h := newHarness(t, func(o *Options) { o.LoginMax = 300 * time.Millisecond })
-	s := h.openStream(h.request("GET", "/v1/events", "", bearer(h.signIn(h.signInLink("/")))))
+	s := h.openStream(h.request("GET", "/v1/events", "", bearer(h.signIn(h.loginLink("/")))))
 	waitFor(t, "the subscription", func() bool { return h.fake.openStreams() == 1 })
 	s.waitEnd(t)
 	waitFor(t, "the stream to end", func() bool { return h.fake.openStreams() == 0 })

@@ -44,7 +44,7 @@ func TestRequestLogLine(t *testing.T) {
 
 func TestLogsNeverContainSecrets(t *testing.T) {
 	h := newHarness(t, func(o *Options) { o.PingInterval = 10 * time.Millisecond })
-	code := h.signInLink("/")
+	code := h.loginLink("/")
 	c := h.signIn(code)
 	h.call("GET", "/auth?code=wrong-code-guess", "", noToken)
 	h.call("GET", "/auth?token="+testToken, "", noToken)

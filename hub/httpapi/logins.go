@@ -9,7 +9,7 @@ import (
 	"time"
 )
 
-// Browser logins (docs/API.md "Browser sign-in"). A login code, handed
+// Browser logins (docs/API.md "Browser login"). A login code, handed
 // out to a token holder by POST /v1/auth/codes, is traded once at
 // GET /auth?code= for a session secret that the page keeps in its
 // sessionStorage (which, unlike a cookie, is per origin: another port on

@@ -181,7 +181,7 @@ func TestOriginCheck(t *testing.T) {
 
 func TestCrossSiteFetchRefused(t *testing.T) {
 	h := newHarness(t)
-	code := h.signInLink("/")
+	code := h.loginLink("/")
 	for _, path := range []string{"/", "/healthz", "/v1/agents", "/auth?code=" + code} {
 		r := h.call("GET", path, "", withHeader("Sec-Fetch-Site", "cross-site"))
 		if r.status != 403 || r.code() != "FORBIDDEN" {
@@ -300,7 +300,7 @@ func TestSecurityHeadersOnEveryAnswer(t *testing.T) {
 		"401":       h.call("GET", "/v1/agents", "", noToken),
 		"404":       h.call("GET", "/v1/nope", ""),
 		"400":       h.call("GET", "/v1/agents", "", withHeader("X-Client-ID", "")),
-		"auth 200":  h.call("GET", "/auth?code="+h.signInLink("/"), ""),
+		"auth 200":  h.call("GET", "/auth?code="+h.loginLink("/"), ""),
 		"auth 401":  h.call("GET", "/auth?token="+testToken, ""),
 		"delete204": h.call("DELETE", "/v1/threads/"+h.newThread("c1"), ""),
 	}
@@ -535,7 +535,7 @@ func TestDecidedByFromCredential(t *testing.T) {
 	h := newHarness(t)
 	h.srv.SetTraySecret("tray-secret-of-this-launch")
 	id := h.newThread("c1")
-	secret := h.signIn(h.signInLink("/"))
+	secret := h.signIn(h.loginLink("/"))
 	for _, tt := range []struct {
 		name string
 		opts []reqOpt

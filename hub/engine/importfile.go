@@ -29,7 +29,7 @@ func (e *Engine) ImportThreads(ctx context.Context, c hub.Caller, req hub.Import
 	if err := checkCaller(c); err != nil {
 		return hub.ImportResult{}, err
 	}
-	im := &importer{e: e, c: c, ctx: ctx}
+	im := &fileImporter{e: e, c: c, ctx: ctx}
 	if req.Cwd != "" {
 		cwd, err := checkCwd(req.Cwd)
 		if err != nil {
@@ -51,13 +51,13 @@ func (e *Engine) ImportThreads(ctx context.Context, c hub.Caller, req hub.Import
 	return im.res, nil
 }
 
-// importer is one import's state: the thread being imported and the new
+// fileImporter is one import's state: the thread being imported and the new
 // ids given to what the export named.
-type importer struct {
+type fileImporter struct {
 	e   *Engine
 	c   hub.Caller
 	ctx context.Context
-	cwd string // the folder the user chose (ImportRequest.Cwd, checked); "": the file's, if known (importfolder.go)
+	cwd string // the folder the user chose (ImportRequest.Cwd, checked); "": the file's, if known (importfile_folder.go)
 	res hub.ImportResult
 
 	thread *hub.Thread       // the new thread lines are added to
@@ -84,7 +84,7 @@ func malformed(line int, format string, args ...any) error {
 		Details: map[string]any{"reason": hub.ReasonImportMalformed, "line": line}}
 }
 
-func (im *importer) run(ctx context.Context, br *bufio.Reader) error {
+func (im *fileImporter) run(ctx context.Context, br *bufio.Reader) error {
 	for n := 1; ; n++ {
 		if err := ctx.Err(); err != nil {
 			return err
@@ -126,7 +126,7 @@ func readLine(br *bufio.Reader, max int) ([]byte, error) {
 }
 
 // line imports one line of the export.
-func (im *importer) line(n int, b []byte) error {
+func (im *fileImporter) line(n int, b []byte) error {
 	var l struct {
 		Schema *int            `json:"schema"`
 		Thread *hub.Thread     `json:"thread"`
@@ -162,7 +162,7 @@ func (im *importer) line(n int, b []byte) error {
 }
 
 // startThread stores the export's thread as a new thread of the caller.
-func (im *importer) startThread(line int, t hub.Thread) error {
+func (im *fileImporter) startThread(line int, t hub.Thread) error {
 	if err := im.closeThread(); err != nil {
 		return err
 	}
@@ -200,7 +200,7 @@ func (im *importer) startThread(line int, t hub.Thread) error {
 // left pending (exported while its turn ran) is resolved as cancelled by
 // the hub, as restart recovery resolves one, so no inbox shows it as
 // waiting; then the queue is committed.
-func (im *importer) closeThread() error {
+func (im *fileImporter) closeThread() error {
 	if im.thread != nil && len(im.open) > 0 {
 		ids := make([]string, 0, len(im.open))
 		for id := range im.open {
@@ -230,7 +230,7 @@ func (im *importer) closeThread() error {
 }
 
 // newTurnID is the new id of the export's turn old ("" stays "").
-func (im *importer) newTurnID(old string) string {
+func (im *fileImporter) newTurnID(old string) string {
 	if old == "" {
 		return ""
 	}
@@ -242,7 +242,7 @@ func (im *importer) newTurnID(old string) string {
 	return id
 }
 
-func (im *importer) addTurn(t hub.Turn) error {
+func (im *fileImporter) addTurn(t hub.Turn) error {
 	e := im.e
 	old := t.ID
 	t.ID, t.ThreadID = im.newTurnID(old), im.thread.ID
@@ -265,7 +265,7 @@ func (im *importer) addTurn(t hub.Turn) error {
 // ones (everywhere the payload names them), and its text is redacted.
 // thread_updated events are left out: they describe the thread in the
 // other hub, and the import announces the new one itself.
-func (im *importer) addEvent(ev hub.Event) error {
+func (im *fileImporter) addEvent(ev hub.Event) error {
 	switch ev.Type {
 	case hub.EventThreadUpdated, hub.EventResync, hub.EventConfigError, hub.EventConfigApplied:
 		return nil
@@ -302,7 +302,7 @@ func (im *importer) addEvent(ev hub.Event) error {
 
 // track notes the permissions the thread's events leave pending, and
 // the time of its last event.
-func (im *importer) track(ev hub.Event) {
+func (im *fileImporter) track(ev hub.Event) {
 	if ev.At.After(im.lastAt) {
 		im.lastAt = ev.At
 	}
@@ -334,7 +334,7 @@ func replaceID(p json.RawMessage, old, new string) json.RawMessage {
 }
 
 // grew counts a queued row and commits the queue when it is big enough.
-func (im *importer) grew(size int) error {
+func (im *fileImporter) grew(size int) error {
 	im.wRows++
 	im.wSize += size
 	if im.wRows >= importBatchRows || im.wSize >= importBatchBytes {
@@ -345,7 +345,7 @@ func (im *importer) grew(size int) error {
 
 // flush commits the queued rows (turns before events: one Write applies
 // them in that order).
-func (im *importer) flush() error {
+func (im *fileImporter) flush() error {
 	if im.wRows == 0 {
 		return nil
 	}
@@ -356,7 +356,7 @@ func (im *importer) flush() error {
 
 // undo deletes every thread this import stored (a failed import leaves
 // nothing behind).
-func (im *importer) undo(ctx context.Context) {
+func (im *fileImporter) undo(ctx context.Context) {
 	for _, id := range im.created {
 		if err := im.e.deleteThread(ctx, im.c, id); err != nil {
 			im.e.log.Warn("hub: undoing a failed import", "thread", id, "err", err)

@@ -13,7 +13,7 @@ import (
 // client's for a scope=all caller) is already there. Anything else is
 // INVALID_ARGUMENT, reason IMPORT_FOLDER (hub.ImportRequest): a file
 // never picks a folder the user did not.
-func (im *importer) folder(line int, fileCwd string) (string, error) {
+func (im *fileImporter) folder(line int, fileCwd string) (string, error) {
 	if im.cwd != "" {
 		return im.cwd, nil
 	}

@@ -16,7 +16,7 @@ import (
 // renameElicitation gives the question an elicitation event names its
 // new id (everywhere the payload names it); other events are returned
 // as they are.
-func (im *importer) renameElicitation(typ string, p json.RawMessage) json.RawMessage {
+func (im *fileImporter) renameElicitation(typ string, p json.RawMessage) json.RawMessage {
 	if typ != hub.EventElicitationRequired && typ != hub.EventElicitationResolved {
 		return p
 	}
@@ -38,7 +38,7 @@ func (im *importer) renameElicitation(typ string, p json.RawMessage) json.RawMes
 
 // trackElicitation notes the questions the thread's events leave pending
 // (ev is already renamed).
-func (im *importer) trackElicitation(ev hub.Event) {
+func (im *fileImporter) trackElicitation(ev hub.Event) {
 	if ev.Type != hub.EventElicitationRequired && ev.Type != hub.EventElicitationResolved {
 		return
 	}
@@ -57,7 +57,7 @@ func (im *importer) trackElicitation(ev hub.Event) {
 
 // closeElicitations queues an elicitation_resolved event, cancelled by
 // the hub at the thread's last time, for each question left pending.
-func (im *importer) closeElicitations() error {
+func (im *fileImporter) closeElicitations() error {
 	ids := make([]string, 0, len(im.openElicits))
 	for id := range im.openElicits {
 		ids = append(ids, id)
