@@ -50,7 +50,7 @@ type SignIns struct {
 }
 
 const (
-	authOutputMax  = 256 << 10
+	authOutputMax     = 256 << 10
 	signInTerminalMax = 30 * time.Minute
 )
 
