@@ -15,13 +15,33 @@ import (
 	"github.com/switchboard-hub/switchboard/hub/engine"
 )
 
-// waitIdleStop stops the thread's agent for idleness: it waits for the
-// idle timer (limits.agentIdleTimeout, on the harness's fake clock) and
-// moves the clock past it; the timer stops the agent before Advance
-// returns, so the next turn reopens the session.
+// waitIdleStop stops the thread's agent for idleness: it moves the
+// harness's fake clock by limits.agentIdleTimeout until the agent's
+// process is gone from the store's records. Other threads' idle timers
+// may be armed already, so "a timer is armed" does not say the thread's
+// own is: the process going is what counts.
 func waitIdleStop(t *testing.T, h *harness, th hub.Thread) {
 	t.Helper()
-	h.clock.advanceOnce(t, h.e.Config().AgentIdleTimeout)
+	d := h.e.Config().AgentIdleTimeout
+	running := func() bool {
+		procs, err := h.db.AgentProcesses(context.Background())
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, p := range procs {
+			if p.ThreadID == th.ID {
+				return true
+			}
+		}
+		return false
+	}
+	waitUntil(t, "the thread's agent stopped for idleness", func() bool {
+		if !running() {
+			return true
+		}
+		h.clock.Advance(d)
+		return !running()
+	})
 }
 
 // sessionChanged reads the next session_changed event.
