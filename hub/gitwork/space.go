@@ -11,6 +11,7 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+	"time"
 )
 
 // space is a git dir of the hub's own for one operation on a repository
@@ -111,11 +112,22 @@ func (s *space) environ() []string {
 }
 
 // copyIndex makes the index of the git dir gitDir (and the shared indexes
-// a split index names) s's index. A missing or empty index is none.
+// a split index names) s's index. A missing or empty index is none. The
+// copy keeps the index's modification time: git trusts an entry whose
+// file's size and mtime match only when the file is older than the index
+// (else it is "racily clean" and git reads its content), so an index
+// copied with a later mtime would hide an edit made in the second the
+// repository's index was written (same size), and the snapshot would
+// miss it.
 func (s *space) copyIndex(gitDir string) error {
 	err := copyRegular(filepath.Join(gitDir, "index"), s.index(), -1)
 	if err != nil && !errors.Is(err, fs.ErrNotExist) {
 		return err
+	}
+	if err == nil {
+		if err := keepMtime(filepath.Join(gitDir, "index"), s.index()); err != nil {
+			return err
+		}
 	}
 	if fi, err := os.Stat(s.index()); err == nil && fi.Size() == 0 {
 		os.Remove(s.index()) // git wants no file rather than an empty one
@@ -127,6 +139,15 @@ func (s *space) copyIndex(gitDir string) error {
 		}
 	}
 	return nil
+}
+
+// keepMtime sets the modification time of the file to to that of from.
+func keepMtime(from, to string) error {
+	fi, err := os.Stat(from)
+	if err != nil {
+		return err
+	}
+	return os.Chtimes(to, time.Time{}, fi.ModTime())
 }
 
 // index is the path of s's index.

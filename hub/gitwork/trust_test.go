@@ -7,6 +7,7 @@ import (
 	"path/filepath"
 	"slices"
 	"testing"
+	"time"
 )
 
 // planted returns a script that creates the file <marker>-<its first
@@ -291,5 +292,35 @@ func TestSpaceSha256AndLinkedWorktree(t *testing.T) {
 				t.Errorf("status after the restore: %q", got)
 			}
 		})
+	}
+}
+
+// An edit made in the second the repository's index was written, of the
+// same size (git's "racily clean" case), is in the snapshot: the hub's
+// copy of the index keeps the index's mtime, so git reads the file
+// instead of trusting its stat.
+func TestSnapshotSeesRacilyCleanEdit(t *testing.T) {
+	dir := newRepo(t, map[string]string{"a.txt": "one\n"})
+	// The file and the index from ten seconds ago, the index written in
+	// the second of the file's last change; git records that mtime.
+	past := time.Now().Add(-10 * time.Second).Truncate(time.Second)
+	back := func(p string) {
+		t.Helper()
+		if err := os.Chtimes(filepath.Join(dir, p), time.Time{}, past); err != nil {
+			t.Fatal(err)
+		}
+	}
+	back("a.txt")
+	sh(t, dir, "update-index", "--refresh")
+	write(t, dir, "a.txt", "two\n") // same size, same mtime
+	back("a.txt")
+	back(".git/index")
+	ctx := context.Background()
+	cp, err := Checkpoint(ctx, open(t, dir), CheckpointRef("th", "tu"), "cp")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := sh(t, dir, "show", cp+":a.txt"); got != "two" {
+		t.Errorf("the checkpoint holds a.txt = %q, want the edit", got)
 	}
 }
