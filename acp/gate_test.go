@@ -63,21 +63,38 @@ func TestConnBoundsConcurrentRequests(t *testing.T) {
 	if r, w := c.gate.counts(); r != 2 || w != 3 {
 		t.Fatalf("running %d, waiting %d; want 2 and 3", r, w)
 	}
-	close(release)
-	answers := map[string]string{}
-	for range 5 {
-		var m struct {
-			ID     json.RawMessage
-			Result string
-			Error  *Error
+	// The answers are read as they come (the pipe holds none back), and
+	// one handler ends at a time, so the order slots go to the waiting
+	// requests is the order their handlers start: 3 first, then 5 (4 was
+	// cancelled while it waited).
+	got := make(chan map[string]string, 1)
+	go func() {
+		answers := map[string]string{}
+		for range 5 {
+			var m struct {
+				ID     json.RawMessage
+				Result string
+				Error  *Error
+			}
+			json.Unmarshal([]byte(p.next()), &m)
+			answers[string(m.ID)] = m.Result
+			if m.Error != nil {
+				answers[string(m.ID)] = fmt.Sprint(m.Error.Code)
+			}
 		}
-		if err := json.Unmarshal([]byte(p.next()), &m); err != nil {
-			t.Fatal(err)
-		}
-		answers[string(m.ID)] = m.Result
-		if m.Error != nil {
-			answers[string(m.ID)] = fmt.Sprint(m.Error.Code)
-		}
+		got <- answers
+	}()
+	release <- struct{}{}
+	<-started
+	release <- struct{}{}
+	<-started
+	release <- struct{}{}
+	release <- struct{}{}
+	var answers map[string]string
+	select {
+	case answers = <-got:
+	case <-time.After(10 * time.Second):
+		t.Fatal("the five answers did not come")
 	}
 	want := map[string]string{"1": "done", "2": "done", "3": "done", "4": fmt.Sprint(CodeRequestCancelled), "5": "done"}
 	if fmt.Sprint(answers) != fmt.Sprint(want) {
