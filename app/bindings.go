@@ -82,7 +82,6 @@ type Emitter interface {
 // History); a second call replaces the first. When the window falls behind,
 // "hub:resync" is sent and forwarding stops until Subscribe is called again.
 type Bindings struct {
-	svc  hub.Service  // svcs.Service
 	svcs hub.Services // the hub's capabilities: a nil one answers its bindings NOT_FOUND
 	emit Emitter
 	log  *slog.Logger
@@ -105,7 +104,7 @@ func NewBindings(ctx context.Context, svcs hub.Services, emit Emitter, log *slog
 	if log == nil {
 		log = slog.New(slog.DiscardHandler)
 	}
-	return &Bindings{svc: svcs.Service, svcs: svcs, emit: emit, log: log, ctx: ctx}
+	return &Bindings{svcs: svcs, emit: emit, log: log, ctx: ctx}
 }
 
 // ListAgents is Service.ListAgents (GET /v1/agents), which may refresh
@@ -114,105 +113,109 @@ func (b *Bindings) ListAgents() ([]hub.Agent, error) {
 	if b.svcs.Installer != nil {
 		b.svcs.Installer.RefreshRegistry()
 	}
-	return b.svc.ListAgents(b.ctx)
+	return b.svcs.Service.ListAgents(b.ctx)
 }
 
 // CreateThread is Service.CreateThread (POST /v1/threads).
 func (b *Bindings) CreateThread(req hub.CreateThreadRequest) (hub.Thread, error) {
-	return b.svc.CreateThread(b.ctx, windowCaller, req)
+	return b.svcs.Service.CreateThread(b.ctx, windowCaller, req)
 }
 
 // ListThreads is Service.ListThreads (GET /v1/threads).
 func (b *Bindings) ListThreads(limit int, cursor string) (hub.ThreadPage, error) {
-	return b.svc.ListThreads(b.ctx, windowCaller, limit, cursor)
+	return b.svcs.Service.ListThreads(b.ctx, windowCaller, limit, cursor)
 }
 
 // Search is Service.Search (GET /v1/search?scope=all).
 func (b *Bindings) Search(q hub.SearchQuery) (hub.SearchPage, error) {
-	return b.svc.Search(b.ctx, windowCaller, q)
+	return b.svcs.Service.Search(b.ctx, windowCaller, q)
 }
 
 // GetThread is Service.GetThread (GET /v1/threads/{id}).
 func (b *Bindings) GetThread(id string) (hub.Thread, error) {
-	return b.svc.GetThread(b.ctx, windowCaller, id)
+	return b.svcs.Service.GetThread(b.ctx, windowCaller, id)
 }
 
 // RenameThread is Service.RenameThread (PATCH /v1/threads/{id}).
 func (b *Bindings) RenameThread(id, title string) (hub.Thread, error) {
-	return b.svc.RenameThread(b.ctx, windowCaller, id, title)
+	return b.svcs.Service.RenameThread(b.ctx, windowCaller, id, title)
 }
 
 // DeleteThread is Service.DeleteThread (DELETE /v1/threads/{id}).
-func (b *Bindings) DeleteThread(id string) error { return b.svc.DeleteThread(b.ctx, windowCaller, id) }
+func (b *Bindings) DeleteThread(id string) error {
+	return b.svcs.Service.DeleteThread(b.ctx, windowCaller, id)
+}
 
 // CompactThread is Service.CompactThread (POST /v1/threads/{id}/compact).
 func (b *Bindings) CompactThread(id string) (hub.Thread, error) {
-	return b.svc.CompactThread(b.ctx, windowCaller, id)
+	return b.svcs.Service.CompactThread(b.ctx, windowCaller, id)
 }
 
 // StartTurn is Service.StartTurn (POST /v1/threads/{id}/turns); the
 // turn's events follow as "hub:event".
 func (b *Bindings) StartTurn(threadID string, in hub.TurnInput) (hub.Turn, error) {
-	return b.svc.StartTurn(b.ctx, windowCaller, threadID, in)
+	return b.svcs.Service.StartTurn(b.ctx, windowCaller, threadID, in)
 }
 
 // CancelTurn is Service.CancelTurn (POST /v1/turns/{id}/cancel).
 func (b *Bindings) CancelTurn(turnID string) (hub.Turn, error) {
-	return b.svc.CancelTurn(b.ctx, windowCaller, turnID)
+	return b.svcs.Service.CancelTurn(b.ctx, windowCaller, turnID)
 }
 
 // History is Service.History (GET /v1/threads/{id}/history).
 func (b *Bindings) History(threadID string, includeEvents, includeInternal bool) ([]hub.TurnHistory, error) {
-	return b.svc.History(b.ctx, windowCaller, threadID, includeEvents, includeInternal)
+	return b.svcs.Service.History(b.ctx, windowCaller, threadID, includeEvents, includeInternal)
 }
 
 // HistoryPage is Service.HistoryPage (GET /v1/threads/{id}/history?limit&cursor).
 func (b *Bindings) HistoryPage(threadID string, q hub.HistoryQuery) (hub.HistoryPage, error) {
-	return b.svc.HistoryPage(b.ctx, windowCaller, threadID, q)
+	return b.svcs.Service.HistoryPage(b.ctx, windowCaller, threadID, q)
 }
 
 // SetMode is Service.SetMode: switch the thread's agent session mode.
 func (b *Bindings) SetMode(threadID, modeID string) (hub.Thread, error) {
-	return b.svc.SetMode(b.ctx, windowCaller, threadID, modeID)
+	return b.svcs.Service.SetMode(b.ctx, windowCaller, threadID, modeID)
 }
 
 // SetConfigOption is Service.SetConfigOption: set one of the session's
 // config options (the model, for instance).
 func (b *Bindings) SetConfigOption(threadID, configID, value string) (hub.Thread, error) {
-	return b.svc.SetConfigOption(b.ctx, windowCaller, threadID, configID, value)
+	return b.svcs.Service.SetConfigOption(b.ctx, windowCaller, threadID, configID, value)
 }
 
 // ListPermissions is Service.ListPermissions (GET /v1/permissions).
 func (b *Bindings) ListPermissions(status string) ([]hub.Permission, error) {
-	return b.svc.ListPermissions(b.ctx, windowCaller, status)
+	return b.svcs.Service.ListPermissions(b.ctx, windowCaller, status)
 }
 
 // QueryPermissions is Service.QueryPermissions (GET /v1/permissions with
 // the audit's filters): newest first, a page at a time.
 func (b *Bindings) QueryPermissions(q hub.PermissionQuery) (hub.PermissionPage, error) {
-	return b.svc.QueryPermissions(b.ctx, windowCaller, q)
+	return b.svcs.Service.QueryPermissions(b.ctx, windowCaller, q)
 }
 
 // DecidePermission is Service.DecidePermission (POST /v1/permissions/{id}),
 // recorded as decidedBy "window"; with d.Remember the answer carries the
 // rule it added (and the config rule that shadows it, if any).
 func (b *Bindings) DecidePermission(id string, d hub.Decision) (hub.DecisionResult, error) {
-	return b.svc.DecidePermission(b.ctx, windowCaller, id, d)
+	return b.svcs.Service.DecidePermission(b.ctx, windowCaller, id, d)
 }
 
 // DecidePermissions is Service.DecidePermissions (POST
 // /v1/permissions/decide), each recorded as decidedBy "window".
 func (b *Bindings) DecidePermissions(batch hub.BatchDecision) (hub.BatchResult, error) {
-	return b.svc.DecidePermissions(b.ctx, windowCaller, batch)
+	return b.svcs.Service.DecidePermissions(b.ctx, windowCaller, batch)
 }
 
 // ListRules is Service.ListRules (GET /v1/rules).
 func (b *Bindings) ListRules() ([]hub.RememberedRule, error) {
-	return b.svc.ListRules(b.ctx, windowCaller)
+	return b.svcs.Service.ListRules(b.ctx, windowCaller)
 }
 
 // DeleteRule is Service.DeleteRule (DELETE /v1/rules/{id}).
-func (b *Bindings) DeleteRule(id string) error { return b.svc.DeleteRule(b.ctx, windowCaller, id) }
+func (b *Bindings) DeleteRule(id string) error {
+	return b.svcs.Service.DeleteRule(b.ctx, windowCaller, id)
+}
 
 // GetSettings is SettingsService.Settings (GET /v1/settings).
 func (b *Bindings) GetSettings() (hub.Settings, error) {
@@ -275,7 +278,7 @@ func (b *Bindings) Subscribe(after int64) error {
 		b.stopFwd()
 		b.stopFwd = nil
 	}
-	sub, err := b.svc.Subscribe(b.ctx, windowCaller, "", after)
+	sub, err := b.svcs.Service.Subscribe(b.ctx, windowCaller, "", after)
 	if err != nil {
 		return err
 	}
@@ -335,13 +338,13 @@ func formatError(err error) any {
 
 // QueryElicitations is Service.QueryElicitations (GET /v1/elicitations).
 func (b *Bindings) QueryElicitations(q hub.ElicitationQuery) (hub.ElicitationPage, error) {
-	return b.svc.QueryElicitations(b.ctx, windowCaller, q)
+	return b.svcs.Service.QueryElicitations(b.ctx, windowCaller, q)
 }
 
 // AnswerElicitation is Service.AnswerElicitation (POST
 // /v1/elicitations/{id}), answered as decidedBy "window".
 func (b *Bindings) AnswerElicitation(id string, a hub.ElicitationAnswer) (hub.Elicitation, error) {
-	return b.svc.AnswerElicitation(b.ctx, windowCaller, id, a)
+	return b.svcs.Service.AnswerElicitation(b.ctx, windowCaller, id, a)
 }
 
 // OpenElicitationURL opens a pending URL-mode elicitation's link in the
@@ -353,7 +356,7 @@ func (b *Bindings) AnswerElicitation(id string, a hub.ElicitationAnswer) (hub.El
 func (b *Bindings) OpenElicitationURL(id string) error {
 	var found *hub.Elicitation
 	for cursor := ""; found == nil; {
-		page, err := b.svc.QueryElicitations(b.ctx, windowCaller, hub.ElicitationQuery{Status: hub.ElicitationPending, Cursor: cursor})
+		page, err := b.svcs.Service.QueryElicitations(b.ctx, windowCaller, hub.ElicitationQuery{Status: hub.ElicitationPending, Cursor: cursor})
 		if err != nil {
 			return err
 		}

@@ -7,10 +7,10 @@ import "github.com/switchboard-hub/switchboard/hub"
 // ListAgentSessions is Service.ListAgentSessions (GET
 // /v1/agents/{id}/sessions?cwd&cursor).
 func (b *Bindings) ListAgentSessions(agentID, cwd, cursor string) (hub.AgentSessionPage, error) {
-	return b.svc.ListAgentSessions(b.ctx, windowCaller, agentID, cwd, cursor)
+	return b.svcs.Service.ListAgentSessions(b.ctx, windowCaller, agentID, cwd, cursor)
 }
 
 // ImportSession is Service.ImportSession (POST /v1/threads/import-session).
 func (b *Bindings) ImportSession(req hub.ImportSessionRequest) (hub.ImportSessionResult, error) {
-	return b.svc.ImportSession(b.ctx, windowCaller, req)
+	return b.svcs.Service.ImportSession(b.ctx, windowCaller, req)
 }

@@ -15,17 +15,17 @@ import (
 
 // QueryThreads is Service.QueryThreads (GET /v1/threads?archived=).
 func (b *Bindings) QueryThreads(q hub.ThreadQuery) (hub.ThreadPage, error) {
-	return b.svc.QueryThreads(b.ctx, windowCaller, q)
+	return b.svcs.Service.QueryThreads(b.ctx, windowCaller, q)
 }
 
 // SetArchived is Service.SetArchived (PATCH /v1/threads/{id} {"archived"}).
 func (b *Bindings) SetArchived(id string, archived bool) (hub.Thread, error) {
-	return b.svc.SetArchived(b.ctx, windowCaller, id, archived)
+	return b.svcs.Service.SetArchived(b.ctx, windowCaller, id, archived)
 }
 
 // ArchiveThreads is Service.ArchiveThreads (POST /v1/threads/archive).
 func (b *Bindings) ArchiveThreads(req hub.ArchiveRequest) (hub.ArchiveResult, error) {
-	return b.svc.ArchiveThreads(b.ctx, windowCaller, req)
+	return b.svcs.Service.ArchiveThreads(b.ctx, windowCaller, req)
 }
 
 // maxWindowExport bounds an export the window takes as one string (it
@@ -39,7 +39,7 @@ const maxWindowExport = 256 << 20
 func (b *Bindings) ExportText(req hub.ExportRequest) (string, error) {
 	var sb boundedBuilder
 	sb.max = maxWindowExport
-	if err := b.svc.ExportThreads(b.ctx, windowCaller, req, &sb); err != nil {
+	if err := b.svcs.Service.ExportThreads(b.ctx, windowCaller, req, &sb); err != nil {
 		return "", err
 	}
 	return sb.String(), nil
@@ -66,7 +66,7 @@ func (b *Bindings) SaveExport(req hub.ExportRequest, name string) (string, error
 		return "", err
 	}
 	return path, writeExport(path, func(w io.Writer) error {
-		return b.svc.ExportThreads(b.ctx, windowCaller, req, w)
+		return b.svcs.Service.ExportThreads(b.ctx, windowCaller, req, w)
 	})
 }
 
@@ -96,7 +96,7 @@ func writeExport(path string, export func(io.Writer) error) error {
 // when set, is the folder the user chose for its threads
 // (hub.ImportRequest).
 func (b *Bindings) ImportText(jsonl, cwd string) (hub.ImportResult, error) {
-	return b.svc.ImportThreads(b.ctx, windowCaller, hub.ImportRequest{Cwd: cwd}, strings.NewReader(jsonl))
+	return b.svcs.Service.ImportThreads(b.ctx, windowCaller, hub.ImportRequest{Cwd: cwd}, strings.NewReader(jsonl))
 }
 
 // urlOpener is what the window's Emitter also implements when it can open
@@ -109,7 +109,7 @@ type urlOpener interface {
 // one-time link to /#/t/<id> (no token leaves the app). It is the window's
 // own binding: several native windows wait for Wails v3.
 func (b *Bindings) OpenInBrowser(threadID string) error {
-	if _, err := b.svc.GetThread(b.ctx, windowCaller, threadID); err != nil {
+	if _, err := b.svcs.Service.GetThread(b.ctx, windowCaller, threadID); err != nil {
 		return err
 	}
 	o, ok := b.emit.(urlOpener)

@@ -134,7 +134,7 @@ func (w *window) attach(h *runningHub) {
 	w.log = h.log
 	w.config = h.currentConfig
 	b := w.boundBindings() // the one Wails binds: options ran before the hub
-	b.svc, b.svcs, b.log = h.services.Service, h.services, h.log
+	b.svcs, b.log = h.services, h.log
 	b.liveEventBytes = func() int { return h.currentConfig().Limits.LiveEventBytes }
 	b.signIn = func(next string) (string, error) {
 		l, err := h.http.NewLoginLink(next)
