@@ -3,10 +3,12 @@ package engine
 import "time"
 
 // The engine's clock: Options.Now and Options.AfterFunc (time.Now and
-// time.AfterFunc unless a test passes a fake clock's). Everything the
-// engine times — a turn's watchdog, a permission's escalation and expiry,
-// an elicitation's expiry, an idle agent's stop — runs on it, so a test
-// moves time instead of waiting for it.
+// time.AfterFunc unless a test passes a fake clock's). A turn's
+// watchdog, a permission's escalation and expiry, an elicitation's expiry
+// and an idle agent's stop run on it, so a test moves time instead of
+// waiting for it. Still on the wall clock: a client request's timeout and
+// linger, the disk-full retry, the store-failure fallbacks and the cancel
+// deadline.
 
 // Timer is a timer Options.AfterFunc started.
 type Timer interface {
