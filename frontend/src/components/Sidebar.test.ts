@@ -25,23 +25,70 @@ function button(name: RegExp) {
 }
 
 describe('Sidebar', () => {
-  it('shows running, waiting, failed and interrupted badges, unread marks and the editor badge', () => {
+  it('shows a status dot for needs you, running and failed, each with a text alternative; unread marks; the editor', () => {
     const onselect = vi.fn();
-    render(Sidebar, { threads, selectedId: null, onselect, waiting: { th_run: 2 }, marks });
-    expect(button(/^Running one/).textContent).toMatch(/running/);
-    expect(button(/^Running one/).textContent).not.toMatch(/failed/);
-    expect(button(/^Running one/).textContent).toMatch(/2 ⚑ ?waiting for approval/);
-    expect(within(button(/^Failed one/)).getByText('failed').className).toMatch(/badge failed/);
-    expect(within(button(/^Interrupted one/)).getByText('interrupted')).toBeTruthy();
-    expect(button(/^Cancelled one/).querySelector('.badge')).toBeNull();
+    render(Sidebar, { threads, selectedId: null, onselect, waiting: { th_fail: 2 }, marks });
+    // Needs you outranks how the last turn ended.
+    const failing = button(/^Failed one/);
+    expect(failing.querySelector('.status')?.className).toMatch(/needs-you/);
+    expect(failing.textContent).toMatch(/needs you: 2 waiting for approval/);
+    const running = button(/^Running one/);
+    expect(running.querySelector('.status')?.className).toMatch(/\brunning\b/);
+    expect(running.textContent).toMatch(/, running/);
+    expect(running.textContent).not.toMatch(/failed/); // running now: the old failure no longer shows
+    expect(within(button(/^Interrupted one/)).getByText(/interrupted/)).toBeTruthy();
+    expect(button(/^Cancelled one/).querySelector('.status')).toBeNull();
+
+    // One line each: icon (a monogram of the agent), title, dot, time.
+    expect(running.querySelector('.monogram')?.textContent).toBe('S');
+    expect(running.querySelector('time')?.getAttribute('datetime')).toBe('2026-11-21T06:00:00Z');
+    expect(running.querySelector('.meta')).toBeNull();
 
     // Unread: in the accessible name, and marked.
     expect(button(/^Unread: ?Finished unseen/).classList.contains('unread')).toBe(true);
     expect(screen.getAllByRole('button').filter((b) => b.classList.contains('unread'))).toHaveLength(1);
 
-    // The editor badge names the editor.
-    expect(button(/^From Zed/).textContent).toMatch(/editor: zed/);
+    // The editor badge names the editor, on the second line.
+    expect(button(/^From Zed/).querySelector('.meta')?.textContent).toMatch(/editor: zed/);
     expect(screen.getAllByText(/^editor/)).toHaveLength(1);
+  });
+
+  it('names the agent from the agent list, and falls back to its id', () => {
+    render(Sidebar, {
+      threads: [thread('th_a', { title: 'Known', agent: 'claude' }), thread('th_b', { title: 'Unknown', agent: 'mystery' })],
+      selectedId: null,
+      onselect: () => {},
+      agents: [{ id: 'claude', name: 'Claude Code', status: 'available', command: 'claude' }],
+    });
+    expect(button(/^Known ?, Claude Code/).querySelector('.monogram')?.textContent).toBe('CC');
+    expect(button(/^Unknown ?, mystery/).querySelector('.monogram')?.getAttribute('title')).toBe('mystery');
+  });
+
+  it('keeps its order while the pointer or focus is in the list, and applies the new one when both leave', async () => {
+    const a = thread('th_a', { title: 'Alpha' });
+    const b = thread('th_b', { title: 'Beta' });
+    const c = thread('th_c', { title: 'Gamma' });
+    const r = render(Sidebar, { threads: [a, b], selectedId: null, onselect: () => {} });
+    const nav = screen.getByRole('navigation', { name: 'Threads' });
+    const titles = () => [...nav.querySelectorAll('.title')].map((e) => e.textContent);
+    expect(titles()).toEqual(['Alpha', 'Beta']);
+
+    await fireEvent.pointerEnter(nav);
+    await r.rerender({ threads: [b, a, c] }); // Beta got newer, Gamma is new
+    expect(titles()).toEqual(['Alpha', 'Beta', 'Gamma']);
+    await fireEvent.pointerLeave(nav);
+    expect(titles()).toEqual(['Beta', 'Alpha', 'Gamma']);
+
+    // Keyboard focus holds it too, until it leaves the list.
+    button(/^Beta/).focus();
+    await r.rerender({ threads: [c, b, a] });
+    expect(titles()).toEqual(['Beta', 'Alpha', 'Gamma']);
+    await fireEvent.pointerEnter(nav);
+    await fireEvent.pointerLeave(nav); // the pointer passing through does not release the keyboard's hold
+    expect(titles()).toEqual(['Beta', 'Alpha', 'Gamma']);
+    button(/^Beta/).blur();
+    await fireEvent.focusOut(nav, { relatedTarget: null });
+    expect(titles()).toEqual(['Gamma', 'Beta', 'Alpha']);
   });
 
   it("shows a worktree thread's branch and its ahead/behind counts", () => {
