@@ -105,6 +105,7 @@ async function main() {
     for (const scheme of ['light', 'dark']) {
       await page.emulateMedia({ colorScheme: scheme });
       await page.mouse.move(width - 5, 890);
+      await page.waitForTimeout(400); // colours ease over --duration-fast
       await page.screenshot({ path: join(shots, `design-main-${width}-${scheme}.png`) });
     }
   }
@@ -119,6 +120,7 @@ async function main() {
     await page.setViewportSize({ width, height: 900 });
     for (const scheme of ['light', 'dark']) {
       await page.emulateMedia({ colorScheme: scheme });
+      await page.waitForTimeout(400);
       await page.screenshot({ path: join(shots, `design-dialog-${width}-${scheme}.png`) });
     }
   }
