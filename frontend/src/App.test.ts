@@ -27,7 +27,7 @@ describe('App', () => {
     expect(folders).toEqual(['site', 'app']);
     const app = within(nav).getByRole('region', { name: 'Folder /home/me/src/app' });
     expect(within(app).getAllByRole('button').map((b) => b.querySelector('.title')?.textContent)).toEqual(['Fix the build', 'Old one']);
-    expect(within(nav).getByText('running')).toBeTruthy();
+    expect(within(nav).getByText(', running').parentElement?.className).toMatch(/status running/);
     expect(await screen.findByRole('button', { name: 'Approvals: 1 pending' })).toBeTruthy();
 
     await fireEvent.input(within(nav).getByRole('searchbox', { name: 'Filter threads' }), { target: { value: 'old' } });
