@@ -42,9 +42,9 @@ describe('the Approvals inbox', () => {
     expect(list.getAttribute('aria-multiselectable')).toBe('true');
     const texts = rows(list).map(rowText);
     // The least time left first.
-    expect(texts[0]).toMatch(/^☐ Gone agent Docs Agent request: run a command ls -la \d+:\d\d:\d\d left$/);
-    expect(texts[1]).toMatch(/^☐ SDK agent Fix the build Agent request: run a command make /);
-    expect(texts[2]).toMatch(/^☐ Gone agent Docs Agent request: read files “Read a\.go” /);
+    expect(texts[0]).toMatch(/^Gone agent Docs Agent request: run a command ls -la \d+:\d\d:\d\d left$/);
+    expect(texts[1]).toMatch(/^SDK agent Fix the build Agent request: run a command make /);
+    expect(texts[2]).toMatch(/^Gone agent Docs Agent request: read files “Read a\.go” /);
     expect(within(panel).getByText(/↑\/↓ move · Space select · Ctrl\+A all · Enter approve · Delete deny · Esc close/)).toBeTruthy();
   });
 
@@ -95,7 +95,7 @@ describe('the Approvals inbox', () => {
     expect(within(list).queryByText('escalated')).toBeNull();
     const escalated = { ...f.permissions[2], escalatedAt: '2099-01-01T00:02:00Z' };
     f.push(ev(10, 'permission_escalated', { permission: escalated }, 'th_2'));
-    await vi.waitFor(() => expect(rowText(rows(list)[0])).toMatch(/^☐ escalated Gone agent Docs Agent request: read files “Read a\.go”/));
+    await vi.waitFor(() => expect(rowText(rows(list)[0])).toMatch(/^escalated Gone agent Docs Agent request: read files “Read a\.go”/));
     expect(rows(list)[0].classList.contains('escalated')).toBe(true);
     expect(screen.getByRole('button', { name: 'Approvals: 3 pending, 1 escalated' })).toBeTruthy();
 
