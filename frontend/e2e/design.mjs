@@ -12,7 +12,8 @@
 //      while the pointer is over the list keeps its place until the
 //      pointer leaves;
 //   4. screenshots, light and dark, 1440 and 700 px wide, of the main
-//      screen and the decision history dialog (build/screenshots/design-*.png).
+//      screen and the decision history dialog, and at 1440 of the
+//      Approvals inbox and the Usage view (build/screenshots/design-*.png).
 // The page reports no error, no HTTP error and no failed request.
 import { join } from 'node:path';
 import { buildFakeAgent, checker, logger, noProblems, openPage, runScript, screenshotDir, startHub, tempDir } from './harness.mjs';
@@ -113,6 +114,12 @@ async function main() {
   await page.emulateMedia({ colorScheme: 'light' });
   await page.getByRole('button', { name: /^Approvals/ }).click();
   const inbox = page.getByRole('region', { name: 'Pending approvals' });
+  await inbox.locator('.check svg').first().waitFor();
+  for (const scheme of ['light', 'dark']) {
+    await page.emulateMedia({ colorScheme: scheme });
+    await page.waitForTimeout(400);
+    await page.screenshot({ path: join(shots, `design-inbox-1440-${scheme}.png`) });
+  }
   await inbox.getByRole('button', { name: 'History…' }).click();
   const history = page.getByRole('dialog', { name: 'Decision history' });
   await history.waitFor();
@@ -129,6 +136,16 @@ async function main() {
   await page.setViewportSize({ width: 1440, height: 900 });
   await page.emulateMedia({ colorScheme: 'light' });
   await page.keyboard.press('Escape');
+  await page.getByRole('button', { name: 'Usage' }).click();
+  const usage = page.getByRole('dialog', { name: 'Usage' });
+  await usage.waitFor();
+  for (const scheme of ['light', 'dark']) {
+    await page.emulateMedia({ colorScheme: scheme });
+    await page.waitForTimeout(400);
+    await page.screenshot({ path: join(shots, `design-usage-1440-${scheme}.png`) });
+  }
+  await page.emulateMedia({ colorScheme: 'light' });
+  await usage.getByRole('button', { name: 'Close' }).click();
 
   // 3. No reordering under the mouse.
   log('3. the order holds under the pointer');

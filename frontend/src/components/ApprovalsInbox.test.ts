@@ -20,7 +20,12 @@ function setup() {
 }
 
 const rows = (list: HTMLElement) => within(list).getAllByRole('option');
-const rowText = (el: HTMLElement) => el.textContent?.replace(/\s+/g, ' ').trim() ?? '';
+/** A row's text without what is hidden from assistive technology (the agent's monogram). */
+const rowText = (el: HTMLElement) => {
+  const copy = el.cloneNode(true) as HTMLElement;
+  copy.querySelectorAll('[aria-hidden="true"]').forEach((n) => n.remove());
+  return copy.textContent?.replace(/\s+/g, ' ').trim() ?? '';
+};
 const batches = (f: FakeTransport) => f.calls.filter((c) => c.method === 'decidePermissions').map((c) => c.args[0] as BatchDecision);
 
 describe('the Approvals inbox', () => {
