@@ -109,7 +109,8 @@ describe('Sidebar', () => {
     const b = button(/^In a worktree/);
     expect(b.querySelector('.branch')?.textContent).toMatch(/sb\/fix-1 ↑2 ↓1/);
     expect(b.textContent).toMatch(/2 ahead, 1 behind/);
-    expect(button(/^No counts yet/).querySelector('.branch')?.textContent?.trim()).toBe('⎇ sb/fix-2');
+    expect(button(/^No counts yet/).querySelector('.branch')?.textContent?.trim()).toBe('sb/fix-2');
+    expect(button(/^No counts yet/).querySelector('.branch svg')).not.toBeNull(); // the branch icon
     expect(button(/^Discarded/).querySelector('.branch')).toBeNull();
     expect(button(/^Plain folder/).querySelector('.branch')).toBeNull();
   });
