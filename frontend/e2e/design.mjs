@@ -106,7 +106,7 @@ async function main() {
     for (const scheme of ['light', 'dark']) {
       await page.emulateMedia({ colorScheme: scheme });
       await page.mouse.move(width - 5, 890);
-      await page.waitForTimeout(400); // colours ease over --duration-fast
+      await page.waitForTimeout(100);
       await page.screenshot({ path: join(shots, `design-main-${width}-${scheme}.png`) });
     }
   }
@@ -117,7 +117,7 @@ async function main() {
   await inbox.locator('.check svg').first().waitFor();
   for (const scheme of ['light', 'dark']) {
     await page.emulateMedia({ colorScheme: scheme });
-    await page.waitForTimeout(400);
+    await page.waitForTimeout(100);
     await page.screenshot({ path: join(shots, `design-inbox-1440-${scheme}.png`) });
   }
   await inbox.getByRole('button', { name: 'History…' }).click();
@@ -127,7 +127,7 @@ async function main() {
     await page.setViewportSize({ width, height: 900 });
     for (const scheme of ['light', 'dark']) {
       await page.emulateMedia({ colorScheme: scheme });
-      await page.waitForTimeout(400);
+      await page.waitForTimeout(100);
       await page.screenshot({ path: join(shots, `design-dialog-${width}-${scheme}.png`) });
     }
   }
@@ -141,7 +141,7 @@ async function main() {
   await usage.waitFor();
   for (const scheme of ['light', 'dark']) {
     await page.emulateMedia({ colorScheme: scheme });
-    await page.waitForTimeout(400);
+    await page.waitForTimeout(100);
     await page.screenshot({ path: join(shots, `design-usage-1440-${scheme}.png`) });
   }
   await page.emulateMedia({ colorScheme: 'light' });
