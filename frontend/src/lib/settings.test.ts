@@ -159,19 +159,26 @@ describe('theme', () => {
     expect(fresh.dataset.theme).toBe('system');
   });
 
-  it('app.css: each colour is written once, for both schemes; data-theme forces one', async () => {
+  it('tokens.css: each colour is written once, for both schemes; app.css: data-theme forces one', async () => {
     // Read from disk (vitest runs in frontend/ and hands CSS imports over empty).
     const fs = (await import(/* @vite-ignore */ 'node:' + 'fs')) as { readFileSync(p: string, enc: string): string };
+    const tokens = fs.readFileSync('src/styles/tokens.css', 'utf8');
     const css = fs.readFileSync('src/app.css', 'utf8');
-    expect(css.length).toBeGreaterThan(1000);
-    const root = css.match(/^:root \{([^}]*)\}/m);
+    expect(css).toContain("@import './styles/tokens.css';");
+    const root = tokens.match(/^:root \{([^}]*)\}/m);
     expect(root).toBeTruthy();
     const colours = [...root![1].matchAll(/(--[\w-]+):\s*([^;]+);/g)].filter((m) => /#|rgb|light-dark/.test(m[2]));
     expect(colours.length).toBeGreaterThan(10);
-    for (const [, name, value] of colours) expect(value, name).toMatch(/^light-dark\(#[0-9a-f]{6}, #[0-9a-f]{6}\)$/);
+    for (const [, name, value] of colours) {
+      // The scrim and the shadows are black at some opacity in both schemes.
+      if (name === '--scrim' || name.startsWith('--shadow-')) expect(value, name).toMatch(/^[^#]*rgb\(0 0 0 \/ [\d.]+\)[^#]*$/);
+      else expect(value, name).toMatch(/^light-dark\(#[0-9a-f]{6}, #[0-9a-f]{6}\)$/);
+    }
     expect(root![1]).toContain('color-scheme: light dark;');
-    // No second palette: no colour variable is set outside :root.
-    expect(css.replace(root![0], '')).not.toMatch(/--(bg|fg|accent|hl-)[\w-]*:/);
+    // No second palette: no colour variable is set outside tokens.css's :root.
+    expect(tokens.replace(root![0], '')).not.toMatch(/--(bg|fg|accent|hl-)[\w-]*:/);
+    expect(css).not.toMatch(/--(bg|fg|accent|hl-)[\w-]*:/);
+    expect(tokens).not.toContain('prefers-color-scheme');
     expect(css).not.toContain('prefers-color-scheme');
     expect(css).toMatch(/:root\[data-theme='dark'\] \{\s*color-scheme: dark;\s*\}/);
     expect(css).toMatch(/:root\[data-theme='light'\] \{\s*color-scheme: light;\s*\}/);
