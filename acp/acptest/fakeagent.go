@@ -62,6 +62,8 @@
 //	FAKEAGENT_MODES=<id>,<id>…      the session modes offered (default
 //	                                "default,plan"); the first is the mode a
 //	                                session starts (or is adopted) in
+//	                                ("yolo,default,plan": an agent that
+//	                                starts in an auto-approve mode, as Qwen)
 //
 // Without FAKEAGENT_LOAD_SESSION or FAKEAGENT_SESSION_CAPS the corresponding
 // methods answer -32601, as a strict agent without the capability would.
@@ -314,6 +316,8 @@
 //     then again with id "abc"; agent_message_chunk "ids 0=<r> abc=<r>" where
 //     r is the error code or "ok" (ids run in two sessions at once would
 //     collide); end_turn.
+//   - state: agent_message_chunk "state mode=<mode> model=<model>", the
+//     session's mode and model as the prompt found them; end_turn.
 //   - anything else (including no text block): agent_message_chunk
 //     "unknown command: <the whole first text>"; end_turn.
 //
