@@ -34,6 +34,11 @@ type threadRT struct {
 	// prefix is the context block of a session opened outside a turn (by
 	// a set call or CreateThread's OpenSession), for the next turn to send.
 	prefix []acp.ContentBlock
+	// prompted says a prompt of the thread reached its agent: its session
+	// defaults are settled (choices.go, defaults.go); chosen are the choices the user
+	// made on the thread ("mode", config option ids), which beat them.
+	prompted bool
+	chosen   map[string]bool
 
 	// requests counts the agent's client requests waiting on the thread's
 	// owner; lastUsed is when a turn or a call outside a turn last ended
