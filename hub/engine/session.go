@@ -519,20 +519,37 @@ func (e *Engine) openOutside(tr *turnRT) (*threadRT, *acp.Agent, string, error) 
 	return rt, a, sid, nil
 }
 
+// OpenSession implements Service: the thread's agent and session, opened
+// when none is.
+func (e *Engine) OpenSession(ctx context.Context, c hub.Caller, threadID string) (hub.Thread, error) {
+	t, err := e.visibleThread(ctx, c, threadID)
+	if err != nil {
+		return hub.Thread{}, err
+	}
+	return e.openNow(ctx, t)
+}
+
 // openSessionNow serves CreateThreadRequest.OpenSession: it starts the new
 // thread's agent and session so that the thread carries its modes and
 // config options. Best effort: a failure is logged and t returned as is.
 func (e *Engine) openSessionNow(ctx context.Context, t hub.Thread) hub.Thread {
-	ctx, cancel := context.WithTimeout(ctx, setCallTimeout)
-	defer cancel()
-	rt, _, _, err := e.openOutsideTurn(ctx, t)
+	got, err := e.openNow(ctx, t)
 	if err != nil {
 		e.log.Info("hub: opening a new thread's agent session failed; the first turn will try again", "thread", t.ID, "err", err)
 		return t
 	}
-	e.idleUnlessTurn(rt)
-	if got, err := e.store.GetThread(context.Background(), t.ID); err == nil {
-		return got
+	return got
+}
+
+// openNow opens thread t's agent session when none is (bounded by
+// setCallTimeout) and returns the thread as stored then.
+func (e *Engine) openNow(ctx context.Context, t hub.Thread) (hub.Thread, error) {
+	ctx, cancel := context.WithTimeout(ctx, setCallTimeout)
+	defer cancel()
+	rt, _, _, err := e.openOutsideTurn(ctx, t)
+	if err != nil {
+		return hub.Thread{}, err
 	}
-	return t
+	e.idleUnlessTurn(rt)
+	return e.store.GetThread(context.Background(), t.ID)
 }
