@@ -593,12 +593,30 @@ export class HubStore {
     await this.select(t.id);
   }
 
+  /**
+   * Creates a thread and shows it, then opens its agent session in the
+   * background (openSession, not awaited): the mode and model pickers
+   * appear when the session's state arrives, before the first prompt. A
+   * failure there is not the user's concern yet: the first prompt starts
+   * the agent again and says what went wrong.
+   */
   async createThread(agent: string, cwd: string, title?: string, worktree?: boolean): Promise<Thread> {
     const t = await this.transport.createThread({ agent, cwd, ...(title ? { title } : {}), ...(worktree ? { worktree } : {}) });
     this.usedFolders = rememberFolder(t.cwd);
     this.upsertThread(t);
+    void this.openSession(t.id);
     await this.select(t.id);
     return t;
+  }
+
+  /** Opens the thread's agent session and takes its modes and config options from the answer. */
+  async openSession(threadId: string): Promise<void> {
+    try {
+      const t = await this.transport.openSession(threadId);
+      if (t?.id) this.upsertThread(t);
+    } catch {
+      // the first prompt tries again, and reports
+    }
   }
 
   /**

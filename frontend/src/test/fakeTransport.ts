@@ -213,6 +213,16 @@ export class FakeTransport implements Transport {
   }
   /** Set to make setMode / setConfigOption fail. */
   setError: HubError | undefined;
+  /** What openSession gives a thread that has no modes yet (undefined: nothing). */
+  sessionModes: Thread['modes'];
+  async openSession(threadId: string) {
+    this.log('openSession', threadId);
+    const t = await this.getThread(threadId);
+    if (t.modes || !this.sessionModes) return t;
+    const nt: Thread = { ...t, modes: this.sessionModes };
+    this.threads = this.threads.map((x) => (x.id === threadId ? nt : x));
+    return nt;
+  }
   async setMode(threadId: string, modeId: string) {
     this.log('setMode', threadId, modeId);
     if (this.setError) throw this.setError;
