@@ -3,6 +3,7 @@
 // applied once per animation frame, so a stream of 1000+ message chunks a
 // second costs one render a frame; within a thread they apply in seq order,
 // and a seq seen twice is ignored.
+import { noteAnnounced } from './announced.svelte';
 import { budgetNotice } from './ledger';
 import type { ConnectionState, Navigate, Subscription, Transport } from './transport';
 import { HubError } from './transport';
@@ -432,6 +433,7 @@ export class HubStore {
         this.threads[e.threadId] = { ...t, availableCommands: e.commands as AvailableCommand[] };
       } else if (e.type === 'config_options' && Array.isArray(e.configOptions)) {
         this.threads[e.threadId] = { ...t, configOptions: e.configOptions as ConfigOption[] };
+        noteAnnounced(this.threads[e.threadId]);
       }
     }
     return true;
@@ -503,6 +505,7 @@ export class HubStore {
 
   upsertThread(t: Thread): void {
     if (newer(this.threads[t.id], t)) this.threads[t.id] = t;
+    noteAnnounced(t); // for Settings → Agents → Session defaults
   }
 
   /** Keeps a permission, normalised (shapes.ts): the one way permissions enter the store. */
