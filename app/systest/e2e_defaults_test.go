@@ -64,6 +64,27 @@ func e2eDefaultsApplied(t *testing.T, bins e2eBins) {
 	if got.mode() != "default" || got.option("model") != "fake-large" {
 		t.Fatalf("thread after the first turn: mode %q model %q", got.mode(), got.option("model"))
 	}
+	// The agents list says the defaults in force: the config's, and the
+	// catalogue's own for Qwen Code (its asking mode).
+	var agents struct {
+		Agents []struct {
+			ID       string
+			Defaults *struct {
+				Mode    string
+				Options map[string]string
+			}
+		}
+	}
+	h.call("GET", "/v1/agents", nil, 200, &agents)
+	in := map[string]string{}
+	for _, a := range agents.Agents {
+		if a.Defaults != nil {
+			in[a.ID] = a.Defaults.Mode + " " + a.Defaults.Options["model"]
+		}
+	}
+	if in["yolo"] != "default fake-large" || in["qwen"] != "default " {
+		t.Fatalf("defaults in the agents list: %v, want yolo's and Qwen Code's built-in mode default", in)
+	}
 }
 
 func e2eDefaultsUserChoice(t *testing.T, bins e2eBins) {

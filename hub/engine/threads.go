@@ -3,6 +3,7 @@ package engine
 import (
 	"context"
 	"encoding/json"
+	"maps"
 	"os"
 	"path/filepath"
 	"regexp"
@@ -276,6 +277,9 @@ func (e *Engine) ListAgents(ctx context.Context) ([]hub.Agent, error) {
 			_ = json.Unmarshal(in.caps, caps) // malformed: stdio only
 		}
 		a.MCPServers = e.agentMCPStatus(s, caps)
+		if !s.Defaults.IsZero() {
+			a.Defaults = &hub.SessionDefaults{Mode: s.Defaults.Mode, Options: maps.Clone(s.Defaults.Options)}
+		}
 		if s.NPM != nil {
 			a.NPM = &hub.AgentPackage{Package: s.NPM.Package, Version: s.NPM.Version, MinNode: s.NPM.MinNode}
 		}

@@ -82,3 +82,15 @@ describe('AgentDefaults', () => {
     expect((screen.getByLabelText('Mode') as HTMLSelectElement).value).toBe('auto');
   });
 });
+
+describe('AgentDefaults built in', () => {
+  it('says the catalogue’s own default is in force when the config sets none', async () => {
+    noteAnnounced({ agent: 'qwen', modes, configOptions: [] });
+    render(AgentDefaults, { agent: { ...agent, defaults: { mode: 'default' } }, entry: undefined, onsave: async () => {} });
+    expect(screen.getByText('mode Default (built in)')).toBeTruthy();
+    await fireEvent.click(screen.getByRole('button', { name: /Session defaults/ }));
+    const mode = screen.getByLabelText('Mode') as HTMLSelectElement;
+    expect(mode.options[0].textContent).toBe('Built in: Default');
+    expect(mode.value).toBe('');
+  });
+});

@@ -25,6 +25,8 @@ export interface Agent {
   authMethods?: unknown[];
   /** The MCP servers the config gives it, with why one is skipped. */
   mcpServers?: { name: string; transport: string; skipped?: string }[];
+  /** The session defaults in force: the catalogue's own with agents.<id>.defaults over them. */
+  defaults?: SessionDefaults;
 }
 
 /** The Node runtime installed agents run with (GET /v1/agents' node). */

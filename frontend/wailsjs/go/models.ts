@@ -1,5 +1,19 @@
 export namespace hub {
 	
+	export class SessionDefaults {
+	    mode?: string;
+	    options?: Record<string, string>;
+	
+	    static createFrom(source: any = {}) {
+	        return new SessionDefaults(source);
+	    }
+	
+	    constructor(source: any = {}) {
+	        if ('string' === typeof source) source = JSON.parse(source);
+	        this.mode = source["mode"];
+	        this.options = source["options"];
+	    }
+	}
 	export class AgentInstalled {
 	    version: string;
 	    path: string;
@@ -60,6 +74,7 @@ export namespace hub {
 	    installed?: AgentInstalled;
 	    update?: string;
 	    authMethods?: any[];
+	    defaults?: SessionDefaults;
 	
 	    static createFrom(source: any = {}) {
 	        return new Agent(source);
@@ -80,6 +95,7 @@ export namespace hub {
 	        this.installed = this.convertValues(source["installed"], AgentInstalled);
 	        this.update = source["update"];
 	        this.authMethods = source["authMethods"];
+	        this.defaults = this.convertValues(source["defaults"], SessionDefaults);
 	    }
 	
 		convertValues(a: any, classs: any, asMap: boolean = false): any {
@@ -117,20 +133,6 @@ export namespace hub {
 	
 	
 	
-	export class SessionDefaults {
-	    mode?: string;
-	    options?: Record<string, string>;
-	
-	    static createFrom(source: any = {}) {
-	        return new SessionDefaults(source);
-	    }
-	
-	    constructor(source: any = {}) {
-	        if ('string' === typeof source) source = JSON.parse(source);
-	        this.mode = source["mode"];
-	        this.options = source["options"];
-	    }
-	}
 	export class AgentPatch {
 	    name?: string;
 	    command?: string;
