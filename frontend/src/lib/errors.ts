@@ -63,7 +63,7 @@ const installReasons: Record<string, (who: string, msg: string) => [string, Acti
 /** Drops the sentences that name an API call ("… with POST /v1/budgets/override perThread"). */
 export function withoutApiCalls(s: string): string {
   return s
-    .replace(/[,;]?\s*(or|and)?\s*[^.;,]*\b(GET|POST|PUT|PATCH|DELETE) \/v1\/\S*( \S+)?/g, '')
+    .replace(/[,;]?\s*[^.;,]*\b(GET|POST|PUT|PATCH|DELETE) \/v1\/[^.;]*/g, '')
     .replace(/\/v1\/\S+/g, '')
     .replace(/\s+([.,;])/g, '$1')
     .trim();
@@ -93,6 +93,7 @@ function detailOf(e: RawError): string {
 
 /** Normalises anything thrown or sent (HubError, Error, an error event, a string) to RawError. */
 export function rawError(e: unknown): RawError {
+  if (e === undefined || e === null) return {};
   if (typeof e === 'string') return { message: e };
   if (e && typeof e === 'object') {
     const o = e as { code?: unknown; message?: unknown; reason?: unknown; details?: unknown };

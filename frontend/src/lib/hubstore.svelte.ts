@@ -5,6 +5,7 @@
 // and a seq seen twice is ignored.
 import { budgetNotice } from './ledger';
 import type { ConnectionState, Navigate, Subscription, Transport } from './transport';
+import { errorLine } from './errors';
 import { HubError } from './transport';
 import { Conversation } from './conversation.svelte';
 import { normalizePermission } from './shapes';
@@ -718,8 +719,8 @@ export class HubStore {
       this.sub = undefined;
       return;
     }
-    const message =
-      e instanceof HubError ? `${e.message} (${e.code})` : e instanceof Error ? e.message : String(e);
+    // In product words, without a code or an API call (lib/errors.ts).
+    const message = errorLine(e);
     const id = ++this.toastId;
     this.errors.push({ id, message });
     setTimeout(() => this.dismiss(id), 8000);
