@@ -85,3 +85,25 @@ func TestTerminalSignIn(t *testing.T) {
 		t.Errorf("typing after the exit: %v", err)
 	}
 }
+
+// An env_var method is signed in once its variables reach the agent: from
+// its env in the config, or passed through from the hub's own; an empty
+// value or an optional variable's absence does not count.
+func TestMissingVars(t *testing.T) {
+	t.Setenv("SWB_TEST_PASSED", "from-the-hub")
+	spec := acp.AgentSpec{ID: "k", Command: acp.Command{Path: "k", Env: []string{"SWB_TEST_KEY=sk-1", "SWB_TEST_EMPTY="}, PassEnv: []string{"SWB_TEST_PASSED"}}}
+	for _, c := range []struct {
+		m    acp.AuthMethod
+		want string
+	}{
+		{acp.AuthMethod{Type: acp.AuthEnvVar, VarName: "SWB_TEST_KEY"}, ""},
+		{acp.AuthMethod{Type: acp.AuthEnvVar, VarName: "SWB_TEST_PASSED"}, ""},
+		{acp.AuthMethod{Type: acp.AuthEnvVar, VarName: "SWB_TEST_EMPTY"}, "SWB_TEST_EMPTY"},
+		{acp.AuthMethod{Type: acp.AuthEnvVar, VarName: "SWB_TEST_NONE"}, "SWB_TEST_NONE"},
+		{acp.AuthMethod{Type: acp.AuthEnvVar, Vars: []acp.AuthVar{{Name: "SWB_TEST_KEY"}, {Name: "SWB_TEST_OPT", Optional: true}, {Name: "SWB_TEST_NONE"}}}, "SWB_TEST_NONE"},
+	} {
+		if got := strings.Join(missingVars(spec, c.m), ","); got != c.want {
+			t.Errorf("%+v: missing %q, want %q", c.m, got, c.want)
+		}
+	}
+}
