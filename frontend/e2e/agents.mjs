@@ -119,7 +119,7 @@ async function main() {
   const signInThread = async (agent, title, text) => {
     const th = await newThread(agent, title);
     await send(text);
-    await conv.getByRole('alert').filter({ hasText: 'needs signing in' }).waitFor();
+    await conv.getByRole('alert').filter({ hasText: 'needs you to sign in' }).waitFor();
     const box = conv.locator('[data-signin-needed]');
     await box.getByRole('button', { name: `Sign in to ${agent}` }).waitFor();
     const methods = box.getByRole('list', { name: `Ways to sign in to ${agent}` });

@@ -82,7 +82,7 @@ function sentence(s: string): string {
 
 /** Whether s reads as words a person wrote, not a protocol's text. */
 function plain(s: string): boolean {
-  return !!s && !/[{}[\]]|\bacp:|jsonrpc|-32\d{3}|\b[A-Z]{3,}_[A-Z_]+\b|\/v1\//.test(s) && s.length <= 200;
+  return !!s && !/[{}[\]]|\bacp:|jsonrpc|-32\d{3}|\((INVALID_ARGUMENT|UPSTREAM_UNAVAILABLE|INTERNAL|CONFLICT|NOT_FOUND|FORBIDDEN|TIMEOUT)\)|\/v1\//.test(s) && s.length <= 200;
 }
 
 /** The raw detail line: the code, then the message as given. */
