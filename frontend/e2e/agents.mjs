@@ -121,7 +121,7 @@ async function main() {
     await send(text);
     await conv.getByRole('alert').filter({ hasText: 'needs you to sign in' }).waitFor();
     const box = conv.locator('[data-signin-needed]');
-    await box.getByRole('button', { name: `Sign in to ${agent}` }).waitFor();
+    await box.getByText(`Sign in to ${agent}`).waitFor();
     const methods = box.getByRole('list', { name: `Ways to sign in to ${agent}` });
     await methods.waitFor(); // shown at once, in the thread
     return { th, box, methods };
