@@ -59,7 +59,7 @@ describe('App threads', () => {
     expect(f.calls.some((c) => c.method === 'installAgent' && c.args[0] === 'claude')).toBe(true);
     f.agents = [{ ...f.agents[0], status: 'available', reason: undefined, installed: { version: '0.100.0', path: '/d/x' } }];
     // The install's end reloads the agents.
-    f.push({ seq: 1, type: 'agent_install', at: '2026-01-01T00:00:00Z', agent: 'claude', phase: 'done', fraction: 1, version: '0.100.0' });
+    f.push({ ...ev(1, 'agent_install', { agent: 'claude', phase: 'done', fraction: 1, version: '0.100.0' }), threadId: '', turnId: '' });
     // Installed: the page stays, and says what comes next.
     const next = await screen.findByRole('region', { name: 'Start your first thread' });
     await fireEvent.click(within(next).getByRole('button', { name: 'Start a thread with Claude Code' }));
