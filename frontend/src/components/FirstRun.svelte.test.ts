@@ -99,9 +99,6 @@ describe('FirstRun', () => {
     inst.node = { required: 22, ok: false };
     setup(inst);
     expect(screen.getByText('The agents need Node.js 22 or newer, and this computer has none.')).toBeTruthy();
-    // Install waits for Node.
-    await fireEvent.click(screen.getByRole('button', { name: 'Install Claude Code' }));
-    expect(inst.calls).toEqual([]);
     await fireEvent.click(screen.getByRole('button', { name: 'Install Node 22' }));
     expect(inst.calls).toEqual(['install node']);
     inst.event({ agent: 'node', phase: 'downloading', fraction: 0.5 });
@@ -113,6 +110,38 @@ describe('FirstRun', () => {
     expect(screen.getByText('Node.js 22.12.0 is installed.')).toBeTruthy();
     await fireEvent.click(screen.getByRole('button', { name: 'Install Claude Code' }));
     expect(inst.calls).toEqual(['install node', 'install claude']);
+  });
+
+  it("an agent's Install with Node missing installs Node first, then the agent by itself", async () => {
+    const inst = new FakeInstaller();
+    inst.node = { path: '/usr/bin/node', version: '20.20.2', major: 20, required: 22, ok: false };
+    setup(inst);
+    await fireEvent.click(screen.getByRole('button', { name: 'Install Claude Code' }));
+    expect(inst.calls).toEqual(['install node']);
+    const card = screen.getByRole('listitem', { name: 'Claude Code' });
+    expect(within(card).getByText('Installing Node.js 22 first…')).toBeTruthy();
+    inst.event({ agent: 'node', phase: 'downloading', fraction: 0.6 });
+    flushSync();
+    expect((within(card).getByRole('progressbar', { name: 'Installing Node for Claude Code' }) as HTMLProgressElement).value).toBeCloseTo(0.6);
+    expect(inst.calls).toEqual(['install node']); // not before Node is there
+    inst.event({ agent: 'node', phase: 'done', fraction: 1, version: '22.12.0' });
+    inst.node = { path: '/d/node/bin/node', version: '22.12.0', major: 22, own: true, required: 22, ok: true };
+    flushSync();
+    await vi.waitFor(() => expect(inst.calls).toEqual(['install node', 'install claude']));
+  });
+
+  it("Node's install failing drops the agent's install, and says why once", async () => {
+    const inst = new FakeInstaller();
+    inst.node = { required: 22, ok: false };
+    setup(inst);
+    await fireEvent.click(screen.getByRole('button', { name: 'Install Claude Code' }));
+    inst.event({ agent: 'node', phase: 'failed', fraction: 0.2, error: 'getaddrinfo ENOTFOUND registry.npmjs.org', reason: 'NO_NETWORK' });
+    flushSync();
+    const alerts = screen.getAllByRole('alert');
+    expect(alerts).toHaveLength(1);
+    expect(alerts[0].querySelector('.title')?.textContent).toBe('Node.js could not be downloaded: this computer cannot reach the npm registry. Check the network connection.');
+    expect(screen.getByRole('button', { name: 'Install Claude Code' })).toBeTruthy();
+    expect(inst.calls).toEqual(['install node']);
   });
 
   it('an agent found on this computer is ready, first, with Start a thread', async () => {
