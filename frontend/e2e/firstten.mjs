@@ -21,12 +21,15 @@
 //      Details), "Use an API key" opens the key field in place, Save and
 //      sign in; the failed message is sent again once, by itself, marked
 //      "Sent again after signing in", and answers.
-// Screenshots of each step (light, and dark at 700 px for the first-run
-// page) into build/screenshots/firstten-*.png. The page reports no error.
+// Screenshots of each step (light at 1440 px, dark at 700 px; the
+// first-run page in both at both) into build/screenshots/firstten-*.png;
+// axe-core finds nothing on the first-run page, New thread and the
+// sign-in cards (light and dark). The page reports no error.
 import { mkdirSync } from 'node:fs';
 import { join } from 'node:path';
 import { buildFakeAgent, checker, logger, noProblems, openPage, runScript, screenshotDir, startHub, tempDir } from './harness.mjs';
 import { fixtureRegistry } from './npmfixture.mjs';
+import { axeRun, scheme } from './a11y.mjs';
 
 const bench = process.argv.includes('--bench');
 const log = logger('firstten');
@@ -57,6 +60,18 @@ const recorder = () => {
     }
   }).observe(document, { subtree: true, childList: true, characterData: true });
 };
+
+/** axe-core (as e2e/a11y.mjs runs it) in light and dark: fails on any violation. */
+async function accessible(page, state) {
+  const found = [];
+  for (const s of ['light', 'dark']) {
+    await scheme(page, s);
+    for (const v of (await axeRun(page)).violations) found.push(`${state}/${s}: ${v.id} (${v.impact}) ${v.help}: ${v.targets.join(', ')}`);
+  }
+  await scheme(page, 'light');
+  if (found.length) throw new Error(`accessibility violations:\n${found.join('\n')}`);
+  log('ok: axe finds nothing in', state, '(light and dark)');
+}
 
 /** One first-ten-minutes run on a fresh data dir; {clicks, ms}. */
 async function run(i, agentBin, shots) {
@@ -105,6 +120,7 @@ async function run(i, agentBin, shots) {
     const text = await page.locator('main').innerText();
     check(!/npm install|unavailable|not found on PATH/i.test(text), 'the first-run page shows no install command and no "unavailable"');
     await shot('1-launch', { sizes: [['light', 1440], ['dark', 1440], ['light', 700], ['dark', 700]] });
+    await accessible(page, 'the first-run page');
   }
 
   // 2. Install in place: progress, then its end.
@@ -119,6 +135,7 @@ async function run(i, agentBin, shots) {
   if (!bench) {
     check((await card.getByRole('status').innerText()).includes('Installed'), 'the install ends with "Installed" and "Start a thread" in its card');
     await shot('2-installed', { sizes: [['light', 1440], ['dark', 700]] });
+    await accessible(page, 'the first-run page, an agent installed');
   }
 
   // 3. New thread, the agent chosen already.
@@ -184,6 +201,7 @@ async function signIn(page, conv, work, shot) {
   await more.getByRole('button', { name: 'Install Claude Code' }).waitFor();
   check(!/npm install|unavailable/i.test(await dialog.innerText()), 'New thread lists the rest under "Install more…" with no command to copy');
   await shot('6-install-more', { sizes: [['light', 1440], ['dark', 700]] });
+  await accessible(page, 'New thread with "Install more…" open');
   await dialog.getByRole('textbox', { name: 'Folder' }).fill(work);
   await dialog.getByRole('textbox', { name: 'Title (optional)' }).fill('Needs a key');
   await dialog.getByRole('button', { name: 'Create thread' }).click();
@@ -204,6 +222,7 @@ async function signIn(page, conv, work, shot) {
   const key = methods.getByLabel('FAKE_AGENT_KEY for Keyed agent');
   await key.fill('sk-fake-0001');
   await shot('7-api-key', { sizes: [['light', 1440], ['dark', 700]] });
+  await accessible(page, 'the refused turn: its error and the sign-in cards, the key field open');
   await methods.getByRole('button', { name: 'Save and sign in' }).click();
   await conv.getByText('Sent again after signing in').waitFor();
   await conv.locator('.md').filter({ hasText: 'answered after the key' }).waitFor();

@@ -65,7 +65,7 @@ describe('Sign in to an agent', () => {
     });
     const cards = within(screen.getByRole('list', { name: 'Ways to sign in to Codex' })).getAllByRole('listitem');
     // One card per method, each with a plain title.
-    expect(cards.map((c) => c.querySelector('.title')?.textContent)).toEqual(['Sign in with ChatGPT', 'Log in in a terminal', 'Use an API key']);
+    expect(cards.map((c) => c.querySelector('.title')?.textContent)).toEqual(['Sign in with your Codex account', 'Sign in in a terminal', 'Use an API key']);
     expect(screen.queryByLabelText('OPENAI_API_KEY for Codex')).toBeNull();
     await fireEvent.click(within(cards[2]).getByRole('button', { name: 'Use an API key' }));
     const key = within(cards[2]).getByLabelText('OPENAI_API_KEY for Codex') as HTMLInputElement;
