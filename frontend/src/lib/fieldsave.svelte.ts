@@ -17,24 +17,34 @@ export class FieldSave {
     return this.state === 'saving';
   }
 
+  /** The saves of this field in order: a value committed while one saves goes after it. */
+  private chain: Promise<unknown> = Promise.resolve();
+  private waiting = 0;
+
   /**
-   * Runs save (one PATCH); true when the hub took it. A save while one is
-   * running is not started (false). A refusal is kept for the field to
-   * show, and the caller puts back the value in force.
+   * Runs save (one PATCH) after any save of this field still running, so
+   * the last value committed is the one saved; true when the hub took it.
+   * A refusal is kept for the field to show, and the caller puts back the
+   * value in force.
    */
-  async run(save: () => Promise<unknown>): Promise<boolean> {
-    if (this.state === 'saving') return false;
+  run(save: () => Promise<unknown>): Promise<boolean> {
+    this.waiting++;
     this.state = 'saving';
     this.error = '';
-    try {
-      await save();
-      this.state = 'saved';
-      return true;
-    } catch (err) {
-      this.error = describeError(err);
-      this.state = 'error';
-      return false;
-    }
+    const done = this.chain.then(async () => {
+      try {
+        await save();
+        if (--this.waiting === 0) this.state = 'saved';
+        return true;
+      } catch (err) {
+        this.waiting--;
+        this.error = describeError(err);
+        this.state = 'error';
+        return false;
+      }
+    });
+    this.chain = done;
+    return done;
   }
 
   /** Back to nothing to say (the value is being edited again). */
