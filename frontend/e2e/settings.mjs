@@ -24,7 +24,8 @@
 // saves when committed, a bad one is said at the field, and the rows under
 // it do not move when "Saved" shows; no Save buttons; no budget field for
 // an agent not installed; at most one "not found on PATH". Screenshots
-// settings-page-{light,dark}-{700,1440}.png.
+// settings-{page,approvals,budgets}-{light,dark}-{700,1440}.png and
+// settings-field-error.png.
 //
 // Run alone (a hub with the fake agent and one missing agent):
 //   node e2e/settings.mjs        (after `vite build`)
@@ -147,6 +148,13 @@ async function pageScenario(page, dialog, { log, shots }) {
     const c = h?.closest('.content');
     return h && c && Math.abs(h.getBoundingClientRect().top - c.getBoundingClientRect().top) < 60;
   });
+  // Scrolling the page marks the section at its top.
+  const content = dialog.locator('.content');
+  await content.evaluate((c) => c.scrollTo(0, c.scrollHeight));
+  await nav.locator('[aria-current="true"]', { hasText: 'Advanced' }).waitFor();
+  await content.evaluate((c) => c.scrollTo(0, 0));
+  await nav.locator('[aria-current="true"]', { hasText: 'Agents' }).waitFor();
+  await nav.getByRole('button', { name: 'Approvals' }).click();
   // Keyboard: the nav's entries are buttons; Down moves to the next.
   await nav.getByRole('button', { name: 'Approvals' }).focus();
   await page.keyboard.press('ArrowDown');
@@ -165,6 +173,8 @@ async function pageScenario(page, dialog, { log, shots }) {
   await timeout.fill('0');
   await timeout.press('Tab');
   await dialog.locator('#settings-timeout-status').getByRole('alert').getByText('Give a whole number greater than 0.').waitFor();
+  mkdirSync(shots, { recursive: true });
+  await dialog.screenshot({ path: join(shots, 'settings-field-error.png') });
   const y1 = (await below.boundingBox()).y;
   if (y1 !== y0) throw new Error(`the row below moved when the error showed: ${y0} → ${y1}`);
   await timeout.fill('30');
