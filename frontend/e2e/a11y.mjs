@@ -159,7 +159,7 @@ export async function a11yScenario(page, { url, log, shots }) {
   await check('rules-editor');
   await ruleForm.getByRole('button', { name: 'Cancel' }).click();
   await ruleForm.waitFor({ state: 'detached' });
-  await settings.getByRole('button', { name: 'Close', exact: true }).click();
+  await settings.getByRole('button', { name: 'Close settings', exact: true }).click();
   await settings.waitFor({ state: 'detached' });
 
   log('a11y: the Search dialog with hits');
@@ -330,7 +330,7 @@ export async function a11yScenario(page, { url, log, shots }) {
       await dialog.waitFor({ state: 'detached', timeout: 3000 });
     } catch {
       keyboard.push(`Escape did not close the ${name} dialog`);
-      await dialog.getByRole('button', { name: name === 'Settings' ? 'Close' : 'Cancel', exact: true }).click();
+      await dialog.getByRole('button', { name: name === 'Settings' ? 'Close settings' : 'Cancel', exact: true }).click();
       await dialog.waitFor({ state: 'detached' });
       continue;
     }

@@ -221,9 +221,13 @@ async function main() {
   await settings.getByRole('checkbox', { name: 'Escalate a request nobody answered' }).check();
   await settings.getByRole('spinbutton', { name: 'Escalate after' }).fill('2');
   await settings.getByRole('combobox', { name: 'Unit of the escalation time' }).selectOption('s');
-  await settings.getByRole('button', { name: 'Save escalation' }).click();
-  await settings.locator('form.escalation').getByText('Saved.').waitFor();
-  const s = (await api('GET', '/v1/settings')).settings;
+  // Each value saves as it is committed (ADR 0037); the last one committed is 2 s.
+  await settings.locator('#settings-escalate-status').getByText('Saved').waitFor();
+  let s = (await api('GET', '/v1/settings')).settings;
+  for (let i = 0; i < 50 && s.permissions.escalateAfter !== '2s'; i++) {
+    await new Promise((r) => setTimeout(r, 100));
+    s = (await api('GET', '/v1/settings')).settings;
+  }
   check(s.permissions.escalateAfter === '2s', `escalateAfter saved: ${s.permissions.escalateAfter}`);
   await page.keyboard.press('Escape');
   await settings.waitFor({ state: 'detached' });

@@ -13,13 +13,16 @@
 //     by the agent";
 //   - a worktree thread shows its branch; Discard asks first, naming the
 //     branch, then removes the worktree and the branch;
+//   - the view has a file list, line numbers, no raw "diff --git"/"index"
+//     lines, side by side and unified; a line holding <img …> is text;
+//     screenshots changes-{light,dark}-{700,1440}.png;
 //   - axe-core finds no violation in the Changes view (unified and side by
 //     side) nor in the worktree bar with its confirmation.
 import { execFileSync } from 'node:child_process';
 import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { buildFakeAgent, checker, logger, noProblems, openPage, runScript, startHub, tempDir } from './harness.mjs';
+import { buildFakeAgent, checker, logger, noProblems, openPage, runScript, screenshotDir, startHub, tempDir } from './harness.mjs';
 
 const axeSource = readFileSync(join(dirname(fileURLToPath(import.meta.url)), '..', 'node_modules', 'axe-core', 'axe.min.js'), 'utf8');
 
@@ -56,6 +59,7 @@ async function main() {
   mkdirSync(repo);
   git(repo, 'init', '-q', '-b', 'main');
   writeFileSync(join(repo, 'app.txt'), 'line one\nline two\n');
+  writeFileSync(join(repo, 'main.go'), 'package main\n\nimport "fmt"\n\n// old says hello.\nfunc old() {\n\tfmt.Println("hello")\n}\n\nvar x = 1\n');
   git(repo, 'add', '-A');
   git(repo, 'commit', '-qm', 'init');
   const plain = join(workDir.dir, 'plain');
@@ -94,17 +98,29 @@ async function main() {
   await page.getByRole('button', { name: 'Changes' }).click();
   const diff = page.getByLabel('Changes to app.txt');
   await diff.waitFor();
-  const shown = (await diff.locator('.add, .del').allTextContents()).map((s) => s.trim());
+  await page.getByRole('button', { name: 'Unified' }).click();
+  // Each changed line as its marker and code (the line numbers are cells of their own).
+  const shown = await diff.locator('tr.add .c, tr.del .c').allTextContents();
   const cp = (await hub.api('GET', `/v1/threads/${th.id}/checkpoints`)).checkpoints[0].commit;
   const want = git(repo, 'diff', '--no-color', cp, '--', 'app.txt')
     .split('\n')
     .filter((l) => /^[+-]/.test(l) && !/^(\+\+\+|---) /.test(l));
   check(JSON.stringify(shown) === JSON.stringify(want), `the view shows git diff's lines ${JSON.stringify(shown)}`);
+  const header = await diff.textContent();
+  check(!/diff --git|index [0-9a-f]|--- a\/|\+\+\+ b\//.test(header), 'no raw git header lines are shown');
+  const numbers = await diff.locator('tr.add td.n, tr.del td.n').allTextContents();
+  check(numbers.filter((n) => n !== '').length === shown.length, `each changed line has its number (${JSON.stringify(numbers)})`);
+  check(
+    (await page.getByRole('navigation', { name: 'Changed files' }).getByRole('button').allTextContents()).some((t) => t.includes('app.txt')),
+    'the file list names app.txt',
+  );
+  await page.getByRole('button', { name: 'Unified' }).click();
   await axeCheck(page, 'the Changes view (unified)');
-  await page.getByRole('checkbox', { name: 'Side by side' }).check();
+  await page.getByRole('button', { name: 'Side by side' }).click();
   await page.getByRole('table', { name: 'Changes to app.txt' }).waitFor();
+  check((await diff.locator('td.c').count()) > 0 && (await diff.locator('colgroup col').count()) === 4, 'side by side has two code columns');
   await axeCheck(page, 'the Changes view (side by side)');
-  await page.getByRole('checkbox', { name: 'Side by side' }).uncheck();
+  await page.getByRole('button', { name: 'Unified' }).click();
 
   await page.getByRole('button', { name: 'Revert file' }).click();
   await page.getByRole('button', { name: 'Revert', exact: true }).click();
@@ -120,7 +136,8 @@ async function main() {
   await open('Plain thread');
   await page.getByRole('button', { name: 'Changes' }).click();
   await page.getByText(/As reported by the agent/).waitFor();
-  const adds = (await page.getByLabel(`Changes to ${join(plain, 'notes.txt')}`).locator('.add').allTextContents()).map((s) => s.trim());
+  await page.getByRole('button', { name: 'Unified' }).click();
+  const adds = await page.getByLabel(`Changes to ${join(plain, 'notes.txt')}`).locator('tr.add .c').allTextContents();
   check(JSON.stringify(adds) === JSON.stringify(['+new']), `the reported diff shows ${JSON.stringify(adds)}`);
 
   log('a worktree thread: branch shown, Discard asks first');
@@ -137,6 +154,28 @@ async function main() {
   await page.getByRole('status').filter({ hasText: 'Worktree and branch removed' }).waitFor();
   check(!existsSync(wt.worktree.path), 'the worktree is gone');
   check(git(repo, 'branch', '--list', wt.worktree.branch) === '', 'the branch is gone');
+
+  log('screenshots: a Go file modified, coloured, with a hostile line; 700 and 1440, light and dark');
+  const gt = (await hub.api('POST', '/v1/threads', { body: { agent: 'fake', cwd: repo, title: 'Go thread' } })).thread;
+  const goFile = join(repo, 'main.go');
+  const goText = 'package main\n\nimport "fmt"\n\n// main starts it.\nfunc main() {\n\tfmt.Println("hello", 42)\n\tfmt.Println("<img src=x onerror=window.__pwned=1>")\n}\n\nvar x = 2\n<img src=x onerror="window.__pwned=1">\n';
+  const gturn = (await hub.api('POST', `/v1/threads/${gt.id}/turns`, { body: { input: `fs-write ${goFile} ${goText}` } })).turn;
+  await turnDone(gt.id, gturn.id);
+  await open('Go thread');
+  await page.getByRole('button', { name: 'Changes' }).click();
+  await page.getByLabel('Changes to main.go').waitFor();
+  check((await page.locator('.changes img').count()) === 0, 'a line holding <img …> is text, not an image');
+  check((await page.evaluate(() => window.__pwned)) === undefined, 'no script from a diff line ran');
+  for (const width of [700, 1440]) {
+    await page.setViewportSize({ width, height: 860 });
+    await page.getByRole('button', { name: width < 1000 ? 'Unified' : 'Side by side' }).click();
+    for (const scheme of ['light', 'dark']) {
+      await page.emulateMedia({ colorScheme: scheme });
+      await page.waitForTimeout(200);
+      await page.screenshot({ path: join(screenshotDir(), `changes-${scheme}-${width}.png`) });
+    }
+  }
+  await page.emulateMedia({ colorScheme: 'light' });
 
   noProblems(problems);
   log('ok');

@@ -26,6 +26,9 @@ afterEach(() => {
   delete document.documentElement.dataset.theme;
 });
 
+/** The row of a control: the control with its save state. */
+const row = (control: HTMLElement) => control.closest('.check, .line') as HTMLElement;
+
 describe('Settings', () => {
   it('applies the theme from the settings at start', async () => {
     const f = new FakeTransport();
@@ -39,7 +42,7 @@ describe('Settings', () => {
     const button = await screen.findByRole('button', { name: 'Settings' });
     await fireEvent.keyDown(window, { key: ',', ctrlKey: true });
     const dialog = await screen.findByRole('dialog', { name: 'Settings' });
-    expect(within(dialog).getByText('/home/me/.config/switchboard/config.yaml')).toBeTruthy();
+    expect(within(dialog).getAllByText('/home/me/.config/switchboard/config.yaml').length).toBeGreaterThan(0);
     await fireEvent.keyDown(dialog, { key: 'Escape' });
     expect(screen.queryByRole('dialog', { name: 'Settings' })).toBeNull();
 
@@ -54,12 +57,12 @@ describe('Settings', () => {
   it('switches the theme at once and saves it', async () => {
     const { f } = setup();
     const dialog = await open();
-    const group = within(dialog).getByRole('radiogroup', { name: 'Appearance' });
+    const group = within(within(dialog).getByRole('region', { name: 'Appearance' })).getByRole('radiogroup', { name: 'Theme' });
     const system = within(group).getByRole('radio', { name: 'System' }) as HTMLInputElement;
     await waitFor(() => expect(system.checked).toBe(true));
     await fireEvent.click(within(group).getByRole('radio', { name: 'Dark' }));
     expect(document.documentElement.dataset.theme).toBe('dark');
-    await within(dialog).findByText('Saved.');
+    await within(dialog).findByText('Saved');
     expect(patches(f)).toEqual([{ ui: { theme: 'dark' } }]);
     expect(f.settings.ui.theme).toBe('dark');
     // Escape closes wherever the focus went.
@@ -73,7 +76,7 @@ describe('Settings', () => {
     const box = within(dialog).getByRole('checkbox', { name: 'Start the tray at login' }) as HTMLInputElement;
     expect(box.checked).toBe(false);
     await fireEvent.click(box);
-    await within(within(dialog).getByRole('region', { name: 'Tray' })).findByText('Saved.');
+    await within(row(box)).findByText('Saved');
     expect(patches(f)).toEqual([{ tray: { autostart: true } }]);
     expect(f.settings.tray).toEqual({ autostart: true });
     expect(box.checked).toBe(true);
@@ -91,7 +94,7 @@ describe('Settings', () => {
     const box = within(dialog).getByRole('checkbox', { name: 'Hide secrets before they are saved' }) as HTMLInputElement;
     await waitFor(() => expect(box.checked).toBe(true));
     await fireEvent.click(box);
-    await within(within(dialog).getByRole('region', { name: 'Privacy' })).findByText('Saved.');
+    await within(row(box)).findByText('Saved');
     expect(patches(f)).toEqual([{ redaction: { enabled: false } }]);
     expect(f.settings.redaction).toEqual({ enabled: false });
     expect(box.checked).toBe(false);
@@ -108,7 +111,7 @@ describe('Settings', () => {
     delete f.settings.tray;
     setup(f);
     const dialog = await open();
-    await within(dialog).findByRole('radiogroup', { name: 'Appearance' });
+    await within(dialog).findByRole('radiogroup', { name: 'Theme' });
     expect(within(dialog).queryByRole('checkbox', { name: 'Start the tray at login' })).toBeNull();
   });
 
@@ -118,36 +121,39 @@ describe('Settings', () => {
     f.settingsError = new HubError('CONFLICT', 'the config file has an error; fix it first');
     await fireEvent.click(within(dialog).getByRole('radio', { name: 'Light' }));
     expect((await within(dialog).findByRole('alert')).textContent).toBe('the config file has an error; fix it first (CONFLICT)');
+    expect(within(dialog).getByRole('radiogroup', { name: 'Theme' }).parentElement!.contains(within(dialog).getByRole('alert'))).toBe(true);
     await waitFor(() => expect((within(dialog).getByRole('radio', { name: 'System' }) as HTMLInputElement).checked).toBe(true));
     expect(document.documentElement.dataset.theme).toBe('system');
   });
 
-  it('saves the timeout with its unit, shows progress, and keeps what was typed on an error', async () => {
+  it('saves the timeout with its unit when committed, shows progress, and keeps what was typed on an error, at the field', async () => {
     const { f } = setup();
     const dialog = await open();
     const value = within(dialog).getByRole('spinbutton', { name: 'Refuse an unanswered permission after' }) as HTMLInputElement;
+    const unit = within(dialog).getByRole('combobox', { name: 'Unit of the permission timeout' }) as HTMLSelectElement;
+    const status = dialog.querySelector('#settings-timeout-status') as HTMLElement;
     await waitFor(() => expect(value.value).toBe('10'));
-    expect((within(dialog).getByRole('combobox', { name: 'Unit of the permission timeout' }) as HTMLSelectElement).value).toBe('m');
+    expect(unit.value).toBe('m');
 
     await fireEvent.input(value, { target: { value: '0' } });
-    await fireEvent.click(within(dialog).getByRole('button', { name: 'Save timeout' }));
-    expect(within(dialog).getByText('Give a whole number greater than 0.')).toBeTruthy();
+    await fireEvent.change(value);
+    expect(within(status).getByRole('alert').textContent).toBe('Give a whole number greater than 0.');
+    expect(value.getAttribute('aria-invalid')).toBe('true');
     expect(patches(f)).toEqual([]);
 
     await fireEvent.input(value, { target: { value: '90' } });
-    await fireEvent.change(within(dialog).getByRole('combobox', { name: 'Unit of the permission timeout' }), { target: { value: 's' } });
     let release!: () => void;
     f.settingsGate = new Promise((r) => (release = r));
     f.settingsError = new HubError('INVALID_ARGUMENT', 'permissions.timeout must be between 1s and 24h0m0s');
-    await fireEvent.click(within(dialog).getByRole('button', { name: 'Save timeout' }));
-    expect(await within(dialog).findByRole('button', { name: 'Saving…' })).toBeTruthy();
+    await fireEvent.change(unit, { target: { value: 's' } });
+    await within(status).findByText('Saving…');
     release();
-    expect((await within(dialog).findByRole('alert')).textContent).toContain('(INVALID_ARGUMENT)');
+    expect((await within(status).findByRole('alert')).textContent).toContain('(INVALID_ARGUMENT)');
     expect(value.value).toBe('90');
     f.settingsGate = undefined;
 
-    await fireEvent.click(within(dialog).getByRole('button', { name: 'Save timeout' }));
-    await within(dialog).findByText('Saved.');
+    await fireEvent.change(value);
+    await within(status).findByText('Saved');
     expect(patches(f).at(-1)).toEqual({ permissions: { timeout: '90s' } });
     expect(f.settings.permissions.timeout).toBe('90s');
   });
@@ -188,7 +194,7 @@ describe('Settings', () => {
     const turns = within(dialog).getByRole('checkbox', { name: /when a turn completes/ }) as HTMLInputElement;
     await waitFor(() => expect(turns.checked).toBe(true));
     await fireEvent.click(turns);
-    await within(dialog).findByText('Saved.');
+    await within(row(turns)).findByText('Saved');
     expect(patches(f)).toEqual([{ notifications: { turnCompleted: false } }]);
     // Each reason has its own switch.
     const reasons: [RegExp, string][] = [
@@ -217,7 +223,7 @@ describe('Settings', () => {
     setup(f);
     const dialog = await open();
     const agents = within(dialog).getByRole('region', { name: 'Agents' });
-    expect(within(agents).getByText('gone not found on PATH')).toBeTruthy();
+    expect(within(agents).getByRole('note').textContent).toContain('Not found on PATH: Gemini CLI, Gone agent.');
     expect(within(agents).getByText('npm install -g @google/gemini-cli')).toBeTruthy();
 
     const id = within(agents).getByRole('textbox', { name: 'Id' });
@@ -262,5 +268,122 @@ describe('Settings', () => {
     expect(within(dialog).getByText('SDK agent')).toBeTruthy();
     expect(within(dialog).queryByRole('radiogroup')).toBeNull();
     expect(within(dialog).queryByRole('button', { name: 'Add agent' })).toBeNull();
+  });
+});
+
+describe('Settings as one page', () => {
+  it('has a navigation of its sections: a click selects one and focuses its heading, arrows move between them', async () => {
+    setup();
+    const dialog = await open();
+    const nav = within(dialog).getByRole('navigation', { name: 'Settings sections' });
+    const entries = within(nav).getAllByRole('button');
+    expect(entries.map((b) => b.textContent)).toEqual(['Agents', 'Approvals', 'Budgets', 'Notifications', 'Appearance', 'Advanced']);
+    expect(entries[0].getAttribute('aria-current')).toBe('true');
+    // Every entry names a section of the page, headed with its name.
+    for (const b of entries) expect(within(dialog).getByRole('region', { name: b.textContent! })).toBeTruthy();
+
+    await fireEvent.click(within(nav).getByRole('button', { name: 'Budgets' }));
+    expect(within(nav).getByRole('button', { name: 'Budgets' }).getAttribute('aria-current')).toBe('true');
+    expect(entries[0].getAttribute('aria-current')).toBeNull();
+    expect(document.activeElement).toBe(within(dialog).getByRole('heading', { name: 'Budgets' }));
+
+    entries[2].focus();
+    await fireEvent.keyDown(entries[2], { key: 'ArrowDown' });
+    expect(document.activeElement).toBe(entries[3]);
+    await fireEvent.keyDown(entries[3], { key: 'End' });
+    expect(document.activeElement).toBe(entries[5]);
+    await fireEvent.keyDown(entries[5], { key: 'Home' });
+    expect(document.activeElement).toBe(entries[0]);
+  });
+
+  it('places every setting in its section', async () => {
+    const f = new FakeTransport();
+    f.settings.budgets = { currency: 'USD', daily: 5 };
+    setup(f);
+    const dialog = await open();
+    const section = (name: string) => within(within(dialog).getByRole('region', { name }));
+    await waitFor(() => expect(section('Agents').getByRole('button', { name: 'Add agent' })).toBeTruthy());
+    const a = section('Approvals');
+    a.getByRole('spinbutton', { name: 'Refuse an unanswered permission after' });
+    a.getByRole('checkbox', { name: 'Escalate a request nobody answered' });
+    a.getByRole('heading', { name: 'Rules' });
+    a.getByRole('heading', { name: 'Remembered decisions' });
+    const b = section('Budgets');
+    for (const name of ['Currency', 'Daily', 'Monthly', 'Per thread']) b.getByLabelText(name);
+    const n = section('Notifications');
+    for (const name of [/Desktop notifications/, /when a turn completes/, /A permission waits/, /asks you a question/, /A turn fails/, /A budget is/])
+      n.getByRole('checkbox', { name });
+    section('Appearance').getByRole('radiogroup', { name: 'Theme' });
+    const adv = section('Advanced');
+    adv.getByRole('checkbox', { name: 'Hide secrets before they are saved' });
+    adv.getByRole('checkbox', { name: 'Start the tray at login' });
+    expect(adv.getByText('/home/me/.config/switchboard/config.yaml')).toBeTruthy();
+  });
+
+  it('saves one way: no Save buttons, each field with its own state slot there before any save', async () => {
+    setup();
+    const dialog = await open();
+    expect(within(dialog).queryAllByRole('button', { name: /^Save/ })).toEqual([]);
+    const box = within(dialog).getByRole('checkbox', { name: 'Start the tray at login' });
+    // The slot the state shows in is there (empty) before the save, so nothing moves when it fills.
+    const slot = row(box).querySelector('.slot')!;
+    expect(slot.textContent).toBe('');
+    await fireEvent.click(box);
+    await within(row(box)).findByText('Saved');
+    expect(row(box).querySelector('.slot')).toBe(slot);
+    // Only that field says so.
+    expect(within(dialog).getAllByText('Saved')).toHaveLength(1);
+  });
+
+  it('saves a budget when committed, shows a refused one at its field with what was typed, and has no field for an agent not installed', async () => {
+    const f = new FakeTransport();
+    f.settings.budgets = { currency: 'USD', daily: 5, agents: { gone: { daily: 2 } } };
+    setup(f);
+    const dialog = await open();
+    const budgets = within(within(dialog).getByRole('region', { name: 'Budgets' }));
+    expect(budgets.getByRole('spinbutton', { name: 'SDK agent' })).toBeTruthy();
+    expect(budgets.queryByRole('spinbutton', { name: 'Gone agent' })).toBeNull();
+
+    const monthly = budgets.getByRole('spinbutton', { name: 'Monthly' }) as HTMLInputElement;
+    f.settingsError = new HubError('INVALID_ARGUMENT', 'budgets.monthly is smaller than budgets.daily');
+    await fireEvent.input(monthly, { target: { value: '3' } });
+    await fireEvent.change(monthly);
+    const refused = await within(row(monthly)).findByRole('alert');
+    expect(refused.textContent).toBe('budgets.monthly is smaller than budgets.daily (INVALID_ARGUMENT)');
+    expect(monthly.value).toBe('3');
+    expect(monthly.getAttribute('aria-invalid')).toBe('true');
+    expect(within(row(budgets.getByRole('spinbutton', { name: 'Daily' }))).queryByRole('alert')).toBeNull();
+
+    await fireEvent.input(monthly, { target: { value: '50' } });
+    await fireEvent.change(monthly);
+    await within(row(monthly)).findByText('Saved');
+    // The whole section with the one value changed; the limit of the agent not installed stays.
+    expect(patches(f).at(-1)).toEqual({ budgets: { currency: 'USD', daily: 5, monthly: 50, agents: { gone: { daily: 2 } } } });
+
+    const sdk = budgets.getByRole('spinbutton', { name: 'SDK agent' }) as HTMLInputElement;
+    await fireEvent.input(sdk, { target: { value: '1.5' } });
+    await fireEvent.change(sdk);
+    await within(row(sdk)).findByText('Saved');
+    expect(f.settings.budgets?.agents).toEqual({ gone: { daily: 2 }, sdk: { daily: 1.5 } });
+
+    const currency = budgets.getByRole('textbox', { name: 'Currency' }) as HTMLInputElement;
+    await fireEvent.input(currency, { target: { value: 'E' } });
+    await fireEvent.change(currency);
+    expect(within(row(currency)).getByRole('alert').textContent).toBe('Give a three-letter currency code, such as USD.');
+  });
+
+  it('says once that agents are not found on PATH', async () => {
+    const f = new FakeTransport();
+    f.agents.push({ id: 'cx', name: 'Codex', status: 'unavailable', command: 'codex-acp', reason: 'codex-acp not found on PATH; install it with: npm i -g codex-acp', install: 'npm i -g codex-acp' });
+    setup(f);
+    const dialog = await open();
+    const agents = within(dialog).getByRole('region', { name: 'Agents' });
+    await within(agents).findByText('Codex');
+    expect(agents.textContent!.match(/not found on PATH/gi)).toHaveLength(1);
+    expect(within(agents).getAllByRole('note')).toHaveLength(1);
+    expect(within(agents).getByRole('note').textContent).toContain('Codex, Gone agent');
+    expect(within(agents).getAllByText('not installed')).toHaveLength(2);
+    // The install command is still given, once, at its agent.
+    expect(within(agents).getAllByText('npm i -g codex-acp')).toHaveLength(1);
   });
 });

@@ -110,22 +110,26 @@ describe('Settings → Permissions: rules', () => {
     expect(names(dialog)).toEqual(['reads']);
   });
 
-  it('saves escalateAfter, refuses one not shorter than the timeout, and turns it off', async () => {
+  it('saves escalateAfter as it is committed, says at the field one not shorter than the timeout, and turns it off', async () => {
     const { f } = setup();
     const dialog = await open();
     const after = within(dialog).getByRole('spinbutton', { name: 'Escalate after' }) as HTMLInputElement;
     await waitFor(() => expect(after.value).toBe('2'));
     await fireEvent.input(after, { target: { value: '10' } });
-    await fireEvent.click(within(dialog).getByRole('button', { name: 'Save escalation' }));
-    expect(within(dialog).getByText('Give a time shorter than the timeout (10m).')).toBeTruthy();
+    await fireEvent.change(after);
+    const status = dialog.querySelector('#settings-escalate-status') as HTMLElement;
+    expect(within(status).getByRole('alert').textContent).toBe('Give a time shorter than the timeout (10m).');
+    expect(after.getAttribute('aria-invalid')).toBe('true');
     expect(patches(f)).toEqual([]);
     await fireEvent.input(after, { target: { value: '5' } });
-    await fireEvent.click(within(dialog).getByRole('button', { name: 'Save escalation' }));
+    expect(within(status).queryByRole('alert')).toBeNull(); // typing again clears it
+    await fireEvent.change(after);
     await waitFor(() => expect(patches(f)).toEqual([{ permissions: { escalateAfter: '5m' } }]));
+    await within(status).findByText('Saved');
     await fireEvent.click(within(dialog).getByRole('checkbox', { name: 'Escalate a request nobody answered' }));
-    await fireEvent.click(within(dialog).getByRole('button', { name: 'Save escalation' }));
     await waitFor(() => expect(patches(f).at(-1)).toEqual({ permissions: { escalateAfter: '' } }));
     expect(f.settings.permissions.escalateAfter).toBeUndefined();
+    expect(after.disabled).toBe(true);
   });
 
   it('lists remembered decisions with scope, agent, kind, command, decision, when and by whom, and removes one', async () => {

@@ -82,7 +82,7 @@ describe('budget events', () => {
 
 
 describe('Settings → Budgets', () => {
-  it('saves the budgets section whole', async () => {
+  it('saves the budgets section whole, with the one value committed changed', async () => {
     const f = new FakeTransport();
     f.settings = { ...f.settings, budgets: { currency: 'USD', daily: 5, agents: { claude: { daily: 3, monthly: 30 } } } };
     f.agents = [{ id: 'claude', name: 'Claude', status: 'available' } as never];
@@ -92,9 +92,9 @@ describe('Settings → Budgets', () => {
     const section = await within(dialog).findByRole('region', { name: 'Budgets' });
     const monthly = within(section).getByLabelText('Monthly') as HTMLInputElement;
     await fireEvent.input(monthly, { target: { value: '50' } });
-    await fireEvent.click(within(section).getByRole('button', { name: 'Save budgets' }));
-    await within(section).findByText('Saved.');
+    await fireEvent.change(monthly);
+    await within(section).findByText('Saved');
     const patch = f.calls.filter((c) => c.method === 'updateSettings').at(-1)?.args[0] as { budgets: unknown };
-    expect(patch.budgets).toEqual({ currency: 'USD', daily: 5, monthly: 50, perThread: 0, agents: { claude: { daily: 3, monthly: 30 } } });
+    expect(patch.budgets).toEqual({ currency: 'USD', daily: 5, monthly: 50, agents: { claude: { daily: 3, monthly: 30 } } });
   });
 });

@@ -4,7 +4,7 @@ import NewThreadDialog from './NewThreadDialog.svelte';
 import WorkPanel from './WorkPanel.svelte';
 import { HubError } from '../lib/transport';
 import { FakeTransport } from '../test/fakeTransport';
-import { diffLines, httpWork, sideBySide, type WorkApi } from '../lib/work';
+import { httpWork, type WorkApi } from '../lib/work';
 import type { Thread } from '../lib/types';
 
 const thread: Thread = {
@@ -94,18 +94,18 @@ describe('WorkPanel', () => {
     render(WorkPanel, { thread, work, turnIds: ['tu_1'] });
     await fireEvent.click(screen.getByRole('button', { name: 'Changes' }));
     const diff = await screen.findByLabelText('Changes to a.txt');
-    expect(diff.querySelector('.add')?.textContent?.trim()).toBe('+new');
-    expect(diff.querySelector('.del')?.textContent?.trim()).toBe('-old');
+    expect(diff.querySelector('.add .c')?.textContent).toBe('+new');
+    expect(diff.querySelector('.del .c')?.textContent).toBe('-old');
     // Agent text is never markup: a diff line holding tags shows them as text.
     expect(diff.querySelector('img, script')).toBeNull();
 
-    await fireEvent.click(screen.getByRole('checkbox', { name: 'Side by side' }));
+    await fireEvent.click(screen.getByRole('button', { name: 'Side by side' }));
     const table = await screen.findByRole('table', { name: 'Changes to a.txt' });
     const cells = [...table.querySelectorAll('td')].map((td) => td.textContent);
-    expect(cells).toContain('old');
-    expect(cells).toContain('new');
+    expect(cells).toContain('-old');
+    expect(cells).toContain('+new');
     expect(table.querySelector('img, script')).toBeNull();
-    await fireEvent.click(screen.getByRole('checkbox', { name: 'Side by side' }));
+    await fireEvent.click(screen.getByRole('button', { name: 'Unified' }));
     const code = await screen.findByLabelText('Changes to main.go');
     expect(code.querySelector('.hljs-keyword')?.textContent).toBe('func');
     expect(diff.textContent).toContain('<img src=x onerror=alert(1)>');
@@ -191,29 +191,6 @@ describe('work transport', () => {
       'GET /v1/threads/th_1/changes?turn=tu_1',
       'POST /v1/threads/th_1/checkpoints/tu_1/restore',
       'POST /v1/threads/th_1/merge',
-    ]);
-  });
-
-  it('sideBySide pairs deletions with the additions after them, context on both sides', () => {
-    const rows = sideBySide('@@ -1,3 +1,3 @@\n a\n-b\n-c\n+B\n d\n');
-    expect(rows.map((r) => [r.kind, r.left?.text ?? null, r.right?.text ?? null])).toEqual([
-      ['hunk', null, null],
-      ['pair', 'a', 'a'],
-      ['pair', 'b', 'B'],
-      ['pair', 'c', null],
-      ['pair', 'd', 'd'],
-    ]);
-  });
-
-  it('diffLines tells hunks, additions, deletions and context apart', () => {
-    expect(diffLines('diff --git a/x b/x\n--- a/x\n+++ b/x\n@@ -1,2 +1,2 @@\n a\n-b\n+c\n').map((l) => l.kind)).toEqual([
-      'meta',
-      'meta',
-      'meta',
-      'hunk',
-      'ctx',
-      'del',
-      'add',
     ]);
   });
 });

@@ -59,3 +59,28 @@ export function highlight(code: string, lang: string | undefined): { html: strin
     return { html: escapeHTML(code) };
   }
 }
+
+/** Extensions and file names highlight.js does not know by itself, and the language they are. */
+const pathLanguages: Record<string, string> = {
+  mjs: 'javascript',
+  cjs: 'javascript',
+  jsx: 'javascript',
+  tsx: 'typescript',
+  mts: 'typescript',
+  svelte: 'xml',
+  vue: 'xml',
+  htm: 'xml',
+  svg: 'xml',
+  toml: 'ini',
+  mod: 'go',
+  makefile: 'makefile',
+  dockerfile: 'dockerfile',
+};
+
+/** The language to highlight a file in, from its extension (or its name: Makefile, Dockerfile); undefined: plain. */
+export function languageOfPath(path: string): string | undefined {
+  const name = path.split('/').pop()?.toLowerCase() ?? '';
+  const ext = name.includes('.') ? name.slice(name.lastIndexOf('.') + 1) : name;
+  const lang = pathLanguages[ext] ?? ext;
+  return hljs.getLanguage(lang) ? lang : undefined;
+}

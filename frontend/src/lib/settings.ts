@@ -142,3 +142,12 @@ export function envPatch(id: string, entry: AgentSettings | undefined, key: stri
   a.env = { [key]: value };
   return { agents: { [id]: a } };
 }
+
+/**
+ * Whether the hub looked for agent a's command on PATH and did not find it
+ * (acp.Detect's reason "<command> not found on PATH[; install it with: …]").
+ * Settings says that once for all such agents, not once per agent.
+ */
+export function notOnPath(a: Agent): boolean {
+  return a.status !== 'available' && /\bnot found on PATH\b/.test(a.reason ?? '');
+}

@@ -334,6 +334,7 @@ export class FakeTransport implements Transport {
     if (patch.ui?.theme) s.ui.theme = patch.ui.theme;
     if (patch.tray?.autostart !== undefined) s.tray = { autostart: patch.tray.autostart };
     if (patch.redaction?.enabled !== undefined) s.redaction = { enabled: patch.redaction.enabled };
+    if (patch.budgets) s.budgets = structuredClone(patch.budgets);
     for (const [id, a] of Object.entries(patch.agents ?? {})) {
       s.agents = s.agents.filter((x) => x.id !== id);
       this.agents = this.agents.filter((x) => x.id !== id);
