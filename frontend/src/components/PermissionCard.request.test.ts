@@ -80,7 +80,7 @@ describe('PermissionCard with the hub’s request', () => {
     });
     expect(screen.getByText("Change git's own settings", { selector: 'strong' })).toBeTruthy();
     const answer = screen.getByRole('group', { name: 'Answer' });
-    expect(within(answer).getAllByRole('button').map((b) => b.textContent)).toEqual(['Allow once', 'Reject']);
-    expect(screen.queryByRole('button', { name: /Always here/ })).toBeNull();
+    expect(within(answer).getAllByRole('button').map((b) => b.textContent)).toEqual(['Allow once', 'Deny']);
+    expect(screen.queryByRole('button', { name: /Always/ })).toBeNull();
   });
 });

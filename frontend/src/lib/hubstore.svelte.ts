@@ -551,6 +551,10 @@ export class HubStore {
     try {
       const turns = await this.wholeHistory(id);
       c.loadHistory(turns);
+      // Decided requests keep their cards after a reload: each stored
+      // permission event carries the permission as it was then, the
+      // latest last (only pending ones are listed at start).
+      for (const t of turns) for (const e of t.events ?? []) if (isPermissionEvent(e)) this.upsertPermission(e.permission as Permission);
       this.marks.learn(id, turns[turns.length - 1]?.status);
     } catch (e) {
       this.report(e);
@@ -754,4 +758,13 @@ export class HubStore {
 
 function max(a: string, b: string): string {
   return b > a ? b : a;
+}
+
+/** A stored event that carries a permission (its state at that event). */
+function isPermissionEvent(e: HubEvent): boolean {
+  return (
+    (e.type === 'permission_required' || e.type === 'permission_resolved' || e.type === 'permission_escalated') &&
+    !!e.permission &&
+    typeof e.permission === 'object'
+  );
 }
