@@ -99,3 +99,50 @@ func TestAgentAlwaysScopeAndNonCommands(t *testing.T) {
 	}
 	until(t, sub, hub.EventTurnCompleted)
 }
+
+// Through an agent that keeps its own "always" (the fake agent's
+// ask-always-terminal, like claude-agent-acp): the first run is asked and
+// its terminal covered; the second is not asked by the agent, and the
+// hub's remembered rule lets its terminal run; another line is asked.
+func TestAgentAlwaysThroughAgentThatRemembers(t *testing.T) {
+	h := newHarness(t, nil)
+	ctx := context.Background()
+	th := h.thread("fake")
+	sub := h.watch(th)
+
+	h.e.StartTurn(ctx, alice, th.ID, hub.TurnInput{Input: "ask-always-terminal echo hi"})
+	p := payload[hub.Permission](t, until(t, sub, hub.EventPermissionRequired), "permission")
+	if p.ToolCall == nil || len(p.Options) != 3 || p.Options[1].Kind != "allow_always" {
+		t.Fatalf("asked %+v", p)
+	}
+	res, err := h.e.DecidePermission(ctx, alice, p.ID, hub.Decision{OptionID: "allow-always"})
+	if err != nil || res.Rule == nil || res.Rule.Command != "echo hi" {
+		t.Fatalf("decide: %+v %v", res.Rule, err)
+	}
+	turn := payload[hub.Turn](t, until(t, sub, hub.EventTurnCompleted), "turn")
+	if !strings.Contains(turn.Output, "terminal exit 0") {
+		t.Fatalf("first run: %q", turn.Output)
+	}
+
+	turn = h.run(th, sub, "ask-always-terminal echo hi")
+	if !strings.Contains(turn.Output, "ask-always-terminal remembered") || !strings.Contains(turn.Output, "terminal exit 0") {
+		t.Fatalf("second run: %q", turn.Output)
+	}
+	ps, _ := h.e.ListPermissions(ctx, alice, "")
+	if ps[0].Kind != hub.PermKindTerminal || ps[0].DecidedBy != hub.DecidedByRememberedPrefix+res.Rule.ID {
+		t.Fatalf("the second run's terminal %+v: want decided by the remembered rule", ps[0])
+	}
+	for _, x := range ps {
+		if x.Status == hub.PermissionPending {
+			t.Fatalf("pending %+v", x)
+		}
+	}
+
+	h.e.StartTurn(ctx, alice, th.ID, hub.TurnInput{Input: "ask-always-terminal echo bye"})
+	p = payload[hub.Permission](t, until(t, sub, hub.EventPermissionRequired), "permission")
+	if p.Request == nil || strings.Join(p.Request.Argv, " ") != "echo bye" {
+		t.Fatalf("another line: %+v", p.Request)
+	}
+	h.e.DecidePermission(ctx, alice, p.ID, hub.Decision{Outcome: "declined"})
+	until(t, sub, hub.EventTurnCompleted)
+}
