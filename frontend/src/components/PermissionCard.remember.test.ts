@@ -53,10 +53,10 @@ describe('PermissionCard: Always…', () => {
     expect(items.map((m) => m.textContent?.replace(/, in the agent's words:/, '').trim())).toEqual([
       'Always allow in this thread',
       'Always allow in this folder',
-      'Always allow in this agent',
+      'Always allow for this agent',
       'Always deny in this thread',
       'Always deny in this folder',
-      'Always deny in this agent',
+      'Always deny for this agent',
       "Always allow (the agent's option) “Always allow rm”",
     ]);
     expect(items[1].title).toContain('/home/me/src/app');

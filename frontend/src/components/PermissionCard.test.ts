@@ -183,6 +183,6 @@ describe('PermissionCard option labels', () => {
       }),
       ondecide: vi.fn(),
     });
-    expect(document.querySelector('.resolved')?.textContent).toBe('Approved by the tray (Allow once (“Deny”))');
+    expect(document.querySelector('.resolved')?.textContent).toBe('Approved by the tray · Allow once “Deny”');
   });
 });

@@ -11,7 +11,7 @@ import { HubStore } from '../lib/hubstore.svelte';
 import { FakeTransport, ev, permission, thread } from '../test/fakeTransport';
 import type { Permission } from '../lib/types';
 
-const call = { toolCallId: 'call_1', title: 'rm -rf build', kind: 'execute', status: 'pending', rawInput: { command: 'rm -rf build' } };
+const call = { toolCallId: 'call_1', title: 'Clean the build', kind: 'execute', status: 'pending', rawInput: { command: 'rm -rf build' } };
 const asked = permission('pe_1', {
   kind: 'agent',
   request: { kind: 'execute', title: 'rm -rf build', argv: ['rm', '-rf', 'build'], cwd: '/home/me/src/app' },
@@ -52,12 +52,17 @@ describe('ThreadView: one card per tool call', () => {
     expect(cards).toHaveLength(1);
     const card = cards[0] as HTMLElement;
     expect(card.classList.contains('asking')).toBe(true);
+    expect(card.querySelector('summary .badge')?.textContent).toBe('needs you');
     expect((card.querySelector('details.tool') as HTMLDetailsElement).open).toBe(true);
     // The request is in the card, once: one region, the hub's command line.
     expect(container.querySelectorAll('section.permission')).toHaveLength(1);
     const region = within(card).getByRole('region', { name: 'Permission request: rm -rf build' });
     expect(within(region).getByLabelText('Command').textContent).toBe('rm -rf build');
     expect(card.querySelector('[data-permission-id="pe_1"]')).toBeTruthy();
+    // Its title is what the hub says runs, not the agent's words.
+    expect(card.querySelector('summary .title')?.tagName).toBe('CODE');
+    expect(card.querySelector('summary .title')?.textContent).toBe('rm -rf build');
+    expect(card.textContent).not.toContain('Clean the build');
     const labels = within(region).getAllByRole('button').map((b) => b.textContent);
     expect(labels).toEqual(['Allow once', 'Deny', 'Always…']);
     await vi.advanceTimersByTimeAsync(500);
@@ -86,6 +91,21 @@ describe('ThreadView: one card per tool call', () => {
     expect(own.closest('.tool-card')).toBeNull();
     expect(within(own).getByText('Run a command', { selector: 'strong' })).toBeTruthy();
     expect(within(own).getAllByRole('button').map((b) => b.textContent)).toEqual(['Allow once', 'Deny', 'Always…']);
+  });
+
+  it('does not show again a terminal that ran under an approval the turn shows', () => {
+    const covered = permission('pe_4', {
+      kind: 'terminal',
+      status: 'approved',
+      decidedBy: 'covered:pe_1',
+      toolCall: { toolCallId: 'hub_terminal_2', title: 'rm -rf build', kind: 'execute' },
+      request: { kind: 'execute', argv: ['rm', '-rf', 'build'], cwd: '/home/me/src/app' },
+    });
+    const approved = { ...asked, status: 'approved' as const, decidedBy: 'window', optionId: 'allow' };
+    const c = conversation(ev(4, 'permission_resolved', { permission: approved }), ev(5, 'permission_resolved', { permission: covered }));
+    const { container } = render(ThreadView, props(c, { pe_1: approved, pe_4: covered }));
+    expect(container.querySelectorAll('section.permission')).toHaveLength(1);
+    expect(container.querySelector('[data-permission-id="pe_4"]')).toBeNull();
   });
 
   it('keeps an agent request whose tool call the turn does not show as a card of its own', () => {
