@@ -4,7 +4,7 @@
 // second costs one render a frame; within a thread they apply in seq order,
 // and a seq seen twice is ignored.
 import { noteAnnounced } from './announced.svelte';
-import { budgetNotice } from './ledger';
+import { budgetNotice, budgetRefusal } from './ledger';
 import type { ConnectionState, Navigate, Subscription, Transport } from './transport';
 import { HubError } from './transport';
 import { Conversation } from './conversation.svelte';
@@ -736,6 +736,9 @@ export class HubStore {
   }
 
   report(e: unknown): void {
+    // A turn refused because a budget is spent is said once, by the
+    // thread's BudgetBlocked banner (with its way out), never as a toast too.
+    if (budgetRefusal(e, '')) return;
     if (e instanceof HubError && e.code === 'UNAUTHORIZED' && this.transport.signedIn) {
       // A browser whose session the hub refused: the signed-out page, not a toast.
       this.signedOut = true;
