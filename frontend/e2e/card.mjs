@@ -19,7 +19,8 @@
 //   4. the agent runs `echo hi` again without asking: nobody is asked, the
 //      hub's terminal permission is decided by the remembered rule;
 //      `echo bye` is asked;
-//   5. after a reload the decided card is still in its tool call's card.
+//   5. after a reload the decided card is still in its tool call's card
+//      (card-reloaded-{light,dark}-{700,1440}.png).
 // The page reports no error, no HTTP error and no failed request.
 import { join } from 'node:path';
 import { buildFakeAgent, checker, logger, noProblems, openPage, runScript, screenshotDir, startHub, tempDir } from './harness.mjs';
@@ -152,6 +153,7 @@ async function main() {
   check(/^Approved by a remembered decision/.test((await ruled.locator('.resolved').textContent()) ?? ''), 'the terminal decided by the remembered rule says so');
   const byeCard = page.getByRole('region', { name: 'Permission request: echo bye' });
   check(/^Declined by /.test((await byeCard.locator('.resolved').textContent()) ?? ''), 'the declined one too');
+  await shoot(page, 'card-reloaded');
 
   noProblems(problems);
 }
