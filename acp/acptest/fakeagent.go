@@ -46,6 +46,10 @@
 //	                                in. Run with FakeLoginArg, the program asks
 //	                                for a code on its terminal; "1234" writes
 //	                                file and exits 0, anything else exits 1
+//	FAKEAGENT_KEY_VAR=<NAME>        with FAKEAGENT_AUTH_REQUIRED: authMethods also
+//	                                offers the env_var method {type: "env_var",
+//	                                id: "fake-key", varName: NAME}; an agent
+//	                                started with NAME set (not empty) is signed in
 //	FAKEAGENT_RECORD=<file>         append each session/new, session/load and
 //	                                session/resume request as one JSON line
 //	                                {"method","params"} to file
@@ -387,6 +391,7 @@ type options struct {
 	record          string // FAKEAGENT_RECORD
 	mcpCaps         string // FAKEAGENT_MCP_CAPS
 	credFile        string // FAKEAGENT_CRED_FILE
+	keyVar          string // FAKEAGENT_KEY_VAR
 	initDelay       time.Duration
 	textOnly        bool
 	uniqueSessions  bool
@@ -417,6 +422,7 @@ func readOptions() options {
 	o.record = os.Getenv("FAKEAGENT_RECORD")
 	o.mcpCaps = os.Getenv("FAKEAGENT_MCP_CAPS")
 	o.credFile = os.Getenv("FAKEAGENT_CRED_FILE")
+	o.keyVar = os.Getenv("FAKEAGENT_KEY_VAR")
 	o.uniqueSessions = os.Getenv("FAKEAGENT_UNIQUE_SESSIONS") == "1"
 	if v, err := strconv.Atoi(os.Getenv("FAKEAGENT_INIT_DELAY_MS")); err == nil {
 		o.initDelay = time.Duration(v) * time.Millisecond

@@ -6,6 +6,7 @@
 import { noteAnnounced } from './announced.svelte';
 import { budgetNotice, budgetRefusal } from './ledger';
 import type { ConnectionState, Navigate, Subscription, Transport } from './transport';
+import { errorLine } from './errors';
 import { HubError } from './transport';
 import { Conversation } from './conversation.svelte';
 import { normalizePermission } from './shapes';
@@ -350,9 +351,14 @@ export class HubStore {
 
   /** Starts installing (or updating) an agent; progress arrives as agent_install events. Throws the hub's refusal. */
   async installAgent(id: string, version?: string): Promise<void> {
+    await this.track(id, () => this.transport.installAgent(id, version));
+  }
+
+  /** Shows install id queued while start asks the hub; a refusal takes it out again and is thrown. */
+  private async track(id: string, start: () => Promise<void>): Promise<void> {
     this.installs = { ...this.installs, [id]: { agent: id, phase: 'queued', fraction: 0 } };
     try {
-      await this.transport.installAgent(id, version);
+      await start();
     } catch (e) {
       const { [id]: _, ...rest } = this.installs;
       this.installs = rest;
@@ -366,10 +372,9 @@ export class HubStore {
     await this.loadAgents();
   }
 
-  /** Starts installing Node 22 into the hub's data dir. */
+  /** Starts installing Node 22 into the hub's data dir; progress arrives as agent_install events. Throws the hub's refusal. */
   async installNode(): Promise<void> {
-    this.installs = { ...this.installs, node: { agent: 'node', phase: 'queued', fraction: 0 } };
-    await this.transport.installNode();
+    await this.track('node', () => this.transport.installNode());
   }
 
   enqueue(e: HubEvent): void {
@@ -746,8 +751,8 @@ export class HubStore {
       this.sub = undefined;
       return;
     }
-    const message =
-      e instanceof HubError ? `${e.message} (${e.code})` : e instanceof Error ? e.message : String(e);
+    // In product words, without a code or an API call (lib/errors.ts).
+    const message = errorLine(e);
     const id = ++this.toastId;
     this.errors.push({ id, message });
     setTimeout(() => this.dismiss(id), 8000);

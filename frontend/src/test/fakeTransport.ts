@@ -283,8 +283,11 @@ export class FakeTransport implements Transport {
   /** What signInAgent answers; authFrames receives a watched session's frames. */
   signInResult: { authSessionId?: string } = {};
   authFrames: ((f: { output?: string; exit?: number }) => void) | undefined;
+  /** Set to make every signInAgent call fail. */
+  signInError: HubError | undefined;
   async signInAgent(agentId: string, methodId: string) {
     this.log('signInAgent', agentId, methodId);
+    if (this.signInError) throw this.signInError;
     return this.signInResult;
   }
   watchAuth(id: string, onFrame: (f: { output?: string; exit?: number }) => void) {
