@@ -47,13 +47,20 @@ type PermissionRule struct {
 // (Decision.Remember). It lives in the database, not the config file, and
 // is tried after every config rule. Decision is RuleAllow or RuleDeny.
 type RememberedRule struct {
-	ID        string    `json:"id"` // "ru_…"
-	Scope     string    `json:"scope"`
-	ThreadID  string    `json:"threadId,omitempty"` // Scope RememberThread
-	Cwd       string    `json:"cwd,omitempty"`      // Scope RememberFolder
-	Agent     string    `json:"agent"`
-	Kind      string    `json:"kind"`
-	Command   string    `json:"command,omitempty"` // kind execute: the exact command it matches
+	ID       string `json:"id"` // "ru_…"
+	Scope    string `json:"scope"`
+	ThreadID string `json:"threadId,omitempty"` // Scope RememberThread
+	Cwd      string `json:"cwd,omitempty"`      // Scope RememberFolder
+	Agent    string `json:"agent"`
+	Kind     string `json:"kind"`
+	Command  string `json:"command,omitempty"` // kind execute: the exact command it matches
+	// RunsIn and EnvKey pin a command rule (Command set, kind execute)
+	// to exactly one run: the folder the command runs in, and the
+	// environment the agent sets (policy.EnvKey: a digest of the names
+	// and values in order; "" none). A request run elsewhere, or with
+	// another environment, is asked again.
+	RunsIn    string    `json:"runsIn,omitempty"`
+	EnvKey    string    `json:"envKey,omitempty"`
 	Decision  string    `json:"decision"`
 	Title     string    `json:"title,omitempty"` // the deciding request's title, to show
 	CreatedAt time.Time `json:"createdAt"`

@@ -13,7 +13,7 @@ func TestRememberedRules(t *testing.T) {
 	ctx := context.Background()
 	mustCommit(t, db, &hub.Write{Threads: []hub.Thread{thread("th_1", "c1", 0), thread("th_2", "c1", 1)}})
 	r1 := hub.RememberedRule{ID: "ru_1", Scope: "thread", ThreadID: "th_1", Agent: "claude", Kind: "execute", Command: "go test ./...",
-		Decision: "allow", Title: "Run tests", CreatedAt: at(2), CreatedBy: "window", PermissionID: "pm_1"}
+		RunsIn: "/src/c1", EnvKey: "k1", Decision: "allow", Title: "Run tests", CreatedAt: at(2), CreatedBy: "window", PermissionID: "pm_1"}
 	r2 := hub.RememberedRule{ID: "ru_2", Scope: "folder", Cwd: "/src/c1", Agent: "claude", Kind: "read", Decision: "deny",
 		CreatedAt: at(3), CreatedBy: "client:c1", PermissionID: "pm_2", ClientID: "c1"}
 	mustCommit(t, db, &hub.Write{Rules: []hub.RememberedRule{r1, r2}})

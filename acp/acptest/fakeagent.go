@@ -303,6 +303,12 @@
 //     "reject_once"}]}; allow-once selected: as terminal <cmd> [args...];
 //     otherwise tool_call_update "failed" and agent_message_chunk
 //     "ask-terminal refused"; end_turn.
+//   - ask-always-terminal <cmd> [args...]: as ask-terminal, offering also
+//     {optionId: "allow-always", name: "Always allow <cmd>", kind:
+//     "allow_always"}; when that is selected the session remembers the
+//     line and runs it like allow-once; a remembered line runs at once
+//     (agent_message_chunk "ask-always-terminal remembered", then as
+//     terminal) without asking.
 //   - ask-run <json>: a hostile agent: json is {toolCall, command, args,
 //     env: [{name, value}], cwd}; session/request_permission with that
 //     toolCall's bytes verbatim and the options of ask-terminal; when

@@ -490,6 +490,14 @@ var fakeScripts = []fakeScript{
 		r.a.askTerminal(r.s, r.t, args)
 		return r.end()
 	}},
+	{"ask-always-terminal", "<command> <arg>…: ask-terminal offering the agent's own allow_always too; a line allowed always runs again without asking", func(r *scriptRun) (string, bool) {
+		args := strings.Fields(r.rest)
+		if len(args) == 0 {
+			return r.bad()
+		}
+		r.a.askTerminal(r.s, r.t, args, true)
+		return r.end()
+	}},
 	{"ask-run", "<json {toolCall, command, args, env, cwd}>: a hostile agent's permission request, then the run", func(r *scriptRun) (string, bool) {
 		var spec askRunSpec
 		if json.Unmarshal([]byte(r.rest), &spec) != nil || len(spec.ToolCall) == 0 || spec.Command == "" {

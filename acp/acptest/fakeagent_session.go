@@ -25,6 +25,9 @@ type session struct {
 	updatedAt   time.Time
 	// title and updated are a seeded session's, listed verbatim.
 	title, updated string
+	// always holds the command lines the user allowed "always" (the
+	// agent's own allow_always, ask-always-terminal): run without asking.
+	always map[string]bool
 }
 
 type exchange struct{ user, agent string }

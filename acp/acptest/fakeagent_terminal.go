@@ -153,9 +153,22 @@ func (a *agent) terminalBackground(s *session, t *turn, args []string) {
 
 // askTerminal asks the client's permission for a command line, as an agent
 // that runs commands in the client's terminals does, then runs it with
-// terminal/create when allowed.
-func (a *agent) askTerminal(s *session, t *turn, args []string) {
+// terminal/create when allowed. With always, it also offers its own
+// allow_always and remembers the line when that is chosen: the next time
+// it runs the line without asking (as claude-agent-acp does).
+func (a *agent) askTerminal(s *session, t *turn, args []string, always ...bool) {
 	line := strings.Join(args, " ")
+	offerAlways := len(always) > 0 && always[0]
+	if offerAlways && s.always[line] {
+		a.say(s, t, "ask-always-terminal remembered")
+		a.terminal(s, t, args)
+		return
+	}
+	options := []map[string]string{{"optionId": "allow-once", "name": "Allow", "kind": "allow_once"}}
+	if offerAlways {
+		options = append(options, map[string]string{"optionId": "allow-always", "name": "Always allow " + args[0], "kind": "allow_always"})
+	}
+	options = append(options, map[string]string{"optionId": "reject-once", "name": "Reject", "kind": "reject_once"})
 	tc := a.toolCallID()
 	title := "`" + line + "`" // as claude-agent-acp titles a command
 	a.update(s.id, map[string]any{
@@ -165,10 +178,7 @@ func (a *agent) askTerminal(s *session, t *turn, args []string) {
 	r := a.call("session/request_permission", map[string]any{
 		"sessionId": s.id,
 		"toolCall":  map[string]any{"toolCallId": tc, "title": title, "kind": "execute", "status": "pending", "rawInput": map[string]string{"command": line}},
-		"options": []map[string]string{
-			{"optionId": "allow-once", "name": "Allow", "kind": "allow_once"},
-			{"optionId": "reject-once", "name": "Reject", "kind": "reject_once"},
-		},
+		"options":   options,
 	})
 	var res struct {
 		Outcome struct {
@@ -176,7 +186,15 @@ func (a *agent) askTerminal(s *session, t *turn, args []string) {
 			OptionID string `json:"optionId"`
 		} `json:"outcome"`
 	}
-	if r.err != nil || json.Unmarshal(r.result, &res) != nil || res.Outcome.OptionID != "allow-once" {
+	ok := r.err == nil && json.Unmarshal(r.result, &res) == nil
+	if ok && offerAlways && res.Outcome.OptionID == "allow-always" {
+		if s.always == nil {
+			s.always = map[string]bool{}
+		}
+		s.always[line] = true
+		res.Outcome.OptionID = "allow-once"
+	}
+	if !ok || res.Outcome.OptionID != "allow-once" {
 		a.update(s.id, map[string]any{"sessionUpdate": "tool_call_update", "toolCallId": tc, "status": "failed"})
 		a.say(s, t, "ask-terminal refused")
 		return

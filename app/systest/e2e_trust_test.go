@@ -200,6 +200,36 @@ func e2eApprovalCovers(t *testing.T, bins e2eBins) {
 		}
 	})
 
+	t.Run("the agent's always for a command remembers exactly that run, nothing else", func(t *testing.T) {
+		h := h.withT(t)
+		th := h.newThread("fake", cwd)
+		agentAlways := func(p apiPermission) any {
+			if p.Kind == "agent" {
+				return map[string]string{"optionId": "allow-always"}
+			}
+			return map[string]string{"outcome": "declined"}
+		}
+		declineAll := func(apiPermission) any { return map[string]string{"outcome": "declined"} }
+		out, perms := confinedTurn(h, th.ID, "ask-always-terminal echo hi", agentAlways)
+		if !strings.Contains(out, "terminal exit 0") || permOfKind(perms, "agent").Status != "approved" {
+			t.Fatalf("the first run: %q %+v", out, perms)
+		}
+		// The agent keeps its "always" and does not ask; the hub lets the
+		// terminal run by the rule it remembered, asking nobody.
+		out, perms = confinedTurn(h, th.ID, "ask-always-terminal echo hi", declineAll)
+		term := permOfKind(perms, "terminal")
+		if !strings.Contains(out, "ask-always-terminal remembered") || !strings.Contains(out, "terminal exit 0") ||
+			!strings.HasPrefix(term.DecidedBy, "remembered:") {
+			t.Fatalf("the second run: %q, terminal %+v: want run, decided by the remembered rule", out, term)
+		}
+		for _, in := range []string{"terminal echo hi there", "terminal-env LANG=C echo hi", "terminal echo bye"} {
+			out, perms = confinedTurn(h, th.ID, in, declineAll)
+			if term := permOfKind(perms, "terminal"); term.Status != "declined" || strings.Contains(out, "terminal exit 0") {
+				t.Errorf("%s: %q %+v: want asked (and declined)", in, out, perms)
+			}
+		}
+	})
+
 	t.Run("writes to git's own settings always ask, and are never remembered", func(t *testing.T) {
 		h := h.withT(t)
 		os.MkdirAll(filepath.Join(cwd, ".git"), 0o755)

@@ -30,7 +30,7 @@
 //   pending      a permission waiting in the thread and the Approvals
 //                panel open over it
 //   inbox-selection  the same with the request selected in the inbox
-//                (Space on its list) and its "Always here…" choices open
+//                (Space on its list) and its "Always…" menu open
 //   approvals    the Approvals panel with nothing pending
 //   history      the Decision history dialog over it (the run's decided
 //                requests, newest first)
@@ -199,8 +199,8 @@ export async function a11yScenario(page, { url, log, shots }) {
   await page.waitForFunction(() => document.querySelector('#approvals [role="listbox"]')?.getAttribute('aria-busy') === 'false');
   await page.keyboard.press(' ');
   await inbox.locator('[aria-selected="true"]').waitFor();
-  await panel.getByRole('button', { name: 'Always here…' }).click();
-  await panel.getByRole('group', { name: 'Remember this answer for' }).waitFor();
+  await panel.getByRole('button', { name: 'Always…' }).click();
+  await panel.getByRole('menu', { name: 'Always…' }).waitFor();
   await check('inbox-selection');
   // The running turn's spinner turns only when motion is not reduced.
   const spin = turn.locator('.working .spin');

@@ -9,7 +9,7 @@
 //      through with nobody answering; the decision history shows
 //      "rule: reads-in-project" for it (and the hub stored decidedBy
 //      rule:reads-in-project);
-//   2. "Always here…" → "Always allow in this thread" on a card: the card
+//   2. "Always…" → "Always allow in this thread" on a card: the card
 //      says what was remembered; the next identical request in that thread
 //      passes with nobody answering (decidedBy remembered:<id>), the same
 //      request in another thread waits; Settings lists the remembered
@@ -120,9 +120,8 @@ async function main() {
   turn = await send(here, runMake('m1'));
   const card = page.getByRole('region', { name: 'Permission request: make test' });
   await armed('[aria-label="Permission request: make test"]');
-  await card.getByRole('button', { name: 'Always here…' }).click();
-  await card.getByRole('radio', { name: /this thread/ }).check();
-  await card.getByRole('button', { name: 'Always allow in this thread' }).click();
+  await card.getByRole('button', { name: 'Always…' }).click();
+  await card.getByRole('menuitem', { name: 'Always allow in this thread' }).click();
   await card.getByText('Remembered: Always allow execute “make test” in thread Remember here.').waitFor();
   done = await ended(here, turn);
   check(/"optionId":"allow"/.test(done.output), 'the request decided with "always" was allowed');

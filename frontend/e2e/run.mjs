@@ -169,7 +169,7 @@ async function main() {
   await page.screenshot({ path: join(shots, 'permission-dark.png') });
   await page.emulateMedia({ colorScheme: 'light' });
   await allow.click();
-  await card.getByText(/decided by you, in a browser/).waitFor();
+  await card.getByText(/Approved by you, in a browser/).waitFor();
   // The hub recorded the browser login as the browser (from its
   // credential, not from a header the page could choose).
   const decided = (await api('GET', '/v1/permissions')).permissions.filter((p) => p.status === 'approved');

@@ -150,11 +150,11 @@ async function main() {
   await card.waitFor();
   const labels = await card.locator('.options button').allTextContents();
   check(
-    JSON.stringify(labels) === JSON.stringify(["Allow once, in the agent's words: “Deny”", "Reject, in the agent's words: “Allow”"]),
+    JSON.stringify(labels) === JSON.stringify(["Allow once, in the agent's words: “Deny”", "Deny, in the agent's words: “Allow”", 'Always…']),
     `the buttons say the kind first: ${JSON.stringify(labels)}`,
   );
-  const reject = card.getByRole('button', { name: /^Reject/ });
-  await page.waitForFunction(() => [...document.querySelectorAll('.options button')].some((b) => b.textContent.startsWith('Reject') && !b.disabled));
+  const reject = card.getByRole('button', { name: /^Deny/ });
+  await page.waitForFunction(() => [...document.querySelectorAll('.options button')].some((b) => b.textContent.startsWith('Deny') && !b.disabled));
   await reject.click();
   li = page.locator('li.turn').last();
   await li.locator('.md').getByText('outcome: {"outcome":{"outcome":"selected","optionId":"o-reject"}}').waitFor();

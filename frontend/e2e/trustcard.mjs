@@ -11,7 +11,7 @@
 //      "The agent says: …" (screenshots build/screenshots/trust-card.png,
 //      trust-card-dark.png);
 //   2. the Approvals inbox row names the command, not the title, and its
-//      card offers no "Always here…" for a change to git's own settings
+//      card offers no "Always…" for a change to git's own settings
 //      (screenshot trust-inbox.png);
 //   3. once decided, the decision history row shows the command, the
 //      environment and the agent's words (screenshot trust-history.png).

@@ -76,7 +76,10 @@ async function main() {
 
   log('a turn that reports usage: the context meter, its cost, the thread cost');
   let li = await send('usage 50000 200000 0.40 USD 1200 300');
-  await li.getByLabel('Turn cost').filter({ hasText: 'this turn cost 0.40 USD' }).waitFor();
+  const foot = li.getByLabel(/^Turn \d+ usage$/);
+  await foot.filter({ hasText: 'cost 0.40 USD' }).waitFor();
+  const said = (await li.getByRole('group', { name: 'Agent' }).textContent()) ?? '';
+  check(said.split('0.40 USD').length === 2, `the turn says its cost once, in its footer: ${said}`);
   const meter = page.getByRole('group', { name: 'Context usage' });
   await meter.filter({ hasText: /50k \/ 200k \(25%\)/i }).waitFor();
   check((await meter.locator('meter').getAttribute('value')) === '0.25', 'the context meter shows 50k of 200k');
@@ -85,7 +88,7 @@ async function main() {
 
   log('the next turn costs the increase, and reaches 80 % of the daily budget');
   li = await send('usage 60000 200000 0.90 USD');
-  await li.getByLabel('Turn cost').filter({ hasText: 'this turn cost 0.50 USD' }).waitFor();
+  await li.getByLabel(/^Turn \d+ usage$/).filter({ hasText: 'cost 0.50 USD' }).waitFor();
   await page.getByLabel('Thread cost').filter({ hasText: 'This thread has cost 0.90 USD' }).waitFor();
   await page.getByRole('status').filter({ hasText: 'The daily budget is at 90 %: 0.90 USD of 1.00 USD.' }).waitFor();
   check(true, 'the page shows the budget_warning');
@@ -120,7 +123,11 @@ async function main() {
   await box.press('Enter');
   const blocked = page.getByRole('alert', { name: 'Budget spent' });
   await blocked.filter({ hasText: 'The daily budget is spent: 1.20 USD of 1.00 USD' }).waitFor();
-  await accessible(page, 'thread with costs, budget notice and refusal');
+  // Said once: the refusal's banner, not a toast as well, and the
+  // event's notice gives way to it.
+  check((await page.locator('.toasts [role="alert"]').count()) === 0, 'no toast beside the banner');
+  check((await page.getByRole('status').filter({ hasText: 'The daily budget is spent (' }).count()) === 0, 'the notice gave way to the banner');
+  await accessible(page, 'thread with costs and refusal');
   await blocked.getByRole('button', { name: 'Allow one more turn' }).click();
   await blocked.waitFor({ state: 'detached' });
   li = await send('echo allowed once');

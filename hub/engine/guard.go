@@ -166,7 +166,7 @@ func (c *threadClient) AuthorizeTerminal(ctx context.Context, req acp.CreateTerm
 		"content":    []map[string]any{{"type": "content", "content": map[string]string{"type": "text", "text": text}}},
 		"locations":  []map[string]string{{"path": d}},
 	}
-	ok, err := c.askUserAbout(ctx, req.SessionID, hub.PermKindTerminal, tc, desc)
+	ok, err := c.askUserAbout(ctx, req.SessionID, hub.PermKindTerminal, tc, desc, env)
 	if err != nil {
 		return acp.TerminalGrant{}, err
 	}
@@ -188,7 +188,7 @@ func (c *threadClient) askUser(ctx context.Context, sessionID, kind string, tool
 	if adjust != nil {
 		adjust(desc)
 	}
-	return c.askUserAbout(ctx, sessionID, kind, toolCall, desc)
+	return c.askUserAbout(ctx, sessionID, kind, toolCall, desc, nil)
 }
 
 // askUserAbout raises a hub permission of hub kind kind for toolCall,
@@ -196,12 +196,12 @@ func (c *threadClient) askUser(ctx context.Context, sessionID, kind string, tool
 // agent's request (requestPermission: the same events, deadline, rules
 // and fail-closed answers), and reports whether it was approved. Without
 // a running turn nobody can be asked: it is refused.
-func (c *threadClient) askUserAbout(ctx context.Context, sessionID, kind string, toolCall map[string]any, desc *hub.PermissionRequest) (bool, error) {
+func (c *threadClient) askUserAbout(ctx context.Context, sessionID, kind string, toolCall map[string]any, desc *hub.PermissionRequest, env []hub.EnvVar) (bool, error) {
 	raw, err := json.Marshal(toolCall)
 	if err != nil {
 		return false, err
 	}
-	resp, err := c.requestPermission(ctx, acp.RequestPermissionRequest{SessionID: sessionID, ToolCall: raw, Options: hubOptions}, kind, desc)
+	resp, err := c.requestPermission(ctx, acp.RequestPermissionRequest{SessionID: sessionID, ToolCall: raw, Options: hubOptions}, kind, desc, env)
 	if err != nil {
 		return false, err
 	}

@@ -18,6 +18,7 @@ type permRT struct {
 	turn   *turnRT
 	answer chan acp.RequestPermissionResponse
 	stored chan struct{} // closed once the pending permission's insert is done
+	env    []hub.EnvVar  // a terminal permission's environment (policyRequest); nil for the agent's own
 }
 
 // RequestPermission puts the agent's request in front of the user and
@@ -27,14 +28,15 @@ type permRT struct {
 // approval. The permission is stored before anyone can see it, and each
 // decision is stored before the agent is told.
 func (c *threadClient) RequestPermission(ctx context.Context, req acp.RequestPermissionRequest) (acp.RequestPermissionResponse, error) {
-	return c.requestPermission(ctx, req, hub.PermKindAgent, nil)
+	return c.requestPermission(ctx, req, hub.PermKindAgent, nil, nil)
 }
 
 // requestPermission is RequestPermission for a permission of hub kind
 // kind: the agent's own (described here from its tool call), or one the
 // hub raised itself (askUser, with its description desc): the same path,
-// events and rules.
-func (c *threadClient) requestPermission(ctx context.Context, req acp.RequestPermissionRequest, kind string, desc *hub.PermissionRequest) (acp.RequestPermissionResponse, error) {
+// events and rules. env is the environment of the command a terminal
+// permission runs (nil for any other: policyRequest).
+func (c *threadClient) requestPermission(ctx context.Context, req acp.RequestPermissionRequest, kind string, desc *hub.PermissionRequest, env []hub.EnvVar) (acp.RequestPermissionResponse, error) {
 	e := c.e
 	c.rt.mu.Lock()
 	tr := c.rt.turn
@@ -55,7 +57,7 @@ func (c *threadClient) requestPermission(ctx context.Context, req acp.RequestPer
 	}
 	// The rules first: a request they decide is stored resolved and never
 	// asked (no permission_required, no notification).
-	if v := e.verdict(policyRequest(c.thread, p)); v.Decided() {
+	if v := e.verdict(policyRequest(c.thread, p, env...)); v.Decided() {
 		d, err := e.decideByRule(c.thread, p, v)
 		if err != nil {
 			return acp.RequestPermissionResponse{}, err
@@ -65,7 +67,7 @@ func (c *threadClient) requestPermission(ctx context.Context, req acp.RequestPer
 		}
 		return acp.Selected(d.OptionID), nil
 	}
-	pr := &permRT{perm: p, req: req, turn: tr, answer: make(chan acp.RequestPermissionResponse, 1), stored: make(chan struct{})}
+	pr := &permRT{perm: p, req: req, turn: tr, answer: make(chan acp.RequestPermissionResponse, 1), stored: make(chan struct{}), env: env}
 	e.mu.Lock()
 	limit := e.cfg.PendingPermissionsPerTurn
 	if limit <= 0 {
@@ -282,15 +284,15 @@ func (e *Engine) DecidePermission(ctx context.Context, c hub.Caller, id string, 
 	if err != nil {
 		return hub.DecisionResult{}, err
 	}
-	rr, shadow, err := e.rememberRule(c, t, p, d, status, optionID)
-	if err != nil {
-		return hub.DecisionResult{}, err
-	}
 	e.mu.Lock()
 	pr := e.perms[id]
 	e.mu.Unlock()
 	if pr == nil {
 		return hub.DecisionResult{}, hub.Errorf(hub.CodeConflict, "permission %s is no longer pending", id)
+	}
+	rr, shadow, err := e.rememberRule(c, t, p, d, status, optionID, pr.env)
+	if err != nil {
+		return hub.DecisionResult{}, err
 	}
 	res := hub.DecisionResult{ShadowedBy: shadow}
 	store := rr

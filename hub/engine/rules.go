@@ -20,8 +20,10 @@ import (
 // policyRequest is permission p of thread t as the rules see it. A
 // request the hub did not describe, whose description is Undecidable, or
 // whose hub kind is git or budget, is Undecidable: only a person decides
-// it.
-func policyRequest(t hub.Thread, p hub.Permission) *policy.Request {
+// it. The environment a command sets is the agent's tool call's
+// (rawInput.env) for its own request; a terminal the hub asks about
+// passes the terminal's as env.
+func policyRequest(t hub.Thread, p hub.Permission, env ...hub.EnvVar) *policy.Request {
 	d := p.Request
 	r := &policy.Request{
 		Agent: t.Agent, ThreadID: t.ID, ClientID: t.ClientID, Folder: filepath.Clean(t.Cwd), Options: p.Options,
@@ -35,7 +37,11 @@ func policyRequest(t hub.Thread, p hub.Permission) *policy.Request {
 	if d == nil {
 		return r
 	}
-	r.Kind, r.Title, r.Locations = d.Kind, d.Title, d.Paths
+	r.Kind, r.Title, r.Locations, r.Cwd = d.Kind, d.Title, d.Paths, d.Cwd
+	if env == nil && p.Kind == hub.PermKindAgent {
+		env = policy.ReadToolCall(p.ToolCall).Env
+	}
+	r.Env = policy.EnvKey(env)
 	r.Unresolved = r.Unresolved || d.Has(hub.FlagDotDot)
 	if len(d.Argv) > 0 {
 		r.HasCommand, r.Command = true, policy.QuoteArgv(d.Argv)
@@ -97,22 +103,33 @@ func (e *Engine) storeDecided(t hub.Thread, p hub.Permission, status, optionID, 
 	return p, nil
 }
 
-// rememberRule builds the rule a decision with d.Remember adds (nil when
-// it adds none: no Remember, or the agent's own allow_always option was
-// chosen, which the agent remembers itself), and the config rule that
-// shadows it. INVALID_ARGUMENT when the request cannot be remembered.
-func (e *Engine) rememberRule(c hub.Caller, t hub.Thread, p hub.Permission, d hub.Decision, status, optionID string) (*hub.RememberedRule, string, error) {
+// rememberRule builds the rule a decision with d.Remember adds, and the
+// config rule that shadows it; nil when it adds none. The agent's own
+// allow_always option, which the agent remembers itself, adds one only
+// for a command (ACP kind execute with an argv, ADR 0035): the exact run
+// (its line, folder and environment) in d.Remember's scope, this thread
+// when none is given — so the terminal the agent later creates for that
+// command is not asked again, and no other is. env is the environment a
+// terminal permission's command sets (nil: the agent's tool call's).
+// INVALID_ARGUMENT when the request cannot be remembered.
+func (e *Engine) rememberRule(c hub.Caller, t hub.Thread, p hub.Permission, d hub.Decision, status, optionID string, env []hub.EnvVar) (*hub.RememberedRule, string, error) {
 	switch d.Remember {
-	case "":
-		return nil, "", nil
-	case hub.RememberThread, hub.RememberFolder, hub.RememberAgent:
+	case "", hub.RememberThread, hub.RememberFolder, hub.RememberAgent:
 	default:
 		return nil, "", hub.Errorf(hub.CodeInvalidArgument, `remember must be "thread", "folder" or "agent"`)
 	}
 	for _, o := range p.Options {
 		if o.OptionID == optionID && o.Kind == "allow_always" {
-			return nil, "", nil
+			if p.Kind != hub.PermKindAgent || p.Request == nil || p.Request.Kind != "execute" || len(p.Request.Argv) == 0 || p.Request.Undecidable() {
+				return nil, "", nil
+			}
+			if d.Remember == "" {
+				d.Remember = hub.RememberThread
+			}
 		}
+	}
+	if d.Remember == "" {
+		return nil, "", nil
 	}
 	decision := hub.RuleDeny
 	if status == hub.PermissionApproved {
@@ -122,7 +139,7 @@ func (e *Engine) rememberRule(c hub.Caller, t hub.Thread, p hub.Permission, d hu
 		return nil, "", &hub.Error{Code: hub.CodeInvalidArgument, Message: "this request is always asked: a " + p.Kind + " permission cannot be remembered",
 			Details: map[string]any{"reason": "ALWAYS_ASKED"}}
 	}
-	r := policyRequest(t, p)
+	r := policyRequest(t, p, env...)
 	rr, ok := policy.RememberAs(r, d.Remember, decision)
 	if !ok {
 		return nil, "", hub.Errorf(hub.CodeInvalidArgument, "this request cannot be remembered: it has no kind, no command or title, paths the hub cannot resolve, or shell syntax, conflicting or malformed fields")

@@ -164,8 +164,10 @@ func TestRememberedDecision(t *testing.T) {
 	th, other := h.thread("fake"), h.thread("fake")
 	sub, osub := h.watch(th), h.watch(other)
 
-	// Remembering the agent's own allow_always adds no hub rule.
-	h.e.StartTurn(ctx, alice, th.ID, hub.TurnInput{Input: "permission"})
+	// The agent's own allow_always for a read adds no hub rule (for a
+	// command it does: remember_exact_test.go).
+	read := askInput(map[string]any{"toolCallId": "r1", "kind": "read", "title": "Read x", "locations": []map[string]string{{"path": filepath.Join(h.cwd, "x")}}})
+	h.e.StartTurn(ctx, alice, th.ID, hub.TurnInput{Input: read})
 	p := payload[hub.Permission](t, until(t, sub, hub.EventPermissionRequired), "permission")
 	res, err := h.e.DecidePermission(ctx, alice, p.ID, hub.Decision{OptionID: "allow-always", Remember: "thread"})
 	if err != nil || res.Rule != nil {

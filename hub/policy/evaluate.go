@@ -145,7 +145,8 @@ func matchAnyFolder(globs [][]string, folder []string) bool {
 // same agent, within rr's scope (the thread; the folder; the agent) and,
 // when rr is limited to one client's threads, one of them; the same kind;
 // then either the exact command (rr.Command set: kind execute, or a
-// request without locations) or every location (≥ 1) inside r's Root. A
+// request without locations; for kind execute also the same RunsIn and
+// EnvKey) or every location (≥ 1) inside r's Root. A
 // remembered allow never matches a request unsafe to allow.
 func MatchRemembered(rr *hub.RememberedRule, r *Request) bool {
 	if rr.Agent != r.Agent || rr.Kind != r.Kind || rr.ClientID != "" && rr.ClientID != r.ClientID {
@@ -168,7 +169,9 @@ func MatchRemembered(rr *hub.RememberedRule, r *Request) bool {
 		return false
 	}
 	if rr.Command != "" {
-		return r.Subject() == rr.Command
+		// A command is one exact run: its line, and (kind execute) the
+		// folder it runs in and the environment the agent sets.
+		return r.Subject() == rr.Command && (r.Kind != "execute" || r.Cwd == rr.RunsIn && r.Env == rr.EnvKey)
 	}
 	return r.Kind != "execute" && allInside(r)
 }
@@ -221,6 +224,9 @@ func RememberAs(r *Request, scope, decision string) (hub.RememberedRule, bool) {
 	}
 	if r.Kind == "execute" || !allInside(r) {
 		rr.Command = r.Subject()
+		if r.Kind == "execute" {
+			rr.RunsIn, rr.EnvKey = r.Cwd, r.Env
+		}
 		return rr, rr.Command != ""
 	}
 	return rr, true

@@ -1,7 +1,10 @@
 package policy
 
 import (
+	"crypto/sha256"
+	"encoding/hex"
 	"encoding/json"
+	"fmt"
 	"path"
 	"slices"
 	"strings"
@@ -45,6 +48,25 @@ type Request struct {
 	// Options are the options the request offers: a rule decides only
 	// through one of them.
 	Options []hub.PermissionOption
+	// Cwd is the folder the command runs in (the description's cwd), and
+	// Env the environment the agent sets for it (EnvKey): what a
+	// remembered command rule must also match exactly.
+	Cwd, Env string
+}
+
+// EnvKey is an environment as one comparable key: a digest of its names
+// and values in order, "" for none. It is what a remembered command rule
+// keeps of the environment (never the values themselves, which may be
+// secrets).
+func EnvKey(env []hub.EnvVar) string {
+	if len(env) == 0 {
+		return ""
+	}
+	h := sha256.New()
+	for _, v := range env {
+		fmt.Fprintf(h, "%d:%s%d:%s", len(v.Name), v.Name, len(v.Value), v.Value)
+	}
+	return hex.EncodeToString(h.Sum(nil))
 }
 
 // Subject is what match tests and what an execute rule remembers: the

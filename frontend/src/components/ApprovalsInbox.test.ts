@@ -123,14 +123,14 @@ describe('the Approvals inbox', () => {
     expect(document.activeElement).toBe(button);
   });
 
-  it("shows the current request's card with Always here, which remembers through the store", async () => {
+  it("shows the current request's card with Always…, which remembers through the store", async () => {
     const { f, store } = setup();
     f.shadowedBy = 'reads-in-project';
     const { panel } = await open();
     await vi.advanceTimersByTimeAsync(500);
     const card = within(panel).getByRole('region', { name: 'Permission request in Docs: ls' });
-    await fireEvent.click(within(card).getByRole('button', { name: 'Always here…' }));
-    await fireEvent.click(within(card).getByRole('button', { name: 'Always allow in this thread' }));
+    await fireEvent.click(within(card).getByRole('button', { name: 'Always…' }));
+    await fireEvent.click(within(card).getByRole('menuitem', { name: 'Always allow in this thread' }));
     await vi.waitFor(() => expect(store.permissions.pe_2.status).toBe('approved'));
     expect(f.calls.find((c) => c.method === 'decidePermission')?.args).toEqual(['pe_2', { outcome: 'approved', remember: 'thread' }]);
     expect(store.remembered.pe_2).toEqual({ rule: f.rules[0], shadowedBy: 'reads-in-project' });

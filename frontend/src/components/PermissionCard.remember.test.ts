@@ -1,4 +1,5 @@
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
+import { tick } from 'svelte';
 import { fireEvent, render, screen, within } from '@testing-library/svelte';
 import PermissionCard from './PermissionCard.svelte';
 import { permission } from '../test/fakeTransport';
@@ -17,51 +18,88 @@ const rule: RememberedRule = {
   permissionId: 'pe_1',
 };
 
-describe('PermissionCard: Always here', () => {
+describe('PermissionCard: Always…', () => {
   beforeEach(() => vi.useFakeTimers());
   afterEach(() => vi.useRealTimers());
 
-  it('remembers allow or deny for the scope picked, from the keyboard, inert for 500 ms like the options', async () => {
+  it('opens a menu of the hub scopes and the agent own always, from the keyboard; Escape closes it; inert for 500 ms', async () => {
     const onremember = vi.fn();
+    const ondecide = vi.fn();
     render(PermissionCard, {
-      permission: permission('pe_1'),
-      ondecide: vi.fn(),
+      permission: permission('pe_1', {
+        kind: 'agent',
+        request: { kind: 'execute', argv: ['rm', '-rf', 'build'], cwd: '/home/me/src/app' },
+        options: [
+          { optionId: 'allow', name: 'Allow once', kind: 'allow_once' },
+          { optionId: 'always', name: 'Always allow rm', kind: 'allow_always' },
+          { optionId: 'reject', name: 'Reject', kind: 'reject_once' },
+        ],
+      }),
+      ondecide,
       onremember,
       where: { thread: 'Fix the build', folder: '/home/me/src/app', agent: 'SDK agent' },
     });
-    const toggle = screen.getByRole('button', { name: 'Always here…' }) as HTMLButtonElement;
+    const toggle = screen.getByRole('button', { name: 'Always…' }) as HTMLButtonElement;
     expect(toggle.disabled).toBe(true);
     await vi.advanceTimersByTimeAsync(500);
     expect(toggle.disabled).toBe(false);
+    expect(toggle.getAttribute('aria-haspopup')).toBe('menu');
     expect(toggle.getAttribute('aria-expanded')).toBe('false');
     toggle.focus();
     await fireEvent.click(toggle); // Enter on a focused button clicks it
     expect(toggle.getAttribute('aria-expanded')).toBe('true');
-    const group = screen.getByRole('group', { name: 'Remember this answer for' });
-    expect(within(group).getAllByRole('radio').map((r) => r.parentElement?.textContent?.trim())).toEqual([
-      'this thread (Fix the build)',
-      'this folder (/home/me/src/app)',
-      'this agent (SDK agent)',
+    const menu = screen.getByRole('menu', { name: 'Always…' });
+    const items = within(menu).getAllByRole('menuitem');
+    expect(items.map((m) => m.textContent?.replace(/, in the agent's words:/, '').trim())).toEqual([
+      'Always allow in this thread',
+      'Always allow in this folder',
+      'Always allow for this agent',
+      'Always deny in this thread',
+      'Always deny in this folder',
+      'Always deny for this agent',
+      "Always allow (the agent's option) “Always allow rm”",
     ]);
-    expect((within(group).getByRole('radio', { name: /this thread/ }) as HTMLInputElement).checked).toBe(true);
-    await fireEvent.click(within(group).getByRole('radio', { name: /this folder/ }));
-    await fireEvent.click(within(group).getByRole('button', { name: 'Always deny in this folder' }));
+    expect(items[1].title).toContain('/home/me/src/app');
+    expect(items[6].title).toContain('exactly this command');
+    await tick();
+    expect(document.activeElement).toBe(items[0]);
+    await fireEvent.keyDown(menu, { key: 'ArrowDown' });
+    expect(document.activeElement).toBe(items[1]);
+    await fireEvent.keyDown(menu, { key: 'ArrowUp' });
+    await fireEvent.keyDown(menu, { key: 'ArrowUp' });
+    expect(document.activeElement).toBe(items[6]);
+    await fireEvent.keyDown(menu, { key: 'Escape' });
+    expect(screen.queryByRole('menu')).toBeNull();
+    expect(document.activeElement).toBe(toggle);
+
+    await fireEvent.click(toggle);
+    await fireEvent.click(screen.getByRole('menuitem', { name: 'Always deny in this folder' }));
     expect(onremember).toHaveBeenCalledWith('declined', 'folder');
-    await fireEvent.click(within(group).getByRole('radio', { name: /this agent/ }));
-    await fireEvent.click(within(group).getByRole('button', { name: 'Always allow in this agent' }));
-    expect(onremember).toHaveBeenLastCalledWith('approved', 'agent');
+    expect(screen.queryByRole('menu')).toBeNull();
+    await fireEvent.click(toggle);
+    await fireEvent.click(screen.getByRole('menuitem', { name: /the agent's option/ }));
+    expect(ondecide).toHaveBeenCalledWith('always');
   });
 
-  it('offers allow only with an allow_once option, deny only with a reject_once one, nothing without onremember', async () => {
+  it('offers allow only with an allow_once option, deny only with a reject_once one, only the agent own without onremember', async () => {
     const only = permission('pe_1', { options: [{ optionId: 'r', name: 'Reject', kind: 'reject_once' }] });
     const { unmount } = render(PermissionCard, { permission: only, ondecide: vi.fn(), onremember: vi.fn(), armDelay: 0 });
     await vi.advanceTimersByTimeAsync(1);
-    await fireEvent.click(screen.getByRole('button', { name: 'Always here…' }));
-    expect(screen.queryByRole('button', { name: /Always allow/ })).toBeNull();
-    expect(screen.getByRole('button', { name: /Always deny/ })).toBeTruthy();
+    await fireEvent.click(screen.getByRole('button', { name: 'Always…' }));
+    expect(screen.queryByRole('menuitem', { name: /Always allow/ })).toBeNull();
+    expect(screen.getAllByRole('menuitem', { name: /Always deny/ })).toHaveLength(3);
     unmount();
-    render(PermissionCard, { permission: permission('pe_2'), ondecide: vi.fn() });
-    expect(screen.queryByRole('button', { name: 'Always here…' })).toBeNull();
+    const u2 = render(PermissionCard, { permission: permission('pe_2'), ondecide: vi.fn() });
+    expect(screen.queryByRole('button', { name: 'Always…' })).toBeNull();
+    u2.unmount();
+    render(PermissionCard, {
+      permission: permission('pe_3', { options: [{ optionId: 'a', name: 'Always', kind: 'allow_always' }] }),
+      ondecide: vi.fn(),
+      armDelay: 0,
+    });
+    await vi.advanceTimersByTimeAsync(1);
+    await fireEvent.click(screen.getByRole('button', { name: 'Always…' }));
+    expect(screen.getAllByRole('menuitem').map((m) => m.textContent)).toEqual(["Always allow (the agent's option)"]);
   });
 
   it('says what was remembered and which config rule decides such requests first', () => {

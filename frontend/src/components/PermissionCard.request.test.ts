@@ -80,7 +80,26 @@ describe('PermissionCard with the hub’s request', () => {
     });
     expect(screen.getByText("Change git's own settings", { selector: 'strong' })).toBeTruthy();
     const answer = screen.getByRole('group', { name: 'Answer' });
-    expect(within(answer).getAllByRole('button').map((b) => b.textContent)).toEqual(['Allow once', 'Reject']);
-    expect(screen.queryByRole('button', { name: /Always here/ })).toBeNull();
+    expect(within(answer).getAllByRole('button').map((b) => b.textContent)).toEqual(['Allow once', 'Deny']);
+    expect(screen.queryByRole('button', { name: /Always/ })).toBeNull();
+  });
+});
+
+describe('PermissionCard: an edit on a card of its own', () => {
+  it('shows the diff of the edit it asks about, and not when embedded in its tool call card (which shows it)', () => {
+    const toolCall = {
+      toolCallId: 'e1',
+      title: 'Edit a.txt',
+      kind: 'edit',
+      content: [{ type: 'diff', path: '/home/me/src/app/a.txt', oldText: 'old\n', newText: 'new\n' }],
+    };
+    const p = permission('pe_1', { kind: 'agent', toolCall, request: { kind: 'edit', paths: ['/home/me/src/app/a.txt'] } });
+    const { unmount } = render(PermissionCard, { permission: p, ondecide: vi.fn() });
+    const diff = screen.getByRole('group', { name: 'Diff of /home/me/src/app/a.txt' });
+    expect(diff.querySelector('.add')?.textContent).toContain('+new');
+    expect(diff.querySelector('.del')?.textContent).toContain('-old');
+    unmount();
+    render(PermissionCard, { permission: p, ondecide: vi.fn(), embedded: true });
+    expect(screen.queryByRole('group', { name: /^Diff of/ })).toBeNull();
   });
 });

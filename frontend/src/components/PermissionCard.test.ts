@@ -1,5 +1,5 @@
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
-import { fireEvent, render, screen } from '@testing-library/svelte';
+import { fireEvent, render, screen, within } from '@testing-library/svelte';
 import PermissionCard from './PermissionCard.svelte';
 import { permission } from '../test/fakeTransport';
 
@@ -16,7 +16,7 @@ describe('PermissionCard', () => {
     expect(screen.getByText('/home/me/src/app/build')).toBeTruthy();
 
     const allow = screen.getByRole('button', { name: 'Allow once' }) as HTMLButtonElement;
-    const reject = screen.getByRole('button', { name: 'Reject' }) as HTMLButtonElement;
+    const reject = screen.getByRole('button', { name: 'Deny' }) as HTMLButtonElement;
     expect(document.activeElement).toBe(document.body);
     expect(allow.disabled).toBe(true);
     // Svelte sets the inert property (jsdom does not reflect it to the attribute).
@@ -54,20 +54,30 @@ describe('PermissionCard', () => {
     expect(screen.getByText('/home/me/src/app')).toBeTruthy();
   });
 
-  it('says who decided a resolved request, and offers no buttons', () => {
-    const { unmount } = render(PermissionCard, {
-      permission: permission('pe_1', { status: 'approved', decidedBy: 'tray', optionId: 'allow' }),
+  it('says who decided a resolved request and when, with what was asked folded, and offers no buttons', () => {
+    const decidedAt = '2026-11-21T06:07:08Z';
+    const { unmount, container } = render(PermissionCard, {
+      permission: permission('pe_1', { status: 'approved', decidedBy: 'tray', optionId: 'allow', decidedAt }),
       ondecide: vi.fn(),
     });
-    expect(screen.getByText(/Allow once — decided by the tray/)).toBeTruthy();
+    expect(container.querySelector('.resolved')?.textContent).toBe(`Approved by the tray at ${new Date(decidedAt).toLocaleTimeString()}`);
     expect(screen.queryByRole('button')).toBeNull();
+    const what = container.querySelector('details.what') as HTMLDetailsElement;
+    expect(what.open).toBe(false);
+    expect(within(what).getByLabelText('Command').textContent).toBe('rm -rf build');
     unmount();
-    render(PermissionCard, {
+    const r = render(PermissionCard, {
       permission: permission('pe_2', { status: 'declined', decidedBy: 'client:acp-zed', optionId: 'reject' }),
       selfId: 'browser-me',
       ondecide: vi.fn(),
     });
-    expect(screen.getByText(/Reject — decided by editor acp-zed/)).toBeTruthy();
+    expect(r.container.querySelector('.resolved')?.textContent).toBe('Declined by editor acp-zed');
+    r.unmount();
+    const rr = render(PermissionCard, {
+      permission: permission('pe_3', { status: 'expired', decidedBy: 'timeout' }),
+      ondecide: vi.fn(),
+    });
+    expect(rr.container.querySelector('.resolved')?.textContent).toBe('Expired: no answer in time');
   });
 
   it('names its region after the tool call, and the thread when shown away from it', () => {
@@ -118,40 +128,49 @@ describe('PermissionCard option labels', () => {
   beforeEach(() => vi.useFakeTimers());
   afterEach(() => vi.useRealTimers());
 
-  it('labels each button by its kind, with the agent wording beside it in smaller text', async () => {
+  it("puts the buttons in Switchboard's order with unique labels, the agent's wording beside them, its always options in Always…", async () => {
     const ondecide = vi.fn();
     const { container } = render(PermissionCard, {
       permission: permission('pe_1', {
         options: [
-          { optionId: 'a1', name: 'Deny', kind: 'allow_once' },
-          { optionId: 'a2', name: 'always allow', kind: 'allow_always' },
-          { optionId: 'r1', name: 'Approve', kind: 'reject_once' },
           { optionId: 'r2', name: 'Yes, forever', kind: 'reject_always' },
+          { optionId: 'r1', name: 'Approve', kind: 'reject_once' },
+          { optionId: 'a2', name: 'always allow', kind: 'allow_always' },
           { optionId: 'x', name: 'Something else', kind: 'custom_kind' },
+          { optionId: 'a1', name: 'Deny', kind: 'allow_once' },
+          { optionId: 'a3', name: 'Allow', kind: 'allow_once' },
         ],
       }),
       ondecide,
     });
-    const buttons = [...container.querySelectorAll('.options button')];
+    const buttons = [...container.querySelectorAll<HTMLButtonElement>('.options > button')];
     const seen = buttons.map((b) => ({
       label: [...b.childNodes].filter((n) => n.nodeType === Node.TEXT_NODE).map((n) => n.textContent).join(''),
       wording: b.querySelector('.wording')?.textContent?.replace(/^, in the agent's words: /, '') ?? '',
       primary: b.classList.contains('primary'),
-      danger: b.classList.contains('danger'),
     }));
     expect(seen).toEqual([
-      { label: 'Allow once', wording: '“Deny”', primary: true, danger: false },
-      { label: 'Always allow', wording: '', primary: true, danger: false },
-      { label: 'Reject', wording: '“Approve”', primary: false, danger: true },
-      { label: 'Always reject', wording: '“Yes, forever”', primary: false, danger: true },
-      { label: 'Something else', wording: '', primary: false, danger: false },
+      { label: 'Allow once', wording: '“Deny”', primary: true },
+      { label: 'Allow once (2)', wording: '', primary: true },
+      { label: 'Deny', wording: '“Approve”', primary: false },
+      { label: 'Something else', wording: '', primary: false },
     ]);
+    // One "Always…", last and plain, never filled; every label on the card once.
+    const always = container.querySelector<HTMLButtonElement>('.options .always > button')!;
+    expect(always.textContent).toBe('Always…');
+    expect(always.classList.contains('primary')).toBe(false);
+    const labels = [...container.querySelectorAll('button')].map((b) => b.textContent);
+    expect(new Set(labels).size).toBe(labels.length);
     // The accessible name says both, the kind first.
     const deny = screen.getByRole('button', { name: "Allow once, in the agent's words: “Deny”" });
-    expect(screen.queryByRole('button', { name: /^Deny/ })).toBeNull();
+    expect(screen.getByRole('button', { name: "Deny, in the agent's words: “Approve”" })).toBeTruthy();
     await vi.advanceTimersByTimeAsync(500);
     await fireEvent.click(deny);
     expect(ondecide).toHaveBeenCalledWith('a1');
+    // The agent's always options, in the menu, by kind with its wording.
+    await fireEvent.click(always);
+    const items = screen.getAllByRole('menuitem').map((m) => m.textContent?.replace(/, in the agent's words:/, '').trim());
+    expect(items).toEqual(["Always allow (the agent's option)", "Always deny (the agent's option) “Yes, forever”"]);
   });
 
   it('says what a resolved request chose by its kind', () => {
@@ -164,6 +183,6 @@ describe('PermissionCard option labels', () => {
       }),
       ondecide: vi.fn(),
     });
-    expect(screen.getByText(/Allow once \(“Deny”\) — decided by the tray/)).toBeTruthy();
+    expect(document.querySelector('.resolved')?.textContent).toBe('Approved by the tray · Allow once “Deny”');
   });
 });

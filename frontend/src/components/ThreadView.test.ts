@@ -119,15 +119,18 @@ describe('ThreadView', () => {
     ]);
   });
 
-  it("shows a turn's usage and attachments", () => {
+  it("shows a turn's number, its usage once in its footer (with the ledger's cost, not the agent's running total) and attachments", () => {
     const c = new Conversation();
     c.loadHistory([
       { id: 'tu_1', threadId: 'th_1', status: 'completed', input: 'look', output: '', startedAt: '', content: [{ type: 'text', text: 'look' }, { type: 'image', data: 'AA', mimeType: 'image/png' }, { type: 'resource_link', uri: 'file:///a/b.go', name: 'b.go' }],
         events: [ev(1, 'turn_started', { input: 'look' }), ev(2, 'usage', { usage: { used: 1234, size: 200000, cost: { amount: 0.0123, currency: 'USD' } } }), ev(3, 'turn_completed', { turn: { status: 'completed' } })] },
     ]);
-    const { container } = render(ThreadView, props(c));
+    const { container } = render(ThreadView, { ...props(c), costs: { tu_1: '$0.01' } });
     const turn = container.querySelector('li.turn') as HTMLElement;
-    expect(within(turn).getByLabelText('Usage').textContent?.trim()).toBe('context 1,234 / 200K (1%) · $0.0123');
+    expect(within(turn).getByText('Turn 1').classList.contains('turn-no')).toBe(true);
+    expect(within(turn).getByLabelText('Turn 1 usage').textContent?.trim()).toBe('cost $0.01');
+    expect(turn.textContent).not.toContain('0.0123');
+    expect(turn.textContent?.match(/\$0\.01/g)).toHaveLength(1);
     expect(within(turn).getByText('Attached: image, b.go')).toBeTruthy();
   });
 });

@@ -4,7 +4,7 @@
 // second costs one render a frame; within a thread they apply in seq order,
 // and a seq seen twice is ignored.
 import { noteAnnounced } from './announced.svelte';
-import { budgetNotice } from './ledger';
+import { budgetNotice, budgetRefusal } from './ledger';
 import type { ConnectionState, Navigate, Subscription, Transport } from './transport';
 import { errorLine } from './errors';
 import { HubError } from './transport';
@@ -556,6 +556,10 @@ export class HubStore {
     try {
       const turns = await this.wholeHistory(id);
       c.loadHistory(turns);
+      // Decided requests keep their cards after a reload: each stored
+      // permission event carries the permission as it was then, the
+      // latest last (only pending ones are listed at start).
+      for (const t of turns) for (const e of t.events ?? []) if (isPermissionEvent(e)) this.upsertPermission(e.permission as Permission);
       this.marks.learn(id, turns[turns.length - 1]?.status);
     } catch (e) {
       this.report(e);
@@ -737,6 +741,9 @@ export class HubStore {
   }
 
   report(e: unknown): void {
+    // A turn refused because a budget is spent is said once, by the
+    // thread's BudgetBlocked banner (with its way out), never as a toast too.
+    if (budgetRefusal(e, '')) return;
     if (e instanceof HubError && e.code === 'UNAUTHORIZED' && this.transport.signedIn) {
       // A browser whose session the hub refused: the signed-out page, not a toast.
       this.signedOut = true;
@@ -759,4 +766,13 @@ export class HubStore {
 
 function max(a: string, b: string): string {
   return b > a ? b : a;
+}
+
+/** A stored event that carries a permission (its state at that event). */
+function isPermissionEvent(e: HubEvent): boolean {
+  return (
+    (e.type === 'permission_required' || e.type === 'permission_resolved' || e.type === 'permission_escalated') &&
+    !!e.permission &&
+    typeof e.permission === 'object'
+  );
 }

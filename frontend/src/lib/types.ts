@@ -370,6 +370,10 @@ export interface RememberedRule {
   kind: string;
   /** Kind execute: the exact command it matches. */
   command?: string;
+  /** Kind execute: the folder the command must run in. */
+  runsIn?: string;
+  /** Kind execute: a digest of the environment the agent sets (unset: none). */
+  envKey?: string;
   decision: 'allow' | 'deny';
   /** The deciding request's title. */
   title?: string;

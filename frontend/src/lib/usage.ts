@@ -23,13 +23,7 @@ export function money(c: Usage['cost']): string {
 /** The parts of a turn's usage line: tokens in/out (or total), context, cost. */
 export function usageParts(u: Usage | undefined): string[] {
   if (!u) return [];
-  const out: string[] = [];
-  const inT = num(u.inputTokens);
-  const outT = num(u.outputTokens);
-  const total = num(u.totalTokens);
-  if (inT !== undefined || outT !== undefined) {
-    out.push(`${tokens(inT ?? 0)} tokens in, ${tokens(outT ?? 0)} out`);
-  } else if (total !== undefined) out.push(`${tokens(total)} tokens`);
+  const out = tokenParts(u);
   const ctx = contextLine(u);
   if (ctx) out.push(ctx);
   const cost = money(u.cost);
@@ -51,4 +45,25 @@ export function contextFraction(u: Usage | undefined): number | undefined {
   const used = num(u?.used);
   const size = num(u?.size);
   return used !== undefined && size ? Math.min(1, used / size) : undefined;
+}
+
+/**
+ * A turn's footer: its tokens and what it cost (the ledger's rise in that
+ * turn, cost: "" when unknown). Said once: the agent's own cost figure
+ * (cumulative for its session) and the context line (by the composer)
+ * are not repeated here.
+ */
+export function footerParts(u: Usage | undefined, cost: string): string[] {
+  const out = tokenParts(u);
+  if (cost) out.push(`cost ${cost}`);
+  return out;
+}
+
+/** "1.2k tokens in, 340 out" (or "1.5k tokens"), as a list of 0 or 1 part. */
+function tokenParts(u: Usage | undefined): string[] {
+  const inT = num(u?.inputTokens);
+  const outT = num(u?.outputTokens);
+  const total = num(u?.totalTokens);
+  if (inT !== undefined || outT !== undefined) return [`${tokens(inT ?? 0)} tokens in, ${tokens(outT ?? 0)} out`];
+  return total !== undefined ? [`${tokens(total)} tokens`] : [];
 }
