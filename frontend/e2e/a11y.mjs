@@ -127,12 +127,15 @@ export async function a11yScenario(page, { url, log, shots }) {
   await check('main');
 
   log('a11y: renaming and deleting from the thread header');
-  const actions = page.getByRole('group', { name: 'Thread actions' });
-  await actions.getByRole('button', { name: 'Rename' }).click();
+  await page.getByRole('button', { name: 'Thread actions', exact: true }).click();
+  await page.getByRole('menu', { name: 'Thread actions' }).waitFor();
+  await check('thread-actions-menu');
+  await page.getByRole('menuitem', { name: 'Rename', exact: true }).click();
   await page.getByRole('textbox', { name: 'Thread title' }).waitFor();
   await check('rename');
   await page.getByRole('button', { name: 'Cancel', exact: true }).click();
-  await actions.getByRole('button', { name: 'Delete', exact: true }).click();
+  await page.getByRole('button', { name: 'Thread actions', exact: true }).click();
+  await page.getByRole('menuitem', { name: 'Delete', exact: true }).click();
   const confirm = page.getByRole('alertdialog');
   await confirm.waitFor();
   await check('delete-confirm');
