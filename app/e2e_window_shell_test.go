@@ -23,14 +23,15 @@ import (
 // The shell is a fixed layout in the real window (WebKitGTK, issue 29):
 // the toolbar and the composer are docked, only the thread (and the thread
 // list) scroll, never the page. A thread far taller than the window is
-// shown; the mouse wheel over it scrolls up, then down well past its end
-// (where a page that can scroll takes the rest of the wheel). The toolbar's
-// strip and the composer's strip of the window's pictures stay as they
-// were, while the thread's part changed; and the bottom edge is still the
-// composer, not a band of page background. The old layout (a 100vh root
-// under a native menu bar) scrolled the whole page there: the toolbar left
-// the top and the composer's bottom row was cut off. .ci/desktop-smoke runs
-// it; the same geometry in Chromium is frontend/e2e/shell.mjs.
+// shown in a window made smaller after it opened (900×600); the mouse
+// wheel over the thread scrolls up, then down well past its end (where a
+// page that can scroll takes the rest of the wheel: scroll chaining). The
+// toolbar's strip and the composer's strip of the window's pictures stay
+// as they were, while the thread's part changed; and the bottom edge is
+// still the composer, not a band of page background. A root taller than
+// the web view (height: calc(100vh + 3rem)) fails every one of these
+// checks. .ci/desktop-smoke runs it; the same geometry in Chromium is
+// frontend/e2e/shell.mjs.
 func TestWindowShellFixed(t *testing.T) {
 	bin := desktopE2EBin(t)
 	dir := t.TempDir()
@@ -73,6 +74,12 @@ func TestWindowShellFixed(t *testing.T) {
 	w.waitTitle("Long — Switchboard")
 	time.Sleep(2 * time.Second) // the history is drawn and scrolled to its end
 
+	// A window made smaller after it opened, as a user does (the layout
+	// must follow the new size).
+	if _, err := xdotool(t, "windowsize", "--sync", w.id, "900", "600"); err != nil {
+		t.Fatalf("xdotool windowsize: %v", err)
+	}
+	time.Sleep(time.Second)
 	width, height := w.size()
 	x, y := width*2/3, height/2 // over the thread, right of the thread list
 	before := w.picture()
@@ -141,10 +148,15 @@ func (w *xwindow) size() (int, int) {
 // pointer at x, y in the window, then waits for the page to settle.
 func (w *xwindow) wheel(x, y, button, n int) {
 	w.t.Helper()
+	if _, err := xdotool(w.t, "windowfocus", "--sync", w.id); err != nil {
+		w.t.Fatalf("xdotool windowfocus: %v", err)
+	}
 	if _, err := xdotool(w.t, "mousemove", "--window", w.id, "--sync", strconv.Itoa(x), strconv.Itoa(y)); err != nil {
 		w.t.Fatalf("xdotool mousemove: %v", err)
 	}
-	if _, err := xdotool(w.t, "click", "--window", w.id, "--repeat", strconv.Itoa(n), "--delay", "40", strconv.Itoa(button)); err != nil {
+	// Real (XTEST) button events: WebKitGTK ignores the synthetic ones
+	// `click --window` sends.
+	if _, err := xdotool(w.t, "click", "--repeat", strconv.Itoa(n), "--delay", "40", strconv.Itoa(button)); err != nil {
 		w.t.Fatalf("xdotool click %d: %v", button, err)
 	}
 	time.Sleep(1500 * time.Millisecond) // smooth scrolling ends
