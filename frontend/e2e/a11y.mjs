@@ -166,7 +166,7 @@ export async function a11yScenario(page, { url, log, shots }) {
   await settings.waitFor({ state: 'detached' });
 
   log('a11y: the Search dialog with hits');
-  await page.getByRole('button', { name: 'Search', exact: true }).click();
+  await page.getByRole('button', { name: 'Search or run a command…', exact: true }).click();
   const search = page.getByRole('dialog', { name: 'Search all threads' });
   await search.getByRole('searchbox').fill('understand');
   await search.getByRole('list', { name: 'Search results' }).getByRole('button').first().waitFor();

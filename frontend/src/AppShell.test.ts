@@ -26,7 +26,7 @@ describe('App shell', () => {
         .map((b) => [b.getAttribute('aria-label') ?? b.textContent?.trim(), b.getAttribute('title')]),
     );
     expect(tips['Settings']).toBe('Settings (Ctrl+,)');
-    expect(tips['Search']).toBe('Search and commands (Ctrl+K)');
+    expect(tips['Search or run a command…']).toBe('Search and commands (Ctrl+K)');
     expect(tips['Keyboard shortcuts']).toBe('Keyboard shortcuts (?)');
     expect(tips['Thread list']).toBe('Hide the thread list (Ctrl+B)');
     expect(tips['New thread']).toBe('New thread (Alt+N)');
