@@ -274,8 +274,8 @@ export async function a11yScenario(page, { url, log, shots }) {
           el.getAttribute('aria-label') ||
           (el.textContent ?? '').replace(/\s+/g, ' ').trim().slice(0, 40) ||
           el.tagName.toLowerCase(),
-        newThread: el.tagName === 'BUTTON' && el.textContent?.trim() === 'New thread' && !!el.closest('header.top'),
-        settings: el.tagName === 'BUTTON' && el.textContent?.trim() === 'Settings' && !!el.closest('header.top'),
+        newThread: el.tagName === 'BUTTON' && el.textContent?.trim() === 'New thread' && !!el.closest('header.toolbar'),
+        settings: el.tagName === 'BUTTON' && el.getAttribute('aria-label') === 'Settings' && !!el.closest('header.toolbar'),
         threadList: !!nav && el.tagName === 'BUTTON' && !!el.closest('li'),
         message: el.tagName === 'TEXTAREA' && el.getAttribute('aria-label') === 'Message',
         visible:
