@@ -15,6 +15,8 @@
 //     --measure);
 //   - at 900×600 the composer takes at most a fifth of the height;
 //   - an error toast sits clear of the composer and the thread's header;
+//   - the thread's actions menu opens from the keyboard, fits, and gives
+//     the focus back on Escape;
 //   - Ctrl+K's palette runs an action typed into it (Settings).
 // Screenshots: build/screenshots/shell-<w>x<h>-<light|dark>.png.
 import { join } from 'node:path';
@@ -142,6 +144,26 @@ async function main() {
     }
   }
 
+  // The thread's actions menu, from the keyboard: ↓ on its button opens it
+  // on the first item, Escape closes it and gives the focus back.
+  await page.emulateMedia({ colorScheme: 'light' });
+  await page.setViewportSize({ width: 1440, height: 900 });
+  const more = page.getByRole('button', { name: 'Thread actions', exact: true });
+  await more.focus();
+  await page.keyboard.press('ArrowDown');
+  const menu = page.getByRole('menu', { name: 'Thread actions' });
+  await menu.waitFor();
+  check((await page.evaluate(() => document.activeElement?.textContent?.trim())) === 'Rename', '↓ opens the thread menu on its first item');
+  const items = await menu.getByRole('menuitem').allTextContents();
+  check(['Rename', 'Compact', 'Archive', 'Export Markdown', 'Export JSON lines', 'Delete'].every((n) => items.map((t) => t.trim()).includes(n)), `the menu has the thread's actions (${items.map((t) => t.trim()).join(', ')})`);
+  const mr = await menu.boundingBox();
+  check(mr.x + mr.width <= 1440 && mr.y + mr.height <= 900, 'the menu fits the window');
+  await page.screenshot({ path: join(shots, 'shell-thread-menu-light.png') });
+  await page.keyboard.press('Escape');
+  await menu.waitFor({ state: 'detached' });
+  check(await more.evaluate((el) => el === document.activeElement), 'Escape closes it and the focus is back on its button');
+  await page.emulateMedia({ colorScheme: 'dark' });
+
   // A toast (an error from the hub) never covers the composer.
   await page.setViewportSize({ width: 900, height: 600 });
   await page.keyboard.press('Control+k');
@@ -168,8 +190,8 @@ async function main() {
   const t = await toast.boundingBox();
   const c = await rect('form.composer');
   check(t.y + t.height <= c.top, `the toast (${Math.round(t.y)}–${Math.round(t.y + t.height)}) is clear of the composer (from ${Math.round(c.top)})`);
-  const menu = await rect('.head [aria-label="Thread actions"]');
-  check(t.y >= menu.bottom, `the toast leaves the thread's header and its actions menu free (${Math.round(t.y)} ≥ ${Math.round(menu.bottom)})`);
+  const menuButton = await rect('.head [aria-label="Thread actions"]');
+  check(t.y >= menuButton.bottom, `the toast leaves the thread's header and its actions menu free (${Math.round(t.y)} ≥ ${Math.round(menuButton.bottom)})`);
   await page.screenshot({ path: join(shots, 'shell-toast-dark.png') });
   // The refused turn is the only problem the page reported.
   noProblems(problems.filter((p) => !/HTTP 503|console: .*503/.test(p)));
