@@ -240,12 +240,15 @@ smoke: build deps-smoke ## start both binaries under Xvfb and stop them
 # Prints every figure docs/PERFORMANCE.md reports: micro benchmarks of
 # acp, hub and store, then the system benchmarks of app (the hub as users
 # run it) on a 1M-event database, then the UI's store in Node and the UI in
-# headless Chromium against a real hub (frontend/e2e/bench.mjs).
+# headless Chromium against a real hub (frontend/e2e/bench.mjs), and the
+# first ten minutes' "install end → first streamed answer"
+# (frontend/e2e/firstten.mjs --bench).
 bench: deps-system deps-frontend deps-browser frontend ## benchmarks (results and targets: docs/PERFORMANCE.md)
 	$(GO) test -run '^$$' -bench . -benchmem ./acp/... ./hub/... ./store/...
 	SWITCHBOARD_BENCH_LARGE=1 $(GO) test -run '^$$' -bench . -benchtime 1x -timeout 30m ./app/
 	cd frontend && npx vitest bench --run
 	cd frontend && npx vite build && node e2e/bench.mjs
+	cd frontend && node e2e/firstten.mjs --bench
 	$(MAKE) bench-outside
 	$(MAKE) bench-desktop
 

@@ -40,6 +40,10 @@ type AgentSpec struct {
 	Latest    string
 	// Registry is true for agents from the ACP registry.
 	Registry bool
+	// Defaults are what every new session of the agent is given before
+	// its first prompt (agents.<id>.defaults over the catalogue's own;
+	// ADR 0032).
+	Defaults SessionDefaults
 	// NotInstalled, when set, says why the agent cannot run yet: a
 	// registry agent the user has not installed. Detect lists it
 	// unavailable with this reason and the hub never starts it, whatever
@@ -77,9 +81,12 @@ func Builtin() []AgentSpec {
 		{ID: "gemini", Name: "Gemini CLI", Command: Command{Path: "gemini", Args: []string{"--acp"}, PassEnv: []string{"GEMINI_*", "GOOGLE_*"}},
 			NPM:     &NPMPackage{Package: "@google/gemini-cli", Version: "0.61.0", Bin: "gemini", MinNode: 22},
 			Install: "npm install -g @google/gemini-cli"},
+		// Qwen Code starts its sessions in "auto", where a classifier
+		// approves edits and commands; "default" asks before each (ACP.md).
 		{ID: "qwen", Name: "Qwen Code", Command: Command{Path: "qwen", Args: []string{"--acp"}, PassEnv: []string{"QWEN_*", "DASHSCOPE_*", "OPENAI_*"}},
-			NPM:     &NPMPackage{Package: "@qwen-code/qwen-code", Version: "0.24.4", Bin: "qwen", MinNode: 22},
-			Install: "npm install -g @qwen-code/qwen-code"},
+			NPM:      &NPMPackage{Package: "@qwen-code/qwen-code", Version: "0.24.4", Bin: "qwen", MinNode: 22},
+			Install:  "npm install -g @qwen-code/qwen-code",
+			Defaults: SessionDefaults{Mode: "default"}},
 		{ID: "opencode", Name: "OpenCode", Command: Command{Path: "opencode", Args: []string{"acp"}, PassEnv: []string{"OPENCODE_*", "ANTHROPIC_*", "OPENAI_*", "GEMINI_*", "OPENROUTER_*"}},
 			NPM:     &NPMPackage{Package: "opencode-ai", Version: "1.18.33", Bin: "opencode", MinNode: 22},
 			Install: "npm install -g opencode-ai"},
@@ -107,6 +114,49 @@ type AgentConfig struct {
 	// NPM makes the agent installable from npm (a custom agent then
 	// needs no command: it is the package's program).
 	NPM *NPMPackage `mapstructure:"npm" json:"npm,omitempty"`
+	// Defaults are the agent's session defaults; over a built-in agent's,
+	// a mode given replaces its mode and options are laid over its
+	// options by id.
+	Defaults *SessionDefaults `mapstructure:"defaults" json:"defaults,omitempty"`
+}
+
+// SessionDefaults are an agent's session defaults (agents.<id>.defaults):
+// the mode and config option values every new session (session/new, not a
+// reopened one) is set to before its first prompt, unless the user chose
+// otherwise on the thread. A default the session does not offer refuses
+// the prompt (ADR 0032).
+type SessionDefaults struct {
+	// Mode is a mode id ("" for none).
+	Mode string `mapstructure:"mode" json:"mode,omitempty"`
+	// Options are config option values by option id (a boolean option's
+	// value as "true" or "false").
+	Options OptionValues `mapstructure:"options" json:"options,omitempty"`
+}
+
+// OptionValues are config option values by option id, as written (ids
+// keep their case).
+type OptionValues map[string]string
+
+// IsZero reports whether d sets nothing.
+func (d SessionDefaults) IsZero() bool { return d.Mode == "" && len(d.Options) == 0 }
+
+// Over returns d laid over base: d's mode when set, else base's; base's
+// options with d's laid over them by id.
+func (d SessionDefaults) Over(base SessionDefaults) SessionDefaults {
+	out := SessionDefaults{Mode: base.Mode}
+	if d.Mode != "" {
+		out.Mode = d.Mode
+	}
+	if len(base.Options)+len(d.Options) > 0 {
+		out.Options = make(OptionValues, len(base.Options)+len(d.Options))
+		for k, v := range base.Options {
+			out.Options[k] = v
+		}
+		for k, v := range d.Options {
+			out.Options[k] = v
+		}
+	}
+	return out
 }
 
 // Merge lays cfg over the built-in catalogue and returns the agents sorted
@@ -158,6 +208,9 @@ func Merge(builtin []AgentSpec, cfg map[string]AgentConfig) ([]AgentSpec, error)
 		}
 		if c.MCPServers != nil {
 			s.MCPServers = c.MCPServers
+		}
+		if c.Defaults != nil {
+			s.Defaults = c.Defaults.Over(s.Defaults)
 		}
 		byID[id] = s
 	}

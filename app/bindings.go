@@ -172,6 +172,12 @@ func (b *Bindings) HistoryPage(threadID string, q hub.HistoryQuery) (hub.History
 	return b.svcs.Service.HistoryPage(b.ctx, windowCaller, threadID, q)
 }
 
+// OpenSession is Service.OpenSession: open the thread's agent session now
+// (the window calls it right after creating a thread, for its pickers).
+func (b *Bindings) OpenSession(threadID string) (hub.Thread, error) {
+	return b.svcs.Service.OpenSession(b.ctx, windowCaller, threadID)
+}
+
 // SetMode is Service.SetMode: switch the thread's agent session mode.
 func (b *Bindings) SetMode(threadID, modeID string) (hub.Thread, error) {
 	return b.svcs.Service.SetMode(b.ctx, windowCaller, threadID, modeID)

@@ -114,6 +114,7 @@ var bindingsContract = map[string]string{
 	"CancelTurn":         "func(string) (hub.Turn, error)",
 	"History":            "func(string, bool, bool) ([]hub.TurnHistory, error)",
 	"HistoryPage":        "func(string, hub.HistoryQuery) (hub.HistoryPage, error)",
+	"OpenSession":        "func(string) (hub.Thread, error)",
 	"SetMode":            "func(string, string) (hub.Thread, error)",
 	"SetConfigOption":    "func(string, string, string) (hub.Thread, error)",
 	"ListPermissions":    "func(string) ([]hub.Permission, error)",

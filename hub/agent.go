@@ -43,6 +43,10 @@ type Agent struct {
 	// agent|terminal|env_var, args?, env?, varName?, vars?}): POST
 	// /v1/agents/{id}/auth runs one. Extension of API.md.
 	AuthMethods json.RawMessage `json:"authMethods,omitempty" ts_type:"any[]"`
+	// Defaults are the session defaults in force for the agent: the
+	// catalogue's own (Qwen Code's mode "default") with the config's
+	// agents.<id>.defaults over them (ADR 0032). Extension of API.md.
+	Defaults *SessionDefaults `json:"defaults,omitempty"`
 }
 
 // AgentPackage is an agent's npm package: the version the catalogue pins

@@ -169,6 +169,15 @@ type Service interface {
 	// and no duplicate.
 	Subscribe(ctx context.Context, c Caller, threadID string, after int64) (*Subscription, error)
 
+	// OpenSession starts the thread's agent and opens its session when
+	// none is open, as a turn would (its session defaults set, ADR 0032),
+	// and returns the thread with the session's modes and config options;
+	// the same events a turn's session would emit say so (mode_changed,
+	// config_options, available_commands). A window calls it right after
+	// creating a thread, without waiting, so its pickers are there before
+	// the first prompt. UPSTREAM_UNAVAILABLE when the agent cannot be
+	// started; TOO_MANY_REQUESTS over limits.maxAgentProcesses.
+	OpenSession(ctx context.Context, c Caller, threadID string) (Thread, error)
 	// SetMode switches the thread's agent session to modeId (one of
 	// Thread.Modes.availableModes) and returns the thread with its modes
 	// as they now are. The agent and its session are started when the

@@ -119,7 +119,26 @@ type AgentSettings struct {
 	Builtin bool `json:"builtin"`
 	// MCPServers are the entry's agents.<id>.mcpServers (values left out).
 	MCPServers []MCPServerSetting `json:"mcpServers,omitempty"`
+	// Defaults are the entry's agents.<id>.defaults (the catalogue's own,
+	// such as Qwen Code's mode, are on the Agent, not here).
+	Defaults *SessionDefaults `json:"defaults,omitempty"`
 }
+
+// SessionDefaults are an agent's session defaults (agents.<id>.defaults;
+// ADR 0032): the mode and config option values every new session of the
+// agent is set to before its first prompt, unless the user chose
+// otherwise on the thread. A default the session does not offer refuses
+// the prompt (SESSION_DEFAULTS_NOT_OFFERED).
+type SessionDefaults struct {
+	// Mode is a mode id of the agent's ("" for none).
+	Mode string `json:"mode,omitempty"`
+	// Options are config option values by config option id (a boolean
+	// option's as "true" or "false").
+	Options map[string]string `json:"options,omitempty"`
+}
+
+// IsZero reports whether d sets nothing.
+func (d SessionDefaults) IsZero() bool { return d.Mode == "" && len(d.Options) == 0 }
 
 // FolderSettings is one folders.<glob> section as Settings shows it.
 type FolderSettings struct {
@@ -213,11 +232,15 @@ type AgentPatch struct {
 	Enabled *bool              `json:"enabled,omitempty"`
 	// MCPServers: agents.<id>.mcpServers, merged by name (see above).
 	MCPServers map[string]*MCPServerPatch `json:"mcpServers,omitempty" ts_type:"Record<string, MCPServerPatch | null>"`
+	// Defaults replaces agents.<id>.defaults whole; an empty one ({})
+	// removes them. Absent: the entry's defaults stay.
+	Defaults *SessionDefaults `json:"defaults,omitempty"`
 }
 
-// OnlyMCPServers reports whether a sets MCP servers and nothing else.
-func (a AgentPatch) OnlyMCPServers() bool {
-	return len(a.MCPServers) > 0 && a.Name == "" && a.Command == "" && a.Args == nil && a.Env == nil && a.Enabled == nil
+// OnlyNested reports whether a sets MCP servers or defaults and nothing
+// else: the rest of the entry then stays as it is.
+func (a AgentPatch) OnlyNested() bool {
+	return (len(a.MCPServers) > 0 || a.Defaults != nil) && a.Name == "" && a.Command == "" && a.Args == nil && a.Env == nil && a.Enabled == nil
 }
 
 // SettingsService reads and changes the settings. The HTTP API and the
@@ -286,7 +309,10 @@ func (p SettingsPatch) Validate(builtin func(id string) bool) error {
 		if err := validateServerNames(field+".mcpServers", a.MCPServers); err != nil {
 			return err
 		}
-		if a.OnlyMCPServers() {
+		if err := a.Defaults.validate(field + ".defaults"); err != nil {
+			return err
+		}
+		if a.OnlyNested() {
 			continue
 		}
 		if strings.TrimSpace(a.Command) == "" && (builtin == nil || !builtin(id)) {
@@ -368,4 +394,24 @@ func FormatDuration(d time.Duration) string {
 // Details["field"] is its dotted name.
 func FieldError(field, format string, args ...any) *Error {
 	return &Error{Code: CodeInvalidArgument, Message: fmt.Sprintf(format, args...), Details: map[string]any{"field": field}}
+}
+
+// validate checks defaults patched at field (nil: none): a mode and option
+// ids without spaces around them or NULs, option values not empty.
+func (d *SessionDefaults) validate(field string) error {
+	if d == nil {
+		return nil
+	}
+	if d.Mode != strings.TrimSpace(d.Mode) || strings.ContainsRune(d.Mode, 0) {
+		return FieldError(field+".mode", "%s.mode must be a mode id the agent offers, not %q", field, d.Mode)
+	}
+	for id, v := range d.Options {
+		if id == "" || id != strings.TrimSpace(id) || strings.ContainsRune(id, 0) {
+			return FieldError(field+".options", "%s.options: %q is not a config option id", field, id)
+		}
+		if strings.TrimSpace(v) == "" || strings.ContainsRune(v, 0) {
+			return FieldError(field+".options."+id, "%s.options.%s must be a value the agent offers, not %q", field, id, v)
+		}
+	}
+	return nil
 }

@@ -46,6 +46,10 @@
 //	                                in. Run with FakeLoginArg, the program asks
 //	                                for a code on its terminal; "1234" writes
 //	                                file and exits 0, anything else exits 1
+//	FAKEAGENT_KEY_VAR=<NAME>        with FAKEAGENT_AUTH_REQUIRED: authMethods also
+//	                                offers the env_var method {type: "env_var",
+//	                                id: "fake-key", varName: NAME}; an agent
+//	                                started with NAME set (not empty) is signed in
 //	FAKEAGENT_RECORD=<file>         append each session/new, session/load and
 //	                                session/resume request as one JSON line
 //	                                {"method","params"} to file
@@ -62,6 +66,8 @@
 //	FAKEAGENT_MODES=<id>,<id>…      the session modes offered (default
 //	                                "default,plan"); the first is the mode a
 //	                                session starts (or is adopted) in
+//	                                ("yolo,default,plan": an agent that
+//	                                starts in an auto-approve mode, as Qwen)
 //
 // Without FAKEAGENT_LOAD_SESSION or FAKEAGENT_SESSION_CAPS the corresponding
 // methods answer -32601, as a strict agent without the capability would.
@@ -314,6 +320,8 @@
 //     then again with id "abc"; agent_message_chunk "ids 0=<r> abc=<r>" where
 //     r is the error code or "ok" (ids run in two sessions at once would
 //     collide); end_turn.
+//   - state: agent_message_chunk "state mode=<mode> model=<model>", the
+//     session's mode and model as the prompt found them; end_turn.
 //   - anything else (including no text block): agent_message_chunk
 //     "unknown command: <the whole first text>"; end_turn.
 //
@@ -377,6 +385,7 @@ type options struct {
 	record          string // FAKEAGENT_RECORD
 	mcpCaps         string // FAKEAGENT_MCP_CAPS
 	credFile        string // FAKEAGENT_CRED_FILE
+	keyVar          string // FAKEAGENT_KEY_VAR
 	initDelay       time.Duration
 	textOnly        bool
 	uniqueSessions  bool
@@ -407,6 +416,7 @@ func readOptions() options {
 	o.record = os.Getenv("FAKEAGENT_RECORD")
 	o.mcpCaps = os.Getenv("FAKEAGENT_MCP_CAPS")
 	o.credFile = os.Getenv("FAKEAGENT_CRED_FILE")
+	o.keyVar = os.Getenv("FAKEAGENT_KEY_VAR")
 	o.uniqueSessions = os.Getenv("FAKEAGENT_UNIQUE_SESSIONS") == "1"
 	if v, err := strconv.Atoi(os.Getenv("FAKEAGENT_INIT_DELAY_MS")); err == nil {
 		o.initDelay = time.Duration(v) * time.Millisecond

@@ -526,6 +526,13 @@ var fakeScripts = []fakeScript{
 		r.say("ids 0=" + codeOrOK(r0) + " abc=" + codeOrOK(rabc))
 		return r.end()
 	}},
+	{"state", "says the session's mode and model as the prompt found them", func(r *scriptRun) (string, bool) {
+		r.a.mu.Lock()
+		mode, model := r.s.mode, r.s.model
+		r.a.mu.Unlock()
+		r.say("state mode=" + mode + " model=" + model)
+		return r.end()
+	}},
 	{"usage-hostile", "usage_updates and a response usage at the numbers' limits (fakeagent_avail.go)", scriptAvail},
 	{"fs-stall", "<n> <lines> <path>: n reads at once, then reads no stdin until <path>.go exists (fakeagent_avail.go)", scriptAvail},
 }

@@ -267,6 +267,10 @@ func (a *agent) initialize(id, params json.RawMessage) {
 			authMethods = append(authMethods, map[string]any{"type": "terminal", "id": "fake-terminal", "name": "Fake terminal login",
 				"args": []string{FakeLoginArg}, "env": map[string]string{"FAKE_LOGIN_TERM": "1"}})
 		}
+		if a.opts.keyVar != "" {
+			authMethods = append(authMethods, map[string]any{"type": "env_var", "id": "fake-key", "name": "Fake API key",
+				"description": "A key for the fake agent", "varName": a.opts.keyVar})
+		}
 	}
 	mcpCaps := map[string]bool{"http": false, "sse": false}
 	for _, t := range strings.Split(a.opts.mcpCaps, ",") {
@@ -509,8 +513,12 @@ func fakeLogin(in io.Reader, out io.Writer) int {
 	return 0
 }
 
-// hasCreds reports whether FAKEAGENT_CRED_FILE exists.
+// hasCreds reports whether FAKEAGENT_CRED_FILE exists, or the variable
+// FAKEAGENT_KEY_VAR names is set.
 func (o options) hasCreds() bool {
+	if o.keyVar != "" && os.Getenv(o.keyVar) != "" {
+		return true
+	}
 	if o.credFile == "" {
 		return false
 	}

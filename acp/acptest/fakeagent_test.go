@@ -863,3 +863,25 @@ func TestRawUpdate(t *testing.T) {
 		t.Errorf("bad JSON: %d updates, %s", len(before), before[0].raw)
 	}
 }
+
+// FAKEAGENT_KEY_VAR: the agent offers an env_var method for the variable,
+// and is signed in when started with it set.
+func TestKeyVarSignIn(t *testing.T) {
+	newSession := func(p *peer) msg {
+		r, _ := p.result(p.request("session/new", map[string]any{"cwd": t.TempDir(), "mcpServers": []any{}}))
+		return r
+	}
+	p := startAgent(t, "FAKEAGENT_AUTH_REQUIRED=1", "FAKEAGENT_KEY_VAR=FAKEAGENT_TEST_KEY", "FAKEAGENT_TEST_KEY=")
+	r, _ := p.result(p.request("initialize", map[string]any{"protocolVersion": 1}))
+	if !strings.Contains(string(r.Result), `{"description":"A key for the fake agent","id":"fake-key","name":"Fake API key","type":"env_var","varName":"FAKEAGENT_TEST_KEY"}`) {
+		t.Errorf("initialize: %s", r.raw)
+	}
+	if r := newSession(p); r.Error == nil || r.Error.Code != -32000 {
+		t.Errorf("without the key (empty): %s", r.raw)
+	}
+	p = startAgent(t, "FAKEAGENT_AUTH_REQUIRED=1", "FAKEAGENT_KEY_VAR=FAKEAGENT_TEST_KEY", "FAKEAGENT_TEST_KEY=sk-1")
+	p.result(p.request("initialize", map[string]any{"protocolVersion": 1}))
+	if r := newSession(p); r.Error != nil {
+		t.Errorf("with the key: %s", r.raw)
+	}
+}

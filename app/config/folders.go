@@ -58,6 +58,9 @@ var decodeOption = viper.DecodeHook(mapstructure.ComposeDecodeHookFunc(
 		if to == mcpType {
 			return acp.MCPServers(nil), nil
 		}
+		if to == optionValuesType {
+			return acp.OptionValues(nil), nil
+		}
 		return data, nil
 	},
 ))

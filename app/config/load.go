@@ -104,6 +104,9 @@ func decodeConfig(v *viper.Viper, path string, data []byte) (Config, error) {
 	if err := restoreEnvCase(data, c.Agents); err != nil {
 		return Config{}, fmt.Errorf("config %s: %w", path, err)
 	}
+	if err := decodeDefaults(data, c.Agents); err != nil {
+		return Config{}, fmt.Errorf("config %s: %w", path, err)
+	}
 	if err := c.validate(); err != nil {
 		return Config{}, fmt.Errorf("config %s: %w", path, withRuleLine(err, data))
 	}

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"maps"
 	"slices"
 	"sort"
 	"sync"
@@ -155,6 +156,9 @@ func settingsOf(path string, c Config) hub.Settings {
 		if a.Enabled != nil {
 			on := *a.Enabled
 			as.Enabled = &on
+		}
+		if d := a.Defaults; d != nil && !(acp.SessionDefaults{Mode: d.Mode, Options: d.Options}).IsZero() {
+			as.Defaults = &hub.SessionDefaults{Mode: d.Mode, Options: maps.Clone(d.Options)}
 		}
 		for k := range a.Env {
 			as.EnvKeys = append(as.EnvKeys, k)

@@ -112,15 +112,18 @@ func patchAgents(root *yaml.Node, agents map[string]*hub.AgentPatch) error {
 			continue
 		}
 		m := mapping(root, "agents")
-		if a.OnlyMCPServers() { // the rest of the entry stays as it is
+		if a.OnlyNested() { // the rest of the entry stays as it is
 			entry := yamlValue(m, id)
 			if entry == nil || entry.Kind != yaml.MappingNode {
 				entry = &yaml.Node{Kind: yaml.MappingNode, Tag: "!!map"}
 				setNode(m, id, entry)
 			}
-			if err := patchMCPServers(entry, a.MCPServers); err != nil {
-				return err
+			if len(a.MCPServers) > 0 {
+				if err := patchMCPServers(entry, a.MCPServers); err != nil {
+					return err
+				}
 			}
+			patchDefaults(entry, a.Defaults)
 			continue
 		}
 		entry := &yaml.Node{Kind: yaml.MappingNode, Tag: "!!map"}
@@ -168,9 +171,39 @@ func patchAgents(root *yaml.Node, agents map[string]*hub.AgentPatch) error {
 				return err
 			}
 		}
+		if old := yamlValue(m, id); old != nil && old.Kind == yaml.MappingNode {
+			if od := yamlValue(old, "defaults"); od != nil {
+				setNode(entry, "defaults", od)
+			}
+		}
+		patchDefaults(entry, a.Defaults)
 		setNode(m, id, entry)
 	}
 	return nil
+}
+
+// patchDefaults replaces the defaults of an agent's entry with d (nil:
+// they stay; empty: removed): the mode, and the options by id as written.
+func patchDefaults(entry *yaml.Node, d *hub.SessionDefaults) {
+	if d == nil {
+		return
+	}
+	if d.IsZero() {
+		removeKey(entry, "defaults")
+		return
+	}
+	n := &yaml.Node{Kind: yaml.MappingNode, Tag: "!!map"}
+	if d.Mode != "" {
+		setScalar(n, "mode", d.Mode, "!!str")
+	}
+	if len(d.Options) > 0 {
+		opts := &yaml.Node{Kind: yaml.MappingNode, Tag: "!!map"}
+		for _, k := range slices.Sorted(maps.Keys(d.Options)) {
+			setExact(opts, k, d.Options[k])
+		}
+		setNode(n, "options", opts)
+	}
+	setNode(entry, "defaults", n)
 }
 
 // yamlValue returns the value of key in mapping m (case-insensitive), or nil.

@@ -119,9 +119,9 @@ async function main() {
   const signInThread = async (agent, title, text) => {
     const th = await newThread(agent, title);
     await send(text);
-    await conv.getByRole('alert').filter({ hasText: 'needs signing in' }).waitFor();
+    await conv.getByRole('alert').filter({ hasText: 'needs you to sign in' }).waitFor();
     const box = conv.locator('[data-signin-needed]');
-    await box.getByRole('button', { name: `Sign in to ${agent}` }).waitFor();
+    await box.getByText(`Sign in to ${agent}`).waitFor();
     const methods = box.getByRole('list', { name: `Ways to sign in to ${agent}` });
     await methods.waitFor(); // shown at once, in the thread
     return { th, box, methods };

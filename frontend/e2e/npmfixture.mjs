@@ -3,7 +3,9 @@
 // acp/acptest's NPMRegistry serves the Go tests': the hub installs from
 // it through config install.registry.
 //
-//   const reg = await fixtureRegistry(dir, { name, version, bin });
+//   const reg = await fixtureRegistry(dir, { name, version, bin, delayMs });
+//                  (delayMs: the packument answers that late, so an
+//                  install's progress stays on screen long enough to see)
 //   reg.url        http://127.0.0.1:<port>/ (install.registry)
 //   reg.fetches()  the requests it served
 //   reg.close()
@@ -17,7 +19,7 @@ import { chmodSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { createServer } from 'node:http';
 import { join } from 'node:path';
 
-export async function fixtureRegistry(dir, { name, version, bin }) {
+export async function fixtureRegistry(dir, { name, version, bin, delayMs = 0 }) {
   const src = join(dir, `${name}-${version}-src`);
   mkdirSync(join(src, 'bin'), { recursive: true });
   writeFileSync(join(src, 'package.json'), JSON.stringify({ name, version, bin: { [bin]: `bin/${bin}` } }, null, 2));
@@ -28,8 +30,9 @@ export async function fixtureRegistry(dir, { name, version, bin }) {
   const tgz = readFileSync(join(dir, JSON.parse(out)[0].filename));
   const path = `/${name}/-/${name}-${version}.tgz`;
   let fetches = 0;
-  const server = createServer((req, res) => {
+  const server = createServer(async (req, res) => {
     fetches++;
+    if (delayMs) await new Promise((r) => setTimeout(r, delayMs));
     if (process.env.E2E_NPM_LOG) console.log("npm registry:", req.method, req.url);
     const url = decodeURIComponent(new URL(req.url, 'http://x').pathname);
     if (url === path) {

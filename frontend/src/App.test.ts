@@ -35,7 +35,7 @@ describe('App', () => {
     expect(within(nav).getByText('Old one')).toBeTruthy();
   });
 
-  it('opens New thread with Alt+N: available agents first, unavailable ones with their reason, cwd checked', async () => {
+  it('opens New thread with Alt+N: installed agents to choose, the others under "Install more…" with why, cwd checked', async () => {
     const { f } = setup();
     await screen.findByText('Docs');
     // Ctrl+N is the browser's (a new window); the keymap takes it in the desktop window only.
@@ -44,9 +44,8 @@ describe('App', () => {
     await fireEvent.keyDown(window, { key: 'n', code: 'KeyN', altKey: true });
     const dialog = await screen.findByRole('dialog', { name: 'New thread' });
     const radios = within(dialog).getAllByRole('radio') as HTMLInputElement[];
-    expect(radios.map((r) => r.value)).toEqual(['sdk', 'gone']);
-    expect(radios[1].disabled).toBe(true);
-    expect(within(dialog).getByText('unavailable: gone not found on PATH')).toBeTruthy();
+    expect(radios.map((r) => r.value)).toEqual(['sdk']);
+    expect(within(within(dialog).getByRole('list', { name: 'Agents to install' })).getByText('Not on this computer, and Switchboard cannot install it.')).toBeTruthy();
 
     const folder = within(dialog).getByRole('textbox', { name: 'Folder' });
     await fireEvent.input(folder, { target: { value: 'relative/path' } });
@@ -118,7 +117,7 @@ describe('App', () => {
 
     f.setError = new HubError('INVALID_ARGUMENT', 'the agent refused the value');
     await fireEvent.change(model, { target: { value: 'fake-small' } });
-    expect(await screen.findByText('the agent refused the value (INVALID_ARGUMENT)')).toBeTruthy();
+    expect(await screen.findByText('The agent refused the value.')).toBeTruthy();
     await vi.waitFor(() => expect(model.value).toBe('fake-large'));
   });
 

@@ -49,17 +49,22 @@ describe('App threads', () => {
     await vi.waitFor(() => expect(within(nav).getByRole('button', { name: /^Two/ }).classList.contains('unread')).toBe(false));
   });
 
-  it('with no agent installed, shows how to install each and checks again', async () => {
+  it('with no agent installed, shows the first-run page until the first thread, whose Start a thread opens New thread', async () => {
     const f = new FakeTransport();
     f.agents = [
-      { id: 'claude', name: 'Claude Code', status: 'unavailable', command: 'claude-agent-acp', reason: 'claude-agent-acp not found on PATH', install: 'npm install -g @agentclientprotocol/claude-agent-acp' },
+      { id: 'claude', name: 'Claude Code', status: 'unavailable', command: 'claude-agent-acp', reason: 'claude-agent-acp not found on PATH', install: 'npm install -g @agentclientprotocol/claude-agent-acp', npm: { package: '@agentclientprotocol/claude-agent-acp', version: '0.100.0' } },
     ];
     setup(f);
     const panel = await screen.findByRole('region', { name: 'Install an agent to start' });
-    expect(within(panel).getByText('npm install -g @agentclientprotocol/claude-agent-acp')).toBeTruthy();
-    f.agents = [{ ...f.agents[0], status: 'available', reason: undefined }];
-    await fireEvent.click(within(panel).getByRole('button', { name: 'Check again' }));
-    await vi.waitFor(() => expect(screen.queryByRole('region', { name: 'Install an agent to start' })).toBeNull());
-    expect(screen.getByText(/Pick a thread/)).toBeTruthy();
+    await fireEvent.click(within(panel).getByRole('button', { name: 'Install Claude Code' }));
+    expect(f.calls.some((c) => c.method === 'installAgent' && c.args[0] === 'claude')).toBe(true);
+    f.agents = [{ ...f.agents[0], status: 'available', reason: undefined, installed: { version: '0.100.0', path: '/d/x' } }];
+    // The install's end reloads the agents.
+    f.push({ ...ev(1, 'agent_install', { agent: 'claude', phase: 'done', fraction: 1, version: '0.100.0' }), threadId: '', turnId: '' });
+    // Installed: the page stays, and says what comes next.
+    const next = await screen.findByRole('region', { name: 'Start your first thread' });
+    await fireEvent.click(within(next).getByRole('button', { name: 'Start a thread with Claude Code' }));
+    const dialog = await screen.findByRole('dialog', { name: 'New thread' });
+    expect((within(dialog).getByRole('radio', { name: /Claude Code/ }) as HTMLInputElement).checked).toBe(true);
   });
 });

@@ -8,6 +8,7 @@ import (
 	"log/slog"
 	"os"
 	"os/exec"
+	"strings"
 	"sync"
 	"syscall"
 	"time"
@@ -26,7 +27,7 @@ type SignInOptions struct {
 	// Authenticate runs an agent's own sign-in method (ACP authenticate,
 	// the engine's AuthenticateAgent).
 	Authenticate func(ctx context.Context, agentID, methodID string) error
-	// SignedIn tells the engine a terminal sign-in of agentID succeeded:
+	// SignedIn tells the engine a terminal or env_var sign-in of agentID succeeded:
 	// it restarts the agent and retries the turn that needed it.
 	SignedIn func(agentID string)
 	// AgentOptions start the probe that lists an agent's methods (the
@@ -95,8 +96,45 @@ func (a *SignIns) SignIn(ctx context.Context, agentID, methodID string) (hub.Sig
 	case acp.AuthTerminal:
 		id, err := a.startTerminal(spec, *m)
 		return hub.SignInResult{AuthSessionID: id}, err
+	case acp.AuthEnvVar:
+		// The client saved the key in the agent's env first (PATCH
+		// /v1/settings); signing in checks it is there, then restarts the
+		// agent and retries the turn that needed it (DECISIONS.md 0036).
+		if missing := missingVars(spec, *m); len(missing) > 0 {
+			return hub.SignInResult{}, hub.Errorf(hub.CodeInvalidArgument, "%s's key is not set (%s): enter it first", spec.Name, strings.Join(missing, ", "))
+		}
+		a.o.SignedIn(spec.ID)
+		return hub.SignInResult{}, nil
 	}
-	return hub.SignInResult{}, hub.Errorf(hub.CodeInvalidArgument, "%s's method %q is an environment variable: set it in the agent's environment (Settings → Agents)", spec.Name, methodID)
+	return hub.SignInResult{}, hub.Errorf(hub.CodeInvalidArgument, "%s's method %q is of a type Switchboard does not know (%q)", spec.Name, methodID, m.Type)
+}
+
+// missingVars are the variables an env_var method needs that the agent's
+// process would not get (its env from the config, and what it passes
+// through from the hub's own), empty ones counted as missing.
+func missingVars(spec acp.AgentSpec, m acp.AuthMethod) []string {
+	var need []string
+	for _, v := range m.Vars {
+		if !v.Optional {
+			need = append(need, v.Name)
+		}
+	}
+	if len(m.Vars) == 0 && m.VarName != "" {
+		need = []string{m.VarName}
+	}
+	set := map[string]bool{}
+	for _, kv := range acp.BuildEnv(os.Environ(), spec.Command) {
+		if k, v, ok := strings.Cut(kv, "="); ok {
+			set[k] = v != ""
+		}
+	}
+	var missing []string
+	for _, n := range need {
+		if !set[n] {
+			missing = append(missing, n)
+		}
+	}
+	return missing
 }
 
 // methods are the agent's sign-in methods, from a probe (initialize only).

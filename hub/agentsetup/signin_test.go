@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/switchboard-hub/switchboard/acp"
+	"github.com/switchboard-hub/switchboard/acp/acptest"
 	"github.com/switchboard-hub/switchboard/hub"
 )
 
@@ -83,5 +84,57 @@ func TestTerminalSignIn(t *testing.T) {
 	}
 	if err := a.AuthInput(ctx, id, "again\n"); hub.ErrorCode(err) != hub.CodeConflict {
 		t.Errorf("typing after the exit: %v", err)
+	}
+}
+
+// An env_var method is signed in once its variables reach the agent: from
+// its env in the config, or passed through from the hub's own; an empty
+// value or an optional variable's absence does not count.
+func TestMissingVars(t *testing.T) {
+	t.Setenv("SWB_TEST_PASSED", "from-the-hub")
+	spec := acp.AgentSpec{ID: "k", Command: acp.Command{Path: "k", Env: []string{"SWB_TEST_KEY=sk-1", "SWB_TEST_EMPTY="}, PassEnv: []string{"SWB_TEST_PASSED"}}}
+	for _, c := range []struct {
+		m    acp.AuthMethod
+		want string
+	}{
+		{acp.AuthMethod{Type: acp.AuthEnvVar, VarName: "SWB_TEST_KEY"}, ""},
+		{acp.AuthMethod{Type: acp.AuthEnvVar, VarName: "SWB_TEST_PASSED"}, ""},
+		{acp.AuthMethod{Type: acp.AuthEnvVar, VarName: "SWB_TEST_EMPTY"}, "SWB_TEST_EMPTY"},
+		{acp.AuthMethod{Type: acp.AuthEnvVar, VarName: "SWB_TEST_NONE"}, "SWB_TEST_NONE"},
+		{acp.AuthMethod{Type: acp.AuthEnvVar, Vars: []acp.AuthVar{{Name: "SWB_TEST_KEY"}, {Name: "SWB_TEST_OPT", Optional: true}, {Name: "SWB_TEST_NONE"}}}, "SWB_TEST_NONE"},
+	} {
+		if got := strings.Join(missingVars(spec, c.m), ","); got != c.want {
+			t.Errorf("%+v: missing %q, want %q", c.m, got, c.want)
+		}
+	}
+}
+
+// An env_var method signs in once its key reaches the agent: before, a
+// 400 naming the variable and no sign-in; after, {} and exactly one
+// SignedIn (the engine's restart and retry).
+func TestEnvVarSignIn(t *testing.T) {
+	path, args, env := acptest.FakeAgentArgv(t, "FAKEAGENT_AUTH_REQUIRED=1", "FAKEAGENT_KEY_VAR=FAKEAGENT_TEST_KEY")
+	spec := acp.AgentSpec{ID: "keyed", Name: "Keyed", Command: acp.Command{Path: path, Args: args, Env: env}}
+	var mu sync.Mutex
+	var signedIn []string
+	a := NewSignIns(SignInOptions{
+		Catalogue: func() []acp.AgentSpec { return []acp.AgentSpec{spec} },
+		SignedIn:  func(id string) { mu.Lock(); signedIn = append(signedIn, id); mu.Unlock() },
+	})
+	t.Cleanup(a.Stop)
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	defer cancel()
+	_, err := a.SignIn(ctx, "keyed", "fake-key")
+	if hub.ErrorCode(err) != hub.CodeInvalidArgument || !strings.Contains(err.Error(), "FAKEAGENT_TEST_KEY") {
+		t.Fatalf("without the key: %v", err)
+	}
+	spec.Command.Env = append(spec.Command.Env, "FAKEAGENT_TEST_KEY=sk-1")
+	if r, err := a.SignIn(ctx, "keyed", "fake-key"); err != nil || r.AuthSessionID != "" {
+		t.Fatalf("with the key: %+v %v", r, err)
+	}
+	mu.Lock()
+	defer mu.Unlock()
+	if len(signedIn) != 1 || signedIn[0] != "keyed" {
+		t.Fatalf("signed in: %v", signedIn)
 	}
 }

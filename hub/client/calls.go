@@ -115,6 +115,16 @@ func (c *Client) CancelTurn(ctx context.Context, turnID string) (hub.Turn, error
 	return out.Turn, err
 }
 
+// OpenSession opens the thread's agent session when none is open (POST
+// /v1/threads/{id}/session).
+func (c *Client) OpenSession(ctx context.Context, threadID string) (hub.Thread, error) {
+	var out struct {
+		Thread hub.Thread `json:"thread"`
+	}
+	err := c.call(ctx, request{method: http.MethodPost, path: "/v1/threads/" + esc(threadID) + "/session"}, &out)
+	return out.Thread, err
+}
+
 // SetMode switches the thread's agent session to modeID (POST
 // /v1/threads/{id}/mode).
 func (c *Client) SetMode(ctx context.Context, threadID, modeID string) (hub.Thread, error) {

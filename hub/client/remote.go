@@ -160,6 +160,11 @@ func (r *Remote) Subscribe(ctx context.Context, c hub.Caller, threadID string, a
 	return hub.NewSubscription(ch, func() { close(stop); s.Close() }), nil
 }
 
+// OpenSession implements hub.Service (POST /v1/threads/{id}/session).
+func (r *Remote) OpenSession(ctx context.Context, c hub.Caller, threadID string) (hub.Thread, error) {
+	return r.c.OpenSession(as(ctx, c), threadID)
+}
+
 // SetMode implements hub.Service (POST /v1/threads/{id}/mode).
 func (r *Remote) SetMode(ctx context.Context, c hub.Caller, threadID, modeID string) (hub.Thread, error) {
 	return r.c.SetMode(as(ctx, c), threadID, modeID)

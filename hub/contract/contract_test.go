@@ -7,6 +7,7 @@ import (
 	"net/http"
 	"os"
 	"path/filepath"
+	"strings"
 	"testing"
 	"time"
 
@@ -178,6 +179,15 @@ func TestThreadsAndTurns(t *testing.T) {
 		if page := must[hub.ThreadPage](t, "ListThreads")(s.Service.ListThreads(ctx, bob, 0, "")); len(page.Threads) != 0 {
 			t.Fatalf("bob sees %+v", page.Threads)
 		}
+
+		// OpenSession: the thread's session before any turn, with its modes;
+		// another client's thread is not found.
+		opened := must[hub.Thread](t, "OpenSession")(s.Service.OpenSession(ctx, alice, th.ID))
+		if opened.ID != th.ID || !strings.Contains(string(opened.Modes), `"currentModeId":"default"`) {
+			t.Fatalf("OpenSession: %+v (modes %s)", opened, opened.Modes)
+		}
+		_, err = s.Service.OpenSession(ctx, bob, th.ID)
+		wantCode(t, "opening another client's thread's session", err, hub.CodeNotFound)
 
 		sub := must[*hub.Subscription](t, "Subscribe")(s.Service.Subscribe(ctx, alice, th.ID, 0))
 		defer sub.Close()

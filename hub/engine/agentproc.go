@@ -308,9 +308,12 @@ func (e *Engine) retireIfStale(rt *threadRT, owner *turnRT) bool {
 }
 
 // specCurrentLocked reports whether s is still the catalogue's enabled
-// spec for its agent. e.mu must be held.
+// spec for its agent. e.mu must be held. The session defaults do not
+// count: they are read when they apply (defaults.go), and changing them
+// restarts no agent.
 func (e *Engine) specCurrentLocked(s acp.AgentSpec) bool {
 	cur, ok := e.agents[s.ID]
+	cur.Defaults, s.Defaults = acp.SessionDefaults{}, acp.SessionDefaults{}
 	return ok && !cur.Disabled && reflect.DeepEqual(cur, s)
 }
 

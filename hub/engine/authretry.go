@@ -14,7 +14,8 @@ import (
 // AUTH_REQUIRED, and the engine remembers that turn on its thread: in
 // memory only, with the prompt as the user gave it. When a sign-in to
 // that agent succeeds (SignedIn: an agent method through
-// AuthenticateAgent, or a terminal method whose program exited 0), the
+// AuthenticateAgent, a terminal method whose program exited 0, or an
+// env_var method whose key is set, DECISIONS.md 0036), the
 // agent's idle processes are restarted and each remembered turn of that
 // agent is started again, as a new turn of its thread with the same
 // prompt; its turn_started carries `retryOf` (the failed turn's id).

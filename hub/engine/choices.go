@@ -6,6 +6,8 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"maps"
+	"slices"
 	"time"
 
 	"github.com/switchboard-hub/switchboard/acp"
@@ -27,6 +29,133 @@ type Unrestored struct {
 	Wanted  string `json:"wanted"`
 	Current string `json:"current"`
 	Message string `json:"message"`
+	// Key and Offered are set for a session default (defaults.go): the
+	// config key that asks for it (agents.<id>.defaults.mode, …options.<id>)
+	// and what the session offers instead (mode ids, option ids, or the
+	// option's values).
+	Key     string   `json:"key,omitempty"`
+	Offered []string `json:"offered,omitempty"`
+}
+
+// sessionChoices gives session sid of a, newly opened (how) with state
+// st, the thread's choices back (restoreChoices, before: what the thread
+// had) and then, while they are due, the agent's session defaults
+// (applyDefaults; defaults.go). It returns st as the session now is, what
+// was restored and what could not be, the defaults set and those the
+// session does not offer.
+func (e *Engine) sessionChoices(tr *turnRT, a *acp.Agent, sid, how string, before, st hub.SessionState) (hub.SessionState, []string, []Unrestored, []string, []Unrestored) {
+	st, restored, failed := e.restoreChoices(tr.ctx, a, sid, how, before, st)
+	if !e.defaultsDue(tr) {
+		return st, restored, failed, nil, nil
+	}
+	st, set, unoffered := e.applyDefaults(tr, a, sid, st)
+	return st, restored, failed, set, unoffered
+}
+
+// choose records that the user chose key ("mode" or a config option id)
+// on the thread. rt.mu must be held.
+func (rt *threadRT) choose(key string) {
+	if rt.chosen == nil {
+		rt.chosen = map[string]bool{}
+	}
+	rt.chosen[key] = true
+}
+
+// defaultsDue reports whether the defaults still apply to tr's thread: no
+// prompt of it has reached its agent, as far as this hub knows (rt), or as
+// the stored turns say (a turn other than tr's that completed, was
+// cancelled or interrupted, or has output). The answer is kept once
+// false.
+func (e *Engine) defaultsDue(tr *turnRT) bool {
+	rt := tr.rt
+	rt.mu.Lock()
+	prompted := rt.prompted
+	rt.mu.Unlock()
+	if prompted || tr.importing || tr.thread.Imported != nil {
+		return false
+	}
+	turns, err := e.store.ListTurns(context.Background(), tr.thread.ID, true)
+	if err != nil {
+		return true // never ask less than the user chose
+	}
+	for _, t := range turns {
+		if t.ID == tr.turn.ID { // "" outside a turn: no turn's
+			continue
+		}
+		if t.Status == hub.TurnCompleted || t.Status == hub.TurnCancelled || t.Status == hub.TurnInterrupted || t.Output != "" {
+			rt.mu.Lock()
+			rt.prompted = true
+			rt.mu.Unlock()
+			return false
+		}
+	}
+	return true
+}
+
+// applyDefaults sets the session defaults of tr's agent, as the config now
+// has them, on session sid of a, whose state is st, but for those the user
+// chose on the thread. It returns st as the session now is, what it set
+// ("mode", option ids) and the defaults the session does not offer or the
+// agent refused, each naming its config key and what the session offers.
+func (e *Engine) applyDefaults(tr *turnRT, a *acp.Agent, sid string, st hub.SessionState) (hub.SessionState, []string, []Unrestored) {
+	spec, _ := e.agentSpec(tr.thread.Agent)
+	d := spec.Defaults
+	if d.IsZero() {
+		return st, nil, nil
+	}
+	tr.rt.mu.Lock()
+	chosen := maps.Clone(tr.rt.chosen)
+	tr.rt.mu.Unlock()
+	key := "agents." + tr.thread.Agent + ".defaults"
+	var set []string
+	var failed []Unrestored
+	if want := d.Mode; want != "" && !chosen["mode"] {
+		cur := currentMode(st.Modes)
+		u := Unrestored{Kind: "mode", Wanted: want, Current: cur, Key: key + ".mode", Offered: modeIDs(st.Modes)}
+		switch {
+		case cur == want:
+		case !modeOffered(st.Modes, want):
+			u.Message = fmt.Sprintf("%s is %q, a mode the agent does not offer (it offers %s)", u.Key, want, offeredList(u.Offered))
+			failed = append(failed, u)
+		default:
+			if err := setModeOn(tr.ctx, a, sid, &st, want); err != nil {
+				u.Message = fmt.Sprintf("the agent refused %s %q (%v)", u.Key, want, err)
+				failed = append(failed, u)
+			} else {
+				set = append(set, "mode")
+			}
+		}
+	}
+	for _, id := range slices.Sorted(maps.Keys(d.Options)) {
+		want := d.Options[id]
+		if chosen[id] {
+			continue
+		}
+		u := Unrestored{Kind: "configOption", ID: id, Wanted: want, Key: key + ".options." + id}
+		now, ok := findOption(st.ConfigOptions, id)
+		switch {
+		case !ok:
+			for _, c := range configChoices(st.ConfigOptions) {
+				u.Offered = append(u.Offered, c.ID)
+			}
+			u.Message = fmt.Sprintf("%s is set, but the agent has no option %q (its options: %s)", u.Key, id, offeredList(u.Offered))
+			failed = append(failed, u)
+		case now.Value == want:
+		case !now.offers(want):
+			u.Current, u.Offered = now.Value, now.values
+			u.Message = fmt.Sprintf("%s is %q, a value the agent does not offer (it offers %s)", u.Key, want, offeredList(u.Offered))
+			failed = append(failed, u)
+		default:
+			u.Current = now.Value
+			if err := setOptionOn(tr.ctx, a, sid, &st, id, want); err != nil {
+				u.Message = fmt.Sprintf("the agent refused %s %q (%v)", u.Key, want, err)
+				failed = append(failed, u)
+				continue
+			}
+			set = append(set, id)
+		}
+	}
+	return st, set, failed
 }
 
 // restoreChoices re-applies the user's choices (before: the mode and
@@ -56,11 +185,10 @@ func (e *Engine) restoreChoices(ctx context.Context, a *acp.Agent, sid, how stri
 			failed = append(failed, Unrestored{Kind: "mode", Wanted: want, Current: cur,
 				Message: fmt.Sprintf("the agent no longer offers mode %q; the session is in mode %q", want, cur)})
 		default:
-			if err := a.SetMode(ctx, sid, want); err != nil {
+			if err := setModeOn(ctx, a, sid, &st, want); err != nil {
 				failed = append(failed, Unrestored{Kind: "mode", Wanted: want, Current: cur,
 					Message: fmt.Sprintf("the agent refused mode %q (%v); the session is in mode %q", want, err, cur)})
 			} else {
-				st.Modes, _ = withCurrentMode(st.Modes, want)
 				restored = append(restored, "mode")
 			}
 		}
@@ -76,21 +204,41 @@ func (e *Engine) restoreChoices(ctx context.Context, a *acp.Agent, sid, how stri
 			failed = append(failed, Unrestored{Kind: "configOption", ID: o.ID, Wanted: o.Value, Current: now.Value,
 				Message: fmt.Sprintf("the agent no longer offers %q for option %q; it is %q", o.Value, o.ID, now.Value)})
 		default:
-			opts, err := a.SetConfigOption(ctx, sid, o.ID, o.Value)
-			if err != nil {
+			if err := setOptionOn(ctx, a, sid, &st, o.ID, o.Value); err != nil {
 				failed = append(failed, Unrestored{Kind: "configOption", ID: o.ID, Wanted: o.Value, Current: now.Value,
 					Message: fmt.Sprintf("the agent refused %q for option %q (%v); it is %q", o.Value, o.ID, err, now.Value)})
 				continue
-			}
-			if hasJSON(opts) {
-				st.ConfigOptions = opts
-			} else {
-				st.ConfigOptions = withOptionValue(st.ConfigOptions, o.ID, o.Value)
 			}
 			restored = append(restored, o.ID)
 		}
 	}
 	return st, restored, failed
+}
+
+// setModeOn is session/set_mode want on session sid of a, whose state *st
+// then says so.
+func setModeOn(ctx context.Context, a *acp.Agent, sid string, st *hub.SessionState, want string) error {
+	if err := a.SetMode(ctx, sid, want); err != nil {
+		return err
+	}
+	st.Modes, _ = withCurrentMode(st.Modes, want)
+	return nil
+}
+
+// setOptionOn is session/set_config_option id=value on session sid of a,
+// whose state *st then holds the options the agent answered (or, when it
+// answered none, value set on the option it had).
+func setOptionOn(ctx context.Context, a *acp.Agent, sid string, st *hub.SessionState, id, value string) error {
+	opts, err := a.SetConfigOption(ctx, sid, id, value)
+	if err != nil {
+		return err
+	}
+	if hasJSON(opts) {
+		st.ConfigOptions = opts
+	} else {
+		st.ConfigOptions = withOptionValue(st.ConfigOptions, id, value)
+	}
+	return nil
 }
 
 // currentMode is the currentModeId of a SessionModeState ("" if none).
@@ -106,20 +254,7 @@ func currentMode(modes json.RawMessage) string {
 
 // modeOffered reports whether modes lists id among its availableModes.
 func modeOffered(modes json.RawMessage, id string) bool {
-	var m struct {
-		AvailableModes []struct {
-			ID string `json:"id"`
-		} `json:"availableModes"`
-	}
-	if !hasJSON(modes) || json.Unmarshal(modes, &m) != nil {
-		return false
-	}
-	for _, x := range m.AvailableModes {
-		if x.ID == id {
-			return true
-		}
-	}
-	return false
+	return slices.Contains(modeIDs(modes), id)
 }
 
 // configChoice is one config option's id and its current value, as text
@@ -261,6 +396,7 @@ func (e *Engine) SetMode(ctx context.Context, c hub.Caller, threadID, modeID str
 		}
 		rt.mu.Lock()
 		defer rt.mu.Unlock()
+		rt.choose("mode")
 		modes, changed := withCurrentMode(rt.modes, modeID)
 		rt.modes = modes
 		payload, _ := json.Marshal(map[string]string{"modeId": modeID})
@@ -280,6 +416,7 @@ func (e *Engine) SetConfigOption(ctx context.Context, c hub.Caller, threadID, co
 		}
 		rt.mu.Lock()
 		defer rt.mu.Unlock()
+		rt.choose(configID)
 		if !hasJSON(opts) {
 			return hub.Event{}, false, nil
 		}

@@ -182,7 +182,8 @@ func TestTurnStreamsAndCompletes(t *testing.T) {
 			text.WriteString(payload[string](t, ev, "text"))
 		}
 	}
-	if strings.Join(types, ",") != "turn_started,message_delta,turn_completed" || text.String() != turn.Output {
+	// The first session announces its mode and options (ADR 0032).
+	if strings.Join(types, ",") != "turn_started,mode_changed,config_options,message_delta,turn_completed" || text.String() != turn.Output {
 		t.Fatalf("events %v, text %q", types, text.String())
 	}
 	got, _ := h.e.GetThread(context.Background(), alice, th.ID)
@@ -204,7 +205,8 @@ func TestUpdatesBecomeEvents(t *testing.T) {
 			types = append(types, ev.Type)
 		}
 	}
-	want := "turn_started,tool_call,tool_call_update,tool_call_update,plan,turn_completed,turn_started,agent_update,usage,turn_completed"
+	// The first session announces its mode and options (ADR 0032).
+	want := "turn_started,mode_changed,config_options,tool_call,tool_call_update,tool_call_update,plan,turn_completed,turn_started,agent_update,usage,turn_completed"
 	if strings.Join(types, ",") != want {
 		t.Fatalf("events\n got %s\nwant %s", strings.Join(types, ","), want)
 	}

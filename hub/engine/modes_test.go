@@ -104,6 +104,11 @@ func TestSetModeAndConfigOption(t *testing.T) {
 	if m := modesOf(t, got); m.CurrentModeID != "plan" || len(m.AvailableModes) != 2 {
 		t.Fatalf("after SetMode: %s", got.Modes)
 	}
+	// The session SetMode opened says its start mode first (a window
+	// learns the modes on offer), then the change.
+	if id := payload[string](t, until(t, sub, hub.EventModeChanged), "modeId"); id != "default" {
+		t.Fatalf("first mode_changed %q, want the new session's default", id)
+	}
 	if id := payload[string](t, until(t, sub, hub.EventModeChanged), "modeId"); id != "plan" {
 		t.Fatalf("mode_changed %q", id)
 	}

@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"slices"
 	"strings"
 	"time"
 
@@ -61,6 +62,14 @@ func (e *Engine) ensureSession(tr *turnRT, forTurn bool) (*acp.Agent, string, []
 	a, sid, prefix, alive := e.liveAgent(tr, forTurn)
 	if alive && sid != "" {
 		e.releaseReservation(tr) // no process starts
+		if forTurn {
+			if err := e.defaultsOnLive(tr, a, sid); err != nil {
+				rt.mu.Lock()
+				rt.prefix = prefix // for the next turn, once the user has seen why
+				rt.mu.Unlock()
+				return nil, "", nil, err
+			}
+		}
 		return a, sid, prefix, nil
 	}
 	var spec acp.AgentSpec
@@ -86,8 +95,8 @@ func (e *Engine) ensureSession(tr *turnRT, forTurn bool) (*acp.Agent, string, []
 		}
 		return nil, "", nil, err
 	}
-	st, restored, failed := e.restoreChoices(tr.ctx, a, sid, how, before, sessionState(tr.thread.ID, setup))
-	refuse := forTurn && len(failed) > 0
+	st, restored, failed, defaulted, unoffered := e.sessionChoices(tr, a, sid, how, before, sessionState(tr.thread.ID, setup))
+	refuse := forTurn && len(failed)+len(unoffered) > 0
 	keep := prefix
 	if refuse {
 		prefix = nil
@@ -113,7 +122,8 @@ func (e *Engine) ensureSession(tr *turnRT, forTurn bool) (*acp.Agent, string, []
 	if forTurn {
 		turnID = tr.turn.ID
 	}
-	sc := SessionChanged{Reason: reason, How: how, Restored: restored, Unrestored: failed, Refused: refuse}
+	sc := SessionChanged{Reason: reason, How: how, Restored: restored, Defaults: defaulted,
+		Unrestored: append(slices.Clip(failed), unoffered...), Refused: refuse}
 	if evs := e.sessionEvents(tr.thread, turnID, before, st, sc, tr.thread.AgentSessionID != "" || tr.fresh); len(evs) > 0 {
 		if err := e.commit(&hub.Write{Events: evs}); err != nil {
 			e.log.Warn("hub: recording the change of session failed", "err", err)
@@ -122,8 +132,14 @@ func (e *Engine) ensureSession(tr *turnRT, forTurn bool) (*acp.Agent, string, []
 	if len(failed) > 0 {
 		e.log.Warn("hub: a reopened session could not restore the user's choices", "thread", tr.thread.ID, "unrestored", len(failed), "turnRefused", refuse)
 	}
-	if refuse {
-		return nil, "", nil, choicesError(failed)
+	if len(unoffered) > 0 {
+		e.log.Warn("hub: a new session does not offer the agent's session defaults", "thread", tr.thread.ID, "agent", tr.thread.Agent, "unoffered", len(unoffered), "turnRefused", refuse)
+	}
+	switch {
+	case refuse && len(failed) == 0:
+		return nil, "", nil, e.defaultsError(tr.thread.Agent, unoffered)
+	case refuse:
+		return nil, "", nil, choicesError(sc.Unrestored)
 	}
 	return a, sid, prefix, nil
 }
@@ -353,30 +369,26 @@ func (e *Engine) recordSession(thread hub.Thread, sid string, st hub.SessionStat
 // session and Unrestored is not empty, the turn's prompt was not sent
 // (Refused).
 type SessionChanged struct {
-	Reason     string       `json:"reason"`
-	How        string       `json:"how"`
-	Restored   []string     `json:"restored"`
+	Reason   string   `json:"reason"`
+	How      string   `json:"how"`
+	Restored []string `json:"restored"`
+	// Defaults are the session defaults set on a thread's session before
+	// its first prompt ("mode", option ids; defaults.go); a default the
+	// session does not offer is in Unrestored, with its Key.
+	Defaults   []string     `json:"defaults,omitempty"`
 	Unrestored []Unrestored `json:"unrestored"`
 	Refused    bool         `json:"refused,omitempty"`
 }
 
 // sessionEvents are the events of a change of session on thread: a
 // mode_changed and a config_options event when the session's state differs
-// from before, and session_changed (when the thread had a session before,
+// from before (choiceEvents; a first session's always), and session_changed (when the thread had a session before,
 // or something could not be restored).
 func (e *Engine) sessionEvents(thread hub.Thread, turnID string, before, after hub.SessionState, sc SessionChanged, hadSession bool) []hub.Event {
 	now := e.now()
-	var evs []hub.Event
-	// A first session has nothing to differ from: the thread learns its
-	// state (stored), as before any session change.
-	if m, was := currentMode(after.Modes), currentMode(before.Modes); m != "" && was != "" && m != was {
-		ev, _ := hub.NewEvent(hub.EventModeChanged, thread, turnID, now, map[string]string{"modeId": m})
-		evs = append(evs, ev)
-	}
-	if hasJSON(after.ConfigOptions) && hasJSON(before.ConfigOptions) && !sameChoices(before.ConfigOptions, after.ConfigOptions) {
-		ev, _ := hub.NewEvent(hub.EventConfigOptions, thread, turnID, now, map[string]json.RawMessage{"configOptions": after.ConfigOptions})
-		evs = append(evs, ev)
-	}
+	// A first session differs from nothing: its mode and options are
+	// news, so a window learns them (the pickers) before any prompt.
+	evs := e.choiceEvents(thread, turnID, before, after)
 	if hadSession || len(sc.Unrestored) > 0 {
 		if sc.Restored == nil {
 			sc.Restored = []string{}
@@ -385,6 +397,23 @@ func (e *Engine) sessionEvents(thread hub.Thread, turnID string, before, after h
 			sc.Unrestored = []Unrestored{}
 		}
 		ev, _ := hub.NewEvent(hub.EventSessionChanged, thread, turnID, now, sc)
+		evs = append(evs, ev)
+	}
+	return evs
+}
+
+// choiceEvents are the events saying how after differs from before: a
+// mode_changed when its current mode differs, a config_options when its
+// option values do (a first session, before nothing: each it has).
+func (e *Engine) choiceEvents(thread hub.Thread, turnID string, before, after hub.SessionState) []hub.Event {
+	now := e.now()
+	var evs []hub.Event
+	if m := currentMode(after.Modes); m != "" && m != currentMode(before.Modes) {
+		ev, _ := hub.NewEvent(hub.EventModeChanged, thread, turnID, now, map[string]string{"modeId": m})
+		evs = append(evs, ev)
+	}
+	if hasJSON(after.ConfigOptions) && (!hasJSON(before.ConfigOptions) || !sameChoices(before.ConfigOptions, after.ConfigOptions)) {
+		ev, _ := hub.NewEvent(hub.EventConfigOptions, thread, turnID, now, map[string]json.RawMessage{"configOptions": after.ConfigOptions})
 		evs = append(evs, ev)
 	}
 	return evs
@@ -490,20 +519,37 @@ func (e *Engine) openOutside(tr *turnRT) (*threadRT, *acp.Agent, string, error) 
 	return rt, a, sid, nil
 }
 
+// OpenSession implements Service: the thread's agent and session, opened
+// when none is.
+func (e *Engine) OpenSession(ctx context.Context, c hub.Caller, threadID string) (hub.Thread, error) {
+	t, err := e.visibleThread(ctx, c, threadID)
+	if err != nil {
+		return hub.Thread{}, err
+	}
+	return e.openNow(ctx, t)
+}
+
 // openSessionNow serves CreateThreadRequest.OpenSession: it starts the new
 // thread's agent and session so that the thread carries its modes and
 // config options. Best effort: a failure is logged and t returned as is.
 func (e *Engine) openSessionNow(ctx context.Context, t hub.Thread) hub.Thread {
-	ctx, cancel := context.WithTimeout(ctx, setCallTimeout)
-	defer cancel()
-	rt, _, _, err := e.openOutsideTurn(ctx, t)
+	got, err := e.openNow(ctx, t)
 	if err != nil {
 		e.log.Info("hub: opening a new thread's agent session failed; the first turn will try again", "thread", t.ID, "err", err)
 		return t
 	}
-	e.idleUnlessTurn(rt)
-	if got, err := e.store.GetThread(context.Background(), t.ID); err == nil {
-		return got
+	return got
+}
+
+// openNow opens thread t's agent session when none is (bounded by
+// setCallTimeout) and returns the thread as stored then.
+func (e *Engine) openNow(ctx context.Context, t hub.Thread) (hub.Thread, error) {
+	ctx, cancel := context.WithTimeout(ctx, setCallTimeout)
+	defer cancel()
+	rt, _, _, err := e.openOutsideTurn(ctx, t)
+	if err != nil {
+		return hub.Thread{}, err
 	}
-	return t
+	e.idleUnlessTurn(rt)
+	return e.store.GetThread(context.Background(), t.ID)
 }

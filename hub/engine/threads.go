@@ -3,6 +3,7 @@ package engine
 import (
 	"context"
 	"encoding/json"
+	"maps"
 	"os"
 	"path/filepath"
 	"regexp"
@@ -34,6 +35,11 @@ type threadRT struct {
 	// prefix is the context block of a session opened outside a turn (by
 	// a set call or CreateThread's OpenSession), for the next turn to send.
 	prefix []acp.ContentBlock
+	// prompted says a prompt of the thread reached its agent: its session
+	// defaults are settled (choices.go, defaults.go); chosen are the choices the user
+	// made on the thread ("mode", config option ids), which beat them.
+	prompted bool
+	chosen   map[string]bool
 
 	// requests counts the agent's client requests waiting on the thread's
 	// owner; lastUsed is when a turn or a call outside a turn last ended
@@ -271,6 +277,9 @@ func (e *Engine) ListAgents(ctx context.Context) ([]hub.Agent, error) {
 			_ = json.Unmarshal(in.caps, caps) // malformed: stdio only
 		}
 		a.MCPServers = e.agentMCPStatus(s, caps)
+		if !s.Defaults.IsZero() {
+			a.Defaults = &hub.SessionDefaults{Mode: s.Defaults.Mode, Options: maps.Clone(s.Defaults.Options)}
+		}
 		if s.NPM != nil {
 			a.NPM = &hub.AgentPackage{Package: s.NPM.Package, Version: s.NPM.Version, MinNode: s.NPM.MinNode}
 		}

@@ -217,6 +217,9 @@ func (e *Engine) runTurn(tr *turnRT) {
 	agent, sid, prefix, err := e.ensureSession(tr, true)
 	stop := ""
 	if err == nil && !tr.cancelled() { // a cancel during setup: no prompt at all
+		tr.rt.mu.Lock()
+		tr.rt.prompted = true // the session defaults are settled (choices.go)
+		tr.rt.mu.Unlock()
 		stop, err = agent.Prompt(context.Background(), sid, append(prefix, tr.blocks...))
 		e.recordPromptUsage(tr, agent, sid) // usage.go
 	}
@@ -373,6 +376,9 @@ func (e *Engine) finishTurn(tr *turnRT, stopReason string, err error) {
 			if he.Details["reason"] == hub.ReasonAuthRequired {
 				payload["reason"], payload["agent"] = hub.ReasonAuthRequired, he.Details["agent"]
 				e.rememberRetry(tr) // authretry.go
+			}
+			if he.Details["reason"] == reasonDefaultsNotOffered { // defaults.go
+				payload["reason"], payload["agent"], payload["unoffered"] = reasonDefaultsNotOffered, he.Details["agent"], he.Details["unoffered"]
 			}
 		}
 		ev, _ := hub.NewEvent(hub.EventError, tr.thread, turn.ID, now, payload)

@@ -592,6 +592,25 @@ func (f *fake) forceResync() { f.bus.ResyncAll() }
 // openStreams counts the registered subscribers.
 func (f *fake) openStreams() int { return f.bus.Subscribers() }
 
+// OpenSession gives the thread the modes "default" and "plan".
+func (f *fake) OpenSession(ctx context.Context, c hub.Caller, threadID string) (hub.Thread, error) {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	if err := f.enterLocked(c); err != nil {
+		return hub.Thread{}, err
+	}
+	t, err := f.threadLocked(c, threadID)
+	if err != nil {
+		return hub.Thread{}, err
+	}
+	if t.Modes == nil {
+		t.Modes, _ = json.Marshal(map[string]any{"currentModeId": "default", "availableModes": []map[string]string{
+			{"id": "default", "name": "Default"}, {"id": "plan", "name": "Plan"}}})
+		f.emitLocked(hub.EventModeChanged, t, "", map[string]any{"modeId": "default"})
+	}
+	return *t, nil
+}
+
 // SetMode knows the modes "default" and "plan".
 func (f *fake) SetMode(ctx context.Context, c hub.Caller, threadID, modeID string) (hub.Thread, error) {
 	f.mu.Lock()

@@ -187,6 +187,13 @@ func (s *Server) compactThread(w http.ResponseWriter, r *http.Request, c hub.Cal
 	s.answerThread(w, r, t, err)
 }
 
+// openSession is POST /v1/threads/{id}/session: the thread's agent
+// session, opened when none is.
+func (s *Server) openSession(w http.ResponseWriter, r *http.Request, c hub.Caller) {
+	t, err := s.svc.OpenSession(r.Context(), c, r.PathValue("id"))
+	s.answerThread(w, r, t, err)
+}
+
 // setMode is POST /v1/threads/{id}/mode {"modeId"}.
 func (s *Server) setMode(w http.ResponseWriter, r *http.Request, c hub.Caller) {
 	var req modeRequest

@@ -75,6 +75,7 @@ var routes = []Route{
 	{Method: "GET", Path: "/v1/rules", handle: (*Server).listRules},
 	{Method: "DELETE", Path: "/v1/rules/{id}", handle: (*Server).deleteRule},
 	{Method: "POST", Path: "/v1/threads/{id}/compact", handle: (*Server).compactThread},
+	{Method: "POST", Path: "/v1/threads/{id}/session", handle: (*Server).openSession},
 	{Method: "POST", Path: "/v1/threads/{id}/mode", Body: true, handle: (*Server).setMode},
 	{Method: "POST", Path: "/v1/threads/{id}/config-option", Body: true, handle: (*Server).setConfigOption},
 	{Method: "POST", Path: "/v1/threads/{id}/client-requests/{requestId}", Body: true, handle: (*Server).answerClientRequest},

@@ -3,31 +3,8 @@ import { fireEvent, render, screen, waitFor } from '@testing-library/svelte';
 import { flushSync } from 'svelte';
 import SettingsAgents from './SettingsAgents.svelte';
 import { HubError } from '../lib/transport';
-import type { AgentInstaller } from '../lib/installer';
-import type { Agent, AgentInstallProgress, NodeStatus } from '../lib/types';
-
-/** An installer as the hub store is one: install state, and the calls made. */
-class FakeInstaller implements AgentInstaller {
-  installs = $state<Record<string, AgentInstallProgress>>({});
-  node = $state<NodeStatus | undefined>({ path: '/usr/bin/node', version: '22.3.0', major: 22, required: 22, ok: true });
-  calls: string[] = [];
-  refuse: HubError | undefined;
-  async installAgent(id: string, version?: string) {
-    this.calls.push(`install ${id}${version ? '@' + version : ''}`);
-    if (this.refuse) throw this.refuse;
-    this.installs = { ...this.installs, [id]: { agent: id, phase: 'queued', fraction: 0 } };
-  }
-  async removeAgent(id: string) {
-    this.calls.push(`remove ${id}`);
-  }
-  async installNode() {
-    this.calls.push('install node');
-  }
-  async loadNode() {}
-  event(p: AgentInstallProgress) {
-    this.installs = { ...this.installs, [p.agent]: p };
-  }
-}
+import { FakeInstaller } from '../test/fakeInstaller.svelte';
+import type { Agent } from '../lib/types';
 
 const claude: Agent = {
   id: 'claude',
@@ -84,7 +61,7 @@ describe('Settings → Agents: install', () => {
     const inst = new FakeInstaller();
     inst.node = { path: '/usr/bin/node', version: '20.20.2', major: 20, required: 22, ok: false };
     render(SettingsAgents, { props: { agents: [claude], configured: [], onsave: async () => {}, installer: inst } });
-    expect(screen.getByText(/need Node.js 22 or newer; \/usr\/bin\/node is 20.20.2/)).toBeTruthy();
+    expect(screen.getByText(/need Node.js 22 or newer; this computer has 20.20.2/)).toBeTruthy();
     await fireEvent.click(screen.getByRole('button', { name: 'Install Claude Code' }));
     expect(inst.calls).toEqual([]); // aria-disabled: nothing asked
     await fireEvent.click(screen.getByRole('button', { name: 'Install Node 22' }));

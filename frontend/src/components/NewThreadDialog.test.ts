@@ -3,6 +3,8 @@ import { fireEvent, render, screen, within } from '@testing-library/svelte';
 import NewThreadDialog from './NewThreadDialog.svelte';
 import { HubError, WailsTransport, type WailsBindings } from '../lib/transport';
 import { FakeTransport } from '../test/fakeTransport';
+import { FakeInstaller } from '../test/fakeInstaller.svelte';
+import type { Agent } from '../lib/types';
 
 const agents = new FakeTransport().agents;
 
@@ -28,7 +30,10 @@ describe('NewThreadDialog folders', () => {
     });
     render(NewThreadDialog, { agents, cwd: '/nowhere', oncreate, onclose: () => {} });
     await fireEvent.click(screen.getByRole('button', { name: 'Create thread' }));
-    expect((await screen.findByRole('alert')).textContent).toBe('cwd /nowhere is not an existing folder (INVALID_ARGUMENT)');
+    const alert = await screen.findByRole('alert');
+    // In words, once; the hub's code and message behind Details.
+    expect(alert.querySelector('.title')?.textContent).toBe('The folder /nowhere does not exist.');
+    expect(alert.querySelector('pre')?.textContent).toBe('INVALID_ARGUMENT: cwd /nowhere is not an existing folder');
   });
 
   it('in the window, Choose… opens the native dialog; a cancel changes nothing', async () => {
@@ -43,6 +48,59 @@ describe('NewThreadDialog folders', () => {
     await fireEvent.click(choose);
     await vi.waitFor(() => expect(chooseFolder).toHaveBeenCalledTimes(2));
     expect(folder.value).toBe('/home/me/picked');
+  });
+});
+
+describe('NewThreadDialog agents', () => {
+  const claude: Agent = {
+    id: 'claude',
+    name: 'Claude Code',
+    status: 'unavailable',
+    command: 'claude-agent-acp',
+    reason: 'claude-agent-acp not found on PATH; install it with: npm install -g @agentclientprotocol/claude-agent-acp',
+    install: 'npm install -g @agentclientprotocol/claude-agent-acp',
+    npm: { package: '@agentclientprotocol/claude-agent-acp', version: '0.100.0' },
+  };
+
+  it('lists installed agents first, the rest under "Install more…" with Install in place, never a command', async () => {
+    const inst = new FakeInstaller();
+    const { rerender } = render(NewThreadDialog, {
+      agents: [claude, ...agents],
+      cwd: '/home/me/src/app',
+      oncreate: vi.fn(),
+      onclose: () => {},
+      installer: inst,
+    });
+    const dialog = screen.getByRole('dialog', { name: 'New thread' });
+    const radios = within(dialog).getAllByRole('radio') as HTMLInputElement[];
+    expect(radios.map((r) => r.value)).toEqual(['sdk']);
+    expect(radios[0].checked).toBe(true);
+    const more = within(dialog).getByText('Install more…').closest('details')!;
+    expect(more.open).toBe(false); // an agent is installed: the rest wait behind it
+    const items = within(more).getAllByRole('listitem');
+    expect(items.map((i) => i.querySelector('.name')?.textContent)).toEqual(['Claude Code', 'Gone agent']);
+    expect(within(items[1]).getByText('Not on this computer, and Switchboard cannot install it.')).toBeTruthy();
+    expect(dialog.textContent).not.toMatch(/npm install|unavailable/);
+
+    await fireEvent.click(within(items[0]).getByRole('button', { name: 'Install Claude Code' }));
+    expect(inst.calls).toEqual(['install claude']);
+    inst.event({ agent: 'claude', phase: 'done', fraction: 1, version: '0.100.0' });
+    await rerender({ agents: [{ ...claude, status: 'available', reason: undefined, installed: { version: '0.100.0', path: '/d/x' } }, ...agents] });
+    // Installed: among the agents to choose, in name order.
+    expect((within(dialog).getAllByRole('radio') as HTMLInputElement[]).map((r) => r.value)).toEqual(['claude', 'sdk']);
+  });
+
+  it('opens "Install more…" at once when nothing is installed, and starts with the agent asked for', () => {
+    render(NewThreadDialog, { agents: [claude], oncreate: vi.fn(), onclose: () => {}, installer: new FakeInstaller() });
+    expect(screen.getByText('No agent is installed yet: install one below.')).toBeTruthy();
+    expect(screen.getByText('Install more…').closest('details')?.open).toBe(true);
+    expect((screen.getByRole('button', { name: 'Create thread' }) as HTMLButtonElement).disabled).toBe(true);
+  });
+
+  it('preselects the agent the first-run page started it with', () => {
+    const two: Agent[] = [...agents, { id: 'zed', name: 'Zed agent', status: 'available', command: 'z' }];
+    render(NewThreadDialog, { agents: two, agent: 'zed', oncreate: vi.fn(), onclose: () => {} });
+    expect((screen.getByRole('radio', { name: /Zed agent/ }) as HTMLInputElement).checked).toBe(true);
   });
 });
 

@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { fireEvent, render, screen, waitFor } from '@testing-library/svelte';
+import { fireEvent, render, screen, waitFor, within } from '@testing-library/svelte';
+import { HubError } from '../lib/transport';
 import SignIn from './SignIn.svelte';
 import { FakeTransport } from '../test/fakeTransport';
 import type { Agent, SettingsPatch } from '../lib/types';
@@ -45,18 +46,57 @@ describe('Sign in to an agent', () => {
     await waitFor(() => expect(screen.getByRole('status').textContent).toContain('Signed in to Codex'));
   });
 
-  it('stores an environment-variable key in the agent env, then forgets it', async () => {
+  it('"Use an API key" opens the key field in place, saves it in the agent env, then signs in with it once', async () => {
     const t = new FakeTransport();
     const saved: SettingsPatch[] = [];
-    render(SignIn, { props: { agent: codex, auth: t, entry: undefined, onsave: async (p: SettingsPatch) => void saved.push(p) } });
-    await fireEvent.click(screen.getByRole('button', { name: 'Sign in to Codex' }));
-    const key = screen.getByLabelText('OPENAI_API_KEY for Codex') as HTMLInputElement;
+    let release!: () => void;
+    const gate = new Promise<void>((r) => (release = r));
+    render(SignIn, {
+      props: {
+        agent: codex,
+        auth: t,
+        entry: undefined,
+        onsave: async (p: SettingsPatch) => {
+          saved.push(p);
+          await gate;
+        },
+        expanded: true,
+      },
+    });
+    const cards = within(screen.getByRole('list', { name: 'Ways to sign in to Codex' })).getAllByRole('listitem');
+    // One card per method, each with a plain title.
+    expect(cards.map((c) => c.querySelector('.title')?.textContent)).toEqual(['Sign in with your Codex account', 'Sign in in a terminal', 'Use an API key']);
+    expect(screen.queryByLabelText('OPENAI_API_KEY for Codex')).toBeNull();
+    await fireEvent.click(within(cards[2]).getByRole('button', { name: 'Use an API key' }));
+    const key = within(cards[2]).getByLabelText('OPENAI_API_KEY for Codex') as HTMLInputElement;
     expect(key.type).toBe('password');
     await fireEvent.input(key, { target: { value: 'sk-test' } });
-    await fireEvent.click(screen.getByRole('button', { name: 'Save API key' }));
-    await waitFor(() => expect(saved).toEqual([{ agents: { codex: { env: { OPENAI_API_KEY: 'sk-test' } } } }]));
-    expect(key.value).toBe('');
-    expect(t.calls.some((c) => c.method === 'signInAgent')).toBe(false);
+    const save = within(cards[2]).getByRole('button', { name: 'Save and sign in' });
+    await fireEvent.click(save);
+    await fireEvent.click(save); // busy: not twice
+    release();
+    await waitFor(() => expect(screen.getByRole('status').textContent).toBe('Signed in to Codex. Your message is sent again.'));
+    expect(saved).toEqual([{ agents: { codex: { env: { OPENAI_API_KEY: 'sk-test' } } } }]);
+    expect(t.calls.filter((c) => c.method === 'signInAgent').map((c) => c.args)).toEqual([['codex', 'apikey']]);
+    // The key is neither kept in the page nor shown back.
+    expect(screen.queryByLabelText('OPENAI_API_KEY for Codex')).toBeNull();
+    expect(document.body.textContent).not.toContain('sk-test');
+  });
+
+  it('an empty key is refused in words; the hub refusing the key says why once', async () => {
+    const t = new FakeTransport();
+    t.signInError = new HubError('INVALID_ARGUMENT', "Codex's key is not set (OPENAI_API_KEY): enter it first");
+    render(SignIn, { props: { agent: codex, auth: t, entry: undefined, onsave: async () => {}, expanded: true } });
+    await fireEvent.click(screen.getByRole('button', { name: 'Use an API key' }));
+    await fireEvent.click(screen.getByRole('button', { name: 'Save and sign in' }));
+    expect((await screen.findByRole('alert')).querySelector('.title')?.textContent).toBe('Enter the key first.');
+    await fireEvent.input(screen.getByLabelText('OPENAI_API_KEY for Codex'), { target: { value: 'sk-x' } });
+    await fireEvent.click(screen.getByRole('button', { name: 'Save and sign in' }));
+    await waitFor(() =>
+      expect(screen.getByRole('alert').querySelector('.title')?.textContent).toBe("Codex's key is not set (OPENAI_API_KEY): enter it first."),
+    );
+    expect(screen.getAllByRole('alert')).toHaveLength(1);
+    expect(screen.queryByRole('status')).toBeNull();
   });
 });
 
@@ -65,7 +105,9 @@ describe('Sign in, expanded (the thread view)', () => {
     const t = new FakeTransport();
     t.signInResult = { authSessionId: 'auth_2' };
     render(SignIn, { props: { agent: codex, auth: t, entry: undefined, onsave: async () => {}, expanded: true } });
-    expect(screen.getByRole('button', { name: 'Sign in to Codex' }).getAttribute('aria-expanded')).toBe('true');
+    // A heading, not a toggle: the methods are the point here.
+    expect(screen.queryByRole('button', { name: 'Sign in to Codex' })).toBeNull();
+    expect(screen.getByText('Sign in to Codex')).toBeTruthy();
     await fireEvent.click(screen.getByRole('button', { name: 'Log in in a terminal' }));
     await waitFor(() => expect(t.authFrames).toBeTruthy());
     t.authFrames!({ exit: 1 });

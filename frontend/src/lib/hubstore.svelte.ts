@@ -3,8 +3,10 @@
 // applied once per animation frame, so a stream of 1000+ message chunks a
 // second costs one render a frame; within a thread they apply in seq order,
 // and a seq seen twice is ignored.
+import { noteAnnounced } from './announced.svelte';
 import { budgetNotice } from './ledger';
 import type { ConnectionState, Navigate, Subscription, Transport } from './transport';
+import { errorLine } from './errors';
 import { HubError } from './transport';
 import { Conversation } from './conversation.svelte';
 import { normalizePermission } from './shapes';
@@ -349,9 +351,14 @@ export class HubStore {
 
   /** Starts installing (or updating) an agent; progress arrives as agent_install events. Throws the hub's refusal. */
   async installAgent(id: string, version?: string): Promise<void> {
+    await this.track(id, () => this.transport.installAgent(id, version));
+  }
+
+  /** Shows install id queued while start asks the hub; a refusal takes it out again and is thrown. */
+  private async track(id: string, start: () => Promise<void>): Promise<void> {
     this.installs = { ...this.installs, [id]: { agent: id, phase: 'queued', fraction: 0 } };
     try {
-      await this.transport.installAgent(id, version);
+      await start();
     } catch (e) {
       const { [id]: _, ...rest } = this.installs;
       this.installs = rest;
@@ -365,10 +372,9 @@ export class HubStore {
     await this.loadAgents();
   }
 
-  /** Starts installing Node 22 into the hub's data dir. */
+  /** Starts installing Node 22 into the hub's data dir; progress arrives as agent_install events. Throws the hub's refusal. */
   async installNode(): Promise<void> {
-    this.installs = { ...this.installs, node: { agent: 'node', phase: 'queued', fraction: 0 } };
-    await this.transport.installNode();
+    await this.track('node', () => this.transport.installNode());
   }
 
   enqueue(e: HubEvent): void {
@@ -432,6 +438,7 @@ export class HubStore {
         this.threads[e.threadId] = { ...t, availableCommands: e.commands as AvailableCommand[] };
       } else if (e.type === 'config_options' && Array.isArray(e.configOptions)) {
         this.threads[e.threadId] = { ...t, configOptions: e.configOptions as ConfigOption[] };
+        noteAnnounced(this.threads[e.threadId]);
       }
     }
     return true;
@@ -506,6 +513,7 @@ export class HubStore {
 
   upsertThread(t: Thread): void {
     if (newer(this.threads[t.id], t)) this.threads[t.id] = t;
+    noteAnnounced(t); // for Settings → Agents → Session defaults
   }
 
   /** Keeps a permission, normalised (shapes.ts): the one way permissions enter the store. */
@@ -596,12 +604,30 @@ export class HubStore {
     await this.select(t.id);
   }
 
+  /**
+   * Creates a thread and shows it, then opens its agent session in the
+   * background (openSession, not awaited): the mode and model pickers
+   * appear when the session's state arrives, before the first prompt. A
+   * failure there is not the user's concern yet: the first prompt starts
+   * the agent again and says what went wrong.
+   */
   async createThread(agent: string, cwd: string, title?: string, worktree?: boolean): Promise<Thread> {
     const t = await this.transport.createThread({ agent, cwd, ...(title ? { title } : {}), ...(worktree ? { worktree } : {}) });
     this.usedFolders = rememberFolder(t.cwd);
     this.upsertThread(t);
+    void this.openSession(t.id);
     await this.select(t.id);
     return t;
+  }
+
+  /** Opens the thread's agent session and takes its modes and config options from the answer. */
+  async openSession(threadId: string): Promise<void> {
+    try {
+      const t = await this.transport.openSession(threadId);
+      if (t?.id) this.upsertThread(t);
+    } catch {
+      // the first prompt tries again, and reports
+    }
   }
 
   /**
@@ -721,8 +747,8 @@ export class HubStore {
       this.sub = undefined;
       return;
     }
-    const message =
-      e instanceof HubError ? `${e.message} (${e.code})` : e instanceof Error ? e.message : String(e);
+    // In product words, without a code or an API call (lib/errors.ts).
+    const message = errorLine(e);
     const id = ++this.toastId;
     this.errors.push({ id, message });
     setTimeout(() => this.dismiss(id), 8000);

@@ -183,6 +183,11 @@ export interface Transport {
   deleteRule(id: string): Promise<void>;
   /** Full-text search across every thread this transport sees (GET /v1/search), newest first. */
   search(q: SearchQuery): Promise<SearchPage>;
+  /**
+   * Opens the thread's agent session now when none is open (its session
+   * defaults set); answers the thread with its modes and config options.
+   */
+  openSession(threadId: string): Promise<Thread>;
   /** Switches the thread's agent session to a mode; answers the updated thread. */
   setMode(threadId: string, modeId: string): Promise<Thread>;
   /** Sets one of the session's config options (the model, …); answers the updated thread. */
@@ -452,6 +457,9 @@ export class WailsTransport implements Transport {
   async search(q: SearchQuery) {
     const p = await this.call<SearchPage>(() => this.bindings.Search(q as Parameters<WailsBindings['Search']>[0]));
     return { hits: p?.hits ?? [], nextCursor: p?.nextCursor || undefined, indexing: !!p?.indexing };
+  }
+  openSession(threadId: string) {
+    return this.call<Thread>(() => this.bindings.OpenSession(threadId), 'thread');
   }
   setMode(threadId: string, modeId: string) {
     return this.call<Thread>(() => this.bindings.SetMode(threadId, modeId), 'thread');
@@ -882,6 +890,10 @@ export class HttpTransport implements Transport {
   }
   async deleteRule(id: string) {
     await this.request('DELETE', this.url(`/v1/rules/${encodeURIComponent(id)}`));
+  }
+  async openSession(threadId: string) {
+    const u = this.url(`/v1/threads/${encodeURIComponent(threadId)}/session`);
+    return (await this.request<{ thread: Thread }>('POST', u)).thread;
   }
   async setMode(threadId: string, modeId: string) {
     const u = this.url(`/v1/threads/${encodeURIComponent(threadId)}/mode`);

@@ -25,6 +25,8 @@ export interface Agent {
   authMethods?: unknown[];
   /** The MCP servers the config gives it, with why one is skipped. */
   mcpServers?: { name: string; transport: string; skipped?: string }[];
+  /** The session defaults in force: the catalogue's own with agents.<id>.defaults over them. */
+  defaults?: SessionDefaults;
 }
 
 /** The Node runtime installed agents run with (GET /v1/agents' node). */
@@ -464,6 +466,18 @@ export interface AgentSettings {
   builtin: boolean;
   /** agents.<id>.mcpServers (values left out). */
   mcpServers?: MCPServerSetting[];
+  defaults?: SessionDefaults;
+}
+
+/**
+ * agents.<id>.defaults: the mode and config option values a new thread's
+ * session is set to before its first prompt (a default the session does
+ * not offer refuses the prompt: SESSION_DEFAULTS_NOT_OFFERED).
+ */
+export interface SessionDefaults {
+  mode?: string;
+  /** Config option id (as the agent spells it) → value. */
+  options?: Record<string, string>;
 }
 
 /** An MCP server as the settings show it: env and header names only, never their values. */
@@ -540,6 +554,8 @@ export interface AgentPatch {
   enabled?: boolean;
   /** Server name → a whole server, or null (removed); servers not named stay. */
   mcpServers?: Record<string, MCPServerPatch>;
+  /** Replaces agents.<id>.defaults whole; {} removes them. */
+  defaults?: SessionDefaults;
 }
 
 /** The body of PATCH /v1/settings: only the fields present change. */

@@ -213,6 +213,16 @@ export class FakeTransport implements Transport {
   }
   /** Set to make setMode / setConfigOption fail. */
   setError: HubError | undefined;
+  /** What openSession gives a thread that has no modes yet (undefined: nothing). */
+  sessionModes: Thread['modes'];
+  async openSession(threadId: string) {
+    this.log('openSession', threadId);
+    const t = await this.getThread(threadId);
+    if (t.modes || !this.sessionModes) return t;
+    const nt: Thread = { ...t, modes: this.sessionModes };
+    this.threads = this.threads.map((x) => (x.id === threadId ? nt : x));
+    return nt;
+  }
   async setMode(threadId: string, modeId: string) {
     this.log('setMode', threadId, modeId);
     if (this.setError) throw this.setError;
@@ -273,8 +283,11 @@ export class FakeTransport implements Transport {
   /** What signInAgent answers; authFrames receives a watched session's frames. */
   signInResult: { authSessionId?: string } = {};
   authFrames: ((f: { output?: string; exit?: number }) => void) | undefined;
+  /** Set to make every signInAgent call fail. */
+  signInError: HubError | undefined;
   async signInAgent(agentId: string, methodId: string) {
     this.log('signInAgent', agentId, methodId);
+    if (this.signInError) throw this.signInError;
     return this.signInResult;
   }
   watchAuth(id: string, onFrame: (f: { output?: string; exit?: number }) => void) {

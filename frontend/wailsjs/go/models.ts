@@ -1,5 +1,19 @@
 export namespace hub {
 	
+	export class SessionDefaults {
+	    mode?: string;
+	    options?: Record<string, string>;
+	
+	    static createFrom(source: any = {}) {
+	        return new SessionDefaults(source);
+	    }
+	
+	    constructor(source: any = {}) {
+	        if ('string' === typeof source) source = JSON.parse(source);
+	        this.mode = source["mode"];
+	        this.options = source["options"];
+	    }
+	}
 	export class AgentInstalled {
 	    version: string;
 	    path: string;
@@ -60,6 +74,7 @@ export namespace hub {
 	    installed?: AgentInstalled;
 	    update?: string;
 	    authMethods?: any[];
+	    defaults?: SessionDefaults;
 	
 	    static createFrom(source: any = {}) {
 	        return new Agent(source);
@@ -80,6 +95,7 @@ export namespace hub {
 	        this.installed = this.convertValues(source["installed"], AgentInstalled);
 	        this.update = source["update"];
 	        this.authMethods = source["authMethods"];
+	        this.defaults = this.convertValues(source["defaults"], SessionDefaults);
 	    }
 	
 		convertValues(a: any, classs: any, asMap: boolean = false): any {
@@ -124,6 +140,7 @@ export namespace hub {
 	    env?: Record<string, string | null>;
 	    enabled?: boolean;
 	    mcpServers?: Record<string, MCPServerPatch | null>;
+	    defaults?: SessionDefaults;
 	
 	    static createFrom(source: any = {}) {
 	        return new AgentPatch(source);
@@ -137,7 +154,26 @@ export namespace hub {
 	        this.env = source["env"];
 	        this.enabled = source["enabled"];
 	        this.mcpServers = source["mcpServers"];
+	        this.defaults = this.convertValues(source["defaults"], SessionDefaults);
 	    }
+	
+		convertValues(a: any, classs: any, asMap: boolean = false): any {
+		    if (!a) {
+		        return a;
+		    }
+		    if (a.slice && a.map) {
+		        return (a as any[]).map(elem => this.convertValues(elem, classs));
+		    } else if ("object" === typeof a) {
+		        if (asMap) {
+		            for (const key of Object.keys(a)) {
+		                a[key] = new classs(a[key]);
+		            }
+		            return a;
+		        }
+		        return new classs(a);
+		    }
+		    return a;
+		}
 	}
 	export class AgentSession {
 	    sessionId: string;
@@ -243,6 +279,7 @@ export namespace hub {
 	    enabled?: boolean;
 	    builtin: boolean;
 	    mcpServers?: MCPServerSetting[];
+	    defaults?: SessionDefaults;
 	
 	    static createFrom(source: any = {}) {
 	        return new AgentSettings(source);
@@ -258,6 +295,7 @@ export namespace hub {
 	        this.enabled = source["enabled"];
 	        this.builtin = source["builtin"];
 	        this.mcpServers = this.convertValues(source["mcpServers"], MCPServerSetting);
+	        this.defaults = this.convertValues(source["defaults"], SessionDefaults);
 	    }
 	
 		convertValues(a: any, classs: any, asMap: boolean = false): any {
@@ -2068,6 +2106,7 @@ export namespace hub {
 		    return a;
 		}
 	}
+	
 	export class TraySettings {
 	    autostart: boolean;
 	

@@ -76,6 +76,8 @@ export function OpenElicitationURL(arg1:string):Promise<void>;
 
 export function OpenInBrowser(arg1:string):Promise<void>;
 
+export function OpenSession(arg1:string):Promise<hub.Thread>;
+
 export function OverrideBudget(arg1:hub.OverrideRequest):Promise<hub.BudgetOverride>;
 
 export function QueryElicitations(arg1:hub.ElicitationQuery):Promise<hub.ElicitationPage>;

@@ -150,6 +150,10 @@ export function OpenInBrowser(arg1) {
   return window['go']['app']['Bindings']['OpenInBrowser'](arg1);
 }
 
+export function OpenSession(arg1) {
+  return window['go']['app']['Bindings']['OpenSession'](arg1);
+}
+
 export function OverrideBudget(arg1) {
   return window['go']['app']['Bindings']['OverrideBudget'](arg1);
 }

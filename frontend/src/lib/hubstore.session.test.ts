@@ -1,0 +1,56 @@
+// HubStore and a new thread's agent session (issue 29): the session is
+// opened when the thread is created, and its modes and options reach the
+// thread (the pickers) without a reload, from the answer or the events.
+import { beforeEach, describe, expect, it } from 'vitest';
+import { HubStore } from './hubstore.svelte';
+import { FakeTransport, ev, thread } from '../test/fakeTransport';
+
+beforeEach(() => localStorage.clear());
+
+const modes = { currentModeId: 'default', availableModes: [{ id: 'default', name: 'Default' }, { id: 'plan', name: 'Plan' }] };
+const model = { id: 'model', name: 'Model', category: 'model', type: 'select', currentValue: 'fake-small', options: [{ value: 'fake-small', name: 'Small' }] };
+
+async function started() {
+  const f = new FakeTransport();
+  f.threads = [thread('th_1')];
+  const store = new HubStore(f, () => {});
+  await store.start();
+  return { f, store };
+}
+
+const settle = () => new Promise((r) => setTimeout(r, 0));
+
+describe('HubStore new thread session', () => {
+  it('opens the session of a thread it creates, and shows its modes from the answer', async () => {
+    const { f, store } = await started();
+    f.sessionModes = modes;
+    const t = await store.createThread('sdk', '/src/one');
+    await settle();
+    expect(f.calls.filter((c) => c.method === 'openSession').map((c) => c.args[0])).toEqual([t.id]);
+    expect(store.threads[t.id].modes?.currentModeId).toBe('default');
+    store.stop();
+  });
+
+  it('creates the thread even when opening its session fails', async () => {
+    const { f, store } = await started();
+    f.openSession = () => Promise.reject(new Error('agent missing'));
+    const t = await store.createThread('sdk', '/src/one');
+    await settle();
+    expect(store.selectedId).toBe(t.id);
+    expect(store.threads[t.id].modes).toBeUndefined();
+    expect(store.errors).toEqual([]);
+    store.stop();
+  });
+
+  it('takes a first session’s state from its events: config_options at once, mode_changed by reading the thread', async () => {
+    const { f, store } = await started();
+    expect(store.threads['th_1'].modes).toBeUndefined();
+    store.apply(ev(1, 'config_options', { configOptions: [model] }, 'th_1', ''));
+    expect(store.threads['th_1'].configOptions?.[0].currentValue).toBe('fake-small');
+    f.threads = [thread('th_1', { modes, configOptions: [model] })];
+    store.apply(ev(2, 'mode_changed', { modeId: 'default' }, 'th_1', ''));
+    await settle();
+    expect(store.threads['th_1'].modes?.availableModes.map((m) => m.id)).toEqual(['default', 'plan']);
+    store.stop();
+  });
+});
