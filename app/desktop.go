@@ -8,6 +8,7 @@ import (
 	"fmt"
 	"io/fs"
 	"log/slog"
+	"runtime"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -208,6 +209,31 @@ const focusScript = `(function(){var r=window.runtime;if(!r||window.__sbFocus)re
 	`["pushState","replaceState"].forEach(function(k){var f=history[k];history[k]=function(){var v=f.apply(this,arguments);t();return v}});` +
 	`window.addEventListener("hashchange",t);t();})()`
 
+// appMenu is the window's native menu bar on goos: on macOS and Windows
+// a Switchboard menu (Show Window, Quit with Cmd/Ctrl+Q) and a Thread menu
+// whose items the frontend runs on the shown thread (EventMenu). On Linux
+// none (nil): a GTK menu bar does not follow the app's theme (a light bar
+// over a dark window) and cost the web view its height; the app's toolbar,
+// the thread's actions menu and the command palette (Ctrl+K) offer every
+// item, and the page's keymap quits on Ctrl+Q (ADR 0034).
+func (w *window) appMenu(goos string, quit func(*menu.CallbackData)) *menu.Menu {
+	if goos == "linux" {
+		return nil
+	}
+	appMenu := menu.NewMenu()
+	sub := appMenu.AddSubmenu("Switchboard")
+	sub.AddText("Show Window", nil, func(*menu.CallbackData) { w.show("", "", "") })
+	sub.AddSeparator()
+	sub.AddText("Quit", keys.CmdOrCtrl("q"), quit)
+	// The shown thread's actions, as its actions menu has them: reachable
+	// from the keyboard without hunting for the buttons.
+	th := appMenu.AddSubmenu("Thread")
+	th.AddText("Export as Markdown…", nil, func(*menu.CallbackData) { w.menu(MenuExportMarkdown) })
+	th.AddText("Export as JSON Lines…", nil, func(*menu.CallbackData) { w.menu(MenuExportJSONL) })
+	th.AddText("Open in Browser", nil, func(*menu.CallbackData) { w.menu(MenuOpenInBrowser) })
+	return appMenu
+}
+
 // options describes the window. When ctx is done, a client asks the hub
 // to shut down (the tray's Quit: POST /v1/shutdown) or the API server
 // fails, the window quits as if Quit was chosen, and runDesktop stops the
@@ -241,17 +267,6 @@ func (w *window) options(ctx context.Context, a Assets) (*options.App, error) {
 			wailsruntime.Quit(ctx)
 		}
 	}
-	appMenu := menu.NewMenu()
-	sub := appMenu.AddSubmenu("Switchboard")
-	sub.AddText("Show Window", nil, func(*menu.CallbackData) { w.show("", "", "") })
-	sub.AddSeparator()
-	sub.AddText("Quit", keys.CmdOrCtrl("q"), quit)
-	// The shown thread's actions, as its buttons have them: reachable from
-	// the keyboard (F10) without hunting for the buttons.
-	th := appMenu.AddSubmenu("Thread")
-	th.AddText("Export as Markdown…", nil, func(*menu.CallbackData) { w.menu(MenuExportMarkdown) })
-	th.AddText("Export as JSON Lines…", nil, func(*menu.CallbackData) { w.menu(MenuExportJSONL) })
-	th.AddText("Open in Browser", nil, func(*menu.CallbackData) { w.menu(MenuOpenInBrowser) })
 	return &options.App{
 		Title:             WindowTitle,
 		Width:             width,
@@ -260,7 +275,7 @@ func (w *window) options(ctx context.Context, a Assets) (*options.App, error) {
 		MinHeight:         minHeight,
 		WindowStartState:  startState,
 		HideWindowOnClose: true, // the hub and the tray keep running; Quit ends them
-		Menu:              appMenu,
+		Menu:              w.appMenu(runtime.GOOS, quit),
 		BackgroundColour:  &options.RGBA{R: 0x16, G: 0x18, B: 0x1d, A: 0xff},
 		AssetServer:       &assetserver.Options{Assets: dist, Middleware: windowCSP},
 		Bind:              []any{w.boundBindings()},

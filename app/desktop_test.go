@@ -7,6 +7,7 @@ import (
 	"io/fs"
 	"net/http"
 	"net/http/httptest"
+	"runtime"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -122,27 +123,37 @@ func TestWindowShowBeforeReady(t *testing.T) {
 	}
 }
 
-// The app menu has the Thread menu, whose items are the frontend's
-// EventMenu actions.
+// On macOS and Windows the app menu has the Thread menu, whose items are
+// the frontend's EventMenu actions; on Linux there is no native menu bar
+// (ADR 0034: the toolbar, the thread's actions menu and the palette have
+// every item), and the window built for this machine follows its OS.
 func TestWindowThreadMenu(t *testing.T) {
 	frontend := fstest.MapFS{"frontend/dist/index.html": {Data: []byte("<title>Switchboard</title>")}}
 	w := &window{dataDir: t.TempDir()}
+	for _, goos := range []string{"darwin", "windows"} {
+		var labels []string
+		for _, m := range w.appMenu(goos, nil).Items {
+			if m.Label != "Thread" || m.SubMenu == nil {
+				continue
+			}
+			for _, it := range m.SubMenu.Items {
+				labels = append(labels, it.Label)
+			}
+		}
+		want := []string{"Export as Markdown…", "Export as JSON Lines…", "Open in Browser"}
+		if strings.Join(labels, "|") != strings.Join(want, "|") {
+			t.Errorf("%s: Thread menu %q, want %q", goos, labels, want)
+		}
+	}
+	if m := w.appMenu("linux", nil); m != nil {
+		t.Errorf("linux: a native menu bar %+v, want none", m.Items)
+	}
 	opts, err := w.options(context.Background(), Assets{Frontend: frontend})
 	if err != nil {
 		t.Fatal(err)
 	}
-	var labels []string
-	for _, m := range opts.Menu.Items {
-		if m.Label != "Thread" || m.SubMenu == nil {
-			continue
-		}
-		for _, it := range m.SubMenu.Items {
-			labels = append(labels, it.Label)
-		}
-	}
-	want := []string{"Export as Markdown…", "Export as JSON Lines…", "Open in Browser"}
-	if strings.Join(labels, "|") != strings.Join(want, "|") {
-		t.Errorf("Thread menu %q, want %q", labels, want)
+	if (opts.Menu == nil) != (runtime.GOOS == "linux") {
+		t.Errorf("on %s the window's menu is %v", runtime.GOOS, opts.Menu)
 	}
 }
 

@@ -39,9 +39,11 @@ import (
 // running window (the single-instance hand-over), and with --browser hands
 // a one-time login link to the browser; that Ctrl+1…9, Alt+1…9 and
 // Alt+↑/↓ switch threads; that Escape closes only the topmost panel and
-// never stops a turn, and Ctrl+. does; that the Thread menu's exports go
-// through the native Save dialog into the file typed there, the same bytes
-// as the HTTP API's export; and that its "Open in Browser" hands the
+// never stops a turn, and Ctrl+. does; that the thread's exports, run
+// from the command palette (Ctrl+K, words, Enter: Linux has no native menu
+// bar, ADR 0034), go through the native Save dialog into the file typed
+// there, the same bytes as the HTTP API's export; and that its "Open in
+// browser" hands the
 // browser (a fake xdg-open on PATH, which records the URL) a link that
 // signs in and lands on /#/t/<id>; and that a `switchboard open` the
 // moment the window appears, before its page listens, is not lost.
@@ -107,26 +109,9 @@ func TestWindowDailyE2E(t *testing.T) {
 		t.Error("open with no app running started a browser")
 	}
 
-	// launch starts the app and waits for its API; exited gets its exit.
 	launch := func() (pid int, exited <-chan error) {
 		t.Helper()
-		var log testkit.Buffer
-		app := exec.Command(bin, "--data-dir", dataDir, "--config", config, "--listen", "127.0.0.1:0")
-		app.Env = env
-		app.Stdout, app.Stderr = &log, &log
-		app.SysProcAttr = &syscall.SysProcAttr{Pdeathsig: syscall.SIGKILL}
-		if err := app.Start(); err != nil {
-			t.Fatal(err)
-		}
-		done := make(chan error, 1)
-		go func() { done <- app.Wait() }()
-		t.Cleanup(func() {
-			app.Process.Kill()
-			if t.Failed() {
-				t.Logf("app log:\n%s", log.String())
-			}
-		})
-		return app.Process.Pid, done
+		return launchApp(t, bin, dataDir, config, env)
 	}
 	c := client.New(dataDir, client.Options{ClientID: "bench"})
 	waitAPI := func() {
@@ -255,21 +240,21 @@ func TestWindowDailyE2E(t *testing.T) {
 	}
 	w.waitTitle(titles[shown] + " — Switchboard")
 
-	// 4. Export from the Thread menu through the native Save dialog, into
-	// the file typed there: the same bytes as the HTTP API's export.
+	// 4. Export from the command palette through the native Save dialog,
+	// into the file typed there: the same bytes as the HTTP API's export.
 	exports := filepath.Join(dir, "exports")
 	if err := os.MkdirAll(exports, 0o755); err != nil {
 		t.Fatal(err)
 	}
 	// Cancel in the Save dialog writes nothing.
-	w.menu(1)
+	w.palette("export as markdown")
 	closeDialog(t, dialogNamed(t, "Export"), "Escape")
 	if left, _ := os.ReadDir(exports); len(left) != 0 {
 		t.Errorf("a cancelled export left %v", left)
 	}
-	for i, format := range []string{"md", "jsonl"} {
+	for _, format := range []string{"md", "jsonl"} {
 		path := filepath.Join(exports, "picked-"+format+".out")
-		w.menu(i + 1)
+		w.palette(map[string]string{"md": "export as markdown", "jsonl": "export as json lines"}[format])
 		saveAs(t, path)
 		waitUntil(t, 30*time.Second, "the export in "+path, func() bool { _, err := os.Stat(path); return err == nil })
 		got, err := os.ReadFile(path)
@@ -301,9 +286,9 @@ func TestWindowDailyE2E(t *testing.T) {
 		t.Errorf("temporary files left beside the exports: %q", left)
 	}
 
-	// 5. "Open in Browser" from the Thread menu: the browser gets a
-	// one-time link that signs in and lands on the thread.
-	w.menu(3)
+	// 5. "Open in browser" from the palette: the browser gets a one-time
+	// link that signs in and lands on the thread.
+	w.palette("open in browser")
 	checkSignIn(t, c, waitOpened(t, opened, 2), shown)
 	w.waitTitle(titles[shown] + " — Switchboard")
 
@@ -401,16 +386,42 @@ func (w *xwindow) key(keys ...string) {
 	}
 }
 
-// menu chooses the n-th item (1-based) of the window's Thread menu from
-// the keyboard: F10 opens the menu bar on its first menu (Switchboard),
-// → goes to Thread, ↓ n times, Enter.
-func (w *xwindow) menu(n int) {
+// palette runs an action of the command palette from the keyboard, as a
+// user does: Ctrl+K opens it (the window's title says "Search"), the words
+// typed filter its actions, Enter runs the first one left.
+func (w *xwindow) palette(words string) {
 	w.t.Helper()
-	keys := []string{"F10", "Right"}
-	for range n {
-		keys = append(keys, "Down")
+	w.key("ctrl+k")
+	w.waitTitle("Search — Switchboard")
+	if _, err := xdotool(w.t, "type", "--window", w.id, "--delay", "60", words); err != nil {
+		w.t.Fatalf("xdotool type %q: %v", words, err)
 	}
-	w.key(append(keys, "Return")...)
+	time.Sleep(300 * time.Millisecond) // the list follows the input on the next frame
+	w.key("Return")
+}
+
+// launchApp starts the desktop app on dataDir with config and env, and
+// waits for nothing; exited gets its exit. The app is killed when the test
+// ends, and its log shown if the test failed.
+func launchApp(t *testing.T, bin, dataDir, config string, env []string) (pid int, exited <-chan error) {
+	t.Helper()
+	var log testkit.Buffer
+	app := exec.Command(bin, "--data-dir", dataDir, "--config", config, "--listen", "127.0.0.1:0")
+	app.Env = env
+	app.Stdout, app.Stderr = &log, &log
+	app.SysProcAttr = &syscall.SysProcAttr{Pdeathsig: syscall.SIGKILL}
+	if err := app.Start(); err != nil {
+		t.Fatal(err)
+	}
+	done := make(chan error, 1)
+	go func() { done <- app.Wait() }()
+	t.Cleanup(func() {
+		app.Process.Kill()
+		if t.Failed() {
+			t.Logf("app log:\n%s", log.String())
+		}
+	})
+	return app.Process.Pid, done
 }
 
 // dialogNamed waits up to 30 s for a visible window titled exactly name

@@ -127,12 +127,15 @@ export async function a11yScenario(page, { url, log, shots }) {
   await check('main');
 
   log('a11y: renaming and deleting from the thread header');
-  const actions = page.getByRole('group', { name: 'Thread actions' });
-  await actions.getByRole('button', { name: 'Rename' }).click();
+  await page.getByRole('button', { name: 'Thread actions', exact: true }).click();
+  await page.getByRole('menu', { name: 'Thread actions' }).waitFor();
+  await check('thread-actions-menu');
+  await page.getByRole('menuitem', { name: 'Rename', exact: true }).click();
   await page.getByRole('textbox', { name: 'Thread title' }).waitFor();
   await check('rename');
   await page.getByRole('button', { name: 'Cancel', exact: true }).click();
-  await actions.getByRole('button', { name: 'Delete', exact: true }).click();
+  await page.getByRole('button', { name: 'Thread actions', exact: true }).click();
+  await page.getByRole('menuitem', { name: 'Delete', exact: true }).click();
   const confirm = page.getByRole('alertdialog');
   await confirm.waitFor();
   await check('delete-confirm');
@@ -163,7 +166,7 @@ export async function a11yScenario(page, { url, log, shots }) {
   await settings.waitFor({ state: 'detached' });
 
   log('a11y: the Search dialog with hits');
-  await page.getByRole('button', { name: 'Search', exact: true }).click();
+  await page.getByRole('button', { name: 'Search or run a command…', exact: true }).click();
   const search = page.getByRole('dialog', { name: 'Search all threads' });
   await search.getByRole('searchbox').fill('understand');
   await search.getByRole('list', { name: 'Search results' }).getByRole('button').first().waitFor();
@@ -271,8 +274,8 @@ export async function a11yScenario(page, { url, log, shots }) {
           el.getAttribute('aria-label') ||
           (el.textContent ?? '').replace(/\s+/g, ' ').trim().slice(0, 40) ||
           el.tagName.toLowerCase(),
-        newThread: el.tagName === 'BUTTON' && el.textContent?.trim() === 'New thread' && !!el.closest('header.top'),
-        settings: el.tagName === 'BUTTON' && el.textContent?.trim() === 'Settings' && !!el.closest('header.top'),
+        newThread: el.tagName === 'BUTTON' && el.textContent?.trim() === 'New thread' && !!el.closest('header.toolbar'),
+        settings: el.tagName === 'BUTTON' && el.getAttribute('aria-label') === 'Settings' && !!el.closest('header.toolbar'),
         threadList: !!nav && el.tagName === 'BUTTON' && !!el.closest('li'),
         message: el.tagName === 'TEXTAREA' && el.getAttribute('aria-label') === 'Message',
         visible:

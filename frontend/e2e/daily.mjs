@@ -18,7 +18,7 @@
 //     JSON lines file as a new thread.
 import { mkdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { buildFakeAgent, checker, logger, noProblems, openPage, runScript, startHub, tempDir } from './harness.mjs';
+import { buildFakeAgent, checker, logger, noProblems, openPage, runScript, startHub, tempDir, threadAction } from './harness.mjs';
 import { axeRun } from './a11y.mjs';
 
 const log = logger('daily');
@@ -204,7 +204,7 @@ async function main() {
   await waitIdle(beta.id);
 
   // 4. Archive from the UI.
-  await page.getByRole('group', { name: 'Keep' }).getByRole('button', { name: 'Archive' }).click();
+  await threadAction(page, 'Archive');
   await nav.getByRole('button', { name: /Beta/ }).waitFor({ state: 'detached' });
   check(await heading('Beta').isVisible(), 'the archived thread stays shown, gone from the list');
   const listed = (await api('GET', '/v1/threads')).threads.map((t) => t.id);
@@ -225,7 +225,7 @@ async function main() {
   await finder.waitFor({ state: 'detached' });
   await page.getByRole('button', { name: 'Show archived' }).click();
   await nav.getByRole('button', { name: /Beta/ }).click();
-  await page.getByRole('group', { name: 'Keep' }).getByRole('button', { name: 'Unarchive' }).click();
+  await threadAction(page, 'Unarchive');
   await page.getByRole('button', { name: /Hide archived/ }).click();
   await nav.getByRole('button', { name: /Beta/ }).waitFor();
   check(true, '"Show archived" lists it; unarchived, it is back');
@@ -233,9 +233,8 @@ async function main() {
   // 5. Export (downloads) and import.
   await nav.getByRole('button', { name: /Alpha/ }).click();
   await heading('Alpha').waitFor();
-  const keep = page.getByRole('group', { name: 'Keep' });
   const save = async (name) => {
-    const [dl] = await Promise.all([page.waitForEvent('download'), keep.getByRole('button', { name }).click()]);
+    const [dl] = await Promise.all([page.waitForEvent('download'), threadAction(page, name)]);
     const file = join(tmp.dir, dl.suggestedFilename());
     await dl.saveAs(file);
     return { name: dl.suggestedFilename(), file, text: readFileSync(file, 'utf8') };

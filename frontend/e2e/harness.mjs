@@ -157,6 +157,17 @@ export async function openPage(hub, { initScript, args = [], pageUrl = hub.url, 
   return { browser, page, problems };
 }
 
+/**
+ * Chooses the item named name from the shown thread's actions menu (the
+ * "Thread actions" button of its header), as a user does: opens the menu,
+ * clicks the item.
+ */
+export async function threadAction(page, name) {
+  const button = page.getByRole('button', { name: 'Thread actions', exact: true });
+  if ((await button.getAttribute('aria-expanded')) !== 'true') await button.click();
+  await page.getByRole('menu', { name: 'Thread actions' }).getByRole('menuitem', { name, exact: true }).click();
+}
+
 /** <repo>/build/screenshots, where the scripts leave their screenshots; made if missing. */
 export function screenshotDir() {
   const dir = join(repo, 'build', 'screenshots');

@@ -23,7 +23,7 @@ import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { createConnection, createServer } from 'node:net';
-import { go, logger, noProblems, openPage, runScript, screenshotDir, startHub, tempDir } from './harness.mjs';
+import { go, logger, noProblems, openPage, runScript, screenshotDir, startHub, tempDir, threadAction } from './harness.mjs';
 
 const here = dirname(fileURLToPath(import.meta.url));
 const shots = screenshotDir();
@@ -280,7 +280,7 @@ async function main() {
   log('editor badge and unread mark: ok');
 
   log('deleting a thread from its header');
-  await page.getByRole('button', { name: 'Delete', exact: true }).click();
+  await threadAction(page, 'Delete');
   await page.getByRole('alertdialog').getByRole('button', { name: 'Delete thread' }).click();
   await nav.getByRole('button', { name: /From Zed/ }).waitFor({ state: 'detached' });
   await page.getByText(/Pick a thread/).waitFor();

@@ -3,6 +3,7 @@ import { fireEvent, render, screen, within } from '@testing-library/svelte';
 import App from './App.svelte';
 import { HubStore } from './lib/hubstore.svelte';
 import { FakeTransport, thread } from './test/fakeTransport';
+import { threadMenuHas, threadMenuItem } from './test/menu';
 
 function setup(window = false) {
   const f = new FakeTransport();
@@ -42,14 +43,14 @@ describe('App, daily', () => {
     await fireEvent.click(within(nav).getByText('Docs'));
     await screen.findByRole('heading', { name: 'Docs' });
     expect(location.hash).toBe('#/t/th_2');
-    const keep = screen.getByRole('group', { name: 'Keep' });
-    expect(within(keep).queryByRole('button', { name: 'Open in browser' })).toBeNull(); // a browser
-    await fireEvent.click(within(keep).getByRole('button', { name: 'Archive' }));
+    expect(await threadMenuHas('Open in browser')).toBe(false); // a browser
+    await fireEvent.click(await threadMenuItem('Archive'));
     await vi.waitFor(() => expect(within(nav).queryByText('Docs')).toBeNull());
     expect(f.calls.find((c) => c.method === 'setArchived')?.args).toEqual(['th_2', true]);
     // Still shown, and it says so.
     expect(screen.getByRole('heading', { name: 'Docs' })).toBeTruthy();
-    expect(within(keep).getByRole('button', { name: 'Unarchive' })).toBeTruthy();
+    expect(await threadMenuItem('Unarchive')).toBeTruthy();
+    expect(screen.getByText('archived', { selector: '.where .badge' })).toBeTruthy();
   });
 
   it('archives the threads idle for a number of days', async () => {
@@ -139,11 +140,17 @@ describe('App, daily', () => {
     await within(nav).findByText('Docs');
     await fireEvent.keyDown(window, { key: '2', code: 'Digit2', ctrlKey: true });
     await vi.waitFor(() => expect(store.selectedId).toBe('th_1'));
-    const keep = await screen.findByRole('group', { name: 'Keep' });
-    await fireEvent.click(within(keep).getByRole('button', { name: 'Open in browser' }));
+    await fireEvent.click(await threadMenuItem('Open in browser'));
     await vi.waitFor(() => expect(f.calls.find((c) => c.method === 'openInBrowser')?.args).toEqual(['th_1']));
-    // Export goes through the native Save dialog, not a download.
-    await fireEvent.click(within(keep).getByRole('button', { name: 'Export Markdown' }));
+    // Export goes through the native Save dialog, not a download; here
+    // from the command palette, as a user who types it: Ctrl+K, words, Enter.
+    await fireEvent.keyDown(window, { key: 'k', code: 'KeyK', ctrlKey: true });
+    const box = await screen.findByRole('searchbox', { name: 'Search all threads' });
+    await fireEvent.input(box, { target: { value: 'export mark' } });
+    const actions = screen.getByRole('list', { name: 'Actions' });
+    expect(within(actions).getAllByRole('button').map((b) => b.querySelector('.label')?.textContent)).toEqual(['Export as Markdown']);
+    await fireEvent.keyDown(box, { key: 'Enter' });
+    await vi.waitFor(() => expect(screen.queryByRole('dialog', { name: 'Search all threads' })).toBeNull());
     await vi.waitFor(() =>
       expect(f.calls.find((c) => c.method === 'saveExport')?.args).toEqual([{ threadId: 'th_1', format: 'md' }, 'switchboard-Fix_the_build.md']),
     );

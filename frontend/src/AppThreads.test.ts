@@ -4,6 +4,7 @@ import { fireEvent, render, screen, within } from '@testing-library/svelte';
 import App from './App.svelte';
 import { HubStore } from './lib/hubstore.svelte';
 import { FakeTransport, ev, thread } from './test/fakeTransport';
+import { threadMenuItem } from './test/menu';
 
 beforeEach(() => localStorage.clear());
 
@@ -20,14 +21,14 @@ describe('App threads', () => {
     const { store } = setup(f);
     const nav = await screen.findByRole('navigation', { name: 'Threads' });
     await fireEvent.click(await within(nav).findByRole('button', { name: /Fix the build/ }));
-    await fireEvent.click(await screen.findByRole('button', { name: 'Rename' }));
+    await fireEvent.click(await threadMenuItem('Rename'));
     const input = screen.getByRole('textbox', { name: 'Thread title' });
     await fireEvent.input(input, { target: { value: 'Build fixed' } });
     await fireEvent.submit(input.closest('form')!);
     await screen.findByRole('heading', { name: 'Build fixed' });
     expect(within(nav).getByRole('button', { name: /Build fixed/ })).toBeTruthy();
 
-    await fireEvent.click(screen.getByRole('button', { name: 'Delete' }));
+    await fireEvent.click(await threadMenuItem('Delete'));
     await fireEvent.click(screen.getByRole('button', { name: 'Delete thread' }));
     await vi.waitFor(() => expect(within(nav).queryByRole('button', { name: /Build fixed/ })).toBeNull());
     expect(f.calls.some((c) => c.method === 'deleteThread' && c.args[0] === 'th_1')).toBe(true);

@@ -47,6 +47,46 @@ describe('SearchDialog', () => {
     expect(onclose).toHaveBeenCalled();
   });
 
+  it('is the command palette: lists the actions with their shortcuts, filters them as the user types, arrows go on into the hits', async () => {
+    const ran: string[] = [];
+    const actions = [
+      { id: 'new', group: 'App', label: 'New thread', shortcut: 'Ctrl+N', run: () => ran.push('new') },
+      { id: 'md', group: 'Thread', label: 'Export as Markdown', run: () => ran.push('md') },
+      { id: 'hippo', group: 'Go to thread', label: 'Hippo notes', shortcut: 'Alt+1', run: () => ran.push('hippo') },
+    ];
+    const search = vi.fn(async (q: SearchQuery): Promise<SearchPage> => ({ hits: q.q === 'hippo' ? [hit(9)] : [], indexing: false }));
+    const onopen = vi.fn();
+    const onclose = vi.fn();
+    render(SearchDialog, { search, onopen, onclose, debounce: 0, actions });
+    const list = screen.getByRole('list', { name: 'Actions' });
+    expect(within(list).getAllByRole('button').map((b) => b.textContent?.replace(/\s+/g, ' ').trim())).toEqual([
+      'App New thread Ctrl+N',
+      'Thread Export as Markdown',
+      'Go to thread Hippo notes Alt+1',
+    ]);
+    const box = await type('hippo');
+    expect(within(screen.getByRole('list', { name: 'Actions' })).getAllByRole('button')).toHaveLength(1);
+    await vi.waitFor(() => expect(within(screen.getByRole('list', { name: 'Search results' })).getAllByRole('button')).toHaveLength(1));
+    // The action first, then the hit: ↓ moves from one to the other, Enter opens the hit.
+    expect(screen.getByRole('button', { name: /Hippo notes/ }).getAttribute('aria-current')).toBe('true');
+    await fireEvent.keyDown(box, { key: 'ArrowDown' });
+    expect(screen.getByRole('button', { name: /Refactor/ }).getAttribute('aria-current')).toBe('true');
+    await fireEvent.keyDown(box, { key: 'ArrowDown' }); // stays on the last
+    await fireEvent.keyDown(box, { key: 'Enter' });
+    expect(onopen).toHaveBeenCalledWith(expect.objectContaining({ seq: 9 }));
+    expect(ran).toEqual([]);
+  });
+
+  it('runs the chosen action with Enter, after closing', async () => {
+    const ran: string[] = [];
+    const onclose = vi.fn(() => ran.push('closed'));
+    const actions = [{ id: 'md', group: 'Thread', label: 'Export as Markdown', run: () => ran.push('md') }];
+    render(SearchDialog, { search: async () => ({ hits: [], indexing: false }), onopen: () => {}, onclose, debounce: 0, actions });
+    const box = await type('markdown');
+    await fireEvent.keyDown(box, { key: 'Enter' });
+    await vi.waitFor(() => expect(ran).toEqual(['closed', 'md']));
+  });
+
   it('marks a hit of an archived thread (search includes archived threads)', async () => {
     const search = vi.fn(async (): Promise<SearchPage> => ({
       hits: [hit(9, { threadId: 'th_old', threadTitle: 'Shelved', archived: true }), hit(4, { threadTitle: 'Live' })],

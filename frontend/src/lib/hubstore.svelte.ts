@@ -476,6 +476,9 @@ export class HubStore {
       if (changed.some((k) => typeof k === 'string' && k.startsWith('agents'))) {
         this.loadAgents().catch((err) => this.report(err));
       }
+      // The budgets changed: what the budget line said is over (a new
+      // warning comes with the next turn that crosses a limit).
+      if (changed.some((k) => typeof k === 'string' && k.startsWith('budgets'))) this.budgetNotice = '';
     }
   }
 

@@ -259,6 +259,18 @@ describe('HubStore config file state', () => {
     store.stop();
   });
 
+  it('drops the budget line once the budgets change: what it said is over', async () => {
+    const { store } = await started();
+    await settled();
+    store.apply(hubWide(1, 'budget_exceeded', { budget: 'daily', currency: 'USD', spent: 5.2, limit: 5 }));
+    expect(store.budgetNotice).toMatch(/daily budget is spent/);
+    store.apply(hubWide(2, 'config_applied', { file: '/c.yaml', changed: ['ui.theme'] }));
+    expect(store.budgetNotice).toMatch(/daily budget is spent/); // another key: still true
+    store.apply(hubWide(3, 'config_applied', { file: '/c.yaml', changed: ['budgets.daily'] }));
+    expect(store.budgetNotice).toBe('');
+    store.stop();
+  });
+
   it('loads the agents again on agents_changed (the registry fetched in the background)', async () => {
     const { f, store } = await started();
     await settled();

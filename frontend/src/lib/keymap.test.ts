@@ -44,6 +44,14 @@ describe('keymap', () => {
     expect(actionFor(key({ key: 'Escape' }), browser)).toEqual({ kind: 'close' });
     expect(actionFor(key({ key: ',', ctrlKey: true }), browser)).toEqual({ kind: 'settings' });
     expect(actionFor(key({ key: 'n', code: 'KeyN', altKey: true }), browser)).toEqual({ kind: 'new' });
+    expect(actionFor(key({ key: 'b', code: 'KeyB', ctrlKey: true }), browser)).toEqual({ kind: 'sidebar' });
+    expect(actionFor(key({ key: 'b', code: 'KeyB', metaKey: true }), { inWindow: false, typing: true })).toEqual({ kind: 'sidebar' });
+  });
+
+  it('quits on Ctrl+Q (⌘Q) in the window only: the browser keeps it', () => {
+    expect(actionFor(key({ key: 'q', code: 'KeyQ', ctrlKey: true }), win)).toEqual({ kind: 'quit' });
+    expect(actionFor(key({ key: 'q', code: 'KeyQ', metaKey: true }), win)).toEqual({ kind: 'quit' });
+    expect(actionFor(key({ key: 'q', code: 'KeyQ', ctrlKey: true }), browser)).toBeNull();
   });
 
   it('leaves Ctrl+digit and Ctrl+N to the browser, takes them in the window', () => {

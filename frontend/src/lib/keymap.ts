@@ -23,7 +23,9 @@ export type Action =
   | { kind: 'close' }
   | { kind: 'help' }
   | { kind: 'new' }
-  | { kind: 'settings' };
+  | { kind: 'settings' }
+  | { kind: 'sidebar' } // show or hide the thread list
+  | { kind: 'quit' }; // the window only: quit Switchboard (its native menu is not shown on Linux)
 
 /** One line of the keymap as `?` shows it. */
 export interface Binding {
@@ -49,7 +51,8 @@ export const KEYMAP: Binding[] = [
     combos: digits.flatMap((d) => [`Ctrl+${d}`, `Meta+${d}`]),
   },
   { keys: 'Alt+↑ / Alt+↓', does: 'Show the previous / next thread', combos: ['Alt+ArrowUp', 'Alt+ArrowDown'] },
-  { keys: 'Ctrl+K (⌘K)', does: 'Search', combos: ['Ctrl+k', 'Meta+k'] },
+  { keys: 'Ctrl+K (⌘K)', does: 'Commands and search: every action, thread and setting, by typing', combos: ['Ctrl+k', 'Meta+k'] },
+  { keys: 'Ctrl+B (⌘B)', does: 'Show or hide the thread list', combos: ['Ctrl+b', 'Meta+b'] },
   { keys: 'Ctrl+Shift+A (⌘⇧A)', does: 'Open the Approvals panel', combos: ['Ctrl+Shift+a', 'Meta+Shift+a'] },
   { keys: 'Ctrl+.', does: "Stop the thread's running turn (Escape never does)", combos: ['Ctrl+.', 'Meta+.'] },
   { keys: 'A', does: 'Approve the focused permission request (once it can be answered)', combos: ['a'] },
@@ -59,6 +62,7 @@ export const KEYMAP: Binding[] = [
   { keys: 'Ctrl+N (⌘N)', does: 'New thread', windowOnly: true, combos: ['Ctrl+n', 'Meta+n'] },
   { keys: 'Ctrl+, (⌘,)', does: 'Settings', combos: ['Ctrl+,', 'Meta+,'] },
   { keys: '?', does: 'Show this list of keys', combos: ['?'] },
+  { keys: 'Ctrl+Q (⌘Q)', does: 'Quit Switchboard', windowOnly: true, combos: ['Ctrl+q', 'Meta+q'] },
 ];
 
 /**
@@ -181,12 +185,14 @@ export function actionFor(e: KeyLike, ctx: KeyContext): Action | null {
     const l = letterOf(e);
     if (e.shiftKey) return l === 'a' ? { kind: 'approvals' } : null;
     if (l === 'k') return { kind: 'search' };
+    if (l === 'b') return { kind: 'sidebar' };
     if (e.key === '.' || e.code === 'Period') return { kind: 'stop' };
     if (e.key === ',' || e.code === 'Comma') return { kind: 'settings' };
     if (!ctx.inWindow) return null; // the browser's own: tabs, new window
     const d = digitOf(e);
     if (d) return { kind: 'thread', n: d };
     if (l === 'n') return { kind: 'new' };
+    if (l === 'q') return { kind: 'quit' };
     return null;
   }
   if (mod || e.altKey || ctx.typing) return null;

@@ -209,6 +209,8 @@ export interface Transport {
   onMenu?(cb: (action: MenuAction) => void): () => void;
   /** The window only: sets the native window's title (a page's <title> does not reach it). */
   setTitle?(title: string): void;
+  /** The window only: quits the app (window, hub and tray), as the tray's Quit does. */
+  quit?(): void;
   /** The settings page's part of the config file (GET /v1/settings). */
   getSettings(): Promise<Settings>;
   /** Changes the fields present in the config file; answers the settings now in force (PATCH /v1/settings). */
@@ -332,6 +334,7 @@ export interface WailsRuntime {
   EventsOn(name: string, cb: (...data: unknown[]) => void): () => void;
   EventsEmit?(name: string, ...data: unknown[]): void;
   WindowSetTitle?(title: string): void;
+  Quit?(): void;
 }
 
 declare global {
@@ -582,6 +585,10 @@ export class WailsTransport implements Transport {
 
   setTitle(title: string) {
     this.runtime.WindowSetTitle?.(title);
+  }
+
+  quit() {
+    this.runtime.Quit?.();
   }
 
   subscribe(after: number, h: SubscribeHandlers): Subscription {
