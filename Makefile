@@ -49,7 +49,7 @@ FRONTEND_SOURCES := $(shell find frontend/src frontend/public -type f 2>/dev/nul
 
 .PHONY: help deps deps-system deps-smoke deps-package deps-frontend deps-go deps-browser tools frontend build \
 	headless run serve package package-test test check vet cross-check staticcheck fmt-check go-test \
-	frontend-test smoke bench bench-outside bench-desktop bindings clean
+	frontend-test smoke bench bench-outside bench-desktop bindings screenshots-update clean
 
 help: ## list the targets
 	@grep -E '^[a-z-]+:.*## ' $(MAKEFILE_LIST) | awk -F':.*## ' '{printf "  %-14s %s\n", $$1, $$2}'
@@ -216,11 +216,22 @@ go-test: deps-system deps-smoke frontend
 # driven in Debian's Chromium (frontend/e2e/run.mjs; screenshots in
 # build/screenshots/), the security attacks (e2e/security.mjs) and the
 # approvals flows — rules, remembered decisions, the batch inbox,
-# escalation, the history — with the fake agent (e2e/approvals.mjs), and
+# escalation, the history — with the fake agent (e2e/approvals.mjs),
 # the approval card leading with what runs, not the agent's title
-# (e2e/trustcard.mjs).
+# (e2e/trustcard.mjs), and the key screens matching their committed
+# screenshots with no axe violation (e2e/screens.mjs; make
+# screenshots-update regenerates them).
 frontend-test: deps-frontend deps-browser
 	cd frontend && $(NPM) run check && $(NPM) test && $(NPM) run e2e
+
+# Guarantees: frontend/e2e/baselines/*.png are screenshots of the current
+# UI: the key screens (empty, streaming, approval card, inbox, settings,
+# diff) in light and dark at 700, 1440 and 1920 px, taken by
+# frontend/e2e/screens.mjs, which make test (frontend-test) compares them
+# with. Run it after a change to how the UI looks, look at the new
+# pictures (git diff shows which changed), and commit them.
+screenshots-update: deps-frontend deps-browser frontend ## regenerate the screenshot baselines (frontend/e2e/baselines)
+	cd frontend && UPDATE_BASELINES=1 node e2e/screens.mjs
 
 # Guarantees: Debian's Chromium for the browser end-to-end test.
 deps-browser:
