@@ -49,7 +49,7 @@ FRONTEND_SOURCES := $(shell find frontend/src frontend/public -type f 2>/dev/nul
 
 .PHONY: help deps deps-system deps-smoke deps-package deps-frontend deps-go deps-browser tools frontend build \
 	headless run serve package package-test test check vet cross-check staticcheck fmt-check go-test \
-	frontend-test smoke bench bench-outside bench-desktop bindings screenshots-update clean
+	frontend-test smoke bench bench-outside bench-desktop bench-firstpaint bindings screenshots-update clean
 
 help: ## list the targets
 	@grep -E '^[a-z-]+:.*## ' $(MAKEFILE_LIST) | awk -F':.*## ' '{printf "  %-14s %s\n", $$1, $$2}'
@@ -250,15 +250,19 @@ smoke: build deps-smoke ## start both binaries under Xvfb and stop them
 
 # Prints every figure docs/PERFORMANCE.md reports: micro benchmarks of
 # acp, hub and store, then the system benchmarks of app (the hub as users
-# run it) on a 1M-event database, then the UI's store in Node and the UI in
-# headless Chromium against a real hub (frontend/e2e/bench.mjs).
+# run it) on a 1M-event database, then the UI's store in Node, the UI in
+# headless Chromium against a real hub (frontend/e2e/bench.mjs: streaming,
+# a 10k-event thread opened and scrolled) and the size of its bundle
+# (frontend/e2e/bundle.mjs), the hub from outside, the desktop's memory
+# and the window's first paint after launch.
 bench: deps-system deps-frontend deps-browser frontend ## benchmarks (results and targets: docs/PERFORMANCE.md)
 	$(GO) test -run '^$$' -bench . -benchmem ./acp/... ./hub/... ./store/...
 	SWITCHBOARD_BENCH_LARGE=1 $(GO) test -run '^$$' -bench . -benchtime 1x -timeout 30m ./app/
 	cd frontend && npx vitest bench --run
-	cd frontend && npx vite build && node e2e/bench.mjs
+	cd frontend && npx vite build && node e2e/bench.mjs && node e2e/bundle.mjs
 	$(MAKE) bench-outside
 	$(MAKE) bench-desktop
+	$(MAKE) bench-firstpaint
 
 # Prints the hub's figures as a user's client sees them (app/hubbench): the
 # headless binary, agents in another process, this client reading one SSE
@@ -275,6 +279,13 @@ bench-outside: headless ## the hub measured from outside (BENCH_OUTSIDE_FLAGS=..
 # BENCH_DETAIL, BENCH_ENV).
 bench-desktop: build deps-smoke ## idle memory (PSS) of the window, WebKit and the tray
 	bash .ci/bench-desktop
+
+# Prints the window's first paint: build/bin/switchboard started under
+# Xvfb BENCH_RUNS times (default 5) on a fresh data dir, the time from the
+# exec to its window and to the first capture of that window in which the
+# page has drawn (.ci/bench-firstpaint), and the median.
+bench-firstpaint: build deps-smoke ## time from launch to the window's first paint
+	bash .ci/bench-firstpaint
 
 clean: ## remove build output (keeps .tools/ and node_modules)
 	rm -rf build/bin build/dist build/cross
