@@ -141,21 +141,36 @@ async function runTurn(threadId, input) {
 
 const norm = (s) => s.replace(/\s+/g, '');
 
-/** The agent text of a turn as the page shows it. */
+/**
+ * The agent text of a turn as the page shows it: its Markdown blocks'
+ * text, less the note a block shown as plain text starts with ("Shown as
+ * plain text: more than 32 KB…", MarkdownBlock's .raw .note).
+ */
 const shownText = (page, turnId) =>
-  page
-    .locator(`li.turn[data-turn-id="${turnId}"] .agent .md`)
-    .allTextContents()
-    .then((a) => a.join(''));
+  page.evaluate(
+    (id) =>
+      [...document.querySelectorAll(`li.turn[data-turn-id="${id}"] .agent .md`)]
+        .map((md) => {
+          const c = md.cloneNode(true);
+          c.querySelectorAll('.raw .note').forEach((n) => n.remove());
+          return c.textContent;
+        })
+        .join(''),
+    turnId,
+  );
 
 async function expectSameText(page, threadId, turnId, what) {
   const stored = (await hub.api('GET', `/v1/threads/${threadId}/history`)).turns.find((t) => t.id === turnId);
   if (!stored?.output) throw new Error(`${what}: the turn has no stored output`);
   const shown = await shownText(page, turnId);
-  if (norm(shown) !== norm(stored.output)) {
+  const [a, b] = [norm(shown), norm(stored.output)];
+  if (a !== b) {
+    let i = 0;
+    while (i < a.length && a[i] === b[i]) i++;
     throw new Error(
-      `${what}: the page shows ${shown.length} characters ending ${JSON.stringify(shown.slice(-80))}, ` +
-        `the stored output is ${stored.output.length} ending ${JSON.stringify(stored.output.slice(-80))}`,
+      `${what}: the page shows ${shown.length} characters, the stored output is ${stored.output.length}; ` +
+        `without blanks they part at ${i}: the page ${JSON.stringify(a.slice(Math.max(0, i - 40), i + 60))}, ` +
+        `the stored output ${JSON.stringify(b.slice(Math.max(0, i - 40), i + 60))}`,
     );
   }
   return stored;
