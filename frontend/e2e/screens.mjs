@@ -86,6 +86,8 @@ const diffDir = join(shots, 'diff');
 const actualDir = join(shots, 'screens');
 let hub;
 let browser;
+/** Whether this run took the fixed folders (and so removes them at the end). */
+let claimed = false;
 
 /** Takes the fixed folders, refusing when a live run holds them. */
 function claimFolders() {
@@ -104,6 +106,7 @@ function claimFolders() {
   for (const d of [ROOT, PROJECT]) rmSync(d, { recursive: true, force: true });
   mkdirSync(ROOT, { recursive: true });
   writeFileSync(pidFile, String(process.pid));
+  claimed = true;
 }
 
 const gitEnv = {
@@ -295,6 +298,8 @@ const NOTES_BEFORE = '# Notes\n\nThe store keeps events in order.\nReaders follo
 const NOTES_AFTER = '# Notes\n\nThe store keeps events in order.\nReaders follow a cursor taken inside the transaction.\nWrites happen in one transaction.\n\n## Open\n\n- none: the race is fixed\n- add a benchmark for the cursor\n';
 
 async function main() {
+  const unknown = [...(only ?? [])].filter((n) => !SCREENS.some((x) => x.name === n));
+  if (unknown.length) throw new Error(`SCREENS names no such screen: ${unknown.join(', ')} (the screens: ${SCREENS.map((x) => x.name).join(', ')})`);
   claimFolders();
   mkdirSync(baselineDir, { recursive: true });
   mkdirSync(actualDir, { recursive: true });
@@ -342,6 +347,7 @@ await runScript('screens', main, {
   live: () => ({ hub, browser }),
   failureDir: join(shots, 'diff'),
   cleanup: () => {
+    if (!claimed) return;
     if (process.env.E2E_KEEP) log('kept', ROOT, PROJECT);
     else for (const d of [ROOT, PROJECT]) rmSync(d, { recursive: true, force: true });
   },
