@@ -49,7 +49,7 @@ FRONTEND_SOURCES := $(shell find frontend/src frontend/public -type f 2>/dev/nul
 
 .PHONY: help deps deps-system deps-smoke deps-package deps-frontend deps-go deps-browser tools frontend build \
 	headless run serve package package-test test check vet cross-check staticcheck fmt-check go-test \
-	frontend-test smoke bench bench-outside bench-desktop bindings clean
+	frontend-test smoke bench bench-outside bench-desktop bench-firstpaint bindings screenshots-update clean
 
 help: ## list the targets
 	@grep -E '^[a-z-]+:.*## ' $(MAKEFILE_LIST) | awk -F':.*## ' '{printf "  %-14s %s\n", $$1, $$2}'
@@ -216,11 +216,22 @@ go-test: deps-system deps-smoke frontend
 # driven in Debian's Chromium (frontend/e2e/run.mjs; screenshots in
 # build/screenshots/), the security attacks (e2e/security.mjs) and the
 # approvals flows — rules, remembered decisions, the batch inbox,
-# escalation, the history — with the fake agent (e2e/approvals.mjs), and
+# escalation, the history — with the fake agent (e2e/approvals.mjs),
 # the approval card leading with what runs, not the agent's title
-# (e2e/trustcard.mjs).
+# (e2e/trustcard.mjs), and the key screens matching their committed
+# screenshots with no axe violation (e2e/screens.mjs; make
+# screenshots-update regenerates them).
 frontend-test: deps-frontend deps-browser
 	cd frontend && $(NPM) run check && $(NPM) test && $(NPM) run e2e
+
+# Guarantees: frontend/e2e/baselines/*.png are screenshots of the current
+# UI: the key screens (empty, streaming, approval card, inbox, settings,
+# diff) in light and dark at 700, 1440 and 1920 px, taken by
+# frontend/e2e/screens.mjs, which make test (frontend-test) compares them
+# with. Run it after a change to how the UI looks, look at the new
+# pictures (git diff shows which changed), and commit them.
+screenshots-update: deps-frontend deps-browser frontend ## regenerate the screenshot baselines (frontend/e2e/baselines)
+	cd frontend && UPDATE_BASELINES=1 node e2e/screens.mjs
 
 # Guarantees: Debian's Chromium for the browser end-to-end test.
 deps-browser:
@@ -239,18 +250,21 @@ smoke: build deps-smoke ## start both binaries under Xvfb and stop them
 
 # Prints every figure docs/PERFORMANCE.md reports: micro benchmarks of
 # acp, hub and store, then the system benchmarks of app (the hub as users
-# run it) on a 1M-event database, then the UI's store in Node and the UI in
-# headless Chromium against a real hub (frontend/e2e/bench.mjs), and the
-# first ten minutes' "install end → first streamed answer"
-# (frontend/e2e/firstten.mjs --bench).
+# run it) on a 1M-event database, then the UI's store in Node, the UI in
+# headless Chromium against a real hub (frontend/e2e/bench.mjs: streaming,
+# a 10k-event thread opened and scrolled) and the size of its bundle
+# (frontend/e2e/bundle.mjs), the hub from outside, the desktop's memory,
+# the window's first paint after launch, and the first ten minutes'
+# "install end → first streamed answer" (frontend/e2e/firstten.mjs --bench).
 bench: deps-system deps-frontend deps-browser frontend ## benchmarks (results and targets: docs/PERFORMANCE.md)
 	$(GO) test -run '^$$' -bench . -benchmem ./acp/... ./hub/... ./store/...
 	SWITCHBOARD_BENCH_LARGE=1 $(GO) test -run '^$$' -bench . -benchtime 1x -timeout 30m ./app/
 	cd frontend && npx vitest bench --run
-	cd frontend && npx vite build && node e2e/bench.mjs
+	cd frontend && npx vite build && node e2e/bench.mjs && node e2e/bundle.mjs
 	cd frontend && node e2e/firstten.mjs --bench
 	$(MAKE) bench-outside
 	$(MAKE) bench-desktop
+	$(MAKE) bench-firstpaint
 
 # Prints the hub's figures as a user's client sees them (app/hubbench): the
 # headless binary, agents in another process, this client reading one SSE
@@ -267,6 +281,13 @@ bench-outside: headless ## the hub measured from outside (BENCH_OUTSIDE_FLAGS=..
 # BENCH_DETAIL, BENCH_ENV).
 bench-desktop: build deps-smoke ## idle memory (PSS) of the window, WebKit and the tray
 	bash .ci/bench-desktop
+
+# Prints the window's first paint: build/bin/switchboard started under
+# Xvfb BENCH_RUNS times (default 5) on a fresh data dir, the time from the
+# exec to its window and to the first capture of that window in which the
+# page has drawn (.ci/bench-firstpaint), and the median.
+bench-firstpaint: build deps-smoke ## time from launch to the window's first paint
+	bash .ci/bench-firstpaint
 
 clean: ## remove build output (keeps .tools/ and node_modules)
 	rm -rf build/bin build/dist build/cross

@@ -13,11 +13,13 @@
 //                time, written in each chunk, to the page showing it, sampled
 //                every 200 ms). Then the page's text must equal the turn's
 //                stored output.
-//   open 10k     a thread of ≥ 10 000 events (turns of `mixed 14` made
-//                through the API: ~100 events each, text around images and
+//   open 10k     a thread of ≥ 10 000 events (one turn of `mixed 14` made
+//                through the API: ~100 events, text around images and
 //                tool calls; a flood's chunks would be joined into a few
-//                deltas, docs/API.md "Joined deltas"), page reloaded: click in the sidebar → the
-//                last turn's text rendered; the conversation's DOM size.
+//                deltas, docs/API.md "Joined deltas"; exported as JSON
+//                lines, its turn copied ~100 times and imported), page
+//                reloaded: click in the sidebar → the last turn's text
+//                rendered; the conversation's DOM size.
 //   earlier      one "Show earlier turns" click → the turns rendered.
 //   scroll 10k   mouse.wheel from the bottom of the conversation to its top.
 //
@@ -33,7 +35,7 @@ import { buildFakeAgent, logger, noProblems, openPage, runScript, startHub, temp
 
 const log = logger('bench');
 const tmp = tempDir('switchboard-bench-');
-const rates = (process.env.BENCH_RATES ?? '1000,2000,5000').split(',').map(Number);
+const rates = (process.env.BENCH_RATES ?? '1000,2000,5000').split(',').filter(Boolean).map(Number);
 const seconds = Number(process.env.BENCH_SECONDS ?? 10);
 const profileDir = process.env.BENCH_PROFILE ? resolve(process.env.BENCH_PROFILE) : '';
 
@@ -139,21 +141,36 @@ async function runTurn(threadId, input) {
 
 const norm = (s) => s.replace(/\s+/g, '');
 
-/** The agent text of a turn as the page shows it. */
+/**
+ * The agent text of a turn as the page shows it: its Markdown blocks'
+ * text, less the note a block shown as plain text starts with ("Shown as
+ * plain text: more than 32 KB…", MarkdownBlock's .raw .note).
+ */
 const shownText = (page, turnId) =>
-  page
-    .locator(`li.turn[data-turn-id="${turnId}"] .agent .md`)
-    .allTextContents()
-    .then((a) => a.join(''));
+  page.evaluate(
+    (id) =>
+      [...document.querySelectorAll(`li.turn[data-turn-id="${id}"] .agent .md`)]
+        .map((md) => {
+          const c = md.cloneNode(true);
+          c.querySelectorAll('.raw .note').forEach((n) => n.remove());
+          return c.textContent;
+        })
+        .join(''),
+    turnId,
+  );
 
 async function expectSameText(page, threadId, turnId, what) {
   const stored = (await hub.api('GET', `/v1/threads/${threadId}/history`)).turns.find((t) => t.id === turnId);
   if (!stored?.output) throw new Error(`${what}: the turn has no stored output`);
   const shown = await shownText(page, turnId);
-  if (norm(shown) !== norm(stored.output)) {
+  const [a, b] = [norm(shown), norm(stored.output)];
+  if (a !== b) {
+    let i = 0;
+    while (i < a.length && a[i] === b[i]) i++;
     throw new Error(
-      `${what}: the page shows ${shown.length} characters ending ${JSON.stringify(shown.slice(-80))}, ` +
-        `the stored output is ${stored.output.length} ending ${JSON.stringify(stored.output.slice(-80))}`,
+      `${what}: the page shows ${shown.length} characters, the stored output is ${stored.output.length}; ` +
+        `without blanks they part at ${i}: the page ${JSON.stringify(a.slice(Math.max(0, i - 40), i + 60))}, ` +
+        `the stored output ${JSON.stringify(b.slice(Math.max(0, i - 40), i + 60))}`,
     );
   }
   return stored;
@@ -225,21 +242,69 @@ async function streamScenario(page, work, rate) {
   log(`stream ${rate}/s: the page shows the stored ${stored.output.length} characters`);
 }
 
+/**
+ * A JSON lines export (exportThread) of the thread with its turns and their
+ * events copied until it has at least min events: copy k of a turn has the
+ * id "<id>_<k>" (in its events too), the title is title. importThreads
+ * gives the copies new ids and seqs in file order.
+ */
+function repeatExport(jsonl, min, title) {
+  const lines = jsonl.split('\n').filter(Boolean).map((l) => JSON.parse(l));
+  const head = lines.find((l) => l.thread);
+  const turns = lines.filter((l) => l.turn);
+  const events = lines.filter((l) => l.event);
+  if (!head || !turns.length || !events.length) throw new Error(`the export has no thread, turn or event: ${jsonl.slice(0, 200)}`);
+  head.thread.title = title;
+  const out = [JSON.stringify(head)];
+  // The history counts a turn's events; the import leaves thread_updated out.
+  const counted = events.filter((e) => e.event.turnId && e.event.type !== 'thread_updated').length;
+  const copies = Math.ceil(min / counted);
+  // Copy k is k minutes after the original (turns are ordered by time).
+  const shift = (o, k) => {
+    for (const [key, v] of Object.entries(o)) {
+      if (/At$|^at$/.test(key) && typeof v === 'string' && !Number.isNaN(Date.parse(v))) o[key] = new Date(Date.parse(v) + k * 60000).toISOString();
+    }
+    return o;
+  };
+  const copy = (line, inner, k) => {
+    const o = JSON.parse(JSON.stringify(line));
+    shift(o[inner], k);
+    return turns.reduce((s, t) => s.split(JSON.stringify(t.turn.id)).join(JSON.stringify(`${t.turn.id}_${k}`)), JSON.stringify(o));
+  };
+  for (let k = 0; k < copies; k++) for (const t of turns) out.push(copy(t, 'turn', k));
+  for (let k = 0; k < copies; k++) for (const e of events) out.push(copy(e, 'event', k));
+  return out.join('\n') + '\n';
+}
+
 async function historyScenario(page, work) {
   const title = 'History 10k';
-  const { thread } = await hub.api('POST', '/v1/threads', { body: { agent: 'fake', cwd: work, title } });
-  log('making a thread of 10 000+ events (turns of mixed 14)');
+  // One real turn of `mixed 14` (~100 events: text around images and tool
+  // calls), exported and copied into a thread of 10 000+ events, imported
+  // in one request (seconds, where making each turn took minutes).
+  const { thread: seed } = await hub.api('POST', '/v1/threads', { body: { agent: 'fake', cwd: work, title: 'Seed 10k' } });
+  await runTurn(seed.id, 'mixed 14');
+  const exp = await fetch(`${hub.url}/v1/threads/${seed.id}/export?format=jsonl&scope=all`, {
+    headers: { Authorization: `Bearer ${hub.token}`, 'X-Client-ID': hub.clientId },
+  });
+  if (!exp.ok) throw new Error(`export: ${exp.status} ${await exp.text()}`);
+  log('importing a thread of 10 000+ events (copies of a turn of mixed 14)');
+  const importStart = Date.now();
+  const imp = await fetch(`${hub.url}/v1/threads/import?cwd=${encodeURIComponent(work)}&scope=all`, {
+    method: 'POST',
+    headers: { Authorization: `Bearer ${hub.token}`, 'X-Client-ID': hub.clientId, 'Content-Type': 'application/x-ndjson' },
+    body: repeatExport(await exp.text(), 10000, title),
+  });
+  if (!imp.ok) throw new Error(`import: ${imp.status} ${await imp.text()}`);
+  const importMs = Date.now() - importStart;
+  const thread = (await hub.api('GET', '/v1/threads')).threads.find((t) => t.title === title);
+  if (!thread) throw new Error('the imported thread is not listed');
   const countEvents = async () =>
     (await hub.api('GET', `/v1/threads/${thread.id}/history?includeEvents=true`)).turns.reduce((n, t) => n + (t.events?.length ?? 0), 0);
-  await runTurn(thread.id, 'mixed 14');
-  // One turn's events tell how many turns make 10 000.
-  const perTurn = await countEvents();
-  for (let i = 1; i < Math.ceil(10000 / perTurn); i++) await runTurn(thread.id, 'mixed 14');
-  let events = await countEvents();
-  for (; events < 10000; events = await countEvents()) await runTurn(thread.id, 'mixed 14');
+  const events = await countEvents();
+  if (events < 10000) throw new Error(`the imported thread has ${events} events, not 10 000+`);
   const hist = await hub.api('GET', `/v1/threads/${thread.id}/history`);
   const last = hist.turns[hist.turns.length - 1];
-  log(`${hist.turns.length} turns, ${events} events; reloading the page`);
+  log(`${hist.turns.length} turns, ${events} events imported in ${importMs} ms; reloading the page`);
 
   await page.reload();
   await page.getByRole('status').filter({ hasText: 'Connected' }).waitFor();
@@ -253,8 +318,9 @@ async function historyScenario(page, work) {
         const t0 = performance.now();
         btn.click();
         const check = () => {
-          const md = document.querySelector(`li.turn[data-turn-id="${id}"] .agent .md`);
-          if (md && md.textContent.replace(/\s+/g, '').length >= len) {
+          // All of its text: a turn's answer is split around its images and tool calls.
+          const mds = document.querySelectorAll(`li.turn[data-turn-id="${id}"] .agent .md`);
+          if ([...mds].map((md) => md.textContent).join('').replace(/\s+/g, '').length >= len) {
             requestAnimationFrame(() => resolve(performance.now() - t0));
           } else if (performance.now() - t0 > 60000) reject(new Error('the last turn did not render in 60 s'));
           else requestAnimationFrame(check);
@@ -276,7 +342,7 @@ async function historyScenario(page, work) {
   rows.push({
     name: `open ${events} ev`,
     ...openStats,
-    extra: `click → last turn painted ${openMs.toFixed(0)} ms; DOM ${d1.all} elements (conversation ${d1.conv}, ${d1.turns} of ${hist.turns.length} turns)`,
+    extra: `imported in ${importMs} ms; click → last turn painted ${openMs.toFixed(0)} ms; DOM ${d1.all} elements (conversation ${d1.conv}, ${d1.turns} of ${hist.turns.length} turns)`,
   });
 
   const earlier = await page.getByRole('button', { name: /Show earlier turns/ }).elementHandle();
