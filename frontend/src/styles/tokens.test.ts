@@ -13,31 +13,6 @@ const sources = import.meta.glob('/src/**/*.svelte', { query: '?raw', import: 'd
   string
 >;
 
-/**
- * Components other parts of issue 29 are converting to tokens on their own
- * branches at the same time (branches shell, card, firstrun, settings,
- * defaults). Their findings are printed, not failed, until they are merged:
- * then this list must be empty (the second test fails on an entry that no
- * longer holds a raw value, so it only shrinks).
- */
-const PENDING = new Set<string>([
-  '/src/App.svelte',
-  '/src/components/ChangesView.svelte',
-  '/src/components/CommandPalette.svelte',
-  '/src/components/Composer.svelte',
-  '/src/components/KeymapHelp.svelte',
-  '/src/components/PermissionCard.svelte',
-  '/src/components/PermissionRequestView.svelte',
-  '/src/components/RememberChoice.svelte',
-  '/src/components/SearchDialog.svelte',
-  '/src/components/Settings.svelte',
-  '/src/components/SettingsAgents.svelte',
-  '/src/components/SettingsRemembered.svelte',
-  '/src/components/ThreadHeader.svelte',
-  '/src/components/ThreadView.svelte',
-  '/src/components/ToolCallCard.svelte',
-]);
-
 function findings(): Map<string, Finding[]> {
   const by = new Map<string, Finding[]>();
   for (const [file, src] of Object.entries(sources)) {
@@ -49,17 +24,8 @@ function findings(): Map<string, Finding[]> {
 
 describe('components use tokens only', () => {
   it('holds no raw colour or px value in a <style> or style attribute (file:line listed)', () => {
-    const by = findings();
-    const pending = [...by].filter(([f]) => PENDING.has(f)).flatMap(([, l]) => l);
-    if (pending.length) console.warn(`Raw values in components still being converted on other branches:\n${report(pending)}`);
-    const failing = [...by].filter(([f]) => !PENDING.has(f)).flatMap(([, l]) => l);
-    expect(report(failing), 'use a var(--…) from src/styles/tokens.css instead').toBe('');
-  });
-
-  it('lists as pending only components that still hold raw values', () => {
-    const by = findings();
-    const clean = [...PENDING].filter((f) => sources[f] !== undefined && !by.has(f));
-    expect(clean, 'converted: take these out of PENDING').toEqual([]);
+    const all = [...findings()].flatMap(([, l]) => l);
+    expect(report(all), 'use a var(--…) from src/styles/tokens.css instead').toBe('');
   });
 
   it('keeps app.css on tokens too', () => {
