@@ -233,9 +233,12 @@ frontend-test: deps-frontend deps-browser
 screenshots-update: deps-frontend deps-browser frontend ## regenerate the screenshot baselines (frontend/e2e/baselines)
 	cd frontend && UPDATE_BASELINES=1 node e2e/screens.mjs
 
-# Guarantees: Debian's Chromium for the browser end-to-end test.
+# Guarantees: Debian's Chromium for the browser end-to-end test, and the
+# fonts the screenshot baselines were drawn with (e2e/screens.mjs: DejaVu,
+# with its oblique and condensed faces, so no face is synthesised on one
+# machine and not on another).
 deps-browser:
-	$(call apt-install,chromium)
+	$(call apt-install,chromium fonts-dejavu-core fonts-dejavu-extra)
 
 # Guarantees: the built window opens, titled "Switchboard", under Xvfb and
 # paints (build/screenshots/window.png is not one colour); notifications
