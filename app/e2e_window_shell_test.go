@@ -72,14 +72,14 @@ func TestWindowShellFixed(t *testing.T) {
 	}
 	w.key("ctrl+1")
 	w.waitTitle("Long — Switchboard")
-	time.Sleep(2 * time.Second) // the history is drawn and scrolled to its end
+	w.settled() // the history is drawn and scrolled to its end
 
 	// A window made smaller after it opened, as a user does (the layout
 	// must follow the new size).
 	if _, err := xdotool(t, "windowsize", "--sync", w.id, "900", "600"); err != nil {
 		t.Fatalf("xdotool windowsize: %v", err)
 	}
-	time.Sleep(time.Second)
+	w.settled()
 	width, height := w.size()
 	x, y := width*2/3, height/2 // over the thread, right of the thread list
 	before := w.picture()
@@ -159,7 +159,27 @@ func (w *xwindow) wheel(x, y, button, n int) {
 	if _, err := xdotool(w.t, "click", "--repeat", strconv.Itoa(n), "--delay", "40", strconv.Itoa(button)); err != nil {
 		w.t.Fatalf("xdotool click %d: %v", button, err)
 	}
-	time.Sleep(1500 * time.Millisecond) // smooth scrolling ends
+	w.settled() // smooth scrolling ends
+}
+
+// settled waits until what the window shows stops changing (three
+// pictures in a row alike, but for a caret's few pixels) and returns the
+// last: the page has drawn what it was given and any smooth scroll ended.
+func (w *xwindow) settled() image.Image {
+	w.t.Helper()
+	last, calm := w.picture(), 0
+	waitUntil(w.t, 20*time.Second, "the window to stop changing", func() bool {
+		now := w.picture()
+		b := now.Bounds()
+		if b == last.Bounds() && differ(last, now, b.Min.X, b.Min.Y, b.Max.X, b.Max.Y) <= 60 {
+			calm++
+		} else {
+			calm = 0
+		}
+		last = now
+		return calm >= 2
+	})
+	return last
 }
 
 // picture is what the window shows now (ImageMagick's import).

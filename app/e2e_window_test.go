@@ -396,7 +396,7 @@ func (w *xwindow) palette(words string) {
 	if _, err := xdotool(w.t, "type", "--window", w.id, "--delay", "60", words); err != nil {
 		w.t.Fatalf("xdotool type %q: %v", words, err)
 	}
-	time.Sleep(300 * time.Millisecond) // the list follows the input on the next frame
+	w.settled() // the list follows the input on the next frame
 	w.key("Return")
 }
 

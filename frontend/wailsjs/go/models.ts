@@ -868,6 +868,8 @@ export namespace hub {
 	    agent: string;
 	    kind: string;
 	    command?: string;
+	    runsIn?: string;
+	    envKey?: string;
 	    decision: string;
 	    title?: string;
 	    // Go type: time
@@ -889,6 +891,8 @@ export namespace hub {
 	        this.agent = source["agent"];
 	        this.kind = source["kind"];
 	        this.command = source["command"];
+	        this.runsIn = source["runsIn"];
+	        this.envKey = source["envKey"];
 	        this.decision = source["decision"];
 	        this.title = source["title"];
 	        this.createdAt = this.convertValues(source["createdAt"], null);
