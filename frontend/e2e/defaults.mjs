@@ -93,8 +93,8 @@ async function main() {
   check(offered.join('|') === 'The agent’s own|Yolo|Default|Plan', `the modes the agent announced are offered: ${offered.join(', ')}`);
   await modeSel.selectOption('default');
   await panel.getByRole('combobox', { name: 'Model', exact: true }).waitFor();
-  await panel.getByRole('button', { name: 'Save defaults' }).click();
-  await panel.getByRole('status').filter({ hasText: 'New Yolo threads start with mode Default' }).waitFor();
+  // Saved as it is chosen (ADR 0037): no button to press.
+  await panel.getByRole('status').filter({ hasText: 'Saved' }).waitFor();
   const saved = (await api('GET', '/v1/settings')).settings.agents.find((a) => a.id === 'yolo');
   check(saved?.defaults?.mode === 'default', `agents.yolo.defaults.mode is saved: ${JSON.stringify(saved?.defaults)}`);
   check(/"defaults"|defaults:/.test(readFileSync(hub.config, 'utf8')), 'the config file holds it');

@@ -53,9 +53,15 @@ describe('AgentDefaults', () => {
     expect([...mode.options].map((o) => o.value)).toEqual(['', 'auto', 'default']);
     await fireEvent.change(mode, { target: { value: 'default' } });
     await fireEvent.change(screen.getByLabelText('Model'), { target: { value: 'large' } });
-    await fireEvent.click(screen.getByRole('button', { name: 'Save defaults' }));
-    await waitFor(() => expect(patches).toEqual([{ agents: { qwen: { defaults: { mode: 'default', options: { model: 'large' } } } } }]));
-    expect(screen.getByRole('status').textContent).toContain('New Qwen Code threads start with mode Default · Model Large');
+    // Each choice saves as it is made (ADR 0037): no Save button.
+    expect(screen.queryByRole('button', { name: /Save/ })).toBeNull();
+    await waitFor(() =>
+      expect(patches).toEqual([
+        { agents: { qwen: { defaults: { mode: 'default' } } } },
+        { agents: { qwen: { defaults: { mode: 'default', options: { model: 'large' } } } } },
+      ]),
+    );
+    await waitFor(() => expect(screen.getByRole('status').textContent).toContain('Saved'));
   });
 
   it('types the mode of an agent not seen yet, and keeps options already set editable', async () => {
@@ -68,18 +74,17 @@ describe('AgentDefaults', () => {
     expect(screen.getByText(/Open a thread with Qwen Code once/)).toBeTruthy();
     await fireEvent.input(mode, { target: { value: '' } });
     await fireEvent.input(screen.getByLabelText('Model'), { target: { value: '' } });
-    await fireEvent.click(screen.getByRole('button', { name: 'Save defaults' }));
+    await fireEvent.change(mode);
     await waitFor(() => expect(patches).toEqual([{ agents: { qwen: { defaults: {} } } }]));
   });
 
-  it('shows the hub’s error and keeps the choice', async () => {
+  it('shows the hub’s error at the field and puts back the default in force', async () => {
     noteAnnounced({ agent: 'qwen', modes, configOptions: [] });
     setup(undefined, new HubError('INVALID_ARGUMENT', 'agents.qwen.defaults.mode must be a mode id', { status: 400 }));
     await fireEvent.click(screen.getByRole('button', { name: /Session defaults/ }));
     await fireEvent.change(screen.getByLabelText('Mode'), { target: { value: 'auto' } });
-    await fireEvent.click(screen.getByRole('button', { name: 'Save defaults' }));
     await waitFor(() => expect(screen.getByRole('alert').textContent).toContain('must be a mode id'));
-    expect((screen.getByLabelText('Mode') as HTMLSelectElement).value).toBe('auto');
+    await waitFor(() => expect((screen.getByLabelText('Mode') as HTMLSelectElement).value).toBe(''));
   });
 });
 

@@ -63,6 +63,8 @@ export interface Reveal {
 export interface Toast {
   id: number;
   message: string;
+  /** What it is about ('threads', 'agents', 'stream', …): settle(about) takes it away once that works again. */
+  about?: string;
 }
 
 function newer(a: Thread | undefined, b: Thread): boolean {
@@ -172,16 +174,15 @@ export class HubStore {
         const was = this.connection;
         this.connection = s;
         // A deletion while the stream was down is not replayed: list again.
-        if (s === 'open' && was === 'reconnecting') void this.loadThreads().catch((e) => this.report(e));
-        if (s === 'open') this.connError = '';
+        if (s === 'open' && was === 'reconnecting') void this.loadThreads().catch((e) => this.report(e, 'threads'));
+        if (s === 'open') {
+          this.connError = '';
+          this.settle('stream');
+        }
         // Say why the stream dropped once, not on every retry.
         if (err && err.code !== this.connError) {
           this.connError = err.code;
-          if (err.code === 'UNAUTHORIZED') {
-            this.report(err);
-          } else if (err.code !== 'NETWORK') {
-            this.report(err);
-          }
+          if (err.code !== 'NETWORK') this.report(err, 'stream');
         }
       },
       onGap: () => void this.refresh(),
@@ -210,7 +211,7 @@ export class HubStore {
     const s = await this.transport.updateSettings(patch);
     this.settings = s;
     applyTheme(s.ui.theme);
-    if (patch.agents) await this.loadAgents().catch((e) => this.report(e));
+    if (patch.agents) await this.loadAgents().catch((e) => this.report(e, 'agents'));
     return s;
   }
 
@@ -296,16 +297,22 @@ export class HubStore {
   async refresh(): Promise<void> {
     await Promise.all([
       this.loadSettings(),
-      this.loadThreads().catch((e) => this.report(e)),
-      this.loadAgents().catch((e) => this.report(e)),
+      this.loadThreads().catch((e) => this.report(e, 'threads')),
+      this.loadAgents().catch((e) => this.report(e, 'agents')),
       this.transport
         .listPermissions('pending')
-        .then((ps) => ps.forEach((p) => this.upsertPermission(p)))
-        .catch((e) => this.report(e)),
+        .then((ps) => {
+          ps.forEach((p) => this.upsertPermission(p));
+          this.settle('permissions');
+        })
+        .catch((e) => this.report(e, 'permissions')),
       this.transport.listElicitations
         ?.('pending')
-        .then((qs) => qs.forEach((q) => this.upsertElicitation(q)))
-        .catch((e) => this.report(e)),
+        .then((qs) => {
+          qs.forEach((q) => this.upsertElicitation(q));
+          this.settle('questions');
+        })
+        .catch((e) => this.report(e, 'questions')),
     ]);
   }
 
@@ -326,6 +333,7 @@ export class HubStore {
       cursor = p.nextCursor;
       if (!cursor) break;
     }
+    this.settle('threads');
     if (cursor) return; // not the whole list
     for (const id of before) {
       if (listed.has(id)) continue;
@@ -338,6 +346,7 @@ export class HubStore {
 
   async loadAgents(): Promise<void> {
     this.agents = await this.transport.listAgents();
+    this.settle('agents');
   }
 
   /** Loads the Node status (Settings → Agents); a hub that installs nothing leaves it undefined. */
@@ -418,7 +427,7 @@ export class HubStore {
     if (!fresh) return false;
     // The agent needs signing in: its sign-in methods (from the initialize
     // of the process that refused) are on the agent list.
-    if (e.type === 'error' && e.reason === 'AUTH_REQUIRED') this.loadAgents().catch((err) => this.report(err));
+    if (e.type === 'error' && e.reason === 'AUTH_REQUIRED') this.loadAgents().catch((err) => this.report(err, 'agents'));
     if (e.type === 'turn_started') this.marks.started(e.threadId);
     else if (e.type === 'turn_completed') {
       const done = e.turn as Partial<TurnHistory> | undefined;
@@ -458,7 +467,7 @@ export class HubStore {
       const p = e as unknown as AgentInstallProgress;
       this.installs = { ...this.installs, [p.agent]: { agent: p.agent, phase: p.phase, fraction: p.fraction ?? 0, version: p.version, error: p.error, reason: p.reason } };
       if (p.phase === 'done' || p.phase === 'removed' || p.phase === 'failed') {
-        this.loadAgents().catch((err) => this.report(err));
+        this.loadAgents().catch((err) => this.report(err, 'agents'));
         void this.loadNode();
       }
     } else if (e.type === 'disk_full') {
@@ -469,12 +478,12 @@ export class HubStore {
     } else if (e.type === 'budget_warning' || e.type === 'budget_exceeded') {
       this.budgetNotice = budgetNotice(e) ?? '';
     } else if (e.type === 'agents_changed') {
-      this.loadAgents().catch((err) => this.report(err));
+      this.loadAgents().catch((err) => this.report(err, 'agents'));
     } else if (e.type === 'config_applied') {
       void this.loadSettings();
       const changed = Array.isArray(e.changed) ? e.changed : [];
       if (changed.some((k) => typeof k === 'string' && k.startsWith('agents'))) {
-        this.loadAgents().catch((err) => this.report(err));
+        this.loadAgents().catch((err) => this.report(err, 'agents'));
       }
       // The budgets changed: what the budget line said is over (a new
       // warning comes with the next turn that crosses a limit).
@@ -743,7 +752,13 @@ export class HubStore {
     if (visible && this.selectedId) this.marks.see(this.selectedId);
   }
 
-  report(e: unknown): void {
+  /**
+   * Says e as a toast, in product words (lib/errors.ts). A toast never
+   * outlives what it says: one about something (about) goes as soon as
+   * that works again (settle), any other after 8 s or when dismissed, and
+   * the same sentence is never shown twice at once (the newer replaces it).
+   */
+  report(e: unknown, about?: string): void {
     // A turn refused because a budget is spent is said once, by the
     // thread's BudgetBlocked banner (with its way out), never as a toast too.
     if (budgetRefusal(e, '')) return;
@@ -756,9 +771,16 @@ export class HubStore {
     }
     // In product words, without a code or an API call (lib/errors.ts).
     const message = errorLine(e);
+    const same = this.errors.findIndex((t) => t.message === message);
+    if (same >= 0) this.errors.splice(same, 1);
     const id = ++this.toastId;
-    this.errors.push({ id, message });
+    this.errors.push({ id, message, ...(about ? { about } : {}) });
     setTimeout(() => this.dismiss(id), 8000);
+  }
+
+  /** Takes away the toasts about what works again (report's about). */
+  settle(about: string): void {
+    for (let i = this.errors.length - 1; i >= 0; i--) if (this.errors[i].about === about) this.errors.splice(i, 1);
   }
 
   dismiss(id: number): void {
