@@ -428,6 +428,9 @@ func e2eTurn(t *testing.T, bins e2eBins) {
 func e2ePermissions(t *testing.T, bins e2eBins) {
 	h := newHub(t, bins, nil)
 	th := h.newThread("fake", t.TempDir())
+	// The thread of the subtests after "optionId" (whose agent's "always"
+	// is remembered on th).
+	next := h.newThread("fake", t.TempDir())
 
 	// run starts a "permission" turn, decides its permission with
 	// decision (and headers), and returns the decided permission and the
@@ -501,6 +504,23 @@ func e2ePermissions(t *testing.T, bins e2eBins) {
 		if done.Output != "outcome: selected allow-always" {
 			t.Errorf("turn %+v", done)
 		}
+		// The agent's own "always" for a command is also the hub's
+		// remembered rule for exactly that run (ADR 0035): the thread's
+		// next "make clean" is decided without anyone asked. The subtests
+		// after this one need a person asked, so they get a thread of
+		// their own.
+		again := h.startTurn(th.ID, "permission")
+		h.waitTurn(th.ID, again.ID, 30*time.Second)
+		var ps struct{ Permissions []apiPermission }
+		h.call("GET", "/v1/permissions?threadId="+th.ID+"&status=approved", nil, 200, &ps)
+		remembered := false
+		for _, p := range ps.Permissions {
+			remembered = remembered || (p.TurnID == again.ID && strings.HasPrefix(p.DecidedBy, "remembered:"))
+		}
+		if !remembered {
+			t.Errorf("the next identical request after the agent's always: %+v, want one decided by remembered:<id>", ps.Permissions)
+		}
+		th = next
 	})
 	// A token holder cannot pass for the window or the tray: decidedBy
 	// comes from the credential, never from a header it chooses.
