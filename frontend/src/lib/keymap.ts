@@ -235,7 +235,7 @@ export function focusedPermission(el: Element | null): { approve?: HTMLButtonEle
   const card = el?.closest('section.permission') ?? el?.closest('[data-permission-id]')?.querySelector('section.permission');
   if (!card) return null;
   return {
-    approve: card.querySelector<HTMLButtonElement>('.options button.primary') ?? undefined,
-    deny: card.querySelector<HTMLButtonElement>('.options button.danger') ?? undefined,
+    approve: card.querySelector<HTMLButtonElement>('.options button[data-answer="allow"]') ?? undefined,
+    deny: card.querySelector<HTMLButtonElement>('.options button[data-answer="deny"]') ?? undefined,
   };
 }
