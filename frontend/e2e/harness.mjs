@@ -175,9 +175,26 @@ export function screenshotDir() {
   return dir;
 }
 
-/** Throws when openPage's problems collected anything. */
+/**
+ * Throws when openPage's problems collected anything but one expected
+ * refusal: the window opens a new thread's session at once (POST
+ * …/session, best effort), and for an agent that needs signing in the hub
+ * answers 502 with details.reason AUTH_REQUIRED (openapi.yaml); the first
+ * prompt then shows the sign-in. Only as many "502" console lines as such
+ * requests are set aside.
+ */
 export function noProblems(problems) {
-  if (problems.length) throw new Error(`the page reported errors:\n${problems.join('\n')}`);
+  const opens = problems.filter((p) => /^HTTP 502 POST \/v1\/threads\/[^/]+\/session$/.test(p));
+  let console502 = opens.length;
+  const left = problems.filter((p) => {
+    if (opens.includes(p)) return false;
+    if (console502 > 0 && /^console: .*status of 502/.test(p)) {
+      console502--;
+      return false;
+    }
+    return true;
+  });
+  if (left.length) throw new Error(`the page reported errors:\n${left.join('\n')}`);
 }
 
 /**
