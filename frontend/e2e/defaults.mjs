@@ -128,7 +128,8 @@ async function main() {
   log('4. a default the agent does not offer');
   const strict = await newThread('Strict', 'Strict');
   await send('state');
-  await conv.getByText(/agents\.strict\.defaults\.mode is "careful"/).first().waitFor();
+  // The hub's words are the error's detail (behind "Details", ErrorNotice).
+  await conv.getByText(/agents\.strict\.defaults\.mode is "careful"/).first().waitFor({ state: 'attached' });
   const refused = (await turns(strict.id))[0];
   check(refused?.status === 'failed' && !refused.output, `the prompt was not sent: ${JSON.stringify(refused)}`);
   const said = (await conv.textContent()) ?? '';
