@@ -76,6 +76,11 @@ async function main() {
   check((await mode.inputValue()) === 'yolo', `the Mode picker shows the agent's own mode before any prompt (${await mode.inputValue()})`);
   check((await model.inputValue()) === 'fake-small', 'the Model picker is there too');
   check((await turns(first.id)).length === 0, 'no prompt was sent to get them');
+  // The pickers' row starts where the text box does (it sat ~40 px to
+  // the right: the row's smaller text made its ch-based measure narrower).
+  const box = await page.getByRole('textbox', { name: 'Message' }).boundingBox();
+  const picker = await page.locator('.composer .session').boundingBox();
+  check(Math.abs(picker.x - box.x) <= 1, `the pickers line up with the text box (x ${picker.x} vs ${box.x})`);
   await page.locator('.session').first().screenshot({ path: join(shots, 'defaults-pickers.png') });
 
   // 2. Settings → Agents → Session defaults.
