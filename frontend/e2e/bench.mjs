@@ -266,9 +266,19 @@ function repeatExport(jsonl, min, title) {
     }
     return o;
   };
+  // Each copy's text differs from the others' (its number before every
+  // text chunk's first word), so a cache keyed by text (lib/markdown)
+  // cannot make the 137 copies cheaper than 137 different turns would be.
+  const mark = (o, k) => {
+    for (const [key, v] of Object.entries(o)) {
+      if (key === 'text' && typeof v === 'string' && v.trim()) o[key] = v.replace(/\S/, (c) => `${k}${c}`);
+      else if (v && typeof v === 'object') mark(v, k);
+    }
+  };
   const copy = (line, inner, k) => {
     const o = JSON.parse(JSON.stringify(line));
     shift(o[inner], k);
+    if (k > 0 && inner === 'event') mark(o[inner], k);
     return turns.reduce((s, t) => s.split(JSON.stringify(t.turn.id)).join(JSON.stringify(`${t.turn.id}_${k}`)), JSON.stringify(o));
   };
   for (let k = 0; k < copies; k++) for (const t of turns) out.push(copy(t, 'turn', k));
