@@ -269,6 +269,8 @@ function repeatExport(jsonl, min, title) {
   // Each copy's text differs from the others' (its number before every
   // text chunk's first word), so a cache keyed by text (lib/markdown)
   // cannot make the 137 copies cheaper than 137 different turns would be.
+  // The first and the last copies keep the text as it is: the last turn's
+  // page text is checked against its stored output.
   const mark = (o, k) => {
     for (const [key, v] of Object.entries(o)) {
       if (key === 'text' && typeof v === 'string' && v.trim()) o[key] = v.replace(/\S/, (c) => `${k}${c}`);
@@ -278,7 +280,7 @@ function repeatExport(jsonl, min, title) {
   const copy = (line, inner, k) => {
     const o = JSON.parse(JSON.stringify(line));
     shift(o[inner], k);
-    if (k > 0 && inner === 'event') mark(o[inner], k);
+    if (k > 0 && k < copies - 1 && inner === 'event') mark(o[inner], k);
     return turns.reduce((s, t) => s.split(JSON.stringify(t.turn.id)).join(JSON.stringify(`${t.turn.id}_${k}`)), JSON.stringify(o));
   };
   for (let k = 0; k < copies; k++) for (const t of turns) out.push(copy(t, 'turn', k));

@@ -20,7 +20,9 @@
 //      turn; the thread says so once in words (its protocol text behind
 //      Details), "Use an API key" opens the key field in place, Save and
 //      sign in; the failed message is sent again once, by itself, marked
-//      "Sent again after signing in", and answers.
+//      "Sent again after signing in", and answers; a thread of an agent
+//      that needs a key asks for it before its first message, and once
+//      signed in its session opens and the first message is answered.
 // Screenshots of each step (light at 1440 px, dark at 700 px; the
 // first-run page in both at both) into build/screenshots/firstten-*.png;
 // axe-core finds nothing on the first-run page, New thread and the
@@ -234,6 +236,48 @@ async function signIn(page, conv, work, shot) {
     'after "Save and sign in" the failed message was sent again once, by itself, and answered',
   );
   check(!(await page.locator('body').innerText()).includes('sk-fake-0001') && !hub.log().includes('sk-fake-0001'), 'the key is shown nowhere and not in the hub log');
+
+  // 5b. The same, asked before the first message: the thread's session
+  // could not open (the agent needs a key), so the thread asks at once.
+  await hub.api('PATCH', '/v1/settings', {
+    body: {
+      agents: {
+        keyed2: {
+          name: 'Second keyed agent',
+          command: agentBin,
+          args: ['-test.run=^$'],
+          env: { SWITCHBOARD_FAKE_AGENT: '1', FAKEAGENT_AUTH_REQUIRED: '1', FAKEAGENT_KEY_VAR: 'FAKE_AGENT_KEY2', FAKEAGENT_MODES: 'default,plan' },
+        },
+      },
+    },
+  });
+  await page.getByRole('button', { name: 'New thread' }).click();
+  const d2 = page.getByRole('dialog', { name: 'New thread' });
+  await d2.getByRole('radio', { name: /Second keyed agent/ }).check();
+  await d2.getByRole('textbox', { name: 'Folder' }).fill(work);
+  await d2.getByRole('textbox', { name: 'Title (optional)' }).fill('Signs in first');
+  await d2.getByRole('button', { name: 'Create thread' }).click();
+  await d2.waitFor({ state: 'detached' });
+  const early = page.locator('[data-signin-first]');
+  await early.waitFor();
+  check(!(await conv.locator('[data-error-notice]').count()), 'the thread asks for the sign-in before any message, with no error shown');
+  const ways = early.getByRole('list', { name: 'Ways to sign in to Second keyed agent' });
+  await ways.getByRole('button', { name: 'Use an API key' }).click();
+  await ways.getByLabel('FAKE_AGENT_KEY2 for Second keyed agent').fill('sk-fake-0002');
+  await shot('8b-sign-in-first', { sizes: [['light', 1440]] });
+  await ways.getByRole('button', { name: 'Save and sign in' }).click();
+  // Signed in: the session opens (its Mode picker appears) and the card gives way.
+  await page.getByRole('combobox', { name: 'Mode', exact: true }).waitFor({ timeout: 15000 });
+  await early.waitFor({ state: 'detached' });
+  await box.fill('echo answered at the first try');
+  await box.press('Enter');
+  await conv.locator('.md').filter({ hasText: 'answered at the first try' }).waitFor();
+  const th2 = (await hub.api('GET', '/v1/threads')).threads.find((t) => t.title === 'Signs in first');
+  const turns2 = (await hub.api('GET', `/v1/threads/${th2.id}/history`)).turns;
+  check(
+    turns2.length === 1 && turns2[0].status === 'completed' && !turns2[0].retryOf,
+    `signed in before the first message, the first message answered at once: ${turns2.map((t) => t.status).join(', ')}`,
+  );
 }
 
 async function main() {

@@ -57,14 +57,21 @@ describe('Settings → Agents: install', () => {
     expect(screen.getByRole('button', { name: 'Install Claude Code' })).toBeTruthy(); // try again
   });
 
-  it('offers Node when the one found is too old, and holds Install until then', async () => {
+  it('offers Node when the one found is too old, says so once, and Install installs Node first, then the agent', async () => {
     const inst = new FakeInstaller();
     inst.node = { path: '/usr/bin/node', version: '20.20.2', major: 20, required: 22, ok: false };
-    render(SettingsAgents, { props: { agents: [claude], configured: [], onsave: async () => {}, installer: inst } });
+    const gem = { ...claude, id: 'gem', name: 'Gemini CLI' };
+    render(SettingsAgents, { props: { agents: [claude, gem], configured: [], onsave: async () => {}, installer: inst } });
     expect(screen.getByText(/need Node.js 22 or newer; this computer has 20.20.2/)).toBeTruthy();
-    await fireEvent.click(screen.getByRole('button', { name: 'Install Claude Code' }));
-    expect(inst.calls).toEqual([]); // aria-disabled: nothing asked
-    await fireEvent.click(screen.getByRole('button', { name: 'Install Node 22' }));
+    // Said once, by the notice: not again beside each agent.
+    expect(screen.queryAllByText(/Needs Node\.js 22/)).toHaveLength(0);
+    expect(screen.queryByRole('note')).toBeNull(); // and no "Not found on PATH" for agents it can install
+    const install = screen.getByRole('button', { name: 'Install Claude Code' });
+    expect(install.getAttribute('title')).toBe('Installs Node.js 22 first, then Claude Code');
+    await fireEvent.click(install);
     expect(inst.calls).toEqual(['install node']);
+    inst.node = { path: '/data/node/bin/node', version: '22.3.0', major: 22, required: 22, ok: true };
+    inst.event({ agent: 'node', phase: 'done', fraction: 1 });
+    await waitFor(() => expect(inst.calls).toEqual(['install node', 'install claude']));
   });
 });

@@ -30,21 +30,22 @@ const props = (conversation: Conversation, over: Record<string, unknown> = {}) =
 });
 
 describe('ThreadView', () => {
-  it('renders only the last 30 of 200 turns (10 000 events); the button reveals more', async () => {
+  it('opens on the last 10 of 200 turns (10 000 events); the button reveals 30 more at a time', async () => {
     const c = longConversation();
     expect(c.lastSeq).toBe(10_000);
     const { container } = render(ThreadView, props(c));
     const turns = () => container.querySelectorAll('li.turn');
-    expect(turns()).toHaveLength(30);
-    expect(turns()[29].getAttribute('data-turn-id')).toBe('tu_199');
-    expect(turns()[0].getAttribute('data-turn-id')).toBe('tu_170');
-    const more = screen.getByRole('button', { name: 'Show earlier turns (170)' });
+    expect(turns()).toHaveLength(10);
+    expect(turns()[9].getAttribute('data-turn-id')).toBe('tu_199');
+    expect(turns()[0].getAttribute('data-turn-id')).toBe('tu_190');
+    expect(turns()[0].querySelector('.turn-no')?.textContent).toBe('Turn 191');
+    const more = screen.getByRole('button', { name: 'Show earlier turns (190)' });
     await fireEvent.click(more);
-    expect(turns()).toHaveLength(60);
-    expect(turns()[0].getAttribute('data-turn-id')).toBe('tu_140');
-    expect(document.activeElement).toBe(screen.getByRole('button', { name: 'Show earlier turns (140)' }));
+    expect(turns()).toHaveLength(40);
+    expect(turns()[0].getAttribute('data-turn-id')).toBe('tu_160');
+    expect(document.activeElement).toBe(screen.getByRole('button', { name: 'Show earlier turns (160)' }));
     // The DOM stays small: no more than a few elements per event shown.
-    expect(container.querySelectorAll('*').length).toBeLessThan(60 * 48 * 6);
+    expect(container.querySelectorAll('*').length).toBeLessThan(40 * 48 * 6);
   }, 30_000); // jsdom renders ~1 ms a card on this machine
 
   it('keeps a long turn to its last 100 steps, with a button for the rest', async () => {

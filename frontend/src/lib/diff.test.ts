@@ -69,6 +69,6 @@ describe('splitBlocks', () => {
   });
   it('renders the same as a whole for plain paragraphs', () => {
     const text = 'one **b**\n\ntwo\n\n```\nc\n\nd\n```';
-    expect(splitBlocks(text).map(renderMarkdown).join('')).toBe(renderMarkdown(text));
+    expect(splitBlocks(text).map((b) => renderMarkdown(b)).join('')).toBe(renderMarkdown(text));
   });
 });

@@ -4,6 +4,7 @@
 import { beforeEach, describe, expect, it } from 'vitest';
 import { HubStore } from './hubstore.svelte';
 import { FakeTransport, ev, thread } from '../test/fakeTransport';
+import { HubError } from './transport';
 
 beforeEach(() => localStorage.clear());
 
@@ -39,6 +40,37 @@ describe('HubStore new thread session', () => {
     expect(store.selectedId).toBe(t.id);
     expect(store.threads[t.id].modes).toBeUndefined();
     expect(store.errors).toEqual([]);
+    store.stop();
+  });
+
+  it('an agent that needs signing in: the thread asks for it at once, and opens its session once signed in', async () => {
+    const { f, store } = await started();
+    const open = f.openSession.bind(f);
+    f.openSession = () =>
+      Promise.reject(new HubError('UPSTREAM_UNAVAILABLE', 'sign in first', { status: 502, details: { reason: 'AUTH_REQUIRED' } }));
+    const t = await store.createThread('sdk', '/src/one');
+    await settle();
+    expect(store.signInFirst).toEqual({ [t.id]: 'sdk' });
+    expect(store.errors).toEqual([]);
+    store.signedIn('other-agent');
+    await settle();
+    expect(f.calls.filter((c) => c.method === 'openSession')).toHaveLength(0); // the fake's own log: only the real one logs
+    f.sessionModes = modes;
+    f.openSession = open;
+    store.signedIn('sdk');
+    await settle();
+    expect(f.calls.filter((c) => c.method === 'openSession').map((c) => c.args[0])).toEqual([t.id]);
+    expect(store.signInFirst).toEqual({});
+    expect(store.threads[t.id].modes?.currentModeId).toBe('default');
+    store.stop();
+  });
+
+  it('another refusal of the early open asks nothing: the first prompt reports it', async () => {
+    const { f, store } = await started();
+    f.openSession = () => Promise.reject(new HubError('UPSTREAM_UNAVAILABLE', 'agent crashed', { status: 502 }));
+    await store.createThread('sdk', '/src/one');
+    await settle();
+    expect(store.signInFirst).toEqual({});
     store.stop();
   });
 

@@ -6,7 +6,7 @@
 import { noteAnnounced } from './announced.svelte';
 import { budgetNotice, budgetRefusal } from './ledger';
 import type { ConnectionState, Navigate, Subscription, Transport } from './transport';
-import { errorLine } from './errors';
+import { errorLine, rawError } from './errors';
 import { HubError } from './transport';
 import { Conversation } from './conversation.svelte';
 import { normalizePermission } from './shapes';
@@ -89,6 +89,12 @@ export class HubStore {
   visible = $state(true);
   /** Threads being compacted (POST …/compact in flight). */
   compacting = $state<Record<string, boolean>>({});
+  /**
+   * Threads whose agent session could not open because the agent needs
+   * signing in (POST …/session answered AUTH_REQUIRED), to their agent:
+   * the thread asks for the sign-in before its first message.
+   */
+  signInFirst = $state<Record<string, string>>({});
   /** Folders this client created threads in, most recent first (localStorage). */
   usedFolders = $state<string[]>(loadRecent());
   /** The settings (GET /v1/settings); undefined until loaded, or when the hub has none. */
@@ -633,14 +639,29 @@ export class HubStore {
     return t;
   }
 
-  /** Opens the thread's agent session and takes its modes and config options from the answer. */
+  /**
+   * Opens the thread's agent session and takes its modes and config
+   * options from the answer. An agent that needs signing in marks the
+   * thread (signInFirst), so it asks for the sign-in at once; any other
+   * failure waits for the first prompt, which tries again and reports.
+   */
   async openSession(threadId: string): Promise<void> {
     try {
       const t = await this.transport.openSession(threadId);
+      delete this.signInFirst[threadId];
       if (t?.id) this.upsertThread(t);
-    } catch {
-      // the first prompt tries again, and reports
+    } catch (e) {
+      const agent = this.threads[threadId]?.agent;
+      if (rawError(e).reason === 'AUTH_REQUIRED' && agent) {
+        this.signInFirst[threadId] = agent;
+        this.loadAgents().catch((err) => this.report(err, 'agents'));
+      }
     }
+  }
+
+  /** The thread's agent is signed in now: every thread of it waiting for that opens its session. */
+  signedIn(agent: string): void {
+    for (const [id, a] of Object.entries(this.signInFirst)) if (a === agent) void this.openSession(id);
   }
 
   /**

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { StreamSplitter, renderMarkdown, splitBlocks, streamPieces } from './markdown';
+import { StreamSplitter, markdownCache, renderMarkdown, splitBlocks, streamPieces } from './markdown';
 import { highlight } from './highlight';
 
 describe('renderMarkdown', () => {
@@ -53,6 +53,32 @@ describe('renderMarkdown', () => {
     const a = div.querySelector('a')!;
     expect(a.getAttribute('target')).toBe('_blank');
     expect(a.getAttribute('rel')).toBe('noopener noreferrer');
+  });
+});
+
+describe('the rendered-block cache', () => {
+  it('renders a block once, keeps at most its cap, drops the least recently used first, and keeps no live block', () => {
+    const cap = markdownCache.cap;
+    try {
+      markdownCache.cap = 400;
+      const a = 'cache **a** ' + 'x'.repeat(60);
+      const html = renderMarkdown(a);
+      expect(renderMarkdown(a)).toBe(html);
+      const before = markdownCache.size();
+      renderMarkdown(a);
+      expect(markdownCache.size()).toEqual(before); // a hit adds nothing
+      renderMarkdown('cache b ' + 'y'.repeat(60));
+      renderMarkdown(a); // a is now the most recent
+      for (let i = 0; i < 5; i++) renderMarkdown(`cache c${i} ` + 'z'.repeat(60));
+      expect(markdownCache.size().chars).toBeLessThanOrEqual(400);
+      const kept = markdownCache.size().blocks;
+      renderMarkdown('still streaming ' + 'w'.repeat(60), false);
+      expect(markdownCache.size().blocks).toBe(kept);
+      // The same html, whether cached or not: the cache never changes what is shown.
+      expect(renderMarkdown('cache **a** ' + 'x'.repeat(60), false)).toBe(html);
+    } finally {
+      markdownCache.cap = cap;
+    }
   });
 });
 
@@ -117,7 +143,7 @@ describe('streamPieces', () => {
       return (div.textContent ?? '').replace(/\s+/g, '');
     };
     for (const c of cases) {
-      expect(text(streamPieces(c.block, 1024).map(renderMarkdown).join('')), c.name).toBe(text(renderMarkdown(c.block)));
+      expect(text(streamPieces(c.block, 1024).map((b) => renderMarkdown(b)).join('')), c.name).toBe(text(renderMarkdown(c.block)));
     }
   }, 20_000); // ~3 s alone, more when the whole suite shares two cores
 });

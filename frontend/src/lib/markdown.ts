@@ -135,7 +135,45 @@ function imagesToLinks(body: HTMLElement): void {
  * (a stack overflow on deep nesting): MarkdownBlock catches it and shows
  * the text plain. Call markdownLimit first for text of unknown size.
  */
-export function renderMarkdown(text: string): string {
+export function renderMarkdown(text: string, remember = true): string {
+  const hit = rendered.get(text);
+  if (hit !== undefined) {
+    // Most recently used last: the first entry is the one to drop.
+    rendered.delete(text);
+    rendered.set(text, hit);
+    return hit;
+  }
+  const html = sanitized(text);
+  if (!remember) return html;
+  rendered.set(text, html);
+  renderedChars += text.length + html.length;
+  for (const [k, v] of rendered) {
+    if (renderedChars <= markdownCache.cap) break;
+    rendered.delete(k);
+    renderedChars -= k.length + v.length;
+  }
+  return html;
+}
+
+/**
+ * Blocks already rendered, by their text, least recently used first: a
+ * thread opened again, a turn shown again after "Show earlier turns" or a
+ * remount costs a lookup instead of marked and DOMPurify (a third of the
+ * time of opening a long thread). The result depends on the text alone
+ * (no option or hook changes between calls), so an entry never goes
+ * stale. Bounded by markdownCache.cap characters of text and HTML
+ * together; a block still streaming is not kept (remember false: each
+ * chunk would add an entry that is never asked for again).
+ */
+const rendered = new Map<string, string>();
+let renderedChars = 0;
+export const markdownCache = {
+  cap: 8 * 1024 * 1024,
+  /** Blocks kept, and their characters (text and HTML). */
+  size: () => ({ blocks: rendered.size, chars: renderedChars }),
+};
+
+function sanitized(text: string): string {
   const html = md.parse(text) as string;
   const body = purify().sanitize(html, {
     ALLOWED_TAGS: allowedTags,
