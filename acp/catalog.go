@@ -40,6 +40,9 @@ type AgentSpec struct {
 	Latest    string
 	// Registry is true for agents from the ACP registry.
 	Registry bool
+	// Icon is the agent's logo as a data: URL, when the ACP registry gave
+	// one (the app sets it from its kept copy; acp/install/icons.go).
+	Icon string
 	// Defaults are what every new session of the agent is given before
 	// its first prompt (agents.<id>.defaults over the catalogue's own;
 	// ADR 0032).

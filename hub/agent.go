@@ -47,6 +47,10 @@ type Agent struct {
 	// catalogue's own (Qwen Code's mode "default") with the config's
 	// agents.<id>.defaults over them (ADR 0032). Extension of API.md.
 	Defaults *SessionDefaults `json:"defaults,omitempty"`
+	// Icon is the agent's logo from the ACP registry as a data: URL (an
+	// SVG, PNG or WebP of at most 64 KB the hub fetched once and keeps);
+	// absent: the client shows a monogram. Extension of API.md.
+	Icon string `json:"icon,omitempty"`
 }
 
 // AgentPackage is an agent's npm package: the version the catalogue pins

@@ -99,6 +99,9 @@ type Installer struct {
 
 	mu      sync.Mutex
 	running map[string]bool
+
+	iconMu sync.Mutex
+	icons  map[string]string // icon key → data: URL ("" none), read from Dir/icons (icons.go)
 }
 
 var idPattern = regexp.MustCompile(`^[a-z0-9][a-z0-9._-]{0,63}$`)

@@ -24,10 +24,12 @@ import (
 
 // RegistryAgent is one agent of the registry.
 type RegistryAgent struct {
-	ID           string `json:"id"`
-	Name         string `json:"name"`
-	Version      string `json:"version"`
-	Description  string `json:"description"`
+	ID          string `json:"id"`
+	Name        string `json:"name"`
+	Version     string `json:"version"`
+	Description string `json:"description"`
+	// Icon is the agent's logo, an image URL (icons.go fetches it).
+	Icon         string `json:"icon"`
 	Distribution struct {
 		NPX    *registryPackage            `json:"npx"`
 		UVX    *registryPackage            `json:"uvx"`
@@ -84,15 +86,8 @@ func (in *Installer) ACPRegistry(ctx context.Context, url string) ([]RegistryAge
 		return cached, fmt.Errorf("the ACP registry's answer is not a registry: %w", err)
 	}
 	_ = os.MkdirAll(in.Dir, 0o700)
-	for _, w := range []struct {
-		path string
-		data []byte
-	}{{filepath.Join(in.Dir, "registry.src"), []byte(url + "\n")}, {cache, body}} {
-		tmp := w.path + "." + randHex()
-		if os.WriteFile(tmp, w.data, 0o600) == nil {
-			_ = os.Rename(tmp, w.path)
-		}
-	}
+	writeAtomic(filepath.Join(in.Dir, "registry.src"), []byte(url+"\n"))
+	writeAtomic(cache, body)
 	return f.Agents, nil
 }
 

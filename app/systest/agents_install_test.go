@@ -165,6 +165,7 @@ type apiAgent struct {
 	Status    string `json:"status"`
 	Reason    string `json:"reason"`
 	Update    string `json:"update"`
+	Icon      string `json:"icon"`
 	Installed *struct {
 		Version string `json:"version"`
 		Path    string `json:"path"`

@@ -3,6 +3,7 @@
 package systest
 
 import (
+	"encoding/base64"
 	"encoding/json"
 	"net/http"
 	"net/http/httptest"
@@ -22,11 +23,13 @@ func e2eRegistryLazy(t *testing.T, bins e2eBins) {
 	var hits atomic.Int32
 	up := atomic.Bool{}
 	up.Store(true)
-	doc, _ := json.Marshal(map[string]any{"version": "1.0.0", "agents": []any{
-		map[string]any{"id": "lazyreg", "name": "Lazy registry agent", "version": "1.0.0", "description": "x",
-			"distribution": map[string]any{"npx": map[string]any{"package": "lazy-registry-agent@1.0.0"}}},
-	}})
+	const logo = `<svg xmlns="http://www.w3.org/2000/svg" viewBox="0 0 8 8"><rect width="8" height="8"/></svg>`
+	var doc []byte
 	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if strings.HasSuffix(r.URL.Path, ".svg") && up.Load() {
+			w.Write([]byte(logo))
+			return
+		}
 		hits.Add(1)
 		if !up.Load() {
 			http.Error(w, "down", http.StatusServiceUnavailable)
@@ -35,7 +38,24 @@ func e2eRegistryLazy(t *testing.T, bins e2eBins) {
 		w.Write(doc)
 	}))
 	t.Cleanup(srv.Close)
+	// Logos: the registry's own agent's, and one for the built-in Claude
+	// Code's npm package (found by its package, whatever the registry's id).
+	doc, _ = json.Marshal(map[string]any{"version": "1.0.0", "agents": []any{
+		map[string]any{"id": "lazyreg", "name": "Lazy registry agent", "version": "1.0.0", "description": "x", "icon": srv.URL + "/lazy.svg",
+			"distribution": map[string]any{"npx": map[string]any{"package": "lazy-registry-agent@1.0.0"}}},
+		map[string]any{"id": "claude-acp", "name": "Claude (registry)", "version": "1.0.0", "icon": srv.URL + "/claude.svg",
+			"distribution": map[string]any{"npx": map[string]any{"package": "@agentclientprotocol/claude-agent-acp@0.100.0"}}},
+	}})
+	wantIcon := "data:image/svg+xml;base64," + base64.StdEncoding.EncodeToString([]byte(logo))
 	h := newHub(t, bins, hubConfig{"registry": map[string]any{"url": srv.URL + "/registry.json"}})
+	icons := func() {
+		t.Helper()
+		for _, id := range []string{"lazyreg", "claude"} {
+			if got := h.agent(id).Icon; got != wantIcon {
+				t.Errorf("%s's logo is %.60q, want the registry's as a data: URL", id, got)
+			}
+		}
+	}
 	listed := func() bool {
 		var list struct{ Agents []apiAgent }
 		h.call("GET", "/v1/agents", nil, 200, &list)
@@ -66,14 +86,17 @@ func e2eRegistryLazy(t *testing.T, bins e2eBins) {
 	if n := hits.Load(); n != 1 {
 		t.Errorf("the registry was asked %d times, want once", n)
 	}
+	icons()
 
-	// Restarted, the registry down: the cached copy, at the first listing.
+	// Restarted, the registry and its logos down: the cached copy, at the
+	// first listing, with the logos kept.
 	h.stop()
 	up.Store(false)
 	h.start()
 	if !listed() {
 		t.Error("after a restart the cached registry is not listed at once")
 	}
+	icons()
 	if n := hits.Load(); n != 1 {
 		t.Errorf("a fresh cached copy was fetched again: %d requests", n)
 	}

@@ -12,10 +12,14 @@
 //     terminal method runs in the hub's terminal, shown in the page, the
 //     code typed into it; once it exits 0 the failed turn is sent again by
 //     itself and answers in the thread;
-//   - sign in through an agent method, the same way.
+//   - sign in through an agent method, the same way;
+//   - logos: the ACP registry (a local one here) names a logo for the
+//     fixture's npm package; the hub fetches it once and Settings shows it
+//     in place of the monogram (the window loads nothing from the network).
+import { createServer } from 'node:http';
 import { mkdirSync } from 'node:fs';
 import { join } from 'node:path';
-import { buildFakeAgent, checker, logger, noProblems, openPage, runScript, startHub, tempDir } from './harness.mjs';
+import { buildFakeAgent, checker, logger, noProblems, openPage, runScript, screenshotDir, startHub, tempDir } from './harness.mjs';
 import { fixtureRegistry } from './npmfixture.mjs';
 
 const log = logger('agents');
@@ -23,6 +27,7 @@ const tmp = tempDir('switchboard-agents-');
 let hub;
 let browser;
 let registry;
+let acpRegistry;
 
 const check = checker(log);
 
@@ -32,6 +37,15 @@ async function main() {
   const fake = (env = {}) => ({ command: agentBin, args: ['-test.run=^$'], env: { SWITCHBOARD_FAKE_AGENT: '1', ...env } });
   const pkg = 'switchboard-e2e-fixture-agent';
   registry = await fixtureRegistry(tmp.dir, { name: pkg, version: '1.0.0', bin: 'fixture-agent' });
+  // The ACP registry: one agent of the fixture's package, with a logo.
+  const logo = '<svg xmlns="http://www.w3.org/2000/svg" viewBox="0 0 16 16"><rect width="16" height="16" rx="4" fill="#6b4fbb"/></svg>';
+  acpRegistry = createServer((req, res) => {
+    if (req.url === '/logo.svg') return res.end(logo);
+    const base = `http://127.0.0.1:${acpRegistry.address().port}`;
+    res.setHeader('Content-Type', 'application/json');
+    res.end(JSON.stringify({ version: '1.0.0', agents: [{ id: 'fixture-registry', name: 'Fixture (registry)', version: '1.0.0', icon: `${base}/logo.svg`, distribution: { npx: { package: `${pkg}@1.0.0` } } }] }));
+  });
+  await new Promise((r) => acpRegistry.listen(0, '127.0.0.1', r));
   const work = join(tmp.dir, 'project');
   mkdirSync(work);
   hub = await startHub(
@@ -49,7 +63,7 @@ async function main() {
       },
       authagent: { name: 'Auth agent', ...fake({ FAKEAGENT_AUTH_REQUIRED: '1' }) },
     },
-    { install: { registry: registry.url } },
+    { install: { registry: registry.url }, registry: { url: `http://127.0.0.1:${acpRegistry.address().port}/registry.json` } },
   );
   const { api } = hub;
   const opened = await openPage(hub);
@@ -80,8 +94,16 @@ async function main() {
   await page.getByRole('button', { name: 'Settings', exact: true }).click();
   const settings = page.getByRole('dialog', { name: 'Settings' });
   const agents = settings.getByRole('region', { name: 'Agents' });
-  const install = agents.getByRole('button', { name: 'Install Fixture' });
+  const install = agents.getByRole('button', { name: 'Install Fixture', exact: true });
   await install.waitFor();
+  // The registry's logo, fetched by the hub when the agents were listed, in place of the monogram.
+  const fixtureRow = agents.locator('li.agent').filter({ has: page.getByText('Fixture', { exact: true }) });
+  const logoImg = fixtureRow.locator('img.agent-icon');
+  await logoImg.waitFor({ timeout: 30000 });
+  const src = await logoImg.getAttribute('src');
+  check(src?.startsWith('data:image/svg+xml;base64,') && (await logoImg.evaluate((i) => i.complete && i.naturalWidth > 0)), 'Settings shows the registry\'s logo for the agent, as a data: URL, drawn');
+  check((await fixtureRow.locator('.monogram').count()) === 0, 'and no monogram beside it');
+  await agents.screenshot({ path: join(screenshotDir(), 'agents-logo.png') });
   // Every value the progress bar shows, however briefly.
   await page.evaluate(() => {
     window.__progress = [];
@@ -156,6 +178,7 @@ await runScript('agents', main, {
   live: () => ({ hub, browser }),
   cleanup: async () => {
     await registry?.close();
+    acpRegistry?.close();
     tmp.remove(log);
   },
 });

@@ -112,6 +112,14 @@ func (a *Installs) Catalogue(src Source) []acp.AgentSpec {
 	a.regMu.Unlock()
 	nodeBin := a.in.NodeBinDir()
 	for i, s := range specs {
+		pkg := ""
+		if s.NPM != nil {
+			pkg = s.NPM.Package
+		}
+		if icon := a.in.Icon(s.ID, pkg); icon != "" {
+			s.Icon = icon
+			specs[i] = s
+		}
 		if s.NPM == nil {
 			continue
 		}

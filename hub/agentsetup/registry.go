@@ -28,6 +28,9 @@ func (a *Installs) LoadRegistry(ctx context.Context, src Source, fetch bool) {
 			if agents, err = a.in.ACPRegistry(ctx, src.RegistryURL); err != nil {
 				a.log.Info("agents: the ACP registry was not refreshed", "url", src.RegistryURL, "err", err, "cached", len(agents))
 			}
+			if err := a.in.FetchIcons(ctx, agents); err != nil {
+				a.log.Info("agents: some logos were not fetched", "err", err)
+			}
 		} else {
 			agents, _ = a.in.CachedRegistry(src.RegistryURL)
 		}

@@ -269,7 +269,7 @@ func (e *Engine) ListAgents(ctx context.Context) ([]hub.Agent, error) {
 	specs := e.catalogue()
 	out := make([]hub.Agent, 0, len(specs))
 	for _, s := range specs {
-		a := hub.Agent{ID: s.ID, Name: s.Name, Command: strings.Join(append([]string{s.Command.Path}, s.Command.Args...), " "), Status: hub.AgentAvailable, Install: s.Install}
+		a := hub.Agent{ID: s.ID, Name: s.Name, Command: strings.Join(append([]string{s.Command.Path}, s.Command.Args...), " "), Status: hub.AgentAvailable, Install: s.Install, Icon: s.Icon}
 		var caps *acp.AgentCapabilities
 		if in, ok := e.agentInit(s.ID); ok {
 			a.Version, a.Capabilities, a.AuthMethods = in.version, in.caps, in.auth

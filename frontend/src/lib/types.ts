@@ -27,6 +27,8 @@ export interface Agent {
   mcpServers?: { name: string; transport: string; skipped?: string }[];
   /** The session defaults in force: the catalogue's own with agents.<id>.defaults over them. */
   defaults?: SessionDefaults;
+  /** The registry's logo as a data: URL; absent: a monogram. */
+  icon?: string;
 }
 
 /** The Node runtime installed agents run with (GET /v1/agents' node). */
