@@ -67,6 +67,10 @@ type notification struct {
 	// still pending after permissions.escalateAfter), replacing the
 	// notification of the same ID.
 	Critical bool
+	// Choices are a single-choice question's answers, each a button whose
+	// action is actionAnswer + its index (D-Bus; the Wails notifications
+	// of macOS and Windows have fixed categories and show none).
+	Choices []string
 }
 
 // notifySender shows notifications.
@@ -105,6 +109,9 @@ type notifier struct {
 	asked map[string]bool
 	// askedThread are the notified elicitations' threads, for a click.
 	askedThread map[string]string
+	// choices are the notified questions answered with buttons (a single
+	// choice, notify_question.go): what each button answers.
+	choices map[string]questionChoices
 }
 
 // looking reports whether the user is looking at the thread: the window
@@ -119,7 +126,7 @@ func newNotifier(svc hub.Service, send notifySender, cfg func() config.Config, s
 		svc: svc, send: send, config: cfg, show: show, log: log,
 		agents: map[string]string{}, tools: map[string]json.RawMessage{}, shown: map[string]bool{},
 		approvable: map[string]bool{}, escalated: map[string]bool{}, asked: map[string]bool{},
-		askedThread: map[string]string{},
+		askedThread: map[string]string{}, choices: map[string]questionChoices{},
 	}
 }
 
@@ -208,6 +215,7 @@ func (n *notifier) handle(ctx context.Context, e hub.Event) {
 			was := n.asked[v.Elicitation.ID]
 			delete(n.asked, v.Elicitation.ID)
 			delete(n.askedThread, v.Elicitation.ID)
+			delete(n.choices, v.Elicitation.ID)
 			n.mu.Unlock()
 			if was {
 				n.send.Remove("ask:" + v.Elicitation.ID)
@@ -426,6 +434,8 @@ func (n *notifier) respond(ctx context.Context, id, action string) {
 		}
 	case action == actionDefault && kind == "perm":
 		n.show("permission", target, "")
+	case kind == "ask" && strings.HasPrefix(action, actionAnswer):
+		n.answer(ctx, target, strings.TrimPrefix(action, actionAnswer))
 	case action == actionDefault && kind == "ask":
 		n.mu.Lock()
 		thread := n.askedThread[target]

@@ -6,6 +6,7 @@ import (
 	"context"
 	"fmt"
 	"log/slog"
+	"strconv"
 	"strings"
 	"sync"
 
@@ -210,6 +211,11 @@ func (d *dbusNotifier) Send(n notification) error {
 			actions = append(actions, actionRemember, "Always allow here")
 			offered[actionRemember] = actionRemember
 		}
+	}
+	for i, label := range n.Choices {
+		key := actionAnswer + strconv.Itoa(i)
+		actions = append(actions, key, label)
+		offered[key] = key
 	}
 	hints := map[string]dbus.Variant{"x-notification-id": dbus.MakeVariant(n.ID)}
 	if n.Critical {

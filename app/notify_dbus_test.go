@@ -405,6 +405,28 @@ func TestNotificationsE2E(t *testing.T) {
 		return slices.Contains(notifd.closed, ask.ID)
 	})
 
+	// A single choice is answered from its notification: a button per
+	// choice, its label the choice's title; the agent gets that value.
+	cth := newThread(t, c, dir)
+	choice := `elicit {"mode":"form","message":"Which branch?","requestedSchema":{"type":"object","properties":{"b":{"type":"string","oneOf":[{"const":"main","title":"Main line"},{"const":"dev","title":"Development"}]}}}}`
+	if _, err := c.StartTurn(ctx, cth.ID, hub.TurnInput{Input: choice}); err != nil {
+		t.Fatal(err)
+	}
+	pick := notifd.waitCall(t, func(n notifyCall) bool { return strings.Contains(n.Body, "Which branch?") })
+	if !slices.Equal(pick.Actions[len(pick.Actions)-4:], []string{actionAnswer + "0", "Main line", actionAnswer + "1", "Development"}) ||
+		!strings.Contains(pick.Body, "Answer here or in Switchboard.") {
+		t.Errorf("single-choice Notify actions %q body %q, want a button per choice", pick.Actions, pick.Body)
+	}
+	answered := func() bool {
+		h, err := c.History(ctx, cth.ID, false)
+		return err == nil && len(h) == 1 && strings.Contains(h[0].Output, `"dev"`)
+	}
+	clickUntil(t, notifd, pick.ID, actionAnswer+"1", answered)
+	qs, err = c.ElicitationsPage(ctx, hub.ElicitationQuery{ThreadID: cth.ID})
+	if err != nil || len(qs.Elicitations) != 1 || qs.Elicitations[0].DecidedBy != "notification" {
+		t.Errorf("the question answered from its notification: %+v %v, want decidedBy notification", qs, err)
+	}
+
 	// The window's rule, in the real window: shown a thread (`switchboard
 	// open` hands it over) and focused (xdotool), nothing is notified
 	// about that thread, while another thread's request still is.
