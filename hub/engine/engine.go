@@ -181,6 +181,9 @@ type Engine struct {
 	// diskFull is set while writes fail because the data dir's disk is
 	// full (diskfull.go); atomic.
 	diskFull atomic.Bool
+	// standing caches worktree threads' ahead/behind/dirty/merged
+	// (land.go); its own lock.
+	standing standings
 
 	mu      sync.Mutex
 	cfg     Config

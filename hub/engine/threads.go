@@ -166,7 +166,7 @@ func (e *Engine) ListThreads(ctx context.Context, c hub.Caller, limit int, curso
 // GetThread implements Service.
 func (e *Engine) GetThread(ctx context.Context, c hub.Caller, id string) (hub.Thread, error) {
 	t, err := e.visibleThread(ctx, c, id)
-	return withWorktreeStatus(ctx, t, err)
+	return e.withWorktreeStatus(ctx, t, err)
 }
 
 // RenameThread implements Service.
