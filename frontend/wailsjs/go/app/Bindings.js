@@ -34,6 +34,14 @@ export function CloseAuth(arg1) {
   return window['go']['app']['Bindings']['CloseAuth'](arg1);
 }
 
+export function CommitSuggestion(arg1) {
+  return window['go']['app']['Bindings']['CommitSuggestion'](arg1);
+}
+
+export function CommitThread(arg1, arg2) {
+  return window['go']['app']['Bindings']['CommitThread'](arg1, arg2);
+}
+
 export function CompactThread(arg1) {
   return window['go']['app']['Bindings']['CompactThread'](arg1);
 }
@@ -150,12 +158,20 @@ export function OpenInBrowser(arg1) {
   return window['go']['app']['Bindings']['OpenInBrowser'](arg1);
 }
 
+export function OpenPullRequest(arg1) {
+  return window['go']['app']['Bindings']['OpenPullRequest'](arg1);
+}
+
 export function OpenSession(arg1) {
   return window['go']['app']['Bindings']['OpenSession'](arg1);
 }
 
 export function OverrideBudget(arg1) {
   return window['go']['app']['Bindings']['OverrideBudget'](arg1);
+}
+
+export function PushThread(arg1) {
+  return window['go']['app']['Bindings']['PushThread'](arg1);
 }
 
 export function QueryElicitations(arg1) {
