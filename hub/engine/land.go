@@ -20,32 +20,51 @@ import (
 // each git action (refreshStanding). The zero value is ready.
 type standings struct {
 	mu sync.Mutex
-	m  map[string]gitwork.Standing
+	m  map[string]standingOf
+}
+
+// standingOf is a cached Standing and the repository it is of.
+type standingOf struct {
+	gitwork.Standing
+	repo string
 }
 
 func (s *standings) get(id string) (gitwork.Standing, bool) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	v, ok := s.m[id]
-	return v, ok
+	return v.Standing, ok
 }
 
-// put stores v and reports whether it differs from what was there.
-func (s *standings) put(id string, v gitwork.Standing) bool {
+// put stores v (of repo) and reports whether it differs from what was there.
+func (s *standings) put(id, repo string, v gitwork.Standing) bool {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	if s.m == nil {
-		s.m = map[string]gitwork.Standing{}
+		s.m = map[string]standingOf{}
 	}
 	old, ok := s.m[id]
-	s.m[id] = v
-	return !ok || old != v
+	s.m[id] = standingOf{v, repo}
+	return !ok || old.Standing != v
 }
 
 func (s *standings) drop(id string) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	delete(s.m, id)
+}
+
+// dropRepo forgets the standing of every thread of repo but except: a
+// merge moved their base, so their behind counts changed (read again on
+// the next thread read).
+func (s *standings) dropRepo(repo, except string) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	for id, v := range s.m {
+		if v.repo == repo && id != except {
+			delete(s.m, id)
+		}
+	}
 }
 
 // withWorktreeStatus adds a worktree thread's standing (ahead, behind,
@@ -61,7 +80,7 @@ func (e *Engine) withWorktreeStatus(ctx context.Context, t hub.Thread, err error
 		if err != nil {
 			return t, nil // the counts are a nicety: the thread reads without them
 		}
-		e.standing.put(t.ID, s)
+		e.standing.put(t.ID, t.Worktree.Repo, s)
 	}
 	return decorate(t, s), nil
 }
@@ -87,7 +106,7 @@ func (e *Engine) refreshStanding(ctx context.Context, id string) hub.Thread {
 		return t
 	}
 	t = decorate(t, s)
-	if e.standing.put(id, s) {
+	if e.standing.put(id, t.Worktree.Repo, s) {
 		if ev, err := hub.NewEvent(hub.EventThreadUpdated, t, "", e.now(), threadUpdated(t)); err == nil {
 			if err := e.commit(&hub.Write{Events: []hub.Event{ev}}); err != nil {
 				e.log.Warn("hub: announcing a worktree's standing failed", "thread", id, "err", err)

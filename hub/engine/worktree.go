@@ -157,6 +157,9 @@ func (e *Engine) MergeThread(ctx context.Context, c hub.Caller, id string) (hub.
 	case err != nil:
 		return hub.MergeResult{}, &hub.Error{Code: hub.CodeConflict, Message: "the merge failed: " + gitMessage(err), Details: map[string]any{"reason": "GIT"}, Err: err}
 	}
+	if res.How != "up-to-date" {
+		e.standing.dropRepo(t.Worktree.Repo, id) // their base moved
+	}
 	return hub.MergeResult{How: res.How, Commit: res.Commit, Committed: committed, Thread: e.refreshStanding(ctx, id)}, nil
 }
 
