@@ -149,6 +149,7 @@ var bindingsContract = map[string]string{
 	"CommitThread":     "func(string, hub.CommitRequest) (hub.CommitResult, error)",
 	"PushThread":       "func(string) (hub.PushResult, error)",
 	"OpenPullRequest":  "func(string) error",
+	"CancelSetup":      "func(string) (hub.Thread, error)",
 	// hub.UsageService (bindings_usage.go), window-only here.
 	"GetUsage":       "func(hub.UsageParams) (hub.UsageReport, error)",
 	"OverrideBudget": "func(hub.OverrideRequest) (hub.BudgetOverride, error)",

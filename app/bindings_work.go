@@ -139,3 +139,12 @@ func (b *Bindings) OpenPullRequest(threadID string) error {
 	}
 	return o.OpenURL(t.Worktree.PullRequestURL)
 }
+
+// CancelSetup is WorkService.CancelSetup (POST /v1/threads/{id}/setup/cancel).
+func (b *Bindings) CancelSetup(id string) (hub.Thread, error) {
+	ws, err := b.work()
+	if err != nil {
+		return hub.Thread{}, err
+	}
+	return ws.CancelSetup(b.ctx, windowCaller, id)
+}

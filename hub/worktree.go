@@ -46,10 +46,37 @@ type Worktree struct {
 	// set once Push pushed it to a remote on GitHub, GitLab or Gitea
 	// (gitwork.CompareURL); absent for any other remote.
 	PullRequestURL string `json:"pullRequestUrl,omitempty"`
+	// Setup is the folder's worktreeSetup, run in the new worktree before
+	// the agent starts (issue 31); absent when the folder has none.
+	Setup *WorktreeSetup `json:"setup,omitempty"`
 	// Discarded: the worktree and its branch were removed
 	// (DiscardThread); the thread takes no more turns.
 	Discarded bool `json:"discarded,omitempty"`
 }
+
+// WorktreeSetup is the run of a folder's worktreeSetup commands in a new
+// worktree (issue 31): announced by thread_updated as it goes (its output
+// at most twice a second). The thread's agent starts once it ended,
+// whatever its end: a failed or cancelled setup leaves the thread usable.
+type WorktreeSetup struct {
+	Commands []string `json:"commands"`
+	// Status: "running", "done", "failed" (a command exited non-zero: the
+	// ones after it did not run) or "cancelled" (CancelSetup).
+	Status string `json:"status"`
+	// Output is the commands' output (each after a "$ <command>" line),
+	// its last 64 KiB.
+	Output string `json:"output"`
+	// ExitCode is the failed command's exit code.
+	ExitCode *int `json:"exitCode,omitempty"`
+}
+
+// The WorktreeSetup statuses.
+const (
+	SetupRunning   = "running"
+	SetupDone      = "done"
+	SetupFailed    = "failed"
+	SetupCancelled = "cancelled"
+)
 
 // DeleteOptions are DELETE /v1/threads/{id}'s query: what becomes of a
 // worktree thread's work when its branch has commits not in its base or
@@ -179,6 +206,10 @@ type WorkService interface {
 	// never forced: CONFLICT with details.reason PUSH_REJECTED (details.output)
 	// or NO_REMOTE.
 	PushThread(ctx context.Context, c Caller, id string) (PushResult, error)
+	// CancelSetup stops a worktree thread's running setup (its commands'
+	// process group is killed) and returns the thread, its setup
+	// "cancelled"; CONFLICT when none runs.
+	CancelSetup(ctx context.Context, c Caller, id string) (Thread, error)
 	// RestoreCheckpoint brings the thread's folder back to its state
 	// before turn turnID and emits checkpoint_restored. CONFLICT while a
 	// turn runs; NOT_FOUND for a turn without a checkpoint.

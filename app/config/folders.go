@@ -41,6 +41,11 @@ type FolderConfig struct {
 	// Worktree is the default of a new thread's "in a new worktree" for
 	// matching folders (issue 19); nil: not set here.
 	Worktree *bool `yaml:"worktree" json:"worktree,omitempty"`
+	// WorktreeSetup are shell commands run, one after the other, in a new
+	// worktree of a matching folder before its thread's agent starts
+	// (issue 31: install dependencies, copy .env from the main checkout,
+	// named by $SWITCHBOARD_MAIN_CHECKOUT); nil: not set here.
+	WorktreeSetup []string `yaml:"worktreeSetup" json:"worktreeSetup,omitempty"`
 }
 
 // foldersType is Folders' reflect type, for skipHook.
@@ -135,7 +140,7 @@ func (f Folders) validate() error {
 func (f Folders) rules() []engine.FolderRule {
 	out := make([]engine.FolderRule, 0, len(f))
 	for g, fc := range f {
-		r := engine.FolderRule{Glob: expandHome(g), MCPServers: fc.MCPServers, Worktree: fc.Worktree}
+		r := engine.FolderRule{Glob: expandHome(g), MCPServers: fc.MCPServers, Worktree: fc.Worktree, WorktreeSetup: fc.WorktreeSetup}
 		if fc.AllowedFolders != nil {
 			r.AllowedFolders = make([]string, len(fc.AllowedFolders))
 			for i, d := range fc.AllowedFolders {

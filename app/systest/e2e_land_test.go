@@ -10,6 +10,7 @@ import (
 	"slices"
 	"strings"
 	"testing"
+	"time"
 )
 
 // landError is a 409's error body as Commit, Push, Delete and a new
@@ -307,4 +308,108 @@ func signingHome(t *testing.T) string {
 	}
 	t.Setenv("GNUPGHOME", dir)
 	return dir
+}
+
+// TestE2EWorktreeSetup (issue 31): folders.<glob>.worktreeSetup runs in a
+// new worktree before the agent starts — success, failure, cancel — and
+// the thread is usable whatever its end.
+func TestE2EWorktreeSetup(t *testing.T) {
+	if _, err := exec.LookPath("git"); err != nil {
+		t.Fatal("git is needed: ", err)
+	}
+	home := t.TempDir()
+	t.Setenv("HOME", home)
+	t.Setenv("GIT_CONFIG_NOSYSTEM", "1")
+	bins := buildE2E(t)
+	root := t.TempDir()
+	h := newHub(t, bins, hubConfig{
+		"worktrees": map[string]any{"location": t.TempDir()},
+		"folders": map[string]any{
+			root + "/ok/**":   map[string]any{"worktree": true, "worktreeSetup": []string{"echo installing; echo hello > setup.txt", `cp "$SWITCHBOARD_MAIN_CHECKOUT/.env" .`}},
+			root + "/fail/**": map[string]any{"worktree": true, "worktreeSetup": []string{"echo broken >&2; exit 3", "touch never.txt"}},
+			root + "/slow/**": map[string]any{"worktree": true, "worktreeSetup": []string{"sleep 30"}},
+		},
+	})
+	repoAt := func(name string) string {
+		dir := filepath.Join(root, name)
+		git(t, "", "init", "-q", "-b", "main", dir)
+		writeFile(t, filepath.Join(dir, ".gitignore"), ".env\n")
+		git(t, dir, "add", "-A")
+		git(t, dir, "commit", "-qm", "init")
+		writeFile(t, filepath.Join(dir, ".env"), "SECRET=local\n")
+		return dir
+	}
+	type setup struct {
+		Status, Output string
+		ExitCode       *int
+	}
+	var th struct {
+		Thread struct {
+			apiThread
+			Worktree struct {
+				Path  string
+				Setup *setup
+			}
+		}
+	}
+	create := func(h *hubProc, repo string) {
+		h.t.Helper()
+		h.call("POST", "/v1/threads", map[string]any{"agent": "fake", "cwd": repo, "title": "Setup"}, 201, &th)
+		if th.Thread.Worktree.Setup == nil || th.Thread.Worktree.Setup.Status == "" {
+			h.t.Fatalf("a new worktree of a folder with worktreeSetup has no setup: %+v", th.Thread.Worktree)
+		}
+	}
+	ended := func(h *hubProc, want string) setup {
+		h.t.Helper()
+		var s setup
+		if !waitFor(60*time.Second, func() bool {
+			h.call("GET", "/v1/threads/"+th.Thread.ID, nil, 200, &th)
+			s = *th.Thread.Worktree.Setup
+			return s.Status != "running"
+		}) || s.Status != want {
+			h.t.Fatalf("setup %+v, want %s", s, want)
+		}
+		return s
+	}
+	usable := func(h *hubProc) {
+		h.t.Helper()
+		if out, _ := confinedTurn(h, th.Thread.ID, "fs-write "+filepath.Join(th.Thread.Worktree.Path, "after.txt")+" ok", nil); out != "fs-write ok" {
+			h.t.Errorf("a turn after the setup: %q", out)
+		}
+	}
+
+	t.Run("success", func(t *testing.T) {
+		h := h.withT(t)
+		create(h, repoAt("ok"))
+		s := ended(h, "done")
+		if !strings.Contains(s.Output, "$ echo installing; echo hello > setup.txt\ninstalling\n") {
+			t.Errorf("setup output %q", s.Output)
+		}
+		if readFile(t, filepath.Join(th.Thread.Worktree.Path, "setup.txt")) != "hello\n" || readFile(t, filepath.Join(th.Thread.Worktree.Path, ".env")) != "SECRET=local\n" {
+			t.Error("the setup's commands did not run in the worktree")
+		}
+		usable(h)
+	})
+	t.Run("failure", func(t *testing.T) {
+		h := h.withT(t)
+		create(h, repoAt("fail"))
+		s := ended(h, "failed")
+		if s.ExitCode == nil || *s.ExitCode != 3 || !strings.Contains(s.Output, "broken") {
+			t.Errorf("failed setup %+v, want exit 3 and its output", s)
+		}
+		if _, err := os.Stat(filepath.Join(th.Thread.Worktree.Path, "never.txt")); err == nil {
+			t.Error("a command after the failed one ran")
+		}
+		usable(h)
+	})
+	t.Run("cancel", func(t *testing.T) {
+		h := h.withT(t)
+		create(h, repoAt("slow"))
+		h.call("POST", "/v1/threads/"+th.Thread.ID+"/setup/cancel", nil, 200, &th)
+		if s := th.Thread.Worktree.Setup; s.Status != "cancelled" {
+			t.Errorf("after cancel: %+v", s)
+		}
+		h.call("POST", "/v1/threads/"+th.Thread.ID+"/setup/cancel", nil, 409, nil)
+		usable(h)
+	})
 }

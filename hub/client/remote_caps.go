@@ -133,3 +133,8 @@ func (r *Remote) CommitThread(ctx context.Context, c hub.Caller, id string, rq h
 func (r *Remote) PushThread(ctx context.Context, c hub.Caller, id string) (hub.PushResult, error) {
 	return r.c.PushThread(as(ctx, c), id)
 }
+
+// CancelSetup implements hub.WorkService.
+func (r *Remote) CancelSetup(ctx context.Context, c hub.Caller, id string) (hub.Thread, error) {
+	return r.c.CancelSetup(as(ctx, c), id)
+}

@@ -112,3 +112,13 @@ func (c *Client) PushThread(ctx context.Context, id string) (hub.PushResult, err
 	err := c.call(ctx, request{method: http.MethodPost, path: "/v1/threads/" + esc(id) + "/push"}, &out)
 	return out, err
 }
+
+// CancelSetup stops a worktree thread's running setup (POST
+// /v1/threads/{id}/setup/cancel).
+func (c *Client) CancelSetup(ctx context.Context, id string) (hub.Thread, error) {
+	var out struct {
+		Thread hub.Thread `json:"thread"`
+	}
+	err := c.call(ctx, request{method: http.MethodPost, path: "/v1/threads/" + esc(id) + "/setup/cancel"}, &out)
+	return out.Thread, err
+}

@@ -184,6 +184,8 @@ type Engine struct {
 	// standing caches worktree threads' ahead/behind/dirty/merged
 	// (land.go); its own lock.
 	standing standings
+	// setups are the running worktree setups (setup.go); their own lock.
+	setups setups
 
 	mu      sync.Mutex
 	cfg     Config

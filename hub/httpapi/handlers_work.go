@@ -198,3 +198,14 @@ func (s *Server) pushThread(w http.ResponseWriter, r *http.Request, c hub.Caller
 	}
 	s.writeJSON(w, r, http.StatusOK, res)
 }
+
+// cancelSetup is POST /v1/threads/{id}/setup/cancel: 200 with the thread,
+// its worktree setup cancelled; 409 when none runs.
+func (s *Server) cancelSetup(w http.ResponseWriter, r *http.Request, c hub.Caller) {
+	ws, ok := s.work(w, r)
+	if !ok {
+		return
+	}
+	t, err := ws.CancelSetup(r.Context(), c, r.PathValue("id"))
+	s.answerThread(w, r, t, err)
+}

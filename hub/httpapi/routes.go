@@ -95,6 +95,7 @@ var routes = []Route{
 	{Method: "GET", Path: "/v1/threads/{id}/commit", handle: (*Server).commitSuggestion},
 	{Method: "POST", Path: "/v1/threads/{id}/commit", Body: true, handle: (*Server).commitThread},
 	{Method: "POST", Path: "/v1/threads/{id}/push", handle: (*Server).pushThread},
+	{Method: "POST", Path: "/v1/threads/{id}/setup/cancel", handle: (*Server).cancelSetup},
 	{Method: "GET", Path: "/v1/usage", handle: (*Server).getUsage},
 	{Method: "POST", Path: "/v1/budgets/override", Body: true, handle: (*Server).overrideBudget},
 	// The agent's own sessions (issue 16; handlers_agentsessions.go).

@@ -51,6 +51,7 @@ function fakeWork(over: Partial<WorkApi> = {}): WorkApi {
     commit: vi.fn(async () => ({ commit: 'c0ffee1234567890', files: ['a.txt', 'new.txt'], thread })),
     push: vi.fn(async () => ({ remote: 'origin', branch: 'switchboard/fix-1', thread })),
     openPullRequest: vi.fn(async () => {}),
+    cancelSetup: vi.fn(async () => thread),
     ...over,
   };
 }
@@ -335,5 +336,27 @@ describe('NewThreadDialog worktree', () => {
     expect(screen.getByText(/uncommitted changes stay in the folder/)).toBeTruthy();
     await fireEvent.click(screen.getByRole('button', { name: 'Create thread' }));
     expect(oncreate).toHaveBeenCalledWith('sdk', '/home/me/app', '', true);
+  });
+});
+
+describe('WorkPanel worktree setup (issue 31)', () => {
+  it('shows the running setup as a terminal with Cancel; a failure says the thread is usable', async () => {
+    const running: Thread = {
+      ...thread,
+      worktree: { ...thread.worktree!, setup: { commands: ['npm ci'], status: 'running', output: '$ npm ci\nadded 12 packages\n' } },
+    };
+    const cancelled: Thread = { ...running, worktree: { ...running.worktree!, setup: { ...running.worktree!.setup!, status: 'cancelled' } } };
+    const work = fakeWork({ thread: vi.fn(async () => running), cancelSetup: vi.fn(async () => cancelled) });
+    const r = render(WorkPanel, { thread: running, work, turnIds: [] });
+    expect((await screen.findByLabelText('Setup output')).textContent).toContain('added 12 packages');
+    expect(screen.getByRole('status').textContent).toContain('Setting up the worktree');
+    await fireEvent.click(screen.getByRole('button', { name: 'Cancel setup' }));
+    expect(work.cancelSetup).toHaveBeenCalledWith('th_1');
+    expect((await screen.findByText(/Worktree setup cancelled/)).textContent).toContain('The thread is usable');
+    expect(screen.queryByRole('button', { name: 'Cancel setup' })).toBeNull();
+    const failed: Thread = { ...running, worktree: { ...running.worktree!, setup: { commands: ['npm ci'], status: 'failed', exitCode: 3, output: '$ npm ci\nERR!\n' } } };
+    r.unmount();
+    render(WorkPanel, { thread: failed, work: fakeWork({ thread: vi.fn(async () => failed) }), turnIds: [] });
+    expect((await screen.findByRole('alert')).textContent).toContain('failed (exit 3). The thread is usable');
   });
 });

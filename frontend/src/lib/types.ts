@@ -69,7 +69,18 @@ export interface Worktree {
   adopted?: boolean;
   /** The forge's page to open a pull request, once pushed to a GitHub, GitLab or Gitea remote (issue 31). */
   pullRequestUrl?: string;
+  /** The folder's worktreeSetup, run before the agent starts (issue 31). */
+  setup?: WorktreeSetup;
   discarded?: boolean;
+}
+
+/** A new worktree's setup commands and how they went (issue 31; docs/API.md "Land the work"). */
+export interface WorktreeSetup {
+  commands: string[];
+  status: 'running' | 'done' | 'failed' | 'cancelled';
+  /** The commands' output, each after a "$ <command>" line; its last 64 KiB. */
+  output: string;
+  exitCode?: number;
 }
 
 /** The ACP clientCapabilities of the editor behind a thread (extension): what is true is delegated to the thread's owner. */

@@ -92,6 +92,8 @@ export interface WorkApi {
   push(id: string): Promise<PushResult>;
   /** Open the thread's pull request page (worktree.pullRequestUrl, set by a push) in the user's browser. */
   openPullRequest(thread: Thread): Promise<void>;
+  /** Stop the worktree's running setup (POST /v1/threads/{id}/setup/cancel). */
+  cancelSetup(id: string): Promise<Thread>;
 }
 
 type Request = <T>(method: string, url: string, body?: unknown) => Promise<T>;
@@ -124,6 +126,7 @@ export function httpWork(request: Request, url: Url): WorkApi {
     },
     commit: (id, r) => request<CommitResult>('POST', url(t(id, '/commit')), r),
     push: (id) => request<PushResult>('POST', url(t(id, '/push'))),
+    cancelSetup: async (id) => (await request<{ thread: Thread }>('POST', url(t(id, '/setup/cancel')))).thread,
     openPullRequest: async (thread) => {
       const link = thread.worktree?.pullRequestUrl;
       if (link && /^https?:\/\//.test(link)) window.open(link, '_blank', 'noopener');
@@ -147,6 +150,7 @@ export type WorkBindings = Pick<
   | 'CommitThread'
   | 'PushThread'
   | 'OpenPullRequest'
+  | 'CancelSetup'
 >;
 
 /** WorkApi over the window's bindings; call maps a rejection to a HubError. */
@@ -172,6 +176,7 @@ export function wailsWork(b: WorkBindings, call: <T>(f: () => Promise<unknown>) 
     },
     commit: (id, r) => call<CommitResult>(() => b.CommitThread(id, { message: r.message ?? '', confirm: !!r.confirm })),
     push: (id) => call<PushResult>(() => b.PushThread(id)),
+    cancelSetup: (id) => call<Thread>(() => b.CancelSetup(id)),
     openPullRequest: async (thread) => {
       await call(() => b.OpenPullRequest(thread.id));
     },
