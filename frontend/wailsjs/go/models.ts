@@ -830,6 +830,24 @@ export namespace hub {
 	        this.history = source["history"];
 	    }
 	}
+	export class WorktreeSetup {
+	    commands: string[];
+	    status: string;
+	    output: string;
+	    exitCode?: number;
+	
+	    static createFrom(source: any = {}) {
+	        return new WorktreeSetup(source);
+	    }
+	
+	    constructor(source: any = {}) {
+	        if ('string' === typeof source) source = JSON.parse(source);
+	        this.commands = source["commands"];
+	        this.status = source["status"];
+	        this.output = source["output"];
+	        this.exitCode = source["exitCode"];
+	    }
+	}
 	export class Worktree {
 	    path: string;
 	    branch: string;
@@ -843,6 +861,7 @@ export namespace hub {
 	    merged?: boolean;
 	    adopted?: boolean;
 	    pullRequestUrl?: string;
+	    setup?: WorktreeSetup;
 	    discarded?: boolean;
 	
 	    static createFrom(source: any = {}) {
@@ -863,8 +882,27 @@ export namespace hub {
 	        this.merged = source["merged"];
 	        this.adopted = source["adopted"];
 	        this.pullRequestUrl = source["pullRequestUrl"];
+	        this.setup = this.convertValues(source["setup"], WorktreeSetup);
 	        this.discarded = source["discarded"];
 	    }
+	
+		convertValues(a: any, classs: any, asMap: boolean = false): any {
+		    if (!a) {
+		        return a;
+		    }
+		    if (a.slice && a.map) {
+		        return (a as any[]).map(elem => this.convertValues(elem, classs));
+		    } else if ("object" === typeof a) {
+		        if (asMap) {
+		            for (const key of Object.keys(a)) {
+		                a[key] = new classs(a[key]);
+		            }
+		            return a;
+		        }
+		        return new classs(a);
+		    }
+		    return a;
+		}
 	}
 	export class Thread {
 	    id: string;
@@ -2612,6 +2650,7 @@ export namespace hub {
 		    return a;
 		}
 	}
+	
 	
 
 }

@@ -10,6 +10,8 @@ export function AuthInput(arg1:string,arg2:string):Promise<void>;
 
 export function AuthResize(arg1:string,arg2:number,arg3:number):Promise<void>;
 
+export function CancelSetup(arg1:string):Promise<hub.Thread>;
+
 export function CancelTurn(arg1:string):Promise<hub.Turn>;
 
 export function Changes(arg1:string,arg2:hub.ChangesQuery):Promise<hub.Changes>;

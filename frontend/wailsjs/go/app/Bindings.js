@@ -18,6 +18,10 @@ export function AuthResize(arg1, arg2, arg3) {
   return window['go']['app']['Bindings']['AuthResize'](arg1, arg2, arg3);
 }
 
+export function CancelSetup(arg1) {
+  return window['go']['app']['Bindings']['CancelSetup'](arg1);
+}
+
 export function CancelTurn(arg1) {
   return window['go']['app']['Bindings']['CancelTurn'](arg1);
 }
