@@ -337,6 +337,7 @@ func (e *Engine) Close(ctx context.Context) error {
 	for _, t := range running {
 		go e.cancelTurn(t, "hub shutting down")
 	}
+	e.cancelSetups(ctx) // setup.go
 	done := make(chan struct{})
 	go func() { e.turnsWG.Wait(); close(done) }()
 	select {

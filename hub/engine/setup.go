@@ -203,6 +203,27 @@ func (e *Engine) CancelSetup(ctx context.Context, c hub.Caller, id string) (hub.
 	return e.GetThread(ctx, c, id)
 }
 
+// cancelSetups cancels every running setup (the hub is closing) and
+// waits for their ends to be stored, or ctx's end.
+func (e *Engine) cancelSetups(ctx context.Context) {
+	e.setups.mu.Lock()
+	runs := make([]*setupRun, 0, len(e.setups.m))
+	for _, r := range e.setups.m {
+		runs = append(runs, r)
+	}
+	e.setups.mu.Unlock()
+	for _, r := range runs {
+		r.cancel()
+	}
+	for _, r := range runs {
+		select {
+		case <-r.done:
+		case <-ctx.Done():
+			return
+		}
+	}
+}
+
 // tailBuffer keeps the last setupOutputMax bytes written to it; safe for
 // the two writers (stdout, stderr) of one command.
 type tailBuffer struct {
