@@ -87,7 +87,7 @@ func decodeFolders(data []byte) (Folders, error) {
 			return nil, fmt.Errorf("line %d: folders.%q must be a map of settings", node.Line, glob)
 		}
 		for k, v := range keys {
-			if k != "allowedFolders" && k != "mcpServers" && k != "worktree" {
+			if k != "allowedFolders" && k != "mcpServers" && k != "worktree" && k != "worktreeSetup" {
 				return nil, fmt.Errorf("line %d: unknown key folders.%q.%s", v.Line, glob, k)
 			}
 		}
@@ -97,6 +97,9 @@ func decodeFolders(data []byte) (Folders, error) {
 		}
 		if _, set := keys["allowedFolders"]; set && fc.AllowedFolders == nil {
 			fc.AllowedFolders = []string{} // "allowedFolders: []" or empty: set, to none
+		}
+		if _, set := keys["worktreeSetup"]; set && fc.WorktreeSetup == nil {
+			fc.WorktreeSetup = []string{} // "worktreeSetup: []": set, to none (a broader glob's does not apply)
 		}
 		out[glob] = fc
 	}

@@ -317,10 +317,10 @@ func TestE2EWorktreeSetup(t *testing.T) {
 	if _, err := exec.LookPath("git"); err != nil {
 		t.Fatal("git is needed: ", err)
 	}
+	bins := buildE2E(t) // before HOME moves: the build uses the Go caches under it
 	home := t.TempDir()
 	t.Setenv("HOME", home)
 	t.Setenv("GIT_CONFIG_NOSYSTEM", "1")
-	bins := buildE2E(t)
 	root := t.TempDir()
 	h := newHub(t, bins, hubConfig{
 		"worktrees": map[string]any{"location": t.TempDir()},

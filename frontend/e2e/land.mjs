@@ -13,10 +13,13 @@
 //     in it;
 //   - a second edit, then Merge: it commits first and merges; the bar says
 //     "merged", and `git show main:a.txt` has the agent's text;
+//   - the folder's worktreeSetup ran in the new worktree before the agent
+//     (its file is there, the bar says "Worktree set up."); in another
+//     folder a failing setup shows its output and says the thread is usable;
 //   - screenshots land-commit-{light,dark}-{700,1440}.png (the Commit
-//     confirmation) and land-merged-{light,dark}-{700,1440}.png.
+//     confirmation), land-merged-… and land-setup-failed-….
 import { execFileSync } from 'node:child_process';
-import { mkdirSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { buildFakeAgent, checker, logger, noProblems, openPage, runScript, screenshotDir, startHub, tempDir } from './harness.mjs';
 
@@ -56,10 +59,21 @@ async function main() {
   writeFileSync(join(repo, '.gitignore'), '*.log\n');
   git(repo, 'add', '-A');
   git(repo, 'commit', '-qm', 'init');
+  const broken = join(workDir.dir, 'broken');
+  mkdirSync(broken);
+  git(broken, 'init', '-q', '-b', 'main');
+  git(broken, '-c', 'user.name=E2E', '-c', 'user.email=e2e@example.com', 'commit', '-q', '--allow-empty', '-m', 'init');
 
-  hub = await startHub(tmp.dir, {
-    fake: { name: 'Fake', command: agentBin, args: ['-test.run=^$'], env: { SWITCHBOARD_FAKE_AGENT: '1' } },
-  });
+  hub = await startHub(
+    tmp.dir,
+    { fake: { name: 'Fake', command: agentBin, args: ['-test.run=^$'], env: { SWITCHBOARD_FAKE_AGENT: '1' } } },
+    {
+      folders: {
+        [`${repo}/**`]: { worktreeSetup: ['echo "installing dependencies"; echo ready > .setup-done'] },
+        [`${broken}/**`]: { worktreeSetup: ['echo "resolving packages"', 'echo "npm ERR! missing script: ci" >&2; exit 1'] },
+      },
+    },
+  );
   const opened = await openPage(hub);
   browser = opened.browser;
   const { page, problems } = opened;
@@ -84,6 +98,8 @@ async function main() {
   await nav.getByRole('button', { name: /Say hello properly/ }).first().click();
   await page.getByRole('heading', { name: 'Say hello properly' }).waitFor();
   const bar = page.getByRole('region', { name: 'Worktree and changes' });
+  await bar.getByText('Worktree set up.').waitFor();
+  check(existsSync(join(th.worktree.path, '.setup-done')), 'the folder’s worktreeSetup ran in the new worktree');
 
   log('the agent edits a.txt and adds b.txt (and a log git ignores), committing nothing');
   await write(th, 'a.txt', 'hello, world\n');
@@ -121,6 +137,15 @@ async function main() {
   check(git(repo, 'show', 'main:a.txt') === 'hello, world!', 'main has the agent’s last edit (git show main:a.txt)');
   check(git(repo, 'show', 'main:b.txt') === 'new file', 'main has the new file');
   await shots(page, 'merged');
+
+  log('a failing worktree setup: its output, and the thread usable');
+  const bt = (await hub.api('POST', '/v1/threads', { body: { agent: 'fake', cwd: broken, title: 'Broken setup', worktree: true } })).thread;
+  await nav.getByRole('button', { name: /Broken setup/ }).first().click();
+  await page.getByRole('heading', { name: 'Broken setup' }).waitFor();
+  await bar.getByText(/Worktree setup failed \(exit 1\)\. The thread is usable/).waitFor();
+  check((await bar.getByLabel('Setup output').textContent()).includes('npm ERR! missing script: ci'), 'the failed setup shows its output');
+  await shots(page, 'setup-failed');
+  await write(bt, 'after.txt', 'the agent runs all the same\n');
 
   noProblems(problems);
   log('ok');
