@@ -50,12 +50,12 @@ func TestE2ELand(t *testing.T) {
 	if _, err := exec.LookPath("git"); err != nil {
 		t.Fatal("git is needed: ", err)
 	}
+	bins := buildE2E(t) // before HOME moves: the build uses the Go caches under it
 	home := t.TempDir()
 	t.Setenv("HOME", home)
 	t.Setenv("XDG_CONFIG_HOME", filepath.Join(home, ".config"))
 	t.Setenv("GIT_CONFIG_NOSYSTEM", "1")
 	gnupg := signingHome(t)
-	bins := buildE2E(t)
 	h := newHub(t, bins, hubConfig{"permissions": map[string]any{"timeout": "20s"}, "worktrees": map[string]any{"location": t.TempDir()}})
 	decline := func(apiPermission) any { return map[string]string{"outcome": "declined"} }
 	edit := func(h *hubProc, th apiWorkThread, rel, text string) {

@@ -69,7 +69,7 @@ async function main() {
     { fake: { name: 'Fake', command: agentBin, args: ['-test.run=^$'], env: { SWITCHBOARD_FAKE_AGENT: '1' } } },
     {
       folders: {
-        [`${repo}/**`]: { worktreeSetup: ['echo "installing dependencies"; echo ready > .setup-done'] },
+        [`${repo}/**`]: { worktreeSetup: ['echo "installing dependencies"; echo ready > setup.log'] },
         [`${broken}/**`]: { worktreeSetup: ['echo "resolving packages"', 'echo "npm ERR! missing script: ci" >&2; exit 1'] },
       },
     },
@@ -99,7 +99,7 @@ async function main() {
   await page.getByRole('heading', { name: 'Say hello properly' }).waitFor();
   const bar = page.getByRole('region', { name: 'Worktree and changes' });
   await bar.getByText('Worktree set up.').waitFor();
-  check(existsSync(join(th.worktree.path, '.setup-done')), 'the folder’s worktreeSetup ran in the new worktree');
+  check(existsSync(join(th.worktree.path, 'setup.log')), 'the folder’s worktreeSetup ran in the new worktree');
 
   log('the agent edits a.txt and adds b.txt (and a log git ignores), committing nothing');
   await write(th, 'a.txt', 'hello, world\n');
