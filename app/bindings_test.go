@@ -144,6 +144,12 @@ var bindingsContract = map[string]string{
 	"RevertChanges":     "func(string, hub.RevertRequest) (hub.RestoreResult, error)",
 	"ListCheckpoints":   "func(string) ([]hub.Checkpoint, error)",
 	"RestoreCheckpoint": "func(string, string) (hub.RestoreResult, error)",
+	// Landing the work (issue 31; bindings_work.go); OpenPullRequest is the window's own.
+	"CommitSuggestion": "func(string) (hub.CommitSuggestion, error)",
+	"CommitThread":     "func(string, hub.CommitRequest) (hub.CommitResult, error)",
+	"PushThread":       "func(string) (hub.PushResult, error)",
+	"OpenPullRequest":  "func(string) error",
+	"CancelSetup":      "func(string) (hub.Thread, error)",
 	// hub.UsageService (bindings_usage.go), window-only here.
 	"GetUsage":       "func(hub.UsageParams) (hub.UsageReport, error)",
 	"OverrideBudget": "func(hub.OverrideRequest) (hub.BudgetOverride, error)",
@@ -174,7 +180,8 @@ var bindingsContract = map[string]string{
 // TestBindingsSettings).
 var windowOnly = map[string]bool{"ChooseFolder": true, "GetSettings": true, "UpdateSettings": true,
 	"ExportText": true, "ImportText": true, "OpenInBrowser": true, "SaveExport": true, "OpenElicitationURL": true,
-	"GetUsage": true, "OverrideBudget": true, // hub.UsageService (bindings_usage.go)
+	"OpenPullRequest": true,                         // issue 31 (bindings_work.go)
+	"GetUsage":        true, "OverrideBudget": true, // hub.UsageService (bindings_usage.go)
 	"InstallAgent": true, "RemoveAgent": true, "InstallNode": true, "NodeStatus": true,
 	"SignInAgent": true, "WatchAuth": true, "AuthInput": true, "AuthResize": true, "CloseAuth": true}
 

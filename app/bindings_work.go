@@ -88,3 +88,63 @@ func (b *Bindings) RestoreCheckpoint(id, turnID string) (hub.RestoreResult, erro
 	}
 	return ws.RestoreCheckpoint(b.ctx, windowCaller, id, turnID)
 }
+
+// CommitSuggestion is WorkService.CommitSuggestion (GET /v1/threads/{id}/commit).
+func (b *Bindings) CommitSuggestion(id string) (hub.CommitSuggestion, error) {
+	ws, err := b.work()
+	if err != nil {
+		return hub.CommitSuggestion{}, err
+	}
+	return ws.CommitSuggestion(b.ctx, windowCaller, id)
+}
+
+// CommitThread is WorkService.CommitThread (POST /v1/threads/{id}/commit).
+func (b *Bindings) CommitThread(id string, r hub.CommitRequest) (hub.CommitResult, error) {
+	ws, err := b.work()
+	if err != nil {
+		return hub.CommitResult{}, err
+	}
+	return ws.CommitThread(b.ctx, windowCaller, id, r)
+}
+
+// PushThread is WorkService.PushThread (POST /v1/threads/{id}/push).
+func (b *Bindings) PushThread(id string) (hub.PushResult, error) {
+	ws, err := b.work()
+	if err != nil {
+		return hub.PushResult{}, err
+	}
+	return ws.PushThread(b.ctx, windowCaller, id)
+}
+
+// OpenPullRequest opens the forge's page to open a pull request of the
+// worktree thread's pushed branch in the user's browser (issue 31). The
+// window names the thread, not the URL: the one opened is the thread's
+// Worktree.PullRequestURL, which the hub set when it pushed the branch
+// to a remote on GitHub, GitLab or Gitea. INVALID_ARGUMENT before such a
+// push.
+func (b *Bindings) OpenPullRequest(threadID string) error {
+	t, err := b.svcs.Service.GetThread(b.ctx, windowCaller, threadID)
+	if err != nil {
+		return err
+	}
+	if t.Worktree == nil || t.Worktree.PullRequestURL == "" {
+		return hub.Errorf(hub.CodeInvalidArgument, "push the branch to a GitHub, GitLab or Gitea remote first: there is no pull request page to open")
+	}
+	if err := hub.CheckElicitationURL(t.Worktree.PullRequestURL); err != nil {
+		return err
+	}
+	o, ok := b.emit.(urlOpener)
+	if !ok {
+		return hub.Errorf(hub.CodeInternal, "this window cannot open a browser")
+	}
+	return o.OpenURL(t.Worktree.PullRequestURL)
+}
+
+// CancelSetup is WorkService.CancelSetup (POST /v1/threads/{id}/setup/cancel).
+func (b *Bindings) CancelSetup(id string) (hub.Thread, error) {
+	ws, err := b.work()
+	if err != nil {
+		return hub.Thread{}, err
+	}
+	return ws.CancelSetup(b.ctx, windowCaller, id)
+}

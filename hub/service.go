@@ -76,8 +76,10 @@ type CreateThreadRequest struct {
 	MCPServers []json.RawMessage `json:"mcpServers,omitempty"`
 	// Worktree (issue 19): true runs the thread's agent in a new git
 	// worktree of the folder's repository (Thread.Worktree); false in the
-	// folder; absent: the folder's default (folders.<glob>.worktree).
-	Worktree *bool `json:"worktree,omitempty"`
+	// folder; absent: the folder's default (folders.<glob>.worktree). An
+	// object starts it on an existing branch or worktree (issue 31,
+	// WorktreeRequest).
+	Worktree *WorktreeRequest `json:"worktree,omitempty"`
 }
 
 // ThreadPage is a page of threads, newest first.

@@ -30,16 +30,61 @@ type Worktree struct {
 	// QueryThreads); absent in events and for a discarded worktree.
 	Ahead  *int `json:"ahead,omitempty"`
 	Behind *int `json:"behind,omitempty"`
+	// Dirty counts the worktree's uncommitted files (untracked ones that
+	// are not ignored included) and Merged says Branch has commits and all
+	// of them are in Base (issue 31). Like Ahead and Behind they are
+	// computed, kept by the hub between git actions and turn ends (never
+	// one git process per thread per list read), and carried by the
+	// thread_updated event the hub emits when they change.
+	Dirty  *int  `json:"dirty,omitempty"`
+	Merged *bool `json:"merged,omitempty"`
+	// Adopted: the thread started in an existing worktree
+	// (WorktreeRequest.Path) it shares: deleting or discarding the thread
+	// leaves that worktree and its branch.
+	Adopted bool `json:"adopted,omitempty"`
+	// PullRequestURL is the forge's page to open a pull request of Branch,
+	// set once Push pushed it to a remote on GitHub, GitLab or Gitea
+	// (gitwork.CompareURL); absent for any other remote.
+	PullRequestURL string `json:"pullRequestUrl,omitempty"`
+	// Setup is the folder's worktreeSetup, run in the new worktree before
+	// the agent starts (issue 31); absent when the folder has none.
+	Setup *WorktreeSetup `json:"setup,omitempty"`
 	// Discarded: the worktree and its branch were removed
 	// (DiscardThread); the thread takes no more turns.
 	Discarded bool `json:"discarded,omitempty"`
 }
 
+// WorktreeSetup is the run of a folder's worktreeSetup commands in a new
+// worktree (issue 31): announced by thread_updated as it goes (its output
+// at most twice a second). The thread's agent starts once it ended,
+// whatever its end: a failed or cancelled setup leaves the thread usable.
+type WorktreeSetup struct {
+	Commands []string `json:"commands"`
+	// Status: "running", "done", "failed" (a command exited non-zero: the
+	// ones after it did not run) or "cancelled" (CancelSetup).
+	Status string `json:"status"`
+	// Output is the commands' output (each after a "$ <command>" line),
+	// its last 64 KiB.
+	Output string `json:"output"`
+	// ExitCode is the failed command's exit code.
+	ExitCode *int `json:"exitCode,omitempty"`
+}
+
+// The WorktreeSetup statuses.
+const (
+	SetupRunning   = "running"
+	SetupDone      = "done"
+	SetupFailed    = "failed"
+	SetupCancelled = "cancelled"
+)
+
 // DeleteOptions are DELETE /v1/threads/{id}'s query: what becomes of a
-// worktree thread's branch when it has commits not in its base (without
-// either, that deletion is CONFLICT with details {branch,
-// unmergedCommits}). Uncommitted changes in the worktree are CONFLICT
-// (details.uncommittedFiles) unless Discard.
+// worktree thread's work when its branch has commits not in its base or
+// its worktree uncommitted files (without either option, that deletion is
+// CONFLICT with details {reason UNMERGED_COMMITS or UNCOMMITTED, branch,
+// unmergedCommits, commits: [{commit, subject}], uncommittedFiles}).
+// KeepBranch keeps the branch whatever the worktree holds, and the
+// worktree too when it holds uncommitted files.
 type DeleteOptions struct {
 	Discard    bool // remove the worktree and the branch, commits and all
 	KeepBranch bool // remove the worktree, keep the branch
@@ -59,7 +104,11 @@ type MergeResult struct {
 	// out and moved to a merge commit).
 	How    string `json:"how"`
 	Commit string `json:"commit"`
-	Thread Thread `json:"thread"`
+	// Committed is the commit Merge made first of the worktree's
+	// uncommitted work (issue 31: the suggested message, the user's hooks
+	// and signing); absent when there was none.
+	Committed string `json:"committed,omitempty"`
+	Thread    Thread `json:"thread"`
 }
 
 // Checkpoint is the snapshot of a thread's folder taken before one of its
@@ -144,6 +193,23 @@ type WorkService interface {
 	RevertChanges(ctx context.Context, c Caller, id string, r RevertRequest) (RestoreResult, error)
 	// ListCheckpoints lists the thread's checkpoints, oldest first.
 	ListCheckpoints(ctx context.Context, c Caller, id string) ([]Checkpoint, error)
+	// CommitSuggestion is what Commit would commit and the message it
+	// prefills (GET /v1/threads/{id}/commit).
+	CommitSuggestion(ctx context.Context, c Caller, id string) (CommitSuggestion, error)
+	// CommitThread commits the worktree's uncommitted changes onto its
+	// branch through the user's git (identity, hooks, signing): CONFLICT
+	// with details.reason NOTHING_TO_COMMIT, HOOK_FAILED or SIGNING_FAILED
+	// (details.output; nothing changed) or HOOKS_CHANGED (details.files;
+	// send Confirm).
+	CommitThread(ctx context.Context, c Caller, id string, r CommitRequest) (CommitResult, error)
+	// PushThread pushes the thread's branch to the repository's remote,
+	// never forced: CONFLICT with details.reason PUSH_REJECTED (details.output)
+	// or NO_REMOTE.
+	PushThread(ctx context.Context, c Caller, id string) (PushResult, error)
+	// CancelSetup stops a worktree thread's running setup (its commands'
+	// process group is killed) and returns the thread, its setup
+	// "cancelled"; CONFLICT when none runs.
+	CancelSetup(ctx context.Context, c Caller, id string) (Thread, error)
 	// RestoreCheckpoint brings the thread's folder back to its state
 	// before turn turnID and emits checkpoint_restored. CONFLICT while a
 	// turn runs; NOT_FOUND for a turn without a checkpoint.

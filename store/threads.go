@@ -318,13 +318,13 @@ func decodeCursor(c string) (int64, string, error) {
 }
 
 // encWorktree is a thread's worktree as stored (JSON without the computed
-// ahead/behind counts; NULL for none).
+// ahead/behind/dirty/merged; NULL for none).
 func encWorktree(w *hub.Worktree) (any, error) {
 	if w == nil {
 		return nil, nil
 	}
 	c := *w
-	c.Ahead, c.Behind = nil, nil
+	c.Ahead, c.Behind, c.Dirty, c.Merged = nil, nil, nil, nil
 	b, err := json.Marshal(c)
 	if err != nil {
 		return nil, err

@@ -41,6 +41,11 @@ type FolderConfig struct {
 	// Worktree is the default of a new thread's "in a new worktree" for
 	// matching folders (issue 19); nil: not set here.
 	Worktree *bool `yaml:"worktree" json:"worktree,omitempty"`
+	// WorktreeSetup are shell commands run, one after the other, in a new
+	// worktree of a matching folder before its thread's agent starts
+	// (issue 31: install dependencies, copy .env from the main checkout,
+	// named by $SWITCHBOARD_MAIN_CHECKOUT); nil: not set here.
+	WorktreeSetup []string `yaml:"worktreeSetup" json:"worktreeSetup,omitempty"`
 }
 
 // foldersType is Folders' reflect type, for skipHook.
@@ -82,7 +87,7 @@ func decodeFolders(data []byte) (Folders, error) {
 			return nil, fmt.Errorf("line %d: folders.%q must be a map of settings", node.Line, glob)
 		}
 		for k, v := range keys {
-			if k != "allowedFolders" && k != "mcpServers" && k != "worktree" {
+			if k != "allowedFolders" && k != "mcpServers" && k != "worktree" && k != "worktreeSetup" {
 				return nil, fmt.Errorf("line %d: unknown key folders.%q.%s", v.Line, glob, k)
 			}
 		}
@@ -92,6 +97,9 @@ func decodeFolders(data []byte) (Folders, error) {
 		}
 		if _, set := keys["allowedFolders"]; set && fc.AllowedFolders == nil {
 			fc.AllowedFolders = []string{} // "allowedFolders: []" or empty: set, to none
+		}
+		if _, set := keys["worktreeSetup"]; set && fc.WorktreeSetup == nil {
+			fc.WorktreeSetup = []string{} // "worktreeSetup: []": set, to none (a broader glob's does not apply)
 		}
 		out[glob] = fc
 	}
@@ -135,7 +143,7 @@ func (f Folders) validate() error {
 func (f Folders) rules() []engine.FolderRule {
 	out := make([]engine.FolderRule, 0, len(f))
 	for g, fc := range f {
-		r := engine.FolderRule{Glob: expandHome(g), MCPServers: fc.MCPServers, Worktree: fc.Worktree}
+		r := engine.FolderRule{Glob: expandHome(g), MCPServers: fc.MCPServers, Worktree: fc.Worktree, WorktreeSetup: fc.WorktreeSetup}
 		if fc.AllowedFolders != nil {
 			r.AllowedFolders = make([]string, len(fc.AllowedFolders))
 			for i, d := range fc.AllowedFolders {

@@ -44,3 +44,29 @@ func TestLoadConfigWorktrees(t *testing.T) {
 		})
 	}
 }
+
+// folders.<glob>.worktreeSetup (issue 31): read and handed to the engine;
+// an empty list is set (to none), not absent.
+func TestLoadConfigWorktreeSetup(t *testing.T) {
+	body := "folders:\n  /srv/**:\n    worktreeSetup: [npm ci, 'cp \"$SWITCHBOARD_MAIN_CHECKOUT/.env\" .']\n  /srv/big:\n    worktreeSetup: []\n  /other:\n    worktree: true\n"
+	c, err := Load(writeConfig(t, body), true)
+	if err != nil {
+		t.Fatal(err)
+	}
+	got := map[string][]string{}
+	for _, r := range c.EngineConfig().Folders {
+		got[r.Glob] = r.WorktreeSetup
+	}
+	if s := got["/srv/**"]; len(s) != 2 || s[0] != "npm ci" || s[1] != `cp "$SWITCHBOARD_MAIN_CHECKOUT/.env" .` {
+		t.Errorf("/srv/** setup %q", s)
+	}
+	if s := got["/srv/big"]; s == nil || len(s) != 0 {
+		t.Errorf("/srv/big setup %#v, want set to none", s)
+	}
+	if got["/other"] != nil {
+		t.Errorf("/other setup %#v, want unset", got["/other"])
+	}
+	if _, err := Load(writeConfig(t, "folders:\n  /a:\n    worktreeSetup: npm ci\n"), true); err == nil {
+		t.Error("a worktreeSetup that is not a list was accepted")
+	}
+}

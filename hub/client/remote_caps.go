@@ -118,3 +118,23 @@ func (r *Remote) AuthResize(ctx context.Context, id string, cols, rows int) erro
 
 // CloseAuth implements hub.AgentAuth.
 func (r *Remote) CloseAuth(ctx context.Context, id string) error { return r.c.CloseAuth(ctx, id) }
+
+// CommitSuggestion implements hub.WorkService.
+func (r *Remote) CommitSuggestion(ctx context.Context, c hub.Caller, id string) (hub.CommitSuggestion, error) {
+	return r.c.CommitSuggestion(as(ctx, c), id)
+}
+
+// CommitThread implements hub.WorkService.
+func (r *Remote) CommitThread(ctx context.Context, c hub.Caller, id string, rq hub.CommitRequest) (hub.CommitResult, error) {
+	return r.c.CommitThread(as(ctx, c), id, rq)
+}
+
+// PushThread implements hub.WorkService.
+func (r *Remote) PushThread(ctx context.Context, c hub.Caller, id string) (hub.PushResult, error) {
+	return r.c.PushThread(as(ctx, c), id)
+}
+
+// CancelSetup implements hub.WorkService.
+func (r *Remote) CancelSetup(ctx context.Context, c hub.Caller, id string) (hub.Thread, error) {
+	return r.c.CancelSetup(as(ctx, c), id)
+}

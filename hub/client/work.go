@@ -87,3 +87,38 @@ func (c *Client) RestoreCheckpoint(ctx context.Context, id, turnID string) (hub.
 	err := c.call(ctx, request{method: http.MethodPost, path: "/v1/threads/" + esc(id) + "/checkpoints/" + esc(turnID) + "/restore"}, &out)
 	return out, err
 }
+
+// Landing a worktree thread's work (issue 31).
+
+// CommitSuggestion reads what Commit would commit and its suggested
+// message (GET /v1/threads/{id}/commit).
+func (c *Client) CommitSuggestion(ctx context.Context, id string) (hub.CommitSuggestion, error) {
+	var out hub.CommitSuggestion
+	err := c.call(ctx, request{method: http.MethodGet, path: "/v1/threads/" + esc(id) + "/commit"}, &out)
+	return out, err
+}
+
+// CommitThread commits a worktree thread's uncommitted work onto its
+// branch (POST /v1/threads/{id}/commit).
+func (c *Client) CommitThread(ctx context.Context, id string, r hub.CommitRequest) (hub.CommitResult, error) {
+	var out hub.CommitResult
+	err := c.call(ctx, request{method: http.MethodPost, path: "/v1/threads/" + esc(id) + "/commit", body: r}, &out)
+	return out, err
+}
+
+// PushThread pushes a worktree thread's branch (POST /v1/threads/{id}/push).
+func (c *Client) PushThread(ctx context.Context, id string) (hub.PushResult, error) {
+	var out hub.PushResult
+	err := c.call(ctx, request{method: http.MethodPost, path: "/v1/threads/" + esc(id) + "/push"}, &out)
+	return out, err
+}
+
+// CancelSetup stops a worktree thread's running setup (POST
+// /v1/threads/{id}/setup/cancel).
+func (c *Client) CancelSetup(ctx context.Context, id string) (hub.Thread, error) {
+	var out struct {
+		Thread hub.Thread `json:"thread"`
+	}
+	err := c.call(ctx, request{method: http.MethodPost, path: "/v1/threads/" + esc(id) + "/setup/cancel"}, &out)
+	return out.Thread, err
+}

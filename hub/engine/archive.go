@@ -31,11 +31,11 @@ func (e *Engine) QueryThreads(ctx context.Context, c hub.Caller, q hub.ThreadQue
 	if ts == nil {
 		ts = []hub.Thread{}
 	}
-	// Worktree threads carry their ahead/behind counts: one git rev-list
-	// each, and only for them (few in any page).
+	// Worktree threads carry their standing (ahead/behind, dirty, merged)
+	// from the engine's cache: no git process per list read (land.go).
 	for i := range ts {
 		if ts[i].Worktree != nil {
-			ts[i], _ = withWorktreeStatus(ctx, ts[i], nil)
+			ts[i], _ = e.withWorktreeStatus(ctx, ts[i], nil)
 		}
 	}
 	return hub.ThreadPage{Threads: ts, NextCursor: next}, nil

@@ -181,6 +181,11 @@ type Engine struct {
 	// diskFull is set while writes fail because the data dir's disk is
 	// full (diskfull.go); atomic.
 	diskFull atomic.Bool
+	// standing caches worktree threads' ahead/behind/dirty/merged
+	// (land.go); its own lock.
+	standing standings
+	// setups are the running worktree setups (setup.go); their own lock.
+	setups setups
 
 	mu      sync.Mutex
 	cfg     Config
@@ -332,6 +337,7 @@ func (e *Engine) Close(ctx context.Context) error {
 	for _, t := range running {
 		go e.cancelTurn(t, "hub shutting down")
 	}
+	e.cancelSetups(ctx) // setup.go
 	done := make(chan struct{})
 	go func() { e.turnsWG.Wait(); close(done) }()
 	select {

@@ -26,6 +26,10 @@ type FolderRule struct {
 	// Worktree is the default of CreateThreadRequest.Worktree for threads
 	// in matching folders (nil: not set here; worktree.go).
 	Worktree *bool
+	// WorktreeSetup are the shell commands run in a new worktree of a
+	// matching folder before its agent starts (nil: not set here;
+	// setup.go).
+	WorktreeSetup []string
 }
 
 // CheckFolderGlob reports whether glob is a valid folder pattern

@@ -56,6 +56,9 @@ const (
 // else by watchAgent once the agent this call started has been closed.
 func (e *Engine) ensureSession(tr *turnRT, forTurn bool) (*acp.Agent, string, []acp.ContentBlock, error) {
 	rt := tr.rt
+	if err := e.waitSetup(tr.ctx, tr.thread.ID); err != nil { // setup.go: the agent starts once the worktree's setup ended
+		return nil, "", nil, err
+	}
 	e.retireIfStale(rt, tr)
 	rt.startMu.Lock()
 	defer rt.startMu.Unlock()

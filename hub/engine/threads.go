@@ -144,6 +144,9 @@ func (e *Engine) CreateThread(ctx context.Context, c hub.Caller, req hub.CreateT
 		return hub.Thread{}, err
 	}
 	t.Worktree = wt
+	if cmds := e.config().worktreeSetupFor(cwd); wt != nil && len(cmds) > 0 && (req.Worktree == nil || !req.Worktree.Existing()) {
+		wt.Setup = &hub.WorktreeSetup{Commands: cmds, Status: hub.SetupRunning} // setup.go, started once stored
+	}
 	ev, err := hub.NewEvent(hub.EventThreadUpdated, t, "", now, map[string]any{"thread": t})
 	if err != nil {
 		return hub.Thread{}, err
@@ -152,6 +155,9 @@ func (e *Engine) CreateThread(ctx context.Context, c hub.Caller, req hub.CreateT
 		return hub.Thread{}, err
 	}
 	e.mcp.set(t.ID, req.MCPServers)
+	if t.Worktree != nil && t.Worktree.Setup != nil {
+		e.startSetup(t)
+	}
 	if req.OpenSession {
 		t = e.openSessionNow(ctx, t)
 	}
@@ -166,7 +172,7 @@ func (e *Engine) ListThreads(ctx context.Context, c hub.Caller, limit int, curso
 // GetThread implements Service.
 func (e *Engine) GetThread(ctx context.Context, c hub.Caller, id string) (hub.Thread, error) {
 	t, err := e.visibleThread(ctx, c, id)
-	return withWorktreeStatus(ctx, t, err)
+	return e.withWorktreeStatus(ctx, t, err)
 }
 
 // RenameThread implements Service.

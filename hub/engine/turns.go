@@ -331,6 +331,9 @@ func (e *Engine) CancelTurn(ctx context.Context, c hub.Caller, turnID string) (h
 // the turn still pending are cancelled (never approved).
 func (e *Engine) finishTurn(tr *turnRT, stopReason string, err error) {
 	e.afterTurn(tr) // checkpoints.go
+	if tr.thread.Worktree != nil && !tr.turn.Internal {
+		e.refreshStanding(context.Background(), tr.thread.ID) // land.go: the sidebar's counts, before turn_completed
+	}
 	// What the redaction streams held back is released (redacted) before
 	// the output is read and turn_completed queued: the output equals the
 	// message_deltas streamed, and nothing is lost.

@@ -3,6 +3,7 @@ package engine
 import (
 	"context"
 	"errors"
+	"fmt"
 	"strings"
 
 	"github.com/switchboard-hub/switchboard/hub"
@@ -41,7 +42,7 @@ func (c Config) worktreeFor(cwd string) bool {
 // and cwd is in a git working tree). Asked for outside a working tree it
 // is INVALID_ARGUMENT.
 func (e *Engine) makeWorktree(ctx context.Context, req hub.CreateThreadRequest, t hub.Thread) (*hub.Worktree, error) {
-	asked := req.Worktree != nil && *req.Worktree
+	asked := req.Worktree != nil && req.Worktree.On
 	if req.Worktree == nil && !e.config().worktreeFor(t.Cwd) {
 		return nil, nil
 	}
@@ -62,6 +63,9 @@ func (e *Engine) makeWorktree(ctx context.Context, req hub.CreateThreadRequest, 
 		return nil, hub.Errorf(hub.CodeInvalidArgument, "%s is not in a git repository: a worktree thread needs one", t.Cwd)
 	case err != nil:
 		return nil, &hub.Error{Code: hub.CodeInternal, Message: "git failed", Err: err}
+	}
+	if asked && req.Worktree.Existing() {
+		return e.existingWorktree(ctx, r, *req.Worktree)
 	}
 	short := strings.TrimPrefix(t.ID, "th_")
 	if len(short) > 8 {
@@ -87,19 +91,6 @@ func gitMessage(err error) string {
 // gitTree is the gitwork view of a thread's worktree.
 func gitTree(w *hub.Worktree) gitwork.Worktree {
 	return gitwork.Worktree{Path: w.Path, Top: w.Top, Branch: w.Branch, Base: w.Base, BaseCommit: w.BaseCommit, Repo: w.Repo}
-}
-
-// withWorktreeStatus adds a worktree thread's ahead/behind counts.
-func withWorktreeStatus(ctx context.Context, t hub.Thread, err error) (hub.Thread, error) {
-	if err != nil || t.Worktree == nil || t.Worktree.Discarded {
-		return t, err
-	}
-	w := *t.Worktree
-	if a, b, err := gitwork.Status(ctx, gitTree(&w)); err == nil {
-		w.Ahead, w.Behind = &a, &b
-	}
-	t.Worktree = &w
-	return t, nil
 }
 
 // idleThread returns the caller's thread when no turn runs on it
@@ -140,6 +131,16 @@ func (e *Engine) MergeThread(ctx context.Context, c hub.Caller, id string) (hub.
 	if err != nil {
 		return hub.MergeResult{}, err
 	}
+	// The agent's work is usually uncommitted: Merge commits it first
+	// (the suggested message; Commit takes an edited one), then merges.
+	committed := ""
+	if dirty, _ := gitwork.Uncommitted(ctx, gitTree(t.Worktree)); len(dirty) > 0 {
+		cr, err := e.commitWork(ctx, t, hub.CommitRequest{})
+		if err != nil {
+			return hub.MergeResult{}, err
+		}
+		committed = cr.Commit
+	}
 	res, err := gitwork.Merge(ctx, gitTree(t.Worktree))
 	var ce *gitwork.ConflictError
 	switch {
@@ -156,8 +157,10 @@ func (e *Engine) MergeThread(ctx context.Context, c hub.Caller, id string) (hub.
 	case err != nil:
 		return hub.MergeResult{}, &hub.Error{Code: hub.CodeConflict, Message: "the merge failed: " + gitMessage(err), Details: map[string]any{"reason": "GIT"}, Err: err}
 	}
-	t, _ = withWorktreeStatus(ctx, t, nil)
-	return hub.MergeResult{How: res.How, Commit: res.Commit, Thread: t}, nil
+	if res.How != "up-to-date" {
+		e.standing.dropRepo(t.Worktree.Repo, id) // their base moved
+	}
+	return hub.MergeResult{How: res.How, Commit: res.Commit, Committed: committed, Thread: e.refreshStanding(ctx, id)}, nil
 }
 
 // DiscardThread implements hub.WorkService: the agent is stopped, the
@@ -168,6 +171,9 @@ func (e *Engine) DiscardThread(ctx context.Context, c hub.Caller, id string) (hu
 	if err != nil {
 		return t, err
 	}
+	if t.Worktree.Adopted {
+		return t, hub.Errorf(hub.CodeInvalidArgument, "the thread shares the worktree %s it started in: discarding would remove work that is not only its own; delete the thread instead (the worktree stays)", t.Worktree.Top)
+	}
 	e.stopAgent(ctx, rt)
 	if err := gitwork.Discard(ctx, gitTree(t.Worktree)); gitDirError(err) != nil {
 		return t, gitDirError(err)
@@ -175,6 +181,7 @@ func (e *Engine) DiscardThread(ctx context.Context, c hub.Caller, id string) (hu
 		return t, &hub.Error{Code: hub.CodeConflict, Message: "discarding the worktree failed: " + gitMessage(err), Details: map[string]any{"reason": "GIT"}, Err: err}
 	}
 	_ = gitwork.PruneCheckpoints(ctx, t.Worktree.Repo, t.ID)
+	e.standing.drop(id)
 	w := *t.Worktree
 	w.Discarded = true
 	return e.changeThread(ctx, c, hub.ThreadChange{ThreadID: id, Worktree: &w, Status: hub.ThreadClosed})
@@ -186,41 +193,58 @@ func (e *Engine) DeleteThread(ctx context.Context, c hub.Caller, id string) erro
 }
 
 // DeleteThreadWith implements hub.WorkService. A worktree thread whose
-// branch has commits not in its base is CONFLICT unless o says what to do
-// with them; otherwise its worktree is removed with the thread, its
-// branch too unless o.KeepBranch. The thread's checkpoints are pruned.
+// worktree holds uncommitted files, or whose branch has commits not in
+// its base, is CONFLICT naming them (details uncommittedFiles, commits)
+// unless o says what to do: Discard removes everything; KeepBranch keeps
+// the branch, and the worktree too when it holds uncommitted files.
+// Otherwise its worktree and branch are removed with the thread. A thread
+// that shares a worktree it did not make (Adopted) leaves it. The
+// thread's checkpoints are pruned.
 func (e *Engine) DeleteThreadWith(ctx context.Context, c hub.Caller, id string, o hub.DeleteOptions) error {
 	t, err := e.visibleThread(ctx, c, id)
 	if err != nil {
 		return err
 	}
 	w := t.Worktree
-	if w != nil && !w.Discarded && !o.Discard {
-		n, err := gitwork.Unmerged(ctx, gitTree(w))
+	live := w != nil && !w.Discarded && !w.Adopted
+	var dirty []string
+	if live && !o.Discard {
+		g := gitTree(w)
+		commits, _ := gitwork.UnmergedCommits(ctx, g, 50)
+		n, err := gitwork.Unmerged(ctx, g)
 		if err != nil {
 			n = 0
 		}
-		dirty, _ := gitwork.Uncommitted(ctx, gitTree(w))
-		if (n > 0 && !o.KeepBranch) || len(dirty) > 0 {
-			d := map[string]any{"branch": w.Branch, "unmergedCommits": n}
+		dirty, _ = gitwork.Uncommitted(ctx, g)
+		if !o.KeepBranch && (n > 0 || len(dirty) > 0) {
+			if commits == nil {
+				commits = []gitwork.UnmergedCommit{}
+			}
+			d := map[string]any{"branch": w.Branch, "unmergedCommits": n, "commits": commits, "reason": hub.ReasonUnmerged}
+			msg := fmt.Sprintf("Deleting the thread would lose %d commit(s) not in %s", n, w.Base)
 			if len(dirty) > 0 {
 				d["uncommittedFiles"] = dirty
+				d["reason"] = hub.ReasonUncommitted
+				msg = fmt.Sprintf("Deleting the thread would lose %d uncommitted file(s) (%s) and %d commit(s) not in its base", len(dirty), strings.Join(dirty, ", "), n)
 			}
-			return &hub.Error{Code: hub.CodeConflict, Message: "the thread's worktree has work not in its base (commits, or uncommitted changes that removing the worktree would lose): discard it or keep the branch",
-				Details: d}
+			return &hub.Error{Code: hub.CodeConflict, Message: msg + ": keep the branch (keepBranch=true), commit or merge first, or discard it all (discard=true).", Details: d}
 		}
 	}
 	if err := e.deleteThreadNow(ctx, c, id); err != nil {
 		return err
 	}
+	e.standing.drop(id)
 	repo := ""
 	if w != nil {
 		repo = w.Repo
-		if !w.Discarded {
+		if live {
 			g := gitTree(w)
-			if o.KeepBranch {
+			switch {
+			case o.KeepBranch && len(dirty) > 0:
+				err = nil // the uncommitted work stays in the worktree, on its branch
+			case o.KeepBranch:
 				err = gitwork.Forget(ctx, g)
-			} else {
+			default:
 				err = gitwork.Discard(ctx, g)
 			}
 			if err != nil {

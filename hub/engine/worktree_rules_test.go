@@ -35,9 +35,8 @@ func TestWorktreeThreadInsideFolderIsTheWorktree(t *testing.T) {
 			t.Fatalf("git %v: %v\n%s", args, err, out)
 		}
 	}
-	yes := true
 	ctx := context.Background()
-	th, err := h.e.CreateThread(ctx, alice, hub.CreateThreadRequest{Agent: "fake", Cwd: h.cwd, Worktree: &yes})
+	th, err := h.e.CreateThread(ctx, alice, hub.CreateThreadRequest{Agent: "fake", Cwd: h.cwd, Worktree: &hub.WorktreeRequest{On: true}})
 	if err != nil {
 		t.Fatal(err)
 	}

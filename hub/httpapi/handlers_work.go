@@ -147,3 +147,65 @@ func (s *Server) restoreCheckpoint(w http.ResponseWriter, r *http.Request, c hub
 	}
 	s.writeJSON(w, r, http.StatusOK, res)
 }
+
+// commitSuggestion is GET /v1/threads/{id}/commit: 200 with
+// hub.CommitSuggestion (the files Commit would commit, its message).
+func (s *Server) commitSuggestion(w http.ResponseWriter, r *http.Request, c hub.Caller) {
+	ws, ok := s.work(w, r)
+	if !ok {
+		return
+	}
+	res, err := ws.CommitSuggestion(r.Context(), c, r.PathValue("id"))
+	if err != nil {
+		s.writeError(w, r, err)
+		return
+	}
+	s.writeJSON(w, r, http.StatusOK, res)
+}
+
+// commitThread is POST /v1/threads/{id}/commit {message?, confirm?}: 200
+// with hub.CommitResult; 409 with details.reason NOTHING_TO_COMMIT,
+// HOOK_FAILED, SIGNING_FAILED or HOOKS_CHANGED.
+func (s *Server) commitThread(w http.ResponseWriter, r *http.Request, c hub.Caller) {
+	ws, ok := s.work(w, r)
+	if !ok {
+		return
+	}
+	var req hub.CommitRequest
+	if err := decodeJSON(r, &req); err != nil {
+		s.writeError(w, r, err)
+		return
+	}
+	res, err := ws.CommitThread(r.Context(), c, r.PathValue("id"), req)
+	if err != nil {
+		s.writeError(w, r, err)
+		return
+	}
+	s.writeJSON(w, r, http.StatusOK, res)
+}
+
+// pushThread is POST /v1/threads/{id}/push: 200 with hub.PushResult; 409
+// with details.reason PUSH_REJECTED or NO_REMOTE.
+func (s *Server) pushThread(w http.ResponseWriter, r *http.Request, c hub.Caller) {
+	ws, ok := s.work(w, r)
+	if !ok {
+		return
+	}
+	res, err := ws.PushThread(r.Context(), c, r.PathValue("id"))
+	if err != nil {
+		s.writeError(w, r, err)
+		return
+	}
+	s.writeJSON(w, r, http.StatusOK, res)
+}
+
+// cancelSetup is POST /v1/threads/{id}/setup/cancel: 200 with the thread,
+// its worktree setup cancelled; 409 when none runs.
+func (s *Server) cancelSetup(w http.ResponseWriter, r *http.Request, c hub.Caller) {
+	ws, ok := s.work(w, r)
+	if !ok {
+		return
+	}
+	t, err := ws.CancelSetup(r.Context(), c, r.PathValue("id"))
+	s.answerThread(w, r, t, err)
+}

@@ -91,6 +91,11 @@ var routes = []Route{
 	{Method: "POST", Path: "/v1/threads/{id}/changes/revert", Body: true, handle: (*Server).revertChanges},
 	{Method: "GET", Path: "/v1/threads/{id}/checkpoints", handle: (*Server).listCheckpoints},
 	{Method: "POST", Path: "/v1/threads/{id}/checkpoints/{turnId}/restore", handle: (*Server).restoreCheckpoint},
+	// Landing a worktree thread's work (issue 31; handlers_work.go).
+	{Method: "GET", Path: "/v1/threads/{id}/commit", handle: (*Server).commitSuggestion},
+	{Method: "POST", Path: "/v1/threads/{id}/commit", Body: true, handle: (*Server).commitThread},
+	{Method: "POST", Path: "/v1/threads/{id}/push", handle: (*Server).pushThread},
+	{Method: "POST", Path: "/v1/threads/{id}/setup/cancel", handle: (*Server).cancelSetup},
 	{Method: "GET", Path: "/v1/usage", handle: (*Server).getUsage},
 	{Method: "POST", Path: "/v1/budgets/override", Body: true, handle: (*Server).overrideBudget},
 	// The agent's own sessions (issue 16; handlers_agentsessions.go).

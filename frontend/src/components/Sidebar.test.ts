@@ -99,6 +99,8 @@ describe('Sidebar', () => {
       threads: [
         thread('th_wt', { title: 'In a worktree', worktree: wt('sb/fix-1', { ahead: 2, behind: 1 }) }),
         thread('th_wt2', { title: 'No counts yet', worktree: wt('sb/fix-2') }),
+        thread('th_dirty', { title: 'Dirty', worktree: wt('sb/fix-4', { ahead: 0, behind: 0, dirty: 3 }) }),
+        thread('th_merged', { title: 'Landed', worktree: wt('sb/fix-5', { ahead: 0, behind: 0, merged: true }) }),
         thread('th_gone', { title: 'Discarded', worktree: wt('sb/fix-3', { discarded: true }) }),
         thread('th_plain', { title: 'Plain folder' }),
       ],
@@ -109,6 +111,10 @@ describe('Sidebar', () => {
     const b = button(/^In a worktree/);
     expect(b.querySelector('.branch')?.textContent).toMatch(/sb\/fix-1 ↑2 ↓1/);
     expect(b.textContent).toMatch(/2 ahead, 1 behind/);
+    // Issue 31: uncommitted files and the merged state, from the list and thread_updated.
+    expect(button(/^Dirty/).textContent).toMatch(/±3 \(3 uncommitted\)/);
+    expect(button(/^Landed/).querySelector('.branch')?.textContent).toMatch(/sb\/fix-5 merged/);
+    expect(button(/^Landed/).textContent).not.toMatch(/↑/);
     expect(button(/^No counts yet/).querySelector('.branch')?.textContent?.trim()).toBe('sb/fix-2');
     expect(button(/^No counts yet/).querySelector('.branch svg')).not.toBeNull(); // the branch icon
     expect(button(/^Discarded/).querySelector('.branch')).toBeNull();

@@ -47,9 +47,16 @@ function fakeWork(over: Partial<WorkApi> = {}): WorkApi {
     revert: vi.fn(async () => ['a.txt']),
     checkpoints: vi.fn(async () => []),
     restore: vi.fn(async () => []),
+    commitSuggestion: vi.fn(async () => ({ message: 'Fix\n\n- make the greeting say hello\n', files: ['a.txt', 'new.txt'] })),
+    commit: vi.fn(async () => ({ commit: 'c0ffee1234567890', files: ['a.txt', 'new.txt'], thread })),
+    push: vi.fn(async () => ({ remote: 'origin', branch: 'switchboard/fix-1', thread })),
+    openPullRequest: vi.fn(async () => {}),
+    cancelSetup: vi.fn(async () => thread),
     ...over,
   };
 }
+
+const dirtyThread: Thread = { ...thread, worktree: { ...thread.worktree!, ahead: 0, behind: 0, dirty: 2 } };
 
 describe('WorkPanel', () => {
   it('shows the branch and counts; a conflicting merge names the files', async () => {
@@ -115,6 +122,107 @@ describe('WorkPanel', () => {
     render(WorkPanel, { thread: plain, work: agentWork, turnIds: [] });
     await fireEvent.click(screen.getAllByRole('button', { name: 'Changes' })[1]);
     expect(await screen.findByText(/As reported by the agent/)).toBeTruthy();
+  });
+});
+
+describe('WorkPanel landing (issue 31)', () => {
+  it('Commit prefills the message, says hooks run, and commits the edited one', async () => {
+    const work = fakeWork({ thread: vi.fn(async () => dirtyThread) });
+    render(WorkPanel, { thread: dirtyThread, work, turnIds: [] });
+    expect((await screen.findByText(/2 uncommitted/)).textContent).toContain('2 uncommitted');
+    await fireEvent.click(screen.getByRole('button', { name: 'Commit' }));
+    const confirm = screen.getByRole('alertdialog');
+    const box = (await within(confirm).findByRole('textbox', { name: 'Commit message' })) as HTMLTextAreaElement;
+    expect(box.value).toBe('Fix\n\n- make the greeting say hello');
+    expect(confirm.textContent).toContain('hooks and signing run');
+    expect(within(confirm).getByRole('list', { name: 'Files to commit' }).textContent).toContain('new.txt');
+    await fireEvent.input(box, { target: { value: 'Say hello' } });
+    await fireEvent.click(within(confirm).getByRole('button', { name: 'Commit' }));
+    expect(work.commit).toHaveBeenCalledWith('th_1', { message: 'Say hello', confirm: false });
+    expect((await screen.findByRole('status')).textContent).toContain('Committed 2 file(s)');
+  });
+
+  it('a failing hook shows its output and offers to commit again; changed hooks run only once confirmed', async () => {
+    const commit = vi
+      .fn()
+      .mockRejectedValueOnce(
+        new HubError('CONFLICT', 'A git hook refused the commit; nothing changed. Fix what it says, then commit again.', {
+          status: 409,
+          details: { reason: 'HOOK_FAILED', output: 'lint: a.txt has a tab' },
+        }),
+      )
+      .mockRejectedValueOnce(
+        new HubError('CONFLICT', 'The commit would run git hooks this thread changed', {
+          status: 409,
+          details: { reason: 'HOOKS_CHANGED', files: ['.githooks/pre-commit'] },
+        }),
+      )
+      .mockResolvedValueOnce({ commit: 'c0ffee1234567890', files: ['a.txt'], thread });
+    const work = fakeWork({ thread: vi.fn(async () => dirtyThread), commit });
+    render(WorkPanel, { thread: dirtyThread, work, turnIds: [] });
+    await screen.findByText(/2 uncommitted/);
+    await fireEvent.click(screen.getByRole('button', { name: 'Commit' }));
+    await screen.findByRole('textbox', { name: 'Commit message' });
+    await fireEvent.click(within(screen.getByRole('alertdialog')).getByRole('button', { name: 'Commit' }));
+    const alert = await screen.findByRole('alert');
+    expect(within(alert).getByLabelText("Git's output").textContent).toBe('lint: a.txt has a tab');
+    await fireEvent.click(within(alert).getByRole('button', { name: 'Commit again' }));
+    await screen.findByRole('textbox', { name: 'Commit message' });
+    await fireEvent.click(within(screen.getByRole('alertdialog')).getByRole('button', { name: 'Commit' }));
+    const named = await screen.findByRole('alert');
+    expect(named.textContent).toContain('.githooks/pre-commit');
+    expect(commit).toHaveBeenLastCalledWith('th_1', expect.objectContaining({ confirm: false }));
+    await fireEvent.click(within(named).getByRole('button', { name: 'Run these hooks and commit' }));
+    await screen.findByRole('textbox', { name: 'Commit message' });
+    await fireEvent.click(within(screen.getByRole('alertdialog')).getByRole('button', { name: 'Commit' }));
+    expect(commit).toHaveBeenLastCalledWith('th_1', expect.objectContaining({ confirm: true }));
+  });
+
+  it('Merge of uncommitted work commits it first, with the message shown', async () => {
+    const order: string[] = [];
+    const work = fakeWork({
+      thread: vi.fn(async () => dirtyThread),
+      commit: vi.fn(async () => (order.push('commit'), { commit: 'c1', files: ['a.txt'], thread })),
+      merge: vi.fn(async () => (order.push('merge'), { how: 'fast-forward' as const, commit: 'c1', thread: { ...thread, worktree: { ...thread.worktree!, merged: true, ahead: 0, behind: 0 } } })),
+    });
+    render(WorkPanel, { thread: dirtyThread, work, turnIds: [] });
+    await screen.findByText(/2 uncommitted/);
+    await fireEvent.click(screen.getByRole('button', { name: 'Merge' }));
+    const confirm = screen.getByRole('alertdialog');
+    expect(confirm.textContent).toContain('2 uncommitted file(s) are committed first');
+    await within(confirm).findByRole('textbox', { name: 'Commit message' });
+    await fireEvent.click(within(confirm).getByRole('button', { name: 'Merge' }));
+    expect((await screen.findByRole('status')).textContent).toContain('Merged into main');
+    expect(order).toEqual(['commit', 'merge']);
+    expect(screen.getByText(/merged/)).toBeTruthy();
+  });
+
+  it('Push, then Open pull request hands the thread to the opener', async () => {
+    const pushed = { ...thread, worktree: { ...thread.worktree!, pullRequestUrl: 'https://github.com/acme/app/compare/main...switchboard/fix-1?expand=1' } };
+    const work = fakeWork({ push: vi.fn(async () => ({ remote: 'origin', branch: 'switchboard/fix-1', pullRequestUrl: pushed.worktree.pullRequestUrl, thread: pushed })) });
+    render(WorkPanel, { thread, work, turnIds: [] });
+    expect(screen.queryByRole('button', { name: 'Open pull request' })).toBeNull();
+    await fireEvent.click(screen.getByRole('button', { name: 'Push' }));
+    expect((await screen.findByRole('status')).textContent).toContain('Pushed switchboard/fix-1 to origin');
+    await fireEvent.click(await screen.findByRole('button', { name: 'Open pull request' }));
+    expect(work.openPullRequest).toHaveBeenCalledWith(expect.objectContaining({ worktree: expect.objectContaining({ pullRequestUrl: pushed.worktree.pullRequestUrl }) }));
+  });
+
+  it('a rejected push says why and offers to push again', async () => {
+    const work = fakeWork({
+      push: vi.fn(async () => {
+        throw new HubError('CONFLICT', 'The remote rejected the push; nothing was forced. Pull or rebase the branch, then push again.', {
+          status: 409,
+          details: { reason: 'PUSH_REJECTED', output: ' ! [rejected] switchboard/fix-1 (fetch first)' },
+        });
+      }),
+    });
+    render(WorkPanel, { thread, work, turnIds: [] });
+    await fireEvent.click(screen.getByRole('button', { name: 'Push' }));
+    const alert = await screen.findByRole('alert');
+    expect(alert.textContent).toContain('fetch first');
+    await fireEvent.click(within(alert).getByRole('button', { name: 'Push again' }));
+    expect(work.push).toHaveBeenCalledTimes(2);
   });
 });
 
@@ -186,11 +294,17 @@ describe('work transport', () => {
     await w.changes('th_1', { turn: 'tu_1' });
     await w.restore('th_1', 'tu_1');
     await w.merge('th_1');
+    await w.commitSuggestion('th_1');
+    await w.commit('th_1', { message: 'm' });
+    await w.push('th_1');
     expect(calls).toEqual([
       'DELETE /v1/threads/th%201?discard=true',
       'GET /v1/threads/th_1/changes?turn=tu_1',
       'POST /v1/threads/th_1/checkpoints/tu_1/restore',
       'POST /v1/threads/th_1/merge',
+      'GET /v1/threads/th_1/commit',
+      'POST /v1/threads/th_1/commit',
+      'POST /v1/threads/th_1/push',
     ]);
   });
 });
@@ -222,5 +336,27 @@ describe('NewThreadDialog worktree', () => {
     expect(screen.getByText(/uncommitted changes stay in the folder/)).toBeTruthy();
     await fireEvent.click(screen.getByRole('button', { name: 'Create thread' }));
     expect(oncreate).toHaveBeenCalledWith('sdk', '/home/me/app', '', true);
+  });
+});
+
+describe('WorkPanel worktree setup (issue 31)', () => {
+  it('shows the running setup as a terminal with Cancel; a failure says the thread is usable', async () => {
+    const running: Thread = {
+      ...thread,
+      worktree: { ...thread.worktree!, setup: { commands: ['npm ci'], status: 'running', output: '$ npm ci\nadded 12 packages\n' } },
+    };
+    const cancelled: Thread = { ...running, worktree: { ...running.worktree!, setup: { ...running.worktree!.setup!, status: 'cancelled' } } };
+    const work = fakeWork({ thread: vi.fn(async () => running), cancelSetup: vi.fn(async () => cancelled) });
+    const r = render(WorkPanel, { thread: running, work, turnIds: [] });
+    expect((await screen.findByLabelText('Setup output')).textContent).toContain('added 12 packages');
+    expect(screen.getByRole('status').textContent).toContain('Setting up the worktree');
+    await fireEvent.click(screen.getByRole('button', { name: 'Cancel setup' }));
+    expect(work.cancelSetup).toHaveBeenCalledWith('th_1');
+    expect((await screen.findByText(/Worktree setup cancelled/)).textContent).toContain('The thread is usable');
+    expect(screen.queryByRole('button', { name: 'Cancel setup' })).toBeNull();
+    const failed: Thread = { ...running, worktree: { ...running.worktree!, setup: { commands: ['npm ci'], status: 'failed', exitCode: 3, output: '$ npm ci\nERR!\n' } } };
+    r.unmount();
+    render(WorkPanel, { thread: failed, work: fakeWork({ thread: vi.fn(async () => failed) }), turnIds: [] });
+    expect((await screen.findByRole('alert')).textContent).toContain('failed (exit 3). The thread is usable');
   });
 });

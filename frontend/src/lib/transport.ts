@@ -402,7 +402,9 @@ export class WailsTransport implements Transport {
     return this.call<Agent[]>(() => this.bindings.ListAgents(), 'agents').then((a) => a ?? []);
   }
   createThread(req: CreateThreadRequest) {
-    return this.call<Thread>(() => this.bindings.CreateThread(req), 'thread');
+    // worktree is true/false or {branch}/{path}: hub.WorktreeRequest reads that JSON itself,
+    // which the generated model (its Go fields) does not describe.
+    return this.call<Thread>(() => this.bindings.CreateThread(req as unknown as Parameters<WailsBindings['CreateThread']>[0]), 'thread');
   }
   async listThreads(limit = 0, cursor = '') {
     const p = await this.call<ThreadPage>(() => this.bindings.ListThreads(limit, cursor));

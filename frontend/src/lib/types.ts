@@ -60,10 +60,29 @@ export interface Worktree {
   baseCommit: string;
   top: string;
   repo: string;
-  /** Commits of branch not in base / of base not in branch (GET of a thread and the thread list; not in events). */
+  /** Commits of branch not in base / of base not in branch (computed: thread reads, and the thread_updated the hub emits when they change). */
   ahead?: number;
   behind?: number;
+  /** Uncommitted files in the worktree (issue 31; computed, as ahead). */
+  dirty?: number;
+  /** The branch has commits, all of them in base (issue 31; computed, as ahead). */
+  merged?: boolean;
+  /** The thread started in an existing worktree it shares: deleting it leaves the worktree (issue 31). */
+  adopted?: boolean;
+  /** The forge's page to open a pull request, once pushed to a GitHub, GitLab or Gitea remote (issue 31). */
+  pullRequestUrl?: string;
+  /** The folder's worktreeSetup, run before the agent starts (issue 31). */
+  setup?: WorktreeSetup;
   discarded?: boolean;
+}
+
+/** A new worktree's setup commands and how they went (issue 31; docs/API.md "Land the work"). */
+export interface WorktreeSetup {
+  commands: string[];
+  status: 'running' | 'done' | 'failed' | 'cancelled';
+  /** The commands' output, each after a "$ <command>" line; its last 64 KiB. */
+  output: string;
+  exitCode?: number;
 }
 
 /** The ACP clientCapabilities of the editor behind a thread (extension): what is true is delegated to the thread's owner. */
@@ -330,8 +349,8 @@ export interface CreateThreadRequest {
   agent: string;
   cwd: string;
   title?: string;
-  /** Run the agent in a new git worktree of the folder's repository. */
-  worktree?: boolean;
+  /** Run the agent in a new git worktree of the folder's repository; or start on an existing branch or worktree (issue 31). */
+  worktree?: boolean | { branch: string } | { path: string };
   /** Start the agent and open its session before answering (the thread then carries its modes and configOptions). */
   openSession?: boolean;
   /** The editor's clientCapabilities: what is true is delegated to the thread's owner. */

@@ -21,6 +21,29 @@ export interface Changes {
 export interface MergeResult {
   how: 'up-to-date' | 'fast-forward' | 'merge' | 'commit-tree';
   commit: string;
+  /** The commit Merge made first of the worktree's uncommitted work (issue 31). */
+  committed?: string;
+  thread: Thread;
+}
+
+/** What Commit would commit and the message it suggests (GET /v1/threads/{id}/commit, issue 31). */
+export interface CommitSuggestion {
+  message: string;
+  files: string[];
+}
+
+/** The commit Commit made (POST /v1/threads/{id}/commit). */
+export interface CommitResult {
+  commit: string;
+  files: string[];
+  thread: Thread;
+}
+
+/** Where Push pushed (POST /v1/threads/{id}/push); pullRequestUrl for a GitHub, GitLab or Gitea remote. */
+export interface PushResult {
+  remote: string;
+  branch: string;
+  pullRequestUrl?: string;
   thread: Thread;
 }
 
@@ -62,6 +85,15 @@ export interface WorkApi {
   revert(id: string, r: RevertRequest): Promise<string[]>;
   checkpoints(id: string): Promise<Checkpoint[]>;
   restore(id: string, turnId: string): Promise<string[]>;
+  /** Issue 31: the files Commit would commit and its suggested message. */
+  commitSuggestion(id: string): Promise<CommitSuggestion>;
+  /** Commit the worktree's uncommitted work (message "": the suggestion; confirm: run hooks the thread changed). */
+  commit(id: string, r: { message?: string; confirm?: boolean }): Promise<CommitResult>;
+  push(id: string): Promise<PushResult>;
+  /** Open the thread's pull request page (worktree.pullRequestUrl, set by a push) in the user's browser. */
+  openPullRequest(thread: Thread): Promise<void>;
+  /** Stop the worktree's running setup (POST /v1/threads/{id}/setup/cancel). */
+  cancelSetup(id: string): Promise<Thread>;
 }
 
 type Request = <T>(method: string, url: string, body?: unknown) => Promise<T>;
@@ -88,6 +120,17 @@ export function httpWork(request: Request, url: Url): WorkApi {
     restore: async (id, turnId) =>
       (await request<{ files: string[] }>('POST', url(t(id, `/checkpoints/${encodeURIComponent(turnId)}/restore`))))
         .files ?? [],
+    commitSuggestion: async (id) => {
+      const s = await request<CommitSuggestion>('GET', url(t(id, '/commit')));
+      return { ...s, files: s.files ?? [] };
+    },
+    commit: (id, r) => request<CommitResult>('POST', url(t(id, '/commit')), r),
+    push: (id) => request<PushResult>('POST', url(t(id, '/push'))),
+    cancelSetup: async (id) => (await request<{ thread: Thread }>('POST', url(t(id, '/setup/cancel')))).thread,
+    openPullRequest: async (thread) => {
+      const link = thread.worktree?.pullRequestUrl;
+      if (link && /^https?:\/\//.test(link)) window.open(link, '_blank', 'noopener');
+    },
   };
 }
 
@@ -103,6 +146,11 @@ export type WorkBindings = Pick<
   | 'RevertChanges'
   | 'ListCheckpoints'
   | 'RestoreCheckpoint'
+  | 'CommitSuggestion'
+  | 'CommitThread'
+  | 'PushThread'
+  | 'OpenPullRequest'
+  | 'CancelSetup'
 >;
 
 /** WorkApi over the window's bindings; call maps a rejection to a HubError. */
@@ -122,5 +170,15 @@ export function wailsWork(b: WorkBindings, call: <T>(f: () => Promise<unknown>) 
     revert: async (id, r) => (await call<{ files: string[] }>(() => b.RevertChanges(id, r)))?.files ?? [],
     checkpoints: async (id) => (await call<Checkpoint[] | null>(() => b.ListCheckpoints(id))) ?? [],
     restore: async (id, turnId) => (await call<{ files: string[] }>(() => b.RestoreCheckpoint(id, turnId)))?.files ?? [],
+    commitSuggestion: async (id) => {
+      const s = await call<CommitSuggestion>(() => b.CommitSuggestion(id));
+      return { ...s, files: s?.files ?? [] };
+    },
+    commit: (id, r) => call<CommitResult>(() => b.CommitThread(id, { message: r.message ?? '', confirm: !!r.confirm })),
+    push: (id) => call<PushResult>(() => b.PushThread(id)),
+    cancelSetup: (id) => call<Thread>(() => b.CancelSetup(id)),
+    openPullRequest: async (thread) => {
+      await call(() => b.OpenPullRequest(thread.id));
+    },
   };
 }

@@ -802,6 +802,237 @@ export namespace hub {
 		    return a;
 		}
 	}
+	export class CommitRequest {
+	    message?: string;
+	    confirm?: boolean;
+	
+	    static createFrom(source: any = {}) {
+	        return new CommitRequest(source);
+	    }
+	
+	    constructor(source: any = {}) {
+	        if ('string' === typeof source) source = JSON.parse(source);
+	        this.message = source["message"];
+	        this.confirm = source["confirm"];
+	    }
+	}
+	export class ImportedSession {
+	    sessionId: string;
+	    history: string;
+	
+	    static createFrom(source: any = {}) {
+	        return new ImportedSession(source);
+	    }
+	
+	    constructor(source: any = {}) {
+	        if ('string' === typeof source) source = JSON.parse(source);
+	        this.sessionId = source["sessionId"];
+	        this.history = source["history"];
+	    }
+	}
+	export class WorktreeSetup {
+	    commands: string[];
+	    status: string;
+	    output: string;
+	    exitCode?: number;
+	
+	    static createFrom(source: any = {}) {
+	        return new WorktreeSetup(source);
+	    }
+	
+	    constructor(source: any = {}) {
+	        if ('string' === typeof source) source = JSON.parse(source);
+	        this.commands = source["commands"];
+	        this.status = source["status"];
+	        this.output = source["output"];
+	        this.exitCode = source["exitCode"];
+	    }
+	}
+	export class Worktree {
+	    path: string;
+	    branch: string;
+	    base: string;
+	    baseCommit: string;
+	    top: string;
+	    repo: string;
+	    ahead?: number;
+	    behind?: number;
+	    dirty?: number;
+	    merged?: boolean;
+	    adopted?: boolean;
+	    pullRequestUrl?: string;
+	    setup?: WorktreeSetup;
+	    discarded?: boolean;
+	
+	    static createFrom(source: any = {}) {
+	        return new Worktree(source);
+	    }
+	
+	    constructor(source: any = {}) {
+	        if ('string' === typeof source) source = JSON.parse(source);
+	        this.path = source["path"];
+	        this.branch = source["branch"];
+	        this.base = source["base"];
+	        this.baseCommit = source["baseCommit"];
+	        this.top = source["top"];
+	        this.repo = source["repo"];
+	        this.ahead = source["ahead"];
+	        this.behind = source["behind"];
+	        this.dirty = source["dirty"];
+	        this.merged = source["merged"];
+	        this.adopted = source["adopted"];
+	        this.pullRequestUrl = source["pullRequestUrl"];
+	        this.setup = this.convertValues(source["setup"], WorktreeSetup);
+	        this.discarded = source["discarded"];
+	    }
+	
+		convertValues(a: any, classs: any, asMap: boolean = false): any {
+		    if (!a) {
+		        return a;
+		    }
+		    if (a.slice && a.map) {
+		        return (a as any[]).map(elem => this.convertValues(elem, classs));
+		    } else if ("object" === typeof a) {
+		        if (asMap) {
+		            for (const key of Object.keys(a)) {
+		                a[key] = new classs(a[key]);
+		            }
+		            return a;
+		        }
+		        return new classs(a);
+		    }
+		    return a;
+		}
+	}
+	export class Thread {
+	    id: string;
+	    agent: string;
+	    cwd: string;
+	    title: string;
+	    clientId: string;
+	    status: string;
+	    // Go type: time
+	    createdAt: any;
+	    // Go type: time
+	    updatedAt: any;
+	    archived: boolean;
+	    modes?: number[];
+	    configOptions?: number[];
+	    availableCommands?: number[];
+	    clientCapabilities?: ClientCapabilities;
+	    worktree?: Worktree;
+	    summary?: string;
+	    // Go type: time
+	    compactedAt?: any;
+	    imported?: ImportedSession;
+	
+	    static createFrom(source: any = {}) {
+	        return new Thread(source);
+	    }
+	
+	    constructor(source: any = {}) {
+	        if ('string' === typeof source) source = JSON.parse(source);
+	        this.id = source["id"];
+	        this.agent = source["agent"];
+	        this.cwd = source["cwd"];
+	        this.title = source["title"];
+	        this.clientId = source["clientId"];
+	        this.status = source["status"];
+	        this.createdAt = this.convertValues(source["createdAt"], null);
+	        this.updatedAt = this.convertValues(source["updatedAt"], null);
+	        this.archived = source["archived"];
+	        this.modes = source["modes"];
+	        this.configOptions = source["configOptions"];
+	        this.availableCommands = source["availableCommands"];
+	        this.clientCapabilities = this.convertValues(source["clientCapabilities"], ClientCapabilities);
+	        this.worktree = this.convertValues(source["worktree"], Worktree);
+	        this.summary = source["summary"];
+	        this.compactedAt = this.convertValues(source["compactedAt"], null);
+	        this.imported = this.convertValues(source["imported"], ImportedSession);
+	    }
+	
+		convertValues(a: any, classs: any, asMap: boolean = false): any {
+		    if (!a) {
+		        return a;
+		    }
+		    if (a.slice && a.map) {
+		        return (a as any[]).map(elem => this.convertValues(elem, classs));
+		    } else if ("object" === typeof a) {
+		        if (asMap) {
+		            for (const key of Object.keys(a)) {
+		                a[key] = new classs(a[key]);
+		            }
+		            return a;
+		        }
+		        return new classs(a);
+		    }
+		    return a;
+		}
+	}
+	export class CommitResult {
+	    commit: string;
+	    files: string[];
+	    thread: Thread;
+	
+	    static createFrom(source: any = {}) {
+	        return new CommitResult(source);
+	    }
+	
+	    constructor(source: any = {}) {
+	        if ('string' === typeof source) source = JSON.parse(source);
+	        this.commit = source["commit"];
+	        this.files = source["files"];
+	        this.thread = this.convertValues(source["thread"], Thread);
+	    }
+	
+		convertValues(a: any, classs: any, asMap: boolean = false): any {
+		    if (!a) {
+		        return a;
+		    }
+		    if (a.slice && a.map) {
+		        return (a as any[]).map(elem => this.convertValues(elem, classs));
+		    } else if ("object" === typeof a) {
+		        if (asMap) {
+		            for (const key of Object.keys(a)) {
+		                a[key] = new classs(a[key]);
+		            }
+		            return a;
+		        }
+		        return new classs(a);
+		    }
+		    return a;
+		}
+	}
+	export class CommitSuggestion {
+	    message: string;
+	    files: string[];
+	
+	    static createFrom(source: any = {}) {
+	        return new CommitSuggestion(source);
+	    }
+	
+	    constructor(source: any = {}) {
+	        if ('string' === typeof source) source = JSON.parse(source);
+	        this.message = source["message"];
+	        this.files = source["files"];
+	    }
+	}
+	export class WorktreeRequest {
+	    On: boolean;
+	    Branch: string;
+	    Path: string;
+	
+	    static createFrom(source: any = {}) {
+	        return new WorktreeRequest(source);
+	    }
+	
+	    constructor(source: any = {}) {
+	        if ('string' === typeof source) source = JSON.parse(source);
+	        this.On = source["On"];
+	        this.Branch = source["Branch"];
+	        this.Path = source["Path"];
+	    }
+	}
 	export class CreateThreadRequest {
 	    agent: string;
 	    cwd: string;
@@ -809,7 +1040,7 @@ export namespace hub {
 	    openSession?: boolean;
 	    clientCapabilities?: ClientCapabilities;
 	    mcpServers?: number[][];
-	    worktree?: boolean;
+	    worktree?: WorktreeRequest;
 	
 	    static createFrom(source: any = {}) {
 	        return new CreateThreadRequest(source);
@@ -823,7 +1054,7 @@ export namespace hub {
 	        this.openSession = source["openSession"];
 	        this.clientCapabilities = this.convertValues(source["clientCapabilities"], ClientCapabilities);
 	        this.mcpServers = source["mcpServers"];
-	        this.worktree = source["worktree"];
+	        this.worktree = this.convertValues(source["worktree"], WorktreeRequest);
 	    }
 	
 		convertValues(a: any, classs: any, asMap: boolean = false): any {
@@ -1433,113 +1664,6 @@ export namespace hub {
 	        this.cursor = source["cursor"];
 	    }
 	}
-	export class ImportedSession {
-	    sessionId: string;
-	    history: string;
-	
-	    static createFrom(source: any = {}) {
-	        return new ImportedSession(source);
-	    }
-	
-	    constructor(source: any = {}) {
-	        if ('string' === typeof source) source = JSON.parse(source);
-	        this.sessionId = source["sessionId"];
-	        this.history = source["history"];
-	    }
-	}
-	export class Worktree {
-	    path: string;
-	    branch: string;
-	    base: string;
-	    baseCommit: string;
-	    top: string;
-	    repo: string;
-	    ahead?: number;
-	    behind?: number;
-	    discarded?: boolean;
-	
-	    static createFrom(source: any = {}) {
-	        return new Worktree(source);
-	    }
-	
-	    constructor(source: any = {}) {
-	        if ('string' === typeof source) source = JSON.parse(source);
-	        this.path = source["path"];
-	        this.branch = source["branch"];
-	        this.base = source["base"];
-	        this.baseCommit = source["baseCommit"];
-	        this.top = source["top"];
-	        this.repo = source["repo"];
-	        this.ahead = source["ahead"];
-	        this.behind = source["behind"];
-	        this.discarded = source["discarded"];
-	    }
-	}
-	export class Thread {
-	    id: string;
-	    agent: string;
-	    cwd: string;
-	    title: string;
-	    clientId: string;
-	    status: string;
-	    // Go type: time
-	    createdAt: any;
-	    // Go type: time
-	    updatedAt: any;
-	    archived: boolean;
-	    modes?: number[];
-	    configOptions?: number[];
-	    availableCommands?: number[];
-	    clientCapabilities?: ClientCapabilities;
-	    worktree?: Worktree;
-	    summary?: string;
-	    // Go type: time
-	    compactedAt?: any;
-	    imported?: ImportedSession;
-	
-	    static createFrom(source: any = {}) {
-	        return new Thread(source);
-	    }
-	
-	    constructor(source: any = {}) {
-	        if ('string' === typeof source) source = JSON.parse(source);
-	        this.id = source["id"];
-	        this.agent = source["agent"];
-	        this.cwd = source["cwd"];
-	        this.title = source["title"];
-	        this.clientId = source["clientId"];
-	        this.status = source["status"];
-	        this.createdAt = this.convertValues(source["createdAt"], null);
-	        this.updatedAt = this.convertValues(source["updatedAt"], null);
-	        this.archived = source["archived"];
-	        this.modes = source["modes"];
-	        this.configOptions = source["configOptions"];
-	        this.availableCommands = source["availableCommands"];
-	        this.clientCapabilities = this.convertValues(source["clientCapabilities"], ClientCapabilities);
-	        this.worktree = this.convertValues(source["worktree"], Worktree);
-	        this.summary = source["summary"];
-	        this.compactedAt = this.convertValues(source["compactedAt"], null);
-	        this.imported = this.convertValues(source["imported"], ImportedSession);
-	    }
-	
-		convertValues(a: any, classs: any, asMap: boolean = false): any {
-		    if (!a) {
-		        return a;
-		    }
-		    if (a.slice && a.map) {
-		        return (a as any[]).map(elem => this.convertValues(elem, classs));
-		    } else if ("object" === typeof a) {
-		        if (asMap) {
-		            for (const key of Object.keys(a)) {
-		                a[key] = new classs(a[key]);
-		            }
-		            return a;
-		        }
-		        return new classs(a);
-		    }
-		    return a;
-		}
-	}
 	export class ImportResult {
 	    threads: Thread[];
 	    turns: number;
@@ -1652,6 +1776,7 @@ export namespace hub {
 	export class MergeResult {
 	    how: string;
 	    commit: string;
+	    committed?: string;
 	    thread: Thread;
 	
 	    static createFrom(source: any = {}) {
@@ -1662,6 +1787,7 @@ export namespace hub {
 	        if ('string' === typeof source) source = JSON.parse(source);
 	        this.how = source["how"];
 	        this.commit = source["commit"];
+	        this.committed = source["committed"];
 	        this.thread = this.convertValues(source["thread"], Thread);
 	    }
 	
@@ -1896,6 +2022,42 @@ export namespace hub {
 	        this.timeout = source["timeout"];
 	        this.escalateAfter = source["escalateAfter"];
 	        this.rules = this.convertValues(source["rules"], PermissionRule);
+	    }
+	
+		convertValues(a: any, classs: any, asMap: boolean = false): any {
+		    if (!a) {
+		        return a;
+		    }
+		    if (a.slice && a.map) {
+		        return (a as any[]).map(elem => this.convertValues(elem, classs));
+		    } else if ("object" === typeof a) {
+		        if (asMap) {
+		            for (const key of Object.keys(a)) {
+		                a[key] = new classs(a[key]);
+		            }
+		            return a;
+		        }
+		        return new classs(a);
+		    }
+		    return a;
+		}
+	}
+	export class PushResult {
+	    remote: string;
+	    branch: string;
+	    pullRequestUrl?: string;
+	    thread: Thread;
+	
+	    static createFrom(source: any = {}) {
+	        return new PushResult(source);
+	    }
+	
+	    constructor(source: any = {}) {
+	        if ('string' === typeof source) source = JSON.parse(source);
+	        this.remote = source["remote"];
+	        this.branch = source["branch"];
+	        this.pullRequestUrl = source["pullRequestUrl"];
+	        this.thread = this.convertValues(source["thread"], Thread);
 	    }
 	
 		convertValues(a: any, classs: any, asMap: boolean = false): any {
@@ -2488,6 +2650,8 @@ export namespace hub {
 		    return a;
 		}
 	}
+	
+	
 
 }
 

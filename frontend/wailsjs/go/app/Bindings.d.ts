@@ -10,6 +10,8 @@ export function AuthInput(arg1:string,arg2:string):Promise<void>;
 
 export function AuthResize(arg1:string,arg2:number,arg3:number):Promise<void>;
 
+export function CancelSetup(arg1:string):Promise<hub.Thread>;
+
 export function CancelTurn(arg1:string):Promise<hub.Turn>;
 
 export function Changes(arg1:string,arg2:hub.ChangesQuery):Promise<hub.Changes>;
@@ -17,6 +19,10 @@ export function Changes(arg1:string,arg2:hub.ChangesQuery):Promise<hub.Changes>;
 export function ChooseFolder(arg1:string):Promise<string>;
 
 export function CloseAuth(arg1:string):Promise<void>;
+
+export function CommitSuggestion(arg1:string):Promise<hub.CommitSuggestion>;
+
+export function CommitThread(arg1:string,arg2:hub.CommitRequest):Promise<hub.CommitResult>;
 
 export function CompactThread(arg1:string):Promise<hub.Thread>;
 
@@ -76,9 +82,13 @@ export function OpenElicitationURL(arg1:string):Promise<void>;
 
 export function OpenInBrowser(arg1:string):Promise<void>;
 
+export function OpenPullRequest(arg1:string):Promise<void>;
+
 export function OpenSession(arg1:string):Promise<hub.Thread>;
 
 export function OverrideBudget(arg1:hub.OverrideRequest):Promise<hub.BudgetOverride>;
+
+export function PushThread(arg1:string):Promise<hub.PushResult>;
 
 export function QueryElicitations(arg1:hub.ElicitationQuery):Promise<hub.ElicitationPage>;
 

@@ -18,6 +18,10 @@ export function AuthResize(arg1, arg2, arg3) {
   return window['go']['app']['Bindings']['AuthResize'](arg1, arg2, arg3);
 }
 
+export function CancelSetup(arg1) {
+  return window['go']['app']['Bindings']['CancelSetup'](arg1);
+}
+
 export function CancelTurn(arg1) {
   return window['go']['app']['Bindings']['CancelTurn'](arg1);
 }
@@ -32,6 +36,14 @@ export function ChooseFolder(arg1) {
 
 export function CloseAuth(arg1) {
   return window['go']['app']['Bindings']['CloseAuth'](arg1);
+}
+
+export function CommitSuggestion(arg1) {
+  return window['go']['app']['Bindings']['CommitSuggestion'](arg1);
+}
+
+export function CommitThread(arg1, arg2) {
+  return window['go']['app']['Bindings']['CommitThread'](arg1, arg2);
 }
 
 export function CompactThread(arg1) {
@@ -150,12 +162,20 @@ export function OpenInBrowser(arg1) {
   return window['go']['app']['Bindings']['OpenInBrowser'](arg1);
 }
 
+export function OpenPullRequest(arg1) {
+  return window['go']['app']['Bindings']['OpenPullRequest'](arg1);
+}
+
 export function OpenSession(arg1) {
   return window['go']['app']['Bindings']['OpenSession'](arg1);
 }
 
 export function OverrideBudget(arg1) {
   return window['go']['app']['Bindings']['OverrideBudget'](arg1);
+}
+
+export function PushThread(arg1) {
+  return window['go']['app']['Bindings']['PushThread'](arg1);
 }
 
 export function QueryElicitations(arg1) {
