@@ -1,0 +1,6 @@
+-- Spend in tokens and agent time (issue 33): the cached tokens of a
+-- prompt's usage, and the agent time of a turn (a record of kind "turn",
+-- written when the turn ends: its running wall time less the time a
+-- person was asked, in seconds), which budgets.minutes counts.
+ALTER TABLE usage ADD COLUMN cached_tokens INTEGER NOT NULL DEFAULT 0;
+ALTER TABLE usage ADD COLUMN seconds REAL NOT NULL DEFAULT 0;
