@@ -212,9 +212,9 @@ type UsageRow struct {
 	Key, Agent, Currency                    string
 	Cost, Seconds                           float64
 	InputTokens, OutputTokens, CachedTokens int64
-	Used, Size                int64 // the last report's (thread and turn)
-	ThreadID                  string
-	HasCost                   bool
+	Used, Size                              int64 // the last report's (thread and turn)
+	ThreadID                                string
+	HasCost                                 bool
 	// Reported: the agent reported usage itself (not only the hub's
 	// record of a turn's agent time).
 	Reported bool

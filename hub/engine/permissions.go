@@ -87,7 +87,7 @@ func (c *threadClient) requestPermission(ctx context.Context, req acp.RequestPer
 	e.perms[p.ID] = pr
 	e.mu.Unlock()
 	tr.wd.touch()
-	tr.wd.pause() // the user's time is not the agent's silence
+	tr.wd.pause()                   // the user's time is not the agent's silence
 	if kind != hub.PermKindBudget { // nor its agent time (spend.go); a budget question holds no agent by itself
 		tr.spend.waitBegin(now)
 		defer func() { tr.spend.waitEnd(e.now()) }()
