@@ -45,6 +45,10 @@ type BudgetLimits struct {
 	Agents    map[string]AgentBudget `json:"agents,omitempty"`
 }
 
+// Prices are budgets.prices: a Price by model name, as the agent names
+// the model.
+type Prices map[string]Price
+
 // Price is a model's price in the budgets' currency per million tokens
 // (budgets.prices.<model>): what turns the tokens of an agent that
 // reports no cost into an estimate, always labelled as one.

@@ -297,7 +297,7 @@ type Budgets struct {
 	Agents    map[string]AgentBudget `json:"agents,omitempty"`
 	Tokens    BudgetLimits           `json:"tokens,omitzero"`
 	Minutes   BudgetLimits           `json:"minutes,omitzero"`
-	Prices    map[string]Price       `json:"prices,omitempty"`
+	Prices    Prices                 `json:"prices,omitempty"`
 	Grace     *float64               `json:"grace,omitempty"`
 	AllowMore *float64               `json:"allowMore,omitempty"`
 }
