@@ -60,12 +60,12 @@ func TestBudgetsSpendConfig(t *testing.T) {
 		t.Fatalf("minutes.perThread: %v %v", l, ok)
 	}
 	for body, field := range map[string]string{
-		"budgets: {tokens: {daily: -1}}":                  "budgets.tokens.daily",
+		"budgets: {tokens: {daily: -1}}":                   "budgets.tokens.daily",
 		"budgets: {minutes: {agents: {Bad!: {daily: 1}}}}": "budgets.minutes.agents",
-		"budgets: {grace: -0.1}":                          "budgets.grace",
-		"budgets: {allowMore: 20}":                        "budgets.allowMore",
-		"budgets: {prices: {m: {input: -3, output: 1}}}":  "budgets.prices.m",
-		"budgets: {tokens: {weekly: 5}}":                  "weekly",
+		"budgets: {grace: -0.1}":                           "budgets.grace",
+		"budgets: {allowMore: 20}":                         "budgets.allowMore",
+		"budgets: {prices: {m: {input: -3, output: 1}}}":   "budgets.prices.m",
+		"budgets: {tokens: {weekly: 5}}":                   "weekly",
 	} {
 		if _, err := parse("c.yaml", []byte(body)); err == nil || !strings.Contains(err.Error(), field) {
 			t.Errorf("%s: %v, want an error naming %s", body, err, field)
