@@ -10,7 +10,13 @@ export type UsageBucket = {
   cost: Record<string, number>;
   inputTokens: number;
   outputTokens: number;
+  /** Cached tokens (read and written), not in input or output. */
+  cachedTokens?: number;
+  /** Agent time: running turns less the time a person was asked. */
+  minutes?: number;
   agents?: Record<string, Record<string, number>>;
+  /** by=day: input + output tokens by agent. */
+  agentTokens?: Record<string, number>;
   agent?: string;
   title?: string;
   threadId?: string;
@@ -24,6 +30,8 @@ export type UsageReport = {
   to?: string;
   currency?: string;
   agentsWithoutCost: string[];
+  /** Per agent, the figure its budgets hold it by. */
+  heldBy?: Record<string, 'cost' | 'tokens' | 'minutes'>;
   /** Set when buckets follow (GET /v1/usage pages at 10,000 without a limit). */
   nextCursor?: string;
 };
