@@ -10,9 +10,17 @@ const [yesterday, today] = lastDays(2);
 
 const days: UsageReport = {
   currency: 'USD',
-  agentsWithoutCost: ['qwen'],
+  agentsWithoutCost: ['qwen', 'silent'],
+  heldBy: { claude: 'cost', codex: 'cost', qwen: 'tokens', silent: 'minutes' },
   buckets: [
-    { key: yesterday, cost: { USD: 1.5, EUR: 2 }, inputTokens: 0, outputTokens: 0, agents: { claude: { USD: 1 }, codex: { USD: 0.5 } } },
+    {
+      key: yesterday,
+      cost: { USD: 1.5, EUR: 2 },
+      inputTokens: 9000,
+      outputTokens: 3000,
+      agents: { claude: { USD: 1 }, codex: { USD: 0.5 } },
+      agentTokens: { claude: 4000, qwen: 8000 },
+    },
     { key: today, cost: { USD: 0.25 }, inputTokens: 0, outputTokens: 0, agents: { claude: { USD: 0.25 } } },
   ],
 };
@@ -38,6 +46,13 @@ describe('ledger', () => {
     expect(costTexts(threads)).toEqual({ th_a: '0.10 USD', th_b: '3.00 USD', th_c: '9.00 EUR' });
   });
 
+  it('stacks days by agent in tokens, the agents that report no cost included', () => {
+    expect(dayBars(days, 'USD', lastDays(2), 'tokens').map((b) => [b.total, b.segments.map((s) => `${s.agent}:${s.value}`)])).toEqual([
+      [12000, ['claude:4000', 'qwen:8000']],
+      [0, []],
+    ]);
+  });
+
   it('reads a BUDGET_EXCEEDED refusal and nothing else', () => {
     const e = new HubError('CONFLICT', 'spent', { details: { reason: 'BUDGET_EXCEEDED', budget: 'daily', currency: 'USD', spent: 5.2, limit: 5 } });
     expect(budgetRefusal(e, 'th_1')).toMatchObject({ threadId: 'th_1', budget: 'daily', spent: 5.2, limit: 5 });
@@ -56,7 +71,14 @@ describe('Usage view', () => {
     expect(plot.querySelectorAll('rect[data-agent]')).toHaveLength(3);
     expect(within(view).getByRole('img', { name: 'Threads that cost most' }).textContent).toContain('Dear');
     expect(view.textContent).toContain('Costs in EUR are reported but not counted against the USD budgets');
-    expect(view.textContent).toContain('These agents report no cost, so no budget can stop them: qwen');
+    const tokensPlot = within(view).getByRole('img', { name: 'Tokens per day, stacked by agent' });
+    expect([...tokensPlot.querySelectorAll('rect[data-agent]')].map((r) => r.getAttribute('data-agent'))).toEqual(['claude', 'qwen']);
+    expect(tokensPlot.querySelector('rect[data-agent="qwen"] title')?.textContent).toBe(`${yesterday} · qwen: 8,000 tokens`);
+    const held = within(view).getByTestId('held-by');
+    expect(held.querySelector('[data-agent="qwen"]')?.textContent).toBe('qwen: its tokens (it reports no cost)');
+    expect(held.querySelector('[data-agent="silent"]')?.textContent).toBe('silent: its agent time only (it reports neither cost nor tokens)');
+    expect(held.querySelector('[data-agent="claude"]')?.textContent).toBe('claude: its cost');
+    expect(view.textContent).toContain('the budgets in money cannot stop them; those in tokens and minutes can: qwen, silent');
     expect(f.usageQueries.map((q) => q.by).sort()).toEqual(['day', 'thread']);
     expect(document.activeElement?.textContent).toBe('Close');
     await fireEvent.keyDown(window, { key: 'Escape' });

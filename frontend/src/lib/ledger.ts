@@ -51,13 +51,17 @@ export function localDate(d: Date): string {
   return `${d.getFullYear()}-${p(d.getMonth() + 1)}-${p(d.getDate())}`;
 }
 
-/** A stacked bar per day: its segments by agent, in the budgets' currency. */
+/** A stacked bar per day: its segments by agent, in the budgets' currency or in tokens (input + output). */
 export type DayBar = { day: string; total: number; segments: { agent: string; value: number }[] };
 
-export function dayBars(rep: UsageReport | undefined, currency: string, days?: string[]): DayBar[] {
+export function dayBars(rep: UsageReport | undefined, currency: string, days?: string[], measure: 'cost' | 'tokens' = 'cost'): DayBar[] {
   const bars = (rep?.buckets ?? []).map((b) => {
-    const segments = Object.entries(b.agents ?? {})
-      .map(([agent, c]) => ({ agent, value: c[currency] ?? 0 }))
+    const byAgent: [string, number][] =
+      measure === 'tokens'
+        ? Object.entries(b.agentTokens ?? {})
+        : Object.entries(b.agents ?? {}).map(([agent, c]) => [agent, c[currency] ?? 0]);
+    const segments = byAgent
+      .map(([agent, value]) => ({ agent, value }))
       .filter((s) => s.value > 0)
       .sort((a, b) => a.agent.localeCompare(b.agent));
     return { day: b.key, total: segments.reduce((n, s) => n + s.value, 0), segments };
@@ -92,6 +96,13 @@ export function otherCurrencies(rep: UsageReport | undefined, currency: string):
 /** An amount with its currency, e.g. "1.25 USD" (4 decimals under 0.01). */
 export function money(v: number, currency: string): string {
   return `${v > 0 && v < 0.01 ? v.toFixed(4) : v.toFixed(2)} ${currency}`;
+}
+
+/** What holds an agent to its budgets (UsageReport.heldBy), in words. */
+export function heldByText(by: 'cost' | 'tokens' | 'minutes' | string): string {
+  if (by === 'cost') return 'its cost';
+  if (by === 'tokens') return 'its tokens (it reports no cost)';
+  return 'its agent time only (it reports neither cost nor tokens)';
 }
 
 /** A stable colour per agent. */

@@ -447,6 +447,8 @@ export interface Usage {
   inputTokens?: number;
   outputTokens?: number;
   totalTokens?: number;
+  cachedReadTokens?: number;
+  cachedWriteTokens?: number;
   [key: string]: unknown;
 }
 
