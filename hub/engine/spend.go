@@ -231,13 +231,13 @@ func (e *Engine) judge(tr *turnRT, s budgetScope, spent float64) {
 	sp := tr.spend
 	sp.mu.Lock()
 	over := s.limit + sp.extra[s.name]
-	if spent < over {
+	if !reached(spent, over) {
 		sp.mu.Unlock()
 		return
 	}
 	b := e.config().Budgets
 	measure, _ := hub.Measure(s.name)
-	if grace := b.GraceShare() * s.limit; spent >= over+grace {
+	if grace := b.GraceShare() * s.limit; reached(spent, over+grace) {
 		sp.mu.Unlock()
 		e.cancelTurn(tr, fmt.Sprintf("the %s budget is spent past its grace: %s of %s", s.name,
 			hub.FormatSpend(measure, spent, b.Currency), hub.FormatSpend(measure, over, b.Currency)))
@@ -251,6 +251,10 @@ func (e *Engine) judge(tr *turnRT, s budgetScope, spent float64) {
 	sp.mu.Unlock()
 	go e.askBudget(tr, s, spent, over)
 }
+
+// reached reports whether spent reached limit, within the rounding of
+// sums of decimal amounts (0.3 + 0.2 + 0.05 + 0.55 is a hair under 1.1).
+func reached(spent, limit float64) bool { return spent >= limit-1e-9*max(1, limit) }
 
 // askBudget raises the budget permission about s for tr (spent of its
 // limit over) and acts on the answer: "allow-more" adds
