@@ -225,12 +225,15 @@ func (b Budgets) validateSpend() error {
 }
 
 // FormatSpend is an amount of measure for people: "12,400 tokens",
-// "25 min", "5.00 USD".
+// "25 min" ("2.5 min", "40 s" under a minute), "5.00 USD".
 func FormatSpend(measure string, v float64, currency string) string {
 	switch measure {
 	case MeasureTokens:
 		return groupThousands(int64(math.Round(v))) + " tokens"
 	case MeasureMinutes:
+		if v < 1 {
+			return fmt.Sprintf("%.0f s", v*60)
+		}
 		if v < 10 {
 			return fmt.Sprintf("%.1f min", v)
 		}

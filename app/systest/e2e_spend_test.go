@@ -59,7 +59,7 @@ func TestE2EBudgetPause(t *testing.T) {
 		}
 	}
 	if bp.Kind != "budget" || details.Budget != "tokens.perThread" || details.Spent != 1200 || details.Limit != 1000 || details.AllowMore != 200 ||
-		!strings.Contains(bp.Request.Title, "reached its 1,000 tokens perThread budget") {
+		!strings.Contains(bp.Request.Title, "reached its per-thread limit of 1,000 tokens") {
 		t.Fatalf("budget permission %+v details %+v", bp, details)
 	}
 	testkit.Never(t, 500*time.Millisecond, "the agent's request raised while the budget question waits", func() bool {
@@ -101,7 +101,7 @@ func TestE2EBudgetPause(t *testing.T) {
 	th3 := h.newThread("silent", cwd)
 	tu3 := h.startTurn(th3.ID, "hang")
 	q := h.waitPermission(tu3.ID, 30*time.Second)
-	if q.Kind != "budget" || !strings.Contains(q.Request.Title, "daily budget") {
+	if q.Kind != "budget" || !strings.Contains(q.Request.Title, "reached silent's daily limit of 1 s") {
 		t.Fatalf("time budget permission %+v", q)
 	}
 	if done := h.waitTurn(th3.ID, tu3.ID, 30*time.Second); done.Status != "cancelled" {

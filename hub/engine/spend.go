@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"math"
+	"strings"
 	"sync"
 	"time"
 
@@ -305,17 +306,32 @@ func (e *Engine) askBudget(tr *turnRT, s budgetScope, spent, over float64) {
 	sp.wake()
 }
 
-// budgetTitle is the budget question's title: "Thread X reached its
-// 5.00 USD daily budget: allow 1.00 USD more for this turn, or stop now".
+// budgetTitle is the budget question's title, in words: `"Fix the
+// parser" reached its daily limit of 5.00 USD (5.02 USD spent): allow
+// 1.00 USD more for this turn, or stop now`.
 func budgetTitle(t hub.Thread, d *hub.BudgetDetails) string {
 	name := t.Title
 	if name == "" {
 		name = t.ID
 	}
-	_, rest := hub.Measure(d.Budget)
-	return fmt.Sprintf("%q reached its %s %s budget (%s spent): allow %s more for this turn, or stop now",
-		name, hub.FormatSpend(d.Measure, d.Limit, d.Currency), rest,
+	return fmt.Sprintf("%q reached %s limit of %s (%s spent): allow %s more for this turn, or stop now",
+		name, limitWords(d.Budget), hub.FormatSpend(d.Measure, d.Limit, d.Currency),
 		hub.FormatSpend(d.Measure, d.Spent, d.Currency), hub.FormatSpend(d.Measure, d.AllowMore, d.Currency))
+}
+
+// limitWords names a budget for people: "its daily", "its per-thread",
+// "claude's monthly".
+func limitWords(budget string) string {
+	_, rest := hub.Measure(budget)
+	whose := "its"
+	if r, ok := strings.CutPrefix(rest, "agents."); ok {
+		i := strings.LastIndexByte(r, '.')
+		whose, rest = r[:i]+"'s", r[i+1:]
+	}
+	if rest == hub.BudgetPerThread {
+		rest = "per-thread"
+	}
+	return whose + " " + rest
 }
 
 // holdForBudget holds an agent's request while its turn's budget

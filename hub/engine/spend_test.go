@@ -73,7 +73,7 @@ func TestTimeCapStopsSilentAgent(t *testing.T) {
 	h.clock.advanceOnce(t, time.Minute)
 	p := budgetPermission(t, sub, "minutes.daily")
 	if d := p.Request.Budget; d.Limit != 1 || d.AllowMore != 0.2 || !near(d.Grace, 0.1) || d.Measure != hub.MeasureMinutes ||
-		!strings.Contains(p.Request.Title, "1.0 min daily budget") || !strings.Contains(p.Request.Title, "allow 0.2 min more") {
+		!strings.Contains(p.Request.Title, "reached its daily limit of 1.0 min") || !strings.Contains(p.Request.Title, "allow 12 s more for this turn") {
 		t.Fatalf("budget details %+v title %q", d, p.Request.Title)
 	}
 	h.clock.advanceOnce(t, 6*time.Second) // the grace: 10 % of a minute
@@ -103,7 +103,7 @@ func TestBudgetQuestionHoldsAndAllowMore(t *testing.T) {
 		t.Fatal(err)
 	}
 	bp := budgetPermission(t, sub, "tokens.daily")
-	if !strings.Contains(bp.Request.Title, "1,000 tokens daily budget (1,200 tokens spent): allow 200 tokens more") {
+	if !strings.Contains(bp.Request.Title, "reached its daily limit of 1,000 tokens (1,200 tokens spent): allow 200 tokens more for this turn, or stop now") {
 		t.Fatalf("title %q", bp.Request.Title)
 	}
 	testkit.Never(t, 300*time.Millisecond, "the agent's permission raised while the budget question is pending", func() bool {

@@ -9,7 +9,7 @@ describe('PermissionCard for a spending limit', () => {
   beforeEach(() => vi.useFakeTimers());
   afterEach(() => vi.useRealTimers());
 
-  const title = '"Refactor" reached its 1,000 tokens perThread budget (1,200 tokens spent): allow 200 tokens more for this turn, or stop now';
+  const title = '"Refactor" reached its per-thread limit of 1,000 tokens (1,200 tokens spent): allow 200 tokens more for this turn, or stop now';
 
   it('says the amounts, answers with the hub’s options by name, and offers no “Always…”', async () => {
     const ondecide = vi.fn();
