@@ -28,10 +28,15 @@ let browser;
 const check = checker(log);
 const sleep = (ms) => new Promise((r) => setTimeout(r, ms));
 
-/** Screenshots of target (the page when absent) as name-<scheme>-<width>.png, light and dark, 700 and 1440 wide. */
-async function shoot(page, name, target) {
+/**
+ * Screenshots of target (the page when absent) as name-<scheme>-<width>.png,
+ * light and dark, 700 and 1440 wide; before(), if given, runs after each
+ * resize (to scroll what is shown into place).
+ */
+async function shoot(page, name, target, before) {
   for (const width of [1440, 700]) {
     await page.setViewportSize({ width, height: 900 });
+    await before?.();
     for (const scheme of ['light', 'dark']) {
       await page.emulateMedia({ colorScheme: scheme });
       await page.evaluate(() => new Promise((r) => requestAnimationFrame(() => requestAnimationFrame(r))));
@@ -124,9 +129,11 @@ async function main() {
   check((await budgets.getByRole('spinbutton', { name: 'Per thread, in tokens' }).inputValue()) === '1000', 'the tokens limit is shown');
   check((await budgets.getByRole('spinbutton', { name: 'Daily, in minutes' }).inputValue()) === '240', 'the minutes limit is shown');
   check((await budgets.getByRole('table', { name: 'Prices' }).textContent()).includes('claude-sonnet-4-5'), 'the price is listed');
-  const grace = budgets.getByRole('spinbutton', { name: 'If it asks nothing, stop it past the limit by (%)' });
+  const grace = budgets.getByRole('spinbutton', { name: 'Grace (%)' });
   check((await grace.inputValue()) === '50', 'the grace is shown in percent');
-  await shoot(page, 'budget-settings', budgets);
+  await shoot(page, 'budget-settings', undefined, () =>
+    budgets.getByRole('heading', { name: 'In tokens' }).evaluate((h) => h.scrollIntoView({ block: 'start' })),
+  );
   await page.keyboard.press('Escape');
 
   await page.getByRole('button', { name: 'Usage' }).click();

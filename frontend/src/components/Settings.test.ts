@@ -400,7 +400,7 @@ describe('Settings as one page', () => {
     await commit(sdkMinutes, '-1');
     expect(within(row(sdkMinutes)).getByRole('alert').textContent).toBe('Give an amount of 0 or more (0 is no limit).');
 
-    const grace = budgets.getByRole('spinbutton', { name: 'If it asks nothing, stop it past the limit by (%)' }) as HTMLInputElement;
+    const grace = budgets.getByRole('spinbutton', { name: 'Grace (%)' }) as HTMLInputElement;
     expect(grace.value).toBe('10');
     await commit(grace, '5');
     await within(row(grace)).findByText('Saved');
