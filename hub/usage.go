@@ -104,6 +104,10 @@ type UsageRecord struct {
 	// Seconds is a turn's agent time (UsageTurn): its running wall time
 	// less the time a person was asked.
 	Seconds float64
+	// Estimate is a prompt's tokens at budgets.prices of its model, in
+	// the budgets' currency, when its turn reported no cost (UsagePrompt;
+	// 0 otherwise): shown as an estimate, never counted as spent.
+	Estimate float64
 	// Cost is set by the store when the record is committed: what this
 	// report adds to the ledger, the increase of Amount over the last
 	// amount of the same thread, agent session and currency, or Amount
@@ -163,6 +167,9 @@ type UsageBucket struct {
 	// is agent time (running turns less the time a person was asked).
 	CachedTokens int64   `json:"cachedTokens,omitempty"`
 	Minutes      float64 `json:"minutes,omitempty"`
+	// Estimate is the cost of tokens reported without a cost at
+	// budgets.prices, in the report's Currency: an estimate, never spent.
+	Estimate float64 `json:"estimate,omitempty"`
 	// Agents splits Cost by agent (by=day, for a stacked plot), and
 	// AgentTokens splits input + output tokens the same way.
 	Agents      map[string]map[string]float64 `json:"agents,omitempty"`
@@ -210,7 +217,7 @@ const (
 // 15-minute slot's start in Unix seconds for days) and its sums.
 type UsageRow struct {
 	Key, Agent, Currency                    string
-	Cost, Seconds                           float64
+	Cost, Seconds, Estimate                 float64
 	InputTokens, OutputTokens, CachedTokens int64
 	Used, Size                              int64 // the last report's (thread and turn)
 	ThreadID                                string

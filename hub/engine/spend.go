@@ -7,6 +7,7 @@ import (
 	"math"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/switchboard-hub/switchboard/acp"
@@ -63,6 +64,9 @@ type turnSpend struct {
 	// changed wakes the minutes watcher (an ask began or ended, a limit
 	// was raised).
 	changed chan struct{}
+	// costed: the turn's agent reported a cost (its tokens then get no
+	// estimate).
+	costed atomic.Bool
 }
 
 // newTurnSpend starts the spend of a turn started at now.
@@ -360,6 +364,17 @@ func (c *threadClient) holdForBudget(ctx context.Context, method string) error {
 		return acp.NewError(acp.CodeInternalError, "switchboard: %s refused: the turn was stopped at its budget", method)
 	}
 	return ctx.Err()
+}
+
+// estimate is the cost of a prompt's tokens of tr at budgets.prices of
+// model (in the budgets' currency) when tr reported no cost and the model
+// has a price; 0 otherwise.
+func (e *Engine) estimate(tr *turnRT, model string, input, output int64) float64 {
+	p, ok := e.config().Budgets.Prices[model]
+	if !ok || tr.spend == nil || tr.spend.costed.Load() {
+		return 0
+	}
+	return p.Estimate(input, output)
 }
 
 // spendRecord is the ledger record of tr's agent time, written when it

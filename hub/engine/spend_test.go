@@ -159,3 +159,26 @@ func TestBudgetQuestionNoAnswerStops(t *testing.T) {
 		t.Fatalf("permissions %+v (want only the budget question, expired)", ps)
 	}
 }
+
+// Prices turn the tokens of a turn that reported no cost into an
+// estimate (never spent); a turn that reported a cost gets none.
+func TestPricesEstimateTokensWithoutCost(t *testing.T) {
+	h := newHarness(t, func(c *engine.Config) {
+		c.Budgets = hub.Budgets{Currency: "USD", Daily: 0.01, Prices: hub.Prices{"fake-small": {Input: 3, Output: 15}}}
+	})
+	th := h.thread("fake")
+	sub := h.watch(th)
+	free := h.run(th, sub, "usage 500 100000 - USD 4000 1000")
+	paid := h.run(th, sub, "usage 600 100000 0.001 USD 4000 1000")
+	rep := h.usage(alice, hub.UsageByTurn, th.ID)
+	if b := bucket(t, rep, free.ID); !near(b.Estimate, 0.027) || len(b.Cost) != 0 {
+		t.Fatalf("the turn without cost: %+v (want an estimate of 0.027)", b)
+	}
+	if b := bucket(t, rep, paid.ID); b.Estimate != 0 || !near(b.Cost["USD"], 0.001) {
+		t.Fatalf("the turn with a cost: %+v (want no estimate)", b)
+	}
+	// An estimate is never spent: the daily budget of 0.01 is not reached.
+	if turn := h.run(th, sub, "echo still allowed"); turn.Status != hub.TurnCompleted {
+		t.Fatalf("after an estimate over the budget %+v", turn)
+	}
+}

@@ -57,6 +57,9 @@ func (c *threadClient) usageUpdate(n acp.SessionNotification) {
 		if u.Cost != nil && u.Cost.Currency != "" && len(u.Cost.Currency) <= 16 {
 			if amount, ok := hub.ClampAmount(u.Cost.Amount); ok {
 				rec.Amount, rec.Currency = &amount, u.Cost.Currency
+				if tr != nil {
+					tr.spend.costed.Store(true) // spend.go: no estimate for this turn
+				}
 			}
 		}
 		w.Usage = append(w.Usage, rec)
@@ -89,6 +92,7 @@ func (e *Engine) recordPromptUsage(tr *turnRT, agent *acp.Agent, sid string) {
 	rec := c.record(tr, sid, model, hub.UsagePrompt)
 	rec.InputTokens, rec.OutputTokens = hub.ClampTokens(u.InputTokens), hub.ClampTokens(u.OutputTokens)
 	rec.CachedTokens = hub.ClampTokens(u.CachedReadTokens) + hub.ClampTokens(u.CachedWriteTokens)
+	rec.Estimate = e.estimate(tr, model, rec.InputTokens, rec.OutputTokens) // spend.go
 	e.commitAsync(&hub.Write{Usage: []hub.UsageRecord{rec}})
 }
 
@@ -205,6 +209,7 @@ func (e *Engine) Usage(ctx context.Context, c hub.Caller, q hub.UsageQuery) (hub
 		b.OutputTokens = satAddInt(b.OutputTokens, r.OutputTokens)
 		b.CachedTokens = satAddInt(b.CachedTokens, r.CachedTokens)
 		b.Minutes += r.Seconds / 60
+		b.Estimate = hub.SaturatingAdd(b.Estimate, r.Estimate)
 		switch q.By {
 		case hub.UsageByDay:
 			if r.Currency != "" {

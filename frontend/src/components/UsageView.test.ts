@@ -44,6 +44,15 @@ describe('ledger', () => {
     expect(topThreads(threads, 'USD').map((t) => t.key)).toEqual(['th_b', 'th_a']);
     expect(otherCurrencies(days, 'USD')).toEqual(['EUR']);
     expect(costTexts(threads)).toEqual({ th_a: '0.10 USD', th_b: '3.00 USD', th_c: '9.00 EUR' });
+    const estimated: UsageReport = {
+      currency: 'USD',
+      agentsWithoutCost: [],
+      buckets: [
+        { key: 'tu_1', cost: {}, inputTokens: 4000, outputTokens: 1000, estimate: 0.027 },
+        { key: 'tu_2', cost: { USD: 0.5 }, inputTokens: 0, outputTokens: 0, estimate: 0.1 },
+      ],
+    };
+    expect(costTexts(estimated)).toEqual({ tu_1: '≈ 0.03 USD, estimated', tu_2: '0.50 USD' });
   });
 
   it('stacks days by agent in tokens, the agents that report no cost included', () => {
@@ -112,7 +121,7 @@ describe('Settings → Budgets', () => {
     await fireEvent.click(await screen.findByRole('button', { name: 'Settings' }));
     const dialog = await screen.findByRole('dialog', { name: 'Settings' });
     const section = await within(dialog).findByRole('region', { name: 'Budgets' });
-    const monthly = within(section).getByLabelText('Monthly') as HTMLInputElement;
+    const monthly = within(section).getByRole('spinbutton', { name: 'Monthly' }) as HTMLInputElement;
     await fireEvent.input(monthly, { target: { value: '50' } });
     await fireEvent.change(monthly);
     await within(section).findByText('Saved');

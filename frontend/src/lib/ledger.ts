@@ -14,6 +14,8 @@ export type UsageBucket = {
   cachedTokens?: number;
   /** Agent time: running turns less the time a person was asked. */
   minutes?: number;
+  /** Tokens reported without a cost, at budgets.prices, in the report's currency: an estimate, never spent. */
+  estimate?: number;
   agents?: Record<string, Record<string, number>>;
   /** by=day: input + output tokens by agent. */
   agentTokens?: Record<string, number>;
@@ -112,7 +114,11 @@ export function agentColour(agent: string): string {
   return `hsl(${h} 60% 50%)`;
 }
 
-/** Costs of a report's buckets by key, as text ("0.15 USD · 0.50 EUR"). */
+/**
+ * Costs of a report's buckets by key, as text ("0.15 USD · 0.50 EUR"); a
+ * bucket with no cost but an estimate from the prices says so
+ * ("≈ 0.0270 USD, estimated").
+ */
 export function costTexts(rep: UsageReport | undefined): Record<string, string> {
   const out: Record<string, string> = {};
   for (const b of rep?.buckets ?? []) {
@@ -121,6 +127,7 @@ export function costTexts(rep: UsageReport | undefined): Record<string, string> 
       .sort(([a], [b]) => a.localeCompare(b))
       .map(([c, v]) => money(v, c));
     if (parts.length) out[b.key] = parts.join(' · ');
+    else if ((b.estimate ?? 0) > 0) out[b.key] = `≈ ${money(b.estimate!, rep?.currency || 'USD')}, estimated`;
   }
   return out;
 }
