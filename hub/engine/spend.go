@@ -236,19 +236,22 @@ func (e *Engine) judge(tr *turnRT, s budgetScope, spent float64) {
 	sp := tr.spend
 	sp.mu.Lock()
 	over := s.limit + sp.extra[s.name]
+	sp.mu.Unlock()
 	if !reached(spent, over) {
-		sp.mu.Unlock()
-		return
+		return // the path of nearly every report: a lock and a comparison
 	}
 	b := e.config().Budgets
 	measure, _ := hub.Measure(s.name)
 	if grace := b.GraceShare() * s.limit; reached(spent, over+grace) {
-		sp.mu.Unlock()
 		e.cancelTurn(tr, fmt.Sprintf("the %s budget is spent past its grace: %s of %s", s.name,
 			hub.FormatSpend(measure, spent, b.Currency), hub.FormatSpend(measure, over, b.Currency)))
 		return
 	}
-	if sp.asking != "" || tr.cancelled() {
+	if tr.cancelled() {
+		return
+	}
+	sp.mu.Lock()
+	if sp.asking != "" { // one question at a time; "allow more" only while one is asked
 		sp.mu.Unlock()
 		return
 	}
