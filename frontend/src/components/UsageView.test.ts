@@ -4,7 +4,7 @@ import App from '../App.svelte';
 import { HubStore } from '../lib/hubstore.svelte';
 import { HubError } from '../lib/transport';
 import { FakeTransport } from '../test/fakeTransport';
-import { budgetRefusal, costTexts, dayBars, lastDays, otherCurrencies, topThreads, type UsageReport } from '../lib/ledger';
+import { budgetRefusal, costTexts, dayBars, lastDays, otherCurrencies, spendText, topThreads, type UsageReport } from '../lib/ledger';
 
 const [yesterday, today] = lastDays(2);
 
@@ -66,6 +66,10 @@ describe('ledger', () => {
     const e = new HubError('CONFLICT', 'spent', { details: { reason: 'BUDGET_EXCEEDED', budget: 'daily', currency: 'USD', spent: 5.2, limit: 5 } });
     expect(budgetRefusal(e, 'th_1')).toMatchObject({ threadId: 'th_1', budget: 'daily', spent: 5.2, limit: 5 });
     expect(budgetRefusal(new HubError('CONFLICT', 'a turn is running'), 'th_1')).toBeUndefined();
+    // Each budget in its own measure.
+    expect(spendText(5.2, 'daily', 'USD')).toBe('5.20 USD');
+    expect(spendText(1200, 'tokens.perThread', 'USD')).toBe('1,200 tokens');
+    expect(spendText(45, 'minutes.agents.claude.daily', 'USD')).toBe('45 min');
   });
 });
 

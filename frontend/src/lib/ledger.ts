@@ -107,6 +107,17 @@ export function heldByText(by: 'cost' | 'tokens' | 'minutes' | string): string {
   return 'its agent time only (it reports neither cost nor tokens)';
 }
 
+/**
+ * An amount of the budget named budget, in its measure: tokens for
+ * "tokens.…" ("12,400 tokens"), agent time for "minutes.…" ("25 min"),
+ * money for the others ("1.25 USD").
+ */
+export function spendText(v: number, budget: string, currency: string): string {
+  if (budget.startsWith('tokens.')) return `${Math.round(v).toLocaleString('en')} tokens`;
+  if (budget.startsWith('minutes.')) return `${v < 10 ? v.toFixed(1) : Math.round(v)} min`;
+  return money(v, currency);
+}
+
 /** A stable colour per agent. */
 export function agentColour(agent: string): string {
   let h = 0;
