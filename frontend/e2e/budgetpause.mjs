@@ -101,6 +101,15 @@ async function main() {
   await sleep(500);
   check((await api('GET', '/v1/permissions?status=pending')).permissions.length === 1, 'the agent’s own request is held while the question waits');
   await shoot(page, 'budget-question');
+  // The same question in its thread.
+  await inbox.getByRole('link', { name: 'Show in Refactor the parser' }).or(inbox.getByRole('button', { name: 'Show in Refactor the parser' })).click();
+  const inThread = page.locator('main, [role="main"]').getByRole('region', { name: /^Permission request: / }).first();
+  await inThread.waitFor();
+  await inThread.scrollIntoViewIfNeeded();
+  check((await inThread.locator('strong.title').textContent()) === 'Spending limit', 'the thread shows the question too');
+  await shoot(page, 'budget-thread');
+  if (!(await inbox.isVisible())) await page.getByRole('button', { name: 'Approvals: 1 pending' }).click();
+  await card.waitFor();
 
   // 2. Allow more: the held request comes, and the turn finishes.
   log('2. allow more, the held request, the turn finishes');
