@@ -96,6 +96,9 @@ type PermissionRequest struct {
 	Paths []string `json:"paths,omitempty"`
 	// Flags say what the card must point out (Flag…), sorted.
 	Flags []string `json:"flags,omitempty"`
+	// Budget are a budget permission's amounts (PermKindBudget): its
+	// details, beside its title.
+	Budget *BudgetDetails `json:"budget,omitempty"`
 }
 
 // EnvVar is one variable an agent sets for a command. Value is given for

@@ -5,7 +5,6 @@ import (
 	"math"
 	"regexp"
 	"sort"
-	"strings"
 	"time"
 )
 
@@ -73,7 +72,12 @@ func FiniteCost(x float64) float64 {
 const (
 	UsageUpdate = "update" // an ACP usage_update: used/size, cumulative cost
 	UsagePrompt = "prompt" // the usage of a session/prompt response: tokens
+	UsageTurn   = "turn"   // a turn's agent time (Seconds), when it ends
 )
+
+// MaxUsageSeconds bounds one record's agent time (a day; a turn's
+// timeout is far shorter).
+const MaxUsageSeconds = 86400
 
 // UsageRecord is one usage report of an agent as the ledger keeps it: ids,
 // numbers and the model, never text, so it outlives its thread's deletion.
@@ -93,8 +97,17 @@ type UsageRecord struct {
 	// nil when the report has no cost.
 	Amount   *float64
 	Currency string
-	// InputTokens and OutputTokens are a prompt's tokens (UsagePrompt).
-	InputTokens, OutputTokens int64
+	// InputTokens and OutputTokens are a prompt's tokens (UsagePrompt),
+	// CachedTokens its cached (read and written) tokens, counted apart:
+	// budgets.tokens counts input + output.
+	InputTokens, OutputTokens, CachedTokens int64
+	// Seconds is a turn's agent time (UsageTurn): its running wall time
+	// less the time a person was asked.
+	Seconds float64
+	// Estimate is a prompt's tokens at budgets.prices of its model, in
+	// the budgets' currency, when its turn reported no cost (UsagePrompt;
+	// 0 otherwise): shown as an estimate, never counted as spent.
+	Estimate float64
 	// Cost is set by the store when the record is committed: what this
 	// report adds to the ledger, the increase of Amount over the last
 	// amount of the same thread, agent session and currency, or Amount
@@ -150,8 +163,17 @@ type UsageBucket struct {
 	Cost         map[string]float64 `json:"cost"`
 	InputTokens  int64              `json:"inputTokens"`
 	OutputTokens int64              `json:"outputTokens"`
-	// Agents splits Cost by agent (by=day, for a stacked plot).
-	Agents map[string]map[string]float64 `json:"agents,omitempty"`
+	// CachedTokens are cached tokens (not in input or output); Minutes
+	// is agent time (running turns less the time a person was asked).
+	CachedTokens int64   `json:"cachedTokens,omitempty"`
+	Minutes      float64 `json:"minutes,omitempty"`
+	// Estimate is the cost of tokens reported without a cost at
+	// budgets.prices, in the report's Currency: an estimate, never spent.
+	Estimate float64 `json:"estimate,omitempty"`
+	// Agents splits Cost by agent (by=day, for a stacked plot), and
+	// AgentTokens splits input + output tokens the same way.
+	Agents      map[string]map[string]float64 `json:"agents,omitempty"`
+	AgentTokens map[string]int64              `json:"agentTokens,omitempty"`
 	// Agent, Title and ThreadID describe a thread or turn bucket (Title
 	// only while the thread exists).
 	Agent    string `json:"agent,omitempty"`
@@ -174,19 +196,35 @@ type UsageReport struct {
 	// AgentsWithoutCost are agents that reported usage in the period but
 	// never a cost: no budget can stop them.
 	AgentsWithoutCost []string `json:"agentsWithoutCost"`
+	// HeldBy names, per agent that reported usage in the period, the
+	// figure its budgets can hold it by: HeldByCost (it reports a cost),
+	// HeldByTokens (tokens, no cost: budgets.tokens, and money only as
+	// an estimate from budgets.prices) or HeldByMinutes (neither: only
+	// budgets.minutes).
+	HeldBy map[string]string `json:"heldBy"`
 	// NextCursor is set when buckets follow (pass it as cursor).
 	NextCursor string `json:"nextCursor,omitempty"`
 }
 
+// UsageReport.HeldBy values.
+const (
+	HeldByCost    = "cost"
+	HeldByTokens  = "tokens"
+	HeldByMinutes = "minutes"
+)
+
 // UsageRow is one row of a store grouping (Store's Usage): a key (a local
 // 15-minute slot's start in Unix seconds for days) and its sums.
 type UsageRow struct {
-	Key, Agent, Currency      string
-	Cost                      float64
-	InputTokens, OutputTokens int64
-	Used, Size                int64 // the last report's (thread and turn)
-	ThreadID                  string
-	HasCost                   bool
+	Key, Agent, Currency                    string
+	Cost, Seconds, Estimate                 float64
+	InputTokens, OutputTokens, CachedTokens int64
+	Used, Size                              int64 // the last report's (thread and turn)
+	ThreadID                                string
+	HasCost                                 bool
+	// Reported: the agent reported usage itself (not only the hub's
+	// record of a turn's agent time).
+	Reported bool
 }
 
 // UsageFilter selects ledger rows for a sum (budgets) or a grouping.
@@ -197,6 +235,9 @@ type UsageFilter struct {
 	ThreadID string
 	Agent    string
 	Currency string
+	// Measure is what UsageSpent sums: hub.MeasureMoney (cost in
+	// Currency), MeasureTokens (input + output) or MeasureMinutes.
+	Measure string
 }
 
 // UsageStore is the ledger's storage, the part of Store that keeps it.
@@ -205,8 +246,8 @@ type UsageStore interface {
 	// (15-minute slots, for local days), "agent", "thread", "model" or
 	// "turn".
 	UsageRows(ctx context.Context, f UsageFilter, by string) ([]UsageRow, error)
-	// UsageSpent is the ledger's cost in f.Currency of the records f
-	// selects.
+	// UsageSpent is the ledger's f.Measure of the records f selects:
+	// cost in f.Currency, tokens (input + output) or agent minutes.
 	UsageSpent(ctx context.Context, f UsageFilter) (float64, error)
 	// UnusedOverride returns the id of an override of budget (for
 	// threadID, "" for any) made at or after since and not used yet, ""
@@ -251,13 +292,21 @@ const ReasonBudgetNotExceeded = "BUDGET_NOT_EXCEEDED"
 
 // Budgets are spending limits (config "budgets"); a zero limit is none.
 // Days and months are in the hub's local time zone. Only costs in Currency
-// count.
+// count. Tokens and Minutes are the same limits in tokens and in agent
+// time (spend.go); Prices turn tokens into an estimate; Grace and
+// AllowMore (nil: their defaults) bound a running turn that crosses a
+// limit.
 type Budgets struct {
 	Currency  string                 `json:"currency"`
 	Daily     float64                `json:"daily,omitempty"`
 	Monthly   float64                `json:"monthly,omitempty"`
 	PerThread float64                `json:"perThread,omitempty"`
 	Agents    map[string]AgentBudget `json:"agents,omitempty"`
+	Tokens    BudgetLimits           `json:"tokens,omitzero"`
+	Minutes   BudgetLimits           `json:"minutes,omitzero"`
+	Prices    Prices                 `json:"prices,omitempty"`
+	Grace     *float64               `json:"grace,omitempty"`
+	AllowMore *float64               `json:"allowMore,omitempty"`
 }
 
 // AgentBudget limits one agent's spending.
@@ -313,50 +362,24 @@ func (b Budgets) Validate() error {
 			return err
 		}
 	}
-	if b.Currency == "" && b.Any() {
-		return FieldError("budgets.currency", "budgets.currency is required when a limit is set (e.g. USD)")
+	if b.Currency == "" && (b.Any() || len(b.Prices) > 0) {
+		return FieldError("budgets.currency", "budgets.currency is required when a limit or a price is set (e.g. USD)")
 	}
-	return nil
+	return b.validateSpend()
 }
 
-// Any reports whether any limit is set.
-func (b Budgets) Any() bool {
-	if b.Daily > 0 || b.Monthly > 0 || b.PerThread > 0 {
-		return true
-	}
-	for _, a := range b.Agents {
-		if a.Daily > 0 || a.Monthly > 0 {
-			return true
-		}
-	}
-	return false
-}
+// Any reports whether any limit in money is set.
+func (b Budgets) Any() bool { return b.limits(MeasureMoney).any() }
+
+// AnyLimit reports whether any limit is set, in money, tokens or minutes.
+func (b Budgets) AnyLimit() bool { return b.Any() || b.Tokens.any() || b.Minutes.any() }
 
 // Limit returns the named budget's limit (0: none) and whether the name is
-// one of the budget names.
+// one of the budget names: "daily" … in money, "tokens.daily" … in
+// tokens, "minutes.daily" … in minutes (Measure).
 func (b Budgets) Limit(name string) (float64, bool) {
-	switch name {
-	case BudgetDaily:
-		return b.Daily, true
-	case BudgetMonthly:
-		return b.Monthly, true
-	case BudgetPerThread:
-		return b.PerThread, true
-	}
-	if rest, ok := strings.CutPrefix(name, "agents."); ok {
-		i := strings.LastIndexByte(rest, '.')
-		if i <= 0 {
-			return 0, false
-		}
-		a := b.Agents[rest[:i]]
-		switch rest[i+1:] {
-		case BudgetDaily:
-			return a.Daily, true
-		case BudgetMonthly:
-			return a.Monthly, true
-		}
-	}
-	return 0, false
+	m, rest := Measure(name)
+	return b.limits(m).limit(rest)
 }
 
 // ParseUsageQuery reads the parameters of GET /v1/usage (and the window's

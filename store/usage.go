@@ -24,8 +24,8 @@ const (
 		WHERE thread_id = ? AND session_id = ? AND currency = ? AND amount IS NOT NULL
 		ORDER BY id DESC LIMIT 1`
 	insertUsageSQL = `INSERT INTO usage
-		(at, thread_id, turn_id, client_id, agent, session_id, model, kind, used, size, amount, currency, cost, input_tokens, output_tokens)
-		VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`
+		(at, thread_id, turn_id, client_id, agent, session_id, model, kind, used, size, amount, currency, cost, input_tokens, output_tokens, cached_tokens, seconds, estimate)
+		VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`
 	upsertOverrideSQL = `INSERT INTO budget_overrides (id, budget, thread_id, decided_by, at, used_by)
 		VALUES (?, ?, ?, ?, ?, ?)
 		ON CONFLICT (id) DO UPDATE SET used_by = excluded.used_by`
@@ -41,7 +41,7 @@ const usageSlot = 15 * time.Minute
 func (db *DB) applyUsage(ctx context.Context, w *hub.Write) error {
 	for i := range w.Usage {
 		u := &w.Usage[i]
-		if u.ThreadID == "" || (u.Kind != hub.UsageUpdate && u.Kind != hub.UsagePrompt) {
+		if u.ThreadID == "" || (u.Kind != hub.UsageUpdate && u.Kind != hub.UsagePrompt && u.Kind != hub.UsageTurn) {
 			return invalid("store: usage record without thread or kind")
 		}
 		var amount any
@@ -52,6 +52,16 @@ func (db *DB) applyUsage(ctx context.Context, w *hub.Write) error {
 		// cap, and no row can make a sum infinite.
 		u.Used, u.Size = hub.ClampTokens(u.Used), hub.ClampTokens(u.Size)
 		u.InputTokens, u.OutputTokens = hub.ClampTokens(u.InputTokens), hub.ClampTokens(u.OutputTokens)
+		u.CachedTokens = hub.ClampTokens(u.CachedTokens)
+		if math.IsNaN(u.Seconds) || u.Seconds < 0 {
+			u.Seconds = 0
+		}
+		u.Seconds = min(u.Seconds, hub.MaxUsageSeconds)
+		if e, ok := hub.ClampAmount(u.Estimate); ok {
+			u.Estimate = e
+		} else {
+			u.Estimate = 0
+		}
 		if u.Amount != nil {
 			if a, ok := hub.ClampAmount(*u.Amount); ok {
 				u.Amount = &a
@@ -77,7 +87,7 @@ func (db *DB) applyUsage(ctx context.Context, w *hub.Write) error {
 		}
 		u.Cost = min(max(u.Cost, 0), hub.MaxUsageAmount) // last may predate the clamp (0015 repairs it)
 		_, err := db.conn.ExecContext(ctx, insertUsageSQL, u.At.UnixMilli(), u.ThreadID, u.TurnID, u.ClientID, u.Agent,
-			u.SessionID, u.Model, u.Kind, u.Used, u.Size, amount, u.Currency, u.Cost, u.InputTokens, u.OutputTokens)
+			u.SessionID, u.Model, u.Kind, u.Used, u.Size, amount, u.Currency, u.Cost, u.InputTokens, u.OutputTokens, u.CachedTokens, u.Seconds, u.Estimate)
 		if err != nil {
 			return fmt.Errorf("store: insert usage: %w", err)
 		}
@@ -127,11 +137,22 @@ func usageWhere(f hub.UsageFilter) (string, []any) {
 	return b.String(), args
 }
 
+// spentSums are what UsageSpent sums per measure (hub.UsageFilter.Measure).
+var spentSums = map[string]string{
+	hub.MeasureMoney:   "SUM(cost)",
+	hub.MeasureTokens:  "SUM(input_tokens + output_tokens)",
+	hub.MeasureMinutes: "SUM(seconds) / 60.0",
+}
+
 // UsageSpent implements hub.UsageStore.
 func (db *DB) UsageSpent(ctx context.Context, f hub.UsageFilter) (float64, error) {
+	sum, ok := spentSums[f.Measure]
+	if !ok {
+		return 0, invalid("store: unknown measure %q", f.Measure)
+	}
 	where, args := usageWhere(f)
 	var spent float64
-	if err := db.queryRow(ctx, "SELECT COALESCE(SUM(cost), 0) FROM usage"+where, args...).Scan(&spent); err != nil {
+	if err := db.queryRow(ctx, "SELECT COALESCE("+sum+", 0) FROM usage"+where, args...).Scan(&spent); err != nil {
 		return 0, fmt.Errorf("store: usage spent: %w", err)
 	}
 	return hub.FiniteCost(spent), nil
@@ -154,7 +175,7 @@ func (db *DB) UsageRows(ctx context.Context, f hub.UsageFilter, by string) ([]hu
 		return nil, invalid("store: unknown usage grouping %q", by)
 	}
 	where, args := usageWhere(f)
-	q := "SELECT " + key + ", agent, currency, SUM(cost), SUM(input_tokens), SUM(output_tokens), MAX(amount IS NOT NULL), MIN(thread_id) FROM usage" +
+	q := "SELECT " + key + ", agent, currency, SUM(cost), SUM(input_tokens), SUM(output_tokens), SUM(cached_tokens), SUM(seconds), SUM(estimate), MAX(amount IS NOT NULL), MAX(kind <> 'turn'), MIN(thread_id) FROM usage" +
 		where + " GROUP BY 1, 2, 3 ORDER BY 1"
 	rows, err := db.query(ctx, q, args...)
 	if err != nil {
@@ -164,10 +185,10 @@ func (db *DB) UsageRows(ctx context.Context, f hub.UsageFilter, by string) ([]hu
 	var out []hub.UsageRow
 	for rows.Next() {
 		var r hub.UsageRow
-		if err := rows.Scan(&r.Key, &r.Agent, &r.Currency, &r.Cost, &r.InputTokens, &r.OutputTokens, &r.HasCost, &r.ThreadID); err != nil {
+		if err := rows.Scan(&r.Key, &r.Agent, &r.Currency, &r.Cost, &r.InputTokens, &r.OutputTokens, &r.CachedTokens, &r.Seconds, &r.Estimate, &r.HasCost, &r.Reported, &r.ThreadID); err != nil {
 			return nil, fmt.Errorf("store: usage rows: %w", err)
 		}
-		r.Cost = hub.FiniteCost(r.Cost)
+		r.Cost, r.Estimate = hub.FiniteCost(r.Cost), hub.FiniteCost(r.Estimate)
 		if by == "slot" {
 			n, _ := strconv.ParseInt(r.Key, 10, 64)
 			r.Key = strconv.FormatInt(n*int64(usageSlot/time.Second), 10)

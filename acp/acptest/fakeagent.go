@@ -193,6 +193,9 @@
 //     response carries usage {inputTokens: in, outputTokens: out,
 //     totalTokens: in+out} when in and out are given; end_turn.
 //     usage-hang: the same, then as hang (the usage in the response).
+//     usage-permission: the same, then as permission (a tokens-only
+//     agent is "usage <used> <size> - USD <in> <out>"; one that reports
+//     nothing is hang).
 //   - raw-update <json>: one session/update whose update is <json> exactly
 //     as given (any JSON value; a tool_call with a numeric status, content
 //     that is not an array, …); end_turn. Not JSON: "bad arguments".

@@ -211,6 +211,7 @@ var fakeScripts = []fakeScript{
 	}},
 	{"usage", "<used> <size> <amount|-> <currency> [<in> <out>]: a usage_update, the tokens in the response", scriptUsage},
 	{"usage-hang", "usage's arguments: usage, then hang", scriptUsage},
+	{"usage-permission", "usage's arguments: usage, then permission (a budget the usage crosses holds it)", scriptUsage},
 	{"raw-update", "<json>: one session/update whose update is json exactly", func(r *scriptRun) (string, bool) {
 		if !json.Valid([]byte(r.rest)) {
 			return r.bad()
@@ -580,13 +581,16 @@ func scriptChunks(r *scriptRun) (string, bool) {
 	return r.end()
 }
 
-// scriptUsage is usage and usage-hang.
+// scriptUsage is usage, usage-hang and usage-permission.
 func scriptUsage(r *scriptRun) (string, bool) {
 	if !r.a.usage(r.s, r.t, strings.Fields(r.rest)) {
 		return r.bad()
 	}
-	if r.cmd == "usage-hang" {
+	switch r.cmd {
+	case "usage-hang":
 		return r.hang()
+	case "usage-permission":
+		return r.a.permission(r.s, r.t, 0), true
 	}
 	return r.end()
 }

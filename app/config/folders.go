@@ -63,6 +63,9 @@ var decodeOption = viper.DecodeHook(mapstructure.ComposeDecodeHookFunc(
 		if to == mcpType {
 			return acp.MCPServers(nil), nil
 		}
+		if to == pricesType { // budgets.go: decodePrices
+			return reflect.Zero(pricesType).Interface(), nil
+		}
 		if to == optionValuesType {
 			return acp.OptionValues(nil), nil
 		}

@@ -101,6 +101,9 @@ func decodeConfig(v *viper.Viper, path string, data []byte) (Config, error) {
 	if err := decodeMCP(data, &c); err != nil {
 		return Config{}, fmt.Errorf("config %s: %w", path, err)
 	}
+	if err := decodePrices(data, &c.Budgets); err != nil {
+		return Config{}, fmt.Errorf("config %s: %w", path, err)
+	}
 	if err := restoreEnvCase(data, c.Agents); err != nil {
 		return Config{}, fmt.Errorf("config %s: %w", path, err)
 	}

@@ -100,7 +100,8 @@ func TestE2EUsageLedgerAndBudgets(t *testing.T) {
 		t.Fatalf("after a restart %+v", u)
 	}
 
-	// The crossing turn is cancelled.
+	// The crossing turn is cancelled: its report reaches the limit plus
+	// the grace (1.10 of 1.00) at once (TestE2EBudgetPause asks first).
 	if tu := run("usage-hang 600 200000 0.60 USD"); tu.Status != "cancelled" {
 		t.Fatalf("crossing turn %+v", tu)
 	}

@@ -31,16 +31,20 @@ type budgetScope struct {
 	filter   hub.UsageFilter
 }
 
-// scope returns the budget name as it applies at now to threadID (for
+// scope returns the budget name ("daily", "tokens.perThread",
+// "minutes.agents.<id>.monthly" …) as it applies at now to threadID (for
 // perThread); ok is false for a name that is no budget.
 func scope(b hub.Budgets, name, threadID string, now time.Time) (budgetScope, bool) {
 	limit, ok := b.Limit(name)
 	if !ok {
 		return budgetScope{}, false
 	}
-	s := budgetScope{name: name, limit: limit, filter: hub.UsageFilter{All: true, Currency: b.Currency}}
-	period := name
-	if rest, ok := strings.CutPrefix(name, "agents."); ok {
+	measure, period := hub.Measure(name)
+	s := budgetScope{name: name, limit: limit, filter: hub.UsageFilter{All: true, Measure: measure}}
+	if measure == hub.MeasureMoney {
+		s.filter.Currency = b.Currency
+	}
+	if rest, ok := strings.CutPrefix(period, "agents."); ok {
 		i := strings.LastIndexByte(rest, '.')
 		s.filter.Agent, period = rest[:i], rest[i+1:]
 	}
@@ -61,19 +65,23 @@ func scope(b hub.Budgets, name, threadID string, now time.Time) (budgetScope, bo
 	return s, true
 }
 
-// scopesFor lists the budgets with a limit that cover a turn of agent on
-// threadID.
-func scopesFor(b hub.Budgets, threadID, agent string, now time.Time) []budgetScope {
-	if b.Currency == "" {
+// scopesFor lists the budgets in measure with a limit that cover a turn
+// of agent on threadID (money only with a currency).
+func scopesFor(b hub.Budgets, measure, threadID, agent string, now time.Time) []budgetScope {
+	if measure == hub.MeasureMoney && b.Currency == "" {
 		return nil
 	}
+	prefix := ""
+	if measure != hub.MeasureMoney {
+		prefix = measure + "."
+	}
 	names := []string{hub.BudgetDaily, hub.BudgetMonthly, hub.BudgetPerThread}
-	if _, ok := b.Agents[agent]; ok {
+	if b.HasAgentLimits(measure, agent) {
 		names = append(names, "agents."+agent+"."+hub.BudgetDaily, "agents."+agent+"."+hub.BudgetMonthly)
 	}
 	var out []budgetScope
 	for _, n := range names {
-		if s, ok := scope(b, n, threadID, now); ok && s.limit > 0 {
+		if s, ok := scope(b, prefix+n, threadID, now); ok && s.limit > 0 {
 			out = append(out, s)
 		}
 	}
@@ -82,6 +90,7 @@ func scopesFor(b hub.Budgets, threadID, agent string, now time.Time) []budgetSco
 
 // exceededError is the CONFLICT that refuses a turn of an exceeded budget.
 func exceededError(s budgetScope, currency string, spent float64) error {
+	measure, _ := hub.Measure(s.name)
 	body := `{"budget":"` + s.name + `"`
 	if s.threadID != "" {
 		body += `,"threadId":"` + s.threadID + `"`
@@ -89,8 +98,8 @@ func exceededError(s budgetScope, currency string, spent float64) error {
 	body += "}"
 	key := "budgets." + s.name
 	return &hub.Error{Code: hub.CodeConflict,
-		Message: fmt.Sprintf("the %s budget is spent: %.2f of %.2f %s. Raise %s in Settings or the config file, or allow one more turn with POST /v1/budgets/override %s",
-			s.name, spent, s.limit, currency, key, body),
+		Message: fmt.Sprintf("the %s budget is spent: %s of %s. Raise %s in Settings or the config file, or allow one more turn with POST /v1/budgets/override %s",
+			s.name, hub.FormatSpend(measure, spent, currency), hub.FormatSpend(measure, s.limit, currency), key, body),
 		Details: map[string]any{"reason": hub.ReasonBudgetExceeded, "budget": s.name, "currency": currency, "spent": spent, "limit": s.limit}}
 }
 
@@ -101,12 +110,17 @@ func exceededError(s budgetScope, currency string, spent float64) error {
 func (e *Engine) admitTurn(ctx context.Context, t hub.Thread, turnID string) (map[string]bool, error) {
 	b := e.config().Budgets
 	us := e.ledger
-	scopes := scopesFor(b, t.ID, t.Agent, e.now())
+	now := e.now()
+	var scopes []budgetScope
+	if free, err := e.reportsNoCost(ctx, t.Agent); err != nil {
+		return nil, err
+	} else if !free { // an agent that reports no cost is held by its tokens and time
+		scopes = scopesFor(b, hub.MeasureMoney, t.ID, t.Agent, now)
+	}
+	scopes = append(scopes, scopesFor(b, hub.MeasureTokens, t.ID, t.Agent, now)...)
+	scopes = append(scopes, scopesFor(b, hub.MeasureMinutes, t.ID, t.Agent, now)...)
 	if us == nil || len(scopes) == 0 {
 		return nil, nil
-	}
-	if free, err := e.reportsNoCost(ctx, t.Agent); err != nil || free {
-		return nil, err
 	}
 	e.budgets.mu.Lock()
 	defer e.budgets.mu.Unlock()
@@ -146,22 +160,24 @@ func (e *Engine) admitTurn(ctx context.Context, t hub.Thread, turnID string) (ma
 // cannot be known). An agent that never reported is not one.
 func (e *Engine) reportsNoCost(ctx context.Context, agent string) (bool, error) {
 	rows, err := e.ledger.UsageRows(ctx, hub.UsageFilter{All: true, Agent: agent}, hub.UsageByAgent)
-	if err != nil || len(rows) == 0 {
+	if err != nil {
 		return false, err
 	}
+	reported := false
 	for _, r := range rows {
 		if r.HasCost {
 			return false, nil
 		}
+		reported = reported || r.Reported
 	}
-	return true, nil
+	return reported, nil
 }
 
 // checkSpending runs after a ledger record r that cost something was
-// committed: for each budget covering it, it announces budget_warning at
-// 80 % of the limit and budget_exceeded at 100 % (once per budget and
-// period), and cancels tr (the turn that reported r) once a budget it was
-// not let past by an override is spent.
+// committed: for each budget in money covering it, it announces
+// budget_warning at 80 % of the limit and budget_exceeded at 100 % (once
+// per budget and period), and judges tr (the turn that reported r; the
+// pause that asks, spend.go).
 func (e *Engine) checkSpending(r hub.UsageRecord, tr *turnRT) {
 	b := e.config().Budgets
 	us := e.ledger
@@ -169,7 +185,7 @@ func (e *Engine) checkSpending(r hub.UsageRecord, tr *turnRT) {
 		return // other currencies are not counted
 	}
 	ctx := context.Background()
-	for _, s := range scopesFor(b, r.ThreadID, r.Agent, r.At) {
+	for _, s := range scopesFor(b, hub.MeasureMoney, r.ThreadID, r.Agent, r.At) {
 		spent, err := us.UsageSpent(ctx, s.filter)
 		if err != nil {
 			e.log.Warn("hub: reading a budget's spending failed", "budget", s.name, "err", err)
@@ -187,8 +203,8 @@ func (e *Engine) checkSpending(r hub.UsageRecord, tr *turnRT) {
 		if spent < s.limit {
 			continue
 		}
-		if tr != nil && !tr.turn.Internal && !tr.passed[s.name] {
-			e.cancelTurn(tr, fmt.Sprintf("the %s budget is spent (%.2f of %.2f %s)", s.name, spent, s.limit, b.Currency))
+		if tr != nil && tr.spend != nil {
+			e.judge(tr, s, spent)
 		}
 		if e.firstAnnounce(hub.EventBudgetExceeded, s) {
 			if tr != nil {
@@ -224,7 +240,7 @@ func (e *Engine) announceBudget(typ string, payload map[string]any) {
 // OverrideBudget implements hub.UsageService.
 func (e *Engine) OverrideBudget(ctx context.Context, c hub.Caller, req hub.OverrideRequest) (hub.BudgetOverride, error) {
 	b := e.config().Budgets
-	if req.Budget == hub.BudgetPerThread {
+	if _, rest := hub.Measure(req.Budget); rest == hub.BudgetPerThread {
 		if req.ThreadID == "" {
 			return hub.BudgetOverride{}, hub.Errorf(hub.CodeInvalidArgument, "a perThread override names its threadId")
 		}
@@ -236,14 +252,14 @@ func (e *Engine) OverrideBudget(ctx context.Context, c hub.Caller, req hub.Overr
 	}
 	s, ok := scope(b, req.Budget, req.ThreadID, e.now())
 	if !ok {
-		return hub.BudgetOverride{}, hub.Errorf(hub.CodeInvalidArgument, "budget must be daily, monthly, perThread, agents.<id>.daily or agents.<id>.monthly, not %q", req.Budget)
+		return hub.BudgetOverride{}, hub.Errorf(hub.CodeInvalidArgument, "budget must be daily, monthly, perThread, agents.<id>.daily or agents.<id>.monthly, alone or after tokens. or minutes., not %q", req.Budget)
 	}
 	us := e.ledger
 	if us == nil {
 		return hub.BudgetOverride{}, hub.Errorf(hub.CodeInternal, "this hub keeps no usage ledger")
 	}
 	spent := 0.0
-	if s.limit > 0 && b.Currency != "" {
+	if s.limit > 0 && (b.Currency != "" || s.filter.Measure != hub.MeasureMoney) {
 		var err error
 		if spent, err = us.UsageSpent(ctx, s.filter); err != nil {
 			return hub.BudgetOverride{}, err

@@ -40,6 +40,9 @@ func (d *delegatingClient) ownerAttached() bool {
 // forward sends req to the thread's owner and decodes its result.
 func forward[Resp any](ctx context.Context, c *threadClient, method string, req any) (Resp, error) {
 	var out Resp
+	if err := c.holdForBudget(ctx, method); err != nil { // spend.go
+		return out, err
+	}
 	raw, err := c.e.clientRequest(ctx, c, method, req)
 	if err != nil {
 		return out, err

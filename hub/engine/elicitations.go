@@ -94,6 +94,8 @@ func (c *threadClient) CreateElicitation(ctx context.Context, req acp.CreateElic
 	e.mu.Unlock()
 	tr.wd.touch()
 	tr.wd.pause()
+	tr.spend.waitBegin(now) // a person's time is not agent time (spend.go)
+	defer func() { tr.spend.waitEnd(e.now()) }()
 	defer func() {
 		e.mu.Lock()
 		delete(e.elicits, el.ID)

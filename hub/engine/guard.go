@@ -79,6 +79,9 @@ func (c *threadClient) WriteTextFile(ctx context.Context, req acp.WriteTextFileR
 // turn. Otherwise it returns the agent's error.
 func (c *threadClient) checkFile(ctx context.Context, sessionID, method, kind, path string) (string, error) {
 	c.touch()
+	if err := c.holdForBudget(ctx, method); err != nil { // spend.go
+		return "", err
+	}
 	p, err := resolvePath(path)
 	if err != nil {
 		return "", acp.NewError(acp.CodeInvalidParams, "%v", err)
@@ -125,6 +128,9 @@ func (c *threadClient) checkFile(ctx context.Context, sessionID, method, kind, p
 // what terminals.inheritEnv names.
 func (c *threadClient) AuthorizeTerminal(ctx context.Context, req acp.CreateTerminalRequest, dir string) (acp.TerminalGrant, error) {
 	c.touch()
+	if err := c.holdForBudget(ctx, "terminal/create"); err != nil { // spend.go
+		return acp.TerminalGrant{}, err
+	}
 	d, err := resolvePath(dir)
 	if err != nil {
 		return acp.TerminalGrant{}, acp.NewError(acp.CodeInvalidParams, "cwd: %v", err)

@@ -28,6 +28,9 @@ type permRT struct {
 // approval. The permission is stored before anyone can see it, and each
 // decision is stored before the agent is told.
 func (c *threadClient) RequestPermission(ctx context.Context, req acp.RequestPermissionRequest) (acp.RequestPermissionResponse, error) {
+	if err := c.holdForBudget(ctx, "session/request_permission"); err != nil { // spend.go
+		return refusal(req), nil
+	}
 	return c.requestPermission(ctx, req, hub.PermKindAgent, nil, nil)
 }
 
@@ -84,7 +87,11 @@ func (c *threadClient) requestPermission(ctx context.Context, req acp.RequestPer
 	e.perms[p.ID] = pr
 	e.mu.Unlock()
 	tr.wd.touch()
-	tr.wd.pause() // the user's time is not the agent's silence
+	tr.wd.pause()                   // the user's time is not the agent's silence
+	if kind != hub.PermKindBudget { // nor its agent time (spend.go); a budget question holds no agent by itself
+		tr.spend.waitBegin(now)
+		defer func() { tr.spend.waitEnd(e.now()) }()
+	}
 	defer func() {
 		e.mu.Lock()
 		delete(e.perms, p.ID)

@@ -51,6 +51,10 @@ type threadRT struct {
 	// context.compactAt during a turn not yet compacted (compact.go).
 	usedFrac   float64
 	compactDue bool
+	// reportedUsed is the context window's tokens the agent last
+	// reported (usage_update used): its growth is a turn's tokens
+	// (spend.go).
+	reportedUsed int64
 	// retry is the thread's last turn when it failed because its agent
 	// needs signing in, waiting for the sign-in (authretry.go); nil once
 	// retried, or when another turn started.

@@ -68,6 +68,9 @@ type turnRT struct {
 	// passed are the budgets an override let this turn past (set before
 	// it runs, read-only after): its own cost never cancels it for them.
 	passed map[string]bool
+	// spend is what the turn spent and how its budgets hold it
+	// (spend.go); never nil.
+	spend *turnSpend
 	// in is the prompt as the caller gave it (not redacted; memory only),
 	// for a retry after a sign-in (authretry.go); retryOf is the failed
 	// turn this one retries ("" for any other). Read-only.
@@ -117,6 +120,7 @@ func (e *Engine) startTurnAs(ctx context.Context, t hub.Thread, in hub.TurnInput
 		thread: t, rt: rt, blocks: blocks, ctx: tctx, stopFn: stop, done: make(chan struct{}),
 	}
 	tr.wd, tr.fresh, tr.in, tr.retryOf = newWatchdog(e, tr), fresh, in, kind.retryOf
+	tr.spend = newTurnSpend(now)
 
 	e.mu.Lock()
 	rt.mu.Lock()
@@ -145,12 +149,19 @@ func (e *Engine) startTurnAs(ctx context.Context, t hub.Thread, in hub.TurnInput
 		return nil, err
 	}
 	if !internal {
-		if tr.passed, err = e.admitTurn(ctx, t, tr.turn.ID); err != nil { // budgets.go
+		var tokens, minutes []spendLimit
+		if tr.passed, err = e.admitTurn(ctx, t, tr.turn.ID); err == nil { // budgets.go
+			tokens, minutes, err = e.spendLimits(ctx, t, now) // spend.go
+		}
+		if err != nil {
 			e.forgetTurn(tr)
 			e.releaseReservation(tr)
 			e.turnsWG.Done()
 			return nil, err
 		}
+		tr.spend.mu.Lock()
+		tr.spend.tokens, tr.spend.minutes = tokens, minutes
+		tr.spend.mu.Unlock()
 	}
 	e.beforeTurn(ctx, tr) // checkpoints.go: only a turn that will run gets a checkpoint
 	t.Status, t.UpdatedAt = hub.ThreadRunning, now
@@ -213,6 +224,12 @@ func (e *Engine) runTurn(tr *turnRT) {
 	defer e.turnsWG.Done()
 	tr.wd.start()
 	defer tr.wd.stop()
+	tr.spend.mu.Lock()
+	timed := len(tr.spend.minutes) > 0
+	tr.spend.mu.Unlock()
+	if timed {
+		go e.watchMinutes(tr) // spend.go; ends with the turn
+	}
 
 	agent, sid, prefix, err := e.ensureSession(tr, true)
 	stop := ""
@@ -413,6 +430,9 @@ func (e *Engine) finishTurn(tr *turnRT, stopReason string, err error) {
 		w.Events = append(w.Events, *errEvent)
 	}
 	w.Events = append(w.Events, done)
+	if r := e.spendRecord(tr, now); r != nil { // spend.go: the turn's agent time
+		w.Usage = append(w.Usage, *r)
+	}
 	// Queue the final write, then free the thread before it is published:
 	// a client that starts the next turn on seeing turn_completed must not
 	// get CONFLICT. The next turn's writes queue behind this one.

@@ -47,9 +47,19 @@ func (c *threadClient) usageUpdate(n acp.SessionNotification) {
 		}
 		rec := c.record(tr, n.SessionID, model, hub.UsageUpdate)
 		rec.Used, rec.Size = hub.ClampTokens(u.Used), hub.ClampTokens(u.Size)
+		if tr != nil {
+			c.rt.mu.Lock()
+			prev := c.rt.reportedUsed
+			c.rt.reportedUsed = rec.Used
+			c.rt.mu.Unlock()
+			c.e.noteTokens(tr, prev, rec.Used) // spend.go: in memory
+		}
 		if u.Cost != nil && u.Cost.Currency != "" && len(u.Cost.Currency) <= 16 {
 			if amount, ok := hub.ClampAmount(u.Cost.Amount); ok {
 				rec.Amount, rec.Currency = &amount, u.Cost.Currency
+				if tr != nil {
+					tr.spend.costed.Store(true) // spend.go: no estimate for this turn
+				}
 			}
 		}
 		w.Usage = append(w.Usage, rec)
@@ -81,6 +91,8 @@ func (e *Engine) recordPromptUsage(tr *turnRT, agent *acp.Agent, sid string) {
 	c := threadClient{e: e, thread: tr.thread}
 	rec := c.record(tr, sid, model, hub.UsagePrompt)
 	rec.InputTokens, rec.OutputTokens = hub.ClampTokens(u.InputTokens), hub.ClampTokens(u.OutputTokens)
+	rec.CachedTokens = hub.ClampTokens(u.CachedReadTokens) + hub.ClampTokens(u.CachedWriteTokens)
+	rec.Estimate = e.estimate(tr, model, rec.InputTokens, rec.OutputTokens) // spend.go
 	e.commitAsync(&hub.Write{Usage: []hub.UsageRecord{rec}})
 }
 
@@ -173,10 +185,10 @@ func (e *Engine) Usage(ctx context.Context, c hub.Caller, q hub.UsageQuery) (hub
 	if err != nil {
 		return hub.UsageReport{}, err
 	}
-	rep := hub.UsageReport{Buckets: []hub.UsageBucket{}, From: q.From, To: q.To, Currency: e.config().Budgets.Currency, AgentsWithoutCost: []string{}}
+	rep := hub.UsageReport{Buckets: []hub.UsageBucket{}, From: q.From, To: q.To, Currency: e.config().Budgets.Currency, AgentsWithoutCost: []string{}, HeldBy: map[string]string{}}
 	index := map[string]int{}
-	costly := map[string]bool{}
-	seen := map[string]bool{}
+	costly, counted := map[string]bool{}, map[string]bool{}
+	seen, timed := map[string]bool{}, map[string]bool{}
 	for _, r := range rows {
 		key := r.Key
 		if q.By == hub.UsageByDay {
@@ -195,6 +207,9 @@ func (e *Engine) Usage(ctx context.Context, c hub.Caller, q hub.UsageQuery) (hub
 		}
 		b.InputTokens = satAddInt(b.InputTokens, r.InputTokens)
 		b.OutputTokens = satAddInt(b.OutputTokens, r.OutputTokens)
+		b.CachedTokens = satAddInt(b.CachedTokens, r.CachedTokens)
+		b.Minutes += r.Seconds / 60
+		b.Estimate = hub.SaturatingAdd(b.Estimate, r.Estimate)
 		switch q.By {
 		case hub.UsageByDay:
 			if r.Currency != "" {
@@ -206,17 +221,39 @@ func (e *Engine) Usage(ctx context.Context, c hub.Caller, q hub.UsageQuery) (hub
 				}
 				b.Agents[r.Agent][r.Currency] = hub.SaturatingAdd(b.Agents[r.Agent][r.Currency], r.Cost)
 			}
+			if n := satAddInt(r.InputTokens, r.OutputTokens); n > 0 {
+				if b.AgentTokens == nil {
+					b.AgentTokens = map[string]int64{}
+				}
+				b.AgentTokens[r.Agent] = satAddInt(b.AgentTokens[r.Agent], n)
+			}
 		case hub.UsageByThread, hub.UsageByTurn:
 			b.Agent, b.ThreadID, b.Used, b.Size = r.Agent, r.ThreadID, r.Used, r.Size
 		}
-		seen[r.Agent] = true
+		if r.Reported {
+			seen[r.Agent] = true
+		} else if !seen[r.Agent] {
+			timed[r.Agent] = true
+		}
 		if r.HasCost {
 			costly[r.Agent] = true
 		}
+		if r.InputTokens+r.OutputTokens > 0 {
+			counted[r.Agent] = true
+		}
 	}
 	for a := range seen {
-		if !costly[a] && a != "" {
+		if a == "" {
+			continue
+		}
+		if !costly[a] {
 			rep.AgentsWithoutCost = append(rep.AgentsWithoutCost, a)
+		}
+		rep.HeldBy[a] = heldBy(costly[a], counted[a])
+	}
+	for a := range timed {
+		if a != "" && !seen[a] {
+			rep.HeldBy[a] = hub.HeldByMinutes
 		}
 	}
 	sort.Strings(rep.AgentsWithoutCost)
@@ -232,6 +269,19 @@ func (e *Engine) Usage(ctx context.Context, c hub.Caller, q hub.UsageQuery) (hub
 		}
 	}
 	return rep, nil
+}
+
+// heldBy is the figure that holds an agent to its budgets
+// (hub.UsageReport.HeldBy): its cost when it reports one, else its tokens
+// when it reports them, else its agent time.
+func heldBy(reportsCost, reportsTokens bool) string {
+	switch {
+	case reportsCost:
+		return hub.HeldByCost
+	case reportsTokens:
+		return hub.HeldByTokens
+	}
+	return hub.HeldByMinutes
 }
 
 // pageBuckets is the page of buckets (sorted by key) after cursor (the

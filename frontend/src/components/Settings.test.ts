@@ -309,7 +309,10 @@ describe('Settings as one page', () => {
     a.getByRole('heading', { name: 'Rules' });
     a.getByRole('heading', { name: 'Remembered decisions' });
     const b = section('Budgets');
-    for (const name of ['Currency', 'Daily', 'Monthly', 'Per thread']) b.getByLabelText(name);
+    b.getByRole('textbox', { name: 'Currency' });
+    for (const name of ['Daily', 'Monthly', 'Per thread', 'Daily, in tokens', 'Monthly, in tokens', 'Per thread, in minutes', 'SDK agent, in minutes'])
+      b.getByRole('spinbutton', { name });
+    b.getByRole('table', { name: 'Prices' });
     const n = section('Notifications');
     for (const name of [/Desktop notifications/, /when a turn completes/, /A permission waits/, /asks you a question/, /A turn fails/, /A budget is/])
       n.getByRole('checkbox', { name });
@@ -370,6 +373,56 @@ describe('Settings as one page', () => {
     await fireEvent.input(currency, { target: { value: 'E' } });
     await fireEvent.change(currency);
     expect(within(row(currency)).getByRole('alert').textContent).toBe('Give a three-letter currency code, such as USD.');
+  });
+
+  it('saves limits in tokens and minutes, the shares in percent, and prices by model, each at its field', async () => {
+    const f = new FakeTransport();
+    f.settings.budgets = { currency: 'USD', daily: 5, tokens: { monthly: 9000000 } };
+    setup(f);
+    const dialog = await open();
+    const budgets = within(within(dialog).getByRole('region', { name: 'Budgets' }));
+    const commit = async (el: HTMLElement, value: string) => {
+      await fireEvent.input(el, { target: { value } });
+      await fireEvent.change(el);
+    };
+
+    const tokens = budgets.getByRole('spinbutton', { name: 'Daily, in tokens' }) as HTMLInputElement;
+    await commit(tokens, '2000000');
+    await within(row(tokens)).findByText('Saved');
+    expect(patches(f).at(-1)).toEqual({ budgets: { currency: 'USD', daily: 5, agents: {}, tokens: { daily: 2000000, monthly: 9000000, agents: {} } } });
+    // Only that field says so: the money "Daily" beside it has nothing to say.
+    expect(within(row(budgets.getByRole('spinbutton', { name: 'Daily' }))).queryByText('Saved')).toBeNull();
+
+    const sdkMinutes = budgets.getByRole('spinbutton', { name: 'SDK agent, in minutes' }) as HTMLInputElement;
+    await commit(sdkMinutes, '90');
+    await within(row(sdkMinutes)).findByText('Saved');
+    expect(f.settings.budgets?.minutes?.agents).toEqual({ sdk: { daily: 90 } });
+    await commit(sdkMinutes, '-1');
+    expect(within(row(sdkMinutes)).getByRole('alert').textContent).toBe('Give an amount of 0 or more (0 is no limit).');
+
+    const grace = budgets.getByRole('spinbutton', { name: 'Grace (%)' }) as HTMLInputElement;
+    expect(grace.value).toBe('10');
+    await commit(grace, '5');
+    await within(row(grace)).findByText('Saved');
+    expect(f.settings.budgets?.grace).toBe(0.05);
+
+    const prices = within(budgets.getByRole('table', { name: 'Prices' }));
+    await fireEvent.click(prices.getByRole('button', { name: 'Add' }));
+    expect(prices.getByRole('alert').textContent).toBe('Name the model as the agent names it.');
+    await fireEvent.input(prices.getByRole('textbox', { name: 'New price: model' }), { target: { value: 'Claude-Sonnet-4.5' } });
+    await fireEvent.input(prices.getByRole('spinbutton', { name: 'New price: input' }), { target: { value: '3' } });
+    await fireEvent.input(prices.getByRole('spinbutton', { name: 'New price: output' }), { target: { value: '15' } });
+    await fireEvent.click(prices.getByRole('button', { name: 'Add' }));
+    await prices.findByText('Claude-Sonnet-4.5');
+    expect(f.settings.budgets?.prices).toEqual({ 'Claude-Sonnet-4.5': { input: 3, output: 15 } });
+    const output = prices.getByRole('spinbutton', { name: 'Claude-Sonnet-4.5 output price' });
+    await commit(output, '12');
+    await waitFor(() => expect(f.settings.budgets?.prices?.['Claude-Sonnet-4.5']?.output).toBe(12));
+    const remove = prices.getByRole('button', { name: 'Remove the price of Claude-Sonnet-4.5' });
+    expect(remove.getAttribute('title')).toBe('Remove the price of Claude-Sonnet-4.5');
+    await fireEvent.click(remove);
+    await waitFor(() => expect(prices.queryByText('Claude-Sonnet-4.5')).toBeNull());
+    expect(f.settings.budgets?.prices).toEqual({});
   });
 
   it('says once that agents are not found on PATH', async () => {

@@ -4,15 +4,23 @@ import App from '../App.svelte';
 import { HubStore } from '../lib/hubstore.svelte';
 import { HubError } from '../lib/transport';
 import { FakeTransport } from '../test/fakeTransport';
-import { budgetRefusal, costTexts, dayBars, lastDays, otherCurrencies, topThreads, type UsageReport } from '../lib/ledger';
+import { budgetRefusal, costTexts, dayBars, lastDays, otherCurrencies, spendText, topThreads, type UsageReport } from '../lib/ledger';
 
 const [yesterday, today] = lastDays(2);
 
 const days: UsageReport = {
   currency: 'USD',
-  agentsWithoutCost: ['qwen'],
+  agentsWithoutCost: ['qwen', 'silent'],
+  heldBy: { claude: 'cost', codex: 'cost', qwen: 'tokens', silent: 'minutes' },
   buckets: [
-    { key: yesterday, cost: { USD: 1.5, EUR: 2 }, inputTokens: 0, outputTokens: 0, agents: { claude: { USD: 1 }, codex: { USD: 0.5 } } },
+    {
+      key: yesterday,
+      cost: { USD: 1.5, EUR: 2 },
+      inputTokens: 9000,
+      outputTokens: 3000,
+      agents: { claude: { USD: 1 }, codex: { USD: 0.5 } },
+      agentTokens: { claude: 4000, qwen: 8000 },
+    },
     { key: today, cost: { USD: 0.25 }, inputTokens: 0, outputTokens: 0, agents: { claude: { USD: 0.25 } } },
   ],
 };
@@ -36,12 +44,32 @@ describe('ledger', () => {
     expect(topThreads(threads, 'USD').map((t) => t.key)).toEqual(['th_b', 'th_a']);
     expect(otherCurrencies(days, 'USD')).toEqual(['EUR']);
     expect(costTexts(threads)).toEqual({ th_a: '0.10 USD', th_b: '3.00 USD', th_c: '9.00 EUR' });
+    const estimated: UsageReport = {
+      currency: 'USD',
+      agentsWithoutCost: [],
+      buckets: [
+        { key: 'tu_1', cost: {}, inputTokens: 4000, outputTokens: 1000, estimate: 0.027 },
+        { key: 'tu_2', cost: { USD: 0.5 }, inputTokens: 0, outputTokens: 0, estimate: 0.1 },
+      ],
+    };
+    expect(costTexts(estimated)).toEqual({ tu_1: '≈ 0.03 USD, estimated', tu_2: '0.50 USD' });
+  });
+
+  it('stacks days by agent in tokens, the agents that report no cost included', () => {
+    expect(dayBars(days, 'USD', lastDays(2), 'tokens').map((b) => [b.total, b.segments.map((s) => `${s.agent}:${s.value}`)])).toEqual([
+      [12000, ['claude:4000', 'qwen:8000']],
+      [0, []],
+    ]);
   });
 
   it('reads a BUDGET_EXCEEDED refusal and nothing else', () => {
     const e = new HubError('CONFLICT', 'spent', { details: { reason: 'BUDGET_EXCEEDED', budget: 'daily', currency: 'USD', spent: 5.2, limit: 5 } });
     expect(budgetRefusal(e, 'th_1')).toMatchObject({ threadId: 'th_1', budget: 'daily', spent: 5.2, limit: 5 });
     expect(budgetRefusal(new HubError('CONFLICT', 'a turn is running'), 'th_1')).toBeUndefined();
+    // Each budget in its own measure.
+    expect(spendText(5.2, 'daily', 'USD')).toBe('5.20 USD');
+    expect(spendText(1200, 'tokens.perThread', 'USD')).toBe('1,200 tokens');
+    expect(spendText(45, 'minutes.agents.claude.daily', 'USD')).toBe('45 min');
   });
 });
 
@@ -56,7 +84,14 @@ describe('Usage view', () => {
     expect(plot.querySelectorAll('rect[data-agent]')).toHaveLength(3);
     expect(within(view).getByRole('img', { name: 'Threads that cost most' }).textContent).toContain('Dear');
     expect(view.textContent).toContain('Costs in EUR are reported but not counted against the USD budgets');
-    expect(view.textContent).toContain('These agents report no cost, so no budget can stop them: qwen');
+    const tokensPlot = within(view).getByRole('img', { name: 'Tokens per day, stacked by agent' });
+    expect([...tokensPlot.querySelectorAll('rect[data-agent]')].map((r) => r.getAttribute('data-agent'))).toEqual(['claude', 'qwen']);
+    expect(tokensPlot.querySelector('rect[data-agent="qwen"] title')?.textContent).toBe(`${yesterday} · qwen: 8,000 tokens`);
+    const held = within(view).getByTestId('held-by');
+    expect(held.querySelector('[data-agent="qwen"]')?.textContent).toBe('qwen: its tokens (it reports no cost)');
+    expect(held.querySelector('[data-agent="silent"]')?.textContent).toBe('silent: its agent time only (it reports neither cost nor tokens)');
+    expect(held.querySelector('[data-agent="claude"]')?.textContent).toBe('claude: its cost');
+    expect(view.textContent).toContain('the budgets in money cannot stop them; those in tokens and minutes can: qwen, silent');
     expect(f.usageQueries.map((q) => q.by).sort()).toEqual(['day', 'thread']);
     expect(document.activeElement?.textContent).toBe('Close');
     await fireEvent.keyDown(window, { key: 'Escape' });
@@ -90,7 +125,7 @@ describe('Settings → Budgets', () => {
     await fireEvent.click(await screen.findByRole('button', { name: 'Settings' }));
     const dialog = await screen.findByRole('dialog', { name: 'Settings' });
     const section = await within(dialog).findByRole('region', { name: 'Budgets' });
-    const monthly = within(section).getByLabelText('Monthly') as HTMLInputElement;
+    const monthly = within(section).getByRole('spinbutton', { name: 'Monthly' }) as HTMLInputElement;
     await fireEvent.input(monthly, { target: { value: '50' } });
     await fireEvent.change(monthly);
     await within(section).findByText('Saved');

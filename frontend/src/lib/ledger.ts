@@ -10,7 +10,15 @@ export type UsageBucket = {
   cost: Record<string, number>;
   inputTokens: number;
   outputTokens: number;
+  /** Cached tokens (read and written), not in input or output. */
+  cachedTokens?: number;
+  /** Agent time: running turns less the time a person was asked. */
+  minutes?: number;
+  /** Tokens reported without a cost, at budgets.prices, in the report's currency: an estimate, never spent. */
+  estimate?: number;
   agents?: Record<string, Record<string, number>>;
+  /** by=day: input + output tokens by agent. */
+  agentTokens?: Record<string, number>;
   agent?: string;
   title?: string;
   threadId?: string;
@@ -24,6 +32,8 @@ export type UsageReport = {
   to?: string;
   currency?: string;
   agentsWithoutCost: string[];
+  /** Per agent, the figure its budgets hold it by. */
+  heldBy?: Record<string, 'cost' | 'tokens' | 'minutes'>;
   /** Set when buckets follow (GET /v1/usage pages at 10,000 without a limit). */
   nextCursor?: string;
 };
@@ -43,13 +53,17 @@ export function localDate(d: Date): string {
   return `${d.getFullYear()}-${p(d.getMonth() + 1)}-${p(d.getDate())}`;
 }
 
-/** A stacked bar per day: its segments by agent, in the budgets' currency. */
+/** A stacked bar per day: its segments by agent, in the budgets' currency or in tokens (input + output). */
 export type DayBar = { day: string; total: number; segments: { agent: string; value: number }[] };
 
-export function dayBars(rep: UsageReport | undefined, currency: string, days?: string[]): DayBar[] {
+export function dayBars(rep: UsageReport | undefined, currency: string, days?: string[], measure: 'cost' | 'tokens' = 'cost'): DayBar[] {
   const bars = (rep?.buckets ?? []).map((b) => {
-    const segments = Object.entries(b.agents ?? {})
-      .map(([agent, c]) => ({ agent, value: c[currency] ?? 0 }))
+    const byAgent: [string, number][] =
+      measure === 'tokens'
+        ? Object.entries(b.agentTokens ?? {})
+        : Object.entries(b.agents ?? {}).map(([agent, c]) => [agent, c[currency] ?? 0]);
+    const segments = byAgent
+      .map(([agent, value]) => ({ agent, value }))
       .filter((s) => s.value > 0)
       .sort((a, b) => a.agent.localeCompare(b.agent));
     return { day: b.key, total: segments.reduce((n, s) => n + s.value, 0), segments };
@@ -86,6 +100,24 @@ export function money(v: number, currency: string): string {
   return `${v > 0 && v < 0.01 ? v.toFixed(4) : v.toFixed(2)} ${currency}`;
 }
 
+/** What holds an agent to its budgets (UsageReport.heldBy), in words. */
+export function heldByText(by: 'cost' | 'tokens' | 'minutes' | string): string {
+  if (by === 'cost') return 'its cost';
+  if (by === 'tokens') return 'its tokens (it reports no cost)';
+  return 'its agent time only (it reports neither cost nor tokens)';
+}
+
+/**
+ * An amount of the budget named budget, in its measure: tokens for
+ * "tokens.…" ("12,400 tokens"), agent time for "minutes.…" ("25 min"),
+ * money for the others ("1.25 USD").
+ */
+export function spendText(v: number, budget: string, currency: string): string {
+  if (budget.startsWith('tokens.')) return `${Math.round(v).toLocaleString('en')} tokens`;
+  if (budget.startsWith('minutes.')) return `${v < 10 ? v.toFixed(1) : Math.round(v)} min`;
+  return money(v, currency);
+}
+
 /** A stable colour per agent. */
 export function agentColour(agent: string): string {
   let h = 0;
@@ -93,7 +125,11 @@ export function agentColour(agent: string): string {
   return `hsl(${h} 60% 50%)`;
 }
 
-/** Costs of a report's buckets by key, as text ("0.15 USD · 0.50 EUR"). */
+/**
+ * Costs of a report's buckets by key, as text ("0.15 USD · 0.50 EUR"); a
+ * bucket with no cost but an estimate from the prices says so
+ * ("≈ 0.0270 USD, estimated").
+ */
 export function costTexts(rep: UsageReport | undefined): Record<string, string> {
   const out: Record<string, string> = {};
   for (const b of rep?.buckets ?? []) {
@@ -102,6 +138,7 @@ export function costTexts(rep: UsageReport | undefined): Record<string, string> 
       .sort(([a], [b]) => a.localeCompare(b))
       .map(([c, v]) => money(v, c));
     if (parts.length) out[b.key] = parts.join(' · ');
+    else if ((b.estimate ?? 0) > 0) out[b.key] = `≈ ${money(b.estimate!, rep?.currency || 'USD')}, estimated`;
   }
   return out;
 }

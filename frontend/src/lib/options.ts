@@ -53,14 +53,16 @@ export interface AnswerButton {
  * "Deny", then any option of a kind ACP does not define. The agent's
  * "always" options are not among them: the card's "Always…" menu offers
  * them (alwaysOptions). Labels are unique: a second option of one kind is
- * numbered ("Allow once (2)").
+ * numbered ("Allow once (2)"). The hub's own options (named: a spending
+ * limit's "Allow 200 tokens more for this turn", "Stop now") keep their
+ * names as labels: they are the hub's words, not the agent's.
  */
-export function answerButtons(options: PermissionOption[]): AnswerButton[] {
+export function answerButtons(options: PermissionOption[], named = false): AnswerButton[] {
   const rank = (k: string) => (k === 'allow_once' ? 0 : k === 'reject_once' ? 1 : 2);
   const shown = options.filter((o) => !o.kind.endsWith('_always')).sort((a, b) => rank(a.kind) - rank(b.kind));
   const count: Record<string, number> = {};
   return shown.map((o) => {
-    const t = optionText(o);
+    const t = named && o.name ? { label: o.name, wording: '' } : optionText(o);
     const n = (count[t.label] = (count[t.label] ?? 0) + 1);
     return {
       optionId: o.optionId,

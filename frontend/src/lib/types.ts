@@ -283,6 +283,8 @@ export interface PermissionRequest {
   paths?: string[];
   /** Sorted; unknown ones may come from a newer hub. */
   flags?: (PermissionFlag | string)[];
+  /** A budget permission's amounts. */
+  budget?: BudgetDetails;
 }
 
 /** One variable an agent sets for a command (hub.EnvVar). */
@@ -466,6 +468,8 @@ export interface Usage {
   inputTokens?: number;
   outputTokens?: number;
   totalTokens?: number;
+  cachedReadTokens?: number;
+  cachedWriteTokens?: number;
   [key: string]: unknown;
 }
 
@@ -561,13 +565,47 @@ export interface Settings {
   folders?: { glob: string; mcpServers?: MCPServerSetting[] }[];
 }
 
-/** Spending limits in currency; 0 or absent is none (config budgets). */
+/** Spending limits in currency, and the same in tokens and agent minutes; 0 or absent is none (config budgets). */
 export interface Budgets {
   currency: string;
   daily?: number;
   monthly?: number;
   perThread?: number;
   agents?: Record<string, { daily?: number; monthly?: number }>;
+  /** Limits in input + output tokens. */
+  tokens?: BudgetLimits;
+  /** Limits in agent time: running turns less the time a person was asked. */
+  minutes?: BudgetLimits;
+  /** Per model, the price per million tokens: an estimate for agents that report no cost. */
+  prices?: Record<string, { input: number; output: number }>;
+  /** Share of a limit a turn that asks nothing may spend past it (absent: 0.1). */
+  grace?: number;
+  /** Share of a limit "allow more" adds for the turn (absent: 0.2). */
+  allowMore?: number;
+}
+
+/** Limits in one measure (budgets.tokens, budgets.minutes); 0 or absent is none. */
+export interface BudgetLimits {
+  daily?: number;
+  monthly?: number;
+  perThread?: number;
+  agents?: Record<string, { daily?: number; monthly?: number }>;
+}
+
+/** A budget permission's amounts (PermissionRequest.budget). */
+export interface BudgetDetails {
+  /** daily, tokens.perThread, minutes.agents.<id>.monthly … */
+  budget: string;
+  /** "" money, tokens, minutes. */
+  measure?: '' | 'tokens' | 'minutes';
+  spent: number;
+  /** The limit crossed, raised by what allow-more already added. */
+  limit: number;
+  /** What allow-more adds for this turn. */
+  allowMore: number;
+  /** Past the limit, a turn that asks nothing is cancelled at this much more. */
+  grace: number;
+  currency?: string;
 }
 
 /** A whole agents entry for PATCH /v1/settings; env is merged (null removes a variable). */

@@ -59,11 +59,13 @@ export function footerParts(u: Usage | undefined, cost: string): string[] {
   return out;
 }
 
-/** "1.2k tokens in, 340 out" (or "1.5k tokens"), as a list of 0 or 1 part. */
+/** "1.2k tokens in, 340 out, 900 cached" (or "1.5k tokens"), as a list of 0 or 1 part. */
 function tokenParts(u: Usage | undefined): string[] {
   const inT = num(u?.inputTokens);
   const outT = num(u?.outputTokens);
   const total = num(u?.totalTokens);
-  if (inT !== undefined || outT !== undefined) return [`${tokens(inT ?? 0)} tokens in, ${tokens(outT ?? 0)} out`];
+  const cached = (num(u?.cachedReadTokens) ?? 0) + (num(u?.cachedWriteTokens) ?? 0);
+  if (inT !== undefined || outT !== undefined)
+    return [`${tokens(inT ?? 0)} tokens in, ${tokens(outT ?? 0)} out${cached > 0 ? `, ${tokens(cached)} cached` : ''}`];
   return total !== undefined ? [`${tokens(total)} tokens`] : [];
 }
