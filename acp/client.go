@@ -234,6 +234,7 @@ func (c *ClientConn) Initialize(ctx context.Context) (InitializeResponse, error)
 			FS:       FileSystemCapabilities{ReadTextFile: true, WriteTextFile: true},
 			Terminal: true,
 			Auth:     &AuthCapabilities{Terminal: true},
+			Session:  &ClientSessionCapabilities{Notices: &struct{}{}, Compaction: &struct{}{}},
 			Meta:     map[string]any{"terminal-auth": true},
 		},
 		ClientInfo: &info,

@@ -65,6 +65,10 @@ func (h *clientHandler) HandleRequest(ctx context.Context, method string, params
 
 func (h *clientHandler) HandleNotification(ctx context.Context, method string, params json.RawMessage) {
 	c := (*ClientConn)(h)
+	if method == MethodElicitationComplete {
+		c.completeElicitation(params)
+		return
+	}
 	if method != "session/update" {
 		// Vendor notifications (_auth/status_update, qwen/notify/…) are
 		// allowed by the protocol and ignored.

@@ -25,9 +25,19 @@ type ClientCapabilities struct {
 	// Elicitation says which elicitation/create modes the client serves
 	// (set when the Client is an Elicitor; elicitation.go).
 	Elicitation *ElicitationCapabilities `json:"elicitation,omitempty"`
+	// Session says which optional session/update kinds the client renders:
+	// notices and compaction (the agent sends them only when advertised).
+	Session *ClientSessionCapabilities `json:"session,omitempty"`
 	// Meta carries "terminal-auth": true, the older name of the same
 	// capability that some agents read.
 	Meta map[string]any `json:"_meta,omitempty"`
+}
+
+// ClientSessionCapabilities is clientCapabilities.session: a non-nil
+// field is supported.
+type ClientSessionCapabilities struct {
+	Notices    *struct{} `json:"notices,omitempty"`
+	Compaction *struct{} `json:"compaction,omitempty"`
 }
 
 // AuthCapabilities is clientCapabilities.auth.
