@@ -193,6 +193,24 @@
 //     response carries usage {inputTokens: in, outputTokens: out,
 //     totalTokens: in+out} when in and out are given; end_turn.
 //     usage-hang: the same, then as hang (the usage in the response).
+//   - messages: agent_message_chunks "Hello " (messageId m1), "Aside."
+//     (m2), "world" (m1), then a completed execute tool_call named "Bash";
+//     end_turn.
+//   - notice <severity> <title…>: a notice {severity, title, description};
+//     says "noticed"; end_turn.
+//   - compact [fail]: compaction_update in_progress, two
+//     compaction_summary_chunks ("We renamed the parser. ", "Tests
+//     pass.") and compaction_update completed, then says "compacted"; with
+//     fail, compaction_update failed {error} instead; end_turn.
+//   - plan-ops: plan_update {type: items} for plans p1 and p2, then
+//     plan_removed p2; end_turn.
+//   - rate-limit <seconds>: a usage_update whose _meta is
+//     claude-agent-acp's {"_claude/rateLimit": {status: "rejected",
+//     resetsAt: now+seconds (unix seconds), rateLimitType: "five_hour"}};
+//     says "limited until <resetsAt>"; end_turn.
+//   - elicit-url <url>: elicitation/create {mode: "url", elicitationId,
+//     url, message}, then, once answered, elicitation/complete
+//     {elicitationId}; says "elicit: <answer>"; end_turn.
 //   - raw-update <json>: one session/update whose update is <json> exactly
 //     as given (any JSON value; a tool_call with a numeric status, content
 //     that is not an array, …); end_turn. Not JSON: "bad arguments".

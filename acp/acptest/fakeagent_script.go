@@ -542,6 +542,12 @@ var fakeScripts = []fakeScript{
 		return r.end()
 	}},
 	{"usage-hostile", "usage_updates and a response usage at the numbers' limits (fakeagent_avail.go)", scriptAvail},
+	{"messages", "chunks of two messages interleaved, with messageIds, and a tool call named Bash (fakeagent_updates.go)", scriptMessages},
+	{"notice", "<severity> <title…>: a notice update (fakeagent_updates.go)", scriptNotice},
+	{"compact", "[fail]: compaction_update in_progress, summary chunks, completed (or failed) (fakeagent_updates.go)", scriptCompact},
+	{"plan-ops", "plan_update of plans p1 and p2, then plan_removed p2 (fakeagent_updates.go)", scriptPlanOps},
+	{"rate-limit", "<seconds>: a usage_update whose _meta says rejected until now+seconds (fakeagent_updates.go)", scriptRateLimit},
+	{"elicit-url", "<url>: a URL-mode elicitation, then elicitation/complete; says the answer (fakeagent_updates.go)", scriptElicitURL},
 	{"fs-stall", "<n> <lines> <path>: n reads at once, then reads no stdin until <path>.go exists (fakeagent_avail.go)", scriptAvail},
 }
 
