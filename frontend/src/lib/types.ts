@@ -93,6 +93,8 @@ export interface Thread {
   /** The summary of the thread's last compaction, and when it was. */
   summary?: string;
   compactedAt?: string;
+  /** When the agent's provider accepts requests again (RFC 3339), after a rate limit it reported (issue 32). */
+  limitedUntil?: string;
   /** Made from the agent's own session (issue 16): history "stored" (replayed here) or "agent" (kept by the agent). */
   imported?: { sessionId: string; history: 'stored' | 'agent' };
   /** The editor's clientCapabilities the thread was made with (the editor bridge's threads). */
