@@ -277,6 +277,8 @@ export interface EnvVar {
 export interface ToolCall {
   toolCallId: string;
   title?: string;
+  /** The tool's own name ("Bash"), where title says what it does (ACP ToolCall.name). */
+  name?: string | null;
   kind?: string;
   status?: string;
   content?: ToolCallContent[] | null;
