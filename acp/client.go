@@ -112,6 +112,7 @@ type ClientConn struct {
 	mu         sync.Mutex
 	init       *InitializeResponse
 	sessions   map[string]string       // session id → cwd
+	parents    map[string]string       // a sub-agent's session id → its parent's (subagent.go)
 	prompts    map[string]*promptState // running prompts by session
 	cancelling map[string]bool         // sessions with a cancel in flight
 	usage      map[string]*PromptUsage // the last prompt's usage by session (usage.go)
@@ -155,6 +156,7 @@ func NewClientConn(r io.Reader, w io.Writer, client Client, opts ClientOptions) 
 		log:        opts.Logger,
 		opts:       opts,
 		sessions:   make(map[string]string),
+		parents:    make(map[string]string),
 		prompts:    make(map[string]*promptState),
 		cancelling: make(map[string]bool),
 		perms:      make(map[*pendingPermission]struct{}),
@@ -524,8 +526,9 @@ func (c *ClientConn) requestPermission(ctx context.Context, req RequestPermissio
 // and answers onCancel at once then. ask must return once its context
 // ends.
 func awaitUser[T any](c *ClientConn, ctx context.Context, sessionID string, onCancel T, ask func(context.Context) (T, error)) (T, error) {
-	pp := &pendingPermission{sessionID: sessionID, cancelled: make(chan struct{})}
 	c.mu.Lock()
+	sessionID = c.rootSessionLocked(sessionID) // a sub-agent's ask ends with its parent's turn
+	pp := &pendingPermission{sessionID: sessionID, cancelled: make(chan struct{})}
 	if c.cancelling[sessionID] {
 		c.mu.Unlock()
 		return onCancel, nil

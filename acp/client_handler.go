@@ -80,6 +80,9 @@ func (h *clientHandler) HandleNotification(ctx context.Context, method string, p
 		c.log.Warn("acp: skipping malformed session/update", "err", err, "preview", preview(params))
 		return
 	}
+	if n.Update.Subagent != nil {
+		c.trackSubagent(n.SessionID, n.Update.Subagent.SessionID)
+	}
 	c.client.SessionUpdate(ctx, n)
 }
 

@@ -43,6 +43,8 @@ const (
 	//     (unstable ACP), replaced or removed by its planId.
 	//   - subagent {subagent: {sessionId, title?, description?, state?}}:
 	//     a child session of the thread's agent session.
+	//   - subagent_output {sessionId, kind, text | toolCall | update}: an
+	//     update of that child session, its own stream (engine/subagent.go).
 	//   - elicitation_completed {elicitationId}: the agent said the URL
 	//     flow of that elicitation (the hub's id) ended.
 	EventMessageStarted       = "message_started"
@@ -52,6 +54,7 @@ const (
 	EventPlanUpdate           = "plan_update"
 	EventPlanRemoved          = "plan_removed"
 	EventSubagent             = "subagent"
+	EventSubagentOutput       = "subagent_output"
 	EventElicitationCompleted = "elicitation_completed"
 	EventTurnCompleted        = "turn_completed"
 	EventError                = "error"

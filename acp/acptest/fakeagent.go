@@ -211,6 +211,12 @@
 //   - elicit-url <url>: elicitation/create {mode: "url", elicitationId,
 //     url, message}, then, once answered, elicitation/complete
 //     {elicitationId}; says "elicit: <answer>"; end_turn.
+//   - subagent <title…>: subagent_update {sessionId "<session>-sub-<n>",
+//     title, description, cwd "/", state running}; under the child's
+//     session an agent_message_chunk and a pending execute tool_call, then
+//     session/request_permission {allow, reject}; then the
+//     subagent_update again with state idle; says "subagent outcome:
+//     <answer>"; end_turn.
 //   - raw-update <json>: one session/update whose update is <json> exactly
 //     as given (any JSON value; a tool_call with a numeric status, content
 //     that is not an array, …); end_turn. Not JSON: "bad arguments".

@@ -548,6 +548,7 @@ var fakeScripts = []fakeScript{
 	{"plan-ops", "plan_update of plans p1 and p2, then plan_removed p2 (fakeagent_updates.go)", scriptPlanOps},
 	{"rate-limit", "<seconds>: a usage_update whose _meta says rejected until now+seconds (fakeagent_updates.go)", scriptRateLimit},
 	{"elicit-url", "<url>: a URL-mode elicitation, then elicitation/complete; says the answer (fakeagent_updates.go)", scriptElicitURL},
+	{"subagent", "<title…>: a sub-agent whose stream and permission request come under its own session (fakeagent_updates.go)", scriptSubagent},
 	{"fs-stall", "<n> <lines> <path>: n reads at once, then reads no stdin until <path>.go exists (fakeagent_avail.go)", scriptAvail},
 }
 

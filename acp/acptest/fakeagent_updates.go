@@ -105,3 +105,34 @@ func scriptElicitURL(r *scriptRun) (string, bool) {
 	}
 	return r.end()
 }
+
+// scriptSubagent starts a sub-agent: subagent_update {sessionId
+// "<session>-sub-<n>", title, cwd "/" (a folder it must not get), state
+// running}; the child's message chunk and tool call; the child's
+// session/request_permission; then state idle. Says the outcome:
+// subagent <title…>.
+func scriptSubagent(r *scriptRun) (string, bool) {
+	title := strings.TrimSpace(r.rest)
+	if title == "" {
+		return r.bad()
+	}
+	child := r.s.id + "-sub-" + strconv.FormatInt(r.a.nextTool.Add(1), 10)
+	announce := func(state string) {
+		r.a.update(r.s.id, map[string]any{"sessionUpdate": "subagent_update", "sessionId": child, "title": title,
+			"description": "Started by the fake agent", "cwd": "/", "state": map[string]string{"state": state}})
+	}
+	announce("running")
+	r.a.update(child, textChunk("agent_message_chunk", "Looking at the tests."))
+	tc := map[string]any{"toolCallId": r.a.toolCallID(), "title": "Run the tests", "kind": "execute", "status": "pending",
+		"rawInput": map[string]any{"command": "go test ./..."}}
+	r.a.update(child, map[string]any{"sessionUpdate": "tool_call", "toolCallId": tc["toolCallId"], "title": tc["title"], "kind": "execute", "status": "pending"})
+	res := r.a.call("session/request_permission", map[string]any{"sessionId": child, "toolCall": tc,
+		"options": []map[string]string{{"optionId": "allow", "name": "Allow", "kind": "allow_once"}, {"optionId": "reject", "name": "Reject", "kind": "reject_once"}}})
+	announce("idle")
+	if res.err != nil {
+		r.say(fmt.Sprintf("subagent outcome: error %d", res.err.Code))
+	} else {
+		r.say("subagent outcome: " + string(res.result))
+	}
+	return r.end()
+}

@@ -22,6 +22,9 @@ type threadClient struct {
 // session/load are not new events and are dropped, but for an imported
 // session's, which become its history (replay.go).
 func (c *threadClient) SessionUpdate(_ context.Context, n acp.SessionNotification) {
+	if c.subagentUpdate(n) { // subagent.go: a child session's, or its announcement
+		return
+	}
 	if n.Update.Kind == acp.UpdateUsage && n.Update.ParseErr == nil {
 		c.usageUpdate(n) // usage.go: the event and the ledger's record
 		return

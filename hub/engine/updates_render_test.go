@@ -4,6 +4,7 @@ package engine_test
 
 import (
 	"context"
+	"encoding/json"
 	"strings"
 	"testing"
 	"time"
@@ -181,4 +182,63 @@ func TestURLElicitationCompletes(t *testing.T) {
 	if !strings.Contains(turn.Output, `elicit: {"action":"accept"}`) {
 		t.Fatalf("agent said %q", turn.Output)
 	}
+}
+
+// TestSubagentStreamAndPermission: a sub-agent's updates become its own
+// subagent_output events (never the parent's message), and its permission
+// request is the thread's, decided like any other, naming the child.
+func TestSubagentStreamAndPermission(t *testing.T) {
+	h := newHarness(t, nil)
+	th := h.thread("fake")
+	sub := h.watch(th)
+	ctx := context.Background()
+	if _, err := h.e.StartTurn(ctx, alice, th.ID, hub.TurnInput{Input: "subagent Explore the tests"}); err != nil {
+		t.Fatal(err)
+	}
+	p := payload[hub.Permission](t, until(t, sub, hub.EventPermissionRequired), "permission")
+	if p.Request == nil || p.Request.Subagent == nil || p.Request.Subagent.Title != "Explore the tests" || !strings.Contains(p.Request.Subagent.SessionID, "-sub-") {
+		t.Fatalf("permission request %+v", p.Request)
+	}
+	if p.ThreadID != th.ID {
+		t.Fatalf("permission of thread %s, want the parent %s", p.ThreadID, th.ID)
+	}
+	res, err := h.e.DecidePermission(ctx, alice, p.ID, hub.Decision{OptionID: "allow"})
+	if err != nil || res.Permission.Status != hub.PermissionApproved || res.Permission.Request.Subagent == nil {
+		t.Fatalf("decided %+v %v", res.Permission, err)
+	}
+	turn := payload[hub.Turn](t, until(t, sub, hub.EventTurnCompleted), "turn")
+	if !strings.Contains(turn.Output, `"optionId":"allow"`) || strings.Contains(turn.Output, "Looking at the tests") {
+		t.Fatalf("parent output %q: the child's text must not be the parent's", turn.Output)
+	}
+	var kinds []string
+	childText := ""
+	for _, ev := range h.turnEvents(th) {
+		if ev.Type == hub.EventSubagentOutput {
+			kinds = append(kinds, payload[string](t, ev, "kind"))
+			if payload[string](t, ev, "sessionId") != p.Request.Subagent.SessionID {
+				t.Fatalf("output of %s", ev.Payload)
+			}
+			if txt, ok := payloadOK[string](ev, "text"); ok {
+				childText += txt
+			}
+		}
+	}
+	if strings.Join(kinds, ",") != "agent_message_chunk,tool_call" || childText != "Looking at the tests." {
+		t.Fatalf("child stream %v %q", kinds, childText)
+	}
+	// Audited as any other decision, still naming the child.
+	page, err := h.e.QueryPermissions(ctx, alice, hub.PermissionQuery{ThreadID: th.ID})
+	if err != nil || len(page.Permissions) != 1 || page.Permissions[0].Request.Subagent == nil || page.Permissions[0].Request.Subagent.Title != "Explore the tests" {
+		t.Fatalf("audit %+v %v", page, err)
+	}
+}
+
+// payloadOK is payload's field key when present.
+func payloadOK[T any](ev hub.Event, key string) (T, bool) {
+	var m map[string]json.RawMessage
+	var v T
+	if json.Unmarshal(ev.Payload, &m) != nil || m[key] == nil {
+		return v, false
+	}
+	return v, json.Unmarshal(m[key], &v) == nil
 }
