@@ -233,11 +233,13 @@ func (c *ClientConn) Initialize(ctx context.Context) (InitializeResponse, error)
 	req := InitializeRequest{
 		ProtocolVersion: ProtocolVersion,
 		ClientCapabilities: ClientCapabilities{
-			FS:       FileSystemCapabilities{ReadTextFile: true, WriteTextFile: true},
-			Terminal: true,
-			Auth:     &AuthCapabilities{Terminal: true},
-			Session:  &ClientSessionCapabilities{Notices: &struct{}{}, Compaction: &struct{}{}},
-			Meta:     map[string]any{"terminal-auth": true},
+			FS:        FileSystemCapabilities{ReadTextFile: true, WriteTextFile: true},
+			Terminal:  true,
+			Auth:      &AuthCapabilities{Terminal: true},
+			Session:   &ClientSessionCapabilities{Notices: &struct{}{}, Compaction: &struct{}{}},
+			Subagents: &struct{}{},
+			Plan:      &struct{}{},
+			Meta:      map[string]any{"terminal-auth": true},
 		},
 		ClientInfo: &info,
 	}

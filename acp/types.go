@@ -28,6 +28,11 @@ type ClientCapabilities struct {
 	// Session says which optional session/update kinds the client renders:
 	// notices and compaction (the agent sends them only when advertised).
 	Session *ClientSessionCapabilities `json:"session,omitempty"`
+	// Subagents and Plan (unstable ACP, {} when set) let the agent send
+	// subagent_update and child sessions' traffic (acp/subagent.go), and
+	// plan_update / plan_removed.
+	Subagents *struct{} `json:"subagents,omitempty"`
+	Plan      *struct{} `json:"plan,omitempty"`
 	// Meta carries "terminal-auth": true, the older name of the same
 	// capability that some agents read.
 	Meta map[string]any `json:"_meta,omitempty"`

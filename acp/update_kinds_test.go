@@ -139,3 +139,15 @@ func TestRateLimitFromError(t *testing.T) {
 		t.Fatal("an error without data is no limit")
 	}
 }
+
+// TestInitializeAdvertisesRenderedUpdates: the client asks for the
+// updates it renders: notices and compaction (stable), sub-agents and plan
+// operations (unstable).
+func TestInitializeAdvertisesRenderedUpdates(t *testing.T) {
+	caps := initializeCaps(t, newRecorder())
+	for k, want := range map[string]string{"session": `{"notices":{},"compaction":{}}`, "subagents": `{}`, "plan": `{}`} {
+		if got := string(caps[k]); got != want {
+			t.Errorf("clientCapabilities.%s = %s, want %s", k, got, want)
+		}
+	}
+}

@@ -33,8 +33,15 @@ export type Item = { seq?: number } & (
   /** The agent compacted its context (ACP compaction_update + summary chunks). */
   | { kind: 'compaction'; key: number; compactionId: string; status: string; summary: string; error?: string }
   /** A child session of the agent's (ACP subagent_update). */
-  | { kind: 'subagent'; key: number; sessionId: string; title?: string; description?: string; state?: string }
+  /** stream: the child's own messages and tool calls (subagent_output). */
+  | { kind: 'subagent'; key: number; sessionId: string; title?: string; description?: string; state?: string; stream: SubagentStream }
 );
+
+/** What a sub-agent said and did, in its card: its text, and its tool calls by id in order. */
+export interface SubagentStream {
+  text: string;
+  tools: { toolCallId: string; title: string; status: string }[];
+}
 
 /** A session_changed event: the thread's agent session is another one. */
 export interface SessionChange {
@@ -219,6 +226,17 @@ export class Conversation {
     return t;
   }
 
+  /** The card of a turn's sub-agent session, made (empty) when it is the first event of it. */
+  private subagentCard(turnId: string, sessionId: string, seq: number, items: Item[]): Item {
+    const key = `${turnId}\0subagent:${sessionId}`;
+    const found = this.index.get(key);
+    if (found) return found;
+    items.push({ kind: 'subagent', key: this.key++, seq, sessionId, stream: { text: '', tools: [] } });
+    const made = items[items.length - 1];
+    this.index.set(key, made);
+    return made;
+  }
+
   private project(e: HubEvent): void {
     // Events are projected in seq order: the last of these wins.
     if (e.type === 'available_commands') {
@@ -323,6 +341,23 @@ export class Conversation {
         if (i >= 0) items.splice(i, 1);
         break;
       }
+      case 'subagent_output': {
+        if (typeof e.sessionId !== 'string') break;
+        const card = this.subagentCard(t.id, e.sessionId, e.seq, items);
+        if (card.kind !== 'subagent') break;
+        if ((e.kind === 'agent_message_chunk') && typeof e.text === 'string') card.stream.text += e.text;
+        const tc = e.toolCall as { toolCallId?: unknown; title?: unknown; status?: unknown } | undefined;
+        if (tc && typeof tc.toolCallId === 'string') {
+          const have = card.stream.tools.find((x) => x.toolCallId === tc.toolCallId);
+          const title = typeof tc.title === 'string' ? tc.title : undefined;
+          const status = typeof tc.status === 'string' ? tc.status : undefined;
+          if (have) {
+            if (title) have.title = title;
+            if (status) have.status = status;
+          } else card.stream.tools.push({ toolCallId: tc.toolCallId, title: title ?? tc.toolCallId, status: status ?? 'pending' });
+        }
+        break;
+      }
       case 'subagent': {
         const a = e.subagent as { sessionId?: unknown; title?: unknown; description?: unknown; state?: unknown } | undefined;
         if (!a || typeof a.sessionId !== 'string') break;
@@ -332,13 +367,7 @@ export class Conversation {
           ...(typeof a.description === 'string' ? { description: a.description } : {}),
           ...(st && typeof st.state === 'string' ? { state: st.state } : {}),
         };
-        const key = `${t.id}\0subagent:${a.sessionId}`;
-        const found = this.index.get(key);
-        if (found && found.kind === 'subagent') Object.assign(found, next);
-        else {
-          items.push({ kind: 'subagent', key: this.key++, seq: e.seq, sessionId: a.sessionId, ...next });
-          this.index.set(key, items[items.length - 1]);
-        }
+        Object.assign(this.subagentCard(t.id, a.sessionId, e.seq, items), next);
         break;
       }
       case 'tool_call':

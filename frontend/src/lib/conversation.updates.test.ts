@@ -78,4 +78,20 @@ describe('Conversation: the agent’s newer updates (issue 32)', () => {
     c.add(ev(3, 'subagent', { subagent: { sessionId: 's1', state: { state: 'idle' } } }));
     expect(c.turns[0].items).toMatchObject([{ kind: 'subagent', sessionId: 's1', title: 'Explore tests', state: 'idle' }]);
   });
+
+  it('gives a sub-agent its own stream, never the parent’s message', () => {
+    const c = new Conversation();
+    c.add(ev(1, 'turn_started', { input: 'go' }));
+    c.add(ev(2, 'subagent', { subagent: { sessionId: 's1', title: 'Explore tests' } }));
+    c.add(ev(3, 'subagent_output', { sessionId: 's1', kind: 'agent_message_chunk', text: 'Looking ' }));
+    c.add(ev(4, 'message_delta', { text: 'Parent speaks.' }));
+    c.add(ev(5, 'subagent_output', { sessionId: 's1', kind: 'agent_message_chunk', text: 'at the tests.' }));
+    c.add(ev(6, 'subagent_output', { sessionId: 's1', kind: 'tool_call', toolCall: { toolCallId: 't9', title: 'Run the tests', status: 'pending' } }));
+    c.add(ev(7, 'subagent_output', { sessionId: 's1', kind: 'tool_call_update', toolCall: { toolCallId: 't9', status: 'completed' } }));
+    c.add(ev(8, 'subagent_output', { sessionId: 's2', kind: 'agent_message_chunk', text: 'unannounced' }));
+    const items = c.turns[0].items;
+    expect(texts(items)).toEqual(['subagent', 'message:Parent speaks.', 'subagent']);
+    expect(items[0]).toMatchObject({ stream: { text: 'Looking at the tests.', tools: [{ toolCallId: 't9', title: 'Run the tests', status: 'completed' }] } });
+    expect(items[2]).toMatchObject({ sessionId: 's2', stream: { text: 'unannounced' } });
+  });
 });

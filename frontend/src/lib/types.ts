@@ -264,6 +264,14 @@ export interface PermissionRequest {
   paths?: string[];
   /** Sorted; unknown ones may come from a newer hub. */
   flags?: (PermissionFlag | string)[];
+  /** The agent's sub-agent session that asked (issue 32). */
+  subagent?: SubagentRef;
+}
+
+/** A sub-agent session of the thread's agent (hub.SubagentRef). */
+export interface SubagentRef {
+  sessionId: string;
+  title?: string;
 }
 
 /** One variable an agent sets for a command (hub.EnvVar). */
