@@ -12,7 +12,8 @@ import (
 // The agent's newer updates (issue 32), through the real binary and the
 // fake agent: a compaction stored and streamed as the window shows it, a
 // notice, messages grouped by id, a rate limit setting the thread's
-// limitedUntil, and a URL question the agent completes.
+// limitedUntil, a URL question the agent completes, and a sub-agent whose
+// permission is decided from the API and audited naming it.
 func TestE2EAgentUpdates(t *testing.T) {
 	bins := buildE2E(t)
 	h := newHub(t, bins, hubConfig{})
@@ -150,6 +151,52 @@ func TestE2EAgentUpdates(t *testing.T) {
 		}
 		if got := h.elicitation(el.ID); got.Status != "accepted" {
 			t.Fatalf("elicitation %+v", got)
+		}
+	})
+
+	t.Run("sub-agent permission decided and audited", func(t *testing.T) {
+		h := h.withT(t)
+		th := h.newThread("fake", t.TempDir())
+		turn := h.startTurn(th.ID, "subagent Explore the tests")
+		p := h.waitPermission(turn.ID, slow)
+		// The raw answer: request.subagent names the child.
+		subagentOf := func(id string) map[string]string {
+			var page struct {
+				Permissions []struct {
+					ID      string `json:"id"`
+					Status  string `json:"status"`
+					Request struct {
+						Subagent map[string]string `json:"subagent"`
+					} `json:"request"`
+				} `json:"permissions"`
+			}
+			h.call("GET", "/v1/permissions?threadId="+th.ID, nil, 200, &page)
+			for _, x := range page.Permissions {
+				if x.ID == id {
+					return x.Request.Subagent
+				}
+			}
+			t.Fatalf("permission %s not in the audit of %s", id, th.ID)
+			return nil
+		}
+		if p.ThreadID != th.ID {
+			t.Fatalf("permission of %s, want the parent thread %s", p.ThreadID, th.ID)
+		}
+		if sa := subagentOf(p.ID); sa["title"] != "Explore the tests" || !strings.Contains(sa["sessionId"], "-sub-") {
+			t.Fatalf("pending request.subagent %v", sa)
+		}
+		if r := h.decide(p.ID, map[string]string{"optionId": "allow"}); r.status != 200 {
+			t.Fatalf("decide: %s", r)
+		}
+		got := h.waitTurn(th.ID, turn.ID, slow)
+		if !strings.Contains(got.Output, `subagent outcome: {"outcome":{"outcome":"selected","optionId":"allow"}}`) {
+			t.Fatalf("agent said %q", got.Output)
+		}
+		if decided := h.permission(p.ID); decided.Status != "approved" || decided.DecidedBy == "" {
+			t.Fatalf("decided %+v", decided)
+		}
+		if sa := subagentOf(p.ID); sa["title"] != "Explore the tests" {
+			t.Fatalf("audited request.subagent %v", sa)
 		}
 	})
 }

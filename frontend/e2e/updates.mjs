@@ -10,8 +10,9 @@
 //   2. a notice ("notice warning …"): a quiet row with its title;
 //   3. a compaction ("compact"): "The agent compacted its context", the
 //      summary behind "What it kept", which opens;
-//   4. a sub-agent (a subagent_update): a nested card with its title and
-//      state.
+//   4. a sub-agent ("subagent Explore the tests"): a nested card with its
+//      title, state and its own stream; its permission card in the turn
+//      says the sub-agent asked; allowed from the card, the card says done.
 // Screenshots build/screenshots/updates-{light,dark}-{700,1440}.png.
 // The page reports no error, no HTTP error and no failed request.
 import { join } from 'node:path';
@@ -25,14 +26,6 @@ let hub;
 let browser;
 const check = checker(log);
 
-const subagent = {
-  sessionUpdate: 'subagent_update',
-  sessionId: 'child-1',
-  title: 'Explore the tests',
-  description: 'Find which test is flaky and why',
-  state: { state: 'running' },
-};
-
 async function main() {
   log('building the hub and the fake agent');
   const agentBin = buildFakeAgent(tmp.dir);
@@ -41,12 +34,18 @@ async function main() {
   });
   const { api } = hub;
   const th = (await api('POST', '/v1/threads', { body: { agent: 'fake', cwd: proj.dir, title: 'Updates' } })).thread;
-  for (const input of ['messages', 'notice warning Model switched to Sonnet', 'compact', `raw-update ${JSON.stringify(subagent)}`]) {
+  for (const input of ['messages', 'notice warning Model switched to Sonnet', 'compact']) {
     await api('POST', `/v1/threads/${th.id}/turns`, { body: { input } });
     // One turn at a time: the next is refused while the thread runs.
     for (let i = 0; i < 200 && (await api('GET', `/v1/threads/${th.id}`)).thread.status === 'running'; i++) {
       await new Promise((r) => setTimeout(r, 50));
     }
+  }
+
+  // The sub-agent's turn waits on its permission.
+  await api('POST', `/v1/threads/${th.id}/turns`, { body: { input: 'subagent Explore the tests' } });
+  for (let i = 0; i < 200 && !(await api('GET', '/v1/permissions?status=pending')).permissions.length; i++) {
+    await new Promise((r) => setTimeout(r, 50));
   }
 
   const opened = await openPage(hub);
@@ -75,10 +74,15 @@ async function main() {
   await compaction.getByText('What it kept').click();
   await compaction.getByText('We renamed the parser. Tests pass.').waitFor();
 
-  log('4. the sub-agent card');
+  log('4. the sub-agent card and its permission');
   const card = convo.getByRole('region', { name: 'Sub-agent Explore the tests' });
   await card.waitFor();
   check((await card.locator('.state').textContent()) === 'running', 'the card shows the sub-agent’s state');
+  await card.getByText('Looking at the tests.').waitFor();
+  check((await card.getByRole('list', { name: 'Tool calls of Explore the tests' }).textContent()).includes('Run the tests'), 'the card lists the sub-agent’s tool call');
+  const asker = convo.locator('[data-subagent-asker]');
+  await asker.waitFor();
+  check((await asker.textContent()) === 'Asked by the sub-agent Explore the tests', 'the permission card says the sub-agent asked');
 
   for (const scheme of ['light', 'dark']) {
     await page.emulateMedia({ colorScheme: scheme });
@@ -86,8 +90,18 @@ async function main() {
       await page.setViewportSize({ width, height: 900 });
       await notice.scrollIntoViewIfNeeded();
       await page.screenshot({ path: join(shots, `updates-${scheme}-${width}.png`) });
+      await card.scrollIntoViewIfNeeded();
+      await page.screenshot({ path: join(shots, `updates-subagent-${scheme}-${width}.png`) });
     }
   }
+  await page.emulateMedia({ colorScheme: 'light' });
+
+  log('5. allowed from the card: the sub-agent is done');
+  const allow = convo.getByRole('button', { name: /^Allow/ }).first();
+  await page.waitForFunction(() => [...document.querySelectorAll('button')].some((b) => /^Allow/.test(b.textContent?.trim() ?? '') && !b.disabled));
+  await allow.click();
+  await card.locator('.state', { hasText: 'done' }).waitFor();
+  await convo.getByText(/subagent outcome: .*allow/).waitFor();
   noProblems(problems);
 }
 

@@ -2,6 +2,7 @@ import { describe, expect, it } from 'vitest';
 import { render, screen } from '@testing-library/svelte';
 import type { Permission } from './types';
 import { describePermission } from './permissionView';
+import { normalizeRequest } from './shapes';
 import PermissionRequestView from '../components/PermissionRequestView.svelte';
 
 const perm = (subagent?: { sessionId: string; title?: string }): Permission => ({
@@ -23,6 +24,12 @@ describe('a sub-agent’s permission (issue 32)', () => {
     expect(v.details[0]).toBe('Asked by sub-agent: Explore the tests');
     expect(describePermission(perm({ sessionId: 's-sub-2' })).subagent).toBe('s-sub-2');
     expect(describePermission(perm()).subagent).toBe('');
+  });
+
+  it('keeps the sub-agent through the shapes the window trusts, and drops a malformed one', () => {
+    expect(normalizeRequest({ subagent: { sessionId: 's1', title: 'Explore' } })?.subagent).toEqual({ sessionId: 's1', title: 'Explore' });
+    expect(normalizeRequest({ subagent: { title: 'no id' } })?.subagent).toBeUndefined();
+    expect(normalizeRequest({ subagent: 'x' })?.subagent).toBeUndefined();
   });
 
   it('says on the card who asked', () => {

@@ -109,6 +109,10 @@ export function normalizeRequest(v: unknown): PermissionRequest | undefined {
       return [out];
     });
   }
+  const sub = obj(o.subagent);
+  if (sub && typeof sub.sessionId === 'string') {
+    r.subagent = { sessionId: sub.sessionId, ...(typeof sub.title === 'string' && sub.title ? { title: sub.title } : {}) };
+  }
   return r;
 }
 
