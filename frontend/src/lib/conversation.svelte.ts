@@ -122,6 +122,8 @@ export class Conversation {
   commands = $state<AvailableCommand[]>([]);
   /** The latest `usage` that says how full the context window is (size/used). */
   usage = $state<Usage | undefined>();
+  /** The agent compacts its context itself (it sent a compaction): Switchboard's own is not offered. */
+  agentCompacts = $state(false);
   private events: HubEvent[] = [];
   private seqs = new Set<number>();
   private meta = new Map<string, TurnMeta>();
@@ -196,6 +198,7 @@ export class Conversation {
     this.messageIds.clear();
     this.commands = [];
     this.usage = undefined;
+    this.agentCompacts = false;
     const turns: TurnView[] = [];
     // Turns from history that have no events (yet) still show.
     for (const m of this.meta.values()) turns.push(this.newTurn(m.id, m));
@@ -245,6 +248,7 @@ export class Conversation {
     }
     const usage = e.type === 'usage' && e.usage && typeof e.usage === 'object' ? (e.usage as Usage) : undefined;
     if (usage && (typeof usage.size === 'number' || typeof usage.used === 'number')) this.usage = usage;
+    if (e.type === 'compaction') this.agentCompacts = true;
     if (!e.turnId) return;
     if (e.type === 'turn_started' && e.internal === true && !this.meta.has(e.turnId)) this.hidden.add(e.turnId);
     if (this.hidden.has(e.turnId)) return;
