@@ -233,10 +233,11 @@ func (c *ClientConn) Initialize(ctx context.Context) (InitializeResponse, error)
 	req := InitializeRequest{
 		ProtocolVersion: ProtocolVersion,
 		ClientCapabilities: ClientCapabilities{
-			FS:        FileSystemCapabilities{ReadTextFile: true, WriteTextFile: true},
-			Terminal:  true,
-			Auth:      &AuthCapabilities{Terminal: true},
-			Session:   &ClientSessionCapabilities{Notices: &struct{}{}, Compaction: &struct{}{}},
+			FS:       FileSystemCapabilities{ReadTextFile: true, WriteTextFile: true},
+			Terminal: true,
+			Auth:     &AuthCapabilities{Terminal: true},
+			Session: &ClientSessionCapabilities{Notices: &struct{}{}, Compaction: &struct{}{},
+				ConfigOptions: &ConfigOptionsCapabilities{Boolean: &struct{}{}}},
 			Subagents: &struct{}{},
 			Plan:      &struct{}{},
 			Meta:      map[string]any{"terminal-auth": true},
@@ -372,10 +373,21 @@ func (c *ClientConn) SetMode(ctx context.Context, sessionID, modeID string) erro
 // SetConfigOption sets a session config option (the model, for instance) and
 // returns the agent's full, updated option list, raw.
 func (c *ClientConn) SetConfigOption(ctx context.Context, sessionID, configID, value string) (json.RawMessage, error) {
+	return c.setConfigOption(ctx, map[string]any{"sessionId": sessionID, "configId": configID, "value": value})
+}
+
+// SetBoolConfigOption sets a boolean config option ({type: "boolean",
+// value}, the schema's SetSessionConfigOptionRequest) and returns the
+// agent's updated option list, raw.
+func (c *ClientConn) SetBoolConfigOption(ctx context.Context, sessionID, configID string, value bool) (json.RawMessage, error) {
+	return c.setConfigOption(ctx, map[string]any{"sessionId": sessionID, "configId": configID, "type": "boolean", "value": value})
+}
+
+func (c *ClientConn) setConfigOption(ctx context.Context, params map[string]any) (json.RawMessage, error) {
 	var resp struct {
 		ConfigOptions json.RawMessage `json:"configOptions"`
 	}
-	err := c.conn.Call(ctx, "session/set_config_option", map[string]string{"sessionId": sessionID, "configId": configID, "value": value}, &resp)
+	err := c.conn.Call(ctx, "session/set_config_option", params, &resp)
 	return resp.ConfigOptions, err
 }
 

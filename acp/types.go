@@ -43,6 +43,14 @@ type ClientCapabilities struct {
 type ClientSessionCapabilities struct {
 	Notices    *struct{} `json:"notices,omitempty"`
 	Compaction *struct{} `json:"compaction,omitempty"`
+	// ConfigOptions.Boolean: the client sets boolean config options
+	// (SetBoolConfigOption).
+	ConfigOptions *ConfigOptionsCapabilities `json:"configOptions,omitempty"`
+}
+
+// ConfigOptionsCapabilities is clientCapabilities.session.configOptions.
+type ConfigOptionsCapabilities struct {
+	Boolean *struct{} `json:"boolean,omitempty"`
 }
 
 // AuthCapabilities is clientCapabilities.auth.

@@ -145,7 +145,7 @@ func TestRateLimitFromError(t *testing.T) {
 // operations (unstable).
 func TestInitializeAdvertisesRenderedUpdates(t *testing.T) {
 	caps := initializeCaps(t, newRecorder())
-	for k, want := range map[string]string{"session": `{"notices":{},"compaction":{}}`, "subagents": `{}`, "plan": `{}`} {
+	for k, want := range map[string]string{"session": `{"notices":{},"compaction":{},"configOptions":{"boolean":{}}}`, "subagents": `{}`, "plan": `{}`} {
 		if got := string(caps[k]); got != want {
 			t.Errorf("clientCapabilities.%s = %s, want %s", k, got, want)
 		}

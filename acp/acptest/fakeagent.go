@@ -55,6 +55,9 @@
 //	                                {"method","params"} to file
 //	FAKEAGENT_MCP_CAPS=<list>       agentCapabilities.mcpCapabilities: the
 //	                                comma-separated transports among http, sse
+//	FAKEAGENT_BOOL_OPTION=1         configOptions add the boolean option
+//	                                {id: "fast", type: "boolean"}, set only with
+//	                                {type: "boolean", value: true|false}
 //	FAKEAGENT_UNIQUE_SESSIONS=1     session/new ids are fake-<pid>-<n>, so a new
 //	                                process's session is a new session id
 //	FAKEAGENT_TEXT_ONLY=1           promptCapabilities {} (text and resource

@@ -242,3 +242,30 @@ func payloadOK[T any](ev hub.Event, key string) (T, bool) {
 	}
 	return v, json.Unmarshal(m[key], &v) == nil
 }
+
+// TestBooleanConfigOption: a boolean option is set as {type: "boolean",
+// value} (the fake agent refuses it otherwise); a value that is not
+// "true" or "false" is INVALID_ARGUMENT, never sent.
+func TestBooleanConfigOption(t *testing.T) {
+	h := newHarness(t, nil, fakeSpec(t, "fake", "FAKEAGENT_BOOL_OPTION=1"))
+	ctx := context.Background()
+	th := h.thread("fake")
+	got, err := h.e.SetConfigOption(ctx, alice, th.ID, "fast", "true")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(string(got.ConfigOptions), `"currentValue":true`) {
+		t.Fatalf("options %s", got.ConfigOptions)
+	}
+	if _, err := h.e.SetConfigOption(ctx, alice, th.ID, "fast", "yes"); hub.ErrorCode(err) != hub.CodeInvalidArgument || !strings.Contains(err.Error(), `"true" or "false"`) {
+		t.Fatalf("bad value: %v", err)
+	}
+	got, err = h.e.SetConfigOption(ctx, alice, th.ID, "fast", "false")
+	if err != nil || !strings.Contains(string(got.ConfigOptions), `"currentValue":false`) {
+		t.Fatalf("options %s %v", got.ConfigOptions, err)
+	}
+	// A select option is still set by its value id.
+	if got, err = h.e.SetConfigOption(ctx, alice, th.ID, "model", "fake-large"); err != nil || !strings.Contains(string(got.ConfigOptions), `"currentValue":"fake-large"`) {
+		t.Fatalf("model %s %v", got.ConfigOptions, err)
+	}
+}
