@@ -211,6 +211,9 @@
 //     claude-agent-acp's {"_claude/rateLimit": {status: "rejected",
 //     resetsAt: now+seconds (unix seconds), rateLimitType: "five_hour"}};
 //     says "limited until <resetsAt>"; end_turn.
+//   - rate-limit-error <seconds>: the prompt fails with a JSON-RPC error
+//     (-32603) whose data is {"_claude/rateLimit": {status: "rejected",
+//     resetsAt: now+seconds, rateLimitType: "five_hour"}}.
 //   - elicit-url <url>: elicitation/create {mode: "url", elicitationId,
 //     url, message}, then, once answered, elicitation/complete
 //     {elicitationId}; says "elicit: <answer>"; end_turn.

@@ -43,6 +43,7 @@ type turn struct {
 	mu    sync.Mutex
 	agent strings.Builder // agent message text, for history
 	usage map[string]any  // the prompt response's usage (the usage command)
+	fail  *rpcError       // the prompt's answer is this error (rate-limit-error)
 }
 
 func (t *turn) cancel() {

@@ -86,6 +86,22 @@ func scriptRateLimit(r *scriptRun) (string, bool) {
 	return r.end()
 }
 
+// scriptRateLimitError fails the prompt with a JSON-RPC error whose data
+// is {"_claude/rateLimit": {status: "rejected", resetsAt: now+seconds}}:
+// rate-limit-error <seconds>.
+func scriptRateLimitError(r *scriptRun) (string, bool) {
+	v, ok := intArgs(r.rest, 1)
+	if !ok {
+		return r.bad()
+	}
+	reset := time.Now().Add(time.Duration(v[0]) * time.Second).Unix()
+	data := marshal(map[string]any{"_claude/rateLimit": map[string]any{"status": "rejected", "resetsAt": reset, "rateLimitType": "five_hour"}})
+	r.t.mu.Lock()
+	r.t.fail = &rpcError{Code: codeInternalError, Message: "Claude is temporarily rate limited.", Data: data}
+	r.t.mu.Unlock()
+	return r.end()
+}
+
 // scriptElicitURL asks a URL-mode question (elicitation/create {mode:
 // "url", elicitationId, url, message}); once answered it sends
 // elicitation/complete {elicitationId} and says the answer: elicit-url

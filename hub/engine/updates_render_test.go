@@ -269,3 +269,31 @@ func TestBooleanConfigOption(t *testing.T) {
 		t.Fatalf("model %s %v", got.ConfigOptions, err)
 	}
 }
+
+// TestRateLimitFromPromptError: a prompt that fails with a rate limit in
+// its error's data fails the turn with reason RATE_LIMITED and
+// limitedUntil, and sets the thread's limitedUntil.
+func TestRateLimitFromPromptError(t *testing.T) {
+	h := newHarness(t, nil)
+	th := h.thread("fake")
+	sub := h.watch(th)
+	ctx := context.Background()
+	if _, err := h.e.StartTurn(ctx, alice, th.ID, hub.TurnInput{Input: "rate-limit-error 600"}); err != nil {
+		t.Fatal(err)
+	}
+	ev := until(t, sub, hub.EventError)
+	if r := payload[string](t, ev, "reason"); r != hub.ReasonRateLimited {
+		t.Fatalf("error reason %q (%s)", r, ev.Payload)
+	}
+	at, err := time.Parse(time.RFC3339, payload[string](t, ev, "limitedUntil"))
+	if err != nil || at.Before(time.Now().Add(590*time.Second)) || at.After(time.Now().Add(610*time.Second)) {
+		t.Fatalf("limitedUntil %v %v", at, err)
+	}
+	if turn := payload[hub.Turn](t, until(t, sub, hub.EventTurnCompleted), "turn"); turn.Status != hub.TurnFailed {
+		t.Fatalf("turn %+v", turn)
+	}
+	got, _ := h.e.GetThread(ctx, alice, th.ID)
+	if got.LimitedUntil == nil || !got.LimitedUntil.Equal(at) || got.Status != hub.ThreadIdle {
+		t.Fatalf("thread limitedUntil %v status %s, want %v idle", got.LimitedUntil, got.Status, at)
+	}
+}
