@@ -26,7 +26,7 @@ export type Item = { seq?: number } & (
   | { kind: 'plan'; key: number; entries: PlanEntry[]; planId?: string; markdown?: string; uri?: string }
   | { kind: 'permission'; key: number; permissionId: string }
   /** reason AUTH_REQUIRED: agent (its id) needs signing in; the turn is retried once that succeeds. */
-  | { kind: 'error'; key: number; code: string; message: string; reason?: string; agent?: string }
+  | { kind: 'error'; key: number; code: string; message: string; reason?: string; agent?: string; limitedUntil?: string }
   | { kind: 'session'; key: number; change: SessionChange }
   /** ACP notice: for the user, not part of the conversation. */
   | { kind: 'notice'; key: number; severity: string; title: string; description?: string }
@@ -447,6 +447,7 @@ export class Conversation {
           message: String(e.message ?? ''),
           ...(typeof e.reason === 'string' ? { reason: e.reason } : {}),
           ...(typeof e.agent === 'string' ? { agent: e.agent } : {}),
+          ...(typeof e.limitedUntil === 'string' ? { limitedUntil: e.limitedUntil } : {}),
         });
         break;
     }
