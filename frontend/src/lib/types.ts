@@ -127,8 +127,9 @@ export interface ConfigOption {
   name: string;
   description?: string | null;
   category?: string | null;
-  type: 'select' | string;
-  currentValue?: string;
+  type: 'select' | 'boolean' | string;
+  /** A select option's value id; a boolean option's true or false. */
+  currentValue?: string | boolean;
   options?: (ConfigOptionValue | ConfigOptionGroup)[];
   [key: string]: unknown;
 }
