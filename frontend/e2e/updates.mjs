@@ -12,7 +12,9 @@
 //      summary behind "What it kept", which opens;
 //   4. a sub-agent ("subagent Explore the tests"): a nested card with its
 //      title, state and its own stream; its permission card in the turn
-//      says the sub-agent asked; allowed from the card, the card says done.
+//      says the sub-agent asked; allowed from the card, the card says done;
+//   5. the agent's boolean option ("Fast mode", FAKEAGENT_BOOL_OPTION) is a
+//      checkbox beside the model: ticked, the hub sets it to true.
 // Screenshots build/screenshots/updates-{light,dark}-{700,1440}.png.
 // The page reports no error, no HTTP error and no failed request.
 import { join } from 'node:path';
@@ -30,7 +32,7 @@ async function main() {
   log('building the hub and the fake agent');
   const agentBin = buildFakeAgent(tmp.dir);
   hub = await startHub(tmp.dir, {
-    fake: { name: 'Fake', command: agentBin, args: ['-test.run=^$'], env: { SWITCHBOARD_FAKE_AGENT: '1' } },
+    fake: { name: 'Fake', command: agentBin, args: ['-test.run=^$'], env: { SWITCHBOARD_FAKE_AGENT: '1', FAKEAGENT_BOOL_OPTION: '1' } },
   });
   const { api } = hub;
   const th = (await api('POST', '/v1/threads', { body: { agent: 'fake', cwd: proj.dir, title: 'Updates' } })).thread;
@@ -102,6 +104,19 @@ async function main() {
   await allow.click();
   await card.locator('.state', { hasText: 'done' }).waitFor();
   await convo.getByText(/subagent outcome: .*allow/).waitFor();
+
+  log('6. a boolean session option');
+  const fast = page.getByRole('checkbox', { name: 'Fast mode' });
+  check(!(await fast.isChecked()), 'the boolean option starts off');
+  await fast.check();
+  for (let i = 0; i < 100; i++) {
+    const opts = (await api('GET', `/v1/threads/${th.id}`)).thread.configOptions ?? [];
+    if (opts.find((o) => o.id === 'fast')?.currentValue === true) break;
+    if (i === 99) throw new Error(`fast was not set: ${JSON.stringify(opts)}`);
+    await new Promise((r) => setTimeout(r, 50));
+  }
+  check(await fast.isChecked(), 'the hub set it to true');
+  await page.screenshot({ path: join(shots, 'updates-options-light-1440.png') });
   noProblems(problems);
 }
 
