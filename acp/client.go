@@ -112,6 +112,7 @@ type ClientConn struct {
 	mu         sync.Mutex
 	init       *InitializeResponse
 	sessions   map[string]string       // session id → cwd
+	parents    map[string]string       // a sub-agent's session id → its parent's (subagent.go)
 	prompts    map[string]*promptState // running prompts by session
 	cancelling map[string]bool         // sessions with a cancel in flight
 	usage      map[string]*PromptUsage // the last prompt's usage by session (usage.go)
@@ -155,6 +156,7 @@ func NewClientConn(r io.Reader, w io.Writer, client Client, opts ClientOptions) 
 		log:        opts.Logger,
 		opts:       opts,
 		sessions:   make(map[string]string),
+		parents:    make(map[string]string),
 		prompts:    make(map[string]*promptState),
 		cancelling: make(map[string]bool),
 		perms:      make(map[*pendingPermission]struct{}),
@@ -234,7 +236,11 @@ func (c *ClientConn) Initialize(ctx context.Context) (InitializeResponse, error)
 			FS:       FileSystemCapabilities{ReadTextFile: true, WriteTextFile: true},
 			Terminal: true,
 			Auth:     &AuthCapabilities{Terminal: true},
-			Meta:     map[string]any{"terminal-auth": true},
+			Session: &ClientSessionCapabilities{Notices: &struct{}{}, Compaction: &struct{}{},
+				ConfigOptions: &ConfigOptionsCapabilities{Boolean: &struct{}{}}},
+			Subagents: &struct{}{},
+			Plan:      &struct{}{},
+			Meta:      map[string]any{"terminal-auth": true},
 		},
 		ClientInfo: &info,
 	}
@@ -367,10 +373,21 @@ func (c *ClientConn) SetMode(ctx context.Context, sessionID, modeID string) erro
 // SetConfigOption sets a session config option (the model, for instance) and
 // returns the agent's full, updated option list, raw.
 func (c *ClientConn) SetConfigOption(ctx context.Context, sessionID, configID, value string) (json.RawMessage, error) {
+	return c.setConfigOption(ctx, map[string]any{"sessionId": sessionID, "configId": configID, "value": value})
+}
+
+// SetBoolConfigOption sets a boolean config option ({type: "boolean",
+// value}, the schema's SetSessionConfigOptionRequest) and returns the
+// agent's updated option list, raw.
+func (c *ClientConn) SetBoolConfigOption(ctx context.Context, sessionID, configID string, value bool) (json.RawMessage, error) {
+	return c.setConfigOption(ctx, map[string]any{"sessionId": sessionID, "configId": configID, "type": "boolean", "value": value})
+}
+
+func (c *ClientConn) setConfigOption(ctx context.Context, params map[string]any) (json.RawMessage, error) {
 	var resp struct {
 		ConfigOptions json.RawMessage `json:"configOptions"`
 	}
-	err := c.conn.Call(ctx, "session/set_config_option", map[string]string{"sessionId": sessionID, "configId": configID, "value": value}, &resp)
+	err := c.conn.Call(ctx, "session/set_config_option", params, &resp)
 	return resp.ConfigOptions, err
 }
 
@@ -523,8 +540,9 @@ func (c *ClientConn) requestPermission(ctx context.Context, req RequestPermissio
 // and answers onCancel at once then. ask must return once its context
 // ends.
 func awaitUser[T any](c *ClientConn, ctx context.Context, sessionID string, onCancel T, ask func(context.Context) (T, error)) (T, error) {
-	pp := &pendingPermission{sessionID: sessionID, cancelled: make(chan struct{})}
 	c.mu.Lock()
+	sessionID = c.rootSessionLocked(sessionID) // a sub-agent's ask ends with its parent's turn
+	pp := &pendingPermission{sessionID: sessionID, cancelled: make(chan struct{})}
 	if c.cancelling[sessionID] {
 		c.mu.Unlock()
 		return onCancel, nil

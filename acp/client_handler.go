@@ -65,6 +65,10 @@ func (h *clientHandler) HandleRequest(ctx context.Context, method string, params
 
 func (h *clientHandler) HandleNotification(ctx context.Context, method string, params json.RawMessage) {
 	c := (*ClientConn)(h)
+	if method == MethodElicitationComplete {
+		c.completeElicitation(params)
+		return
+	}
 	if method != "session/update" {
 		// Vendor notifications (_auth/status_update, qwen/notify/…) are
 		// allowed by the protocol and ignored.
@@ -75,6 +79,9 @@ func (h *clientHandler) HandleNotification(ctx context.Context, method string, p
 	if err := unmarshal(params, &n); err != nil {
 		c.log.Warn("acp: skipping malformed session/update", "err", err, "preview", preview(params))
 		return
+	}
+	if n.Update.Subagent != nil {
+		c.trackSubagent(n.SessionID, n.Update.Subagent.SessionID)
 	}
 	c.client.SessionUpdate(ctx, n)
 }

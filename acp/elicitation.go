@@ -17,11 +17,40 @@ import (
 // and the answer {action: "accept", content?} | {action: "decline"} |
 // {action: "cancel"}. The client advertises clientCapabilities.elicitation
 // {form: {}, url: {}} only when its Client is an Elicitor; otherwise the
-// method is not found. elicitation/complete (the agent saying a URL
-// flow ended) is a notification and is ignored.
+// method is not found. elicitation/complete {elicitationId} (the agent
+// saying a URL flow ended) goes to the Client when it is an
+// ElicitationCompleter, and is ignored otherwise.
 
-// MethodElicitationCreate is the agent's request.
-const MethodElicitationCreate = "elicitation/create"
+// MethodElicitationCreate is the agent's request; MethodElicitationComplete
+// its notification that a URL-mode elicitation's flow has ended.
+const (
+	MethodElicitationCreate   = "elicitation/create"
+	MethodElicitationComplete = "elicitation/complete"
+)
+
+// ElicitationCompleter is implemented by a Client that closes a URL-mode
+// question when the agent says its flow is done. ElicitationComplete is
+// called on the connection's reader: it must not block.
+type ElicitationCompleter interface {
+	ElicitationComplete(ctx context.Context, elicitationID string)
+}
+
+// completeElicitation hands elicitation/complete to the Client; a
+// notification without an elicitationId is dropped with a log line.
+func (c *ClientConn) completeElicitation(params json.RawMessage) {
+	ec, ok := c.client.(ElicitationCompleter)
+	if !ok {
+		return
+	}
+	var n struct {
+		ElicitationID string `json:"elicitationId"`
+	}
+	if unmarshal(params, &n) != nil || n.ElicitationID == "" {
+		c.log.Warn("acp: skipping malformed elicitation/complete", "preview", preview(params))
+		return
+	}
+	ec.ElicitationComplete(context.Background(), n.ElicitationID)
+}
 
 // ElicitationCapabilities is clientCapabilities.elicitation: a non-nil
 // mode is supported.

@@ -25,9 +25,32 @@ type ClientCapabilities struct {
 	// Elicitation says which elicitation/create modes the client serves
 	// (set when the Client is an Elicitor; elicitation.go).
 	Elicitation *ElicitationCapabilities `json:"elicitation,omitempty"`
+	// Session says which optional session/update kinds the client renders:
+	// notices and compaction (the agent sends them only when advertised).
+	Session *ClientSessionCapabilities `json:"session,omitempty"`
+	// Subagents and Plan (unstable ACP, {} when set) let the agent send
+	// subagent_update and child sessions' traffic (acp/subagent.go), and
+	// plan_update / plan_removed.
+	Subagents *struct{} `json:"subagents,omitempty"`
+	Plan      *struct{} `json:"plan,omitempty"`
 	// Meta carries "terminal-auth": true, the older name of the same
 	// capability that some agents read.
 	Meta map[string]any `json:"_meta,omitempty"`
+}
+
+// ClientSessionCapabilities is clientCapabilities.session: a non-nil
+// field is supported.
+type ClientSessionCapabilities struct {
+	Notices    *struct{} `json:"notices,omitempty"`
+	Compaction *struct{} `json:"compaction,omitempty"`
+	// ConfigOptions.Boolean: the client sets boolean config options
+	// (SetBoolConfigOption).
+	ConfigOptions *ConfigOptionsCapabilities `json:"configOptions,omitempty"`
+}
+
+// ConfigOptionsCapabilities is clientCapabilities.session.configOptions.
+type ConfigOptionsCapabilities struct {
+	Boolean *struct{} `json:"boolean,omitempty"`
 }
 
 // AuthCapabilities is clientCapabilities.auth.

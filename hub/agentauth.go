@@ -32,6 +32,11 @@ type AgentAuth interface {
 // retried once the sign-in succeeds (hub/engine/authretry.go).
 const ReasonAuthRequired = "AUTH_REQUIRED"
 
+// ReasonRateLimited is details.reason of a turn that failed because the
+// agent's provider refused it until a reset time: its `error` event
+// carries limitedUntil (RFC 3339), and Thread.LimitedUntil is set.
+const ReasonRateLimited = "RATE_LIMITED"
+
 // SignInResult is the answer of POST /v1/agents/{id}/auth.
 type SignInResult struct {
 	// AuthSessionID names the sign-in terminal of a terminal method; "" for

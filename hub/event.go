@@ -30,17 +30,43 @@ const (
 	EventElicitationRequired = "elicitation_required"
 	EventElicitationResolved = "elicitation_resolved"
 	EventAgentUpdate         = "agent_update"
-	EventTurnCompleted       = "turn_completed"
-	EventError               = "error"
-	EventThreadUpdated       = "thread_updated"  // extension: title, status or deletion of a thread
-	EventConfigError         = "config_error"    // extension, hub-wide: {file, message}; message "" once valid again
-	EventAgentInstall        = "agent_install"   // extension, hub-wide: AgentInstallEvent
-	EventConfigApplied       = "config_applied"  // extension, hub-wide: {file, changed}: a changed config file applied
-	EventAgentsChanged       = "agents_changed"  // extension, hub-wide: {reason}: GET /v1/agents lists other agents now ("registry": a fetch of the ACP registry)
-	EventClientRequest       = "client_request"  // extension: ClientRequest, for the thread's owner to answer
-	EventTerminalOutput      = "terminal_output" // extension: TerminalOutput of a terminal the hub hosts
-	EventSessionChanged      = "session_changed" // extension: the thread's agent session is another one; what was restored, what not
-	EventResync              = "resync"          // never stored: a subscriber fell behind
+	// Updates the window renders (issue 32, ADR 0044; docs/API.md):
+	//   - message_started {messageId, kind: "message"|"thought"}: the
+	//     deltas of kind that follow belong to the agent's message
+	//     messageId, until the next message_started of that kind; deltas of
+	//     one id are one message however far apart they come.
+	//   - notice {notice: {severity, title, description?}}
+	//   - compaction {compaction: {compactionId, status, summary?, error?}}
+	//     and compaction_summary {compactionId, text}: the agent compacted
+	//     its context; the summary is the update's plus the chunks' text.
+	//   - plan_update {plan} / plan_removed {planId}: one plan of several
+	//     (unstable ACP), replaced or removed by its planId.
+	//   - subagent {subagent: {sessionId, title?, description?, state?}}:
+	//     a child session of the thread's agent session.
+	//   - subagent_output {sessionId, kind, text | toolCall | update}: an
+	//     update of that child session, its own stream (engine/subagent.go).
+	//   - elicitation_completed {elicitationId}: the agent said the URL
+	//     flow of that elicitation (the hub's id) ended.
+	EventMessageStarted       = "message_started"
+	EventNotice               = "notice"
+	EventCompaction           = "compaction"
+	EventCompactionSummary    = "compaction_summary"
+	EventPlanUpdate           = "plan_update"
+	EventPlanRemoved          = "plan_removed"
+	EventSubagent             = "subagent"
+	EventSubagentOutput       = "subagent_output"
+	EventElicitationCompleted = "elicitation_completed"
+	EventTurnCompleted        = "turn_completed"
+	EventError                = "error"
+	EventThreadUpdated        = "thread_updated"  // extension: title, status or deletion of a thread
+	EventConfigError          = "config_error"    // extension, hub-wide: {file, message}; message "" once valid again
+	EventAgentInstall         = "agent_install"   // extension, hub-wide: AgentInstallEvent
+	EventConfigApplied        = "config_applied"  // extension, hub-wide: {file, changed}: a changed config file applied
+	EventAgentsChanged        = "agents_changed"  // extension, hub-wide: {reason}: GET /v1/agents lists other agents now ("registry": a fetch of the ACP registry)
+	EventClientRequest        = "client_request"  // extension: ClientRequest, for the thread's owner to answer
+	EventTerminalOutput       = "terminal_output" // extension: TerminalOutput of a terminal the hub hosts
+	EventSessionChanged       = "session_changed" // extension: the thread's agent session is another one; what was restored, what not
+	EventResync               = "resync"          // never stored: a subscriber fell behind
 	// EventDiskFull is hub-wide and never stored (the disk is full):
 	// {message} while the data dir refuses writes (sent again at each
 	// retry of what waits to be stored, so a window that connects meanwhile

@@ -21,6 +21,9 @@ const (
 	DecidedByTimeout = "timeout" // the deadline passed
 	DecidedByCancel  = "cancel"  // the turn was cancelled while it was pending
 	DecidedByHub     = "hub"     // shutdown, agent exit, restart, a turn that ended otherwise
+	// DecidedByAgent ends a URL-mode elicitation the agent said is
+	// complete (elicitation/complete) before anyone answered it.
+	DecidedByAgent = "agent"
 	// DecidedByClientPrefix prefixes the X-Client-ID of a token holder
 	// with no proved surface (scripts, editors, the editor bridge).
 	DecidedByClientPrefix = "client:"

@@ -99,6 +99,17 @@ type PermissionRequest struct {
 	// Budget are a budget permission's amounts (PermKindBudget): its
 	// details, beside its title.
 	Budget *BudgetDetails `json:"budget,omitempty"`
+	// Subagent names the agent's sub-agent session that asked, when one
+	// did (issue 32): decided and audited as any other request of the
+	// thread, this says who asked.
+	Subagent *SubagentRef `json:"subagent,omitempty"`
+}
+
+// SubagentRef names a sub-agent session of a thread's agent: its ACP
+// session id and the title the agent gave it ("" when none).
+type SubagentRef struct {
+	SessionID string `json:"sessionId"`
+	Title     string `json:"title,omitempty"`
 }
 
 // EnvVar is one variable an agent sets for a command. Value is given for

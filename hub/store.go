@@ -160,6 +160,9 @@ type ThreadChange struct {
 	// ImportedHistory, when set, changes where an imported thread's
 	// history is (Thread.Imported.History); nothing for another thread.
 	ImportedHistory *string
+	// LimitedUntil, when set, becomes the thread's limitedUntil; a pointer
+	// to the zero time clears it (the limit is over).
+	LimitedUntil *time.Time
 	// UpdatedAt becomes the thread's updatedAt when it is later than the
 	// stored one: a thread's updatedAt never goes back, so of two
 	// overlapping changes the one committed last cannot hide the other

@@ -58,6 +58,13 @@ type Thread struct {
 	// last compacted. Extensions of API.md; absent until then.
 	Summary     string     `json:"summary,omitempty"`
 	CompactedAt *time.Time `json:"compactedAt,omitempty"`
+	// LimitedUntil is when the agent's provider accepts requests again,
+	// set when the agent reported a rate limit with its reset time (a
+	// usage_update's _meta or a prompt's error: acp.RateLimit); absent
+	// when not limited. Waiting and resuming at that time belong to the
+	// queue (issue 33), which clears it through Engine.SetLimitedUntil. An
+	// extension of API.md.
+	LimitedUntil *time.Time `json:"limitedUntil,omitempty"`
 	// Imported is set for a thread made from the agent's own session
 	// (ImportSession): which session, and where its history is. An
 	// extension of API.md.

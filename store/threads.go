@@ -36,7 +36,7 @@ const upsertThreadSQL = `INSERT INTO threads
 		imported_session = CASE WHEN excluded.deleted = 1 THEN NULL ELSE COALESCE(excluded.imported_session, imported_session) END,
 		imported_history = CASE WHEN excluded.deleted = 1 THEN NULL ELSE COALESCE(excluded.imported_history, imported_history) END`
 
-const threadColumns = `id, agent, cwd, title, client_id, status, summary, agent_session_id, created_at, updated_at, modes, config_options, client_capabilities, available_commands, compacted_at, archived, worktree, imported_session, imported_history`
+const threadColumns = `id, agent, cwd, title, client_id, status, summary, agent_session_id, created_at, updated_at, modes, config_options, client_capabilities, available_commands, compacted_at, archived, worktree, imported_session, imported_history, limited_until`
 
 // setSessionStateSQL sets a thread's modes, config options and available
 // commands; a NULL argument keeps the stored value
@@ -64,6 +64,7 @@ const changeThreadSQL = `UPDATE threads SET
 	agent_session_id = COALESCE(?, agent_session_id), compacted_at = COALESCE(?, compacted_at),
 	archived = COALESCE(?, archived), worktree = COALESCE(?, worktree),
 	imported_history = COALESCE(?, imported_history),
+	limited_until = CASE WHEN ? IS NULL THEN limited_until ELSE NULLIF(?, 0) END,
 	updated_at = MAX(updated_at, ?)
 	WHERE id = ? AND deleted = 0`
 
@@ -85,7 +86,7 @@ func changeThread(ctx context.Context, st *stmts, c *hub.ThreadChange) (*hub.Eve
 		return nil, fmt.Errorf("store: change thread %s: %w", c.ThreadID, err)
 	}
 	res, err := st.changeThread.ExecContext(ctx, strPtr(c.Title), status, strPtr(c.Summary),
-		strPtr(c.AgentSessionID), encTimePtr(c.CompactedAt), boolPtr(c.Archived), wt, strPtr(c.ImportedHistory), encTime(c.UpdatedAt), c.ThreadID)
+		strPtr(c.AgentSessionID), encTimePtr(c.CompactedAt), boolPtr(c.Archived), wt, strPtr(c.ImportedHistory), encTimePtr(c.LimitedUntil), encTimePtr(c.LimitedUntil), encTime(c.UpdatedAt), c.ThreadID)
 	var n int64
 	if err == nil {
 		n, err = res.RowsAffected()
@@ -165,11 +166,11 @@ func scanThread(s interface{ Scan(...any) error }) (hub.Thread, error) {
 	var t hub.Thread
 	var created, updated int64
 	var modes, config, caps, commands, wt []byte
-	var compacted sql.NullInt64
+	var compacted, limited sql.NullInt64
 	var archived int64
 	var impSession, impHistory sql.NullString
 	err := s.Scan(&t.ID, &t.Agent, &t.Cwd, &t.Title, &t.ClientID, &t.Status, &t.Summary,
-		&t.AgentSessionID, &created, &updated, &modes, &config, &caps, &commands, &compacted, &archived, &wt, &impSession, &impHistory)
+		&t.AgentSessionID, &created, &updated, &modes, &config, &caps, &commands, &compacted, &archived, &wt, &impSession, &impHistory, &limited)
 	t.Archived = archived != 0
 	if impSession.Valid {
 		t.Imported = &hub.ImportedSession{SessionID: impSession.String, History: impHistory.String}
@@ -181,6 +182,9 @@ func scanThread(s interface{ Scan(...any) error }) (hub.Thread, error) {
 		}
 	}
 	t.CreatedAt, t.UpdatedAt, t.CompactedAt = decTime(created), decTime(updated), decTimePtr(compacted)
+	if limited.Valid && limited.Int64 != 0 {
+		t.LimitedUntil = decTimePtr(limited)
+	}
 	t.Modes, t.ConfigOptions, t.AvailableCommands = decJSON(modes), decJSON(config), decJSON(commands)
 	if err == nil && len(caps) > 0 {
 		t.ClientCapabilities = new(hub.ClientCapabilities)

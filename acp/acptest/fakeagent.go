@@ -55,6 +55,9 @@
 //	                                {"method","params"} to file
 //	FAKEAGENT_MCP_CAPS=<list>       agentCapabilities.mcpCapabilities: the
 //	                                comma-separated transports among http, sse
+//	FAKEAGENT_BOOL_OPTION=1         configOptions add the boolean option
+//	                                {id: "fast", type: "boolean"}, set only with
+//	                                {type: "boolean", value: true|false}
 //	FAKEAGENT_UNIQUE_SESSIONS=1     session/new ids are fake-<pid>-<n>, so a new
 //	                                process's session is a new session id
 //	FAKEAGENT_TEXT_ONLY=1           promptCapabilities {} (text and resource
@@ -196,6 +199,33 @@
 //     usage-permission: the same, then as permission (a tokens-only
 //     agent is "usage <used> <size> - USD <in> <out>"; one that reports
 //     nothing is hang).
+//   - messages: agent_message_chunks "Hello " (messageId m1), "Aside."
+//     (m2), "world" (m1), then a completed execute tool_call named "Bash";
+//     end_turn.
+//   - notice <severity> <title…>: a notice {severity, title, description};
+//     says "noticed"; end_turn.
+//   - compact [fail]: compaction_update in_progress, two
+//     compaction_summary_chunks ("We renamed the parser. ", "Tests
+//     pass.") and compaction_update completed, then says "compacted"; with
+//     fail, compaction_update failed {error} instead; end_turn.
+//   - plan-ops: plan_update {type: items} for plans p1 and p2, then
+//     plan_removed p2; end_turn.
+//   - rate-limit <seconds>: a usage_update whose _meta is
+//     claude-agent-acp's {"_claude/rateLimit": {status: "rejected",
+//     resetsAt: now+seconds (unix seconds), rateLimitType: "five_hour"}};
+//     says "limited until <resetsAt>"; end_turn.
+//   - rate-limit-error <seconds>: the prompt fails with a JSON-RPC error
+//     (-32603) whose data is {"_claude/rateLimit": {status: "rejected",
+//     resetsAt: now+seconds, rateLimitType: "five_hour"}}.
+//   - elicit-url <url>: elicitation/create {mode: "url", elicitationId,
+//     url, message}, then, once answered, elicitation/complete
+//     {elicitationId}; says "elicit: <answer>"; end_turn.
+//   - subagent <title…>: subagent_update {sessionId "<session>-sub-<n>",
+//     title, description, cwd "/", state running}; under the child's
+//     session an agent_message_chunk and a pending execute tool_call, then
+//     session/request_permission {allow, reject}; then the
+//     subagent_update again with state idle; says "subagent outcome:
+//     <answer>"; end_turn.
 //   - raw-update <json>: one session/update whose update is <json> exactly
 //     as given (any JSON value; a tool_call with a numeric status, content
 //     that is not an array, …); end_turn. Not JSON: "bad arguments".

@@ -74,8 +74,13 @@ func (a *agent) prompt(id, params json.RawMessage) {
 		if t.cancelled() {
 			stop = "cancelled"
 		}
-		resp := map[string]any{"stopReason": stop}
 		t.mu.Lock()
+		if fail := t.fail; fail != nil {
+			t.mu.Unlock()
+			a.writeLine(marshal(errorResponse{JSONRPC: "2.0", ID: id, Error: *fail}))
+			return
+		}
+		resp := map[string]any{"stopReason": stop}
 		if t.usage != nil {
 			resp["usage"] = t.usage
 		}
@@ -543,6 +548,14 @@ var fakeScripts = []fakeScript{
 		return r.end()
 	}},
 	{"usage-hostile", "usage_updates and a response usage at the numbers' limits (fakeagent_avail.go)", scriptAvail},
+	{"messages", "chunks of two messages interleaved, with messageIds, and a tool call named Bash (fakeagent_updates.go)", scriptMessages},
+	{"notice", "<severity> <title…>: a notice update (fakeagent_updates.go)", scriptNotice},
+	{"compact", "[fail]: compaction_update in_progress, summary chunks, completed (or failed) (fakeagent_updates.go)", scriptCompact},
+	{"plan-ops", "plan_update of plans p1 and p2, then plan_removed p2 (fakeagent_updates.go)", scriptPlanOps},
+	{"rate-limit", "<seconds>: a usage_update whose _meta says rejected until now+seconds (fakeagent_updates.go)", scriptRateLimit},
+	{"rate-limit-error", "<seconds>: fails the prompt with an error whose data is a rejected rate limit until now+seconds (fakeagent_updates.go)", scriptRateLimitError},
+	{"elicit-url", "<url>: a URL-mode elicitation, then elicitation/complete; says the answer (fakeagent_updates.go)", scriptElicitURL},
+	{"subagent", "<title…>: a sub-agent whose stream and permission request come under its own session (fakeagent_updates.go)", scriptSubagent},
 	{"fs-stall", "<n> <lines> <path>: n reads at once, then reads no stdin until <path>.go exists (fakeagent_avail.go)", scriptAvail},
 }
 

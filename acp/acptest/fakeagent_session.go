@@ -20,6 +20,7 @@ const historyCap = 64 << 10
 type session struct {
 	id, cwd     string
 	mode, model string
+	fast        bool // the boolean option "fast" (FAKEAGENT_BOOL_OPTION)
 	history     []exchange
 	turn        *turn // the running prompt, nil when idle
 	updatedAt   time.Time
@@ -42,6 +43,7 @@ type turn struct {
 	mu    sync.Mutex
 	agent strings.Builder // agent message text, for history
 	usage map[string]any  // the prompt response's usage (the usage command)
+	fail  *rpcError       // the prompt's answer is this error (rate-limit-error)
 }
 
 func (t *turn) cancel() {
@@ -101,11 +103,19 @@ func (s *session) modes(ids []string) map[string]any {
 }
 
 func (s *session) configOptions() []map[string]any {
-	return []map[string]any{{
+	opts := []map[string]any{{
 		"id": "model", "name": "Model", "category": "model", "type": "select",
 		"currentValue": s.model, "options": modelValues,
 	}}
+	if boolOption {
+		opts = append(opts, map[string]any{"id": "fast", "name": "Fast mode", "type": "boolean", "currentValue": s.fast})
+	}
+	return opts
 }
+
+// boolOption: FAKEAGENT_BOOL_OPTION=1 offers the boolean config option
+// "fast" (set only as {type: "boolean", value: true|false}).
+var boolOption = os.Getenv("FAKEAGENT_BOOL_OPTION") == "1"
 
 // params decodes p into v and checks that the named fields are present and
 // not null. It answers -32602 and returns false otherwise.
@@ -447,11 +457,31 @@ func (a *agent) setMode(id, params json.RawMessage) {
 
 func (a *agent) setConfigOption(id, params json.RawMessage) {
 	var p struct {
-		SessionID string `json:"sessionId"`
-		ConfigID  string `json:"configId"`
-		Value     string `json:"value"`
+		SessionID string          `json:"sessionId"`
+		ConfigID  string          `json:"configId"`
+		Type      string          `json:"type"`
+		Raw       json.RawMessage `json:"value"`
+		Value     string          `json:"-"`
 	}
 	if !a.params(id, params, &p, "sessionId", "configId", "value") {
+		return
+	}
+	if boolOption && p.ConfigID == "fast" {
+		var b bool
+		if p.Type != "boolean" || json.Unmarshal(p.Raw, &b) != nil {
+			a.replyError(id, codeInvalidParams, "Invalid params: fast is a boolean option: {type: \"boolean\", value: true|false}")
+			return
+		}
+		a.mu.Lock()
+		defer a.mu.Unlock()
+		if s := a.lookup(id, p.SessionID); s != nil {
+			s.fast = b
+			a.reply(id, map[string]any{"configOptions": s.configOptions()})
+		}
+		return
+	}
+	if json.Unmarshal(p.Raw, &p.Value) != nil {
+		a.replyError(id, codeInvalidParams, "Invalid params: value must be a string")
 		return
 	}
 	if p.ConfigID != "model" {

@@ -32,6 +32,12 @@ func eventUpdate(ev hub.Event) (json.RawMessage, bool) {
 		ConfigOptions json.RawMessage `json:"configOptions"`
 		Usage         json.RawMessage `json:"usage"`
 		Update        json.RawMessage `json:"update"`
+		Notice        json.RawMessage `json:"notice"`
+		Compaction    json.RawMessage `json:"compaction"`
+		CompactionID  string          `json:"compactionId"`
+		Plan          json.RawMessage `json:"plan"`
+		PlanID        string          `json:"planId"`
+		Subagent      json.RawMessage `json:"subagent"`
 	}
 	if json.Unmarshal(ev.Payload, &p) != nil {
 		return nil, false
@@ -59,6 +65,20 @@ func eventUpdate(ev hub.Event) (json.RawMessage, bool) {
 		u = withKind(p.Usage, acp.UpdateUsage)
 	case hub.EventAgentUpdate:
 		u = p.Update
+	// The updates the hub types since issue 32 (hub/event.go), back in
+	// the agent's shape as agent_update passed them before.
+	case hub.EventNotice:
+		u = withKind(p.Notice, acp.UpdateNotice)
+	case hub.EventCompaction:
+		u = compactionUpdate(p.Compaction)
+	case hub.EventCompactionSummary:
+		u = withField(update(acp.UpdateCompactionSummary, "content", acp.TextBlock(p.Text)), "compactionId", p.CompactionID)
+	case hub.EventPlanUpdate:
+		u = update(acp.UpdatePlanUpdate, "plan", p.Plan)
+	case hub.EventPlanRemoved:
+		u = update(acp.UpdatePlanRemoved, "planId", p.PlanID)
+	case hub.EventSubagent:
+		u = withKind(p.Subagent, acp.UpdateSubagent)
 	}
 	return u, len(u) > 0 && u[0] == '{'
 }
@@ -74,6 +94,40 @@ func withKind(raw json.RawMessage, kind string) json.RawMessage {
 		return raw
 	}
 	m["sessionUpdate"], _ = json.Marshal(kind)
+	b, _ := json.Marshal(m)
+	return b
+}
+
+// compactionUpdate is a compaction event's {compactionId, status, summary
+// (text), error} as ACP's compaction_update (summary as one text block).
+func compactionUpdate(raw json.RawMessage) json.RawMessage {
+	var c struct {
+		ID      string `json:"compactionId"`
+		Status  string `json:"status"`
+		Summary string `json:"summary"`
+		Error   string `json:"error"`
+	}
+	if json.Unmarshal(raw, &c) != nil || c.ID == "" {
+		return nil
+	}
+	m := map[string]any{"sessionUpdate": acp.UpdateCompaction, "compactionId": c.ID, "status": c.Status}
+	if c.Summary != "" {
+		m["summary"] = []acp.ContentBlock{acp.TextBlock(c.Summary)}
+	}
+	if c.Error != "" {
+		m["error"] = c.Error
+	}
+	b, _ := json.Marshal(m)
+	return b
+}
+
+// withField adds key: value to the update object raw.
+func withField(raw json.RawMessage, key, value string) json.RawMessage {
+	var m map[string]json.RawMessage
+	if json.Unmarshal(raw, &m) != nil {
+		return nil
+	}
+	m[key], _ = json.Marshal(value)
 	b, _ := json.Marshal(m)
 	return b
 }

@@ -8,6 +8,7 @@ import (
 	"fmt"
 	"maps"
 	"slices"
+	"strconv"
 	"time"
 
 	"github.com/switchboard-hub/switchboard/acp"
@@ -229,7 +230,7 @@ func setModeOn(ctx context.Context, a *acp.Agent, sid string, st *hub.SessionSta
 // whose state *st then holds the options the agent answered (or, when it
 // answered none, value set on the option it had).
 func setOptionOn(ctx context.Context, a *acp.Agent, sid string, st *hub.SessionState, id, value string) error {
-	opts, err := a.SetConfigOption(ctx, sid, id, value)
+	opts, err := setOption(ctx, a, sid, st.ConfigOptions, id, value)
 	if err != nil {
 		return err
 	}
@@ -324,6 +325,40 @@ func findOption(raw json.RawMessage, id string) (configChoice, bool) {
 
 // withOptionValue returns raw with option id's currentValue set to v
 // (unknown fields kept); raw unchanged when it cannot.
+// setOption is session/set_config_option id=value on session sid of a: a
+// boolean option (by its type in opts, the session's current list) as
+// {type: "boolean", value} with value "true" or "false" (anything else is
+// INVALID_ARGUMENT), any other with the value id.
+func setOption(ctx context.Context, a *acp.Agent, sid string, opts json.RawMessage, id, value string) (json.RawMessage, error) {
+	if optionType(opts, id) != "boolean" {
+		return a.SetConfigOption(ctx, sid, id, value)
+	}
+	b, err := strconv.ParseBool(value)
+	if err != nil || (value != "true" && value != "false") {
+		// As the agent's own refusal of a value it does not offer (never sent).
+		return nil, acp.NewError(acp.CodeInvalidParams, "option %s is a boolean: its value must be \"true\" or \"false\", not %q", id, value)
+	}
+	return a.SetBoolConfigOption(ctx, sid, id, b)
+}
+
+// optionType is the type ("select", "boolean", …) of option id in an ACP
+// configOptions list; "" when it is not there.
+func optionType(raw json.RawMessage, id string) string {
+	var opts []struct {
+		ID   string `json:"id"`
+		Type string `json:"type"`
+	}
+	if !hasJSON(raw) || json.Unmarshal(raw, &opts) != nil {
+		return ""
+	}
+	for _, o := range opts {
+		if o.ID == id {
+			return o.Type
+		}
+	}
+	return ""
+}
+
 func withOptionValue(raw json.RawMessage, id, v string) json.RawMessage {
 	var opts []map[string]json.RawMessage
 	if json.Unmarshal(raw, &opts) != nil {
@@ -332,7 +367,13 @@ func withOptionValue(raw json.RawMessage, id, v string) json.RawMessage {
 	for _, o := range opts {
 		var oid string
 		if json.Unmarshal(o["id"], &oid) == nil && oid == id {
-			o["currentValue"], _ = json.Marshal(v)
+			var typ string
+			_ = json.Unmarshal(o["type"], &typ)
+			if b, err := strconv.ParseBool(v); typ == "boolean" && err == nil {
+				o["currentValue"], _ = json.Marshal(b) // a boolean option's value is a JSON boolean
+			} else {
+				o["currentValue"], _ = json.Marshal(v)
+			}
 		}
 	}
 	out, err := json.Marshal(opts)
@@ -410,7 +451,10 @@ func (e *Engine) SetConfigOption(ctx context.Context, c hub.Caller, threadID, co
 		return hub.Thread{}, hub.Errorf(hub.CodeInvalidArgument, "configId is required")
 	}
 	return e.setOnSession(ctx, c, threadID, "session/set_config_option", func(ctx context.Context, a *acp.Agent, sid string, rt *threadRT) (hub.Event, bool, error) {
-		opts, err := a.SetConfigOption(ctx, sid, configID, value)
+		rt.mu.Lock()
+		current := rt.config
+		rt.mu.Unlock()
+		opts, err := setOption(ctx, a, sid, current, configID, value)
 		if err != nil {
 			return hub.Event{}, false, err
 		}

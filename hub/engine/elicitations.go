@@ -38,6 +38,7 @@ import (
 type elicitRT struct {
 	el     hub.Elicitation
 	schema *hub.ElicitationSchema // nil in URL mode
+	acpID  string                 // the agent's elicitationId (URL mode)
 	turn   *turnRT
 	answer chan acp.CreateElicitationResponse
 	stored chan struct{} // closed once the pending elicitation's insert is done
@@ -78,6 +79,8 @@ func (c *threadClient) CreateElicitation(ctx context.Context, req acp.CreateElic
 			return acp.CreateElicitationResponse{}, acp.NewError(acp.CodeInvalidParams, "invalid params: %s", errMessage(err))
 		}
 		el.URL = req.URL
+		er.acpID = req.ElicitationID
+		c.noteURLElicitation(req.ElicitationID, el.ID) // elicitcomplete.go
 	}
 	er.el = el
 	e.mu.Lock()

@@ -55,6 +55,9 @@ func (c *threadClient) requestPermission(ctx context.Context, req acp.RequestPer
 		desc = e.describeToolCall(c.thread, e.redactJSON(tr.toolCallState(req.ToolCall)))
 	}
 	p.Request = e.redactRequest(desc)
+	if ref := c.subagentRef(req.SessionID); ref != nil && p.Request != nil { // subagent.go
+		p.Request.Subagent = ref
+	}
 	for _, o := range req.Options {
 		p.Options = append(p.Options, hub.PermissionOption{OptionID: o.OptionID, Name: o.Name, Kind: o.Kind})
 	}

@@ -27,7 +27,13 @@ type threadRT struct {
 	replaying bool          // session/load replay in progress: updates are not new events
 	replay    *replayLog    // an imported session's replay being recorded (replay.go)
 	deleted   bool          // DeleteThread has begun: no new turn
-	idle      Timer         // on the engine's clock (clock.go)
+	// urlElicits maps the agent's elicitationId of a URL-mode question to
+	// the hub's, until the agent says it is complete (elicitcomplete.go).
+	urlElicits map[string]string
+	// subagents are the agent session's sub-agent sessions by id, with
+	// their titles (subagent.go).
+	subagents map[string]string
+	idle      Timer // on the engine's clock (clock.go)
 	// modes and config are the session's ACP SessionModeState and
 	// configOptions as last reported (raw; nil: unknown), set when the
 	// session opens and kept current by updates and set calls.

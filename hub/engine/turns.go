@@ -33,9 +33,12 @@ type turnRT struct {
 	// whole output is the text of the turn's stored message_delta events
 	// (a long one is stored only so: hub.Turn.Output); it is never held
 	// here.
-	output       strings.Builder
-	outputBytes  int // the whole output's size
-	text         turnText
+	output      strings.Builder
+	outputBytes int // the whole output's size
+	text        turnText
+	// messageIDs are the agent's messageId of the message and of the
+	// thought the turn's deltas belong to now ("" before any): messageid.go.
+	messageIDs   [2]string
 	cancelReason string // why the turn was cancelled; "" while not
 	// refusedBy is the decidedBy of the permissions the turn's end
 	// cancels: hub.DecidedByCancel when a caller cancelled the turn, else
@@ -367,6 +370,7 @@ func (e *Engine) finishTurn(tr *turnRT, stopReason string, err error) {
 	turn.EndedAt, turn.StopReason = &now, stopReason
 
 	var errEvent *hub.Event
+	var limited *time.Time // the agent's rate limit, from its error
 	switch {
 	case timedOut != "":
 		turn.Status, turn.Error = hub.TurnFailed, timedOut
@@ -401,6 +405,10 @@ func (e *Engine) finishTurn(tr *turnRT, stopReason string, err error) {
 				payload["reason"], payload["agent"], payload["unoffered"] = reasonDefaultsNotOffered, he.Details["agent"], he.Details["unoffered"]
 			}
 		}
+		if rl := acp.RateLimitFromError(err); rl != nil { // ratelimit.go
+			limited = &rl.Until
+			payload["reason"], payload["limitedUntil"] = hub.ReasonRateLimited, rl.Until.Format(time.RFC3339)
+		}
 		ev, _ := hub.NewEvent(hub.EventError, tr.thread, turn.ID, now, payload)
 		errEvent = &ev
 	}
@@ -414,7 +422,8 @@ func (e *Engine) finishTurn(tr *turnRT, stopReason string, err error) {
 	} else {
 		// Field-wise: a rename that read the thread while the turn ran
 		// must not write "running" back, nor this "idle" undo its title.
-		w.ThreadChanges = []hub.ThreadChange{{ThreadID: thread.ID, Status: hub.ThreadIdle, UpdatedAt: now}}
+		w.ThreadChanges = []hub.ThreadChange{{ThreadID: thread.ID, Status: hub.ThreadIdle, UpdatedAt: now,
+			LimitedUntil: limited, Announce: limited != nil}}
 	}
 	announced := turn
 	if outputBytes > len(turn.Output) {

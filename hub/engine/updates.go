@@ -22,6 +22,9 @@ type threadClient struct {
 // session/load are not new events and are dropped, but for an imported
 // session's, which become its history (replay.go).
 func (c *threadClient) SessionUpdate(_ context.Context, n acp.SessionNotification) {
+	if c.subagentUpdate(n) { // subagent.go: a child session's, or its announcement
+		return
+	}
 	if n.Update.Kind == acp.UpdateUsage && n.Update.ParseErr == nil {
 		c.usageUpdate(n) // usage.go: the event and the ledger's record
 		return
@@ -86,13 +89,21 @@ func (c *threadClient) updateWrite(u acp.SessionUpdate, tr *turnRT, state *hub.S
 		// A message or thought chunk: through the turn's redaction
 		// stream, which may hold its end back for the next chunk.
 		text := u.Content.Text
+		if tr != nil {
+			// A new message id: release what the redaction stream holds
+			// of the message before, then say which message follows.
+			if tr.switchMessage(typ, u.MessageID) {
+				w.Events = c.e.deltaEvents(c.thread, turnID, tr.chunk("", "", on))
+				w.Events = append(w.Events, c.e.messageStarted(c.thread, turnID, typ, u.MessageID))
+			}
+		}
 		if tr == nil {
 			if on {
 				text, _ = redact.String(text)
 			}
 			w.Events = c.e.deltaEvents(c.thread, turnID, []delta{{typ, text}})
 		} else {
-			w.Events = c.e.deltaEvents(c.thread, turnID, tr.chunk(typ, text, on))
+			w.Events = append(w.Events, c.e.deltaEvents(c.thread, turnID, tr.chunk(typ, text, on))...)
 		}
 	} else {
 		if tr != nil {
@@ -178,6 +189,20 @@ func updateEvent(u acp.SessionUpdate) (string, json.RawMessage) {
 			}
 		case acp.UpdateUsage:
 			return hub.EventUsage, obj("usage", raw)
+		case acp.UpdateNotice:
+			return hub.EventNotice, obj("notice", u.Notice)
+		case acp.UpdateCompaction:
+			return hub.EventCompaction, obj("compaction", compactionPayload(u.Compaction))
+		case acp.UpdateCompactionSummary:
+			if u.Content.Type == "text" {
+				return hub.EventCompactionSummary, jsonPayload(map[string]string{"compactionId": u.Compaction.ID, "text": u.Content.Text})
+			}
+		case acp.UpdatePlanUpdate:
+			return hub.EventPlanUpdate, jsonPayload(map[string]json.RawMessage{"plan": u.PlanOp.Plan})
+		case acp.UpdatePlanRemoved:
+			return hub.EventPlanRemoved, obj("planId", u.PlanOp.PlanID)
+		case acp.UpdateSubagent:
+			return hub.EventSubagent, obj("subagent", subagentPayload(u.Subagent))
 		}
 	}
 	return hub.EventAgentUpdate, obj("update", raw)

@@ -64,6 +64,9 @@ func (c *threadClient) usageUpdate(n acp.SessionNotification) {
 		}
 		w.Usage = append(w.Usage, rec)
 	}
+	if rl := n.Update.RateLimit; rl != nil { // ratelimit.go: in the same write
+		w.ThreadChanges = append(w.ThreadChanges, c.e.limitChange(c.thread.ID, rl.Until))
+	}
 	c.e.commitUsage(w, tr)
 }
 

@@ -22,12 +22,26 @@ export type Item = { seq?: number } & (
   | { kind: 'message'; key: number; text: string }
   | { kind: 'thought'; key: number; text: string }
   | { kind: 'tool'; key: number; toolCall: ToolCall }
-  | { kind: 'plan'; key: number; entries: PlanEntry[] }
+  /** planId: one of several plans (unstable ACP plan_update); markdown/uri for a plan that is not a list. */
+  | { kind: 'plan'; key: number; entries: PlanEntry[]; planId?: string; markdown?: string; uri?: string }
   | { kind: 'permission'; key: number; permissionId: string }
   /** reason AUTH_REQUIRED: agent (its id) needs signing in; the turn is retried once that succeeds. */
-  | { kind: 'error'; key: number; code: string; message: string; reason?: string; agent?: string }
+  | { kind: 'error'; key: number; code: string; message: string; reason?: string; agent?: string; limitedUntil?: string }
   | { kind: 'session'; key: number; change: SessionChange }
+  /** ACP notice: for the user, not part of the conversation. */
+  | { kind: 'notice'; key: number; severity: string; title: string; description?: string }
+  /** The agent compacted its context (ACP compaction_update + summary chunks). */
+  | { kind: 'compaction'; key: number; compactionId: string; status: string; summary: string; error?: string }
+  /** A child session of the agent's (ACP subagent_update). */
+  /** stream: the child's own messages and tool calls (subagent_output). */
+  | { kind: 'subagent'; key: number; sessionId: string; title?: string; description?: string; state?: string; stream: SubagentStream }
 );
+
+/** What a sub-agent said and did, in its card: its text, and its tool calls by id in order. */
+export interface SubagentStream {
+  text: string;
+  tools: { toolCallId: string; title: string; status: string }[];
+}
 
 /** A session_changed event: the thread's agent session is another one. */
 export interface SessionChange {
@@ -108,6 +122,8 @@ export class Conversation {
   commands = $state<AvailableCommand[]>([]);
   /** The latest `usage` that says how full the context window is (size/used). */
   usage = $state<Usage | undefined>();
+  /** The agent compacts its context itself (it sent a compaction): Switchboard's own is not offered. */
+  agentCompacts = $state(false);
   private events: HubEvent[] = [];
   private seqs = new Set<number>();
   private meta = new Map<string, TurnMeta>();
@@ -118,6 +134,12 @@ export class Conversation {
   private byId = new Map<string, TurnView>();
   /** The hub's own turns (turn_started internal: true): not shown. */
   private hidden = new Set<string>();
+  /**
+   * The agent's message (and thought) id the next deltas of a turn belong
+   * to (message_started), by turn id + "\0" + kind; deltas of an id join
+   * that id's item, however far back it is.
+   */
+  private messageIds = new Map<string, string>();
 
   /** The highest seq applied. */
   get lastSeq(): number {
@@ -173,8 +195,10 @@ export class Conversation {
   private rebuild(): void {
     this.index.clear();
     this.hidden.clear();
+    this.messageIds.clear();
     this.commands = [];
     this.usage = undefined;
+    this.agentCompacts = false;
     const turns: TurnView[] = [];
     // Turns from history that have no events (yet) still show.
     for (const m of this.meta.values()) turns.push(this.newTurn(m.id, m));
@@ -205,6 +229,17 @@ export class Conversation {
     return t;
   }
 
+  /** The card of a turn's sub-agent session, made (empty) when it is the first event of it. */
+  private subagentCard(turnId: string, sessionId: string, seq: number, items: Item[]): Item {
+    const key = `${turnId}\0subagent:${sessionId}`;
+    const found = this.index.get(key);
+    if (found) return found;
+    items.push({ kind: 'subagent', key: this.key++, seq, sessionId, stream: { text: '', tools: [] } });
+    const made = items[items.length - 1];
+    this.index.set(key, made);
+    return made;
+  }
+
   private project(e: HubEvent): void {
     // Events are projected in seq order: the last of these wins.
     if (e.type === 'available_commands') {
@@ -213,6 +248,7 @@ export class Conversation {
     }
     const usage = e.type === 'usage' && e.usage && typeof e.usage === 'object' ? (e.usage as Usage) : undefined;
     if (usage && (typeof usage.size === 'number' || typeof usage.used === 'number')) this.usage = usage;
+    if (e.type === 'compaction') this.agentCompacts = true;
     if (!e.turnId) return;
     if (e.type === 'turn_started' && e.internal === true && !this.meta.has(e.turnId)) this.hidden.add(e.turnId);
     if (this.hidden.has(e.turnId)) return;
@@ -229,8 +265,113 @@ export class Conversation {
       case 'thought_delta': {
         const kind = e.type === 'message_delta' ? 'message' : 'thought';
         const text = typeof e.text === 'string' ? e.text : '';
-        if (last && last.kind === kind) last.text += text;
+        const mid = this.messageIds.get(`${t.id}\0${kind}`);
+        if (mid !== undefined) {
+          // Grouped by the agent's id, not by adjacency.
+          const key = `${t.id}\0${kind}:${mid}`;
+          const found = this.index.get(key);
+          if (found && found.kind === kind) found.text += text;
+          else {
+            items.push({ kind, key: this.key++, seq: e.seq, text });
+            this.index.set(key, items[items.length - 1]);
+          }
+        } else if (last && last.kind === kind) last.text += text;
         else items.push({ kind, key: this.key++, seq: e.seq, text });
+        break;
+      }
+      case 'message_started': {
+        const kind = e.kind === 'thought' ? 'thought' : 'message';
+        if (typeof e.messageId === 'string' && e.messageId) this.messageIds.set(`${t.id}\0${kind}`, e.messageId);
+        break;
+      }
+      case 'notice': {
+        const n = e.notice as { severity?: unknown; title?: unknown; description?: unknown } | undefined;
+        if (!n || typeof n.title !== 'string') break;
+        items.push({
+          kind: 'notice',
+          key: this.key++,
+          seq: e.seq,
+          severity: typeof n.severity === 'string' ? n.severity : 'info',
+          title: n.title,
+          ...(typeof n.description === 'string' && n.description ? { description: n.description } : {}),
+        });
+        break;
+      }
+      case 'compaction':
+      case 'compaction_summary': {
+        const c = (e.type === 'compaction' ? e.compaction : e) as { compactionId?: unknown; status?: unknown; summary?: unknown; error?: unknown; text?: unknown } | undefined;
+        if (!c || typeof c.compactionId !== 'string') break;
+        const key = `${t.id}\0compaction:${c.compactionId}`;
+        let found = this.index.get(key);
+        if (!found || found.kind !== 'compaction') {
+          items.push({ kind: 'compaction', key: this.key++, seq: e.seq, compactionId: c.compactionId, status: 'in_progress', summary: '' });
+          found = items[items.length - 1];
+          this.index.set(key, found);
+        }
+        if (found.kind !== 'compaction') break;
+        if (e.type === 'compaction_summary') {
+          if (typeof c.text === 'string') found.summary += c.text;
+          break;
+        }
+        if (typeof c.status === 'string') found.status = c.status;
+        if (typeof c.summary === 'string' && c.summary) found.summary = c.summary;
+        if (typeof c.error === 'string') found.error = c.error;
+        break;
+      }
+      case 'plan_update': {
+        const p = e.plan as { type?: unknown; planId?: unknown; entries?: unknown; content?: unknown; uri?: unknown } | undefined;
+        if (!p || typeof p.planId !== 'string') break;
+        const next = {
+          entries: Array.isArray(p.entries) ? (p.entries as PlanEntry[]) : [],
+          markdown: typeof p.content === 'string' ? p.content : undefined,
+          uri: typeof p.uri === 'string' ? p.uri : undefined,
+        };
+        const key = `${t.id}\0plan:${p.planId}`;
+        const found = this.index.get(key);
+        if (found && found.kind === 'plan') Object.assign(found, next);
+        else {
+          items.push({ kind: 'plan', key: this.key++, seq: e.seq, planId: p.planId, ...next });
+          this.index.set(key, items[items.length - 1]);
+        }
+        break;
+      }
+      case 'plan_removed': {
+        if (typeof e.planId !== 'string') break;
+        const key = `${t.id}\0plan:${e.planId}`;
+        const found = this.index.get(key);
+        if (!found) break;
+        this.index.delete(key);
+        const i = items.indexOf(found);
+        if (i >= 0) items.splice(i, 1);
+        break;
+      }
+      case 'subagent_output': {
+        if (typeof e.sessionId !== 'string') break;
+        const card = this.subagentCard(t.id, e.sessionId, e.seq, items);
+        if (card.kind !== 'subagent') break;
+        if ((e.kind === 'agent_message_chunk') && typeof e.text === 'string') card.stream.text += e.text;
+        const tc = e.toolCall as { toolCallId?: unknown; title?: unknown; status?: unknown } | undefined;
+        if (tc && typeof tc.toolCallId === 'string') {
+          const have = card.stream.tools.find((x) => x.toolCallId === tc.toolCallId);
+          const title = typeof tc.title === 'string' ? tc.title : undefined;
+          const status = typeof tc.status === 'string' ? tc.status : undefined;
+          if (have) {
+            if (title) have.title = title;
+            if (status) have.status = status;
+          } else card.stream.tools.push({ toolCallId: tc.toolCallId, title: title ?? tc.toolCallId, status: status ?? 'pending' });
+        }
+        break;
+      }
+      case 'subagent': {
+        const a = e.subagent as { sessionId?: unknown; title?: unknown; description?: unknown; state?: unknown } | undefined;
+        if (!a || typeof a.sessionId !== 'string') break;
+        const st = a.state as { state?: unknown } | undefined;
+        const next = {
+          ...(typeof a.title === 'string' ? { title: a.title } : {}),
+          ...(typeof a.description === 'string' ? { description: a.description } : {}),
+          ...(st && typeof st.state === 'string' ? { state: st.state } : {}),
+        };
+        Object.assign(this.subagentCard(t.id, a.sessionId, e.seq, items), next);
         break;
       }
       case 'tool_call':
@@ -306,6 +447,7 @@ export class Conversation {
           message: String(e.message ?? ''),
           ...(typeof e.reason === 'string' ? { reason: e.reason } : {}),
           ...(typeof e.agent === 'string' ? { agent: e.agent } : {}),
+          ...(typeof e.limitedUntil === 'string' ? { limitedUntil: e.limitedUntil } : {}),
         });
         break;
     }

@@ -31,6 +31,8 @@ export interface RawError {
   /** details.reason of a hub error, or an error event's reason. */
   reason?: string;
   details?: Record<string, unknown>;
+  /** With reason RATE_LIMITED: when the agent's provider accepts requests again (RFC 3339). */
+  limitedUntil?: string;
 }
 
 export interface Context {
@@ -96,7 +98,7 @@ export function rawError(e: unknown): RawError {
   if (e === undefined || e === null) return {};
   if (typeof e === 'string') return { message: e };
   if (e && typeof e === 'object') {
-    const o = e as { code?: unknown; message?: unknown; reason?: unknown; details?: unknown };
+    const o = e as { code?: unknown; message?: unknown; reason?: unknown; details?: unknown; limitedUntil?: unknown };
     const details = o.details && typeof o.details === 'object' ? (o.details as Record<string, unknown>) : undefined;
     const reason = typeof o.reason === 'string' ? o.reason : typeof details?.reason === 'string' ? details.reason : undefined;
     return {
@@ -104,6 +106,7 @@ export function rawError(e: unknown): RawError {
       message: typeof o.message === 'string' ? o.message : undefined,
       reason,
       details,
+      ...(typeof o.limitedUntil === 'string' ? { limitedUntil: o.limitedUntil } : {}),
     };
   }
   return { message: String(e) };
@@ -130,6 +133,11 @@ export function describeError(err: unknown, ctx: Context = {}): ProductError {
     kind = 'settings';
   } else if (e.reason && Object.hasOwn(installReasons, e.reason)) {
     [title, kind] = installReasons[e.reason](who, msg);
+  } else if (e.reason === 'RATE_LIMITED') {
+    // Waiting and sending again at that time is the queue's (issue 33).
+    const at = e.limitedUntil ? new Date(e.limitedUntil) : undefined;
+    const when = at && !Number.isNaN(at.getTime()) ? ` until ${at.toLocaleString([], { weekday: 'short', hour: '2-digit', minute: '2-digit' })}` : '';
+    title = `${who}'s provider is limiting requests${when}.`;
   } else if (e.reason === 'DISK_FULL') {
     title = 'The disk Switchboard keeps its data on is full. Free some space, then retry.';
     kind = 'retry';

@@ -43,6 +43,8 @@ export interface PermissionView {
   /** Plain lines, in reading order: "Runs: …", "In: …", "Sets: …", "File: …". */
   details: string[];
   warnings: Warning[];
+  /** The agent's sub-agent that asked, by its title (or session id); "" when the agent itself asked. */
+  subagent: string;
   /** Whether the hub described the request (false: only the agent's tool call was there). */
   described: boolean;
   /** Whether a decision on it may be remembered ("Always…"): never for git's settings or a spending limit. */
@@ -181,7 +183,9 @@ export function describePermission(p: Permission): PermissionView {
     env = envNamesOf(tc.rawInput).map((name) => ({ name, program: false }));
     paths = (tc.locations ?? []).map((l) => l.path).filter(Boolean);
   }
+  const subagent = r?.subagent ? visible(r.subagent.title || r.subagent.sessionId) : '';
   const details: string[] = [];
+  if (subagent) details.push(`Asked by sub-agent: ${subagent}`);
   if (hubWords) details.push(visible(hubWords));
   if (cmd) details.push(`Runs: ${cmd}`);
   if (cwd) details.push(`In: ${visible(cwd)}`);
@@ -207,6 +211,7 @@ export function describePermission(p: Permission): PermissionView {
     hubWords,
     details,
     warnings: flags.map((flag) => ({ flag, text: flagText(flag) })),
+    subagent,
     described: !!r,
     rememberable: p.kind !== 'git' && p.kind !== 'budget',
   };

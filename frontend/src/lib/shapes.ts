@@ -6,7 +6,7 @@
 // (Conversation.add, loadHistory) and permissions the store
 // (HubStore.upsertPermission) through these functions only, so the views
 // may trust the shapes types.ts declares.
-import type { EnvVar, HubEvent, Permission, PermissionKind, PermissionOption, PermissionRequest, ToolCall, ToolCallContent } from './types';
+import type { EnvVar, HubEvent, Permission, PermissionKind, PermissionOption, PermissionRequest, PlanEntry, ToolCall, ToolCallContent } from './types';
 
 type Obj = Record<string, unknown>;
 
@@ -57,7 +57,7 @@ export function normalizeToolCall(v: unknown): ToolCall | undefined {
   const id = o && str(o.toolCallId);
   if (!o || id === undefined) return undefined;
   const tc: ToolCall = { toolCallId: id };
-  for (const k of ['title', 'kind', 'status'] as const) {
+  for (const k of ['title', 'name', 'kind', 'status'] as const) {
     const s = str(o[k]);
     if (s !== undefined) tc[k] = s;
   }
@@ -108,6 +108,10 @@ export function normalizeRequest(v: unknown): PermissionRequest | undefined {
       if (e.hidden === true) out.hidden = true;
       return [out];
     });
+  }
+  const sub = obj(o.subagent);
+  if (sub && typeof sub.sessionId === 'string') {
+    r.subagent = { sessionId: sub.sessionId, ...(typeof sub.title === 'string' && sub.title ? { title: sub.title } : {}) };
   }
   return r;
 }
@@ -164,15 +168,21 @@ export function normalizeEvent(e: HubEvent): HubEvent {
     case 'permission_escalated':
       return { ...e, permission: normalizePermission(e.permission) };
     case 'plan':
-      return {
-        ...e,
-        entries: Array.isArray(e.entries)
-          ? e.entries.flatMap((x) => {
-              const o = obj(x);
-              return o ? [{ content: str(o.content) ?? '', priority: str(o.priority) ?? '', status: str(o.status) ?? 'pending' }] : [];
-            })
-          : [],
-      };
+      return { ...e, entries: planEntries(e.entries) };
+    case 'plan_update': {
+      const p = obj(e.plan);
+      return p ? { ...e, plan: { ...p, entries: planEntries(p.entries) } } : e;
+    }
   }
   return e;
+}
+
+/** A plan's entries made safe to show: objects only, strings for each field. */
+function planEntries(v: unknown): PlanEntry[] {
+  return Array.isArray(v)
+    ? v.flatMap((x) => {
+        const o = obj(x);
+        return o ? [{ content: str(o.content) ?? '', priority: str(o.priority) ?? '', status: str(o.status) ?? 'pending' }] : [];
+      })
+    : [];
 }

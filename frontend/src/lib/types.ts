@@ -114,6 +114,8 @@ export interface Thread {
   /** The summary of the thread's last compaction, and when it was. */
   summary?: string;
   compactedAt?: string;
+  /** When the agent's provider accepts requests again (RFC 3339), after a rate limit it reported (issue 32). */
+  limitedUntil?: string;
   /** Made from the agent's own session (issue 16): history "stored" (replayed here) or "agent" (kept by the agent). */
   imported?: { sessionId: string; history: 'stored' | 'agent' };
   /** The editor's clientCapabilities the thread was made with (the editor bridge's threads). */
@@ -146,8 +148,9 @@ export interface ConfigOption {
   name: string;
   description?: string | null;
   category?: string | null;
-  type: 'select' | string;
-  currentValue?: string;
+  type: 'select' | 'boolean' | string;
+  /** A select option's value id; a boolean option's true or false. */
+  currentValue?: string | boolean;
   options?: (ConfigOptionValue | ConfigOptionGroup)[];
   [key: string]: unknown;
 }
@@ -285,6 +288,15 @@ export interface PermissionRequest {
   flags?: (PermissionFlag | string)[];
   /** A budget permission's amounts. */
   budget?: BudgetDetails;
+
+  /** The agent's sub-agent session that asked (issue 32). */
+  subagent?: SubagentRef;
+}
+
+/** A sub-agent session of the thread's agent (hub.SubagentRef). */
+export interface SubagentRef {
+  sessionId: string;
+  title?: string;
 }
 
 /** One variable an agent sets for a command (hub.EnvVar). */
@@ -298,6 +310,8 @@ export interface EnvVar {
 export interface ToolCall {
   toolCallId: string;
   title?: string;
+  /** The tool's own name ("Bash"), where title says what it does (ACP ToolCall.name). */
+  name?: string | null;
   kind?: string;
   status?: string;
   content?: ToolCallContent[] | null;

@@ -237,7 +237,7 @@ export class FakeTransport implements Transport {
     const t = await this.getThread(threadId);
     const nt: Thread = {
       ...t,
-      configOptions: (t.configOptions ?? []).map((o) => (o.id === configId ? { ...o, currentValue: value } : o)),
+      configOptions: (t.configOptions ?? []).map((o) => (o.id === configId ? { ...o, currentValue: o.type === 'boolean' ? value === 'true' : value } : o)),
     };
     this.threads = this.threads.map((x) => (x.id === threadId ? nt : x));
     return nt;

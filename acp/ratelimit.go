@@ -1,0 +1,82 @@
+package acp
+
+import (
+	"encoding/json"
+	"errors"
+	"time"
+)
+
+// RateLimit is an agent's report that its provider refused it until a
+// reset time. ACP has no field for it; agents put it in _meta:
+//
+//   - claude-agent-acp (0.100) forwards the Claude SDK's rate_limit_event
+//     in a usage_update as _meta["_claude/rateLimit"] =
+//     {status: "allowed"|"allowed_warning"|"rejected", resetsAt: <unix
+//     seconds>, rateLimitType: "five_hour"|"seven_day"|…}.
+//   - the same object in a JSON-RPC error's data (data._meta or data
+//     itself), for an agent that fails the prompt instead.
+//
+// Only "rejected" with a reset time is a limit: "allowed_warning" is a
+// warning the agent carries on through.
+type RateLimit struct {
+	Until time.Time // when the provider accepts requests again
+	Type  string    // the agent's name for the window, e.g. "five_hour"; may be ""
+}
+
+// rateLimitKey is the _meta key claude-agent-acp uses.
+const rateLimitKey = "_claude/rateLimit"
+
+// readRateLimit reads a limit from an update's _meta; nil when there is
+// none, it is not a refusal, or it does not parse.
+func readRateLimit(meta json.RawMessage) *RateLimit {
+	if len(meta) == 0 {
+		return nil
+	}
+	var m map[string]json.RawMessage
+	if unmarshal(meta, &m) != nil {
+		return nil
+	}
+	return parseRateLimitInfo(m[rateLimitKey])
+}
+
+// RateLimitFromError reads a limit from an error an agent answered with:
+// its data's _meta, or its data itself, in the shape above; nil otherwise.
+func RateLimitFromError(err error) *RateLimit {
+	var e *Error
+	if !errors.As(err, &e) || len(e.Data) == 0 {
+		return nil
+	}
+	var data map[string]json.RawMessage
+	if unmarshal(e.Data, &data) != nil {
+		return nil
+	}
+	if rl := readRateLimit(data["_meta"]); rl != nil {
+		return rl
+	}
+	if rl := parseRateLimitInfo(data[rateLimitKey]); rl != nil {
+		return rl
+	}
+	return parseRateLimitInfo(e.Data)
+}
+
+// parseRateLimitInfo reads {status, resetsAt, rateLimitType}. resetsAt is
+// unix seconds (the Claude SDK's unit); a value past year 33658 in
+// seconds is taken as milliseconds.
+func parseRateLimitInfo(b json.RawMessage) *RateLimit {
+	if len(b) == 0 {
+		return nil
+	}
+	var info struct {
+		Status        string  `json:"status"`
+		ResetsAt      float64 `json:"resetsAt"`
+		RateLimitType string  `json:"rateLimitType"`
+	}
+	if unmarshal(b, &info) != nil || info.Status != "rejected" || info.ResetsAt <= 0 {
+		return nil
+	}
+	sec := info.ResetsAt
+	if sec > 1e12 {
+		sec /= 1000
+	}
+	return &RateLimit{Until: time.Unix(int64(sec), 0).UTC(), Type: info.RateLimitType}
+}
