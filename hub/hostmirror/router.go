@@ -133,7 +133,9 @@ func (r *Router) SetMode(ctx context.Context, c hub.Caller, id, modeID string) (
 // SetConfigOption implements hub.Service.
 func (r *Router) SetConfigOption(ctx context.Context, c hub.Caller, id, configID, value string) (hub.Thread, error) {
 	return r.threadCall(ctx, id, func() (hub.Thread, error) { return r.Service.SetConfigOption(ctx, c, id, configID, value) },
-		func(rem *client.Remote, id string) (hub.Thread, error) { return rem.SetConfigOption(ctx, c, id, configID, value) })
+		func(rem *client.Remote, id string) (hub.Thread, error) {
+			return rem.SetConfigOption(ctx, c, id, configID, value)
+		})
 }
 
 // SetArchived implements hub.Shelf.
