@@ -30,7 +30,9 @@ var envelope = []string{"seq", "type", "threadId", "turnId", "at", "host", "host
 // "hostSeq" in its payload, and the rows its payload describes (thread,
 // turn, permission, question). ok is false for an event that is not
 // copied (notCopied, no thread, over MaxCopyBytes, a payload that is not
-// a JSON object). The event's ClientID is the thread's owner, filled by
+// a JSON object). A turn_started makes the turn's row (its payload has
+// only the input) and, with turn_completed, sets the thread's status (the
+// host announces no status change of a turn's). The event's ClientID is the thread's owner, filled by
 // the store from the copied thread.
 func copyOf(host string, ev hub.Event) (w *hub.Write, ok bool, err error) {
 	if ev.ThreadID == "" || notCopied[ev.Type] || len(ev.Payload) > MaxCopyBytes {
@@ -77,13 +79,29 @@ func copyOf(host string, ev hub.Event) (w *hub.Write, ok bool, err error) {
 			return nil, false, fmt.Errorf("host %s: %s event %d: %w", host, ev.Type, ev.Seq, err)
 		}
 	}
+	turnID := hub.HostID(ev.TurnID, host)
+	switch ev.Type {
+	case hub.EventTurnStarted: // {input, internal}: the turn's row, running, and its thread's status
+		var started struct {
+			Input    string `json:"input"`
+			Internal bool   `json:"internal"`
+		}
+		_ = json.Unmarshal(ev.Payload, &started)
+		if turnID != "" {
+			w.Turns = append(w.Turns, hub.Turn{ID: turnID, ThreadID: threadID, Status: hub.TurnRunning,
+				Input: started.Input, Internal: started.Internal, StartedAt: ev.At})
+		}
+		w.ThreadChanges = append(w.ThreadChanges, hub.ThreadChange{ThreadID: threadID, Status: hub.ThreadRunning, UpdatedAt: ev.At})
+	case hub.EventTurnCompleted:
+		w.ThreadChanges = append(w.ThreadChanges, hub.ThreadChange{ThreadID: threadID, Status: hub.ThreadIdle, UpdatedAt: ev.At})
+	}
 	p["host"], _ = json.Marshal(host)
 	p["hostSeq"], _ = json.Marshal(ev.Seq)
 	payload, err := json.Marshal(p)
 	if err != nil {
 		return nil, false, err
 	}
-	w.Events = []hub.Event{{Type: ev.Type, ThreadID: threadID, TurnID: hub.HostID(ev.TurnID, host), At: ev.At, Payload: payload}}
+	w.Events = []hub.Event{{Type: ev.Type, ThreadID: threadID, TurnID: turnID, At: ev.At, Payload: payload}}
 	return w, true, nil
 }
 
