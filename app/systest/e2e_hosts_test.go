@@ -59,6 +59,29 @@ func TestE2EHostMirror(t *testing.T) {
 		t.Fatalf("the copy: %+v", got)
 	}
 
+	t.Run("FoldersAndAgents", func(t *testing.T) {
+		local := local.withT(t)
+		var l struct {
+			Path    string
+			Folders []struct{ Name, Path string }
+		}
+		local.call("GET", "/v1/hosts/box/folders?path="+filepath.Dir(cwd), nil, 200, &l)
+		found := false
+		for _, f := range l.Folders {
+			found = found || f.Path == cwd
+		}
+		if l.Path != filepath.Dir(cwd) || !found {
+			t.Fatalf("host box's folders of %s: %+v, want %s among them", filepath.Dir(cwd), l, cwd)
+		}
+		var a struct{ Agents []struct{ ID string } }
+		local.call("GET", "/v1/hosts/box/agents", nil, 200, &a)
+		if len(a.Agents) == 0 || a.Agents[0].ID == "" {
+			t.Fatalf("host box's agents: %+v", a)
+		}
+		local.call("GET", "/v1/hosts/nope/folders", nil, 404, nil)
+		local.call("GET", "/v1/hosts/box/folders?path=relative/dir", nil, 400, nil)
+	})
+
 	t.Run("CutMidTurnCatchesUpOnce", func(t *testing.T) {
 		local, remote := local.withT(t), remote.withT(t)
 		events := local.mustSSE("GET", "/v1/events?scope=all", nil)

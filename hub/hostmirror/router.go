@@ -8,13 +8,15 @@ import (
 )
 
 // Route is svcs with every call that names a host's object forwarded to
-// that host (Router), and everything else as svcs does it.
+// that host (Router), everything else as svcs does it, and hosts as its
+// HostHubs.
 func Route(svcs hub.Services, hosts *Hosts) hub.Services {
 	r := &Router{Service: svcs.Service, hosts: hosts}
 	svcs.Service = r
 	if svcs.Work != nil {
 		svcs.Work = &workRouter{WorkService: svcs.Work, r: r}
 	}
+	svcs.HostHubs = hosts
 	return svcs
 }
 
