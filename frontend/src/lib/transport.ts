@@ -9,6 +9,7 @@ import { SseParser } from './sse';
 import type { WailsBindings } from './bindings';
 import { httpWork, wailsWork, type WorkApi } from './work';
 import { httpSessions, wailsSessions, type SessionsApi } from './sessions';
+import { httpHosts, type HostsApi } from './hosts';
 import { localZone, type UsageQuery, type UsageReport } from './ledger';
 import { linkParts, type Elicitation, type ElicitationAnswer, type ElicitationStatus } from './elicitation';
 import type {
@@ -155,6 +156,8 @@ export interface Transport {
   readonly work?: WorkApi;
   /** The agent's own sessions, listed and imported (lib/sessions.ts); absent in test fakes. */
   readonly sessions?: SessionsApi;
+  /** The hosts' names, agents and folders (lib/hosts.ts, issue 30); absent in the window until it has bindings for them. */
+  readonly hosts?: HostsApi;
   /** This client's X-Client-ID (the hub records a decision by its surface: "window", "browser"). */
   readonly clientId: string;
   listAgents(): Promise<Agent[]>;
@@ -718,6 +721,10 @@ export class HttpTransport implements Transport {
   );
   readonly sessions: SessionsApi = httpSessions(
     (method, url, body, status) => this.request(method, url, body, status),
+    (path, params) => this.url(path, params),
+  );
+  readonly hosts: HostsApi = httpHosts(
+    (method, url, body) => this.request(method, url, body),
     (path, params) => this.url(path, params),
   );
 
