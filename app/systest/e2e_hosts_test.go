@@ -12,6 +12,8 @@ import (
 	"sync"
 	"testing"
 	"time"
+
+	sdk "github.com/coder/acp-go-sdk"
 )
 
 // One window for every host (issue 30, hub/hostmirror), through the real
@@ -208,6 +210,24 @@ func TestE2EHostMirror(t *testing.T) {
 		r := local.call("GET", "/v1/threads/"+th.ID+"/export?format=md", nil, 200, nil)
 		if !strings.Contains(string(r.body), "zanzibarquux") {
 			t.Fatalf("export has not the host's text:\n%s", tail(string(r.body), 2048))
+		}
+	})
+	t.Run("EditorBridgeToHost", func(t *testing.T) {
+		remote := remote.withT(t)
+		b := startBridge(t, bins, local, "fake", "--host", "box", "--start-hub=false")
+		b.mustInitialize(t)
+		dir := t.TempDir()
+		sid := b.newSession(t, dir)
+		rid, ok := strings.CutSuffix(sid, "@box")
+		if !ok {
+			t.Fatalf("session %s: want a thread on box", sid)
+		}
+		if th := remote.thread(rid, asEditor...); th.Cwd != dir || th.Agent != "fake" {
+			t.Fatalf("on box: %+v", th)
+		}
+		ups := b.mustPrompt(t, sid, "echo from the box", sdk.StopReasonEndTurn)
+		if got := agentText(ups); got != "from the box" {
+			t.Fatalf("the editor got %q (updates %v)", got, kinds(ups))
 		}
 	})
 }
