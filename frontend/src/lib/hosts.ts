@@ -1,3 +1,4 @@
+import type { WailsBindings } from './bindings';
 import type { Agent, FolderList, Thread } from './types';
 
 /** This machine among the hosts (issue 30). */
@@ -104,4 +105,31 @@ export function recentOnHosts(threads: Thread[]): Record<string, string[]> {
     if (list.length < 5 && !list.includes(t.cwd)) list.push(t.cwd);
   }
   return out;
+}
+
+/** The bindings HostsApi calls in the window (app/bindings_hosts.go), as generated. */
+export type HostsBindings = Pick<WailsBindings, 'HostFolders' | 'HostAgents'>;
+
+/**
+ * HostsApi over the window's bindings; call maps a rejection to a
+ * HubError. The hosts' list is the hosts registry's (its own binding):
+ * until it has one, list answers none, and the window offers the hosts its
+ * threads run on (knownHosts).
+ */
+export function wailsHosts(b: HostsBindings, call: <T>(f: () => Promise<unknown>) => Promise<T>): HostsApi {
+  return {
+    list: async () => [],
+    agents: async (host) => (await call<Agent[] | null>(() => b.HostAgents(host))) ?? [],
+    folders: async (host, path) => {
+      const l = await call<FolderList>(() => b.HostFolders(host, path));
+      return { ...l, folders: l?.folders ?? [] };
+    },
+  };
+}
+
+/** The hosts to offer: those listed and those threads run on, by name. */
+export function knownHosts(listed: string[], threads: { host?: string }[]): string[] {
+  const all = new Set(listed.filter((h) => h !== LOCAL_HOST));
+  for (const t of threads) if (t.host) all.add(t.host);
+  return [...all].sort();
 }

@@ -9,7 +9,7 @@ import { SseParser } from './sse';
 import type { WailsBindings } from './bindings';
 import { httpWork, wailsWork, type WorkApi } from './work';
 import { httpSessions, wailsSessions, type SessionsApi } from './sessions';
-import { httpHosts, type HostsApi } from './hosts';
+import { httpHosts, wailsHosts, type HostsApi } from './hosts';
 import { localZone, type UsageQuery, type UsageReport } from './ledger';
 import { linkParts, type Elicitation, type ElicitationAnswer, type ElicitationStatus } from './elicitation';
 import type {
@@ -375,6 +375,7 @@ export class WailsTransport implements Transport {
   private bindings: WailsBindings;
   readonly work: WorkApi;
   readonly sessions: SessionsApi;
+  readonly hosts: HostsApi;
   private runtime: WailsRuntime;
   readonly chooseFolder?: (title: string) => Promise<string>;
 
@@ -386,6 +387,7 @@ export class WailsTransport implements Transport {
     this.runtime = r;
     this.work = wailsWork(b, (f) => this.call(f));
     this.sessions = wailsSessions(b, (f) => this.call(f));
+    this.hosts = wailsHosts(b, (f) => this.call(f));
     const choose = b.ChooseFolder;
     if (choose) {
       this.chooseFolder = (title) => this.call<string>(() => choose.call(b, title)).then((d) => (typeof d === 'string' ? d : ''));

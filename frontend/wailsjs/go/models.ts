@@ -487,6 +487,7 @@ export namespace hub {
 	    // Go type: time
 	    createdAt: any;
 	    agent?: string;
+	    host?: string;
 	    // Go type: time
 	    escalatedAt?: any;
 	
@@ -510,6 +511,7 @@ export namespace hub {
 	        this.decidedAt = this.convertValues(source["decidedAt"], null);
 	        this.createdAt = this.convertValues(source["createdAt"], null);
 	        this.agent = source["agent"];
+	        this.host = source["host"];
 	        this.escalatedAt = this.convertValues(source["escalatedAt"], null);
 	    }
 	
@@ -806,6 +808,7 @@ export namespace hub {
 	    agent: string;
 	    cwd: string;
 	    title?: string;
+	    host?: string;
 	    openSession?: boolean;
 	    clientCapabilities?: ClientCapabilities;
 	    mcpServers?: number[][];
@@ -820,6 +823,7 @@ export namespace hub {
 	        this.agent = source["agent"];
 	        this.cwd = source["cwd"];
 	        this.title = source["title"];
+	        this.host = source["host"];
 	        this.openSession = source["openSession"];
 	        this.clientCapabilities = this.convertValues(source["clientCapabilities"], ClientCapabilities);
 	        this.mcpServers = source["mcpServers"];
@@ -1267,6 +1271,56 @@ export namespace hub {
 	}
 	
 	
+	export class Folder {
+	    name: string;
+	    path: string;
+	
+	    static createFrom(source: any = {}) {
+	        return new Folder(source);
+	    }
+	
+	    constructor(source: any = {}) {
+	        if ('string' === typeof source) source = JSON.parse(source);
+	        this.name = source["name"];
+	        this.path = source["path"];
+	    }
+	}
+	export class FolderList {
+	    path: string;
+	    parent?: string;
+	    folders: Folder[];
+	    truncated?: boolean;
+	
+	    static createFrom(source: any = {}) {
+	        return new FolderList(source);
+	    }
+	
+	    constructor(source: any = {}) {
+	        if ('string' === typeof source) source = JSON.parse(source);
+	        this.path = source["path"];
+	        this.parent = source["parent"];
+	        this.folders = this.convertValues(source["folders"], Folder);
+	        this.truncated = source["truncated"];
+	    }
+	
+		convertValues(a: any, classs: any, asMap: boolean = false): any {
+		    if (!a) {
+		        return a;
+		    }
+		    if (a.slice && a.map) {
+		        return (a as any[]).map(elem => this.convertValues(elem, classs));
+		    } else if ("object" === typeof a) {
+		        if (asMap) {
+		            for (const key of Object.keys(a)) {
+		                a[key] = new classs(a[key]);
+		            }
+		            return a;
+		        }
+		        return new classs(a);
+		    }
+		    return a;
+		}
+	}
 	export class FolderPatch {
 	    mcpServers?: Record<string, MCPServerPatch | null>;
 	
@@ -1487,6 +1541,7 @@ export namespace hub {
 	    // Go type: time
 	    updatedAt: any;
 	    archived: boolean;
+	    host?: string;
 	    modes?: number[];
 	    configOptions?: number[];
 	    availableCommands?: number[];
@@ -1512,6 +1567,7 @@ export namespace hub {
 	        this.createdAt = this.convertValues(source["createdAt"], null);
 	        this.updatedAt = this.convertValues(source["updatedAt"], null);
 	        this.archived = source["archived"];
+	        this.host = source["host"];
 	        this.modes = source["modes"];
 	        this.configOptions = source["configOptions"];
 	        this.availableCommands = source["availableCommands"];
