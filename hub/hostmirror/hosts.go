@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"log/slog"
+	"slices"
 	"sort"
 	"sync"
 	"time"
@@ -203,6 +204,7 @@ func (hs *Hosts) followOnce(ctx context.Context, h *host, b *client.Backoff) err
 	h.set(c, StateConnected, nil)
 	b.Reset()
 	for {
+		var batch []hub.Event
 		select {
 		case <-ctx.Done():
 			return ctx.Err()
@@ -210,48 +212,189 @@ func (hs *Hosts) followOnce(ctx context.Context, h *host, b *client.Backoff) err
 			if !ok {
 				return errors.New("the host's event stream ended")
 			}
-			if ev.Type == hub.EventResync {
-				return errors.New("the host's event stream fell behind")
+			batch = append(batch, ev)
+		}
+		// What has arrived meanwhile goes in the same commit: a link
+		// catching up stores thousands of events a second.
+		ended := false
+	drain:
+		for len(batch) < maxBatch {
+			select {
+			case ev, ok := <-sub.Events():
+				if !ok {
+					ended = true
+					break drain
+				}
+				batch = append(batch, ev)
+			default:
+				break drain
 			}
-			if err := hs.store(ctx, h, c, ev); err != nil {
-				return err
-			}
+		}
+		if err := hs.store(ctx, h, c, batch); err != nil {
+			return err
+		}
+		if ended {
+			return errors.New("the host's event stream ended")
 		}
 	}
 }
 
-// store copies one event of h's (and, before its thread's first, the
-// thread as the host has it now).
-func (hs *Hosts) store(ctx context.Context, h *host, c *client.Client, ev hub.Event) error {
-	w, ok, err := copyOf(h.name, ev)
-	if err != nil {
-		hs.log.Warn("a host's event is not copied", "host", h.name, "seq", ev.Seq, "err", err)
-		return nil
-	}
-	if !ok {
-		return nil
-	}
-	h.mu.Lock()
-	known := h.known[ev.ThreadID]
-	h.mu.Unlock()
-	if !known && len(w.Threads) == 0 && len(w.DeleteThreads) == 0 {
-		t, err := c.Remote().GetThread(ctx, linkCaller, ev.ThreadID)
-		switch {
-		case hub.ErrorCode(err) == hub.CodeNotFound:
-			return nil // deleted there since: nothing to show
-		case err != nil:
-			return err
+// maxBatch bounds the events of h's stream stored in one commit.
+const maxBatch = 512
+
+// store copies events of h's, in order, in as few commits as it can: the
+// copies of consecutive events in one Write, but for a thread's deletion,
+// committed alone. Before a thread's first event since the link came up
+// its copy is made from the host's own answer. A resync ends the batch
+// with an error (the link resumes from the last copy stored).
+func (hs *Hosts) store(ctx context.Context, h *host, c *client.Client, events []hub.Event) error {
+	w := &hub.Write{}
+	var threads []string // threads the pending Write makes known
+	flush := func() error {
+		if len(w.Events) == 0 {
+			return nil
 		}
-		tc := threadCopy(h.name, t)
-		w.Threads, w.SessionStates = append(tc.Threads, w.Threads...), append(tc.SessionStates, w.SessionStates...)
-	}
-	if err := hs.local.Mirror(w); err != nil {
+		err := hs.commit(h, w)
+		if err == nil {
+			h.mu.Lock()
+			for _, id := range threads {
+				h.known[id] = true
+			}
+			h.mu.Unlock()
+		}
+		w, threads = &hub.Write{}, nil
 		return err
 	}
-	h.mu.Lock()
-	h.known[ev.ThreadID] = true
-	h.mu.Unlock()
-	return nil
+	for _, ev := range events {
+		if ev.Type == hub.EventResync {
+			if err := flush(); err != nil {
+				return err
+			}
+			return errors.New("the host's event stream fell behind")
+		}
+		cw, ok, err := copyOf(h.name, ev)
+		if err != nil {
+			hs.log.Warn("a host's event is not copied", "host", h.name, "seq", ev.Seq, "err", err)
+			continue
+		}
+		if !ok {
+			continue
+		}
+		if len(cw.DeleteThreads) > 0 {
+			if err := flush(); err != nil {
+				return err
+			}
+			if err := hs.commit(h, cw); err != nil {
+				return err
+			}
+			continue
+		}
+		h.mu.Lock()
+		known := h.known[ev.ThreadID]
+		h.mu.Unlock()
+		if !known && len(cw.Threads) == 0 && !slices.Contains(threads, ev.ThreadID) {
+			t, err := c.Remote().GetThread(ctx, linkCaller, ev.ThreadID)
+			switch {
+			case hub.ErrorCode(err) == hub.CodeNotFound:
+				continue // deleted there since: nothing to show
+			case err != nil:
+				if ferr := flush(); ferr != nil {
+					return ferr
+				}
+				return err
+			}
+			merge(w, threadCopy(h.name, t))
+		}
+		threads = append(threads, ev.ThreadID)
+		merge(w, cw)
+	}
+	return flush()
+}
+
+// commit stores w, copies of h's. A Write the local hub refuses as such
+// (a row it names is gone here: a copy deleted meanwhile) is stored again
+// without its thread changes, then, refused again, left out with a
+// warning: one bad event must not stop the link at the same place forever.
+// Any other failure (the disk) is returned, and the link resumes later
+// from the last copy stored.
+func (hs *Hosts) commit(h *host, w *hub.Write) error {
+	err := hs.local.Mirror(w)
+	if err == nil || !refused(err) {
+		return err
+	}
+	if len(w.Events) > 1 { // which one: each alone
+		for _, one := range split(w) {
+			if err := hs.commit(h, one); err != nil {
+				return err
+			}
+		}
+		return nil
+	}
+	w.ThreadChanges = nil
+	if err = hs.local.Mirror(w); err != nil && refused(err) {
+		hs.log.Warn("a host's event is not copied", "host", h.name, "err", err)
+		return nil
+	}
+	return err
+}
+
+// refused reports whether err is the local hub refusing a Write as such
+// (not a failure to store it).
+func refused(err error) bool {
+	switch hub.ErrorCode(err) {
+	case hub.CodeNotFound, hub.CodeInvalidArgument, hub.CodeConflict:
+		return true
+	}
+	return false
+}
+
+// merge appends src's rows and events to dst's, in order.
+func merge(dst, src *hub.Write) {
+	dst.Threads = append(dst.Threads, src.Threads...)
+	dst.SessionStates = append(dst.SessionStates, src.SessionStates...)
+	dst.ThreadChanges = append(dst.ThreadChanges, src.ThreadChanges...)
+	dst.Turns = append(dst.Turns, src.Turns...)
+	dst.Permissions = append(dst.Permissions, src.Permissions...)
+	dst.Elicitations = append(dst.Elicitations, src.Elicitations...)
+	dst.Events = append(dst.Events, src.Events...)
+}
+
+// split is w as one Write per event, each with the rows of its thread and
+// turn (a merged Write's rows cannot be told apart by event; the same rows
+// again with each of its events are harmless: upserts, and status changes
+// whose last one wins).
+func split(w *hub.Write) []*hub.Write {
+	out := make([]*hub.Write, 0, len(w.Events))
+	for _, ev := range w.Events {
+		one := &hub.Write{Events: []hub.Event{ev}}
+		for _, t := range w.Threads {
+			if t.ID == ev.ThreadID {
+				one.Threads = append(one.Threads, t)
+			}
+		}
+		for _, t := range w.Turns {
+			if t.ID == ev.TurnID {
+				one.Turns = append(one.Turns, t)
+			}
+		}
+		for _, p := range w.Permissions {
+			if p.TurnID == ev.TurnID && p.ThreadID == ev.ThreadID {
+				one.Permissions = append(one.Permissions, p)
+			}
+		}
+		for _, e := range w.Elicitations {
+			if e.TurnID == ev.TurnID && e.ThreadID == ev.ThreadID {
+				one.Elicitations = append(one.Elicitations, e)
+			}
+		}
+		for _, c := range w.ThreadChanges {
+			if c.ThreadID == ev.ThreadID {
+				one.ThreadChanges = append(one.ThreadChanges, c)
+			}
+		}
+		out = append(out, one)
+	}
+	return out
 }
 
 // set records h's link and state, waking whoever waits on a change.
