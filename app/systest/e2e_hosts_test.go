@@ -212,6 +212,36 @@ func TestE2EHostMirror(t *testing.T) {
 			t.Fatalf("export has not the host's text:\n%s", tail(string(r.body), 2048))
 		}
 	})
+	t.Run("LocalRestartKeepsCopies", func(t *testing.T) {
+		remote := remote.withT(t)
+		turn := local.withT(t).startTurn(th.ID, "permission")
+		p := local.withT(t).waitPermission(turn.ID, 30*time.Second)
+		local.stop()
+		local.start()
+		local := local.withT(t)
+		// The restarted hub's recovery leaves the copy alone: still pending,
+		// as it is on the host; the link resumes without a copy twice.
+		if got := local.permission(p.ID); got.Status != "pending" {
+			t.Fatalf("after a restart the copy is %s", got.Status)
+		}
+		if !waitFor(30*time.Second, func() bool {
+			return local.do("POST", "/v1/permissions/"+p.ID, map[string]string{"outcome": "approved"}).status == 200
+		}) {
+			t.Fatalf("deciding after the restart: %s", local.do("POST", "/v1/permissions/"+p.ID, map[string]string{"outcome": "approved"}))
+		}
+		remote.waitTurn(remoteID, strings.TrimSuffix(turn.ID, "@box"), 30*time.Second)
+		local.waitTurn(th.ID, turn.ID, 30*time.Second)
+		mine, theirs := copies(t, local, th.ID), copies(t, remote, remoteID)
+		if len(mine) != len(theirs) {
+			t.Fatalf("%d copies of the host's %d events after a restart", len(mine), len(theirs))
+		}
+		for i := range mine {
+			if mine[i].HostSeq != theirs[i].Seq {
+				t.Fatalf("copy %d has host seq %d, the host's event %d", i, mine[i].HostSeq, theirs[i].Seq)
+			}
+		}
+	})
+
 	t.Run("EditorBridgeToHost", func(t *testing.T) {
 		remote := remote.withT(t)
 		b := startBridge(t, bins, local, "fake", "--host", "box", "--start-hub=false")
