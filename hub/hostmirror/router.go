@@ -86,8 +86,8 @@ func (r *Router) threadCall(ctx context.Context, id string, local func() (hub.Th
 }
 
 // CreateThread creates the thread on req.Host when it names a host, and
-// stores its copy at once (the host's stream has no event for a new
-// thread until something happens in it).
+// stores and announces its copy at once (the host's stream has no event
+// for a new thread until something happens in it).
 func (r *Router) CreateThread(ctx context.Context, c hub.Caller, req hub.CreateThreadRequest) (hub.Thread, error) {
 	host := req.Host
 	req.Host = ""
@@ -102,7 +102,16 @@ func (r *Router) CreateThread(ctx context.Context, c hub.Caller, req hub.CreateT
 	if err != nil {
 		return hub.Thread{}, fail(host, err)
 	}
-	if err := r.hosts.local.Mirror(threadCopy(host, t)); err != nil {
+	w := threadCopy(host, t)
+	// Announced here (a thread_updated without hostSeq: not the host's
+	// event, so the link's resume point does not move), so the tray and
+	// other windows list it before anything happens in it.
+	ev, err := hub.NewEvent(hub.EventThreadUpdated, w.Threads[0], "", t.UpdatedAt, map[string]any{"thread": w.Threads[0], "host": host})
+	if err != nil {
+		return hub.Thread{}, err
+	}
+	w.Events = []hub.Event{ev}
+	if err := r.hosts.local.Mirror(w); err != nil {
 		return hub.Thread{}, err
 	}
 	return localThread(host, t), nil
