@@ -7,6 +7,7 @@ import (
 	"strings"
 
 	"github.com/switchboard-hub/switchboard/app/editorbridge"
+	"github.com/switchboard-hub/switchboard/hub"
 )
 
 // A command is one subcommand of switchboard.
@@ -135,6 +136,8 @@ func runBridgeCommand(ctx context.Context, e *env, args []string) error {
 	o.register(fs, false)
 	fs.StringVar(&agent, "agent", "", "relay to the hub's agent `ID` (an id of GET /v1/agents, e.g. claude)")
 	fs.BoolVar(&autoStart, "start-hub", true, "start `switchboard serve` in the background when no hub runs")
+	var host string
+	fs.StringVar(&host, "host", "", "run the agent on host `NAME` (a host the hub links to; its agent, its files)")
 	if err := parse(fs, args); err != nil {
 		return err
 	}
@@ -143,11 +146,18 @@ func runBridgeCommand(ctx context.Context, e *env, args []string) error {
 		fs.Usage()
 		return errUsage
 	}
+	if host == hub.LocalHost {
+		host = ""
+	}
+	if host != "" && !hub.ValidHostName(host) {
+		fmt.Fprintf(fs.Output(), "--host %q: a host's name is [a-z0-9-]{1,32}\n", host)
+		return errUsage
+	}
 	if err := o.resolve(); err != nil {
 		return err
 	}
 	return editorbridge.Run(ctx, editorbridge.Options{
-		DataDir: o.DataDir, Config: o.Config, Agent: agent, StartHub: autoStart, Version: version,
+		DataDir: o.DataDir, Config: o.Config, Agent: agent, Host: host, StartHub: autoStart, Version: version,
 		Stdin: e.stdio.In, Stdout: e.stdio.Out, Stderr: e.stdio.Err,
 	})
 }

@@ -22,6 +22,7 @@ import (
 	"github.com/switchboard-hub/switchboard/hub"
 	"github.com/switchboard-hub/switchboard/hub/agentsetup"
 	"github.com/switchboard-hub/switchboard/hub/engine"
+	"github.com/switchboard-hub/switchboard/hub/hostmirror"
 	"github.com/switchboard-hub/switchboard/hub/httpapi"
 	"github.com/switchboard-hub/switchboard/hub/redact"
 	"github.com/switchboard-hub/switchboard/store"
@@ -57,6 +58,7 @@ type runningHub struct {
 	override bool                 // --listen was given: the file's listen is not used
 	installs *agentsetup.Installs // agents installed into <data-dir>/agents
 	auth     *agentsetup.SignIns  // agents' sign-ins
+	hosts    *hostmirror.Hosts    // the hosts' copies and links (issue 30)
 }
 
 // startHub opens the data dir (lock, token, database), reads the config,
@@ -152,6 +154,9 @@ func startHub(ctx context.Context, e *env, o Options) (_ *runningHub, err error)
 	h.services.Settings = h.settingsService()
 	h.services.Installer = h.installs
 	h.services.AgentAuth = h.auth
+	// Every host's threads beside the local ones; calls on them forwarded.
+	h.hosts = hostmirror.New(hostmirror.Local{Mirror: h.engine.Mirror, HostSeq: h.db.HostSeq}, hostmirror.Options{Logger: log})
+	h.services = hostmirror.Route(h.services, h.hosts)
 	h.http = httpapi.New(h.services, httpapi.Options{
 		Logger: log, Token: h.token, Version: version, UI: uiHandler(e.assets.Frontend),
 		AllowedHosts: h.started.AllowedHosts, AllowedOrigins: h.started.AllowedOrigins,
@@ -165,6 +170,14 @@ func startHub(ctx context.Context, e *env, o Options) (_ *runningHub, err error)
 	// The port is known now (Serve sets it again): login links made before
 	// the serving goroutine runs name it.
 	h.http.SetPort(ln.Addr().(*net.TCPAddr).Port)
+	linkSecret, err := datadir.NewLinkSecret(o.DataDir)
+	if err != nil {
+		return nil, err
+	}
+	h.http.SetLinkSecret(linkSecret)
+	if err := hostmirror.AddFileLinks(h.hosts, filepath.Join(o.DataDir, datadir.HostsDir)); err != nil {
+		log.Warn("a host is not linked", "err", err)
+	}
 	go func() { h.served <- h.http.Serve(ln) }()
 	h.listen = listen
 	h.url = "http://" + urlHost(ln.Addr().(*net.TCPAddr))
@@ -222,6 +235,9 @@ func (h *runningHub) stop(ctx context.Context) error {
 	}
 	if h.auth != nil {
 		h.auth.Stop()
+	}
+	if h.hosts != nil {
+		h.hosts.Close()
 	}
 	if h.engine != nil {
 		errs = append(errs, h.engine.Close(ctx))

@@ -66,7 +66,8 @@ type Permission struct {
 	// DecidedBy is built by the hub, never copied from a request (API.md
 	// "Conventions"): "window", "notification", "browser", "tray" (a
 	// surface its credential proved), "client:<X-Client-ID>" (any other
-	// token holder), "rule:<name>", "remembered:<ruleId>", "timeout",
+	// token holder), "link:<surface>" (a decision that came over a host's
+	// link, host.go), "rule:<name>", "remembered:<ruleId>", "timeout",
 	// "cancel" or "hub".
 	DecidedBy string     `json:"decidedBy,omitempty"`
 	OptionID  string     `json:"optionId,omitempty"`
@@ -74,6 +75,9 @@ type Permission struct {
 	CreatedAt time.Time  `json:"createdAt"`
 	// Agent is the id of the thread's agent (for the inbox and the audit).
 	Agent string `json:"agent,omitempty"`
+	// Host is the host whose agent asks, for a host's copy (its ID is
+	// "<id>@<host>", host.go); "" on this machine. Derived from the ID.
+	Host string `json:"host,omitempty"`
 	// EscalatedAt is when the request, still pending after
 	// permissions.escalateAfter, was escalated (permission_escalated).
 	EscalatedAt *time.Time `json:"escalatedAt,omitempty"`

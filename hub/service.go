@@ -3,6 +3,7 @@ package hub
 import (
 	"context"
 	"encoding/json"
+	"strings"
 )
 
 // Caller says who is calling the Service. Adapters build it from their
@@ -41,11 +42,14 @@ const (
 const TraySecretHeader = "X-Switchboard-Tray"
 
 // DecidedByOf is what Permission.DecidedBy records for a decision by c:
-// its Surface when it has one, else "client:<ClientID>".
+// its Surface when it has one (a link's "link:<surface>" included), else "client:<ClientID>".
 func DecidedByOf(c Caller) string {
 	switch c.Surface {
 	case SurfaceWindow, SurfaceNotification, SurfaceBrowser, SurfaceTray:
 		return c.Surface
+	}
+	if strings.HasPrefix(c.Surface, DecidedByLinkPrefix) && LinkSurface(strings.TrimPrefix(c.Surface, DecidedByLinkPrefix)) == c.Surface {
+		return c.Surface // a decision over a link (host.go)
 	}
 	return DecidedByClientPrefix + c.ClientID
 }
@@ -55,6 +59,10 @@ type CreateThreadRequest struct {
 	Agent string `json:"agent"`
 	Cwd   string `json:"cwd"`
 	Title string `json:"title,omitempty"`
+	// Host, when set and not "local", is the host the thread runs on
+	// (issue 30, host.go): Agent and Cwd are that host's. The local hub
+	// creates it there and answers with its copy ("<id>@<host>").
+	Host string `json:"host,omitempty"`
 	// OpenSession (an extension) starts the thread's agent and opens its
 	// session before answering, so the thread carries its modes and
 	// config options (the editor bridge's session/new). Best effort: the

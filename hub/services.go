@@ -33,6 +33,8 @@ type Services struct {
 	Installer AgentInstaller
 	// AgentAuth: agents signed in (an agent method or a terminal).
 	AgentAuth AgentAuth
+	// HostHubs: each host's folders and agents (issue 30, hosthubs.go).
+	HostHubs HostHubs
 }
 
 // The NOT_FOUND answers of a capability a hub lacks (a nil field of

@@ -27,6 +27,9 @@ type Thread struct {
 	// (ThreadQuery.Archived); their status, turns and permissions are
 	// unchanged. An extension of API.md.
 	Archived bool `json:"archived"`
+	// Host is the host the thread runs on, for a host's copy (its ID is
+	// "<id>@<host>", host.go); "" on this machine. Derived from the ID.
+	Host string `json:"host,omitempty"`
 
 	// Modes is the agent session's ACP SessionModeState
 	// ({"currentModeId","availableModes"}) and ConfigOptions its ACP

@@ -117,6 +117,7 @@ func scanPermission(s interface{ Scan(...any) error }) (hub.Permission, error) {
 	}
 	p.ToolCall, p.Deadline, p.DecidedAt, p.CreatedAt = decJSON(toolCall), decTime(deadline), decTimePtr(decided), decTime(created)
 	p.EscalatedAt = decTimePtr(escalated)
+	p.Host = hub.HostOf(p.ID)
 	return p, nil
 }
 

@@ -172,6 +172,7 @@ func scanThread(s interface{ Scan(...any) error }) (hub.Thread, error) {
 	err := s.Scan(&t.ID, &t.Agent, &t.Cwd, &t.Title, &t.ClientID, &t.Status, &t.Summary,
 		&t.AgentSessionID, &created, &updated, &modes, &config, &caps, &commands, &compacted, &archived, &wt, &impSession, &impHistory, &limited)
 	t.Archived = archived != 0
+	t.Host = hub.HostOf(t.ID)
 	if impSession.Valid {
 		t.Imported = &hub.ImportedSession{SessionID: impSession.String, History: impHistory.String}
 	}

@@ -25,6 +25,12 @@ const (
 	TokenFile     = hub.TokenFile
 	DiscoveryFile = hub.DiscoveryFile
 	DatabaseFile  = "switchboard.db"
+	// LinkSecretFile holds the secret of the links to this hub (issue
+	// 30, hub/host.go): made anew at every start (NewLinkSecret), read
+	// with the token by the hub at the other end of a link.
+	LinkSecretFile = "link-secret"
+	// HostsDir holds a folder per host this hub links to.
+	HostsDir = "hosts"
 )
 
 // Ensure creates dir 0700, or tightens an existing one to 0700.
@@ -90,6 +96,19 @@ func newToken() (string, error) {
 		return "", fmt.Errorf("token: %w", err)
 	}
 	return hex.EncodeToString(raw[:]), nil
+}
+
+// NewLinkSecret writes a new link secret to <dir>/link-secret (0600,
+// atomically, as RotateToken) and returns it: 32 random bytes in hex.
+func NewLinkSecret(dir string) (string, error) {
+	s, err := newToken()
+	if err != nil {
+		return "", err
+	}
+	if err := WriteFileAtomic(dir, LinkSecretFile, []byte(s+"\n")); err != nil {
+		return "", fmt.Errorf("link secret: %w", err)
+	}
+	return s, nil
 }
 
 // RotateToken writes a new token to <dir>/token and returns it. The

@@ -35,6 +35,10 @@ type Options struct {
 	DataDir string // the hub's data dir: hub.json and the token
 	Config  string // the config file, for a hub the bridge starts ("": the default)
 	Agent   string // the hub's agent id every session uses
+	// Host, when set, is the host (issue 30) the sessions run on: the
+	// agent is that host's and so are the files it works on (the
+	// editor's file and terminal capabilities are not offered to it).
+	Host string
 	// StartHub starts `switchboard serve` in the background when no hub
 	// runs on DataDir.
 	StartHub bool

@@ -73,7 +73,7 @@ const capabilitiesWait = 2 * time.Second
 // hubAgent returns the hub's entry for the bridge's agent (nil if the hub
 // does not know it) and the ids of the agents it knows.
 func (b *server) hubAgent(ctx context.Context) (*hub.Agent, []string, error) {
-	agents, err := b.hub.Agents(ctx)
+	agents, err := b.agents(ctx)
 	if err != nil {
 		return nil, nil, err
 	}
@@ -85,6 +85,15 @@ func (b *server) hubAgent(ctx context.Context) (*hub.Agent, []string, error) {
 		}
 	}
 	return nil, ids, nil
+}
+
+// agents are the agents the sessions can use: the hub's, or the host's
+// (GET /v1/hosts/{name}/agents) with Options.Host.
+func (b *server) agents(ctx context.Context) ([]hub.Agent, error) {
+	if b.opts.Host != "" {
+		return b.hub.HostAgents(ctx, b.opts.Host)
+	}
+	return b.hub.Agents(ctx)
 }
 
 // bridgeCapabilities is what the bridge advertises: the agent's prompt

@@ -35,9 +35,9 @@ func (b *server) newSession(ctx context.Context, params json.RawMessage) (any, e
 	// the session's modes and config options, as the agent's own would.
 	// The editor's MCP servers go with the thread: the hub merges them
 	// with its own (the editor's win by name).
-	req := hub.CreateThreadRequest{Agent: b.opts.Agent, Cwd: p.Cwd, OpenSession: true, MCPServers: p.MCPServers}
+	req := hub.CreateThreadRequest{Agent: b.opts.Agent, Cwd: p.Cwd, Host: b.opts.Host, OpenSession: true, MCPServers: p.MCPServers}
 	b.mu.Lock()
-	if caps := b.editorCaps; caps.Any() {
+	if caps := b.editorCaps; caps.Any() && b.opts.Host == "" { // a host's agent works on the host's files
 		req.ClientCapabilities = &caps
 	}
 	b.mu.Unlock()
@@ -45,7 +45,7 @@ func (b *server) newSession(ctx context.Context, params json.RawMessage) (any, e
 	var he *client.Error
 	if errors.As(err, &he) && he.Status == http.StatusBadRequest && strings.Contains(he.Message, "openSession") {
 		// An older hub: create the thread without.
-		th, err = b.hub.CreateThread(ctx, hub.CreateThreadRequest{Agent: b.opts.Agent, Cwd: p.Cwd})
+		th, err = b.hub.CreateThread(ctx, hub.CreateThreadRequest{Agent: b.opts.Agent, Cwd: p.Cwd, Host: b.opts.Host})
 	}
 	if err != nil {
 		return nil, err
@@ -154,8 +154,8 @@ func (b *server) loadSession(ctx context.Context, params json.RawMessage, replay
 	if err != nil {
 		return nil, err
 	}
-	if th.Agent != b.opts.Agent {
-		return nil, acp.NewError(acp.CodeResourceNotFound, "switchboard: session %s belongs to agent %q, not %q", th.ID, th.Agent, b.opts.Agent)
+	if th.Agent != b.opts.Agent || th.Host != b.opts.Host {
+		return nil, acp.NewError(acp.CodeResourceNotFound, "switchboard: session %s belongs to agent %q%s, not %q%s", th.ID, th.Agent, onHost(th.Host), b.opts.Agent, onHost(b.opts.Host))
 	}
 	b.prompts(th.ID)
 	if !replay {
@@ -230,7 +230,7 @@ func (b *server) listSessions(ctx context.Context, params json.RawMessage) (any,
 			return nil, err
 		}
 		for _, th := range page.Threads {
-			if th.Agent != b.opts.Agent || p.Cwd != "" && th.Cwd != p.Cwd {
+			if th.Agent != b.opts.Agent || th.Host != b.opts.Host || p.Cwd != "" && th.Cwd != p.Cwd {
 				continue
 			}
 			sessions = append(sessions, acp.SessionInfo{SessionID: th.ID, Cwd: th.Cwd, Title: th.Title, UpdatedAt: th.UpdatedAt.UTC().Format(time.RFC3339Nano)})
@@ -241,4 +241,12 @@ func (b *server) listSessions(ctx context.Context, params json.RawMessage) (any,
 		}
 	}
 	return acp.ListSessionsResponse{Sessions: sessions, NextCursor: cursor}, nil
+}
+
+// onHost names host in a message ("" for this machine).
+func onHost(host string) string {
+	if host == "" {
+		return ""
+	}
+	return " on host " + host
 }

@@ -55,6 +55,12 @@ type Options struct {
 	// which the hub records the tray's decisions as decidedBy "tray". Any
 	// other caller is recorded as "client:<ClientID>".
 	TraySecret string
+	// LinkSecret, when set, makes the Client a host's link (issue 30,
+	// hub/host.go): it is sent as X-Switchboard-Link, with the surface
+	// that decided here (hub.DecidedByOf the Remote's caller) as
+	// X-Switchboard-Link-Surface, and the hub behind records that
+	// caller's decisions as "link:<surface>".
+	LinkSecret string
 	// HTTP sends the requests (an *http.Client, say). nil: the Client's
 	// own, without proxy (the hub is on loopback), without an overall
 	// timeout (streams last as long as a turn; each call is bounded by its
@@ -310,11 +316,13 @@ type request struct {
 // newHTTPRequest builds req for hub h with the client's headers.
 func (c *Client) newHTTPRequest(ctx context.Context, h Hub, r request) (*http.Request, error) {
 	o := c.options()
+	linkSurface := ""
 	if as, ok := ctx.Value(callerKey{}).(*callerValue); ok { // Remote: the caller given
 		if as.ClientID != "" {
 			o.ClientID = as.ClientID
 		}
 		o.All = as.All
+		linkSurface = hub.DecidedByOf(hub.Caller(*as))
 	}
 	q := url.Values{}
 	for k, v := range r.query {
@@ -345,6 +353,12 @@ func (c *Client) newHTTPRequest(ctx context.Context, h Hub, r request) (*http.Re
 	req.Header.Set("X-Client-ID", o.ClientID)
 	if o.TraySecret != "" {
 		req.Header.Set(hub.TraySecretHeader, o.TraySecret)
+	}
+	if o.LinkSecret != "" {
+		req.Header.Set(hub.LinkSecretHeader, o.LinkSecret)
+		if linkSurface != "" {
+			req.Header.Set(hub.LinkSurfaceHeader, linkSurface)
+		}
 	}
 	if r.body != nil {
 		req.Header.Set("Content-Type", "application/json")

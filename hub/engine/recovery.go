@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"slices"
 	"strings"
 	"time"
 
@@ -46,7 +47,8 @@ func (e *Engine) storedOutput(ctx context.Context, t hub.Turn) (string, error) {
 // the pid still belongs to the same process (same start time), so a reused
 // pid is never signalled. (A recorded pid is the agent's supervisor when
 // it has one, ADR 0029; the supervisor normally killed its tree itself
-// when the previous run ended.)
+// when the previous run ended.) A host's copies (hub/host.go) are left as
+// they are: what they copy goes on on their host.
 func (e *Engine) recover(ctx context.Context) error {
 	now := e.now()
 	w := &hub.Write{}
@@ -56,6 +58,9 @@ func (e *Engine) recover(ctx context.Context) error {
 	}
 	idle := map[string]bool{} // threads made idle
 	for _, t := range turns {
+		if hub.HostOf(t.ID) != "" {
+			continue // a host's copy: its turn goes on there (mirror.go)
+		}
 		t.Status, t.EndedAt = hub.TurnInterrupted, &now
 		t.Error = "the hub stopped while this turn was running"
 		if out, err := e.storedOutput(ctx, t); err == nil {
@@ -103,6 +108,9 @@ func (e *Engine) recover(ctx context.Context) error {
 		return fmt.Errorf("hub: recovery: %w", err)
 	}
 	for _, p := range pending {
+		if p.Host != "" {
+			continue // a host's copy: it stays pending there
+		}
 		p.Status, p.DecidedBy, p.DecidedAt = hub.PermissionExpired, hub.DecidedByHub, &now
 		th, _ := e.store.GetThread(ctx, p.ThreadID)
 		ev, _ := hub.NewEvent(hub.EventPermissionResolved, th, p.TurnID, now, map[string]any{"permission": p})
@@ -122,6 +130,7 @@ func (e *Engine) expireElicitations(ctx context.Context, now time.Time) error {
 		if err != nil {
 			return fmt.Errorf("hub: recovery: %w", err)
 		}
+		els = slices.DeleteFunc(els, func(el hub.Elicitation) bool { return hub.HostOf(el.ID) != "" }) // a host's copies stay
 		if len(els) == 0 {
 			return nil
 		}
@@ -148,7 +157,7 @@ func (e *Engine) stuckThreads(ctx context.Context, skip map[string]bool) ([]stri
 			return nil, err
 		}
 		for _, th := range page {
-			if !skip[th.ID] {
+			if !skip[th.ID] && th.Host == "" { // a host's copy runs there
 				ids = append(ids, th.ID)
 			}
 		}

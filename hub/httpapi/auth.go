@@ -96,7 +96,8 @@ func (s *Server) authenticate(r *http.Request) (credential, bool) {
 
 // surfaceOf is the deciding surface r's credential proves (hub.Caller's
 // Surface): "browser" for a browser login, "tray" for the token with
-// the tray's per-launch secret in TraySecretHeader, "" otherwise. This is
+// the tray's per-launch secret in TraySecretHeader, "link:<surface>" for
+// the token with the link secret in LinkSecretHeader, "" otherwise. This is
 // the one place a request's surface is decided; no header names it.
 func (s *Server) surfaceOf(r *http.Request, cred credential) string {
 	switch cred.kind {
@@ -105,6 +106,9 @@ func (s *Server) surfaceOf(r *http.Request, cred credential) string {
 	case credToken:
 		if vals := r.Header.Values(hub.TraySecretHeader); len(vals) == 1 && s.traySecret.Load().matches(vals[0]) {
 			return hub.SurfaceTray
+		}
+		if vals := r.Header.Values(hub.LinkSecretHeader); len(vals) == 1 && s.linkSecret.Load().matches(vals[0]) {
+			return hub.LinkSurface(r.Header.Get(hub.LinkSurfaceHeader)) // "" for a surface no hub names
 		}
 	}
 	return ""
@@ -116,6 +120,16 @@ func (s *Server) surfaceOf(r *http.Request, cred credential) string {
 func (s *Server) SetTraySecret(secret string) {
 	h := hashToken(secret)
 	s.traySecret.Store(&h)
+}
+
+// SetLinkSecret sets the secret of the links to this hub (empty: none;
+// hub/host.go): a request with the token and this secret in
+// X-Switchboard-Link decides as "link:<X-Switchboard-Link-Surface>", the
+// surface that decided on the hub at the other end of the link. Safe for
+// concurrent use.
+func (s *Server) SetLinkSecret(secret string) {
+	h := hashToken(secret)
+	s.linkSecret.Store(&h)
 }
 
 // surfaceKey is the request context key of the surface requireToken found.

@@ -101,6 +101,9 @@ var routes = []Route{
 	// The agent's own sessions (issue 16; handlers_agentsessions.go).
 	{Method: "GET", Path: "/v1/agents/{id}/sessions", handle: (*Server).listAgentSessions},
 	{Method: "POST", Path: "/v1/threads/import-session", Body: true, handle: (*Server).importSession},
+	// A host's folders and agents (issue 30; handlers_hosthubs.go).
+	{Method: "GET", Path: "/v1/hosts/{name}/folders", handle: (*Server).hostFolders},
+	{Method: "GET", Path: "/v1/hosts/{name}/agents", handle: (*Server).hostAgents},
 }
 
 // Routes returns the API's route table (a copy).

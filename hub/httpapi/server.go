@@ -122,6 +122,9 @@ type Server struct {
 	// traySecret is the hash of the app's tray's per-launch secret
 	// (SetTraySecret); its zero value matches nothing.
 	traySecret atomic.Pointer[tokenHash]
+	// linkSecret is the hash of the secret of the links to this hub
+	// (SetLinkSecret); its zero value matches nothing.
+	linkSecret atomic.Pointer[tokenHash]
 
 	closing chan struct{} // closed by Shutdown: SSE streams end
 
@@ -179,6 +182,7 @@ func New(svcs hub.Services, opts Options) *Server {
 	s.SetPort(opts.Port)
 	s.SetAllowed(opts.AllowedHosts, opts.AllowedOrigins)
 	s.SetTraySecret("")
+	s.SetLinkSecret("")
 	s.SetLimits(opts.Limits)
 	s.handler = s.logRequests(s.recoverPanics(s.securityHeaders(
 		s.checkHost(s.checkOrigin(s.checkFetchSite(s.newMux()))))))

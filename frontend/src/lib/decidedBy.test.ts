@@ -18,6 +18,9 @@ describe('decidedByWords', () => {
     ['timeout', 'timed out'],
     ['cancel', 'stopping the turn'],
     ['hub', 'Switchboard'],
+    ['link:window', 'you, in the window, over the host link'],
+    ['link:client:me', 'you, over the host link'],
+    ['link:', 'link:'],
     ['something-new', 'something-new'],
   ])('%s → %s', (v, words) => {
     expect(decidedByWords(v, 'me')).toBe(words);

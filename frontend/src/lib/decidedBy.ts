@@ -2,7 +2,8 @@
  * Words for a permission's decidedBy, the value the hub builds from the
  * deciding surface's credential (docs/API.md, "Conventions"): `window`,
  * `notification`, `browser`, `tray`, `client:<X-Client-ID>`, `rule:<name>`,
- * `remembered:<ruleId>`, `timeout`, `cancel`, `hub`. They read after
+ * `remembered:<ruleId>`, `link:<surface>` (a host's permission decided
+ * here, issue 30), `timeout`, `cancel`, `hub`. They read after
  * "decided by" / "cancelled by". selfId is this client's X-Client-ID: a
  * decision recorded as `client:<selfId>` is "you". Unknown values are shown
  * as they are.
@@ -35,6 +36,8 @@ export function decidedByWords(decidedBy: string | undefined, selfId = ''): stri
       return `rule: ${rest}`;
     case 'remembered':
       return 'a remembered decision';
+    case 'link': // decided through this hub, on a host (issue 30): who decided here
+      return rest ? `${decidedByWords(rest, selfId)}, over the host link` : decidedBy;
   }
   return decidedBy;
 }

@@ -147,7 +147,7 @@ export class HubStore {
   threadList = $derived(Object.values(this.threads).sort((a, b) => b.updatedAt.localeCompare(a.updatedAt)));
   selected = $derived(this.selectedId ? this.threads[this.selectedId] : undefined);
   /** For New thread: the folders used here first, then the threads' own, at most 8. */
-  recentFolders = $derived(mergeRecent(this.usedFolders, this.threadList.map((t) => t.cwd)));
+  recentFolders = $derived(mergeRecent(this.usedFolders, this.threadList.filter((t) => !t.host).map((t) => t.cwd)));
 
   readonly transport: Transport;
   private schedule: Scheduler;
@@ -630,9 +630,16 @@ export class HubStore {
    * failure there is not the user's concern yet: the first prompt starts
    * the agent again and says what went wrong.
    */
-  async createThread(agent: string, cwd: string, title?: string, worktree?: boolean): Promise<Thread> {
-    const t = await this.transport.createThread({ agent, cwd, ...(title ? { title } : {}), ...(worktree ? { worktree } : {}) });
-    this.usedFolders = rememberFolder(t.cwd);
+  /** host: another machine's (issue 30); absent for this one. */
+  async createThread(agent: string, cwd: string, title?: string, worktree?: boolean, host?: string): Promise<Thread> {
+    const t = await this.transport.createThread({
+      agent,
+      cwd,
+      ...(title ? { title } : {}),
+      ...(worktree ? { worktree } : {}),
+      ...(host ? { host } : {}),
+    });
+    if (!t.host) this.usedFolders = rememberFolder(t.cwd); // this machine's recent folders
     this.upsertThread(t);
     void this.openSession(t.id);
     await this.select(t.id);

@@ -79,6 +79,12 @@ describe('normalizePermission', () => {
     expect(normalizePermission({ toolCall: {} })).toBeUndefined();
   });
 
+  it('keeps the host a permission of another machine carries (issue 30)', () => {
+    expect(normalizePermission({ id: 'p1@box', host: 'box' })?.host).toBe('box');
+    expect(normalizePermission({ id: 'p1', host: 7 })?.host).toBe('7');
+    expect(normalizePermission({ id: 'p1' })).not.toHaveProperty('host');
+  });
+
   it('keeps the hub kind and request, shaped', () => {
     const p = normalizePermission({
       id: 'p1',

@@ -142,7 +142,7 @@ export function normalizePermission(v: unknown): Permission | undefined {
     options,
     deadline: str(p.deadline) ?? '',
   };
-  for (const k of ['decidedBy', 'optionId', 'decidedAt', 'createdAt', 'agent', 'escalatedAt'] as const) {
+  for (const k of ['decidedBy', 'optionId', 'decidedAt', 'createdAt', 'agent', 'escalatedAt', 'host'] as const) {
     const s = str(p[k]);
     if (s !== undefined) out[k] = s;
   }

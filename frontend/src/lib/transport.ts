@@ -9,6 +9,7 @@ import { SseParser } from './sse';
 import type { WailsBindings } from './bindings';
 import { httpWork, wailsWork, type WorkApi } from './work';
 import { httpSessions, wailsSessions, type SessionsApi } from './sessions';
+import { httpHosts, wailsHosts, type HostsApi } from './hosts';
 import { localZone, type UsageQuery, type UsageReport } from './ledger';
 import { linkParts, type Elicitation, type ElicitationAnswer, type ElicitationStatus } from './elicitation';
 import type {
@@ -155,6 +156,8 @@ export interface Transport {
   readonly work?: WorkApi;
   /** The agent's own sessions, listed and imported (lib/sessions.ts); absent in test fakes. */
   readonly sessions?: SessionsApi;
+  /** The hosts' names, agents and folders (lib/hosts.ts, issue 30); absent in the window until it has bindings for them. */
+  readonly hosts?: HostsApi;
   /** This client's X-Client-ID (the hub records a decision by its surface: "window", "browser"). */
   readonly clientId: string;
   listAgents(): Promise<Agent[]>;
@@ -372,6 +375,7 @@ export class WailsTransport implements Transport {
   private bindings: WailsBindings;
   readonly work: WorkApi;
   readonly sessions: SessionsApi;
+  readonly hosts: HostsApi;
   private runtime: WailsRuntime;
   readonly chooseFolder?: (title: string) => Promise<string>;
 
@@ -383,6 +387,7 @@ export class WailsTransport implements Transport {
     this.runtime = r;
     this.work = wailsWork(b, (f) => this.call(f));
     this.sessions = wailsSessions(b, (f) => this.call(f));
+    this.hosts = wailsHosts(b, (f) => this.call(f));
     const choose = b.ChooseFolder;
     if (choose) {
       this.chooseFolder = (title) => this.call<string>(() => choose.call(b, title)).then((d) => (typeof d === 'string' ? d : ''));
@@ -720,6 +725,10 @@ export class HttpTransport implements Transport {
   );
   readonly sessions: SessionsApi = httpSessions(
     (method, url, body, status) => this.request(method, url, body, status),
+    (path, params) => this.url(path, params),
+  );
+  readonly hosts: HostsApi = httpHosts(
+    (method, url, body) => this.request(method, url, body),
     (path, params) => this.url(path, params),
   );
 

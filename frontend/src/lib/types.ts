@@ -99,6 +99,8 @@ export interface Thread {
   title: string;
   clientId: string;
   status: ThreadStatus;
+  /** The host the thread runs on (its id is `<id>@<host>`); absent on this machine. */
+  host?: string;
   createdAt: string;
   updatedAt: string;
   /** The agent session's ACP SessionModeState, as the agent last reported it. */
@@ -226,6 +228,8 @@ export interface Permission {
   threadId: string;
   turnId: string;
   status: PermissionStatus;
+  /** The host whose agent asks (its id is `<id>@<host>`); absent on this machine. */
+  host?: string;
   /**
    * Who raised it and about what (hub/permission_request.go); absent in
    * permissions stored before the hub described requests.
@@ -365,6 +369,8 @@ export interface CreateThreadRequest {
   agent: string;
   cwd: string;
   title?: string;
+  /** The host to run the thread on; none or "local": this machine. */
+  host?: string;
   /** Run the agent in a new git worktree of the folder's repository; or start on an existing branch or worktree (issue 31). */
   worktree?: boolean | { branch: string } | { path: string };
   /** Start the agent and open its session before answering (the thread then carries its modes and configOptions). */
@@ -693,4 +699,22 @@ export interface SearchPage {
   nextCursor?: string;
   /** Older history is still being indexed: older hits may be missing. */
   indexing: boolean;
+}
+
+// ---- Hosts (issue 30: one window for every host) ---------------------------
+
+/** One folder of a FolderList. */
+export interface Folder {
+  name: string;
+  path: string;
+}
+
+/** GET /v1/hosts/{name}/folders: a host's folder's subfolders. */
+export interface FolderList {
+  path: string;
+  /** The folder above; absent at the root. */
+  parent?: string;
+  folders: Folder[];
+  /** More than 1000: the first 1000 by name. */
+  truncated?: boolean;
 }

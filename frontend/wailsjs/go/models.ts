@@ -75,6 +75,7 @@ export namespace hub {
 	    update?: string;
 	    authMethods?: any[];
 	    defaults?: SessionDefaults;
+	    icon?: string;
 	
 	    static createFrom(source: any = {}) {
 	        return new Agent(source);
@@ -96,6 +97,7 @@ export namespace hub {
 	        this.update = source["update"];
 	        this.authMethods = source["authMethods"];
 	        this.defaults = this.convertValues(source["defaults"], SessionDefaults);
+	        this.icon = source["icon"];
 	    }
 	
 		convertValues(a: any, classs: any, asMap: boolean = false): any {
@@ -409,6 +411,44 @@ export namespace hub {
 	        this.kind = source["kind"];
 	    }
 	}
+	export class SubagentRef {
+	    sessionId: string;
+	    title?: string;
+	
+	    static createFrom(source: any = {}) {
+	        return new SubagentRef(source);
+	    }
+	
+	    constructor(source: any = {}) {
+	        if ('string' === typeof source) source = JSON.parse(source);
+	        this.sessionId = source["sessionId"];
+	        this.title = source["title"];
+	    }
+	}
+	export class BudgetDetails {
+	    budget: string;
+	    measure?: string;
+	    spent: number;
+	    limit: number;
+	    allowMore: number;
+	    grace: number;
+	    currency?: string;
+	
+	    static createFrom(source: any = {}) {
+	        return new BudgetDetails(source);
+	    }
+	
+	    constructor(source: any = {}) {
+	        if ('string' === typeof source) source = JSON.parse(source);
+	        this.budget = source["budget"];
+	        this.measure = source["measure"];
+	        this.spent = source["spent"];
+	        this.limit = source["limit"];
+	        this.allowMore = source["allowMore"];
+	        this.grace = source["grace"];
+	        this.currency = source["currency"];
+	    }
+	}
 	export class EnvVar {
 	    name: string;
 	    value?: string;
@@ -434,6 +474,8 @@ export namespace hub {
 	    env?: EnvVar[];
 	    paths?: string[];
 	    flags?: string[];
+	    budget?: BudgetDetails;
+	    subagent?: SubagentRef;
 	
 	    static createFrom(source: any = {}) {
 	        return new PermissionRequest(source);
@@ -449,6 +491,8 @@ export namespace hub {
 	        this.env = this.convertValues(source["env"], EnvVar);
 	        this.paths = source["paths"];
 	        this.flags = source["flags"];
+	        this.budget = this.convertValues(source["budget"], BudgetDetails);
+	        this.subagent = this.convertValues(source["subagent"], SubagentRef);
 	    }
 	
 		convertValues(a: any, classs: any, asMap: boolean = false): any {
@@ -487,6 +531,7 @@ export namespace hub {
 	    // Go type: time
 	    createdAt: any;
 	    agent?: string;
+	    host?: string;
 	    // Go type: time
 	    escalatedAt?: any;
 	
@@ -510,6 +555,7 @@ export namespace hub {
 	        this.decidedAt = this.convertValues(source["decidedAt"], null);
 	        this.createdAt = this.convertValues(source["createdAt"], null);
 	        this.agent = source["agent"];
+	        this.host = source["host"];
 	        this.escalatedAt = this.convertValues(source["escalatedAt"], null);
 	    }
 	
@@ -595,6 +641,43 @@ export namespace hub {
 		    return a;
 		}
 	}
+	
+	export class BudgetLimits {
+	    daily?: number;
+	    monthly?: number;
+	    perThread?: number;
+	    agents?: Record<string, AgentBudget>;
+	
+	    static createFrom(source: any = {}) {
+	        return new BudgetLimits(source);
+	    }
+	
+	    constructor(source: any = {}) {
+	        if ('string' === typeof source) source = JSON.parse(source);
+	        this.daily = source["daily"];
+	        this.monthly = source["monthly"];
+	        this.perThread = source["perThread"];
+	        this.agents = this.convertValues(source["agents"], AgentBudget, true);
+	    }
+	
+		convertValues(a: any, classs: any, asMap: boolean = false): any {
+		    if (!a) {
+		        return a;
+		    }
+		    if (a.slice && a.map) {
+		        return (a as any[]).map(elem => this.convertValues(elem, classs));
+		    } else if ("object" === typeof a) {
+		        if (asMap) {
+		            for (const key of Object.keys(a)) {
+		                a[key] = new classs(a[key]);
+		            }
+		            return a;
+		        }
+		        return new classs(a);
+		    }
+		    return a;
+		}
+	}
 	export class BudgetOverride {
 	    id: string;
 	    budget: string;
@@ -636,12 +719,31 @@ export namespace hub {
 		    return a;
 		}
 	}
+	export class Price {
+	    input: number;
+	    output: number;
+	
+	    static createFrom(source: any = {}) {
+	        return new Price(source);
+	    }
+	
+	    constructor(source: any = {}) {
+	        if ('string' === typeof source) source = JSON.parse(source);
+	        this.input = source["input"];
+	        this.output = source["output"];
+	    }
+	}
 	export class Budgets {
 	    currency: string;
 	    daily?: number;
 	    monthly?: number;
 	    perThread?: number;
 	    agents?: Record<string, AgentBudget>;
+	    tokens: BudgetLimits;
+	    minutes: BudgetLimits;
+	    prices?: Record<string, Price>;
+	    grace?: number;
+	    allowMore?: number;
 	
 	    static createFrom(source: any = {}) {
 	        return new Budgets(source);
@@ -654,6 +756,11 @@ export namespace hub {
 	        this.monthly = source["monthly"];
 	        this.perThread = source["perThread"];
 	        this.agents = this.convertValues(source["agents"], AgentBudget, true);
+	        this.tokens = this.convertValues(source["tokens"], BudgetLimits);
+	        this.minutes = this.convertValues(source["minutes"], BudgetLimits);
+	        this.prices = this.convertValues(source["prices"], Price, true);
+	        this.grace = source["grace"];
+	        this.allowMore = source["allowMore"];
 	    }
 	
 		convertValues(a: any, classs: any, asMap: boolean = false): any {
@@ -916,6 +1023,7 @@ export namespace hub {
 	    // Go type: time
 	    updatedAt: any;
 	    archived: boolean;
+	    host?: string;
 	    modes?: number[];
 	    configOptions?: number[];
 	    availableCommands?: number[];
@@ -924,6 +1032,8 @@ export namespace hub {
 	    summary?: string;
 	    // Go type: time
 	    compactedAt?: any;
+	    // Go type: time
+	    limitedUntil?: any;
 	    imported?: ImportedSession;
 	
 	    static createFrom(source: any = {}) {
@@ -941,6 +1051,7 @@ export namespace hub {
 	        this.createdAt = this.convertValues(source["createdAt"], null);
 	        this.updatedAt = this.convertValues(source["updatedAt"], null);
 	        this.archived = source["archived"];
+	        this.host = source["host"];
 	        this.modes = source["modes"];
 	        this.configOptions = source["configOptions"];
 	        this.availableCommands = source["availableCommands"];
@@ -948,6 +1059,7 @@ export namespace hub {
 	        this.worktree = this.convertValues(source["worktree"], Worktree);
 	        this.summary = source["summary"];
 	        this.compactedAt = this.convertValues(source["compactedAt"], null);
+	        this.limitedUntil = this.convertValues(source["limitedUntil"], null);
 	        this.imported = this.convertValues(source["imported"], ImportedSession);
 	    }
 	
@@ -1037,6 +1149,7 @@ export namespace hub {
 	    agent: string;
 	    cwd: string;
 	    title?: string;
+	    host?: string;
 	    openSession?: boolean;
 	    clientCapabilities?: ClientCapabilities;
 	    mcpServers?: number[][];
@@ -1051,6 +1164,7 @@ export namespace hub {
 	        this.agent = source["agent"];
 	        this.cwd = source["cwd"];
 	        this.title = source["title"];
+	        this.host = source["host"];
 	        this.openSession = source["openSession"];
 	        this.clientCapabilities = this.convertValues(source["clientCapabilities"], ClientCapabilities);
 	        this.mcpServers = source["mcpServers"];
@@ -1498,6 +1612,56 @@ export namespace hub {
 	}
 	
 	
+	export class Folder {
+	    name: string;
+	    path: string;
+	
+	    static createFrom(source: any = {}) {
+	        return new Folder(source);
+	    }
+	
+	    constructor(source: any = {}) {
+	        if ('string' === typeof source) source = JSON.parse(source);
+	        this.name = source["name"];
+	        this.path = source["path"];
+	    }
+	}
+	export class FolderList {
+	    path: string;
+	    parent?: string;
+	    folders: Folder[];
+	    truncated?: boolean;
+	
+	    static createFrom(source: any = {}) {
+	        return new FolderList(source);
+	    }
+	
+	    constructor(source: any = {}) {
+	        if ('string' === typeof source) source = JSON.parse(source);
+	        this.path = source["path"];
+	        this.parent = source["parent"];
+	        this.folders = this.convertValues(source["folders"], Folder);
+	        this.truncated = source["truncated"];
+	    }
+	
+		convertValues(a: any, classs: any, asMap: boolean = false): any {
+		    if (!a) {
+		        return a;
+		    }
+		    if (a.slice && a.map) {
+		        return (a as any[]).map(elem => this.convertValues(elem, classs));
+		    } else if ("object" === typeof a) {
+		        if (asMap) {
+		            for (const key of Object.keys(a)) {
+		                a[key] = new classs(a[key]);
+		            }
+		            return a;
+		        }
+		        return new classs(a);
+		    }
+		    return a;
+		}
+	}
 	export class FolderPatch {
 	    mcpServers?: Record<string, MCPServerPatch | null>;
 	
@@ -2042,6 +2206,7 @@ export namespace hub {
 		    return a;
 		}
 	}
+	
 	export class PushResult {
 	    remote: string;
 	    branch: string;
@@ -2431,6 +2596,7 @@ export namespace hub {
 	}
 	
 	
+	
 	export class ThreadPage {
 	    threads: Thread[];
 	    nextCursor?: string;
@@ -2559,7 +2725,11 @@ export namespace hub {
 	    cost: Record<string, number>;
 	    inputTokens: number;
 	    outputTokens: number;
+	    cachedTokens?: number;
+	    minutes?: number;
+	    estimate?: number;
 	    agents?: Record<string, any>;
+	    agentTokens?: Record<string, number>;
 	    agent?: string;
 	    title?: string;
 	    threadId?: string;
@@ -2576,7 +2746,11 @@ export namespace hub {
 	        this.cost = source["cost"];
 	        this.inputTokens = source["inputTokens"];
 	        this.outputTokens = source["outputTokens"];
+	        this.cachedTokens = source["cachedTokens"];
+	        this.minutes = source["minutes"];
+	        this.estimate = source["estimate"];
 	        this.agents = source["agents"];
+	        this.agentTokens = source["agentTokens"];
 	        this.agent = source["agent"];
 	        this.title = source["title"];
 	        this.threadId = source["threadId"];
@@ -2616,6 +2790,7 @@ export namespace hub {
 	    to: any;
 	    currency?: string;
 	    agentsWithoutCost: string[];
+	    heldBy: Record<string, string>;
 	    nextCursor?: string;
 	
 	    static createFrom(source: any = {}) {
@@ -2629,6 +2804,7 @@ export namespace hub {
 	        this.to = this.convertValues(source["to"], null);
 	        this.currency = source["currency"];
 	        this.agentsWithoutCost = source["agentsWithoutCost"];
+	        this.heldBy = source["heldBy"];
 	        this.nextCursor = source["nextCursor"];
 	    }
 	

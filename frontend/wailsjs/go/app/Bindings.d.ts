@@ -54,6 +54,10 @@ export function History(arg1:string,arg2:boolean,arg3:boolean):Promise<Array<hub
 
 export function HistoryPage(arg1:string,arg2:hub.HistoryQuery):Promise<hub.HistoryPage>;
 
+export function HostAgents(arg1:string):Promise<Array<hub.Agent>>;
+
+export function HostFolders(arg1:string,arg2:string):Promise<hub.FolderList>;
+
 export function ImportSession(arg1:hub.ImportSessionRequest):Promise<hub.ImportSessionResult>;
 
 export function ImportText(arg1:string,arg2:string):Promise<hub.ImportResult>;

@@ -106,6 +106,14 @@ export function HistoryPage(arg1, arg2) {
   return window['go']['app']['Bindings']['HistoryPage'](arg1, arg2);
 }
 
+export function HostAgents(arg1) {
+  return window['go']['app']['Bindings']['HostAgents'](arg1);
+}
+
+export function HostFolders(arg1, arg2) {
+  return window['go']['app']['Bindings']['HostFolders'](arg1, arg2);
+}
+
 export function ImportSession(arg1) {
   return window['go']['app']['Bindings']['ImportSession'](arg1);
 }

@@ -1,0 +1,76 @@
+import { describe, expect, it, vi } from 'vitest';
+import { fireEvent, render, screen, within } from '@testing-library/svelte';
+import NewThreadDialog from './NewThreadDialog.svelte';
+import { FakeTransport } from '../test/fakeTransport';
+import type { HostsApi } from '../lib/hosts';
+import type { Agent, FolderList } from '../lib/types';
+
+const agents = new FakeTransport().agents;
+const boxAgent: Agent = { ...agents[0], id: 'gpu-agent', name: 'GPU agent', status: 'available' };
+
+function fakeHosts(): HostsApi & { folders: ReturnType<typeof vi.fn> } {
+  const tree: Record<string, FolderList> = {
+    '': { path: '/home/dev', parent: '/home', folders: [{ name: 'src', path: '/home/dev/src' }] },
+    '/home/dev/src': { path: '/home/dev/src', parent: '/home/dev', folders: [{ name: 'model', path: '/home/dev/src/model' }] },
+  };
+  return {
+    list: async () => ['box'],
+    agents: vi.fn(async () => [boxAgent]),
+    folders: vi.fn(async (_h: string, p: string) => tree[p] ?? { path: p, folders: [] }),
+  };
+}
+
+describe('NewThreadDialog on a host (issue 30)', () => {
+  it('picks the host, then a folder on it through its folder picker, then one of its agents', async () => {
+    const oncreate = vi.fn();
+    const hostsApi = fakeHosts();
+    render(NewThreadDialog, {
+      agents,
+      recent: ['/home/me/local-only'],
+      hostRecent: { box: ['/home/dev/src/old'] },
+      hosts: ['box'],
+      hostsApi,
+      oncreate,
+      onclose: () => {},
+    });
+    const dialog = screen.getByRole('dialog', { name: 'New thread' });
+    const runsOn = within(dialog).getByRole('group', { name: 'Runs on' });
+    expect((within(runsOn).getByRole('radio', { name: 'This computer' }) as HTMLInputElement).checked).toBe(true);
+    await fireEvent.click(within(runsOn).getByRole('radio', { name: 'box' }));
+
+    // That host's agents, not this computer's; its recent folders only.
+    const agentsBox = await within(dialog).findByRole('radio', { name: /GPU agent/ });
+    expect((agentsBox as HTMLInputElement).checked).toBe(true);
+    expect(within(dialog).queryByRole('radio', { name: new RegExp(agents[0].name) })).toBeNull();
+    expect(within(dialog).getByRole('list', { name: 'Recent folders on box' })).toBeTruthy();
+    expect(within(dialog).queryByText('/home/me/local-only')).toBeNull();
+
+    // The folder picker opens on the host's home; down one level, then use it.
+    const picker = await within(dialog).findByRole('group', { name: 'Folders on box' });
+    await fireEvent.click(await within(picker).findByRole('button', { name: 'src' }));
+    await within(picker).findByRole('button', { name: 'model' });
+    expect(hostsApi.folders).toHaveBeenLastCalledWith('box', '/home/dev/src');
+    await fireEvent.click(within(picker).getByRole('button', { name: 'Use this folder' }));
+    const folder = within(dialog).getByRole('textbox', { name: 'Folder on box' }) as HTMLInputElement;
+    expect(folder.value).toBe('/home/dev/src');
+
+    await fireEvent.click(within(dialog).getByRole('button', { name: 'Create thread' }));
+    expect(oncreate).toHaveBeenCalledWith('gpu-agent', '/home/dev/src', '', undefined, 'box');
+  });
+
+  it('says why when the host cannot be reached, and creates nothing', async () => {
+    const hostsApi = fakeHosts();
+    hostsApi.agents = vi.fn(async () => {
+      throw Object.assign(new Error('host box is not connected'), { code: 'UPSTREAM_UNAVAILABLE' });
+    });
+    render(NewThreadDialog, { agents, hosts: ['box'], hostsApi, oncreate: () => {}, onclose: () => {} });
+    await fireEvent.click(screen.getByRole('radio', { name: 'box' }));
+    expect(await screen.findByRole('alert')).toBeTruthy();
+    expect((screen.getByRole('button', { name: 'Create thread' }) as HTMLButtonElement).disabled).toBe(true);
+  });
+
+  it('offers no host choice without hosts', () => {
+    render(NewThreadDialog, { agents, oncreate: () => {}, onclose: () => {} });
+    expect(screen.queryByRole('group', { name: 'Runs on' })).toBeNull();
+  });
+});

@@ -1,0 +1,155 @@
+package hostmirror
+
+import (
+	"encoding/json"
+	"fmt"
+
+	"github.com/switchboard-hub/switchboard/hub"
+)
+
+// MaxCopyBytes bounds the payload of one event copied from a host: a
+// bigger one is not stored (the host keeps it; its thread's history there
+// has it).
+const MaxCopyBytes = 1 << 20
+
+// notCopied are the event types a host's stream carries that have no
+// place here: hub-wide ones (they have no thread either), requests for
+// the thread's owner to answer on the host, and the stream's own
+// bookkeeping.
+var notCopied = map[string]bool{
+	hub.EventResync: true, hub.EventDiskFull: true, hub.EventClientRequest: true,
+	hub.EventConfigError: true, hub.EventConfigApplied: true, hub.EventAgentInstall: true, hub.EventAgentsChanged: true,
+}
+
+// envelope are the keys of an event's wire form beside its payload: a
+// host's payload that repeats one is not trusted with it.
+var envelope = []string{"seq", "type", "threadId", "turnId", "at", "host", "hostSeq"}
+
+// copyOf is the Write that stores ev, an event of host's stream, as a
+// local copy: the event with its ids made "<id>@<host>" and "host" and
+// "hostSeq" in its payload, and the rows its payload describes (thread,
+// turn, permission, question). ok is false for an event that is not
+// copied (notCopied, no thread, over MaxCopyBytes, a payload that is not
+// a JSON object). A turn_started makes the turn's row (its payload has
+// only the input) and, with turn_completed, sets the thread's status (the
+// host announces no status change of a turn's). The event's ClientID is the thread's owner, filled by
+// the store from the copied thread.
+func copyOf(host string, ev hub.Event) (w *hub.Write, ok bool, err error) {
+	if ev.ThreadID == "" || notCopied[ev.Type] || len(ev.Payload) > MaxCopyBytes {
+		return nil, false, nil
+	}
+	var p map[string]json.RawMessage
+	if err := json.Unmarshal(ev.Payload, &p); err != nil || p == nil {
+		return nil, false, nil
+	}
+	for _, k := range envelope {
+		delete(p, k)
+	}
+	w = &hub.Write{}
+	threadID := hub.HostID(ev.ThreadID, host)
+	for key, row := range p {
+		var obj map[string]json.RawMessage
+		if json.Unmarshal(row, &obj) != nil || obj == nil {
+			continue
+		}
+		switch key {
+		case "thread", "turn", "permission", "elicitation":
+		default:
+			continue
+		}
+		for _, k := range []string{"id", "threadId", "turnId"} {
+			var id string
+			if json.Unmarshal(obj[k], &id) == nil && id != "" {
+				obj[k], _ = json.Marshal(hub.HostID(id, host))
+			}
+		}
+		obj["host"], _ = json.Marshal(host)
+		// The row belongs to the event's thread, whatever it says.
+		if key == "thread" {
+			obj["id"], _ = json.Marshal(threadID)
+		} else {
+			obj["threadId"], _ = json.Marshal(threadID)
+		}
+		b, err := json.Marshal(obj)
+		if err != nil {
+			return nil, false, err
+		}
+		p[key] = b
+		if err := addRow(w, key, b, p["deleted"]); err != nil {
+			return nil, false, fmt.Errorf("host %s: %s event %d: %w", host, ev.Type, ev.Seq, err)
+		}
+	}
+	turnID := hub.HostID(ev.TurnID, host)
+	switch ev.Type {
+	case hub.EventTurnStarted: // {input, internal}: the turn's row, running, and its thread's status
+		var started struct {
+			Input    string `json:"input"`
+			Internal bool   `json:"internal"`
+		}
+		_ = json.Unmarshal(ev.Payload, &started)
+		if turnID != "" {
+			w.Turns = append(w.Turns, hub.Turn{ID: turnID, ThreadID: threadID, Status: hub.TurnRunning,
+				Input: started.Input, Internal: started.Internal, StartedAt: ev.At})
+		}
+		w.ThreadChanges = append(w.ThreadChanges, hub.ThreadChange{ThreadID: threadID, Status: hub.ThreadRunning, UpdatedAt: ev.At})
+	case hub.EventTurnCompleted:
+		w.ThreadChanges = append(w.ThreadChanges, hub.ThreadChange{ThreadID: threadID, Status: hub.ThreadIdle, UpdatedAt: ev.At})
+	}
+	p["host"], _ = json.Marshal(host)
+	p["hostSeq"], _ = json.Marshal(ev.Seq)
+	payload, err := json.Marshal(p)
+	if err != nil {
+		return nil, false, err
+	}
+	w.Events = []hub.Event{{Type: ev.Type, ThreadID: threadID, TurnID: turnID, At: ev.At, Payload: payload}}
+	return w, true, nil
+}
+
+// addRow adds to w the row b (a copied object of kind key) describes.
+func addRow(w *hub.Write, key string, b json.RawMessage, deleted json.RawMessage) error {
+	switch key {
+	case "thread":
+		var t hub.Thread
+		if err := json.Unmarshal(b, &t); err != nil {
+			return err
+		}
+		if string(deleted) == "true" {
+			w.DeleteThreads = append(w.DeleteThreads, t.ID)
+			return nil
+		}
+		w.Threads = append(w.Threads, t)
+		w.SessionStates = append(w.SessionStates, hub.SessionState{ThreadID: t.ID,
+			Modes: t.Modes, ConfigOptions: t.ConfigOptions, AvailableCommands: t.AvailableCommands})
+	case "turn":
+		var t hub.Turn
+		if err := json.Unmarshal(b, &t); err != nil {
+			return err
+		}
+		if t.OutputTruncated { // the store reads the whole output from the copied deltas
+			t.Output, t.OutputBytes, t.OutputTruncated = "", 0, false
+		}
+		w.Turns = append(w.Turns, t)
+	case "permission":
+		var p hub.Permission
+		if err := json.Unmarshal(b, &p); err != nil {
+			return err
+		}
+		w.Permissions = append(w.Permissions, p)
+	case "elicitation":
+		var e hub.Elicitation
+		if err := json.Unmarshal(b, &e); err != nil {
+			return err
+		}
+		w.Elicitations = append(w.Elicitations, e)
+	}
+	return nil
+}
+
+// threadCopy is the Write that stores t, a host's thread read from its
+// API, as its local copy (before the first of its events copied since
+// this hub started following the host).
+func threadCopy(host string, t hub.Thread) *hub.Write {
+	t.ID, t.Host = hub.HostID(t.ID, host), host
+	return &hub.Write{Threads: []hub.Thread{t}, SessionStates: []hub.SessionState{{ThreadID: t.ID,
+		Modes: t.Modes, ConfigOptions: t.ConfigOptions, AvailableCommands: t.AvailableCommands}}}
+}

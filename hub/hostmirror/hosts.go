@@ -1,0 +1,422 @@
+package hostmirror
+
+import (
+	"context"
+	"errors"
+	"log/slog"
+	"slices"
+	"sort"
+	"sync"
+	"time"
+
+	"github.com/switchboard-hub/switchboard/hub"
+	"github.com/switchboard-hub/switchboard/hub/client"
+)
+
+// Dial opens a host's link: a Client of the host's hub, its
+// Options.LinkSecret set (so decisions forwarded through it are recorded
+// there as "link:<surface>"). It is called again after every cut; an
+// error leaves the host unreachable until the next try.
+type Dial func(ctx context.Context) (*client.Client, error)
+
+// Local is where the copies go.
+type Local struct {
+	// Mirror stores and publishes a Write of copies (engine.Mirror).
+	Mirror func(w *hub.Write) error
+	// HostSeq is the host seq of the last copy of host's stored
+	// (store.HostSeq).
+	HostSeq func(ctx context.Context, host string) (int64, error)
+}
+
+// Host states (HostState.State).
+const (
+	StateConnecting  = "connecting"
+	StateConnected   = "connected"
+	StateUnreachable = "unreachable"
+)
+
+// HostState is what the window shows of one host's link.
+type HostState struct {
+	Name  string `json:"name"`
+	State string `json:"state"`
+	// Since is when the state began (unreachable since …).
+	Since time.Time `json:"since"`
+	// Error is why the link is down (its last error), "" otherwise.
+	Error string `json:"error,omitempty"`
+}
+
+// linkCaller is who the mirror is on a host: it sees every client's
+// threads (scope=all).
+var linkCaller = hub.Caller{ClientID: "switchboard-link", All: true}
+
+// Hosts follows every host's stream into Local and holds the links the
+// Router forwards through. Safe for concurrent use.
+type Hosts struct {
+	local   Local
+	log     *slog.Logger
+	backoff client.Backoff
+
+	mu    sync.Mutex
+	hosts map[string]*host
+	stop  context.CancelFunc
+	ctx   context.Context
+	wg    sync.WaitGroup
+}
+
+type host struct {
+	name string
+	dial Dial
+	stop context.CancelFunc
+
+	mu    sync.Mutex
+	c     *client.Client // nil while the link is down
+	state HostState
+	known map[string]bool // host thread ids copied since the link came up
+	// changed is closed (and replaced) at every state change: tests and
+	// the window wait on it.
+	changed chan struct{}
+}
+
+// Options configure Hosts.
+type Options struct {
+	Logger *slog.Logger
+	// Backoff spaces a host's reconnections (zero: client.DefaultBackoff).
+	Backoff client.Backoff
+}
+
+// New is a Hosts copying into local, with no host yet (Add).
+func New(local Local, o Options) *Hosts {
+	if o.Logger == nil {
+		o.Logger = slog.New(slog.DiscardHandler)
+	}
+	if o.Backoff.Min == 0 {
+		o.Backoff = client.DefaultBackoff()
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	return &Hosts{local: local, log: o.Logger, backoff: o.Backoff, hosts: map[string]*host{}, ctx: ctx, stop: cancel}
+}
+
+// Add starts following host name through dial (replacing a host of that
+// name). name must be a valid host name (hub.ValidHostName).
+func (hs *Hosts) Add(name string, dial Dial) error {
+	if !hub.ValidHostName(name) {
+		return hub.Errorf(hub.CodeInvalidArgument, "host name %q: want [a-z0-9-]{1,32}, not %q", name, hub.LocalHost)
+	}
+	hs.Remove(name)
+	ctx, cancel := context.WithCancel(hs.ctx)
+	h := &host{name: name, dial: dial, stop: cancel, changed: make(chan struct{}),
+		state: HostState{Name: name, State: StateConnecting, Since: time.Now()}}
+	hs.mu.Lock()
+	hs.hosts[name] = h
+	hs.wg.Add(1)
+	hs.mu.Unlock()
+	go func() { defer hs.wg.Done(); hs.follow(ctx, h) }()
+	return nil
+}
+
+// Remove stops following host name; its copies stay.
+func (hs *Hosts) Remove(name string) {
+	hs.mu.Lock()
+	h := hs.hosts[name]
+	delete(hs.hosts, name)
+	hs.mu.Unlock()
+	if h != nil {
+		h.stop()
+	}
+}
+
+// Close stops every link and waits for the followers to end.
+func (hs *Hosts) Close() {
+	hs.stop()
+	hs.wg.Wait()
+}
+
+// States lists the hosts' states by name.
+func (hs *Hosts) States() []HostState {
+	hs.mu.Lock()
+	defer hs.mu.Unlock()
+	out := make([]HostState, 0, len(hs.hosts))
+	for _, h := range hs.hosts {
+		h.mu.Lock()
+		out = append(out, h.state)
+		h.mu.Unlock()
+	}
+	sort.Slice(out, func(i, j int) bool { return out[i].Name < out[j].Name })
+	return out
+}
+
+// Remote is host name's hub as the hub's interfaces, while its link is
+// up: NOT_FOUND for a host not added, HostUnreachable while down.
+func (hs *Hosts) Remote(name string) (*client.Remote, error) {
+	hs.mu.Lock()
+	h := hs.hosts[name]
+	hs.mu.Unlock()
+	if h == nil {
+		return nil, hub.Errorf(hub.CodeNotFound, "no host named %q", name)
+	}
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	if h.c == nil {
+		return nil, hub.HostUnreachable(name)
+	}
+	return h.c.Remote(), nil
+}
+
+// follow copies host h's stream until ctx ends, reconnecting with backoff.
+func (hs *Hosts) follow(ctx context.Context, h *host) {
+	b := hs.backoff
+	for ctx.Err() == nil {
+		err := hs.followOnce(ctx, h, &b)
+		h.set(nil, StateUnreachable, err)
+		if ctx.Err() != nil {
+			return
+		}
+		hs.log.Info("host link down", "host", h.name, "err", err)
+		t := time.NewTimer(b.Next())
+		select {
+		case <-ctx.Done():
+			t.Stop()
+			return
+		case <-t.C:
+		}
+	}
+}
+
+// followOnce opens h's link and its stream after the last host seq kept,
+// and copies it until either ends.
+func (hs *Hosts) followOnce(ctx context.Context, h *host, b *client.Backoff) error {
+	c, err := h.dial(ctx)
+	if err != nil {
+		return err
+	}
+	after, err := hs.local.HostSeq(ctx, h.name)
+	if err != nil {
+		return err
+	}
+	sub, err := c.Remote().Subscribe(ctx, linkCaller, "", after)
+	if err != nil {
+		return err
+	}
+	defer sub.Close()
+	h.mu.Lock()
+	h.known = map[string]bool{}
+	h.mu.Unlock()
+	h.set(c, StateConnected, nil)
+	b.Reset()
+	for {
+		var batch []hub.Event
+		select {
+		case <-ctx.Done():
+			return ctx.Err()
+		case ev, ok := <-sub.Events():
+			if !ok {
+				return errors.New("the host's event stream ended")
+			}
+			batch = append(batch, ev)
+		}
+		// What has arrived meanwhile goes in the same commit: a link
+		// catching up stores thousands of events a second.
+		ended := false
+	drain:
+		for len(batch) < maxBatch {
+			select {
+			case ev, ok := <-sub.Events():
+				if !ok {
+					ended = true
+					break drain
+				}
+				batch = append(batch, ev)
+			default:
+				break drain
+			}
+		}
+		if err := hs.store(ctx, h, c, batch); err != nil {
+			return err
+		}
+		if ended {
+			return errors.New("the host's event stream ended")
+		}
+	}
+}
+
+// maxBatch bounds the events of h's stream stored in one commit.
+const maxBatch = 512
+
+// store copies events of h's, in order, in as few commits as it can: the
+// copies of consecutive events in one Write, but for a thread's deletion,
+// committed alone. Before a thread's first event since the link came up
+// its copy is made from the host's own answer. A resync ends the batch
+// with an error (the link resumes from the last copy stored).
+func (hs *Hosts) store(ctx context.Context, h *host, c *client.Client, events []hub.Event) error {
+	w := &hub.Write{}
+	var threads []string // threads the pending Write makes known
+	flush := func() error {
+		if len(w.Events) == 0 {
+			return nil
+		}
+		err := hs.commit(h, w)
+		if err == nil {
+			h.mu.Lock()
+			for _, id := range threads {
+				h.known[id] = true
+			}
+			h.mu.Unlock()
+		}
+		w, threads = &hub.Write{}, nil
+		return err
+	}
+	for _, ev := range events {
+		if ev.Type == hub.EventResync {
+			if err := flush(); err != nil {
+				return err
+			}
+			return errors.New("the host's event stream fell behind")
+		}
+		cw, ok, err := copyOf(h.name, ev)
+		if err != nil {
+			hs.log.Warn("a host's event is not copied", "host", h.name, "seq", ev.Seq, "err", err)
+			continue
+		}
+		if !ok {
+			continue
+		}
+		if len(cw.DeleteThreads) > 0 {
+			if err := flush(); err != nil {
+				return err
+			}
+			if err := hs.commit(h, cw); err != nil {
+				return err
+			}
+			continue
+		}
+		h.mu.Lock()
+		known := h.known[ev.ThreadID]
+		h.mu.Unlock()
+		if !known && len(cw.Threads) == 0 && !slices.Contains(threads, ev.ThreadID) {
+			t, err := c.Remote().GetThread(ctx, linkCaller, ev.ThreadID)
+			switch {
+			case hub.ErrorCode(err) == hub.CodeNotFound:
+				continue // deleted there since: nothing to show
+			case err != nil:
+				if ferr := flush(); ferr != nil {
+					return ferr
+				}
+				return err
+			}
+			merge(w, threadCopy(h.name, t))
+		}
+		threads = append(threads, ev.ThreadID)
+		merge(w, cw)
+	}
+	return flush()
+}
+
+// commit stores w, copies of h's. A Write the local hub refuses as such
+// (a row it names is gone here: a copy deleted meanwhile) is stored again
+// without its thread changes, then, refused again, left out with a
+// warning: one bad event must not stop the link at the same place forever.
+// Any other failure (the disk) is returned, and the link resumes later
+// from the last copy stored.
+func (hs *Hosts) commit(h *host, w *hub.Write) error {
+	err := hs.local.Mirror(w)
+	if err == nil || !refused(err) {
+		return err
+	}
+	if len(w.Events) > 1 { // which one: each alone
+		for _, one := range split(w) {
+			if err := hs.commit(h, one); err != nil {
+				return err
+			}
+		}
+		return nil
+	}
+	w.ThreadChanges = nil
+	if err = hs.local.Mirror(w); err != nil && refused(err) {
+		hs.log.Warn("a host's event is not copied", "host", h.name, "err", err)
+		return nil
+	}
+	return err
+}
+
+// refused reports whether err is the local hub refusing a Write as such
+// (not a failure to store it).
+func refused(err error) bool {
+	switch hub.ErrorCode(err) {
+	case hub.CodeNotFound, hub.CodeInvalidArgument, hub.CodeConflict:
+		return true
+	}
+	return false
+}
+
+// merge appends src's rows and events to dst's, in order.
+func merge(dst, src *hub.Write) {
+	dst.Threads = append(dst.Threads, src.Threads...)
+	dst.SessionStates = append(dst.SessionStates, src.SessionStates...)
+	dst.ThreadChanges = append(dst.ThreadChanges, src.ThreadChanges...)
+	dst.Turns = append(dst.Turns, src.Turns...)
+	dst.Permissions = append(dst.Permissions, src.Permissions...)
+	dst.Elicitations = append(dst.Elicitations, src.Elicitations...)
+	dst.Events = append(dst.Events, src.Events...)
+}
+
+// split is w as one Write per event, each with the rows of its thread and
+// turn (a merged Write's rows cannot be told apart by event; the same rows
+// again with each of its events are harmless: upserts, and status changes
+// whose last one wins).
+func split(w *hub.Write) []*hub.Write {
+	out := make([]*hub.Write, 0, len(w.Events))
+	for _, ev := range w.Events {
+		one := &hub.Write{Events: []hub.Event{ev}}
+		for _, t := range w.Threads {
+			if t.ID == ev.ThreadID {
+				one.Threads = append(one.Threads, t)
+			}
+		}
+		for _, t := range w.Turns {
+			if t.ID == ev.TurnID {
+				one.Turns = append(one.Turns, t)
+			}
+		}
+		for _, p := range w.Permissions {
+			if p.TurnID == ev.TurnID && p.ThreadID == ev.ThreadID {
+				one.Permissions = append(one.Permissions, p)
+			}
+		}
+		for _, e := range w.Elicitations {
+			if e.TurnID == ev.TurnID && e.ThreadID == ev.ThreadID {
+				one.Elicitations = append(one.Elicitations, e)
+			}
+		}
+		for _, c := range w.ThreadChanges {
+			if c.ThreadID == ev.ThreadID {
+				one.ThreadChanges = append(one.ThreadChanges, c)
+			}
+		}
+		out = append(out, one)
+	}
+	return out
+}
+
+// set records h's link and state, waking whoever waits on a change.
+func (h *host) set(c *client.Client, state string, err error) {
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	h.c = c
+	if h.state.State != state {
+		h.state.State, h.state.Since = state, time.Now()
+	}
+	h.state.Error = ""
+	if err != nil {
+		h.state.Error = err.Error()
+	}
+	close(h.changed)
+	h.changed = make(chan struct{})
+}
+
+// unreachable reports whether err, from a call through a host's link, is
+// the link failing rather than the host's hub answering (an answer
+// unwraps to a *hub.Error).
+func unreachable(err error) bool {
+	var he *hub.Error
+	return err != nil && !errors.As(err, &he)
+}
