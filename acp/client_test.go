@@ -19,6 +19,7 @@ import (
 
 	"github.com/switchboard-hub/switchboard/acp/acptest"
 	"github.com/switchboard-hub/switchboard/acp/acptest/testkit"
+	"github.com/switchboard-hub/switchboard/acp/schema"
 )
 
 func TestMain(m *testing.M) {
@@ -26,7 +27,9 @@ func TestMain(m *testing.M) {
 		SuperviseMain(os.Args[2:])
 	}
 	acptest.RunFakeAgentIfRequested()
-	os.Exit(m.Run())
+	dir, finish := schema.RecordSuite(RecordDirEnv)
+	frameRec = openRecorder(dir)
+	os.Exit(finish(m.Run()))
 }
 
 // recorder is a Client that keeps every update and answers permissions
