@@ -250,7 +250,16 @@ func (c *ClientConn) Initialize(ctx context.Context) (InitializeResponse, error)
 		return InitializeResponse{}, fmt.Errorf("acp: initialize: decode answer: %w", err)
 	}
 	if resp.ProtocolVersion != ProtocolVersion {
-		return resp, fmt.Errorf("acp: initialize: agent speaks protocol version %d, switchboard speaks %d", resp.ProtocolVersion, ProtocolVersion)
+		err := fmt.Errorf("acp: initialize: agent speaks protocol version %d, switchboard speaks %d", resp.ProtocolVersion, ProtocolVersion)
+		if resp.ProtocolVersion > ProtocolVersion {
+			err = fmt.Errorf("%w: ACP v%d is not supported yet (docs/DECISIONS.md, ADR 0043); use an agent version that speaks v1", err, resp.ProtocolVersion)
+		}
+		name := "unnamed"
+		if resp.AgentInfo != nil {
+			name = resp.AgentInfo.Name
+		}
+		c.log.Warn("acp: agent refused: it speaks another protocol version", "agent", name, "agentVersion", resp.ProtocolVersion, "clientVersion", ProtocolVersion)
+		return resp, err
 	}
 	resp.Raw = raw
 	c.mu.Lock()

@@ -203,7 +203,7 @@ func TestClientInitializeClientInfo(t *testing.T) {
 func TestClientRefusesOtherProtocolVersion(t *testing.T) {
 	path, args, env := acptest.FakeAgentArgv(t, "FAKEAGENT_PROTOCOL_VERSION=2")
 	_, err := Launch(context.Background(), Command{Path: path, Args: args, Env: env}, newRecorder(), AgentOptions{Process: ProcessOptions{Grace: 200 * time.Millisecond}})
-	if err == nil || !strings.Contains(err.Error(), "protocol version 2") {
+	if err == nil || !strings.Contains(err.Error(), "protocol version 2") || !strings.Contains(err.Error(), "ACP v2 is not supported yet") {
 		t.Fatalf("want a protocol version error, got %v", err)
 	}
 }

@@ -42,7 +42,14 @@ type Traffic struct {
 type connState struct {
 	acp     bool
 	pending [2]map[string]string // request id → method, by who sent it (0: us, 1: peer)
+	refused map[string]string    // the peer's invalid requests awaiting our answer: id → problem
+	seen    map[string]int       // notifications checked, by method and update kind
 }
+
+// PerKindLimit is how many notifications of one method and update kind a
+// connection has checked: past it they are the flood tests' repeats, and
+// validating hundreds of thousands of chunks would only slow the suite.
+const PerKindLimit = 1000
 
 // NewTraffic is an empty checker.
 func NewTraffic() *Traffic { return &Traffic{conns: map[int64]*connState{}} }
@@ -56,11 +63,17 @@ func (t *Traffic) Add(fr Frame) {
 	st := t.conns[fr.Conn]
 	if st == nil {
 		st = &connState{acp: m.Method == "initialize" && m.ID != nil,
-			pending: [2]map[string]string{{}, {}}}
+			pending: [2]map[string]string{{}, {}}, refused: map[string]string{}, seen: map[string]int{}}
 		t.conns[fr.Conn] = st
 	}
 	if !st.acp {
 		return
+	}
+	if m.ID == nil && m.Method != "" {
+		kind := m.Method + " " + updateKind(m.Params)
+		if st.seen[kind]++; st.seen[kind] > PerKindLimit {
+			return
+		}
 	}
 	side := 1
 	if fr.Sent {
@@ -73,10 +86,51 @@ func (t *Traffic) Add(fr Frame) {
 		t.Tolerated++
 		return
 	}
-	if err := st.check(m, side); err != nil {
-		t.Invalid = append(t.Invalid, fmt.Sprintf("%v\n    message: %s", err, clip(fr.Msg)))
+	if side == 0 && m.Method == "" && m.ID != nil {
+		if problem, ok := st.refused[string(m.ID)]; ok {
+			delete(st.refused, string(m.ID))
+			if errorCode(m.Error) == invalidParams {
+				t.Tolerated++ // we refused it, as we should
+			} else {
+				t.Invalid = append(t.Invalid, problem+"\n    and Switchboard did not refuse it with invalid params")
+			}
+		}
 	}
 	t.Checked++
+	err := st.check(m, side)
+	if err == nil {
+		return
+	}
+	problem := fmt.Sprintf("%v\n    message: %s", err, clip(fr.Msg))
+	if side == 1 && m.Method != "" && m.ID != nil {
+		// A peer's request the schema forbids is fine when we refuse it:
+		// the hostile-agent tests send those on purpose.
+		st.refused[string(m.ID)] = problem
+		return
+	}
+	t.Invalid = append(t.Invalid, problem)
+}
+
+const invalidParams = -32602
+
+func errorCode(raw json.RawMessage) int {
+	var e struct {
+		Code int `json:"code"`
+	}
+	if json.Unmarshal(raw, &e) != nil {
+		return 0
+	}
+	return e.Code
+}
+
+// Close reports the peer's invalid requests never answered.
+func (t *Traffic) Close() {
+	for _, st := range t.conns {
+		for _, problem := range st.refused {
+			t.Invalid = append(t.Invalid, problem+"\n    and Switchboard never answered it")
+		}
+		st.refused = map[string]string{}
+	}
 }
 
 func (st *connState) check(m message, side int) error {
@@ -148,6 +202,7 @@ func ValidateDir(dir string) (int, error) {
 			}
 		}
 		f.Close()
+		t.Close()
 		checked += t.Checked
 		for _, p := range t.Invalid {
 			problems = append(problems, filepath.Base(name)+": "+p)
