@@ -352,6 +352,17 @@ func (c *ClientConn) ListSessions(ctx context.Context, cwd, cursor string) (List
 	return resp, err
 }
 
+// DeleteSession asks the agent to forget a session and its history
+// (session/delete). Needs sessionCapabilities.delete. The hub sends it only
+// for sessions it opened itself, never for one imported from the agent's
+// own history.
+func (c *ClientConn) DeleteSession(ctx context.Context, sessionID string) error {
+	if !advertised(c.Capabilities().SessionCapabilities.Delete) {
+		return fmt.Errorf("session/delete: %w", ErrUnsupported)
+	}
+	return c.conn.Call(ctx, "session/delete", map[string]string{"sessionId": sessionID}, nil)
+}
+
 // CloseSession ends a session at the agent and releases its terminals.
 // Needs sessionCapabilities.close.
 func (c *ClientConn) CloseSession(ctx context.Context, sessionID string) error {

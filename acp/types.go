@@ -78,6 +78,7 @@ type SessionCapabilities struct {
 	List   json.RawMessage `json:"list,omitempty"`
 	Resume json.RawMessage `json:"resume,omitempty"`
 	Close  json.RawMessage `json:"close,omitempty"`
+	Delete json.RawMessage `json:"delete,omitempty"`
 }
 
 func advertised(raw json.RawMessage) bool { return len(raw) > 0 && string(raw) != "null" }

@@ -172,7 +172,7 @@ type sessionParams struct {
 
 func (a *agent) handleRequest(id json.RawMessage, method string, params json.RawMessage) {
 	switch method {
-	case "session/new", "session/load", "session/resume":
+	case "session/new", "session/load", "session/resume", "session/close", "session/delete":
 		a.recordRequest(method, params)
 	}
 	switch method {
@@ -213,7 +213,7 @@ func (a *agent) handleRequest(id json.RawMessage, method string, params json.Raw
 			return
 		}
 		a.sessionList(id, params)
-	case "session/close":
+	case "session/close", "session/delete":
 		if !a.opts.sessionCaps {
 			a.replyError(id, codeMethodNotFound, "Method not found: "+method)
 			return
@@ -261,7 +261,7 @@ func (a *agent) initialize(id, params json.RawMessage) {
 	time.Sleep(a.opts.initDelay)
 	sessionCaps := map[string]any{}
 	if a.opts.sessionCaps {
-		sessionCaps = map[string]any{"close": struct{}{}, "list": struct{}{}, "resume": struct{}{}}
+		sessionCaps = map[string]any{"close": struct{}{}, "delete": struct{}{}, "list": struct{}{}, "resume": struct{}{}}
 	}
 	authMethods := []any{}
 	if a.opts.authRequired {

@@ -291,7 +291,7 @@ func TestInitialize(t *testing.T) {
 		} `json:"agentCapabilities"`
 	}
 	json.Unmarshal(r.Result, &res)
-	if res.ProtocolVersion != 2 || !res.AgentCapabilities.LoadSession || len(res.AgentCapabilities.SessionCapabilities) != 3 {
+	if res.ProtocolVersion != 2 || !res.AgentCapabilities.LoadSession || len(res.AgentCapabilities.SessionCapabilities) != 4 {
 		t.Errorf("options not honoured: %s", r.raw)
 	}
 }
