@@ -352,6 +352,15 @@ func (c *ClientConn) ListSessions(ctx context.Context, cwd, cursor string) (List
 	return resp, err
 }
 
+// Logout asks the agent to sign out (forget its credentials). Needs
+// agentCapabilities.auth.logout.
+func (c *ClientConn) Logout(ctx context.Context) error {
+	if !advertised(c.Capabilities().Auth.Logout) {
+		return fmt.Errorf("logout: %w", ErrUnsupported)
+	}
+	return c.conn.Call(ctx, "logout", struct{}{}, nil)
+}
+
 // DeleteSession asks the agent to forget a session and its history
 // (session/delete). Needs sessionCapabilities.delete. The hub sends it only
 // for sessions it opened itself, never for one imported from the agent's

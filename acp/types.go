@@ -64,6 +64,13 @@ type AgentCapabilities struct {
 	PromptCapabilities  PromptCapabilities  `json:"promptCapabilities"`
 	SessionCapabilities SessionCapabilities `json:"sessionCapabilities"`
 	MCPCapabilities     json.RawMessage     `json:"mcpCapabilities,omitempty"`
+	Auth                AgentAuthCaps       `json:"auth,omitempty"`
+}
+
+// AgentAuthCaps is agentCapabilities.auth: Logout non-null when the agent
+// serves logout.
+type AgentAuthCaps struct {
+	Logout json.RawMessage `json:"logout,omitempty"`
 }
 
 // PromptCapabilities lists content types beyond text and resource links.

@@ -178,6 +178,18 @@ func (a *agent) handleRequest(id json.RawMessage, method string, params json.Raw
 	switch method {
 	case "initialize":
 		a.initialize(id, params)
+	case "logout":
+		if !a.opts.authRequired {
+			a.replyError(id, codeMethodNotFound, "Method not found: "+method)
+			return
+		}
+		if a.opts.credFile != "" {
+			_ = os.Remove(a.opts.credFile)
+		}
+		a.mu.Lock()
+		a.authed = false
+		a.mu.Unlock()
+		a.reply(id, struct{}{})
 	case "authenticate":
 		var p struct {
 			MethodID string `json:"methodId"`
@@ -281,6 +293,10 @@ func (a *agent) initialize(id, params json.RawMessage) {
 			mcpCaps[t] = true
 		}
 	}
+	authCaps := map[string]any{}
+	if a.opts.authRequired {
+		authCaps["logout"] = struct{}{}
+	}
 	promptCaps := map[string]bool{"image": true, "audio": true, "embeddedContext": true}
 	if a.opts.textOnly {
 		promptCaps = map[string]bool{}
@@ -292,6 +308,7 @@ func (a *agent) initialize(id, params json.RawMessage) {
 			"promptCapabilities":  promptCaps,
 			"sessionCapabilities": sessionCaps,
 			"mcpCapabilities":     mcpCaps,
+			"auth":                authCaps,
 		},
 		"agentInfo":   map[string]string{"name": "fakeagent", "version": "1.0.0"},
 		"authMethods": authMethods,
