@@ -7,10 +7,13 @@ import (
 	"encoding/json"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/switchboard-hub/switchboard/hub"
+	"github.com/switchboard-hub/switchboard/hub/engine"
 )
 
 // recordedCalls is the methods and session ids the fake agent received,
@@ -73,5 +76,36 @@ func TestDeleteThreadDeletesTheAgentSession(t *testing.T) {
 	}
 	if calls := strings.Join(recordedCalls(t, record), "\n"); strings.Contains(calls, "session/delete mine-in-the-cli") {
 		t.Fatalf("an imported session was deleted at the agent:\n%s", calls)
+	}
+}
+
+// An agent evicted for idleness and an agent stopped at shutdown are each
+// sent session/close for their session first, where they advertise it.
+func TestSessionCloseOnEvictionAndShutdown(t *testing.T) {
+	record := filepath.Join(t.TempDir(), "record.jsonl")
+	h := newHarness(t, func(c *engine.Config) { c.AgentIdleTimeout = 200 * time.Millisecond },
+		fakeSpec(t, "closer", "FAKEAGENT_SESSION_CAPS=1", "FAKEAGENT_RECORD="+record))
+	ctx := context.Background()
+
+	idle := h.thread("closer")
+	h.run(idle, h.watch(idle), "echo hi")
+	first, _ := h.e.GetThread(ctx, alice, idle.ID)
+	waitUntil(t, "session/close of the idle agent's session", func() bool {
+		return slices.Contains(recordedCalls(t, record), "session/close "+first.AgentSessionID)
+	})
+
+	record = filepath.Join(t.TempDir(), "record2.jsonl")
+	h2 := newHarness(t, nil, fakeSpec(t, "closer", "FAKEAGENT_SESSION_CAPS=1", "FAKEAGENT_RECORD="+record))
+	busy := h2.thread("closer")
+	h2.run(busy, h2.watch(busy), "echo hi")
+	second, _ := h2.e.GetThread(ctx, alice, busy.ID)
+	if slices.Contains(recordedCalls(t, record), "session/close "+second.AgentSessionID) {
+		t.Fatal("session/close before shutdown")
+	}
+	if err := h2.e.Close(ctx); err != nil {
+		t.Fatal(err)
+	}
+	if !slices.Contains(recordedCalls(t, record), "session/close "+second.AgentSessionID) {
+		t.Fatalf("after shutdown the agent received %v: want session/close %s", recordedCalls(t, record), second.AgentSessionID)
 	}
 }
