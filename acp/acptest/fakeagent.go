@@ -37,7 +37,8 @@
 //	                                list and resume ({} each) and serve those methods
 //	FAKEAGENT_AUTH_REQUIRED=1       authMethods [{id:"fake-login",name:"Fake login"}];
 //	                                session/new, session/load and session/resume
-//	                                fail with -32000 until authenticate {methodId:"fake-login"}
+//	                                fail with -32000 until authenticate {methodId:"fake-login"};
+//	                                advertises auth.logout, and logout signs out again
 //	FAKEAGENT_INIT_DELAY_MS=<ms>    sleep before answering initialize
 //	FAKEAGENT_CRED_FILE=<file>      with FAKEAGENT_AUTH_REQUIRED: authMethods also
 //	                                offers the terminal method {type: "terminal",
@@ -86,7 +87,8 @@
 //     {loadSession, promptCapabilities: {image: true, audio: true,
 //     embeddedContext: true} ({} with FAKEAGENT_TEXT_ONLY),
 //     sessionCapabilities: {} or {close: {}, delete: {}, list: {},
-//     resume: {}}, mcpCapabilities: {http, sse} (FAKEAGENT_MCP_CAPS)},
+//     resume: {}}, mcpCapabilities: {http, sse} (FAKEAGENT_MCP_CAPS),
+//     auth: {} or {logout: {}} (FAKEAGENT_AUTH_REQUIRED)},
 //     agentInfo: {name: "fakeagent", version: "1.0.0"},
 //     authMethods: []}.
 //   - authenticate {methodId}: {} for "fake-login" (any id when

@@ -35,4 +35,5 @@ func (e *Engine) deleteAgentSession(ctx context.Context, rt *threadRT, t hub.Thr
 		rt.sessionID = ""
 	}
 	rt.mu.Unlock()
+	unlockSessions(a, sid)
 }
