@@ -49,7 +49,7 @@ FRONTEND_SOURCES := $(shell find frontend/src frontend/public -type f 2>/dev/nul
 
 .PHONY: help deps deps-system deps-smoke deps-package deps-frontend deps-go deps-browser tools frontend build \
 	headless run serve package package-test test check vet cross-check staticcheck fmt-check go-test \
-	frontend-test smoke bench bench-outside bench-desktop bench-firstpaint bindings screenshots-update clean
+	frontend-test smoke bench bench-outside bench-desktop bench-firstpaint bindings screenshots-update clean acp-schema
 
 help: ## list the targets
 	@grep -E '^[a-z-]+:.*## ' $(MAKEFILE_LIST) | awk -F':.*## ' '{printf "  %-14s %s\n", $$1, $$2}'
@@ -156,6 +156,19 @@ package: deps-package build headless ## the .deb and .tar.gz into build/dist
 # through sudo): not part of make test; .ci/run runs it after make test.
 package-test: package deps-smoke ## install the .deb, smoke-test it, remove it
 	VERSION='$(VERSION)' bash .ci/package-test
+
+# Replaces acp/schema/v1 with the schema files of @agentclientprotocol/sdk
+# (ACP_SDK_VERSION, default the newest) and records the version in
+# acp/schema.SDKVersion; docs/ACP.md says what to check after.
+ACP_SDK_VERSION ?= $(shell npm view @agentclientprotocol/sdk version)
+acp-schema: ## update the official ACP schema files in acp/schema/v1
+	@tmp=$$(mktemp -d) && cd $$tmp && npm pack --silent @agentclientprotocol/sdk@$(ACP_SDK_VERSION) >/dev/null && \
+	  tar xzf agentclientprotocol-sdk-$(ACP_SDK_VERSION).tgz && \
+	  cp package/schema/v1/schema.json package/schema/v1/schema.unstable.json $(CURDIR)/acp/schema/v1/ && \
+	  rm -rf $$tmp
+	@sed -i 's/^const SDKVersion = ".*"/const SDKVersion = "$(ACP_SDK_VERSION)"/' acp/schema/schema.go
+	@sed -i 's/version \*\*[0-9.]*\*\*/version **$(ACP_SDK_VERSION)**/' docs/ACP.md
+	@echo "acp/schema: @agentclientprotocol/sdk $(ACP_SDK_VERSION); now: go test ./acp/schema ./acp"
 
 # Regenerates frontend/wailsjs from app's bound methods (commit the result).
 bindings: deps-system frontend ## regenerate frontend/wailsjs with the Wails CLI

@@ -256,7 +256,16 @@ func (c *ClientConn) Initialize(ctx context.Context) (InitializeResponse, error)
 		return InitializeResponse{}, fmt.Errorf("acp: initialize: decode answer: %w", err)
 	}
 	if resp.ProtocolVersion != ProtocolVersion {
-		return resp, fmt.Errorf("acp: initialize: agent speaks protocol version %d, switchboard speaks %d", resp.ProtocolVersion, ProtocolVersion)
+		err := fmt.Errorf("acp: initialize: agent speaks protocol version %d, switchboard speaks %d", resp.ProtocolVersion, ProtocolVersion)
+		if resp.ProtocolVersion > ProtocolVersion {
+			err = fmt.Errorf("%w: ACP v%d is not supported yet (docs/DECISIONS.md, ADR 0043); use an agent version that speaks v1", err, resp.ProtocolVersion)
+		}
+		name := "unnamed"
+		if resp.AgentInfo != nil {
+			name = resp.AgentInfo.Name
+		}
+		c.log.Warn("acp: agent refused: it speaks another protocol version", "agent", name, "agentVersion", resp.ProtocolVersion, "clientVersion", ProtocolVersion)
+		return resp, err
 	}
 	resp.Raw = raw
 	c.mu.Lock()
@@ -347,6 +356,26 @@ func (c *ClientConn) ListSessions(ctx context.Context, cwd, cursor string) (List
 	}
 	err := c.conn.Call(ctx, "session/list", params, &resp)
 	return resp, err
+}
+
+// Logout asks the agent to sign out (forget its credentials). Needs
+// agentCapabilities.auth.logout.
+func (c *ClientConn) Logout(ctx context.Context) error {
+	if !advertised(c.Capabilities().Auth.Logout) {
+		return fmt.Errorf("logout: %w", ErrUnsupported)
+	}
+	return c.conn.Call(ctx, "logout", struct{}{}, nil)
+}
+
+// DeleteSession asks the agent to forget a session and its history
+// (session/delete). Needs sessionCapabilities.delete. The hub sends it only
+// for sessions it opened itself, never for one imported from the agent's
+// own history.
+func (c *ClientConn) DeleteSession(ctx context.Context, sessionID string) error {
+	if !advertised(c.Capabilities().SessionCapabilities.Delete) {
+		return fmt.Errorf("session/delete: %w", ErrUnsupported)
+	}
+	return c.conn.Call(ctx, "session/delete", map[string]string{"sessionId": sessionID}, nil)
 }
 
 // CloseSession ends a session at the agent and releases its terminals.

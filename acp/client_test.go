@@ -19,6 +19,7 @@ import (
 
 	"github.com/switchboard-hub/switchboard/acp/acptest"
 	"github.com/switchboard-hub/switchboard/acp/acptest/testkit"
+	"github.com/switchboard-hub/switchboard/acp/schema"
 )
 
 func TestMain(m *testing.M) {
@@ -26,7 +27,9 @@ func TestMain(m *testing.M) {
 		SuperviseMain(os.Args[2:])
 	}
 	acptest.RunFakeAgentIfRequested()
-	os.Exit(m.Run())
+	dir, finish := schema.RecordSuite(RecordDirEnv)
+	frameRec = openRecorder(dir)
+	os.Exit(finish(m.Run()))
 }
 
 // recorder is a Client that keeps every update and answers permissions
@@ -200,7 +203,7 @@ func TestClientInitializeClientInfo(t *testing.T) {
 func TestClientRefusesOtherProtocolVersion(t *testing.T) {
 	path, args, env := acptest.FakeAgentArgv(t, "FAKEAGENT_PROTOCOL_VERSION=2")
 	_, err := Launch(context.Background(), Command{Path: path, Args: args, Env: env}, newRecorder(), AgentOptions{Process: ProcessOptions{Grace: 200 * time.Millisecond}})
-	if err == nil || !strings.Contains(err.Error(), "protocol version 2") {
+	if err == nil || !strings.Contains(err.Error(), "protocol version 2") || !strings.Contains(err.Error(), "ACP v2 is not supported yet") {
 		t.Fatalf("want a protocol version error, got %v", err)
 	}
 }

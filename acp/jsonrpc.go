@@ -133,6 +133,7 @@ type Conn struct {
 
 	in   *inbox
 	gate requestGate
+	seq  int64 // this connection's number in the frame record (record.go)
 }
 
 type response struct {
@@ -178,6 +179,9 @@ func NewConn(r io.Reader, w io.Writer, h Handler, opts ConnOptions) *Conn {
 		done:     make(chan struct{}),
 		in:       newInbox(opts.MaxQueuedBytes),
 		gate:     requestGate{max: opts.MaxConcurrentRequests},
+	}
+	if frameRec != nil {
+		c.seq = connSeq.Add(1)
 	}
 	c.out = newWriteQueue(w, opts.MaxWriteQueueBytes, func(err error) { c.closeWith(fmt.Errorf("write to peer: %w", err)) })
 	go c.read(r)
@@ -316,6 +320,9 @@ func (c *Conn) encode(m wireMessage) []byte {
 		m.Result, m.Error = nil, NewError(CodeInternalError, "encode result: %v", err)
 		b, _ = json.Marshal(m)
 	}
+	if frameRec != nil {
+		frameRec.record(c.seq, true, b)
+	}
 	return append(b, '\n')
 }
 
@@ -370,6 +377,9 @@ func (c *Conn) endOfStream(readErr error) {
 // receive classifies one line and queues it. It runs on the reader goroutine
 // and never blocks on a handler.
 func (c *Conn) receive(line []byte) {
+	if frameRec != nil {
+		frameRec.record(c.seq, false, bytes.TrimSpace(line))
+	}
 	var m wireMessage
 	if err := unmarshal(line, &m); err != nil {
 		c.log.Warn("acp: skipping malformed line", "bytes", len(line), "err", err, "preview", preview(line))

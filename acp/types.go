@@ -87,6 +87,13 @@ type AgentCapabilities struct {
 	PromptCapabilities  PromptCapabilities  `json:"promptCapabilities"`
 	SessionCapabilities SessionCapabilities `json:"sessionCapabilities"`
 	MCPCapabilities     json.RawMessage     `json:"mcpCapabilities,omitempty"`
+	Auth                AgentAuthCaps       `json:"auth,omitempty"`
+}
+
+// AgentAuthCaps is agentCapabilities.auth: Logout non-null when the agent
+// serves logout.
+type AgentAuthCaps struct {
+	Logout json.RawMessage `json:"logout,omitempty"`
 }
 
 // PromptCapabilities lists content types beyond text and resource links.
@@ -101,6 +108,7 @@ type SessionCapabilities struct {
 	List   json.RawMessage `json:"list,omitempty"`
 	Resume json.RawMessage `json:"resume,omitempty"`
 	Close  json.RawMessage `json:"close,omitempty"`
+	Delete json.RawMessage `json:"delete,omitempty"`
 }
 
 func advertised(raw json.RawMessage) bool { return len(raw) > 0 && string(raw) != "null" }

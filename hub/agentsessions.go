@@ -92,4 +92,8 @@ const (
 	ReasonSessionListUnsupported   = "SESSION_LIST_UNSUPPORTED"
 	ReasonSessionImportUnsupported = "SESSION_IMPORT_UNSUPPORTED"
 	ReasonSessionAlreadyImported   = "SESSION_ALREADY_IMPORTED"
+	// ReasonSessionLocked: another Switchboard hub of the user has the
+	// agent session open (one writer per agent session; details.holder
+	// names it: pid and command line).
+	ReasonSessionLocked = "SESSION_LOCKED"
 )

@@ -33,11 +33,12 @@
 //
 //	FAKEAGENT_PROTOCOL_VERSION=<n>  initialize answers protocolVersion n (default 1)
 //	FAKEAGENT_LOAD_SESSION=1        advertise loadSession and serve session/load
-//	FAKEAGENT_SESSION_CAPS=1        advertise sessionCapabilities close, list and
-//	                                resume ({} each) and serve those methods
+//	FAKEAGENT_SESSION_CAPS=1        advertise sessionCapabilities close, delete,
+//	                                list and resume ({} each) and serve those methods
 //	FAKEAGENT_AUTH_REQUIRED=1       authMethods [{id:"fake-login",name:"Fake login"}];
 //	                                session/new, session/load and session/resume
-//	                                fail with -32000 until authenticate {methodId:"fake-login"}
+//	                                fail with -32000 until authenticate {methodId:"fake-login"};
+//	                                advertises auth.logout, and logout signs out again
 //	FAKEAGENT_INIT_DELAY_MS=<ms>    sleep before answering initialize
 //	FAKEAGENT_CRED_FILE=<file>      with FAKEAGENT_AUTH_REQUIRED: authMethods also
 //	                                offers the terminal method {type: "terminal",
@@ -50,8 +51,9 @@
 //	                                offers the env_var method {type: "env_var",
 //	                                id: "fake-key", varName: NAME}; an agent
 //	                                started with NAME set (not empty) is signed in
-//	FAKEAGENT_RECORD=<file>         append each session/new, session/load and
-//	                                session/resume request as one JSON line
+//	FAKEAGENT_RECORD=<file>         append each session/new, session/load,
+//	                                session/resume, session/close and
+//	                                session/delete request as one JSON line
 //	                                {"method","params"} to file
 //	FAKEAGENT_MCP_CAPS=<list>       agentCapabilities.mcpCapabilities: the
 //	                                comma-separated transports among http, sse
@@ -87,8 +89,9 @@
 //   - initialize {protocolVersion}: {protocolVersion: 1, agentCapabilities:
 //     {loadSession, promptCapabilities: {image: true, audio: true,
 //     embeddedContext: true} ({} with FAKEAGENT_TEXT_ONLY),
-//     sessionCapabilities: {} or {close: {}, list: {},
-//     resume: {}}, mcpCapabilities: {http, sse} (FAKEAGENT_MCP_CAPS)},
+//     sessionCapabilities: {} or {close: {}, delete: {}, list: {},
+//     resume: {}}, mcpCapabilities: {http, sse} (FAKEAGENT_MCP_CAPS),
+//     auth: {} or {logout: {}} (FAKEAGENT_AUTH_REQUIRED)},
 //     agentInfo: {name: "fakeagent", version: "1.0.0"},
 //     authMethods: []}.
 //   - authenticate {methodId}: {} for "fake-login" (any id when
@@ -118,7 +121,8 @@
 //     updatedAt, history: [[user, agent], …]}] (title and updatedAt
 //     listed verbatim; session/load replays the history).
 //   - session/close {sessionId}: cancels the running turn as session/cancel
-//     would, forgets the session, answers {}.
+//     would, forgets the session, answers {}. session/delete {sessionId}
+//     does the same (the fake agent keeps no history on disk to delete).
 //   - session/set_mode {sessionId, modeId}: modeId one of the modes offered (else
 //     -32602); sends a current_mode_update notification, then answers {}.
 //   - session/set_config_option {sessionId, configId, value}: configId "model"

@@ -182,12 +182,24 @@ type sessionParams struct {
 
 func (a *agent) handleRequest(id json.RawMessage, method string, params json.RawMessage) {
 	switch method {
-	case "session/new", "session/load", "session/resume":
+	case "session/new", "session/load", "session/resume", "session/close", "session/delete":
 		a.recordRequest(method, params)
 	}
 	switch method {
 	case "initialize":
 		a.initialize(id, params)
+	case "logout":
+		if !a.opts.authRequired {
+			a.replyError(id, codeMethodNotFound, "Method not found: "+method)
+			return
+		}
+		if a.opts.credFile != "" {
+			_ = os.Remove(a.opts.credFile)
+		}
+		a.mu.Lock()
+		a.authed = false
+		a.mu.Unlock()
+		a.reply(id, struct{}{})
 	case "authenticate":
 		var p struct {
 			MethodID string `json:"methodId"`
@@ -223,7 +235,7 @@ func (a *agent) handleRequest(id json.RawMessage, method string, params json.Raw
 			return
 		}
 		a.sessionList(id, params)
-	case "session/close":
+	case "session/close", "session/delete":
 		if !a.opts.sessionCaps {
 			a.replyError(id, codeMethodNotFound, "Method not found: "+method)
 			return
@@ -271,7 +283,7 @@ func (a *agent) initialize(id, params json.RawMessage) {
 	time.Sleep(a.opts.initDelay)
 	sessionCaps := map[string]any{}
 	if a.opts.sessionCaps {
-		sessionCaps = map[string]any{"close": struct{}{}, "list": struct{}{}, "resume": struct{}{}}
+		sessionCaps = map[string]any{"close": struct{}{}, "delete": struct{}{}, "list": struct{}{}, "resume": struct{}{}}
 	}
 	authMethods := []any{}
 	if a.opts.authRequired {
@@ -291,6 +303,10 @@ func (a *agent) initialize(id, params json.RawMessage) {
 			mcpCaps[t] = true
 		}
 	}
+	authCaps := map[string]any{}
+	if a.opts.authRequired {
+		authCaps["logout"] = struct{}{}
+	}
 	promptCaps := map[string]bool{"image": true, "audio": true, "embeddedContext": true}
 	if a.opts.textOnly {
 		promptCaps = map[string]bool{}
@@ -302,6 +318,7 @@ func (a *agent) initialize(id, params json.RawMessage) {
 			"promptCapabilities":  promptCaps,
 			"sessionCapabilities": sessionCaps,
 			"mcpCapabilities":     mcpCaps,
+			"auth":                authCaps,
 		},
 		"agentInfo":   map[string]string{"name": "fakeagent", "version": "1.0.0"},
 		"authMethods": authMethods,

@@ -224,7 +224,10 @@ func (a *agent) askRun(s *session, t *turn, spec askRunSpec) {
 		a.say(s, t, "ask-run refused")
 		return
 	}
-	cp := map[string]any{"sessionId": s.id, "command": spec.Command, "args": spec.Args, "outputByteLimit": 1 << 20}
+	cp := map[string]any{"sessionId": s.id, "command": spec.Command, "outputByteLimit": 1 << 20}
+	if len(spec.Args) > 0 { // the schema's args is an array: never null
+		cp["args"] = spec.Args
+	}
 	if spec.Cwd != "" {
 		cp["cwd"] = spec.Cwd
 	}

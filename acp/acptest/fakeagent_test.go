@@ -269,7 +269,7 @@ func TestInitialize(t *testing.T) {
 	var want any
 	json.Unmarshal([]byte(`{"protocolVersion":1,"agentCapabilities":{"loadSession":false,
 		"promptCapabilities":{"image":true,"audio":true,"embeddedContext":true},"sessionCapabilities":{},
-		"mcpCapabilities":{"http":false,"sse":false}},
+		"mcpCapabilities":{"http":false,"sse":false},"auth":{}},
 		"agentInfo":{"name":"fakeagent","version":"1.0.0"},"authMethods":[]}`), &want)
 	if jsonString(got) != jsonString(want) {
 		t.Errorf("initialize answer\n got %s\nwant %s", jsonString(got), jsonString(want))
@@ -291,7 +291,7 @@ func TestInitialize(t *testing.T) {
 		} `json:"agentCapabilities"`
 	}
 	json.Unmarshal(r.Result, &res)
-	if res.ProtocolVersion != 2 || !res.AgentCapabilities.LoadSession || len(res.AgentCapabilities.SessionCapabilities) != 3 {
+	if res.ProtocolVersion != 2 || !res.AgentCapabilities.LoadSession || len(res.AgentCapabilities.SessionCapabilities) != 4 {
 		t.Errorf("options not honoured: %s", r.raw)
 	}
 }

@@ -19,7 +19,9 @@ import (
 	"os"
 	"testing"
 
+	"github.com/switchboard-hub/switchboard/acp"
 	"github.com/switchboard-hub/switchboard/acp/acptest"
+	"github.com/switchboard-hub/switchboard/acp/schema"
 )
 
 // TestMain lets this test binary be the fake ACP agent the hubs under test
@@ -27,7 +29,8 @@ import (
 // once for the whole run.
 func TestMain(m *testing.M) {
 	acptest.RunFakeAgentIfRequested()
-	code := m.Run()
+	_, finish := schema.RecordSuite(acp.RecordDirEnv)
+	code := finish(m.Run())
 	removeBuilt()
 	os.Exit(code)
 }

@@ -195,13 +195,13 @@ func TestImportAgentSessions(t *testing.T) {
 				Params struct{ SessionID string }
 			}
 			json.Unmarshal([]byte(line), &r)
-			if r.Params.SessionID == "s1" || r.Method == "session/new" {
+			if (r.Params.SessionID == "s1" && r.Method != "session/close") || r.Method == "session/new" {
 				loads = append(loads, r.Method+" "+r.Params.SessionID)
 			}
 		}
 		// Imported by session/load; reopened (once or more: the idle timer
-		// is short) by session/resume, preferred when advertised; never a
-		// new session.
+		// is short, and closes it) by session/resume, preferred when
+		// advertised; never a new session.
 		ok := len(loads) >= 2 && loads[0] == "session/load s1"
 		for _, l := range loads[min(1, len(loads)):] {
 			ok = ok && l == "session/resume s1"

@@ -178,6 +178,9 @@ func (e *Engine) openSession(tr *turnRT, a *acp.Agent) (string, acp.SessionSetup
 		return e.openImported(tr, a, mcp) // agentsessions.go
 	}
 	if old := thread.AgentSessionID; old != "" && !tr.fresh {
+		if err := e.lockSession(a, thread.Agent, agentDir(thread), old); err != nil { // sessionlock.go
+			return "", acp.SessionSetup{}, nil, "", err
+		}
 		if hasJSON(caps.SessionCapabilities.Resume) {
 			s, err := a.ResumeSession(tr.ctx, old, agentDir(thread), mcp)
 			if err == nil {
@@ -211,6 +214,9 @@ func (e *Engine) openSession(tr *turnRT, a *acp.Agent) (string, acp.SessionSetup
 			herr.Details = map[string]any{"reason": hub.ReasonAuthRequired, "agent": thread.Agent}
 		}
 		return "", s, nil, "", herr
+	}
+	if err := e.lockSession(a, thread.Agent, agentDir(thread), s.SessionID); err != nil {
+		e.log.Warn("hub: a new agent session is locked by another hub", "thread", thread.ID, "err", err)
 	}
 	if tr.fresh {
 		return s.SessionID, s, nil, openedNew, nil
@@ -461,6 +467,7 @@ func (e *Engine) closeThreadSession(rt *threadRT) {
 			rt.sessionID, rt.prefix = "", nil
 		}
 		rt.mu.Unlock()
+		unlockSessions(a, sid)
 		return
 	}
 	e.stopAgent(ctx, rt)

@@ -226,7 +226,8 @@ func threadUpdated(t hub.Thread) map[string]any {
 // deleteThreadNow cancels the thread's turn, stops its agent and deletes
 // it (DeleteThread, worktree.go, decides first what becomes of a worktree).
 func (e *Engine) deleteThreadNow(ctx context.Context, c hub.Caller, id string) error {
-	if _, err := e.visibleThread(ctx, c, id); err != nil {
+	th, err := e.visibleThread(ctx, c, id)
+	if err != nil {
 		return err
 	}
 	rt := e.runtime(id)
@@ -244,8 +245,9 @@ func (e *Engine) deleteThreadNow(ctx context.Context, c hub.Caller, id string) e
 		case <-ctx.Done():
 		}
 	}
+	e.deleteAgentSession(ctx, rt, th)
 	e.stopAgent(ctx, rt)
-	err := e.deleteThread(ctx, c, id)
+	err = e.deleteThread(ctx, c, id)
 	e.mu.Lock()
 	delete(e.threads, id)
 	e.mu.Unlock()
