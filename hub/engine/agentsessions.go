@@ -190,7 +190,7 @@ func (e *Engine) importSession(ctx context.Context, c hub.Caller, req hub.Import
 func (e *Engine) openImported(tr *turnRT, a *acp.Agent, mcp []acp.MCPServer) (string, acp.SessionSetup, []acp.ContentBlock, string, error) {
 	thread, rt := tr.thread, tr.rt
 	sid := thread.AgentSessionID
-	if err := e.lockSession(a, thread.Agent, agentDir(thread), sid); err != nil { // sessionlock.go
+	if err := e.lockSession(a, thread.Agent, agentDir(thread), sid); err != nil { // session.go: one hub per agent session
 		return "", acp.SessionSetup{}, nil, "", err
 	}
 	caps := a.Capabilities()

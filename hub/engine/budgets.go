@@ -155,6 +155,29 @@ func (e *Engine) admitTurn(ctx context.Context, t hub.Thread, turnID string) (ma
 	return passed, nil
 }
 
+// spendLimits are the tokens and minutes budgets covering a turn of t,
+// each with what it had spent before (read from the ledger).
+func (e *Engine) spendLimits(ctx context.Context, t hub.Thread, now time.Time) (tokens, minutes []spendLimit, err error) {
+	us := e.ledger
+	if us == nil {
+		return nil, nil, nil
+	}
+	b := e.config().Budgets
+	for _, m := range []struct {
+		measure string
+		dst     *[]spendLimit
+	}{{hub.MeasureTokens, &tokens}, {hub.MeasureMinutes, &minutes}} {
+		for _, s := range scopesFor(b, m.measure, t.ID, t.Agent, now) {
+			before, err := us.UsageSpent(ctx, s.filter)
+			if err != nil {
+				return nil, nil, err
+			}
+			*m.dst = append(*m.dst, spendLimit{scope: s, before: before})
+		}
+	}
+	return tokens, minutes, nil
+}
+
 // reportsNoCost reports whether agent reported usage to the ledger but
 // never a cost: such an agent is never stopped by a budget (its spending
 // cannot be known). An agent that never reported is not one.

@@ -127,29 +127,6 @@ func (sp *turnSpend) active(now time.Time) time.Duration {
 	return sp.activeLocked(now)
 }
 
-// spendLimits are the tokens and minutes budgets covering a turn of t,
-// each with what it had spent before (read from the ledger).
-func (e *Engine) spendLimits(ctx context.Context, t hub.Thread, now time.Time) (tokens, minutes []spendLimit, err error) {
-	us := e.ledger
-	if us == nil {
-		return nil, nil, nil
-	}
-	b := e.config().Budgets
-	for _, m := range []struct {
-		measure string
-		dst     *[]spendLimit
-	}{{hub.MeasureTokens, &tokens}, {hub.MeasureMinutes, &minutes}} {
-		for _, s := range scopesFor(b, m.measure, t.ID, t.Agent, now) {
-			before, err := us.UsageSpent(ctx, s.filter)
-			if err != nil {
-				return nil, nil, err
-			}
-			*m.dst = append(*m.dst, spendLimit{scope: s, before: before})
-		}
-	}
-	return tokens, minutes, nil
-}
-
 // noteTokens adds the growth of the context window from prev to used to
 // tr's tokens and judges its tokens budgets: the check each usage_update
 // costs (in memory; BenchmarkBudgetCheck).

@@ -154,7 +154,7 @@ func (e *Engine) startTurnAs(ctx context.Context, t hub.Thread, in hub.TurnInput
 	if !internal {
 		var tokens, minutes []spendLimit
 		if tr.passed, err = e.admitTurn(ctx, t, tr.turn.ID); err == nil { // budgets.go
-			tokens, minutes, err = e.spendLimits(ctx, t, now) // spend.go
+			tokens, minutes, err = e.spendLimits(ctx, t, now) // budgets.go too
 		}
 		if err != nil {
 			e.forgetTurn(tr)
