@@ -22,6 +22,7 @@ import (
 	"github.com/switchboard-hub/switchboard/hub"
 	"github.com/switchboard-hub/switchboard/hub/agentsetup"
 	"github.com/switchboard-hub/switchboard/hub/engine"
+	"github.com/switchboard-hub/switchboard/hub/client"
 	"github.com/switchboard-hub/switchboard/hub/httpapi"
 	"github.com/switchboard-hub/switchboard/hub/redact"
 	"github.com/switchboard-hub/switchboard/store"
@@ -140,9 +141,9 @@ func startHub(ctx context.Context, e *env, o Options) (_ *runningHub, err error)
 	if err != nil {
 		return nil, err
 	}
-	ln, err := net.Listen("tcp", listen)
+	ln, err := listenOn(listen, o.Socket)
 	if err != nil {
-		return nil, fmt.Errorf("listen on %s: %w", listen, err)
+		return nil, err
 	}
 	// The watcher exists before the API serves (PATCH /v1/settings edits
 	// the file through it) and starts after (its first check may apply).
@@ -164,14 +165,18 @@ func startHub(ctx context.Context, e *env, o Options) (_ *runningHub, err error)
 	})
 	// The port is known now (Serve sets it again): login links made before
 	// the serving goroutine runs name it.
-	h.http.SetPort(ln.Addr().(*net.TCPAddr).Port)
+	h.listen, h.url = listen, client.SocketURL
+	if a, ok := ln.Addr().(*net.TCPAddr); ok {
+		h.http.SetPort(a.Port)
+		h.url = "http://" + urlHost(a)
+	} else {
+		h.listen = o.Socket
+	}
 	go func() { h.served <- h.http.Serve(ln) }()
-	h.listen = listen
-	h.url = "http://" + urlHost(ln.Addr().(*net.TCPAddr))
 	// Before hub.json: whoever finds the hub finds the entry as the
 	// config says.
 	h.syncAutostart(h.started.Tray.Autostart)
-	if err := datadir.WriteDiscovery(o.DataDir, hub.Discovery{URL: h.url, PID: os.Getpid(), Version: version, Window: o.window}); err != nil {
+	if err := datadir.WriteDiscovery(o.DataDir, hub.Discovery{URL: h.url, Socket: o.Socket, PID: os.Getpid(), Version: version, Window: o.window}); err != nil {
 		return nil, err
 	}
 	h.installs.CheckAllLatest() // in the background; npm asked at most daily
@@ -184,6 +189,19 @@ func startHub(ctx context.Context, e *env, o Options) (_ *runningHub, err error)
 		log.Warn("config live reload is off", "err", err)
 	}
 	return h, nil
+}
+
+// listenOn is the API's listener: the unix socket when given (--socket),
+// else TCP on listen.
+func listenOn(listen, socket string) (net.Listener, error) {
+	if socket != "" {
+		return datadir.ListenSocket(socket)
+	}
+	ln, err := net.Listen("tcp", listen)
+	if err != nil {
+		return nil, fmt.Errorf("listen on %s: %w", listen, err)
+	}
+	return ln, nil
 }
 
 func logLevel() slog.Level {

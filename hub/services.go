@@ -33,6 +33,8 @@ type Services struct {
 	Installer AgentInstaller
 	// AgentAuth: agents signed in (an agent method or a terminal).
 	AgentAuth AgentAuth
+	// Hosts: other machines' hubs reached over the user's ssh (hub/hosts).
+	Hosts HostService
 }
 
 // The NOT_FOUND answers of a capability a hub lacks (a nil field of
