@@ -18,11 +18,13 @@ import (
 
 	"github.com/switchboard-hub/switchboard/acp"
 	"github.com/switchboard-hub/switchboard/app/config"
+	"github.com/switchboard-hub/switchboard/app/daemon"
 	"github.com/switchboard-hub/switchboard/app/datadir"
 	"github.com/switchboard-hub/switchboard/hub"
 	"github.com/switchboard-hub/switchboard/hub/agentsetup"
 	"github.com/switchboard-hub/switchboard/hub/client"
 	"github.com/switchboard-hub/switchboard/hub/engine"
+	"github.com/switchboard-hub/switchboard/hub/hosts"
 	"github.com/switchboard-hub/switchboard/hub/httpapi"
 	"github.com/switchboard-hub/switchboard/hub/redact"
 	"github.com/switchboard-hub/switchboard/store"
@@ -58,6 +60,7 @@ type runningHub struct {
 	override bool                 // --listen was given: the file's listen is not used
 	installs *agentsetup.Installs // agents installed into <data-dir>/agents
 	auth     *agentsetup.SignIns  // agents' sign-ins
+	hosts    *hosts.Registry      // other machines' hubs (hosts.go)
 }
 
 // startHub opens the data dir (lock, token, database), reads the config,
@@ -150,7 +153,10 @@ func startHub(ctx context.Context, e *env, o Options) (_ *runningHub, err error)
 	h.watcher = config.NewWatcher(h.configPath, h.started, log, h.applyConfig, h.configError)
 	// The hub's capabilities, one line each (hub.Services).
 	h.services = h.engine.Services()
-	h.services.Settings = h.settingsService()
+	settings := h.settingsService()
+	h.services.Settings = settings
+	h.hosts = h.startHosts(settings)
+	h.services.Hosts = h.hosts
 	h.services.Installer = h.installs
 	h.services.AgentAuth = h.auth
 	h.http = httpapi.New(h.services, httpapi.Options{
@@ -235,6 +241,9 @@ func (h *runningHub) stop(ctx context.Context) error {
 		}
 		os.Remove(filepath.Join(h.dataDir, datadir.DiscoveryFile))
 	}
+	if h.hosts != nil {
+		h.hosts.Close()
+	}
 	if h.installs != nil {
 		h.installs.Stop(ctx)
 	}
@@ -307,6 +316,14 @@ func uiHandler(frontend fs.FS) http.Handler {
 // serve runs the hub headless until ctx is done (SIGINT or SIGTERM), then
 // shuts it down gracefully.
 func serve(ctx context.Context, e *env, o Options) error {
+	if o.Daemon { // the same serve, detached; its flags but --daemon
+		self, err := os.Executable()
+		if err != nil {
+			return err
+		}
+		args := []string{"serve", "--data-dir", o.DataDir, "--config", o.Config, "--listen", o.Listen, "--socket", o.Socket}
+		return daemon.Start(self, args, o.DataDir, e.stdio.Out)
+	}
 	h, err := startHub(ctx, e, o)
 	if stoppedStarting(ctx, err) {
 		return nil

@@ -22,6 +22,8 @@ type Options struct {
 	// Socket is --socket: serve the API on this unix socket (in a 0700
 	// folder) instead of TCP; a host's hub, reached through the ssh link.
 	Socket string
+	// Daemon is serve's --daemon: start the hub detached (app/daemon).
+	Daemon bool
 
 	// window is set by the desktop app: the hub runs behind a window.
 	window bool

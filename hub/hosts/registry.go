@@ -20,8 +20,8 @@ type Entry struct {
 type Options struct {
 	// Dir is <data-dir>/hosts: one 0700 folder per host for its sockets.
 	Dir string
-	// Save writes the hosts kept (the config file's hosts). Required.
-	Save func(ctx context.Context, all []Entry) error
+	// Save writes the hosts kept, name → ssh (the config file's hosts).
+	Save func(ctx context.Context, all map[string]string) error
 	// Dial makes the link of a host (SSH in the hub; Socket in tests);
 	// onChange must be called at each change of its Host.
 	Dial func(e Entry, dir string, onChange func(hub.Host)) Link
@@ -49,11 +49,30 @@ func New(o Options) *Registry {
 	return &Registry{o: o, since: time.Now().UTC(), links: map[string]Link{}}
 }
 
-// Apply makes the links match entries (the config read or changed): new
-// hosts are dialled, removed ones closed, a host whose ssh changed dialled
-// again. Entries with a bad name or ssh value are left out (the config's
-// validation refuses them first).
-func (r *Registry) Apply(entries []Entry) {
+// Apply makes the links match hosts, name → ssh (the config read or
+// changed): new hosts are dialled, removed ones closed, a host whose ssh
+// changed dialled again. A bad name or ssh value is left out (the
+// config's validation refuses them first).
+func (r *Registry) Apply(hosts map[string]string) { r.apply(entries(hosts)) }
+
+func entries(m map[string]string) []Entry {
+	out := make([]Entry, 0, len(m))
+	for n, s := range m {
+		out = append(out, Entry{n, s})
+	}
+	sort.Slice(out, func(i, j int) bool { return out[i].Name < out[j].Name })
+	return out
+}
+
+func asMap(all []Entry) map[string]string {
+	m := make(map[string]string, len(all))
+	for _, e := range all {
+		m[e.Name] = e.SSH
+	}
+	return m
+}
+
+func (r *Registry) apply(entries []Entry) {
 	r.mu.Lock()
 	want := map[string]Entry{}
 	var keep []Entry
@@ -156,10 +175,10 @@ func (r *Registry) AddHost(ctx context.Context, name, ssh string) (hub.Host, err
 	if taken {
 		return hub.Host{}, hub.Errorf(hub.CodeConflict, "host %q is already listed", name)
 	}
-	if err := r.o.Save(ctx, all); err != nil {
+	if err := r.o.Save(ctx, asMap(all)); err != nil {
 		return hub.Host{}, err
 	}
-	r.Apply(all)
+	r.apply(all)
 	return r.Host(ctx, name)
 }
 
@@ -182,10 +201,10 @@ func (r *Registry) RemoveHost(ctx context.Context, name string) error {
 	if !found {
 		return hub.Errorf(hub.CodeNotFound, "host %q not found", name)
 	}
-	if err := r.o.Save(ctx, all); err != nil {
+	if err := r.o.Save(ctx, asMap(all)); err != nil {
 		return err
 	}
-	r.Apply(all)
+	r.apply(all)
 	return nil
 }
 

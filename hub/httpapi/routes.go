@@ -96,6 +96,12 @@ var routes = []Route{
 	// The agent's own sessions (issue 16; handlers_agentsessions.go).
 	{Method: "GET", Path: "/v1/agents/{id}/sessions", handle: (*Server).listAgentSessions},
 	{Method: "POST", Path: "/v1/threads/import-session", Body: true, handle: (*Server).importSession},
+	// Hosts (issue 30; handlers_hosts.go).
+	{Method: "GET", Path: "/v1/hosts", handle: (*Server).listHosts},
+	{Method: "POST", Path: "/v1/hosts", Body: true, handle: (*Server).addHost},
+	{Method: "GET", Path: "/v1/hosts/{name}", handle: (*Server).getHost},
+	{Method: "DELETE", Path: "/v1/hosts/{name}", handle: (*Server).removeHost},
+	{Method: "POST", Path: "/v1/hosts/{name}/connect", Body: true, handle: (*Server).connectHost},
 }
 
 // Routes returns the API's route table (a copy).
