@@ -23,7 +23,9 @@ import (
 // StrictHostKeyChecking=accept-new records the key in a file of the
 // link's folder, from which it is copied to the user's known_hosts only
 // if its fingerprint is the one the user trusted. A changed key is
-// refused with ssh's own message and cannot be trusted from the app.
+// refused with ssh's own message and cannot be trusted from the app (a
+// trust asked for a host whose known key differs is refused: checked
+// with the user's known_hosts first).
 
 var (
 	changedKey = regexp.MustCompile(`REMOTE HOST IDENTIFICATION HAS CHANGED|Host key for .* has changed`)
@@ -89,6 +91,12 @@ func (l *sshLink) probeKey() (string, error) {
 func (l *sshLink) trust(fp string) error {
 	ctx, cancel := context.WithTimeout(l.ctx, 30*time.Second)
 	defer cancel()
+	// A key the user's known_hosts hold another key for is a changed
+	// key: never overridden from here.
+	check := l.sshArgs([]string{"-o", "StrictHostKeyChecking=yes", "-o", "ControlPath=none", "-o", "ConnectTimeout=15"}, "exit")
+	if out, _ := exec.CommandContext(ctx, l.o.Program, check...).CombinedOutput(); changedKey.Match(out) {
+		return &attention{msg: sshMessage(string(out))}
+	}
 	tmp := filepath.Join(l.dir, "trust_known_hosts")
 	os.Remove(tmp)
 	defer os.Remove(tmp)

@@ -10,6 +10,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"slices"
 	"strings"
 	"sync"
 	"time"
@@ -154,7 +155,10 @@ func (l *sshLink) sshArgs(opts []string, remote ...string) []string {
 	if l.o.ConfigFile != "" {
 		a = append(a, "-F", l.o.ConfigFile)
 	}
-	a = append(a, "-o", "BatchMode=yes", "-o", "ClearAllForwardings=yes", "-o", "ForwardAgent=no", "-o", "ForwardX11=no")
+	a = append(a, "-o", "BatchMode=yes", "-o", "ForwardAgent=no", "-o", "ForwardX11=no")
+	if !slices.Contains(opts, "forward") { // the forwards of the user's config are not the link's
+		a = append(a, "-o", "ClearAllForwardings=yes")
+	}
 	a = append(a, opts...)
 	a = append(a, "--", l.host.SSH)
 	return append(a, remote...)
@@ -218,7 +222,7 @@ func (l *sshLink) connect(trustKey string) (ended <-chan struct{}, err error) {
 	v, err := c.HubVersion(ctx)
 	if err != nil {
 		l.stopMaster()
-		return nil, fmt.Errorf("the hub on the host does not answer through the link: %w", err)
+		return nil, fmt.Errorf("the hub on the host does not answer through the link (does its sshd allow forwarding? the link needs AllowTcpForwarding and AllowStreamLocalForwarding set to yes or local): %w", err)
 	}
 	l.set(hub.HostConnected, "", r.note, c, func(h *hub.Host) { h.Version = v })
 	return ended, nil
