@@ -145,7 +145,7 @@ func TestE2EHostSSH(t *testing.T) {
 	for path, mode := range map[string]os.FileMode{
 		local: 0o700, filepath.Join(local, "hub.sock"): 0o600,
 		remoteRun: 0o700, filepath.Join(remoteRun, "hub.sock"): 0o600,
-		filepath.Join(s.home, ".local/share/switchboard/data"): 0o700,
+		filepath.Join(s.home, ".local/share/switchboard/data"):       0o700,
 		filepath.Join(s.home, ".local/share/switchboard/data/token"): 0o600,
 	} {
 		fi, err := os.Stat(path)
