@@ -69,7 +69,7 @@ func TestKnownHostFingerprint(t *testing.T) {
 type fakeLink struct{ *status }
 
 func (fakeLink) Connect(string) {}
-func (f fakeLink) Close() error  { f.set(hub.HostUnreachable, "closed", "", nil, nil); return nil }
+func (f fakeLink) Close() error { f.set(hub.HostUnreachable, "closed", "", nil, nil); return nil }
 
 func TestRegistry(t *testing.T) {
 	var mu sync.Mutex
