@@ -317,12 +317,7 @@ func uiHandler(frontend fs.FS) http.Handler {
 // shuts it down gracefully.
 func serve(ctx context.Context, e *env, o Options) error {
 	if o.Daemon { // the same serve, detached; its flags but --daemon
-		self, err := os.Executable()
-		if err != nil {
-			return err
-		}
-		args := []string{"serve", "--data-dir", o.DataDir, "--config", o.Config, "--listen", o.Listen, "--socket", o.Socket}
-		return daemon.Start(self, args, o.DataDir, e.stdio.Out)
+		return daemon.Start(o.DataDir, e.stdio.Out, "serve", "--data-dir", o.DataDir, "--config", o.Config, "--listen", o.Listen, "--socket", o.Socket)
 	}
 	h, err := startHub(ctx, e, o)
 	if stoppedStarting(ctx, err) {

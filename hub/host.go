@@ -123,3 +123,22 @@ func CheckHostSSH(ssh string) error {
 	}
 	return nil
 }
+
+// HostsOrNone is s.Hosts, or, on a hub without hosts, one whose every
+// method answers ErrNoHosts (the window's bindings take it so).
+func (s Services) HostsOrNone() HostService {
+	if s.Hosts == nil {
+		return noHosts{}
+	}
+	return s.Hosts
+}
+
+type noHosts struct{}
+
+func (noHosts) ListHosts(context.Context) ([]Host, error)             { return nil, ErrNoHosts }
+func (noHosts) Host(context.Context, string) (Host, error)            { return Host{}, ErrNoHosts }
+func (noHosts) RemoveHost(context.Context, string) error              { return ErrNoHosts }
+func (noHosts) AddHost(context.Context, string, string) (Host, error) { return Host{}, ErrNoHosts }
+func (noHosts) ConnectHost(context.Context, string, HostConnect) (Host, error) {
+	return Host{}, ErrNoHosts
+}

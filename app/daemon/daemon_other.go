@@ -8,6 +8,6 @@ import (
 )
 
 // Start: a daemon hub is for Unix hosts only.
-func Start(string, []string, string, io.Writer) error {
+func Start(string, io.Writer, ...string) error {
 	return errors.New("--daemon: hosts run on Linux only")
 }

@@ -16,10 +16,11 @@ import (
 	"github.com/switchboard-hub/switchboard/app/datadir"
 )
 
-// Start runs program with args (serve's, without --daemon) as a daemon
-// on dataDir and waits until it wrote hub.json (it serves) or exited.
-// It prints one line to out: "started pid N" or "already running pid N".
-func Start(program string, args []string, dataDir string, out io.Writer) error {
+// Start runs this program with args (serve's, without --daemon) as a
+// daemon on dataDir and waits until it wrote hub.json (it serves) or
+// exited. It prints one line to out: "started pid N" or "already running
+// pid N".
+func Start(dataDir string, out io.Writer, args ...string) error {
 	if pid, ok := running(dataDir); ok {
 		fmt.Fprintf(out, "switchboard: already running pid %d\n", pid)
 		return nil
@@ -34,6 +35,10 @@ func Start(program string, args []string, dataDir string, out io.Writer) error {
 	}
 	defer logf.Close()
 	start, _ := logf.Seek(0, io.SeekEnd)
+	program, err := os.Executable()
+	if err != nil {
+		return err
+	}
 	cmd := exec.Command(program, args...)
 	cmd.Stdout, cmd.Stderr = logf, logf
 	cmd.SysProcAttr = &syscall.SysProcAttr{Setsid: true}
