@@ -167,6 +167,11 @@ var bindingsContract = map[string]string{
 	"AuthInput":   "func(string, string) error",
 	"AuthResize":  "func(string, int, int) error",
 	"CloseAuth":   "func(string) error",
+	// hub.HostService (Services.Hosts), the app's.
+	"ListHosts":   "func() ([]hub.Host, error)",
+	"AddHost":     "func(string, string) (hub.Host, error)",
+	"RemoveHost":  "func(string) error",
+	"ConnectHost": "func(string, hub.HostConnect) (hub.Host, error)",
 }
 
 // windowOnly are the bindings with no hub.Service counterpart (the
@@ -176,7 +181,8 @@ var windowOnly = map[string]bool{"ChooseFolder": true, "GetSettings": true, "Upd
 	"ExportText": true, "ImportText": true, "OpenInBrowser": true, "SaveExport": true, "OpenElicitationURL": true,
 	"GetUsage": true, "OverrideBudget": true, // hub.UsageService (bindings_usage.go)
 	"InstallAgent": true, "RemoveAgent": true, "InstallNode": true, "NodeStatus": true,
-	"SignInAgent": true, "WatchAuth": true, "AuthInput": true, "AuthResize": true, "CloseAuth": true}
+	"SignInAgent": true, "WatchAuth": true, "AuthInput": true, "AuthResize": true, "CloseAuth": true,
+	"ListHosts": true, "AddHost": true, "RemoveHost": true, "ConnectHost": true}
 
 // unbound are the hub.Service methods the window has no use for:
 // AnswerClientRequest and ClientRequestParams are for a thread's owner
