@@ -124,13 +124,12 @@ func (l *sshLink) run() {
 			wait = time.After(b.Next())
 		default:
 			b.Reset()
-			select { // connected until the master ends
-			case <-ended:
-			case <-l.ctx.Done():
+			why := l.connected(ended)
+			if l.ctx.Err() != nil {
 				l.stopMaster()
 				return
 			}
-			l.set(hub.HostUnreachable, "the ssh connection ended", "", nil, nil)
+			l.set(hub.HostUnreachable, why, "", nil, nil)
 			wait = time.After(b.Next())
 		}
 		select {
@@ -142,6 +141,35 @@ func (l *sshLink) run() {
 		case <-wait:
 		}
 		l.stopMaster()
+	}
+}
+
+// connected waits while the link is up: until the master ends (or the
+// link is closed), checking every 30 s whether an update that waits for
+// the host's running turns can go ahead. It returns why the link ended.
+func (l *sshLink) connected(ended <-chan struct{}) string {
+	tick := time.NewTicker(30 * time.Second)
+	defer tick.Stop()
+	for {
+		select {
+		case <-ended:
+			return "the ssh connection ended"
+		case <-l.ctx.Done():
+			return "closed"
+		case <-tick.C:
+			h, c := l.Host(), l.Client()
+			if c == nil || h.Version == l.o.Version {
+				continue
+			}
+			ctx, cancel := context.WithTimeout(l.ctx, 30*time.Second)
+			_, err := l.updateOlder(ctx, c, h.Version)
+			cancel()
+			if errors.Is(err, errRestarting) {
+				l.stopMaster()
+				<-ended
+				return err.Error()
+			}
+		}
 	}
 }
 
@@ -224,8 +252,47 @@ func (l *sshLink) connect(trustKey string) (ended <-chan struct{}, err error) {
 		l.stopMaster()
 		return nil, fmt.Errorf("the hub on the host does not answer through the link (does its sshd allow forwarding? the link needs AllowTcpForwarding and AllowStreamLocalForwarding set to yes or local): %w", err)
 	}
-	l.set(hub.HostConnected, "", r.note, c, func(h *hub.Host) { h.Version = v })
+	note, err := l.updateOlder(ctx, c, v)
+	if err != nil {
+		l.stopMaster()
+		return nil, err
+	}
+	if note == "" {
+		note = r.note
+	}
+	l.set(hub.HostConnected, "", note, c, func(h *hub.Host) { h.Version = v })
 	return ended, nil
+}
+
+// errRestarting: the older hub on the host was asked to stop, so that the
+// next attempt (at once: the backoff's first step) starts the new one.
+var errRestarting = errors.New("restarting the hub on the host with this version")
+
+// updateOlder handles a running hub older than this one (its program on
+// disk was replaced already): stopped once no turn runs there, else left
+// running with a note saying the update waits. A hub of the same version
+// or a dev build: nothing.
+func (l *sshLink) updateOlder(ctx context.Context, c *client.Client, running string) (string, error) {
+	if running == l.o.Version || compareVersions(running, l.o.Version) >= 0 {
+		return "", nil
+	}
+	page, err := c.Threads(ctx, 200, "")
+	if err != nil {
+		return "", fmt.Errorf("reading the host's threads before updating its hub: %w", err)
+	}
+	busy := 0
+	for _, t := range page.Threads {
+		if t.Status == hub.ThreadRunning {
+			busy++
+		}
+	}
+	if busy > 0 {
+		return fmt.Sprintf("Switchboard %s on the host is updated to %s once its %d running turn(s) end", running, l.o.Version, busy), nil
+	}
+	if err := c.Shutdown(ctx); err != nil {
+		return "", fmt.Errorf("stopping the older hub on the host: %w", err)
+	}
+	return "", errRestarting
 }
 
 // startMaster starts `ssh -N` as the control master and waits until its
