@@ -11,7 +11,8 @@ import (
 // a hub of its own (docs/API.md "Hosts", ADR 0045). The local machine is
 // the host named LocalHost: always listed, never added or removed.
 
-// LocalHost is the name of the machine the hub runs on.
+// LocalHost is the name of the machine the hub runs on. (The hostmirror
+// branch defines the same constant in hub/host.go: keep one at merge.)
 const LocalHost = "local"
 
 // EventHostChanged is hub-wide: a Host whose state, version or error
@@ -89,7 +90,7 @@ type HostService interface {
 // ErrNoHosts is the NOT_FOUND answer of a hub without hosts.
 var ErrNoHosts = Errorf(CodeNotFound, "hosts are not available")
 
-var hostNameRE = regexp.MustCompile(`^[a-z0-9-]{1,32}$`)
+var hostNamePattern = regexp.MustCompile(`^[a-z0-9-]{1,32}$`)
 
 // CheckHostName refuses a host name that is not [a-z0-9-]{1,32} or is
 // LocalHost (INVALID_ARGUMENT).
@@ -97,7 +98,7 @@ func CheckHostName(name string) error {
 	if name == LocalHost {
 		return Errorf(CodeInvalidArgument, "host name %q is the local machine's; pick another", name)
 	}
-	if !hostNameRE.MatchString(name) {
+	if !hostNamePattern.MatchString(name) {
 		return Errorf(CodeInvalidArgument, "host name %q: use 1 to 32 of a-z, 0-9 and -", name)
 	}
 	return nil
