@@ -259,3 +259,40 @@ func mustRead(t *testing.T, path string) []byte {
 	}
 	return b
 }
+
+// trustHostKey writes the host's key into the client's known_hosts, as a
+// user who connected before has it.
+func (s *sshHost) trustHostKey(t *testing.T) {
+	pub := strings.Fields(string(mustRead(t, s.hostKey+".pub")))
+	line := s.addr + " " + pub[0] + " " + pub[1] + "\n"
+	if err := os.WriteFile(filepath.Join(s.dir, "known_hosts"), []byte(line), 0o600); err != nil {
+		t.Fatal(err)
+	}
+}
+
+// TestE2EHostImpossibleInstall: a host whose home cannot be written
+// (0555) needs attention with a reason naming it, and nothing runs there;
+// after the home is made writable, Retry installs and connects.
+func TestE2EHostImpossibleInstall(t *testing.T) {
+	s := newSSHHost(t)
+	s.trustHostKey(t)
+	if err := os.Chmod(s.home, 0o555); err != nil {
+		t.Fatal(err)
+	}
+	h := hostsHub(t, s)
+	h.call("POST", "/v1/hosts", map[string]string{"name": "box", "ssh": s.alias}, 201, nil)
+	x := h.waitHost("box", "needs_attention", 90*time.Second)
+	if !strings.Contains(x.Error, "home folder is missing or not writable") || x.Fingerprint != "" {
+		t.Errorf("an unwritable home: %+v, want the reason named", x)
+	}
+	for _, pid := range s.userProcs() {
+		if cl := cmdlines()[pid]; strings.Contains(cl, "serve") {
+			t.Errorf("a hub runs on the host although it could not be installed: %s", cl)
+		}
+	}
+	if err := os.Chmod(s.home, 0o700); err != nil {
+		t.Fatal(err)
+	}
+	h.call("POST", "/v1/hosts/box/connect", map[string]string{}, 200, nil)
+	h.waitHost("box", "connected", 90*time.Second, x.Since)
+}

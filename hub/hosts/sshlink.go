@@ -200,7 +200,7 @@ func (l *sshLink) control(ctx context.Context, stdin io.Reader, remote string) (
 	var out, errb bytes.Buffer
 	cmd.Stdin, cmd.Stdout, cmd.Stderr = stdin, &out, &errb
 	if err := cmd.Run(); err != nil {
-		return out.Bytes(), fmt.Errorf("%s: %s", err, strings.TrimSpace(errb.String()))
+		return out.Bytes(), fmt.Errorf("%w: %s", err, strings.TrimSpace(errb.String()))
 	}
 	return out.Bytes(), nil
 }
