@@ -32,6 +32,9 @@ TRAY_TAGS := desktop
 
 APT_PACKAGES := pkg-config libgtk-3-dev libwebkit2gtk-4.1-dev libayatana-appindicator3-dev
 SMOKE_APT_PACKAGES := xvfb xauth xdotool dbus dbus-x11 haskell-status-notifier-item-utils imagemagick procps
+# The hosts tests (app/systest TestE2EHost*): a real sshd in a network
+# namespace the test makes, reached with the real ssh client.
+HOSTS_APT_PACKAGES := openssh-server openssh-client iproute2
 # make package: dpkg-deb and dpkg-shlibdeps (Depends: from the binaries' libraries).
 PACKAGE_APT_PACKAGES := dpkg-dev
 SUDO := $(if $(filter 0,$(shell id -u)),,sudo)
@@ -49,14 +52,15 @@ FRONTEND_SOURCES := $(shell find frontend/src frontend/public -type f 2>/dev/nul
 
 .PHONY: help deps deps-system deps-smoke deps-package deps-frontend deps-go deps-browser tools frontend build \
 	headless run serve package package-test test check vet cross-check staticcheck fmt-check go-test \
-	frontend-test smoke bench bench-outside bench-desktop bench-firstpaint bindings screenshots-update clean acp-schema
+	frontend-test smoke bench bench-outside bench-desktop bench-firstpaint bindings screenshots-update clean acp-schema \
+	deps-hosts host-builds
 
 help: ## list the targets
 	@grep -E '^[a-z-]+:.*## ' $(MAKEFILE_LIST) | awk -F':.*## ' '{printf "  %-14s %s\n", $$1, $$2}'
 
 ## ---- dependencies -------------------------------------------------------
 
-deps: deps-system deps-smoke deps-frontend deps-go ## install everything build and test need (idempotent)
+deps: deps-system deps-smoke deps-hosts deps-frontend deps-go ## install everything build and test need (idempotent)
 
 # $(call apt-install,PACKAGES): apt-get install those of PACKAGES that
 # `dpkg -s` does not report installed; nothing at all when none is missing.
@@ -91,6 +95,12 @@ deps-system: ## apt packages for building the window and the tray (only those mi
 # Guarantees: Xvfb, xdotool and a D-Bus session daemon for make smoke.
 deps-smoke:
 	$(call apt-install,$(SMOKE_APT_PACKAGES))
+
+# Guarantees: sshd, ssh and ip(8) for the hosts tests (as root: they make
+# a network namespace and a user; SWITCHBOARD_HOSTS_E2E=require fails them
+# where that cannot be done instead of skipping).
+deps-hosts:
+	$(call apt-install,$(HOSTS_APT_PACKAGES))
 
 # Guarantees: frontend/node_modules matches package-lock.json.
 deps-frontend: $(NODE_STAMP) ## npm ci, when the lock file changed since the last one
@@ -138,6 +148,16 @@ run: build ## build, then start the desktop app (ARGS="--data-dir /tmp/sb" to pa
 headless: frontend ## build/bin/switchboard-headless (serve, acp, version; no cgo)
 	CGO_ENABLED=0 $(GO) build -tags headless -ldflags "$(LDFLAGS)" -o build/bin/switchboard-headless .
 
+# Guarantees: build/bin/switchboard-headless-linux-{amd64,arm64}, static
+# (no cgo), stamped like the rest: the builds the app installs on hosts
+# (`uname -sm` picks one; hub/hosts). The package and the tarball ship both.
+HOST_ARCHES := amd64 arm64
+host-builds: frontend ## build/bin/switchboard-headless-linux-{amd64,arm64} for hosts
+	for arch in $(HOST_ARCHES); do \
+		CGO_ENABLED=0 GOOS=linux GOARCH=$$arch $(GO) build -tags headless -ldflags "$(LDFLAGS)" \
+			-o build/bin/switchboard-headless-linux-$$arch . || exit 1; \
+	done
+
 serve: headless ## build the headless binary and run `switchboard serve` (ARGS=... to pass flags)
 	./build/bin/switchboard-headless serve $(ARGS)
 
@@ -146,7 +166,7 @@ serve: headless ## build the headless binary and run `switchboard serve` (ARGS=.
 # Depends: from dpkg-shlibdeps) and build/dist/switchboard_$(VERSION)_linux_amd64.tar.gz
 # (the same plus switchboard-headless), all three binaries stamped with
 # $(VERSION) (build/linux/package.sh).
-package: deps-package build headless ## the .deb and .tar.gz into build/dist
+package: deps-package build headless host-builds ## the .deb and .tar.gz into build/dist
 	VERSION='$(VERSION)' bash build/linux/package.sh
 
 # Guarantees: the .deb installs with apt-get, runs from /usr/bin, opens its
@@ -221,7 +241,7 @@ fmt-check:
 # detector, the frontend's type check and tests, and the desktop smoke test.
 test: tools deps check go-test frontend-test smoke ## every check CI runs
 
-go-test: deps-system deps-smoke frontend
+go-test: deps-system deps-smoke deps-hosts frontend
 	$(GO) test -race ./...
 
 # Guarantees: svelte-check and the vitest suite pass, and the browser UI

@@ -9,6 +9,7 @@
 //	switchboard serve [flags]    the headless hub: the HTTP/SSE API on --listen
 //	switchboard acp [flags]      the editor bridge (an ACP agent on stdio)
 //	switchboard agents           install, remove npm agents and Node in the data dir
+//	switchboard hosts            other machines' hubs over the user's ssh: add, list, remove
 //	switchboard open             open a thread in the window, else the browser
 //	switchboard db compact       deleted threads' text leaves the database files
 //	switchboard token rotate     a new API token, the old one refused at once

@@ -223,6 +223,17 @@ func (b *Bindings) DeleteRule(id string) error {
 	return b.svcs.Service.DeleteRule(b.ctx, windowCaller, id)
 }
 
+// ListHosts, AddHost, RemoveHost and ConnectHost are Services.Hosts
+// (/v1/hosts: docs/API.md "Hosts"); NOT_FOUND on a hub without hosts.
+func (b *Bindings) ListHosts() ([]hub.Host, error) { return b.svcs.HostsOrNone().ListHosts(b.ctx) }
+func (b *Bindings) AddHost(name, ssh string) (hub.Host, error) {
+	return b.svcs.HostsOrNone().AddHost(b.ctx, name, ssh)
+}
+func (b *Bindings) RemoveHost(name string) error { return b.svcs.HostsOrNone().RemoveHost(b.ctx, name) }
+func (b *Bindings) ConnectHost(name string, c hub.HostConnect) (hub.Host, error) {
+	return b.svcs.HostsOrNone().ConnectHost(b.ctx, name, c)
+}
+
 // GetSettings is SettingsService.Settings (GET /v1/settings).
 func (b *Bindings) GetSettings() (hub.Settings, error) {
 	if b.svcs.Settings == nil {

@@ -150,6 +150,9 @@ var bindingsContract = map[string]string{
 	"PushThread":       "func(string) (hub.PushResult, error)",
 	"OpenPullRequest":  "func(string) error",
 	"CancelSetup":      "func(string) (hub.Thread, error)",
+	// A host's folders and agents (issue 30; bindings_hosts.go).
+	"HostFolders": "func(string, string) (hub.FolderList, error)",
+	"HostAgents":  "func(string) ([]hub.Agent, error)",
 	// hub.UsageService (bindings_usage.go), window-only here.
 	"GetUsage":       "func(hub.UsageParams) (hub.UsageReport, error)",
 	"OverrideBudget": "func(hub.OverrideRequest) (hub.BudgetOverride, error)",
@@ -173,6 +176,11 @@ var bindingsContract = map[string]string{
 	"AuthInput":   "func(string, string) error",
 	"AuthResize":  "func(string, int, int) error",
 	"CloseAuth":   "func(string) error",
+	// hub.HostService (Services.Hosts), the app's.
+	"ListHosts":   "func() ([]hub.Host, error)",
+	"AddHost":     "func(string, string) (hub.Host, error)",
+	"RemoveHost":  "func(string) error",
+	"ConnectHost": "func(string, hub.HostConnect) (hub.Host, error)",
 }
 
 // windowOnly are the bindings with no hub.Service counterpart (the
@@ -180,10 +188,12 @@ var bindingsContract = map[string]string{
 // TestBindingsSettings).
 var windowOnly = map[string]bool{"ChooseFolder": true, "GetSettings": true, "UpdateSettings": true,
 	"ExportText": true, "ImportText": true, "OpenInBrowser": true, "SaveExport": true, "OpenElicitationURL": true,
-	"OpenPullRequest": true,                         // issue 31 (bindings_work.go)
-	"GetUsage":        true, "OverrideBudget": true, // hub.UsageService (bindings_usage.go)
+	"OpenPullRequest": true,                     // issue 31 (bindings_work.go)
+	"HostFolders":     true, "HostAgents": true, // hub.HostHubs (bindings_hosts.go)
+	"GetUsage": true, "OverrideBudget": true, // hub.UsageService (bindings_usage.go)
 	"InstallAgent": true, "RemoveAgent": true, "InstallNode": true, "NodeStatus": true,
-	"SignInAgent": true, "WatchAuth": true, "AuthInput": true, "AuthResize": true, "CloseAuth": true}
+	"SignInAgent": true, "WatchAuth": true, "AuthInput": true, "AuthResize": true, "CloseAuth": true,
+	"ListHosts": true, "AddHost": true, "RemoveHost": true, "ConnectHost": true}
 
 // unbound are the hub.Service methods the window has no use for:
 // AnswerClientRequest and ClientRequestParams are for a thread's owner

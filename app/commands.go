@@ -27,6 +27,7 @@ func commands() []command {
 		{"agents", "agents install ID | remove ID | install-node: npm agents into the data dir", runAgentsCommand},
 		{"open", "open a thread: in the window, else in the browser (a one-time login link)", runOpenCommand},
 		{"db", "db compact: deleted threads' text leaves the database files", runDBCommand},
+		{"hosts", "hosts add NAME SSH | list | status | remove NAME | connect NAME: other machines over ssh", runHostsCommand},
 		{"token", "rotate: a new API token; a running hub refuses the old one at once", runTokenCommand},
 		{"version", "print the version, commit and build date (also --version)", runVersionCommand},
 		{"help", "show this help", runHelpCommand},
@@ -116,6 +117,9 @@ func withOptions(name string, listen bool, run func(context.Context, *env, Optio
 		var o Options
 		fs := newFlagSet(e, name, strings.TrimSpace("switchboard "+name)+" [flags]")
 		o.register(fs, listen)
+		if name == "serve" {
+			fs.BoolVar(&o.Daemon, "daemon", false, "start the hub detached (a new session, output to <data-dir>/hub.log) and return; one already running is reused")
+		}
 		if err := parse(fs, args); err != nil {
 			return err
 		}

@@ -22,7 +22,7 @@ import (
 //	hub/redact, hub/policy, hub/gitwork, hub/eventbus;  hub/eventbus → hub;
 //	hub/redact → nothing internal;  hub/gitwork → nothing internal;
 //	hub/policy → hub;
-//	hub/httpapi → hub;  hub/client → hub;  store → hub;
+//	hub/httpapi → hub;  hub/client → hub;  hub/hosts → hub, hub/client;  store → hub;
 //	acp → nothing internal;  tray → hub, hub/client;
 //	app/editorbridge → hub, hub/client, acp;  app/config → hub, acp,
 //	hub/engine, hub/policy;  hub/agentsetup → hub, acp, acp/install (and
@@ -53,6 +53,8 @@ var configLibs = []string{"github.com/spf13/viper", "github.com/fsnotify/fsnotif
 
 var rules = []rule{
 	{dir: "hub", skip: []string{"hub/httpapi", "hub/engine", "hub/client", "hub/redact", "hub/policy", "hub/gitwork", "hub/agentsetup", "hub/eventbus", "hub/hostmirror"}, forbid: []string{"net/http"}},
+
+	{dir: "hub", skip: []string{"hub/httpapi", "hub/engine", "hub/client", "hub/redact", "hub/policy", "hub/gitwork", "hub/agentsetup", "hub/eventbus", "hub/hosts"}, forbid: []string{"net/http"}},
 	// Agent installs and sign-in, beside the engine: never the app, the
 	// tray, the store or a GUI (guiRules); what it needs of the running
 	// hub comes as values and funcs.
@@ -65,6 +67,10 @@ var rules = []rule{
 	{dir: "hub/httpapi", allow: []string{"hub"}},
 	{dir: "hub/client", allow: []string{"hub"}},
 	{dir: "hub/hostmirror", allow: []string{"hub", "hub/client"}},
+
+	// The links to other hosts: the user's ssh, the remote hub's API
+	// through hub/client; never the engine, the store or the config.
+	{dir: "hub/hosts", allow: []string{"hub", "hub/client"}, forbid: configLibs},
 	{dir: "acp"},
 	{dir: "store", allow: []string{"hub"}},
 	{dir: "tray", allow: []string{"hub", "hub/client"}},
@@ -79,6 +85,7 @@ var rules = []rule{
 var requires = []struct{ pkg, imports, why string }{
 	{"tray", "hub/client", "the tray calls the API through hub/client"},
 	{"app/editorbridge", "hub/client", "the editor bridge calls the API through hub/client"},
+	{"hub/hosts", "hub/client", "a host's hub is called through hub/client"},
 }
 
 // importers: packages only the named ones may import (directly): the

@@ -18,11 +18,14 @@ import (
 
 	"github.com/switchboard-hub/switchboard/acp"
 	"github.com/switchboard-hub/switchboard/app/config"
+	"github.com/switchboard-hub/switchboard/app/daemon"
 	"github.com/switchboard-hub/switchboard/app/datadir"
 	"github.com/switchboard-hub/switchboard/hub"
 	"github.com/switchboard-hub/switchboard/hub/agentsetup"
+	"github.com/switchboard-hub/switchboard/hub/client"
 	"github.com/switchboard-hub/switchboard/hub/engine"
 	"github.com/switchboard-hub/switchboard/hub/hostmirror"
+	"github.com/switchboard-hub/switchboard/hub/hosts"
 	"github.com/switchboard-hub/switchboard/hub/httpapi"
 	"github.com/switchboard-hub/switchboard/hub/redact"
 	"github.com/switchboard-hub/switchboard/store"
@@ -58,7 +61,8 @@ type runningHub struct {
 	override bool                 // --listen was given: the file's listen is not used
 	installs *agentsetup.Installs // agents installed into <data-dir>/agents
 	auth     *agentsetup.SignIns  // agents' sign-ins
-	hosts    *hostmirror.Hosts    // the hosts' copies and links (issue 30)
+	hosts    *hostmirror.Hosts    // the hosts' copies, and calls on their ids (issue 30)
+	links    *hosts.Registry      // the ssh links to other machines' hubs (hosts.go)
 }
 
 // startHub opens the data dir (lock, token, database), reads the config,
@@ -142,16 +146,19 @@ func startHub(ctx context.Context, e *env, o Options) (_ *runningHub, err error)
 	if err != nil {
 		return nil, err
 	}
-	ln, err := net.Listen("tcp", listen)
+	ln, err := listenOn(listen, o.Socket)
 	if err != nil {
-		return nil, fmt.Errorf("listen on %s: %w", listen, err)
+		return nil, err
 	}
 	// The watcher exists before the API serves (PATCH /v1/settings edits
 	// the file through it) and starts after (its first check may apply).
 	h.watcher = config.NewWatcher(h.configPath, h.started, log, h.applyConfig, h.configError)
 	// The hub's capabilities, one line each (hub.Services).
 	h.services = h.engine.Services()
-	h.services.Settings = h.settingsService()
+	settings := h.settingsService()
+	h.services.Settings = settings
+	h.links = h.startHosts(settings)
+	h.services.Hosts = h.links
 	h.services.Installer = h.installs
 	h.services.AgentAuth = h.auth
 	// Every host's threads beside the local ones; calls on them forwarded.
@@ -169,7 +176,13 @@ func startHub(ctx context.Context, e *env, o Options) (_ *runningHub, err error)
 	})
 	// The port is known now (Serve sets it again): login links made before
 	// the serving goroutine runs name it.
-	h.http.SetPort(ln.Addr().(*net.TCPAddr).Port)
+	h.listen, h.url = listen, client.SocketURL
+	if a, ok := ln.Addr().(*net.TCPAddr); ok {
+		h.http.SetPort(a.Port)
+		h.url = "http://" + urlHost(a)
+	} else {
+		h.listen = o.Socket
+	}
 	linkSecret, err := datadir.NewLinkSecret(o.DataDir)
 	if err != nil {
 		return nil, err
@@ -179,12 +192,10 @@ func startHub(ctx context.Context, e *env, o Options) (_ *runningHub, err error)
 		log.Warn("a host is not linked", "err", err)
 	}
 	go func() { h.served <- h.http.Serve(ln) }()
-	h.listen = listen
-	h.url = "http://" + urlHost(ln.Addr().(*net.TCPAddr))
 	// Before hub.json: whoever finds the hub finds the entry as the
 	// config says.
 	h.syncAutostart(h.started.Tray.Autostart)
-	if err := datadir.WriteDiscovery(o.DataDir, hub.Discovery{URL: h.url, PID: os.Getpid(), Version: version, Window: o.window}); err != nil {
+	if err := datadir.WriteDiscovery(o.DataDir, hub.Discovery{URL: h.url, Socket: o.Socket, PID: os.Getpid(), Version: version, Window: o.window}); err != nil {
 		return nil, err
 	}
 	h.installs.CheckAllLatest() // in the background; npm asked at most daily
@@ -197,6 +208,19 @@ func startHub(ctx context.Context, e *env, o Options) (_ *runningHub, err error)
 		log.Warn("config live reload is off", "err", err)
 	}
 	return h, nil
+}
+
+// listenOn is the API's listener: the unix socket when given (--socket),
+// else TCP on listen.
+func listenOn(listen, socket string) (net.Listener, error) {
+	if socket != "" {
+		return datadir.ListenSocket(socket)
+	}
+	ln, err := net.Listen("tcp", listen)
+	if err != nil {
+		return nil, fmt.Errorf("listen on %s: %w", listen, err)
+	}
+	return ln, nil
 }
 
 func logLevel() slog.Level {
@@ -229,6 +253,9 @@ func (h *runningHub) stop(ctx context.Context) error {
 			errs = append(errs, fmt.Errorf("http: %w", err))
 		}
 		os.Remove(filepath.Join(h.dataDir, datadir.DiscoveryFile))
+	}
+	if h.links != nil {
+		h.links.Close()
 	}
 	if h.installs != nil {
 		h.installs.Stop(ctx)
@@ -305,6 +332,9 @@ func uiHandler(frontend fs.FS) http.Handler {
 // serve runs the hub headless until ctx is done (SIGINT or SIGTERM), then
 // shuts it down gracefully.
 func serve(ctx context.Context, e *env, o Options) error {
+	if o.Daemon { // the same serve, detached; its flags but --daemon
+		return daemon.Start(o.DataDir, e.stdio.Out, "serve", "--data-dir", o.DataDir, "--config", o.Config, "--listen", o.Listen, "--socket", o.Socket)
+	}
 	h, err := startHub(ctx, e, o)
 	if stoppedStarting(ctx, err) {
 		return nil

@@ -69,6 +69,9 @@ func (h *runningHub) applyConfig(from, to config.Config) {
 	}
 	h.engine.SetAgents(h.installs.Catalogue(agentSource(to)))
 	h.http.SetAllowed(to.AllowedHosts, to.AllowedOrigins)
+	if h.links != nil {
+		h.links.Apply(config.HostList(to))
+	}
 	h.http.SetLimits(apiLimits(to))
 	if from.Tray.Autostart != to.Tray.Autostart {
 		h.syncAutostart(to.Tray.Autostart)

@@ -19,6 +19,11 @@ type Options struct {
 	// Listen is --listen: the hub's HTTP address. Empty: the config
 	// file's listen (whose default is config.DefaultListen) applies.
 	Listen string
+	// Socket is --socket: serve the API on this unix socket (in a 0700
+	// folder) instead of TCP; a host's hub, reached through the ssh link.
+	Socket string
+	// Daemon is serve's --daemon: start the hub detached (app/daemon).
+	Daemon bool
 
 	// window is set by the desktop app: the hub runs behind a window.
 	window bool
@@ -30,6 +35,7 @@ func (o *Options) register(fs *flag.FlagSet, listen bool) {
 	fs.StringVar(&o.DataDir, "data-dir", "", "keep the database, token and hub.json in `DIR`\n(default $SWITCHBOARD_DATA_DIR, else "+dataDirHint()+")")
 	if listen {
 		fs.StringVar(&o.Listen, "listen", "", "serve the HTTP/SSE API on `ADDR` (default: the config file's listen, else "+config.DefaultListen+")")
+		fs.StringVar(&o.Socket, "socket", "", "serve the API on the unix socket `PATH` only (its folder made 0700), not on TCP")
 	}
 }
 

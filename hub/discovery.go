@@ -20,4 +20,8 @@ type Discovery struct {
 	// launching the app again raises its window. False beside `serve`,
 	// where the UI is the browser's.
 	Window bool `json:"window,omitempty"`
+	// Socket (extension) is the unix socket the hub serves on instead of
+	// TCP (`serve --socket`, a host's hub); URL is then
+	// "http://localhost", the name its requests carry.
+	Socket string `json:"socket,omitempty"`
 }

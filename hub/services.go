@@ -35,6 +35,9 @@ type Services struct {
 	AgentAuth AgentAuth
 	// HostHubs: each host's folders and agents (issue 30, hosthubs.go).
 	HostHubs HostHubs
+
+	// Hosts: other machines' hubs reached over the user's ssh (hub/hosts).
+	Hosts HostService
 }
 
 // The NOT_FOUND answers of a capability a hub lacks (a nil field of

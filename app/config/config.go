@@ -148,6 +148,9 @@ type Config struct {
 	// MCPServers are MCP servers for every agent, by name (mcp.go).
 	MCPServers acp.MCPServers             `mapstructure:"mcpServers"`
 	Agents     map[string]acp.AgentConfig `mapstructure:"agents"`
+	// Hosts are other machines reached over the user's ssh, by name
+	// (hosts.go, ADR 0045); live.
+	Hosts map[string]HostConfig `mapstructure:"hosts"`
 }
 
 // DefaultListen is the hub's default listen address (API.md).

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"go.yaml.in/yaml/v3"
 	"maps"
 	"slices"
 	"sort"
@@ -71,10 +72,21 @@ func (s *Settings) UpdateSettings(_ context.Context, p hub.SettingsPatch) (hub.S
 	if err := p.Validate(isBuiltinAgent); err != nil {
 		return hub.Settings{}, err
 	}
+	if err := s.editYAML(func(root *yaml.Node) error { return applyPatch(root, p) }); err != nil {
+		return hub.Settings{}, err
+	}
+	return s.settings(), nil
+}
+
+// editYAML rewrites the config file through edit (editConfigYAML) and
+// applies it: refused with CONFLICT when the file on disk is refused
+// already, INVALID_ARGUMENT when the result is not a valid config; on any
+// error the file and the config in force are as they were.
+func (s *Settings) editYAML(edit func(root *yaml.Node) error) error {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	path := s.w.path
-	err := s.w.edit(func() ([]byte, Config, error) {
+	return s.w.edit(func() ([]byte, Config, error) {
 		target := resolveConfigLink(path)
 		old, mode, err := readConfigFile(target)
 		if err != nil {
@@ -87,7 +99,7 @@ func (s *Settings) UpdateSettings(_ context.Context, p hub.SettingsPatch) (hub.S
 					Details: map[string]any{"file": path}}
 			}
 		}
-		data, err := patchConfigYAML(old, p)
+		data, err := editConfigYAML(old, edit)
 		if err != nil {
 			return nil, Config{}, err
 		}
@@ -107,10 +119,6 @@ func (s *Settings) UpdateSettings(_ context.Context, p hub.SettingsPatch) (hub.S
 		}
 		return data, to, nil
 	})
-	if err != nil {
-		return hub.Settings{}, err
-	}
-	return s.settings(), nil
 }
 
 // settings is the state to answer: the config in force, and why the file

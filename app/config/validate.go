@@ -20,6 +20,9 @@ func (c Config) validate() error {
 	if err := CheckListen(c.Listen, c.AllowPublic); err != nil {
 		return fmt.Errorf("listen: %w", err)
 	}
+	if err := validateHosts(c.Hosts); err != nil {
+		return err
+	}
 	positive := map[string]time.Duration{
 		"permissions.timeout":     c.Permissions.Timeout,
 		"limits.agentIdleTimeout": c.Limits.AgentIdleTimeout,

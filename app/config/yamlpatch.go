@@ -18,6 +18,13 @@ import (
 // variable names exactly). The result is re-indented with the file's own
 // indentation (2 spaces for a new file). It does not validate the result.
 func patchConfigYAML(data []byte, p hub.SettingsPatch) ([]byte, error) {
+	return editConfigYAML(data, func(root *yaml.Node) error { return applyPatch(root, p) })
+}
+
+// editConfigYAML parses data (the config file, comments kept), lets edit
+// change the root mapping, and returns the new content re-indented with
+// the file's own indentation (2 spaces for a new file).
+func editConfigYAML(data []byte, edit func(root *yaml.Node) error) ([]byte, error) {
 	var doc yaml.Node
 	if len(data) > 0 {
 		if err := yaml.Unmarshal(data, &doc); err != nil {
@@ -43,7 +50,23 @@ func patchConfigYAML(data []byte, p hub.SettingsPatch) ([]byte, error) {
 	if root.Kind != yaml.MappingNode {
 		return nil, hub.Errorf(hub.CodeConflict, "the config file is not a YAML mapping of keys")
 	}
+	if err := edit(root); err != nil {
+		return nil, err
+	}
+	buf := bytes.NewBuffer(prefix)
+	enc := yaml.NewEncoder(buf)
+	enc.SetIndent(indentOf(data))
+	if err := enc.Encode(&doc); err != nil {
+		return nil, err
+	}
+	if err := enc.Close(); err != nil {
+		return nil, err
+	}
+	return buf.Bytes(), nil
+}
 
+// applyPatch applies a settings patch to the config's root mapping.
+func applyPatch(root *yaml.Node, p hub.SettingsPatch) error {
 	patchPermissions(root, p.Permissions)
 	if n := p.Notifications; n != nil {
 		if n.Enabled != nil {
@@ -69,33 +92,23 @@ func patchConfigYAML(data []byte, p hub.SettingsPatch) ([]byte, error) {
 	}
 	if len(p.Agents) > 0 {
 		if err := patchAgents(root, p.Agents); err != nil {
-			return nil, err
+			return err
 		}
 	}
 	if len(p.MCPServers) > 0 {
 		if err := patchMCPServers(root, p.MCPServers); err != nil {
-			return nil, err
+			return err
 		}
 	}
 	if len(p.Folders) > 0 {
 		if err := patchFolders(root, p.Folders); err != nil {
-			return nil, err
+			return err
 		}
 	}
 	if p.Budgets != nil {
 		setNode(root, "budgets", budgetsNode(*p.Budgets))
 	}
-
-	buf := bytes.NewBuffer(prefix)
-	enc := yaml.NewEncoder(buf)
-	enc.SetIndent(indentOf(data))
-	if err := enc.Encode(&doc); err != nil {
-		return nil, err
-	}
-	if err := enc.Close(); err != nil {
-		return nil, err
-	}
-	return buf.Bytes(), nil
+	return nil
 }
 
 // patchAgents applies the agents part of a patch to the root mapping:

@@ -4,8 +4,10 @@ package systest
 
 import (
 	"bytes"
+	"context"
 	"errors"
 	"fmt"
+	"net"
 	"net/http"
 	"os"
 	"os/exec"
@@ -279,6 +281,11 @@ func (h *hubProc) start() {
 		d, err := h.discovery()
 		if err == nil && d.PID == cmd.Process.Pid {
 			h.url = d.URL
+			if d.Socket != "" { // serve --socket: the requests go on the socket
+				h.client = &http.Client{Transport: &http.Transport{Proxy: nil, DialContext: func(ctx context.Context, _, _ string) (net.Conn, error) {
+					return (&net.Dialer{}).DialContext(ctx, "unix", d.Socket)
+				}}}
+			}
 		}
 		return h.url != ""
 	}) {

@@ -11,13 +11,16 @@
 #       /usr/bin/switchboard, /usr/bin/switchboard-tray,
 #       /usr/share/applications/switchboard.desktop (Exec=switchboard),
 #       /usr/share/icons/hicolor/<N>x<N>/apps/switchboard.png,
-#       /usr/share/doc/switchboard/{copyright,README.md};
+#       /usr/share/doc/switchboard/{copyright,README.md},
+#       /usr/lib/switchboard/switchboard-headless-linux-{amd64,arm64} (what
+#       the app installs on hosts, make host-builds);
 #       Depends: as dpkg-shlibdeps computes it from the two binaries.
 #       No maintainer scripts: dpkg's triggers of hicolor-icon-theme and
 #       desktop-file-utils refresh the icon cache and the menu. No autostart
 #       entry: Settings → "Start the tray at login" writes the user's own.
 #   build/dist/switchboard_<VERSION>_linux_<arch>.tar.gz
 #       switchboard_<VERSION>/bin/{switchboard,switchboard-tray,switchboard-headless},
+#       lib/switchboard/switchboard-headless-linux-{amd64,arm64},
 #       share/ as above, README.md, LICENSE.
 #
 # Built with Debian's own tools (dpkg-deb, dpkg-shlibdeps): docs/DECISIONS.md
@@ -27,7 +30,15 @@ cd "$(dirname "$0")/../.."
 
 : "${VERSION:?set VERSION (build/version.sh prints it)}"
 arch=$(dpkg --print-architecture)
-bins=(build/bin/switchboard build/bin/switchboard-tray build/bin/switchboard-headless)
+bins=(build/bin/switchboard build/bin/switchboard-tray build/bin/switchboard-headless
+  build/bin/switchboard-headless-linux-amd64 build/bin/switchboard-headless-linux-arm64)
+# hostbins DIR: the builds for hosts, beside the app (hub/hosts.Binaries
+# looks in <bin>/../lib/switchboard).
+hostbins() {
+  for a in amd64 arm64; do
+    install -Dm755 "build/bin/switchboard-headless-linux-$a" "$1/switchboard-headless-linux-$a"
+  done
+}
 for b in "${bins[@]}"; do
   [ -x "$b" ] || { echo "package: $b is missing: run make build headless first" >&2; exit 1; }
 done
@@ -55,6 +66,7 @@ root=$tmp/deb
 install -Dm755 build/bin/switchboard "$root/usr/bin/switchboard"
 install -Dm755 build/bin/switchboard-tray "$root/usr/bin/switchboard-tray"
 share "$root/usr/share"
+hostbins "$root/usr/lib/switchboard"
 install -Dm644 README.md "$root/usr/share/doc/switchboard/README.md"
 {
   echo "Format: https://www.debian.org/doc/packaging-manuals/copyright-format/1.0/"
@@ -103,6 +115,7 @@ tree=$tmp/tar/$name
 install -Dm755 build/bin/switchboard "$tree/bin/switchboard"
 install -Dm755 build/bin/switchboard-tray "$tree/bin/switchboard-tray"
 install -Dm755 build/bin/switchboard-headless "$tree/bin/switchboard-headless"
+hostbins "$tree/lib/switchboard"
 share "$tree/share"
 install -Dm644 README.md "$tree/README.md"
 install -Dm644 LICENSE "$tree/LICENSE"

@@ -159,7 +159,13 @@ func (c *Client) httpClient() Doer {
 		return h
 	}
 	c.httpOnce.Do(func() {
-		c.own = c.newOwn(func() string { return c.Hub().token })
+		token := func() string { return c.Hub().token }
+		if h, err := c.current(); err == nil && h.Socket != "" && c.dataDir != "" {
+			// hub.json names a unix socket (`serve --socket`).
+			c.own = &http.Client{Transport: socketTransport(h.Socket, token)}
+			return
+		}
+		c.own = c.newOwn(token)
 	})
 	return c.own
 }
@@ -231,35 +237,43 @@ func (e *UnreachableError) Unwrap() error { return e.Err }
 // file read again (a rotation). A wrong or missing proof is a
 // *NotHubError.
 func (c *Client) Healthz(ctx context.Context) error {
+	_, err := c.healthz(ctx)
+	return err
+}
+
+// HubVersion is Healthz that also returns the version the hub reports.
+func (c *Client) HubVersion(ctx context.Context) (string, error) { return c.healthz(ctx) }
+
+func (c *Client) healthz(ctx context.Context) (string, error) {
 	h, err := c.current()
 	if err != nil {
-		return err
+		return "", err
 	}
 	ctx, cancel := context.WithTimeout(ctx, 5*time.Second)
 	defer cancel()
 	nonce := newNonce()
 	req, err := http.NewRequestWithContext(ctx, http.MethodGet, h.URL+"/healthz?nonce="+nonce, nil)
 	if err != nil {
-		return err
+		return "", err
 	}
 	resp, err := c.httpClient().Do(req)
 	if nh, ok := asNotHub(err); ok {
 		if fresh, changed := h.rereadToken(); changed {
 			c.setToken(fresh)
-			return c.Healthz(ctx)
+			return c.healthz(ctx)
 		}
-		return nh
+		return "", nh
 	}
 	if err != nil {
-		return &UnreachableError{h.URL, err}
+		return "", &UnreachableError{h.URL, err}
 	}
 	defer resp.Body.Close()
 	if resp.StatusCode != http.StatusOK {
-		return decodeError(resp)
+		return "", decodeError(resp)
 	}
 	body, err := io.ReadAll(io.LimitReader(resp.Body, 1<<16))
 	if err != nil {
-		return &UnreachableError{h.URL, err}
+		return "", &UnreachableError{h.URL, err}
 	}
 	why := checkProof(body, h.token, nonce)
 	if why != "" {
@@ -270,12 +284,16 @@ func (c *Client) Healthz(ctx context.Context) error {
 		}
 	}
 	if why != "" {
-		return &NotHubError{URL: h.URL, Reason: why}
+		return "", &NotHubError{URL: h.URL, Reason: why}
 	}
 	c.mu.Lock()
 	c.proven = h
 	c.mu.Unlock()
-	return nil
+	var v struct {
+		Version string `json:"version"`
+	}
+	json.Unmarshal(body, &v) // the proof was read from it: it is JSON
+	return v.Version, nil
 }
 
 // ensureProven checks the proof of h through Healthz, once per hub found,

@@ -104,6 +104,13 @@ var routes = []Route{
 	// A host's folders and agents (issue 30; handlers_hosthubs.go).
 	{Method: "GET", Path: "/v1/hosts/{name}/folders", handle: (*Server).hostFolders},
 	{Method: "GET", Path: "/v1/hosts/{name}/agents", handle: (*Server).hostAgents},
+
+	// Hosts (issue 30; handlers_hosts.go).
+	{Method: "GET", Path: "/v1/hosts", handle: (*Server).listHosts},
+	{Method: "POST", Path: "/v1/hosts", Body: true, handle: (*Server).addHost},
+	{Method: "GET", Path: "/v1/hosts/{name}", handle: (*Server).getHost},
+	{Method: "DELETE", Path: "/v1/hosts/{name}", handle: (*Server).removeHost},
+	{Method: "POST", Path: "/v1/hosts/{name}/connect", Body: true, handle: (*Server).connectHost},
 }
 
 // Routes returns the API's route table (a copy).

@@ -120,10 +120,12 @@ func (s *Server) securityHeaders(next http.Handler) http.Handler {
 
 // checkHost refuses a request whose Host does not name this hub (DNS
 // rebinding), a missing Host included: 403 FORBIDDEN. It runs before any
-// other check.
+// other check. A request that came on a unix socket (`serve --socket`, a
+// host's hub reached through the link) passes: no browser reaches a unix
+// socket, and only who may open its 0700 folder does.
 func (s *Server) checkHost(next http.Handler) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		if !s.hostAllowed(r.Host) {
+		if _, unix := r.Context().Value(http.LocalAddrContextKey).(*net.UnixAddr); !unix && !s.hostAllowed(r.Host) {
 			s.writeError(w, r, errorf(hub.CodeForbidden, "host not allowed"))
 			return
 		}

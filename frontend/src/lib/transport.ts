@@ -25,6 +25,7 @@ import type {
   Decision,
   DecisionResult,
   HistoryPage,
+  Host,
   HistoryQuery,
   HubEvent,
   Permission,
@@ -184,6 +185,15 @@ export interface Transport {
   listRules(): Promise<RememberedRule[]>;
   /** Removes a remembered decision (DELETE /v1/rules/{id}). */
   deleteRule(id: string): Promise<void>;
+  // Hosts (docs/API.md "Hosts"); optional so test fakes need not have them.
+  /** GET /v1/hosts: local first, then each host. */
+  listHosts?(): Promise<Host[]>;
+  /** POST /v1/hosts. */
+  addHost?(name: string, ssh: string): Promise<Host>;
+  /** DELETE /v1/hosts/{name}. */
+  removeHost?(name: string): Promise<void>;
+  /** POST /v1/hosts/{name}/connect, trusting the unknown key trustKey names. */
+  connectHost?(name: string, trustKey?: string): Promise<Host>;
   /** Full-text search across every thread this transport sees (GET /v1/search), newest first. */
   search(q: SearchQuery): Promise<SearchPage>;
   /**
@@ -460,6 +470,18 @@ export class WailsTransport implements Transport {
   }
   async deleteRule(id: string) {
     await this.call(() => this.bindings.DeleteRule(id));
+  }
+  async listHosts() {
+    return (await this.call<Host[]>(() => this.bindings.ListHosts())) ?? [];
+  }
+  async addHost(name: string, ssh: string) {
+    return this.call<Host>(() => this.bindings.AddHost(name, ssh));
+  }
+  async removeHost(name: string) {
+    await this.call(() => this.bindings.RemoveHost(name));
+  }
+  async connectHost(name: string, trustKey?: string) {
+    return this.call<Host>(() => this.bindings.ConnectHost(name, { trustKey }));
   }
   async search(q: SearchQuery) {
     const p = await this.call<SearchPage>(() => this.bindings.Search(q as Parameters<WailsBindings['Search']>[0]));
@@ -901,6 +923,18 @@ export class HttpTransport implements Transport {
   }
   async deleteRule(id: string) {
     await this.request('DELETE', this.url(`/v1/rules/${encodeURIComponent(id)}`));
+  }
+  async listHosts() {
+    return (await this.request<{ hosts: Host[] }>('GET', this.url('/v1/hosts'))).hosts ?? [];
+  }
+  async addHost(name: string, ssh: string) {
+    return this.request<Host>('POST', this.url('/v1/hosts'), { name, ssh });
+  }
+  async removeHost(name: string) {
+    await this.request('DELETE', this.url(`/v1/hosts/${encodeURIComponent(name)}`));
+  }
+  async connectHost(name: string, trustKey?: string) {
+    return this.request<Host>('POST', this.url(`/v1/hosts/${encodeURIComponent(name)}/connect`), trustKey ? { trustKey } : {});
   }
   async openSession(threadId: string) {
     const u = this.url(`/v1/threads/${encodeURIComponent(threadId)}/session`);

@@ -718,3 +718,33 @@ export interface FolderList {
   /** More than 1000: the first 1000 by name. */
   truncated?: boolean;
 }
+
+// --- Hosts (issue 30, hostlink): docs/API.md "Hosts" ---
+
+/** Where the link to a host stands. */
+export type HostState = 'connecting' | 'connected' | 'unreachable' | 'needs_attention';
+
+/** A machine with a hub of its own, reached over the user's ssh; `local` is this machine. */
+export interface Host {
+  name: string;
+  /** The ssh destination: a ~/.ssh/config alias or user@host[:port]; "" for local. */
+  ssh: string;
+  state: HostState;
+  /** When `state` began. */
+  since: string;
+  /** The remote hub's version; "" until it answered once. */
+  version: string;
+  /** Why it is unreachable or needs attention (ssh's own message). */
+  error?: string;
+  /** The unknown host key's SHA256 fingerprint, to trust with connect. */
+  fingerprint?: string;
+  /** Install progress, logind at logout, an update waiting. */
+  note?: string;
+}
+
+/** The body of POST /v1/hosts/{name}/connect. */
+export interface HostConnect {
+  /** The unknown host key's fingerprint the user trusts. */
+  trustKey?: string;
+}
+// --- end Hosts ---

@@ -4,6 +4,7 @@ import type { Navigate, SubscribeHandlers, Subscription, Transport } from '../li
 import { HubError } from '../lib/transport';
 import type {
   Agent,
+  Host,
   ArchivedFilter,
   ArchiveRequest,
   BatchDecision,
@@ -210,6 +211,31 @@ export class FakeTransport implements Transport {
     this.log('deleteRule', id);
     if (!this.rules.some((r) => r.id === id)) throw new HubError('NOT_FOUND', 'no such rule');
     this.rules = this.rules.filter((r) => r.id !== id);
+  }
+  // Hosts (docs/API.md "Hosts"), kept here as the hub would.
+  hostList: Host[] = [{ name: 'local', ssh: '', state: 'connected', since: '2026-01-01T10:00:00Z', version: '1.0.0' }];
+  async listHosts() {
+    this.log('listHosts');
+    return structuredClone(this.hostList);
+  }
+  async addHost(name: string, ssh: string) {
+    this.log('addHost', name, ssh);
+    if (ssh.startsWith('-')) throw new HubError('INVALID_ARGUMENT', `ssh: "${ssh}" starts with -`, { status: 400 });
+    if (this.hostList.some((h) => h.name === name)) throw new HubError('CONFLICT', `host "${name}" is already listed`, { status: 409 });
+    const h: Host = { name, ssh, state: 'connecting', since: '2026-01-01T10:05:00Z', version: '' };
+    this.hostList.push(h);
+    return structuredClone(h);
+  }
+  async removeHost(name: string) {
+    this.log('removeHost', name);
+    this.hostList = this.hostList.filter((h) => h.name !== name);
+  }
+  async connectHost(name: string, trustKey?: string) {
+    this.log('connectHost', name, trustKey);
+    const h = this.hostList.find((x) => x.name === name);
+    if (!h) throw new HubError('NOT_FOUND', `host "${name}" not found`, { status: 404 });
+    Object.assign(h, { state: 'connecting', error: undefined, fingerprint: undefined });
+    return structuredClone(h);
   }
   /** Set to make setMode / setConfigOption fail. */
   setError: HubError | undefined;

@@ -1828,6 +1828,63 @@ export namespace hub {
 	        this.cursor = source["cursor"];
 	    }
 	}
+	export class Host {
+	    name: string;
+	    ssh: string;
+	    state: string;
+	    // Go type: time
+	    since: any;
+	    version: string;
+	    error?: string;
+	    fingerprint?: string;
+	    note?: string;
+	
+	    static createFrom(source: any = {}) {
+	        return new Host(source);
+	    }
+	
+	    constructor(source: any = {}) {
+	        if ('string' === typeof source) source = JSON.parse(source);
+	        this.name = source["name"];
+	        this.ssh = source["ssh"];
+	        this.state = source["state"];
+	        this.since = this.convertValues(source["since"], null);
+	        this.version = source["version"];
+	        this.error = source["error"];
+	        this.fingerprint = source["fingerprint"];
+	        this.note = source["note"];
+	    }
+	
+		convertValues(a: any, classs: any, asMap: boolean = false): any {
+		    if (!a) {
+		        return a;
+		    }
+		    if (a.slice && a.map) {
+		        return (a as any[]).map(elem => this.convertValues(elem, classs));
+		    } else if ("object" === typeof a) {
+		        if (asMap) {
+		            for (const key of Object.keys(a)) {
+		                a[key] = new classs(a[key]);
+		            }
+		            return a;
+		        }
+		        return new classs(a);
+		    }
+		    return a;
+		}
+	}
+	export class HostConnect {
+	    trustKey?: string;
+	
+	    static createFrom(source: any = {}) {
+	        return new HostConnect(source);
+	    }
+	
+	    constructor(source: any = {}) {
+	        if ('string' === typeof source) source = JSON.parse(source);
+	        this.trustKey = source["trustKey"];
+	    }
+	}
 	export class ImportResult {
 	    threads: Thread[];
 	    turns: number;

@@ -1,0 +1,364 @@
+package hosts
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"log/slog"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"slices"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/switchboard-hub/switchboard/hub"
+	"github.com/switchboard-hub/switchboard/hub/client"
+)
+
+// SSHOptions say how the hub's links use the system ssh.
+type SSHOptions struct {
+	// Program is the ssh program ("" = "ssh" on PATH).
+	Program string
+	// ConfigFile is passed as -F when set (tests: never the user's
+	// ~/.ssh); "" = the user's own ssh config.
+	ConfigFile string
+	// Version is this hub's version: the remote hub's must match.
+	Version string
+	// Headless returns this machine's switchboard-headless built for the
+	// remote's goos/goarch (from `uname -sm`), to install there; an error
+	// names why there is none.
+	Headless func(goos, goarch string) (string, error)
+	// Backoff between attempts (zero: client.DefaultBackoff capped at 30 s).
+	Backoff client.Backoff
+	// Logger (nil: discard).
+	Logger *slog.Logger
+}
+
+// Files of a host's folder (<data-dir>/hosts/<name>, 0700).
+const (
+	ControlSocket = "cm.sock"  // the ssh control master
+	HubSocket     = "hub.sock" // the remote hub's API, forwarded
+)
+
+// SSH is Options.Dial for links over the system ssh (ADR 0045).
+func SSH(o SSHOptions) func(e Entry, dir string, onChange func(hub.Host)) Link {
+	if o.Program == "" {
+		o.Program = "ssh"
+	}
+	if o.Backoff.Min == 0 {
+		o.Backoff = client.Backoff{Min: 500 * time.Millisecond, Max: 30 * time.Second}
+	}
+	if o.Logger == nil {
+		o.Logger = slog.New(slog.NewTextHandler(io.Discard, nil))
+	}
+	return func(e Entry, dir string, onChange func(hub.Host)) Link {
+		ctx, cancel := context.WithCancel(context.Background())
+		l := &sshLink{status: newStatus(e.Name, e.SSH, onChange), o: o, dir: dir, ctx: ctx, cancel: cancel,
+			kick: make(chan string, 1), done: make(chan struct{})}
+		go l.run()
+		return l
+	}
+}
+
+// sshLink is one host's link: a goroutine that connects, waits for the
+// connection to end and connects again with backoff, until Close.
+type sshLink struct {
+	*status
+	o      SSHOptions
+	dir    string
+	ctx    context.Context
+	cancel context.CancelFunc
+	kick   chan string // Connect: connect now, trusting this fingerprint
+	done   chan struct{}
+
+	mu     sync.Mutex
+	master *exec.Cmd
+}
+
+// attention is a failure the user must act on: not retried by itself.
+type attention struct {
+	msg, fingerprint string
+}
+
+func (a *attention) Error() string { return a.msg }
+
+func (l *sshLink) Connect(trustKey string) {
+	select {
+	case l.kick <- trustKey:
+	default:
+	}
+}
+
+// Close ends the link: the master (and with it the forward), the
+// sockets and the token, which lived only in the client.
+func (l *sshLink) Close() error {
+	l.cancel()
+	<-l.done
+	os.Remove(filepath.Join(l.dir, HubSocket))
+	os.Remove(filepath.Join(l.dir, ControlSocket))
+	return nil
+}
+
+func (l *sshLink) run() {
+	defer close(l.done)
+	b := l.o.Backoff
+	trust := ""
+	for {
+		l.set(hub.HostConnecting, "", "connecting over ssh", nil, nil)
+		ended, err := l.connect(trust)
+		trust = ""
+		var wait <-chan time.Time
+		var att *attention
+		switch {
+		case l.ctx.Err() != nil:
+			return
+		case errors.As(err, &att):
+			l.set(hub.HostNeedsAttention, att.msg, "", nil, func(h *hub.Host) { h.Fingerprint = att.fingerprint })
+			// Only the user moves it on (Connect).
+		case err != nil:
+			l.set(hub.HostStateUnreachable, err.Error(), "", nil, nil)
+			wait = time.After(b.Next())
+		default:
+			b.Reset()
+			why := l.connected(ended)
+			if l.ctx.Err() != nil {
+				l.stopMaster()
+				return
+			}
+			l.set(hub.HostStateUnreachable, why, "", nil, nil)
+			wait = time.After(b.Next())
+		}
+		select {
+		case <-l.ctx.Done():
+			l.stopMaster()
+			return
+		case trust = <-l.kick:
+			b.Reset()
+		case <-wait:
+		}
+		l.stopMaster()
+	}
+}
+
+// connected waits while the link is up: until the master ends (or the
+// link is closed), checking every 30 s whether an update that waits for
+// the host's running turns can go ahead. It returns why the link ended.
+func (l *sshLink) connected(ended <-chan struct{}) string {
+	tick := time.NewTicker(30 * time.Second)
+	defer tick.Stop()
+	for {
+		select {
+		case <-ended:
+			return "the ssh connection ended"
+		case <-l.ctx.Done():
+			return "closed"
+		case <-tick.C:
+			h, c := l.Host(), l.Client()
+			if c == nil || h.Version == l.o.Version {
+				continue
+			}
+			ctx, cancel := context.WithTimeout(l.ctx, 30*time.Second)
+			_, err := l.updateOlder(ctx, c, h.Version)
+			cancel()
+			if errors.Is(err, errRestarting) {
+				l.stopMaster()
+				<-ended
+				return err.Error()
+			}
+		}
+	}
+}
+
+// sshArgs are the options every ssh the link runs shares, then opts,
+// then -- and the destination (refused if it starts with -, so ssh never
+// reads it as an option) and the remote command. StrictHostKeyChecking
+// is never "no": the user's setting holds, or accept-new for a key the
+// user trusted (trust.go).
+func (l *sshLink) sshArgs(opts []string, remote ...string) []string {
+	a := []string{}
+	if l.o.ConfigFile != "" {
+		a = append(a, "-F", l.o.ConfigFile)
+	}
+	a = append(a, "-o", "BatchMode=yes", "-o", "ForwardAgent=no", "-o", "ForwardX11=no")
+	if !slices.Contains(opts, "forward") { // the forwards of the user's config are not the link's
+		a = append(a, "-o", "ClearAllForwardings=yes")
+	}
+	a = append(a, opts...)
+	a = append(a, "--", l.host.SSH)
+	return append(a, remote...)
+}
+
+// control runs a remote command over the control master: stdin in, its
+// stdout back; an error carries its stderr.
+func (l *sshLink) control(ctx context.Context, stdin io.Reader, remote string) ([]byte, error) {
+	args := l.sshArgs([]string{"-o", "ControlMaster=no", "-o", "ControlPath=" + filepath.Join(l.dir, ControlSocket), "-T"}, remote)
+	cmd := exec.CommandContext(ctx, l.o.Program, args...)
+	var out, errb bytes.Buffer
+	cmd.Stdin, cmd.Stdout, cmd.Stderr = stdin, &out, &errb
+	if err := cmd.Run(); err != nil {
+		return out.Bytes(), fmt.Errorf("%w: %s", err, strings.TrimSpace(errb.String()))
+	}
+	return out.Bytes(), nil
+}
+
+func (l *sshLink) stopMaster() {
+	l.mu.Lock()
+	m := l.master
+	l.master = nil
+	l.mu.Unlock()
+	if m != nil && m.Process != nil {
+		m.Process.Kill()
+	}
+}
+
+// connect makes the link once: the master, the remote hub installed and
+// started, its token read, the forward, the proof. ended is closed when
+// the master exits.
+func (l *sshLink) connect(trustKey string) (ended <-chan struct{}, err error) {
+	if err := os.MkdirAll(l.dir, 0o700); err != nil {
+		return nil, &attention{msg: "cannot make " + l.dir + ": " + err.Error()}
+	}
+	os.Chmod(l.dir, 0o700)
+	if trustKey != "" {
+		if err := l.trust(trustKey); err != nil {
+			return nil, err
+		}
+	}
+	ended, err = l.startMaster()
+	if err != nil {
+		return nil, err
+	}
+	ctx, cancel := context.WithTimeout(l.ctx, 2*time.Minute)
+	defer cancel()
+	r, err := l.prepareRemote(ctx)
+	if err != nil {
+		l.stopMaster()
+		return nil, err
+	}
+	local := filepath.Join(l.dir, HubSocket)
+	os.Remove(local)
+	if err := l.forward(ctx, local, r.socket); err != nil {
+		l.stopMaster()
+		return nil, err
+	}
+	c := client.ForSocket(local, r.token, linkClientOptions())
+	r.token = ""
+	v, err := c.HubVersion(ctx)
+	if err != nil {
+		l.stopMaster()
+		return nil, fmt.Errorf("the hub on the host does not answer through the link (does its sshd allow forwarding? the link needs AllowTcpForwarding and AllowStreamLocalForwarding set to yes or local): %w", err)
+	}
+	note, err := l.updateOlder(ctx, c, v)
+	if err != nil {
+		l.stopMaster()
+		return nil, err
+	}
+	if note == "" {
+		note = r.note
+	}
+	l.set(hub.HostConnected, "", note, c, func(h *hub.Host) { h.Version = v })
+	return ended, nil
+}
+
+// errRestarting: the older hub on the host was asked to stop, so that the
+// next attempt (at once: the backoff's first step) starts the new one.
+var errRestarting = errors.New("restarting the hub on the host with this version")
+
+// updateOlder handles a running hub older than this one (its program on
+// disk was replaced already): stopped once no turn runs there, else left
+// running with a note saying the update waits. A hub of the same version
+// or a dev build: nothing.
+func (l *sshLink) updateOlder(ctx context.Context, c *client.Client, running string) (string, error) {
+	if running == l.o.Version || compareVersions(running, l.o.Version) >= 0 {
+		return "", nil
+	}
+	page, err := c.Threads(ctx, 200, "")
+	if err != nil {
+		return "", fmt.Errorf("reading the host's threads before updating its hub: %w", err)
+	}
+	busy := 0
+	for _, t := range page.Threads {
+		if t.Status == hub.ThreadRunning {
+			busy++
+		}
+	}
+	if busy > 0 {
+		return fmt.Sprintf("Switchboard %s on the host is updated to %s once its %d running turn(s) end", running, l.o.Version, busy), nil
+	}
+	if err := c.Shutdown(ctx); err != nil {
+		return "", fmt.Errorf("stopping the older hub on the host: %w", err)
+	}
+	return "", errRestarting
+}
+
+// startMaster starts `ssh -N` as the control master and waits until its
+// control socket is there (connected and authenticated) or it exits.
+func (l *sshLink) startMaster() (<-chan struct{}, error) {
+	cm := filepath.Join(l.dir, ControlSocket)
+	os.Remove(cm)
+	args := l.sshArgs([]string{"-N", "-o", "ControlMaster=yes", "-o", "ControlPath=" + cm, "-o", "ControlPersist=no",
+		"-o", "ExitOnForwardFailure=yes", "-o", "ServerAliveInterval=5", "-o", "ServerAliveCountMax=3",
+		"-o", "ConnectTimeout=15"})
+	cmd := exec.Command(l.o.Program, args...)
+	errb := &lockedBuffer{}
+	cmd.Stderr = errb
+	if err := cmd.Start(); err != nil {
+		return nil, &attention{msg: "cannot run ssh: " + err.Error()}
+	}
+	ended := make(chan struct{})
+	go func() { cmd.Wait(); close(ended) }()
+	l.mu.Lock()
+	l.master = cmd
+	l.mu.Unlock()
+	tick := time.NewTicker(50 * time.Millisecond)
+	defer tick.Stop()
+	for {
+		select {
+		case <-ended:
+			return nil, l.sshFailure(errb.String())
+		case <-l.ctx.Done():
+			return nil, l.ctx.Err()
+		case <-tick.C:
+			if _, err := os.Stat(cm); err == nil {
+				return ended, nil
+			}
+		}
+	}
+}
+
+// forward asks the master for the unix-socket forward of the remote
+// hub's socket to local (one ssh channel per connection, no TCP port).
+func (l *sshLink) forward(ctx context.Context, local, remote string) error {
+	args := l.sshArgs([]string{"-o", "ControlPath=" + filepath.Join(l.dir, ControlSocket), "-O", "forward", "-L", local + ":" + remote})
+	cmd := exec.CommandContext(ctx, l.o.Program, args...)
+	if out, err := cmd.CombinedOutput(); err != nil {
+		return fmt.Errorf("forwarding the hub's socket: %v: %s", err, strings.TrimSpace(string(out)))
+	}
+	os.Chmod(local, 0o600)
+	return nil
+}
+
+// lockedBuffer is ssh's stderr, written by exec's copier and read here.
+type lockedBuffer struct {
+	mu sync.Mutex
+	b  bytes.Buffer
+}
+
+func (b *lockedBuffer) Write(p []byte) (int, error) {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	if b.b.Len() > 64<<10 {
+		return len(p), nil
+	}
+	return b.b.Write(p)
+}
+
+func (b *lockedBuffer) String() string {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	return b.b.String()
+}
