@@ -1,7 +1,7 @@
 // Settings → Hosts in a real page: a real headless hub with one host in
 // its config, headless Chromium.
 //
-//   node e2e/hosts.mjs        (after `vite build`)
+//   node e2e/hostlink.mjs     (after `vite build`)
 //
 // The hosts' ssh is the script's own config (SWITCHBOARD_SSH_CONFIG, -F),
 // naming hosts that do not resolve: no ssh reaches anywhere, the real
@@ -12,14 +12,14 @@
 //   2. Add host with an ssh value that is an option is refused with the
 //      hub's words; a good one is added (in the list, in GET /v1/hosts);
 //   3. Remove takes it away.
-// Screenshots build/screenshots/hosts-{light,dark}-{700,1440}.png.
+// Screenshots build/screenshots/hostlink-{light,dark}-{700,1440}.png.
 import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { checker, logger, noProblems, openPage, runScript, screenshotDir, startHub, tempDir } from './harness.mjs';
 
-const log = logger('hosts');
+const log = logger('hostlink');
 const shots = screenshotDir();
-const tmp = tempDir('switchboard-hosts-');
+const tmp = tempDir('switchboard-hostlink-');
 let hub;
 let browser;
 const check = checker(log);
@@ -73,7 +73,7 @@ async function main() {
     await page.setViewportSize({ width, height: 900 });
     await page.emulateMedia({ colorScheme: scheme });
     await section.scrollIntoViewIfNeeded();
-    await page.screenshot({ path: join(shots, `hosts-${scheme}-${width}.png`) });
+    await page.screenshot({ path: join(shots, `hostlink-${scheme}-${width}.png`) });
   }
   await page.emulateMedia({ colorScheme: 'light' });
 
