@@ -73,6 +73,11 @@ type turnRT struct {
 	// turn this one retries ("" for any other). Read-only.
 	in      hub.TurnInput
 	retryOf string
+	// checkpointed is closed once the checkpoint before the turn ran on
+	// the thread's snapshot lane (snapshots.go); the agent's requests
+	// wait for it. nil for a turn without one (internal). Set before the
+	// turn runs, read-only after.
+	checkpointed <-chan struct{}
 }
 
 // StartTurn implements Service.
@@ -152,7 +157,12 @@ func (e *Engine) startTurnAs(ctx context.Context, t hub.Thread, in hub.TurnInput
 			return nil, err
 		}
 	}
-	e.beforeTurn(ctx, tr) // checkpoints.go: only a turn that will run gets a checkpoint
+	if !internal {
+		// snapshots.go: only a turn that will run gets a checkpoint, taken
+		// while the prompt goes to the agent; the agent's requests wait
+		// for it.
+		tr.checkpointed = e.queueCheckpoint(tr, t)
+	}
 	t.Status, t.UpdatedAt = hub.ThreadRunning, now
 	tr.thread = t
 	started := map[string]any{"input": text}
@@ -330,7 +340,7 @@ func (e *Engine) CancelTurn(ctx context.Context, c hub.Caller, turnID string) (h
 // finishTurn records the turn's end: status, output, events. Permissions of
 // the turn still pending are cancelled (never approved).
 func (e *Engine) finishTurn(tr *turnRT, stopReason string, err error) {
-	e.afterTurn(tr) // checkpoints.go
+	e.queueTurnEnd(tr) // snapshots.go: the turn-end snapshot, then the overlap check
 	// What the redaction streams held back is released (redacted) before
 	// the output is read and turn_completed queued: the output equals the
 	// message_deltas streamed, and nothing is lost.

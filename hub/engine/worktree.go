@@ -169,6 +169,9 @@ func (e *Engine) DiscardThread(ctx context.Context, c hub.Caller, id string) (hu
 		return t, err
 	}
 	e.stopAgent(ctx, rt)
+	if err := e.settleSnapshots(ctx, id); err != nil { // snapshots.go: no snapshot after the prune
+		return t, err
+	}
 	if err := gitwork.Discard(ctx, gitTree(t.Worktree)); gitDirError(err) != nil {
 		return t, gitDirError(err)
 	} else if err != nil {
@@ -177,6 +180,7 @@ func (e *Engine) DiscardThread(ctx context.Context, c hub.Caller, id string) (hu
 	_ = gitwork.PruneCheckpoints(ctx, t.Worktree.Repo, t.ID)
 	w := *t.Worktree
 	w.Discarded = true
+	defer e.dropOverlaps(ctx, id) // overlaps.go
 	return e.changeThread(ctx, c, hub.ThreadChange{ThreadID: id, Worktree: &w, Status: hub.ThreadClosed})
 }
 
