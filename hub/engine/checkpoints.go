@@ -35,23 +35,24 @@ func (e *Engine) beforeTurn(ctx context.Context, t hub.Thread, turn hub.Turn) {
 // ends in a git working tree, so that a later revert can tell what changed
 // since the agent's last turn (RevertChanges) and overlaps can be checked
 // (overlaps.go); it runs on the thread's snapshot lane, after the turn's
-// checkpoint. It reports whether it stored the snapshot; a failure is
-// logged.
-func (e *Engine) afterTurn(ctx context.Context, tr *turnRT) bool {
+// checkpoint. It returns the checkout and the snapshot's commit ("" when
+// it stored none; a failure is logged).
+func (e *Engine) afterTurn(ctx context.Context, tr *turnRT) (gitwork.Repo, string) {
 	if tr.turn.Internal {
-		return false
+		return gitwork.Repo{}, ""
 	}
 	r, err := openThread(ctx, tr.thread)
 	if err != nil {
 		e.logForeignGitDir(tr.thread.ID, err)
-		return false
+		return r, ""
 	}
 	ref := gitwork.TurnEndRef(tr.thread.ID, tr.turn.ID)
-	if _, err := gitwork.Checkpoint(ctx, r, ref, gitwork.CheckpointMessage(e.now().UnixNano())); err != nil {
+	end, err := gitwork.Checkpoint(ctx, r, ref, gitwork.CheckpointMessage(e.now().UnixNano()))
+	if err != nil {
 		e.log.Warn("hub: turn-end snapshot failed", "thread", tr.thread.ID, "turn", tr.turn.ID, "err", err)
-		return false
+		return r, ""
 	}
-	return true
+	return r, end
 }
 
 // changedSinceLastTurn returns which of paths differ now from the end of

@@ -69,53 +69,72 @@ func live(t hub.Thread) bool {
 	return !t.Archived && !t.Deleted && (t.Worktree == nil || !t.Worktree.Discarded)
 }
 
-// readChangeSet reads t's change set from git.
-func readChangeSet(ctx context.Context, t hub.Thread) (changeSet, error) {
-	r, err := openThread(ctx, t)
-	if err != nil {
-		return changeSet{}, err
+// readChangeSet reads t's change set from git: from r (t's checkout, as
+// openThread opened it) and end (its latest turn-end snapshot; "" to look
+// it up). It returns the comparer it used, for the caller to close.
+func readChangeSet(ctx context.Context, t hub.Thread, r gitwork.Repo, end string) (changeSet, *gitwork.Comparer, error) {
+	cs := changeSet{common: r.CommonDir(), gitDir: r.GitDir(), top: r.Top, end: end}
+	if cs.end == "" {
+		ends, err := gitwork.TurnEnds(ctx, r.Top, t.ID)
+		if err != nil || len(ends) == 0 {
+			return cs, nil, err
+		}
+		cs.end = ends[len(ends)-1].Commit
 	}
-	cs := changeSet{common: r.CommonDir(), gitDir: r.GitDir(), top: r.Top}
-	ends, err := gitwork.TurnEnds(ctx, r.Top, t.ID)
-	if err != nil || len(ends) == 0 {
-		return cs, err
-	}
-	cs.end = ends[len(ends)-1].Commit
 	from, err := threadStart(ctx, r, t)
 	if err != nil || from == "" {
-		return cs, err
+		return cs, nil, err
 	}
-	if cs.files, err = gitwork.Changed(ctx, r, from, cs.end); err != nil {
-		return cs, err
+	cmp, err := gitwork.NewComparer(ctx, r)
+	if err != nil {
+		return cs, nil, err
 	}
-	slices.Sort(cs.files)
-	return cs, nil
+	if cs.files, err = cmp.Changed(ctx, from, cs.end); err != nil {
+		cmp.Close()
+		return cs, nil, err
+	}
+	return cs, cmp, nil
 }
 
-// changeSetOf is t's kept change set, read (and kept) when there is none
-// or fresh asks for it; ok false when t's folder is not a git working
-// tree the hub may read.
-func (e *Engine) changeSetOf(ctx context.Context, t hub.Thread, fresh bool) (changeSet, bool) {
+// changeSetOf is t's kept change set, read from git (and kept) when there
+// is none; ok false when t's folder is not a git working tree the hub may
+// read.
+func (e *Engine) changeSetOf(ctx context.Context, t hub.Thread) (changeSet, bool) {
 	s := &e.overlaps
-	if !fresh {
-		s.mu.Lock()
-		cs, ok := s.sets[t.ID]
-		s.mu.Unlock()
-		if ok {
-			return cs, true
-		}
+	s.mu.Lock()
+	cs, ok := s.sets[t.ID]
+	s.mu.Unlock()
+	if ok {
+		return cs, true
 	}
-	cs, err := readChangeSet(ctx, t)
+	r, err := openThread(ctx, t)
 	if err != nil {
 		return changeSet{}, false
 	}
+	cs, cmp, err := readChangeSet(ctx, t, r, "")
+	if cmp != nil {
+		cmp.Close()
+	}
+	if err != nil {
+		return changeSet{}, false
+	}
+	return s.keep(t.ID, cs, false), true
+}
+
+// keep stores id's change set and returns the one kept: a set read for
+// another thread's check (own false) never replaces one the thread's own
+// check stored meanwhile, which may be newer.
+func (s *overlapState) keep(id string, cs changeSet, own bool) changeSet {
 	s.mu.Lock()
+	defer s.mu.Unlock()
 	if s.sets == nil {
 		s.sets = map[string]changeSet{}
 	}
-	s.sets[t.ID] = cs
-	s.mu.Unlock()
-	return cs, true
+	if kept, ok := s.sets[id]; ok && !own {
+		return kept
+	}
+	s.sets[id] = cs
+	return cs
 }
 
 // liveThreads lists every client's live threads.
@@ -139,30 +158,49 @@ func (e *Engine) liveThreads(ctx context.Context) ([]hub.Thread, error) {
 	}
 }
 
-// checkOverlaps reads the change set of thread id (whose turn just ended)
-// and replaces the overlaps between it and every other live thread of its
-// repository, announcing each thread whose overlaps changed.
-func (e *Engine) checkOverlaps(ctx context.Context, id string) {
+// checkOverlaps reads the change set of thread id (whose turn just ended:
+// r is its checkout and end its turn-end snapshot, as afterTurn stored
+// it; r nil to open it and look end up) and replaces the overlaps
+// between it and every other live thread of its repository, announcing
+// each thread whose overlaps changed. Its git: the thread's diff, and one
+// merge-tree for every peer in another checkout that shares a file.
+func (e *Engine) checkOverlaps(ctx context.Context, id string, r *gitwork.Repo, end string) {
 	t, err := e.store.GetThread(ctx, id)
 	if err != nil || !live(t) {
 		return
 	}
-	mine, ok := e.changeSetOf(ctx, t, true)
-	if !ok {
+	if r == nil {
+		or, err := openThread(ctx, t)
+		if err != nil {
+			return
+		}
+		r, end = &or, ""
+	}
+	mine, cmp, err := readChangeSet(ctx, t, *r, end)
+	if err != nil {
 		return
 	}
+	if cmp != nil {
+		defer cmp.Close()
+	}
+	mine = e.overlaps.keep(id, mine, true)
 	peers, err := e.liveThreads(ctx)
 	if err != nil {
 		e.log.Warn("hub: overlaps: listing threads failed", "err", err)
 		return
 	}
-	var r gitwork.Repo // opened once, for merge-tree
-	found := map[string][]hub.Overlap{id: nil}
+	type peer struct {
+		id     string
+		shared []string
+		apart  bool // in another checkout: would their work merge?
+	}
+	var found []peer
+	var pairs [][2]string
 	for _, p := range peers {
-		if p.ID == id {
+		if p.ID == id || len(mine.files) == 0 {
 			continue
 		}
-		theirs, ok := e.changeSetOf(ctx, p, false)
+		theirs, ok := e.changeSetOf(ctx, p)
 		if !ok || theirs.common != mine.common {
 			continue
 		}
@@ -170,32 +208,40 @@ func (e *Engine) checkOverlaps(ctx context.Context, id string) {
 		if len(shared) == 0 {
 			continue
 		}
-		var conflicts []string
-		apart := theirs.gitDir != mine.gitDir // different checkouts: would they merge?
+		apart := theirs.gitDir != mine.gitDir && cmp != nil
 		if apart {
-			if r.Top == "" {
-				if r, err = openThread(ctx, t); err != nil {
-					apart = false
-				}
-			}
-			if apart {
-				if conflicts, err = gitwork.MergeConflicts(ctx, r, mine.end, theirs.end); err != nil {
-					e.log.Warn("hub: overlaps: merge-tree failed", "thread", id, "other", p.ID, "err", err)
-					apart = false
-				}
-			}
+			pairs = append(pairs, [2]string{mine.end, theirs.end})
 		}
-		for _, path := range shared {
-			var conflict *bool
-			if apart {
-				c := slices.Contains(conflicts, path)
-				conflict = &c
-			}
-			found[id] = append(found[id], hub.Overlap{Path: path, ThreadID: p.ID, Conflict: conflict})
-			found[p.ID] = append(found[p.ID], hub.Overlap{Path: path, ThreadID: id, Conflict: conflict})
+		found = append(found, peer{p.ID, shared, apart})
+	}
+	var conflicts [][]string
+	if len(pairs) > 0 {
+		if conflicts, err = cmp.Conflicts(ctx, pairs); err != nil {
+			e.log.Warn("hub: overlaps: merge-tree failed", "thread", id, "err", err)
 		}
 	}
-	e.announceOverlaps(ctx, e.overlaps.replace(id, found))
+	next := map[string][]hub.Overlap{id: nil}
+	k := 0
+	for _, p := range found {
+		var files []string
+		known := false
+		if p.apart {
+			if conflicts != nil {
+				files, known = conflicts[k], true
+			}
+			k++
+		}
+		for _, path := range p.shared {
+			var conflict *bool
+			if known {
+				c := slices.Contains(files, path)
+				conflict = &c
+			}
+			next[id] = append(next[id], hub.Overlap{Path: path, ThreadID: p.id, Conflict: conflict})
+			next[p.id] = append(next[p.id], hub.Overlap{Path: path, ThreadID: id, Conflict: conflict})
+		}
+	}
+	e.announceOverlaps(ctx, e.overlaps.replace(id, next))
 }
 
 // dropOverlaps takes thread id out of the overlaps (it was archived,
@@ -323,7 +369,7 @@ func (e *Engine) recheckOverlaps(ctx context.Context) {
 
 // queueOverlapCheck queues checkOverlaps for thread id on its lane.
 func (e *Engine) queueOverlapCheck(id string) {
-	e.runtime(id).snaps.queue(&e.snapsWG, func(ctx context.Context) { e.checkOverlaps(ctx, id) })
+	e.runtime(id).snaps.queue(&e.snapsWG, func(ctx context.Context) { e.checkOverlaps(ctx, id, nil, "") })
 }
 
 // markOverlap adds hub.FlagOverlap to desc, the description of a request
@@ -350,7 +396,7 @@ func (e *Engine) markOverlap(t hub.Thread, desc *hub.PermissionRequest) {
 	if !ok {
 		ctx, cancel := context.WithTimeout(context.Background(), snapshotTimeout)
 		defer cancel()
-		if mine, ok = e.changeSetOf(ctx, t, false); !ok {
+		if mine, ok = e.changeSetOf(ctx, t); !ok {
 			return
 		}
 	}

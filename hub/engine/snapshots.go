@@ -92,8 +92,8 @@ func (e *Engine) queueCheckpoint(tr *turnRT, t hub.Thread) <-chan struct{} {
 // overlap check it allows (overlaps.go) on its thread's lane.
 func (e *Engine) queueTurnEnd(tr *turnRT) {
 	tr.rt.snaps.queue(&e.snapsWG, func(ctx context.Context) {
-		if e.afterTurn(ctx, tr) {
-			e.checkOverlaps(ctx, tr.turn.ThreadID)
+		if r, end := e.afterTurn(ctx, tr); end != "" {
+			e.checkOverlaps(ctx, tr.turn.ThreadID, &r, end)
 		}
 	})
 }
