@@ -7,7 +7,7 @@ import type { Thread } from '../lib/types';
 const wt = { path: '/wt/a', branch: 'b', base: 'main', baseCommit: 'c', top: '/wt/a', repo: '/r' };
 
 function show(t: Thread, threads: Thread[]) {
-  return render(OverlapNotice, { thread: t, threads });
+  return render(OverlapNotice, { thread: t, threads: Object.fromEntries(threads.map((x) => [x.id, x])) });
 }
 
 describe('OverlapNotice', () => {
@@ -72,5 +72,16 @@ describe('OverlapNotice', () => {
     });
     show(me, [me]);
     expect(screen.getByRole('region', { name: 'Overlapping work' }).textContent).toContain('2 other agents changed the same files');
+  });
+});
+
+describe('OverlapNotice link', () => {
+  it('opens the other thread through the router (the page never follows a link itself)', async () => {
+    const { fireEvent } = await import('@testing-library/svelte');
+    location.hash = '#/t/th_1';
+    const me = thread('th_1', { overlaps: [{ path: 'a', threadId: 'th_2' }] });
+    show(me, [me, thread('th_2', { title: 'Other' })]);
+    await fireEvent.click(screen.getByRole('link', { name: 'Other' }));
+    expect(location.hash).toBe('#/t/th_2');
   });
 });

@@ -17,13 +17,13 @@ export interface OverlapGroup {
   kind: OverlapKind;
 }
 
-/** The overlaps grouped by the other thread, in the order the hub gave them; titles looked up in threads. */
-export function overlapGroups(overlaps: Overlap[] | undefined, threads: Thread[]): OverlapGroup[] {
+/** The overlaps grouped by the other thread, in the order the hub gave them; titles looked up in threads (by id). */
+export function overlapGroups(overlaps: Overlap[] | undefined, threads: Record<string, Thread>): OverlapGroup[] {
   const byId = new Map<string, OverlapGroup>();
   for (const o of overlaps ?? []) {
     let g = byId.get(o.threadId);
     if (!g) {
-      g = { threadId: o.threadId, title: threads.find((t) => t.id === o.threadId)?.title ?? '', paths: [], conflicts: [], kind: 'same-checkout' };
+      g = { threadId: o.threadId, title: threads[o.threadId]?.title ?? '', paths: [], conflicts: [], kind: 'same-checkout' };
       byId.set(o.threadId, g);
     }
     g.paths.push(o.path);
@@ -39,11 +39,11 @@ export function overlapGroups(overlaps: Overlap[] | undefined, threads: Thread[]
  * shares a checkout with an older thread it overlaps (it is the second
  * agent in that checkout). Without the other's creation time, it is told.
  */
-export function suggestWorktree(thread: Thread, groups: OverlapGroup[], threads: Thread[]): boolean {
+export function suggestWorktree(thread: Thread, groups: OverlapGroup[], threads: Record<string, Thread>): boolean {
   if (thread.worktree && !thread.worktree.discarded) return false;
   return groups.some((g) => {
     if (g.kind !== 'same-checkout') return false;
-    const other = threads.find((t) => t.id === g.threadId);
+    const other = threads[g.threadId];
     return !other || other.createdAt <= thread.createdAt;
   });
 }
