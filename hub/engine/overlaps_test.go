@@ -10,6 +10,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/switchboard-hub/switchboard/acp"
+	"github.com/switchboard-hub/switchboard/acp/acptest/testkit"
 	"github.com/switchboard-hub/switchboard/hub"
 	"github.com/switchboard-hub/switchboard/hub/engine"
 )
@@ -118,4 +120,23 @@ func BenchmarkOverlapCheck10(b *testing.B) {
 	if len(got.Overlaps) != 9 || got.Overlaps[0].Conflict == nil || !*got.Overlaps[0].Conflict {
 		b.Fatalf("overlaps of the first thread: %+v, want 9 in conflict", got.Overlaps)
 	}
+}
+
+// TestOverlapsComeBackAfterRestart: overlaps are kept in memory only; a
+// new engine on the same store checks every live thread again at start.
+func TestOverlapsComeBackAfterRestart(t *testing.T) {
+	h := newHarness(t, nil)
+	gitInit(t, h.cwd, map[string]string{"a.txt": "a\n"})
+	one, two := h.thread("fake"), h.thread("fake")
+	sub1, sub2 := h.watch(one), h.watch(two)
+	a := filepath.Join(h.cwd, "a.txt")
+	h.run(one, sub1, "fs-write "+a+" one")
+	h.run(two, sub2, "fs-write "+a+" two")
+	overlapEvent(t, sub1, "a.txt↔"+two.ID)
+	h.close()
+	h.open(engine.DefaultConfig(), []acp.AgentSpec{fakeSpec(t, "fake")})
+	testkit.Eventually(t, 20*time.Second, "the overlap is back after the restart", func() bool {
+		got, err := h.e.GetThread(context.Background(), alice, two.ID)
+		return err == nil && len(got.Overlaps) == 1 && got.Overlaps[0].ThreadID == one.ID && got.Overlaps[0].Path == "a.txt"
+	})
 }
