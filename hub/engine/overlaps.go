@@ -21,7 +21,7 @@ import (
 //     so each set is computed once then and kept (overlapState.sets).
 //   - The check runs on the thread's snapshot lane after its turn-end
 //     snapshot (snapshots.go), for that thread against every other live
-//     thread of the repository; git merge-tree runs only for a peer in
+//     thread of the repository, one check at a time across threads; git merge-tree runs only for a peer in
 //     another checkout that shares a changed file, between the two
 //     threads' latest turn-end snapshots (which hold uncommitted work).
 //   - Both threads' overlaps are replaced and each thread whose overlaps
@@ -36,7 +36,13 @@ import (
 // overlapState holds the threads' change sets and overlaps. Its mutex is
 // a leaf.
 type overlapState struct {
-	mu   sync.Mutex
+	// checking serialises the checks and drops (taken before mu, held
+	// through a check's git): two threads whose turns end together would
+	// otherwise each read the other's set from before its turn end, and
+	// the one that replaced last would leave the pair's overlaps stale.
+	// The check that runs last reads both threads' latest sets.
+	checking sync.Mutex
+	mu       sync.Mutex
 	sets map[string]changeSet     // thread id → its change set (absent: not read yet)
 	by   map[string][]hub.Overlap // thread id → its overlaps (absent: none)
 }
@@ -165,6 +171,8 @@ func (e *Engine) liveThreads(ctx context.Context) ([]hub.Thread, error) {
 // each thread whose overlaps changed. Its git: the thread's diff, and one
 // merge-tree for every peer in another checkout that shares a file.
 func (e *Engine) checkOverlaps(ctx context.Context, id string, r *gitwork.Repo, end string) {
+	e.overlaps.checking.Lock()
+	defer e.overlaps.checking.Unlock()
 	t, err := e.store.GetThread(ctx, id)
 	if err != nil || !live(t) {
 		return
@@ -248,6 +256,8 @@ func (e *Engine) checkOverlaps(ctx context.Context, id string, r *gitwork.Repo, 
 // discarded or deleted) and announces every thread whose overlaps changed.
 func (e *Engine) dropOverlaps(ctx context.Context, id string) {
 	s := &e.overlaps
+	s.checking.Lock()
+	defer s.checking.Unlock()
 	s.mu.Lock()
 	delete(s.sets, id)
 	s.mu.Unlock()
