@@ -43,8 +43,8 @@ type overlapState struct {
 	// The check that runs last reads both threads' latest sets.
 	checking sync.Mutex
 	mu       sync.Mutex
-	sets map[string]changeSet     // thread id → its change set (absent: not read yet)
-	by   map[string][]hub.Overlap // thread id → its overlaps (absent: none)
+	sets     map[string]changeSet     // thread id → its change set (absent: not read yet)
+	by       map[string][]hub.Overlap // thread id → its overlaps (absent: none)
 }
 
 // changeSet is what a thread changed, as its latest turn-end snapshot
