@@ -1,11 +1,13 @@
 package app
 
 import (
+	"context"
 	"os"
 	"path/filepath"
 
 	"github.com/switchboard-hub/switchboard/app/config"
 	"github.com/switchboard-hub/switchboard/hub"
+	"github.com/switchboard-hub/switchboard/hub/client"
 	"github.com/switchboard-hub/switchboard/hub/hosts"
 )
 
@@ -29,4 +31,38 @@ func (h *runningHub) startHosts(settings *config.Settings) *hosts.Registry {
 	})
 	r.Apply(config.HostList(h.started))
 	return r
+}
+
+// followHosts makes the mirror (hub/hostmirror) follow exactly the hosts
+// of the config: each through its ssh link's client while the link is
+// connected (HOST_UNREACHABLE meanwhile: the mirror retries with
+// backoff). A host no longer listed is no longer followed; its copies
+// stay. The file links of hostmirror.AddFileLinks are left alone.
+func (h *runningHub) followHosts(list map[string]string) {
+	followed := map[string]bool{}
+	for _, st := range h.hosts.States() {
+		followed[st.Name] = true
+	}
+	for name := range list {
+		if followed[name] {
+			continue
+		}
+		name := name
+		err := h.hosts.Add(name, func(context.Context) (*client.Client, error) {
+			if l := h.links.Link(name); l != nil {
+				if c := l.Client(); c != nil {
+					return c, nil
+				}
+			}
+			return nil, hub.HostUnreachable(name)
+		})
+		if err != nil {
+			h.log.Warn("hosts: not followed", "host", name, "err", err)
+		}
+	}
+	for name := range followed {
+		if _, ok := list[name]; !ok && h.links.Link(name) == nil {
+			h.hosts.Remove(name)
+		}
+	}
 }

@@ -191,6 +191,7 @@ func startHub(ctx context.Context, e *env, o Options) (_ *runningHub, err error)
 	if err := hostmirror.AddFileLinks(h.hosts, filepath.Join(o.DataDir, datadir.HostsDir)); err != nil {
 		log.Warn("a host is not linked", "err", err)
 	}
+	h.followHosts(config.HostList(h.started)) // the ssh links' hosts, copied
 	go func() { h.served <- h.http.Serve(ln) }()
 	// Before hub.json: whoever finds the hub finds the entry as the
 	// config says.

@@ -71,6 +71,7 @@ func (h *runningHub) applyConfig(from, to config.Config) {
 	h.http.SetAllowed(to.AllowedHosts, to.AllowedOrigins)
 	if h.links != nil {
 		h.links.Apply(config.HostList(to))
+		h.followHosts(config.HostList(to))
 	}
 	h.http.SetLimits(apiLimits(to))
 	if from.Tray.Autostart != to.Tray.Autostart {

@@ -66,6 +66,10 @@ const (
 	// changes what runs (PATH, LD_*, DYLD_*, *_SOCK, GIT_*, shell startup
 	// files): its value is shown.
 	FlagEnvProgram = "env_changes_program"
+	// FlagOverlap: the request edits a file that another live thread of
+	// the same repository changed (Thread.Overlaps, ADR 0042): the two
+	// agents are about to collide. Shown only; rules still decide.
+	FlagOverlap = "overlap"
 )
 
 // PermissionRequest is the hub's description of what a permission

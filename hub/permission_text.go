@@ -72,6 +72,8 @@ func FlagWords(flag string) string {
 		return "Changes git's own settings — git may run commands from these files"
 	case FlagEnvProgram:
 		return "Sets variables that change which program runs"
+	case FlagOverlap:
+		return "Another agent changed this file too: their work may collide"
 	}
 	return "Unusual request: check it closely"
 }

@@ -86,7 +86,7 @@ func TestPermissionRequestFileLines(t *testing.T) {
 
 func TestFlagWords(t *testing.T) {
 	seen := map[string]string{}
-	for _, f := range []string{FlagShell, FlagConflicting, FlagTitleDiffers, FlagMalformed, FlagDotDot, FlagOutside, FlagGitSettings, FlagEnvProgram} {
+	for _, f := range []string{FlagShell, FlagConflicting, FlagTitleDiffers, FlagMalformed, FlagDotDot, FlagOutside, FlagGitSettings, FlagEnvProgram, FlagOverlap} {
 		w := FlagWords(f)
 		if w == FlagWords("something-new") {
 			t.Errorf("flag %s has no words of its own", f)

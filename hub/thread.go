@@ -55,6 +55,12 @@ type Thread struct {
 	// its agent runs in Worktree.Path.
 	Worktree *Worktree `json:"worktree,omitempty"`
 
+	// Overlaps are the files this thread changed that another live
+	// thread of the same repository changed too (Overlap), sorted by
+	// path then thread; absent when there are none. Derived from git by
+	// the engine after each turn (never stored). An extension of API.md.
+	Overlaps []Overlap `json:"overlaps,omitempty"`
+
 	// Summary is the thread's stored summary (from compact): what the
 	// new session compaction opens is primed with, and the context of a
 	// session that cannot be reopened. CompactedAt is when the thread was

@@ -4,6 +4,7 @@ package systest
 
 import (
 	"bytes"
+	"encoding/json"
 	"os"
 	"path/filepath"
 	"strconv"
@@ -11,6 +12,8 @@ import (
 	"syscall"
 	"testing"
 	"time"
+
+	"github.com/switchboard-hub/switchboard/acp/acptest/testkit"
 )
 
 type apiHost struct {
@@ -140,6 +143,15 @@ func TestE2EHostSSH(t *testing.T) {
 	if kh, _ := os.ReadFile(filepath.Join(s.dir, "known_hosts")); !bytes.Contains(kh, bytes.Fields(mustRead(t, s.hostKey+".pub"))[1]) {
 		t.Errorf("known_hosts lacks the trusted key:\n%s", kh)
 	}
+	// The mirror follows box through its ssh link (app/hosts.go
+	// followHosts): a host's agents are read through the copy's client.
+	if !testkit.Until(60*time.Second, func() bool {
+		var agents struct{ Agents []apiAgent }
+		r := h.do("GET", "/v1/hosts/box/agents", nil)
+		return r.status == 200 && json.Unmarshal(r.body, &agents) == nil && len(agents.Agents) > 0
+	}) {
+		t.Error("GET /v1/hosts/box/agents never answered through the link")
+	}
 
 	// Modes, both sides.
 	local := filepath.Join(h.dataDir, "hosts", "box")
@@ -160,8 +172,9 @@ func TestE2EHostSSH(t *testing.T) {
 
 	// argv on both sides: no token, no StrictHostKeyChecking=no.
 	remoteToken := strings.TrimSpace(string(mustRead(t, filepath.Join(s.home, ".local/share/switchboard/data/token"))))
+	remoteSecret := strings.TrimSpace(string(mustRead(t, filepath.Join(s.home, ".local/share/switchboard/data/link-secret"))))
 	for pid, cl := range cmdlines() {
-		if strings.Contains(cl, remoteToken) || strings.Contains(cl, h.token) {
+		if strings.Contains(cl, remoteToken) || strings.Contains(cl, h.token) || strings.Contains(cl, remoteSecret) {
 			t.Errorf("pid %d has a token in its argv: %s", pid, cl)
 		}
 		if strings.Contains(strings.ToLower(cl), "stricthostkeychecking=no") {

@@ -34,6 +34,7 @@ func (e *Engine) QueryThreads(ctx context.Context, c hub.Caller, q hub.ThreadQue
 	// Worktree threads carry their standing (ahead/behind, dirty, merged)
 	// from the engine's cache: no git process per list read (land.go).
 	for i := range ts {
+		ts[i] = e.withOverlaps(ts[i])
 		if ts[i].Worktree != nil {
 			ts[i], _ = e.withWorktreeStatus(ctx, ts[i], nil)
 		}
@@ -43,8 +44,24 @@ func (e *Engine) QueryThreads(ctx context.Context, c hub.Caller, q hub.ThreadQue
 
 // SetArchived implements Service. It touches nothing but the flag (and
 // updatedAt): the thread's turn, agent and permissions go on as they were.
+// An archived thread leaves the overlaps; an unarchived one is checked
+// again (overlaps.go).
 func (e *Engine) SetArchived(ctx context.Context, c hub.Caller, id string, archived bool) (hub.Thread, error) {
-	return e.changeThread(ctx, c, hub.ThreadChange{ThreadID: id, Archived: &archived})
+	t, err := e.changeThread(ctx, c, hub.ThreadChange{ThreadID: id, Archived: &archived})
+	if err == nil {
+		e.archivedOverlaps(ctx, id, archived)
+	}
+	return t, err
+}
+
+// archivedOverlaps takes an archived thread out of the overlaps and
+// checks an unarchived one again (overlaps.go).
+func (e *Engine) archivedOverlaps(ctx context.Context, id string, archived bool) {
+	if archived {
+		e.dropOverlaps(ctx, id)
+	} else {
+		e.queueOverlapCheck(id)
+	}
 }
 
 // archivePage is how many threads ArchiveThreads changes per commit.
@@ -96,6 +113,9 @@ func (e *Engine) ArchiveThreads(ctx context.Context, c hub.Caller, req hub.Archi
 			return hub.ArchiveResult{Archived: n}, err
 		}
 		n += len(ts)
+		for _, t := range ts {
+			e.archivedOverlaps(ctx, t.ID, true)
+		}
 		if len(ts) < archivePage {
 			return hub.ArchiveResult{Archived: n}, nil
 		}

@@ -4,21 +4,20 @@ import (
 	"context"
 	"errors"
 	"slices"
-	"time"
 
 	"github.com/switchboard-hub/switchboard/hub"
 	"github.com/switchboard-hub/switchboard/hub/gitwork"
 )
 
-// beforeTurn runs once a turn is registered on its thread, admitted
-// (budgets) and before it is stored: a turn (not an internal one, such as
-// compaction's, which changes no file) in a git working tree gets its
-// checkpoint first. A checkpoint that fails is logged: the turn runs
-// without one. (A thread whose worktree was discarded takes no turn at
-// all: startTurnAs refuses it, CONFLICT.)
-func (e *Engine) beforeTurn(ctx context.Context, tr *turnRT) {
-	t := tr.thread
-	if tr.turn.Internal {
+// beforeTurn takes the checkpoint before turn, on t's snapshot lane
+// (snapshots.go: queued once the turn is registered on its thread and
+// admitted, run while the prompt already goes to the agent): a turn (not
+// an internal one, such as compaction's, which changes no file) in a git
+// working tree gets its checkpoint. A checkpoint that fails is logged: the
+// turn runs without one. (A thread whose worktree was discarded takes no
+// turn at all: startTurnAs refuses it, CONFLICT.)
+func (e *Engine) beforeTurn(ctx context.Context, t hub.Thread, turn hub.Turn) {
+	if turn.Internal {
 		return
 	}
 	r, err := openThread(ctx, t)
@@ -26,30 +25,34 @@ func (e *Engine) beforeTurn(ctx context.Context, tr *turnRT) {
 		e.logForeignGitDir(t.ID, err)
 		return // not a git working tree: no checkpoints
 	}
-	ref := gitwork.CheckpointRef(t.ID, tr.turn.ID)
-	if _, err := gitwork.Checkpoint(ctx, r, ref, gitwork.CheckpointMessage(e.now().UnixNano())); err != nil {
-		e.log.Warn("hub: checkpoint failed", "thread", t.ID, "turn", tr.turn.ID, "err", err)
+	ref := gitwork.CheckpointRef(t.ID, turn.ID)
+	if _, err := gitwork.Checkpoint(ctx, r, ref, gitwork.CheckpointMessage(turn.StartedAt.UnixNano())); err != nil {
+		e.log.Warn("hub: checkpoint failed", "thread", t.ID, "turn", turn.ID, "err", err)
 	}
 }
 
 // afterTurn snapshots the folder of a turn (not an internal one) that
 // ends in a git working tree, so that a later revert can tell what changed
-// since the agent's last turn (RevertChanges). A failure is logged.
-func (e *Engine) afterTurn(tr *turnRT) {
+// since the agent's last turn (RevertChanges) and overlaps can be checked
+// (overlaps.go); it runs on the thread's snapshot lane, after the turn's
+// checkpoint. It returns the checkout and the snapshot's commit ("" when
+// it stored none; a failure is logged).
+func (e *Engine) afterTurn(ctx context.Context, tr *turnRT) (gitwork.Repo, string) {
 	if tr.turn.Internal {
-		return
+		return gitwork.Repo{}, ""
 	}
-	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
-	defer cancel()
 	r, err := openThread(ctx, tr.thread)
 	if err != nil {
 		e.logForeignGitDir(tr.thread.ID, err)
-		return
+		return r, ""
 	}
 	ref := gitwork.TurnEndRef(tr.thread.ID, tr.turn.ID)
-	if _, err := gitwork.Checkpoint(ctx, r, ref, gitwork.CheckpointMessage(e.now().UnixNano())); err != nil {
+	end, err := gitwork.Checkpoint(ctx, r, ref, gitwork.CheckpointMessage(e.now().UnixNano()))
+	if err != nil {
 		e.log.Warn("hub: turn-end snapshot failed", "thread", tr.thread.ID, "turn", tr.turn.ID, "err", err)
+		return r, ""
 	}
+	return r, end
 }
 
 // changedSinceLastTurn returns which of paths differ now from the end of
@@ -125,6 +128,9 @@ func (e *Engine) ListCheckpoints(ctx context.Context, c hub.Caller, id string) (
 	if err != nil {
 		return nil, err
 	}
+	if err := e.settleSnapshots(ctx, t.ID); err != nil { // snapshots.go
+		return nil, err
+	}
 	out := []hub.Checkpoint{}
 	r, err := threadRepo(ctx, t)
 	if err != nil {
@@ -184,6 +190,9 @@ func (e *Engine) Changes(ctx context.Context, c hub.Caller, id string, q hub.Cha
 	if err != nil {
 		return hub.Changes{}, err
 	}
+	if err := e.settleSnapshots(ctx, t.ID); err != nil { // snapshots.go
+		return hub.Changes{}, err
+	}
 	r, err := threadRepo(ctx, t)
 	if err != nil {
 		if ge := (*hub.Error)(nil); errors.As(err, &ge) {
@@ -226,6 +235,9 @@ func (e *Engine) RestoreCheckpoint(ctx context.Context, c hub.Caller, id, turnID
 	if err != nil {
 		return hub.RestoreResult{}, err
 	}
+	if err := e.settleSnapshots(ctx, t.ID); err != nil { // snapshots.go
+		return hub.RestoreResult{}, err
+	}
 	r, err := threadRepo(ctx, t)
 	if ge := gitDirError(err); ge != nil {
 		return hub.RestoreResult{}, ge
@@ -243,6 +255,9 @@ func (e *Engine) RestoreCheckpoint(ctx context.Context, c hub.Caller, id, turnID
 func (e *Engine) RevertChanges(ctx context.Context, c hub.Caller, id string, rq hub.RevertRequest) (hub.RestoreResult, error) {
 	t, _, err := e.idleThread(ctx, c, id)
 	if err != nil {
+		return hub.RestoreResult{}, err
+	}
+	if err := e.settleSnapshots(ctx, t.ID); err != nil { // snapshots.go
 		return hub.RestoreResult{}, err
 	}
 	r, err := threadRepo(ctx, t)

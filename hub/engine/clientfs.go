@@ -57,6 +57,9 @@ func (d *delegatingClient) ReadTextFile(ctx context.Context, req acp.ReadTextFil
 	if !d.caps.FS.ReadTextFile || !d.ownerAttached() {
 		return d.threadClient.ReadTextFile(ctx, req)
 	}
+	if err := d.holdForCheckpoint(ctx); err != nil { // snapshots.go
+		return acp.ReadTextFileResponse{}, err
+	}
 	return forward[acp.ReadTextFileResponse](ctx, d.threadClient, hub.MethodReadTextFile, req)
 }
 
@@ -64,10 +67,16 @@ func (d *delegatingClient) WriteTextFile(ctx context.Context, req acp.WriteTextF
 	if !d.caps.FS.WriteTextFile || !d.ownerAttached() {
 		return d.threadClient.WriteTextFile(ctx, req)
 	}
+	if err := d.holdForCheckpoint(ctx); err != nil { // snapshots.go
+		return acp.WriteTextFileResponse{}, err
+	}
 	return forward[acp.WriteTextFileResponse](ctx, d.threadClient, hub.MethodWriteTextFile, req)
 }
 
 func (d *delegatingTerminals) CreateTerminal(ctx context.Context, req acp.CreateTerminalRequest) (acp.CreateTerminalResponse, error) {
+	if err := d.holdForCheckpoint(ctx); err != nil { // snapshots.go
+		return acp.CreateTerminalResponse{}, err
+	}
 	return forward[acp.CreateTerminalResponse](ctx, d.threadClient, "terminal/create", req)
 }
 

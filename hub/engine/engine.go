@@ -202,6 +202,15 @@ type Engine struct {
 	slotless map[*acp.Agent]bool
 	closing  bool
 	turnsWG  sync.WaitGroup
+	// snapsWG counts the snapshot jobs queued on threads' lanes
+	// (snapshots.go); Close waits for them.
+	snapsWG sync.WaitGroup
+	// checkpointGate, when set (tests only), runs at the start of every
+	// checkpoint job with the thread's id: a test holds a checkpoint with
+	// it.
+	checkpointGate func(threadID string)
+	// overlaps are the live threads' overlaps (overlaps.go); its own lock.
+	overlaps overlapState
 	inits    map[string]agentInit // agents' initialize answers, by agent id
 	budgets  budgetState          // budgets.go; its own locks
 	mcp      threadMCP            // threads' own MCP servers (mcp.go)
@@ -286,6 +295,7 @@ func New(ctx context.Context, opts Options) (*Engine, error) {
 	if err := e.recover(ctx); err != nil {
 		return nil, err
 	}
+	e.recheckOverlaps(ctx) // overlaps.go: kept in memory only
 	if opts.ProbeAgents {
 		e.startProbes()
 	}
@@ -350,6 +360,12 @@ func (e *Engine) Close(ctx context.Context) error {
 		go func() { defer wg.Done(); e.stopAgent(ctx, rt) }()
 	}
 	wg.Wait()
+	snaps := make(chan struct{})
+	go func() { e.snapsWG.Wait(); close(snaps) }()
+	select { // the snapshots of the turns that ended: snapshots.go
+	case <-snaps:
+	case <-ctx.Done():
+	}
 	e.probes.Wait()
 	return nil
 }
@@ -368,6 +384,7 @@ func (e *Engine) submit(w *hub.Write) <-chan error {
 			done <- err
 			return
 		}
+		e.publishedOverlaps(w.Events) // overlaps.go
 		e.bus.Enqueue(w.Events, func() { done <- nil })
 	})
 	return done
@@ -392,6 +409,7 @@ func (e *Engine) commitAsync(w *hub.Write) {
 			e.log.Error("hub: storing events failed", "err", err, "events", len(w.Events))
 			return
 		}
+		e.publishedOverlaps(w.Events) // overlaps.go
 		e.bus.Enqueue(w.Events, nil)
 	})
 }

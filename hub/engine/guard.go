@@ -70,8 +70,9 @@ func (c *threadClient) WriteTextFile(ctx context.Context, req acp.WriteTextFileR
 	return acp.LocalFS{}.WriteTextFile(ctx, req)
 }
 
-// checkFile resolves path and returns it when the agent may have method
-// on it: never a protected path; a write that changes git's own settings
+// checkFile resolves path, once the turn's checkpoint is stored
+// (holdForCheckpoint), and returns it when the agent may have method on
+// it: never a protected path; a write that changes git's own settings
 // (gitSettingsPath) only when a person approves it, wherever it is (a hub
 // permission of kind git, which no rule decides); at once inside the
 // thread's allowed folders; elsewhere only when the user approves a hub
@@ -79,6 +80,9 @@ func (c *threadClient) WriteTextFile(ctx context.Context, req acp.WriteTextFileR
 // turn. Otherwise it returns the agent's error.
 func (c *threadClient) checkFile(ctx context.Context, sessionID, method, kind, path string) (string, error) {
 	c.touch()
+	if err := c.holdForCheckpoint(ctx); err != nil { // snapshots.go
+		return "", err
+	}
 	if err := c.holdForBudget(ctx, method); err != nil { // spend.go
 		return "", err
 	}
@@ -118,7 +122,8 @@ func (c *threadClient) checkFile(ctx context.Context, sessionID, method, kind, p
 	return p, nil
 }
 
-// AuthorizeTerminal implements acp.TerminalAuthorizer: the terminal runs
+// AuthorizeTerminal implements acp.TerminalAuthorizer, once the turn's
+// checkpoint is stored (holdForCheckpoint): the terminal runs
 // in its resolved dir, which must be inside the thread's allowed folders
 // (and not protected), and only once a person approved it — a hub
 // permission of kind terminal whose description (describeTerminal) shows
@@ -128,6 +133,9 @@ func (c *threadClient) checkFile(ctx context.Context, sessionID, method, kind, p
 // what terminals.inheritEnv names.
 func (c *threadClient) AuthorizeTerminal(ctx context.Context, req acp.CreateTerminalRequest, dir string) (acp.TerminalGrant, error) {
 	c.touch()
+	if err := c.holdForCheckpoint(ctx); err != nil { // snapshots.go
+		return acp.TerminalGrant{}, err
+	}
 	if err := c.holdForBudget(ctx, "terminal/create"); err != nil { // spend.go
 		return acp.TerminalGrant{}, err
 	}

@@ -41,6 +41,9 @@ func (c *threadClient) RequestPermission(ctx context.Context, req acp.RequestPer
 // permission runs (nil for any other: policyRequest).
 func (c *threadClient) requestPermission(ctx context.Context, req acp.RequestPermissionRequest, kind string, desc *hub.PermissionRequest, env []hub.EnvVar) (acp.RequestPermissionResponse, error) {
 	e := c.e
+	if err := c.holdForCheckpoint(ctx); err != nil { // snapshots.go: asked only once the checkpoint is stored
+		return acp.RequestPermissionResponse{}, err
+	}
 	c.rt.mu.Lock()
 	tr := c.rt.turn
 	c.rt.mu.Unlock()
@@ -54,6 +57,7 @@ func (c *threadClient) requestPermission(ctx context.Context, req acp.RequestPer
 	if desc == nil { // the tool call as its updates built it, as a person sees it: redacted
 		desc = e.describeToolCall(c.thread, e.redactJSON(tr.toolCallState(req.ToolCall)))
 	}
+	e.markOverlap(c.thread, desc) // overlaps.go
 	p.Request = e.redactRequest(desc)
 	if ref := c.subagentRef(req.SessionID); ref != nil && p.Request != nil { // subagent.go
 		p.Request.Subagent = ref

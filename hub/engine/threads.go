@@ -69,6 +69,10 @@ type threadRT struct {
 	// startMu serialises starting the agent and opening its session (a
 	// turn and a set call may both need it). Taken before mu.
 	startMu sync.Mutex
+
+	// snaps runs the thread's checkpoints and turn-end snapshots in
+	// order, off the prompt's path (snapshots.go); its own lock.
+	snaps snapLane
 }
 
 var clientIDPattern = regexp.MustCompile(`^[A-Za-z0-9._-]{1,64}$`)
@@ -182,7 +186,7 @@ func (e *Engine) ListThreads(ctx context.Context, c hub.Caller, limit int, curso
 // GetThread implements Service.
 func (e *Engine) GetThread(ctx context.Context, c hub.Caller, id string) (hub.Thread, error) {
 	t, err := e.visibleThread(ctx, c, id)
-	return e.withWorktreeStatus(ctx, t, err)
+	return e.withWorktreeStatus(ctx, e.withOverlaps(t), err)
 }
 
 // RenameThread implements Service.
@@ -247,10 +251,15 @@ func (e *Engine) deleteThreadNow(ctx context.Context, c hub.Caller, id string) e
 	}
 	e.deleteAgentSession(ctx, rt, th)
 	e.stopAgent(ctx, rt)
+	select { // the turn's last snapshots land before the checkpoints are pruned (snapshots.go)
+	case <-rt.snaps.settled():
+	case <-ctx.Done():
+	}
 	err = e.deleteThread(ctx, c, id)
 	e.mu.Lock()
 	delete(e.threads, id)
 	e.mu.Unlock()
+	e.dropOverlaps(ctx, id) // overlaps.go
 	return err
 }
 

@@ -79,6 +79,11 @@ type turnRT struct {
 	// turn this one retries ("" for any other). Read-only.
 	in      hub.TurnInput
 	retryOf string
+	// checkpointed is closed once the checkpoint before the turn ran on
+	// the thread's snapshot lane (snapshots.go); the agent's requests
+	// wait for it. nil for a turn without one (internal). Set before the
+	// turn runs, read-only after.
+	checkpointed <-chan struct{}
 }
 
 // StartTurn implements Service.
@@ -166,7 +171,12 @@ func (e *Engine) startTurnAs(ctx context.Context, t hub.Thread, in hub.TurnInput
 		tr.spend.tokens, tr.spend.minutes = tokens, minutes
 		tr.spend.mu.Unlock()
 	}
-	e.beforeTurn(ctx, tr) // checkpoints.go: only a turn that will run gets a checkpoint
+	if !internal {
+		// snapshots.go: only a turn that will run gets a checkpoint, taken
+		// while the prompt goes to the agent; the agent's requests wait
+		// for it.
+		tr.checkpointed = e.queueCheckpoint(tr, t)
+	}
 	t.Status, t.UpdatedAt = hub.ThreadRunning, now
 	tr.thread = t
 	started := map[string]any{"input": text}
@@ -350,7 +360,7 @@ func (e *Engine) CancelTurn(ctx context.Context, c hub.Caller, turnID string) (h
 // finishTurn records the turn's end: status, output, events. Permissions of
 // the turn still pending are cancelled (never approved).
 func (e *Engine) finishTurn(tr *turnRT, stopReason string, err error) {
-	e.afterTurn(tr) // checkpoints.go
+	e.queueTurnEnd(tr) // snapshots.go: the turn-end snapshot, then the overlap check
 	if tr.thread.Worktree != nil && !tr.turn.Internal {
 		e.refreshStanding(context.Background(), tr.thread.ID) // land.go: the sidebar's counts, before turn_completed
 	}

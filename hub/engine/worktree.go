@@ -175,6 +175,9 @@ func (e *Engine) DiscardThread(ctx context.Context, c hub.Caller, id string) (hu
 		return t, hub.Errorf(hub.CodeInvalidArgument, "the thread shares the worktree %s it started in: discarding would remove work that is not only its own; delete the thread instead (the worktree stays)", t.Worktree.Top)
 	}
 	e.stopAgent(ctx, rt)
+	if err := e.settleSnapshots(ctx, id); err != nil { // snapshots.go: no snapshot after the prune
+		return t, err
+	}
 	if err := gitwork.Discard(ctx, gitTree(t.Worktree)); gitDirError(err) != nil {
 		return t, gitDirError(err)
 	} else if err != nil {
@@ -184,6 +187,7 @@ func (e *Engine) DiscardThread(ctx context.Context, c hub.Caller, id string) (hu
 	e.standing.drop(id)
 	w := *t.Worktree
 	w.Discarded = true
+	defer e.dropOverlaps(ctx, id) // overlaps.go
 	return e.changeThread(ctx, c, hub.ThreadChange{ThreadID: id, Worktree: &w, Status: hub.ThreadClosed})
 }
 

@@ -27,9 +27,10 @@ const (
 )
 
 // remote is what prepareRemote learnt: the socket to forward, the token
-// (moved into the client at once), a note for the user.
+// and the link secret (moved into the client at once), a note for the
+// user.
 type remote struct {
-	socket, token, note string
+	socket, token, linkSecret, note string
 }
 
 // Exit codes of the install script, each a reason to name.
@@ -81,6 +82,11 @@ func (l *sshLink) prepareRemote(ctx context.Context) (*remote, error) {
 		return nil, fmt.Errorf("reading the host hub's token: %v", err)
 	}
 	r.token = strings.TrimSpace(string(tok))
+	// The proof that a decision came over a link (decidedBy link:<surface>,
+	// hub/hostmirror); a hub too old to write one answers without it.
+	if sec, err := l.control(ctx, nil, "cat "+q(data+"/link-secret")+" 2>/dev/null || true"); err == nil {
+		r.linkSecret = strings.TrimSpace(string(sec))
+	}
 	return r, nil
 }
 

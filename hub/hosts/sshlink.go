@@ -245,8 +245,10 @@ func (l *sshLink) connect(trustKey string) (ended <-chan struct{}, err error) {
 		l.stopMaster()
 		return nil, err
 	}
-	c := client.ForSocket(local, r.token, linkClientOptions())
-	r.token = ""
+	opts := linkClientOptions()
+	opts.LinkSecret = r.linkSecret
+	c := client.ForSocket(local, r.token, opts)
+	r.token, r.linkSecret = "", ""
 	v, err := c.HubVersion(ctx)
 	if err != nil {
 		l.stopMaster()

@@ -147,7 +147,7 @@ describe('kindLabel and flagText', () => {
     expect(kindLabel(kind, acp)).toBe(want);
   });
   it('every flag has words of its own; an unknown one still warns', () => {
-    const flags = ['shell', 'conflicting_command', 'title_differs', 'malformed', 'dot_dot', 'outside_folder', 'git_settings', 'env_changes_program'];
+    const flags = ['shell', 'conflicting_command', 'title_differs', 'malformed', 'dot_dot', 'outside_folder', 'git_settings', 'env_changes_program', 'overlap'];
     const words = flags.map(flagText);
     expect(new Set(words).size).toBe(flags.length);
     expect(words).not.toContain(flagText('new_flag'));

@@ -89,6 +89,7 @@ const flagWords: Record<string, string> = {
   outside_folder: "Reaches outside the thread's folder",
   git_settings: "Changes git's own settings — git may run commands from these files",
   env_changes_program: 'Sets variables that change which program runs',
+  overlap: 'Another agent changed this file too: their work may collide',
 };
 
 /** A flag as a short warning in plain words (hub.FlagWords); an unknown flag still warns. */

@@ -122,6 +122,19 @@ export interface Thread {
   imported?: { sessionId: string; history: 'stored' | 'agent' };
   /** The editor's clientCapabilities the thread was made with (the editor bridge's threads). */
   clientCapabilities?: ClientCapabilities;
+  /** Files this thread changed that another live thread of the repository changed too (issue 31); absent when none. */
+  overlaps?: Overlap[];
+}
+
+/**
+ * One file two live threads of a repository both changed (Thread.overlaps, issue 31).
+ * conflict: for threads in different checkouts, whether merging their latest
+ * turn-end snapshots conflicts in path; absent for two threads in the same checkout.
+ */
+export interface Overlap {
+  path: string;
+  threadId: string;
+  conflict?: boolean;
 }
 export interface SessionMode {
   id: string;
@@ -267,7 +280,8 @@ export type PermissionFlag =
   | 'dot_dot'
   | 'outside_folder'
   | 'git_settings'
-  | 'env_changes_program';
+  | 'env_changes_program'
+  | 'overlap';
 
 /**
  * The hub's description of what a permission allows (hub.PermissionRequest):
