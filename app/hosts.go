@@ -37,14 +37,13 @@ func (h *runningHub) startHosts(settings *config.Settings) *hosts.Registry {
 // of the config: each through its ssh link's client while the link is
 // connected (HOST_UNREACHABLE meanwhile: the mirror retries with
 // backoff). A host no longer listed is no longer followed; its copies
-// stay. The file links of hostmirror.AddFileLinks are left alone.
+// stay. The file links of hostmirror.AddFileLinks are not this one's.
 func (h *runningHub) followHosts(list map[string]string) {
-	followed := map[string]bool{}
-	for _, st := range h.hosts.States() {
-		followed[st.Name] = true
+	if h.followed == nil {
+		h.followed = map[string]bool{}
 	}
 	for name := range list {
-		if followed[name] {
+		if h.followed[name] {
 			continue
 		}
 		name := name
@@ -58,11 +57,14 @@ func (h *runningHub) followHosts(list map[string]string) {
 		})
 		if err != nil {
 			h.log.Warn("hosts: not followed", "host", name, "err", err)
+			continue
 		}
+		h.followed[name] = true
 	}
-	for name := range followed {
-		if _, ok := list[name]; !ok && h.links.Link(name) == nil {
+	for name := range h.followed {
+		if _, ok := list[name]; !ok {
 			h.hosts.Remove(name)
+			delete(h.followed, name)
 		}
 	}
 }

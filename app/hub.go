@@ -63,6 +63,7 @@ type runningHub struct {
 	auth     *agentsetup.SignIns  // agents' sign-ins
 	hosts    *hostmirror.Hosts    // the hosts' copies, and calls on their ids (issue 30)
 	links    *hosts.Registry      // the ssh links to other machines' hubs (hosts.go)
+	followed map[string]bool      // the links' hosts the mirror follows (followHosts; config reloads run one at a time)
 }
 
 // startHub opens the data dir (lock, token, database), reads the config,

@@ -103,7 +103,10 @@ async function main() {
   // At 700 px the list is a drawer: opened for the picture, closed after.
   await page.setViewportSize({ width: 700, height: 860 });
   const toggle = page.getByRole('button', { name: 'Thread list' });
-  if ((await toggle.getAttribute('aria-pressed')) !== 'true') await toggle.click();
+  // Narrowed, the window closes the list (on the media query's change, a
+  // moment after the resize): wait for that, then open it.
+  await page.locator('button[aria-label="Thread list"][aria-pressed="false"]').waitFor();
+  await toggle.click();
   await there.waitFor();
   await page.screenshot({ path: join(shots, 'hosts-list-narrow.png') });
   await toggle.click();
