@@ -188,7 +188,7 @@ acp-schema: ## update the official ACP schema files in acp/schema/v1
 	  rm -rf $$tmp
 	@sed -i 's/^const SDKVersion = ".*"/const SDKVersion = "$(ACP_SDK_VERSION)"/' acp/schema/schema.go
 	@sed -i 's/version \*\*[0-9.]*\*\*/version **$(ACP_SDK_VERSION)**/' docs/ACP.md
-	@echo "acp/schema: @agentclientprotocol/sdk $(ACP_SDK_VERSION); now: go test ./acp/schema ./acp"
+	@echo "acp/schema: @agentclientprotocol/sdk $(ACP_SDK_VERSION); now run the tests of acp/schema and acp"
 
 # Regenerates frontend/wailsjs from app's bound methods (commit the result).
 bindings: deps-system frontend ## regenerate frontend/wailsjs with the Wails CLI
@@ -306,7 +306,7 @@ bench: deps-system deps-frontend deps-browser frontend ## benchmarks (results an
 # own time and the prompt's time to the agent with and without it. Not in
 # bench: making the repository takes minutes. (At 10,000 files they run
 # in bench: BenchmarkCheckpoint10k, BenchmarkPromptToAgent.)
-bench-large-repo: ## checkpoint and prompt figures on a 100k-file repository (docs/PERFORMANCE.md)
+bench-large-repo: frontend ## checkpoint and prompt figures on a 100k-file repository (docs/PERFORMANCE.md)
 	SWITCHBOARD_BENCH_LARGE=1 $(GO) test -run '^$$' -bench 'BenchmarkCheckpoint100k' -benchtime 5x -timeout 30m ./hub/gitwork/
 	SWITCHBOARD_BENCH_LARGE=1 $(GO) test -run '^$$' -bench 'BenchmarkPromptToAgent/files=100000' -benchtime 20x -timeout 30m ./hub/engine/
 

@@ -116,6 +116,13 @@ func (f *File) Methods(k Kind) []string {
 	return out
 }
 
+// hasUpdateKind reports whether the file's SessionUpdate has the kind
+// (a "sessionUpdate" const of one of its variants).
+func (f *File) hasUpdateKind(kind string) bool {
+	b, _ := json.Marshal(f.defs["SessionUpdate"])
+	return bytes.Contains(b, []byte(`"const":"`+kind+`"`))
+}
+
 // Def is the $def describing method's message of kind k, "" when none.
 func (f *File) Def(method string, k Kind) string { return f.byKind[k][method] }
 

@@ -11,12 +11,18 @@ import (
 // TestValidateDirOnRecord re-validates a kept record (ACP_RECORD=dir), for
 // working on the validator without rerunning a suite.
 func TestValidateDirOnRecord(t *testing.T) {
+	// ACP_RECORD names a kept record to check again (the path a failed
+	// run prints); without it, testdata/record: one real session of the
+	// fake agent (sub-agents, compaction, notices) recorded by the
+	// systest suite, which must validate.
 	dir := os.Getenv("ACP_RECORD")
 	if dir == "" {
-		t.Skip("ACP_RECORD not set")
+		dir = filepath.Join("testdata", "record")
 	}
 	n, err := ValidateDir(dir)
-	t.Logf("%d checked", n)
+	if n == 0 {
+		t.Fatalf("nothing checked in %s", dir)
+	}
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -84,6 +90,25 @@ func TestUnstableOnlyMethodsUseTheUnstableFile(t *testing.T) {
 	f, err = fileFor("session/new", Request)
 	if err != nil || f.name != "schema.json" {
 		t.Fatalf("session/new: %v", err)
+	}
+}
+
+// TestUnstableOnlyUpdateKindsUseTheUnstableFile: a session/update whose
+// kind only the unstable file has (subagent_update) is checked against
+// it — valid there, still refused when malformed — and one of a stable
+// kind against the stable file.
+func TestUnstableOnlyUpdateKindsUseTheUnstableFile(t *testing.T) {
+	ok := `{"sessionId":"s","update":{"sessionUpdate":"subagent_update","sessionId":"s-sub-1","title":"Explore"}}`
+	if err := checkAs("session/update", Notification, json.RawMessage(ok)); err != nil {
+		t.Errorf("a well-formed subagent_update: %v", err)
+	}
+	bad := `{"sessionId":"s","update":{"sessionUpdate":"subagent_update","title":"no session id"}}`
+	if err := checkAs("session/update", Notification, json.RawMessage(bad)); err == nil || !strings.Contains(err.Error(), "schema.unstable.json") {
+		t.Errorf("a subagent_update without its sessionId: %v, want refused by the unstable file", err)
+	}
+	stableBad := `{"sessionId":"s","update":{"sessionUpdate":"agent_message_chunk"}}`
+	if err := checkAs("session/update", Notification, json.RawMessage(stableBad)); err == nil || !strings.Contains(err.Error(), "(SessionNotification, schema.json)") {
+		t.Errorf("an agent_message_chunk without content: %v, want refused by the stable file", err)
 	}
 }
 

@@ -79,7 +79,7 @@ func (t *Traffic) Add(fr Frame) {
 	if fr.Sent {
 		side = 0
 	}
-	if side == 1 && deviationOf(m) != nil {
+	if deviationOf(m, side == 0) != nil {
 		if m.ID != nil {
 			st.pending[side][string(m.ID)] = m.Method
 		}
@@ -170,6 +170,14 @@ func checkAs(method string, k Kind, v json.RawMessage) error {
 	f, err := fileFor(method, k)
 	if err != nil {
 		return err
+	}
+	// An update kind only the unstable file has (subagent_update,
+	// plan_update …) is sent only to a client that advertised it: its
+	// session/update is checked against that file, as its methods are.
+	if method == "session/update" && f == stable {
+		if kind := updateKind(v); kind != "" && !stable.hasUpdateKind(kind) && unstable.hasUpdateKind(kind) {
+			f = unstable
+		}
 	}
 	if err := f.Validate(f.Def(method, k), v); err != nil {
 		return fmt.Errorf("%s %s (%s, %s): %v", method, strings.ToLower(string(k)), f.Def(method, k), f.name, err)

@@ -136,14 +136,12 @@ func TestE2EAgentUpdates(t *testing.T) {
 			t.Fatalf("elicitation %+v", el)
 		}
 		h.call("POST", "/v1/elicitations/"+el.ID, json.RawMessage(`{"action":"accept"}`), 200, nil)
-		msgs := stream.until(slow, isType("turn_completed", turn.ID))
-		completed := false
-		for _, m := range msgs {
-			if m.event == "elicitation_completed" && strings.Contains(m.data, `"elicitationId":"`+el.ID+`"`) {
-				completed = true
-			}
-		}
-		if !completed {
+		// The completion is stored beside the agent's own output, in no
+		// set order with the turn's end: read until it comes.
+		msgs := stream.until(slow, func(m sseMsg) bool {
+			return m.event == "elicitation_completed" && strings.Contains(m.data, `"elicitationId":"`+el.ID+`"`)
+		})
+		if last := msgs[len(msgs)-1]; last.event != "elicitation_completed" {
 			t.Fatalf("no elicitation_completed for %s in %v", el.ID, types(msgs))
 		}
 		if got := h.waitTurn(th.ID, turn.ID, slow); !strings.Contains(got.Output, `elicit: {"action":"accept"}`) {

@@ -99,10 +99,11 @@ type Client struct {
 	proven Hub // the hub last proven through Healthz (Options.HTTP only)
 
 	// newOwn makes the default Doer (Options.HTTP nil), proving each new
-	// connection with the token the Client holds at the time: pooled or
-	// lean, chosen by the constructor, so that a program calling only the
-	// lean ones does not link net/http's Client and Transport.
-	newOwn   func(token func() string) Doer
+	// connection with the token the Client holds at the time, to the hub's
+	// unix socket when hub.json names one (else its URL's TCP address):
+	// pooled or lean, chosen by the constructor, so that a program calling
+	// only the lean ones does not link net/http's Client and Transport.
+	newOwn   func(socket string, token func() string) Doer
 	httpOnce sync.Once
 	own      Doer // made on first use
 }
@@ -160,12 +161,11 @@ func (c *Client) httpClient() Doer {
 	}
 	c.httpOnce.Do(func() {
 		token := func() string { return c.Hub().token }
+		socket := ""
 		if h, err := c.current(); err == nil && h.Socket != "" && c.dataDir != "" {
-			// hub.json names a unix socket (`serve --socket`).
-			c.own = &http.Client{Transport: socketTransport(h.Socket, token)}
-			return
+			socket = h.Socket // hub.json names a unix socket (`serve --socket`)
 		}
-		c.own = c.newOwn(token)
+		c.own = c.newOwn(socket, token)
 	})
 	return c.own
 }

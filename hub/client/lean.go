@@ -12,8 +12,8 @@ import (
 )
 
 // leanDoer is the default Doer of NewLean and ForHubLean.
-func leanDoer(token func() string) Doer {
-	return &connPerRequest{token: token, dialer: net.Dialer{Timeout: 5 * time.Second}}
+func leanDoer(socket string, token func() string) Doer {
+	return &connPerRequest{socket: socket, token: token, dialer: net.Dialer{Timeout: 5 * time.Second}}
 }
 
 // connPerRequest sends each request on a new connection to the request's
@@ -25,6 +25,7 @@ func leanDoer(token func() string) Doer {
 // keep-alive: one dial and one proof per request, which a program making
 // a few requests a minute does not notice.
 type connPerRequest struct {
+	socket string // the hub's unix socket, when it serves on one
 	token  func() string
 	dialer net.Dialer
 }
@@ -35,7 +36,11 @@ func (d *connPerRequest) Do(req *http.Request) (*http.Response, error) {
 	}
 	ctx := req.Context()
 	addr := req.URL.Host
-	conn, err := d.dialer.DialContext(ctx, "tcp", addr)
+	network, to := "tcp", addr
+	if d.socket != "" {
+		network, to = "unix", d.socket
+	}
+	conn, err := d.dialer.DialContext(ctx, network, to)
 	if err != nil {
 		return nil, err
 	}

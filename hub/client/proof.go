@@ -115,8 +115,11 @@ func proveConn(ctx context.Context, conn net.Conn, addr, token string) error {
 }
 
 // pooledDoer is the default Doer of New and ForHub: net/http's Client
-// over provingTransport.
-func pooledDoer(token func() string) Doer {
+// over provingTransport, or socketTransport for a hub on a unix socket.
+func pooledDoer(socket string, token func() string) Doer {
+	if socket != "" {
+		return &http.Client{Transport: socketTransport(socket, token)}
+	}
 	return &http.Client{Transport: provingTransport(token)}
 }
 

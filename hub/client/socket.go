@@ -20,9 +20,7 @@ const SocketURL = "http://localhost"
 // goes on it. The token is kept in memory only.
 func ForSocket(path, token string, o Options) *Client {
 	c := ForHub(NewHub(SocketURL, token), o)
-	c.newOwn = func(token func() string) Doer {
-		return &http.Client{Transport: socketTransport(path, token)}
-	}
+	c.newOwn = func(_ string, token func() string) Doer { return pooledDoer(path, token) }
 	return c
 }
 

@@ -937,6 +937,22 @@ export namespace hub {
 	        this.history = source["history"];
 	    }
 	}
+	export class Overlap {
+	    path: string;
+	    threadId: string;
+	    conflict?: boolean;
+	
+	    static createFrom(source: any = {}) {
+	        return new Overlap(source);
+	    }
+	
+	    constructor(source: any = {}) {
+	        if ('string' === typeof source) source = JSON.parse(source);
+	        this.path = source["path"];
+	        this.threadId = source["threadId"];
+	        this.conflict = source["conflict"];
+	    }
+	}
 	export class WorktreeSetup {
 	    commands: string[];
 	    status: string;
@@ -1029,6 +1045,7 @@ export namespace hub {
 	    availableCommands?: number[];
 	    clientCapabilities?: ClientCapabilities;
 	    worktree?: Worktree;
+	    overlaps?: Overlap[];
 	    summary?: string;
 	    // Go type: time
 	    compactedAt?: any;
@@ -1057,6 +1074,7 @@ export namespace hub {
 	        this.availableCommands = source["availableCommands"];
 	        this.clientCapabilities = this.convertValues(source["clientCapabilities"], ClientCapabilities);
 	        this.worktree = this.convertValues(source["worktree"], Worktree);
+	        this.overlaps = this.convertValues(source["overlaps"], Overlap);
 	        this.summary = source["summary"];
 	        this.compactedAt = this.convertValues(source["compactedAt"], null);
 	        this.limitedUntil = this.convertValues(source["limitedUntil"], null);
@@ -2096,6 +2114,7 @@ export namespace hub {
 	        this.budget = source["budget"];
 	    }
 	}
+	
 	export class OverrideRequest {
 	    budget: string;
 	    threadId?: string;
