@@ -186,6 +186,9 @@ type Engine struct {
 	standing standings
 	// setups are the running worktree setups (setup.go); their own lock.
 	setups setups
+	// staleSetups are the threads whose setup a previous run left
+	// "running", their end stored (endStaleSetup): thread id → true.
+	staleSetups sync.Map
 
 	mu      sync.Mutex
 	cfg     Config
