@@ -174,6 +174,11 @@ type ThreadChange struct {
 	// state are never older than what the log said before it), at
 	// UpdatedAt (the thread's updatedAt when UpdatedAt is zero).
 	Announce bool
+	// Overlaps, when set, are put in the announced thread (Announce):
+	// they are the engine's, never stored with the thread, and go in the
+	// event before it is stored so that it is the same stored and
+	// streamed.
+	Overlaps []Overlap
 	// Thread is set by the store once the Write has committed: the thread
 	// as this change left it.
 	Thread Thread

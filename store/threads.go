@@ -109,6 +109,9 @@ func changeThread(ctx context.Context, st *stmts, c *hub.ThreadChange) (*hub.Eve
 	if at.IsZero() {
 		at = t.UpdatedAt
 	}
+	if len(c.Overlaps) > 0 && !t.Archived && !t.Deleted && (t.Worktree == nil || !t.Worktree.Discarded) {
+		t.Overlaps = c.Overlaps
+	}
 	ev, err := hub.NewEvent(hub.EventThreadUpdated, t, "", at, map[string]any{"thread": t})
 	if err != nil {
 		return nil, err

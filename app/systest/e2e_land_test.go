@@ -412,4 +412,20 @@ func TestE2EWorktreeSetup(t *testing.T) {
 		h.call("POST", "/v1/threads/"+th.Thread.ID+"/setup/cancel", nil, 409, nil)
 		usable(h)
 	})
+	// The hub killed while a setup runs: after the restart nothing runs
+	// it, and the thread says it did not finish (not "running" for ever).
+	t.Run("hub killed", func(t *testing.T) {
+		h := h.withT(t)
+		create(h, repoAt("slow/killed")) // a repository of its own, under slow's glob
+		if s := th.Thread.Worktree.Setup; s == nil || s.Status != "running" {
+			t.Fatalf("the slow setup is not running: %+v", s)
+		}
+		h.kill9()
+		h.start()
+		s := ended(h, "failed")
+		if !strings.Contains(s.Output, "stopped while the setup ran") {
+			t.Errorf("a setup the hub stopped during: %+v", s)
+		}
+		usable(h)
+	})
 }

@@ -186,6 +186,9 @@ type Engine struct {
 	standing standings
 	// setups are the running worktree setups (setup.go); their own lock.
 	setups setups
+	// staleSetups are the threads whose setup a previous run left
+	// "running", their end stored (endStaleSetup): thread id → true.
+	staleSetups sync.Map
 
 	mu      sync.Mutex
 	cfg     Config
@@ -378,13 +381,13 @@ func (e *Engine) Close(ctx context.Context) error {
 func (e *Engine) submit(w *hub.Write) <-chan error {
 	done := make(chan error, 1)
 	e.redactWrite(w)
+	e.announcedOverlaps(w) // overlaps.go
 	e.store.CommitAsync(w, func(w *hub.Write, err error) {
 		e.noteStorage(err)
 		if err != nil {
 			done <- err
 			return
 		}
-		e.publishedOverlaps(w.Events) // overlaps.go
 		e.bus.Enqueue(w.Events, func() { done <- nil })
 	})
 	return done
@@ -403,13 +406,13 @@ func (e *Engine) commit(w *hub.Write) error {
 // the streaming path, where the agent's updates must not wait for fsync.
 func (e *Engine) commitAsync(w *hub.Write) {
 	e.redactWrite(w)
+	e.announcedOverlaps(w) // overlaps.go
 	e.store.CommitAsync(w, func(w *hub.Write, err error) {
 		e.noteStorage(err)
 		if err != nil {
 			e.log.Error("hub: storing events failed", "err", err, "events", len(w.Events))
 			return
 		}
-		e.publishedOverlaps(w.Events) // overlaps.go
 		e.bus.Enqueue(w.Events, nil)
 	})
 }

@@ -74,6 +74,7 @@ func (e *Engine) withWorktreeStatus(ctx context.Context, t hub.Thread, err error
 	if err != nil || t.Worktree == nil || t.Worktree.Discarded {
 		return t, err
 	}
+	t = e.endStaleSetup(t) // setup.go
 	s, ok := e.standing.get(t.ID)
 	if !ok {
 		s, err = gitwork.StandingOf(ctx, gitTree(t.Worktree))

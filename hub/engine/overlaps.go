@@ -2,7 +2,6 @@ package engine
 
 import (
 	"context"
-	"encoding/json"
 	"path/filepath"
 	"slices"
 	"strings"
@@ -335,32 +334,14 @@ func (e *Engine) announceOverlaps(ctx context.Context, ids []string) {
 	}
 }
 
-// publishedOverlaps adds the overlaps to the thread_updated events of a
-// committed write before they are published (the store announces a
-// thread as stored, without them).
-func (e *Engine) publishedOverlaps(evs []hub.Event) {
-	for i, ev := range evs {
-		if ev.Type != hub.EventThreadUpdated || ev.ThreadID == "" {
-			continue
-		}
-		ov := e.overlaps.get(ev.ThreadID)
-		if len(ov) == 0 {
-			continue
-		}
-		var p map[string]json.RawMessage
-		var t hub.Thread
-		if json.Unmarshal(ev.Payload, &p) != nil || json.Unmarshal(p["thread"], &t) != nil || t.Deleted || len(t.Overlaps) > 0 {
-			continue
-		}
-		if t.Archived || (t.Worktree != nil && t.Worktree.Discarded) {
-			continue
-		}
-		t.Overlaps = ov
-		if raw, err := json.Marshal(t); err == nil {
-			p["thread"] = raw
-			if b, err := json.Marshal(p); err == nil {
-				evs[i].Payload = b
-			}
+// announcedOverlaps gives each announced thread change of w the thread's
+// overlaps, which the store puts in the thread_updated it writes: the
+// event is the same stored and streamed (API.md "Stored = streamed").
+func (e *Engine) announcedOverlaps(w *hub.Write) {
+	for i := range w.ThreadChanges {
+		c := &w.ThreadChanges[i]
+		if c.Announce && c.Overlaps == nil {
+			c.Overlaps = e.overlaps.get(c.ThreadID)
 		}
 	}
 }

@@ -60,6 +60,25 @@ func TestOverlapsSameCheckout(t *testing.T) {
 		t.Fatalf("GetThread overlaps %+v, %v (same checkout: no conflict field)", got.Overlaps, err)
 	}
 
+	// Another change of the thread (a rename) is announced with its
+	// overlaps, and the event is the same stored as streamed: a stream
+	// resumed before it reads the very bytes the live one did.
+	if _, err := h.e.RenameThread(context.Background(), alice, one.ID, "Renamed"); err != nil {
+		t.Fatal(err)
+	}
+	live := until(t, sub1, hub.EventThreadUpdated)
+	if th := payload[hub.Thread](t, live, "thread"); th.Title != "Renamed" || len(th.Overlaps) != 1 {
+		t.Fatalf("the rename's thread_updated: %+v, want the new title and the overlap", th)
+	}
+	again, err := h.e.Subscribe(context.Background(), alice, one.ID, live.Seq-1)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer again.Close()
+	if stored := until(t, again, hub.EventThreadUpdated); stored.Seq != live.Seq || string(stored.Payload) != string(live.Payload) {
+		t.Fatalf("stored %d %s\nstreamed %d %s", stored.Seq, stored.Payload, live.Seq, live.Payload)
+	}
+
 	// An edit of a.txt asked of the user carries the flag; of b.txt not.
 	for _, x := range []struct {
 		file string

@@ -166,6 +166,36 @@ func (e *Engine) storeSetup(id string, s hub.WorktreeSetup) {
 	}
 }
 
+// staleSetupNote ends the output of a setup the hub stopped during.
+const staleSetupNote = "\n[Switchboard stopped while the setup ran: it did not finish. The thread is usable; run what is left yourself.]\n"
+
+// endStaleSetup is t with its setup failed when it is stored as running
+// but no run of this process has it: the hub stopped (crashed, was
+// killed) while it ran, and nothing will end it. The end is stored once,
+// in the background, with the same words (staleSetupNote); t is shown so
+// at once.
+func (e *Engine) endStaleSetup(t hub.Thread) hub.Thread {
+	if t.Worktree == nil || t.Worktree.Setup == nil || t.Worktree.Setup.Status != hub.SetupRunning {
+		return t
+	}
+	e.setups.mu.Lock()
+	_, live := e.setups.m[t.ID]
+	e.setups.mu.Unlock()
+	if live {
+		return t
+	}
+	s := *t.Worktree.Setup
+	s.Status = hub.SetupFailed
+	s.Output += staleSetupNote
+	w := *t.Worktree
+	w.Setup = &s
+	t.Worktree = &w
+	if _, stored := e.staleSetups.LoadOrStore(t.ID, true); !stored {
+		go e.storeSetup(t.ID, s)
+	}
+	return t
+}
+
 // waitSetup waits until the thread's setup (if one runs) ended; ctx's end
 // stops the wait.
 func (e *Engine) waitSetup(ctx context.Context, id string) error {
