@@ -65,7 +65,8 @@ async function main() {
   page.setDefaultTimeout(20000);
   await page.getByRole('navigation', { name: 'Threads' }).getByRole('button', { name: /Long thread/ }).click();
   await page.getByRole('heading', { name: 'Long thread', exact: true }).waitFor();
-  await page.locator('li.turn').nth(11).waitFor();
+  // A long thread opens on its last 10 turns (ThreadView firstTurns): enough to scroll.
+  await page.locator('li.turn').nth(9).waitFor();
 
   const rect = (sel) =>
     page.locator(sel).first().evaluate((el) => {
