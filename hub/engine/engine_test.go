@@ -8,6 +8,7 @@ import (
 	"log/slog"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -120,18 +121,24 @@ func (h *harness) watch(th hub.Thread) *hub.Subscription {
 // until reads events until one of type typ (for turnID, if set) arrives.
 func until(t testing.TB, sub *hub.Subscription, typ string) hub.Event {
 	t.Helper()
+	return untilOneOf(t, sub, typ)
+}
+
+// untilOneOf is the next event of one of the types, skipping others.
+func untilOneOf(t testing.TB, sub *hub.Subscription, types ...string) hub.Event {
+	t.Helper()
 	timeout := time.After(20 * time.Second)
 	for {
 		select {
 		case ev, ok := <-sub.Events():
 			if !ok {
-				t.Fatalf("stream ended waiting for %s", typ)
+				t.Fatalf("stream ended waiting for %v", types)
 			}
-			if ev.Type == typ {
+			if slices.Contains(types, ev.Type) {
 				return ev
 			}
 		case <-timeout:
-			t.Fatalf("no %s event", typ)
+			t.Fatalf("no %v event", types)
 		}
 	}
 }

@@ -28,6 +28,9 @@ const setupEvery = 500 * time.Millisecond
 type setups struct {
 	mu sync.Mutex
 	m  map[string]*setupRun
+	// ran are the threads whose setup this process started, running or
+	// ended: their stored end is this process's to write, never stale.
+	ran map[string]bool
 }
 
 // setupRun is one running setup: cancel kills it, done is closed once it
@@ -63,9 +66,9 @@ func (e *Engine) startSetup(t hub.Thread) {
 	run := &setupRun{cancel: cancel, done: make(chan struct{})}
 	e.setups.mu.Lock()
 	if e.setups.m == nil {
-		e.setups.m = map[string]*setupRun{}
+		e.setups.m, e.setups.ran = map[string]*setupRun{}, map[string]bool{}
 	}
-	e.setups.m[t.ID] = run
+	e.setups.m[t.ID], e.setups.ran[t.ID] = run, true
 	e.setups.mu.Unlock()
 	go func() {
 		defer close(run.done)
@@ -179,9 +182,9 @@ func (e *Engine) endStaleSetup(t hub.Thread) hub.Thread {
 		return t
 	}
 	e.setups.mu.Lock()
-	_, live := e.setups.m[t.ID]
+	ours := e.setups.ran[t.ID] // running, or its end is being stored
 	e.setups.mu.Unlock()
-	if live {
+	if ours {
 		return t
 	}
 	s := *t.Worktree.Setup

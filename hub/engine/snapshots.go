@@ -18,7 +18,8 @@ import (
 //     wait until its checkpoint is stored (holdForCheckpoint): whatever
 //     the hub serves or asks for lands after the checkpoint;
 //   - reading or restoring checkpoints, Changes and reverts wait until the
-//     lane has run every snapshot queued before them (settleSnapshots).
+//     lane has run every snapshot queued before them (settleSnapshots);
+//   - a turn's end waits (bounded) for its turn-end snapshot (queueTurnEnd).
 
 // snapshotTimeout bounds one snapshot job's git.
 const snapshotTimeout = 30 * time.Second
@@ -88,14 +89,33 @@ func (e *Engine) queueCheckpoint(tr *turnRT, t hub.Thread) <-chan struct{} {
 	})
 }
 
+// turnEndSnapshotWait bounds how long a turn's end waits for its turn-end
+// snapshot (finishTurn): long enough for any ordinary checkout (tens of
+// ms at 10k files), short enough that a huge one cannot hold a cancel.
+const turnEndSnapshotWait = 2 * time.Second
+
 // queueTurnEnd queues the snapshot at the end of tr (afterTurn) and the
-// overlap check it allows (overlaps.go) on its thread's lane.
+// overlap check it allows (overlaps.go) on its thread's lane, and waits
+// until the snapshot is stored, at most turnEndSnapshotWait. So, in all
+// but a huge checkout, what anyone changes after seeing turn_completed is
+// "changed since the agent's turn" (a revert refuses to lose it); past the
+// bound, changes made before the late snapshot count as the agent's.
 func (e *Engine) queueTurnEnd(tr *turnRT) {
+	snapped := make(chan struct{})
 	tr.rt.snaps.queue(&e.snapsWG, func(ctx context.Context) {
-		if r, end := e.afterTurn(ctx, tr); end != "" {
+		r, end := e.afterTurn(ctx, tr)
+		close(snapped)
+		if end != "" {
 			e.checkOverlaps(ctx, tr.turn.ThreadID, &r, end)
 		}
 	})
+	t := time.NewTimer(turnEndSnapshotWait)
+	defer t.Stop()
+	select {
+	case <-snapped:
+	case <-t.C:
+		e.log.Warn("hub: the turn-end snapshot is slow: the turn ends without waiting for it", "thread", tr.turn.ThreadID, "turn", tr.turn.ID)
+	}
 }
 
 // holdForCheckpoint makes an agent's request wait until the checkpoint

@@ -360,7 +360,7 @@ func (e *Engine) CancelTurn(ctx context.Context, c hub.Caller, turnID string) (h
 // finishTurn records the turn's end: status, output, events. Permissions of
 // the turn still pending are cancelled (never approved).
 func (e *Engine) finishTurn(tr *turnRT, stopReason string, err error) {
-	e.queueTurnEnd(tr) // snapshots.go: the turn-end snapshot, then the overlap check
+	e.queueTurnEnd(tr) // snapshots.go: the turn-end snapshot stored (bounded wait), the overlap check queued
 	if tr.thread.Worktree != nil && !tr.turn.Internal {
 		e.refreshStanding(context.Background(), tr.thread.ID) // land.go: the sidebar's counts, before turn_completed
 	}

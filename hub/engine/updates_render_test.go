@@ -174,11 +174,21 @@ func TestURLElicitationCompletes(t *testing.T) {
 	if _, err := h.e.AnswerElicitation(ctx, alice, el.ID, hub.ElicitationAnswer{Action: hub.ElicitAccept}); err != nil {
 		t.Fatal(err)
 	}
-	done := until(t, sub, hub.EventElicitationCompleted)
-	if id := payload[string](t, done, "elicitationId"); id != el.ID {
+	// The completion commits off the agent's reader: it may come before
+	// or after the turn's end (a browser flow can outlive the turn).
+	var done, ended *hub.Event
+	for done == nil || ended == nil {
+		ev := untilOneOf(t, sub, hub.EventElicitationCompleted, hub.EventTurnCompleted)
+		if ev.Type == hub.EventTurnCompleted {
+			ended = &ev
+		} else {
+			done = &ev
+		}
+	}
+	if id := payload[string](t, *done, "elicitationId"); id != el.ID {
 		t.Fatalf("completed %q, want %q", id, el.ID)
 	}
-	turn := payload[hub.Turn](t, until(t, sub, hub.EventTurnCompleted), "turn")
+	turn := payload[hub.Turn](t, *ended, "turn")
 	if !strings.Contains(turn.Output, `elicit: {"action":"accept"}`) {
 		t.Fatalf("agent said %q", turn.Output)
 	}
