@@ -99,8 +99,18 @@ const turnEndSnapshotWait = 2 * time.Second
 // until the snapshot is stored, at most turnEndSnapshotWait. So, in all
 // but a huge checkout, what anyone changes after seeing turn_completed is
 // "changed since the agent's turn" (a revert refuses to lose it); past the
-// bound, changes made before the late snapshot count as the agent's.
+// bound, changes made before the late snapshot count as the agent's. A
+// turn that ends while its own checkpoint is still being taken (a cancel
+// at once) does not wait: the lane is busy with the checkpoint.
 func (e *Engine) queueTurnEnd(tr *turnRT) {
+	wait := true
+	if tr.checkpointed != nil {
+		select {
+		case <-tr.checkpointed:
+		default:
+			wait = false
+		}
+	}
 	snapped := make(chan struct{})
 	tr.rt.snaps.queue(&e.snapsWG, func(ctx context.Context) {
 		r, end := e.afterTurn(ctx, tr)
@@ -109,6 +119,9 @@ func (e *Engine) queueTurnEnd(tr *turnRT) {
 			e.checkOverlaps(ctx, tr.turn.ThreadID, &r, end)
 		}
 	})
+	if !wait {
+		return
+	}
 	t := time.NewTimer(turnEndSnapshotWait)
 	defer t.Stop()
 	select {
