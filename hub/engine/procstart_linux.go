@@ -9,7 +9,10 @@ import (
 )
 
 // processStartTime returns when pid started, from /proc, or the zero time
-// when it cannot tell. Two reads for the same process give the same value.
+// when it cannot tell or pid no longer runs (a zombie: it exited and only
+// its exit status waits for a reaper — after a SIGKILLed hub its agents'
+// wait for init, which may take a moment). Two reads for the same running
+// process give the same value.
 func processStartTime(pid int) time.Time {
 	stat, err := os.ReadFile("/proc/" + strconv.Itoa(pid) + "/stat")
 	if err != nil {
@@ -22,7 +25,7 @@ func processStartTime(pid int) time.Time {
 		return time.Time{}
 	}
 	fields := strings.Fields(string(stat[i+1:]))
-	if len(fields) < 20 {
+	if len(fields) < 20 || fields[0] == "Z" || fields[0] == "X" {
 		return time.Time{}
 	}
 	ticks, err := strconv.ParseInt(fields[19], 10, 64)
