@@ -397,7 +397,8 @@ func (e *Engine) takeSlotLocked(tr *turnRT) error {
 		RetryAfter: e.retryAfterLocked()}
 }
 
-// evictLocked stops the least recently used agent process that is idle —
+// evictLocked stops the idle session lister (lister.go), else the least
+// recently used agent process that is idle —
 // no running turn, no client request waiting on its editor, no terminal
 // still running, nobody starting or reopening its session — other than
 // self's, and reports whether it found one. The victim's slot is not
@@ -407,6 +408,9 @@ func (e *Engine) takeSlotLocked(tr *turnRT) error {
 // turn reopens its session like after an idle stop. e.mu and self.mu are
 // held; it takes other threads' rt.mu (after e.mu, as the lock order says).
 func (e *Engine) evictLocked(self *threadRT) bool {
+	if e.takeListerLocked() { // an idle session lister goes first (lister.go)
+		return true
+	}
 	var victim *threadRT
 	var va *acp.Agent
 	var vsid string

@@ -14,6 +14,8 @@ import (
 	"time"
 	"unicode/utf8"
 
+	"github.com/switchboard-hub/switchboard/acp"
+	"github.com/switchboard-hub/switchboard/acp/acptest"
 	"github.com/switchboard-hub/switchboard/hub"
 	"github.com/switchboard-hub/switchboard/hub/engine"
 )
@@ -342,5 +344,59 @@ func TestImportRefusedLeavesNothing(t *testing.T) {
 	_, _, err = importSession(h.e, ctx, alice, hub.ImportSessionRequest{Agent: "authy", SessionID: "x1", Cwd: cwd})
 	if hub.ErrorCode(err) != hub.CodeUpstreamUnavailable {
 		t.Fatalf("second try: %v", err)
+	}
+}
+
+// TestListingPagesShareOneProcess: paging through an agent's sessions asks
+// one agent process for every page (importing used to start one per
+// page). The idle lister holds its slot only until someone needs it: at a
+// limit of one process, a thread's turn takes the slot, and the next
+// listing starts a process again.
+func TestListingPagesShareOneProcess(t *testing.T) {
+	cwd := t.TempDir()
+	starts := filepath.Join(t.TempDir(), "starts")
+	var sessions []map[string]any
+	for _, id := range []string{"s1", "s2", "s3", "s4", "s5"} {
+		sessions = append(sessions, map[string]any{"sessionId": id, "cwd": cwd, "title": "Session " + id})
+	}
+	path, args, env := acptest.FakeAgentArgv(t, "FAKEAGENT_SESSION_CAPS=1", "FAKEAGENT_LIST_PAGE=2", seedSessions(t, sessions))
+	lister := acp.AgentSpec{ID: "lister", Name: "Fake lister", Command: acp.Command{
+		Path: "/bin/sh", Args: append([]string{"-c", `echo started >>"$STARTS"; exec "$0" "$@"`, path}, args...),
+		Env: append(env, "STARTS="+starts)}}
+	h := newHarness(t, func(c *engine.Config) { c.MaxAgentProcesses = 1 }, lister, fakeSpec(t, "fake"))
+	ctx := context.Background()
+	processes := func() int { b, _ := os.ReadFile(starts); return strings.Count(string(b), "started\n") }
+	list := func() (ids []string) {
+		t.Helper()
+		for cursor, pages := "", 0; ; pages++ {
+			page, err := h.e.ListAgentSessions(ctx, alice, "lister", cwd, cursor)
+			if err != nil {
+				t.Fatal(err)
+			}
+			for _, s := range page.Sessions {
+				ids = append(ids, s.SessionID)
+			}
+			if cursor = page.NextCursor; cursor == "" || pages > 10 {
+				return ids
+			}
+		}
+	}
+	if ids := list(); strings.Join(ids, ",") != "s1,s2,s3,s4,s5" {
+		t.Fatalf("listed %v", ids)
+	}
+	if n := processes(); n != 1 {
+		t.Fatalf("three pages started %d agent processes, want 1", n)
+	}
+
+	th := h.thread("fake")
+	sub := h.watch(th)
+	if _, err := h.e.StartTurn(ctx, alice, th.ID, hub.TurnInput{Input: "echo hi"}); err != nil {
+		t.Fatalf("a turn at the limit, the lister idle: %v", err)
+	}
+	if turn := payload[hub.Turn](t, until(t, sub, hub.EventTurnCompleted), "turn"); turn.Status != hub.TurnCompleted {
+		t.Fatalf("turn %+v", turn)
+	}
+	if ids := list(); len(ids) != 5 || processes() != 2 {
+		t.Fatalf("listing again: %v, %d processes started in all, want 2", ids, processes())
 	}
 }

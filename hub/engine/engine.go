@@ -203,6 +203,8 @@ type Engine struct {
 	// slotless are evicted agents still exiting whose slot went to
 	// another thread's agent: watchAgent does not free it again.
 	slotless map[*acp.Agent]bool
+	// lister is the session lister kept between pages (lister.go).
+	lister *keptLister
 	closing  bool
 	turnsWG  sync.WaitGroup
 	// snapsWG counts the snapshot jobs queued on threads' lanes
@@ -347,6 +349,7 @@ func (e *Engine) Close(ctx context.Context) error {
 		threads = append(threads, rt)
 	}
 	e.mu.Unlock()
+	e.stopListerOnClose() // lister.go
 	for _, t := range running {
 		go e.cancelTurn(t, "hub shutting down")
 	}
