@@ -355,7 +355,6 @@ func (e *Engine) lockImport(key string) (unlock func()) {
 	}
 }
 
-
 var (
 	_ acp.FileSystem   = listerClient{}
 	_ acp.TerminalHost = listerClient{}

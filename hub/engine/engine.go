@@ -204,9 +204,9 @@ type Engine struct {
 	// another thread's agent: watchAgent does not free it again.
 	slotless map[*acp.Agent]bool
 	// lister is the session lister kept between pages (lister.go).
-	lister *keptLister
-	closing  bool
-	turnsWG  sync.WaitGroup
+	lister  *keptLister
+	closing bool
+	turnsWG sync.WaitGroup
 	// snapsWG counts the snapshot jobs queued on threads' lanes
 	// (snapshots.go); Close waits for them.
 	snapsWG sync.WaitGroup
