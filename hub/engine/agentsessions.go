@@ -355,11 +355,6 @@ func (e *Engine) lockImport(key string) (unlock func()) {
 	}
 }
 
-var (
-	_ acp.FileSystem   = listerClient{}
-	_ acp.TerminalHost = listerClient{}
-)
-
 // validSessionID reports whether id may name an agent session here:
 // 1 to maxSessionIDLen bytes of valid UTF-8 without control characters.
 func validSessionID(id string) bool {

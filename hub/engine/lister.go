@@ -211,3 +211,8 @@ func (listerClient) KillTerminal(context.Context, acp.KillTerminalRequest) (acp.
 func (listerClient) ReleaseTerminal(context.Context, acp.ReleaseTerminalRequest) (acp.ReleaseTerminalResponse, error) {
 	return acp.ReleaseTerminalResponse{}, errLister
 }
+
+var (
+	_ acp.FileSystem   = listerClient{}
+	_ acp.TerminalHost = listerClient{}
+)
