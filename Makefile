@@ -31,7 +31,7 @@ DESKTOP_TAGS := desktop,production,webkit2_41
 TRAY_TAGS := desktop
 
 APT_PACKAGES := pkg-config libgtk-3-dev libwebkit2gtk-4.1-dev libayatana-appindicator3-dev
-SMOKE_APT_PACKAGES := xvfb xauth xdotool dbus dbus-x11 haskell-status-notifier-item-utils imagemagick procps
+SMOKE_APT_PACKAGES := xvfb xauth xdotool dbus dbus-x11 haskell-status-notifier-item-utils imagemagick procps dialog
 # The hosts tests (app/systest TestE2EHost*): a real sshd in a network
 # namespace the test makes, reached with the real ssh client.
 HOSTS_APT_PACKAGES := openssh-server openssh-client iproute2

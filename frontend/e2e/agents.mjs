@@ -158,12 +158,15 @@ async function main() {
 
   const term = await signInThread('Auth terminal', 'Terminal sign-in', 'echo after the terminal sign-in');
   await term.methods.getByRole('button', { name: 'Fake terminal login' }).click();
-  const screen = term.box.getByLabel('Auth terminal sign-in terminal');
-  await screen.getByText(/Enter the code/).waitFor();
-  check(true, "the terminal method's program runs in the hub and shows in the page");
-  const typed = term.box.getByRole('textbox', { name: "Type into Auth terminal's sign-in" });
-  await typed.fill('1234');
-  await typed.press('Enter');
+  const screen = term.box.getByRole('group', { name: 'Auth terminal sign-in terminal' });
+  await screen.locator('.xterm-rows').getByText(/Enter the code/).waitFor();
+  check(true, "the terminal method's program runs in the hub and shows in a terminal in the page");
+  // The terminal has the keyboard: keys go to the program as typed, raw.
+  await page.keyboard.type('1234');
+  await screen.locator('.xterm-rows').getByText(/1234/).waitFor();
+  check(true, 'keys typed into the terminal reach the program (its echo shows)');
+  await term.box.screenshot({ path: join(screenshotDir(), 'signin-terminal.png') });
+  await page.keyboard.press('Enter');
   check(await retried(term.th, 'after the terminal sign-in'), 'after the terminal sign-in the failed turn was sent again by itself, and answered in the thread');
 
   // 3. Sign in through an agent method.

@@ -2,7 +2,10 @@ package agentsetup
 
 import (
 	"context"
+	"os"
 	"os/exec"
+	"path/filepath"
+	"strconv"
 	"strings"
 	"sync"
 	"testing"
@@ -87,6 +90,58 @@ func TestTerminalSignIn(t *testing.T) {
 	}
 }
 
+// TestTerminalSignInCurses: a full-screen login program — dialog's menu, a
+// curses program — works in the sign-in terminal: it draws with escape
+// sequences at the size the window asked for, reads keys raw (no line
+// editing: an arrow key is three bytes, Enter a carriage return), and a
+// Down arrow then Enter picks the second entry. dialog switches the
+// terminal to application cursor keys (ESC [?1h), so Down is ESC O B, as
+// xterm.js in the window sends it then.
+func TestTerminalSignInCurses(t *testing.T) {
+	dialog, err := exec.LookPath("dialog")
+	if err != nil {
+		t.Fatal("dialog (a curses program) is needed: make deps-smoke installs it: ", err)
+	}
+	choice := filepath.Join(t.TempDir(), "choice")
+	a := NewSignIns(SignInOptions{SignedIn: func(string) {}})
+	t.Cleanup(a.Stop)
+	id, err := a.startTerminal(acp.AgentSpec{ID: "curses", Name: "Curses", Command: acp.Command{Path: "sh"}},
+		acp.AuthMethod{ID: "menu", Args: []string{"-c", `"$0" --menu "Sign in with" 12 40 2 one Browser two "Device code" 2>"$1"; test "$(cat "$1")" = two`, dialog, choice}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
+	defer cancel()
+	frames, err := a.WatchAuth(ctx, id)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := a.AuthResize(ctx, id, 80, 24); err != nil {
+		t.Fatal(err)
+	}
+	var out strings.Builder
+	var exit *int
+	typed := false
+	for f := range frames {
+		out.WriteString(f.Output)
+		if f.Exit != nil {
+			exit = f.Exit
+		}
+		if !typed && strings.Contains(out.String(), "Device code") && strings.Contains(out.String(), "\x1b[") {
+			typed = true
+			for _, key := range []string{"\x1bOB", "\r"} {
+				if err := a.AuthInput(ctx, id, key); err != nil {
+					t.Fatal(err)
+				}
+			}
+		}
+	}
+	b, _ := os.ReadFile(choice)
+	if !typed || exit == nil || *exit != 0 || string(b) != "two" {
+		t.Fatalf("menu drawn and keys sent %v, exit %s, chosen %q; the screen:\n%q", typed, exitText(exit), b, out.String())
+	}
+}
+
 // An env_var method is signed in once its variables reach the agent: from
 // its env in the config, or passed through from the hub's own; an empty
 // value or an optional variable's absence does not count.
@@ -137,4 +192,12 @@ func TestEnvVarSignIn(t *testing.T) {
 	if len(signedIn) != 1 || signedIn[0] != "keyed" {
 		t.Fatalf("signed in: %v", signedIn)
 	}
+}
+
+// exitText is an exit code for a message ("none" when it never came).
+func exitText(code *int) string {
+	if code == nil {
+		return "none"
+	}
+	return strconv.Itoa(*code)
 }
