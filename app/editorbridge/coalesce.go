@@ -33,12 +33,20 @@ const MaxCoalescedText = 64 << 10
 // in the bridge's buffer, and a bridge that keeps up sends each chunk as
 // it comes, with no added delay (prompt.go).
 //
+// Chunks carry the agent's messageId (from the hub's message_started
+// events) when it sent one, and a new message id ends the run: two
+// messages are never merged. A sub-agent's output (subagent_output) goes
+// to the editor as the session/update the agent sent, on the child's
+// session id (child), after the run.
+//
 // It is used by one goroutine.
 type coalescer struct {
-	send func(json.RawMessage) // one session/update to the editor
-	max  int                   // the bound on one notification's text (MaxCoalescedText)
-	kind string                // the run's kind; "" when none is held
-	text []byte
+	send  func(json.RawMessage)                     // one session/update to the editor
+	child func(sessionID string, u json.RawMessage) // one session/update of a sub-agent's session; nil: dropped
+	max   int                                       // the bound on one notification's text (MaxCoalescedText)
+	kind  string                                    // the run's kind; "" when none is held
+	text  []byte
+	ids   [2]string // the current messageId of the agent's message and thought
 }
 
 func newCoalescer(send func(json.RawMessage)) *coalescer {
@@ -50,6 +58,17 @@ func newCoalescer(send func(json.RawMessage)) *coalescer {
 // (turn_started, permissions, …) send nothing, and end no run: the
 // caller flushes before acting on them.
 func (c *coalescer) event(ev hub.Event) {
+	switch ev.Type {
+	case hub.EventMessageStarted:
+		c.startMessage(ev)
+		return
+	case hub.EventSubagentOutput:
+		if sid, u, ok := subagentUpdate(ev); ok && c.child != nil {
+			c.flush()
+			c.child(sid, u)
+		}
+		return
+	}
 	if kind, text, ok := textChunk(ev); ok {
 		c.add(kind, text)
 		return
@@ -92,7 +111,44 @@ func (c *coalescer) flush() {
 }
 
 func (c *coalescer) sendText(b []byte) {
-	c.send(update(c.kind, "content", acp.TextBlock(string(b))))
+	u := update(c.kind, "content", acp.TextBlock(string(b)))
+	if i, ok := idIndex(c.kind); ok && c.ids[i] != "" {
+		u = withField(u, "messageId", c.ids[i])
+	}
+	c.send(u)
+}
+
+// startMessage takes a message_started event {messageId, kind}: the
+// chunks of that kind after it carry the id, and a run of the message
+// before it is sent first.
+func (c *coalescer) startMessage(ev hub.Event) {
+	var p struct {
+		MessageID string `json:"messageId"`
+		Kind      string `json:"kind"`
+	}
+	if json.Unmarshal(ev.Payload, &p) != nil {
+		return
+	}
+	kind := acp.UpdateAgentMessageChunk
+	if p.Kind == "thought" {
+		kind = acp.UpdateAgentThoughtChunk
+	}
+	i, _ := idIndex(kind)
+	if c.ids[i] != p.MessageID && c.kind == kind {
+		c.flush()
+	}
+	c.ids[i] = p.MessageID
+}
+
+// idIndex is where c.ids keeps the message id of chunks of kind.
+func idIndex(kind string) (int, bool) {
+	switch kind {
+	case acp.UpdateAgentMessageChunk:
+		return 0, true
+	case acp.UpdateAgentThoughtChunk:
+		return 1, true
+	}
+	return 0, false
 }
 
 // cut is where to end a piece of at most max bytes of b (len(b) > max):

@@ -177,3 +177,48 @@ func TestPlainText(t *testing.T) {
 		}
 	}
 }
+
+// TestCoalesceMessageIDsAndSubagents: chunks carry the agent's messageId
+// from the hub's message_started, two messages are never merged, and a
+// sub-agent's output goes back on the child's session as the agent sent
+// it, after the run held.
+func TestCoalesceMessageIDsAndSubagents(t *testing.T) {
+	var main, child []string
+	c := newCoalescer(func(u json.RawMessage) { main = append(main, string(u)) })
+	c.child = func(sid string, u json.RawMessage) { child = append(child, sid+" "+string(u)) }
+	started := func(id, kind string) hub.Event {
+		b, _ := json.Marshal(map[string]string{"messageId": id, "kind": kind})
+		return hub.Event{Type: hub.EventMessageStarted, Payload: b}
+	}
+	sub := func(p string) hub.Event { return hub.Event{Type: hub.EventSubagentOutput, Payload: json.RawMessage(p)} }
+	for _, ev := range []hub.Event{
+		started("m1", "message"),
+		textEvent(hub.EventMessageDelta, "a"),
+		textEvent(hub.EventMessageDelta, "b"),
+		started("m2", "message"),
+		textEvent(hub.EventMessageDelta, "c"),
+		sub(`{"sessionId":"s-sub-1","kind":"agent_message_chunk","text":"child says"}`),
+		sub(`{"sessionId":"s-sub-1","kind":"tool_call","toolCall":{"sessionUpdate":"tool_call","toolCallId":"t9","title":"Run"}}`),
+		sub(`{"sessionId":"","kind":"agent_message_chunk","text":"no session: dropped"}`),
+		started("th1", "thought"),
+		textEvent(hub.EventThoughtDelta, "d"),
+	} {
+		c.event(ev)
+	}
+	c.flush()
+	want := []string{
+		`{"content":{"type":"text","text":"ab"},"messageId":"m1","sessionUpdate":"agent_message_chunk"}`,
+		`{"content":{"type":"text","text":"c"},"messageId":"m2","sessionUpdate":"agent_message_chunk"}`,
+		`{"content":{"type":"text","text":"d"},"messageId":"th1","sessionUpdate":"agent_thought_chunk"}`,
+	}
+	if strings.Join(main, "\n") != strings.Join(want, "\n") {
+		t.Errorf("the editor's session got\n%s\nwant\n%s", strings.Join(main, "\n"), strings.Join(want, "\n"))
+	}
+	wantChild := []string{
+		`s-sub-1 {"content":{"type":"text","text":"child says"},"sessionUpdate":"agent_message_chunk"}`,
+		`s-sub-1 {"sessionUpdate":"tool_call","toolCallId":"t9","title":"Run"}`,
+	}
+	if strings.Join(child, "\n") != strings.Join(wantChild, "\n") {
+		t.Errorf("the child's session got\n%s\nwant\n%s", strings.Join(child, "\n"), strings.Join(wantChild, "\n"))
+	}
+}

@@ -193,6 +193,7 @@ func newTurnRelay(b *server, sessionID, turnID string) *turnRelay {
 	ctx, end := context.WithCancel(context.Background())
 	t := &turnRelay{b: b, ctx: ctx, end: end, sessionID: sessionID, threadID: sessionID, turnID: turnID, perms: map[string]context.CancelFunc{}}
 	t.out = newCoalescer(func(u json.RawMessage) { b.notifyUpdate(sessionID, u) })
+	t.out.child = b.notifyUpdate
 	return t
 }
 

@@ -165,6 +165,7 @@ func (b *server) loadSession(ctx context.Context, params json.RawMessage, replay
 	// the hub sends in one answer (64 MiB). Each turn's consecutive text
 	// chunks go as one notification (coalesce.go).
 	out := newCoalescer(func(u json.RawMessage) { b.notifyUpdate(th.ID, u) })
+	out.child = b.notifyUpdate
 	q := hub.HistoryQuery{IncludeEvents: true}
 	for {
 		page, err := b.hub.HistoryPage(ctx, th.ID, q)

@@ -131,3 +131,29 @@ func withField(raw json.RawMessage, key, value string) json.RawMessage {
 	b, _ := json.Marshal(m)
 	return b
 }
+
+// subagentUpdate is a subagent_output event {sessionId, kind, text |
+// toolCall | update} back as the session/update the agent sent on the
+// child's session, and that session's id.
+func subagentUpdate(ev hub.Event) (string, json.RawMessage, bool) {
+	var p struct {
+		SessionID string          `json:"sessionId"`
+		Kind      string          `json:"kind"`
+		Text      *string         `json:"text"`
+		ToolCall  json.RawMessage `json:"toolCall"`
+		Update    json.RawMessage `json:"update"`
+	}
+	if json.Unmarshal(ev.Payload, &p) != nil || p.SessionID == "" || p.Kind == "" {
+		return "", nil, false
+	}
+	var u json.RawMessage
+	switch {
+	case p.Text != nil:
+		u = update(p.Kind, "content", acp.TextBlock(*p.Text))
+	case len(p.ToolCall) > 0:
+		u = withKind(p.ToolCall, p.Kind)
+	default:
+		u = withKind(p.Update, p.Kind)
+	}
+	return p.SessionID, u, len(u) > 0 && u[0] == '{'
+}

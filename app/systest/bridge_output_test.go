@@ -221,3 +221,63 @@ func firstDiff(got, want []seen) string {
 	}
 	return "no difference"
 }
+
+// An editor gets the agent's messageId on each chunk (two interleaved
+// messages stay two), and a sub-agent's output on the child's session, as
+// the agent sent it; the child's permission request is the editor's to
+// answer like any other.
+func bridgeMessagesAndSubagents(t *testing.T, bins e2eBins) {
+	h := newHub(t, bins, nil)
+	b := startBridge(t, bins, h, "fake")
+	b.mustInitialize(t)
+	sid := b.newSession(t, t.TempDir())
+
+	var chunks []string
+	for _, n := range b.mustPrompt(t, sid, "messages", sdk.StopReasonEndTurn) {
+		if c := n.Update.AgentMessageChunk; c != nil && c.Content.Text != nil {
+			id := "(none)"
+			if c.MessageId != nil {
+				id = *c.MessageId
+			}
+			chunks = append(chunks, id+":"+c.Content.Text.Text)
+		}
+	}
+	if got := strings.Join(chunks, " | "); got != "m1:Hello  | m2:Aside. | m1:world" {
+		t.Errorf("message chunks %q: want each with its messageId, the two messages apart", got)
+	}
+
+	b.ed.setPerm(func(_ context.Context, p sdk.RequestPermissionRequest) (sdk.RequestPermissionResponse, error) {
+		for _, o := range p.Options {
+			if o.Kind == sdk.PermissionOptionKindAllowOnce {
+				return sdk.RequestPermissionResponse{Outcome: sdk.RequestPermissionOutcome{Selected: &sdk.RequestPermissionOutcomeSelected{OptionId: o.OptionId}}}, nil
+			}
+		}
+		return sdk.RequestPermissionResponse{Outcome: sdk.RequestPermissionOutcome{Cancelled: &sdk.RequestPermissionOutcomeCancelled{}}}, nil
+	})
+	var childText []string
+	var childTools, parentText int
+	children := map[string]bool{}
+	for _, n := range b.mustPrompt(t, sid, "subagent Explore the tests", sdk.StopReasonEndTurn) {
+		if string(n.SessionId) == string(sid) {
+			if c := n.Update.AgentMessageChunk; c != nil && c.Content.Text != nil && strings.Contains(c.Content.Text.Text, "Looking at the tests") {
+				parentText++
+			}
+			continue
+		}
+		children[string(n.SessionId)] = true
+		if c := n.Update.AgentMessageChunk; c != nil && c.Content.Text != nil {
+			childText = append(childText, c.Content.Text.Text)
+		}
+		if n.Update.ToolCall != nil {
+			childTools++
+		}
+	}
+	if len(children) != 1 || strings.Join(childText, "") != "Looking at the tests." || childTools != 1 || parentText != 0 {
+		t.Errorf("child sessions %v, child text %q, child tool calls %d, the child's text on the parent %d times", children, childText, childTools, parentText)
+	}
+	for c := range children {
+		if !strings.Contains(c, "-sub-") {
+			t.Errorf("child session %q: want the agent's child session id", c)
+		}
+	}
+}

@@ -40,8 +40,9 @@ func TestBridge(t *testing.T) {
 		{"Remember", bridgeRemember},
 		{"Cancel", bridgeCancel},
 		{"Load", bridgeLoad},
-		{"LongOutput", bridgeLongOutput}, // bridge_output_test.go
-		{"Coalesce", bridgeCoalesce},     // bridge_output_test.go
+		{"LongOutput", bridgeLongOutput},                     // bridge_output_test.go
+		{"Coalesce", bridgeCoalesce},                         // bridge_output_test.go
+		{"MessagesAndSubagents", bridgeMessagesAndSubagents}, // bridge_output_test.go
 		{"HubRestart", bridgeHubRestart},
 		{"HubCrash", bridgeHubCrash},
 		{"Errors", bridgeErrors},
