@@ -74,6 +74,9 @@ func (b *server) prompt(ctx context.Context, params json.RawMessage) (any, error
 
 	t := newTurnRelay(b, p.SessionID, st.TurnID)
 	res, err := t.run(st)
+	if t.signInSeq > 0 { // retry.go: the editor sees the retried answer
+		b.bg.Go(func() { b.followRetry(p.SessionID, t.turnID, t.signInSeq) })
+	}
 	if err != nil && forced.Load() {
 		b.log.Warn("switchboard acp: the hub did not end a cancelled turn in time; answering cancelled", "turn", t.turnID)
 		return cancelledResult, nil
@@ -182,6 +185,9 @@ type turnRelay struct {
 
 	// out sends the turn's updates, text chunks coalesced (coalesce.go).
 	out *coalescer
+	// signInSeq is the seq of the turn's error event when it failed
+	// because the agent needs signing in (retry.go); 0 otherwise.
+	signInSeq int64
 
 	mu    sync.Mutex
 	perms map[string]context.CancelFunc // editor requests outstanding, by permission (or elicitation) id
@@ -243,6 +249,9 @@ func (t *turnRelay) relay(ev hub.Event) (res any, done bool, err error) {
 	case hub.EventError:
 		var p struct{ Code, Message string }
 		json.Unmarshal(ev.Payload, &p)
+		if authRequired(ev) {
+			t.signInSeq = ev.Seq
+		}
 		return nil, true, acp.NewError(acp.CodeInternalError, "switchboard: %s (%s)", p.Message, p.Code)
 	case hub.EventPermissionRequired:
 		if p, ok := permissionOf(ev); ok && p.Status == hub.PermissionPending {

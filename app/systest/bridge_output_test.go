@@ -281,3 +281,33 @@ func bridgeMessagesAndSubagents(t *testing.T, bins e2eBins) {
 		}
 	}
 }
+
+// An editor sees the retried answer: its prompt fails because the agent
+// needs signing in; the user signs the agent in from Switchboard; the
+// hub sends the prompt again, once, and the editor gets that answer as
+// session/update notifications of its session.
+func bridgeSignInRetry(t *testing.T, bins e2eBins) {
+	h := newHub(t, bins, hubConfig{"agents": map[string]agentConf{"authagent": fakeAgentConf(t, "FAKEAGENT_AUTH_REQUIRED=1")}})
+	b := startBridge(t, bins, h, "authagent")
+	b.mustInitialize(t)
+	sid := b.newSession(t, t.TempDir())
+	b.ed.take()
+	_, err := b.prompt(t, sid, "echo after the sign-in")
+	wantErr(t, "a prompt before the sign-in", err, "sign")
+	h.call("POST", "/v1/agents/authagent/auth", map[string]string{"methodId": "fake-login"}, 200, nil)
+	var got string
+	if !waitFor(30*time.Second, func() bool {
+		for _, n := range b.ed.take() {
+			if c := n.Update.AgentMessageChunk; c != nil && c.Content.Text != nil && string(n.SessionId) == sid {
+				got += c.Content.Text.Text
+			}
+		}
+		return got == "after the sign-in"
+	}) {
+		t.Fatalf("the editor got %q of the retried answer, want %q", got, "after the sign-in")
+	}
+	turns := h.history(sid, false, asEditor...)
+	if len(turns) != 2 || turns[0].Status != "failed" || turns[1].Output != "after the sign-in" {
+		t.Fatalf("the thread's turns %+v: want the failed one and its retry", turns)
+	}
+}

@@ -43,6 +43,7 @@ func TestBridge(t *testing.T) {
 		{"LongOutput", bridgeLongOutput},                     // bridge_output_test.go
 		{"Coalesce", bridgeCoalesce},                         // bridge_output_test.go
 		{"MessagesAndSubagents", bridgeMessagesAndSubagents}, // bridge_output_test.go
+		{"SignInRetry", bridgeSignInRetry},                   // bridge_output_test.go
 		{"HubRestart", bridgeHubRestart},
 		{"HubCrash", bridgeHubCrash},
 		{"Errors", bridgeErrors},
