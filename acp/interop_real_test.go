@@ -17,6 +17,7 @@ import (
 
 	"github.com/switchboard-hub/switchboard/acp/acptest"
 	"github.com/switchboard-hub/switchboard/acp/acptest/fakemodel"
+	"github.com/switchboard-hub/switchboard/acp/schema"
 )
 
 // Interop with real agents: Qwen Code and Claude Code (through
@@ -48,11 +49,15 @@ type realInteropSpec struct {
 	// fsWrites: the write tool goes through our fs/write_text_file (we
 	// advertise it) (Qwen); otherwise the agent writes the file itself.
 	fsWrites bool
+	// cancelsRequests: the agent honours $/cancel_request for its
+	// session/prompt and withdraws its own pending requests with it
+	// (Claude, through the official TypeScript SDK).
+	cancelsRequests bool
 }
 
 var realInteropSpecs = []realInteropSpec{
 	{name: "qwen", start: acptest.Qwen, write: "write_file", shell: "run_shell_command", fsWrites: true},
-	{name: "claude", start: acptest.Claude, write: "Write", shell: "Bash", refusalContinues: true},
+	{name: "claude", start: acptest.Claude, write: "Write", shell: "Bash", refusalContinues: true, cancelsRequests: true},
 }
 
 const (
@@ -78,6 +83,9 @@ func TestInteropRealAgents(t *testing.T) {
 			t.Run("outcome_cancelled", func(t *testing.T) { h.refuse(t, true) })
 			t.Run("cancel_pending_permission", h.cancelPendingPermission)
 			t.Run("cancel_hanging_model", h.cancelHangingModel)
+			if sp.cancelsRequests {
+				t.Run("cancel_request_both_ways", h.cancelRequestBothWays)
+			}
 			t.Logf("%s sent update kinds %v and %s", sp.name, h.client.kindsSeen(), h.logs.notificationsIgnored())
 		})
 	}
@@ -606,6 +614,92 @@ func (h *realHarness) cancelHangingModel(t *testing.T) {
 	if got := realAgentText(s.updates()); r.stop != StopEndTurn || got != "Still here." {
 		t.Errorf("next turn: %q, text %q; want end_turn, \"Still here.\"", r.stop, got)
 	}
+}
+
+// (g) $/cancel_request both ways, with an agent that sends it (Claude):
+// the context of our session/prompt call ends, so our client withdraws
+// the request with $/cancel_request (as for any call whose context ends
+// first); Claude stops the turn and withdraws its own pending
+// session/request_permission with $/cancel_request, which ends our
+// handler's context. Both notifications are read from this process's
+// ACP record (RecordDirEnv, set by TestMain); nothing was written.
+func (h *realHarness) cancelRequestBothWays(t *testing.T) {
+	s := h.newSession(t)
+	file := filepath.Join(s.cwd, "withdrawn.txt")
+	h.model.Push(fakemodel.ToolCall(h.sp.write, s.toolArgs(map[string]string{"file_path": file, "content": "no\n"})))
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	ended := make(chan error, 1)
+	go func() {
+		_, err := h.agent.Prompt(ctx, s.id, []ContentBlock{TextBlock("Write withdrawn.txt.")})
+		ended <- err
+	}()
+	p := s.nextPerm()
+	cancel()
+	select {
+	case <-p.ctx.Done():
+	case <-time.After(realTurnTimeout):
+		t.Fatal("our RequestPermission's context did not end")
+	}
+	select {
+	case err := <-ended:
+		if err == nil {
+			t.Error("the withdrawn prompt answered no error")
+		}
+	case <-time.After(realTurnTimeout):
+		t.Fatal("the withdrawn session/prompt did not return")
+	}
+	var promptID, permID json.RawMessage
+	var sentCancel, gotCancel bool
+	for _, fr := range recordedFrames(t) {
+		var m struct {
+			ID     json.RawMessage `json:"id"`
+			Method string          `json:"method"`
+			Params struct {
+				SessionID string          `json:"sessionId"`
+				RequestID json.RawMessage `json:"requestId"`
+				ToolCall  struct {
+					ToolCallID string `json:"toolCallId"`
+				} `json:"toolCall"`
+			} `json:"params"`
+		}
+		if json.Unmarshal(fr.Msg, &m) != nil {
+			continue
+		}
+		switch {
+		case fr.Sent && m.Method == "session/prompt" && m.Params.SessionID == s.id:
+			promptID = m.ID
+		case !fr.Sent && m.Method == "session/request_permission" && m.Params.ToolCall.ToolCallID == p.tc.ToolCallID:
+			permID = m.ID
+		case fr.Sent && m.Method == "$/cancel_request" && promptID != nil && string(m.Params.RequestID) == string(promptID):
+			sentCancel = true
+		case !fr.Sent && m.Method == "$/cancel_request" && permID != nil && string(m.Params.RequestID) == string(permID):
+			gotCancel = true
+		}
+	}
+	if !sentCancel || !gotCancel {
+		t.Errorf("$/cancel_request for our session/prompt %s sent: %v; Claude's for its session/request_permission %s received: %v", promptID, sentCancel, permID, gotCancel)
+	}
+	if _, err := os.Stat(file); err == nil {
+		t.Error("the withdrawn write happened")
+	}
+}
+
+// recordedFrames is what this process's ACP connections recorded so far.
+func recordedFrames(t *testing.T) []schema.Frame {
+	t.Helper()
+	b, err := os.ReadFile(filepath.Join(os.Getenv(RecordDirEnv), fmt.Sprintf("%d.jsonl", os.Getpid())))
+	if err != nil {
+		t.Fatalf("the ACP record (%s, set by TestMain): %v", RecordDirEnv, err)
+	}
+	var out []schema.Frame
+	for _, line := range strings.Split(string(b), "\n") {
+		var fr schema.Frame
+		if json.Unmarshal([]byte(line), &fr) == nil {
+			out = append(out, fr)
+		}
+	}
+	return out
 }
 
 // realAnswering is a scripted model answer for the request carrying prompt.
