@@ -11,7 +11,7 @@
 //   3. a compaction ("compact"): "The agent compacted its context", the
 //      summary behind "What it kept", which opens;
 //   4. a sub-agent ("subagent Explore the tests"): a nested card with its
-//      title, state and its own stream; its permission card in the turn
+//      title, state and its own stream; its permission card, nested in it,
 //      says the sub-agent asked; allowed from the card, the card says done;
 //   5. the agent's boolean option ("Fast mode", FAKEAGENT_BOOL_OPTION) is a
 //      checkbox beside the model: ticked, the hub sets it to true.
@@ -82,9 +82,10 @@ async function main() {
   check((await card.locator('.state').textContent()) === 'running', 'the card shows the sub-agent’s state');
   await card.getByText('Looking at the tests.').waitFor();
   check((await card.getByRole('list', { name: 'Tool calls of Explore the tests' }).textContent()).includes('Run the tests'), 'the card lists the sub-agent’s tool call');
-  const asker = convo.locator('[data-subagent-asker]');
+  const asker = card.locator('[data-subagent-asker]');
   await asker.waitFor();
-  check((await asker.textContent()) === 'Asked by the sub-agent Explore the tests', 'the permission card says the sub-agent asked');
+  check((await asker.textContent()) === 'Asked by the sub-agent Explore the tests', 'the permission card, inside the sub-agent’s card, says the sub-agent asked');
+  check((await convo.locator('[data-subagent-asker]').count()) === 1, 'the request has one card, the nested one');
 
   for (const scheme of ['light', 'dark']) {
     await page.emulateMedia({ colorScheme: scheme });
@@ -99,7 +100,7 @@ async function main() {
   await page.emulateMedia({ colorScheme: 'light' });
 
   log('5. allowed from the card: the sub-agent is done');
-  const allow = convo.getByRole('button', { name: /^Allow/ }).first();
+  const allow = card.getByRole('button', { name: /^Allow/ }).first();
   await page.waitForFunction(() => [...document.querySelectorAll('button')].some((b) => /^Allow/.test(b.textContent?.trim() ?? '') && !b.disabled));
   await allow.click();
   await card.locator('.state', { hasText: 'done' }).waitFor();
