@@ -26,7 +26,9 @@ describe('ThreadView: the agent’s newer updates (issue 32)', () => {
 
   it('shows a sub-agent’s permission request inside the sub-agent’s card, with its buttons', async () => {
     vi.useFakeTimers();
-    onTestFinished(() => vi.useRealTimers());
+    onTestFinished(() => {
+      vi.useRealTimers();
+    });
     const ondecide = vi.fn();
     const asked = permission('pe_s', {
       kind: 'agent',
