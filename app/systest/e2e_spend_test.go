@@ -4,10 +4,14 @@ package systest
 
 import (
 	"encoding/json"
+	"os"
+	"path/filepath"
 	"strings"
 	"testing"
 	"time"
 
+	"github.com/switchboard-hub/switchboard/acp/acptest"
+	"github.com/switchboard-hub/switchboard/acp/acptest/fakemodel"
 	"github.com/switchboard-hub/switchboard/acp/acptest/testkit"
 )
 
@@ -123,4 +127,103 @@ func TestE2EBudgetPause(t *testing.T) {
 			t.Fatalf("the silent agent ran %v min: cancelled before its limit plus grace (0.03)", b.Minutes)
 		}
 	}
+}
+
+// TestE2EBudgetPauseClaudeOffline: the pause that asks with a real agent
+// (Claude Code through claude-agent-acp, offline against the fake model),
+// which runs its own tools: a thread's token cap is crossed by the turn's
+// first model request; the budget question holds Claude's permission
+// request for its Bash command until "allow more", after which the
+// command is asked, approved, runs, and the turn finishes. "Stop" on the
+// next thread's question cancels its turn, and the command never runs.
+func TestE2EBudgetPauseClaudeOffline(t *testing.T) {
+	bins := buildE2E(t)
+	model := fakemodel.Start(t)
+	model.SetSide(fakemodel.NoTools, fakemodel.Text(`{"title":"Fake session"}`))
+	ra := acptest.Claude(t, acptest.ToolsDir(t), model.URL)
+	env := map[string]string{}
+	for _, kv := range ra.Env {
+		k, v, _ := strings.Cut(kv, "=")
+		env[k] = v
+	}
+	h := newHub(t, bins, hubConfig{
+		"agents":  map[string]agentConf{"claude-offline": {Name: "Claude (offline)", Command: ra.Path, Args: ra.Args, Env: env}},
+		"budgets": map[string]any{"currency": "USD"},
+	})
+	cwd := t.TempDir()
+	const slow = 120 * time.Second
+	const prompt = "Touch the marker file."
+
+	// What the prompt's first model request puts in Claude's context.
+	calib := h.newThread("claude-offline", cwd)
+	model.Push(fakemodel.Text("Nothing to do."))
+	if done := h.waitTurn(calib.ID, h.startTurn(calib.ID, prompt).ID, slow); done.Status != "completed" {
+		t.Fatalf("calibration turn %+v", done)
+	}
+	var byTurn apiUsage
+	h.call("GET", "/v1/usage?by=turn&threadId="+calib.ID, nil, 200, &byTurn)
+	if len(byTurn.Buckets) != 1 || byTurn.Buckets[0].Used <= 0 {
+		t.Fatalf("calibration usage %+v", byTurn.Buckets)
+	}
+	first := byTurn.Buckets[0].Used
+	limit := first * 9 / 10 // crossed by the first request
+	// Claude's first report is the whole first request (its system prompt
+	// and tools): one step from under the limit to past it. The grace is
+	// wide enough that the hub asks rather than cancels; allow more (10×)
+	// fits the rest of the turn.
+	h.call("PATCH", "/v1/settings", map[string]any{"budgets": map[string]any{"currency": "USD", "allowMore": 10, "grace": 0.5,
+		"tokens": map[string]any{"perThread": limit}}}, 200, nil)
+	t.Logf("Claude's first request: %d tokens of context; tokens.perThread %d", first, limit)
+
+	marker := filepath.Join(cwd, "marker.txt")
+	bash, _ := json.Marshal(map[string]string{"command": "touch " + marker, "description": "Touch the marker"})
+
+	// Allow more: the held Bash request comes, is approved, and runs.
+	th := h.newThread("claude-offline", cwd)
+	model.Push(fakemodel.ToolCall("Bash", string(bash)), fakemodel.Text("Touched."))
+	tu := h.startTurn(th.ID, prompt)
+	bp := h.waitPermission(tu.ID, slow)
+	if bp.Kind != "budget" || !strings.Contains(bp.Request.Title, "per-thread limit") {
+		t.Fatalf("want the budget question first, got %+v", bp)
+	}
+	testkit.Never(t, time.Second, "Claude's Bash request was raised while the budget question waits", func() bool {
+		return len(h.permissions("pending")) > 1
+	})
+	if r := h.decide(bp.ID, map[string]string{"optionId": "allow-more"}); r.status != 200 {
+		t.Fatalf("allow more: %s", r)
+	}
+	ap, ok := waitFirst(slow, func() []apiPermission { return h.permissions("pending") },
+		func(p apiPermission) bool { return p.TurnID == tu.ID && p.ID != bp.ID })
+	if !ok || ap.Kind != "agent" || ap.Request == nil || !strings.Contains(ap.Request.Command+" "+strings.Join(ap.Request.Argv, " "), "touch") {
+		t.Fatalf("Claude's held request after allow more: %+v %v", ap, ok)
+	}
+	if r := h.decide(ap.ID, map[string]string{"outcome": "approved"}); r.status != 200 {
+		t.Fatalf("approve: %s", r)
+	}
+	if done := h.waitTurn(th.ID, tu.ID, slow); done.Status != "completed" || !strings.Contains(done.Output, "Touched.") {
+		t.Fatalf("turn after allow more %+v", done)
+	}
+	if _, err := os.Stat(marker); err != nil {
+		t.Fatalf("the approved command did not run: %v", err)
+	}
+
+	// Stop: the turn is cancelled; the command never runs.
+	os.Remove(marker)
+	th2 := h.newThread("claude-offline", cwd)
+	model.Push(fakemodel.ToolCall("Bash", string(bash)), fakemodel.Text("Touched again."))
+	tu2 := h.startTurn(th2.ID, prompt)
+	bp2 := h.waitPermission(tu2.ID, slow)
+	if bp2.Kind != "budget" {
+		t.Fatalf("want the budget question, got %+v", bp2)
+	}
+	if r := h.decide(bp2.ID, map[string]string{"optionId": "stop"}); r.status != 200 {
+		t.Fatalf("stop: %s", r)
+	}
+	if done := h.waitTurn(th2.ID, tu2.ID, slow); done.Status != "cancelled" {
+		t.Fatalf("turn after stop %+v", done)
+	}
+	testkit.Never(t, time.Second, "the stopped turn's command ran", func() bool {
+		_, err := os.Stat(marker)
+		return err == nil
+	})
 }
