@@ -22,7 +22,7 @@ import { execFileSync } from 'node:child_process';
 import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { buildFakeAgent, checker, logger, noProblems, openPage, runScript, screenshotDir, startHub, tempDir } from './harness.mjs';
+import { buildFakeAgent, checker, logger, noProblems, openPage, runScript, screenshotDir, startHub, tempDir, turnDone } from './harness.mjs';
 
 const axeSource = readFileSync(join(dirname(fileURLToPath(import.meta.url)), '..', 'node_modules', 'axe-core', 'axe.min.js'), 'utf8');
 
@@ -75,14 +75,6 @@ async function main() {
   page.setDefaultTimeout(20000);
   const nav = page.getByRole('navigation', { name: 'Threads' });
 
-  const turnDone = async (threadId, turnId) => {
-    for (let i = 0; i < 600; i++) {
-      const t = (await hub.api('GET', `/v1/threads/${threadId}/history`)).turns.find((x) => x.id === turnId);
-      if (t && t.status !== 'running') return t;
-      await new Promise((r) => setTimeout(r, 50));
-    }
-    throw new Error(`turn ${turnId} did not end`);
-  };
   const open = async (title) => {
     await nav.getByRole('button', { name: new RegExp(title) }).first().click();
     await page.getByRole('heading', { name: title }).waitFor();
@@ -92,7 +84,7 @@ async function main() {
   const th = (await hub.api('POST', '/v1/threads', { body: { agent: 'fake', cwd: repo, title: 'Git thread' } })).thread;
   const target = join(repo, 'app.txt');
   const turn = (await hub.api('POST', `/v1/threads/${th.id}/turns`, { body: { input: `fs-write ${target} line one\nline 2\n` } })).turn;
-  const done = await turnDone(th.id, turn.id);
+  const done = await turnDone(hub, th.id, turn.id);
   check(done.output === 'fs-write ok', `the agent wrote the file (${done.output})`);
   await open('Git thread');
   await page.getByRole('button', { name: 'Changes' }).click();
@@ -132,7 +124,7 @@ async function main() {
   const pt = (await hub.api('POST', '/v1/threads', { body: { agent: 'fake', cwd: plain, title: 'Plain thread' } })).thread;
   const tool = JSON.stringify({ sessionUpdate: 'tool_call', toolCallId: 'e1', title: 'Edit notes', kind: 'edit', status: 'completed', content: [{ type: 'diff', path: join(plain, 'notes.txt'), oldText: 'old\n', newText: 'new\n' }] });
   const t2 = (await hub.api('POST', `/v1/threads/${pt.id}/turns`, { body: { input: `raw-update ${tool}` } })).turn;
-  await turnDone(pt.id, t2.id);
+  await turnDone(hub, pt.id, t2.id);
   await open('Plain thread');
   await page.getByRole('button', { name: 'Changes' }).click();
   await page.getByText(/As reported by the agent/).waitFor();
@@ -160,7 +152,7 @@ async function main() {
   const goFile = join(repo, 'main.go');
   const goText = 'package main\n\nimport "fmt"\n\n// main starts it.\nfunc main() {\n\tfmt.Println("hello", 42)\n\tfmt.Println("<img src=x onerror=window.__pwned=1>")\n}\n\nvar x = 2\n<img src=x onerror="window.__pwned=1">\n';
   const gturn = (await hub.api('POST', `/v1/threads/${gt.id}/turns`, { body: { input: `fs-write ${goFile} ${goText}` } })).turn;
-  await turnDone(gt.id, gturn.id);
+  await turnDone(hub, gt.id, gturn.id);
   await open('Go thread');
   await page.getByRole('button', { name: 'Changes' }).click();
   await page.getByLabel('Changes to main.go').waitFor();

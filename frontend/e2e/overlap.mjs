@@ -18,7 +18,7 @@ import { execFileSync } from 'node:child_process';
 import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { buildFakeAgent, checker, logger, noProblems, openPage, runScript, screenshotDir, startHub, tempDir } from './harness.mjs';
+import { buildFakeAgent, checker, logger, noProblems, openPage, runScript, screenshotDir, startHub, tempDir, turnDone } from './harness.mjs';
 
 const axeSource = readFileSync(join(dirname(fileURLToPath(import.meta.url)), '..', 'node_modules', 'axe-core', 'axe.min.js'), 'utf8');
 
@@ -73,17 +73,9 @@ async function main() {
   page.setDefaultTimeout(20000);
   const nav = page.getByRole('navigation', { name: 'Threads' });
 
-  const turnDone = async (threadId, turnId) => {
-    for (let i = 0; i < 600; i++) {
-      const t = (await hub.api('GET', `/v1/threads/${threadId}/history`)).turns.find((x) => x.id === turnId);
-      if (t && t.status !== 'running') return t;
-      await new Promise((r) => setTimeout(r, 50));
-    }
-    throw new Error(`turn ${turnId} did not end`);
-  };
   const write = async (th, path, text) => {
     const turn = (await hub.api('POST', `/v1/threads/${th.id}/turns`, { body: { input: `fs-write ${path} ${text}` } })).turn;
-    const done = await turnDone(th.id, turn.id);
+    const done = await turnDone(hub, th.id, turn.id);
     check(done.output === 'fs-write ok', `${th.title} wrote ${path.slice(workDir.dir.length)}`);
   };
   const newThread = async (body) => (await hub.api('POST', '/v1/threads', { body: { agent: 'fake', ...body } })).thread;
@@ -138,7 +130,7 @@ async function main() {
   await page.emulateMedia({ colorScheme: 'light' });
   const pending = (await hub.api('GET', '/v1/permissions?status=pending')).permissions.find((p) => p.turnId === asking.id);
   await hub.api('POST', `/v1/permissions/${pending.id}`, { body: { outcome: 'declined' } });
-  await turnDone(first.id, asking.id);
+  await turnDone(hub, first.id, asking.id);
 
   log('two worktree threads change the same line: would conflict');
   const left = await newThread({ cwd: wtRepo, title: 'Left worktree', worktree: true });
