@@ -20,25 +20,9 @@
 //     side) nor in the worktree bar with its confirmation.
 import { execFileSync } from 'node:child_process';
 import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
-import { dirname, join } from 'node:path';
-import { fileURLToPath } from 'node:url';
+import { join } from 'node:path';
+import { axeCheck } from './a11y.mjs';
 import { buildFakeAgent, checker, logger, noProblems, openPage, runScript, screenshotDir, startHub, tempDir, turnDone } from './harness.mjs';
-
-const axeSource = readFileSync(join(dirname(fileURLToPath(import.meta.url)), '..', 'node_modules', 'axe-core', 'axe.min.js'), 'utf8');
-
-/** axe-core on the page (WCAG 2.x A/AA and best practices): fails on any violation. */
-async function axeCheck(page, what) {
-  if (!(await page.evaluate(() => typeof window.axe === 'object'))) await page.evaluate(axeSource);
-  const vs = await page.evaluate(async () => {
-    const r = await window.axe.run(document, {
-      runOnly: { type: 'tag', values: ['wcag2a', 'wcag2aa', 'wcag21a', 'wcag21aa', 'wcag22aa', 'best-practice'] },
-      resultTypes: ['violations'],
-    });
-    return r.violations.map((v) => `${v.id} (${v.help}): ${v.nodes.slice(0, 3).map((n) => n.target.join(' ')).join(', ')}`);
-  });
-  if (vs.length) throw new Error(`axe, ${what}:\n${vs.join('\n')}`);
-  log('ok: axe finds nothing wrong with', what);
-}
 
 const log = logger('changes');
 const tmp = tempDir('switchboard-changes-');
@@ -107,11 +91,11 @@ async function main() {
     'the file list names app.txt',
   );
   await page.getByRole('button', { name: 'Unified' }).click();
-  await axeCheck(page, 'the Changes view (unified)');
+  await axeCheck(page, 'the Changes view (unified)', log);
   await page.getByRole('button', { name: 'Side by side' }).click();
   await page.getByRole('table', { name: 'Changes to app.txt' }).waitFor();
   check((await diff.locator('td.c').count()) > 0 && (await diff.locator('colgroup col').count()) === 4, 'side by side has two code columns');
-  await axeCheck(page, 'the Changes view (side by side)');
+  await axeCheck(page, 'the Changes view (side by side)', log);
   await page.getByRole('button', { name: 'Unified' }).click();
 
   await page.getByRole('button', { name: 'Revert file' }).click();
@@ -141,7 +125,7 @@ async function main() {
   const confirm = page.getByRole('alertdialog');
   check((await confirm.textContent()).includes(wt.worktree.branch), 'the confirmation names the branch');
   check(existsSync(wt.worktree.path), 'nothing removed before the confirmation');
-  await axeCheck(page, 'the worktree bar and its Discard confirmation');
+  await axeCheck(page, 'the worktree bar and its Discard confirmation', log);
   await confirm.getByRole('button', { name: 'Discard' }).click();
   await page.getByRole('status').filter({ hasText: 'Worktree and branch removed' }).waitFor();
   check(!existsSync(wt.worktree.path), 'the worktree is gone');

@@ -15,12 +15,10 @@
 //   - axe-core finds no violation in the notice; screenshots
 //     overlap-{light,dark}-{700,1440}.png and overlap-conflict-{light,dark}-1440.png.
 import { execFileSync } from 'node:child_process';
-import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
-import { dirname, join } from 'node:path';
-import { fileURLToPath } from 'node:url';
+import { mkdirSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { axeCheck } from './a11y.mjs';
 import { buildFakeAgent, checker, logger, noProblems, openPage, runScript, screenshotDir, startHub, tempDir, turnDone } from './harness.mjs';
-
-const axeSource = readFileSync(join(dirname(fileURLToPath(import.meta.url)), '..', 'node_modules', 'axe-core', 'axe.min.js'), 'utf8');
 
 const log = logger('overlap');
 const tmp = tempDir('switchboard-overlap-');
@@ -31,20 +29,6 @@ const check = checker(log);
 
 const gitEnv = { ...process.env, GIT_CONFIG_NOSYSTEM: '1', HOME: tmp.dir, GIT_AUTHOR_NAME: 'E2E', GIT_AUTHOR_EMAIL: 'e2e@example.com', GIT_COMMITTER_NAME: 'E2E', GIT_COMMITTER_EMAIL: 'e2e@example.com' };
 const git = (dir, ...args) => execFileSync('git', args, { cwd: dir, env: gitEnv, encoding: 'utf8' }).trim();
-
-/** axe-core on the page (WCAG 2.x A/AA and best practices): fails on any violation. */
-async function axeCheck(page, what) {
-  if (!(await page.evaluate(() => typeof window.axe === 'object'))) await page.evaluate(axeSource);
-  const vs = await page.evaluate(async () => {
-    const r = await window.axe.run(document, {
-      runOnly: { type: 'tag', values: ['wcag2a', 'wcag2aa', 'wcag21a', 'wcag21aa', 'wcag22aa', 'best-practice'] },
-      resultTypes: ['violations'],
-    });
-    return r.violations.map((v) => `${v.id} (${v.help}): ${v.nodes.slice(0, 3).map((n) => n.target.join(' ')).join(', ')}`);
-  });
-  if (vs.length) throw new Error(`axe, ${what}:\n${vs.join('\n')}`);
-  log('ok: axe finds nothing wrong with', what);
-}
 
 function repoWith(name, files) {
   const dir = join(workDir.dir, name);
@@ -102,7 +86,7 @@ async function main() {
   check((await notice.locator('code').allTextContents()).join() === 'a.txt', 'the second thread names a.txt');
   check((await notice.textContent()).includes('same checkout'), 'it says the edits land in the same checkout');
   check((await notice.textContent()).includes('In a new worktree'), 'the second thread is told to use a worktree');
-  await axeCheck(page, 'the overlap notice');
+  await axeCheck(page, 'the overlap notice', log);
   await link.click();
   await page.getByRole('heading', { name: 'Fix the parser' }).waitFor();
   check(page.url().endsWith(`#/t/${first.id}`), 'the link opens the other thread');
