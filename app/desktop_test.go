@@ -14,6 +14,7 @@ import (
 	"testing"
 	"testing/fstest"
 
+	"github.com/switchboard-hub/switchboard/app/notify"
 	"github.com/switchboard-hub/switchboard/hub/httpapi"
 )
 
@@ -198,9 +199,9 @@ func TestWindowQuitsOnce(t *testing.T) {
 // fakeNotifier counts its close calls.
 type fakeNotifier struct{ closed atomic.Int32 }
 
-func (*fakeNotifier) Send(notification) error { return nil }
-func (*fakeNotifier) Remove(string)           {}
-func (f *fakeNotifier) close()                { f.closed.Add(1) }
+func (*fakeNotifier) Send(notify.Notification) error { return nil }
+func (*fakeNotifier) Remove(string)                  {}
+func (f *fakeNotifier) close()                       { f.closed.Add(1) }
 
 // The notifications OnStartup starts are closed by OnShutdown, also when
 // the window quit (an early SIGTERM) before OnStartup got that far.

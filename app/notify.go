@@ -3,15 +3,13 @@ package app
 import (
 	"context"
 	"encoding/json"
-	"fmt"
 	"log/slog"
 	"strings"
 	"sync"
 	"sync/atomic"
-	"unicode"
-	"unicode/utf8"
 
 	"github.com/switchboard-hub/switchboard/app/config"
+	"github.com/switchboard-hub/switchboard/app/notify"
 	"github.com/switchboard-hub/switchboard/hub"
 )
 
@@ -20,8 +18,11 @@ import (
 // escalated), one for each question an agent asks (a click opens the
 // window on its thread), one for a completed turn while the window is not
 // focused, one for an error (a failed turn, a config file not applied),
-// one per budget warning or overrun. The sender is Wails' notification
-// service in the app (notify_wails.go) and a recorder in tests.
+// one per budget warning or overrun. What each says and offers, and the
+// decision each action makes, is app/notify's; the notifier here decides
+// when to notify and keeps what was offered. The sender is D-Bus on Linux
+// (notify_dbus.go), Wails' notification service elsewhere
+// (notify_wails.go), and a recorder in tests.
 //
 // Each reason has its switch (notifications.permission, .question,
 // .turnCompleted, .error, .budget; under notifications.enabled), read
@@ -31,51 +32,14 @@ import (
 // "window:focus" and "window:thread", app/desktop.go); a completed turn
 // is not notified while the window has the focus at all, as before.
 
-// Notification action ids (the categories that carry them on macOS and
-// Windows are in notify_wails.go).
-const (
-	actionApprove = "approve"
-	actionDeny    = "deny"
-	// actionRemember approves and remembers for the thread: the hub adds a
-	// rule allowing the same request in this thread from now on.
-	actionRemember = "remember-thread"
-	// actionDefault is a click on the notification itself (Wails'
-	// DEFAULT_ACTION): open the window on what it is about.
-	actionDefault = "DEFAULT_ACTION"
-)
-
 // notifyCaller is who answers from a notification: decisions are recorded
 // as decidedBy "notification", through the same single-use path as any.
 var notifyCaller = hub.Caller{ClientID: "window", All: true, Surface: hub.SurfaceNotification}
 
-// notification is one desktop notification. Title and Body are plain
-// text: a sender that speaks markup (D-Bus) escapes them.
-type notification struct {
-	ID    string // "perm:<permission id>" or "turn:<thread id>/<turn id>"
-	Title string
-	Body  string
-	// Approve offers Approve, Deny and "Always allow here"
-	// (notifyCategoryPermission): only for a permission whose whole
-	// request is in Body. Otherwise a click on the notification opens the
-	// window on it (its default action).
-	Approve bool
-	// Once leaves "Always allow here" out of Approve's choices: the hub
-	// refuses to remember the request (hub.Rememberable).
-	Once     bool
-	ThreadID string
-	// Critical raises it with critical urgency (an escalated permission:
-	// still pending after permissions.escalateAfter), replacing the
-	// notification of the same ID.
-	Critical bool
-	// Choices are a single-choice question's answers, each a button whose
-	// action is actionAnswer + its index (D-Bus; the Wails notifications
-	// of macOS and Windows have fixed categories and show none).
-	Choices []string
-}
-
-// notifySender shows notifications.
+// notifySender shows notifications (what each says and offers is
+// app/notify's).
 type notifySender interface {
-	Send(n notification) error
+	Send(n notify.Notification) error
 	// Remove withdraws a notification still shown (best effort).
 	Remove(id string)
 }
@@ -110,8 +74,8 @@ type notifier struct {
 	// askedThread are the notified elicitations' threads, for a click.
 	askedThread map[string]string
 	// choices are the notified questions answered with buttons (a single
-	// choice, notify_question.go): what each button answers.
-	choices map[string]questionChoices
+	// choice, notify.SingleChoice): what each button answers.
+	choices map[string]notify.Choices
 }
 
 // looking reports whether the user is looking at the thread: the window
@@ -126,7 +90,7 @@ func newNotifier(svc hub.Service, send notifySender, cfg func() config.Config, s
 		svc: svc, send: send, config: cfg, show: show, log: log,
 		agents: map[string]string{}, tools: map[string]json.RawMessage{}, shown: map[string]bool{},
 		approvable: map[string]bool{}, escalated: map[string]bool{}, asked: map[string]bool{},
-		askedThread: map[string]string{}, choices: map[string]questionChoices{},
+		askedThread: map[string]string{}, choices: map[string]notify.Choices{},
 	}
 }
 
@@ -200,7 +164,7 @@ func (n *notifier) handle(ctx context.Context, e hub.Event) {
 			delete(n.approvable, v.Permission.ID)
 			n.mu.Unlock()
 			if was {
-				n.send.Remove("perm:" + v.Permission.ID)
+				n.send.Remove(notify.PermissionID(v.Permission.ID))
 			}
 		}
 	case hub.EventElicitationRequired:
@@ -218,7 +182,7 @@ func (n *notifier) handle(ctx context.Context, e hub.Event) {
 			delete(n.choices, v.Elicitation.ID)
 			n.mu.Unlock()
 			if was {
-				n.send.Remove("ask:" + v.Elicitation.ID)
+				n.send.Remove(notify.QuestionID(v.Elicitation.ID))
 			}
 		}
 	case hub.EventConfigError:
@@ -227,14 +191,19 @@ func (n *notifier) handle(ctx context.Context, e hub.Event) {
 			return
 		}
 		if v.Message == "" {
-			n.send.Remove("config")
+			n.send.Remove(notify.ConfigID)
 			return
 		}
 		if c := n.config().Notifications; c.Enabled && c.Error {
-			n.deliver(notification{ID: "config", Title: "Switchboard: config file not applied", Body: clip(v.Message, 300)})
+			n.deliver(notify.ConfigError(v.Message))
 		}
 	case hub.EventBudgetWarning, hub.EventBudgetExceeded:
-		n.budget(e) // notify_budget.go
+		// A budget is hub-wide: the window's thread does not hold it back.
+		if c := n.config().Notifications; c.Enabled && c.Budget {
+			if x, ok := notify.Budget(e); ok {
+				n.deliver(x)
+			}
+		}
 	case hub.EventTurnCompleted:
 		c := n.config().Notifications
 		var v struct{ Turn hub.Turn }
@@ -252,26 +221,19 @@ func (n *notifier) handle(ctx context.Context, e hub.Event) {
 		} else if !c.TurnCompleted || n.focused.Load() {
 			return
 		}
-		title := "Turn " + v.Turn.Status
-		th, err := n.svc.GetThread(ctx, notifyCaller, e.ThreadID)
-		if err == nil {
-			title = n.agentName(ctx, th.Agent) + ": turn " + v.Turn.Status
-			if th.Title != "" {
-				title += " — " + th.Title
-			}
+		var thread *hub.Thread
+		agent := ""
+		if th, err := n.svc.GetThread(ctx, notifyCaller, e.ThreadID); err == nil {
+			thread, agent = &th, n.agentName(ctx, th.Agent)
 		}
-		body := v.Turn.Output
-		if v.Turn.Error != "" {
-			body = v.Turn.Error
-		}
-		n.deliver(notification{ID: "turn:" + e.ThreadID + "/" + v.Turn.ID, Title: title, Body: clip(body, 200), ThreadID: e.ThreadID})
+		n.deliver(notify.TurnEnded(e.ThreadID, v.Turn, thread, agent))
 	}
 }
 
 // permission notifies of p once, and once more when it is escalated
-// (EscalatedAt set: critical, replacing the first): with Approve, Deny and
-// "Always allow here" when its whole request fits the notification
-// (permissionBody), else to be opened.
+// (EscalatedAt set: critical, replacing the first), as notify.Permission
+// tells it; what that notification offers (an escalated one replaces the
+// first) is what an answer may choose.
 func (n *notifier) permission(ctx context.Context, p hub.Permission) {
 	if c := n.config().Notifications; p.Status != hub.PermissionPending || !c.Enabled || !c.Permission || n.looking(p.ThreadID) {
 		return
@@ -291,107 +253,26 @@ func (n *notifier) permission(ctx context.Context, p hub.Permission) {
 	if th, err := n.svc.GetThread(ctx, notifyCaller, p.ThreadID); err == nil {
 		agent = n.agentName(ctx, th.Agent)
 	}
-	if p.Described() {
-		n.described(p, agent, escalated)
-		return
-	}
-	title, details := toolCallText(p.ToolCall)
-	if details == "" {
-		// The request often carries only the id and title: the tool_call
-		// event before it has the command or the paths.
-		var id struct {
-			ToolCallID string `json:"toolCallId"`
-		}
-		json.Unmarshal(p.ToolCall, &id)
+	x := notify.Permission(p, agent, func(toolCallID string) json.RawMessage {
 		n.mu.Lock()
-		prev := n.tools[p.ThreadID+"/"+id.ToolCallID]
+		prev := n.tools[p.ThreadID+"/"+toolCallID]
 		n.mu.Unlock()
 		if prev == nil {
-			prev = n.storedTool(ctx, p.ThreadID, p.TurnID, id.ToolCallID)
+			prev = n.storedTool(ctx, p.ThreadID, p.TurnID, toolCallID)
 		}
-		if t2, d2 := toolCallText(prev); d2 != "" {
-			details = d2
-			if title == "" {
-				title = t2
-			}
-		}
-	}
-	if w := p.Request.Warnings(); len(w) > 0 && details != "" {
-		details += "\n" + strings.Join(w, "\n") // the hub's warnings, in the body's bounds
-	}
-	body, whole := permissionBody(title, details)
-	if title == "" {
-		title = "wants to use a tool"
-	}
-	// What the notification shown now offers (an escalated one replaces
-	// the first) is what an answer may choose.
+		return prev
+	})
 	n.mu.Lock()
-	if whole {
-		n.approvable[p.ID] = true
+	if x.Approve {
+		n.approvable[p.ID] = !x.Once
 	} else {
 		delete(n.approvable, p.ID)
 	}
 	n.mu.Unlock()
-	summary := agent + ": " + clip(title, 80)
-	if escalated {
-		summary = "Still waiting — " + summary
-	}
-	n.deliver(notification{
-		ID: "perm:" + p.ID, Title: summary, Body: body,
-		Approve: whole, ThreadID: p.ThreadID, Critical: escalated,
-	})
+	n.deliver(x)
 }
 
-// Bounds of a permission notification's body that notification servers
-// show whole (they cut or fold longer ones).
-const (
-	notifyBodyMax   = 240 // runes
-	notifyBodyLines = 6
-)
-
-// permissionBody is a permission notification's body, the tool call's
-// title then what it touches (its command, else its paths), and whether
-// that is the whole request, readable: both parts present, within the
-// body's bounds, and only printable text (no control or format
-// characters such as bidi overrides, which can make a command read as
-// another). Only then is Approve offered; otherwise the body is cut and
-// says to open the card.
-func permissionBody(title, details string) (body string, whole bool) {
-	full := strings.TrimSpace(strings.TrimSpace(title) + "\n" + strings.TrimSpace(details))
-	whole = strings.TrimSpace(title) != "" && strings.TrimSpace(details) != "" &&
-		utf8.RuneCountInString(full) <= notifyBodyMax &&
-		strings.Count(full, "\n") < notifyBodyLines && printable(full)
-	if whole {
-		return full, true
-	}
-	if full == "" {
-		return "Open Switchboard to see the request.", false
-	}
-	lines := strings.SplitN(full, "\n", notifyBodyLines)
-	if len(lines) == notifyBodyLines {
-		lines[notifyBodyLines-1] = "…"
-	}
-	short := strings.Map(func(r rune) rune {
-		if r == '\n' || unicode.IsGraphic(r) {
-			return r
-		}
-		return '\uFFFD'
-	}, clip(strings.Join(lines, "\n"), notifyBodyMax-40))
-	return short + "\nNot all of it fits here: open it in Switchboard to decide.", false
-}
-
-// printable reports whether s is only graphic characters, spaces and
-// newlines.
-func printable(s string) bool {
-	for _, r := range s {
-		if r != '\n' && r != ' ' && !unicode.IsGraphic(r) {
-			return false
-		}
-	}
-	return true
-}
-
-func (n *notifier) deliver(x notification) {
+func (n *notifier) deliver(x notify.Notification) {
 	if err := n.send.Send(x); err != nil {
 		n.log.Warn("notification not shown", "id", x.ID, "err", err)
 	}
@@ -405,59 +286,51 @@ func (n *notifier) deliver(x notification) {
 // them; a click on the notification itself opens the window on its
 // permission or thread.
 func (n *notifier) respond(ctx context.Context, id, action string) {
-	kind, target, ok := strings.Cut(id, ":")
+	kind, target, ok := notify.ParseID(id)
 	if !ok {
 		return
 	}
+	d, decides := notify.Decision(action)
 	switch {
-	case kind == "perm" && (action == actionApprove || action == actionDeny || action == actionRemember):
+	case kind == notify.KindPermission && decides:
 		n.mu.Lock()
-		_, offered := n.approvable[target]
+		remember, offered := n.approvable[target]
 		n.mu.Unlock()
 		if !offered {
 			n.log.Warn("an answer to a notification that offered none; ignored", "permission", target, "action", action)
 			return
 		}
-		d := hub.Decision{Outcome: hub.PermissionApproved}
-		switch action {
-		case actionDeny:
-			d.Outcome = hub.PermissionDeclined
-		case actionRemember:
-			d.Remember = hub.RememberThread
-		}
-		if action == actionRemember && !n.rememberOffered(target) {
+		if d.Remember != "" && !remember {
 			n.log.Warn("an answer to a notification that offered no remember; ignored", "permission", target)
 			return
 		}
 		if _, err := n.svc.DecidePermission(ctx, notifyCaller, target, d); err != nil {
 			n.log.Info("decision from a notification refused", "permission", target, "code", hub.ErrorCode(err))
 		}
-	case action == actionDefault && kind == "perm":
+	case action == notify.ActionDefault && kind == notify.KindPermission:
 		n.show("permission", target, "")
-	case kind == "ask" && strings.HasPrefix(action, actionAnswer):
-		n.answer(ctx, target, strings.TrimPrefix(action, actionAnswer))
-	case action == actionDefault && kind == "ask":
+	case kind == notify.KindQuestion && strings.HasPrefix(action, notify.ActionAnswer):
+		n.answer(ctx, target, strings.TrimPrefix(action, notify.ActionAnswer))
+	case action == notify.ActionDefault && kind == notify.KindQuestion:
 		n.mu.Lock()
 		thread := n.askedThread[target]
 		n.mu.Unlock()
 		n.show("thread", "", thread)
-	case action == actionDefault && kind == "turn":
+	case action == notify.ActionDefault && kind == notify.KindTurn:
 		thread, turn, _ := strings.Cut(target, "/")
 		n.show("turn", turn, thread)
 	}
 }
 
 func (n *notifier) rememberTool(threadID string, tc json.RawMessage) {
-	var id struct {
-		ToolCallID string `json:"toolCallId"`
-	}
-	if json.Unmarshal(tc, &id) != nil || id.ToolCallID == "" {
+	id := notify.ToolCallID(tc)
+	if id == "" {
 		return
 	}
-	key := threadID + "/" + id.ToolCallID
+	key := threadID + "/" + id
 	n.mu.Lock()
 	defer n.mu.Unlock()
-	if _, d := toolCallText(tc); d == "" && n.tools[key] != nil {
+	if _, d := notify.ToolCallText(tc); d == "" && n.tools[key] != nil {
 		return // an update without details keeps the call's
 	}
 	if len(n.tools) > 1024 {
@@ -489,13 +362,10 @@ func (n *notifier) storedTool(ctx context.Context, threadID, turnID, toolCallID 
 			var v struct {
 				ToolCall json.RawMessage `json:"toolCall"`
 			}
-			var id struct {
-				ToolCallID string `json:"toolCallId"`
-			}
-			if json.Unmarshal(e.Payload, &v) != nil || json.Unmarshal(v.ToolCall, &id) != nil || id.ToolCallID != toolCallID {
+			if json.Unmarshal(e.Payload, &v) != nil || notify.ToolCallID(v.ToolCall) != toolCallID {
 				continue
 			}
-			if _, d := toolCallText(v.ToolCall); d != "" {
+			if _, d := notify.ToolCallText(v.ToolCall); d != "" {
 				found = v.ToolCall
 			}
 		}
@@ -522,81 +392,4 @@ func (n *notifier) agentName(ctx context.Context, id string) string {
 		n.mu.Unlock()
 	}
 	return name
-}
-
-// toolCallText is an ACP tool call's title and what it would touch: the
-// command it runs, else the paths it reads or writes.
-func toolCallText(tc json.RawMessage) (title, details string) {
-	var v struct {
-		Title    string `json:"title"`
-		RawInput struct {
-			Command any      `json:"command"`
-			Cmd     any      `json:"cmd"`
-			Path    string   `json:"path"`
-			File    string   `json:"file_path"`
-			Paths   []string `json:"paths"`
-		} `json:"rawInput"`
-		Locations []struct {
-			Path string `json:"path"`
-		} `json:"locations"`
-		Content []struct {
-			Path string `json:"path"`
-		} `json:"content"`
-	}
-	if len(tc) == 0 || json.Unmarshal(tc, &v) != nil {
-		return "", ""
-	}
-	for _, c := range []any{v.RawInput.Command, v.RawInput.Cmd} {
-		switch c := c.(type) {
-		case string:
-			if c != "" {
-				return v.Title, c
-			}
-		case []any:
-			var parts []string
-			for _, p := range c {
-				parts = append(parts, fmt.Sprint(p))
-			}
-			if len(parts) > 0 {
-				return v.Title, strings.Join(parts, " ")
-			}
-		}
-	}
-	var paths []string
-	add := func(p string) {
-		if p != "" && !containsString(paths, p) {
-			paths = append(paths, p)
-		}
-	}
-	for _, l := range v.Locations {
-		add(l.Path)
-	}
-	for _, c := range v.Content {
-		add(c.Path)
-	}
-	add(v.RawInput.Path)
-	add(v.RawInput.File)
-	for _, p := range v.RawInput.Paths {
-		add(p)
-	}
-	return v.Title, strings.Join(paths, "\n")
-}
-
-func containsString(s []string, x string) bool {
-	for _, v := range s {
-		if v == x {
-			return true
-		}
-	}
-	return false
-}
-
-// clip shortens s to at most n runes, marking the cut with "…".
-func clip(s string, n int) string {
-	s = strings.TrimSpace(s)
-	r := []rune(s)
-	if len(r) <= n {
-		return s
-	}
-	return string(r[:n-1]) + "…"
 }

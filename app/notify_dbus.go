@@ -11,6 +11,8 @@ import (
 	"sync"
 
 	"github.com/godbus/dbus/v5"
+
+	"github.com/switchboard-hub/switchboard/app/notify"
 )
 
 // On Linux the app speaks org.freedesktop.Notifications itself instead of
@@ -201,19 +203,19 @@ func (d *dbusNotifier) forget(sid uint32) {
 // Send shows n, replacing a notification of the same id still shown. The
 // body is escaped (the spec's body markup); the summary, plain text for
 // most servers and markup for some, gets no markup characters at all.
-func (d *dbusNotifier) Send(n notification) error {
+func (d *dbusNotifier) Send(n notify.Notification) error {
 	actions := []string{fdoDefaultAction, "Open"}
-	offered := map[string]string{fdoDefaultAction: actionDefault}
+	offered := map[string]string{fdoDefaultAction: notify.ActionDefault}
 	if n.Approve {
-		actions = append(actions, actionApprove, "Approve", actionDeny, "Deny")
-		offered[actionApprove], offered[actionDeny] = actionApprove, actionDeny
+		actions = append(actions, notify.ActionApprove, "Approve", notify.ActionDeny, "Deny")
+		offered[notify.ActionApprove], offered[notify.ActionDeny] = notify.ActionApprove, notify.ActionDeny
 		if !n.Once {
-			actions = append(actions, actionRemember, "Always allow here")
-			offered[actionRemember] = actionRemember
+			actions = append(actions, notify.ActionRemember, "Always allow here")
+			offered[notify.ActionRemember] = notify.ActionRemember
 		}
 	}
 	for i, label := range n.Choices {
-		key := actionAnswer + strconv.Itoa(i)
+		key := notify.ActionAnswer + strconv.Itoa(i)
 		actions = append(actions, key, label)
 		offered[key] = key
 	}

@@ -16,6 +16,7 @@ import (
 	"github.com/godbus/dbus/v5"
 
 	"github.com/switchboard-hub/switchboard/acp/acptest/testkit"
+	"github.com/switchboard-hub/switchboard/app/notify"
 	"github.com/switchboard-hub/switchboard/hub"
 )
 
@@ -128,7 +129,7 @@ func TestNotificationActionFromRogue(t *testing.T) {
 		t.Fatal(err)
 	}
 	call := r.notifd.waitCall(t, func(n notifyCall) bool { return strings.HasPrefix(n.Summary, "Fake:") })
-	if !slices.Contains(call.Actions, actionApprove) {
+	if !slices.Contains(call.Actions, notify.ActionApprove) {
 		t.Fatalf("Notify actions %q: want Approve for a short command", call.Actions)
 	}
 	nid, _ := call.Hints["x-notification-id"].Value().(string)
@@ -138,16 +139,16 @@ func TestNotificationActionFromRogue(t *testing.T) {
 	app := r.n.send.(*dbusNotifier).conn.Names()[0]
 	for _, send := range []func() error{
 		func() error { // a broadcast, as the server sends it
-			return rogue.Emit(fdoNotificationsPath, fdoNotifications+".ActionInvoked", call.ID, actionApprove)
+			return rogue.Emit(fdoNotificationsPath, fdoNotifications+".ActionInvoked", call.ID, notify.ActionApprove)
 		},
 		func() error { // straight to the app: no match rule filters it
-			return unicastSignal(rogue, app, fdoNotificationsPath, fdoNotifications, "ActionInvoked", call.ID, actionApprove)
+			return unicastSignal(rogue, app, fdoNotificationsPath, fdoNotifications, "ActionInvoked", call.ID, notify.ActionApprove)
 		},
 		func() error { // a forged owner change, then a click
 			if err := unicastSignal(rogue, app, "/org/freedesktop/DBus", fdoBus, "NameOwnerChanged", fdoNotifications, r.notifd.conn.Names()[0], rogue.Names()[0]); err != nil {
 				return err
 			}
-			return unicastSignal(rogue, app, fdoNotificationsPath, fdoNotifications, "ActionInvoked", call.ID, actionApprove)
+			return unicastSignal(rogue, app, fdoNotificationsPath, fdoNotifications, "ActionInvoked", call.ID, notify.ActionApprove)
 		},
 	} {
 		if err := send(); err != nil {
@@ -162,7 +163,7 @@ func TestNotificationActionFromRogue(t *testing.T) {
 		return r.permission(t, permID).Status != hub.PermissionPending
 	})
 
-	r.notifd.invoke(t, call.ID, actionApprove)
+	r.notifd.invoke(t, call.ID, notify.ActionApprove)
 	waitFor(t, "the server's Approve to approve the permission as notification", func() bool {
 		p := r.permission(t, permID)
 		return p.Status == hub.PermissionApproved && p.DecidedBy == "notification"
@@ -210,8 +211,8 @@ func TestNotificationText(t *testing.T) {
 			if strings.ContainsAny(call.Summary, "<>&\n") {
 				t.Errorf("Notify summary %q has markup characters", call.Summary)
 			}
-			if got := slices.Contains(call.Actions, actionApprove); got != tt.approve || slices.Contains(call.Actions, actionDeny) != tt.approve ||
-				slices.Contains(call.Actions, actionRemember) != tt.approve {
+			if got := slices.Contains(call.Actions, notify.ActionApprove); got != tt.approve || slices.Contains(call.Actions, notify.ActionDeny) != tt.approve ||
+				slices.Contains(call.Actions, notify.ActionRemember) != tt.approve {
 				t.Errorf("Notify actions %q, want Approve, Deny and Always allow here: %v", call.Actions, tt.approve)
 			}
 			if !slices.Contains(call.Actions, fdoDefaultAction) {
@@ -249,12 +250,12 @@ func TestNotificationText(t *testing.T) {
 	long.Request = &hub.PermissionRequest{Kind: "execute", Command: strings.Repeat("y", 400), Argv: []string{strings.Repeat("y", 400)}}
 	r.n.permission(ctx, long)
 	call := r.notifd.waitCall(t, func(n notifyCall) bool {
-		return strings.HasPrefix(n.Summary, "Fake:") && !slices.Contains(n.Actions, actionApprove)
+		return strings.HasPrefix(n.Summary, "Fake:") && !slices.Contains(n.Actions, notify.ActionApprove)
 	})
-	r.notifd.invoke(t, call.ID, actionApprove)
-	r.notifd.invoke(t, call.ID, actionRemember)
-	r.n.respond(ctx, "perm:"+p.ID, actionApprove)
-	r.n.respond(ctx, "perm:"+p.ID, actionRemember)
+	r.notifd.invoke(t, call.ID, notify.ActionApprove)
+	r.notifd.invoke(t, call.ID, notify.ActionRemember)
+	r.n.respond(ctx, "perm:"+p.ID, notify.ActionApprove)
+	r.n.respond(ctx, "perm:"+p.ID, notify.ActionRemember)
 	testkit.Never(t, 300*time.Millisecond, "Approve on a notification that offered none decided the permission", func() bool {
 		return r.permission(t, p.ID).Status != hub.PermissionPending
 	})
@@ -262,36 +263,6 @@ func TestNotificationText(t *testing.T) {
 		t.Fatalf("rules %+v %v: Always allow here on a notification that offered none remembered something", rules, err)
 	}
 	r.h.engine.DecidePermission(ctx, windowCaller, p.ID, hub.Decision{Outcome: hub.PermissionDeclined})
-}
-
-// TestPermissionBody: Approve only for a whole, printable request within
-// the body's bounds.
-func TestPermissionBody(t *testing.T) {
-	for _, tt := range []struct {
-		title, details string
-		whole          bool
-	}{
-		{"Run make clean", "make clean", true},
-		{"Edit", "/home/u/a.go\n/home/u/b.go", true},
-		{"", "make clean", false},
-		{"Run", "", false},
-		{"Run", strings.Repeat("x", notifyBodyMax), false},
-		{"Run", "1\n2\n3\n4\n5\n6", false},
-		{"Run", "ls\tx", false},
-		{"Run", "ls \u202ex", false},
-		{"Run", "ls \u200bx", false},
-	} {
-		body, whole := permissionBody(tt.title, tt.details)
-		if whole != tt.whole {
-			t.Errorf("permissionBody(%q, %q) whole %v, want %v", tt.title, tt.details, whole, tt.whole)
-		}
-		if whole && body != tt.title+"\n"+tt.details {
-			t.Errorf("permissionBody(%q, %q) = %q", tt.title, tt.details, body)
-		}
-		if !whole && (!strings.Contains(body, "open it in Switchboard") && !strings.Contains(body, "Open Switchboard") || !printable(body)) {
-			t.Errorf("permissionBody(%q, %q) = %q: want a cut, printable body saying to open it", tt.title, tt.details, body)
-		}
-	}
 }
 
 // TestNotificationEscalationAndRemember: a permission still pending after
@@ -320,7 +291,7 @@ func TestNotificationEscalationAndRemember(t *testing.T) {
 	if urgency(first) == 2 {
 		t.Errorf("the first notification is critical: %+v", first)
 	}
-	for _, a := range []string{actionApprove, actionDeny, actionRemember, "Always allow here"} {
+	for _, a := range []string{notify.ActionApprove, notify.ActionDeny, notify.ActionRemember, "Always allow here"} {
 		if !slices.Contains(first.Actions, a) {
 			t.Errorf("first Notify actions %q lack %q", first.Actions, a)
 		}
@@ -341,12 +312,18 @@ func TestNotificationEscalationAndRemember(t *testing.T) {
 		t.Fatalf("escalated permission %+v, want pending with escalatedAt", p)
 	}
 
-	clickUntil(t, r.notifd, second.ID, actionRemember, func() bool { return r.permission(t, permID).Status != hub.PermissionPending })
+	clickUntil(t, r.notifd, second.ID, notify.ActionRemember, func() bool { return r.permission(t, permID).Status != hub.PermissionPending })
 	p := r.permission(t, permID)
 	if p.Status != hub.PermissionApproved || p.DecidedBy != "notification" || p.OptionID != "allow-once" {
 		t.Fatalf("after Always allow here: %+v, want approved (allow-once) by notification", p)
 	}
-	rules, err := r.h.engine.ListRules(ctx, windowCaller)
+	// The rule is stored in the decision's commit and put in effect just
+	// after it: the permission may read as decided a moment before.
+	var rules []hub.RememberedRule
+	testkit.Until(5*time.Second, func() bool {
+		rules, err = r.h.engine.ListRules(ctx, windowCaller)
+		return err != nil || len(rules) > 0
+	})
 	if err != nil || len(rules) != 1 {
 		t.Fatalf("rules %+v %v, want one", rules, err)
 	}
@@ -409,7 +386,7 @@ func TestNotificationGitOnce(t *testing.T) {
 		v, _ := n.Hints["x-notification-id"].Value().(string)
 		return v == "perm:pm_git"
 	})
-	if !slices.Contains(call.Actions, actionApprove) || !slices.Contains(call.Actions, actionDeny) || slices.Contains(call.Actions, actionRemember) {
+	if !slices.Contains(call.Actions, notify.ActionApprove) || !slices.Contains(call.Actions, notify.ActionDeny) || slices.Contains(call.Actions, notify.ActionRemember) {
 		t.Errorf("Notify actions %q, want Approve and Deny only", call.Actions)
 	}
 	if !strings.Contains(call.Body, "File: /p/.git/config") || !strings.Contains(call.Body, "git may run commands") || strings.Contains(call.Summary, "Tidy") {

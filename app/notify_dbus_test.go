@@ -21,6 +21,7 @@ import (
 
 	"github.com/switchboard-hub/switchboard/acp/acptest/testkit"
 	"github.com/switchboard-hub/switchboard/app/datadir"
+	"github.com/switchboard-hub/switchboard/app/notify"
 	"github.com/switchboard-hub/switchboard/hub"
 	"github.com/switchboard-hub/switchboard/hub/client"
 )
@@ -272,7 +273,7 @@ func TestNotificationsE2E(t *testing.T) {
 	if call.Summary != "Fake: Run a command" || !strings.Contains(call.Body, "Runs: make clean") {
 		t.Errorf("Notify summary %q body %q, want the agent and what kind of request it is, what runs in the body", call.Summary, call.Body)
 	}
-	for _, a := range []string{actionApprove, "Approve", actionDeny, "Deny"} {
+	for _, a := range []string{notify.ActionApprove, "Approve", notify.ActionDeny, "Deny"} {
 		if !slices.Contains(call.Actions, a) {
 			t.Errorf("Notify actions %q lack %q", call.Actions, a)
 		}
@@ -291,7 +292,7 @@ func TestNotificationsE2E(t *testing.T) {
 	}
 	defer rogue.Close()
 	for range 3 {
-		if err := rogue.Emit("/org/freedesktop/Notifications", notifyIface+".ActionInvoked", call.ID, actionApprove); err != nil {
+		if err := rogue.Emit("/org/freedesktop/Notifications", notifyIface+".ActionInvoked", call.ID, notify.ActionApprove); err != nil {
 			t.Fatal(err)
 		}
 	}
@@ -310,7 +311,7 @@ func TestNotificationsE2E(t *testing.T) {
 	// before it shows). Click again every second until the hub decides:
 	// the decision is single-use, so only one click can count.
 	var p hub.Permission
-	clickUntil(t, notifd, call.ID, actionApprove, func() bool {
+	clickUntil(t, notifd, call.ID, notify.ActionApprove, func() bool {
 		perms, err := c.Permissions(ctx, "")
 		if err != nil {
 			t.Fatal(err)
@@ -355,7 +356,7 @@ func TestNotificationsE2E(t *testing.T) {
 		return n.ID > call.ID && strings.HasPrefix(n.Summary, "Fake:") && strings.HasPrefix(nid, "perm:")
 	})
 	crit := notifd.waitCall(t, func(n notifyCall) bool { return strings.HasPrefix(n.Summary, "Still waiting — Fake:") })
-	if urgency(crit) != 2 || crit.Replaces != first.ID || !slices.Contains(crit.Actions, actionRemember) {
+	if urgency(crit) != 2 || crit.Replaces != first.ID || !slices.Contains(crit.Actions, notify.ActionRemember) {
 		t.Errorf("escalated Notify %+v (urgency %d), want critical, replacing %d, with Always allow here", crit, urgency(crit), first.ID)
 	}
 	nid, _ = crit.Hints["x-notification-id"].Value().(string)
@@ -372,7 +373,7 @@ func TestNotificationsE2E(t *testing.T) {
 		}
 		return hub.Permission{}
 	}
-	clickUntil(t, notifd, crit.ID, actionRemember, func() bool { return status().Status != hub.PermissionPending })
+	clickUntil(t, notifd, crit.ID, notify.ActionRemember, func() bool { return status().Status != hub.PermissionPending })
 	if p := status(); p.Status != hub.PermissionApproved || p.DecidedBy != "notification" || p.EscalatedAt == nil {
 		t.Errorf("after Always allow here: %+v, want approved by notification, escalated before", p)
 	}
@@ -389,7 +390,7 @@ func TestNotificationsE2E(t *testing.T) {
 	}
 	ask := notifd.waitCall(t, func(n notifyCall) bool { return strings.HasPrefix(n.Summary, "Fake asks") })
 	if ask.Summary != "Fake asks you a question" || !strings.Contains(ask.Body, "Which &lt;b&gt;branch&lt;/b&gt;?") ||
-		slices.Contains(ask.Actions, actionApprove) || slices.Contains(ask.Actions, actionDeny) {
+		slices.Contains(ask.Actions, notify.ActionApprove) || slices.Contains(ask.Actions, notify.ActionDeny) {
 		t.Errorf("question Notify %+v, want the message as text and no Approve/Deny", ask)
 	}
 	qs, err := c.ElicitationsPage(ctx, hub.ElicitationQuery{Status: hub.ElicitationPending, ThreadID: qth.ID})
@@ -413,7 +414,7 @@ func TestNotificationsE2E(t *testing.T) {
 		t.Fatal(err)
 	}
 	pick := notifd.waitCall(t, func(n notifyCall) bool { return strings.Contains(n.Body, "Which branch?") })
-	if !slices.Equal(pick.Actions[len(pick.Actions)-4:], []string{actionAnswer + "0", "Main line", actionAnswer + "1", "Development"}) ||
+	if !slices.Equal(pick.Actions[len(pick.Actions)-4:], []string{notify.ActionAnswer + "0", "Main line", notify.ActionAnswer + "1", "Development"}) ||
 		!strings.Contains(pick.Body, "Answer here or in Switchboard.") {
 		t.Errorf("single-choice Notify actions %q body %q, want a button per choice", pick.Actions, pick.Body)
 	}
@@ -421,7 +422,7 @@ func TestNotificationsE2E(t *testing.T) {
 		h, err := c.History(ctx, cth.ID, false)
 		return err == nil && len(h) == 1 && strings.Contains(h[0].Output, `"dev"`)
 	}
-	clickUntil(t, notifd, pick.ID, actionAnswer+"1", answered)
+	clickUntil(t, notifd, pick.ID, notify.ActionAnswer+"1", answered)
 	qs, err = c.ElicitationsPage(ctx, hub.ElicitationQuery{ThreadID: cth.ID})
 	if err != nil || len(qs.Elicitations) != 1 || qs.Elicitations[0].DecidedBy != "notification" {
 		t.Errorf("the question answered from its notification: %+v %v, want decidedBy notification", qs, err)

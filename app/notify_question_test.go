@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"github.com/switchboard-hub/switchboard/app/config"
+	"github.com/switchboard-hub/switchboard/app/notify"
 	"github.com/switchboard-hub/switchboard/hub"
 )
 
@@ -42,11 +43,11 @@ func TestNotifierQuestion(t *testing.T) {
 	if got.ID != "ask:el1" || got.Title != "Agent asks you to open a link" || !strings.HasPrefix(got.Body, "Sign <i>in</i>") || got.Approve || got.ThreadID != "t" {
 		t.Errorf("notification %+v", got)
 	}
-	n.respond(ctx, got.ID, actionDefault)
+	n.respond(ctx, got.ID, notify.ActionDefault)
 	if !slices.Equal(shown, []string{"thread::t"}) {
 		t.Errorf("a click showed %v, want the thread", shown)
 	}
-	n.respond(ctx, got.ID, actionApprove) // offered none: nothing
+	n.respond(ctx, got.ID, notify.ActionApprove) // offered none: nothing
 	done := q
 	done.Status = hub.ElicitationExpired
 	e, _ := hub.NewEvent(hub.EventElicitationResolved, hub.Thread{ID: "t"}, "u", time.Now(), map[string]any{"elicitation": done})
@@ -127,11 +128,11 @@ func TestNotifierQuestionChoices(t *testing.T) {
 	if len(sent.sent) != 5 {
 		t.Fatalf("sent %d notifications, want 5", len(sent.sent))
 	}
-	n.respond(ctx, "ask:enum", actionAnswer+"1")
-	n.respond(ctx, "ask:titled", actionAnswer+"2")
-	n.respond(ctx, "ask:four", actionAnswer+"0")  // offered no button
-	n.respond(ctx, "ask:enum", actionAnswer+"7")  // no such button
-	n.respond(ctx, "ask:enum", actionAnswer+"-1") // nor this
+	n.respond(ctx, "ask:enum", notify.ActionAnswer+"1")
+	n.respond(ctx, "ask:titled", notify.ActionAnswer+"2")
+	n.respond(ctx, "ask:four", notify.ActionAnswer+"0")  // offered no button
+	n.respond(ctx, "ask:enum", notify.ActionAnswer+"7")  // no such button
+	n.respond(ctx, "ask:enum", notify.ActionAnswer+"-1") // nor this
 	if len(svc.got) != 2 || string(svc.got["enum"].Content["b"]) != `"dev"` || string(svc.got["titled"].Content["b"]) != `"c"` ||
 		svc.got["enum"].Action != "accept" {
 		t.Fatalf("answers %+v, want enum=dev and titled=c accepted, nothing else", svc.got)
@@ -140,7 +141,7 @@ func TestNotifierQuestionChoices(t *testing.T) {
 		map[string]any{"elicitation": hub.Elicitation{ID: "enum", ThreadID: "t", Status: hub.ElicitationExpired}})
 	n.handle(ctx, done)
 	delete(svc.got, "enum")
-	n.respond(ctx, "ask:enum", actionAnswer+"0") // answered (expired) meanwhile: its buttons are gone
+	n.respond(ctx, "ask:enum", notify.ActionAnswer+"0") // answered (expired) meanwhile: its buttons are gone
 	if _, again := svc.got["enum"]; again {
 		t.Error("a resolved question was answered from its old notification")
 	}

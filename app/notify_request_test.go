@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/switchboard-hub/switchboard/app/config"
+	"github.com/switchboard-hub/switchboard/app/notify"
 	"github.com/switchboard-hub/switchboard/hub"
 )
 
@@ -86,8 +87,8 @@ func TestNotifierDescribedPermission(t *testing.T) {
 			if (&hub.Permission{Kind: tc.kind, Request: tc.r}).Described() && strings.Contains(s.Title, "npm test") {
 				t.Errorf("the agent's title is in the notification's title: %q", s.Title)
 			}
-			n.respond(context.Background(), s.ID, actionRemember)
-			n.respond(context.Background(), s.ID, actionApprove)
+			n.respond(context.Background(), s.ID, notify.ActionRemember)
+			n.respond(context.Background(), s.ID, notify.ActionApprove)
 			var want []hub.Decision
 			if tc.approve && !tc.once {
 				want = append(want, hub.Decision{Outcome: hub.PermissionApproved, Remember: hub.RememberThread})

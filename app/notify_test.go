@@ -13,17 +13,18 @@ import (
 	"time"
 
 	"github.com/switchboard-hub/switchboard/app/config"
+	"github.com/switchboard-hub/switchboard/app/notify"
 	"github.com/switchboard-hub/switchboard/hub"
 )
 
 // sentRecorder is a fake notifySender.
 type sentRecorder struct {
 	mu      sync.Mutex
-	sent    []notification
+	sent    []notify.Notification
 	removed []string
 }
 
-func (s *sentRecorder) Send(n notification) error {
+func (s *sentRecorder) Send(n notify.Notification) error {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	s.sent = append(s.sent, n)
@@ -36,9 +37,9 @@ func (s *sentRecorder) Remove(id string) {
 	s.removed = append(s.removed, id)
 }
 
-func (s *sentRecorder) wait(t *testing.T, ok func(notification) bool) notification {
+func (s *sentRecorder) wait(t *testing.T, ok func(notify.Notification) bool) notify.Notification {
 	t.Helper()
-	var n notification
+	var n notify.Notification
 	waitFor(t, "such a notification", func() bool {
 		s.mu.Lock()
 		defer s.mu.Unlock()
@@ -79,7 +80,7 @@ func TestNotifier(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	pn := sent.wait(t, func(x notification) bool { return strings.HasPrefix(x.ID, "perm:") })
+	pn := sent.wait(t, func(x notify.Notification) bool { return strings.HasPrefix(x.ID, "perm:") })
 	// What runs (the hub's description), never only the agent's title.
 	wantBody := "Runs: make clean\nIn: " + th.Cwd + "\nThe agent says: “Run make clean”"
 	if pn.Title != "Fake: Run a command" || pn.Body != wantBody || !pn.Approve || pn.ThreadID != th.ID {
@@ -87,9 +88,9 @@ func TestNotifier(t *testing.T) {
 	}
 	permID := strings.TrimPrefix(pn.ID, "perm:")
 
-	n.respond(ctx, pn.ID, actionDefault)
-	n.respond(ctx, pn.ID, actionApprove)
-	n.respond(ctx, pn.ID, actionDeny) // single use: refused, changes nothing
+	n.respond(ctx, pn.ID, notify.ActionDefault)
+	n.respond(ctx, pn.ID, notify.ActionApprove)
+	n.respond(ctx, pn.ID, notify.ActionDeny) // single use: refused, changes nothing
 	ps, err := h.engine.ListPermissions(ctx, windowCaller, "")
 	if err != nil {
 		t.Fatal(err)
@@ -115,11 +116,11 @@ func TestNotifier(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	tn := sent.wait(t, func(x notification) bool { return strings.HasPrefix(x.ID, "turn:") })
+	tn := sent.wait(t, func(x notify.Notification) bool { return strings.HasPrefix(x.ID, "turn:") })
 	if tn.ID != "turn:"+th.ID+"/"+turn2.ID || !strings.Contains(tn.Title, "Fake") || tn.Body != "all done" || tn.Approve {
 		t.Errorf("turn notification %+v, want turn %s from Fake saying all done", tn, turn2.ID)
 	}
-	n.respond(ctx, tn.ID, actionDefault)
+	n.respond(ctx, tn.ID, notify.ActionDefault)
 	shownMu.Lock()
 	if want := "turn:" + turn2.ID + ":" + th.ID; !slices.Contains(shown, want) {
 		t.Errorf("a click showed %v, want %s", shown, want)
@@ -143,22 +144,6 @@ func waitTurn(t *testing.T, b *Bindings, threadID, id string) {
 		}
 		return false
 	})
-}
-
-func TestToolCallText(t *testing.T) {
-	for _, tc := range []struct{ in, title, details string }{
-		{`{"title":"Run","rawInput":{"command":"make clean"}}`, "Run", "make clean"},
-		{`{"title":"Run","rawInput":{"command":["git","push"]}}`, "Run", "git push"},
-		{`{"title":"Edit","locations":[{"path":"/a"},{"path":"/b"}],"content":[{"type":"diff","path":"/a"}]}`, "Edit", "/a\n/b"},
-		{`{"title":"Read","rawInput":{"file_path":"/x"}}`, "Read", "/x"},
-		{`{"title":"Think"}`, "Think", ""},
-		{``, "", ""},
-	} {
-		title, details := toolCallText(json.RawMessage(tc.in))
-		if title != tc.title || details != tc.details {
-			t.Errorf("toolCallText(%s) = %q, %q; want %q, %q", tc.in, title, details, tc.title, tc.details)
-		}
-	}
 }
 
 // TestNotifierConfig: notifications.enabled off silences everything,

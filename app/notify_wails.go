@@ -6,6 +6,7 @@ import (
 	"context"
 	"log/slog"
 
+	"github.com/switchboard-hub/switchboard/app/notify"
 	wailsruntime "github.com/wailsapp/wails/v2/pkg/runtime"
 )
 
@@ -39,17 +40,17 @@ func startDesktopNotifications(wctx context.Context, log *slog.Logger, respond f
 	err := wailsruntime.RegisterNotificationCategory(wctx, wailsruntime.NotificationCategory{
 		ID: notifyCategoryPermission,
 		Actions: []wailsruntime.NotificationAction{
-			{ID: actionApprove, Title: "Approve"},
-			{ID: actionDeny, Title: "Deny", Destructive: true},
-			{ID: actionRemember, Title: "Always allow here"},
+			{ID: notify.ActionApprove, Title: "Approve"},
+			{ID: notify.ActionDeny, Title: "Deny", Destructive: true},
+			{ID: notify.ActionRemember, Title: "Always allow here"},
 		},
 	})
 	if err == nil {
 		err = wailsruntime.RegisterNotificationCategory(wctx, wailsruntime.NotificationCategory{
 			ID: notifyCategoryOnce,
 			Actions: []wailsruntime.NotificationAction{
-				{ID: actionApprove, Title: "Approve"},
-				{ID: actionDeny, Title: "Deny", Destructive: true},
+				{ID: notify.ActionApprove, Title: "Approve"},
+				{ID: notify.ActionDeny, Title: "Deny", Destructive: true},
 			},
 		})
 	}
@@ -69,7 +70,7 @@ func startDesktopNotifications(wctx context.Context, log *slog.Logger, respond f
 // Send shows n. Wails has no urgency: an escalated (Critical) permission
 // is told by its title ("Still waiting — …") and replaces the first
 // notification through the same ID.
-func (w *wailsNotifier) Send(n notification) error {
+func (w *wailsNotifier) Send(n notify.Notification) error {
 	if n.Critical {
 		_ = wailsruntime.RemoveNotification(w.ctx, n.ID)
 	}

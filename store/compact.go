@@ -3,8 +3,6 @@ package store
 import (
 	"context"
 	"fmt"
-
-	"github.com/switchboard-hub/switchboard/hub"
 )
 
 // CompactResult says what Compact did.
@@ -74,17 +72,7 @@ func (db *DB) compact(ctx context.Context) (CompactResult, error) {
 // onWriter runs fn on the writer goroutine, between batches, and waits
 // for it; like Commit, once queued fn runs even if ctx ends.
 func (db *DB) onWriter(ctx context.Context, fn func(context.Context) error) error {
-	res := make(chan error, 1)
-	o := &op{fn: fn, done: func(_ *hub.Write, err error) { res <- err }}
-	if err := db.enqueue(ctx, o); err != nil {
-		return err
-	}
-	select {
-	case err := <-res:
-		return err
-	case <-ctx.Done():
-		return fmt.Errorf("store: %w", ctx.Err())
-	}
+	return db.await(ctx, &op{fn: fn}, "store")
 }
 
 // runFn runs a function op on the writer goroutine.

@@ -37,8 +37,15 @@ func (db *DB) Commit(ctx context.Context, w *hub.Write) error {
 	if err := ctx.Err(); err != nil {
 		return fmt.Errorf("store: commit: %w", err)
 	}
+	return db.await(ctx, &op{w: w}, "store: commit")
+}
+
+// await queues o and waits for its result: Commit's and onWriter's. ctx
+// bounds both waits, but once queued o runs even if ctx ends; ctx's
+// error is returned as "<what>: <err>".
+func (db *DB) await(ctx context.Context, o *op, what string) error {
 	res := make(chan error, 1)
-	o := &op{w: w, done: func(_ *hub.Write, err error) { res <- err }}
+	o.done = func(_ *hub.Write, err error) { res <- err }
 	if err := db.enqueue(ctx, o); err != nil {
 		return err
 	}
@@ -46,7 +53,7 @@ func (db *DB) Commit(ctx context.Context, w *hub.Write) error {
 	case err := <-res:
 		return err
 	case <-ctx.Done():
-		return fmt.Errorf("store: commit: %w", ctx.Err())
+		return fmt.Errorf("%s: %w", what, ctx.Err())
 	}
 }
 

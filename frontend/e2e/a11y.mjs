@@ -84,6 +84,17 @@ export async function axeRun(page) {
 }
 
 /**
+ * Fails when axe finds a violation on the page (axeRun's rules), naming
+ * what state was checked and up to 3 places a violation; logs the pass.
+ * For a script's own states; a11yScenario covers the window's main ones.
+ */
+export async function axeCheck(page, what, log) {
+  const { violations } = await axeRun(page);
+  if (violations.length) throw new Error(`axe, ${what}:\n${violations.map((v) => `${v.id} (${v.help}): ${v.targets.slice(0, 3).join(', ')}`).join('\n')}`);
+  log('ok: axe finds nothing wrong with', what);
+}
+
+/**
  * Sets the colour scheme and waits until the page's background follows it (the
  * theme is "system", so it must).
  */

@@ -27,7 +27,7 @@
 // The page reports no error, no HTTP error and no failed request.
 import { mkdirSync } from 'node:fs';
 import { join } from 'node:path';
-import { buildFakeAgent, checker, logger, noProblems, openPage, runScript, screenshotDir, startHub, tempDir } from './harness.mjs';
+import { buildFakeAgent, checker, logger, noProblems, openPage, runScript, screenshotDir, startHub, tempDir, turnDone } from './harness.mjs';
 
 const log = logger('approvals');
 const shots = screenshotDir();
@@ -64,15 +64,6 @@ async function main() {
 
   const newThread = async (title) => (await api('POST', '/v1/threads', { body: { agent: 'fake', cwd: work, title } })).thread;
   const send = async (th, input) => (await api('POST', `/v1/threads/${th.id}/turns`, { body: { input } })).turn;
-  /** Waits until the turn has ended; its stored output. */
-  const ended = async (th, turn) => {
-    for (let i = 0; i < 200; i++) {
-      const t = (await api('GET', `/v1/threads/${th.id}/history`)).turns.find((x) => x.id === turn.id);
-      if (t && t.status !== 'running') return t;
-      await new Promise((r) => setTimeout(r, 100));
-    }
-    throw new Error(`the turn ${turn.id} of ${th.title} did not end`);
-  };
   const permissionsOf = async (turn) => (await api('GET', '/v1/permissions')).permissions.filter((p) => p.turnId === turn.id);
   const waitPending = async (n) => {
     for (let i = 0; i < 200; i++) {
@@ -94,7 +85,7 @@ async function main() {
   log('1. a config rule lets a read through');
   const reads = await newThread('Reads');
   let turn = await send(reads, ask({ toolCallId: 'r1', title: 'Read README.md', kind: 'read', status: 'pending' }));
-  let done = await ended(reads, turn);
+  let done = await turnDone(hub, reads.id, turn.id);
   check(/"optionId":"allow"/.test(done.output), `the agent got allow with nobody answering (${done.output.trim()})`);
   let [p] = await permissionsOf(turn);
   check(p?.status === 'approved' && p.decidedBy === 'rule:reads-in-project', `stored decidedBy ${p?.decidedBy}`);
@@ -123,12 +114,12 @@ async function main() {
   await card.getByRole('button', { name: 'Always…' }).click();
   await card.getByRole('menuitem', { name: 'Always allow in this thread' }).click();
   await card.getByText('Remembered: Always allow execute “make test” in thread Remember here.').waitFor();
-  done = await ended(here, turn);
+  done = await turnDone(hub, here.id, turn.id);
   check(/"optionId":"allow"/.test(done.output), 'the request decided with "always" was allowed');
   const rules = (await api('GET', '/v1/rules')).rules;
   check(rules.length === 1 && rules[0].scope === 'thread' && rules[0].threadId === here.id && rules[0].command === 'make test', `one thread rule: ${JSON.stringify(rules)}`);
   turn = await send(here, runMake('m2'));
-  done = await ended(here, turn);
+  done = await turnDone(hub, here.id, turn.id);
   [p] = await permissionsOf(turn);
   check(p?.decidedBy === `remembered:${rules[0].id}` && /"optionId":"allow"/.test(done.output), `the next identical request passed by itself (decidedBy ${p?.decidedBy})`);
   const elsewhere = await send(other, runMake('m3'));
@@ -211,8 +202,8 @@ async function main() {
   await inbox.getByText('Nothing waits for you.').waitFor();
   const after = (await api('GET', '/v1/permissions')).permissions.filter((x) => pending.some((q) => q.id === x.id));
   check(after.length === 3 && after.every((x) => x.status === 'approved' && x.decidedBy === 'browser'), `each approved by the browser: ${after.map((x) => `${x.status}/${x.decidedBy}`)}`);
-  check(/selected:allow-once=2/.test((await ended(batchThread, two)).output), 'the batch thread got both approvals');
-  check(/"optionId":"allow"/.test((await ended(other, elsewhere)).output), 'the other thread got its approval');
+  check(/selected:allow-once=2/.test((await turnDone(hub, batchThread.id, two.id)).output), 'the batch thread got both approvals');
+  check(/"optionId":"allow"/.test((await turnDone(hub, other.id, elsewhere.id)).output), 'the other thread got its approval');
 
   // 4. An escalated request is marked: escalateAfter 2 s, through Settings.
   log('4. saving escalateAfter 2 s in Settings');
@@ -244,7 +235,7 @@ async function main() {
   await page.waitForFunction(() => document.querySelector('[role="listbox"]')?.getAttribute('aria-busy') === 'false');
   await page.keyboard.press('Delete');
   await inbox.getByText('Denied 1 of 1.').waitFor();
-  check(/"optionId":"reject"/.test((await ended(other, turn)).output), 'Delete denied the current request');
+  check(/"optionId":"reject"/.test((await turnDone(hub, other.id, turn.id)).output), 'Delete denied the current request');
 
   noProblems(problems);
 }

@@ -17,7 +17,7 @@
 //      (screenshots budget-usage-*.png).
 // The page reports no error, no HTTP error and no failed request.
 import { join } from 'node:path';
-import { buildFakeAgent, checker, logger, noProblems, openPage, runScript, screenshotDir, startHub, tempDir } from './harness.mjs';
+import { buildFakeAgent, checker, logger, noProblems, openPage, runScript, screenshotDir, startHub, tempDir, turnDone } from './harness.mjs';
 
 const log = logger('budgetpause');
 const shots = screenshotDir();
@@ -118,12 +118,7 @@ async function main() {
   await agentCard.waitFor();
   await page.waitForFunction(() => [...document.querySelectorAll('[aria-label^="Permission request in"] .options button')].some((b) => !b.disabled));
   await agentCard.getByRole('group', { name: 'Answer' }).getByRole('button', { name: /^Allow once/ }).click();
-  let turn;
-  for (let i = 0; i < 200; i++) {
-    turn = (await api('GET', `/v1/threads/${th.id}/history`)).turns.find((x) => x.id === tu.id);
-    if (turn && turn.status !== 'running') break;
-    await sleep(50);
-  }
+  const turn = await turnDone(hub, th.id, tu.id);
   check(turn?.status === 'completed' && turn.output.endsWith('outcome: selected allow-once'), `the turn finished: ${turn?.status} ${turn?.output}`);
   const decided = (await api('GET', '/v1/permissions')).permissions.find((p) => p.id === bp.id);
   check(decided.status === 'approved' && decided.optionId === 'allow-more' && decided.decidedBy === 'browser', `audited: ${JSON.stringify(decided)}`);

@@ -20,25 +20,9 @@
 //     side) nor in the worktree bar with its confirmation.
 import { execFileSync } from 'node:child_process';
 import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
-import { dirname, join } from 'node:path';
-import { fileURLToPath } from 'node:url';
-import { buildFakeAgent, checker, logger, noProblems, openPage, runScript, screenshotDir, startHub, tempDir } from './harness.mjs';
-
-const axeSource = readFileSync(join(dirname(fileURLToPath(import.meta.url)), '..', 'node_modules', 'axe-core', 'axe.min.js'), 'utf8');
-
-/** axe-core on the page (WCAG 2.x A/AA and best practices): fails on any violation. */
-async function axeCheck(page, what) {
-  if (!(await page.evaluate(() => typeof window.axe === 'object'))) await page.evaluate(axeSource);
-  const vs = await page.evaluate(async () => {
-    const r = await window.axe.run(document, {
-      runOnly: { type: 'tag', values: ['wcag2a', 'wcag2aa', 'wcag21a', 'wcag21aa', 'wcag22aa', 'best-practice'] },
-      resultTypes: ['violations'],
-    });
-    return r.violations.map((v) => `${v.id} (${v.help}): ${v.nodes.slice(0, 3).map((n) => n.target.join(' ')).join(', ')}`);
-  });
-  if (vs.length) throw new Error(`axe, ${what}:\n${vs.join('\n')}`);
-  log('ok: axe finds nothing wrong with', what);
-}
+import { join } from 'node:path';
+import { axeCheck } from './a11y.mjs';
+import { buildFakeAgent, checker, logger, noProblems, openPage, runScript, screenshotDir, startHub, tempDir, turnDone } from './harness.mjs';
 
 const log = logger('changes');
 const tmp = tempDir('switchboard-changes-');
@@ -75,14 +59,6 @@ async function main() {
   page.setDefaultTimeout(20000);
   const nav = page.getByRole('navigation', { name: 'Threads' });
 
-  const turnDone = async (threadId, turnId) => {
-    for (let i = 0; i < 600; i++) {
-      const t = (await hub.api('GET', `/v1/threads/${threadId}/history`)).turns.find((x) => x.id === turnId);
-      if (t && t.status !== 'running') return t;
-      await new Promise((r) => setTimeout(r, 50));
-    }
-    throw new Error(`turn ${turnId} did not end`);
-  };
   const open = async (title) => {
     await nav.getByRole('button', { name: new RegExp(title) }).first().click();
     await page.getByRole('heading', { name: title }).waitFor();
@@ -92,7 +68,7 @@ async function main() {
   const th = (await hub.api('POST', '/v1/threads', { body: { agent: 'fake', cwd: repo, title: 'Git thread' } })).thread;
   const target = join(repo, 'app.txt');
   const turn = (await hub.api('POST', `/v1/threads/${th.id}/turns`, { body: { input: `fs-write ${target} line one\nline 2\n` } })).turn;
-  const done = await turnDone(th.id, turn.id);
+  const done = await turnDone(hub, th.id, turn.id);
   check(done.output === 'fs-write ok', `the agent wrote the file (${done.output})`);
   await open('Git thread');
   await page.getByRole('button', { name: 'Changes' }).click();
@@ -115,11 +91,11 @@ async function main() {
     'the file list names app.txt',
   );
   await page.getByRole('button', { name: 'Unified' }).click();
-  await axeCheck(page, 'the Changes view (unified)');
+  await axeCheck(page, 'the Changes view (unified)', log);
   await page.getByRole('button', { name: 'Side by side' }).click();
   await page.getByRole('table', { name: 'Changes to app.txt' }).waitFor();
   check((await diff.locator('td.c').count()) > 0 && (await diff.locator('colgroup col').count()) === 4, 'side by side has two code columns');
-  await axeCheck(page, 'the Changes view (side by side)');
+  await axeCheck(page, 'the Changes view (side by side)', log);
   await page.getByRole('button', { name: 'Unified' }).click();
 
   await page.getByRole('button', { name: 'Revert file' }).click();
@@ -132,7 +108,7 @@ async function main() {
   const pt = (await hub.api('POST', '/v1/threads', { body: { agent: 'fake', cwd: plain, title: 'Plain thread' } })).thread;
   const tool = JSON.stringify({ sessionUpdate: 'tool_call', toolCallId: 'e1', title: 'Edit notes', kind: 'edit', status: 'completed', content: [{ type: 'diff', path: join(plain, 'notes.txt'), oldText: 'old\n', newText: 'new\n' }] });
   const t2 = (await hub.api('POST', `/v1/threads/${pt.id}/turns`, { body: { input: `raw-update ${tool}` } })).turn;
-  await turnDone(pt.id, t2.id);
+  await turnDone(hub, pt.id, t2.id);
   await open('Plain thread');
   await page.getByRole('button', { name: 'Changes' }).click();
   await page.getByText(/As reported by the agent/).waitFor();
@@ -149,7 +125,7 @@ async function main() {
   const confirm = page.getByRole('alertdialog');
   check((await confirm.textContent()).includes(wt.worktree.branch), 'the confirmation names the branch');
   check(existsSync(wt.worktree.path), 'nothing removed before the confirmation');
-  await axeCheck(page, 'the worktree bar and its Discard confirmation');
+  await axeCheck(page, 'the worktree bar and its Discard confirmation', log);
   await confirm.getByRole('button', { name: 'Discard' }).click();
   await page.getByRole('status').filter({ hasText: 'Worktree and branch removed' }).waitFor();
   check(!existsSync(wt.worktree.path), 'the worktree is gone');
@@ -160,7 +136,7 @@ async function main() {
   const goFile = join(repo, 'main.go');
   const goText = 'package main\n\nimport "fmt"\n\n// main starts it.\nfunc main() {\n\tfmt.Println("hello", 42)\n\tfmt.Println("<img src=x onerror=window.__pwned=1>")\n}\n\nvar x = 2\n<img src=x onerror="window.__pwned=1">\n';
   const gturn = (await hub.api('POST', `/v1/threads/${gt.id}/turns`, { body: { input: `fs-write ${goFile} ${goText}` } })).turn;
-  await turnDone(gt.id, gturn.id);
+  await turnDone(hub, gt.id, gturn.id);
   await open('Go thread');
   await page.getByRole('button', { name: 'Changes' }).click();
   await page.getByLabel('Changes to main.go').waitFor();

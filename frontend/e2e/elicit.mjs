@@ -25,7 +25,7 @@
 // The page reports no error, no HTTP error and no failed request.
 import { mkdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { buildFakeAgent, checker, logger, noProblems, openPage, repo, runScript, screenshotDir, startHub, tempDir } from './harness.mjs';
+import { buildFakeAgent, checker, logger, noProblems, openPage, repo, runScript, screenshotDir, startHub, tempDir, turnDone } from './harness.mjs';
 import { axeRun, scheme } from './a11y.mjs';
 
 const log = logger('elicit');
@@ -79,14 +79,6 @@ async function main() {
 
   const th = (await api('POST', '/v1/threads', { body: { agent: 'fake', cwd: work, title: 'Questions' } })).thread;
   const send = async (input) => (await api('POST', `/v1/threads/${th.id}/turns`, { body: { input } })).turn;
-  const ended = async (turn) => {
-    for (let i = 0; i < 300; i++) {
-      const t = (await api('GET', `/v1/threads/${th.id}/history`)).turns.find((x) => x.id === turn.id);
-      if (t && t.status !== 'running') return t;
-      await new Promise((r) => setTimeout(r, 100));
-    }
-    throw new Error(`the turn ${turn.id} did not end`);
-  };
   const questionOf = async (turn) => (await api('GET', `/v1/elicitations?threadId=${th.id}`)).elicitations.find((e) => e.turnId === turn.id);
 
   await page.getByRole('button', { name: /^Approvals: 0 pending/ }).click();
@@ -111,7 +103,7 @@ async function main() {
   await card.getByLabel('Force').check();
   await card.getByRole('button', { name: 'Send' }).click();
   await card.waitFor({ state: 'detached' });
-  let done = await ended(turn);
+  let done = await turnDone(hub, th.id, turn.id);
   check(done.output === 'elicit: {"action":"accept","content":{"branch":"main","count":3,"force":true}}', `the agent got the content (${done.output})`);
   let q = await questionOf(turn);
   check(q.status === 'accepted' && q.decidedBy === 'browser', `stored ${q.status} by ${q.decidedBy}`);
@@ -157,7 +149,7 @@ async function main() {
   await card.getByLabel('Code (required)').fill('ABC-1');
   await card.getByRole('button', { name: 'Send' }).click();
   await card.waitFor({ state: 'detached' });
-  done = await ended(turn);
+  done = await turnDone(hub, th.id, turn.id);
   const when = await page.evaluate(() => new Date('2026-11-25T16:00').toISOString());
   check(
     done.output === `elicit: {"action":"accept","content":{"code":"ABC-1","email":"ann@example.org","when":"${when}"}}`,
@@ -174,7 +166,7 @@ async function main() {
     await armed();
     await card.getByRole('button', { name: button, exact: true }).click();
     await card.waitFor({ state: 'detached' });
-    done = await ended(turn);
+    done = await turnDone(hub, th.id, turn.id);
     check(done.output === `elicit: {"action":"${action}"}`, `the agent got ${action}`);
     q = await questionOf(turn);
     check(q.status === status && q.decidedBy === 'browser', `stored ${q.status} by ${q.decidedBy}`);
@@ -186,7 +178,7 @@ async function main() {
   turn = await send(elicit(form));
   await card.waitFor();
   await card.waitFor({ state: 'detached', timeout: 15000 });
-  done = await ended(turn);
+  done = await turnDone(hub, th.id, turn.id);
   check(done.output === 'elicit: {"action":"cancel"}', 'the agent got cancel at the deadline');
   q = await questionOf(turn);
   check(q.status === 'expired' && q.decidedBy === 'timeout', `stored ${q.status} by ${q.decidedBy}`);
@@ -214,7 +206,7 @@ async function main() {
   check(page.url() === home, `this page never navigated (${page.url()})`);
   await card.getByRole('button', { name: 'Done' }).click();
   await card.waitFor({ state: 'detached' });
-  done = await ended(turn);
+  done = await turnDone(hub, th.id, turn.id);
   check(done.output === 'elicit: {"action":"accept"}', 'Done accepts the link');
   check(page.url() === home, 'still on the same page');
 

@@ -121,6 +121,21 @@ export async function startHub(dir, agents, extra = {}) {
 }
 
 /**
+ * Waits until turn turnId of thread threadId has ended, as the hub stores
+ * it (its history's status is no longer "running"), asking every 50 ms for
+ * up to timeoutMs; resolves the stored turn ({id, status, output, …}).
+ * Throws when it has not ended by then.
+ */
+export async function turnDone(hub, threadId, turnId, timeoutMs = 30000) {
+  for (const end = Date.now() + timeoutMs; Date.now() < end; ) {
+    const t = (await hub.api('GET', `/v1/threads/${threadId}/history`)).turns.find((x) => x.id === turnId);
+    if (t && t.status !== 'running') return t;
+    await new Promise((r) => setTimeout(r, 50));
+  }
+  throw new Error(`turn ${turnId} of thread ${threadId} did not end within ${timeoutMs / 1000} s`);
+}
+
+/**
  * Headless Chromium (CHROMIUM, default /usr/bin/chromium) with a page
  * signed in to the hub and showing "Connected". Resolves {browser, page,
  * problems}: problems collects page errors, console errors and HTTP

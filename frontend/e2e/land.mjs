@@ -21,7 +21,7 @@
 import { execFileSync } from 'node:child_process';
 import { existsSync, mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { buildFakeAgent, checker, logger, noProblems, openPage, runScript, screenshotDir, startHub, tempDir } from './harness.mjs';
+import { buildFakeAgent, checker, logger, noProblems, openPage, runScript, screenshotDir, startHub, tempDir, turnDone } from './harness.mjs';
 
 const log = logger('land');
 const tmp = tempDir('switchboard-land-');
@@ -80,17 +80,9 @@ async function main() {
   page.setDefaultTimeout(20000);
   const nav = page.getByRole('navigation', { name: 'Threads' });
 
-  const turnDone = async (threadId, turnId) => {
-    for (let i = 0; i < 600; i++) {
-      const t = (await hub.api('GET', `/v1/threads/${threadId}/history`)).turns.find((x) => x.id === turnId);
-      if (t && t.status !== 'running') return t;
-      await new Promise((r) => setTimeout(r, 50));
-    }
-    throw new Error(`turn ${turnId} did not end`);
-  };
   const write = async (th, rel, text) => {
     const turn = (await hub.api('POST', `/v1/threads/${th.id}/turns`, { body: { input: `fs-write ${join(th.worktree.path, rel)} ${text}` } })).turn;
-    const done = await turnDone(th.id, turn.id);
+    const done = await turnDone(hub, th.id, turn.id);
     check(done.output === 'fs-write ok', `the agent wrote ${rel} (${done.output})`);
   };
 

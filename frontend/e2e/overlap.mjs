@@ -15,12 +15,10 @@
 //   - axe-core finds no violation in the notice; screenshots
 //     overlap-{light,dark}-{700,1440}.png and overlap-conflict-{light,dark}-1440.png.
 import { execFileSync } from 'node:child_process';
-import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
-import { dirname, join } from 'node:path';
-import { fileURLToPath } from 'node:url';
-import { buildFakeAgent, checker, logger, noProblems, openPage, runScript, screenshotDir, startHub, tempDir } from './harness.mjs';
-
-const axeSource = readFileSync(join(dirname(fileURLToPath(import.meta.url)), '..', 'node_modules', 'axe-core', 'axe.min.js'), 'utf8');
+import { mkdirSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { axeCheck } from './a11y.mjs';
+import { buildFakeAgent, checker, logger, noProblems, openPage, runScript, screenshotDir, startHub, tempDir, turnDone } from './harness.mjs';
 
 const log = logger('overlap');
 const tmp = tempDir('switchboard-overlap-');
@@ -31,20 +29,6 @@ const check = checker(log);
 
 const gitEnv = { ...process.env, GIT_CONFIG_NOSYSTEM: '1', HOME: tmp.dir, GIT_AUTHOR_NAME: 'E2E', GIT_AUTHOR_EMAIL: 'e2e@example.com', GIT_COMMITTER_NAME: 'E2E', GIT_COMMITTER_EMAIL: 'e2e@example.com' };
 const git = (dir, ...args) => execFileSync('git', args, { cwd: dir, env: gitEnv, encoding: 'utf8' }).trim();
-
-/** axe-core on the page (WCAG 2.x A/AA and best practices): fails on any violation. */
-async function axeCheck(page, what) {
-  if (!(await page.evaluate(() => typeof window.axe === 'object'))) await page.evaluate(axeSource);
-  const vs = await page.evaluate(async () => {
-    const r = await window.axe.run(document, {
-      runOnly: { type: 'tag', values: ['wcag2a', 'wcag2aa', 'wcag21a', 'wcag21aa', 'wcag22aa', 'best-practice'] },
-      resultTypes: ['violations'],
-    });
-    return r.violations.map((v) => `${v.id} (${v.help}): ${v.nodes.slice(0, 3).map((n) => n.target.join(' ')).join(', ')}`);
-  });
-  if (vs.length) throw new Error(`axe, ${what}:\n${vs.join('\n')}`);
-  log('ok: axe finds nothing wrong with', what);
-}
 
 function repoWith(name, files) {
   const dir = join(workDir.dir, name);
@@ -73,17 +57,9 @@ async function main() {
   page.setDefaultTimeout(20000);
   const nav = page.getByRole('navigation', { name: 'Threads' });
 
-  const turnDone = async (threadId, turnId) => {
-    for (let i = 0; i < 600; i++) {
-      const t = (await hub.api('GET', `/v1/threads/${threadId}/history`)).turns.find((x) => x.id === turnId);
-      if (t && t.status !== 'running') return t;
-      await new Promise((r) => setTimeout(r, 50));
-    }
-    throw new Error(`turn ${turnId} did not end`);
-  };
   const write = async (th, path, text) => {
     const turn = (await hub.api('POST', `/v1/threads/${th.id}/turns`, { body: { input: `fs-write ${path} ${text}` } })).turn;
-    const done = await turnDone(th.id, turn.id);
+    const done = await turnDone(hub, th.id, turn.id);
     check(done.output === 'fs-write ok', `${th.title} wrote ${path.slice(workDir.dir.length)}`);
   };
   const newThread = async (body) => (await hub.api('POST', '/v1/threads', { body: { agent: 'fake', ...body } })).thread;
@@ -110,7 +86,7 @@ async function main() {
   check((await notice.locator('code').allTextContents()).join() === 'a.txt', 'the second thread names a.txt');
   check((await notice.textContent()).includes('same checkout'), 'it says the edits land in the same checkout');
   check((await notice.textContent()).includes('In a new worktree'), 'the second thread is told to use a worktree');
-  await axeCheck(page, 'the overlap notice');
+  await axeCheck(page, 'the overlap notice', log);
   await link.click();
   await page.getByRole('heading', { name: 'Fix the parser' }).waitFor();
   check(page.url().endsWith(`#/t/${first.id}`), 'the link opens the other thread');
@@ -138,7 +114,7 @@ async function main() {
   await page.emulateMedia({ colorScheme: 'light' });
   const pending = (await hub.api('GET', '/v1/permissions?status=pending')).permissions.find((p) => p.turnId === asking.id);
   await hub.api('POST', `/v1/permissions/${pending.id}`, { body: { outcome: 'declined' } });
-  await turnDone(first.id, asking.id);
+  await turnDone(hub, first.id, asking.id);
 
   log('two worktree threads change the same line: would conflict');
   const left = await newThread({ cwd: wtRepo, title: 'Left worktree', worktree: true });

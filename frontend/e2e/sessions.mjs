@@ -15,12 +15,10 @@
 //   - an agent with session/resume only: the thread says its history is
 //     kept by the agent;
 //   - axe-core finds no violation in the dialog.
-import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
-import { dirname, join } from 'node:path';
-import { fileURLToPath } from 'node:url';
+import { mkdirSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { axeCheck } from './a11y.mjs';
 import { buildFakeAgent, checker, logger, noProblems, openPage, runScript, startHub, tempDir } from './harness.mjs';
-
-const axeSource = readFileSync(join(dirname(fileURLToPath(import.meta.url)), '..', 'node_modules', 'axe-core', 'axe.min.js'), 'utf8');
 
 const log = logger('sessions');
 const check = checker(log);
@@ -29,19 +27,6 @@ const tmp = tempDir('switchboard-sessions-');
 const workDir = tempDir('switchboard-sessions-work-');
 let hub;
 let browser;
-
-async function axeCheck(page, what) {
-  if (!(await page.evaluate(() => typeof window.axe === 'object'))) await page.evaluate(axeSource);
-  const vs = await page.evaluate(async () => {
-    const r = await window.axe.run(document, {
-      runOnly: { type: 'tag', values: ['wcag2a', 'wcag2aa', 'wcag21a', 'wcag21aa', 'wcag22aa', 'best-practice'] },
-      resultTypes: ['violations'],
-    });
-    return r.violations.map((v) => `${v.id} (${v.help}): ${v.nodes.slice(0, 3).map((n) => n.target.join(' ')).join(', ')}`);
-  });
-  if (vs.length) throw new Error(`axe, ${what}:\n${vs.join('\n')}`);
-  log('ok: axe finds nothing wrong with', what);
-}
 
 async function main() {
   log('building the hub and the fake agent');
@@ -87,7 +72,7 @@ async function main() {
   const list = dialog.getByRole('list', { name: "The agent's sessions" });
   await list.getByRole('listitem').nth(1).waitFor();
   check((await list.getByRole('listitem').count()) === 2, 'the first page holds two sessions');
-  await axeCheck(page, 'the Import sessions dialog');
+  await axeCheck(page, 'the Import sessions dialog', log);
   await dialog.getByRole('button', { name: 'More' }).click();
   await list.getByRole('listitem').nth(2).waitFor();
   check((await dialog.getByRole('button', { name: 'More' }).count()) === 0, 'More pages to the last, then goes');

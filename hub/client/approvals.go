@@ -55,6 +55,15 @@ func (c *Client) DeleteRule(ctx context.Context, id string) error {
 // q's empty fields are not sent; q.Limit 0 is the hub's bound (500); the
 // next page is asked with the answer's NextCursor until it is "".
 func (c *Client) PermissionsPage(ctx context.Context, q hub.PermissionQuery) (hub.PermissionPage, error) {
+	var out hub.PermissionPage
+	err := c.call(ctx, request{method: http.MethodGet, path: "/v1/permissions", query: auditQuery(q)}, &out)
+	return out, err
+}
+
+// auditQuery is the query of an audit page, the permissions' or (the same
+// fields, converted) the elicitations': q's filters that are set, its
+// limit when above 0.
+func auditQuery(q hub.PermissionQuery) url.Values {
 	v := url.Values{}
 	for k, s := range map[string]string{"status": q.Status, "decidedBy": q.DecidedBy, "agent": q.Agent,
 		"threadId": q.ThreadID, "from": q.From, "to": q.To, "cursor": q.Cursor} {
@@ -65,7 +74,5 @@ func (c *Client) PermissionsPage(ctx context.Context, q hub.PermissionQuery) (hu
 	if q.Limit > 0 {
 		v.Set("limit", strconv.Itoa(q.Limit))
 	}
-	var out hub.PermissionPage
-	err := c.call(ctx, request{method: http.MethodGet, path: "/v1/permissions", query: v}, &out)
-	return out, err
+	return v
 }

@@ -188,3 +188,19 @@ func TestPermissionsPage(t *testing.T) {
 		t.Errorf("query %v", got)
 	}
 }
+
+// ElicitationsPage sends the same filters as PermissionsPage, to
+// /v1/elicitations.
+func TestElicitationsPageQuery(t *testing.T) {
+	f := newFakeHub(t)
+	f.on("GET /v1/elicitations", jsonAnswer(200, `{"elicitations":[{"id":"el_1","status":"pending"}]}`))
+	c := testClient(f, Options{ClientID: "test"})
+	page, err := c.ElicitationsPage(context.Background(), hub.ElicitationQuery{Status: hub.ElicitationPending, ThreadID: "th_1", Limit: 5, Cursor: "c1"})
+	if err != nil || len(page.Elicitations) != 1 || page.Elicitations[0].ID != "el_1" {
+		t.Fatalf("page %+v %v", page, err)
+	}
+	want := url.Values{"status": {"pending"}, "threadId": {"th_1"}, "limit": {"5"}, "cursor": {"c1"}}
+	if got := f.requests()[0].URL.Query(); !reflect.DeepEqual(got, want) {
+		t.Errorf("query %v, want %v", got, want)
+	}
+}

@@ -3,8 +3,6 @@ package client
 import (
 	"context"
 	"net/http"
-	"net/url"
-	"strconv"
 
 	"github.com/switchboard-hub/switchboard/hub"
 )
@@ -13,18 +11,8 @@ import (
 // (GET /v1/elicitations?status&decidedBy&agent&threadId&from&to&limit&cursor),
 // as PermissionsPage.
 func (c *Client) ElicitationsPage(ctx context.Context, q hub.ElicitationQuery) (hub.ElicitationPage, error) {
-	v := url.Values{}
-	for k, s := range map[string]string{"status": q.Status, "decidedBy": q.DecidedBy, "agent": q.Agent,
-		"threadId": q.ThreadID, "from": q.From, "to": q.To, "cursor": q.Cursor} {
-		if s != "" {
-			v.Set(k, s)
-		}
-	}
-	if q.Limit > 0 {
-		v.Set("limit", strconv.Itoa(q.Limit))
-	}
 	var out hub.ElicitationPage
-	err := c.call(ctx, request{method: http.MethodGet, path: "/v1/elicitations", query: v}, &out)
+	err := c.call(ctx, request{method: http.MethodGet, path: "/v1/elicitations", query: auditQuery(hub.PermissionQuery(q))}, &out)
 	return out, err
 }
 

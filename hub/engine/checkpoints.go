@@ -229,20 +229,32 @@ func (e *Engine) Changes(ctx context.Context, c hub.Caller, id string, q hub.Cha
 	return ch, nil
 }
 
-// RestoreCheckpoint implements hub.WorkService.
-func (e *Engine) RestoreCheckpoint(ctx context.Context, c hub.Caller, id, turnID string) (hub.RestoreResult, error) {
+// idleRepo is RestoreCheckpoint's and RevertChanges' start: thread id,
+// idle (idleThread), its snapshots settled, and its git repository;
+// notRepo when its folder is not a git working tree (a broken .git is
+// gitDirError's).
+func (e *Engine) idleRepo(ctx context.Context, c hub.Caller, id string, notRepo error) (hub.Thread, gitwork.Repo, error) {
 	t, _, err := e.idleThread(ctx, c, id)
 	if err != nil {
-		return hub.RestoreResult{}, err
+		return t, gitwork.Repo{}, err
 	}
 	if err := e.settleSnapshots(ctx, t.ID); err != nil { // snapshots.go
-		return hub.RestoreResult{}, err
+		return t, gitwork.Repo{}, err
 	}
 	r, err := threadRepo(ctx, t)
 	if ge := gitDirError(err); ge != nil {
-		return hub.RestoreResult{}, ge
+		return t, r, ge
 	} else if err != nil {
-		return hub.RestoreResult{}, hub.Errorf(hub.CodeNotFound, "thread %s has no checkpoints: its folder is not a git working tree", id)
+		return t, r, notRepo
+	}
+	return t, r, nil
+}
+
+// RestoreCheckpoint implements hub.WorkService.
+func (e *Engine) RestoreCheckpoint(ctx context.Context, c hub.Caller, id, turnID string) (hub.RestoreResult, error) {
+	t, r, err := e.idleRepo(ctx, c, id, hub.Errorf(hub.CodeNotFound, "thread %s has no checkpoints: its folder is not a git working tree", id))
+	if err != nil {
+		return hub.RestoreResult{}, err
 	}
 	cp, _, err := checkpointOf(ctx, r, t.ID, turnID)
 	if err != nil {
@@ -253,18 +265,9 @@ func (e *Engine) RestoreCheckpoint(ctx context.Context, c hub.Caller, id, turnID
 
 // RevertChanges implements hub.WorkService.
 func (e *Engine) RevertChanges(ctx context.Context, c hub.Caller, id string, rq hub.RevertRequest) (hub.RestoreResult, error) {
-	t, _, err := e.idleThread(ctx, c, id)
+	t, r, err := e.idleRepo(ctx, c, id, hub.Errorf(hub.CodeInvalidArgument, "the thread's folder is not a git working tree: there is nothing to revert to"))
 	if err != nil {
 		return hub.RestoreResult{}, err
-	}
-	if err := e.settleSnapshots(ctx, t.ID); err != nil { // snapshots.go
-		return hub.RestoreResult{}, err
-	}
-	r, err := threadRepo(ctx, t)
-	if ge := gitDirError(err); ge != nil {
-		return hub.RestoreResult{}, ge
-	} else if err != nil {
-		return hub.RestoreResult{}, hub.Errorf(hub.CodeInvalidArgument, "the thread's folder is not a git working tree: there is nothing to revert to")
 	}
 	from := ""
 	if rq.SinceTurn != "" {

@@ -39,14 +39,8 @@ func AddWorktreeOn(ctx context.Context, r Repo, branch, location string) (Worktr
 	} else if ok {
 		return Worktree{}, &BranchInUseError{Branch: branch, Path: dir}
 	}
-	if location == "" {
-		location = r.Top + "-worktrees"
-	}
-	top := filepath.Join(location, filepath.FromSlash(branch))
-	if _, err := os.Lstat(top); err == nil {
-		return Worktree{}, fmt.Errorf("%s already exists", top)
-	}
-	if err := os.MkdirAll(filepath.Dir(top), 0o755); err != nil {
+	top, err := worktreeDir(r, branch, location)
+	if err != nil {
 		return Worktree{}, err
 	}
 	if _, err := git(ctx, r.Top, "worktree", "add", "--no-checkout", top, branch); err != nil {

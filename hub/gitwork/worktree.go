@@ -50,14 +50,8 @@ func AddWorktree(ctx context.Context, r Repo, branch, location string) (Worktree
 	if r.Head == "" {
 		return Worktree{}, errors.New("the repository has no commit yet")
 	}
-	if location == "" {
-		location = r.Top + "-worktrees"
-	}
-	top := filepath.Join(location, filepath.FromSlash(branch))
-	if _, err := os.Lstat(top); err == nil {
-		return Worktree{}, fmt.Errorf("%s already exists", top)
-	}
-	if err := os.MkdirAll(filepath.Dir(top), 0o755); err != nil {
+	top, err := worktreeDir(r, branch, location)
+	if err != nil {
 		return Worktree{}, err
 	}
 	if _, err := git(ctx, r.Top, "worktree", "add", "--no-checkout", "-b", branch, top, r.Head); err != nil {
@@ -76,6 +70,20 @@ func AddWorktree(ctx context.Context, r Repo, branch, location string) (Worktree
 	}
 	w.Path = path
 	return w, nil
+}
+
+// worktreeDir is where branch's worktree goes: under location (default
+// "<top>-worktrees", beside the repository) at the branch's path, its
+// parent made; an error when something is there already.
+func worktreeDir(r Repo, branch, location string) (string, error) {
+	if location == "" {
+		location = r.Top + "-worktrees"
+	}
+	top := filepath.Join(location, filepath.FromSlash(branch))
+	if _, err := os.Lstat(top); err == nil {
+		return "", fmt.Errorf("%s already exists", top)
+	}
+	return top, os.MkdirAll(filepath.Dir(top), 0o755)
 }
 
 // checkout writes the files of w's base commit into w's new worktree and

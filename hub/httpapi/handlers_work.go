@@ -24,6 +24,33 @@ func (s *Server) work(w http.ResponseWriter, r *http.Request) (hub.WorkService, 
 	return ws, ws != nil
 }
 
+// workAnswer answers a route over hub.Services.Work: 404 without it
+// (hub.ErrNoWork), else call's result as 200 JSON, or its error as
+// writeError answers it.
+func (s *Server) workAnswer(w http.ResponseWriter, r *http.Request, call func(hub.WorkService) (any, error)) {
+	ws, ok := s.work(w, r)
+	if !ok {
+		return
+	}
+	res, err := call(ws)
+	if err != nil {
+		s.writeError(w, r, err)
+		return
+	}
+	s.writeJSON(w, r, http.StatusOK, res)
+}
+
+// workAnswerBody is workAnswer for a route with a JSON body, decoded
+// (decodeJSON: 400 for a bad one, after the 404) into req before call.
+func (s *Server) workAnswerBody(w http.ResponseWriter, r *http.Request, req any, call func(hub.WorkService) (any, error)) {
+	s.workAnswer(w, r, func(ws hub.WorkService) (any, error) {
+		if err := decodeJSON(r, req); err != nil {
+			return nil, err
+		}
+		return call(ws)
+	})
+}
+
 // deleteOptions reads DELETE /v1/threads/{id}'s ?discard=true and
 // ?keepBranch=true (both at once is 400).
 func deleteOptions(r *http.Request) (hub.DeleteOptions, error) {
@@ -48,164 +75,80 @@ func deleteOptions(r *http.Request) (hub.DeleteOptions, error) {
 // gitFolder is GET /v1/folders/git?path=: 200 with hub.GitFolder; 400
 // for a path that is not an absolute, existing folder.
 func (s *Server) gitFolder(w http.ResponseWriter, r *http.Request, c hub.Caller) {
-	ws, ok := s.work(w, r)
-	if !ok {
-		return
-	}
-	res, err := ws.GitFolder(r.Context(), c, r.URL.Query().Get("path"))
-	if err != nil {
-		s.writeError(w, r, err)
-		return
-	}
-	s.writeJSON(w, r, http.StatusOK, res)
+	s.workAnswer(w, r, func(ws hub.WorkService) (any, error) {
+		return ws.GitFolder(r.Context(), c, r.URL.Query().Get("path"))
+	})
 }
 
 // mergeThread is POST /v1/threads/{id}/merge: 200 with hub.MergeResult;
 // 409 with details.files on a conflict or a dirty base checkout.
 func (s *Server) mergeThread(w http.ResponseWriter, r *http.Request, c hub.Caller) {
-	ws, ok := s.work(w, r)
-	if !ok {
-		return
-	}
-	res, err := ws.MergeThread(r.Context(), c, r.PathValue("id"))
-	if err != nil {
-		s.writeError(w, r, err)
-		return
-	}
-	s.writeJSON(w, r, http.StatusOK, res)
+	s.workAnswer(w, r, func(ws hub.WorkService) (any, error) { return ws.MergeThread(r.Context(), c, r.PathValue("id")) })
 }
 
 // discardThread is POST /v1/threads/{id}/discard: 200 with the thread,
 // its worktree and branch removed.
 func (s *Server) discardThread(w http.ResponseWriter, r *http.Request, c hub.Caller) {
-	ws, ok := s.work(w, r)
-	if !ok {
-		return
-	}
-	t, err := ws.DiscardThread(r.Context(), c, r.PathValue("id"))
-	s.answerThread(w, r, t, err)
+	s.workAnswer(w, r, func(ws hub.WorkService) (any, error) {
+		t, err := ws.DiscardThread(r.Context(), c, r.PathValue("id"))
+		return threadAnswer{Thread: t}, err
+	})
 }
 
 // threadChanges is GET /v1/threads/{id}/changes[?turn=|?since=].
 func (s *Server) threadChanges(w http.ResponseWriter, r *http.Request, c hub.Caller) {
-	ws, ok := s.work(w, r)
-	if !ok {
-		return
-	}
 	q := r.URL.Query()
-	ch, err := ws.Changes(r.Context(), c, r.PathValue("id"), hub.ChangesQuery{Turn: q.Get("turn"), Since: q.Get("since")})
-	if err != nil {
-		s.writeError(w, r, err)
-		return
-	}
-	s.writeJSON(w, r, http.StatusOK, ch)
+	s.workAnswer(w, r, func(ws hub.WorkService) (any, error) {
+		return ws.Changes(r.Context(), c, r.PathValue("id"), hub.ChangesQuery{Turn: q.Get("turn"), Since: q.Get("since")})
+	})
 }
 
 // revertChanges is POST /v1/threads/{id}/changes/revert {path?, sinceTurn?}.
 func (s *Server) revertChanges(w http.ResponseWriter, r *http.Request, c hub.Caller) {
-	ws, ok := s.work(w, r)
-	if !ok {
-		return
-	}
 	var req hub.RevertRequest
-	if err := decodeJSON(r, &req); err != nil {
-		s.writeError(w, r, err)
-		return
-	}
-	res, err := ws.RevertChanges(r.Context(), c, r.PathValue("id"), req)
-	if err != nil {
-		s.writeError(w, r, err)
-		return
-	}
-	s.writeJSON(w, r, http.StatusOK, res)
+	s.workAnswerBody(w, r, &req, func(ws hub.WorkService) (any, error) { return ws.RevertChanges(r.Context(), c, r.PathValue("id"), req) })
 }
 
 // listCheckpoints is GET /v1/threads/{id}/checkpoints.
 func (s *Server) listCheckpoints(w http.ResponseWriter, r *http.Request, c hub.Caller) {
-	ws, ok := s.work(w, r)
-	if !ok {
-		return
-	}
-	cps, err := ws.ListCheckpoints(r.Context(), c, r.PathValue("id"))
-	if err != nil {
-		s.writeError(w, r, err)
-		return
-	}
-	s.writeJSON(w, r, http.StatusOK, checkpointsAnswer{Checkpoints: cps})
+	s.workAnswer(w, r, func(ws hub.WorkService) (any, error) {
+		cps, err := ws.ListCheckpoints(r.Context(), c, r.PathValue("id"))
+		return checkpointsAnswer{Checkpoints: cps}, err
+	})
 }
 
 // restoreCheckpoint is POST /v1/threads/{id}/checkpoints/{turnId}/restore.
 func (s *Server) restoreCheckpoint(w http.ResponseWriter, r *http.Request, c hub.Caller) {
-	ws, ok := s.work(w, r)
-	if !ok {
-		return
-	}
-	res, err := ws.RestoreCheckpoint(r.Context(), c, r.PathValue("id"), r.PathValue("turnId"))
-	if err != nil {
-		s.writeError(w, r, err)
-		return
-	}
-	s.writeJSON(w, r, http.StatusOK, res)
+	s.workAnswer(w, r, func(ws hub.WorkService) (any, error) {
+		return ws.RestoreCheckpoint(r.Context(), c, r.PathValue("id"), r.PathValue("turnId"))
+	})
 }
 
 // commitSuggestion is GET /v1/threads/{id}/commit: 200 with
 // hub.CommitSuggestion (the files Commit would commit, its message).
 func (s *Server) commitSuggestion(w http.ResponseWriter, r *http.Request, c hub.Caller) {
-	ws, ok := s.work(w, r)
-	if !ok {
-		return
-	}
-	res, err := ws.CommitSuggestion(r.Context(), c, r.PathValue("id"))
-	if err != nil {
-		s.writeError(w, r, err)
-		return
-	}
-	s.writeJSON(w, r, http.StatusOK, res)
+	s.workAnswer(w, r, func(ws hub.WorkService) (any, error) { return ws.CommitSuggestion(r.Context(), c, r.PathValue("id")) })
 }
 
 // commitThread is POST /v1/threads/{id}/commit {message?, confirm?}: 200
 // with hub.CommitResult; 409 with details.reason NOTHING_TO_COMMIT,
 // HOOK_FAILED, SIGNING_FAILED or HOOKS_CHANGED.
 func (s *Server) commitThread(w http.ResponseWriter, r *http.Request, c hub.Caller) {
-	ws, ok := s.work(w, r)
-	if !ok {
-		return
-	}
 	var req hub.CommitRequest
-	if err := decodeJSON(r, &req); err != nil {
-		s.writeError(w, r, err)
-		return
-	}
-	res, err := ws.CommitThread(r.Context(), c, r.PathValue("id"), req)
-	if err != nil {
-		s.writeError(w, r, err)
-		return
-	}
-	s.writeJSON(w, r, http.StatusOK, res)
+	s.workAnswerBody(w, r, &req, func(ws hub.WorkService) (any, error) { return ws.CommitThread(r.Context(), c, r.PathValue("id"), req) })
 }
 
 // pushThread is POST /v1/threads/{id}/push: 200 with hub.PushResult; 409
 // with details.reason PUSH_REJECTED or NO_REMOTE.
 func (s *Server) pushThread(w http.ResponseWriter, r *http.Request, c hub.Caller) {
-	ws, ok := s.work(w, r)
-	if !ok {
-		return
-	}
-	res, err := ws.PushThread(r.Context(), c, r.PathValue("id"))
-	if err != nil {
-		s.writeError(w, r, err)
-		return
-	}
-	s.writeJSON(w, r, http.StatusOK, res)
+	s.workAnswer(w, r, func(ws hub.WorkService) (any, error) { return ws.PushThread(r.Context(), c, r.PathValue("id")) })
 }
 
 // cancelSetup is POST /v1/threads/{id}/setup/cancel: 200 with the thread,
 // its worktree setup cancelled; 409 when none runs.
 func (s *Server) cancelSetup(w http.ResponseWriter, r *http.Request, c hub.Caller) {
-	ws, ok := s.work(w, r)
-	if !ok {
-		return
-	}
-	t, err := ws.CancelSetup(r.Context(), c, r.PathValue("id"))
-	s.answerThread(w, r, t, err)
+	s.workAnswer(w, r, func(ws hub.WorkService) (any, error) {
+		t, err := ws.CancelSetup(r.Context(), c, r.PathValue("id"))
+		return threadAnswer{Thread: t}, err
+	})
 }

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { relTime } from './reltime';
+import { fullTime, relTime } from './reltime';
 
 describe('relTime', () => {
   const now = Date.parse('2026-11-28T12:00:00Z');
@@ -12,5 +12,16 @@ describe('relTime', () => {
     expect(relTime('2026-11-01T12:00:00Z', now)).toMatch(/Nov|11/);
     expect(relTime('2025-11-01T12:00:00Z', now)).toMatch(/2025/);
     expect(relTime('not a date', now)).toBe('');
+  });
+});
+
+describe('fullTime', () => {
+  it("is the locale's date and time, empty for none or garbage", () => {
+    const iso = '2026-11-28T11:55:00Z';
+    expect(fullTime(iso)).toBe(new Date(iso).toLocaleString());
+    expect(fullTime(iso)).not.toBe('');
+    expect(fullTime(undefined)).toBe('');
+    expect(fullTime('')).toBe('');
+    expect(fullTime('not a date')).toBe('');
   });
 });

@@ -1,5 +1,6 @@
 // Short relative times for dense lists (the Sidebar's rows): "now", "5m",
-// "3h", "2d", then the date. The full date and time goes in a title.
+// "3h", "2d", then the date. The full date and time goes in a title
+// (fullTime).
 
 const MINUTE = 60_000;
 const HOUR = 60 * MINUTE;
@@ -22,4 +23,10 @@ export function relTime(iso: string, now: number): string {
   const date = new Date(t);
   const sameYear = date.getFullYear() === new Date(now).getFullYear();
   return date.toLocaleDateString(undefined, { month: 'short', day: 'numeric', year: sameYear ? undefined : 'numeric' });
+}
+
+/** The full date and time of iso in the user's locale; "" for none or an unreadable one. */
+export function fullTime(iso: string | undefined): string {
+  const t = iso ? Date.parse(iso) : NaN;
+  return Number.isNaN(t) ? '' : new Date(t).toLocaleString();
 }
