@@ -146,7 +146,8 @@ func (hs *Hosts) States() []HostState {
 }
 
 // Remote is host name's hub as the hub's interfaces, while its link is
-// up: NOT_FOUND for a host not added, HostUnreachable while down.
+// up (the stream's client, or else one dialled now): NOT_FOUND for a host
+// not added, HostUnreachable while down.
 func (hs *Hosts) Remote(name string) (*client.Remote, error) {
 	hs.mu.Lock()
 	h := hs.hosts[name]
@@ -155,12 +156,25 @@ func (hs *Hosts) Remote(name string) (*client.Remote, error) {
 		return nil, hub.Errorf(hub.CodeNotFound, "no host named %q", name)
 	}
 	h.mu.Lock()
-	defer h.mu.Unlock()
-	if h.c == nil {
+	c := h.c
+	h.mu.Unlock()
+	if c != nil {
+		return c.Remote(), nil
+	}
+	// The stream is down or between retries (its backoff): the link may
+	// be up all the same (an ssh link connected since), so a call does
+	// not wait for the copy to resume.
+	ctx, cancel := context.WithTimeout(context.Background(), dialTimeout)
+	defer cancel()
+	c, err := h.dial(ctx)
+	if err != nil || c == nil {
 		return nil, hub.HostUnreachable(name)
 	}
-	return h.c.Remote(), nil
+	return c.Remote(), nil
 }
+
+// dialTimeout bounds the dial of a call made while a host's stream is down.
+const dialTimeout = 10 * time.Second
 
 // follow copies host h's stream until ctx ends, reconnecting with backoff.
 func (hs *Hosts) follow(ctx context.Context, h *host) {
