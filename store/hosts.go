@@ -7,18 +7,29 @@ import (
 	"fmt"
 )
 
+// hostOfThreadSQL is the host of an event's thread id in SQL: what follows
+// its last "@" (hub.SplitHostID). Migration 0020's index events_host_seq
+// is on exactly this expression.
+const hostOfThreadSQL = `substr(thread_id, length(rtrim(thread_id, replace(thread_id, '@', ''))) + 1)`
+
+// hostSeqQuery reads the newest copy's host seq of one host through
+// events_host_seq (its WHERE is the index's, word for word).
+const hostSeqQuery = `SELECT json_extract(payload, '$.hostSeq') FROM events
+	WHERE ` + hostOfThreadSQL + ` = ? AND json_extract(payload, '$.hostSeq') IS NOT NULL
+	ORDER BY seq DESC LIMIT 1`
+
 // HostSeq is the host seq of the last event copied from host (issue 30,
 // ADR 0046): the mirror resumes the host's stream after it. Each copy
 // carries its host seq in its payload ("hostSeq"), written in the same
 // row as the copy, so the point to resume from and the copies stored
-// never disagree, whatever cut or crash came between: no table of its
-// own, no migration. Copies are stored in host seq order, so the newest
-// copy of the host's threads holds the highest one. 0 when none is stored.
+// never disagree, whatever cut or crash came between. Copies are stored in
+// host seq order, so the newest copy of the host's threads holds the
+// highest one; the index events_host_seq (migration 0020, ADR 0048) finds
+// it in one search however long the log is and however long the host has
+// been quiet. 0 when none is stored.
 func (db *DB) HostSeq(ctx context.Context, host string) (int64, error) {
 	var seq sql.NullInt64
-	err := db.queryRow(ctx, `SELECT json_extract(payload, '$.hostSeq') FROM events
-		WHERE thread_id LIKE ? AND payload IS NOT NULL AND json_extract(payload, '$.hostSeq') IS NOT NULL
-		ORDER BY seq DESC LIMIT 1`, "%@"+host).Scan(&seq)
+	err := db.queryRow(ctx, hostSeqQuery, host).Scan(&seq)
 	if errors.Is(err, sql.ErrNoRows) {
 		return 0, nil
 	}

@@ -13,9 +13,18 @@
 //   3. New thread: pick box, browse box's folders, pick one of box's
 //      agents; the thread runs on box and its turn's answer reaches the
 //      page (screenshots hosts-new.png, hosts-new-dark.png, hosts-new-narrow.png).
-// GET /v1/hosts belongs to the hosts registry (another part of issue 30):
-// until it lands the page is answered {local, box} for it here.
-// The page reports no error, no HTTP error and no failed request.
+//   4. the page reads the real GET /v1/hosts: the local hub's config also
+//      lists "gpu", an ssh host that does not resolve (the script's own ssh
+//      config, -F: nothing reaches anywhere, the real ~/.ssh is not read),
+//      so it is unreachable; New thread offers it beside box, and picking
+//      it says once that the host is not connected, with no agent to pick
+//      and no folder picker
+//      (screenshots hosts-unreachable-{light,dark}-{700,1440}.png).
+// box is reached over the file link (the mirror's own, ADR 0046), not the
+// ssh registry, so GET /v1/hosts lists local and gpu; the window offers
+// box because threads run on it (lib/hosts.ts knownHosts).
+// The page reports no error, no HTTP error and no failed request besides
+// the 502 HOST_UNREACHABLE of gpu's agents (and folders), asked for in step 4.
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { buildFakeAgent, checker, logger, noProblems, openPage, runScript, screenshotDir, startHub, tempDir } from './harness.mjs';
@@ -56,7 +65,10 @@ async function main() {
     }),
     { mode: 0o600 },
   );
-  hub = await startHub(tmpLocal.dir, agents);
+  const sshConfig = join(tmpLocal.dir, 'ssh_config');
+  writeFileSync(sshConfig, `Host *\n  UserKnownHostsFile ${join(tmpLocal.dir, 'known_hosts')}\n  ConnectTimeout 2\n`, { mode: 0o600 });
+  process.env.SWITCHBOARD_SSH_CONFIG = sshConfig;
+  hub = await startHub(tmpLocal.dir, agents, { hosts: { gpu: { ssh: 'me@gpu.invalid' } } });
   const { api } = hub;
 
   await api('POST', '/v1/threads', { body: { agent: 'fake', cwd: projLocal.dir, title: 'Here' } });
@@ -73,20 +85,13 @@ async function main() {
     (await api('GET', '/v1/permissions?status=pending')).permissions.find((p) => p.host === 'box'),
   );
 
-  const opened = await openPage(hub, {
-    initScript: () => {
-      // GET /v1/hosts (the hosts registry's route) answered here until it lands.
-      const real = window.fetch.bind(window);
-      window.fetch = (input, init) => {
-        const url = typeof input === 'string' ? input : input.url;
-        if (new URL(url, location.href).pathname === '/v1/hosts') {
-          const body = { hosts: [{ name: 'local', state: 'connected' }, { name: 'box', state: 'connected' }] };
-          return Promise.resolve(new Response(JSON.stringify(body), { headers: { 'Content-Type': 'application/json' } }));
-        }
-        return real(input, init);
-      };
-    },
+  const listed = await until('gpu unreachable', async () => {
+    const { hosts } = await api('GET', '/v1/hosts');
+    return hosts.find((h) => h.name === 'gpu')?.state === 'unreachable' && hosts;
   });
+  check(listed.map((h) => h.name).join() === 'local,gpu', `GET /v1/hosts is the registry's: ${listed.map((h) => h.name)}`);
+
+  const opened = await openPage(hub);
   browser = opened.browser;
   const { page, problems } = opened;
 
@@ -174,7 +179,36 @@ async function main() {
   await composer.press('Enter');
   await page.getByText('hello from the box', { exact: true }).last().waitFor();
 
-  noProblems(problems);
+  // 4. The real GET /v1/hosts: gpu is offered, and says it is not connected.
+  log('4. an unreachable host in New thread');
+  await page.getByRole('button', { name: 'New thread' }).click();
+  const again = page.getByRole('dialog', { name: 'New thread' });
+  const runsOn = again.getByRole('group', { name: 'Runs on' });
+  const offered = await runsOn.getByRole('radio').evaluateAll((rs) => rs.map((r) => r.value));
+  check(offered.join() === 'local,box,gpu', `New thread offers this computer, box and gpu: ${offered}`);
+  await runsOn.getByRole('radio', { name: 'gpu' }).check();
+  const why = again.getByRole('group', { name: 'Agent on gpu' }).getByRole('alert');
+  await why.waitFor();
+  check((await why.textContent()).includes('gpu is not connected'), `gpu says it is not connected: ${await why.textContent()}`);
+  check((await again.getByRole('alert').count()) === 1, 'it is said once');
+  check((await again.getByRole('group', { name: 'Folders on gpu' }).count()) === 0, 'no folder picker on gpu to fail again');
+  check((await again.getByRole('radio', { name: /Fake/ }).count()) === 0, 'no agent is offered on gpu');
+  for (const [scheme, width] of [['light', 1440], ['dark', 1440], ['light', 700], ['dark', 700]]) {
+    await page.setViewportSize({ width, height: 860 });
+    await page.emulateMedia({ colorScheme: scheme });
+    await page.screenshot({ path: join(shots, `hosts-unreachable-${scheme}-${width}.png`) });
+  }
+  await page.emulateMedia({ colorScheme: 'light' });
+  await page.setViewportSize({ width: 1440, height: 860 });
+  await page.keyboard.press('Escape');
+
+  // gpu's agents answered 502 HOST_UNREACHABLE (asked for above), and so
+  // did its folders if the picker asked before it closed: those, and their
+  // console lines, are expected; nothing else.
+  const gpu502 = problems.filter((p) => /^HTTP 502 GET \/v1\/hosts\/gpu\/(agents|folders)$/.test(p));
+  check(gpu502.includes('HTTP 502 GET /v1/hosts/gpu/agents'), `the page asked gpu for its agents and was told 502: ${gpu502}`);
+  let lines = gpu502.length;
+  noProblems(problems.filter((p) => !gpu502.includes(p) && !(/^console: .*status of 502/.test(p) && lines-- > 0)));
 }
 
 await runScript('hosts', main, {

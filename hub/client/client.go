@@ -349,7 +349,7 @@ func (c *Client) newHTTPRequest(ctx context.Context, h Hub, r request) (*http.Re
 	if o.All {
 		q.Set("scope", "all")
 	}
-	u := h.URL + r.path
+	u := h.URL + hostPath(ctx, r.path)
 	if len(q) > 0 {
 		u += "?" + q.Encode()
 	}

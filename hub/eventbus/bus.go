@@ -143,8 +143,9 @@ func (s *subscriber) stop() {
 }
 
 // Subscribe registers a subscriber for events matching f with Seq >
-// f.After (f.After < 0: from now on): the stored ones first (read from the
-// Reader), then live ones, with no gap and no duplicate.
+// f.After (f.After < 0, or past the last seq published: from now on): the
+// stored ones first (read from the Reader), then live ones, with no gap
+// and no duplicate.
 func (b *Bus) Subscribe(f hub.EventFilter) *hub.Subscription {
 	s := &subscriber{
 		bus:    b,
@@ -157,7 +158,12 @@ func (b *Bus) Subscribe(f hub.EventFilter) *hub.Subscription {
 	boundary := b.lastSeq
 	b.subs[s] = struct{}{}
 	b.mu.Unlock()
-	if f.After < 0 {
+	// From now on; and a resume point this hub never reached (its data
+	// dir was reset since, or the point is another hub's) is taken as
+	// now, so the events that follow reach the subscriber with their
+	// lower seqs rather than being held back as seen: the mirror of a
+	// host tells a reset host by them (hub/hostmirror, ADR 0048).
+	if f.After < 0 || f.After > boundary {
 		f.After = boundary
 	}
 	go s.run(f.After, boundary)

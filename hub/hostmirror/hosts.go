@@ -72,6 +72,9 @@ type host struct {
 	c     *client.Client // nil while the link is down
 	state HostState
 	known map[string]bool // host thread ids copied since the link came up
+	// startOver: the host's log started over (errHostReset); the next
+	// stream starts at its beginning, not after the last host seq kept.
+	startOver bool
 	// changed is closed (and replaced) at every state change: tests and
 	// the window wait on it.
 	changed chan struct{}
@@ -146,7 +149,8 @@ func (hs *Hosts) States() []HostState {
 }
 
 // Remote is host name's hub as the hub's interfaces, while its link is
-// up: NOT_FOUND for a host not added, HostUnreachable while down.
+// up (the stream's client, or else one dialled now): NOT_FOUND for a host
+// not added, HostUnreachable while down.
 func (hs *Hosts) Remote(name string) (*client.Remote, error) {
 	hs.mu.Lock()
 	h := hs.hosts[name]
@@ -155,12 +159,25 @@ func (hs *Hosts) Remote(name string) (*client.Remote, error) {
 		return nil, hub.Errorf(hub.CodeNotFound, "no host named %q", name)
 	}
 	h.mu.Lock()
-	defer h.mu.Unlock()
-	if h.c == nil {
+	c := h.c
+	h.mu.Unlock()
+	if c != nil {
+		return c.Remote(), nil
+	}
+	// The stream is down or between retries (its backoff): the link may
+	// be up all the same (an ssh link connected since), so a call does
+	// not wait for the copy to resume.
+	ctx, cancel := context.WithTimeout(context.Background(), dialTimeout)
+	defer cancel()
+	c, err := h.dial(ctx)
+	if err != nil || c == nil {
 		return nil, hub.HostUnreachable(name)
 	}
-	return h.c.Remote(), nil
+	return c.Remote(), nil
 }
+
+// dialTimeout bounds the dial of a call made while a host's stream is down.
+const dialTimeout = 10 * time.Second
 
 // follow copies host h's stream until ctx ends, reconnecting with backoff.
 func (hs *Hosts) follow(ctx context.Context, h *host) {
@@ -182,8 +199,8 @@ func (hs *Hosts) follow(ctx context.Context, h *host) {
 	}
 }
 
-// followOnce opens h's link and its stream after the last host seq kept,
-// and copies it until either ends.
+// followOnce opens h's link and its stream after the last host seq kept
+// (from the start after errHostReset), and copies it until either ends.
 func (hs *Hosts) followOnce(ctx context.Context, h *host, b *client.Backoff) error {
 	c, err := h.dial(ctx)
 	if err != nil {
@@ -193,6 +210,11 @@ func (hs *Hosts) followOnce(ctx context.Context, h *host, b *client.Backoff) err
 	if err != nil {
 		return err
 	}
+	h.mu.Lock()
+	if h.startOver {
+		after, h.startOver = 0, false
+	}
+	h.mu.Unlock()
 	sub, err := c.Remote().Subscribe(ctx, linkCaller, "", after)
 	if err != nil {
 		return err
@@ -230,6 +252,21 @@ func (hs *Hosts) followOnce(ctx context.Context, h *host, b *client.Backoff) err
 				break drain
 			}
 		}
+		// A seq at or before the point resumed from: the host's log started
+		// over (its data dir was reset; its hub answers a resume point it
+		// never reached with what comes next, hub/eventbus). Nothing of the
+		// new log is copied after the old one's point: the link starts
+		// again from the new log's start (the old copies stay, as copies of
+		// threads the host no longer has).
+		if i := slices.IndexFunc(batch, func(ev hub.Event) bool {
+			return ev.Seq > 0 && ev.Seq <= after && ev.Type != hub.EventResync
+		}); i >= 0 {
+			h.mu.Lock()
+			h.startOver = true
+			h.mu.Unlock()
+			hs.log.Warn("host's event log started over: copying it again from its start", "host", h.name, "resumedAfter", after, "seq", batch[i].Seq)
+			return errHostReset
+		}
 		if err := hs.store(ctx, h, c, batch); err != nil {
 			return err
 		}
@@ -238,6 +275,9 @@ func (hs *Hosts) followOnce(ctx context.Context, h *host, b *client.Backoff) err
 		}
 	}
 }
+
+// errHostReset ends a host's stream whose seqs went backwards.
+var errHostReset = errors.New("the host's event log started over (its data dir was reset)")
 
 // maxBatch bounds the events of h's stream stored in one commit.
 const maxBatch = 512

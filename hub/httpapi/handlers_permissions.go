@@ -124,9 +124,14 @@ func checkRemember(scope string) error {
 	return errorf(hub.CodeInvalidArgument, "remember must be thread, folder or agent")
 }
 
-// listRules is GET /v1/rules: {"rules":[RememberedRule]}, oldest first.
+// listRules is GET /v1/rules: {"rules":[RememberedRule]}, oldest first;
+// GET /v1/hosts/{name}/rules: that host's (hostpolicy.go).
 func (s *Server) listRules(w http.ResponseWriter, r *http.Request, c hub.Caller) {
-	rules, err := s.svc.ListRules(r.Context(), c)
+	p := s.policy(w, r)
+	if p == nil {
+		return
+	}
+	rules, err := p.ListRules(r.Context(), c)
 	if err != nil {
 		s.writeError(w, r, err)
 		return
@@ -134,9 +139,14 @@ func (s *Server) listRules(w http.ResponseWriter, r *http.Request, c hub.Caller)
 	s.writeJSON(w, r, http.StatusOK, rulesAnswer{Rules: nonNil(rules)})
 }
 
-// deleteRule is DELETE /v1/rules/{id}: 204; 404 when unknown.
+// deleteRule is DELETE /v1/rules/{id}: 204; 404 when unknown. DELETE
+// /v1/hosts/{name}/rules/{id}: one of that host's.
 func (s *Server) deleteRule(w http.ResponseWriter, r *http.Request, c hub.Caller) {
-	if err := s.svc.DeleteRule(r.Context(), c, r.PathValue("id")); err != nil {
+	p := s.policy(w, r)
+	if p == nil {
+		return
+	}
+	if err := p.DeleteRule(r.Context(), c, r.PathValue("id")); err != nil {
 		s.writeError(w, r, err)
 		return
 	}

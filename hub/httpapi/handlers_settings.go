@@ -11,13 +11,14 @@ type settingsAnswer struct {
 	Settings hub.Settings `json:"settings"`
 }
 
-// getSettings is GET /v1/settings (extension).
+// getSettings is GET /v1/settings (extension), and GET
+// /v1/hosts/{name}/settings: that host's (hostpolicy.go).
 func (s *Server) getSettings(w http.ResponseWriter, r *http.Request, _ hub.Caller) {
-	if s.svcs.Settings == nil {
-		s.writeError(w, r, hub.ErrNoSettings)
+	p := s.policy(w, r)
+	if p == nil {
 		return
 	}
-	st, err := s.svcs.Settings.Settings(r.Context())
+	st, err := p.Settings(r.Context())
 	if err != nil {
 		s.writeError(w, r, err)
 		return
@@ -28,10 +29,10 @@ func (s *Server) getSettings(w http.ResponseWriter, r *http.Request, _ hub.Calle
 // updateSettings is PATCH /v1/settings (extension) with a hub.SettingsPatch:
 // only the fields present change. 200 with the settings now in force; 400
 // naming the field (details.field) for an invalid patch, which changes
-// nothing.
+// nothing. PATCH /v1/hosts/{name}/settings edits that host's config file.
 func (s *Server) updateSettings(w http.ResponseWriter, r *http.Request, _ hub.Caller) {
-	if s.svcs.Settings == nil {
-		s.writeError(w, r, hub.ErrNoSettings)
+	pol := s.policy(w, r)
+	if pol == nil {
 		return
 	}
 	var p hub.SettingsPatch
@@ -39,7 +40,7 @@ func (s *Server) updateSettings(w http.ResponseWriter, r *http.Request, _ hub.Ca
 		s.writeError(w, r, err)
 		return
 	}
-	st, err := s.svcs.Settings.UpdateSettings(r.Context(), p)
+	st, err := pol.UpdateSettings(r.Context(), p)
 	if err != nil {
 		s.writeError(w, r, err)
 		return

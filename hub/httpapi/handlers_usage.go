@@ -9,11 +9,11 @@ import (
 // getUsage is GET /v1/usage?by=day|agent|thread|model|turn&from=&to=&tz=&threadId=&limit=&cursor=
 // (extension): the ledger of the caller's threads (scope=all: all),
 // grouped. from and to are RFC 3339 times or local dates (YYYY-MM-DD, in
-// tz, an IANA zone, default the hub's); days are in tz.
+// tz, an IANA zone, default the hub's); days are in tz. GET
+// /v1/hosts/{name}/usage: that host's ledger (hostpolicy.go).
 func (s *Server) getUsage(w http.ResponseWriter, r *http.Request, c hub.Caller) {
-	us := s.svcs.Usage
+	us := s.policy(w, r)
 	if us == nil {
-		s.writeError(w, r, hub.ErrNoUsage)
 		return
 	}
 	q := r.URL.Query()
@@ -43,11 +43,11 @@ type overrideAnswer struct {
 
 // overrideBudget is POST /v1/budgets/override {budget, threadId?}
 // (extension): one more turn past a spent budget; decidedBy is the
-// caller's, never the body's.
+// caller's, never the body's. POST /v1/hosts/{name}/budgets/override:
+// one of that host's budgets.
 func (s *Server) overrideBudget(w http.ResponseWriter, r *http.Request, c hub.Caller) {
-	us := s.svcs.Usage
+	us := s.policy(w, r)
 	if us == nil {
-		s.writeError(w, r, hub.ErrNoUsage)
 		return
 	}
 	var req hub.OverrideRequest

@@ -111,6 +111,14 @@ var routes = []Route{
 	{Method: "GET", Path: "/v1/hosts/{name}", handle: (*Server).getHost},
 	{Method: "DELETE", Path: "/v1/hosts/{name}", handle: (*Server).removeHost},
 	{Method: "POST", Path: "/v1/hosts/{name}/connect", Body: true, handle: (*Server).connectHost},
+	// A host's settings, rules, usage and budgets (issue 30, ADR 0048;
+	// hostpolicy.go): the local routes' handlers, on the host's hub.
+	{Method: "GET", Path: "/v1/hosts/{name}/settings", handle: (*Server).getSettings},
+	{Method: "PATCH", Path: "/v1/hosts/{name}/settings", Body: true, handle: (*Server).updateSettings},
+	{Method: "GET", Path: "/v1/hosts/{name}/rules", handle: (*Server).listRules},
+	{Method: "DELETE", Path: "/v1/hosts/{name}/rules/{id}", handle: (*Server).deleteRule},
+	{Method: "GET", Path: "/v1/hosts/{name}/usage", handle: (*Server).getUsage},
+	{Method: "POST", Path: "/v1/hosts/{name}/budgets/override", Body: true, handle: (*Server).overrideBudget},
 }
 
 // Routes returns the API's route table (a copy).

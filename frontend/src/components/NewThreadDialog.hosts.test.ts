@@ -4,6 +4,7 @@ import NewThreadDialog from './NewThreadDialog.svelte';
 import { FakeTransport } from '../test/fakeTransport';
 import type { HostsApi } from '../lib/hosts';
 import type { Agent, FolderList } from '../lib/types';
+import { HubError } from '../lib/transport';
 
 const agents = new FakeTransport().agents;
 const boxAgent: Agent = { ...agents[0], id: 'gpu-agent', name: 'GPU agent', status: 'available' };
@@ -72,5 +73,21 @@ describe('NewThreadDialog on a host (issue 30)', () => {
   it('offers no host choice without hosts', () => {
     render(NewThreadDialog, { agents, oncreate: () => {}, onclose: () => {} });
     expect(screen.queryByRole('group', { name: 'Runs on' })).toBeNull();
+  });
+
+  it('says once that a host is not connected, with no folder picker to fail again', async () => {
+    const down = new HubError('UPSTREAM_UNAVAILABLE', 'host gpu is not connected: its hub cannot be reached now', {
+      status: 502,
+      details: { reason: 'HOST_UNREACHABLE', host: 'gpu' },
+    });
+    const hostsApi = { ...fakeHosts(), agents: vi.fn(async () => Promise.reject(down)) };
+    render(NewThreadDialog, { agents, hosts: ['gpu'], hostsApi, oncreate: vi.fn(), onclose: () => {} });
+    const dialog = screen.getByRole('dialog', { name: 'New thread' });
+    await fireEvent.click(within(within(dialog).getByRole('group', { name: 'Runs on' })).getByRole('radio', { name: 'gpu' }));
+    const alert = await within(dialog).findByRole('alert');
+    expect(alert.textContent).toContain('gpu is not connected: Switchboard cannot reach it now.');
+    expect(within(dialog).getAllByRole('alert')).toHaveLength(1);
+    expect(within(dialog).queryByRole('group', { name: 'Folders on gpu' })).toBeNull();
+    expect(within(dialog).queryByRole('radio', { name: new RegExp(agents[0].name) })).toBeNull();
   });
 });

@@ -23,6 +23,9 @@ function setup() {
   return f;
 }
 
+/** A hub-wide event as the hub's stream sends it. */
+const hubWide = (seq: number, type: string, payload: object) => ({ seq, type, threadId: '', turnId: '', at: '2026-01-01T10:05:00Z', ...payload });
+
 async function openHosts() {
   await fireEvent.click(await screen.findByRole('button', { name: 'Settings' }));
   const dialog = await screen.findByRole('dialog', { name: 'Settings' });
@@ -79,5 +82,39 @@ describe('Settings → Hosts', () => {
 
     await fireEvent.click(within(section).getByRole('button', { name: 'Remove host devbox' }));
     await waitFor(() => expect(rows(section)).toEqual(['This computer', 'gpu', 'evil']));
+  });
+
+  it('follows host_changed and config_applied from the stream, never polling', async () => {
+    const f = setup();
+    const section = await openHosts();
+    const reads = () => f.calls.filter((c) => c.method === 'listHosts').length;
+    const before = reads();
+    const row = (name: string) => within(section).getByText(name, { selector: 'strong' }).closest('li') as HTMLElement;
+
+    // gpu's key was trusted elsewhere (the CLI): its new state is shown at once, without reading the list.
+    f.push(hubWide(1, 'host_changed', { name: 'gpu', ssh: 'gpu', state: 'connected', since: '2026-01-01T10:05:00Z', version: '1.0.0' }));
+    await waitFor(() => expect(within(row('gpu')).getByText(/^Connected since/)).toBeTruthy());
+    expect(within(row('gpu')).queryByRole('button', { name: 'Trust this key' })).toBeNull();
+    expect(within(section).queryByRole('alert')).toBeNull();
+    // devbox's link dropped: unreachable, with ssh's reason.
+    f.push(hubWide(2, 'host_changed', { name: 'devbox', ssh: 'me@devbox', state: 'unreachable', since: '2026-01-01T10:06:00Z', version: '1.0.0', error: 'Connection refused' }));
+    await waitFor(() => expect(within(row('devbox')).getByText(/^Unreachable since/)).toBeTruthy());
+    expect(within(row('devbox')).getByText('Connection refused')).toBeTruthy();
+    expect(reads()).toBe(before);
+
+    // A host added from a terminal: its first host_changed names a host not listed, so the list is read again.
+    f.hostList.push({ name: 'cloud', ssh: 'me@cloud', state: 'connecting', since: '2026-01-01T10:07:00Z', version: '' });
+    f.push(hubWide(3, 'host_changed', { name: 'cloud', ssh: 'me@cloud', state: 'connecting', since: '2026-01-01T10:07:00Z', version: '' }));
+    await waitFor(() => expect(rows(section)).toEqual(['This computer', 'devbox', 'gpu', 'cloud']));
+    expect(reads()).toBe(before + 1);
+
+    // A host removed by a hand edit of the config: config_applied names hosts, the list is read again.
+    f.hostList = f.hostList.filter((h) => h.name !== 'devbox');
+    f.push(hubWide(4, 'config_applied', { file: '/c.yaml', changed: ['hosts.devbox'] }));
+    await waitFor(() => expect(rows(section)).toEqual(['This computer', 'gpu', 'cloud']));
+    // Another key changed: the list is not read.
+    f.push(hubWide(5, 'config_applied', { file: '/c.yaml', changed: ['ui.theme'] }));
+    await new Promise((r) => setTimeout(r, 20));
+    expect(reads()).toBe(before + 2);
   });
 });

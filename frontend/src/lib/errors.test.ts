@@ -33,6 +33,12 @@ describe('describeError', () => {
       'The daily budget is spent: 5.20 of 5.00 USD.',
       'Open Settings',
     ],
+    [
+      'a host whose link is down',
+      new HubError('UPSTREAM_UNAVAILABLE', 'host gpu is not connected: its hub cannot be reached now', { details: { reason: 'HOST_UNREACHABLE', host: 'gpu' } }),
+      'gpu is not connected: Switchboard cannot reach it now.',
+      'Retry',
+    ],
     ['a full disk', new HubError('INTERNAL', 'write: no space left on device', { details: { reason: 'DISK_FULL' } }), 'The disk Switchboard keeps its data on is full. Free some space, then retry.', 'Retry'],
     ['an install without network', { code: 'INSTALL_FAILED', reason: 'NO_NETWORK', message: 'getaddrinfo ENOTFOUND registry.npmjs.org' }, 'Qwen Code could not be downloaded: this computer cannot reach the npm registry. Check the network connection.', 'Retry'],
     ['an install needing Node', new HubError('CONFLICT', 'this agent needs Node.js 22 or newer', { details: { reason: 'NODE_TOO_OLD' } }), 'Qwen Code needs Node.js 22 or newer: install Node first.', undefined],

@@ -115,7 +115,7 @@ export function rawError(e: unknown): RawError {
 /**
  * The error in product words. Each hub code (docs/API.md "Errors"), the
  * reasons that change what to do (AUTH_REQUIRED, BUDGET_EXCEEDED,
- * DISK_FULL) and an agent that stopped get their own sentence; anything
+ * DISK_FULL, HOST_UNREACHABLE) and an agent that stopped get their own sentence; anything
  * else a plain sentence, with the raw text behind Details.
  */
 export function describeError(err: unknown, ctx: Context = {}): ProductError {
@@ -138,6 +138,11 @@ export function describeError(err: unknown, ctx: Context = {}): ProductError {
     const at = e.limitedUntil ? new Date(e.limitedUntil) : undefined;
     const when = at && !Number.isNaN(at.getTime()) ? ` until ${at.toLocaleString([], { weekday: 'short', hour: '2-digit', minute: '2-digit' })}` : '';
     title = `${who}'s provider is limiting requests${when}.`;
+  } else if (e.reason === 'HOST_UNREACHABLE') {
+    // A host's link is down (issue 30): the host, not an agent, is what cannot be reached.
+    const host = typeof e.details?.host === 'string' ? e.details.host : 'The host';
+    title = `${host} is not connected: Switchboard cannot reach it now.`;
+    kind = 'retry';
   } else if (e.reason === 'DISK_FULL') {
     title = 'The disk Switchboard keeps its data on is full. Free some space, then retry.';
     kind = 'retry';

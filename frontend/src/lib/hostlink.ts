@@ -11,6 +11,27 @@ export function hostsOf(t: Transport): HostsTransport | undefined {
   return t.listHosts && t.addHost && t.removeHost && t.connectHost ? (t as HostsTransport) : undefined;
 }
 
+/**
+ * A change of the hosts, as the hub's stream says it (HubStore.hostChange):
+ * n counts them; host is the Host of a host_changed event, absent when the
+ * list changed (a host added or removed) and must be read again.
+ */
+export interface HostChange {
+  n: number;
+  host?: Host;
+}
+
+/**
+ * The list after a change: the host replaced in place when listed, else
+ * undefined (read the list again: a host not seen yet, or the list itself
+ * changed).
+ */
+export function withHostChange(list: Host[], c: HostChange): Host[] | undefined {
+  const h = c.host;
+  if (!h || !list.some((x) => x.name === h.name)) return undefined;
+  return list.map((x) => (x.name === h.name ? h : x));
+}
+
 const stateWords: Record<HostState, string> = {
   connecting: 'Connecting',
   connected: 'Connected',

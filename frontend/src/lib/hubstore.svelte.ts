@@ -15,6 +15,7 @@ import { inboxOrder } from './inbox';
 import { ThreadMarks } from './marks.svelte';
 import { loadRecent, mergeRecent, rememberFolder } from './recent';
 import { applyTheme } from './theme';
+import type { HostChange } from './hostlink';
 import type {
   Agent,
   AgentInstallProgress,
@@ -23,6 +24,7 @@ import type {
   BatchItem,
   ConfigOption,
   DecisionResult,
+  Host,
   HubEvent,
   Outcome,
   Permission,
@@ -109,6 +111,13 @@ export class HubStore {
   diskFull = $state('');
   /** The last budget_warning or budget_exceeded, as a line (lib/ledger.ts); '' when none or dismissed. */
   budgetNotice = $state('');
+  /**
+   * The hosts' last change (issue 30), for Settings → Hosts: n counts the
+   * changes; host is the Host a host_changed event carried, absent when the
+   * list itself changed (config_applied naming hosts: a host added or
+   * removed here, from the CLI or by hand), so it is read again.
+   */
+  hostChange = $state<HostChange>({ n: 0 });
   /**
    * A browser without a valid session (none yet, expired, logged out, the
    * hub restarted or its token rotated): the page says to open the link
@@ -465,7 +474,8 @@ export class HubStore {
    * a valid one applies), or applied live (config_applied: a hand edit,
    * another window's settings page): the settings, and the agents when
    * they changed, are loaded again, so an open settings page and New
-   * thread show the file in force. agents_changed (the ACP registry
+   * thread show the file in force (and Settings → Hosts the hosts, through
+   * hostChange, as with host_changed). agents_changed (the ACP registry
    * fetched in the background brought other agents): the agents.
    */
   private applyHubWide(e: HubEvent): void {
@@ -483,6 +493,8 @@ export class HubStore {
       if (this.settings) this.settings = { ...this.settings, configError: this.configError || undefined };
     } else if (e.type === 'budget_warning' || e.type === 'budget_exceeded') {
       this.budgetNotice = budgetNotice(e) ?? '';
+    } else if (e.type === 'host_changed' && typeof e.name === 'string') {
+      this.hostChange = { n: this.hostChange.n + 1, host: e as unknown as Host };
     } else if (e.type === 'agents_changed') {
       this.loadAgents().catch((err) => this.report(err, 'agents'));
     } else if (e.type === 'config_applied') {
@@ -494,6 +506,7 @@ export class HubStore {
       // The budgets changed: what the budget line said is over (a new
       // warning comes with the next turn that crosses a limit).
       if (changed.some((k) => typeof k === 'string' && k.startsWith('budgets'))) this.budgetNotice = '';
+      if (changed.some((k) => typeof k === 'string' && (k === 'hosts' || k.startsWith('hosts.')))) this.hostChange = { n: this.hostChange.n + 1 };
     }
   }
 
