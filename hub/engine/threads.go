@@ -303,6 +303,9 @@ func (e *Engine) ListAgents(ctx context.Context) ([]hub.Agent, error) {
 			caps = &acp.AgentCapabilities{}
 			_ = json.Unmarshal(in.caps, caps) // malformed: stdio only
 		}
+		if caps == nil {
+			a.ProbeError = e.probeError(s.ID)
+		}
 		a.MCPServers = e.agentMCPStatus(s, caps)
 		if !s.Defaults.IsZero() {
 			a.Defaults = &hub.SessionDefaults{Mode: s.Defaults.Mode, Options: maps.Clone(s.Defaults.Options)}
