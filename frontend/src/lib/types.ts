@@ -12,6 +12,8 @@ export interface Agent {
   command: string;
   version?: string;
   capabilities?: Record<string, unknown>;
+  /** Why the hub's last probe of it failed (a sentence, and the end of its stderr); absent once it answered. */
+  probeError?: { message: string; stderr?: string };
   reason?: string;
   /** How to install it (a command, or where to get it), for catalogue agents. */
   install?: string;
