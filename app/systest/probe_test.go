@@ -61,7 +61,7 @@ func TestE2EAgentProbe(t *testing.T) {
 		return m.event == "agents_changed" && strings.Contains(m.data, `"broken"`)
 	})
 	b := get("broken")
-	if b.ProbeError == nil || !strings.Contains(b.ProbeError.Message, "code 3") || b.ProbeError.Stderr != "broken: no API key in BROKEN_KEY" {
+	if b.ProbeError == nil || b.ProbeError.Message != "it exited with code 3 before answering." || b.ProbeError.Stderr != "broken: no API key in BROKEN_KEY" {
 		t.Fatalf("broken's probe: %+v, want probeError with the exit and the stderr tail", b.ProbeError)
 	}
 	if len(b.Capabilities) != 0 {

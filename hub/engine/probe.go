@@ -127,7 +127,8 @@ func probeFailure(err error) hub.AgentProbeError {
 			tail = "…" + tail[len(tail)-probeStderrMax:]
 		}
 		info.StderrTail = ""
-		return hub.AgentProbeError{Message: "it stopped before it said what it can do (" + info.String() + ").", Stderr: tail}
+		// "agent exited with code 3" → "it exited with code 3 before answering."
+		return hub.AgentProbeError{Message: "it " + strings.TrimPrefix(info.String(), "agent ") + " before answering.", Stderr: tail}
 	case errors.Is(err, context.DeadlineExceeded):
 		return hub.AgentProbeError{Message: fmt.Sprintf("it did not answer within %s: is it an ACP agent?", probeTimeout)}
 	}

@@ -53,8 +53,8 @@ describe('the capability card', () => {
   });
 
   it('says why a probe failed, with what the agent printed', () => {
-    render(AgentCaps, { agent: { ...agent, capabilities: undefined, probeError: { message: 'it stopped (agent exited with code 3).', stderr: 'no API key' } } });
-    expect(screen.getByRole('note').textContent).toContain('Switchboard could not ask Mine what it can do: it stopped (agent exited with code 3).');
+    render(AgentCaps, { agent: { ...agent, capabilities: undefined, probeError: { message: 'it exited with code 3 before answering.', stderr: 'no API key' } } });
+    expect(screen.getByRole('note').textContent).toContain('Switchboard could not ask Mine what it can do: it exited with code 3 before answering.');
     expect(screen.getByLabelText('What Mine printed').textContent).toBe('no API key');
   });
 

@@ -16,7 +16,7 @@ const signedIn: Agent = {
   authMethods: [{ id: 'fake-login', name: 'Fake login' }],
 };
 const noLogout: Agent = { ...signedIn, id: 'plain', name: 'Plain', capabilities: { promptCapabilities: {} } };
-const broken: Agent = { id: 'broken', name: 'Broken', status: 'available', command: '/bin/broken', probeError: { message: 'it stopped before it said what it can do (agent exited with code 3).', stderr: 'no key' } };
+const broken: Agent = { id: 'broken', name: 'Broken', status: 'available', command: '/bin/broken', probeError: { message: 'it exited with code 3 before answering.', stderr: 'no key' } };
 
 function setup(signOut: (id: string) => Promise<void>) {
   const calls: string[] = [];
@@ -77,8 +77,10 @@ describe('Settings → Agents → Sign out', () => {
     within(region).getByText('Images · Reopens sessions');
     await fireEvent.click(toggle);
     within(region).getByRole('list', { name: 'What Mine can do' });
+    // Open, the chips say it: the summary beside the toggle goes.
+    expect(within(region).queryByText('Images · Reopens sessions')).toBeNull();
     within(region).getByText('Text only');
     // The failure is not hidden behind a toggle.
-    expect(within(region).getByRole('note').textContent).toContain('could not ask Broken what it can do: it stopped');
+    expect(within(region).getByRole('note').textContent).toContain('could not ask Broken what it can do: it exited');
   });
 });

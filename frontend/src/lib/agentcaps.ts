@@ -96,7 +96,7 @@ export function agentCaps(agent: Pick<Agent, 'name' | 'capabilities' | 'authMeth
       `${n} asks for no sign-in.`,
       true,
     ),
-    cap('logout', 'Sign out', has(auth.logout), `${n} can be signed out from Switchboard.`, `${n} is signed out with its own command only.`),
+    cap('logout', 'Sign-out', has(auth.logout), `${n} can be signed out from Switchboard.`, `${n} is signed out with its own command only.`),
   ];
   const extra: [Obj, string[]][] = [
     [c, stable.agent],
