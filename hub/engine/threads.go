@@ -143,13 +143,17 @@ func (e *Engine) CreateThread(ctx context.Context, c hub.Caller, req hub.CreateT
 	if err := checkMCPServers(req.MCPServers); err != nil {
 		return hub.Thread{}, err
 	}
+	extra, err := e.checkExtraDirs(cwd, req.AdditionalDirectories) // extradirs.go
+	if err != nil {
+		return hub.Thread{}, err
+	}
 	title := e.redactString(strings.TrimSpace(req.Title))
 	if title == "" {
 		title = filepath.Base(cwd)
 	}
 	now := e.now()
 	t := hub.Thread{ID: newID("th"), Agent: req.Agent, Cwd: cwd, Title: title, ClientID: c.ClientID,
-		Status: hub.ThreadIdle, CreatedAt: now, UpdatedAt: now}
+		Status: hub.ThreadIdle, CreatedAt: now, UpdatedAt: now, AdditionalDirectories: extra}
 	if caps := req.ClientCapabilities; caps != nil && caps.Any() {
 		t.ClientCapabilities = caps
 	}
