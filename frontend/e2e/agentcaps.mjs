@@ -14,7 +14,9 @@
 //   3. Sign out of the signed-in agent: asked once, then its credentials
 //      file is gone and its next turn fails for want of a sign-in;
 //   4. New thread: the chosen agent's compact card beside it, each icon
-//      with its words (agentcaps-newthread{,-dark}.png, 700 and 1440 px).
+//      with its words (agentcaps-newthread{,-dark}.png, 700 and 1440 px);
+//   5. New thread → Also give access to…: a folder added, the thread made
+//      with it as additionalDirectories (agentcaps-extra-folders{,-dark}.png).
 // The page reports no error, no HTTP error and no failed request.
 import { existsSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
@@ -134,6 +136,29 @@ async function main() {
     await page.emulateMedia({ colorScheme: 'dark' });
     await dialog.screenshot({ path: join(shots, `agentcaps-newthread${suffix}-dark.png`) });
     await page.emulateMedia({ colorScheme: 'light' });
+  }
+
+  // 5. Also give access to…: the thread is created with the extra folder.
+  log('5. New thread: Also give access to…');
+  await page.setViewportSize({ width: 1440, height: 900 });
+  const shared = tempDir('switchboard-agentcaps-shared-');
+  try {
+    await dialog.getByRole('textbox', { name: /^Folder/ }).fill(proj.dir);
+    await dialog.getByRole('button', { name: 'Also give access to…' }).click();
+    await dialog.getByRole('textbox', { name: 'Another folder the agent may use' }).fill(shared.dir);
+    await dialog.getByRole('button', { name: 'Add', exact: true }).click();
+    await dialog.getByRole('list', { name: 'Extra folders' }).getByText(shared.dir).waitFor();
+    await dialog.getByRole('textbox', { name: 'Title (optional)' }).fill('With extra');
+    await dialog.screenshot({ path: join(shots, 'agentcaps-extra-folders.png') });
+    await page.emulateMedia({ colorScheme: 'dark' });
+    await dialog.screenshot({ path: join(shots, 'agentcaps-extra-folders-dark.png') });
+    await page.emulateMedia({ colorScheme: 'light' });
+    await dialog.getByRole('button', { name: 'Create thread' }).click();
+    await page.getByRole('heading', { name: 'With extra' }).waitFor();
+    const made = (await api('GET', '/v1/threads')).threads.find((t) => t.title === 'With extra');
+    check(JSON.stringify(made?.additionalDirectories) === JSON.stringify([shared.dir]), `the thread has the extra folder: ${JSON.stringify(made?.additionalDirectories)}`);
+  } finally {
+    shared.remove(log);
   }
 
   noProblems(problems);

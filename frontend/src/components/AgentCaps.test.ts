@@ -78,3 +78,29 @@ describe('the capability card', () => {
     expect(screen.queryByRole('list', { name: 'What Mine can do' })).toBeNull();
   });
 });
+
+describe('New thread: Also give access to…', () => {
+  it('adds extra folders, refuses a relative one, removes one, and creates the thread with them', async () => {
+    const { fireEvent } = await import('@testing-library/svelte');
+    const calls: unknown[][] = [];
+    const plain: Agent = { id: 'plain', name: 'Plain', status: 'available', command: 'plain', capabilities: { sessionCapabilities: {} } };
+    render(NewThreadDialog, { agents: [plain], oncreate: (...a: unknown[]) => void calls.push(a), onclose: () => {} });
+    await fireEvent.input(screen.getByRole('textbox', { name: /^Folder/ }), { target: { value: '/work/app' } });
+    await fireEvent.click(screen.getByRole('button', { name: 'Also give access to…' }));
+    const input = screen.getByRole('textbox', { name: 'Another folder the agent may use' });
+    await fireEvent.input(input, { target: { value: 'relative/dir' } });
+    await fireEvent.click(screen.getByRole('button', { name: 'Add' }));
+    screen.getByText('Give an absolute path.');
+    for (const d of ['/work/lib/', '/work/docs']) {
+      await fireEvent.input(input, { target: { value: d } });
+      await fireEvent.click(screen.getByRole('button', { name: 'Add' }));
+    }
+    const list = screen.getByRole('list', { name: 'Extra folders' });
+    expect(within(list).getAllByRole('listitem').map((li) => li.textContent?.trim())).toEqual(['/work/lib', '/work/docs']);
+    // Plain does not take them from ACP: the dialog says so.
+    screen.getByText(/Plain is not told of them/);
+    await fireEvent.click(screen.getByRole('button', { name: 'Remove /work/docs' }));
+    await fireEvent.click(screen.getByRole('button', { name: 'Create thread' }));
+    expect(calls).toEqual([['plain', '/work/app', '', undefined, undefined, ['/work/lib']]]);
+  });
+});
