@@ -298,29 +298,60 @@ func mcpList(servers []MCPServer) []MCPServer {
 
 // NewSession starts a session in cwd (absolute).
 func (c *ClientConn) NewSession(ctx context.Context, cwd string, mcpServers []MCPServer) (SessionSetup, error) {
+	return c.NewSessionIn(ctx, SessionDirs{Cwd: cwd}, mcpServers)
+}
+
+// SessionDirs are a session's folders: Cwd (absolute), the base of
+// relative paths, and Additional, more absolute roots the session may use
+// (additionalDirectories). Additional is sent only to an agent that
+// advertises sessionCapabilities.additionalDirectories; the hub's own
+// confinement counts them either way.
+type SessionDirs struct {
+	Cwd        string
+	Additional []string
+}
+
+// params are the session request's folder fields.
+func (c *ClientConn) params(d SessionDirs, mcpServers []MCPServer) map[string]any {
+	p := map[string]any{"cwd": d.Cwd, "mcpServers": mcpList(mcpServers)}
+	if len(d.Additional) > 0 && advertised(c.Capabilities().SessionCapabilities.AdditionalDirectories) {
+		p["additionalDirectories"] = d.Additional
+	}
+	return p
+}
+
+// NewSessionIn is NewSession with additional directories.
+func (c *ClientConn) NewSessionIn(ctx context.Context, d SessionDirs, mcpServers []MCPServer) (SessionSetup, error) {
 	var s SessionSetup
-	err := c.conn.Call(ctx, "session/new", map[string]any{"cwd": cwd, "mcpServers": mcpList(mcpServers)}, &s)
+	err := c.conn.Call(ctx, "session/new", c.params(d, mcpServers), &s)
 	if err != nil {
 		return s, err
 	}
 	if s.SessionID == "" {
 		return s, errors.New("acp: session/new: agent returned no sessionId")
 	}
-	c.trackSession(s.SessionID, cwd)
+	c.trackSession(s.SessionID, d.Cwd)
 	return s, nil
 }
 
 // LoadSession reopens a session; the agent replays its history as
 // session/update notifications before answering. Needs loadSession.
 func (c *ClientConn) LoadSession(ctx context.Context, sessionID, cwd string, mcpServers []MCPServer) (SessionSetup, error) {
+	return c.LoadSessionIn(ctx, sessionID, SessionDirs{Cwd: cwd}, mcpServers)
+}
+
+// LoadSessionIn is LoadSession with additional directories.
+func (c *ClientConn) LoadSessionIn(ctx context.Context, sessionID string, d SessionDirs, mcpServers []MCPServer) (SessionSetup, error) {
 	if !c.Capabilities().LoadSession {
 		return SessionSetup{}, fmt.Errorf("session/load: %w", ErrUnsupported)
 	}
 	var s SessionSetup
-	err := c.conn.Call(ctx, "session/load", map[string]any{"sessionId": sessionID, "cwd": cwd, "mcpServers": mcpList(mcpServers)}, &s)
+	p := c.params(d, mcpServers)
+	p["sessionId"] = sessionID
+	err := c.conn.Call(ctx, "session/load", p, &s)
 	if err == nil {
 		s.SessionID = sessionID
-		c.trackSession(sessionID, cwd)
+		c.trackSession(sessionID, d.Cwd)
 	}
 	return s, err
 }
@@ -328,14 +359,21 @@ func (c *ClientConn) LoadSession(ctx context.Context, sessionID, cwd string, mcp
 // ResumeSession reopens a session without replaying history. Needs
 // sessionCapabilities.resume.
 func (c *ClientConn) ResumeSession(ctx context.Context, sessionID, cwd string, mcpServers []MCPServer) (SessionSetup, error) {
+	return c.ResumeSessionIn(ctx, sessionID, SessionDirs{Cwd: cwd}, mcpServers)
+}
+
+// ResumeSessionIn is ResumeSession with additional directories.
+func (c *ClientConn) ResumeSessionIn(ctx context.Context, sessionID string, d SessionDirs, mcpServers []MCPServer) (SessionSetup, error) {
 	if !advertised(c.Capabilities().SessionCapabilities.Resume) {
 		return SessionSetup{}, fmt.Errorf("session/resume: %w", ErrUnsupported)
 	}
 	var s SessionSetup
-	err := c.conn.Call(ctx, "session/resume", map[string]any{"sessionId": sessionID, "cwd": cwd, "mcpServers": mcpList(mcpServers)}, &s)
+	p := c.params(d, mcpServers)
+	p["sessionId"] = sessionID
+	err := c.conn.Call(ctx, "session/resume", p, &s)
 	if err == nil {
 		s.SessionID = sessionID
-		c.trackSession(sessionID, cwd)
+		c.trackSession(sessionID, d.Cwd)
 	}
 	return s, err
 }

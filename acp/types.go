@@ -109,6 +109,9 @@ type SessionCapabilities struct {
 	Resume json.RawMessage `json:"resume,omitempty"`
 	Close  json.RawMessage `json:"close,omitempty"`
 	Delete json.RawMessage `json:"delete,omitempty"`
+	// AdditionalDirectories: session/new, load and resume take
+	// additionalDirectories.
+	AdditionalDirectories json.RawMessage `json:"additionalDirectories,omitempty"`
 }
 
 func advertised(raw json.RawMessage) bool { return len(raw) > 0 && string(raw) != "null" }

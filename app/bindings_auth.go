@@ -14,6 +14,14 @@ func (b *Bindings) SignInAgent(agentID, methodID string) (hub.SignInResult, erro
 	return b.svcs.AgentAuth.SignIn(b.ctx, agentID, methodID)
 }
 
+// SignOutAgent is AgentAuth.SignOut (POST /v1/agents/{id}/logout).
+func (b *Bindings) SignOutAgent(agentID string) error {
+	if b.svcs.AgentAuth == nil {
+		return hub.ErrNoAgentAuth
+	}
+	return b.svcs.AgentAuth.SignOut(b.ctx, agentID)
+}
+
 // WatchAuth is AgentAuth.WatchAuth (GET /v1/auth-sessions/{id}/stream):
 // each frame is emitted as the runtime event "auth:frame" with the
 // session's id, until the exit frame or the app's end.

@@ -133,6 +133,7 @@ func startHub(ctx context.Context, e *env, o Options) (_ *runningHub, err error)
 			return h.engine.AuthenticateAgent(ctx, agent, method)
 		},
 		SignedIn:     func(agent string) { h.engine.SignedIn(agent) },
+		Logout:       func(ctx context.Context, agent string) error { return h.engine.LogoutAgent(ctx, agent) },
 		AgentOptions: supervisedAgents(log), Logger: log})
 	h.engine, err = engine.New(ctx, engine.Options{
 		Store: h.db, Logger: log, Config: h.started.EngineConfig(), Agents: h.installs.Catalogue(agentSource(h.started)),

@@ -19,7 +19,11 @@ type Agent struct {
 	// until the hub has started or probed the agent since it started.
 	Version      string          `json:"version,omitempty"`
 	Capabilities json.RawMessage `json:"capabilities,omitempty"`
-	Reason       string          `json:"reason,omitempty"`
+	// ProbeError is why the hub's last probe of the agent (initialize
+	// only, at start or when the agent was added or changed) failed; absent
+	// once a probe or a start succeeded. Extension of API.md.
+	ProbeError *AgentProbeError `json:"probeError,omitempty"`
+	Reason     string           `json:"reason,omitempty"`
 	// Install is how to install the agent (a command such as "npm install
 	// -g …", or where to get it), from the catalogue; absent for custom
 	// agents. Extension of API.md.
@@ -51,6 +55,13 @@ type Agent struct {
 	// SVG, PNG or WebP of at most 64 KB the hub fetched once and keeps);
 	// absent: the client shows a monogram. Extension of API.md.
 	Icon string `json:"icon,omitempty"`
+}
+
+// AgentProbeError is why a probe of an agent failed: a sentence, and the
+// end of what the agent printed on stderr (at most 2 KB), if anything.
+type AgentProbeError struct {
+	Message string `json:"message"`
+	Stderr  string `json:"stderr,omitempty"`
 }
 
 // AgentPackage is an agent's npm package: the version the catalogue pins

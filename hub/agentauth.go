@@ -24,6 +24,12 @@ type AgentAuth interface {
 	AuthResize(ctx context.Context, id string, cols, rows int) error
 	// CloseAuth kills the session's program and forgets it.
 	CloseAuth(ctx context.Context, id string) error
+	// SignOut signs the agent out with ACP logout (POST
+	// /v1/agents/{id}/logout): its threads' next turns find it signed out
+	// and ask to sign in. NOT_FOUND for an unknown agent; CONFLICT with
+	// details.reason LOGOUT_UNSUPPORTED when it does not advertise
+	// agentCapabilities.auth.logout.
+	SignOut(ctx context.Context, agentID string) error
 }
 
 // ReasonAuthRequired is details.reason of a turn that failed because its
@@ -31,6 +37,10 @@ type AgentAuth interface {
 // agent's id): the client offers "Sign in to <agent>", and the turn is
 // retried once the sign-in succeeds (hub/engine/authretry.go).
 const ReasonAuthRequired = "AUTH_REQUIRED"
+
+// ReasonLogoutUnsupported is details.reason of a 409 sign-out of an agent
+// that does not advertise agentCapabilities.auth.logout.
+const ReasonLogoutUnsupported = "LOGOUT_UNSUPPORTED"
 
 // ReasonRateLimited is details.reason of a turn that failed because the
 // agent's provider refused it until a reset time: its `error` event

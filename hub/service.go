@@ -54,6 +54,9 @@ func DecidedByOf(c Caller) string {
 	return DecidedByClientPrefix + c.ClientID
 }
 
+// MaxAdditionalDirectories bounds CreateThreadRequest.AdditionalDirectories.
+const MaxAdditionalDirectories = 16
+
 // CreateThreadRequest is the body of POST /v1/threads.
 type CreateThreadRequest struct {
 	Agent string `json:"agent"`
@@ -68,6 +71,12 @@ type CreateThreadRequest struct {
 	// config options (the editor bridge's session/new). Best effort: the
 	// thread is created even when the agent fails to start.
 	OpenSession bool `json:"openSession,omitempty"`
+	// AdditionalDirectories (an extension) are extra folders the thread's
+	// agent may use besides Cwd (Thread.AdditionalDirectories): each an
+	// absolute path of an existing folder, at most MaxAdditionalDirectories,
+	// neither the file system's root nor inside a folder the hub protects;
+	// else INVALID_ARGUMENT naming it.
+	AdditionalDirectories []string `json:"additionalDirectories,omitempty"`
 	// ClientCapabilities (an extension), when set, are the ACP client
 	// capabilities of the editor behind the thread: the agent's fs/* and
 	// terminal/* requests they cover become client_request events for the

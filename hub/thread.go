@@ -51,6 +51,13 @@ type Thread struct {
 	// Absent when the owner serves nothing. An extension of API.md.
 	ClientCapabilities *ClientCapabilities `json:"clientCapabilities,omitempty"`
 
+	// AdditionalDirectories are the thread's extra folders (absolute,
+	// cleaned), set at creation: its agent's sessions get them as ACP
+	// additionalDirectories where the agent advertises them, and the hub
+	// serves the agent's fs/* requests in them as in its own folder (ADR
+	// 0047). An extension of API.md.
+	AdditionalDirectories []string `json:"additionalDirectories,omitempty"`
+
 	// Worktree is set for a thread made "in a new worktree" (issue 19):
 	// its agent runs in Worktree.Path.
 	Worktree *Worktree `json:"worktree,omitempty"`

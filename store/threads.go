@@ -23,8 +23,8 @@ const (
 // upsertThreadSQL writes a thread. Client capabilities are set at creation
 // and never cleared: an upsert without them keeps the stored ones.
 const upsertThreadSQL = `INSERT INTO threads
-	(id, agent, cwd, title, client_id, status, summary, agent_session_id, deleted, created_at, updated_at, client_capabilities, archived, worktree, imported_session, imported_history)
-	VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
+	(id, agent, cwd, title, client_id, status, summary, agent_session_id, deleted, created_at, updated_at, client_capabilities, archived, worktree, imported_session, imported_history, additional_directories)
+	VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
 	ON CONFLICT (id) DO UPDATE SET
 		agent = excluded.agent, cwd = excluded.cwd, title = excluded.title,
 		client_id = excluded.client_id, status = excluded.status, summary = excluded.summary,
@@ -33,10 +33,11 @@ const upsertThreadSQL = `INSERT INTO threads
 		client_capabilities = COALESCE(excluded.client_capabilities, client_capabilities),
 		archived = excluded.archived,
 		worktree = COALESCE(excluded.worktree, worktree),
+		additional_directories = COALESCE(excluded.additional_directories, additional_directories),
 		imported_session = CASE WHEN excluded.deleted = 1 THEN NULL ELSE COALESCE(excluded.imported_session, imported_session) END,
 		imported_history = CASE WHEN excluded.deleted = 1 THEN NULL ELSE COALESCE(excluded.imported_history, imported_history) END`
 
-const threadColumns = `id, agent, cwd, title, client_id, status, summary, agent_session_id, created_at, updated_at, modes, config_options, client_capabilities, available_commands, compacted_at, archived, worktree, imported_session, imported_history, limited_until`
+const threadColumns = `id, agent, cwd, title, client_id, status, summary, agent_session_id, created_at, updated_at, modes, config_options, client_capabilities, available_commands, compacted_at, archived, worktree, imported_session, imported_history, limited_until, additional_directories`
 
 // setSessionStateSQL sets a thread's modes, config options and available
 // commands; a NULL argument keeps the stored value
@@ -149,12 +150,18 @@ func upsertThread(ctx context.Context, st *stmts, t *hub.Thread) error {
 	if err != nil {
 		return fmt.Errorf("store: upsert thread %s: %w", t.ID, err)
 	}
+	var dirs []byte
+	if len(t.AdditionalDirectories) > 0 {
+		if dirs, err = json.Marshal(t.AdditionalDirectories); err != nil {
+			return fmt.Errorf("store: upsert thread %s: %w", t.ID, err)
+		}
+	}
 	var impSession, impHistory any
 	if t.Imported != nil {
 		impSession, impHistory = t.Imported.SessionID, t.Imported.History
 	}
 	_, err = st.upsertThread.ExecContext(ctx, t.ID, t.Agent, t.Cwd, t.Title, t.ClientID, t.Status,
-		t.Summary, t.AgentSessionID, boolInt(t.Deleted), encTime(t.CreatedAt), encTime(t.UpdatedAt), encJSON(caps), boolInt(t.Archived), wt, impSession, impHistory)
+		t.Summary, t.AgentSessionID, boolInt(t.Deleted), encTime(t.CreatedAt), encTime(t.UpdatedAt), encJSON(caps), boolInt(t.Archived), wt, impSession, impHistory, encJSON(dirs))
 	if isUniqueViolation(err) {
 		return &hub.Error{Code: hub.CodeConflict, Message: fmt.Sprintf("agent %s's session %s is bound to another thread", t.Agent, t.Imported.SessionID),
 			Details: map[string]any{"reason": hub.ReasonSessionAlreadyImported}, Err: err}
@@ -168,12 +175,12 @@ func upsertThread(ctx context.Context, st *stmts, t *hub.Thread) error {
 func scanThread(s interface{ Scan(...any) error }) (hub.Thread, error) {
 	var t hub.Thread
 	var created, updated int64
-	var modes, config, caps, commands, wt []byte
+	var modes, config, caps, commands, wt, dirs []byte
 	var compacted, limited sql.NullInt64
 	var archived int64
 	var impSession, impHistory sql.NullString
 	err := s.Scan(&t.ID, &t.Agent, &t.Cwd, &t.Title, &t.ClientID, &t.Status, &t.Summary,
-		&t.AgentSessionID, &created, &updated, &modes, &config, &caps, &commands, &compacted, &archived, &wt, &impSession, &impHistory, &limited)
+		&t.AgentSessionID, &created, &updated, &modes, &config, &caps, &commands, &compacted, &archived, &wt, &impSession, &impHistory, &limited, &dirs)
 	t.Archived = archived != 0
 	t.Host = hub.HostOf(t.ID)
 	if impSession.Valid {
@@ -190,6 +197,11 @@ func scanThread(s interface{ Scan(...any) error }) (hub.Thread, error) {
 		t.LimitedUntil = decTimePtr(limited)
 	}
 	t.Modes, t.ConfigOptions, t.AvailableCommands = decJSON(modes), decJSON(config), decJSON(commands)
+	if err == nil && len(dirs) > 0 {
+		if jerr := json.Unmarshal(dirs, &t.AdditionalDirectories); jerr != nil {
+			return t, fmt.Errorf("store: thread %s: additional directories: %w", t.ID, jerr)
+		}
+	}
 	if err == nil && len(caps) > 0 {
 		t.ClientCapabilities = new(hub.ClientCapabilities)
 		if jerr := json.Unmarshal(caps, t.ClientCapabilities); jerr != nil {

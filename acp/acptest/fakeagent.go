@@ -35,6 +35,8 @@
 //	FAKEAGENT_LOAD_SESSION=1        advertise loadSession and serve session/load
 //	FAKEAGENT_SESSION_CAPS=1        advertise sessionCapabilities close, delete,
 //	                                list and resume ({} each) and serve those methods
+//	FAKEAGENT_ADDITIONAL_DIRS=1     advertise sessionCapabilities.additionalDirectories
+//	                                (FAKEAGENT_RECORD shows what was sent)
 //	FAKEAGENT_AUTH_REQUIRED=1       authMethods [{id:"fake-login",name:"Fake login"}];
 //	                                session/new, session/load and session/resume
 //	                                fail with -32000 until authenticate {methodId:"fake-login"};
@@ -424,6 +426,7 @@ type options struct {
 	protocolVersion int
 	loadSession     bool
 	sessionCaps     bool
+	extraDirs       bool // FAKEAGENT_ADDITIONAL_DIRS
 	authRequired    bool
 	record          string // FAKEAGENT_RECORD
 	mcpCaps         string // FAKEAGENT_MCP_CAPS
@@ -454,6 +457,7 @@ func readOptions() options {
 	}
 	o.loadSession = os.Getenv("FAKEAGENT_LOAD_SESSION") == "1"
 	o.sessionCaps = os.Getenv("FAKEAGENT_SESSION_CAPS") == "1"
+	o.extraDirs = os.Getenv("FAKEAGENT_ADDITIONAL_DIRS") == "1"
 	o.authRequired = os.Getenv("FAKEAGENT_AUTH_REQUIRED") == "1"
 	o.textOnly = os.Getenv("FAKEAGENT_TEXT_ONLY") == "1"
 	o.record = os.Getenv("FAKEAGENT_RECORD")

@@ -285,6 +285,9 @@ func (a *agent) initialize(id, params json.RawMessage) {
 	if a.opts.sessionCaps {
 		sessionCaps = map[string]any{"close": struct{}{}, "delete": struct{}{}, "list": struct{}{}, "resume": struct{}{}}
 	}
+	if a.opts.extraDirs {
+		sessionCaps["additionalDirectories"] = struct{}{}
+	}
 	authMethods := []any{}
 	if a.opts.authRequired {
 		authMethods = append(authMethods, map[string]string{"id": "fake-login", "name": "Fake login"})

@@ -30,6 +30,8 @@ type SignInOptions struct {
 	// SignedIn tells the engine a terminal or env_var sign-in of agentID succeeded:
 	// it restarts the agent and retries the turn that needed it.
 	SignedIn func(agentID string)
+	// Logout signs an agent out (the engine's LogoutAgent).
+	Logout func(ctx context.Context, agentID string) error
 	// AgentOptions start the probe that lists an agent's methods (the
 	// hub's supervised agents).
 	AgentOptions acp.AgentOptions
@@ -107,6 +109,11 @@ func (a *SignIns) SignIn(ctx context.Context, agentID, methodID string) (hub.Sig
 		return hub.SignInResult{}, nil
 	}
 	return hub.SignInResult{}, hub.Errorf(hub.CodeInvalidArgument, "%s's method %q is of a type Switchboard does not know (%q)", spec.Name, methodID, m.Type)
+}
+
+// SignOut implements hub.AgentAuth: the engine runs ACP logout.
+func (a *SignIns) SignOut(ctx context.Context, agentID string) error {
+	return a.o.Logout(ctx, agentID)
 }
 
 // missingVars are the variables an env_var method needs that the agent's

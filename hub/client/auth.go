@@ -21,6 +21,13 @@ func (c *Client) SignInAgent(ctx context.Context, agentID, methodID string) (hub
 	return out, err
 }
 
+// SignOutAgent signs the agent out with ACP logout (POST
+// /v1/agents/{id}/logout): 404 for an unknown agent, 409
+// LOGOUT_UNSUPPORTED for one that does not offer logout.
+func (c *Client) SignOutAgent(ctx context.Context, agentID string) error {
+	return c.call(ctx, request{method: http.MethodPost, path: "/v1/agents/" + esc(agentID) + "/logout"}, nil)
+}
+
 // WatchAuth streams a terminal sign-in (GET /v1/auth-sessions/{id}/stream):
 // what it printed so far, then live output, then its exit. The channel
 // closes after the exit frame, when ctx ends or when the stream breaks.

@@ -119,6 +119,11 @@ func (r *Remote) AuthResize(ctx context.Context, id string, cols, rows int) erro
 // CloseAuth implements hub.AgentAuth.
 func (r *Remote) CloseAuth(ctx context.Context, id string) error { return r.c.CloseAuth(ctx, id) }
 
+// SignOut implements hub.AgentAuth (POST /v1/agents/{id}/logout).
+func (r *Remote) SignOut(ctx context.Context, agentID string) error {
+	return r.c.SignOutAgent(ctx, agentID)
+}
+
 // CommitSuggestion implements hub.WorkService.
 func (r *Remote) CommitSuggestion(ctx context.Context, c hub.Caller, id string) (hub.CommitSuggestion, error) {
 	return r.c.CommitSuggestion(as(ctx, c), id)

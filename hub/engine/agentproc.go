@@ -6,7 +6,6 @@ import (
 	"fmt"
 	"reflect"
 	"strings"
-	"sync"
 	"time"
 
 	"github.com/switchboard-hub/switchboard/acp"
@@ -252,8 +251,16 @@ func (e *Engine) SetAgents(specs []acp.AgentSpec) {
 	for id, old := range e.agents {
 		if cur, ok := m[id]; !ok || !reflect.DeepEqual(cur, old) {
 			delete(e.inits, id) // another command may be another agent
+			delete(e.probeErrs, id)
 		}
 	}
+	var changed []acp.AgentSpec // added or changed: probed when probes are on (probe.go)
+	for id, cur := range m {
+		if old, ok := e.agents[id]; !ok || !reflect.DeepEqual(cur, old) {
+			changed = append(changed, cur)
+		}
+	}
+	probeCtx := e.probeCtx
 	e.agents = m
 	rts := make([]*threadRT, 0, len(e.threads))
 	for _, rt := range e.threads {
@@ -262,6 +269,10 @@ func (e *Engine) SetAgents(specs []acp.AgentSpec) {
 	e.mu.Unlock()
 	for _, rt := range rts {
 		e.retireIfStale(rt, nil)
+	}
+	if probeCtx != nil && len(changed) > 0 {
+		sortSpecs(changed)
+		e.probeAgents(probeCtx, changed, true)
 	}
 }
 
@@ -464,70 +475,4 @@ func (e *Engine) retryAfterLocked() time.Duration {
 		}
 	}
 	return max(d, time.Second)
-}
-
-// probeTimeout bounds one background probe.
-const probeTimeout = 15 * time.Second
-
-// startProbes runs initialize on every available agent the engine has not
-// heard from yet, two at a time, in the background. Close stops them.
-func (e *Engine) startProbes() {
-	ctx, cancel := context.WithCancel(context.Background())
-	e.stopProbes = cancel
-	specs := e.catalogue()
-	e.probes.Add(1)
-	go func() {
-		defer e.probes.Done()
-		sem := make(chan struct{}, 2)
-		var wg sync.WaitGroup
-		for _, s := range specs {
-			if s.Disabled || !acp.Detect(s).Available {
-				continue
-			}
-			select {
-			case sem <- struct{}{}:
-			case <-ctx.Done():
-				return
-			}
-			wg.Add(1)
-			go func() {
-				defer func() { <-sem; wg.Done() }()
-				done, ok := e.probing(s.ID)
-				if !ok {
-					return
-				}
-				defer done()
-				r, err := acp.Probe(ctx, s.Command, e.agentOpts, probeTimeout)
-				if err != nil {
-					e.log.Info("hub: probing an agent failed", "agent", s.ID, "err", err)
-					return
-				}
-				if _, known := e.agentInit(s.ID); !known { // a real start wins
-					e.rememberInit(s.ID, acp.InitializeResponse{Raw: r.Raw, AgentInfo: &acp.Implementation{Name: r.Name, Version: r.Version}})
-				}
-			}()
-		}
-		wg.Wait()
-	}()
-}
-
-// probing marks agentID's probe as running until the returned function is
-// called, unless the agent is known already or one of its processes is
-// being started (then ok is false: no probe).
-func (e *Engine) probing(agentID string) (done func(), ok bool) {
-	ch := make(chan struct{})
-	e.mu.Lock()
-	_, known := e.inits[agentID]
-	if known || e.launches[agentID] > 0 {
-		e.mu.Unlock()
-		return nil, false
-	}
-	e.probeRuns[agentID] = ch
-	e.mu.Unlock()
-	return func() {
-		e.mu.Lock()
-		delete(e.probeRuns, agentID)
-		e.mu.Unlock()
-		close(ch)
-	}, true
 }

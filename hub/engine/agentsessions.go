@@ -200,7 +200,7 @@ func (e *Engine) openImported(tr *turnRT, a *acp.Agent, mcp []acp.MCPServer) (st
 		rt.mu.Lock()
 		rt.replay, rt.replaying = log, true
 		rt.mu.Unlock()
-		s, err := a.LoadSession(tr.ctx, sid, agentDir(thread), mcp)
+		s, err := a.LoadSessionIn(tr.ctx, sid, sessionDirs(thread), mcp)
 		rt.mu.Lock()
 		rt.replay, rt.replaying = nil, false
 		rt.mu.Unlock()
@@ -216,7 +216,7 @@ func (e *Engine) openImported(tr *turnRT, a *acp.Agent, mcp []acp.MCPServer) (st
 		errs = append(errs, fmt.Errorf("session/load: %w", err))
 	}
 	if hasJSON(caps.SessionCapabilities.Resume) {
-		s, err := a.ResumeSession(tr.ctx, sid, agentDir(thread), mcp)
+		s, err := a.ResumeSessionIn(tr.ctx, sid, sessionDirs(thread), mcp)
 		if err == nil {
 			tr.importedHow = openedResumed
 			return sid, s, nil, openedResumed, nil

@@ -125,12 +125,12 @@ func confinementRoots(t hub.Thread) []string {
 }
 
 // allowedFolders returns the resolved folders an agent of the thread may
-// use without asking: its confinement roots, the session's
-// additionalDirectories (none yet: the hub passes none to session/new),
-// and the folders the config allows for the thread's folder
-// (folders.<glob>.allowedFolders).
+// use without asking: its confinement roots, the thread's extra folders
+// (its sessions' additionalDirectories, extradirs.go), and the folders the
+// config allows for the thread's folder (folders.<glob>.allowedFolders).
 func (e *Engine) allowedFolders(t hub.Thread) []string {
 	dirs := append([]string(nil), confinementRoots(t)...)
+	dirs = append(dirs, t.AdditionalDirectories...)
 	dirs = append(dirs, e.config().allowedFor(t.Cwd)...)
 	return resolveAll(dirs)
 }

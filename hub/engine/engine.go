@@ -224,6 +224,10 @@ type Engine struct {
 
 	stopProbes context.CancelFunc
 	probes     sync.WaitGroup
+	// probeCtx is set once probes are on (probe.go); probeErrs are why
+	// agents' last probes failed, by agent id (both guarded by mu).
+	probeCtx  context.Context
+	probeErrs map[string]hub.AgentProbeError
 	// probeRuns are the background probes running, by agent id: closed
 	// when each ends; launches counts the processes being started, by
 	// agent id (both guarded by mu; startingAgent).

@@ -187,7 +187,7 @@ func (e *Engine) openSession(tr *turnRT, a *acp.Agent) (string, acp.SessionSetup
 			return "", acp.SessionSetup{}, nil, "", err
 		}
 		if hasJSON(caps.SessionCapabilities.Resume) {
-			s, err := a.ResumeSession(tr.ctx, old, agentDir(thread), mcp)
+			s, err := a.ResumeSessionIn(tr.ctx, old, sessionDirs(thread), mcp)
 			if err == nil {
 				return old, s, nil, openedResumed, nil
 			}
@@ -197,7 +197,7 @@ func (e *Engine) openSession(tr *turnRT, a *acp.Agent) (string, acp.SessionSetup
 			tr.rt.mu.Lock()
 			tr.rt.replaying = true
 			tr.rt.mu.Unlock()
-			s, err := a.LoadSession(tr.ctx, old, agentDir(thread), mcp)
+			s, err := a.LoadSessionIn(tr.ctx, old, sessionDirs(thread), mcp)
 			tr.rt.mu.Lock()
 			tr.rt.replaying = false
 			tr.rt.mu.Unlock()
@@ -237,7 +237,7 @@ func (e *Engine) openSession(tr *turnRT, a *acp.Agent) (string, acp.SessionSetup
 // "authentication required" and an agent method was signed in with for
 // thread's agent, runs authenticate with it and asks once more.
 func (e *Engine) newSession(ctx context.Context, a *acp.Agent, thread hub.Thread, mcp []acp.MCPServer) (acp.SessionSetup, error) {
-	s, err := a.NewSession(ctx, agentDir(thread), mcp)
+	s, err := a.NewSessionIn(ctx, sessionDirs(thread), mcp)
 	if code, ok := acp.ErrorCode(err); !ok || code != acp.CodeAuthRequired {
 		return s, err
 	}
@@ -251,7 +251,7 @@ func (e *Engine) newSession(ctx context.Context, a *acp.Agent, thread hub.Thread
 		e.log.Info("hub: authenticate failed", "agent", thread.Agent, "method", method, "err", aerr)
 		return s, err
 	}
-	return a.NewSession(ctx, agentDir(thread), mcp)
+	return a.NewSessionIn(ctx, sessionDirs(thread), mcp)
 }
 
 // Heads of a context block: for an agent that lost the thread's session,

@@ -143,13 +143,17 @@ func (e *Engine) CreateThread(ctx context.Context, c hub.Caller, req hub.CreateT
 	if err := checkMCPServers(req.MCPServers); err != nil {
 		return hub.Thread{}, err
 	}
+	extra, err := e.checkExtraDirs(cwd, req.AdditionalDirectories) // extradirs.go
+	if err != nil {
+		return hub.Thread{}, err
+	}
 	title := e.redactString(strings.TrimSpace(req.Title))
 	if title == "" {
 		title = filepath.Base(cwd)
 	}
 	now := e.now()
 	t := hub.Thread{ID: newID("th"), Agent: req.Agent, Cwd: cwd, Title: title, ClientID: c.ClientID,
-		Status: hub.ThreadIdle, CreatedAt: now, UpdatedAt: now}
+		Status: hub.ThreadIdle, CreatedAt: now, UpdatedAt: now, AdditionalDirectories: extra}
 	if caps := req.ClientCapabilities; caps != nil && caps.Any() {
 		t.ClientCapabilities = caps
 	}
@@ -302,6 +306,9 @@ func (e *Engine) ListAgents(ctx context.Context) ([]hub.Agent, error) {
 			a.Version, a.Capabilities, a.AuthMethods = in.version, in.caps, in.auth
 			caps = &acp.AgentCapabilities{}
 			_ = json.Unmarshal(in.caps, caps) // malformed: stdio only
+		}
+		if caps == nil {
+			a.ProbeError = e.probeError(s.ID)
 		}
 		a.MCPServers = e.agentMCPStatus(s, caps)
 		if !s.Defaults.IsZero() {

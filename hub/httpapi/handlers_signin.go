@@ -36,6 +36,20 @@ func (s *Server) signInAgent(w http.ResponseWriter, r *http.Request, _ hub.Calle
 	s.writeJSON(w, r, http.StatusOK, res)
 }
 
+// signOutAgent is POST /v1/agents/{id}/logout (extension): 204 once the
+// agent ran ACP logout; 404 unknown agent, 409 LOGOUT_UNSUPPORTED.
+func (s *Server) signOutAgent(w http.ResponseWriter, r *http.Request, _ hub.Caller) {
+	if s.svcs.AgentAuth == nil {
+		s.writeError(w, r, hub.ErrNoAgentAuth)
+		return
+	}
+	if err := s.svcs.AgentAuth.SignOut(r.Context(), r.PathValue("id")); err != nil {
+		s.writeError(w, r, err)
+		return
+	}
+	w.WriteHeader(http.StatusNoContent)
+}
+
 // authStream is GET /v1/auth-sessions/{id}/stream (extension): SSE of the
 // terminal's output (event: output, data {"output"}), then event: exit
 // (data {"exit": code}); it ends after the exit.

@@ -48,6 +48,7 @@ var routes = []Route{
 	{Method: "DELETE", Path: "/v1/agents/{id}/install", handle: (*Server).removeAgent},
 	{Method: "POST", Path: "/v1/node/install", handle: (*Server).installNode},
 	{Method: "POST", Path: "/v1/agents/{id}/auth", Body: true, handle: (*Server).signInAgent},
+	{Method: "POST", Path: "/v1/agents/{id}/logout", handle: (*Server).signOutAgent},
 	{Method: "GET", Path: "/v1/auth-sessions/{id}/stream", Stream: true, handle: (*Server).authStream},
 	{Method: "POST", Path: "/v1/auth-sessions/{id}/input", Body: true, handle: (*Server).authInput},
 	{Method: "POST", Path: "/v1/auth-sessions/{id}/resize", Body: true, handle: (*Server).authResize},

@@ -643,14 +643,15 @@ export class HubStore {
    * failure there is not the user's concern yet: the first prompt starts
    * the agent again and says what went wrong.
    */
-  /** host: another machine's (issue 30); absent for this one. */
-  async createThread(agent: string, cwd: string, title?: string, worktree?: boolean, host?: string): Promise<Thread> {
+  /** host: another machine's (issue 30); absent for this one. additionalDirectories: the thread's extra folders (issue 32). */
+  async createThread(agent: string, cwd: string, title?: string, worktree?: boolean, host?: string, additionalDirectories?: string[]): Promise<Thread> {
     const t = await this.transport.createThread({
       agent,
       cwd,
       ...(title ? { title } : {}),
       ...(worktree ? { worktree } : {}),
       ...(host ? { host } : {}),
+      ...(additionalDirectories?.length ? { additionalDirectories } : {}),
     });
     if (!t.host) this.usedFolders = rememberFolder(t.cwd); // this machine's recent folders
     this.upsertThread(t);

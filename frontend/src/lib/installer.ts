@@ -14,4 +14,4 @@ export interface AgentInstaller {
 }
 
 /** What "Sign in to <agent>" needs of the transport. */
-export type AgentAuthTransport = Pick<Transport, 'signInAgent' | 'watchAuth' | 'authInput' | 'authResize' | 'closeAuth'>;
+export type AgentAuthTransport = Pick<Transport, 'signInAgent' | 'signOutAgent' | 'watchAuth' | 'authInput' | 'authResize' | 'closeAuth'>;

@@ -238,6 +238,8 @@ export interface Transport {
   nodeStatus(): Promise<NodeStatus | undefined>;
   /** Signs an agent in with one of its methods: {} for an agent method (done), {authSessionId} for a terminal one. */
   signInAgent(agentId: string, methodId: string): Promise<{ authSessionId?: string }>;
+  /** Signs an agent out with ACP logout (POST /v1/agents/{id}/logout); 409 LOGOUT_UNSUPPORTED where it offers none. */
+  signOutAgent(agentId: string): Promise<void>;
   /** Streams a terminal sign-in: its output so far, then live, then its exit. Returns a function that stops. */
   watchAuth(id: string, onFrame: (f: AuthFrame) => void): () => void;
   authInput(id: string, data: string): Promise<void>;
@@ -516,6 +518,9 @@ export class WailsTransport implements Transport {
   }
   signInAgent(agentId: string, methodId: string) {
     return this.call<{ authSessionId?: string }>(() => this.bindings.SignInAgent(agentId, methodId));
+  }
+  async signOutAgent(agentId: string) {
+    await this.call(() => this.bindings.SignOutAgent(agentId));
   }
   watchAuth(id: string, onFrame: (f: AuthFrame) => void) {
     const off = this.runtime.EventsOn('auth:frame', (d) => {
@@ -968,6 +973,9 @@ export class HttpTransport implements Transport {
   }
   async signInAgent(agentId: string, methodId: string) {
     return (await this.request<{ authSessionId?: string }>('POST', this.url(`/v1/agents/${encodeURIComponent(agentId)}/auth`), { methodId })) ?? {};
+  }
+  async signOutAgent(agentId: string) {
+    await this.request('POST', this.url(`/v1/agents/${encodeURIComponent(agentId)}/logout`));
   }
   watchAuth(id: string, onFrame: (f: AuthFrame) => void) {
     const ctl = new AbortController();

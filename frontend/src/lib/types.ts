@@ -12,6 +12,8 @@ export interface Agent {
   command: string;
   version?: string;
   capabilities?: Record<string, unknown>;
+  /** Why the hub's last probe of it failed (a sentence, and the end of its stderr); absent once it answered. */
+  probeError?: { message: string; stderr?: string };
   reason?: string;
   /** How to install it (a command, or where to get it), for catalogue agents. */
   install?: string;
@@ -122,6 +124,8 @@ export interface Thread {
   imported?: { sessionId: string; history: 'stored' | 'agent' };
   /** The editor's clientCapabilities the thread was made with (the editor bridge's threads). */
   clientCapabilities?: ClientCapabilities;
+  /** The thread's extra folders (issue 32): its agent may use them as it uses cwd. */
+  additionalDirectories?: string[];
   /** Files this thread changed that another live thread of the repository changed too (issue 31); absent when none. */
   overlaps?: Overlap[];
 }
@@ -393,6 +397,8 @@ export interface CreateThreadRequest {
   clientCapabilities?: ClientCapabilities;
   /** MCP servers for the thread's agent sessions, in ACP's session/new shape; kept in memory only. */
   mcpServers?: Record<string, unknown>[];
+  /** Extra folders the agent may use besides cwd (absolute, existing; at most 16). */
+  additionalDirectories?: string[];
 }
 export type TurnInput = { input: string } | { content: unknown[] };
 /** Where a remembered decision applies: later requests of this thread, of its folder (cwd), or of its agent. */

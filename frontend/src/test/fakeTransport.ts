@@ -316,6 +316,12 @@ export class FakeTransport implements Transport {
     if (this.signInError) throw this.signInError;
     return this.signInResult;
   }
+  /** Set to make every signOutAgent call fail. */
+  signOutError: HubError | undefined;
+  async signOutAgent(agentId: string) {
+    this.log('signOutAgent', agentId);
+    if (this.signOutError) throw this.signOutError;
+  }
   watchAuth(id: string, onFrame: (f: { output?: string; exit?: number }) => void) {
     this.log('watchAuth', id);
     this.authFrames = onFrame;

@@ -128,6 +128,8 @@ export function SetMode(arg1:string,arg2:string):Promise<hub.Thread>;
 
 export function SignInAgent(arg1:string,arg2:string):Promise<hub.SignInResult>;
 
+export function SignOutAgent(arg1:string):Promise<void>;
+
 export function StartTurn(arg1:string,arg2:hub.TurnInput):Promise<hub.Turn>;
 
 export function Subscribe(arg1:number):Promise<void>;

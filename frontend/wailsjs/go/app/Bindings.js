@@ -254,6 +254,10 @@ export function SignInAgent(arg1, arg2) {
   return window['go']['app']['Bindings']['SignInAgent'](arg1, arg2);
 }
 
+export function SignOutAgent(arg1) {
+  return window['go']['app']['Bindings']['SignOutAgent'](arg1);
+}
+
 export function StartTurn(arg1, arg2) {
   return window['go']['app']['Bindings']['StartTurn'](arg1, arg2);
 }
