@@ -3,6 +3,7 @@ package store
 import (
 	"context"
 	"fmt"
+	"time"
 )
 
 // CompactResult says what Compact did.
@@ -52,15 +53,34 @@ func (db *DB) Vacuum(ctx context.Context) (CompactResult, error) {
 	return res, err
 }
 
+// compactBusyWait bounds how long compact tries again a checkpoint that
+// another connection's made busy; compactBusyPause is the pause between.
+const (
+	compactBusyWait  = time.Second
+	compactBusyPause = 5 * time.Millisecond
+)
+
 // compact runs on the writer goroutine (or before it starts).
 func (db *DB) compact(ctx context.Context) (CompactResult, error) {
 	var res CompactResult
 	if _, err := db.conn.ExecContext(ctx, "PRAGMA incremental_vacuum"); err != nil {
 		return res, fmt.Errorf("store: incremental vacuum: %w", err)
 	}
+	// A passive checkpoint the checkpointer's connection runs at that
+	// moment (checkpoint.go) makes TRUNCATE answer busy at once: SQLite
+	// does not wait for the checkpoint lock. It is tried again, a few
+	// milliseconds apart, for up to compactBusyWait, so that deleted text
+	// leaves the WAL before a deletion is reported (a reader that stays
+	// longer still leaves it busy: WALBusy says so).
 	var busy, logFrames, checkpointed int64
-	if err := db.conn.QueryRowContext(ctx, "PRAGMA wal_checkpoint(TRUNCATE)").Scan(&busy, &logFrames, &checkpointed); err != nil {
-		return res, fmt.Errorf("store: checkpoint: %w", err)
+	for start := time.Now(); ; {
+		if err := db.conn.QueryRowContext(ctx, "PRAGMA wal_checkpoint(TRUNCATE)").Scan(&busy, &logFrames, &checkpointed); err != nil {
+			return res, fmt.Errorf("store: checkpoint: %w", err)
+		}
+		if busy == 0 || time.Since(start) >= compactBusyWait {
+			break
+		}
+		time.Sleep(compactBusyPause)
 	}
 	res.WALBusy = busy != 0
 	if err := db.conn.QueryRowContext(ctx, "PRAGMA freelist_count").Scan(&res.FreePages); err != nil {
