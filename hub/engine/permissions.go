@@ -3,6 +3,7 @@ package engine
 import (
 	"context"
 	"encoding/json"
+	"slices"
 	"strings"
 	"time"
 
@@ -193,15 +194,21 @@ func (e *Engine) resolveRemember(pr *permRT, status, optionID, decidedBy string,
 	ev, _ := hub.NewEvent(hub.EventPermissionResolved, pr.turn.thread, p.TurnID, now, map[string]any{"permission": p})
 	w := &hub.Write{Decide: &p, Events: []hub.Event{ev}}
 	if rr != nil {
+		// In effect before the decision is published: whoever sees the
+		// decision (permission_resolved, the answer) finds its rule in
+		// ListRules. Taken back if the write fails.
 		w.Rules = []hub.RememberedRule{*rr}
-	}
-	if err := e.commit(w); err != nil {
-		return hub.Permission{}, err
-	}
-	if rr != nil {
 		e.mu.Lock()
 		e.addRememberedLocked(*rr)
 		e.mu.Unlock()
+	}
+	if err := e.commit(w); err != nil {
+		if rr != nil {
+			e.mu.Lock()
+			e.remembered = slices.DeleteFunc(slices.Clone(e.remembered), func(r hub.RememberedRule) bool { return r.ID == rr.ID })
+			e.mu.Unlock()
+		}
+		return hub.Permission{}, err
 	}
 	if status == hub.PermissionApproved {
 		pr.turn.noteApproval(now, p)
