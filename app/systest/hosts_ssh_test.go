@@ -5,7 +5,9 @@ package systest
 import (
 	"bytes"
 	"encoding/json"
+	"fmt"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"strconv"
 	"strings"
@@ -298,14 +300,70 @@ func TestE2EHostImpossibleInstall(t *testing.T) {
 	if !strings.Contains(x.Error, "home folder is missing or not writable") || x.Fingerprint != "" {
 		t.Errorf("an unwritable home: %+v, want the reason named", x)
 	}
-	for _, pid := range s.userProcs() {
-		if cl := cmdlines()[pid]; strings.Contains(cl, "serve") {
-			t.Errorf("a hub runs on the host although it could not be installed: %s", cl)
-		}
-	}
+	s.noHub(t, "it could not be installed")
 	if err := os.Chmod(s.home, 0o700); err != nil {
 		t.Fatal(err)
 	}
 	h.call("POST", "/v1/hosts/box/connect", map[string]string{}, 200, nil)
 	h.waitHost("box", "connected", 90*time.Second, x.Since)
+}
+
+// TestE2EHostNoexecInstall: a host whose install folder is a noexec mount
+// needs attention with a reason naming it, and nothing runs there; once
+// the mount is gone, Retry installs and connects.
+func TestE2EHostNoexecInstall(t *testing.T) {
+	s := newSSHHost(t)
+	s.trustHostKey(t)
+	binDir := filepath.Join(s.home, ".local", "share", "switchboard", "bin")
+	var home syscall.Stat_t
+	if err := syscall.Stat(s.home, &home); err != nil {
+		t.Fatal(err)
+	}
+	for d := binDir; d != s.home; d = filepath.Dir(d) {
+		if err := os.MkdirAll(d, 0o700); err != nil {
+			t.Fatal(err)
+		}
+	}
+	for d := binDir; d != s.home; d = filepath.Dir(d) {
+		if err := os.Chown(d, s.uid, int(home.Gid)); err != nil {
+			t.Fatal(err)
+		}
+	}
+	// In sshd's mount namespace (ip netns exec made it one of its own).
+	inHost := func(args ...string) *exec.Cmd {
+		return exec.Command("nsenter", append([]string{"-t", strconv.Itoa(s.sshd.Process.Pid), "-m", "--"}, args...)...)
+	}
+	if out, err := inHost("mount", "-t", "tmpfs", "-o", fmt.Sprintf("noexec,mode=0700,uid=%d,gid=%d", s.uid, home.Gid), "switchboard-noexec", binDir).CombinedOutput(); err != nil {
+		t.Fatalf("mount a noexec tmpfs (root can): %v: %s", err, out)
+	}
+	mounted := true
+	unmount := func() {
+		if mounted {
+			if out, err := inHost("umount", binDir).CombinedOutput(); err != nil {
+				t.Errorf("umount %s: %v: %s", binDir, err, out)
+			}
+			mounted = false
+		}
+	}
+	t.Cleanup(unmount)
+	h := hostsHub(t, s)
+	h.call("POST", "/v1/hosts", map[string]string{"name": "box", "ssh": s.alias}, 201, nil)
+	x := h.waitHost("box", "needs_attention", 90*time.Second)
+	if !strings.Contains(x.Error, "do not run (a noexec mount?)") || x.Fingerprint != "" {
+		t.Errorf("a noexec install folder: %+v, want the reason named", x)
+	}
+	s.noHub(t, "its program cannot run")
+	unmount()
+	h.call("POST", "/v1/hosts/box/connect", map[string]string{}, 200, nil)
+	h.waitHost("box", "connected", 90*time.Second, x.Since)
+}
+
+// noHub fails t if a hub runs as s's user (why: why none may).
+func (s *sshHost) noHub(t *testing.T, why string) {
+	t.Helper()
+	for _, pid := range s.userProcs() {
+		if cl := cmdlines()[pid]; strings.Contains(cl, "serve") {
+			t.Errorf("a hub runs on the host although %s: %s", why, cl)
+		}
+	}
 }
