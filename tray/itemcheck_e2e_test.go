@@ -26,7 +26,7 @@ func TestDBusTrayRegistersAgain(t *testing.T) {
 	tmp := t.TempDir()
 	env := desktopSession(t, tmp)
 	w := startForgetfulWatcher(t, busAddress(env))
-	tray := startProc(t, "tray", env, bin, "--data-dir", filepath.Join(tmp, "no-hub"))
+	tray := startTray(t, env, bin, "--data-dir", filepath.Join(tmp, "no-hub"))
 
 	conn, err := dbus.Connect(busAddress(env))
 	if err != nil {

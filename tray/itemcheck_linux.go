@@ -30,11 +30,14 @@ import "C"
 // logs it once (sbItemRegistered). It checks again 6, 12, 24, 48 and
 // 96 s later until the item is listed, registering it again each time it
 // is not, then logs that it gave up (sbItemNotRegistered). Guaranteed:
-// with a watcher that answers, the tray's item is listed within about
-// 3 s of the watcher appearing plus one round trip, whichever side of
-// the race the indicator landed on. A watcher that goes away cancels the
+// with a watcher that answers and keeps what is registered, the tray's
+// item is listed by the first check after it is on the bus (usually the
+// one 3 s after the watcher appeared: the indicator exports it as soon
+// as it has the bus), whichever side of the race the indicator landed
+// on. A registration the indicator makes after the tray's is a
+// duplicate, which watchers ignore. A watcher that goes away cancels the
 // checks (the indicator falls back to its XEmbed icon); the next one
-// starts them again.
+// starts them again. ADR 0049.
 
 // sbItemRegistered is called on GTK's thread when the tray registered its
 // status item itself, seconds after the watcher appeared.
