@@ -48,7 +48,7 @@ func TestDBusTray(t *testing.T) {
 
 	h := newRealHub(t)
 	h.start()
-	tray := startProc(t, "tray", env, bin, "--data-dir", h.dataDir)
+	tray := startTray(t, env, bin, "--data-dir", h.dataDir)
 
 	conn, err := dbus.Connect(busAddress(env))
 	if err != nil {
@@ -204,7 +204,7 @@ func TestDBusTrayNotRunning(t *testing.T) {
 		t.Fatal(err)
 	}
 	dataDir := filepath.Join(tmp, "no-hub")
-	tray := startProc(t, "tray", env, bin, "--data-dir", dataDir)
+	tray := startTray(t, env, bin, "--data-dir", dataDir)
 
 	conn, err := dbus.Connect(busAddress(env))
 	if err != nil {
@@ -271,7 +271,7 @@ func TestDBusTrayPanelGone(t *testing.T) {
 	watcher := startProc(t, "status-notifier-watcher", env, "status-notifier-watcher")
 	waitTray(t, watcher, "the watcher on the bus", watching)
 	trayEnv := slices.DeleteFunc(slices.Clone(env), func(kv string) bool { return strings.HasPrefix(kv, "NO_AT_BRIDGE=") })
-	tray := startProc(t, "tray", trayEnv, bin, "--data-dir", filepath.Join(tmp, "no-hub"))
+	tray := startTray(t, trayEnv, bin, "--data-dir", filepath.Join(tmp, "no-hub"))
 	sni := findStatusItem(t, conn)
 	waitTray(t, tray, "the not-running menu", func() bool { return sni.label(t, 0) == "Switchboard is not running" })
 	if !strings.Contains(tray.log(), "GTK has no theme or accessibility bridge") || !strings.Contains(tray.log(), "emptyTheme=true noBridge=true") {
@@ -433,6 +433,21 @@ func startProc(t *testing.T, name string, env []string, argv ...string) *proc {
 		}
 	})
 	return p
+}
+
+// startTray starts the tray binary bin with args on env. At the end it
+// says so in the test's log if the tray registered its status item itself
+// (itemcheck_linux.go): libayatana-appindicator lost its bus race, which
+// load makes likelier.
+func startTray(t *testing.T, env []string, bin string, args ...string) *proc {
+	t.Helper()
+	tray := startProc(t, "tray", env, append([]string{bin}, args...)...)
+	t.Cleanup(func() {
+		if strings.Contains(tray.log(), "registered it again") {
+			t.Log("the tray registered its status item itself")
+		}
+	})
+	return tray
 }
 
 // desktopEnv starts a private session bus, an Xvfb display and

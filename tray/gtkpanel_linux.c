@@ -1,13 +1,17 @@
 //go:build desktop && linux
 
 // What the tray's GTK leaves out while a panel draws its menu, and how it
-// comes back: see gtkpanel_linux.go.
+// comes back: see gtkpanel_linux.go. The same watch of the panel's
+// StatusNotifierWatcher drives the item check (itemcheck_linux.c).
 
 #include <malloc.h>
 #include <stdlib.h>
 #include <gtk/gtk.h>
 #include <atk-bridge.h>
 #include "_cgo_export.h"
+
+void sb_item_watcher_appeared(GDBusConnection *connection); // itemcheck_linux.c
+void sb_item_watcher_vanished(void);
 
 #define THEME_CSS "/org/gtk/libgtk/theme/switchboard-tray/gtk.css"
 
@@ -41,6 +45,7 @@ static void reload(void) {
 // would have started it.
 static void vanished(GDBusConnection *connection, const gchar *name, gpointer data) {
 	int theme = 0, bridge = 0, started = -1;
+	sb_item_watcher_vanished();
 	if (restore_theme && !theme_back) {
 		g_unsetenv("GTK_THEME");
 		reload();
@@ -63,6 +68,7 @@ static void vanished(GDBusConnection *connection, const gchar *name, gpointer da
 // appindicator then drops its XEmbed icon, and GTK draws nothing again.
 // The bridge, once started, stays.
 static void appeared(GDBusConnection *connection, const gchar *name, const gchar *owner, gpointer data) {
+	sb_item_watcher_appeared(connection);
 	if (restore_theme && theme_back) {
 		g_setenv("GTK_THEME", "switchboard-tray", TRUE);
 		reload();
@@ -81,7 +87,9 @@ static gboolean start_watch(gpointer data) {
 }
 
 // sb_panel_watch watches the StatusNotifierWatcher from GTK's main loop,
-// once it runs, so restore runs on GTK's thread.
+// once it runs, so what follows it runs on GTK's thread: restoring what
+// was left out (theme, bridge: 1 if left out) and checking the status
+// item's registration (itemcheck_linux.c).
 void sb_panel_watch(int theme, int bridge) {
 	restore_theme = theme;
 	restore_bridge = bridge;

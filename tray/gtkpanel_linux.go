@@ -29,7 +29,8 @@ var gtkThemeResource []byte
 // gtkThemeName is the theme GTK_THEME names while the panel draws the menu.
 const gtkThemeName = "switchboard-tray"
 
-// panelLog is the tray's log, for sbPanelGone.
+// panelLog is the tray's log, for what GTK's thread reports (sbPanelGone,
+// sbPanelBack, sbItemRegistered, sbItemNotRegistered).
 var panelLog *slog.Logger
 
 // whilePanelDraws keeps GTK from loading what only drawing needs, for as
@@ -48,8 +49,11 @@ var panelLog *slog.Logger
 // theme comes back and the accessibility bridge starts (sbPanelGone); a
 // watcher that shows up later (a panel starting after the tray) brings
 // the empty theme back, the bridge stays (docs/PERFORMANCE.md "The
-// desktop's footprint", DECISIONS.md 0023). Called before GTK starts, like noGL; what the tray starts gets the
-// environment from before (childEnv).
+// desktop's footprint", DECISIONS.md 0023). Called before GTK starts,
+// like noGL; what the tray starts gets the environment from before
+// (childEnv). The watch it starts also checks, whatever the user set,
+// that the status item gets registered with each watcher
+// (itemcheck_linux.go).
 func whilePanelDraws(log *slog.Logger) {
 	theme := false
 	if _, set := os.LookupEnv("GTK_THEME"); !set {
@@ -65,13 +69,12 @@ func whilePanelDraws(log *slog.Logger) {
 		os.Setenv("NO_AT_BRIDGE", "1")
 		bridge = true
 	}
-	if !theme && !bridge {
-		return
-	}
 	panelLog = log
 	C.sb_panel_watch(cbool(theme), cbool(bridge))
-	log.Info("tray: while a StatusNotifierWatcher draws the menu, GTK has no theme or accessibility bridge",
-		"emptyTheme", theme, "noBridge", bridge)
+	if theme || bridge {
+		log.Info("tray: while a StatusNotifierWatcher draws the menu, GTK has no theme or accessibility bridge",
+			"emptyTheme", theme, "noBridge", bridge)
+	}
 }
 
 func cbool(b bool) C.int {
@@ -108,10 +111,10 @@ var gtkQueue struct {
 
 // onGTK runs f on GTK's thread (the default main context), after what
 // was handed it before. systray.SetTitle calls libayatana-appindicator
-// from the calling goroutine, unlike systray's other calls: from any
-// other thread it races GTK's own use of the indicator (seen as a tray
-// that never registered with the panel after "g_dbus_proxy_new:
-// assertion 'G_IS_DBUS_CONNECTION (connection)' failed").
+// from the calling goroutine, unlike systray's other calls, and the
+// indicator is not thread-safe: from any other thread it races GTK's own
+// use of it. (The tray that now and then never registered with the panel
+// was not this race but the indicator's own: itemcheck_linux.go.)
 func onGTK(f func()) {
 	gtkQueue.Lock()
 	gtkQueue.fns = append(gtkQueue.fns, f)

@@ -175,12 +175,7 @@ func (ui *systrayUI) show(m Menu) {
 		systray.SetIcon(icon.TrayStatePNG(iconOf[m.Icon]))
 		ui.icon = m.Icon
 	}
-	// The label starts empty: an empty title is not sent at start. Set
-	// that early, before libayatana-appindicator has its bus connection
-	// (g_bus_get finishes inside GTK's loop, maybe after our first idle
-	// call), the label made it build its watcher proxy on no connection
-	// ("g_dbus_proxy_new: assertion 'G_IS_DBUS_CONNECTION (connection)'
-	// failed") and the item never registered, now and then under load.
+	// The label starts empty, so an empty title is not sent at start.
 	if m.Title != ui.title {
 		title := m.Title
 		onGTK(func() { systray.SetTitle(title) })

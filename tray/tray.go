@@ -23,7 +23,10 @@
 //     entries); it decodes the event payload fields it reads.
 //   - menu.go: layout, which maps Menus onto the fixed entries systray
 //     can show, and clicks back to Actions; actions.go carries them out.
-//   - systray.go (desktop tag): the panel, through getlantern/systray.
+//   - systray.go (desktop tag): the panel, through getlantern/systray;
+//     gtkpanel_linux.go, what GTK leaves out while a panel draws the menu;
+//     itemcheck_linux.go, that the panel's StatusNotifierWatcher lists
+//     the tray's item (libayatana-appindicator's bus race, ADR 0049).
 package tray
 
 // The empty GTK theme the tray embeds (gtkpanel_linux.go), compiled from
