@@ -101,3 +101,53 @@ type QueueStore interface {
 	// QueuedThreads lists the live threads whose queue is not empty.
 	QueuedThreads(ctx context.Context) ([]string, error)
 }
+
+// QueueCalls is a QueueService bound to one caller and context, its
+// methods without them: the window's bindings embed it (app.Bindings), so
+// that Wails binds the queue without app growing. A nil Svc answers
+// ErrNoQueue.
+type QueueCalls struct {
+	Ctx    context.Context
+	Caller Caller
+	Svc    QueueService
+}
+
+// Enqueue is QueueService.Enqueue (POST /v1/threads/{id}/queue).
+func (q QueueCalls) Enqueue(threadID string, in TurnInput) (QueuedPrompt, error) {
+	if q.Svc == nil {
+		return QueuedPrompt{}, ErrNoQueue
+	}
+	return q.Svc.Enqueue(q.Ctx, q.Caller, threadID, in)
+}
+
+// Queue is QueueService.Queue (GET /v1/threads/{id}/queue).
+func (q QueueCalls) Queue(threadID string) ([]QueuedPrompt, error) {
+	if q.Svc == nil {
+		return nil, ErrNoQueue
+	}
+	return q.Svc.Queue(q.Ctx, q.Caller, threadID)
+}
+
+// EditQueued is QueueService.EditQueued (PATCH /v1/threads/{id}/queue/{qid}).
+func (q QueueCalls) EditQueued(threadID, queuedID string, e QueueEdit) (QueuedPrompt, error) {
+	if q.Svc == nil {
+		return QueuedPrompt{}, ErrNoQueue
+	}
+	return q.Svc.EditQueued(q.Ctx, q.Caller, threadID, queuedID, e)
+}
+
+// RemoveQueued is QueueService.RemoveQueued (DELETE /v1/threads/{id}/queue/{qid}).
+func (q QueueCalls) RemoveQueued(threadID, queuedID string) error {
+	if q.Svc == nil {
+		return ErrNoQueue
+	}
+	return q.Svc.RemoveQueued(q.Ctx, q.Caller, threadID, queuedID)
+}
+
+// SendNext is QueueService.SendNext (POST /v1/threads/{id}/queue/next).
+func (q QueueCalls) SendNext(threadID string) (Turn, error) {
+	if q.Svc == nil {
+		return Turn{}, ErrNoQueue
+	}
+	return q.Svc.SendNext(q.Ctx, q.Caller, threadID)
+}

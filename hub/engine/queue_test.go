@@ -63,7 +63,6 @@ func (p promptLog) texts(t testing.TB) []string {
 	return out
 }
 
-
 func (h *harness) enqueue(th hub.Thread, input string) hub.QueuedPrompt {
 	h.t.Helper()
 	q, err := h.e.Enqueue(context.Background(), alice, th.ID, hub.TurnInput{Input: input})
