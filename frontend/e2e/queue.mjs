@@ -12,6 +12,8 @@
 //      prompt once (the hub's history), and the list empties.
 //   3. A thread limited by its agent until a reset shows "Limited until
 //      <time>" and keeps its queue (screenshot queue-limited.png).
+//   4. A turn stopped with a message queued pauses the queue: nothing is
+//      sent until "Send next" (screenshots queue-paused-{light,dark}.png).
 // The page reports no error, no HTTP error and no failed request.
 import { join } from 'node:path';
 import { buildFakeAgent, checker, logger, noProblems, openPage, runScript, screenshotDir, startHub, tempDir } from './harness.mjs';
@@ -60,7 +62,7 @@ async function main() {
   const queue = page.getByRole('region', { name: 'Queued messages' });
   const texts = () => queue.locator('li .text').allTextContents();
   check((await texts()).join('|') === 'echo one|echo two|echo three', `queued in order: ${await texts()}`);
-  await queue.locator('li').nth(2).focus();
+  await queue.locator('li .text').nth(2).focus();
   await page.keyboard.press('Alt+ArrowUp');
   await until('the move', async () => (await texts()).join('|') === 'echo one|echo three|echo two');
   check(true, 'Alt+Up moved the third message up');
@@ -119,6 +121,32 @@ async function main() {
   const { turns: limTurns } = await api('GET', `/v1/threads/${lim.id}/history`);
   check(limTurns.length === 1, 'the queued prompt waits for the reset');
   await page.locator('form.composer').screenshot({ path: join(shots, 'queue-limited.png') });
+
+  log('4. a stopped turn pauses the queue until "Send next"');
+  const pz = (await api('POST', '/v1/threads', { body: { agent: 'fake', cwd: proj.dir, title: 'Paused' } })).thread;
+  const { turn: hung } = await api('POST', `/v1/threads/${pz.id}/turns`, { body: { input: 'hang' } });
+  await page.getByRole('navigation', { name: 'Threads' }).getByRole('button').filter({ hasText: 'Paused' }).click();
+  await page.getByRole('heading', { name: 'Paused', exact: true }).waitFor();
+  await box.fill('echo after the stop');
+  await box.press('Enter');
+  await page.getByRole('region', { name: 'Queued messages' }).waitFor();
+  await page.getByRole('button', { name: 'Stop', exact: true }).click();
+  const next = page.getByRole('button', { name: 'Send next', exact: true });
+  await next.waitFor();
+  check((await api('GET', `/v1/threads/${pz.id}`)).thread.queuePaused === 'cancelled', 'the hub paused the queue');
+  check((await api('GET', `/v1/threads/${pz.id}/history`)).turns.length === 1, 'nothing was sent after the stop');
+  for (const scheme of ['light', 'dark']) {
+    await page.emulateMedia({ colorScheme: scheme });
+    await page.locator('form.composer').screenshot({ path: join(shots, `queue-paused-${scheme}.png`) });
+  }
+  await page.emulateMedia({ colorScheme: 'light' });
+  await next.click();
+  await until('the next prompt sent', async () => {
+    const { turns } = await api('GET', `/v1/threads/${pz.id}/history`);
+    return turns.length === 2 && turns[1].status === 'completed' && turns[0].id === hung.id;
+  });
+  check(true, '"Send next" sent the queued prompt');
+  await page.waitForFunction(() => !document.querySelector('[aria-label="Queued messages"]'));
 
   noProblems(problems);
 }

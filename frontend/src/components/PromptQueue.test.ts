@@ -29,12 +29,12 @@ describe('PromptQueue', () => {
     expect(within(items[0]).getByRole('button', { name: 'Move up' })).toHaveProperty('disabled', true);
     expect(within(items[2]).getByRole('button', { name: 'Move down' })).toHaveProperty('disabled', true);
     expect(second.getByRole('button', { name: 'Move up' }).getAttribute('title')).toBe('Move up (Alt+Up)');
-    await fireEvent.keyDown(items[2], { key: 'ArrowUp', altKey: true });
+    await fireEvent.keyDown(items[2].querySelector('.text')!, { key: 'ArrowUp', altKey: true });
     expect(h.onmove).toHaveBeenLastCalledWith('c', 1);
-    await fireEvent.keyDown(items[0], { key: 'ArrowDown', altKey: true });
+    await fireEvent.keyDown(items[0].querySelector('.text')!, { key: 'ArrowDown', altKey: true });
     expect(h.onmove).toHaveBeenLastCalledWith('a', 1);
     h.onmove.mockClear();
-    await fireEvent.keyDown(items[0], { key: 'ArrowDown' }); // no Alt: the list's own keys
+    await fireEvent.keyDown(items[0].querySelector('.text')!, { key: 'ArrowDown' }); // no Alt: the page's own keys
     expect(h.onmove).not.toHaveBeenCalled();
     await fireEvent.click(within(items[0]).getByRole('button', { name: 'Remove' }));
     expect(h.onremove).toHaveBeenCalledWith('a');
