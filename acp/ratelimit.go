@@ -80,3 +80,29 @@ func parseRateLimitInfo(b json.RawMessage) *RateLimit {
 	}
 	return &RateLimit{Until: time.Unix(int64(sec), 0).UTC(), Type: info.RateLimitType}
 }
+
+// RateLimitedWithoutReset reports whether err is an agent's refusal for a
+// usage limit that does not say when it ends: the shape above with status
+// "rejected" and no resetsAt (RateLimitFromError is nil for it). The hub
+// then asks the user instead of waiting (issue 33).
+func RateLimitedWithoutReset(err error) bool {
+	var e *Error
+	if RateLimitFromError(err) != nil || !errors.As(err, &e) || len(e.Data) == 0 {
+		return false
+	}
+	var data map[string]json.RawMessage
+	if unmarshal(e.Data, &data) != nil {
+		return false
+	}
+	var meta map[string]json.RawMessage
+	_ = unmarshal(data["_meta"], &meta)
+	for _, b := range [][]byte{meta[rateLimitKey], data[rateLimitKey], e.Data} {
+		var info struct {
+			Status string `json:"status"`
+		}
+		if len(b) > 0 && unmarshal(b, &info) == nil && info.Status == "rejected" {
+			return true
+		}
+	}
+	return false
+}

@@ -91,7 +91,8 @@ type Bindings struct {
 	liveEventBytes func() int
 	// signIn makes a one-time login link to next on the hub
 	// (OpenInBrowser); nil: none.
-	signIn func(next string) (string, error)
+	signIn         func(next string) (string, error)
+	hub.QueueCalls // the queue's bindings (issue 33): Enqueue, Queue, EditQueued, RemoveQueued, SendNext
 
 	mu      sync.Mutex
 	stopFwd func() // ends the current forwarding and waits for it; nil: none
@@ -104,7 +105,7 @@ func NewBindings(ctx context.Context, svcs hub.Services, emit Emitter, log *slog
 	if log == nil {
 		log = slog.New(slog.DiscardHandler)
 	}
-	return &Bindings{svcs: svcs, emit: emit, log: log, ctx: ctx}
+	return &Bindings{svcs: svcs, emit: emit, log: log, ctx: ctx, QueueCalls: hub.QueueCalls{Ctx: ctx, Caller: windowCaller, Svc: svcs.Queue}}
 }
 
 // ListAgents is Service.ListAgents (GET /v1/agents), which may refresh

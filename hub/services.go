@@ -33,6 +33,8 @@ type Services struct {
 	Installer AgentInstaller
 	// AgentAuth: agents signed in (an agent method or a terminal).
 	AgentAuth AgentAuth
+	// Queue: the threads' queued prompts (queue.go).
+	Queue QueueService
 	// HostHubs: each host's folders and agents (issue 30, hosthubs.go).
 	HostHubs HostHubs
 

@@ -69,6 +69,8 @@ type Store interface {
 	ElicitationStore
 	// UsageStore: the usage ledger (hub/usage.go).
 	UsageStore
+	// QueueStore: the threads' queued prompts (hub/queue.go).
+	QueueStore
 
 	// Close flushes queued writes and closes the database.
 	Close() error
@@ -142,6 +144,15 @@ type Write struct {
 	// still pending, CONFLICT when it is not (an answer is single-use),
 	// NOT_FOUND when there is none.
 	AnswerElicitation *Elicitation
+	// Dequeue are queued prompts that leave their queue, by id, applied
+	// first (after Decide): a Write whose prompt is no longer queued fails
+	// whole with NOT_FOUND. A prompt becomes a turn in the Write that
+	// stores the turn and dequeues it, so it is never sent twice.
+	Dequeue []string
+	// Queued are queued prompts upserted by id, after Dequeue (queued,
+	// edited or moved: the engine writes every prompt whose position
+	// changed).
+	Queued []QueuedPrompt
 }
 
 // ThreadChange sets some fields of one thread (Write.ThreadChanges); a nil
@@ -163,6 +174,9 @@ type ThreadChange struct {
 	// LimitedUntil, when set, becomes the thread's limitedUntil; a pointer
 	// to the zero time clears it (the limit is over).
 	LimitedUntil *time.Time
+	// QueuePaused, when set, becomes the thread's queuePaused ("" clears
+	// it: the queue runs again).
+	QueuePaused *string
 	// UpdatedAt becomes the thread's updatedAt when it is later than the
 	// stored one: a thread's updatedAt never goes back, so of two
 	// overlapping changes the one committed last cannot hide the other

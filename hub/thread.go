@@ -81,6 +81,11 @@ type Thread struct {
 	// queue (issue 33), which clears it through Engine.SetLimitedUntil. An
 	// extension of API.md.
 	LimitedUntil *time.Time `json:"limitedUntil,omitempty"`
+	// Queued is the length of the thread's queue of prompts (hub/queue.go);
+	// QueuePaused, when set, says why the queue waits for the user
+	// (QueuePaused*): nothing is sent until SendNext. Extensions of API.md.
+	Queued      int    `json:"queued,omitempty"`
+	QueuePaused string `json:"queuePaused,omitempty"`
 	// Imported is set for a thread made from the agent's own session
 	// (ImportSession): which session, and where its history is. An
 	// extension of API.md.

@@ -25,6 +25,7 @@ var deleteThreadSQL = []string{
 	`DELETE FROM elicitations WHERE thread_id = ?1`,
 	`DELETE FROM remembered_rules WHERE thread_id = ?1`,
 	`DELETE FROM turns WHERE thread_id = ?1`,
+	`DELETE FROM prompt_queue WHERE thread_id = ?1`,
 	`UPDATE threads SET deleted = 1, title = '', cwd = '', summary = '', agent_session_id = '',
 		modes = NULL, config_options = NULL, client_capabilities = NULL, available_commands = NULL,
 		worktree = NULL

@@ -37,7 +37,8 @@ const upsertThreadSQL = `INSERT INTO threads
 		imported_session = CASE WHEN excluded.deleted = 1 THEN NULL ELSE COALESCE(excluded.imported_session, imported_session) END,
 		imported_history = CASE WHEN excluded.deleted = 1 THEN NULL ELSE COALESCE(excluded.imported_history, imported_history) END`
 
-const threadColumns = `id, agent, cwd, title, client_id, status, summary, agent_session_id, created_at, updated_at, modes, config_options, client_capabilities, available_commands, compacted_at, archived, worktree, imported_session, imported_history, limited_until, additional_directories`
+const threadColumns = `id, agent, cwd, title, client_id, status, summary, agent_session_id, created_at, updated_at, modes, config_options, client_capabilities, available_commands, compacted_at, archived, worktree, imported_session, imported_history, limited_until, additional_directories, queue_paused,
+	(SELECT COUNT(*) FROM prompt_queue q WHERE q.thread_id = threads.id)`
 
 // setSessionStateSQL sets a thread's modes, config options and available
 // commands; a NULL argument keeps the stored value
@@ -66,6 +67,7 @@ const changeThreadSQL = `UPDATE threads SET
 	archived = COALESCE(?, archived), worktree = COALESCE(?, worktree),
 	imported_history = COALESCE(?, imported_history),
 	limited_until = CASE WHEN ? IS NULL THEN limited_until ELSE NULLIF(?, 0) END,
+	queue_paused = COALESCE(?, queue_paused),
 	updated_at = MAX(updated_at, ?)
 	WHERE id = ? AND deleted = 0`
 
@@ -87,7 +89,7 @@ func changeThread(ctx context.Context, st *stmts, c *hub.ThreadChange) (*hub.Eve
 		return nil, fmt.Errorf("store: change thread %s: %w", c.ThreadID, err)
 	}
 	res, err := st.changeThread.ExecContext(ctx, strPtr(c.Title), status, strPtr(c.Summary),
-		strPtr(c.AgentSessionID), encTimePtr(c.CompactedAt), boolPtr(c.Archived), wt, strPtr(c.ImportedHistory), encTimePtr(c.LimitedUntil), encTimePtr(c.LimitedUntil), encTime(c.UpdatedAt), c.ThreadID)
+		strPtr(c.AgentSessionID), encTimePtr(c.CompactedAt), boolPtr(c.Archived), wt, strPtr(c.ImportedHistory), encTimePtr(c.LimitedUntil), encTimePtr(c.LimitedUntil), strPtr(c.QueuePaused), encTime(c.UpdatedAt), c.ThreadID)
 	var n int64
 	if err == nil {
 		n, err = res.RowsAffected()
@@ -180,7 +182,7 @@ func scanThread(s interface{ Scan(...any) error }) (hub.Thread, error) {
 	var archived int64
 	var impSession, impHistory sql.NullString
 	err := s.Scan(&t.ID, &t.Agent, &t.Cwd, &t.Title, &t.ClientID, &t.Status, &t.Summary,
-		&t.AgentSessionID, &created, &updated, &modes, &config, &caps, &commands, &compacted, &archived, &wt, &impSession, &impHistory, &limited, &dirs)
+		&t.AgentSessionID, &created, &updated, &modes, &config, &caps, &commands, &compacted, &archived, &wt, &impSession, &impHistory, &limited, &dirs, &t.QueuePaused, &t.Queued)
 	t.Archived = archived != 0
 	t.Host = hub.HostOf(t.ID)
 	if impSession.Valid {

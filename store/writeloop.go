@@ -264,7 +264,7 @@ func modifications(w *hub.Write) int {
 			n++
 		}
 	}
-	n += len(w.Rules) + len(w.DeleteRules) + len(w.Elicitations)
+	n += len(w.Rules) + len(w.DeleteRules) + len(w.Elicitations) + len(w.Dequeue) + len(w.Queued)
 	if w.AnswerElicitation != nil {
 		n++
 	}
@@ -361,7 +361,10 @@ func writeSize(w *hub.Write) int {
 	for i := range w.Elicitations {
 		n += 512 + len(w.Elicitations[i].Message) + len(w.Elicitations[i].URL)
 	}
-	n += 4096*len(w.DeleteThreads) + 128*(len(w.Usage)+len(w.Overrides))
+	for i := range w.Queued {
+		n += 128 + len(w.Queued[i].Input) + 64*len(w.Queued[i].Content)
+	}
+	n += 4096*len(w.DeleteThreads) + 128*(len(w.Usage)+len(w.Overrides)+len(w.Dequeue))
 	return n
 }
 

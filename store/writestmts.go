@@ -26,6 +26,7 @@ type stmts struct {
 	upsertElicitation              *sql.Stmt
 	answerElicitation              *sql.Stmt
 	elicitationStatus              *sql.Stmt
+	dequeue, upsertQueued          *sql.Stmt
 	deleteThread                   []*sql.Stmt // deleteThreadSQL, in order
 	search                         searchStmts
 	turnRange                      turnRangeStmts
@@ -62,6 +63,8 @@ func prepareStmts(ctx context.Context, conn *sql.Conn) (*stmts, error) {
 		{&s.upsertElicitation, upsertElicitationSQL},
 		{&s.answerElicitation, answerElicitationSQL},
 		{&s.elicitationStatus, "SELECT status FROM elicitations WHERE id = ?"},
+		{&s.dequeue, dequeueSQL},
+		{&s.upsertQueued, upsertQueuedSQL},
 	} {
 		st, err := conn.PrepareContext(ctx, p.sql)
 		if err != nil {
@@ -101,7 +104,7 @@ func (s *stmts) close() error {
 
 // apply makes w's changes on the writer's connection, inside the
 // transaction (and, for a Write of more than one statement, the savepoint)
-// that commitBatch opened: Decide first, then Escalate, AnswerElicitation, threads, deleted
+// that commitBatch opened: Decide first, then Dequeue, queued prompts, Escalate, AnswerElicitation, threads, deleted
 // threads, session states, thread changes (their announcements appended to
 // w.Events), turns, permissions, elicitations, rules added, rules deleted, events, agent
 // processes recorded, then forgotten. Each event is taken into its turn's
@@ -113,6 +116,9 @@ func (db *DB) apply(ctx context.Context, w *hub.Write) error {
 		if err := decide(ctx, st, w.Decide); err != nil {
 			return err
 		}
+	}
+	if err := applyQueue(ctx, st, w); err != nil { // queue.go
+		return err
 	}
 	if w.Escalate != nil {
 		if err := escalate(ctx, st, w.Escalate); err != nil {

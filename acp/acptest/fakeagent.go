@@ -57,6 +57,8 @@
 //	                                session/resume, session/close and
 //	                                session/delete request as one JSON line
 //	                                {"method","params"} to file
+//	FAKEAGENT_PROMPTS=<file>        append each session/prompt request the same
+//	                                way (a test counts the prompts received)
 //	FAKEAGENT_MCP_CAPS=<list>       agentCapabilities.mcpCapabilities: the
 //	                                comma-separated transports among http, sse
 //	FAKEAGENT_BOOL_OPTION=1         configOptions add the boolean option
@@ -223,6 +225,8 @@
 //   - rate-limit-error <seconds>: the prompt fails with a JSON-RPC error
 //     (-32603) whose data is {"_claude/rateLimit": {status: "rejected",
 //     resetsAt: now+seconds, rateLimitType: "five_hour"}}.
+//   - rate-limit-error-noreset: the same error without resetsAt (a limit
+//     that does not say when it ends).
 //   - elicit-url <url>: elicitation/create {mode: "url", elicitationId,
 //     url, message}, then, once answered, elicitation/complete
 //     {elicitationId}; says "elicit: <answer>"; end_turn.
@@ -429,6 +433,7 @@ type options struct {
 	extraDirs       bool // FAKEAGENT_ADDITIONAL_DIRS
 	authRequired    bool
 	record          string // FAKEAGENT_RECORD
+	prompts         string // FAKEAGENT_PROMPTS
 	mcpCaps         string // FAKEAGENT_MCP_CAPS
 	credFile        string // FAKEAGENT_CRED_FILE
 	keyVar          string // FAKEAGENT_KEY_VAR
@@ -461,6 +466,7 @@ func readOptions() options {
 	o.authRequired = os.Getenv("FAKEAGENT_AUTH_REQUIRED") == "1"
 	o.textOnly = os.Getenv("FAKEAGENT_TEXT_ONLY") == "1"
 	o.record = os.Getenv("FAKEAGENT_RECORD")
+	o.prompts = os.Getenv("FAKEAGENT_PROMPTS")
 	o.mcpCaps = os.Getenv("FAKEAGENT_MCP_CAPS")
 	o.credFile = os.Getenv("FAKEAGENT_CRED_FILE")
 	o.keyVar = os.Getenv("FAKEAGENT_KEY_VAR")

@@ -553,6 +553,7 @@ var fakeScripts = []fakeScript{
 	{"compact", "[fail]: compaction_update in_progress, summary chunks, completed (or failed) (fakeagent_updates.go)", scriptCompact},
 	{"plan-ops", "plan_update of plans p1 and p2, then plan_removed p2 (fakeagent_updates.go)", scriptPlanOps},
 	{"rate-limit", "<seconds>: a usage_update whose _meta says rejected until now+seconds (fakeagent_updates.go)", scriptRateLimit},
+	{"rate-limit-error-noreset", ": fails the prompt with an error whose data is a rejected rate limit without a reset time (fakeagent_updates.go)", scriptRateLimitNoReset},
 	{"rate-limit-error", "<seconds>: fails the prompt with an error whose data is a rejected rate limit until now+seconds (fakeagent_updates.go)", scriptRateLimitError},
 	{"elicit-url", "<url>: a URL-mode elicitation, then elicitation/complete; says the answer (fakeagent_updates.go)", scriptElicitURL},
 	{"subagent", "<title…>: a sub-agent whose stream and permission request come under its own session (fakeagent_updates.go)", scriptSubagent},

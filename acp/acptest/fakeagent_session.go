@@ -183,7 +183,9 @@ type sessionParams struct {
 func (a *agent) handleRequest(id json.RawMessage, method string, params json.RawMessage) {
 	switch method {
 	case "session/new", "session/load", "session/resume", "session/close", "session/delete":
-		a.recordRequest(method, params)
+		a.recordRequest(a.opts.record, method, params)
+	case "session/prompt":
+		a.recordRequest(a.opts.prompts, method, params)
 	}
 	switch method {
 	case "initialize":
@@ -529,16 +531,16 @@ func textChunk(kind, text string) map[string]any {
 	return map[string]any{"sessionUpdate": kind, "content": map[string]string{"type": "text", "text": text}}
 }
 
-// recordRequest appends {"method","params"} to FAKEAGENT_RECORD's file, if
-// set (a test reads what the agent received).
-func (a *agent) recordRequest(method string, params json.RawMessage) {
-	if a.opts.record == "" {
+// recordRequest appends {"method","params"} to file (FAKEAGENT_RECORD's
+// or FAKEAGENT_PROMPTS'), if set: a test reads what the agent received.
+func (a *agent) recordRequest(file, method string, params json.RawMessage) {
+	if file == "" {
 		return
 	}
 	line, _ := json.Marshal(map[string]any{"method": method, "params": params})
 	a.mu.Lock()
 	defer a.mu.Unlock()
-	f, err := os.OpenFile(a.opts.record, os.O_APPEND|os.O_CREATE|os.O_WRONLY, 0o600)
+	f, err := os.OpenFile(file, os.O_APPEND|os.O_CREATE|os.O_WRONLY, 0o600)
 	if err != nil {
 		return
 	}

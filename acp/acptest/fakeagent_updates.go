@@ -102,6 +102,20 @@ func scriptRateLimitError(r *scriptRun) (string, bool) {
 	return r.end()
 }
 
+// scriptRateLimitNoReset fails the prompt with a JSON-RPC error whose data
+// is {"_claude/rateLimit": {status: "rejected"}}, a limit that does not say
+// when it ends: rate-limit-error-noreset.
+func scriptRateLimitNoReset(r *scriptRun) (string, bool) {
+	if strings.TrimSpace(r.rest) != "" {
+		return r.bad()
+	}
+	data := marshal(map[string]any{"_claude/rateLimit": map[string]any{"status": "rejected", "rateLimitType": "seven_day"}})
+	r.t.mu.Lock()
+	r.t.fail = &rpcError{Code: codeInternalError, Message: "Claude usage limit reached.", Data: data}
+	r.t.mu.Unlock()
+	return r.end()
+}
+
 // scriptElicitURL asks a URL-mode question (elicitation/create {mode:
 // "url", elicitationId, url, message}); once answered it sends
 // elicitation/complete {elicitationId} and says the answer: elicit-url

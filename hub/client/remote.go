@@ -31,7 +31,7 @@ func (c *Client) Remote() *Remote { return &Remote{c: c} }
 // one it lacks, as hub/httpapi answers a nil field).
 func (c *Client) Services() hub.Services {
 	r := c.Remote()
-	return hub.Services{Service: r, Work: r, Usage: r, Settings: r, Installer: r, AgentAuth: r, HostHubs: r, Hosts: r}
+	return hub.Services{Service: r, Work: r, Usage: r, Settings: r, Installer: r, AgentAuth: r, HostHubs: r, Hosts: r, Queue: r}
 }
 
 var (

@@ -221,6 +221,7 @@ type Engine struct {
 	mcp      threadMCP            // threads' own MCP servers (mcp.go)
 	authed   map[string]string    // agent id → agent sign-in method used (auth.go)
 	imports  importLocks          // imports of agent sessions under way (agentsessions.go); its own lock
+	queues   queues               // threads' queued prompts and reset timers (queue.go); its own lock
 
 	stopProbes context.CancelFunc
 	probes     sync.WaitGroup
@@ -304,7 +305,10 @@ func New(ctx context.Context, opts Options) (*Engine, error) {
 	if err := e.recover(ctx); err != nil {
 		return nil, err
 	}
-	e.recheckOverlaps(ctx) // overlaps.go: kept in memory only
+	e.recheckOverlaps(ctx)                      // overlaps.go: kept in memory only
+	if err := e.resumeQueues(ctx); err != nil { // queue.go
+		return nil, err
+	}
 	if opts.ProbeAgents {
 		e.startProbes()
 	}

@@ -102,10 +102,15 @@ func (e *Engine) StartTurn(ctx context.Context, c hub.Caller, threadID string, i
 // turnKind says what a turn started by startTurnAs is besides a prompt:
 // internal turns are hidden from history unless asked for; a fresh one
 // opens a new session (turnRT.fresh); retryOf names the failed turn a
-// retry after a sign-in repeats (authretry.go).
+// retry after a sign-in repeats (authretry.go); queued the queued prompt
+// it is (queue.go).
 type turnKind struct {
 	internal, fresh bool
 	retryOf         string
+	// queued is the queued prompt the turn is (queue.go): it leaves the
+	// queue in the Write that stores the turn, which also clears the
+	// queue's pause and the thread's limit.
+	queued string
 }
 
 // startTurnAs starts a turn on t.
@@ -188,7 +193,17 @@ func (e *Engine) startTurnAs(ctx context.Context, t hub.Thread, in hub.TurnInput
 	}
 	ev, _ := hub.NewEvent(hub.EventTurnStarted, t, tr.turn.ID, now, started)
 	running := hub.ThreadChange{ThreadID: t.ID, Status: hub.ThreadRunning, UpdatedAt: now}
-	if err := e.commit(&hub.Write{Turns: []hub.Turn{tr.turn}, ThreadChanges: []hub.ThreadChange{running}, Events: []hub.Event{ev}}); err != nil {
+	w := &hub.Write{Turns: []hub.Turn{tr.turn}, Events: []hub.Event{ev}}
+	if kind.queued != "" { // queue.go: dequeued with the turn, in one transaction
+		var unpaused string
+		var unlimited time.Time
+		running.QueuePaused, running.LimitedUntil, running.Announce = &unpaused, &unlimited, true
+		w.Dequeue = []string{kind.queued}
+		deq, _ := hub.NewEvent(hub.EventPromptDequeued, t, tr.turn.ID, now, map[string]any{"queuedId": kind.queued, "turnId": tr.turn.ID})
+		w.Events = append([]hub.Event{deq}, w.Events...)
+	}
+	w.ThreadChanges = []hub.ThreadChange{running}
+	if err := e.commit(w); err != nil {
 		e.forgetTurn(tr)
 		e.releaseReservation(tr)
 		e.turnsWG.Done()
@@ -432,8 +447,9 @@ func (e *Engine) finishTurn(tr *turnRT, stopReason string, err error) {
 	} else {
 		// Field-wise: a rename that read the thread while the turn ran
 		// must not write "running" back, nor this "idle" undo its title.
+		hold := e.queueHold(tr, turn.Status, err, limited) // queue.go
 		w.ThreadChanges = []hub.ThreadChange{{ThreadID: thread.ID, Status: hub.ThreadIdle, UpdatedAt: now,
-			LimitedUntil: limited, Announce: limited != nil}}
+			LimitedUntil: limited, QueuePaused: hold, Announce: limited != nil || hold != nil}}
 	}
 	announced := turn
 	if outputBytes > len(turn.Output) {
@@ -465,6 +481,7 @@ func (e *Engine) finishTurn(tr *turnRT, stopReason string, err error) {
 	}
 	e.scheduleIdle(tr.rt)
 	close(tr.done)
+	e.queueAfterTurn(tr, turn.Status, limited) // queue.go: the next prompt, or the reset timer
 	e.compactIfDue(tr.rt)
 }
 

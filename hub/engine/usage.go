@@ -66,6 +66,7 @@ func (c *threadClient) usageUpdate(n acp.SessionNotification) {
 	}
 	if rl := n.Update.RateLimit; rl != nil { // ratelimit.go: in the same write
 		w.ThreadChanges = append(w.ThreadChanges, c.e.limitChange(c.thread.ID, rl.Until))
+		c.e.armLimitTimer(c.thread.ID, rl.Until) // queue.go: cleared at the reset
 	}
 	c.e.commitUsage(w, tr)
 }

@@ -16,6 +16,9 @@ func Route(svcs hub.Services, hosts *Hosts) hub.Services {
 	if svcs.Work != nil {
 		svcs.Work = &workRouter{WorkService: svcs.Work, r: r}
 	}
+	if svcs.Queue != nil {
+		svcs.Queue = &queueRouter{QueueService: svcs.Queue, r: r} // queue.go
+	}
 	svcs.HostHubs = hosts
 	return svcs
 }

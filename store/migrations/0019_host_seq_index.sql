@@ -1,6 +1,4 @@
--- hostsrest (issue 30, ADR 0048): reserved number 0020, numbered 0019 on
--- this branch so that the migrations run without a gap (0019 is the
--- queue's); rename to 0020_host_seq_index.sql at merge.
+-- Issue 30, ADR 0048.
 -- The index store.HostSeq reads. A host's
 -- copies (ADR 0046) are the events whose payload holds a hostSeq; their
 -- thread id is "<id>@<host>", the host's name after the LAST "@" (a host's

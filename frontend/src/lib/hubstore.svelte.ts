@@ -3,6 +3,7 @@
 // applied once per animation frame, so a stream of 1000+ message chunks a
 // second costs one render a frame; within a thread they apply in seq order,
 // and a seq seen twice is ignored.
+import { ThreadQueues } from './queuestore.svelte';
 import { noteAnnounced } from './announced.svelte';
 import { budgetNotice, budgetRefusal } from './ledger';
 import type { ConnectionState, Navigate, Subscription, Transport } from './transport';
@@ -159,6 +160,8 @@ export class HubStore {
   recentFolders = $derived(mergeRecent(this.usedFolders, this.threadList.filter((t) => !t.host).map((t) => t.cwd)));
 
   readonly transport: Transport;
+  /** The threads' queued prompts (lib/queuestore.svelte.ts, issue 33). */
+  readonly queues: ThreadQueues;
   private schedule: Scheduler;
   private queue: HubEvent[] = [];
   private scheduled = false;
@@ -172,6 +175,7 @@ export class HubStore {
   private gone = new Set<string>();
 
   constructor(transport: Transport, schedule: Scheduler = frameScheduler) {
+    this.queues = new ThreadQueues(transport.queue, (e) => this.report(e, 'queue'));
     this.transport = transport;
     this.schedule = schedule;
     this.marks = new ThreadMarks(transport.clientId);
@@ -440,6 +444,7 @@ export class HubStore {
     }
     const fresh = this.conversation(e.threadId).add(e);
     if (!fresh) return false;
+    this.queues.apply(e); // prompt_queued, prompt_dequeued
     // The agent needs signing in: its sign-in methods (from the initialize
     // of the process that refused) are on the agent list.
     if (e.type === 'error' && e.reason === 'AUTH_REQUIRED') this.loadAgents().catch((err) => this.report(err, 'agents'));
@@ -581,6 +586,7 @@ export class HubStore {
     this.selectedId = id;
     if (!id) return;
     this.marks.see(id);
+    void this.queues.load(id);
     const c = this.conversation(id);
     if (c.loaded || c.loading) return;
     c.loading = true;

@@ -10,6 +10,7 @@ import type { WailsBindings } from './bindings';
 import { httpWork, wailsWork, type WorkApi } from './work';
 import { httpSessions, wailsSessions, type SessionsApi } from './sessions';
 import { httpHosts, wailsHosts, type HostsApi } from './hosts';
+import { httpQueue, wailsQueue, type QueueApi } from './queue';
 import { localZone, type UsageQuery, type UsageReport } from './ledger';
 import { linkParts, type Elicitation, type ElicitationAnswer, type ElicitationStatus } from './elicitation';
 import type {
@@ -159,6 +160,8 @@ export interface Transport {
   readonly sessions?: SessionsApi;
   /** The hosts' names, agents and folders (lib/hosts.ts, issue 30); absent in the window until it has bindings for them. */
   readonly hosts?: HostsApi;
+  /** The threads' queued prompts (lib/queue.ts, issue 33); absent on a transport without them. */
+  readonly queue?: QueueApi;
   /** This client's X-Client-ID (the hub records a decision by its surface: "window", "browser"). */
   readonly clientId: string;
   listAgents(): Promise<Agent[]>;
@@ -388,6 +391,7 @@ export class WailsTransport implements Transport {
   readonly work: WorkApi;
   readonly sessions: SessionsApi;
   readonly hosts: HostsApi;
+  readonly queue: QueueApi;
   private runtime: WailsRuntime;
   readonly chooseFolder?: (title: string) => Promise<string>;
 
@@ -400,6 +404,7 @@ export class WailsTransport implements Transport {
     this.work = wailsWork(b, (f) => this.call(f));
     this.sessions = wailsSessions(b, (f) => this.call(f));
     this.hosts = wailsHosts(b, (f) => this.call(f));
+    this.queue = wailsQueue(b, (f) => this.call(f));
     const choose = b.ChooseFolder;
     if (choose) {
       this.chooseFolder = (title) => this.call<string>(() => choose.call(b, title)).then((d) => (typeof d === 'string' ? d : ''));
@@ -757,6 +762,10 @@ export class HttpTransport implements Transport {
   readonly hosts: HostsApi = httpHosts(
     (method, url, body) => this.request(method, url, body),
     (path, params) => this.url(path, params),
+  );
+  readonly queue: QueueApi = httpQueue(
+    (method, url, body) => this.request(method, url, body),
+    (path) => this.url(path),
   );
 
   constructor(o: HttpOptions = {}) {

@@ -120,6 +120,10 @@ export interface Thread {
   compactedAt?: string;
   /** When the agent's provider accepts requests again (RFC 3339), after a rate limit it reported (issue 32). */
   limitedUntil?: string;
+  /** How many prompts wait in the thread's queue (issue 33); absent when none. */
+  queued?: number;
+  /** Why the queue waits for the user (issue 33): nothing is sent until "Send next" (POST …/queue/next). */
+  queuePaused?: QueuePaused;
   /** Made from the agent's own session (issue 16): history "stored" (replayed here) or "agent" (kept by the agent). */
   imported?: { sessionId: string; history: 'stored' | 'agent' };
   /** The editor's clientCapabilities the thread was made with (the editor bridge's threads). */
@@ -401,6 +405,30 @@ export interface CreateThreadRequest {
   additionalDirectories?: string[];
 }
 export type TurnInput = { input: string } | { content: unknown[] };
+
+// ---- Queued prompts (issue 33, docs/API.md "Queued prompts") ----
+export type QueuePaused = 'cancelled' | 'failed' | 'limited';
+/** A prompt in a thread's queue: position 0 is the next one sent. */
+export interface QueuedPrompt {
+  id: string;
+  threadId: string;
+  position: number;
+  input?: string;
+  content?: unknown[];
+  createdAt: string;
+  updatedAt: string;
+}
+export interface QueuedAnswer {
+  queued: QueuedPrompt;
+}
+export interface QueueAnswer {
+  queue: QueuedPrompt[];
+}
+/** PATCH …/queue/{qid}: at least one field. */
+export interface QueueEdit {
+  input?: string;
+  position?: number;
+}
 /** Where a remembered decision applies: later requests of this thread, of its folder (cwd), or of its agent. */
 export type RememberScope = 'thread' | 'folder' | 'agent';
 export type Outcome = 'approved' | 'declined';

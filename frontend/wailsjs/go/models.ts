@@ -1051,6 +1051,8 @@ export namespace hub {
 	    compactedAt?: any;
 	    // Go type: time
 	    limitedUntil?: any;
+	    queued?: number;
+	    queuePaused?: string;
 	    imported?: ImportedSession;
 	
 	    static createFrom(source: any = {}) {
@@ -1078,6 +1080,8 @@ export namespace hub {
 	        this.summary = source["summary"];
 	        this.compactedAt = this.convertValues(source["compactedAt"], null);
 	        this.limitedUntil = this.convertValues(source["limitedUntil"], null);
+	        this.queued = source["queued"];
+	        this.queuePaused = source["queuePaused"];
 	        this.imported = this.convertValues(source["imported"], ImportedSession);
 	    }
 	
@@ -2299,6 +2303,64 @@ export namespace hub {
 	        this.branch = source["branch"];
 	        this.pullRequestUrl = source["pullRequestUrl"];
 	        this.thread = this.convertValues(source["thread"], Thread);
+	    }
+	
+		convertValues(a: any, classs: any, asMap: boolean = false): any {
+		    if (!a) {
+		        return a;
+		    }
+		    if (a.slice && a.map) {
+		        return (a as any[]).map(elem => this.convertValues(elem, classs));
+		    } else if ("object" === typeof a) {
+		        if (asMap) {
+		            for (const key of Object.keys(a)) {
+		                a[key] = new classs(a[key]);
+		            }
+		            return a;
+		        }
+		        return new classs(a);
+		    }
+		    return a;
+		}
+	}
+	export class QueueEdit {
+	    input?: string;
+	    position?: number;
+	
+	    static createFrom(source: any = {}) {
+	        return new QueueEdit(source);
+	    }
+	
+	    constructor(source: any = {}) {
+	        if ('string' === typeof source) source = JSON.parse(source);
+	        this.input = source["input"];
+	        this.position = source["position"];
+	    }
+	}
+	export class QueuedPrompt {
+	    id: string;
+	    threadId: string;
+	    position: number;
+	    input?: string;
+	    content?: number[][];
+	    // Go type: time
+	    createdAt: any;
+	    // Go type: time
+	    updatedAt: any;
+	
+	    static createFrom(source: any = {}) {
+	        return new QueuedPrompt(source);
+	    }
+	
+	    constructor(source: any = {}) {
+	        if ('string' === typeof source) source = JSON.parse(source);
+	        this.id = source["id"];
+	        this.threadId = source["threadId"];
+	        this.position = source["position"];
+	        this.input = source["input"];
+	        this.content = source["content"];
+	        this.createdAt = this.convertValues(source["createdAt"], null);
+	        this.updatedAt = this.convertValues(source["updatedAt"], null);
 	    }
 	
 		convertValues(a: any, classs: any, asMap: boolean = false): any {

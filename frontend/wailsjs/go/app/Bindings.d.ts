@@ -44,6 +44,10 @@ export function DeleteThreadWith(arg1:string,arg2:hub.DeleteOptions):Promise<voi
 
 export function DiscardThread(arg1:string):Promise<hub.Thread>;
 
+export function EditQueued(arg1:string,arg2:string,arg3:hub.QueueEdit):Promise<hub.QueuedPrompt>;
+
+export function Enqueue(arg1:string,arg2:hub.TurnInput):Promise<hub.QueuedPrompt>;
+
 export function ExportText(arg1:hub.ExportRequest):Promise<string>;
 
 export function GetSettings():Promise<hub.Settings>;
@@ -106,9 +110,13 @@ export function QueryPermissions(arg1:hub.PermissionQuery):Promise<hub.Permissio
 
 export function QueryThreads(arg1:hub.ThreadQuery):Promise<hub.ThreadPage>;
 
+export function Queue(arg1:string):Promise<Array<hub.QueuedPrompt>>;
+
 export function RemoveAgent(arg1:string):Promise<void>;
 
 export function RemoveHost(arg1:string):Promise<void>;
+
+export function RemoveQueued(arg1:string,arg2:string):Promise<void>;
 
 export function RenameThread(arg1:string,arg2:string):Promise<hub.Thread>;
 
@@ -119,6 +127,8 @@ export function RevertChanges(arg1:string,arg2:hub.RevertRequest):Promise<hub.Re
 export function SaveExport(arg1:hub.ExportRequest,arg2:string):Promise<string>;
 
 export function Search(arg1:hub.SearchQuery):Promise<hub.SearchPage>;
+
+export function SendNext(arg1:string):Promise<hub.Turn>;
 
 export function SetArchived(arg1:string,arg2:boolean):Promise<hub.Thread>;
 

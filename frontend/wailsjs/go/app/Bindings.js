@@ -86,6 +86,14 @@ export function DiscardThread(arg1) {
   return window['go']['app']['Bindings']['DiscardThread'](arg1);
 }
 
+export function EditQueued(arg1, arg2, arg3) {
+  return window['go']['app']['Bindings']['EditQueued'](arg1, arg2, arg3);
+}
+
+export function Enqueue(arg1, arg2) {
+  return window['go']['app']['Bindings']['Enqueue'](arg1, arg2);
+}
+
 export function ExportText(arg1) {
   return window['go']['app']['Bindings']['ExportText'](arg1);
 }
@@ -210,12 +218,20 @@ export function QueryThreads(arg1) {
   return window['go']['app']['Bindings']['QueryThreads'](arg1);
 }
 
+export function Queue(arg1) {
+  return window['go']['app']['Bindings']['Queue'](arg1);
+}
+
 export function RemoveAgent(arg1) {
   return window['go']['app']['Bindings']['RemoveAgent'](arg1);
 }
 
 export function RemoveHost(arg1) {
   return window['go']['app']['Bindings']['RemoveHost'](arg1);
+}
+
+export function RemoveQueued(arg1, arg2) {
+  return window['go']['app']['Bindings']['RemoveQueued'](arg1, arg2);
 }
 
 export function RenameThread(arg1, arg2) {
@@ -236,6 +252,10 @@ export function SaveExport(arg1, arg2) {
 
 export function Search(arg1) {
   return window['go']['app']['Bindings']['Search'](arg1);
+}
+
+export function SendNext(arg1) {
+  return window['go']['app']['Bindings']['SendNext'](arg1);
 }
 
 export function SetArchived(arg1, arg2) {
