@@ -60,6 +60,20 @@ export namespace hub {
 	        this.skipped = source["skipped"];
 	    }
 	}
+	export class AgentProbeError {
+	    message: string;
+	    stderr?: string;
+	
+	    static createFrom(source: any = {}) {
+	        return new AgentProbeError(source);
+	    }
+	
+	    constructor(source: any = {}) {
+	        if ('string' === typeof source) source = JSON.parse(source);
+	        this.message = source["message"];
+	        this.stderr = source["stderr"];
+	    }
+	}
 	export class Agent {
 	    id: string;
 	    name: string;
@@ -67,6 +81,7 @@ export namespace hub {
 	    command: string;
 	    version?: string;
 	    capabilities?: number[];
+	    probeError?: AgentProbeError;
 	    reason?: string;
 	    install?: string;
 	    mcpServers?: AgentMCPServer[];
@@ -89,6 +104,7 @@ export namespace hub {
 	        this.command = source["command"];
 	        this.version = source["version"];
 	        this.capabilities = source["capabilities"];
+	        this.probeError = this.convertValues(source["probeError"], AgentProbeError);
 	        this.reason = source["reason"];
 	        this.install = source["install"];
 	        this.mcpServers = this.convertValues(source["mcpServers"], AgentMCPServer);
@@ -177,6 +193,7 @@ export namespace hub {
 		    return a;
 		}
 	}
+	
 	export class AgentSession {
 	    sessionId: string;
 	    cwd: string;
@@ -1044,6 +1061,7 @@ export namespace hub {
 	    configOptions?: number[];
 	    availableCommands?: number[];
 	    clientCapabilities?: ClientCapabilities;
+	    additionalDirectories?: string[];
 	    worktree?: Worktree;
 	    overlaps?: Overlap[];
 	    summary?: string;
@@ -1075,6 +1093,7 @@ export namespace hub {
 	        this.configOptions = source["configOptions"];
 	        this.availableCommands = source["availableCommands"];
 	        this.clientCapabilities = this.convertValues(source["clientCapabilities"], ClientCapabilities);
+	        this.additionalDirectories = source["additionalDirectories"];
 	        this.worktree = this.convertValues(source["worktree"], Worktree);
 	        this.overlaps = this.convertValues(source["overlaps"], Overlap);
 	        this.summary = source["summary"];
@@ -1173,6 +1192,7 @@ export namespace hub {
 	    title?: string;
 	    host?: string;
 	    openSession?: boolean;
+	    additionalDirectories?: string[];
 	    clientCapabilities?: ClientCapabilities;
 	    mcpServers?: number[][];
 	    worktree?: WorktreeRequest;
@@ -1188,6 +1208,7 @@ export namespace hub {
 	        this.title = source["title"];
 	        this.host = source["host"];
 	        this.openSession = source["openSession"];
+	        this.additionalDirectories = source["additionalDirectories"];
 	        this.clientCapabilities = this.convertValues(source["clientCapabilities"], ClientCapabilities);
 	        this.mcpServers = source["mcpServers"];
 	        this.worktree = this.convertValues(source["worktree"], WorktreeRequest);
