@@ -13,8 +13,17 @@ import (
 //     in a usage_update as _meta["_claude/rateLimit"] =
 //     {status: "allowed"|"allowed_warning"|"rejected", resetsAt: <unix
 //     seconds>, rateLimitType: "five_hour"|"seven_day"|…}.
+//
 //   - the same object in a JSON-RPC error's data (data._meta or data
 //     itself), for an agent that fails the prompt instead.
+//
+//   - codex-acp fails the prompt with an internal error whose data is
+//     {message, codex_error_info}: "usage_limit_exceeded" or
+//     "rate_limit_exceeded" (no reset time; the time is only in the
+//     message's prose), or {"model_cap": {model, reset_after_seconds}}
+//     (a reset that many seconds from now). Codex's own protocol spells
+//     them in camelCase (usageLimitExceeded, modelCap, resetAfterSeconds):
+//     both are read.
 //
 // Only "rejected" with a reset time is a limit: "allowed_warning" is a
 // warning the agent carries on through.
@@ -56,7 +65,62 @@ func RateLimitFromError(err error) *RateLimit {
 	if rl := parseRateLimitInfo(data[rateLimitKey]); rl != nil {
 		return rl
 	}
+	if c := codexLimit(data); c.limited && c.resetAfter > 0 {
+		return &RateLimit{Until: time.Now().Add(c.resetAfter).UTC().Truncate(time.Second), Type: c.kind}
+	}
 	return parseRateLimitInfo(e.Data)
+}
+
+// codexInfo is what codex-acp's error data says of a limit.
+type codexInfo struct {
+	limited    bool          // a usage, rate or model limit
+	kind       string        // "usage_limit", "rate_limit" or "model_cap"
+	resetAfter time.Duration // 0: no reset time given
+}
+
+// codexLimitMax bounds a reset codex-acp gives (a week): a larger or
+// hostile value is taken as no reset time, and the user is asked.
+const codexLimitMax = 7 * 24 * time.Hour
+
+// codexLimit reads codex-acp's {codex_error_info} (see RateLimit).
+func codexLimit(data map[string]json.RawMessage) codexInfo {
+	raw := data["codex_error_info"]
+	if len(raw) == 0 {
+		raw = data["codexErrorInfo"]
+	}
+	var name string
+	if unmarshal(raw, &name) == nil {
+		switch name {
+		case "usage_limit_exceeded", "usageLimitExceeded":
+			return codexInfo{limited: true, kind: "usage_limit"}
+		case "rate_limit_exceeded", "rateLimitExceeded":
+			return codexInfo{limited: true, kind: "rate_limit"}
+		}
+		return codexInfo{}
+	}
+	var obj map[string]json.RawMessage
+	if unmarshal(raw, &obj) != nil {
+		return codexInfo{}
+	}
+	capRaw, ok := obj["model_cap"]
+	if !ok {
+		capRaw, ok = obj["modelCap"]
+	}
+	if !ok {
+		return codexInfo{}
+	}
+	var m struct {
+		Snake *float64 `json:"reset_after_seconds"`
+		Camel *float64 `json:"resetAfterSeconds"`
+	}
+	_ = unmarshal(capRaw, &m)
+	out := codexInfo{limited: true, kind: "model_cap"}
+	for _, v := range []*float64{m.Snake, m.Camel} {
+		if v != nil && *v > 0 && time.Duration(*v*float64(time.Second)) <= codexLimitMax {
+			out.resetAfter = time.Duration(*v * float64(time.Second))
+		}
+	}
+	return out
 }
 
 // parseRateLimitInfo reads {status, resetsAt, rateLimitType}. resetsAt is
@@ -83,7 +147,8 @@ func parseRateLimitInfo(b json.RawMessage) *RateLimit {
 
 // RateLimitedWithoutReset reports whether err is an agent's refusal for a
 // usage limit that does not say when it ends: the shape above with status
-// "rejected" and no resetsAt (RateLimitFromError is nil for it). The hub
+// "rejected" and no resetsAt, or codex-acp's limits without
+// reset_after_seconds (RateLimitFromError is nil for them). The hub
 // then asks the user instead of waiting (issue 33).
 func RateLimitedWithoutReset(err error) bool {
 	var e *Error
@@ -93,6 +158,9 @@ func RateLimitedWithoutReset(err error) bool {
 	var data map[string]json.RawMessage
 	if unmarshal(e.Data, &data) != nil {
 		return false
+	}
+	if c := codexLimit(data); c.limited {
+		return true // RateLimitFromError took those with a reset
 	}
 	var meta map[string]json.RawMessage
 	_ = unmarshal(data["_meta"], &meta)

@@ -171,11 +171,18 @@ var bindingsContract = map[string]string{
 	"InstallNode":  "func() error",
 	"NodeStatus":   "func() (hub.NodeStatus, error)",
 	// hub.AgentAuth, the app's.
-	"SignInAgent": "func(string, string) (hub.SignInResult, error)",
-	"WatchAuth":   "func(string) error",
-	"AuthInput":   "func(string, string) error",
-	"AuthResize":  "func(string, int, int) error",
-	"CloseAuth":   "func(string) error",
+	"SignInAgent":  "func(string, string) (hub.SignInResult, error)",
+	"WatchAuth":    "func(string) error",
+	"AuthInput":    "func(string, string) error",
+	"AuthResize":   "func(string, int, int) error",
+	"CloseAuth":    "func(string) error",
+	"SignOutAgent": "func(string) error",
+	// hub.QueueService (issue 33), bound through the embedded hub.QueueCalls.
+	"Enqueue":      "func(string, hub.TurnInput) (hub.QueuedPrompt, error)",
+	"Queue":        "func(string) ([]hub.QueuedPrompt, error)",
+	"EditQueued":   "func(string, string, hub.QueueEdit) (hub.QueuedPrompt, error)",
+	"RemoveQueued": "func(string, string) error",
+	"SendNext":     "func(string) (hub.Turn, error)",
 	// hub.HostService (Services.Hosts), the app's.
 	"ListHosts":   "func() ([]hub.Host, error)",
 	"AddHost":     "func(string, string) (hub.Host, error)",
@@ -192,8 +199,9 @@ var windowOnly = map[string]bool{"ChooseFolder": true, "GetSettings": true, "Upd
 	"HostFolders":     true, "HostAgents": true, // hub.HostHubs (bindings_hosts.go)
 	"GetUsage": true, "OverrideBudget": true, // hub.UsageService (bindings_usage.go)
 	"InstallAgent": true, "RemoveAgent": true, "InstallNode": true, "NodeStatus": true,
-	"SignInAgent": true, "WatchAuth": true, "AuthInput": true, "AuthResize": true, "CloseAuth": true,
-	"ListHosts": true, "AddHost": true, "RemoveHost": true, "ConnectHost": true}
+	"SignInAgent": true, "WatchAuth": true, "AuthInput": true, "AuthResize": true, "CloseAuth": true, "SignOutAgent": true,
+	"ListHosts": true, "AddHost": true, "RemoveHost": true, "ConnectHost": true,
+	"Enqueue": true, "Queue": true, "EditQueued": true, "RemoveQueued": true, "SendNext": true} // hub.QueueService (Services.Queue)
 
 // unbound are the hub.Service methods the window has no use for:
 // AnswerClientRequest and ClientRequestParams are for a thread's owner

@@ -4,7 +4,6 @@ import (
 	"path/filepath"
 	"slices"
 
-	"github.com/switchboard-hub/switchboard/acp"
 	"github.com/switchboard-hub/switchboard/hub"
 )
 
@@ -47,10 +46,4 @@ func (e *Engine) checkExtraDirs(cwd string, dirs []string) ([]string, error) {
 		}
 	}
 	return out, nil
-}
-
-// sessionDirs are the folders of the thread's agent sessions: its agent
-// folder (agentDir) and its extra folders.
-func sessionDirs(t hub.Thread) acp.SessionDirs {
-	return acp.SessionDirs{Cwd: agentDir(t), Additional: t.AdditionalDirectories}
 }

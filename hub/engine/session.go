@@ -672,3 +672,10 @@ func sessionConflict(agentID, sid, holder string) error {
 		Message: fmt.Sprintf("%s's session %s is open in another Switchboard hub (%s): one hub drives an agent session at a time; close it there first", agentID, sid, holder),
 		Details: map[string]any{"reason": hub.ReasonSessionLocked, "holder": holder}}
 }
+
+// sessionDirs are the folders of the thread's agent sessions: its agent
+// folder (agentDir) and its extra folders (extradirs.go). Here, not there:
+// it is on the prompt's way (TestPromptPath).
+func sessionDirs(t hub.Thread) acp.SessionDirs {
+	return acp.SessionDirs{Cwd: agentDir(t), Additional: t.AdditionalDirectories}
+}
