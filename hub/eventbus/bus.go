@@ -143,9 +143,9 @@ func (s *subscriber) stop() {
 }
 
 // Subscribe registers a subscriber for events matching f with Seq >
-// f.After (f.After < 0, or past the last seq published: from now on): the
-// stored ones first (read from the Reader), then live ones, with no gap
-// and no duplicate.
+// f.After (f.After < 0: from now on; past the last seq published: from
+// the log's start): the stored ones first (read from the Reader), then
+// live ones, with no gap and no duplicate.
 func (b *Bus) Subscribe(f hub.EventFilter) *hub.Subscription {
 	s := &subscriber{
 		bus:    b,
@@ -158,13 +158,18 @@ func (b *Bus) Subscribe(f hub.EventFilter) *hub.Subscription {
 	boundary := b.lastSeq
 	b.subs[s] = struct{}{}
 	b.mu.Unlock()
-	// From now on; and a resume point this hub never reached (its data
-	// dir was reset since, or the point is another hub's) is taken as
-	// now, so the events that follow reach the subscriber with their
-	// lower seqs rather than being held back as seen: the mirror of a
-	// host tells a reset host by them (hub/hostmirror, ADR 0048).
-	if f.After < 0 || f.After > boundary {
+	// From now on. A resume point this hub never reached (its data dir
+	// was reset since, or the point is another hub's) belongs to a log
+	// this hub no longer has: everything in its log is new to the
+	// subscriber, which gets it from the start, with seqs at or below its
+	// point — the mirror of a host tells a reset host by them and copies
+	// the new log whole, including what it logged before the link came
+	// back (hub/hostmirror, ADR 0048).
+	switch {
+	case f.After < 0:
 		f.After = boundary
+	case f.After > boundary:
+		f.After = 0
 	}
 	go s.run(f.After, boundary)
 	return hub.NewSubscription(s.out, s.stop)

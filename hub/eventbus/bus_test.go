@@ -84,21 +84,25 @@ func TestBusCatchUpThenLiveNoGapNoDuplicate(t *testing.T) {
 }
 
 // A resume point past the log's end (a hub whose data dir was reset, its
-// seqs starting over) is "from now on": the next events arrive, with their
-// lower seqs, rather than being held back until the seqs pass it.
-func TestBusResumePastTheEndIsNow(t *testing.T) {
+// seqs starting over) is the log's start: all of it arrives, with seqs
+// lower than the point, then the next events; nothing is held back.
+func TestBusResumePastTheEndIsTheStart(t *testing.T) {
 	log := &memLog{}
 	b := New(log, 0, 0)
 	for range 3 {
 		b.Publish([]hub.Event{log.append("message_delta", "t1", "c1")})
 	}
+	// A point this log never reached (another log's): the whole log, then
+	// what comes next, with no gap and no duplicate.
 	sub := b.Subscribe(hub.EventFilter{After: 1000, All: true})
 	defer sub.Close()
 	b.Publish([]hub.Event{log.append("message_delta", "t1", "c1")})
 	b.Publish([]hub.Event{log.append("turn_completed", "t1", "c1")})
-	got := collect(t, sub, 2)
-	if got[0].Seq != 4 || got[1].Seq != 5 {
-		t.Fatalf("got seqs %d, %d; want 4, 5", got[0].Seq, got[1].Seq)
+	got := collect(t, sub, 5)
+	for i, ev := range got {
+		if ev.Seq != int64(i+1) {
+			t.Fatalf("event %d has seq %d; want the log from seq 1 to 5", i, ev.Seq)
+		}
 	}
 }
 

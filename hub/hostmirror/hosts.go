@@ -254,7 +254,7 @@ func (hs *Hosts) followOnce(ctx context.Context, h *host, b *client.Backoff) err
 		}
 		// A seq at or before the point resumed from: the host's log started
 		// over (its data dir was reset; its hub answers a resume point it
-		// never reached with what comes next, hub/eventbus). Nothing of the
+		// never reached with its log from the start, hub/eventbus). Nothing of the
 		// new log is copied after the old one's point: the link starts
 		// again from the new log's start (the old copies stay, as copies of
 		// threads the host no longer has).
