@@ -13,7 +13,6 @@ import (
 
 	"go.yaml.in/yaml/v3"
 
-	"github.com/switchboard-hub/switchboard/acp/acptest"
 	"github.com/switchboard-hub/switchboard/acp/acptest/fakemodel"
 )
 
@@ -87,16 +86,9 @@ func e2eApprovalsSDK(t *testing.T, bins e2eBins) {
 // remembered thread decision lets the same command through in that
 // thread only.
 func e2eApprovalsClaude(t *testing.T, bins e2eBins) {
-	model := fakemodel.Start(t)
-	model.SetSide(fakemodel.NoTools, fakemodel.Text(`{"title":"Fake session"}`))
-	ra := acptest.Claude(t, acptest.ToolsDir(t), model.URL)
-	env := map[string]string{}
-	for _, kv := range ra.Env {
-		k, v, _ := strings.Cut(kv, "=")
-		env[k] = v
-	}
+	claude, model := claudeOffline(t)
 	h := newHub(t, bins, hubConfig{
-		"agents": map[string]agentConf{"claude-offline": {Name: "Claude (offline)", Command: ra.Path, Args: ra.Args, Env: env}},
+		"agents": map[string]agentConf{"claude-offline": claude},
 		"permissions": map[string]any{"rules": []rule{
 			{"name": "edits-here", "agents": []string{"claude-offline"}, "kinds": []string{"edit"}, "inside": "folder", "decision": "allow"},
 			{"name": "no-rm", "agents": []string{"claude-offline"}, "kinds": []string{"execute"}, "match": `^rm `, "decision": "deny"},

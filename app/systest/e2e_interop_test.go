@@ -11,7 +11,6 @@ import (
 	"testing"
 	"time"
 
-	"github.com/switchboard-hub/switchboard/acp/acptest"
 	"github.com/switchboard-hub/switchboard/acp/acptest/fakemodel"
 	"github.com/switchboard-hub/switchboard/acp/acptest/testkit"
 )
@@ -46,16 +45,9 @@ func e2eInteropSDK(t *testing.T, bins e2eBins) {
 // text, a file write approved over HTTP, a cancel while a permission is
 // pending.
 func e2eInteropClaude(t *testing.T, bins e2eBins) {
-	model := fakemodel.Start(t)
-	model.SetSide(fakemodel.NoTools, fakemodel.Text(`{"title":"Fake session"}`))
-	ra := acptest.Claude(t, acptest.ToolsDir(t), model.URL) // fails, saying to run `make tools`, when missing
-	env := map[string]string{}
-	for _, kv := range ra.Env {
-		k, v, _ := strings.Cut(kv, "=")
-		env[k] = v
-	}
+	claude, model := claudeOffline(t)
 	h := newHub(t, bins, hubConfig{
-		"agents": map[string]agentConf{"claude-offline": {Name: "Claude (offline)", Command: ra.Path, Args: ra.Args, Env: env}},
+		"agents": map[string]agentConf{"claude-offline": claude},
 	})
 	cwd := t.TempDir()
 	th := h.newThread("claude-offline", cwd)

@@ -10,7 +10,6 @@ import (
 	"testing"
 	"time"
 
-	"github.com/switchboard-hub/switchboard/acp/acptest"
 	"github.com/switchboard-hub/switchboard/acp/acptest/fakemodel"
 )
 
@@ -22,16 +21,9 @@ import (
 // tail), and the next start has no agent of the previous run to stop.
 func TestE2EClaudeTreeDiesWithHub(t *testing.T) {
 	bins := buildE2E(t)
-	model := fakemodel.Start(t)
-	model.SetSide(fakemodel.NoTools, fakemodel.Text(`{"title":"Fake session"}`))
-	ra := acptest.Claude(t, acptest.ToolsDir(t), model.URL)
-	env := map[string]string{}
-	for _, kv := range ra.Env {
-		k, v, _ := strings.Cut(kv, "=")
-		env[k] = v
-	}
+	claude, model := claudeOffline(t)
 	h := newHub(t, bins, hubConfig{
-		"agents": map[string]agentConf{"claude-offline": {Name: "Claude (offline)", Command: ra.Path, Args: ra.Args, Env: env}},
+		"agents": map[string]agentConf{"claude-offline": claude},
 		"permissions": map[string]any{"rules": []rule{
 			{"name": "sleeps", "agents": []string{"claude-offline"}, "kinds": []string{"execute"}, "match": `^tail -f /dev/null$`, "decision": "allow"},
 		}},

@@ -10,7 +10,6 @@ import (
 	"testing"
 	"time"
 
-	"github.com/switchboard-hub/switchboard/acp/acptest"
 	"github.com/switchboard-hub/switchboard/acp/acptest/fakemodel"
 	"github.com/switchboard-hub/switchboard/acp/acptest/testkit"
 )
@@ -138,16 +137,9 @@ func TestE2EBudgetPause(t *testing.T) {
 // next thread's question cancels its turn, and the command never runs.
 func TestE2EBudgetPauseClaudeOffline(t *testing.T) {
 	bins := buildE2E(t)
-	model := fakemodel.Start(t)
-	model.SetSide(fakemodel.NoTools, fakemodel.Text(`{"title":"Fake session"}`))
-	ra := acptest.Claude(t, acptest.ToolsDir(t), model.URL)
-	env := map[string]string{}
-	for _, kv := range ra.Env {
-		k, v, _ := strings.Cut(kv, "=")
-		env[k] = v
-	}
+	claude, model := claudeOffline(t)
 	h := newHub(t, bins, hubConfig{
-		"agents":  map[string]agentConf{"claude-offline": {Name: "Claude (offline)", Command: ra.Path, Args: ra.Args, Env: env}},
+		"agents":  map[string]agentConf{"claude-offline": claude},
 		"budgets": map[string]any{"currency": "USD"},
 	})
 	cwd := t.TempDir()

@@ -11,7 +11,6 @@ import (
 	"testing"
 	"time"
 
-	"github.com/switchboard-hub/switchboard/acp/acptest"
 	"github.com/switchboard-hub/switchboard/acp/acptest/fakemodel"
 	"github.com/switchboard-hub/switchboard/hub"
 	"github.com/switchboard-hub/switchboard/hub/client"
@@ -178,16 +177,9 @@ func TestE2EUsageLedgerAndBudgets(t *testing.T) {
 // ledger records them against the thread, the turn and the model.
 func TestE2EUsageClaudeOffline(t *testing.T) {
 	bins := buildE2E(t)
-	model := fakemodel.Start(t)
-	model.SetSide(fakemodel.NoTools, fakemodel.Text(`{"title":"Fake session"}`))
-	ra := acptest.Claude(t, acptest.ToolsDir(t), model.URL)
-	env := map[string]string{}
-	for _, kv := range ra.Env {
-		k, v, _ := strings.Cut(kv, "=")
-		env[k] = v
-	}
+	claude, model := claudeOffline(t)
 	h := newHub(t, bins, hubConfig{
-		"agents": map[string]agentConf{"claude-offline": {Name: "Claude (offline)", Command: ra.Path, Args: ra.Args, Env: env}},
+		"agents": map[string]agentConf{"claude-offline": claude},
 	})
 	th := h.newThread("claude-offline", t.TempDir())
 	for i, text := range []string{"Hello from the fake model.", "A second answer, a little longer than the first one."} {
