@@ -21,9 +21,11 @@ const (
 // SystemPrompt is client-provided system-level instructions for a session:
 // Mode (SystemPromptAppend or SystemPromptOverride) and Text, sent as one
 // text content block. The zero value (no Text) is no system prompt.
+//
+// The config file's instructions ({mode, text}) decode into it as well.
 type SystemPrompt struct {
-	Mode string
-	Text string
+	Mode string `mapstructure:"mode" yaml:"mode" json:"mode,omitempty"`
+	Text string `mapstructure:"text" yaml:"text" json:"text"`
 }
 
 // IsZero reports whether p carries nothing to send.
