@@ -9,6 +9,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/switchboard-hub/switchboard/acp/acptest/fakemodel"
 )
 
 // TestE2ESystemPrompt sets instructions through PATCH /v1/settings (what
@@ -179,6 +181,60 @@ func TestE2ESystemPrompt(t *testing.T) {
 		r := h.do("PATCH", "/v1/settings", patch)
 		if r.status != 400 || !strings.Contains(string(r.body), field) {
 			t.Errorf("bad instructions: %s, want 400 naming %s", r, field)
+		}
+	}
+}
+
+// TestE2ESystemPromptClaude runs Claude Code through claude-agent-acp
+// (from .tools, offline against the fake model), which advertises the
+// system prompt in both modes: the agent's instructions set in Settings
+// reach the model's system prompt — appended to Claude Code's own, or in
+// place of it in override mode — and the thread says they were sent.
+func TestE2ESystemPromptClaude(t *testing.T) {
+	bins := buildE2E(t)
+	claude, model := claudeOffline(t)
+	h := newHub(t, bins, hubConfig{"agents": map[string]agentConf{"claude-offline": claude}})
+	const slow = 120 * time.Second
+	// systemOf is the system prompt of the last main model request.
+	systemOf := func() string {
+		reqs := model.ModelRequests(false)
+		if len(reqs) == 0 {
+			t.Fatal("the model got no request")
+		}
+		var body struct{ System json.RawMessage }
+		if err := json.Unmarshal(reqs[len(reqs)-1].Body, &body); err != nil {
+			t.Fatal(err)
+		}
+		return string(body.System)
+	}
+	for _, tt := range []struct {
+		mode, marker string
+		ownKept      bool
+	}{{"append", "SB-APPEND-MARKER", true}, {"override", "SB-OVERRIDE-MARKER", false}} {
+		h.call("PATCH", "/v1/settings", map[string]any{"agents": map[string]any{"claude-offline": map[string]any{
+			"instructions": map[string]any{"mode": tt.mode, "text": "Always answer in French. " + tt.marker},
+		}}}, 200, nil)
+		th := h.newThread("claude-offline", t.TempDir())
+		model.Push(fakemodel.Text("D'accord."))
+		tu := h.startTurn(th.ID, "Say hello.")
+		if got := h.waitTurn(th.ID, tu.ID, slow); got.Status != "completed" {
+			t.Fatalf("%s: turn %+v", tt.mode, got)
+		}
+		sys := systemOf()
+		if !strings.Contains(sys, tt.marker) {
+			t.Errorf("%s: the model's system prompt lacks the instructions: %.400s", tt.mode, sys)
+		}
+		if own := strings.Contains(sys, "Claude Code"); own != tt.ownKept {
+			t.Errorf("%s: Claude Code's own system prompt kept %v, want %v: %.400s", tt.mode, own, tt.ownKept, sys)
+		}
+		var r struct {
+			Thread struct {
+				Instructions *struct{ Mode, Delivery string }
+			}
+		}
+		h.call("GET", "/v1/threads/"+th.ID, nil, 200, &r)
+		if in := r.Thread.Instructions; in == nil || in.Mode != tt.mode || in.Delivery != "sent" {
+			t.Errorf("%s: the thread's instructions %+v, want sent", tt.mode, in)
 		}
 	}
 }
