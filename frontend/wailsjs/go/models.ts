@@ -798,6 +798,42 @@ export namespace hub {
 		    return a;
 		}
 	}
+	export class FolderChanges {
+	    folder: string;
+	    source: string;
+	    base?: string;
+	    files: FileChange[];
+	
+	    static createFrom(source: any = {}) {
+	        return new FolderChanges(source);
+	    }
+	
+	    constructor(source: any = {}) {
+	        if ('string' === typeof source) source = JSON.parse(source);
+	        this.folder = source["folder"];
+	        this.source = source["source"];
+	        this.base = source["base"];
+	        this.files = this.convertValues(source["files"], FileChange);
+	    }
+	
+		convertValues(a: any, classs: any, asMap: boolean = false): any {
+		    if (!a) {
+		        return a;
+		    }
+		    if (a.slice && a.map) {
+		        return (a as any[]).map(elem => this.convertValues(elem, classs));
+		    } else if ("object" === typeof a) {
+		        if (asMap) {
+		            for (const key of Object.keys(a)) {
+		                a[key] = new classs(a[key]);
+		            }
+		            return a;
+		        }
+		        return new classs(a);
+		    }
+		    return a;
+		}
+	}
 	export class FileChange {
 	    path: string;
 	    status: string;
@@ -820,6 +856,7 @@ export namespace hub {
 	    source: string;
 	    base?: string;
 	    files: FileChange[];
+	    folders?: FolderChanges[];
 	
 	    static createFrom(source: any = {}) {
 	        return new Changes(source);
@@ -830,6 +867,7 @@ export namespace hub {
 	        this.source = source["source"];
 	        this.base = source["base"];
 	        this.files = this.convertValues(source["files"], FileChange);
+	        this.folders = this.convertValues(source["folders"], FolderChanges);
 	    }
 	
 		convertValues(a: any, classs: any, asMap: boolean = false): any {
@@ -1669,6 +1707,21 @@ export namespace hub {
 	        this.path = source["path"];
 	    }
 	}
+	
+	export class FolderFiles {
+	    folder: string;
+	    files: string[];
+	
+	    static createFrom(source: any = {}) {
+	        return new FolderFiles(source);
+	    }
+	
+	    constructor(source: any = {}) {
+	        if ('string' === typeof source) source = JSON.parse(source);
+	        this.folder = source["folder"];
+	        this.files = source["files"];
+	    }
+	}
 	export class FolderList {
 	    path: string;
 	    parent?: string;
@@ -2429,6 +2482,7 @@ export namespace hub {
 	
 	export class RestoreResult {
 	    files: string[];
+	    folders?: FolderFiles[];
 	
 	    static createFrom(source: any = {}) {
 	        return new RestoreResult(source);
@@ -2437,10 +2491,30 @@ export namespace hub {
 	    constructor(source: any = {}) {
 	        if ('string' === typeof source) source = JSON.parse(source);
 	        this.files = source["files"];
+	        this.folders = this.convertValues(source["folders"], FolderFiles);
 	    }
+	
+		convertValues(a: any, classs: any, asMap: boolean = false): any {
+		    if (!a) {
+		        return a;
+		    }
+		    if (a.slice && a.map) {
+		        return (a as any[]).map(elem => this.convertValues(elem, classs));
+		    } else if ("object" === typeof a) {
+		        if (asMap) {
+		            for (const key of Object.keys(a)) {
+		                a[key] = new classs(a[key]);
+		            }
+		            return a;
+		        }
+		        return new classs(a);
+		    }
+		    return a;
+		}
 	}
 	export class RevertRequest {
 	    path?: string;
+	    folder?: string;
 	    sinceTurn?: string;
 	    force?: boolean;
 	
@@ -2451,6 +2525,7 @@ export namespace hub {
 	    constructor(source: any = {}) {
 	        if ('string' === typeof source) source = JSON.parse(source);
 	        this.path = source["path"];
+	        this.folder = source["folder"];
 	        this.sinceTurn = source["sinceTurn"];
 	        this.force = source["force"];
 	    }
