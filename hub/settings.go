@@ -144,6 +144,11 @@ func (d SessionDefaults) IsZero() bool { return d.Mode == "" && len(d.Options) =
 type FolderSettings struct {
 	Glob       string             `json:"glob"`
 	MCPServers []MCPServerSetting `json:"mcpServers,omitempty"`
+	// AdditionalDirectories are the extra folders new threads in matching
+	// folders get unless their request gives its own
+	// (folders.<glob>.additionalDirectories, issue 32, ADR 0051), as
+	// written (~ not expanded).
+	AdditionalDirectories []string `json:"additionalDirectories,omitempty"`
 }
 
 // SettingsPatch is the body of PATCH /v1/settings: only the fields present
@@ -174,6 +179,10 @@ type FolderPatch struct {
 	// MCPServers adds or replaces the folder's MCP servers by name; null
 	// removes one.
 	MCPServers map[string]*MCPServerPatch `json:"mcpServers,omitempty" ts_type:"Record<string, MCPServerPatch | null>"`
+	// AdditionalDirectories, when present, replaces the folder's extra
+	// folders (each absolute or starting with ~/); an empty list removes
+	// them.
+	AdditionalDirectories *[]string `json:"additionalDirectories,omitempty"`
 }
 
 // PermissionSettingsPatch changes permissions.timeout when Timeout is set,

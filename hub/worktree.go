@@ -95,6 +95,11 @@ type DeleteOptions struct {
 type GitFolder struct {
 	Git  bool   `json:"git"`
 	Repo string `json:"repo,omitempty"`
+	// AdditionalDirectories are the extra folders a new thread in the
+	// folder gets by default (folders.<glob>.additionalDirectories, the
+	// ones that exist; ADR 0051): New thread pre-fills them. This is New
+	// thread's one question about a folder, so it rides here.
+	AdditionalDirectories []string `json:"additionalDirectories,omitempty"`
 }
 
 // MergeResult is the answer of POST /v1/threads/{id}/merge.

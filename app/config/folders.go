@@ -46,6 +46,11 @@ type FolderConfig struct {
 	// (issue 31: install dependencies, copy .env from the main checkout,
 	// named by $SWITCHBOARD_MAIN_CHECKOUT); nil: not set here.
 	WorktreeSetup []string `yaml:"worktreeSetup" json:"worktreeSetup,omitempty"`
+	// AdditionalDirectories are the extra folders a new thread in a
+	// matching folder gets unless its request names its own (issue 32,
+	// ADR 0051): absolute, or starting with ~/. A more specific glob's
+	// list replaces a less specific one's; nil: not set here.
+	AdditionalDirectories []string `yaml:"additionalDirectories" json:"additionalDirectories,omitempty"`
 }
 
 // foldersType is Folders' reflect type, for skipHook.
@@ -90,7 +95,7 @@ func decodeFolders(data []byte) (Folders, error) {
 			return nil, fmt.Errorf("line %d: folders.%q must be a map of settings", node.Line, glob)
 		}
 		for k, v := range keys {
-			if k != "allowedFolders" && k != "mcpServers" && k != "worktree" && k != "worktreeSetup" {
+			if k != "allowedFolders" && k != "mcpServers" && k != "worktree" && k != "worktreeSetup" && k != "additionalDirectories" {
 				return nil, fmt.Errorf("line %d: unknown key folders.%q.%s", v.Line, glob, k)
 			}
 		}
@@ -100,6 +105,9 @@ func decodeFolders(data []byte) (Folders, error) {
 		}
 		if _, set := keys["allowedFolders"]; set && fc.AllowedFolders == nil {
 			fc.AllowedFolders = []string{} // "allowedFolders: []" or empty: set, to none
+		}
+		if _, set := keys["additionalDirectories"]; set && fc.AdditionalDirectories == nil {
+			fc.AdditionalDirectories = []string{} // set, to none: a broader glob's does not apply
 		}
 		if _, set := keys["worktreeSetup"]; set && fc.WorktreeSetup == nil {
 			fc.WorktreeSetup = []string{} // "worktreeSetup: []": set, to none (a broader glob's does not apply)
@@ -138,6 +146,11 @@ func (f Folders) validate() error {
 				return fmt.Errorf("folders.%q.allowedFolders: %q must be an absolute path (or start with ~/)", g, d)
 			}
 		}
+		for _, d := range f[g].AdditionalDirectories {
+			if !filepath.IsAbs(expandHome(d)) {
+				return fmt.Errorf("folders.%q.additionalDirectories: %q must be an absolute path (or start with ~/)", g, d)
+			}
+		}
 	}
 	return nil
 }
@@ -151,6 +164,12 @@ func (f Folders) rules() []engine.FolderRule {
 			r.AllowedFolders = make([]string, len(fc.AllowedFolders))
 			for i, d := range fc.AllowedFolders {
 				r.AllowedFolders[i] = expandHome(d)
+			}
+		}
+		if fc.AdditionalDirectories != nil {
+			r.AdditionalDirectories = make([]string, len(fc.AdditionalDirectories))
+			for i, d := range fc.AdditionalDirectories {
+				r.AdditionalDirectories[i] = expandHome(d)
 			}
 		}
 		out = append(out, r)

@@ -180,6 +180,7 @@ func patchFolders(root *yaml.Node, folders map[string]*hub.FolderPatch) error {
 		if err := patchMCPServers(entry, f.MCPServers); err != nil {
 			return err
 		}
+		patchExtraDirs(entry, f.AdditionalDirectories)
 		if len(entry.Content) == 0 {
 			removeExact(sec, g)
 		}
@@ -190,14 +191,34 @@ func patchFolders(root *yaml.Node, folders map[string]*hub.FolderPatch) error {
 	return nil
 }
 
-// folderSettings lists c's folder sections that hold MCP servers.
+// folderSettings lists c's folder sections that hold MCP servers or
+// extra folders.
 func folderSettings(c Config) []hub.FolderSettings {
 	globs := slices.Sorted(maps.Keys(c.Folders))
 	var out []hub.FolderSettings
 	for _, g := range globs {
-		if ms := serverSettings(c.Folders[g].MCPServers); len(ms) > 0 {
-			out = append(out, hub.FolderSettings{Glob: g, MCPServers: ms})
+		ms, dirs := serverSettings(c.Folders[g].MCPServers), c.Folders[g].AdditionalDirectories
+		if len(ms) > 0 || len(dirs) > 0 {
+			out = append(out, hub.FolderSettings{Glob: g, MCPServers: ms, AdditionalDirectories: dirs})
 		}
 	}
 	return out
+}
+
+// patchExtraDirs sets a folder section's additionalDirectories to *dirs
+// (a flow list of strings), removing the key for an empty list; nil
+// leaves it.
+func patchExtraDirs(entry *yaml.Node, dirs *[]string) {
+	if dirs == nil {
+		return
+	}
+	if len(*dirs) == 0 {
+		removeKey(entry, "additionalDirectories")
+		return
+	}
+	n := &yaml.Node{Kind: yaml.SequenceNode, Tag: "!!seq"}
+	for _, d := range *dirs {
+		n.Content = append(n.Content, &yaml.Node{Kind: yaml.ScalarNode, Tag: "!!str", Value: d})
+	}
+	setNode(entry, "additionalDirectories", n)
 }

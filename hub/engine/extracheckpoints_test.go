@@ -9,6 +9,7 @@ import (
 	"testing"
 
 	"github.com/switchboard-hub/switchboard/hub"
+	"github.com/switchboard-hub/switchboard/hub/engine"
 )
 
 // An extra folder that is a subfolder of another repository is covered
@@ -64,5 +65,44 @@ func TestExtraFolderCheckpointsInASubfolder(t *testing.T) {
 	}
 	if _, err := h.e.RevertChanges(ctx, alice, th.ID, hub.RevertRequest{Folder: inner, Path: "x"}); hub.ErrorCode(err) != hub.CodeInvalidArgument {
 		t.Errorf("revert naming a folder checkpoints do not cover separately: %v, want INVALID_ARGUMENT", err)
+	}
+}
+
+// folders.<glob>.additionalDirectories (ADR 0051): a thread created
+// without extra folders gets its folder's configured ones that exist (a
+// missing one is left out, never failing the thread); an explicit empty
+// list gives none; an explicit list replaces them; GitFolder answers
+// them, for New thread to pre-fill.
+func TestFolderDefaultExtraDirs(t *testing.T) {
+	shared, missing := t.TempDir(), filepath.Join(t.TempDir(), "gone")
+	h := newHarness(t, nil)
+	c := h.e.Config()
+	c.Folders = []engine.FolderRule{{Glob: h.cwd + "/**", AdditionalDirectories: []string{shared, missing}}}
+	h.e.SetConfig(c)
+	ctx := context.Background()
+	create := func(dirs []string) []string {
+		t.Helper()
+		th, err := h.e.CreateThread(ctx, alice, hub.CreateThreadRequest{Agent: "fake", Cwd: h.cwd, AdditionalDirectories: dirs})
+		if err != nil {
+			t.Fatal(err)
+		}
+		return th.AdditionalDirectories
+	}
+	if got := create(nil); len(got) != 1 || got[0] != shared {
+		t.Errorf("no extra folders asked: %v, want the configured %s (the missing one left out)", got, shared)
+	}
+	if got := create([]string{}); len(got) != 0 {
+		t.Errorf("an empty list: %v, want none", got)
+	}
+	other := t.TempDir()
+	if got := create([]string{other}); len(got) != 1 || got[0] != other {
+		t.Errorf("an explicit list: %v, want [%s] only", got, other)
+	}
+	gf, err := h.e.GitFolder(ctx, alice, h.cwd)
+	if err != nil || len(gf.AdditionalDirectories) != 1 || gf.AdditionalDirectories[0] != shared {
+		t.Errorf("GitFolder %+v, %v: want the configured extra folder", gf, err)
+	}
+	if gf, _ := h.e.GitFolder(ctx, alice, other); len(gf.AdditionalDirectories) != 0 {
+		t.Errorf("GitFolder of a folder no rule matches: %+v", gf)
 	}
 }

@@ -30,6 +30,10 @@ type FolderRule struct {
 	// matching folder before its agent starts (nil: not set here;
 	// setup.go).
 	WorktreeSetup []string
+	// AdditionalDirectories are the extra folders a new thread in a
+	// matching folder gets when its request names none (absolute; nil:
+	// not set here; extradirs.go).
+	AdditionalDirectories []string
 }
 
 // CheckFolderGlob reports whether glob is a valid folder pattern

@@ -401,7 +401,7 @@ export interface CreateThreadRequest {
   clientCapabilities?: ClientCapabilities;
   /** MCP servers for the thread's agent sessions, in ACP's session/new shape; kept in memory only. */
   mcpServers?: Record<string, unknown>[];
-  /** Extra folders the agent may use besides cwd (absolute, existing; at most 16). */
+  /** Extra folders the agent may use besides cwd (absolute, existing; at most 16). Absent: the folder's configured ones; []: none. */
   additionalDirectories?: string[];
 }
 export type TurnInput = { input: string } | { content: unknown[] };
@@ -630,7 +630,7 @@ export interface Settings {
   /** The config's top-level mcpServers, by name. */
   mcpServers?: MCPServerSetting[];
   /** The config's folders.<glob> sections that hold MCP servers. */
-  folders?: { glob: string; mcpServers?: MCPServerSetting[] }[];
+  folders?: { glob: string; mcpServers?: MCPServerSetting[]; additionalDirectories?: string[] }[];
 }
 
 /** Spending limits in currency, and the same in tokens and agent minutes; 0 or absent is none (config budgets). */
@@ -704,7 +704,7 @@ export interface SettingsPatch {
   /** Server name → a whole server, or null (removed); servers not named stay. */
   mcpServers?: Record<string, MCPServerPatch>;
   /** Folder glob (as written) → its MCP servers merged by name, or null (the section removed). */
-  folders?: Record<string, { mcpServers?: Record<string, MCPServerPatch> } | null>;
+  folders?: Record<string, { mcpServers?: Record<string, MCPServerPatch>; additionalDirectories?: string[] } | null>;
 }
 
 /** GET /v1/search: q in SQLite FTS5 syntax; the rest narrow the hits. */

@@ -81,6 +81,8 @@ export interface GitFolder {
   git: boolean;
   /** The working tree's top folder. */
   repo?: string;
+  /** The extra folders a new thread here gets by default (folders.<glob>.additionalDirectories, ADR 0051). */
+  additionalDirectories?: string[];
 }
 
 export interface DeleteOptions {

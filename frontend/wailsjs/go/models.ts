@@ -1230,7 +1230,7 @@ export namespace hub {
 	    title?: string;
 	    host?: string;
 	    openSession?: boolean;
-	    additionalDirectories?: string[];
+	    additionalDirectories: string[];
 	    clientCapabilities?: ClientCapabilities;
 	    mcpServers?: number[][];
 	    worktree?: WorktreeRequest;
@@ -1760,6 +1760,7 @@ export namespace hub {
 	}
 	export class FolderPatch {
 	    mcpServers?: Record<string, MCPServerPatch | null>;
+	    additionalDirectories?: string[];
 	
 	    static createFrom(source: any = {}) {
 	        return new FolderPatch(source);
@@ -1768,11 +1769,13 @@ export namespace hub {
 	    constructor(source: any = {}) {
 	        if ('string' === typeof source) source = JSON.parse(source);
 	        this.mcpServers = source["mcpServers"];
+	        this.additionalDirectories = source["additionalDirectories"];
 	    }
 	}
 	export class FolderSettings {
 	    glob: string;
 	    mcpServers?: MCPServerSetting[];
+	    additionalDirectories?: string[];
 	
 	    static createFrom(source: any = {}) {
 	        return new FolderSettings(source);
@@ -1782,6 +1785,7 @@ export namespace hub {
 	        if ('string' === typeof source) source = JSON.parse(source);
 	        this.glob = source["glob"];
 	        this.mcpServers = this.convertValues(source["mcpServers"], MCPServerSetting);
+	        this.additionalDirectories = source["additionalDirectories"];
 	    }
 	
 		convertValues(a: any, classs: any, asMap: boolean = false): any {
@@ -1805,6 +1809,7 @@ export namespace hub {
 	export class GitFolder {
 	    git: boolean;
 	    repo?: string;
+	    additionalDirectories?: string[];
 	
 	    static createFrom(source: any = {}) {
 	        return new GitFolder(source);
@@ -1814,6 +1819,7 @@ export namespace hub {
 	        if ('string' === typeof source) source = JSON.parse(source);
 	        this.git = source["git"];
 	        this.repo = source["repo"];
+	        this.additionalDirectories = source["additionalDirectories"];
 	    }
 	}
 	export class TurnHistory {
