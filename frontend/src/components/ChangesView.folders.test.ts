@@ -81,6 +81,24 @@ describe('ChangesView with extra folders', () => {
     expect(await screen.findByRole('status')).toHaveProperty('textContent', 'Reverted /home/me/lib/src/util.go.');
   });
 
+  it('lists every folder’s files before restoring a turn, an extra folder’s by their full path', async () => {
+    const work = {
+      changes: vi.fn(async () => changes),
+      revert: vi.fn(async () => []),
+      restore: vi.fn(async () => ['main.go', '/home/me/lib/src/util.go']),
+    } as unknown as WorkApi;
+    render(ChangesView, { thread, work, turnIds: ['tu_1'] });
+    await fireEvent.change(await screen.findByRole('combobox', { name: 'Which changes' }), { target: { value: 'tu_1' } });
+    await fireEvent.click(await screen.findByRole('button', { name: 'Restore to before this turn' }));
+    const confirm = await screen.findByRole('alertdialog', { name: 'Restore to before this turn' });
+    expect(confirm.textContent).toContain('Bring the folders back');
+    expect(within(confirm).getAllByRole('listitem').map((li) => li.textContent)).toEqual(['main.go', '/home/me/lib/src/util.go']);
+    expect(work.changes).toHaveBeenLastCalledWith('th_1', { since: 'tu_1' });
+    await fireEvent.click(within(confirm).getByRole('button', { name: 'Restore' }));
+    expect(work.restore).toHaveBeenCalledWith('th_1', 'tu_1');
+    expect((await screen.findByRole('status')).textContent).toBe('Restored: main.go, /home/me/lib/src/util.go.');
+  });
+
   it('names an extra folder’s restored files by their full path', () => {
     expect(restoredFiles({ files: ['a.txt'], folders: [{ folder: '/x/lib/', files: ['b/c.txt'] }, { folder: '/y', files: null }] })).toEqual([
       'a.txt',
