@@ -16,11 +16,14 @@
 //     byte for byte, the main folder's change staying;
 //   - Settings → Folders lists the pattern and its extra folder, and adds
 //     another, written to the config file;
+//   - axe-core finds no violation in the per-folder Changes view nor in
+//     Settings → Folders;
 //   - screenshots extradirs-changes-{light,dark}-{700,1440}.png,
 //     extradirs-newthread-{light,dark}.png, extradirs-settings-{light,dark}.png.
 import { execFileSync } from 'node:child_process';
 import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
+import { axeCheck } from './a11y.mjs';
 import { buildFakeAgent, checker, logger, noProblems, openPage, runScript, screenshotDir, startHub, tempDir, turnDone } from './harness.mjs';
 
 const log = logger('extradirs');
@@ -107,6 +110,7 @@ async function main() {
   const want = [`Main folder ${app}`, 'M app.txt +1 −1', `Extra folder ${lib}`, 'M src/util.go +2 −2', `Extra folder ${notes}`, 'Not a git repository: the hub keeps no checkpoints here.'];
   check(JSON.stringify(rows) === JSON.stringify(want), `the list is per folder: ${JSON.stringify(rows)}`);
   check((await page.getByRole('heading', { level: 2, name: new RegExp(`Extra folder ${lib}`) }).count()) === 1, 'the diffs name the extra folder');
+  await axeCheck(page, 'the Changes view per folder', log);
 
   for (const width of [700, 1440]) {
     await page.setViewportSize({ width, height: 900 });
@@ -140,6 +144,7 @@ async function main() {
   await card.getByText('Saved').waitFor();
   await card.getByText(notes).waitFor();
   check(readFileSync(hub.config, 'utf8').includes(notes), 'the config file lists the added folder');
+  await axeCheck(page, 'Settings → Folders', log);
   for (const scheme of ['light', 'dark']) {
     await page.emulateMedia({ colorScheme: scheme });
     await page.waitForTimeout(150);
