@@ -76,7 +76,12 @@ type CreateThreadRequest struct {
 	// absolute path of an existing folder, at most MaxAdditionalDirectories,
 	// neither the file system's root nor inside a folder the hub protects;
 	// else INVALID_ARGUMENT naming it.
-	AdditionalDirectories []string `json:"additionalDirectories,omitempty"`
+	//
+	// Absent (nil), a thread gets its folder's configured extra folders
+	// (folders.<glob>.additionalDirectories, the ones that exist; ADR
+	// 0051); an empty list gives it none (omitzero keeps [] when a
+	// request is forwarded to a host).
+	AdditionalDirectories []string `json:"additionalDirectories,omitzero"`
 	// ClientCapabilities (an extension), when set, are the ACP client
 	// capabilities of the editor behind the thread: the agent's fs/* and
 	// terminal/* requests they cover become client_request events for the

@@ -152,6 +152,11 @@ type FolderSettings struct {
 	// prompt of new threads in matching folders, after their agent's
 	// (ADR 0050).
 	Instructions *Instructions `json:"instructions,omitempty"`
+	// AdditionalDirectories are the extra folders new threads in matching
+	// folders get unless their request gives its own
+	// (folders.<glob>.additionalDirectories, issue 32, ADR 0051), as
+	// written (~ not expanded).
+	AdditionalDirectories []string `json:"additionalDirectories,omitempty"`
 }
 
 // SettingsPatch is the body of PATCH /v1/settings: only the fields present
@@ -185,6 +190,10 @@ type FolderPatch struct {
 	// Instructions replaces the folder's instructions; one without text
 	// removes them. Absent: they stay.
 	Instructions *Instructions `json:"instructions,omitempty"`
+	// AdditionalDirectories, when present, replaces the folder's extra
+	// folders (each absolute or starting with ~/); an empty list removes
+	// them.
+	AdditionalDirectories *[]string `json:"additionalDirectories,omitempty"`
 }
 
 // PermissionSettingsPatch changes permissions.timeout when Timeout is set,

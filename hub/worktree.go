@@ -95,6 +95,11 @@ type DeleteOptions struct {
 type GitFolder struct {
 	Git  bool   `json:"git"`
 	Repo string `json:"repo,omitempty"`
+	// AdditionalDirectories are the extra folders a new thread in the
+	// folder gets by default (folders.<glob>.additionalDirectories, the
+	// ones that exist; ADR 0051): New thread pre-fills them. This is New
+	// thread's one question about a folder, so it rides here.
+	AdditionalDirectories []string `json:"additionalDirectories,omitempty"`
 }
 
 // MergeResult is the answer of POST /v1/threads/{id}/merge.
@@ -136,6 +141,27 @@ type Changes struct {
 	Source string       `json:"source"`
 	Base   string       `json:"base,omitempty"` // the commit diffed against
 	Files  []FileChange `json:"files"`
+	// Folders are the changes in the thread's extra folders (ADR 0051),
+	// one entry per extra folder checkpoints cover, in the thread's order
+	// (the main folder's are Files); absent when it has none.
+	Folders []FolderChanges `json:"folders,omitempty"`
+}
+
+// FolderChanges is the Changes of one extra folder of a thread. Source is
+// "git" (diffed against the folder's own checkpoints) or "none" (the
+// folder is not a git working tree: the hub keeps no checkpoints there
+// and Files is empty). Paths are relative to Folder.
+type FolderChanges struct {
+	Folder string       `json:"folder"`
+	Source string       `json:"source"`
+	Base   string       `json:"base,omitempty"`
+	Files  []FileChange `json:"files"`
+}
+
+// FolderFiles are files of one extra folder, relative to it.
+type FolderFiles struct {
+	Folder string   `json:"folder"`
+	Files  []string `json:"files"`
 }
 
 // ChangesQuery is GET /v1/threads/{id}/changes's query: Turn, one turn's
@@ -151,7 +177,11 @@ type ChangesQuery struct {
 // every file, back to the thread's start or to the checkpoint before turn
 // SinceTurn.
 type RevertRequest struct {
-	Path      string `json:"path,omitempty"`
+	Path string `json:"path,omitempty"`
+	// Folder, one of the thread's extra folders, reverts in that folder
+	// only (Path then relative to it, as FolderChanges names it); without
+	// it a Path is the main folder's, and no Path reverts every folder.
+	Folder    string `json:"folder,omitempty"`
 	SinceTurn string `json:"sinceTurn,omitempty"`
 	// Force reverts files that changed since the agent's last turn
 	// (without it that is CONFLICT with details {files, reason:
@@ -161,7 +191,10 @@ type RevertRequest struct {
 
 // RestoreResult lists the files a restore or revert wrote back or removed.
 type RestoreResult struct {
-	Files []string `json:"files"`
+	Files []string `json:"files"` // the main folder's
+	// Folders are the extra folders' (ADR 0051), each one that had a
+	// checkpoint to go back to; absent when none.
+	Folders []FolderFiles `json:"folders,omitempty"`
 }
 
 // WorkService is the worktree, review and checkpoint part of the hub

@@ -50,6 +50,11 @@ type FolderConfig struct {
 	// matching folders, after their agent's; the most specific glob that
 	// sets them wins (ADR 0050). nil: not set here.
 	Instructions *acp.SystemPrompt `yaml:"instructions" json:"instructions,omitempty"`
+	// AdditionalDirectories are the extra folders a new thread in a
+	// matching folder gets unless its request names its own (issue 32,
+	// ADR 0051): absolute, or starting with ~/. A more specific glob's
+	// list replaces a less specific one's; nil: not set here.
+	AdditionalDirectories []string `yaml:"additionalDirectories" json:"additionalDirectories,omitempty"`
 }
 
 // foldersType is Folders' reflect type, for skipHook.
@@ -94,7 +99,7 @@ func decodeFolders(data []byte) (Folders, error) {
 			return nil, fmt.Errorf("line %d: folders.%q must be a map of settings", node.Line, glob)
 		}
 		for k, v := range keys {
-			if k != "allowedFolders" && k != "mcpServers" && k != "worktree" && k != "worktreeSetup" && k != "instructions" {
+			if k != "allowedFolders" && k != "mcpServers" && k != "worktree" && k != "worktreeSetup" && k != "instructions" && k != "additionalDirectories" {
 				return nil, fmt.Errorf("line %d: unknown key folders.%q.%s", v.Line, glob, k)
 			}
 		}
@@ -104,6 +109,9 @@ func decodeFolders(data []byte) (Folders, error) {
 		}
 		if _, set := keys["allowedFolders"]; set && fc.AllowedFolders == nil {
 			fc.AllowedFolders = []string{} // "allowedFolders: []" or empty: set, to none
+		}
+		if _, set := keys["additionalDirectories"]; set && fc.AdditionalDirectories == nil {
+			fc.AdditionalDirectories = []string{} // set, to none: a broader glob's does not apply
 		}
 		if _, set := keys["worktreeSetup"]; set && fc.WorktreeSetup == nil {
 			fc.WorktreeSetup = []string{} // "worktreeSetup: []": set, to none (a broader glob's does not apply)
@@ -142,6 +150,11 @@ func (f Folders) validate() error {
 				return fmt.Errorf("folders.%q.allowedFolders: %q must be an absolute path (or start with ~/)", g, d)
 			}
 		}
+		for _, d := range f[g].AdditionalDirectories {
+			if !filepath.IsAbs(expandHome(d)) {
+				return fmt.Errorf("folders.%q.additionalDirectories: %q must be an absolute path (or start with ~/)", g, d)
+			}
+		}
 	}
 	return nil
 }
@@ -155,6 +168,12 @@ func (f Folders) rules() []engine.FolderRule {
 			r.AllowedFolders = make([]string, len(fc.AllowedFolders))
 			for i, d := range fc.AllowedFolders {
 				r.AllowedFolders[i] = expandHome(d)
+			}
+		}
+		if fc.AdditionalDirectories != nil {
+			r.AdditionalDirectories = make([]string, len(fc.AdditionalDirectories))
+			for i, d := range fc.AdditionalDirectories {
+				r.AdditionalDirectories[i] = expandHome(d)
 			}
 		}
 		out = append(out, r)

@@ -181,6 +181,7 @@ func patchFolders(root *yaml.Node, folders map[string]*hub.FolderPatch) error {
 			return err
 		}
 		patchInstructions(entry, f.Instructions) // instructions.go
+		patchExtraDirs(entry, f.AdditionalDirectories)
 		if len(entry.Content) == 0 {
 			removeExact(sec, g)
 		}
@@ -192,15 +193,34 @@ func patchFolders(root *yaml.Node, folders map[string]*hub.FolderPatch) error {
 }
 
 // folderSettings lists c's folder sections that hold MCP servers or
-// instructions.
+// instructions or extra folders.
 func folderSettings(c Config) []hub.FolderSettings {
 	globs := slices.Sorted(maps.Keys(c.Folders))
 	var out []hub.FolderSettings
 	for _, g := range globs {
-		ms, in := serverSettings(c.Folders[g].MCPServers), instructionsSetting(c.Folders[g].Instructions)
-		if len(ms) > 0 || in != nil {
-			out = append(out, hub.FolderSettings{Glob: g, MCPServers: ms, Instructions: in})
+		f := c.Folders[g]
+		ms, in, dirs := serverSettings(f.MCPServers), instructionsSetting(f.Instructions), f.AdditionalDirectories
+		if len(ms) > 0 || in != nil || len(dirs) > 0 {
+			out = append(out, hub.FolderSettings{Glob: g, MCPServers: ms, Instructions: in, AdditionalDirectories: dirs})
 		}
 	}
 	return out
+}
+
+// patchExtraDirs sets a folder section's additionalDirectories to *dirs
+// (a flow list of strings), removing the key for an empty list; nil
+// leaves it.
+func patchExtraDirs(entry *yaml.Node, dirs *[]string) {
+	if dirs == nil {
+		return
+	}
+	if len(*dirs) == 0 {
+		removeKey(entry, "additionalDirectories")
+		return
+	}
+	n := &yaml.Node{Kind: yaml.SequenceNode, Tag: "!!seq"}
+	for _, d := range *dirs {
+		n.Content = append(n.Content, &yaml.Node{Kind: yaml.ScalarNode, Tag: "!!str", Value: d})
+	}
+	setNode(entry, "additionalDirectories", n)
 }

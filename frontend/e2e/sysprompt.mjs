@@ -82,8 +82,9 @@ async function main() {
   log('2. Settings → Folders → Add folder');
   await settings.getByRole('navigation', { name: 'Settings sections' }).getByRole('button', { name: 'Folders' }).click();
   const folders = settings.getByRole('region', { name: 'Folders' });
-  await folders.getByLabel('Add folder').fill(proj.dir);
-  await folders.getByRole('button', { name: 'Add' }).click();
+  const part = folders.getByRole('group', { name: 'Instructions', exact: true }); // beside Extra folders
+  await part.getByLabel('Add folder').fill(proj.dir);
+  await part.getByRole('button', { name: 'Add' }).click();
   const fpanel = folders.getByRole('group', { name: `Instructions of ${proj.dir}` });
   await fpanel.getByLabel('Text').fill('This project indents with tabs.');
   await fpanel.getByLabel('How').focus();

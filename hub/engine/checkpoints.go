@@ -3,7 +3,9 @@ package engine
 import (
 	"context"
 	"errors"
+	"path/filepath"
 	"slices"
+	"strings"
 
 	"github.com/switchboard-hub/switchboard/hub"
 	"github.com/switchboard-hub/switchboard/hub/gitwork"
@@ -15,11 +17,13 @@ import (
 // an internal one, such as compaction's, which changes no file) in a git
 // working tree gets its checkpoint. A checkpoint that fails is logged: the
 // turn runs without one. (A thread whose worktree was discarded takes no
-// turn at all: startTurnAs refuses it, CONFLICT.)
+// turn at all: startTurnAs refuses it, CONFLICT.) Each extra folder that
+// is a git working tree gets its checkpoint next (extracheckpoints.go).
 func (e *Engine) beforeTurn(ctx context.Context, t hub.Thread, turn hub.Turn) {
 	if turn.Internal {
 		return
 	}
+	defer e.snapshotExtras(ctx, t, turn, func(s gitwork.Refs) string { return s.Checkpoint(t.ID, turn.ID) })
 	r, err := openThread(ctx, t)
 	if err != nil {
 		e.logForeignGitDir(t.ID, err)
@@ -36,11 +40,14 @@ func (e *Engine) beforeTurn(ctx context.Context, t hub.Thread, turn hub.Turn) {
 // since the agent's last turn (RevertChanges) and overlaps can be checked
 // (overlaps.go); it runs on the thread's snapshot lane, after the turn's
 // checkpoint. It returns the checkout and the snapshot's commit ("" when
-// it stored none; a failure is logged).
+// it stored none; a failure is logged). The extra folders' turn-end
+// snapshots follow (extracheckpoints.go).
 func (e *Engine) afterTurn(ctx context.Context, tr *turnRT) (gitwork.Repo, string) {
 	if tr.turn.Internal {
 		return gitwork.Repo{}, ""
 	}
+	t, turn := tr.thread, tr.turn
+	defer e.snapshotExtras(ctx, t, turn, func(s gitwork.Refs) string { return s.TurnEnd(t.ID, turn.ID) })
 	r, err := openThread(ctx, tr.thread)
 	if err != nil {
 		e.logForeignGitDir(tr.thread.ID, err)
@@ -58,8 +65,8 @@ func (e *Engine) afterTurn(ctx context.Context, tr *turnRT) (gitwork.Repo, strin
 // changedSinceLastTurn returns which of paths differ now from the end of
 // the thread's last turn: someone else changed them since, and a revert
 // would lose that.
-func changedSinceLastTurn(ctx context.Context, r gitwork.Repo, threadID string, paths []string) ([]string, error) {
-	ends, err := gitwork.TurnEnds(ctx, r.Top, threadID)
+func changedSinceLastTurn(ctx context.Context, r gitwork.Repo, refs gitwork.Refs, threadID string, paths []string) ([]string, error) {
+	ends, err := refs.TurnEnds(ctx, r.Top, threadID)
 	if err != nil || len(ends) == 0 {
 		return nil, err
 	}
@@ -146,10 +153,10 @@ func (e *Engine) ListCheckpoints(ctx context.Context, c hub.Caller, id string) (
 	return out, nil
 }
 
-// checkpointOf finds the thread's checkpoint before turnID and the one
-// after it ("" when it is the last).
-func checkpointOf(ctx context.Context, r gitwork.Repo, threadID, turnID string) (cp, next string, err error) {
-	cps, err := gitwork.Checkpoints(ctx, r.Top, threadID)
+// checkpointOf finds the thread's checkpoint before turnID in refs and
+// the one after it ("" when it is the last).
+func checkpointOf(ctx context.Context, r gitwork.Repo, refs gitwork.Refs, threadID, turnID string) (cp, next string, err error) {
+	cps, err := refs.Checkpoints(ctx, r.Top, threadID)
 	if err != nil {
 		return "", "", &hub.Error{Code: hub.CodeInternal, Message: "git failed", Err: err}
 	}
@@ -194,20 +201,35 @@ func (e *Engine) Changes(ctx context.Context, c hub.Caller, id string, q hub.Cha
 		return hub.Changes{}, err
 	}
 	r, err := threadRepo(ctx, t)
+	var ch hub.Changes
 	if err != nil {
 		if ge := (*hub.Error)(nil); errors.As(err, &ge) {
 			return hub.Changes{}, err
 		}
-		return e.reportedChanges(ctx, c, t, q)
+		ch, err = e.reportedChanges(ctx, c, t, q)
+	} else {
+		ch, err = mainChanges(ctx, r, t, q)
 	}
+	if err != nil {
+		return hub.Changes{}, err
+	}
+	if ch.Folders, err = extraChanges(ctx, t, q); err != nil { // extracheckpoints.go
+		return hub.Changes{}, err
+	}
+	return ch, nil
+}
+
+// mainChanges are the Changes of the thread's main folder, r, for q.
+func mainChanges(ctx context.Context, r gitwork.Repo, t hub.Thread, q hub.ChangesQuery) (hub.Changes, error) {
+	var err error
 	from, to := "", ""
 	switch {
 	case q.Turn != "":
-		if from, to, err = checkpointOf(ctx, r, t.ID, q.Turn); err != nil {
+		if from, to, err = checkpointOf(ctx, r, gitwork.MainRefs, t.ID, q.Turn); err != nil {
 			return hub.Changes{}, err
 		}
 	case q.Since != "":
-		if from, _, err = checkpointOf(ctx, r, t.ID, q.Since); err != nil {
+		if from, _, err = checkpointOf(ctx, r, gitwork.MainRefs, t.ID, q.Since); err != nil {
 			return hub.Changes{}, err
 		}
 	default:
@@ -228,6 +250,10 @@ func (e *Engine) Changes(ctx context.Context, c hub.Caller, id string, q hub.Cha
 	}
 	return ch, nil
 }
+
+// errNoRepo is idleRepo's notRepo where the caller decides what a main
+// folder outside git means.
+var errNoRepo = errors.New("not a git working tree")
 
 // idleRepo is RestoreCheckpoint's and RevertChanges' start: thread id,
 // idle (idleThread), its snapshots settled, and its git repository;
@@ -250,77 +276,207 @@ func (e *Engine) idleRepo(ctx context.Context, c hub.Caller, id string, notRepo 
 	return t, r, nil
 }
 
-// RestoreCheckpoint implements hub.WorkService.
+// RestoreCheckpoint implements hub.WorkService: every folder of the
+// thread that has a checkpoint before turnID (the main one, each extra
+// one: ADR 0051) goes back to it; NOT_FOUND when none has.
 func (e *Engine) RestoreCheckpoint(ctx context.Context, c hub.Caller, id, turnID string) (hub.RestoreResult, error) {
-	t, r, err := e.idleRepo(ctx, c, id, hub.Errorf(hub.CodeNotFound, "thread %s has no checkpoints: its folder is not a git working tree", id))
-	if err != nil {
+	t, r, err := e.idleRepo(ctx, c, id, errNoRepo)
+	if err != nil && err != errNoRepo {
 		return hub.RestoreResult{}, err
 	}
-	cp, _, err := checkpointOf(ctx, r, t.ID, turnID)
-	if err != nil {
-		return hub.RestoreResult{}, err
+	var plan []folderRestore
+	missing := error(hub.Errorf(hub.CodeNotFound, "thread %s has no checkpoints: its folder is not a git working tree", id))
+	if err == nil {
+		cp, _, err := checkpointOf(ctx, r, gitwork.MainRefs, t.ID, turnID)
+		if err != nil && hub.ErrorCode(err) != hub.CodeNotFound {
+			return hub.RestoreResult{}, err
+		} else if err != nil {
+			missing = err
+		} else {
+			plan = append(plan, folderRestore{x: mainFolder(r), from: cp})
+		}
 	}
-	return e.restore(ctx, t, r, cp, turnID, nil)
-}
-
-// RevertChanges implements hub.WorkService.
-func (e *Engine) RevertChanges(ctx context.Context, c hub.Caller, id string, rq hub.RevertRequest) (hub.RestoreResult, error) {
-	t, r, err := e.idleRepo(ctx, c, id, hub.Errorf(hub.CodeInvalidArgument, "the thread's folder is not a git working tree: there is nothing to revert to"))
-	if err != nil {
-		return hub.RestoreResult{}, err
-	}
-	from := ""
-	if rq.SinceTurn != "" {
-		if from, _, err = checkpointOf(ctx, r, t.ID, rq.SinceTurn); err != nil {
+	for _, x := range openExtras(ctx, t) {
+		if x.err != nil {
+			continue
+		}
+		cp, _, err := checkpointOf(ctx, x.repo, x.refs, t.ID, turnID)
+		if hub.ErrorCode(err) == hub.CodeNotFound {
+			continue
+		} else if err != nil {
 			return hub.RestoreResult{}, err
 		}
-	} else if from, err = threadStart(ctx, r, t); err != nil {
+		plan = append(plan, folderRestore{x: x, from: cp})
+	}
+	if len(plan) == 0 {
+		return hub.RestoreResult{}, missing
+	}
+	return e.restore(ctx, t, turnID, plan)
+}
+
+// RevertChanges implements hub.WorkService: the folders rq names (one
+// extra folder, the main one for a Path, else every folder) go back to
+// their start or their checkpoint before rq.SinceTurn. Without Force a
+// file changed since the agent's last turn in any of them is CONFLICT
+// (details {files: the main folder's, folders: [{folder, files}],
+// reason: "CHANGED_SINCE"}) and no folder changes.
+func (e *Engine) RevertChanges(ctx context.Context, c hub.Caller, id string, rq hub.RevertRequest) (hub.RestoreResult, error) {
+	t, r, err := e.idleRepo(ctx, c, id, errNoRepo)
+	if err != nil && err != errNoRepo {
 		return hub.RestoreResult{}, err
 	}
-	if from == "" {
-		return hub.RestoreResult{Files: []string{}}, nil
+	folders, ferr := revertFolders(ctx, t, r, err == nil, rq)
+	if ferr != nil {
+		return hub.RestoreResult{}, ferr
 	}
-	targets, err := gitwork.Changed(ctx, r, from, "")
-	if err != nil {
-		return hub.RestoreResult{}, &hub.Error{Code: hub.CodeInternal, Message: "git diff failed", Err: err}
-	}
-	if rq.Path != "" {
-		targets = slices.DeleteFunc(targets, func(p string) bool { return p != rq.Path })
-	}
-	if !rq.Force {
-		clash, err := changedSinceLastTurn(ctx, r, t.ID, targets)
+	var plan []folderRestore
+	for _, x := range folders {
+		from := ""
+		if x.folder != "" {
+			from, _, err = extraRange(ctx, x, t.ID, hub.ChangesQuery{Since: rq.SinceTurn})
+		} else if rq.SinceTurn != "" {
+			from, _, err = checkpointOf(ctx, x.repo, x.refs, t.ID, rq.SinceTurn)
+		} else {
+			from, err = threadStart(ctx, x.repo, t)
+		}
+		if err != nil {
+			return hub.RestoreResult{}, err
+		}
+		if from == "" {
+			continue
+		}
+		targets, err := gitwork.Changed(ctx, x.repo, from, "")
 		if err != nil {
 			return hub.RestoreResult{}, &hub.Error{Code: hub.CodeInternal, Message: "git diff failed", Err: err}
 		}
-		if len(clash) > 0 {
-			return hub.RestoreResult{}, &hub.Error{Code: hub.CodeConflict, Message: "these files changed since the agent's last turn: reverting would lose those changes",
-				Details: map[string]any{"files": clash, "reason": "CHANGED_SINCE"}}
+		if rq.Path != "" {
+			targets = slices.DeleteFunc(targets, func(p string) bool { return p != x.top(rq.Path) })
+		}
+		plan = append(plan, folderRestore{x: x, from: from, only: targets})
+	}
+	if len(plan) == 0 {
+		return hub.RestoreResult{Files: []string{}}, nil
+	}
+	if !rq.Force {
+		if err := refuseChangedSince(ctx, t.ID, plan); err != nil {
+			return hub.RestoreResult{}, err
 		}
 	}
-	return e.restore(ctx, t, r, from, rq.SinceTurn, targets)
+	return e.restore(ctx, t, rq.SinceTurn, plan)
 }
 
-// restore brings the thread's folder (only the paths in only, when set)
-// back to the commit from and emits checkpoint_restored {turnId, files}.
-func (e *Engine) restore(ctx context.Context, t hub.Thread, r gitwork.Repo, from, turnID string, only []string) (hub.RestoreResult, error) {
-	var files []string
-	var err error
-	if only != nil && len(only) == 0 {
-		files = []string{}
-	} else if only != nil {
-		files, err = gitwork.RestorePaths(ctx, r, from, only)
-	} else {
-		files, err = gitwork.Restore(ctx, r, from)
+// revertFolders are the folders a revert covers (RevertChanges): main
+// its repository when it is one (isRepo).
+func revertFolders(ctx context.Context, t hub.Thread, main gitwork.Repo, isRepo bool, rq hub.RevertRequest) ([]extraRepo, error) {
+	if rq.Folder != "" && !slices.Contains(extraFolders(t), rq.Folder) {
+		return nil, hub.Errorf(hub.CodeInvalidArgument, "folder: %s is not one of the thread's extra folders", rq.Folder)
 	}
-	if files == nil {
-		files = []string{}
+	var out []extraRepo
+	if rq.Folder == "" && isRepo {
+		out = append(out, mainFolder(main))
 	}
-	if err != nil {
-		return hub.RestoreResult{Files: files}, &hub.Error{Code: hub.CodeInternal, Message: "restoring failed: " + gitMessage(err), Err: err}
+	if rq.Folder != "" || rq.Path == "" {
+		for _, x := range openExtras(ctx, t) {
+			switch {
+			case rq.Folder != "" && x.folder != rq.Folder:
+			case x.err != nil && rq.Folder != "":
+				return nil, hub.Errorf(hub.CodeInvalidArgument, "%s is not a git working tree: there is nothing to revert to", x.folder)
+			case x.err == nil:
+				out = append(out, x)
+			}
+		}
 	}
-	ev, err := hub.NewEvent(hub.EventCheckpointRestored, t, "", e.now(), map[string]any{"turnId": turnID, "commit": from, "files": files})
+	if len(out) == 0 {
+		return nil, hub.Errorf(hub.CodeInvalidArgument, "the thread's folder is not a git working tree: there is nothing to revert to")
+	}
+	return out, nil
+}
+
+// refuseChangedSince is CONFLICT CHANGED_SINCE when a file the plan would
+// write back changed in its folder since the agent's last turn.
+func refuseChangedSince(ctx context.Context, threadID string, plan []folderRestore) error {
+	files, folders := []string{}, []hub.FolderFiles{}
+	var names []string
+	for _, p := range plan {
+		clash, err := changedSinceLastTurn(ctx, p.x.repo, p.x.refs, threadID, p.only)
+		if err != nil {
+			return &hub.Error{Code: hub.CodeInternal, Message: "git diff failed", Err: err}
+		}
+		if len(clash) == 0 {
+			continue
+		}
+		if p.x.folder == "" {
+			files = clash
+			names = append(names, clash...)
+			continue
+		}
+		ff := hub.FolderFiles{Folder: p.x.folder}
+		for _, f := range clash {
+			ff.Files = append(ff.Files, p.x.rel(f))
+			names = append(names, filepath.Join(p.x.folder, filepath.FromSlash(p.x.rel(f))))
+		}
+		folders = append(folders, ff)
+	}
+	if len(names) == 0 {
+		return nil
+	}
+	return &hub.Error{Code: hub.CodeConflict, Message: "these files changed since the agent's last turn: reverting would lose those changes: " + strings.Join(names, ", "),
+		Details: map[string]any{"files": files, "folders": folders, "reason": "CHANGED_SINCE"}}
+}
+
+// folderRestore is one folder a restore or revert brings back to from:
+// only the paths in only (relative to its repository's top) when it is
+// not nil.
+type folderRestore struct {
+	x    extraRepo // folder "": the main one
+	from string
+	only []string
+}
+
+// mainFolder is the thread's main folder, r, as restore plans name it.
+func mainFolder(r gitwork.Repo) extraRepo {
+	return extraRepo{repo: r, refs: gitwork.MainRefs}
+}
+
+// restore carries out plan, folder by folder, and emits
+// checkpoint_restored {turnId, commit (the main folder's), files (the
+// main folder's), folders (the extra ones')}.
+func (e *Engine) restore(ctx context.Context, t hub.Thread, turnID string, plan []folderRestore) (hub.RestoreResult, error) {
+	res := hub.RestoreResult{Files: []string{}}
+	commit := ""
+	for _, p := range plan {
+		var files []string
+		var err error
+		if p.only != nil && len(p.only) == 0 {
+			files = []string{}
+		} else if p.only != nil {
+			files, err = gitwork.RestorePaths(ctx, p.x.repo, p.from, p.only)
+		} else {
+			files, err = gitwork.Restore(ctx, p.x.repo, p.from)
+		}
+		if files == nil {
+			files = []string{}
+		}
+		if p.x.folder == "" {
+			res.Files, commit = files, p.from
+		} else {
+			ff := hub.FolderFiles{Folder: p.x.folder, Files: []string{}}
+			for _, f := range files {
+				ff.Files = append(ff.Files, p.x.rel(f))
+			}
+			res.Folders = append(res.Folders, ff)
+		}
+		if err != nil {
+			return res, &hub.Error{Code: hub.CodeInternal, Message: "restoring failed: " + gitMessage(err), Err: err}
+		}
+	}
+	payload := map[string]any{"turnId": turnID, "commit": commit, "files": res.Files}
+	if len(res.Folders) > 0 {
+		payload["folders"] = res.Folders
+	}
+	ev, err := hub.NewEvent(hub.EventCheckpointRestored, t, "", e.now(), payload)
 	if err == nil {
 		err = e.commit(&hub.Write{Events: []hub.Event{ev}})
 	}
-	return hub.RestoreResult{Files: files}, err
+	return res, err
 }

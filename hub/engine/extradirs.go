@@ -16,6 +16,47 @@ import (
 // or a ".." that climbs out, is outside like any other path; protected
 // paths stay refused inside them.
 
+// extraDirsFor is the config's extra folders for a new thread in folder
+// cwd (folders.<glob>.additionalDirectories, the most specific matching
+// rule that sets them; ADR 0051).
+func (c Config) extraDirsFor(cwd string) []string {
+	var best *FolderRule
+	for i := range c.Folders {
+		r := &c.Folders[i]
+		if r.AdditionalDirectories == nil || !MatchFolder(r.Glob, cwd) {
+			continue
+		}
+		if best == nil || moreSpecific(r.Glob, best.Glob) {
+			best = r
+		}
+	}
+	if best == nil {
+		return nil
+	}
+	return best.AdditionalDirectories
+}
+
+// defaultExtraDirs are the configured extra folders of a new thread in
+// cwd (extraDirsFor) that checkExtraDirs accepts, each on its own: one
+// that is missing or refused is left out (and logged), never failing
+// the thread.
+func (e *Engine) defaultExtraDirs(cwd string) []string {
+	var out []string
+	for _, d := range e.config().extraDirsFor(cwd) {
+		ok, err := e.checkExtraDirs(cwd, []string{d})
+		if err != nil {
+			e.log.Warn("hub: a configured extra folder is left out", "cwd", cwd, "folder", d, "err", err)
+			continue
+		}
+		for _, o := range ok {
+			if !slices.Contains(out, o) && len(out) < hub.MaxAdditionalDirectories {
+				out = append(out, o)
+			}
+		}
+	}
+	return out
+}
+
 // checkExtraDirs returns dirs cleaned and without repeats (cwd itself
 // dropped): each an absolute path of an existing folder (checkCwd), not
 // the file system's root (that would be every file) and not within a

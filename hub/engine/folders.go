@@ -33,6 +33,10 @@ type FolderRule struct {
 	// Instructions are the client system prompt of new threads in
 	// matching folders (nil: not set here; instructions.go).
 	Instructions *acp.SystemPrompt
+	// AdditionalDirectories are the extra folders a new thread in a
+	// matching folder gets when its request names none (absolute; nil:
+	// not set here; extradirs.go).
+	AdditionalDirectories []string
 }
 
 // CheckFolderGlob reports whether glob is a valid folder pattern

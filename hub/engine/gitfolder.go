@@ -10,7 +10,8 @@ import (
 )
 
 // GitFolder implements hub.WorkService: whether path is in a git working
-// tree (where CreateThreadRequest.Worktree can make a worktree). It reads
+// tree (where CreateThreadRequest.Worktree can make a worktree), and the
+// extra folders a new thread there gets by default (defaultExtraDirs). It reads
 // nothing but git's answer; a bare repository is not a working tree.
 func (e *Engine) GitFolder(ctx context.Context, c hub.Caller, path string) (hub.GitFolder, error) {
 	if err := checkCaller(c); err != nil {
@@ -25,10 +26,11 @@ func (e *Engine) GitFolder(ctx context.Context, c hub.Caller, path string) (hub.
 		return hub.GitFolder{}, &hub.Error{Code: hub.CodeInvalidArgument, Message: "path " + dir + " is not an existing folder",
 			Details: map[string]any{"field": "path"}}
 	}
+	extra := e.defaultExtraDirs(dir) // extradirs.go: what New thread pre-fills
 	r, err := gitwork.Open(ctx, dir)
 	if err != nil {
 		// Not a repository, a bare one, or no git at all: no worktree here.
-		return hub.GitFolder{}, nil
+		return hub.GitFolder{AdditionalDirectories: extra}, nil
 	}
-	return hub.GitFolder{Git: true, Repo: r.Top}, nil
+	return hub.GitFolder{Git: true, Repo: r.Top, AdditionalDirectories: extra}, nil
 }

@@ -147,6 +147,9 @@ func (e *Engine) CreateThread(ctx context.Context, c hub.Caller, req hub.CreateT
 	if err != nil {
 		return hub.Thread{}, err
 	}
+	if req.AdditionalDirectories == nil {
+		extra = e.defaultExtraDirs(cwd)
+	}
 	instructions, err := e.threadInstructions(spec, cwd) // instructions.go
 	if err != nil {
 		return hub.Thread{}, err

@@ -203,7 +203,7 @@ func (e *Engine) DeleteThread(ctx context.Context, c hub.Caller, id string) erro
 // the branch, and the worktree too when it holds uncommitted files.
 // Otherwise its worktree and branch are removed with the thread. A thread
 // that shares a worktree it did not make (Adopted) leaves it. The
-// thread's checkpoints are pruned.
+// thread's checkpoints are pruned, its extra folders' too.
 func (e *Engine) DeleteThreadWith(ctx context.Context, c hub.Caller, id string, o hub.DeleteOptions) error {
 	t, err := e.visibleThread(ctx, c, id)
 	if err != nil {
@@ -263,5 +263,6 @@ func (e *Engine) DeleteThreadWith(ctx context.Context, c hub.Caller, id string, 
 			e.log.Warn("hub: pruning a deleted thread's checkpoints failed", "thread", id, "err", err)
 		}
 	}
+	e.pruneExtras(ctx, t) // extracheckpoints.go
 	return nil
 }

@@ -2,6 +2,8 @@ package gitwork
 
 import (
 	"context"
+	"crypto/sha256"
+	"encoding/hex"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -81,14 +83,61 @@ func Checkpoint(ctx context.Context, r Repo, ref, message string) (string, error
 // refs/switchboard/turn-ends/<thread>/<turn>.
 const TurnEndRefPrefix = "refs/switchboard/turn-ends/"
 
-// TurnEndRef is the ref of a thread's snapshot at the end of a turn.
-func TurnEndRef(thread, turn string) string {
-	return TurnEndRefPrefix + thread + "/" + turn
+// FolderRefPrefix is where an extra folder's snapshots live (ADR 0051):
+// refs/switchboard/dirs/<key>/checkpoints/<thread>/<turn> and
+// refs/switchboard/dirs/<key>/turn-ends/<thread>/<turn>, in the extra
+// folder's own repository, <key> naming the folder (FolderRefs).
+const FolderRefPrefix = "refs/switchboard/dirs/"
+
+// Refs names where one folder's snapshots live in its repository: a
+// thread's main folder's under refs/switchboard/ (MainRefs), each extra
+// folder's under a namespace of its own (FolderRefs), so two folders of
+// one thread in one repository never share a ref.
+type Refs struct {
+	root string // "refs/switchboard/" or FolderRefPrefix + key + "/"
 }
 
-// CheckpointRef is the ref of a thread's checkpoint before a turn.
+// MainRefs are the refs of a thread's main folder.
+var MainRefs = Refs{root: "refs/switchboard/"}
+
+// FolderRefs are the refs of a thread's extra folder (an absolute, clean
+// path): keyed by the first 16 hex digits of its path's SHA-256.
+func FolderRefs(folder string) Refs {
+	sum := sha256.Sum256([]byte(folder))
+	return Refs{root: FolderRefPrefix + hex.EncodeToString(sum[:8]) + "/"}
+}
+
+// Checkpoint is the ref of a thread's checkpoint before a turn.
+func (s Refs) Checkpoint(thread, turn string) string {
+	return s.root + "checkpoints/" + thread + "/" + turn
+}
+
+// TurnEnd is the ref of a thread's snapshot at the end of a turn.
+func (s Refs) TurnEnd(thread, turn string) string {
+	return s.root + "turn-ends/" + thread + "/" + turn
+}
+
+// Checkpoints lists a thread's checkpoints in these refs, oldest first.
+func (s Refs) Checkpoints(ctx context.Context, dir, thread string) ([]CheckpointInfo, error) {
+	return listSnapshots(ctx, dir, s.root+"checkpoints/", thread)
+}
+
+// TurnEnds lists a thread's turn-end snapshots in these refs, oldest
+// first.
+func (s Refs) TurnEnds(ctx context.Context, dir, thread string) ([]CheckpointInfo, error) {
+	return listSnapshots(ctx, dir, s.root+"turn-ends/", thread)
+}
+
+// TurnEndRef is the ref of a thread's snapshot at the end of a turn
+// (MainRefs).
+func TurnEndRef(thread, turn string) string {
+	return MainRefs.TurnEnd(thread, turn)
+}
+
+// CheckpointRef is the ref of a thread's checkpoint before a turn
+// (MainRefs).
 func CheckpointRef(thread, turn string) string {
-	return CheckpointRefPrefix + thread + "/" + turn
+	return MainRefs.Checkpoint(thread, turn)
 }
 
 // RefCommit returns the commit ref points at ("" when it does not exist).
@@ -100,14 +149,22 @@ func RefCommit(ctx context.Context, dir, ref string) string {
 	return out
 }
 
-// PruneCheckpoints deletes every checkpoint and turn-end ref of a thread.
+// PruneCheckpoints deletes every checkpoint and turn-end ref of a thread
+// in dir's repository: its main folder's and any extra folder's
+// (FolderRefs).
 func PruneCheckpoints(ctx context.Context, dir, thread string) error {
-	out, err := git(ctx, dir, "for-each-ref", "--format=%(refname)", CheckpointRefPrefix+thread+"/", TurnEndRefPrefix+thread+"/")
+	out, err := git(ctx, dir, "for-each-ref", "--format=%(refname)", CheckpointRefPrefix+thread+"/", TurnEndRefPrefix+thread+"/", FolderRefPrefix)
 	if err != nil {
 		return err
 	}
 	var stdin strings.Builder
 	for _, ref := range strings.Fields(out) {
+		if rest, ok := strings.CutPrefix(ref, FolderRefPrefix); ok {
+			_, rest, _ = strings.Cut(rest, "/") // past the folder's key
+			if !strings.HasPrefix(rest, "checkpoints/"+thread+"/") && !strings.HasPrefix(rest, "turn-ends/"+thread+"/") {
+				continue
+			}
+		}
 		fmt.Fprintf(&stdin, "delete %s\n", ref)
 	}
 	if stdin.Len() == 0 {
@@ -213,14 +270,14 @@ func CheckpointMessage(nanos int64) string {
 	return fmt.Sprintf("switchboard checkpoint %d", nanos)
 }
 
-// Checkpoints lists a thread's checkpoints, oldest first.
+// Checkpoints lists a thread's checkpoints (MainRefs), oldest first.
 func Checkpoints(ctx context.Context, dir, thread string) ([]CheckpointInfo, error) {
-	return listSnapshots(ctx, dir, CheckpointRefPrefix, thread)
+	return MainRefs.Checkpoints(ctx, dir, thread)
 }
 
-// TurnEnds lists a thread's turn-end snapshots, oldest first.
+// TurnEnds lists a thread's turn-end snapshots (MainRefs), oldest first.
 func TurnEnds(ctx context.Context, dir, thread string) ([]CheckpointInfo, error) {
-	return listSnapshots(ctx, dir, TurnEndRefPrefix, thread)
+	return MainRefs.TurnEnds(ctx, dir, thread)
 }
 
 func listSnapshots(ctx context.Context, dir, prefix, thread string) ([]CheckpointInfo, error) {

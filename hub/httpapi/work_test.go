@@ -84,7 +84,7 @@ func TestWorkRoutes(t *testing.T) {
 		{"POST", "/v1/threads/th1/merge", "", "MergeThread th1", ""},
 		{"POST", "/v1/threads/th1/discard", "", "DiscardThread th1", "thread"},
 		{"GET", "/v1/threads/th1/changes?turn=u1", "", "Changes th1 turn=u1 since=", ""},
-		{"POST", "/v1/threads/th1/changes/revert", `{"path":"a.go","force":true}`, "RevertChanges th1 {Path:a.go SinceTurn: Force:true}", ""},
+		{"POST", "/v1/threads/th1/changes/revert", `{"path":"a.go","force":true}`, "RevertChanges th1 {Path:a.go Folder: SinceTurn: Force:true}", ""},
 		{"GET", "/v1/threads/th1/checkpoints", "", "ListCheckpoints th1", "checkpoints"},
 		{"POST", "/v1/threads/th1/checkpoints/u1/restore", "", "RestoreCheckpoint th1 u1", ""},
 		{"GET", "/v1/threads/th1/commit", "", "CommitSuggestion th1", ""},

@@ -3,7 +3,7 @@
 // takes; Settings → Folders adds a folder's; the thread's line says where
 // its instructions came from and whether its agent got them.
 import { describe, expect, it } from 'vitest';
-import { fireEvent, render, screen, waitFor } from '@testing-library/svelte';
+import { fireEvent, render, screen, within, waitFor } from '@testing-library/svelte';
 import SettingsAgents from './SettingsAgents.svelte';
 import SettingsFolders from './SettingsFolders.svelte';
 import ThreadInstructions from './ThreadInstructions.svelte';
@@ -68,12 +68,13 @@ describe('Settings → Folders', () => {
   it('adds a folder and saves its instructions; refuses a relative folder', async () => {
     const patches: SettingsPatch[] = [];
     render(SettingsFolders, { folders: [], onsave: async (p: SettingsPatch) => void patches.push(structuredClone(p)) });
-    const glob = screen.getByLabelText('Add folder');
+    const part = within(screen.getByRole('group', { name: 'Instructions' })); // beside Extra folders
+    const glob = part.getByLabelText('Add folder');
     await fireEvent.input(glob, { target: { value: 'work/app' } });
-    await fireEvent.click(screen.getByRole('button', { name: 'Add' }));
+    await fireEvent.click(part.getByRole('button', { name: 'Add' }));
     expect(screen.getByRole('alert').textContent).toMatch(/absolute path or starts with ~\//);
     await fireEvent.input(glob, { target: { value: '~/work/**' } });
-    await fireEvent.click(screen.getByRole('button', { name: 'Add' }));
+    await fireEvent.click(part.getByRole('button', { name: 'Add' }));
     const text = screen.getByLabelText('Text') as HTMLTextAreaElement; // opened for the new folder
     await fireEvent.input(text, { target: { value: 'Use tabs.' } });
     await fireEvent.change(text);

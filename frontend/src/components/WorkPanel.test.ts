@@ -311,7 +311,7 @@ describe('work transport', () => {
 
 describe('NewThreadDialog worktree', () => {
   it('offers a worktree only for a folder in a git working tree', async () => {
-    const gitFolder = vi.fn(async (path: string) => path === '/home/me/repo');
+    const gitFolder = vi.fn(async (path: string) => ({ git: path === '/home/me/repo' }));
     const oncreate = vi.fn();
     render(NewThreadDialog, { agents: new FakeTransport().agents, cwd: '/home/me/plain', gitFolder, oncreate, onclose: () => {} });
     await vi.waitFor(() => expect(gitFolder).toHaveBeenCalledWith('/home/me/plain'));
@@ -330,7 +330,7 @@ describe('NewThreadDialog worktree', () => {
 
   it('asks for a worktree only when ticked', async () => {
     const oncreate = vi.fn();
-    const gitFolder = async () => true;
+    const gitFolder = async () => ({ git: true });
     render(NewThreadDialog, { agents: new FakeTransport().agents, cwd: '/home/me/app', gitFolder, oncreate, onclose: () => {} });
     await fireEvent.click(await screen.findByRole('checkbox', { name: /In a new worktree/ }));
     expect(screen.getByText(/uncommitted changes stay in the folder/)).toBeTruthy();

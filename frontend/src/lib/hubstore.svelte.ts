@@ -657,7 +657,7 @@ export class HubStore {
       ...(title ? { title } : {}),
       ...(worktree ? { worktree } : {}),
       ...(host ? { host } : {}),
-      ...(additionalDirectories?.length ? { additionalDirectories } : {}),
+      ...(additionalDirectories ? { additionalDirectories } : {}), // []: none, not the folder's configured ones
     });
     if (!t.host) this.usedFolders = rememberFolder(t.cwd); // this machine's recent folders
     this.upsertThread(t);

@@ -403,7 +403,7 @@ export interface CreateThreadRequest {
   clientCapabilities?: ClientCapabilities;
   /** MCP servers for the thread's agent sessions, in ACP's session/new shape; kept in memory only. */
   mcpServers?: Record<string, unknown>[];
-  /** Extra folders the agent may use besides cwd (absolute, existing; at most 16). */
+  /** Extra folders the agent may use besides cwd (absolute, existing; at most 16). Absent: the folder's configured ones; []: none. */
   additionalDirectories?: string[];
 }
 export type TurnInput = { input: string } | { content: unknown[] };
@@ -633,8 +633,8 @@ export interface Settings {
   budgets?: Budgets;
   /** The config's top-level mcpServers, by name. */
   mcpServers?: MCPServerSetting[];
-  /** The config's folders.<glob> sections that hold MCP servers or instructions. */
-  folders?: { glob: string; mcpServers?: MCPServerSetting[]; instructions?: Instructions }[];
+  /** The config's folders.<glob> sections that hold MCP servers, instructions or extra folders. */
+  folders?: { glob: string; mcpServers?: MCPServerSetting[]; instructions?: Instructions; additionalDirectories?: string[] }[];
 }
 
 /** Spending limits in currency, and the same in tokens and agent minutes; 0 or absent is none (config budgets). */
@@ -710,7 +710,7 @@ export interface SettingsPatch {
   /** Server name → a whole server, or null (removed); servers not named stay. */
   mcpServers?: Record<string, MCPServerPatch>;
   /** Folder glob (as written) → its MCP servers merged by name, or null (the section removed). */
-  folders?: Record<string, { mcpServers?: Record<string, MCPServerPatch>; instructions?: Instructions } | null>;
+  folders?: Record<string, { mcpServers?: Record<string, MCPServerPatch>; instructions?: Instructions; additionalDirectories?: string[] } | null>;
 }
 
 /** GET /v1/search: q in SQLite FTS5 syntax; the rest narrow the hits. */

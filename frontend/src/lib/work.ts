@@ -15,7 +15,31 @@ export interface Changes {
   /** "git": diffed by the hub; "agent": a folder outside git, the diffs as reported by the agent. */
   source: 'git' | 'agent';
   base?: string;
+  /** The main folder's. */
   files: FileChange[];
+  /** The thread's extra folders' (ADR 0051), in the thread's order; absent when none. */
+  folders?: FolderChanges[];
+}
+
+/** One extra folder's changes, paths relative to it; "none": not a git repository, no checkpoints. */
+export interface FolderChanges {
+  folder: string;
+  source: 'git' | 'none';
+  base?: string;
+  files: FileChange[];
+}
+
+/** A restore's or revert's answer: the main folder's files, and each extra folder's. */
+interface RestoreAnswer {
+  files?: string[] | null;
+  folders?: { folder: string; files: string[] | null }[] | null;
+}
+
+/** The files a restore or revert touched: the main folder's as named, an extra folder's joined to it. */
+export function restoredFiles(r: RestoreAnswer | null | undefined): string[] {
+  const out = [...(r?.files ?? [])];
+  for (const f of r?.folders ?? []) for (const p of f.files ?? []) out.push(`${f.folder.replace(/\/+$/, '')}/${p}`);
+  return out;
 }
 
 export interface MergeResult {
@@ -57,6 +81,8 @@ export interface GitFolder {
   git: boolean;
   /** The working tree's top folder. */
   repo?: string;
+  /** The extra folders a new thread here gets by default (folders.<glob>.additionalDirectories, ADR 0051). */
+  additionalDirectories?: string[];
 }
 
 export interface DeleteOptions {
@@ -66,6 +92,8 @@ export interface DeleteOptions {
 
 export interface RevertRequest {
   path?: string;
+  /** One of the thread's extra folders: revert there only, path relative to it. */
+  folder?: string;
   sinceTurn?: string;
   /** Revert files changed since the agent's last turn too (else 409 CHANGED_SINCE). */
   force?: boolean;
@@ -114,12 +142,11 @@ export function httpWork(request: Request, url: Url): WorkApi {
       const c = await request<Changes>('GET', url(t(id, '/changes'), { turn: q.turn || undefined, since: q.since || undefined }));
       return { ...c, files: c.files ?? [] };
     },
-    revert: async (id, r) => (await request<{ files: string[] }>('POST', url(t(id, '/changes/revert')), r)).files ?? [],
+    revert: async (id, r) => restoredFiles(await request<RestoreAnswer>('POST', url(t(id, '/changes/revert')), r)),
     checkpoints: async (id) =>
       (await request<{ checkpoints: Checkpoint[] }>('GET', url(t(id, '/checkpoints')))).checkpoints ?? [],
     restore: async (id, turnId) =>
-      (await request<{ files: string[] }>('POST', url(t(id, `/checkpoints/${encodeURIComponent(turnId)}/restore`))))
-        .files ?? [],
+      restoredFiles(await request<RestoreAnswer>('POST', url(t(id, `/checkpoints/${encodeURIComponent(turnId)}/restore`)))),
     commitSuggestion: async (id) => {
       const s = await request<CommitSuggestion>('GET', url(t(id, '/commit')));
       return { ...s, files: s.files ?? [] };
@@ -167,9 +194,9 @@ export function wailsWork(b: WorkBindings, call: <T>(f: () => Promise<unknown>) 
       const c = await call<Changes>(() => b.Changes(id, q));
       return { ...c, files: c?.files ?? [] };
     },
-    revert: async (id, r) => (await call<{ files: string[] }>(() => b.RevertChanges(id, r)))?.files ?? [],
+    revert: async (id, r) => restoredFiles(await call<RestoreAnswer>(() => b.RevertChanges(id, r))),
     checkpoints: async (id) => (await call<Checkpoint[] | null>(() => b.ListCheckpoints(id))) ?? [],
-    restore: async (id, turnId) => (await call<{ files: string[] }>(() => b.RestoreCheckpoint(id, turnId)))?.files ?? [],
+    restore: async (id, turnId) => restoredFiles(await call<RestoreAnswer>(() => b.RestoreCheckpoint(id, turnId))),
     commitSuggestion: async (id) => {
       const s = await call<CommitSuggestion>(() => b.CommitSuggestion(id));
       return { ...s, files: s?.files ?? [] };

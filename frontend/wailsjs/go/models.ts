@@ -151,6 +151,20 @@ export namespace hub {
 	
 	
 	
+	export class Instructions {
+	    mode?: string;
+	    text: string;
+	
+	    static createFrom(source: any = {}) {
+	        return new Instructions(source);
+	    }
+	
+	    constructor(source: any = {}) {
+	        if ('string' === typeof source) source = JSON.parse(source);
+	        this.mode = source["mode"];
+	        this.text = source["text"];
+	    }
+	}
 	export class AgentPatch {
 	    name?: string;
 	    command?: string;
@@ -159,6 +173,7 @@ export namespace hub {
 	    enabled?: boolean;
 	    mcpServers?: Record<string, MCPServerPatch | null>;
 	    defaults?: SessionDefaults;
+	    instructions?: Instructions;
 	
 	    static createFrom(source: any = {}) {
 	        return new AgentPatch(source);
@@ -173,6 +188,7 @@ export namespace hub {
 	        this.enabled = source["enabled"];
 	        this.mcpServers = source["mcpServers"];
 	        this.defaults = this.convertValues(source["defaults"], SessionDefaults);
+	        this.instructions = this.convertValues(source["instructions"], Instructions);
 	    }
 	
 		convertValues(a: any, classs: any, asMap: boolean = false): any {
@@ -299,6 +315,7 @@ export namespace hub {
 	    builtin: boolean;
 	    mcpServers?: MCPServerSetting[];
 	    defaults?: SessionDefaults;
+	    instructions?: Instructions;
 	
 	    static createFrom(source: any = {}) {
 	        return new AgentSettings(source);
@@ -315,6 +332,7 @@ export namespace hub {
 	        this.builtin = source["builtin"];
 	        this.mcpServers = this.convertValues(source["mcpServers"], MCPServerSetting);
 	        this.defaults = this.convertValues(source["defaults"], SessionDefaults);
+	        this.instructions = this.convertValues(source["instructions"], Instructions);
 	    }
 	
 		convertValues(a: any, classs: any, asMap: boolean = false): any {
@@ -798,6 +816,42 @@ export namespace hub {
 		    return a;
 		}
 	}
+	export class FolderChanges {
+	    folder: string;
+	    source: string;
+	    base?: string;
+	    files: FileChange[];
+	
+	    static createFrom(source: any = {}) {
+	        return new FolderChanges(source);
+	    }
+	
+	    constructor(source: any = {}) {
+	        if ('string' === typeof source) source = JSON.parse(source);
+	        this.folder = source["folder"];
+	        this.source = source["source"];
+	        this.base = source["base"];
+	        this.files = this.convertValues(source["files"], FileChange);
+	    }
+	
+		convertValues(a: any, classs: any, asMap: boolean = false): any {
+		    if (!a) {
+		        return a;
+		    }
+		    if (a.slice && a.map) {
+		        return (a as any[]).map(elem => this.convertValues(elem, classs));
+		    } else if ("object" === typeof a) {
+		        if (asMap) {
+		            for (const key of Object.keys(a)) {
+		                a[key] = new classs(a[key]);
+		            }
+		            return a;
+		        }
+		        return new classs(a);
+		    }
+		    return a;
+		}
+	}
 	export class FileChange {
 	    path: string;
 	    status: string;
@@ -820,6 +874,7 @@ export namespace hub {
 	    source: string;
 	    base?: string;
 	    files: FileChange[];
+	    folders?: FolderChanges[];
 	
 	    static createFrom(source: any = {}) {
 	        return new Changes(source);
@@ -830,6 +885,7 @@ export namespace hub {
 	        this.source = source["source"];
 	        this.base = source["base"];
 	        this.files = this.convertValues(source["files"], FileChange);
+	        this.folders = this.convertValues(source["folders"], FolderChanges);
 	    }
 	
 		convertValues(a: any, classs: any, asMap: boolean = false): any {
@@ -1044,6 +1100,24 @@ export namespace hub {
 		    return a;
 		}
 	}
+	export class ThreadInstructions {
+	    mode: string;
+	    text: string;
+	    from: string[];
+	    delivery?: string;
+	
+	    static createFrom(source: any = {}) {
+	        return new ThreadInstructions(source);
+	    }
+	
+	    constructor(source: any = {}) {
+	        if ('string' === typeof source) source = JSON.parse(source);
+	        this.mode = source["mode"];
+	        this.text = source["text"];
+	        this.from = source["from"];
+	        this.delivery = source["delivery"];
+	    }
+	}
 	export class Thread {
 	    id: string;
 	    agent: string;
@@ -1062,6 +1136,7 @@ export namespace hub {
 	    availableCommands?: number[];
 	    clientCapabilities?: ClientCapabilities;
 	    additionalDirectories?: string[];
+	    instructions?: ThreadInstructions;
 	    worktree?: Worktree;
 	    overlaps?: Overlap[];
 	    summary?: string;
@@ -1094,6 +1169,7 @@ export namespace hub {
 	        this.availableCommands = source["availableCommands"];
 	        this.clientCapabilities = this.convertValues(source["clientCapabilities"], ClientCapabilities);
 	        this.additionalDirectories = source["additionalDirectories"];
+	        this.instructions = this.convertValues(source["instructions"], ThreadInstructions);
 	        this.worktree = this.convertValues(source["worktree"], Worktree);
 	        this.overlaps = this.convertValues(source["overlaps"], Overlap);
 	        this.summary = source["summary"];
@@ -1192,7 +1268,7 @@ export namespace hub {
 	    title?: string;
 	    host?: string;
 	    openSession?: boolean;
-	    additionalDirectories?: string[];
+	    additionalDirectories: string[];
 	    clientCapabilities?: ClientCapabilities;
 	    mcpServers?: number[][];
 	    worktree?: WorktreeRequest;
@@ -1669,6 +1745,21 @@ export namespace hub {
 	        this.path = source["path"];
 	    }
 	}
+	
+	export class FolderFiles {
+	    folder: string;
+	    files: string[];
+	
+	    static createFrom(source: any = {}) {
+	        return new FolderFiles(source);
+	    }
+	
+	    constructor(source: any = {}) {
+	        if ('string' === typeof source) source = JSON.parse(source);
+	        this.folder = source["folder"];
+	        this.files = source["files"];
+	    }
+	}
 	export class FolderList {
 	    path: string;
 	    parent?: string;
@@ -1707,6 +1798,8 @@ export namespace hub {
 	}
 	export class FolderPatch {
 	    mcpServers?: Record<string, MCPServerPatch | null>;
+	    instructions?: Instructions;
+	    additionalDirectories?: string[];
 	
 	    static createFrom(source: any = {}) {
 	        return new FolderPatch(source);
@@ -1715,11 +1808,33 @@ export namespace hub {
 	    constructor(source: any = {}) {
 	        if ('string' === typeof source) source = JSON.parse(source);
 	        this.mcpServers = source["mcpServers"];
+	        this.instructions = this.convertValues(source["instructions"], Instructions);
+	        this.additionalDirectories = source["additionalDirectories"];
 	    }
+	
+		convertValues(a: any, classs: any, asMap: boolean = false): any {
+		    if (!a) {
+		        return a;
+		    }
+		    if (a.slice && a.map) {
+		        return (a as any[]).map(elem => this.convertValues(elem, classs));
+		    } else if ("object" === typeof a) {
+		        if (asMap) {
+		            for (const key of Object.keys(a)) {
+		                a[key] = new classs(a[key]);
+		            }
+		            return a;
+		        }
+		        return new classs(a);
+		    }
+		    return a;
+		}
 	}
 	export class FolderSettings {
 	    glob: string;
 	    mcpServers?: MCPServerSetting[];
+	    instructions?: Instructions;
+	    additionalDirectories?: string[];
 	
 	    static createFrom(source: any = {}) {
 	        return new FolderSettings(source);
@@ -1729,6 +1844,8 @@ export namespace hub {
 	        if ('string' === typeof source) source = JSON.parse(source);
 	        this.glob = source["glob"];
 	        this.mcpServers = this.convertValues(source["mcpServers"], MCPServerSetting);
+	        this.instructions = this.convertValues(source["instructions"], Instructions);
+	        this.additionalDirectories = source["additionalDirectories"];
 	    }
 	
 		convertValues(a: any, classs: any, asMap: boolean = false): any {
@@ -1752,6 +1869,7 @@ export namespace hub {
 	export class GitFolder {
 	    git: boolean;
 	    repo?: string;
+	    additionalDirectories?: string[];
 	
 	    static createFrom(source: any = {}) {
 	        return new GitFolder(source);
@@ -1761,6 +1879,7 @@ export namespace hub {
 	        if ('string' === typeof source) source = JSON.parse(source);
 	        this.git = source["git"];
 	        this.repo = source["repo"];
+	        this.additionalDirectories = source["additionalDirectories"];
 	    }
 	}
 	export class TurnHistory {
@@ -2012,6 +2131,7 @@ export namespace hub {
 		    return a;
 		}
 	}
+	
 	
 	
 	export class MCPServerPatch {
@@ -2429,6 +2549,7 @@ export namespace hub {
 	
 	export class RestoreResult {
 	    files: string[];
+	    folders?: FolderFiles[];
 	
 	    static createFrom(source: any = {}) {
 	        return new RestoreResult(source);
@@ -2437,10 +2558,30 @@ export namespace hub {
 	    constructor(source: any = {}) {
 	        if ('string' === typeof source) source = JSON.parse(source);
 	        this.files = source["files"];
+	        this.folders = this.convertValues(source["folders"], FolderFiles);
 	    }
+	
+		convertValues(a: any, classs: any, asMap: boolean = false): any {
+		    if (!a) {
+		        return a;
+		    }
+		    if (a.slice && a.map) {
+		        return (a as any[]).map(elem => this.convertValues(elem, classs));
+		    } else if ("object" === typeof a) {
+		        if (asMap) {
+		            for (const key of Object.keys(a)) {
+		                a[key] = new classs(a[key]);
+		            }
+		            return a;
+		        }
+		        return new classs(a);
+		    }
+		    return a;
+		}
 	}
 	export class RevertRequest {
 	    path?: string;
+	    folder?: string;
 	    sinceTurn?: string;
 	    force?: boolean;
 	
@@ -2451,6 +2592,7 @@ export namespace hub {
 	    constructor(source: any = {}) {
 	        if ('string' === typeof source) source = JSON.parse(source);
 	        this.path = source["path"];
+	        this.folder = source["folder"];
 	        this.sinceTurn = source["sinceTurn"];
 	        this.force = source["force"];
 	    }
@@ -2753,6 +2895,7 @@ export namespace hub {
 	        this.authSessionId = source["authSessionId"];
 	    }
 	}
+	
 	
 	
 	
