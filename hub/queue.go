@@ -98,8 +98,9 @@ var ErrNoQueue = Errorf(CodeNotFound, "queued prompts are not available")
 type QueueStore interface {
 	// QueuedPrompts lists a live thread's queue, head first.
 	QueuedPrompts(ctx context.Context, threadID string) ([]QueuedPrompt, error)
-	// QueuedThreads lists the live threads whose queue is not empty.
-	QueuedThreads(ctx context.Context) ([]string, error)
+	// WaitingThreads lists the live threads whose queue is not empty or
+	// that are limited (limitedUntil set): what a start resumes.
+	WaitingThreads(ctx context.Context) ([]string, error)
 }
 
 // QueueCalls is a QueueService bound to one caller and context, its

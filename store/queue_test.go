@@ -41,7 +41,7 @@ func TestQueueDequeueIsOneTransaction(t *testing.T) {
 	if th, _ := db.GetThread(ctx, "t1"); th.Queued != 3 {
 		t.Fatalf("thread queued %d, want 3", th.Queued)
 	}
-	if ids, _ := db.QueuedThreads(ctx); len(ids) != 2 {
+	if ids, _ := db.WaitingThreads(ctx); len(ids) != 2 {
 		t.Fatalf("queued threads %v", ids)
 	}
 
@@ -71,7 +71,7 @@ func TestQueueDequeueIsOneTransaction(t *testing.T) {
 	if list, _ := db.QueuedPrompts(ctx, "t1"); len(list) != 0 {
 		t.Fatalf("a deleted thread's queue %+v", list)
 	}
-	if ids, _ := db.QueuedThreads(ctx); len(ids) != 1 || ids[0] != "t2" {
+	if ids, _ := db.WaitingThreads(ctx); len(ids) != 1 || ids[0] != "t2" {
 		t.Fatalf("queued threads after delete %v", ids)
 	}
 }

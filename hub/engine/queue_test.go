@@ -306,3 +306,27 @@ func TestQueueResumesAfterRestart(t *testing.T) {
 		t.Fatalf("the agent received %q, want %q", got, want)
 	}
 }
+
+// A limited thread with nothing queued keeps its reset across a restart:
+// the hub that starts again re-arms the timer, and at the reset the limit
+// is cleared (before: only a thread with a queued prompt was re-armed, so
+// this one stayed "limited" until its next turn).
+func TestLimitWithEmptyQueueRearmedAtRestart(t *testing.T) {
+	clock := newFakeClock()
+	spec, _ := promptSpec(t)
+	h := newHarnessOn(t, clock, nil, spec)
+	th := h.thread("fake")
+	sub := h.watch(th)
+	if got := h.run(th, sub, "rate-limit-error 600"); got.Status != hub.TurnFailed {
+		t.Fatalf("turn %+v", got)
+	}
+	if got := h.threadNow(th); got.LimitedUntil == nil || got.Queued != 0 {
+		t.Fatalf("limited thread: %+v", got)
+	}
+	h.close()
+	h.open(engine.DefaultConfig(), []acp.AgentSpec{spec})
+	clock.Advance(590 * time.Second)
+	testkit.Never(t, 200*time.Millisecond, "the limit cleared before the reset", func() bool { return h.threadNow(th).LimitedUntil == nil })
+	clock.Advance(20 * time.Second)
+	waitUntil(t, "the limit cleared at the reset", func() bool { return h.threadNow(th).LimitedUntil == nil })
+}
