@@ -32,6 +32,20 @@ func promptSpec(t testing.TB) (acp.AgentSpec, promptLog) {
 // context block), in the order received.
 func (p promptLog) texts(t testing.TB) []string {
 	t.Helper()
+	var out []string
+	for _, blocks := range p.blocks(t) {
+		last := ""
+		if len(blocks) > 0 {
+			last = blocks[len(blocks)-1] // after a context block, the user's message
+		}
+		out = append(out, last)
+	}
+	return out
+}
+
+// blocks are the text blocks of each prompt, in the order received.
+func (p promptLog) blocks(t testing.TB) [][]string {
+	t.Helper()
 	f, err := os.Open(string(p))
 	if os.IsNotExist(err) {
 		return nil
@@ -40,7 +54,7 @@ func (p promptLog) texts(t testing.TB) []string {
 		t.Fatal(err)
 	}
 	defer f.Close()
-	var out []string
+	var out [][]string
 	sc := bufio.NewScanner(f)
 	sc.Buffer(nil, 1<<20)
 	for sc.Scan() {
@@ -52,13 +66,13 @@ func (p promptLog) texts(t testing.TB) []string {
 		if err := json.Unmarshal(sc.Bytes(), &line); err != nil {
 			t.Fatal(err)
 		}
-		last := ""
+		var texts []string
 		for _, b := range line.Params.Prompt {
 			if b.Type == "text" {
-				last = b.Text // after a context block, the user's message
+				texts = append(texts, b.Text)
 			}
 		}
-		out = append(out, last)
+		out = append(out, texts)
 	}
 	return out
 }

@@ -226,7 +226,7 @@ func (e *Engine) openSession(tr *turnRT, a *acp.Agent) (string, acp.SessionSetup
 	if tr.fresh {
 		return s.SessionID, s, nil, openedNew, nil
 	}
-	prefix, err := e.contextBlock(thread, contextLostHead, tr.retryOf)
+	prefix, err := e.sessionContext(thread, tr.retryOf) // queuemove.go: a moved thread's too
 	if err != nil {
 		e.log.Warn("hub: building the context block failed", "err", err)
 	}

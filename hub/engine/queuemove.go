@@ -1,0 +1,118 @@
+package engine
+
+import (
+	"context"
+	"fmt"
+
+	"github.com/switchboard-hub/switchboard/acp"
+	"github.com/switchboard-hub/switchboard/hub"
+)
+
+// A limited thread's queue moved to another agent (issue 33, ADR 0052):
+// hub.QueueService.MoveQueue.
+//
+// What is guaranteed: the new thread, the prompts leaving the first
+// queue (hub.Write.Dequeue), the same prompts joining the new queue (new
+// ids, the same order, text and content), the link both ways and the
+// events of both threads are one Write, so one store transaction. A
+// crash leaves the prompts in exactly one queue: the first (nothing
+// committed) or the new one (all committed). The first thread's queue
+// lock is held from reading its queue to the commit, so no head of it is
+// sent meanwhile; and a head sent before the lock was taken is no longer
+// in the queue read. The new thread sends its head as any idle thread
+// does (kickQueue), once committed.
+//
+// The new thread runs in the same folder and the same working copy as
+// the first (its worktree adopted: deleting either thread leaves it to
+// the other), with the first thread's extra folders; its sessions open
+// with the first thread's context block (movedContext), the builder
+// compaction and a lost session use (contextBlock).
+
+// contextMovedHead heads the context block of a thread continued from
+// another (ContinuedFrom).
+const contextMovedHead = "[Switchboard] This conversation continues one held with another agent, whose usage limit was reached. Context follows; the user's next message comes after it.\n"
+
+// MoveQueue implements hub.QueueService.
+func (e *Engine) MoveQueue(ctx context.Context, c hub.Caller, threadID string, req hub.QueueMoveRequest) (hub.Thread, error) {
+	t, err := e.visibleThread(ctx, c, threadID)
+	if err != nil {
+		return hub.Thread{}, err
+	}
+	switch {
+	case req.AgentID == "":
+		return hub.Thread{}, hub.Errorf(hub.CodeInvalidArgument, `"agentId" names the agent the queue moves to`)
+	case req.AgentID == t.Agent:
+		return hub.Thread{}, hub.Errorf(hub.CodeInvalidArgument, "thread %s runs %s already: choose another agent", t.ID, t.Agent)
+	case t.ContinuedIn != "":
+		return hub.Thread{}, hub.Errorf(hub.CodeConflict, "the queue of thread %s moved to %s already", t.ID, t.ContinuedIn)
+	case t.Worktree != nil && t.Worktree.Discarded:
+		return hub.Thread{}, hub.Errorf(hub.CodeConflict, "thread %s's worktree was discarded: there is nothing to continue in", t.ID)
+	}
+	unlock := e.queues.lock(t.ID)
+	defer unlock()
+	if t, err = e.store.GetThread(ctx, t.ID); err != nil { // as the lock found it
+		return hub.Thread{}, err
+	}
+	limited := t.LimitedUntil != nil && e.until(*t.LimitedUntil) > 0
+	switch {
+	case t.Status == hub.ThreadRunning:
+		return hub.Thread{}, hub.Errorf(hub.CodeConflict, "a turn runs on thread %s: its queue moves only while it waits", t.ID)
+	case !limited && t.QueuePaused == "":
+		return hub.Thread{}, hub.Errorf(hub.CodeConflict, "thread %s is neither limited nor paused: its queue is sent here", t.ID)
+	}
+	nt, err := e.newThread(ctx, c, hub.CreateThreadRequest{Agent: req.AgentID, Cwd: t.Cwd, Title: t.Title,
+		AdditionalDirectories: t.AdditionalDirectories, Worktree: &hub.WorktreeRequest{}}) // no worktree of its own
+	if err != nil {
+		return hub.Thread{}, err
+	}
+	if w := t.Worktree; w != nil {
+		nt.Worktree = &hub.Worktree{Path: w.Path, Top: w.Top, Branch: w.Branch, Base: w.Base, BaseCommit: w.BaseCommit, Repo: w.Repo, Adopted: true}
+	}
+	nt.ContinuedFrom = t.ID
+	list, err := e.store.QueuedPrompts(ctx, t.ID)
+	if err != nil {
+		return hub.Thread{}, err
+	}
+	now := e.now()
+	w := &hub.Write{Threads: []hub.Thread{nt}, Events: []hub.Event{threadCreated(nt)}}
+	for i, q := range list {
+		w.Dequeue = append(w.Dequeue, q.ID)
+		ev, _ := hub.NewEvent(hub.EventPromptDequeued, t, "", now, map[string]any{"queuedId": q.ID, "reason": hub.DequeuedMoved, "movedTo": nt.ID})
+		w.Events = append(w.Events, ev)
+		moved := hub.QueuedPrompt{ID: newID("qp"), ThreadID: nt.ID, Position: i, Input: q.Input, Content: q.Content, CreatedAt: q.CreatedAt, UpdatedAt: now}
+		w.Queued = append(w.Queued, moved)
+		e.queuedEvents(w, nt, moved)
+	}
+	running := ""
+	w.ThreadChanges = []hub.ThreadChange{ // one announcement each (queuedEvents added one per prompt)
+		{ThreadID: t.ID, ContinuedIn: &nt.ID, QueuePaused: &running, UpdatedAt: now, Announce: true},
+		{ThreadID: nt.ID, Announce: true},
+	}
+	if err := e.commit(w); err != nil {
+		return hub.Thread{}, err
+	}
+	e.log.Info("hub: a thread's queue moved to another agent", "thread", t.ID, "to", nt.ID, "agent", nt.Agent, "prompts", len(list))
+	e.threadCreated(ctx, nt, hub.CreateThreadRequest{})
+	e.kickQueue(nt.ID) // sent as on any idle thread
+	return w.ThreadChanges[1].Thread, nil
+}
+
+// sessionContext is the context block a new session of thread opens
+// with (session.go): for a thread continued from another, that thread's
+// block (contextMovedHead) before the thread's own; else the thread's
+// own (contextLostHead), skip left out of it.
+func (e *Engine) sessionContext(thread hub.Thread, skip string) ([]acp.ContentBlock, error) {
+	own, err := e.contextBlock(thread, contextLostHead, skip)
+	if thread.ContinuedFrom == "" || err != nil {
+		return own, err
+	}
+	from, err := e.store.GetThread(context.Background(), thread.ContinuedFrom)
+	if err != nil { // deleted since: its context went with it
+		return own, nil
+	}
+	moved, err := e.contextBlock(from, contextMovedHead, "")
+	if err != nil {
+		return own, fmt.Errorf("the context of thread %s: %w", from.ID, err)
+	}
+	return append(moved, own...), nil
+}

@@ -1,0 +1,76 @@
+//go:build unix
+
+package engine_test
+
+import (
+	"context"
+	"path/filepath"
+	"slices"
+	"strings"
+	"testing"
+
+	"github.com/switchboard-hub/switchboard/hub"
+)
+
+// A limited thread's queue moves to a new thread with another agent
+// (ADR 0052): the prompts leave the first queue and are sent on the new
+// thread, each once, in order; the new agent's first prompt opens with
+// the first thread's context block; the threads are linked both ways.
+// Moving it again, to the same agent, or from a thread that is neither
+// limited nor paused is refused.
+func TestMoveQueueToAnotherAgent(t *testing.T) {
+	spec, logA := promptSpec(t)
+	fileB := filepath.Join(t.TempDir(), "prompts-b.jsonl")
+	specB, logB := fakeSpec(t, "other", "FAKEAGENT_PROMPTS="+fileB), promptLog(fileB)
+	h := newHarness(t, nil, spec, specB)
+	th := h.thread("fake")
+	sub := h.watch(th)
+	ctx := context.Background()
+	h.run(th, sub, "echo the parser is in lexer.go")
+	if _, err := h.e.MoveQueue(ctx, alice, th.ID, hub.QueueMoveRequest{AgentID: "other"}); hub.ErrorCode(err) != hub.CodeConflict {
+		t.Fatalf("moving the queue of a thread that is not limited: %v, want CONFLICT", err)
+	}
+	if limited := h.run(th, sub, "rate-limit-error 600"); limited.Status != hub.TurnFailed {
+		t.Fatalf("turn %+v", limited)
+	}
+	h.enqueue(th, "echo one")
+	h.enqueue(th, "echo two")
+	if _, err := h.e.MoveQueue(ctx, alice, th.ID, hub.QueueMoveRequest{AgentID: "fake"}); hub.ErrorCode(err) != hub.CodeInvalidArgument {
+		t.Fatalf("moving the queue to the thread's own agent: %v, want INVALID_ARGUMENT", err)
+	}
+	if _, err := h.e.MoveQueue(ctx, alice, th.ID, hub.QueueMoveRequest{AgentID: "nobody"}); hub.ErrorCode(err) != hub.CodeInvalidArgument {
+		t.Fatalf("moving the queue to an unknown agent: %v, want INVALID_ARGUMENT", err)
+	}
+
+	nt, err := h.e.MoveQueue(ctx, alice, th.ID, hub.QueueMoveRequest{AgentID: "other"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if nt.Agent != "other" || nt.Cwd != th.Cwd || nt.ContinuedFrom != th.ID || nt.ID == th.ID {
+		t.Fatalf("the new thread: %+v", nt)
+	}
+	want := []string{"echo one", "echo two"}
+	waitUntil(t, "the moved queue sent on the new thread", func() bool {
+		return slices.Equal(h.inputs(nt), want) && h.threadNow(nt).Status == hub.ThreadIdle
+	})
+	if got := logB.texts(t); !slices.Equal(got, want) {
+		t.Fatalf("the other agent received %q, want %q", got, want)
+	}
+	first := logB.blocks(t)[0]
+	if len(first) != 2 || !strings.Contains(first[0], "continues one held with another agent") || !strings.Contains(first[0], "the parser is in lexer.go") {
+		t.Fatalf("the other agent's first prompt: %q, want the first thread's context block then the prompt", first)
+	}
+	if got := logA.texts(t); !slices.Equal(got, []string{"echo the parser is in lexer.go", "rate-limit-error 600"}) {
+		t.Fatalf("the first agent received %q", got)
+	}
+	old := h.threadNow(th)
+	if old.ContinuedIn != nt.ID || old.Queued != 0 || old.QueuePaused != "" {
+		t.Fatalf("the first thread after the move: %+v", old)
+	}
+	if q, _ := h.e.Queue(ctx, alice, th.ID); len(q) != 0 {
+		t.Fatalf("the first thread's queue: %+v", q)
+	}
+	if _, err := h.e.MoveQueue(ctx, alice, th.ID, hub.QueueMoveRequest{AgentID: "other"}); hub.ErrorCode(err) != hub.CodeConflict {
+		t.Fatalf("moving a moved queue again: %v, want CONFLICT", err)
+	}
+}

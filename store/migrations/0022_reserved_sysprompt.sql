@@ -1,0 +1,5 @@
+-- PLACEHOLDER on the queuemove branch only: migration 0022 is reserved for the
+-- sysprompt part (issue 32), which lands it. Delete this file at the merge; if
+-- that part needs no migration, keep it (a no-op) so the versions run
+-- without a gap.
+SELECT 1;
