@@ -2,9 +2,7 @@ package engine
 
 import (
 	"context"
-	"fmt"
 
-	"github.com/switchboard-hub/switchboard/acp"
 	"github.com/switchboard-hub/switchboard/hub"
 )
 
@@ -95,24 +93,4 @@ func (e *Engine) MoveQueue(ctx context.Context, c hub.Caller, threadID string, r
 	e.threadCreated(ctx, nt, hub.CreateThreadRequest{})
 	e.kickQueue(nt.ID) // sent as on any idle thread
 	return w.ThreadChanges[1].Thread, nil
-}
-
-// sessionContext is the context block a new session of thread opens
-// with (session.go): for a thread continued from another, that thread's
-// block (contextMovedHead) before the thread's own; else the thread's
-// own (contextLostHead), skip left out of it.
-func (e *Engine) sessionContext(thread hub.Thread, skip string) ([]acp.ContentBlock, error) {
-	own, err := e.contextBlock(thread, contextLostHead, skip)
-	if thread.ContinuedFrom == "" || err != nil {
-		return own, err
-	}
-	from, err := e.store.GetThread(context.Background(), thread.ContinuedFrom)
-	if err != nil { // deleted since: its context went with it
-		return own, nil
-	}
-	moved, err := e.contextBlock(from, contextMovedHead, "")
-	if err != nil {
-		return own, fmt.Errorf("the context of thread %s: %w", from.ID, err)
-	}
-	return append(moved, own...), nil
 }
