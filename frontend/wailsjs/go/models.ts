@@ -1071,6 +1071,8 @@ export namespace hub {
 	    limitedUntil?: any;
 	    queued?: number;
 	    queuePaused?: string;
+	    continuedFrom?: string;
+	    continuedIn?: string;
 	    imported?: ImportedSession;
 	
 	    static createFrom(source: any = {}) {
@@ -1101,6 +1103,8 @@ export namespace hub {
 	        this.limitedUntil = this.convertValues(source["limitedUntil"], null);
 	        this.queued = source["queued"];
 	        this.queuePaused = source["queuePaused"];
+	        this.continuedFrom = source["continuedFrom"];
+	        this.continuedIn = source["continuedIn"];
 	        this.imported = this.convertValues(source["imported"], ImportedSession);
 	    }
 	
@@ -2356,6 +2360,18 @@ export namespace hub {
 	        if ('string' === typeof source) source = JSON.parse(source);
 	        this.input = source["input"];
 	        this.position = source["position"];
+	    }
+	}
+	export class QueueMoveRequest {
+	    agentId: string;
+	
+	    static createFrom(source: any = {}) {
+	        return new QueueMoveRequest(source);
+	    }
+	
+	    constructor(source: any = {}) {
+	        if ('string' === typeof source) source = JSON.parse(source);
+	        this.agentId = source["agentId"];
 	    }
 	}
 	export class QueuedPrompt {
