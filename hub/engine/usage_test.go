@@ -90,11 +90,15 @@ func TestUsageLedgerAcrossSessions(t *testing.T) {
 	} {
 		h.run(th, sub, in)
 	}
-	check := func(wantUSD float64, wantTurns int) {
+	check := func(wantUSD float64, wantTurns int, wantIn int64) {
 		t.Helper()
 		rep := h.usage(alice, hub.UsageByThread, "")
 		b := bucket(t, rep, th.ID)
-		if !near(b.Cost["USD"], wantUSD) || !near(b.Cost["EUR"], 0.5) || b.InputTokens != 150 || b.OutputTokens != 30 {
+		// Tokens (recordPromptUsage's rule): a turn whose response
+		// reports them counts those (A: 100 + 20, 50 + 10), one that
+		// reports none its window's growth (B from 500: 100 + 100 + 100;
+		// after the restart, C's window from 0: 800).
+		if !near(b.Cost["USD"], wantUSD) || !near(b.Cost["EUR"], 0.5) || b.InputTokens != wantIn || b.OutputTokens != 30 {
 			t.Fatalf("thread bucket %+v, want USD %v", b, wantUSD)
 		}
 		if b.Used != 800 || b.Size != 200000 || b.Agent != "fake" {
@@ -115,7 +119,7 @@ func TestUsageLedgerAcrossSessions(t *testing.T) {
 			t.Fatalf("scope=all %+v", all.Buckets)
 		}
 	}
-	check(0.32, 6) // the crash turn reported nothing
+	check(0.32, 6, 450) // the crash turn reported nothing
 	if _, err := h.e.Usage(context.Background(), hub.Caller{ClientID: "mallory"}, hub.UsageQuery{By: "turn", ThreadID: th.ID}); hub.ErrorCode(err) != hub.CodeNotFound {
 		t.Fatalf("another client's thread: %v", err)
 	}
@@ -126,11 +130,11 @@ func TestUsageLedgerAcrossSessions(t *testing.T) {
 	// A restart: the same totals; the new process's session is new.
 	h.close()
 	h.open(engine.DefaultConfig(), specs)
-	check(0.32, 6)
+	check(0.32, 6, 450)
 	sub = h.watchLive(th)
 	h.run(th, sub, "echo restarted") // a new process: session C, with context
 	h.run(th, sub, "usage 800 200000 0.03 USD")
-	check(0.35, 7)
+	check(0.35, 7, 1250)
 
 	// session/load keeps the session id across a restart: its baseline
 	// holds.
