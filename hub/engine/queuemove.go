@@ -2,6 +2,7 @@ package engine
 
 import (
 	"context"
+	"strings"
 
 	"github.com/switchboard-hub/switchboard/hub"
 )
@@ -58,7 +59,7 @@ func (e *Engine) MoveQueue(ctx context.Context, c hub.Caller, threadID string, r
 	case !limited && t.QueuePaused == "":
 		return hub.Thread{}, hub.Errorf(hub.CodeConflict, "thread %s is neither limited nor paused: its queue is sent here", t.ID)
 	}
-	nt, err := e.newThread(ctx, c, hub.CreateThreadRequest{Agent: req.AgentID, Cwd: t.Cwd, Title: t.Title,
+	nt, err := e.newThread(ctx, c, hub.CreateThreadRequest{Agent: req.AgentID, Cwd: t.Cwd, Title: continuedTitle(t.Title),
 		AdditionalDirectories: t.AdditionalDirectories, Worktree: &hub.WorktreeRequest{}}) // no worktree of its own
 	if err != nil {
 		return hub.Thread{}, err
@@ -93,4 +94,17 @@ func (e *Engine) MoveQueue(ctx context.Context, c hub.Caller, threadID string, r
 	e.threadCreated(ctx, nt, hub.CreateThreadRequest{})
 	e.kickQueue(nt.ID) // sent as on any idle thread
 	return w.ThreadChanges[1].Thread, nil
+}
+
+// continuedTitle is the title of the thread a queue moved to: the first
+// one's, marked, within the 200 characters of a title.
+func continuedTitle(title string) string {
+	const mark = " (continued)"
+	if strings.HasSuffix(title, mark) {
+		return title // moved again: marked once
+	}
+	if r := []rune(title); len(r) > 200-len(mark) {
+		title = string(r[:200-len(mark)])
+	}
+	return title + mark
 }

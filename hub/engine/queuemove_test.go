@@ -46,7 +46,7 @@ func TestMoveQueueToAnotherAgent(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if nt.Agent != "other" || nt.Cwd != th.Cwd || nt.ContinuedFrom != th.ID || nt.ID == th.ID {
+	if nt.Agent != "other" || nt.Cwd != th.Cwd || nt.ContinuedFrom != th.ID || nt.ID == th.ID || nt.Title != th.Title+" (continued)" {
 		t.Fatalf("the new thread: %+v", nt)
 	}
 	want := []string{"echo one", "echo two"}
