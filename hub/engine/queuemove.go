@@ -22,8 +22,8 @@ import (
 // does (kickQueue), once committed.
 //
 // The new thread runs in the same folder and the same working copy as
-// the first (its worktree adopted: deleting either thread leaves it to
-// the other), with the first thread's extra folders; its sessions open
+// the first (its worktree adopted by both: deleting either thread leaves
+// it to the other, and to the user once both are gone), with the first thread's extra folders; its sessions open
 // with the first thread's context block (movedContext), the builder
 // compaction and a lost session use (contextBlock).
 
@@ -83,10 +83,13 @@ func (e *Engine) MoveQueue(ctx context.Context, c hub.Caller, threadID string, r
 		e.queuedEvents(w, nt, moved)
 	}
 	running := ""
-	w.ThreadChanges = []hub.ThreadChange{ // one announcement each (queuedEvents added one per prompt)
-		{ThreadID: t.ID, ContinuedIn: &nt.ID, QueuePaused: &running, UpdatedAt: now, Announce: true},
-		{ThreadID: nt.ID, Announce: true},
+	first := hub.ThreadChange{ThreadID: t.ID, ContinuedIn: &nt.ID, QueuePaused: &running, UpdatedAt: now, Announce: true}
+	if wt := t.Worktree; wt != nil && !wt.Adopted {
+		shared := *wt // shared now: deleting the first thread must not remove it from under the new one
+		shared.Adopted = true
+		first.Worktree = &shared
 	}
+	w.ThreadChanges = []hub.ThreadChange{first, {ThreadID: nt.ID, Announce: true}} // one announcement each (queuedEvents added one per prompt)
 	if err := e.commit(w); err != nil {
 		return hub.Thread{}, err
 	}

@@ -4,12 +4,15 @@ package engine_test
 
 import (
 	"context"
+	"os"
+	"os/exec"
 	"path/filepath"
 	"slices"
 	"strings"
 	"testing"
 
 	"github.com/switchboard-hub/switchboard/hub"
+	"github.com/switchboard-hub/switchboard/hub/engine"
 )
 
 // A limited thread's queue moves to a new thread with another agent
@@ -72,5 +75,50 @@ func TestMoveQueueToAnotherAgent(t *testing.T) {
 	}
 	if _, err := h.e.MoveQueue(ctx, alice, th.ID, hub.QueueMoveRequest{AgentID: "other"}); hub.ErrorCode(err) != hub.CodeConflict {
 		t.Fatalf("moving a moved queue again: %v, want CONFLICT", err)
+	}
+}
+
+// A worktree thread's queue moves into the same worktree: the new thread
+// adopts it, and so does the first, so that deleting the first leaves the
+// worktree to the new one.
+func TestMoveQueueSharesTheWorktree(t *testing.T) {
+	if _, err := exec.LookPath("git"); err != nil {
+		t.Fatal("git is needed: ", err)
+	}
+	spec, _ := promptSpec(t)
+	specB := fakeSpec(t, "other")
+	h := newHarness(t, func(c *engine.Config) { c.WorktreeLocation = t.TempDir() }, spec, specB)
+	for _, args := range [][]string{{"init", "-q", "-b", "main"}, {"commit", "-q", "--allow-empty", "-m", "init"}} {
+		c := exec.Command("git", args...)
+		c.Dir = h.cwd
+		c.Env = append(os.Environ(), "GIT_AUTHOR_NAME=T", "GIT_AUTHOR_EMAIL=t@example.com", "GIT_COMMITTER_NAME=T", "GIT_COMMITTER_EMAIL=t@example.com", "GIT_CONFIG_NOSYSTEM=1")
+		if out, err := c.CombinedOutput(); err != nil {
+			t.Fatalf("git %v: %v\n%s", args, err, out)
+		}
+	}
+	ctx := context.Background()
+	th, err := h.e.CreateThread(ctx, alice, hub.CreateThreadRequest{Agent: "fake", Cwd: h.cwd, Worktree: &hub.WorktreeRequest{On: true}})
+	if err != nil || th.Worktree == nil {
+		t.Fatalf("worktree thread %+v: %v", th.Worktree, err)
+	}
+	sub := h.watch(th)
+	h.run(th, sub, "rate-limit-error 600")
+	h.enqueue(th, "echo one")
+	nt, err := h.e.MoveQueue(ctx, alice, th.ID, hub.QueueMoveRequest{AgentID: "other"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if nt.Worktree == nil || nt.Worktree.Path != th.Worktree.Path || nt.Worktree.Branch != th.Worktree.Branch || !nt.Worktree.Adopted {
+		t.Fatalf("the new thread's worktree %+v, want %s adopted", nt.Worktree, th.Worktree.Path)
+	}
+	if old := h.threadNow(th); old.Worktree == nil || !old.Worktree.Adopted {
+		t.Fatalf("the first thread's worktree %+v, want it shared (adopted)", old.Worktree)
+	}
+	waitUntil(t, "the moved prompt sent", func() bool { return h.threadNow(nt).Status == hub.ThreadIdle && len(h.inputs(nt)) == 1 })
+	if err := h.e.DeleteThread(ctx, alice, th.ID); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := os.Stat(nt.Worktree.Path); err != nil {
+		t.Fatalf("deleting the first thread removed the shared worktree: %v", err)
 	}
 }
