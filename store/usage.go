@@ -251,3 +251,17 @@ func (db *DB) UnusedOverride(ctx context.Context, budget, threadID string, since
 	}
 	return id, nil
 }
+
+// LastUsed implements hub.UsageStore.
+func (db *DB) LastUsed(ctx context.Context, threadID, sessionID string) (int64, error) {
+	var used int64
+	err := db.queryRow(ctx, `SELECT used FROM usage WHERE thread_id = ? AND session_id = ? AND kind = 'update' AND size > 0
+		ORDER BY id DESC LIMIT 1`, threadID, sessionID).Scan(&used)
+	if errors.Is(err, sql.ErrNoRows) {
+		return 0, nil
+	}
+	if err != nil {
+		return 0, fmt.Errorf("store: last used: %w", err)
+	}
+	return used, nil
+}

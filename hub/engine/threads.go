@@ -58,9 +58,12 @@ type threadRT struct {
 	usedFrac   float64
 	compactDue bool
 	// reportedUsed is the context window's tokens the agent last
-	// reported (usage_update used): its growth is a turn's tokens
-	// (spend.go).
+	// reported (usage_update used) in session usedSession: its growth is
+	// a turn's tokens (spend.go). A session's first report in this
+	// process grows from its last one in the ledger (a session reopened
+	// after a restart), or from 0.
 	reportedUsed int64
+	usedSession  string
 	// retry is the thread's last turn when it failed because its agent
 	// needs signing in, waiting for the sign-in (authretry.go); nil once
 	// retried, or when another turn started.

@@ -49,9 +49,14 @@ func (c *threadClient) usageUpdate(n acp.SessionNotification) {
 		rec.Used, rec.Size = hub.ClampTokens(u.Used), hub.ClampTokens(u.Size)
 		if tr != nil {
 			c.rt.mu.Lock()
-			prev := c.rt.reportedUsed
-			c.rt.reportedUsed = rec.Used
+			prev, seen := c.rt.reportedUsed, c.rt.usedSession == n.SessionID
+			c.rt.reportedUsed, c.rt.usedSession = rec.Used, n.SessionID
 			c.rt.mu.Unlock()
+			if !seen && c.e.ledger != nil { // the session's first report here: from its last one
+				if last, err := c.e.ledger.LastUsed(context.Background(), c.thread.ID, n.SessionID); err == nil {
+					prev = last
+				}
+			}
 			rec.InputTokens = c.e.noteTokens(tr, prev, rec.Used) // spend.go: in memory; the ledger's rule: recordPromptUsage
 		}
 		if u.Cost != nil && u.Cost.Currency != "" && len(u.Cost.Currency) <= 16 {
