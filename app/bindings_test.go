@@ -183,6 +183,7 @@ var bindingsContract = map[string]string{
 	"EditQueued":   "func(string, string, hub.QueueEdit) (hub.QueuedPrompt, error)",
 	"RemoveQueued": "func(string, string) error",
 	"SendNext":     "func(string) (hub.Turn, error)",
+	"MoveQueue":    "func(string, hub.QueueMoveRequest) (hub.Thread, error)",
 	// hub.HostService (Services.Hosts), the app's.
 	"ListHosts":   "func() ([]hub.Host, error)",
 	"AddHost":     "func(string, string) (hub.Host, error)",
@@ -201,7 +202,7 @@ var windowOnly = map[string]bool{"ChooseFolder": true, "GetSettings": true, "Upd
 	"InstallAgent": true, "RemoveAgent": true, "InstallNode": true, "NodeStatus": true,
 	"SignInAgent": true, "WatchAuth": true, "AuthInput": true, "AuthResize": true, "CloseAuth": true, "SignOutAgent": true,
 	"ListHosts": true, "AddHost": true, "RemoveHost": true, "ConnectHost": true,
-	"Enqueue": true, "Queue": true, "EditQueued": true, "RemoveQueued": true, "SendNext": true} // hub.QueueService (Services.Queue)
+	"Enqueue": true, "Queue": true, "EditQueued": true, "RemoveQueued": true, "SendNext": true, "MoveQueue": true} // hub.QueueService (Services.Queue)
 
 // unbound are the hub.Service methods the window has no use for:
 // AnswerClientRequest and ClientRequestParams are for a thread's owner

@@ -48,6 +48,17 @@ const (
 // goes with it, without events.
 const DequeuedRemoved = "removed"
 
+// DequeuedMoved is the reason of a prompt_dequeued event of a prompt
+// moved to another thread's queue (QueueService.MoveQueue); the event
+// names that thread (movedTo).
+const DequeuedMoved = "moved"
+
+// QueueMoveRequest is the body of POST /v1/threads/{id}/queue/move: the
+// agent the queue moves to (an installed agent other than the thread's).
+type QueueMoveRequest struct {
+	AgentID string `json:"agentId"`
+}
+
 // MaxQueuedPrompts is how many prompts a thread's queue holds at most.
 const MaxQueuedPrompts = 100
 
@@ -88,6 +99,15 @@ type QueueService interface {
 	// head became. CONFLICT while a turn runs, NOT_FOUND when the queue is
 	// empty.
 	SendNext(ctx context.Context, c Caller, threadID string) (Turn, error)
+	// MoveQueue moves the queue of a limited or paused thread to a new
+	// thread in the same folder and working copy with another agent
+	// (ADR 0052), and returns that thread: its prompts leave the first
+	// queue and join the new one, in order, in one store transaction;
+	// the two threads are linked (ContinuedIn, ContinuedFrom); the new
+	// thread's sessions open with the first thread's context block. CONFLICT
+	// while a turn runs or when the thread is neither limited nor paused;
+	// INVALID_ARGUMENT for its own agent or one not installed.
+	MoveQueue(ctx context.Context, c Caller, threadID string, req QueueMoveRequest) (Thread, error)
 }
 
 // ErrNoQueue is the NOT_FOUND answer of a hub without queues.
@@ -98,8 +118,9 @@ var ErrNoQueue = Errorf(CodeNotFound, "queued prompts are not available")
 type QueueStore interface {
 	// QueuedPrompts lists a live thread's queue, head first.
 	QueuedPrompts(ctx context.Context, threadID string) ([]QueuedPrompt, error)
-	// QueuedThreads lists the live threads whose queue is not empty.
-	QueuedThreads(ctx context.Context) ([]string, error)
+	// WaitingThreads lists the live threads whose queue is not empty or
+	// that are limited (limitedUntil set): what a start resumes.
+	WaitingThreads(ctx context.Context) ([]string, error)
 }
 
 // QueueCalls is a QueueService bound to one caller and context, its
@@ -150,4 +171,12 @@ func (q QueueCalls) SendNext(threadID string) (Turn, error) {
 		return Turn{}, ErrNoQueue
 	}
 	return q.Svc.SendNext(q.Ctx, q.Caller, threadID)
+}
+
+// MoveQueue is QueueService.MoveQueue (POST /v1/threads/{id}/queue/move).
+func (q QueueCalls) MoveQueue(threadID string, req QueueMoveRequest) (Thread, error) {
+	if q.Svc == nil {
+		return Thread{}, ErrNoQueue
+	}
+	return q.Svc.MoveQueue(q.Ctx, q.Caller, threadID, req)
 }

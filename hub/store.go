@@ -180,6 +180,9 @@ type ThreadChange struct {
 	// Instructions, when set, replaces the thread's instructions (their
 	// Delivery changes when a session opens; ADR 0050).
 	Instructions *ThreadInstructions
+	// ContinuedIn, when set, becomes the thread's continuedIn (the
+	// thread its queue moved to).
+	ContinuedIn *string
 	// UpdatedAt becomes the thread's updatedAt when it is later than the
 	// stored one: a thread's updatedAt never goes back, so of two
 	// overlapping changes the one committed last cannot hide the other

@@ -91,6 +91,12 @@ type Thread struct {
 	// (QueuePaused*): nothing is sent until SendNext. Extensions of API.md.
 	Queued      int    `json:"queued,omitempty"`
 	QueuePaused string `json:"queuePaused,omitempty"`
+	// ContinuedFrom is the thread whose queue moved to this one
+	// (QueueService.MoveQueue), whose context block its sessions open
+	// with; ContinuedIn, on that thread, is this one. Extensions of
+	// API.md; absent for a thread that was not moved from or to.
+	ContinuedFrom string `json:"continuedFrom,omitempty"`
+	ContinuedIn   string `json:"continuedIn,omitempty"`
 	// Imported is set for a thread made from the agent's own session
 	// (ImportSession): which session, and where its history is. An
 	// extension of API.md.

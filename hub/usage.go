@@ -253,6 +253,10 @@ type UsageStore interface {
 	// threadID, "" for any) made at or after since and not used yet, ""
 	// when there is none.
 	UnusedOverride(ctx context.Context, budget, threadID string, since time.Time) (string, error)
+	// LastUsed is the context window's tokens (used) of the last
+	// usage_update the thread's agent session reported, 0 when none: a
+	// session reopened after a restart grows from there (ADR 0052).
+	LastUsed(ctx context.Context, threadID, sessionID string) (int64, error)
 }
 
 // BudgetOverride allows one more turn past an exceeded budget.

@@ -80,20 +80,22 @@ func (db *DB) QueuedPrompts(ctx context.Context, threadID string) ([]hub.QueuedP
 	return out, rows.Err()
 }
 
-// QueuedThreads implements hub.QueueStore: the live threads with a queued
-// prompt.
-func (db *DB) QueuedThreads(ctx context.Context) ([]string, error) {
-	rows, err := db.query(ctx, `SELECT DISTINCT thread_id FROM prompt_queue
-		WHERE thread_id IN (SELECT id FROM threads WHERE deleted = 0) ORDER BY thread_id`)
+// WaitingThreads implements hub.QueueStore: the live threads with a
+// queued prompt or a limit.
+func (db *DB) WaitingThreads(ctx context.Context) ([]string, error) {
+	rows, err := db.query(ctx, `SELECT thread_id FROM prompt_queue
+		WHERE thread_id IN (SELECT id FROM threads WHERE deleted = 0)
+		UNION SELECT id FROM threads WHERE deleted = 0 AND limited_until IS NOT NULL
+		ORDER BY 1`)
 	if err != nil {
-		return nil, fmt.Errorf("store: queued threads: %w", err)
+		return nil, fmt.Errorf("store: waiting threads: %w", err)
 	}
 	defer rows.Close()
 	var out []string
 	for rows.Next() {
 		var id string
 		if err := rows.Scan(&id); err != nil {
-			return nil, fmt.Errorf("store: queued threads: %w", err)
+			return nil, fmt.Errorf("store: waiting threads: %w", err)
 		}
 		out = append(out, id)
 	}

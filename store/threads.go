@@ -23,8 +23,8 @@ const (
 // upsertThreadSQL writes a thread. Client capabilities are set at creation
 // and never cleared: an upsert without them keeps the stored ones.
 const upsertThreadSQL = `INSERT INTO threads
-	(id, agent, cwd, title, client_id, status, summary, agent_session_id, deleted, created_at, updated_at, client_capabilities, archived, worktree, imported_session, imported_history, additional_directories, instructions)
-	VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
+	(id, agent, cwd, title, client_id, status, summary, agent_session_id, deleted, created_at, updated_at, client_capabilities, archived, worktree, imported_session, imported_history, additional_directories, instructions, continued_from, continued_in)
+	VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
 	ON CONFLICT (id) DO UPDATE SET
 		agent = excluded.agent, cwd = excluded.cwd, title = excluded.title,
 		client_id = excluded.client_id, status = excluded.status, summary = excluded.summary,
@@ -36,9 +36,11 @@ const upsertThreadSQL = `INSERT INTO threads
 		additional_directories = COALESCE(excluded.additional_directories, additional_directories),
 		instructions = COALESCE(excluded.instructions, instructions),
 		imported_session = CASE WHEN excluded.deleted = 1 THEN NULL ELSE COALESCE(excluded.imported_session, imported_session) END,
-		imported_history = CASE WHEN excluded.deleted = 1 THEN NULL ELSE COALESCE(excluded.imported_history, imported_history) END`
+		imported_history = CASE WHEN excluded.deleted = 1 THEN NULL ELSE COALESCE(excluded.imported_history, imported_history) END,
+		continued_from = CASE WHEN excluded.continued_from <> '' THEN excluded.continued_from ELSE continued_from END,
+		continued_in = CASE WHEN excluded.continued_in <> '' THEN excluded.continued_in ELSE continued_in END`
 
-const threadColumns = `id, agent, cwd, title, client_id, status, summary, agent_session_id, created_at, updated_at, modes, config_options, client_capabilities, available_commands, compacted_at, archived, worktree, imported_session, imported_history, limited_until, additional_directories, queue_paused, instructions,
+const threadColumns = `id, agent, cwd, title, client_id, status, summary, agent_session_id, created_at, updated_at, modes, config_options, client_capabilities, available_commands, compacted_at, archived, worktree, imported_session, imported_history, limited_until, additional_directories, queue_paused, instructions, continued_from, continued_in,
 	(SELECT COUNT(*) FROM prompt_queue q WHERE q.thread_id = threads.id)`
 
 // setSessionStateSQL sets a thread's modes, config options and available
@@ -69,7 +71,7 @@ const changeThreadSQL = `UPDATE threads SET
 	imported_history = COALESCE(?, imported_history),
 	limited_until = CASE WHEN ? IS NULL THEN limited_until ELSE NULLIF(?, 0) END,
 	queue_paused = COALESCE(?, queue_paused),
-	instructions = COALESCE(?, instructions),
+	instructions = COALESCE(?, instructions), continued_in = COALESCE(?, continued_in),
 	updated_at = MAX(updated_at, ?)
 	WHERE id = ? AND deleted = 0`
 
@@ -95,7 +97,7 @@ func changeThread(ctx context.Context, st *stmts, c *hub.ThreadChange) (*hub.Eve
 		return nil, fmt.Errorf("store: change thread %s: %w", c.ThreadID, err)
 	}
 	res, err := st.changeThread.ExecContext(ctx, strPtr(c.Title), status, strPtr(c.Summary),
-		strPtr(c.AgentSessionID), encTimePtr(c.CompactedAt), boolPtr(c.Archived), wt, strPtr(c.ImportedHistory), encTimePtr(c.LimitedUntil), encTimePtr(c.LimitedUntil), strPtr(c.QueuePaused), instr, encTime(c.UpdatedAt), c.ThreadID)
+		strPtr(c.AgentSessionID), encTimePtr(c.CompactedAt), boolPtr(c.Archived), wt, strPtr(c.ImportedHistory), encTimePtr(c.LimitedUntil), encTimePtr(c.LimitedUntil), strPtr(c.QueuePaused), instr, strPtr(c.ContinuedIn), encTime(c.UpdatedAt), c.ThreadID)
 	var n int64
 	if err == nil {
 		n, err = res.RowsAffected()
@@ -173,7 +175,7 @@ func upsertThread(ctx context.Context, st *stmts, t *hub.Thread) error {
 		impSession, impHistory = t.Imported.SessionID, t.Imported.History
 	}
 	_, err = st.upsertThread.ExecContext(ctx, t.ID, t.Agent, t.Cwd, t.Title, t.ClientID, t.Status,
-		t.Summary, t.AgentSessionID, boolInt(t.Deleted), encTime(t.CreatedAt), encTime(t.UpdatedAt), encJSON(caps), boolInt(t.Archived), wt, impSession, impHistory, encJSON(dirs), instr)
+		t.Summary, t.AgentSessionID, boolInt(t.Deleted), encTime(t.CreatedAt), encTime(t.UpdatedAt), encJSON(caps), boolInt(t.Archived), wt, impSession, impHistory, encJSON(dirs), instr, t.ContinuedFrom, t.ContinuedIn)
 	if isUniqueViolation(err) {
 		return &hub.Error{Code: hub.CodeConflict, Message: fmt.Sprintf("agent %s's session %s is bound to another thread", t.Agent, t.Imported.SessionID),
 			Details: map[string]any{"reason": hub.ReasonSessionAlreadyImported}, Err: err}
@@ -192,7 +194,7 @@ func scanThread(s interface{ Scan(...any) error }) (hub.Thread, error) {
 	var archived int64
 	var impSession, impHistory sql.NullString
 	err := s.Scan(&t.ID, &t.Agent, &t.Cwd, &t.Title, &t.ClientID, &t.Status, &t.Summary,
-		&t.AgentSessionID, &created, &updated, &modes, &config, &caps, &commands, &compacted, &archived, &wt, &impSession, &impHistory, &limited, &dirs, &t.QueuePaused, &instr, &t.Queued)
+		&t.AgentSessionID, &created, &updated, &modes, &config, &caps, &commands, &compacted, &archived, &wt, &impSession, &impHistory, &limited, &dirs, &t.QueuePaused, &instr, &t.ContinuedFrom, &t.ContinuedIn, &t.Queued)
 	t.Archived = archived != 0
 	t.Host = hub.HostOf(t.ID)
 	if impSession.Valid {

@@ -26,6 +26,10 @@ const (
 	insertUsageSQL = `INSERT INTO usage
 		(at, thread_id, turn_id, client_id, agent, session_id, model, kind, used, size, amount, currency, cost, input_tokens, output_tokens, cached_tokens, seconds, estimate)
 		VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`
+	// zeroLiveTokensSQL takes back the tokens a turn's usage_update
+	// records counted (the window's growth), replaced by its response's
+	// (migration 0023 indexes them).
+	zeroLiveTokensSQL = `UPDATE usage SET input_tokens = 0 WHERE turn_id = ? AND kind = 'update' AND input_tokens <> 0`
 	upsertOverrideSQL = `INSERT INTO budget_overrides (id, budget, thread_id, decided_by, at, used_by)
 		VALUES (?, ?, ?, ?, ?, ?)
 		ON CONFLICT (id) DO UPDATE SET used_by = excluded.used_by`
@@ -36,7 +40,10 @@ const (
 const usageSlot = 15 * time.Minute
 
 // applyUsage appends w.Usage to the ledger, setting each record's Cost,
-// and upserts w.Overrides. Runs on the writer, inside the Write's
+// and upserts w.Overrides. A prompt record with tokens first takes back
+// the tokens its turn's usage_update records counted: a turn's tokens are
+// its response's when it reports them, else its window's growth (never
+// both). Runs on the writer, inside the Write's
 // transaction: the last amount it reads is the one committed before.
 func (db *DB) applyUsage(ctx context.Context, w *hub.Write) error {
 	for i := range w.Usage {
@@ -86,6 +93,13 @@ func (db *DB) applyUsage(ctx context.Context, w *hub.Write) error {
 			}
 		}
 		u.Cost = min(max(u.Cost, 0), hub.MaxUsageAmount) // last may predate the clamp (0015 repairs it)
+		if u.Kind == hub.UsagePrompt && u.TurnID != "" && u.InputTokens+u.OutputTokens > 0 {
+			// The turn's exact tokens replace the growth its
+			// usage_updates recorded (the engine's recordPromptUsage).
+			if _, err := db.conn.ExecContext(ctx, zeroLiveTokensSQL, u.TurnID); err != nil {
+				return fmt.Errorf("store: usage: the turn's live tokens: %w", err)
+			}
+		}
 		_, err := db.conn.ExecContext(ctx, insertUsageSQL, u.At.UnixMilli(), u.ThreadID, u.TurnID, u.ClientID, u.Agent,
 			u.SessionID, u.Model, u.Kind, u.Used, u.Size, amount, u.Currency, u.Cost, u.InputTokens, u.OutputTokens, u.CachedTokens, u.Seconds, u.Estimate)
 		if err != nil {
@@ -236,4 +250,18 @@ func (db *DB) UnusedOverride(ctx context.Context, budget, threadID string, since
 		return "", fmt.Errorf("store: budget override: %w", err)
 	}
 	return id, nil
+}
+
+// LastUsed implements hub.UsageStore.
+func (db *DB) LastUsed(ctx context.Context, threadID, sessionID string) (int64, error) {
+	var used int64
+	err := db.queryRow(ctx, `SELECT used FROM usage WHERE thread_id = ? AND session_id = ? AND kind = 'update' AND size > 0
+		ORDER BY id DESC LIMIT 1`, threadID, sessionID).Scan(&used)
+	if errors.Is(err, sql.ErrNoRows) {
+		return 0, nil
+	}
+	if err != nil {
+		return 0, fmt.Errorf("store: last used: %w", err)
+	}
+	return used, nil
 }

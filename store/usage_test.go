@@ -91,3 +91,44 @@ func TestUnusedOverride(t *testing.T) {
 		t.Fatalf("decidedBy %q %v: using an override must keep who gave it", decidedBy, err)
 	}
 }
+
+// A turn's tokens are counted once (ADR 0052): its usage_update records'
+// tokens (the window's growth) are taken back when a prompt record of the
+// same turn with tokens is stored, in the same Write; a prompt record
+// without tokens, or of another turn, leaves them.
+func TestUsageResponseReplacesGrowth(t *testing.T) {
+	db := MustOpenDB(t)
+	ctx := context.Background()
+	th := hub.Thread{ID: "t1", ClientID: "alice", Agent: "a", Cwd: "/w", Status: hub.ThreadIdle, CreatedAt: time.Now(), UpdatedAt: time.Now()}
+	if err := db.Commit(ctx, &hub.Write{Threads: []hub.Thread{th}}); err != nil {
+		t.Fatal(err)
+	}
+	rec := func(turn, kind string, in, out int64) hub.UsageRecord {
+		return hub.UsageRecord{At: time.Now(), ThreadID: "t1", TurnID: turn, ClientID: "alice", Agent: "a", Kind: kind, InputTokens: in, OutputTokens: out}
+	}
+	spent := func() float64 {
+		t.Helper()
+		v, err := db.UsageSpent(ctx, hub.UsageFilter{All: true, Measure: hub.MeasureTokens})
+		if err != nil {
+			t.Fatal(err)
+		}
+		return v
+	}
+	for _, w := range []*hub.Write{
+		{Usage: []hub.UsageRecord{rec("u1", hub.UsageUpdate, 500, 0), rec("u1", hub.UsageUpdate, 300, 0), rec("u2", hub.UsageUpdate, 70, 0)}},
+		{Usage: []hub.UsageRecord{rec("u1", hub.UsagePrompt, 0, 0)}}, // no tokens: the growth stays
+	} {
+		if err := db.Commit(ctx, w); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if got := spent(); got != 870 {
+		t.Fatalf("tokens %v, want 870: the growth as reported", got)
+	}
+	if err := db.Commit(ctx, &hub.Write{Usage: []hub.UsageRecord{rec("u1", hub.UsagePrompt, 4000, 1000)}}); err != nil {
+		t.Fatal(err)
+	}
+	if got := spent(); got != 5070 {
+		t.Fatalf("tokens %v, want 5,070: u1's response (5,000) instead of its growth, u2's growth (70)", got)
+	}
+}

@@ -104,7 +104,7 @@ func (s *stmts) close() error {
 
 // apply makes w's changes on the writer's connection, inside the
 // transaction (and, for a Write of more than one statement, the savepoint)
-// that commitBatch opened: Decide first, then Dequeue, queued prompts, Escalate, AnswerElicitation, threads, deleted
+// that commitBatch opened: Decide first, then Escalate, AnswerElicitation, threads, Dequeue, queued prompts, deleted
 // threads, session states, thread changes (their announcements appended to
 // w.Events), turns, permissions, elicitations, rules added, rules deleted, events, agent
 // processes recorded, then forgotten. Each event is taken into its turn's
@@ -116,9 +116,6 @@ func (db *DB) apply(ctx context.Context, w *hub.Write) error {
 		if err := decide(ctx, st, w.Decide); err != nil {
 			return err
 		}
-	}
-	if err := applyQueue(ctx, st, w); err != nil { // queue.go
-		return err
 	}
 	if w.Escalate != nil {
 		if err := escalate(ctx, st, w.Escalate); err != nil {
@@ -134,6 +131,12 @@ func (db *DB) apply(ctx context.Context, w *hub.Write) error {
 		if err := upsertThread(ctx, st, &w.Threads[i]); err != nil {
 			return err
 		}
+	}
+	// After the threads: a moved queue's prompts join a thread this
+	// Write creates (queuemove.go); before the thread changes, which
+	// announce the queues' lengths.
+	if err := applyQueue(ctx, st, w); err != nil { // queue.go
+		return err
 	}
 	for _, id := range w.DeleteThreads {
 		if err := deleteThread(ctx, st, id); err != nil {

@@ -3,9 +3,7 @@
 package systest
 
 import (
-	"bufio"
 	"encoding/json"
-	"os"
 	"path/filepath"
 	"slices"
 	"testing"
@@ -77,28 +75,11 @@ func TestE2EQueue(t *testing.T) {
 // block (the user's message, after any context block), in order.
 func receivedPrompts(t *testing.T, file string) []string {
 	t.Helper()
-	f, err := os.Open(file)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer f.Close()
 	var out []string
-	sc := bufio.NewScanner(f)
-	sc.Buffer(nil, 1<<20)
-	for sc.Scan() {
-		var line struct {
-			Params struct {
-				Prompt []struct{ Type, Text string } `json:"prompt"`
-			} `json:"params"`
-		}
-		if err := json.Unmarshal(sc.Bytes(), &line); err != nil {
-			t.Fatal(err)
-		}
+	for _, texts := range promptTexts(t, file) { // e2e_queuemove_test.go
 		last := ""
-		for _, b := range line.Params.Prompt {
-			if b.Type == "text" {
-				last = b.Text
-			}
+		if len(texts) > 0 {
+			last = texts[len(texts)-1]
 		}
 		out = append(out, last)
 	}

@@ -12,7 +12,13 @@
 //      prompt once (the hub's history), and the list empties.
 //   3. A thread limited by its agent until a reset shows "Limited until
 //      <time>" and keeps its queue (screenshot queue-limited.png).
-//   4. A turn stopped with a message queued pauses the queue: nothing is
+//   4. The limited thread's queue moved to another agent (ADR 0052):
+//      "Move to another agent…" offers the other installed agent
+//      (screenshots queue-move-{light,dark}-{1440,700}.png); the new
+//      thread opens, says "Continued from", and sends the moved prompt
+//      once on the other agent; the first thread says "Continued in" and
+//      its queue is empty (screenshots queue-moved-{from,to}.png).
+//   5. A turn stopped with a message queued pauses the queue: nothing is
 //      sent until "Send next" (screenshots queue-paused-{light,dark}.png).
 // The page reports no error, no HTTP error and no failed request.
 import { join } from 'node:path';
@@ -39,6 +45,7 @@ async function main() {
   const agentBin = buildFakeAgent(tmp.dir);
   hub = await startHub(tmp.dir, {
     fake: { name: 'Fake', command: agentBin, args: ['-test.run=^$'], env: { SWITCHBOARD_FAKE_AGENT: '1' } },
+    other: { name: 'Other agent', command: agentBin, args: ['-test.run=^$'], env: { SWITCHBOARD_FAKE_AGENT: '1' } },
   });
   const { api } = hub;
   const th = (await api('POST', '/v1/threads', { body: { agent: 'fake', cwd: proj.dir, title: 'Queue' } })).thread;
@@ -122,7 +129,47 @@ async function main() {
   check(limTurns.length === 1, 'the queued prompt waits for the reset');
   await page.locator('form.composer').screenshot({ path: join(shots, 'queue-limited.png') });
 
-  log('4. a stopped turn pauses the queue until "Send next"');
+  log('4. the limited queue moves to another agent');
+  await page.getByRole('button', { name: 'Move to another agent…' }).click();
+  const picker = page.getByRole('form', { name: 'Move the queue to another agent' });
+  const choice = picker.getByRole('combobox', { name: 'Continue in a new thread with' });
+  const offered = await choice.locator('option').allTextContents();
+  check(offered.join('|') === 'Other agent', `only the other installed agent is offered: ${offered}`);
+  for (const scheme of ['light', 'dark']) {
+    for (const width of [1440, 700]) {
+      await page.setViewportSize({ width, height: 860 });
+      await page.emulateMedia({ colorScheme: scheme });
+      await page.locator('form.composer').screenshot({ path: join(shots, `queue-move-${scheme}-${width}.png`) });
+    }
+  }
+  await page.emulateMedia({ colorScheme: 'light' });
+  await page.setViewportSize({ width: 1280, height: 860 });
+  await picker.getByRole('button', { name: 'Move queue' }).click();
+  await page.getByRole('heading', { name: 'Limited (continued)', exact: true }).waitFor();
+  check(true, 'the new thread opened');
+  const moved = (await api('GET', `/v1/threads/${lim.id}`)).thread;
+  check(!!moved.continuedIn && moved.queued === undefined, `the first thread is linked and its queue empty: ${JSON.stringify(moved)}`);
+  await until('the moved prompt sent on the other agent', async () => {
+    const { turns } = await api('GET', `/v1/threads/${moved.continuedIn}/history`);
+    return turns.length === 1 && turns[0].status === 'completed';
+  });
+  const nt = (await api('GET', `/v1/threads/${moved.continuedIn}`)).thread;
+  const ntInputs = (await api('GET', `/v1/threads/${nt.id}/history`)).turns.map((x) => x.input).join('|');
+  check(nt.agent === 'other' && nt.continuedFrom === lim.id && ntInputs === 'echo after the reset', `sent once on the other agent: ${nt.agent} ${ntInputs}`);
+  check((await api('GET', `/v1/threads/${lim.id}/history`)).turns.length === 1, 'nothing more was sent on the first thread');
+  const from = page.getByRole('region', { name: 'Queued messages' }).getByRole('button', { name: 'Limited', exact: true });
+  await from.waitFor();
+  check(((await page.getByRole('region', { name: 'Queued messages' }).textContent()) ?? '').includes('Continued from Limited'), 'the new thread says where it came from');
+  await page.locator('form.composer').screenshot({ path: join(shots, 'queue-moved-to.png') });
+  await from.click();
+  await page.getByRole('heading', { name: 'Limited', exact: true }).waitFor();
+  const back = page.getByRole('region', { name: 'Queued messages' });
+  await back.getByRole('button', { name: 'Limited (continued)', exact: true }).waitFor();
+  check(((await back.textContent()) ?? '').includes('Continued in Limited (continued)'), 'the first thread says where its queue went');
+  check((await back.locator('li').count()) === 0, 'the first thread shows no queue');
+  await page.locator('form.composer').screenshot({ path: join(shots, 'queue-moved-from.png') });
+
+  log('5. a stopped turn pauses the queue until "Send next"');
   const pz = (await api('POST', '/v1/threads', { body: { agent: 'fake', cwd: proj.dir, title: 'Paused' } })).thread;
   const { turn: hung } = await api('POST', `/v1/threads/${pz.id}/turns`, { body: { input: 'hang' } });
   await page.getByRole('navigation', { name: 'Threads' }).getByRole('button').filter({ hasText: 'Paused' }).click();

@@ -78,3 +78,19 @@ func (r *Remote) RemoveQueued(ctx context.Context, c hub.Caller, threadID, queue
 func (r *Remote) SendNext(ctx context.Context, c hub.Caller, threadID string) (hub.Turn, error) {
 	return r.c.SendNext(as(ctx, c), threadID)
 }
+
+// MoveQueue moves a limited or paused thread's queue to a new thread with
+// another agent, and returns that thread (POST
+// /v1/threads/{id}/queue/move).
+func (c *Client) MoveQueue(ctx context.Context, threadID string, req hub.QueueMoveRequest) (hub.Thread, error) {
+	var out struct {
+		Thread hub.Thread `json:"thread"`
+	}
+	err := c.call(ctx, request{method: http.MethodPost, path: "/v1/threads/" + esc(threadID) + "/queue/move", body: req}, &out)
+	return out.Thread, err
+}
+
+// MoveQueue implements hub.QueueService.
+func (r *Remote) MoveQueue(ctx context.Context, c hub.Caller, threadID string, req hub.QueueMoveRequest) (hub.Thread, error) {
+	return r.c.MoveQueue(as(ctx, c), threadID, req)
+}

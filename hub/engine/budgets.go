@@ -19,6 +19,11 @@ type budgetState struct {
 
 	nmu       sync.Mutex
 	announced map[string]bool // "<event>|<budget>|<period>"
+
+	// tallies are the tokens budgets' running tallies, by
+	// "<budget>|<period>" (spend.go); tmu is a leaf lock.
+	tmu     sync.Mutex
+	tallies map[string]*tokenTally
 }
 
 // budgetScope is one budget as it applies now: its limit and the ledger
@@ -156,7 +161,8 @@ func (e *Engine) admitTurn(ctx context.Context, t hub.Thread, turnID string) (ma
 }
 
 // spendLimits are the tokens and minutes budgets covering a turn of t,
-// each with what it had spent before (read from the ledger).
+// each with what it had spent before (read from the ledger) and, for
+// tokens, its tally (held until the turn ends: spendRecord).
 func (e *Engine) spendLimits(ctx context.Context, t hub.Thread, now time.Time) (tokens, minutes []spendLimit, err error) {
 	us := e.ledger
 	if us == nil {
@@ -168,11 +174,17 @@ func (e *Engine) spendLimits(ctx context.Context, t hub.Thread, now time.Time) (
 		dst     *[]spendLimit
 	}{{hub.MeasureTokens, &tokens}, {hub.MeasureMinutes, &minutes}} {
 		for _, s := range scopesFor(b, m.measure, t.ID, t.Agent, now) {
+			l := spendLimit{scope: s}
+			if m.measure == hub.MeasureTokens {
+				l.tally, l.base = e.budgets.tally(s) // spend.go: before the ledger is read
+			}
 			before, err := us.UsageSpent(ctx, s.filter)
 			if err != nil {
+				e.budgets.release(append(tokens, l))
 				return nil, nil, err
 			}
-			*m.dst = append(*m.dst, spendLimit{scope: s, before: before})
+			l.before = before
+			*m.dst = append(*m.dst, l)
 		}
 	}
 	return tokens, minutes, nil

@@ -253,14 +253,19 @@ func (e *Engine) kickQueue(threadID string) {
 		ctx := context.Background()
 		defer e.queues.lock(threadID)()
 		t, err := e.store.GetThread(ctx, threadID)
-		if err != nil || t.Queued == 0 || t.QueuePaused != "" || t.Status == hub.ThreadRunning {
+		if err != nil || t.Status == hub.ThreadRunning {
 			return
 		}
-		if t.LimitedUntil != nil {
-			if e.until(*t.LimitedUntil) > 0 {
-				e.armLimitTimer(threadID, *t.LimitedUntil)
-				return
-			}
+		// A limit still to come, or one past with nothing queued, waits
+		// on its timer: at the reset (at once when past) it is cleared
+		// and the head, if any, sent. An empty queue is no reason to
+		// leave a thread "limited" for ever (a restart re-arms it too).
+		if t.LimitedUntil != nil && (e.until(*t.LimitedUntil) > 0 || t.Queued == 0) {
+			e.armLimitTimer(threadID, *t.LimitedUntil)
+			return
+		}
+		if t.Queued == 0 || t.QueuePaused != "" {
+			return
 		}
 		_, err = e.sendHead(ctx, t)
 		switch hub.ErrorCode(err) {
@@ -369,9 +374,10 @@ func (e *Engine) stopLimitTimer(threadID string) {
 
 // resumeQueues is the queue's part of a start (New, after recover): each
 // thread with queued prompts sends its head, or arms its reset timer from
-// the stored limitedUntil.
+// the stored limitedUntil; a limited thread with an empty queue arms its
+// timer too, so that its limit is cleared at the reset.
 func (e *Engine) resumeQueues(ctx context.Context) error {
-	ids, err := e.store.QueuedThreads(ctx)
+	ids, err := e.store.WaitingThreads(ctx)
 	if err != nil {
 		return err
 	}

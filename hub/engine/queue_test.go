@@ -32,6 +32,20 @@ func promptSpec(t testing.TB) (acp.AgentSpec, promptLog) {
 // context block), in the order received.
 func (p promptLog) texts(t testing.TB) []string {
 	t.Helper()
+	var out []string
+	for _, blocks := range p.blocks(t) {
+		last := ""
+		if len(blocks) > 0 {
+			last = blocks[len(blocks)-1] // after a context block, the user's message
+		}
+		out = append(out, last)
+	}
+	return out
+}
+
+// blocks are the text blocks of each prompt, in the order received.
+func (p promptLog) blocks(t testing.TB) [][]string {
+	t.Helper()
 	f, err := os.Open(string(p))
 	if os.IsNotExist(err) {
 		return nil
@@ -40,7 +54,7 @@ func (p promptLog) texts(t testing.TB) []string {
 		t.Fatal(err)
 	}
 	defer f.Close()
-	var out []string
+	var out [][]string
 	sc := bufio.NewScanner(f)
 	sc.Buffer(nil, 1<<20)
 	for sc.Scan() {
@@ -52,13 +66,13 @@ func (p promptLog) texts(t testing.TB) []string {
 		if err := json.Unmarshal(sc.Bytes(), &line); err != nil {
 			t.Fatal(err)
 		}
-		last := ""
+		var texts []string
 		for _, b := range line.Params.Prompt {
 			if b.Type == "text" {
-				last = b.Text // after a context block, the user's message
+				texts = append(texts, b.Text)
 			}
 		}
-		out = append(out, last)
+		out = append(out, texts)
 	}
 	return out
 }
@@ -305,4 +319,28 @@ func TestQueueResumesAfterRestart(t *testing.T) {
 	if got := log.texts(t); !slices.Equal(got, want) {
 		t.Fatalf("the agent received %q, want %q", got, want)
 	}
+}
+
+// A limited thread with nothing queued keeps its reset across a restart:
+// the hub that starts again re-arms the timer, and at the reset the limit
+// is cleared (before: only a thread with a queued prompt was re-armed, so
+// this one stayed "limited" until its next turn).
+func TestLimitWithEmptyQueueRearmedAtRestart(t *testing.T) {
+	clock := newFakeClock()
+	spec, _ := promptSpec(t)
+	h := newHarnessOn(t, clock, nil, spec)
+	th := h.thread("fake")
+	sub := h.watch(th)
+	if got := h.run(th, sub, "rate-limit-error 600"); got.Status != hub.TurnFailed {
+		t.Fatalf("turn %+v", got)
+	}
+	if got := h.threadNow(th); got.LimitedUntil == nil || got.Queued != 0 {
+		t.Fatalf("limited thread: %+v", got)
+	}
+	h.close()
+	h.open(engine.DefaultConfig(), []acp.AgentSpec{spec})
+	clock.Advance(590 * time.Second)
+	testkit.Never(t, 200*time.Millisecond, "the limit cleared before the reset", func() bool { return h.threadNow(th).LimitedUntil == nil })
+	clock.Advance(20 * time.Second)
+	waitUntil(t, "the limit cleared at the reset", func() bool { return h.threadNow(th).LimitedUntil == nil })
 }

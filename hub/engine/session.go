@@ -229,7 +229,7 @@ func (e *Engine) openSession(tr *turnRT, a *acp.Agent) (string, acp.SessionSetup
 	if tr.fresh {
 		return s.SessionID, s, nil, openedNew, nil
 	}
-	prefix, err := e.contextBlock(thread, contextLostHead, tr.retryOf)
+	prefix, err := e.sessionContext(thread, tr.retryOf) // queuemove.go: a moved thread's too
 	if err != nil {
 		e.log.Warn("hub: building the context block failed", "err", err)
 	}
@@ -263,6 +263,26 @@ const (
 	contextLostHead      = "[Switchboard] This conversation continues an earlier session that the agent no longer has. Context follows; the user's new message comes after it.\n"
 	contextCompactedHead = "[Switchboard] This conversation was compacted: it continues in this new session. Context follows; reply only \"OK\" and wait for the user's next message.\n"
 )
+
+// sessionContext is the context block a new session of thread opens
+// with: for a thread continued from another (queuemove.go), that thread's
+// block (contextMovedHead) before the thread's own; else the thread's
+// own (contextLostHead), skip left out of it.
+func (e *Engine) sessionContext(thread hub.Thread, skip string) ([]acp.ContentBlock, error) {
+	own, err := e.contextBlock(thread, contextLostHead, skip)
+	if thread.ContinuedFrom == "" || err != nil {
+		return own, err
+	}
+	from, err := e.store.GetThread(context.Background(), thread.ContinuedFrom)
+	if err != nil { // deleted since: its context went with it
+		return own, nil
+	}
+	moved, err := e.contextBlock(from, contextMovedHead, "")
+	if err != nil {
+		return own, fmt.Errorf("the context of thread %s: %w", from.ID, err)
+	}
+	return append(moved, own...), nil
+}
 
 // contextBlock summarises the thread so far, after head: the stored
 // summary and the most recent turns, newest kept when over

@@ -24,17 +24,72 @@ import (
 // budgets.grace (judge): its overrun never exceeds the grace, as far as
 // its reports go (a cost or token figure is known only when reported).
 //
-// What a turn spent is known without reading the store for tokens and
-// minutes: what its budgets had spent when it started (spendLimit.before)
-// plus its own figure, so a usage_update costs a few additions
-// (BenchmarkBudgetCheck). Money is read from the ledger after each
-// costly report (checkSpending), as before.
+// What a budget spent is known without reading the store for tokens and
+// minutes: for minutes, what it had spent when the turn started
+// (spendLimit.before) plus the turn's own time; for tokens, that plus
+// what every running turn it covers reported since (its tally), so that
+// two threads sharing a daily, monthly or agent budget see each other's
+// tokens as they are reported, not from their next turn. A usage_update
+// costs a few additions (BenchmarkBudgetCheck). Money is read from the
+// ledger after each costly report (checkSpending), as before.
 
 // spendLimit is one tokens or minutes budget covering a turn, with what
-// it had spent before the turn started.
+// it had spent before the turn started; for tokens, the budget's tally
+// and its count when before was read (the budget's figure is then
+// before + tally − base).
 type spendLimit struct {
 	scope  budgetScope
 	before float64
+	tally  *tokenTally
+	base   int64
+}
+
+// spent is a tokens budget's figure now: before, plus what the turns it
+// covers reported since (its tally).
+func (l spendLimit) spent() float64 { return l.before + float64(l.tally.n.Load()-l.base) }
+
+// tokenTally counts the tokens the running turns covered by one tokens
+// budget (in one period) reported, in memory: shared by those turns
+// (budgetState.tallies), so each sees the others' reports at once.
+// refs counts the turns holding it (budgetState.tmu).
+type tokenTally struct {
+	n    atomic.Int64
+	refs int
+}
+
+// tally is the tally of the tokens budget s, held by one more turn; its
+// count is read as the base before the budget's ledger figure is, so a
+// report committed between the two is counted twice rather than not at
+// all (a few milliseconds' reports, on the safe side).
+func (b *budgetState) tally(s budgetScope) (*tokenTally, int64) {
+	key := s.name + "|" + s.period
+	b.tmu.Lock()
+	defer b.tmu.Unlock()
+	if b.tallies == nil {
+		b.tallies = map[string]*tokenTally{}
+	}
+	t := b.tallies[key]
+	if t == nil {
+		t = new(tokenTally)
+		b.tallies[key] = t
+	}
+	t.refs++
+	return t, t.n.Load()
+}
+
+// release lets go of the tallies of lims, held by a turn that ended; a
+// tally no turn holds is forgotten (its tokens are in the ledger).
+func (b *budgetState) release(lims []spendLimit) {
+	b.tmu.Lock()
+	defer b.tmu.Unlock()
+	for _, l := range lims {
+		if l.tally == nil {
+			continue
+		}
+		if l.tally.refs--; l.tally.refs == 0 {
+			delete(b.tallies, l.scope.name+"|"+l.scope.period)
+		}
+	}
 }
 
 // turnSpend is what a running turn spent and how its budgets hold it.
@@ -45,8 +100,9 @@ type turnSpend struct {
 	// once, before it runs).
 	tokens, minutes []spendLimit
 	// live is the turn's tokens so far: the growth of the context
-	// window its agent reports (usage_update used).
-	live float64
+	// window its agent reports (usage_update used), then what its
+	// prompt response added (recordPromptUsage).
+	live int64
 	// started is when the turn started; waited is the time a person
 	// was asked (a permission, a question, the budget hold), over;
 	// waiting counts the asks under way since waitSince.
@@ -128,20 +184,40 @@ func (sp *turnSpend) active(now time.Time) time.Duration {
 }
 
 // noteTokens adds the growth of the context window from prev to used to
-// tr's tokens and judges its tokens budgets: the check each usage_update
-// costs (in memory; BenchmarkBudgetCheck).
-func (e *Engine) noteTokens(tr *turnRT, prev, used int64) {
+// tr's tokens and its budgets' tallies, judges its tokens budgets (what
+// other turns reported included), and returns the growth (0 when the
+// window did not grow): the check each usage_update costs (in memory;
+// BenchmarkBudgetCheck).
+func (e *Engine) noteTokens(tr *turnRT, prev, used int64) int64 {
 	sp := tr.spend
 	if sp == nil || used <= prev {
-		return
+		return 0
 	}
+	grown := used - prev
+	for _, l := range sp.addTokens(grown) {
+		e.judge(tr, l.scope, l.spent())
+	}
+	return grown
+}
+
+// addTokens adds n tokens to the turn's and to its budgets' tallies, and
+// returns its tokens budgets.
+func (sp *turnSpend) addTokens(n int64) []spendLimit {
 	sp.mu.Lock()
-	sp.live += float64(used - prev)
-	live, lims := sp.live, sp.tokens
+	sp.live += n
+	lims := sp.tokens
 	sp.mu.Unlock()
 	for _, l := range lims {
-		e.judge(tr, l.scope, l.before+live)
+		l.tally.n.Add(n)
 	}
+	return lims
+}
+
+// grown is the turn's tokens so far (live).
+func (sp *turnSpend) grown() int64 {
+	sp.mu.Lock()
+	defer sp.mu.Unlock()
+	return sp.live
 }
 
 // judgeMinutes judges tr's minutes budgets at now, and returns how much
@@ -359,10 +435,18 @@ func (e *Engine) estimate(tr *turnRT, model string, input, output int64) float64
 
 // spendRecord is the ledger record of tr's agent time, written when it
 // ends (budgets.minutes counts it).
+//
+// It also lets go of the turn's tokens tallies: the turn has ended, and
+// its tokens are in the ledger's records.
 func (e *Engine) spendRecord(tr *turnRT, now time.Time) *hub.UsageRecord {
 	if tr.spend == nil {
 		return nil
 	}
+	tr.spend.mu.Lock()
+	lims := tr.spend.tokens
+	tr.spend.tokens = nil
+	tr.spend.mu.Unlock()
+	e.budgets.release(lims)
 	secs := tr.spend.active(now).Seconds()
 	if secs <= 0 || math.IsNaN(secs) {
 		return nil

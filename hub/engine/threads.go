@@ -58,9 +58,12 @@ type threadRT struct {
 	usedFrac   float64
 	compactDue bool
 	// reportedUsed is the context window's tokens the agent last
-	// reported (usage_update used): its growth is a turn's tokens
-	// (spend.go).
+	// reported (usage_update used) in session usedSession: its growth is
+	// a turn's tokens (spend.go). A session's first report in this
+	// process grows from its last one in the ledger (a session reopened
+	// after a restart), or from 0.
 	reportedUsed int64
+	usedSession  string
 	// retry is the thread's last turn when it failed because its agent
 	// needs signing in, waiting for the sign-in (authretry.go); nil once
 	// retried, or when another turn started.
@@ -126,6 +129,38 @@ func checkCwd(cwd string) (string, error) {
 
 // CreateThread implements Service.
 func (e *Engine) CreateThread(ctx context.Context, c hub.Caller, req hub.CreateThreadRequest) (hub.Thread, error) {
+	t, err := e.newThread(ctx, c, req)
+	if err != nil {
+		return hub.Thread{}, err
+	}
+	if err := e.commit(&hub.Write{Threads: []hub.Thread{t}, Events: []hub.Event{threadCreated(t)}}); err != nil {
+		return hub.Thread{}, err
+	}
+	return e.threadCreated(ctx, t, req), nil
+}
+
+// threadCreated is the event of a new thread: thread_updated with it.
+func threadCreated(t hub.Thread) hub.Event {
+	ev, _ := hub.NewEvent(hub.EventThreadUpdated, t, "", t.CreatedAt, map[string]any{"thread": t})
+	return ev
+}
+
+// threadCreated is what follows a new thread's commit: its MCP servers
+// kept, its worktree's setup started, its session opened if asked.
+func (e *Engine) threadCreated(ctx context.Context, t hub.Thread, req hub.CreateThreadRequest) hub.Thread {
+	e.mcp.set(t.ID, req.MCPServers)
+	if t.Worktree != nil && t.Worktree.Setup != nil {
+		e.startSetup(t)
+	}
+	if req.OpenSession {
+		t = e.openSessionNow(ctx, t)
+	}
+	return t
+}
+
+// newThread checks req and makes its thread (and worktree), not yet
+// stored: CreateThread and MoveQueue (queuemove.go) commit it.
+func (e *Engine) newThread(ctx context.Context, c hub.Caller, req hub.CreateThreadRequest) (hub.Thread, error) {
 	if err := checkCaller(c); err != nil {
 		return hub.Thread{}, err
 	}
@@ -172,20 +207,6 @@ func (e *Engine) CreateThread(ctx context.Context, c hub.Caller, req hub.CreateT
 	t.Worktree = wt
 	if cmds := e.config().worktreeSetupFor(cwd); wt != nil && len(cmds) > 0 && (req.Worktree == nil || !req.Worktree.Existing()) {
 		wt.Setup = &hub.WorktreeSetup{Commands: cmds, Status: hub.SetupRunning} // setup.go, started once stored
-	}
-	ev, err := hub.NewEvent(hub.EventThreadUpdated, t, "", now, map[string]any{"thread": t})
-	if err != nil {
-		return hub.Thread{}, err
-	}
-	if err := e.commit(&hub.Write{Threads: []hub.Thread{t}, Events: []hub.Event{ev}}); err != nil {
-		return hub.Thread{}, err
-	}
-	e.mcp.set(t.ID, req.MCPServers)
-	if t.Worktree != nil && t.Worktree.Setup != nil {
-		e.startSetup(t)
-	}
-	if req.OpenSession {
-		t = e.openSessionNow(ctx, t)
 	}
 	return t, nil
 }

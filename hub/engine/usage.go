@@ -49,10 +49,15 @@ func (c *threadClient) usageUpdate(n acp.SessionNotification) {
 		rec.Used, rec.Size = hub.ClampTokens(u.Used), hub.ClampTokens(u.Size)
 		if tr != nil {
 			c.rt.mu.Lock()
-			prev := c.rt.reportedUsed
-			c.rt.reportedUsed = rec.Used
+			prev, seen := c.rt.reportedUsed, c.rt.usedSession == n.SessionID
+			c.rt.reportedUsed, c.rt.usedSession = rec.Used, n.SessionID
 			c.rt.mu.Unlock()
-			c.e.noteTokens(tr, prev, rec.Used) // spend.go: in memory
+			if !seen && c.e.ledger != nil { // the session's first report here: from its last one
+				if last, err := c.e.ledger.LastUsed(context.Background(), c.thread.ID, n.SessionID); err == nil {
+					prev = last
+				}
+			}
+			rec.InputTokens = c.e.noteTokens(tr, prev, rec.Used) // spend.go: in memory; the ledger's rule: recordPromptUsage
 		}
 		if u.Cost != nil && u.Cost.Currency != "" && len(u.Cost.Currency) <= 16 {
 			if amount, ok := hub.ClampAmount(u.Cost.Amount); ok {
@@ -84,6 +89,18 @@ func (c *threadClient) record(tr *turnRT, sessionID, model, kind string) hub.Usa
 
 // recordPromptUsage stores the usage a prompt response carried (tokens)
 // as a ledger record of tr.
+//
+// The ledger's tokens, one rule (issue 33): each usage_update of a running
+// turn records the growth of the context window since the agent's last
+// report as input tokens, at once (usageUpdate), so that budgets and the
+// per-day plot see tokens as they are reported, before the turn ends and
+// for an agent whose response reports none. A response that reports
+// tokens (input + output > 0) gives the turn's exact figure, which
+// replaces that growth: its record and the zeroing of the turn's
+// usage_update tokens are one store transaction (the store's applyUsage),
+// so a turn is counted once, by its response when it has one, else by its
+// window's growth. The turn's tokens budgets' tallies move by the
+// difference (which may be negative).
 func (e *Engine) recordPromptUsage(tr *turnRT, agent *acp.Agent, sid string) {
 	u := agent.TakePromptUsage(sid)
 	if u == nil {
@@ -97,6 +114,9 @@ func (e *Engine) recordPromptUsage(tr *turnRT, agent *acp.Agent, sid string) {
 	rec.InputTokens, rec.OutputTokens = hub.ClampTokens(u.InputTokens), hub.ClampTokens(u.OutputTokens)
 	rec.CachedTokens = hub.ClampTokens(u.CachedReadTokens) + hub.ClampTokens(u.CachedWriteTokens)
 	rec.Estimate = e.estimate(tr, model, rec.InputTokens, rec.OutputTokens) // spend.go
+	if exact := rec.InputTokens + rec.OutputTokens; exact > 0 {
+		tr.spend.addTokens(exact - tr.spend.grown()) // spend.go: the growth replaced
+	}
 	e.commitAsync(&hub.Write{Usage: []hub.UsageRecord{rec}})
 }
 

@@ -90,11 +90,16 @@ func TestUsageLedgerAcrossSessions(t *testing.T) {
 	} {
 		h.run(th, sub, in)
 	}
-	check := func(wantUSD float64, wantTurns int) {
+	check := func(wantUSD float64, wantTurns int, wantIn int64) {
 		t.Helper()
 		rep := h.usage(alice, hub.UsageByThread, "")
 		b := bucket(t, rep, th.ID)
-		if !near(b.Cost["USD"], wantUSD) || !near(b.Cost["EUR"], 0.5) || b.InputTokens != 150 || b.OutputTokens != 30 {
+		// Tokens (recordPromptUsage's rule): a turn whose response
+		// reports them counts those (A: 100 + 20, 50 + 10), one that
+		// reports none its window's growth, each session's from its
+		// first report (B: 500 + 100 + 100 + 100; after the restart, the
+		// new session C: 800).
+		if !near(b.Cost["USD"], wantUSD) || !near(b.Cost["EUR"], 0.5) || b.InputTokens != wantIn || b.OutputTokens != 30 {
 			t.Fatalf("thread bucket %+v, want USD %v", b, wantUSD)
 		}
 		if b.Used != 800 || b.Size != 200000 || b.Agent != "fake" {
@@ -115,7 +120,7 @@ func TestUsageLedgerAcrossSessions(t *testing.T) {
 			t.Fatalf("scope=all %+v", all.Buckets)
 		}
 	}
-	check(0.32, 6) // the crash turn reported nothing
+	check(0.32, 6, 950) // the crash turn reported nothing
 	if _, err := h.e.Usage(context.Background(), hub.Caller{ClientID: "mallory"}, hub.UsageQuery{By: "turn", ThreadID: th.ID}); hub.ErrorCode(err) != hub.CodeNotFound {
 		t.Fatalf("another client's thread: %v", err)
 	}
@@ -126,11 +131,11 @@ func TestUsageLedgerAcrossSessions(t *testing.T) {
 	// A restart: the same totals; the new process's session is new.
 	h.close()
 	h.open(engine.DefaultConfig(), specs)
-	check(0.32, 6)
+	check(0.32, 6, 950)
 	sub = h.watchLive(th)
 	h.run(th, sub, "echo restarted") // a new process: session C, with context
 	h.run(th, sub, "usage 800 200000 0.03 USD")
-	check(0.35, 7)
+	check(0.35, 7, 1750)
 
 	// session/load keeps the session id across a restart: its baseline
 	// holds.
@@ -141,8 +146,8 @@ func TestUsageLedgerAcrossSessions(t *testing.T) {
 	h.open(engine.DefaultConfig(), specs)
 	sub = h.watchLive(tl)
 	h.run(tl, sub, "usage 2 100 0.25 USD")
-	if b := bucket(t, h.usage(alice, hub.UsageByThread, ""), tl.ID); !near(b.Cost["USD"], 0.25) {
-		t.Fatalf("reloaded session: %+v", b)
+	if b := bucket(t, h.usage(alice, hub.UsageByThread, ""), tl.ID); !near(b.Cost["USD"], 0.25) || b.InputTokens != 2 {
+		t.Fatalf("reloaded session: %+v, want 0.25 USD and 2 tokens (its window grew from 1, its last report, not from 0)", b)
 	}
 	// Deleting a thread keeps its cost rows (no text in them).
 	if err := h.e.DeleteThread(context.Background(), alice, th.ID); err != nil {

@@ -57,7 +57,7 @@ func copyOf(host string, ev hub.Event) (w *hub.Write, ok bool, err error) {
 		default:
 			continue
 		}
-		for _, k := range []string{"id", "threadId", "turnId"} {
+		for _, k := range []string{"id", "threadId", "turnId", "continuedFrom", "continuedIn"} {
 			var id string
 			if json.Unmarshal(obj[k], &id) == nil && id != "" {
 				obj[k], _ = json.Marshal(hub.HostID(id, host))
@@ -149,7 +149,7 @@ func addRow(w *hub.Write, key string, b json.RawMessage, deleted json.RawMessage
 // API, as its local copy (before the first of its events copied since
 // this hub started following the host).
 func threadCopy(host string, t hub.Thread) *hub.Write {
-	t.ID, t.Host = hub.HostID(t.ID, host), host
+	t = localThread(host, t)
 	return &hub.Write{Threads: []hub.Thread{t}, SessionStates: []hub.SessionState{{ThreadID: t.ID,
 		Modes: t.Modes, ConfigOptions: t.ConfigOptions, AvailableCommands: t.AvailableCommands}}}
 }

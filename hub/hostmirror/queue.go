@@ -100,3 +100,20 @@ func (q *queueRouter) SendNext(ctx context.Context, c hub.Caller, threadID strin
 	}
 	return localTurn(host, t), nil
 }
+
+// MoveQueue implements hub.QueueService: the new thread is the host's
+// (the queue moves on the hub where it lives).
+func (q *queueRouter) MoveQueue(ctx context.Context, c hub.Caller, threadID string, req hub.QueueMoveRequest) (hub.Thread, error) {
+	rem, rid, host, ok, err := q.r.on(threadID)
+	if !ok {
+		return q.QueueService.MoveQueue(ctx, c, threadID, req)
+	}
+	if err != nil {
+		return hub.Thread{}, err
+	}
+	t, err := rem.MoveQueue(ctx, c, rid, req)
+	if err != nil {
+		return hub.Thread{}, fail(host, err)
+	}
+	return localThread(host, t), nil
+}

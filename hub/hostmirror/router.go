@@ -58,6 +58,12 @@ func fail(host string, err error) error {
 
 func localThread(host string, t hub.Thread) hub.Thread {
 	t.ID, t.Host = hub.HostID(t.ID, host), host
+	if t.ContinuedFrom != "" {
+		t.ContinuedFrom = hub.HostID(t.ContinuedFrom, host)
+	}
+	if t.ContinuedIn != "" {
+		t.ContinuedIn = hub.HostID(t.ContinuedIn, host)
+	}
 	return t
 }
 

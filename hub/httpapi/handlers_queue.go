@@ -110,3 +110,24 @@ func (s *Server) sendNext(w http.ResponseWriter, r *http.Request, c hub.Caller) 
 	}
 	s.writeJSON(w, r, http.StatusAccepted, turnAnswer{Turn: t})
 }
+
+// moveQueue is POST /v1/threads/{id}/queue/move {agentId}: the queue of a
+// limited or paused thread moved to a new thread with that agent; 201
+// {"thread"}, the new thread.
+func (s *Server) moveQueue(w http.ResponseWriter, r *http.Request, c hub.Caller) {
+	qs := s.queue(w, r)
+	if qs == nil {
+		return
+	}
+	var req hub.QueueMoveRequest
+	if err := decodeJSON(r, &req); err != nil {
+		s.writeError(w, r, err)
+		return
+	}
+	t, err := qs.MoveQueue(r.Context(), c, r.PathValue("id"), req)
+	if err != nil {
+		s.writeError(w, r, err)
+		return
+	}
+	s.writeJSON(w, r, http.StatusCreated, threadAnswer{Thread: t})
+}

@@ -69,6 +69,7 @@ var routes = []Route{
 	{Method: "PATCH", Path: "/v1/threads/{id}/queue/{qid}", Body: true, handle: (*Server).editQueued},
 	{Method: "DELETE", Path: "/v1/threads/{id}/queue/{qid}", handle: (*Server).removeQueued},
 	{Method: "POST", Path: "/v1/threads/{id}/queue/next", handle: (*Server).sendNext},
+	{Method: "POST", Path: "/v1/threads/{id}/queue/move", Body: true, handle: (*Server).moveQueue},
 	{Method: "GET", Path: "/v1/threads/{id}/history", handle: (*Server).history},
 	{Method: "GET", Path: "/v1/threads/{id}/events", Stream: true, handle: (*Server).threadEvents},
 	{Method: "GET", Path: "/v1/events", Stream: true, handle: (*Server).allEvents},

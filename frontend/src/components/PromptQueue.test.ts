@@ -84,4 +84,51 @@ describe('PromptQueue', () => {
     expect(limitedText(new Date(2026, 10, 28, 9, 0).toISOString(), now)).toBe(''); // over
     expect(limitedText(undefined, now)).toBe('');
   });
+
+  it('moves a waiting queue to another agent: the picker lists the other agents, and the choice is sent', async () => {
+    const now = new Date(2026, 10, 28, 9, 30);
+    const later = new Date(2026, 10, 28, 14, 5).toISOString();
+    const h = handlers();
+    const onmovequeue = vi.fn();
+    const agents = [
+      { id: 'codex', name: 'Codex' },
+      { id: 'gemini', name: 'Gemini CLI' },
+    ];
+    const { rerender } = render(PromptQueue, { items: three, limitedUntil: later, now: () => now, agents, onmovequeue, ...h });
+    await fireEvent.click(screen.getByRole('button', { name: 'Move to another agent…' }));
+    const picker = screen.getByRole('form', { name: 'Move the queue to another agent' });
+    const select = within(picker).getByRole('combobox', { name: 'Continue in a new thread with' }) as HTMLSelectElement;
+    expect([...select.options].map((o) => o.textContent)).toEqual(['Codex', 'Gemini CLI']);
+    await fireEvent.change(select, { target: { value: 'gemini' } });
+    await fireEvent.click(within(picker).getByRole('button', { name: 'Move queue' }));
+    expect(onmovequeue).toHaveBeenCalledWith('gemini');
+    expect(screen.queryByRole('form')).toBeNull();
+
+    // Paused with prompts: offered beside Send next; Cancel closes the picker unsent.
+    await rerender({ items: three, paused: 'cancelled', limitedUntil: undefined, agents, onmovequeue, ...h });
+    await fireEvent.click(screen.getByRole('button', { name: 'Move to another agent…' }));
+    await fireEvent.click(screen.getByRole('button', { name: 'Cancel' }));
+    expect(screen.queryByRole('form')).toBeNull();
+    expect(onmovequeue).toHaveBeenCalledTimes(1);
+
+    // Not offered: a queue that runs, no other agent, or a queue that moved already.
+    await rerender({ items: three, paused: undefined, agents, onmovequeue, ...h });
+    expect(screen.queryByRole('button', { name: 'Move to another agent…' })).toBeNull();
+    await rerender({ items: three, paused: 'failed', agents: [], onmovequeue, ...h });
+    expect(screen.queryByRole('button', { name: 'Move to another agent…' })).toBeNull();
+    await rerender({ items: three, paused: 'failed', agents, onmovequeue, continuedIn: { id: 'th2', title: 'Fix the parser' }, ...h });
+    expect(screen.queryByRole('button', { name: 'Move to another agent…' })).toBeNull();
+  });
+
+  it('links a moved thread to where its queue went, and the new thread to where it came from', async () => {
+    const h = handlers();
+    const onopen = vi.fn();
+    const { rerender } = render(PromptQueue, { items: [], continuedIn: { id: 'th2', title: 'Fix the parser' }, onopen, ...h });
+    expect(screen.getByRole('region', { name: 'Queued messages' }).textContent).toContain('Continued in Fix the parser');
+    await fireEvent.click(screen.getByRole('button', { name: 'Fix the parser' }));
+    expect(onopen).toHaveBeenCalledWith('th2');
+    await rerender({ items: [], continuedIn: undefined, continuedFrom: { id: 'th1', title: 'Parser' }, onopen, ...h });
+    await fireEvent.click(screen.getByRole('button', { name: 'Parser' }));
+    expect(onopen).toHaveBeenLastCalledWith('th1');
+  });
 });

@@ -1,5 +1,5 @@
 import type { WailsBindings } from './bindings';
-import type { QueuedPrompt, QueueEdit, Turn, TurnInput } from './types';
+import type { QueuedPrompt, QueueEdit, Thread, Turn, TurnInput } from './types';
 
 /**
  * A thread's queue of prompts (issue 33, docs/API.md "Queued prompts"):
@@ -16,6 +16,11 @@ export interface QueueApi {
   remove(threadId: string, queuedId: string): Promise<void>;
   /** POST /v1/threads/{id}/queue/next: the head sent now ("Send next", "Resume"). */
   sendNext(threadId: string): Promise<Turn>;
+  /**
+   * POST /v1/threads/{id}/queue/move (ADR 0052): a limited or paused
+   * thread's queue moved to a new thread with another agent; the new thread.
+   */
+  moveQueue(threadId: string, agentId: string): Promise<Thread>;
 }
 
 type Request = <T>(method: string, url: string, body?: unknown) => Promise<T>;
@@ -34,11 +39,12 @@ export function httpQueue(request: Request, url: Url): QueueApi {
       await request('DELETE', url(path(id, `/${encodeURIComponent(qid)}`)));
     },
     sendNext: async (id) => (await request<{ turn: Turn }>('POST', url(path(id, '/next')))).turn,
+    moveQueue: async (id, agentId) => (await request<{ thread: Thread }>('POST', url(path(id, '/move')), { agentId })).thread,
   };
 }
 
 /** The bindings QueueApi calls in the window (hub.QueueCalls embedded in app.Bindings), as generated. */
-export type QueueBindings = Pick<WailsBindings, 'Enqueue' | 'Queue' | 'EditQueued' | 'RemoveQueued' | 'SendNext'>;
+export type QueueBindings = Pick<WailsBindings, 'Enqueue' | 'Queue' | 'EditQueued' | 'RemoveQueued' | 'SendNext' | 'MoveQueue'>;
 
 /** QueueApi over the window's bindings; call maps a rejection to a HubError. */
 export function wailsQueue(b: QueueBindings, call: <T>(f: () => Promise<unknown>) => Promise<T>): QueueApi {
@@ -50,6 +56,7 @@ export function wailsQueue(b: QueueBindings, call: <T>(f: () => Promise<unknown>
       await call(() => b.RemoveQueued(id, qid));
     },
     sendNext: (id) => call<Turn>(() => b.SendNext(id)),
+    moveQueue: (id, agentId) => call<Thread>(() => b.MoveQueue(id, { agentId })),
   };
 }
 

@@ -1,5 +1,5 @@
 import type { QueueApi } from './queue';
-import type { QueuedPrompt, TurnInput } from './types';
+import type { QueuedPrompt, Thread, TurnInput } from './types';
 
 /**
  * The threads' queues as the window shows them (issue 33): each thread's
@@ -84,6 +84,14 @@ export class ThreadQueues {
     } finally {
       await this.load(threadId);
     }
+  }
+
+  /** Moves the thread's queue to a new thread with agentId (ADR 0052); the new thread. */
+  async moveQueue(threadId: string, agentId: string): Promise<Thread | undefined> {
+    if (!this.api) return undefined;
+    const t = await this.api.moveQueue(threadId, agentId);
+    await Promise.all([this.load(threadId), this.load(t.id)]);
+    return t;
   }
 
   async sendNext(threadId: string): Promise<void> {

@@ -124,6 +124,10 @@ export interface Thread {
   queued?: number;
   /** Why the queue waits for the user (issue 33): nothing is sent until "Send next" (POST …/queue/next). */
   queuePaused?: QueuePaused;
+  /** The thread whose queue moved to this one (POST …/queue/move, ADR 0052): "continued from". */
+  continuedFrom?: string;
+  /** The thread this one's queue moved to: "continued in". */
+  continuedIn?: string;
   /** Made from the agent's own session (issue 16): history "stored" (replayed here) or "agent" (kept by the agent). */
   imported?: { sessionId: string; history: 'stored' | 'agent' };
   /** The editor's clientCapabilities the thread was made with (the editor bridge's threads). */
@@ -430,6 +434,11 @@ export interface QueueAnswer {
 export interface QueueEdit {
   input?: string;
   position?: number;
+}
+
+/** POST /v1/threads/{id}/queue/move (ADR 0052): the agent a limited thread's queue moves to. */
+export interface QueueMoveRequest {
+  agentId: string;
 }
 /** Where a remembered decision applies: later requests of this thread, of its folder (cwd), or of its agent. */
 export type RememberScope = 'thread' | 'folder' | 'agent';

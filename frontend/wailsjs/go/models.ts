@@ -1146,6 +1146,8 @@ export namespace hub {
 	    limitedUntil?: any;
 	    queued?: number;
 	    queuePaused?: string;
+	    continuedFrom?: string;
+	    continuedIn?: string;
 	    imported?: ImportedSession;
 	
 	    static createFrom(source: any = {}) {
@@ -1177,6 +1179,8 @@ export namespace hub {
 	        this.limitedUntil = this.convertValues(source["limitedUntil"], null);
 	        this.queued = source["queued"];
 	        this.queuePaused = source["queuePaused"];
+	        this.continuedFrom = source["continuedFrom"];
+	        this.continuedIn = source["continuedIn"];
 	        this.imported = this.convertValues(source["imported"], ImportedSession);
 	    }
 	
@@ -2476,6 +2480,18 @@ export namespace hub {
 	        if ('string' === typeof source) source = JSON.parse(source);
 	        this.input = source["input"];
 	        this.position = source["position"];
+	    }
+	}
+	export class QueueMoveRequest {
+	    agentId: string;
+	
+	    static createFrom(source: any = {}) {
+	        return new QueueMoveRequest(source);
+	    }
+	
+	    constructor(source: any = {}) {
+	        if ('string' === typeof source) source = JSON.parse(source);
+	        this.agentId = source["agentId"];
 	    }
 	}
 	export class QueuedPrompt {

@@ -90,6 +90,8 @@ export function ListThreads(arg1:number,arg2:string):Promise<hub.ThreadPage>;
 
 export function MergeThread(arg1:string):Promise<hub.MergeResult>;
 
+export function MoveQueue(arg1:string,arg2:hub.QueueMoveRequest):Promise<hub.Thread>;
+
 export function NodeStatus():Promise<hub.NodeStatus>;
 
 export function OpenElicitationURL(arg1:string):Promise<void>;

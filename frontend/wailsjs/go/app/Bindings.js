@@ -178,6 +178,10 @@ export function MergeThread(arg1) {
   return window['go']['app']['Bindings']['MergeThread'](arg1);
 }
 
+export function MoveQueue(arg1, arg2) {
+  return window['go']['app']['Bindings']['MoveQueue'](arg1, arg2);
+}
+
 export function NodeStatus() {
   return window['go']['app']['Bindings']['NodeStatus']();
 }
