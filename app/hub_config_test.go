@@ -137,14 +137,23 @@ func TestHubAppliesConfigEdits(t *testing.T) {
 	}
 }
 
+// nextEvent is sub's next event within 10 s. agents_changed is skipped: an agent added by an edit is probed
+// (ADR 0047), and the probe's agents_changed comes whenever it ends,
+// before or after the config's next event.
 func nextEvent(t *testing.T, sub *hub.Subscription) hub.Event {
 	t.Helper()
-	select {
-	case ev := <-sub.Events():
-		return ev
-	case <-time.After(10 * time.Second):
-		t.Fatal("no event")
-		return hub.Event{}
+	deadline := time.After(10 * time.Second)
+	for {
+		select {
+		case ev := <-sub.Events():
+			if ev.Type == hub.EventAgentsChanged {
+				continue
+			}
+			return ev
+		case <-deadline:
+			t.Fatal("no event")
+			return hub.Event{}
+		}
 	}
 }
 
