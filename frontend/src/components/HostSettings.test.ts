@@ -24,7 +24,7 @@ function setup() {
   f.hostList.push(structuredClone(devbox), structuredClone(gpu));
   const box = new FakeTransport();
   box.settings = { ...structuredClone(box.settings), configFile: '/home/dev/.config/switchboard/config.yaml', permissions: { timeout: '5m' } };
-  box.agents = [{ id: 'box-agent', name: 'Box agent', status: 'available' }];
+  box.agents = [{ id: 'box-agent', name: 'Box agent', status: 'available', command: 'box-agent --acp' }];
   f.hostHubs.devbox = box;
   f.threads.push(thread('t1@devbox', { title: 'On devbox', host: 'devbox' }), thread('t2@gpu', { title: 'On gpu', host: 'gpu' }));
   const store = new HubStore(f, (flush) => queueMicrotask(flush));

@@ -5,6 +5,7 @@
 // host's settings screen edits a host exactly as Settings edits this hub.
 import type { Agent, RememberedRule, Settings, SettingsPatch } from './types';
 import { localZone, type UsageQuery, type UsageReport } from './ledger';
+import type { WailsBindings } from './bindings';
 
 export interface HubPolicy {
   /** GET …/agents: the agents that hub runs. */
@@ -58,5 +59,30 @@ export function httpPolicy(request: Request, url: Url, base: string): HubPolicy 
           cursor: q.cursor,
         }),
       ),
+  };
+}
+
+/** The bindings a host's policy calls in the window (app/bindings_hosts.go), as generated. */
+export type HostPolicyBindings = Pick<
+  WailsBindings,
+  'HostAgents' | 'HostSettings' | 'UpdateHostSettings' | 'HostRules' | 'DeleteHostRule' | 'HostUsage'
+>;
+
+/** A host's HubPolicy over the window's bindings; call maps a rejection to a HubError. */
+export function wailsHostPolicy(
+  b: HostPolicyBindings,
+  call: <T>(f: () => Promise<unknown>) => Promise<T>,
+  host: string,
+): HubPolicy {
+  return {
+    listAgents: async () => (await call<Agent[] | null>(() => b.HostAgents(host))) ?? [],
+    getSettings: async () => withAgents(await call<Settings>(() => b.HostSettings(host))),
+    updateSettings: async (patch) =>
+      withAgents(await call<Settings>(() => b.UpdateHostSettings(host, patch))),
+    listRules: async () => (await call<RememberedRule[] | null>(() => b.HostRules(host))) ?? [],
+    deleteRule: async (id) => {
+      await call(() => b.DeleteHostRule(host, id));
+    },
+    getUsage: (q) => call<UsageReport>(() => b.HostUsage(host, { ...q, tz: q.tz ?? localZone() })),
   };
 }

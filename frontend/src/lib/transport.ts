@@ -12,7 +12,7 @@ import { httpSessions, wailsSessions, type SessionsApi } from './sessions';
 import { httpHosts, wailsHosts, type HostsApi } from './hosts';
 import { httpQueue, wailsQueue, type QueueApi } from './queue';
 import { localZone, type UsageQuery, type UsageReport } from './ledger';
-import { httpPolicy, policyBase, withAgents, type HubPolicy } from './hostpolicy';
+import { httpPolicy, policyBase, wailsHostPolicy, withAgents, type HubPolicy } from './hostpolicy';
 import { linkParts, type Elicitation, type ElicitationAnswer, type ElicitationStatus } from './elicitation';
 import type {
   Agent,
@@ -159,7 +159,7 @@ export interface Transport {
   readonly work?: WorkApi;
   /** The agent's own sessions, listed and imported (lib/sessions.ts); absent in test fakes. */
   readonly sessions?: SessionsApi;
-  /** The hosts' names, agents and folders (lib/hosts.ts, issue 30); absent in the window until it has bindings for them. */
+  /** The hosts' names, agents and folders (lib/hosts.ts, issue 30). */
   readonly hosts?: HostsApi;
   /** The threads' queued prompts (lib/queue.ts, issue 33); absent on a transport without them. */
   readonly queue?: QueueApi;
@@ -507,6 +507,9 @@ export class WailsTransport implements Transport {
   }
   updateSettings(patch: SettingsPatch) {
     return this.call<Settings>(() => this.bindings.UpdateSettings(patch), 'settings').then(withAgents);
+  }
+  hostPolicy(name: string) {
+    return wailsHostPolicy(this.bindings, (f) => this.call(f), name);
   }
   async installAgent(id: string, version = '') {
     await this.call(() => this.bindings.InstallAgent(id, version));
