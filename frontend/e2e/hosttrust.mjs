@@ -25,7 +25,8 @@
 //   - the link cut (the hub's ssh processes killed by pid, sshd stopped):
 //     the host's settings say box is not connected and disable every
 //     control, the thread list's heading says unreachable
-//     (hosttrust-down-{light,dark}-{700,1440}.png, hosttrust-sidebar-down.png).
+//     (hosttrust-down-{light,dark}-{700,1440}.png,
+//     hosttrust-sidebar-down-{light,dark}-{700,1440}.png).
 // Skipped (exit 0, said) without root or sshd, unless
 // SWITCHBOARD_HOSTS_E2E=require (CI), which makes that a failure.
 // axe finds nothing on Settings → Hosts and on the host's settings.
@@ -333,7 +334,21 @@ async function main() {
   await until('the heading says unreachable', async () => (await boxHeading.textContent()).includes('unreachable'));
   const tip = await boxHeading.getAttribute('title');
   check(/^box: Unreachable since /.test(tip), `the heading's tooltip says since when and why: ${tip}`);
-  await page.screenshot({ path: join(shots, 'hosttrust-sidebar-down.png') });
+  // The thread list at each size (at 700 px a drawer: opened for the picture, closed after).
+  const toggle = page.getByRole('button', { name: 'Thread list' });
+  for (const [scheme, width] of sizes) {
+    await page.setViewportSize({ width, height: 860 });
+    await page.emulateMedia({ colorScheme: scheme });
+    if (width < 1000) {
+      await page.locator('button[aria-label="Thread list"][aria-pressed="false"]').waitFor();
+      await toggle.click();
+    }
+    await boxHeading.waitFor();
+    await page.screenshot({ path: join(shots, `hosttrust-sidebar-down-${scheme}-${width}.png`) });
+    if (width < 1000) await toggle.click();
+  }
+  await page.emulateMedia({ colorScheme: 'light' });
+  await page.setViewportSize({ width: 1440, height: 860 });
 
   // box's routes answered 502 HOST_UNREACHABLE once the link was down (the
   // page asked again on host_changed): expected, with their console lines.
