@@ -27,6 +27,10 @@
 //     control, the thread list's heading says unreachable
 //     (hosttrust-down-{light,dark}-{700,1440}.png,
 //     hosttrust-sidebar-down-{light,dark}-{700,1440}.png).
+//   - box back with another key (sshd restarted with it): Retry meets a
+//     changed key, ssh's own message and no trust action; the thread
+//     list's heading needs attention and opens Settings → Hosts at box
+//     (hosttrust-changed-{light,dark}-{700,1440}.png).
 // Skipped (exit 0, said) without root or sshd, unless
 // SWITCHBOARD_HOSTS_E2E=require (CI), which makes that a failure.
 // axe finds nothing on Settings → Hosts and on the host's settings.
@@ -116,6 +120,46 @@ function userPids() {
   }
 }
 
+/** Starts sshd on 127.0.0.1:port serving hostKey, for the host's user; resolves once it accepts connections. */
+async function startSSHD(port, hostKey) {
+  mkdirSync('/run/sshd', { recursive: true, mode: 0o755 });
+  const config = join(tmp.dir, 'sshd_config');
+  writeFileSync(
+    config,
+    [
+      `Port ${port}`,
+      'ListenAddress 127.0.0.1',
+      `HostKey ${hostKey}`,
+      `PidFile ${join(tmp.dir, 'sshd.pid')}`,
+      'UsePAM no',
+      'PasswordAuthentication no',
+      'KbdInteractiveAuthentication no',
+      'PubkeyAuthentication yes',
+      `AllowUsers ${user}`,
+      'AllowTcpForwarding local',
+      'AllowStreamLocalForwarding local',
+      'X11Forwarding no',
+      'PermitTTY no',
+      '',
+    ].join('\n'),
+    { mode: 0o644 },
+  );
+  let sshdLog = '';
+  sshd = spawn('/usr/sbin/sshd', ['-D', '-e', '-f', config], { stdio: ['ignore', 'ignore', 'pipe'] });
+  sshd.stderr.on('data', (d) => (sshdLog += d));
+  await until(`sshd on 127.0.0.1:${port}`, () =>
+    new Promise((r) => {
+      const c = connect(port, '127.0.0.1', () => {
+        c.destroy();
+        r(true);
+      });
+      c.on('error', () => r(false));
+    }),
+  ).catch((e) => {
+    throw new Error(`${e.message}\n${sshdLog}`);
+  });
+}
+
 function stopSSHD() {
   if (!sshd || sshd.exitCode !== null) return;
   sshd.kill('SIGKILL');
@@ -145,40 +189,7 @@ async function main() {
   run('ssh-keygen', ['-q', '-t', 'ed25519', '-N', '', '-f', otherKey]);
   const fingerprint = run('ssh-keygen', ['-l', '-E', 'sha256', '-f', `${hostKey}.pub`]).split(/\s+/)[1];
   const port = await freePort();
-  mkdirSync('/run/sshd', { recursive: true, mode: 0o755 });
-  const sshdConfig = join(tmp.dir, 'sshd_config');
-  writeFileSync(
-    sshdConfig,
-    [
-      `Port ${port}`,
-      'ListenAddress 127.0.0.1',
-      `HostKey ${hostKey}`,
-      `PidFile ${join(tmp.dir, 'sshd.pid')}`,
-      'UsePAM no',
-      'PasswordAuthentication no',
-      'KbdInteractiveAuthentication no',
-      'PubkeyAuthentication yes',
-      `AllowUsers ${user}`,
-      'AllowTcpForwarding local',
-      'AllowStreamLocalForwarding local',
-      'X11Forwarding no',
-      'PermitTTY no',
-      '',
-    ].join('\n'),
-    { mode: 0o644 },
-  );
-  let sshdLog = '';
-  sshd = spawn('/usr/sbin/sshd', ['-D', '-e', '-f', sshdConfig], { stdio: ['ignore', 'ignore', 'pipe'] });
-  sshd.stderr.on('data', (d) => (sshdLog += d));
-  await until(`sshd on 127.0.0.1:${port}\n${sshdLog}`, () =>
-    new Promise((r) => {
-      const c = connect(port, '127.0.0.1', () => {
-        c.destroy();
-        r(true);
-      });
-      c.on('error', () => r(false));
-    }),
-  );
+  await startSSHD(port, hostKey);
 
   // The client side: the script's own ssh config and known_hosts.
   const knownHosts = join(tmp.dir, 'known_hosts');
@@ -346,6 +357,39 @@ async function main() {
     await boxHeading.waitFor();
     await page.screenshot({ path: join(shots, `hosttrust-sidebar-down-${scheme}-${width}.png`) });
     if (width < 1000) await toggle.click();
+  }
+  await page.emulateMedia({ colorScheme: 'light' });
+  await page.setViewportSize({ width: 1440, height: 860 });
+
+  // 5. box comes back with another key (sshd restarted with it): the user's
+  // Retry meets a changed key, ssh's own message, no trust action; the
+  // thread list's heading then needs attention and opens Settings → Hosts at box.
+  log('5. box back with a changed key');
+  stopSSHD();
+  await until('sshd stopped', async () => sshd.exitCode !== null || sshd.signalCode !== null);
+  await startSSHD(port, otherKey);
+  await page.getByRole('button', { name: 'Settings', exact: true }).click();
+  await settings.getByRole('navigation', { name: 'Settings sections' }).getByRole('button', { name: 'Hosts' }).click();
+  await boxRow.getByRole('button', { name: 'Retry' }).click();
+  const changed = await until('box refused for its changed key', async () => {
+    const h = (await api('GET', '/v1/hosts')).hosts.find((x) => x.name === 'box');
+    return h.state === 'needs_attention' && /IDENTIFICATION HAS CHANGED|has changed/i.test(h.error ?? '') && h;
+  });
+  check(!changed.fingerprint, 'a changed key is not offered for trust');
+  await boxRow.getByRole('alert').filter({ hasText: /IDENTIFICATION HAS CHANGED|has changed/i }).waitFor();
+  check((await boxRow.getByRole('button', { name: 'Trust this key' }).count()) === 0, 'box’s changed key has no trust action in the page');
+  await page.keyboard.press('Escape');
+  const attention = nav.getByRole('button', { name: /^box\s*needs attention$/ });
+  await attention.waitFor();
+  check((await attention.getAttribute('title')).includes('Settings → Hosts'), 'the heading says where it leads');
+  await attention.click();
+  await settings.waitFor();
+  await until('box’s row focused in Settings → Hosts', () => boxRow.evaluate((li) => document.activeElement === li));
+  log('ok: the heading opened Settings → Hosts at box, its row focused');
+  for (const [scheme, width] of sizes) {
+    await page.setViewportSize({ width, height: 860 });
+    await page.emulateMedia({ colorScheme: scheme });
+    await page.screenshot({ path: join(shots, `hosttrust-changed-${scheme}-${width}.png`) });
   }
   await page.emulateMedia({ colorScheme: 'light' });
   await page.setViewportSize({ width: 1440, height: 860 });
