@@ -386,6 +386,7 @@ async function main() {
   await settings.waitFor();
   await until('box’s row focused in Settings → Hosts', () => boxRow.evaluate((li) => document.activeElement === li));
   log('ok: the heading opened Settings → Hosts at box, its row focused');
+  await axeCheck(page, 'Settings → Hosts opened at a host whose key changed', log);
   for (const [scheme, width] of sizes) {
     await page.setViewportSize({ width, height: 860 });
     await page.emulateMedia({ colorScheme: scheme });
