@@ -47,6 +47,10 @@ type AgentSpec struct {
 	// its first prompt (agents.<id>.defaults over the catalogue's own;
 	// ADR 0032).
 	Defaults SessionDefaults
+	// Instructions are the client system prompt every new thread of the
+	// agent combines with its folder's (agents.<id>.instructions; ADR
+	// 0050); nil: none.
+	Instructions *SystemPrompt
 	// NotInstalled, when set, says why the agent cannot run yet: a
 	// registry agent the user has not installed. Detect lists it
 	// unavailable with this reason and the hub never starts it, whatever
@@ -121,6 +125,9 @@ type AgentConfig struct {
 	// a mode given replaces its mode and options are laid over its
 	// options by id.
 	Defaults *SessionDefaults `mapstructure:"defaults" json:"defaults,omitempty"`
+	// Instructions are the agent's client system prompt ({mode, text};
+	// ADR 0050).
+	Instructions *SystemPrompt `mapstructure:"instructions" json:"instructions,omitempty"`
 }
 
 // SessionDefaults are an agent's session defaults (agents.<id>.defaults):
@@ -214,6 +221,10 @@ func Merge(builtin []AgentSpec, cfg map[string]AgentConfig) ([]AgentSpec, error)
 		}
 		if c.Defaults != nil {
 			s.Defaults = c.Defaults.Over(s.Defaults)
+		}
+		if c.Instructions != nil && !c.Instructions.IsZero() {
+			in := *c.Instructions
+			s.Instructions = &in
 		}
 		byID[id] = s
 	}

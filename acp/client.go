@@ -301,29 +301,48 @@ func (c *ClientConn) NewSession(ctx context.Context, cwd string, mcpServers []MC
 	return c.NewSessionIn(ctx, SessionDirs{Cwd: cwd}, mcpServers)
 }
 
-// SessionDirs are a session's folders: Cwd (absolute), the base of
-// relative paths, and Additional, more absolute roots the session may use
-// (additionalDirectories). Additional is sent only to an agent that
-// advertises sessionCapabilities.additionalDirectories; the hub's own
-// confinement counts them either way.
+// SessionDirs are what a session is opened with besides its MCP servers:
+// its folders, Cwd (absolute), the base of relative paths, and Additional,
+// more absolute roots the session may use (additionalDirectories); and
+// SystemPrompt, the client's instructions (sysprompt.go). Additional is
+// sent only to an agent that advertises
+// sessionCapabilities.additionalDirectories; the hub's own confinement
+// counts them either way. SystemPrompt is sent only to an agent that
+// advertises sessionCapabilities.systemPrompt, and override mode only to
+// one that advertises mode.override: to an agent that advertises only
+// append, the request is not sent and fails with ErrUnsupported.
 type SessionDirs struct {
-	Cwd        string
-	Additional []string
+	Cwd          string
+	Additional   []string
+	SystemPrompt SystemPrompt
 }
 
-// params are the session request's folder fields.
-func (c *ClientConn) params(d SessionDirs, mcpServers []MCPServer) map[string]any {
+// params are the session request's fields, built in this one place for
+// session/new, session/load and session/resume.
+func (c *ClientConn) params(d SessionDirs, mcpServers []MCPServer) (map[string]any, error) {
+	caps := c.Capabilities()
 	p := map[string]any{"cwd": d.Cwd, "mcpServers": mcpList(mcpServers)}
-	if len(d.Additional) > 0 && advertised(c.Capabilities().SessionCapabilities.AdditionalDirectories) {
+	if len(d.Additional) > 0 && advertised(caps.SessionCapabilities.AdditionalDirectories) {
 		p["additionalDirectories"] = d.Additional
 	}
-	return p
+	sp, err := systemPromptParam(d.SystemPrompt, caps.SystemPromptSupport())
+	if err != nil {
+		return nil, err
+	}
+	if sp != nil {
+		p["systemPrompt"] = sp
+	}
+	return p, nil
 }
 
 // NewSessionIn is NewSession with additional directories.
 func (c *ClientConn) NewSessionIn(ctx context.Context, d SessionDirs, mcpServers []MCPServer) (SessionSetup, error) {
 	var s SessionSetup
-	err := c.conn.Call(ctx, "session/new", c.params(d, mcpServers), &s)
+	p, err := c.params(d, mcpServers)
+	if err != nil {
+		return s, fmt.Errorf("session/new: %w", err)
+	}
+	err = c.conn.Call(ctx, "session/new", p, &s)
 	if err != nil {
 		return s, err
 	}
@@ -346,9 +365,12 @@ func (c *ClientConn) LoadSessionIn(ctx context.Context, sessionID string, d Sess
 		return SessionSetup{}, fmt.Errorf("session/load: %w", ErrUnsupported)
 	}
 	var s SessionSetup
-	p := c.params(d, mcpServers)
+	p, err := c.params(d, mcpServers)
+	if err != nil {
+		return s, fmt.Errorf("session/load: %w", err)
+	}
 	p["sessionId"] = sessionID
-	err := c.conn.Call(ctx, "session/load", p, &s)
+	err = c.conn.Call(ctx, "session/load", p, &s)
 	if err == nil {
 		s.SessionID = sessionID
 		c.trackSession(sessionID, d.Cwd)
@@ -368,9 +390,12 @@ func (c *ClientConn) ResumeSessionIn(ctx context.Context, sessionID string, d Se
 		return SessionSetup{}, fmt.Errorf("session/resume: %w", ErrUnsupported)
 	}
 	var s SessionSetup
-	p := c.params(d, mcpServers)
+	p, err := c.params(d, mcpServers)
+	if err != nil {
+		return s, fmt.Errorf("session/resume: %w", err)
+	}
 	p["sessionId"] = sessionID
-	err := c.conn.Call(ctx, "session/resume", p, &s)
+	err = c.conn.Call(ctx, "session/resume", p, &s)
 	if err == nil {
 		s.SessionID = sessionID
 		c.trackSession(sessionID, d.Cwd)

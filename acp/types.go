@@ -112,6 +112,9 @@ type SessionCapabilities struct {
 	// AdditionalDirectories: session/new, load and resume take
 	// additionalDirectories.
 	AdditionalDirectories json.RawMessage `json:"additionalDirectories,omitempty"`
+	// SystemPrompt (unstable): session/new, load and resume take
+	// systemPrompt; its mode.override, in override mode too (sysprompt.go).
+	SystemPrompt json.RawMessage `json:"systemPrompt,omitempty"`
 }
 
 func advertised(raw json.RawMessage) bool { return len(raw) > 0 && string(raw) != "null" }

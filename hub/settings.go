@@ -45,8 +45,9 @@ type Settings struct {
 	// MCPServers are the config's top-level mcpServers, by name, values
 	// of env and headers left out (extension; issue 15).
 	MCPServers []MCPServerSetting `json:"mcpServers,omitempty"`
-	// Folders are the config's folders: sections that hold MCP servers,
-	// by glob (the other per-folder keys are not edited here).
+	// Folders are the config's folders: sections that hold MCP servers
+	// or instructions, by glob (the other per-folder keys are not edited
+	// here).
 	Folders []FolderSettings `json:"folders,omitempty"`
 	// Budgets are the config's spending limits (usage.go).
 	Budgets Budgets `json:"budgets"`
@@ -122,6 +123,9 @@ type AgentSettings struct {
 	// Defaults are the entry's agents.<id>.defaults (the catalogue's own,
 	// such as Qwen Code's mode, are on the Agent, not here).
 	Defaults *SessionDefaults `json:"defaults,omitempty"`
+	// Instructions are the entry's agents.<id>.instructions: the client
+	// system prompt of the agent's new threads (ADR 0050).
+	Instructions *Instructions `json:"instructions,omitempty"`
 }
 
 // SessionDefaults are an agent's session defaults (agents.<id>.defaults;
@@ -144,6 +148,10 @@ func (d SessionDefaults) IsZero() bool { return d.Mode == "" && len(d.Options) =
 type FolderSettings struct {
 	Glob       string             `json:"glob"`
 	MCPServers []MCPServerSetting `json:"mcpServers,omitempty"`
+	// Instructions are the section's instructions: the client system
+	// prompt of new threads in matching folders, after their agent's
+	// (ADR 0050).
+	Instructions *Instructions `json:"instructions,omitempty"`
 }
 
 // SettingsPatch is the body of PATCH /v1/settings: only the fields present
@@ -174,6 +182,9 @@ type FolderPatch struct {
 	// MCPServers adds or replaces the folder's MCP servers by name; null
 	// removes one.
 	MCPServers map[string]*MCPServerPatch `json:"mcpServers,omitempty" ts_type:"Record<string, MCPServerPatch | null>"`
+	// Instructions replaces the folder's instructions; one without text
+	// removes them. Absent: they stay.
+	Instructions *Instructions `json:"instructions,omitempty"`
 }
 
 // PermissionSettingsPatch changes permissions.timeout when Timeout is set,
@@ -235,12 +246,15 @@ type AgentPatch struct {
 	// Defaults replaces agents.<id>.defaults whole; an empty one ({})
 	// removes them. Absent: the entry's defaults stay.
 	Defaults *SessionDefaults `json:"defaults,omitempty"`
+	// Instructions replaces agents.<id>.instructions; one without text
+	// removes them. Absent: they stay (also when the entry is replaced).
+	Instructions *Instructions `json:"instructions,omitempty"`
 }
 
-// OnlyNested reports whether a sets MCP servers or defaults and nothing
-// else: the rest of the entry then stays as it is.
+// OnlyNested reports whether a sets MCP servers, defaults or instructions
+// and nothing else: the rest of the entry then stays as it is.
 func (a AgentPatch) OnlyNested() bool {
-	return (len(a.MCPServers) > 0 || a.Defaults != nil) && a.Name == "" && a.Command == "" && a.Args == nil && a.Env == nil && a.Enabled == nil
+	return (len(a.MCPServers) > 0 || a.Defaults != nil || a.Instructions != nil) && a.Name == "" && a.Command == "" && a.Args == nil && a.Env == nil && a.Enabled == nil
 }
 
 // SettingsService reads and changes the settings. The HTTP API and the
@@ -312,6 +326,11 @@ func (p SettingsPatch) Validate(builtin func(id string) bool) error {
 		if err := a.Defaults.validate(field + ".defaults"); err != nil {
 			return err
 		}
+		if a.Instructions != nil {
+			if err := a.Instructions.Validate(field + ".instructions"); err != nil {
+				return err
+			}
+		}
 		if a.OnlyNested() {
 			continue
 		}
@@ -347,6 +366,11 @@ func (p SettingsPatch) Validate(builtin func(id string) bool) error {
 		if f := p.Folders[g]; f != nil {
 			if err := validateServerNames(fmt.Sprintf("folders.%q.mcpServers", g), f.MCPServers); err != nil {
 				return err
+			}
+			if f.Instructions != nil {
+				if err := f.Instructions.Validate(fmt.Sprintf("folders.%q.instructions", g)); err != nil {
+					return err
+				}
 			}
 		}
 	}

@@ -177,6 +177,9 @@ type ThreadChange struct {
 	// QueuePaused, when set, becomes the thread's queuePaused ("" clears
 	// it: the queue runs again).
 	QueuePaused *string
+	// Instructions, when set, replaces the thread's instructions (their
+	// Delivery changes when a session opens; ADR 0050).
+	Instructions *ThreadInstructions
 	// UpdatedAt becomes the thread's updatedAt when it is later than the
 	// stored one: a thread's updatedAt never goes back, so of two
 	// overlapping changes the one committed last cannot hide the other

@@ -58,6 +58,11 @@ type Thread struct {
 	// 0047). An extension of API.md.
 	AdditionalDirectories []string `json:"additionalDirectories,omitempty"`
 
+	// Instructions are the client system prompt the thread's agent
+	// sessions are opened with (instructions.go; ADR 0050): absent when
+	// neither its agent nor its folder has any. An extension of API.md.
+	Instructions *ThreadInstructions `json:"instructions,omitempty"`
+
 	// Worktree is set for a thread made "in a new worktree" (issue 19):
 	// its agent runs in Worktree.Path.
 	Worktree *Worktree `json:"worktree,omitempty"`

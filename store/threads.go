@@ -23,8 +23,8 @@ const (
 // upsertThreadSQL writes a thread. Client capabilities are set at creation
 // and never cleared: an upsert without them keeps the stored ones.
 const upsertThreadSQL = `INSERT INTO threads
-	(id, agent, cwd, title, client_id, status, summary, agent_session_id, deleted, created_at, updated_at, client_capabilities, archived, worktree, imported_session, imported_history, additional_directories)
-	VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
+	(id, agent, cwd, title, client_id, status, summary, agent_session_id, deleted, created_at, updated_at, client_capabilities, archived, worktree, imported_session, imported_history, additional_directories, instructions)
+	VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
 	ON CONFLICT (id) DO UPDATE SET
 		agent = excluded.agent, cwd = excluded.cwd, title = excluded.title,
 		client_id = excluded.client_id, status = excluded.status, summary = excluded.summary,
@@ -34,10 +34,11 @@ const upsertThreadSQL = `INSERT INTO threads
 		archived = excluded.archived,
 		worktree = COALESCE(excluded.worktree, worktree),
 		additional_directories = COALESCE(excluded.additional_directories, additional_directories),
+		instructions = COALESCE(excluded.instructions, instructions),
 		imported_session = CASE WHEN excluded.deleted = 1 THEN NULL ELSE COALESCE(excluded.imported_session, imported_session) END,
 		imported_history = CASE WHEN excluded.deleted = 1 THEN NULL ELSE COALESCE(excluded.imported_history, imported_history) END`
 
-const threadColumns = `id, agent, cwd, title, client_id, status, summary, agent_session_id, created_at, updated_at, modes, config_options, client_capabilities, available_commands, compacted_at, archived, worktree, imported_session, imported_history, limited_until, additional_directories, queue_paused,
+const threadColumns = `id, agent, cwd, title, client_id, status, summary, agent_session_id, created_at, updated_at, modes, config_options, client_capabilities, available_commands, compacted_at, archived, worktree, imported_session, imported_history, limited_until, additional_directories, queue_paused, instructions,
 	(SELECT COUNT(*) FROM prompt_queue q WHERE q.thread_id = threads.id)`
 
 // setSessionStateSQL sets a thread's modes, config options and available
@@ -68,6 +69,7 @@ const changeThreadSQL = `UPDATE threads SET
 	imported_history = COALESCE(?, imported_history),
 	limited_until = CASE WHEN ? IS NULL THEN limited_until ELSE NULLIF(?, 0) END,
 	queue_paused = COALESCE(?, queue_paused),
+	instructions = COALESCE(?, instructions),
 	updated_at = MAX(updated_at, ?)
 	WHERE id = ? AND deleted = 0`
 
@@ -88,8 +90,12 @@ func changeThread(ctx context.Context, st *stmts, c *hub.ThreadChange) (*hub.Eve
 	if err != nil {
 		return nil, fmt.Errorf("store: change thread %s: %w", c.ThreadID, err)
 	}
+	instr, err := encInstructions(c.Instructions)
+	if err != nil {
+		return nil, fmt.Errorf("store: change thread %s: %w", c.ThreadID, err)
+	}
 	res, err := st.changeThread.ExecContext(ctx, strPtr(c.Title), status, strPtr(c.Summary),
-		strPtr(c.AgentSessionID), encTimePtr(c.CompactedAt), boolPtr(c.Archived), wt, strPtr(c.ImportedHistory), encTimePtr(c.LimitedUntil), encTimePtr(c.LimitedUntil), strPtr(c.QueuePaused), encTime(c.UpdatedAt), c.ThreadID)
+		strPtr(c.AgentSessionID), encTimePtr(c.CompactedAt), boolPtr(c.Archived), wt, strPtr(c.ImportedHistory), encTimePtr(c.LimitedUntil), encTimePtr(c.LimitedUntil), strPtr(c.QueuePaused), instr, encTime(c.UpdatedAt), c.ThreadID)
 	var n int64
 	if err == nil {
 		n, err = res.RowsAffected()
@@ -158,12 +164,16 @@ func upsertThread(ctx context.Context, st *stmts, t *hub.Thread) error {
 			return fmt.Errorf("store: upsert thread %s: %w", t.ID, err)
 		}
 	}
+	instr, err := encInstructions(t.Instructions)
+	if err != nil {
+		return fmt.Errorf("store: upsert thread %s: %w", t.ID, err)
+	}
 	var impSession, impHistory any
 	if t.Imported != nil {
 		impSession, impHistory = t.Imported.SessionID, t.Imported.History
 	}
 	_, err = st.upsertThread.ExecContext(ctx, t.ID, t.Agent, t.Cwd, t.Title, t.ClientID, t.Status,
-		t.Summary, t.AgentSessionID, boolInt(t.Deleted), encTime(t.CreatedAt), encTime(t.UpdatedAt), encJSON(caps), boolInt(t.Archived), wt, impSession, impHistory, encJSON(dirs))
+		t.Summary, t.AgentSessionID, boolInt(t.Deleted), encTime(t.CreatedAt), encTime(t.UpdatedAt), encJSON(caps), boolInt(t.Archived), wt, impSession, impHistory, encJSON(dirs), instr)
 	if isUniqueViolation(err) {
 		return &hub.Error{Code: hub.CodeConflict, Message: fmt.Sprintf("agent %s's session %s is bound to another thread", t.Agent, t.Imported.SessionID),
 			Details: map[string]any{"reason": hub.ReasonSessionAlreadyImported}, Err: err}
@@ -177,12 +187,12 @@ func upsertThread(ctx context.Context, st *stmts, t *hub.Thread) error {
 func scanThread(s interface{ Scan(...any) error }) (hub.Thread, error) {
 	var t hub.Thread
 	var created, updated int64
-	var modes, config, caps, commands, wt, dirs []byte
+	var modes, config, caps, commands, wt, dirs, instr []byte
 	var compacted, limited sql.NullInt64
 	var archived int64
 	var impSession, impHistory sql.NullString
 	err := s.Scan(&t.ID, &t.Agent, &t.Cwd, &t.Title, &t.ClientID, &t.Status, &t.Summary,
-		&t.AgentSessionID, &created, &updated, &modes, &config, &caps, &commands, &compacted, &archived, &wt, &impSession, &impHistory, &limited, &dirs, &t.QueuePaused, &t.Queued)
+		&t.AgentSessionID, &created, &updated, &modes, &config, &caps, &commands, &compacted, &archived, &wt, &impSession, &impHistory, &limited, &dirs, &t.QueuePaused, &instr, &t.Queued)
 	t.Archived = archived != 0
 	t.Host = hub.HostOf(t.ID)
 	if impSession.Valid {
@@ -202,6 +212,12 @@ func scanThread(s interface{ Scan(...any) error }) (hub.Thread, error) {
 	if err == nil && len(dirs) > 0 {
 		if jerr := json.Unmarshal(dirs, &t.AdditionalDirectories); jerr != nil {
 			return t, fmt.Errorf("store: thread %s: additional directories: %w", t.ID, jerr)
+		}
+	}
+	if err == nil && len(instr) > 0 {
+		t.Instructions = new(hub.ThreadInstructions)
+		if jerr := json.Unmarshal(instr, t.Instructions); jerr != nil {
+			return t, fmt.Errorf("store: thread %s: instructions: %w", t.ID, jerr)
 		}
 	}
 	if err == nil && len(caps) > 0 {
@@ -399,4 +415,17 @@ func (db *DB) ThreadsBySession(ctx context.Context, agent string, ids []string) 
 		out = append(out, t)
 	}
 	return out, rows.Err()
+}
+
+// encInstructions is a thread's instructions as stored (JSON; nil, which
+// keeps the stored value, when there are none).
+func encInstructions(in *hub.ThreadInstructions) (any, error) {
+	if in == nil {
+		return nil, nil
+	}
+	b, err := json.Marshal(in)
+	if err != nil {
+		return nil, err
+	}
+	return string(b), nil
 }

@@ -37,6 +37,14 @@
 //	                                list and resume ({} each) and serve those methods
 //	FAKEAGENT_ADDITIONAL_DIRS=1     advertise sessionCapabilities.additionalDirectories
 //	                                (FAKEAGENT_RECORD shows what was sent)
+//	FAKEAGENT_SYSTEM_PROMPT=<modes> advertise sessionCapabilities.systemPrompt
+//	                                (unstable): "append" as {}, "override" as
+//	                                {mode: {override: {}}}; session/new, load
+//	                                and resume refuse (-32602) a systemPrompt
+//	                                in a mode not advertised, an empty content
+//	                                or a block that is not text, and any
+//	                                systemPrompt when unset (FAKEAGENT_RECORD
+//	                                shows what was sent)
 //	FAKEAGENT_AUTH_REQUIRED=1       authMethods [{id:"fake-login",name:"Fake login"}];
 //	                                session/new, session/load and session/resume
 //	                                fail with -32000 until authenticate {methodId:"fake-login"};
@@ -430,7 +438,8 @@ type options struct {
 	protocolVersion int
 	loadSession     bool
 	sessionCaps     bool
-	extraDirs       bool // FAKEAGENT_ADDITIONAL_DIRS
+	extraDirs       bool   // FAKEAGENT_ADDITIONAL_DIRS
+	systemPrompt    string // FAKEAGENT_SYSTEM_PROMPT: "", "append" or "override"
 	authRequired    bool
 	record          string // FAKEAGENT_RECORD
 	prompts         string // FAKEAGENT_PROMPTS
@@ -463,6 +472,7 @@ func readOptions() options {
 	o.loadSession = os.Getenv("FAKEAGENT_LOAD_SESSION") == "1"
 	o.sessionCaps = os.Getenv("FAKEAGENT_SESSION_CAPS") == "1"
 	o.extraDirs = os.Getenv("FAKEAGENT_ADDITIONAL_DIRS") == "1"
+	o.systemPrompt = os.Getenv("FAKEAGENT_SYSTEM_PROMPT")
 	o.authRequired = os.Getenv("FAKEAGENT_AUTH_REQUIRED") == "1"
 	o.textOnly = os.Getenv("FAKEAGENT_TEXT_ONLY") == "1"
 	o.record = os.Getenv("FAKEAGENT_RECORD")

@@ -175,9 +175,44 @@ func (a *agent) handleNotification(method string, params json.RawMessage) {
 }
 
 type sessionParams struct {
-	SessionID  string            `json:"sessionId"`
-	Cwd        string            `json:"cwd"`
-	McpServers []json.RawMessage `json:"mcpServers"`
+	SessionID    string            `json:"sessionId"`
+	Cwd          string            `json:"cwd"`
+	McpServers   []json.RawMessage `json:"mcpServers"`
+	SystemPrompt *struct {
+		Mode    string `json:"mode"`
+		Content []struct {
+			Type string `json:"type"`
+		} `json:"content"`
+	} `json:"systemPrompt"`
+}
+
+// checkSystemPrompt answers -32602 and returns false for a systemPrompt
+// the agent does not take (FAKEAGENT_SYSTEM_PROMPT): as the unstable
+// schema asks, a mode not advertised is refused, never taken as another.
+func (a *agent) checkSystemPrompt(id json.RawMessage, p sessionParams) bool {
+	sp := p.SystemPrompt
+	if sp == nil {
+		return true
+	}
+	why := ""
+	switch {
+	case a.opts.systemPrompt == "":
+		why = "systemPrompt is not supported"
+	case sp.Mode != "append" && (sp.Mode != "override" || a.opts.systemPrompt != "override"):
+		why = fmt.Sprintf("systemPrompt mode %q is not supported", sp.Mode)
+	case len(sp.Content) == 0:
+		why = "systemPrompt content is empty"
+	}
+	for _, b := range sp.Content {
+		if b.Type != "text" {
+			why = fmt.Sprintf("systemPrompt content block %q is not supported", b.Type)
+		}
+	}
+	if why != "" {
+		a.replyError(id, codeInvalidParams, "Invalid params: "+why)
+		return false
+	}
+	return true
 }
 
 func (a *agent) handleRequest(id json.RawMessage, method string, params json.RawMessage) {
@@ -290,6 +325,12 @@ func (a *agent) initialize(id, params json.RawMessage) {
 	if a.opts.extraDirs {
 		sessionCaps["additionalDirectories"] = struct{}{}
 	}
+	switch a.opts.systemPrompt {
+	case "append":
+		sessionCaps["systemPrompt"] = struct{}{}
+	case "override":
+		sessionCaps["systemPrompt"] = map[string]any{"mode": map[string]any{"override": struct{}{}}}
+	}
 	authMethods := []any{}
 	if a.opts.authRequired {
 		authMethods = append(authMethods, map[string]string{"id": "fake-login", "name": "Fake login"})
@@ -350,7 +391,7 @@ func (a *agent) checkCwd(id json.RawMessage, cwd string) bool {
 
 func (a *agent) sessionNew(id, params json.RawMessage) {
 	var p sessionParams
-	if !a.params(id, params, &p, "cwd", "mcpServers") || !a.checkCwd(id, p.Cwd) {
+	if !a.params(id, params, &p, "cwd", "mcpServers") || !a.checkCwd(id, p.Cwd) || !a.checkSystemPrompt(id, p) {
 		return
 	}
 	a.mu.Lock()
@@ -374,7 +415,7 @@ func (a *agent) sessionLoad(id, params json.RawMessage, replay bool) {
 	if replay {
 		required = append(required, "mcpServers")
 	}
-	if !a.params(id, params, &p, required...) || !a.checkCwd(id, p.Cwd) {
+	if !a.params(id, params, &p, required...) || !a.checkCwd(id, p.Cwd) || !a.checkSystemPrompt(id, p) {
 		return
 	}
 	a.mu.Lock()

@@ -179,6 +179,13 @@ func checkAs(method string, k Kind, v json.RawMessage) error {
 			f = unstable
 		}
 	}
+	// The client system prompt (systemPrompt on session/new, load and
+	// resume; sessionCapabilities.systemPrompt in initialize's answer) is
+	// only in the unstable file: a message that carries it is checked
+	// against that file, where its shape is defined.
+	if f == stable && carriesSystemPrompt(v) {
+		f = unstable
+	}
 	if err := f.Validate(f.Def(method, k), v); err != nil {
 		return fmt.Errorf("%s %s (%s, %s): %v", method, strings.ToLower(string(k)), f.Def(method, k), f.name, err)
 	}
@@ -262,4 +269,22 @@ func testingVerbose() bool {
 		}
 	}
 	return false
+}
+
+// carriesSystemPrompt reports whether v (a message's params or result)
+// holds the unstable client system prompt: a top-level systemPrompt, or
+// agentCapabilities.sessionCapabilities.systemPrompt.
+func carriesSystemPrompt(v json.RawMessage) bool {
+	var m struct {
+		SystemPrompt      json.RawMessage `json:"systemPrompt"`
+		AgentCapabilities struct {
+			SessionCapabilities struct {
+				SystemPrompt json.RawMessage `json:"systemPrompt"`
+			} `json:"sessionCapabilities"`
+		} `json:"agentCapabilities"`
+	}
+	if json.Unmarshal(v, &m) != nil {
+		return false
+	}
+	return len(m.SystemPrompt) > 0 || len(m.AgentCapabilities.SessionCapabilities.SystemPrompt) > 0
 }

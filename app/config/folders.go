@@ -46,6 +46,10 @@ type FolderConfig struct {
 	// (issue 31: install dependencies, copy .env from the main checkout,
 	// named by $SWITCHBOARD_MAIN_CHECKOUT); nil: not set here.
 	WorktreeSetup []string `yaml:"worktreeSetup" json:"worktreeSetup,omitempty"`
+	// Instructions are the client system prompt of new threads in
+	// matching folders, after their agent's; the most specific glob that
+	// sets them wins (ADR 0050). nil: not set here.
+	Instructions *acp.SystemPrompt `yaml:"instructions" json:"instructions,omitempty"`
 }
 
 // foldersType is Folders' reflect type, for skipHook.
@@ -90,7 +94,7 @@ func decodeFolders(data []byte) (Folders, error) {
 			return nil, fmt.Errorf("line %d: folders.%q must be a map of settings", node.Line, glob)
 		}
 		for k, v := range keys {
-			if k != "allowedFolders" && k != "mcpServers" && k != "worktree" && k != "worktreeSetup" {
+			if k != "allowedFolders" && k != "mcpServers" && k != "worktree" && k != "worktreeSetup" && k != "instructions" {
 				return nil, fmt.Errorf("line %d: unknown key folders.%q.%s", v.Line, glob, k)
 			}
 		}
@@ -146,7 +150,7 @@ func (f Folders) validate() error {
 func (f Folders) rules() []engine.FolderRule {
 	out := make([]engine.FolderRule, 0, len(f))
 	for g, fc := range f {
-		r := engine.FolderRule{Glob: expandHome(g), MCPServers: fc.MCPServers, Worktree: fc.Worktree, WorktreeSetup: fc.WorktreeSetup}
+		r := engine.FolderRule{Glob: expandHome(g), MCPServers: fc.MCPServers, Worktree: fc.Worktree, WorktreeSetup: fc.WorktreeSetup, Instructions: fc.Instructions}
 		if fc.AllowedFolders != nil {
 			r.AllowedFolders = make([]string, len(fc.AllowedFolders))
 			for i, d := range fc.AllowedFolders {

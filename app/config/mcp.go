@@ -180,6 +180,7 @@ func patchFolders(root *yaml.Node, folders map[string]*hub.FolderPatch) error {
 		if err := patchMCPServers(entry, f.MCPServers); err != nil {
 			return err
 		}
+		patchInstructions(entry, f.Instructions) // instructions.go
 		if len(entry.Content) == 0 {
 			removeExact(sec, g)
 		}
@@ -190,13 +191,15 @@ func patchFolders(root *yaml.Node, folders map[string]*hub.FolderPatch) error {
 	return nil
 }
 
-// folderSettings lists c's folder sections that hold MCP servers.
+// folderSettings lists c's folder sections that hold MCP servers or
+// instructions.
 func folderSettings(c Config) []hub.FolderSettings {
 	globs := slices.Sorted(maps.Keys(c.Folders))
 	var out []hub.FolderSettings
 	for _, g := range globs {
-		if ms := serverSettings(c.Folders[g].MCPServers); len(ms) > 0 {
-			out = append(out, hub.FolderSettings{Glob: g, MCPServers: ms})
+		ms, in := serverSettings(c.Folders[g].MCPServers), instructionsSetting(c.Folders[g].Instructions)
+		if len(ms) > 0 || in != nil {
+			out = append(out, hub.FolderSettings{Glob: g, MCPServers: ms, Instructions: in})
 		}
 	}
 	return out

@@ -168,6 +168,7 @@ func settingsOf(path string, c Config) hub.Settings {
 		if d := a.Defaults; d != nil && !(acp.SessionDefaults{Mode: d.Mode, Options: d.Options}).IsZero() {
 			as.Defaults = &hub.SessionDefaults{Mode: d.Mode, Options: maps.Clone(d.Options)}
 		}
+		as.Instructions = instructionsSetting(a.Instructions) // instructions.go
 		for k := range a.Env {
 			as.EnvKeys = append(as.EnvKeys, k)
 		}

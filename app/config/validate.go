@@ -76,6 +76,9 @@ func (c Config) validate() error {
 	if err := c.validatePermissions(); err != nil {
 		return err
 	}
+	if err := c.validateInstructions(); err != nil { // instructions.go
+		return err
+	}
 	if err := c.Folders.validate(); err != nil {
 		return err
 	}

@@ -137,6 +137,7 @@ func patchAgents(root *yaml.Node, agents map[string]*hub.AgentPatch) error {
 				}
 			}
 			patchDefaults(entry, a.Defaults)
+			patchInstructions(entry, a.Instructions) // instructions.go
 			continue
 		}
 		entry := &yaml.Node{Kind: yaml.MappingNode, Tag: "!!map"}
@@ -188,8 +189,12 @@ func patchAgents(root *yaml.Node, agents map[string]*hub.AgentPatch) error {
 			if od := yamlValue(old, "defaults"); od != nil {
 				setNode(entry, "defaults", od)
 			}
+			if oi := yamlValue(old, "instructions"); oi != nil {
+				setNode(entry, "instructions", oi)
+			}
 		}
 		patchDefaults(entry, a.Defaults)
+		patchInstructions(entry, a.Instructions)
 		setNode(m, id, entry)
 	}
 	return nil

@@ -307,7 +307,7 @@ async function main() {
   const file = await hostSettings.locator('.file code').textContent();
   check(file.startsWith(home), `box's settings are box's config file: ${file}`);
   const sections = await hostSettings.getByRole('navigation', { name: 'Settings sections' }).getByRole('button').allTextContents();
-  check(sections.join() === 'Agents,Approvals,Budgets,Usage', `only what box's hub decides: ${sections}`);
+  check(sections.join() === 'Agents,Folders,Approvals,Budgets,Usage', `only what box's hub decides: ${sections}`);
   const timeout = hostSettings.getByLabel('Refuse an unanswered permission after');
   await timeout.fill('7');
   await timeout.press('Enter');

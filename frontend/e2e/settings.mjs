@@ -132,7 +132,7 @@ async function pageScenario(page, dialog, { log, shots }) {
   log('settings: the section navigation');
   const nav = dialog.getByRole('navigation', { name: 'Settings sections' });
   const names = await nav.getByRole('button').allTextContents();
-  const want = ['Agents', 'Approvals', 'Budgets', 'Notifications', 'Appearance', 'Hosts', 'Advanced'];
+  const want = ['Agents', 'Folders', 'Approvals', 'Budgets', 'Notifications', 'Appearance', 'Hosts', 'Advanced'];
   if (JSON.stringify(names) !== JSON.stringify(want)) throw new Error(`the nav lists ${JSON.stringify(names)}`);
   await nav.getByRole('button', { name: 'Advanced' }).click();
   await page.waitForFunction(() => {

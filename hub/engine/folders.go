@@ -30,6 +30,9 @@ type FolderRule struct {
 	// matching folder before its agent starts (nil: not set here;
 	// setup.go).
 	WorktreeSetup []string
+	// Instructions are the client system prompt of new threads in
+	// matching folders (nil: not set here; instructions.go).
+	Instructions *acp.SystemPrompt
 }
 
 // CheckFolderGlob reports whether glob is a valid folder pattern

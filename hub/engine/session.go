@@ -118,7 +118,7 @@ func (e *Engine) ensureSession(tr *turnRT, forTurn bool) (*acp.Agent, string, []
 		rt.prefix = keep // for the next turn, once the user has seen why
 		rt.mu.Unlock()
 	}
-	e.recordSession(tr.thread, sid, st)
+	e.recordSession(tr.thread, sid, st, a.Capabilities().SystemPromptSupport())
 	reason := changedReopened
 	switch {
 	case tr.fresh:
@@ -181,6 +181,9 @@ func (e *Engine) openSession(tr *turnRT, a *acp.Agent) (string, acp.SessionSetup
 	mcp := e.mcpServersFor(thread, a) // MCP servers: mcp.go
 	if tr.importing {
 		return e.openImported(tr, a, mcp) // agentsessions.go
+	}
+	if err := overrideRefusal(thread.Agent, thread.Instructions, caps.SystemPromptSupport()); err != nil { // instructions.go
+		return "", acp.SessionSetup{}, nil, "", err
 	}
 	if old := thread.AgentSessionID; old != "" && !tr.fresh {
 		if err := e.lockSession(a, thread.Agent, agentDir(thread), old); err != nil { // one hub per agent session (below)
@@ -360,17 +363,23 @@ func (e *Engine) adoptSession(tr *turnRT, a *acp.Agent, spec acp.AgentSpec, sid 
 // config options (st, when the agent reported any) and thread's agent
 // session id when sid differs. It waits for the commits and holds no lock;
 // failures are logged, not returned, since the session runs either way.
-func (e *Engine) recordSession(thread hub.Thread, sid string, st hub.SessionState) {
+func (e *Engine) recordSession(thread hub.Thread, sid string, st hub.SessionState, sp acp.SystemPromptSupport) {
 	if st.Modes != nil || st.ConfigOptions != nil {
 		if err := e.commit(&hub.Write{SessionStates: []hub.SessionState{st}}); err != nil {
 			e.log.Warn("hub: recording the session's modes failed", "err", err)
 		}
 	}
-	if sid == thread.AgentSessionID {
+	var instr *hub.ThreadInstructions
+	if d := instructionsDelivery(thread, sp); d != "" {
+		in := *thread.Instructions
+		in.Delivery = d
+		instr = &in
+	}
+	if sid == thread.AgentSessionID && instr == nil {
 		return
 	}
 	// Field-wise: the rest of the thread may have changed since it was read.
-	err := e.commit(&hub.Write{ThreadChanges: []hub.ThreadChange{{ThreadID: thread.ID, AgentSessionID: &sid}}})
+	err := e.commit(&hub.Write{ThreadChanges: []hub.ThreadChange{{ThreadID: thread.ID, AgentSessionID: &sid, Instructions: instr}}})
 	if err != nil && hub.ErrorCode(err) != hub.CodeNotFound { // deleted meanwhile: nothing to record
 		e.log.Warn("hub: recording the agent session failed", "err", err)
 	}
@@ -677,5 +686,26 @@ func sessionConflict(agentID, sid, holder string) error {
 // folder (agentDir) and its extra folders (extradirs.go). Here, not there:
 // it is on the prompt's way (TestPromptPath).
 func sessionDirs(t hub.Thread) acp.SessionDirs {
-	return acp.SessionDirs{Cwd: agentDir(t), Additional: t.AdditionalDirectories}
+	d := acp.SessionDirs{Cwd: agentDir(t), Additional: t.AdditionalDirectories}
+	if in := t.Instructions; in != nil { // instructions.go
+		d.SystemPrompt = acp.SystemPrompt{Mode: in.Mode, Text: in.Text}
+	}
+	return d
+}
+
+// instructionsDelivery is what the thread's instructions' Delivery becomes
+// once a session opened on an agent with support s; "" when the thread
+// has none or it stays as it was.
+func instructionsDelivery(t hub.Thread, s acp.SystemPromptSupport) string {
+	if t.Instructions == nil {
+		return ""
+	}
+	d := hub.InstructionsNotSent
+	if s.Takes(acp.SystemPrompt{Mode: t.Instructions.Mode, Text: t.Instructions.Text}) {
+		d = hub.InstructionsSent
+	}
+	if d == t.Instructions.Delivery {
+		return ""
+	}
+	return d
 }

@@ -147,13 +147,18 @@ func (e *Engine) CreateThread(ctx context.Context, c hub.Caller, req hub.CreateT
 	if err != nil {
 		return hub.Thread{}, err
 	}
+	instructions, err := e.threadInstructions(spec, cwd) // instructions.go
+	if err != nil {
+		return hub.Thread{}, err
+	}
 	title := e.redactString(strings.TrimSpace(req.Title))
 	if title == "" {
 		title = filepath.Base(cwd)
 	}
 	now := e.now()
 	t := hub.Thread{ID: newID("th"), Agent: req.Agent, Cwd: cwd, Title: title, ClientID: c.ClientID,
-		Status: hub.ThreadIdle, CreatedAt: now, UpdatedAt: now, AdditionalDirectories: extra}
+		Status: hub.ThreadIdle, CreatedAt: now, UpdatedAt: now, AdditionalDirectories: extra,
+		Instructions: instructions}
 	if caps := req.ClientCapabilities; caps != nil && caps.Any() {
 		t.ClientCapabilities = caps
 	}

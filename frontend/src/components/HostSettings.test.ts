@@ -54,7 +54,7 @@ describe('a host’s settings (issue 30)', () => {
     const timeout = within(dialog).getByLabelText('Refuse an unanswered permission after') as HTMLInputElement;
     expect(timeout.value).toBe('5');
     const nav = within(dialog).getByRole('navigation', { name: 'Settings sections' });
-    expect(within(nav).getAllByRole('button').map((b) => b.textContent)).toEqual(['Agents', 'Approvals', 'Budgets', 'Usage']);
+    expect(within(nav).getAllByRole('button').map((b) => b.textContent)).toEqual(['Agents', 'Folders', 'Approvals', 'Budgets', 'Usage']);
 
     await fireEvent.input(timeout, { target: { value: '7' } });
     await fireEvent.change(timeout);

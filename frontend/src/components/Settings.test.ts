@@ -277,7 +277,7 @@ describe('Settings as one page', () => {
     const dialog = await open();
     const nav = within(dialog).getByRole('navigation', { name: 'Settings sections' });
     const entries = within(nav).getAllByRole('button');
-    expect(entries.map((b) => b.textContent)).toEqual(['Agents', 'Approvals', 'Budgets', 'Notifications', 'Appearance', 'Hosts', 'Advanced']);
+    expect(entries.map((b) => b.textContent)).toEqual(['Agents', 'Folders', 'Approvals', 'Budgets', 'Notifications', 'Appearance', 'Hosts', 'Advanced']);
     expect(entries[0].getAttribute('aria-current')).toBe('true');
     // Every entry names a section of the page, headed with its name.
     for (const b of entries) expect(within(dialog).getByRole('region', { name: b.textContent! })).toBeTruthy();
@@ -291,8 +291,8 @@ describe('Settings as one page', () => {
     await fireEvent.keyDown(entries[2], { key: 'ArrowDown' });
     expect(document.activeElement).toBe(entries[3]);
     await fireEvent.keyDown(entries[3], { key: 'End' });
-    expect(document.activeElement).toBe(entries[6]);
-    await fireEvent.keyDown(entries[6], { key: 'Home' });
+    expect(document.activeElement).toBe(entries[7]);
+    await fireEvent.keyDown(entries[7], { key: 'Home' });
     expect(document.activeElement).toBe(entries[0]);
   });
 

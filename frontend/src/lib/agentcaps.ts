@@ -113,3 +113,16 @@ export function agentCaps(agent: Pick<Agent, 'name' | 'capabilities' | 'authMeth
   }
   return out;
 }
+
+/**
+ * Whether the agent takes a client system prompt (issue 32, ADR 0050:
+ * agentCapabilities.sessionCapabilities.systemPrompt, unstable): 'override'
+ * when it takes both modes, 'append' when only that one, 'none' when it
+ * advertises neither, undefined when its initialize is not known yet.
+ */
+export function systemPromptSupport(agent: Pick<Agent, 'capabilities'>): 'override' | 'append' | 'none' | undefined {
+  if (!agent.capabilities) return undefined;
+  const sp = obj(obj(agent.capabilities).sessionCapabilities).systemPrompt;
+  if (!has(sp)) return 'none';
+  return has(obj(obj(sp).mode).override) ? 'override' : 'append';
+}

@@ -130,6 +130,8 @@ export interface Thread {
   clientCapabilities?: ClientCapabilities;
   /** The thread's extra folders (issue 32): its agent may use them as it uses cwd. */
   additionalDirectories?: string[];
+  /** The client system prompt its agent sessions are opened with (issue 32, ADR 0050); absent when none. */
+  instructions?: ThreadInstructions;
   /** Files this thread changed that another live thread of the repository changed too (issue 31); absent when none. */
   overlaps?: Overlap[];
 }
@@ -564,6 +566,8 @@ export interface AgentSettings {
   /** agents.<id>.mcpServers (values left out). */
   mcpServers?: MCPServerSetting[];
   defaults?: SessionDefaults;
+  /** agents.<id>.instructions (issue 32). */
+  instructions?: Instructions;
 }
 
 /**
@@ -629,8 +633,8 @@ export interface Settings {
   budgets?: Budgets;
   /** The config's top-level mcpServers, by name. */
   mcpServers?: MCPServerSetting[];
-  /** The config's folders.<glob> sections that hold MCP servers. */
-  folders?: { glob: string; mcpServers?: MCPServerSetting[] }[];
+  /** The config's folders.<glob> sections that hold MCP servers or instructions. */
+  folders?: { glob: string; mcpServers?: MCPServerSetting[]; instructions?: Instructions }[];
 }
 
 /** Spending limits in currency, and the same in tokens and agent minutes; 0 or absent is none (config budgets). */
@@ -687,6 +691,8 @@ export interface AgentPatch {
   mcpServers?: Record<string, MCPServerPatch>;
   /** Replaces agents.<id>.defaults whole; {} removes them. */
   defaults?: SessionDefaults;
+  /** Replaces agents.<id>.instructions; an empty text removes them. */
+  instructions?: Instructions;
 }
 
 /** The body of PATCH /v1/settings: only the fields present change. */
@@ -704,7 +710,7 @@ export interface SettingsPatch {
   /** Server name → a whole server, or null (removed); servers not named stay. */
   mcpServers?: Record<string, MCPServerPatch>;
   /** Folder glob (as written) → its MCP servers merged by name, or null (the section removed). */
-  folders?: Record<string, { mcpServers?: Record<string, MCPServerPatch> } | null>;
+  folders?: Record<string, { mcpServers?: Record<string, MCPServerPatch>; instructions?: Instructions } | null>;
 }
 
 /** GET /v1/search: q in SQLite FTS5 syntax; the rest narrow the hits. */
@@ -796,3 +802,22 @@ export interface HostConnect {
   trustKey?: string;
 }
 // --- end Hosts ---
+
+/* Issue 32, the client system prompt (ADR 0050). */
+
+/** agents.<id>.instructions or folders.<glob>.instructions: a client system prompt for new threads. */
+export interface Instructions {
+  /** append (the default) adds to the agent's own instructions; override replaces them. */
+  mode?: 'append' | 'override';
+  text: string;
+}
+
+/** The instructions a thread's agent sessions are opened with (Thread.instructions). */
+export interface ThreadInstructions {
+  mode: 'append' | 'override';
+  /** The agent's text, then the folder's, a blank line between. */
+  text: string;
+  from: ('agent' | 'folder')[];
+  /** Whether the last session got them; not_sent: the agent does not take a system prompt. Absent before a session opened. */
+  delivery?: 'sent' | 'not_sent';
+}

@@ -151,6 +151,20 @@ export namespace hub {
 	
 	
 	
+	export class Instructions {
+	    mode?: string;
+	    text: string;
+	
+	    static createFrom(source: any = {}) {
+	        return new Instructions(source);
+	    }
+	
+	    constructor(source: any = {}) {
+	        if ('string' === typeof source) source = JSON.parse(source);
+	        this.mode = source["mode"];
+	        this.text = source["text"];
+	    }
+	}
 	export class AgentPatch {
 	    name?: string;
 	    command?: string;
@@ -159,6 +173,7 @@ export namespace hub {
 	    enabled?: boolean;
 	    mcpServers?: Record<string, MCPServerPatch | null>;
 	    defaults?: SessionDefaults;
+	    instructions?: Instructions;
 	
 	    static createFrom(source: any = {}) {
 	        return new AgentPatch(source);
@@ -173,6 +188,7 @@ export namespace hub {
 	        this.enabled = source["enabled"];
 	        this.mcpServers = source["mcpServers"];
 	        this.defaults = this.convertValues(source["defaults"], SessionDefaults);
+	        this.instructions = this.convertValues(source["instructions"], Instructions);
 	    }
 	
 		convertValues(a: any, classs: any, asMap: boolean = false): any {
@@ -299,6 +315,7 @@ export namespace hub {
 	    builtin: boolean;
 	    mcpServers?: MCPServerSetting[];
 	    defaults?: SessionDefaults;
+	    instructions?: Instructions;
 	
 	    static createFrom(source: any = {}) {
 	        return new AgentSettings(source);
@@ -315,6 +332,7 @@ export namespace hub {
 	        this.builtin = source["builtin"];
 	        this.mcpServers = this.convertValues(source["mcpServers"], MCPServerSetting);
 	        this.defaults = this.convertValues(source["defaults"], SessionDefaults);
+	        this.instructions = this.convertValues(source["instructions"], Instructions);
 	    }
 	
 		convertValues(a: any, classs: any, asMap: boolean = false): any {
@@ -1044,6 +1062,24 @@ export namespace hub {
 		    return a;
 		}
 	}
+	export class ThreadInstructions {
+	    mode: string;
+	    text: string;
+	    from: string[];
+	    delivery?: string;
+	
+	    static createFrom(source: any = {}) {
+	        return new ThreadInstructions(source);
+	    }
+	
+	    constructor(source: any = {}) {
+	        if ('string' === typeof source) source = JSON.parse(source);
+	        this.mode = source["mode"];
+	        this.text = source["text"];
+	        this.from = source["from"];
+	        this.delivery = source["delivery"];
+	    }
+	}
 	export class Thread {
 	    id: string;
 	    agent: string;
@@ -1062,6 +1098,7 @@ export namespace hub {
 	    availableCommands?: number[];
 	    clientCapabilities?: ClientCapabilities;
 	    additionalDirectories?: string[];
+	    instructions?: ThreadInstructions;
 	    worktree?: Worktree;
 	    overlaps?: Overlap[];
 	    summary?: string;
@@ -1094,6 +1131,7 @@ export namespace hub {
 	        this.availableCommands = source["availableCommands"];
 	        this.clientCapabilities = this.convertValues(source["clientCapabilities"], ClientCapabilities);
 	        this.additionalDirectories = source["additionalDirectories"];
+	        this.instructions = this.convertValues(source["instructions"], ThreadInstructions);
 	        this.worktree = this.convertValues(source["worktree"], Worktree);
 	        this.overlaps = this.convertValues(source["overlaps"], Overlap);
 	        this.summary = source["summary"];
@@ -1707,6 +1745,7 @@ export namespace hub {
 	}
 	export class FolderPatch {
 	    mcpServers?: Record<string, MCPServerPatch | null>;
+	    instructions?: Instructions;
 	
 	    static createFrom(source: any = {}) {
 	        return new FolderPatch(source);
@@ -1715,11 +1754,31 @@ export namespace hub {
 	    constructor(source: any = {}) {
 	        if ('string' === typeof source) source = JSON.parse(source);
 	        this.mcpServers = source["mcpServers"];
+	        this.instructions = this.convertValues(source["instructions"], Instructions);
 	    }
+	
+		convertValues(a: any, classs: any, asMap: boolean = false): any {
+		    if (!a) {
+		        return a;
+		    }
+		    if (a.slice && a.map) {
+		        return (a as any[]).map(elem => this.convertValues(elem, classs));
+		    } else if ("object" === typeof a) {
+		        if (asMap) {
+		            for (const key of Object.keys(a)) {
+		                a[key] = new classs(a[key]);
+		            }
+		            return a;
+		        }
+		        return new classs(a);
+		    }
+		    return a;
+		}
 	}
 	export class FolderSettings {
 	    glob: string;
 	    mcpServers?: MCPServerSetting[];
+	    instructions?: Instructions;
 	
 	    static createFrom(source: any = {}) {
 	        return new FolderSettings(source);
@@ -1729,6 +1788,7 @@ export namespace hub {
 	        if ('string' === typeof source) source = JSON.parse(source);
 	        this.glob = source["glob"];
 	        this.mcpServers = this.convertValues(source["mcpServers"], MCPServerSetting);
+	        this.instructions = this.convertValues(source["instructions"], Instructions);
 	    }
 	
 		convertValues(a: any, classs: any, asMap: boolean = false): any {
@@ -2012,6 +2072,7 @@ export namespace hub {
 		    return a;
 		}
 	}
+	
 	
 	
 	export class MCPServerPatch {
@@ -2753,6 +2814,7 @@ export namespace hub {
 	        this.authSessionId = source["authSessionId"];
 	    }
 	}
+	
 	
 	
 	
