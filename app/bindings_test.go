@@ -153,6 +153,12 @@ var bindingsContract = map[string]string{
 	// A host's folders and agents (issue 30; bindings_hosts.go).
 	"HostFolders": "func(string, string) (hub.FolderList, error)",
 	"HostAgents":  "func(string) ([]hub.Agent, error)",
+	// A host's settings, rules and usage (issue 30, ADR 0048; bindings_hosts.go).
+	"HostSettings":       "func(string) (hub.Settings, error)",
+	"UpdateHostSettings": "func(string, hub.SettingsPatch) (hub.Settings, error)",
+	"HostRules":          "func(string) ([]hub.RememberedRule, error)",
+	"DeleteHostRule":     "func(string, string) error",
+	"HostUsage":          "func(string, hub.UsageParams) (hub.UsageReport, error)",
 	// hub.UsageService (bindings_usage.go), window-only here.
 	"GetUsage":       "func(hub.UsageParams) (hub.UsageReport, error)",
 	"OverrideBudget": "func(hub.OverrideRequest) (hub.BudgetOverride, error)",
@@ -198,6 +204,7 @@ var windowOnly = map[string]bool{"ChooseFolder": true, "GetSettings": true, "Upd
 	"ExportText": true, "ImportText": true, "OpenInBrowser": true, "SaveExport": true, "OpenElicitationURL": true,
 	"OpenPullRequest": true,                     // issue 31 (bindings_work.go)
 	"HostFolders":     true, "HostAgents": true, // hub.HostHubs (bindings_hosts.go)
+	"HostSettings": true, "UpdateHostSettings": true, "HostRules": true, "DeleteHostRule": true, "HostUsage": true, // hub.HostHubs.HostPolicy
 	"GetUsage": true, "OverrideBudget": true, // hub.UsageService (bindings_usage.go)
 	"InstallAgent": true, "RemoveAgent": true, "InstallNode": true, "NodeStatus": true,
 	"SignInAgent": true, "WatchAuth": true, "AuthInput": true, "AuthResize": true, "CloseAuth": true, "SignOutAgent": true,

@@ -70,6 +70,50 @@ describe('NewThreadDialog on a host (issue 30)', () => {
     expect((screen.getByRole('button', { name: 'Create thread' }) as HTMLButtonElement).disabled).toBe(true);
   });
 
+  it('disables Create thread with the reason while the host is down, and Retry reads its agents again', async () => {
+    const down = new HubError('UPSTREAM_UNAVAILABLE', 'host gpu is not connected: its hub cannot be reached now', {
+      status: 502,
+      details: { reason: 'HOST_UNREACHABLE', host: 'gpu' },
+    });
+    const oncreate = vi.fn();
+    const hostsApi = { ...fakeHosts(), agents: vi.fn<HostsApi['agents']>(async () => Promise.reject(down)) };
+    render(NewThreadDialog, { agents, hosts: ['gpu'], hostsApi, oncreate, onclose: () => {} });
+    const dialog = screen.getByRole('dialog', { name: 'New thread' });
+    // This computer's agent was chosen: Create is enabled once a folder is given.
+    await fireEvent.input(within(dialog).getByRole('textbox', { name: 'Folder' }), { target: { value: '/home/dev/src' } });
+    const create = within(dialog).getByRole('button', { name: 'Create thread' }) as HTMLButtonElement;
+    expect(create.disabled).toBe(false);
+
+    await fireEvent.click(within(within(dialog).getByRole('group', { name: 'Runs on' })).getByRole('radio', { name: 'gpu' }));
+    await within(dialog).findByRole('alert');
+    expect(create.disabled).toBe(true);
+    // The reason is visible beside the button and is its description.
+    const why = within(dialog).getByText('The agents on gpu cannot be read: gpu is not connected.');
+    expect(create.getAttribute('aria-describedby')).toBe(why.id);
+    await fireEvent.input(within(dialog).getByRole('textbox', { name: 'Folder on gpu' }), { target: { value: '/srv/x' } });
+    await fireEvent.click(create);
+    expect(oncreate).not.toHaveBeenCalled();
+
+    // The link is back: Retry reads gpu's agents again, and Create is offered.
+    hostsApi.agents.mockResolvedValueOnce([boxAgent]);
+    await fireEvent.click(within(dialog).getByRole('button', { name: 'Retry' }));
+    await within(dialog).findByRole('radio', { name: /GPU agent/ });
+    expect(hostsApi.agents).toHaveBeenCalledTimes(2);
+    expect(within(dialog).queryByRole('alert')).toBeNull();
+    expect(within(dialog).queryByText(/cannot be read/)).toBeNull();
+    expect(create.disabled).toBe(false);
+    expect(create.hasAttribute('aria-describedby')).toBe(false);
+  });
+
+  it('never enables Create thread over a host with no agent, and says so', async () => {
+    const hostsApi = { ...fakeHosts(), agents: vi.fn(async () => []) };
+    render(NewThreadDialog, { agents, hosts: ['box'], hostsApi, oncreate: vi.fn(), onclose: () => {} });
+    await fireEvent.click(screen.getByRole('radio', { name: 'box' }));
+    await screen.findByText('No agent to start on box.');
+    await fireEvent.input(screen.getByRole('textbox', { name: 'Folder on box' }), { target: { value: '/srv/x' } });
+    expect((screen.getByRole('button', { name: 'Create thread' }) as HTMLButtonElement).disabled).toBe(true);
+  });
+
   it('offers no host choice without hosts', () => {
     render(NewThreadDialog, { agents, oncreate: () => {}, onclose: () => {} });
     expect(screen.queryByRole('group', { name: 'Runs on' })).toBeNull();

@@ -1,5 +1,6 @@
-import { describe, expect, it } from 'vitest';
-import { render, screen, within } from '@testing-library/svelte';
+import { describe, expect, it, vi } from 'vitest';
+import { fireEvent, render, screen, within } from '@testing-library/svelte';
+import type { Host } from '../lib/types';
 import Sidebar from './Sidebar.svelte';
 import { thread } from '../test/fakeTransport';
 
@@ -51,5 +52,66 @@ describe('Sidebar with hosts (issue 30)', () => {
     await new Promise((r) => setTimeout(r));
     expect(screen.queryByRole('button', { name: /^Local/ })).toBeNull();
     expect(screen.getByRole('button', { name: /^Remote/ })).toBeTruthy();
+  });
+
+  const host = (name: string, state: Host['state'], more: Partial<Host> = {}): Host => ({
+    name,
+    ssh: `me@${name}`,
+    state,
+    since: '2026-11-28T14:05:00Z',
+    version: '',
+    ...more,
+  });
+
+  it('shows each host’s state in its heading, with a dot and a tooltip saying since when and why', () => {
+    render(Sidebar, {
+      threads: [
+        thread('t1@box', { title: 'On the box', host: 'box' }),
+        thread('t2@gpu', { title: 'On the gpu', host: 'gpu' }),
+        thread('t3@vm', { title: 'On the vm', host: 'vm' }),
+      ],
+      selectedId: null,
+      onselect: () => {},
+      hostStates: {
+        box: host('box', 'connected'),
+        gpu: host('gpu', 'unreachable', { error: 'ssh: connect to host gpu port 22: Connection refused' }),
+        vm: host('vm', 'connecting'),
+      },
+      onhost: vi.fn(),
+    });
+    const heading = (name: string) => within(screen.getByRole('region', { name: `Host ${name}` })).getAllByRole('heading', { level: 2 })[0];
+    // Connected says so to a screen reader only; the others in words beside the dot.
+    expect(heading('box').textContent).toContain('connected');
+    expect(heading('box').querySelector('[data-host-state]')?.getAttribute('data-host-state')).toBe('connected');
+    expect(heading('box').querySelector('.visually-hidden')?.textContent).toBe('connected');
+    expect(heading('gpu').textContent).toContain('unreachable');
+    expect(heading('gpu').querySelector('[data-host-state]')?.getAttribute('data-host-state')).toBe('unreachable');
+    expect(heading('gpu').title).toMatch(/^gpu: Unreachable since .+\. ssh: connect to host gpu port 22: Connection refused$/);
+    expect(heading('vm').textContent).toContain('connecting');
+    // Only a host that needs attention is a button.
+    expect(within(screen.getByRole('navigation', { name: 'Threads' })).queryByRole('button', { name: /^(box|gpu|vm)/ })).toBeNull();
+  });
+
+  it('opens Settings → Hosts at a host that needs attention when its heading is clicked', async () => {
+    const onhost = vi.fn();
+    render(Sidebar, {
+      threads: [thread('t1@box', { title: 'On the box', host: 'box' })],
+      selectedId: null,
+      onselect: () => {},
+      hostStates: { box: host('box', 'needs_attention', { error: 'Host key is not known', fingerprint: 'SHA256:abc' }) },
+      onhost,
+    });
+    const open = screen.getByRole('button', { name: /^box\s*needs attention$/ });
+    expect(open.title).toContain('Needs attention since');
+    expect(open.title).toContain('Host key is not known');
+    expect(open.title).toContain('Settings → Hosts');
+    await fireEvent.click(open);
+    expect(onhost).toHaveBeenCalledWith('box');
+  });
+
+  it('shows no state for a host the registry does not list (a file link)', () => {
+    render(Sidebar, { threads: [thread('t1@box', { title: 'On the box', host: 'box' })], selectedId: null, onselect: () => {} });
+    const region = screen.getByRole('region', { name: 'Host box' });
+    expect(region.querySelector('[data-host-state]')).toBeNull();
   });
 });

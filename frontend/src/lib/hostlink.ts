@@ -39,6 +39,11 @@ const stateWords: Record<HostState, string> = {
   needs_attention: 'Needs attention',
 };
 
+/** The state alone, lower case: "connected", "needs attention". */
+export function hostStateShort(h: Pick<Host, 'state'>): string {
+  return (stateWords[h.state] ?? h.state).toLowerCase();
+}
+
 /** "Connected since 14:02", "Unreachable since 14:05". */
 export function hostStateWords(h: Host): string {
   const since = new Date(h.since);

@@ -12,6 +12,7 @@ import { httpSessions, wailsSessions, type SessionsApi } from './sessions';
 import { httpHosts, wailsHosts, type HostsApi } from './hosts';
 import { httpQueue, wailsQueue, type QueueApi } from './queue';
 import { localZone, type UsageQuery, type UsageReport } from './ledger';
+import { httpPolicy, policyBase, wailsHostPolicy, withAgents, type HubPolicy } from './hostpolicy';
 import { linkParts, type Elicitation, type ElicitationAnswer, type ElicitationStatus } from './elicitation';
 import type {
   Agent,
@@ -158,7 +159,7 @@ export interface Transport {
   readonly work?: WorkApi;
   /** The agent's own sessions, listed and imported (lib/sessions.ts); absent in test fakes. */
   readonly sessions?: SessionsApi;
-  /** The hosts' names, agents and folders (lib/hosts.ts, issue 30); absent in the window until it has bindings for them. */
+  /** The hosts' names, agents and folders (lib/hosts.ts, issue 30). */
   readonly hosts?: HostsApi;
   /** The threads' queued prompts (lib/queue.ts, issue 33); absent on a transport without them. */
   readonly queue?: QueueApi;
@@ -197,6 +198,8 @@ export interface Transport {
   removeHost?(name: string): Promise<void>;
   /** POST /v1/hosts/{name}/connect, trusting the unknown key trustKey names. */
   connectHost?(name: string, trustKey?: string): Promise<Host>;
+  /** A host's settings, rules and usage (/v1/hosts/{name}/…, lib/hostpolicy.ts); absent where the transport cannot reach them. */
+  hostPolicy?(name: string): HubPolicy;
   /** Full-text search across every thread this transport sees (GET /v1/search), newest first. */
   search(q: SearchQuery): Promise<SearchPage>;
   /**
@@ -305,10 +308,6 @@ function unwrap<T>(v: unknown, key: string): T {
 }
 
 /** Settings with agents never null (a Go nil slice). */
-function withAgents(s: Settings): Settings {
-  return { ...s, agents: s.agents ?? [] };
-}
-
 /** A decision's answer: {permission, rule?, shadowedBy?}, or a bare permission (a hub before remembered rules). */
 export function decisionResult(v: unknown): DecisionResult {
   const o = v && typeof v === 'object' ? (v as Record<string, unknown>) : {};
@@ -508,6 +507,9 @@ export class WailsTransport implements Transport {
   }
   updateSettings(patch: SettingsPatch) {
     return this.call<Settings>(() => this.bindings.UpdateSettings(patch), 'settings').then(withAgents);
+  }
+  hostPolicy(name: string) {
+    return wailsHostPolicy(this.bindings, (f) => this.call(f), name);
   }
   async installAgent(id: string, version = '') {
     await this.call(() => this.bindings.InstallAgent(id, version));
@@ -932,11 +934,11 @@ export class HttpTransport implements Transport {
     });
     return permissionPage(await this.request<PermissionPage>('GET', u));
   }
-  async listRules() {
-    return (await this.request<{ rules: RememberedRule[] }>('GET', this.url('/v1/rules'))).rules ?? [];
+  listRules() {
+    return this.policy().listRules();
   }
-  async deleteRule(id: string) {
-    await this.request('DELETE', this.url(`/v1/rules/${encodeURIComponent(id)}`));
+  deleteRule(id: string) {
+    return this.policy().deleteRule(id);
   }
   async listHosts() {
     return (await this.request<{ hosts: Host[] }>('GET', this.url('/v1/hosts'))).hosts ?? [];
@@ -962,11 +964,22 @@ export class HttpTransport implements Transport {
     const u = this.url(`/v1/threads/${encodeURIComponent(threadId)}/config-option`);
     return (await this.request<{ thread: Thread }>('POST', u, { configId, value })).thread;
   }
-  async getSettings() {
-    return withAgents((await this.request<{ settings: Settings }>('GET', this.url('/v1/settings'))).settings);
+  getSettings() {
+    return this.policy().getSettings();
   }
-  async updateSettings(patch: SettingsPatch) {
-    return withAgents((await this.request<{ settings: Settings }>('PATCH', this.url('/v1/settings'), patch)).settings);
+  updateSettings(patch: SettingsPatch) {
+    return this.policy().updateSettings(patch);
+  }
+  hostPolicy(name: string) {
+    return this.policy(name);
+  }
+  /** This hub's policy routes (under /v1), or a host's (under /v1/hosts/{name}). */
+  private policy(host?: string): HubPolicy {
+    return httpPolicy(
+      (method, url, body) => this.request(method, url, body),
+      (path, params) => this.url(path, params),
+      policyBase(host),
+    );
   }
   async installAgent(id: string, version?: string) {
     await this.request('POST', this.url(`/v1/agents/${encodeURIComponent(id)}/install`), version ? { version } : {});
@@ -1073,17 +1086,8 @@ export class HttpTransport implements Transport {
     }
     return res;
   }
-  async getUsage(q: UsageQuery) {
-    const u = this.url('/v1/usage', {
-      by: q.by,
-      from: q.from,
-      to: q.to,
-      tz: q.tz ?? localZone(),
-      threadId: q.threadId,
-      limit: q.limit,
-      cursor: q.cursor,
-    });
-    return await this.request<UsageReport>('GET', u);
+  getUsage(q: UsageQuery) {
+    return this.policy().getUsage(q);
   }
   async overrideBudget(budget: string, threadId?: string) {
     return await this.request<unknown>('POST', this.url('/v1/budgets/override'), { budget, threadId });

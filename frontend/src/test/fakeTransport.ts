@@ -2,6 +2,7 @@
 import type { UsageBy, UsageQuery, UsageReport } from '../lib/ledger';
 import type { Navigate, SubscribeHandlers, Subscription, Transport } from '../lib/transport';
 import { HubError } from '../lib/transport';
+import type { HubPolicy } from '../lib/hostpolicy';
 import type {
   Agent,
   Host,
@@ -213,6 +214,32 @@ export class FakeTransport implements Transport {
     this.rules = this.rules.filter((r) => r.id !== id);
   }
   // Hosts (docs/API.md "Hosts"), kept here as the hub would.
+  /** Each host's own hub (another fake), reached while the host is listed as connected. */
+  hostHubs: Record<string, FakeTransport> = {};
+  /** A host's policy routes (/v1/hosts/{name}/…): its hub's, or 502 HOST_UNREACHABLE while it is not connected. */
+  hostPolicy(name: string): HubPolicy {
+    const hub = () => {
+      const h = this.hostList.find((x) => x.name === name);
+      if (!h) throw new HubError('NOT_FOUND', `host "${name}" not found`, { status: 404 });
+      const there = this.hostHubs[name];
+      if (h.state !== 'connected' || !there) {
+        throw new HubError('UPSTREAM_UNAVAILABLE', `host ${name} is not connected: its hub cannot be reached now`, {
+          status: 502,
+          details: { reason: 'HOST_UNREACHABLE', host: name },
+        });
+      }
+      this.log('hostPolicy', name);
+      return there;
+    };
+    return {
+      listAgents: async () => hub().listAgents(),
+      getSettings: async () => hub().getSettings(),
+      updateSettings: async (p) => hub().updateSettings(p),
+      listRules: async () => hub().listRules(),
+      deleteRule: async (id) => hub().deleteRule(id),
+      getUsage: async (q) => hub().getUsage(q),
+    };
+  }
   hostList: Host[] = [{ name: 'local', ssh: '', state: 'connected', since: '2026-01-01T10:00:00Z', version: '1.0.0' }];
   async listHosts() {
     this.log('listHosts');

@@ -36,6 +36,8 @@ export function DecidePermission(arg1:string,arg2:hub.Decision):Promise<hub.Deci
 
 export function DecidePermissions(arg1:hub.BatchDecision):Promise<hub.BatchResult>;
 
+export function DeleteHostRule(arg1:string,arg2:string):Promise<void>;
+
 export function DeleteRule(arg1:string):Promise<void>;
 
 export function DeleteThread(arg1:string):Promise<void>;
@@ -65,6 +67,12 @@ export function HistoryPage(arg1:string,arg2:hub.HistoryQuery):Promise<hub.Histo
 export function HostAgents(arg1:string):Promise<Array<hub.Agent>>;
 
 export function HostFolders(arg1:string,arg2:string):Promise<hub.FolderList>;
+
+export function HostRules(arg1:string):Promise<Array<hub.RememberedRule>>;
+
+export function HostSettings(arg1:string):Promise<hub.Settings>;
+
+export function HostUsage(arg1:string,arg2:hub.UsageParams):Promise<hub.UsageReport>;
 
 export function ImportSession(arg1:hub.ImportSessionRequest):Promise<hub.ImportSessionResult>;
 
@@ -145,6 +153,8 @@ export function SignOutAgent(arg1:string):Promise<void>;
 export function StartTurn(arg1:string,arg2:hub.TurnInput):Promise<hub.Turn>;
 
 export function Subscribe(arg1:number):Promise<void>;
+
+export function UpdateHostSettings(arg1:string,arg2:hub.SettingsPatch):Promise<hub.Settings>;
 
 export function UpdateSettings(arg1:hub.SettingsPatch):Promise<hub.Settings>;
 

@@ -70,6 +70,10 @@ export function DecidePermissions(arg1) {
   return window['go']['app']['Bindings']['DecidePermissions'](arg1);
 }
 
+export function DeleteHostRule(arg1, arg2) {
+  return window['go']['app']['Bindings']['DeleteHostRule'](arg1, arg2);
+}
+
 export function DeleteRule(arg1) {
   return window['go']['app']['Bindings']['DeleteRule'](arg1);
 }
@@ -128,6 +132,18 @@ export function HostAgents(arg1) {
 
 export function HostFolders(arg1, arg2) {
   return window['go']['app']['Bindings']['HostFolders'](arg1, arg2);
+}
+
+export function HostRules(arg1) {
+  return window['go']['app']['Bindings']['HostRules'](arg1);
+}
+
+export function HostSettings(arg1) {
+  return window['go']['app']['Bindings']['HostSettings'](arg1);
+}
+
+export function HostUsage(arg1, arg2) {
+  return window['go']['app']['Bindings']['HostUsage'](arg1, arg2);
 }
 
 export function ImportSession(arg1) {
@@ -288,6 +304,10 @@ export function StartTurn(arg1, arg2) {
 
 export function Subscribe(arg1) {
   return window['go']['app']['Bindings']['Subscribe'](arg1);
+}
+
+export function UpdateHostSettings(arg1, arg2) {
+  return window['go']['app']['Bindings']['UpdateHostSettings'](arg1, arg2);
 }
 
 export function UpdateSettings(arg1) {
