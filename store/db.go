@@ -273,7 +273,7 @@ func (db *DB) open(readConns, searchConns int) (backfill bool, err error) {
 }
 
 // LogID is the event log's identity: 32 hex digits made once with the
-// database (migration 0022) and never changed, so seqs are comparable only
+// database (migration 0024) and never changed, so seqs are comparable only
 // between reads of one LogID. A data dir made anew has another; a copy of
 // the database file (a backup restored) has the same.
 func (db *DB) LogID() string { return db.logID }

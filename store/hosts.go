@@ -27,7 +27,7 @@ const hostSeqQuery = `SELECT json_extract(payload, '$.hostSeq'), json_extract(pa
 // highest one; the index events_host_seq (migration 0020, ADR 0048) finds
 // it in one search however long the log is and however long the host has
 // been quiet. 0 when none is stored. log is the host's LogID the newest
-// copy came from ("hostLog"; "" for a copy made before ADR 0055 or from a
+// copy came from ("hostLog"; "" for a copy made before ADR 0053 or from a
 // host that does not say): a host whose log id differs is not resumed
 // after seq.
 func (db *DB) HostSeq(ctx context.Context, host string) (seq int64, log string, err error) {

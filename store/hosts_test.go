@@ -41,7 +41,7 @@ func TestHostSeq(t *testing.T) {
 	for _, c := range []struct {
 		host string
 		want int64
-		log  string // the newest copy's host log ("" before ADR 0055)
+		log  string // the newest copy's host log ("" before ADR 0053)
 	}{{"box", 9, ""}, {"mybox", 41, "b1"}, {"other", 0, ""}, {"ox", 0, ""}} {
 		if got, log, err := db.HostSeq(ctx, c.host); err != nil || got != c.want || log != c.log {
 			t.Errorf("HostSeq(%s) = %d, %q, %v; want %d, %q", c.host, got, log, err, c.want, c.log)

@@ -12,7 +12,7 @@ import (
 
 // TestE2EHostReset: a host whose data dir is reset (its hub started again
 // on an empty one, its seqs starting over) is copied again from its new
-// log's start, never resumed after the old log's point (ADR 0048, 0055):
+// log's start, never resumed after the old log's point (ADR 0048, 0053):
 // the new log's thread, made on the host before the link is back, arrives
 // here with every event exactly once and in order, also when the new log
 // has passed the old point by then; the old copies stay.
@@ -60,7 +60,7 @@ func TestE2EHostReset(t *testing.T) {
 	// Two resets: the first with the link back while the new log is still
 	// short of the old point (its seqs go backwards), the second with the
 	// link held down until the new log has passed the point kept here
-	// (only the log's id tells it apart, ADR 0055).
+	// (only the log's id tells it apart, ADR 0053).
 	for _, past := range []bool{false, true} {
 		if past {
 			relay.cut()

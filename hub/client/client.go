@@ -250,7 +250,7 @@ func (c *Client) HubVersion(ctx context.Context) (string, error) {
 // Health is what a proven hub says of itself at GET /healthz.
 type Health struct {
 	Version string `json:"version"`
-	// LogID is its event log's identity ("" from a hub before ADR 0055):
+	// LogID is its event log's identity ("" from a hub before ADR 0053):
 	// a seq kept from another LogID is not a point in this log.
 	LogID string `json:"logId"`
 }

@@ -5,7 +5,7 @@
 // the last host seq kept (Last-Event-ID) and stores a copy of each event
 // through the engine (engine.Mirror): the copy gets a local seq, the
 // host's ids become "<id>@<host>" (hub/host.go) and its payload carries
-// "host", "hostSeq" and "hostLog" (the host's log id, ADR 0055). The rows
+// "host", "hostSeq" and "hostLog" (the host's log id, ADR 0053). The rows
 // the events describe (threads, turns, permissions, questions) are
 // upserted with them, so the global stream, search, export, the inbox and
 // the tray cover every host unchanged. The host seq and log are stored in

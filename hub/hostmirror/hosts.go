@@ -76,7 +76,7 @@ type host struct {
 	// stream starts at its beginning, not after the last host seq kept.
 	startOver bool
 	// log is the id of the host's event log the link follows (its
-	// /healthz logId; "" from a host before ADR 0055), kept in each copy.
+	// /healthz logId; "" from a host before ADR 0053), kept in each copy.
 	log string
 	// changed is closed (and replaced) at every state change: tests and
 	// the window wait on it.
@@ -224,7 +224,7 @@ func (hs *Hosts) followOnce(ctx context.Context, h *host, b *client.Backoff) err
 	}
 	// Another log than the last copy's: the host's data dir was made anew.
 	// Its seqs are not comparable with the point kept, even past it (ADR
-	// 0055), so the new log is copied from its start.
+	// 0053), so the new log is copied from its start.
 	if after > 0 && kept != "" && health.LogID != "" && kept != health.LogID {
 		hs.log.Warn("host's event log is a new one: copying it from its start", "host", h.name, "resumedAfter", after)
 		after = 0

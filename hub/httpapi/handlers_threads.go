@@ -14,7 +14,7 @@ type (
 	healthAnswer struct {
 		OK      bool   `json:"ok"`
 		Version string `json:"version"`
-		// LogID (extension) is the event log's identity (ADR 0055).
+		// LogID (extension) is the event log's identity (ADR 0053).
 		LogID string `json:"logId,omitempty"`
 		// Proof answers ?nonce=: hex(HMAC-SHA256(token, nonce)).
 		Proof string `json:"proof,omitempty"`

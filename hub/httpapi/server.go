@@ -65,7 +65,7 @@ type Options struct {
 	Version string
 	// LogID, the event log's identity (store.DB.LogID), is reported by GET
 	// /healthz as logId: a client that kept a seq compares it to tell a
-	// log that started over from the one it left (ADR 0055).
+	// log that started over from the one it left (ADR 0053).
 	LogID string
 	// UI serves the web build at "/" (GET and HEAD). Nil serves a plain
 	// placeholder page.

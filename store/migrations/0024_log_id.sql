@@ -1,4 +1,4 @@
--- The event log's identity (issue 30, ADR 0055): a random id made once,
+-- The event log's identity (issue 30, ADR 0053): a random id made once,
 -- with the database. Seqs are numbered within one log; a client that kept a
 -- seq (a host's copies here, an editor's Last-Event-ID) compares the id to
 -- tell a log that started over (a reset data dir) from the one it left,
