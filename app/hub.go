@@ -167,7 +167,7 @@ func startHub(ctx context.Context, e *env, o Options) (_ *runningHub, err error)
 	h.hosts = hostmirror.New(hostmirror.Local{Mirror: h.engine.Mirror, HostSeq: h.db.HostSeq}, hostmirror.Options{Logger: log})
 	h.services = hostmirror.Route(h.services, h.hosts)
 	h.http = httpapi.New(h.services, httpapi.Options{
-		Logger: log, Token: h.token, Version: version, UI: uiHandler(e.assets.Frontend),
+		Logger: log, Token: h.token, Version: version, LogID: h.db.LogID(), UI: uiHandler(e.assets.Frontend),
 		AllowedHosts: h.started.AllowedHosts, AllowedOrigins: h.started.AllowedOrigins,
 		Quit: func() { h.quitOnce.Do(func() { close(h.quit) }) },
 		// POST /v1/auth/token/rotate (`switchboard token rotate`): the

@@ -142,6 +142,8 @@ type DB struct {
 	// while the background backfill runs (search_backfill.go).
 	searchOn bool
 	ix       *indexer
+	// logID is the event log's identity (LogID), read once at Open.
+	logID string
 	// ranges, the running turns' ranges (turnrange.go), is owned by the
 	// writer goroutine.
 	ranges   *turnRanges
@@ -242,6 +244,9 @@ func (db *DB) open(readConns, searchConns int) (backfill bool, err error) {
 			return false, fmt.Errorf("store: open: %w", err)
 		}
 	}
+	if err := db.conn.QueryRowContext(ctx, `SELECT value FROM hub_meta WHERE key = 'log_id'`).Scan(&db.logID); err != nil {
+		return false, fmt.Errorf("store: open: the log's id: %w", err)
+	}
 	if db.st, err = prepareStmts(ctx, db.conn); err != nil {
 		return false, err
 	}
@@ -266,6 +271,12 @@ func (db *DB) open(readConns, searchConns int) (backfill bool, err error) {
 	db.log.Info("database opened", "path", db.path, "schemaVersion", version)
 	return backfill, nil
 }
+
+// LogID is the event log's identity: 32 hex digits made once with the
+// database (migration 0024) and never changed, so seqs are comparable only
+// between reads of one LogID. A data dir made anew has another; a copy of
+// the database file (a backup restored) has the same.
+func (db *DB) LogID() string { return db.logID }
 
 // Path is the database file's absolute path.
 func (db *DB) Path() string { return db.path }

@@ -40,7 +40,7 @@ func BenchmarkHostSeq(b *testing.B) {
 	}{{"idle", 10}, {"busy", int64((n - 1) / 10 * 10)}} {
 		b.Run(h.host, func(b *testing.B) {
 			for b.Loop() {
-				got, err := db.HostSeq(ctx, h.host)
+				got, _, err := db.HostSeq(ctx, h.host)
 				if err != nil || got != h.want {
 					b.Fatalf("HostSeq(%s) = %d, %v; want %d", h.host, got, err, h.want)
 				}

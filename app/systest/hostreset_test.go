@@ -4,6 +4,7 @@ package systest
 
 import (
 	"os"
+	"strconv"
 	"strings"
 	"testing"
 	"time"
@@ -11,9 +12,10 @@ import (
 
 // TestE2EHostReset: a host whose data dir is reset (its hub started again
 // on an empty one, its seqs starting over) is copied again from its new
-// log's start, never resumed after the old log's point (ADR 0048): the
-// new log's thread, made on the host before the link is back, arrives
-// here with every event exactly once and in order; the old copies stay.
+// log's start, never resumed after the old log's point (ADR 0048, 0053):
+// the new log's thread, made on the host before the link is back, arrives
+// here with every event exactly once and in order, also when the new log
+// has passed the old point by then; the old copies stay.
 // Through the real binaries, the host reached over the interim link file
 // and a TCP relay (as TestE2EHostMirror).
 func TestE2EHostReset(t *testing.T) {
@@ -55,62 +57,88 @@ func TestE2EHostReset(t *testing.T) {
 		t.Fatalf("the old log ends at seq %d: too short for the new one to stay below it", resumeAt)
 	}
 
-	// The reset: the host's hub stopped, its data dir emptied, started again
-	// (a new token, link secret and port; the link file names the files).
-	remote.stop()
-	if err := os.RemoveAll(remote.dataDir); err != nil {
-		t.Fatal(err)
-	}
-	if err := os.MkdirAll(remote.dataDir, 0o700); err != nil {
-		t.Fatal(err)
-	}
-	remote.start()
-	relay.setTarget(strings.TrimPrefix(remote.url, "http://"))
-
-	// The new log, made on the host while the link is still finding it.
-	newTh := remote.newThread("fake", t.TempDir())
-	nt := remote.startTurn(newTh.ID, "echo after the reset")
-	remote.waitTurn(newTh.ID, nt.ID, 30*time.Second)
-	theirs := copies(t, remote, newTh.ID)
-	if last := theirs[len(theirs)-1].Seq; last >= resumeAt {
-		t.Fatalf("the new log reached seq %d, past the old point %d: the case is not made", last, resumeAt)
-	}
-
-	// The new thread arrives here, copied from the new log's start, once.
-	var mine []hostEvent
-	if !waitFor(60*time.Second, func() bool {
-		r := local.do("GET", "/v1/threads/"+newTh.ID+"@box/history?includeEvents=true", nil)
-		if r.status != 200 {
-			return false
+	// Two resets: the first with the link back while the new log is still
+	// short of the old point (its seqs go backwards), the second with the
+	// link held down until the new log has passed the point kept here
+	// (only the log's id tells it apart, ADR 0053).
+	for _, past := range []bool{false, true} {
+		if past {
+			relay.cut()
 		}
-		mine = copies(t, local, newTh.ID+"@box")
-		return len(mine) >= len(theirs)
-	}) {
-		t.Fatalf("the new log's thread never arrived here (%d of %d events)\n%s", len(mine), len(theirs), tail(local.logText(), 4096))
-	}
-	if len(mine) != len(theirs) {
-		t.Fatalf("%d copies of the new log's %d events: %+v", len(mine), len(theirs), mine)
-	}
-	for i := range mine {
-		if mine[i].HostSeq != theirs[i].Seq || mine[i].Type != theirs[i].Type || mine[i].Host != "box" {
-			t.Fatalf("copy %d %+v of the new log's event %+v", i, mine[i], theirs[i])
+		// The reset: the host's hub stopped, its data dir emptied, started
+		// again (a new token, link secret and port; the link file names the
+		// files).
+		remote.stop()
+		if err := os.RemoveAll(remote.dataDir); err != nil {
+			t.Fatal(err)
 		}
-	}
-	if got := local.turn(newTh.ID+"@box", nt.ID+"@box"); got.Output != "after the reset" {
-		t.Fatalf("the new turn's copy says %q", got.Output)
-	}
-	// The old copies stay as they were.
-	if again := copies(t, local, old.ID); len(again) != len(oldCopies) {
-		t.Fatalf("the old thread has %d copies, had %d", len(again), len(oldCopies))
-	}
-	// Going on: the next events of the new log follow, once.
-	nt2 := local.startTurn(newTh.ID+"@box", "echo and on")
-	if got := local.waitTurn(newTh.ID+"@box", nt2.ID, 30*time.Second); got.Output != "and on" {
-		t.Fatalf("the next turn's copy: %+v", got)
-	}
-	if !waitFor(30*time.Second, func() bool {
-		return len(copies(t, local, newTh.ID+"@box")) == len(copies(t, remote, newTh.ID))
-	}) {
-		t.Fatalf("after the next turn: %d copies of %d events", len(copies(t, local, newTh.ID+"@box")), len(copies(t, remote, newTh.ID)))
+		if err := os.MkdirAll(remote.dataDir, 0o700); err != nil {
+			t.Fatal(err)
+		}
+		remote.start()
+		if !past {
+			relay.setTarget(strings.TrimPrefix(remote.url, "http://"))
+		}
+
+		// The new log, made on the host while the link is still finding it.
+		newTh := remote.newThread("fake", t.TempDir())
+		script, want := "echo after the reset", "after the reset"
+		if past {
+			script = "ticks " + strconv.FormatInt(resumeAt+20, 10) + " 200"
+		}
+		nt := remote.startTurn(newTh.ID, script)
+		got := remote.waitTurn(newTh.ID, nt.ID, 60*time.Second)
+		if past {
+			want = got.Output
+		}
+		theirs := copies(t, remote, newTh.ID)
+		if last := theirs[len(theirs)-1].Seq; last >= resumeAt != past {
+			t.Fatalf("past=%v: the new log reached seq %d, the old point is %d: the case is not made", past, last, resumeAt)
+		}
+		if past {
+			relay.setTarget(strings.TrimPrefix(remote.url, "http://"))
+			relay.restore()
+		}
+
+		// The new thread arrives here, copied from the new log's start, once.
+		var mine []hostEvent
+		if !waitFor(60*time.Second, func() bool {
+			r := local.do("GET", "/v1/threads/"+newTh.ID+"@box/history?includeEvents=true", nil)
+			if r.status != 200 {
+				return false
+			}
+			mine = copies(t, local, newTh.ID+"@box")
+			return len(mine) >= len(theirs)
+		}) {
+			t.Fatalf("past=%v: the new log's thread never arrived here (%d of %d events)\n%s", past, len(mine), len(theirs), tail(local.logText(), 4096))
+		}
+		if len(mine) != len(theirs) {
+			t.Fatalf("past=%v: %d copies of the new log's %d events: %+v", past, len(mine), len(theirs), mine)
+		}
+		for i := range mine {
+			if mine[i].HostSeq != theirs[i].Seq || mine[i].Type != theirs[i].Type || mine[i].Host != "box" {
+				t.Fatalf("past=%v: copy %d %+v of the new log's event %+v", past, i, mine[i], theirs[i])
+			}
+		}
+		if got := local.turn(newTh.ID+"@box", nt.ID+"@box"); got.Output != want {
+			t.Fatalf("past=%v: the new turn's copy says %q", past, got.Output)
+		}
+		// The old copies stay as they were.
+		if again := copies(t, local, old.ID); len(again) != len(oldCopies) {
+			t.Fatalf("past=%v: the old thread has %d copies, had %d", past, len(again), len(oldCopies))
+		}
+		// Going on: the next events of the new log follow, once.
+		nt2 := local.startTurn(newTh.ID+"@box", "echo and on")
+		if got := local.waitTurn(newTh.ID+"@box", nt2.ID, 30*time.Second); got.Output != "and on" {
+			t.Fatalf("past=%v: the next turn's copy: %+v", past, got)
+		}
+		if !waitFor(30*time.Second, func() bool {
+			return len(copies(t, local, newTh.ID+"@box")) == len(copies(t, remote, newTh.ID))
+		}) {
+			t.Fatalf("past=%v: after the next turn: %d copies of %d events", past, len(copies(t, local, newTh.ID+"@box")), len(copies(t, remote, newTh.ID)))
+		}
+		// The point kept is now this log's: the next reset must pass it.
+		all := copies(t, local, newTh.ID+"@box")
+		resumeAt = all[len(all)-1].HostSeq
 	}
 }

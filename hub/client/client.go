@@ -237,24 +237,38 @@ func (e *UnreachableError) Unwrap() error { return e.Err }
 // file read again (a rotation). A wrong or missing proof is a
 // *NotHubError.
 func (c *Client) Healthz(ctx context.Context) error {
-	_, err := c.healthz(ctx)
+	_, err := c.Health(ctx)
 	return err
 }
 
 // HubVersion is Healthz that also returns the version the hub reports.
-func (c *Client) HubVersion(ctx context.Context) (string, error) { return c.healthz(ctx) }
+func (c *Client) HubVersion(ctx context.Context) (string, error) {
+	h, err := c.Health(ctx)
+	return h.Version, err
+}
 
-func (c *Client) healthz(ctx context.Context) (string, error) {
+// Health is what a proven hub says of itself at GET /healthz.
+type Health struct {
+	Version string `json:"version"`
+	// LogID is its event log's identity ("" from a hub before ADR 0053):
+	// a seq kept from another LogID is not a point in this log.
+	LogID string `json:"logId"`
+}
+
+// Health is Healthz that also returns what the hub says of itself.
+func (c *Client) Health(ctx context.Context) (Health, error) { return c.healthz(ctx) }
+
+func (c *Client) healthz(ctx context.Context) (Health, error) {
 	h, err := c.current()
 	if err != nil {
-		return "", err
+		return Health{}, err
 	}
 	ctx, cancel := context.WithTimeout(ctx, 5*time.Second)
 	defer cancel()
 	nonce := newNonce()
 	req, err := http.NewRequestWithContext(ctx, http.MethodGet, h.URL+"/healthz?nonce="+nonce, nil)
 	if err != nil {
-		return "", err
+		return Health{}, err
 	}
 	resp, err := c.httpClient().Do(req)
 	if nh, ok := asNotHub(err); ok {
@@ -262,18 +276,18 @@ func (c *Client) healthz(ctx context.Context) (string, error) {
 			c.setToken(fresh)
 			return c.healthz(ctx)
 		}
-		return "", nh
+		return Health{}, nh
 	}
 	if err != nil {
-		return "", &UnreachableError{h.URL, err}
+		return Health{}, &UnreachableError{h.URL, err}
 	}
 	defer resp.Body.Close()
 	if resp.StatusCode != http.StatusOK {
-		return "", decodeError(resp)
+		return Health{}, decodeError(resp)
 	}
 	body, err := io.ReadAll(io.LimitReader(resp.Body, 1<<16))
 	if err != nil {
-		return "", &UnreachableError{h.URL, err}
+		return Health{}, &UnreachableError{h.URL, err}
 	}
 	why := checkProof(body, h.token, nonce)
 	if why != "" {
@@ -284,16 +298,14 @@ func (c *Client) healthz(ctx context.Context) (string, error) {
 		}
 	}
 	if why != "" {
-		return "", &NotHubError{URL: h.URL, Reason: why}
+		return Health{}, &NotHubError{URL: h.URL, Reason: why}
 	}
 	c.mu.Lock()
 	c.proven = h
 	c.mu.Unlock()
-	var v struct {
-		Version string `json:"version"`
-	}
+	var v Health
 	json.Unmarshal(body, &v) // the proof was read from it: it is JSON
-	return v.Version, nil
+	return v, nil
 }
 
 // ensureProven checks the proof of h through Healthz, once per hub found,

@@ -23,18 +23,19 @@ var notCopied = map[string]bool{
 
 // envelope are the keys of an event's wire form beside its payload: a
 // host's payload that repeats one is not trusted with it.
-var envelope = []string{"seq", "type", "threadId", "turnId", "at", "host", "hostSeq"}
+var envelope = []string{"seq", "type", "threadId", "turnId", "at", "host", "hostSeq", "hostLog"}
 
 // copyOf is the Write that stores ev, an event of host's stream, as a
-// local copy: the event with its ids made "<id>@<host>" and "host" and
-// "hostSeq" in its payload, and the rows its payload describes (thread,
+// local copy: the event with its ids made "<id>@<host>" and "host",
+// "hostSeq" and (when the host names it) "hostLog", its log's id, in its
+// payload, and the rows its payload describes (thread,
 // turn, permission, question). ok is false for an event that is not
 // copied (notCopied, no thread, over MaxCopyBytes, a payload that is not
 // a JSON object). A turn_started makes the turn's row (its payload has
 // only the input) and, with turn_completed, sets the thread's status (the
 // host announces no status change of a turn's). The event's ClientID is the thread's owner, filled by
 // the store from the copied thread.
-func copyOf(host string, ev hub.Event) (w *hub.Write, ok bool, err error) {
+func copyOf(host, hostLog string, ev hub.Event) (w *hub.Write, ok bool, err error) {
 	if ev.ThreadID == "" || notCopied[ev.Type] || len(ev.Payload) > MaxCopyBytes {
 		return nil, false, nil
 	}
@@ -97,6 +98,9 @@ func copyOf(host string, ev hub.Event) (w *hub.Write, ok bool, err error) {
 	}
 	p["host"], _ = json.Marshal(host)
 	p["hostSeq"], _ = json.Marshal(ev.Seq)
+	if hostLog != "" {
+		p["hostLog"], _ = json.Marshal(hostLog)
+	}
 	payload, err := json.Marshal(p)
 	if err != nil {
 		return nil, false, err

@@ -14,10 +14,10 @@ import (
 // events, nor flood the store with one huge event.
 func TestCopyOfAHostileHost(t *testing.T) {
 	at := time.Date(2026, 11, 28, 5, 0, 0, 0, time.UTC)
-	payload := `{"seq":1,"type":"config_error","threadId":"t9","at":"x","host":"other","hostSeq":1,
+	payload := `{"seq":1,"type":"config_error","threadId":"t9","at":"x","host":"other","hostSeq":1,"hostLog":"forged",
 		"permission":{"id":"p1@other","threadId":"t1@other","turnId":"u1","status":"pending","options":[]},
 		"text":"<script>alert(1)</script>"}`
-	w, ok, err := copyOf("box", hub.Event{Seq: 42, Type: hub.EventPermissionRequired, ThreadID: "t1@other", TurnID: "u1", At: at, Payload: json.RawMessage(payload)})
+	w, ok, err := copyOf("box", "b0x", hub.Event{Seq: 42, Type: hub.EventPermissionRequired, ThreadID: "t1@other", TurnID: "u1", At: at, Payload: json.RawMessage(payload)})
 	if err != nil || !ok {
 		t.Fatalf("copyOf: %v %v", ok, err)
 	}
@@ -37,7 +37,7 @@ func TestCopyOfAHostileHost(t *testing.T) {
 			t.Errorf("the copy's payload keeps the host's %q: %s", k, ev.Payload)
 		}
 	}
-	if p["host"] != "box" || p["hostSeq"] != float64(42) || p["text"] != "<script>alert(1)</script>" {
+	if p["host"] != "box" || p["hostSeq"] != float64(42) || p["hostLog"] != "b0x" || p["text"] != "<script>alert(1)</script>" {
 		t.Errorf("payload %s: want host box, hostSeq 42 and the text as it came (shown as text)", ev.Payload)
 	}
 	if len(w.Permissions) != 1 {
@@ -64,7 +64,7 @@ func TestCopyOfAHostileHost(t *testing.T) {
 		{"huge", hub.Event{Seq: 1, Type: hub.EventMessageDelta, ThreadID: "t1",
 			Payload: json.RawMessage(`{"text":"` + strings.Repeat("a", MaxCopyBytes) + `"}`)}},
 	} {
-		if _, ok, _ := copyOf("box", tt.ev); ok {
+		if _, ok, _ := copyOf("box", "", tt.ev); ok {
 			t.Errorf("%s: copied", tt.name)
 		}
 	}
@@ -73,7 +73,7 @@ func TestCopyOfAHostileHost(t *testing.T) {
 // A thread object of another id in a host's thread_updated is still the
 // event's thread's copy.
 func TestCopyKeepsRowsOnTheEventsThread(t *testing.T) {
-	w, ok, err := copyOf("box", hub.Event{Seq: 3, Type: hub.EventThreadUpdated, ThreadID: "t1",
+	w, ok, err := copyOf("box", "", hub.Event{Seq: 3, Type: hub.EventThreadUpdated, ThreadID: "t1",
 		Payload: json.RawMessage(`{"thread":{"id":"local-thread","agent":"fake","cwd":"/w","clientId":"alice","status":"idle"}}`)})
 	if err != nil || !ok || len(w.Threads) != 1 {
 		t.Fatalf("%v %v %+v", ok, err, w)
@@ -81,7 +81,7 @@ func TestCopyKeepsRowsOnTheEventsThread(t *testing.T) {
 	if got := w.Threads[0]; got.ID != "t1@box" || got.Host != "box" {
 		t.Fatalf("thread copy %+v", got)
 	}
-	w, _, _ = copyOf("box", hub.Event{Seq: 4, Type: hub.EventThreadUpdated, ThreadID: "t1",
+	w, _, _ = copyOf("box", "", hub.Event{Seq: 4, Type: hub.EventThreadUpdated, ThreadID: "t1",
 		Payload: json.RawMessage(`{"thread":{"id":"t1"},"deleted":true}`)})
 	if len(w.Threads) != 0 || len(w.DeleteThreads) != 1 || w.DeleteThreads[0] != "t1@box" {
 		t.Fatalf("a deletion: %+v", w)

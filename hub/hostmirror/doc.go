@@ -5,11 +5,13 @@
 // the last host seq kept (Last-Event-ID) and stores a copy of each event
 // through the engine (engine.Mirror): the copy gets a local seq, the
 // host's ids become "<id>@<host>" (hub/host.go) and its payload carries
-// "host" and "hostSeq". The rows the events describe (threads, turns,
-// permissions, questions) are upserted with them, so the global stream,
-// search, export, the inbox and the tray cover every host unchanged. The
-// host seq is stored in the copy's own row (store.HostSeq), so a link cut
-// anywhere resumes with every event exactly once.
+// "host", "hostSeq" and "hostLog" (the host's log id, ADR 0053). The rows
+// the events describe (threads, turns, permissions, questions) are
+// upserted with them, so the global stream, search, export, the inbox and
+// the tray cover every host unchanged. The host seq and log are stored in
+// the copy's own row (store.HostSeq), so a link cut anywhere resumes with
+// every event exactly once, and a host whose log is a new one (a reset
+// data dir) is copied from its start.
 //
 // Router is hub.Service with every call that names a host's id ("<id>@<host>",
 // or a CreateThreadRequest's Host) forwarded to that host through

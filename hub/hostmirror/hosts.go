@@ -23,9 +23,9 @@ type Dial func(ctx context.Context) (*client.Client, error)
 type Local struct {
 	// Mirror stores and publishes a Write of copies (engine.Mirror).
 	Mirror func(w *hub.Write) error
-	// HostSeq is the host seq of the last copy of host's stored
-	// (store.HostSeq).
-	HostSeq func(ctx context.Context, host string) (int64, error)
+	// HostSeq is the host seq of the last copy of host's stored, and the
+	// host log it was copied from (store.HostSeq).
+	HostSeq func(ctx context.Context, host string) (seq int64, log string, err error)
 }
 
 // Host states (HostState.State).
@@ -75,6 +75,9 @@ type host struct {
 	// startOver: the host's log started over (errHostReset); the next
 	// stream starts at its beginning, not after the last host seq kept.
 	startOver bool
+	// log is the id of the host's event log the link follows (its
+	// /healthz logId; "" from a host before ADR 0053), kept in each copy.
+	log string
 	// changed is closed (and replaced) at every state change: tests and
 	// the window wait on it.
 	changed chan struct{}
@@ -200,13 +203,18 @@ func (hs *Hosts) follow(ctx context.Context, h *host) {
 }
 
 // followOnce opens h's link and its stream after the last host seq kept
-// (from the start after errHostReset), and copies it until either ends.
+// (from the start after errHostReset, or when the host's log is not the
+// one the last copy came from), and copies it until either ends.
 func (hs *Hosts) followOnce(ctx context.Context, h *host, b *client.Backoff) error {
 	c, err := h.dial(ctx)
 	if err != nil {
 		return err
 	}
-	after, err := hs.local.HostSeq(ctx, h.name)
+	health, err := c.Health(ctx)
+	if err != nil {
+		return err
+	}
+	after, kept, err := hs.local.HostSeq(ctx, h.name)
 	if err != nil {
 		return err
 	}
@@ -214,6 +222,14 @@ func (hs *Hosts) followOnce(ctx context.Context, h *host, b *client.Backoff) err
 	if h.startOver {
 		after, h.startOver = 0, false
 	}
+	// Another log than the last copy's: the host's data dir was made anew.
+	// Its seqs are not comparable with the point kept, even past it (ADR
+	// 0053), so the new log is copied from its start.
+	if after > 0 && kept != "" && health.LogID != "" && kept != health.LogID {
+		hs.log.Warn("host's event log is a new one: copying it from its start", "host", h.name, "resumedAfter", after)
+		after = 0
+	}
+	h.log = health.LogID
 	h.mu.Unlock()
 	sub, err := c.Remote().Subscribe(ctx, linkCaller, "", after)
 	if err != nil {
@@ -312,7 +328,7 @@ func (hs *Hosts) store(ctx context.Context, h *host, c *client.Client, events []
 			}
 			return errors.New("the host's event stream fell behind")
 		}
-		cw, ok, err := copyOf(h.name, ev)
+		cw, ok, err := copyOf(h.name, h.log, ev)
 		if err != nil {
 			hs.log.Warn("a host's event is not copied", "host", h.name, "seq", ev.Seq, "err", err)
 			continue

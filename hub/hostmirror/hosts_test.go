@@ -28,7 +28,7 @@ func TestStoreBatchesAndLeavesOutWhatIsRefused(t *testing.T) {
 			commits = append(commits, texts)
 			return nil
 		},
-		HostSeq: func(context.Context, string) (int64, error) { return 0, nil },
+		HostSeq: func(context.Context, string) (int64, string, error) { return 0, "", nil },
 	}
 	hs := New(local, Options{})
 	defer hs.Close()

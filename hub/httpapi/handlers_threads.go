@@ -14,6 +14,8 @@ type (
 	healthAnswer struct {
 		OK      bool   `json:"ok"`
 		Version string `json:"version"`
+		// LogID (extension) is the event log's identity (ADR 0053).
+		LogID string `json:"logId,omitempty"`
 		// Proof answers ?nonce=: hex(HMAC-SHA256(token, nonce)).
 		Proof string `json:"proof,omitempty"`
 	}
@@ -55,7 +57,7 @@ type (
 // sends the token to this address.
 func (s *Server) healthz(w http.ResponseWriter, r *http.Request, _ hub.Caller) {
 	w.Header().Set("Cache-Control", "no-store")
-	a := healthAnswer{OK: true, Version: s.version}
+	a := healthAnswer{OK: true, Version: s.version, LogID: s.logID}
 	if q := r.URL.Query(); q.Has("nonce") {
 		n := q.Get("nonce")
 		if !validNonce(n) {

@@ -63,6 +63,10 @@ type Options struct {
 	AllowedOrigins []string
 	// Version is reported by GET /healthz.
 	Version string
+	// LogID, the event log's identity (store.DB.LogID), is reported by GET
+	// /healthz as logId: a client that kept a seq compares it to tell a
+	// log that started over from the one it left (ADR 0053).
+	LogID string
 	// UI serves the web build at "/" (GET and HEAD). Nil serves a plain
 	// placeholder page.
 	UI http.Handler
@@ -103,6 +107,7 @@ type Server struct {
 	log       *slog.Logger
 	tok       atomic.Pointer[tokenGen]
 	version   string
+	logID     string
 	ui        http.Handler
 	ping      time.Duration
 	now       func() time.Time
@@ -167,6 +172,7 @@ func New(svcs hub.Services, opts Options) *Server {
 		svcs:     svcs,
 		log:      opts.Logger,
 		version:  opts.Version,
+		logID:    opts.LogID,
 		ui:       opts.UI,
 		ping:     opts.PingInterval,
 		now:      opts.Now,
