@@ -207,7 +207,7 @@ func TestE2EHostPolicyAndQuestion(t *testing.T) {
 	})
 }
 
-func mustExecutable(t *testing.T) string {
+func mustExecutable(t testing.TB) string {
 	t.Helper()
 	p, err := os.Executable()
 	if err != nil {
@@ -217,7 +217,7 @@ func mustExecutable(t *testing.T) string {
 }
 
 // copyFileFor copies src to dst with mode, owned by uid.
-func copyFileFor(t *testing.T, src, dst string, mode os.FileMode, uid int) {
+func copyFileFor(t testing.TB, src, dst string, mode os.FileMode, uid int) {
 	t.Helper()
 	in, err := os.Open(src)
 	if err != nil {
