@@ -14,6 +14,8 @@ import (
 	"testing"
 	"time"
 
+	"go.yaml.in/yaml/v3"
+
 	"github.com/switchboard-hub/switchboard/acp/acptest"
 	"github.com/switchboard-hub/switchboard/hub"
 	"github.com/switchboard-hub/switchboard/hub/client"
@@ -53,7 +55,10 @@ func BenchmarkHostChunkLatency(b *testing.B) {
 		boxThreads = append(boxThreads, l.boxThread(b))
 	}
 	g := l.globalReader(b)
-	direct := l.directReader(b)
+	direct := l.direct
+	// A first turn on every thread starts its agent (both sides alike):
+	// the figure is the streaming's, not the agents' start.
+	g.latency(b, l.h, append(slices.Clone(localThreads), boxThreads...), "ticks 10 100", 10)
 	input := fmt.Sprintf("ticks %d %d", secs*hostRate, hostRate)
 	for i := range b.N {
 		load := loadMeter()
@@ -89,18 +94,23 @@ func benchSeconds(def int) int {
 type linked struct {
 	s       *sshHost
 	h       *hubProc
-	project string // a folder on box its user owns
+	project string      // a folder on box its user owns
+	direct  *hostReader // box's hub's own global stream
 }
 
 func linkedHost(b *testing.B) *linked {
 	b.Helper()
 	s := newSSHHost(b)
 	s.trustHostKey(b)
-	h := hostsHub(b, s)
+	limits := map[string]any{"maxAgentProcesses": 2 * hostTurns} // the default, 8, is below the figure's 10 turns
+	s.setConfig(b, "limits", limits) // not a setting of the API: the host's file, before its hub starts
+	h := hostsHubWith(b, s.sshConfig, hubConfig{"limits": limits})
 	h.call("POST", "/v1/hosts", map[string]string{"name": "box", "ssh": s.alias}, 201, nil)
 	h.waitHost("box", "connected", 120*time.Second)
 	project := s.fakeAgent(b, h)
-	return &linked{s: s, h: h, project: project}
+	l := &linked{s: s, h: h, project: project}
+	l.direct = l.directReader(b)
+	return l
 }
 
 // fakeAgent puts the fake agent (this test binary) and a project folder
@@ -125,6 +135,38 @@ func (s *sshHost) fakeAgent(tb testing.TB, h *hubProc) string {
 		"agents": map[string]any{"fake": map[string]any{"name": "Fake on box", "command": agent, "args": args, "env": agentEnv}},
 	}, 200, nil)
 	return project
+}
+
+// setConfig sets key in the config file of s's hub, as its user would by
+// hand (made, with its folders, if there is none yet).
+func (s *sshHost) setConfig(tb testing.TB, key string, v any) {
+	tb.Helper()
+	p := filepath.Join(s.home, ".config", "switchboard", "config.yaml")
+	doc := map[string]any{}
+	if b, err := os.ReadFile(p); err == nil {
+		if err := yaml.Unmarshal(b, &doc); err != nil {
+			tb.Fatal(err)
+		}
+	}
+	doc[key] = v
+	out, err := yaml.Marshal(doc)
+	if err != nil {
+		tb.Fatal(err)
+	}
+	for _, d := range []string{filepath.Dir(filepath.Dir(p)), filepath.Dir(p)} {
+		if err := os.MkdirAll(d, 0o700); err != nil {
+			tb.Fatal(err)
+		}
+		os.Chown(d, s.uid, -1)
+	}
+	tmp := p + ".new"
+	if err := os.WriteFile(tmp, out, 0o600); err != nil {
+		tb.Fatal(err)
+	}
+	os.Chown(tmp, s.uid, -1)
+	if err := os.Rename(tmp, p); err != nil {
+		tb.Fatal(err)
+	}
 }
 
 // boxThread makes a thread on box (through the local API) and returns its
@@ -154,11 +196,6 @@ type frame struct {
 	TurnID   string `json:"turnId"`
 	Text     string `json:"text"`
 	HostSeq  int64  `json:"hostSeq"`
-	State    string `json:"state"` // host_changed
-	Name     string `json:"name"`  // host_changed
-	Host     struct {
-		Name, State string
-	} `json:"host"` // host_changed, as the hub sends it
 }
 
 // streamReader reads one hub's global stream (scope=all) in this process
@@ -205,6 +242,13 @@ func (r *streamReader) read() {
 			w(f.Event, x, at)
 		}
 	}
+}
+
+// failure is the error that ended the stream (nil while it runs).
+func (r *streamReader) failure() error {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	return r.err
 }
 
 // setWatch sets (nil: clears) the function each frame goes to.

@@ -46,13 +46,13 @@ func (h *hubProc) waitHost(name, want string, timeout time.Duration, after ...ti
 
 // hostsHub is a local hub whose links use s's ssh config and install its
 // own binary on the host.
-func hostsHub(t testing.TB, s *sshHost) *hubProc { return hostsHubWith(t, s.sshConfig) }
+func hostsHub(t testing.TB, s *sshHost) *hubProc { return hostsHubWith(t, s.sshConfig, hubConfig{}) }
 
 // hostsHubWith is hostsHub with the ssh config file sshConfig (several
-// hosts' entries in one).
-func hostsHubWith(t testing.TB, sshConfig string) *hubProc {
+// hosts' entries in one) and the config cfg.
+func hostsHubWith(t testing.TB, sshConfig string, cfg hubConfig) *hubProc {
 	bins := buildE2E(t)
-	h := prepareHub(t, bins, hubConfig{})
+	h := prepareHub(t, bins, cfg)
 	binDir := filepath.Join(h.dir, "hostbins")
 	os.Mkdir(binDir, 0o755)
 	if err := os.Symlink(bins.switchboard, filepath.Join(binDir, "switchboard-headless-linux-amd64")); err != nil {
