@@ -103,7 +103,7 @@ func linkedHost(b *testing.B) *linked {
 	s := newSSHHost(b)
 	s.trustHostKey(b)
 	limits := map[string]any{"maxAgentProcesses": 2 * hostTurns} // the default, 8, is below the figure's 10 turns
-	s.setConfig(b, "limits", limits) // not a setting of the API: the host's file, before its hub starts
+	s.setConfig(b, "limits", limits)                             // not a setting of the API: the host's file, before its hub starts
 	h := hostsHubWith(b, s.sshConfig, hubConfig{"limits": limits})
 	h.call("POST", "/v1/hosts", map[string]string{"name": "box", "ssh": s.alias}, 201, nil)
 	h.waitHost("box", "connected", 120*time.Second)
@@ -196,6 +196,8 @@ type frame struct {
 	TurnID   string `json:"turnId"`
 	Text     string `json:"text"`
 	HostSeq  int64  `json:"hostSeq"`
+	Name     string `json:"name"`  // host_changed: the Host
+	State    string `json:"state"` // host_changed
 }
 
 // streamReader reads one hub's global stream (scope=all) in this process
