@@ -44,7 +44,9 @@ const (
 // local-p99-ms (the local hub's threads), link-p99-ms (the host's threads
 // through the link), added-p99-ms (their difference, target < 2), and
 // host-p99-ms (the same host chunks read from the host hub's own socket:
-// what the host adds before the link), load (the 1-minute load average).
+// what the host adds before the link), ssh-p99-ms (read through the link's
+// forwarded socket, without the mirror and the local hub: what ssh adds),
+// load (the 1-minute load average).
 func BenchmarkHostChunkLatency(b *testing.B) {
 	secs := benchSeconds(10)
 	l := linkedHost(b)
@@ -55,7 +57,7 @@ func BenchmarkHostChunkLatency(b *testing.B) {
 		boxThreads = append(boxThreads, l.boxThread(b))
 	}
 	g := l.globalReader(b)
-	direct := l.direct
+	direct, tunnel := l.direct, l.tunnelReader(b)
 	// A first turn on every thread starts its agent (both sides alike):
 	// the figure is the streaming's, not the agents' start.
 	g.latency(b, l.h, append(slices.Clone(localThreads), boxThreads...), "ticks 10 100", 10)
@@ -63,18 +65,21 @@ func BenchmarkHostChunkLatency(b *testing.B) {
 	for i := range b.N {
 		load := loadMeter()
 		local := g.latency(b, l.h, localThreads, input, secs*hostRate)
-		hostSide := &latencies{}
+		hostSide, sshSide := &latencies{}, &latencies{}
 		direct.collect(boxThreads, hostSide)
+		tunnel.collect(boxThreads, sshSide)
 		link := g.latency(b, l.h, boxThreads, input, secs*hostRate)
 		direct.collect(nil, nil)
+		tunnel.collect(nil, nil)
 		ld := load()
-		lp, kp, hp := pct(local.d, 0.99), pct(link.d, 0.99), pct(hostSide.d, 0.99)
-		b.Logf("run %d: %d turns × %d chunks/s for %d s; p50/p99/p99.9/max ms: local %s, through the link %s, at the host %s; added p99 %.2f ms; load %.2f",
-			i+1, hostTurns, hostRate, secs, local, link, hostSide, kp-lp, ld)
+		lp, kp, hp, sp := pct(local.d, 0.99), pct(link.d, 0.99), pct(hostSide.d, 0.99), pct(sshSide.d, 0.99)
+		b.Logf("run %d: %d turns × %d chunks/s for %d s; p50/p99/p99.9/max ms: local %s, through the link %s, at the host %s, through ssh alone %s; added p99 %.2f ms; load %.2f",
+			i+1, hostTurns, hostRate, secs, local, link, hostSide, sshSide, kp-lp, ld)
 		b.ReportMetric(lp, "local-p99-ms")
 		b.ReportMetric(kp, "link-p99-ms")
 		b.ReportMetric(kp-lp, "added-p99-ms")
 		b.ReportMetric(hp, "host-p99-ms")
+		b.ReportMetric(sp, "ssh-p99-ms")
 		b.ReportMetric(ld, "load")
 	}
 }
@@ -275,9 +280,19 @@ func (l *linked) globalReader(tb testing.TB) *streamReader {
 type hostReader struct{ r *streamReader }
 
 func (l *linked) directReader(tb testing.TB) *hostReader {
-	data := filepath.Join(l.s.home, ".local/share/switchboard")
-	tok := strings.TrimSpace(string(mustRead(tb, filepath.Join(data, "data", "token"))))
-	c := client.ForSocket(filepath.Join(data, "run", "hub.sock"), tok, client.Options{ClientID: "bench", All: true})
+	return l.hostReaderOn(tb, filepath.Join(l.s.home, ".local/share/switchboard", "run", "hub.sock"))
+}
+
+// tunnelReader reads box's hub's stream through the link's forwarded
+// socket (ssh, without the mirror and the local hub).
+func (l *linked) tunnelReader(tb testing.TB) *hostReader {
+	return l.hostReaderOn(tb, filepath.Join(l.h.dataDir, "hosts", "box", "hub.sock"))
+}
+
+// hostReaderOn reads box's hub's global stream on socket, with box's token.
+func (l *linked) hostReaderOn(tb testing.TB, socket string) *hostReader {
+	tok := strings.TrimSpace(string(mustRead(tb, filepath.Join(l.s.home, ".local/share/switchboard", "data", "token"))))
+	c := client.ForSocket(socket, tok, client.Options{ClientID: "bench", All: true})
 	return &hostReader{r: newStreamReader(tb, c)}
 }
 
