@@ -118,14 +118,24 @@ func linkedHost(b *testing.B) *linked {
 	return l
 }
 
-// fakeAgent puts the fake agent (this test binary) and a project folder
-// on s, owned by its user, adds the agent to the host's config as "fake"
-// through h (PATCH /v1/hosts/box/settings) and returns the folder.
+// fakeAgent puts the fake agent and a project folder on s (fakeAgentFiles),
+// adds the agent to the host's config as "fake" through h (PATCH
+// /v1/hosts/box/settings) and returns the folder.
 func (s *sshHost) fakeAgent(tb testing.TB, h *hubProc) string {
 	tb.Helper()
-	agent := filepath.Join(s.home, "fakeagent")
-	copyFileFor(tb, mustExecutable(tb), agent, 0o755, s.uid)
-	project := filepath.Join(s.home, "project")
+	agent, project := s.fakeAgentFiles(tb)
+	h.call("PATCH", "/v1/hosts/box/settings", map[string]any{"agents": map[string]any{"fake": agent}}, 200, nil)
+	return project
+}
+
+// fakeAgentFiles puts the fake agent (this test binary) and a project
+// folder on s, owned by its user (who must be able to run and enter
+// them), and returns the agent's settings entry and the folder.
+func (s *sshHost) fakeAgentFiles(tb testing.TB) (agent map[string]any, project string) {
+	tb.Helper()
+	path := filepath.Join(s.home, "fakeagent")
+	copyFileFor(tb, mustExecutable(tb), path, 0o755, s.uid)
+	project = filepath.Join(s.home, "project")
 	if err := os.Mkdir(project, 0o700); err != nil {
 		tb.Fatal(err)
 	}
@@ -136,10 +146,7 @@ func (s *sshHost) fakeAgent(tb testing.TB, h *hubProc) string {
 		k, v, _ := strings.Cut(kv, "=")
 		agentEnv[k] = v
 	}
-	h.call("PATCH", "/v1/hosts/box/settings", map[string]any{
-		"agents": map[string]any{"fake": map[string]any{"name": "Fake on box", "command": agent, "args": args, "env": agentEnv}},
-	}, 200, nil)
-	return project
+	return map[string]any{"name": "Fake on box", "command": path, "args": args, "env": agentEnv}, project
 }
 
 // setConfig sets key in the config file of s's hub, as its user would by
