@@ -15,15 +15,19 @@ import (
 )
 
 // BenchmarkHostCatchUp: 10 turns × 100 chunks/s on box, its network cut
-// (the veth down, as a laptop's Wi-Fi drops) for 60 s while they run, then
-// back. Metrics: reconnect-s (network back → the link connected again:
-// ssh's backoff and connection, the remote hub's token), copy-s (connected
-// → the local stream has every event box logged for the turns until the
-// network came back), catchup-s (their sum: the figure, target < 5 s),
-// events (how many box logged during the cut), load. It fails unless the
-// local stream and the local copies hold every event of the turns exactly
-// once, in box's order. SWITCHBOARD_BENCH_HOST_CUT shortens the cut
-// (seconds) for a try of the benchmark itself.
+// for 60 s while they run, then back. Two cuts: cut=link takes the veth
+// down (this machine keeps its default route, so packets to box leave by
+// it and vanish, as on a path that drops them); cut=noroute leaves the veth
+// up and adds an "unreachable" route to box (a connection attempt fails at
+// once, as on a laptop whose Wi-Fi is off). Metrics: reconnect-s (network
+// back → the link connected again: ssh's retries and connection, the
+// remote hub's token), copy-s (connected → the local stream has every
+// event box logged for the turns until the network came back), catchup-s
+// (their sum: the figure, target < 5 s), events (how many box logged
+// during the cut), load. It fails unless the local stream and the local
+// copies hold every event of the turns exactly once, in box's order.
+// SWITCHBOARD_BENCH_HOST_CUT shortens the cut (seconds) for a try of the
+// benchmark itself.
 func BenchmarkHostCatchUp(b *testing.B) {
 	cut := 60 * time.Second
 	if v := os.Getenv("SWITCHBOARD_BENCH_HOST_CUT"); v != "" {
@@ -31,7 +35,20 @@ func BenchmarkHostCatchUp(b *testing.B) {
 		fmt.Sscan(v, &n)
 		cut = time.Duration(n) * time.Second
 	}
+	b.Run("cut=link", func(b *testing.B) {
+		benchCatchUp(b, cut, func(s *sshHost) { s.linkDown() }, func(s *sshHost) { s.linkUp() })
+	})
+	b.Run("cut=noroute", func(b *testing.B) {
+		benchCatchUp(b, cut, func(s *sshHost) { run(b, "ip", "route", "add", "unreachable", s.addr+"/32") },
+			func(s *sshHost) { run(b, "ip", "route", "del", "unreachable", s.addr+"/32") })
+	})
+}
+
+// benchCatchUp is BenchmarkHostCatchUp with the cut made by down, undone
+// by up.
+func benchCatchUp(b *testing.B, cut time.Duration, down, up func(*sshHost)) {
 	l := linkedHost(b)
+	l.cutDown, l.cutUp = down, up
 	var threads []string
 	for range hostTurns {
 		threads = append(threads, l.boxThread(b))
@@ -152,7 +169,7 @@ func (l *linked) catchUp(b *testing.B, g *streamReader, threads []string, cut ti
 	// The workload's own length (not a wait for state): 5 s of streaming,
 	// then the cut's 60 s.
 	<-time.After(5 * time.Second)
-	l.s.linkDown()
+	l.cutDown(l.s)
 	cutAt := there.last()
 	<-time.After(cut)
 	for len(connected) > 0 {
@@ -160,7 +177,7 @@ func (l *linked) catchUp(b *testing.B, g *streamReader, threads []string, cut ti
 	}
 	target := there.last() // what box logged for the turns until now
 	back := time.Now()
-	l.s.linkUp()
+	l.cutUp(l.s)
 	var res catchUpResult
 	mu.Lock()
 	wasLost := lost

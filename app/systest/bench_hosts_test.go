@@ -101,6 +101,8 @@ type linked struct {
 	h       *hubProc
 	project string      // a folder on box its user owns
 	direct  *hostReader // box's hub's own global stream
+	// cutDown and cutUp cut box's network and restore it (BenchmarkHostCatchUp).
+	cutDown, cutUp func(*sshHost)
 }
 
 func linkedHost(b *testing.B) *linked {
