@@ -321,10 +321,11 @@ bench-outside: headless ## the hub measured from outside (BENCH_OUTSIDE_FLAGS=..
 
 # Prints issue 30's figures for hosts (app/systest BenchmarkHost*, docs/
 # PERFORMANCE.md "Hosts"): chunk latency through the link, catch-up after a
-# 60 s cut, five idle hosts' PSS and CPU, the first connect with its
-# install; each twice. Real OpenSSH into network namespaces: as root, with
-# deps-hosts; SWITCHBOARD_HOSTS_E2E=require fails instead of skipping. About
-# 12 minutes. BENCH_HOSTS passes a -bench pattern (one figure).
+# 60 s cut (two kinds of cut), five idle hosts' PSS and CPU, the first
+# connect with its install; each twice. Real OpenSSH into network
+# namespaces: as root, with deps-hosts; SWITCHBOARD_HOSTS_E2E=require fails
+# instead of skipping. About 17 minutes. BENCH_HOSTS passes a -bench
+# pattern (one figure).
 BENCH_HOSTS ?= BenchmarkHost
 bench-hosts: deps-hosts ## issue 30's host figures: link latency, catch-up, idle hosts, first connect
 	SWITCHBOARD_HOSTS_E2E=require $(GO) test -run '^$$' -bench '$(BENCH_HOSTS)' -benchtime 1x -count 2 -timeout 60m ./app/systest/

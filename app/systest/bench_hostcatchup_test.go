@@ -5,6 +5,7 @@ package systest
 import (
 	"fmt"
 	"os"
+	"os/exec"
 	"slices"
 	"strings"
 	"sync"
@@ -39,8 +40,10 @@ func BenchmarkHostCatchUp(b *testing.B) {
 		benchCatchUp(b, cut, func(s *sshHost) { s.linkDown() }, func(s *sshHost) { s.linkUp() })
 	})
 	b.Run("cut=noroute", func(b *testing.B) {
-		benchCatchUp(b, cut, func(s *sshHost) { run(b, "ip", "route", "add", "unreachable", s.addr+"/32") },
-			func(s *sshHost) { run(b, "ip", "route", "del", "unreachable", s.addr+"/32") })
+		benchCatchUp(b, cut, func(s *sshHost) {
+			run(b, "ip", "route", "add", "unreachable", s.addr+"/32")
+			b.Cleanup(func() { exec.Command("ip", "route", "del", "unreachable", s.addr+"/32").Run() }) // after a failure
+		}, func(s *sshHost) { run(b, "ip", "route", "del", "unreachable", s.addr+"/32") })
 	})
 }
 
