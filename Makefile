@@ -52,7 +52,7 @@ FRONTEND_SOURCES := $(shell find frontend/src frontend/public -type f 2>/dev/nul
 
 .PHONY: help deps deps-system deps-smoke deps-package deps-frontend deps-go deps-browser tools frontend build \
 	headless run serve package package-test test check vet cross-check staticcheck fmt-check go-test \
-	frontend-test smoke bench bench-large-repo bench-outside bench-desktop bench-firstpaint bindings screenshots-update clean acp-schema \
+	frontend-test smoke bench bench-large-repo bench-outside bench-hosts bench-desktop bench-firstpaint bindings screenshots-update clean acp-schema \
 	deps-hosts host-builds
 
 help: ## list the targets
@@ -318,6 +318,17 @@ bench-large-repo: frontend ## checkpoint and prompt figures on a 100k-file repos
 # -agents process, -bin <another build> (go run ./app/hubbench -h lists them).
 bench-outside: headless ## the hub measured from outside (BENCH_OUTSIDE_FLAGS=... to pass flags)
 	$(GO) run ./app/hubbench -bin build/bin/switchboard-headless -label "$(VERSION)" $(BENCH_OUTSIDE_FLAGS)
+
+# Prints issue 30's figures for hosts (app/systest BenchmarkHost*, docs/
+# PERFORMANCE.md "Hosts"): chunk latency through the link, catch-up after a
+# 60 s cut (two kinds of cut), five idle hosts' PSS and CPU, the first
+# connect with its install; each twice. Real OpenSSH into network
+# namespaces: as root, with deps-hosts; SWITCHBOARD_HOSTS_E2E=require fails
+# instead of skipping. About 17 minutes. BENCH_HOSTS passes a -bench
+# pattern (one figure).
+BENCH_HOSTS ?= BenchmarkHost
+bench-hosts: deps-hosts ## issue 30's host figures: link latency, catch-up, idle hosts, first connect
+	SWITCHBOARD_HOSTS_E2E=require $(GO) test -run '^$$' -bench '$(BENCH_HOSTS)' -benchtime 1x -count 2 -timeout 60m ./app/systest/
 
 # Prints the desktop's own footprint: the PSS of build/bin/switchboard, its
 # WebKit processes and the tray it starts, idle 20 s after the window

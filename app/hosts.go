@@ -17,7 +17,7 @@ import (
 // config), installing the switchboard-headless builds of
 // $SWITCHBOARD_HOST_BINARIES, else beside this program or in its
 // ../lib/switchboard (the package's); each change announced as
-// host_changed.
+// host_changed, and a link connected wakes the mirror's follower.
 func (h *runningHub) startHosts(settings *config.Settings) *hosts.Registry {
 	self, _ := os.Executable()
 	r := hosts.New(hosts.Options{
@@ -27,7 +27,12 @@ func (h *runningHub) startHosts(settings *config.Settings) *hosts.Registry {
 		Dial: hosts.SSH(hosts.SSHOptions{Version: version, ConfigFile: os.Getenv("SWITCHBOARD_SSH_CONFIG"),
 			Headless: hosts.Binaries(self, os.Getenv("SWITCHBOARD_HOST_BINARIES"), filepath.Dir(self),
 				filepath.Join(filepath.Dir(self), "..", "lib", "switchboard")), Logger: h.log}),
-		Announce: func(x hub.Host) { h.engine.Announce(hub.EventHostChanged, x) },
+		Announce: func(x hub.Host) {
+			h.engine.Announce(hub.EventHostChanged, x)
+			if x.State == hub.HostConnected { // the mirror resumes now, not after its backoff
+				h.hosts.Kick(x.Name)
+			}
+		},
 	})
 	r.Apply(config.HostList(h.started))
 	return r

@@ -159,12 +159,13 @@ func startHub(ctx context.Context, e *env, o Options) (_ *runningHub, err error)
 	h.services = h.engine.Services()
 	settings := h.settingsService()
 	h.services.Settings = settings
+	// Every host's threads beside the local ones; calls on them forwarded.
+	// The mirror exists before the links, which wake it (startHosts).
+	h.hosts = hostmirror.New(hostmirror.Local{Mirror: h.engine.Mirror, HostSeq: h.db.HostSeq}, hostmirror.Options{Logger: log})
 	h.links = h.startHosts(settings)
 	h.services.Hosts = h.links
 	h.services.Installer = h.installs
 	h.services.AgentAuth = h.auth
-	// Every host's threads beside the local ones; calls on them forwarded.
-	h.hosts = hostmirror.New(hostmirror.Local{Mirror: h.engine.Mirror, HostSeq: h.db.HostSeq}, hostmirror.Options{Logger: log})
 	h.services = hostmirror.Route(h.services, h.hosts)
 	h.http = httpapi.New(h.services, httpapi.Options{
 		Logger: log, Token: h.token, Version: version, LogID: h.db.LogID(), UI: uiHandler(e.assets.Frontend),

@@ -37,7 +37,7 @@ type reply struct {
 func (r reply) String() string { return fmt.Sprintf("%d %s", r.status, tail(string(r.body), 2048)) }
 
 // decode unmarshals the body into v.
-func (r reply) decode(t *testing.T, v any) {
+func (r reply) decode(t testing.TB, v any) {
 	t.Helper()
 	if err := json.Unmarshal(r.body, v); err != nil {
 		t.Fatalf("decoding %s: %v", r, err)
@@ -346,7 +346,7 @@ type sseMsg struct {
 // sseStream reads an SSE answer. Reading starts at the first next, so a
 // test can hold a stream open without reading it.
 type sseStream struct {
-	t      *testing.T
+	t      testing.TB
 	resp   *http.Response
 	cancel context.CancelFunc
 	once   sync.Once

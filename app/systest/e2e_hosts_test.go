@@ -283,7 +283,7 @@ type hostEvent struct {
 }
 
 // copies lists a thread's stored events, every turn's, in order.
-func copies(t *testing.T, h *hubProc, threadID string) []hostEvent {
+func copies(t testing.TB, h *hubProc, threadID string) []hostEvent {
 	t.Helper()
 	var r struct {
 		Turns []struct{ Events []hostEvent }

@@ -10,8 +10,6 @@ import (
 	"strings"
 	"testing"
 	"time"
-
-	"github.com/switchboard-hub/switchboard/acp/acptest"
 )
 
 // TestE2EHostPolicyAndQuestion: a host over real OpenSSH into a network
@@ -38,21 +36,9 @@ func TestE2EHostPolicyAndQuestion(t *testing.T) {
 	h.call("POST", "/v1/hosts", map[string]string{"name": "box", "ssh": s.alias}, 201, nil)
 	h.waitHost("box", "connected", 120*time.Second)
 
-	// The fake agent (this test binary) and a project folder, on box's
-	// side: the host's user must be able to run and enter them.
-	agent := filepath.Join(s.home, "fakeagent")
-	copyFileFor(t, mustExecutable(t), agent, 0o755, s.uid)
-	project := filepath.Join(s.home, "project")
-	if err := os.Mkdir(project, 0o700); err != nil {
-		t.Fatal(err)
-	}
-	os.Chown(project, s.uid, -1)
-	_, args, env := acptest.FakeAgentArgv(t)
-	agentEnv := map[string]string{}
-	for _, kv := range env {
-		k, v, _ := strings.Cut(kv, "=")
-		agentEnv[k] = v
-	}
+	// The fake agent (this test binary) and a project folder, on box's side.
+	fake, project := s.fakeAgentFiles(t)
+	agent := fake["command"].(string)
 	boxConfig := filepath.Join(s.home, ".config", "switchboard", "config.yaml")
 
 	var th hostThread
@@ -70,7 +56,7 @@ func TestE2EHostPolicyAndQuestion(t *testing.T) {
 		before := mustRead(t, h.config)
 		patch := map[string]any{
 			"permissions": map[string]any{"timeout": "7m"},
-			"agents":      map[string]any{"fake": map[string]any{"name": "Fake on box", "command": agent, "args": args, "env": agentEnv}},
+			"agents":      map[string]any{"fake": fake},
 		}
 		var patched struct {
 			Settings struct {
@@ -207,7 +193,7 @@ func TestE2EHostPolicyAndQuestion(t *testing.T) {
 	})
 }
 
-func mustExecutable(t *testing.T) string {
+func mustExecutable(t testing.TB) string {
 	t.Helper()
 	p, err := os.Executable()
 	if err != nil {
@@ -217,7 +203,7 @@ func mustExecutable(t *testing.T) string {
 }
 
 // copyFileFor copies src to dst with mode, owned by uid.
-func copyFileFor(t *testing.T, src, dst string, mode os.FileMode, uid int) {
+func copyFileFor(t testing.TB, src, dst string, mode os.FileMode, uid int) {
 	t.Helper()
 	in, err := os.Open(src)
 	if err != nil {

@@ -46,21 +46,25 @@ func (h *hubProc) waitHost(name, want string, timeout time.Duration, after ...ti
 
 // hostsHub is a local hub whose links use s's ssh config and install its
 // own binary on the host.
-func hostsHub(t *testing.T, s *sshHost) *hubProc {
+func hostsHub(t testing.TB, s *sshHost) *hubProc { return hostsHubWith(t, s.sshConfig, hubConfig{}) }
+
+// hostsHubWith is hostsHub with the ssh config file sshConfig (several
+// hosts' entries in one) and the config cfg.
+func hostsHubWith(t testing.TB, sshConfig string, cfg hubConfig) *hubProc {
 	bins := buildE2E(t)
-	h := prepareHub(t, bins, hubConfig{})
+	h := prepareHub(t, bins, cfg)
 	binDir := filepath.Join(h.dir, "hostbins")
 	os.Mkdir(binDir, 0o755)
 	if err := os.Symlink(bins.switchboard, filepath.Join(binDir, "switchboard-headless-linux-amd64")); err != nil {
 		t.Fatal(err)
 	}
-	h.env = []string{"SWITCHBOARD_SSH_CONFIG=" + s.sshConfig, "SWITCHBOARD_HOST_BINARIES=" + binDir}
+	h.env = []string{"SWITCHBOARD_SSH_CONFIG=" + sshConfig, "SWITCHBOARD_HOST_BINARIES=" + binDir}
 	h.start()
 	return h
 }
 
 // fingerprint is ssh-keygen's SHA256 fingerprint of a public key file.
-func fingerprint(t *testing.T, pub string) string {
+func fingerprint(t testing.TB, pub string) string {
 	f := strings.Fields(run(t, "ssh-keygen", "-l", "-E", "sha256", "-f", pub))
 	if len(f) < 2 {
 		t.Fatalf("ssh-keygen -l: %v", f)
@@ -266,7 +270,7 @@ func TestE2EHostSSH(t *testing.T) {
 	}
 }
 
-func mustRead(t *testing.T, path string) []byte {
+func mustRead(t testing.TB, path string) []byte {
 	t.Helper()
 	b, err := os.ReadFile(path)
 	if err != nil {
@@ -277,7 +281,7 @@ func mustRead(t *testing.T, path string) []byte {
 
 // trustHostKey writes the host's key into the client's known_hosts, as a
 // user who connected before has it.
-func (s *sshHost) trustHostKey(t *testing.T) {
+func (s *sshHost) trustHostKey(t testing.TB) {
 	pub := strings.Fields(string(mustRead(t, s.hostKey+".pub")))
 	line := s.addr + " " + pub[0] + " " + pub[1] + "\n"
 	if err := os.WriteFile(filepath.Join(s.dir, "known_hosts"), []byte(line), 0o600); err != nil {

@@ -50,7 +50,7 @@ var built struct {
 // built the first time a test asks (concurrently) into a folder of this
 // run's that TestMain removes. Tests share the binaries: one that needs
 // files beside the binary takes a link of its own (binIn).
-func buildE2E(t *testing.T) e2eBins {
+func buildE2E(t testing.TB) e2eBins {
 	t.Helper()
 	root := testkit.ModuleRoot(t)
 	built.once.Do(func() {
@@ -95,7 +95,7 @@ func removeBuilt() {
 
 // binIn returns a link to bin in dir (a copy where a link cannot be
 // made), for a test that puts files beside the binary it runs.
-func binIn(t *testing.T, bin, dir string) string {
+func binIn(t testing.TB, bin, dir string) string {
 	t.Helper()
 	p := filepath.Join(dir, filepath.Base(bin))
 	if os.Link(bin, p) == nil {
@@ -121,7 +121,7 @@ type agentConf struct {
 
 // fakeAgentConf is the fake agent (this test binary) as a config entry,
 // with FAKEAGENT_* options.
-func fakeAgentConf(t *testing.T, opts ...string) agentConf {
+func fakeAgentConf(t testing.TB, opts ...string) agentConf {
 	path, args, env := acptest.FakeAgentArgv(t, opts...)
 	c := agentConf{Name: "Fake", Command: path, Args: args, Env: map[string]string{}}
 	for _, kv := range env {
@@ -139,7 +139,7 @@ type hubConfig map[string]any
 // agents of its own, they are the fake agent as "fake", and as "fakeload"
 // with session/load (so a thread's session survives a new agent process).
 // Unless it names one, it has no ACP registry (registry.url "").
-func writeConfig(t *testing.T, dir string, cfg hubConfig) string {
+func writeConfig(t testing.TB, dir string, cfg hubConfig) string {
 	t.Helper()
 	doc := map[string]any{}
 	for k, v := range cfg {
@@ -169,7 +169,7 @@ func writeConfig(t *testing.T, dir string, cfg hubConfig) string {
 // data dir). Its process group, and the process group of every agent it
 // was seen to start, are killed at cleanup.
 type hubProc struct {
-	t       *testing.T
+	t       testing.TB
 	bin     string
 	dir     string // the test's scratch dir
 	dataDir string
@@ -201,7 +201,7 @@ func (h *hubProc) withT(t *testing.T) *hubProc {
 }
 
 // newHub writes cfg and starts a hub on a fresh data dir.
-func newHub(t *testing.T, bins e2eBins, cfg hubConfig) *hubProc {
+func newHub(t testing.TB, bins e2eBins, cfg hubConfig) *hubProc {
 	t.Helper()
 	h := prepareHub(t, bins, cfg)
 	h.start()
@@ -209,7 +209,7 @@ func newHub(t *testing.T, bins e2eBins, cfg hubConfig) *hubProc {
 }
 
 // prepareHub writes cfg and sets up a hub without starting it.
-func prepareHub(t *testing.T, bins e2eBins, cfg hubConfig) *hubProc {
+func prepareHub(t testing.TB, bins e2eBins, cfg hubConfig) *hubProc {
 	t.Helper()
 	dir := t.TempDir()
 	logf, err := os.OpenFile(filepath.Join(dir, "hub.log"), os.O_CREATE|os.O_WRONLY|os.O_APPEND, 0o600)

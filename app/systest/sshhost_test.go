@@ -28,7 +28,7 @@ import (
 // It needs root, ip(8) and sshd. Without them the test is skipped, unless
 // SWITCHBOARD_HOSTS_E2E=require (CI: .ci/run), which makes it a failure.
 type sshHost struct {
-	t         *testing.T
+	t         testing.TB
 	dir       string // the test's files (keys, configs), 0755 for sshd
 	ns        string // the namespace
 	vethOut   string // our end of the veth pair
@@ -45,7 +45,7 @@ type sshHost struct {
 
 // requireHosts skips (or, with SWITCHBOARD_HOSTS_E2E=require, fails) a
 // test that cannot make an ssh host here.
-func requireHosts(t *testing.T) {
+func requireHosts(t testing.TB) {
 	t.Helper()
 	var why []string
 	if os.Geteuid() != 0 {
@@ -74,7 +74,7 @@ func requireHosts(t *testing.T) {
 	t.Skip(msg + " (SWITCHBOARD_HOSTS_E2E=require makes this a failure)")
 }
 
-func run(t *testing.T, name string, args ...string) string {
+func run(t testing.TB, name string, args ...string) string {
 	t.Helper()
 	out, err := exec.Command(name, args...).CombinedOutput()
 	if err != nil {
@@ -85,7 +85,7 @@ func run(t *testing.T, name string, args ...string) string {
 
 // newSSHHost makes the namespace, the user and sshd, and waits until
 // sshd accepts connections.
-func newSSHHost(t *testing.T) *sshHost {
+func newSSHHost(t testing.TB) *sshHost {
 	t.Helper()
 	requireHosts(t)
 	b := make([]byte, 3)

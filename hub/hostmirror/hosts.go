@@ -81,6 +81,8 @@ type host struct {
 	// changed is closed (and replaced) at every state change: tests and
 	// the window wait on it.
 	changed chan struct{}
+	// kick wakes a follower waiting out its backoff (Kick).
+	kick chan struct{}
 }
 
 // Options configure Hosts.
@@ -110,7 +112,7 @@ func (hs *Hosts) Add(name string, dial Dial) error {
 	}
 	hs.Remove(name)
 	ctx, cancel := context.WithCancel(hs.ctx)
-	h := &host{name: name, dial: dial, stop: cancel, changed: make(chan struct{}),
+	h := &host{name: name, dial: dial, stop: cancel, changed: make(chan struct{}), kick: make(chan struct{}, 1),
 		state: HostState{Name: name, State: StateConnecting, Since: time.Now()}}
 	hs.mu.Lock()
 	hs.hosts[name] = h
@@ -118,6 +120,23 @@ func (hs *Hosts) Add(name string, dial Dial) error {
 	hs.mu.Unlock()
 	go func() { defer hs.wg.Done(); hs.follow(ctx, h) }()
 	return nil
+}
+
+// Kick says host name's link is up again: its follower, if it waits out
+// its backoff, tries at once (a link back after a long cut would otherwise
+// wait up to the backoff's cap before the catch-up starts). A host not
+// added: nothing.
+func (hs *Hosts) Kick(name string) {
+	hs.mu.Lock()
+	h := hs.hosts[name]
+	hs.mu.Unlock()
+	if h == nil {
+		return
+	}
+	select {
+	case h.kick <- struct{}{}:
+	default:
+	}
 }
 
 // Remove stops following host name; its copies stay.
@@ -197,6 +216,8 @@ func (hs *Hosts) follow(ctx context.Context, h *host) {
 		case <-ctx.Done():
 			t.Stop()
 			return
+		case <-h.kick:
+			t.Stop()
 		case <-t.C:
 		}
 	}

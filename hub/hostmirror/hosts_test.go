@@ -4,9 +4,13 @@ import (
 	"context"
 	"encoding/json"
 	"strings"
+	"sync/atomic"
 	"testing"
+	"time"
 
+	"github.com/switchboard-hub/switchboard/acp/acptest/testkit"
 	"github.com/switchboard-hub/switchboard/hub"
+	"github.com/switchboard-hub/switchboard/hub/client"
 )
 
 // A batch of a host's events goes in one commit; one the local hub
@@ -64,4 +68,29 @@ func TestStoreBatchesAndLeavesOutWhatIsRefused(t *testing.T) {
 	if len(commits) != 1 || len(commits[0]) != 2 {
 		t.Fatalf("commits %q: want the two events in one", commits)
 	}
+}
+
+// A follower waiting out its backoff after a failed dial tries again at
+// once when Kicked (the link is back), not after the backoff: a long cut
+// grows the backoff to its cap, and the catch-up would start that late.
+func TestKickEndsTheBackoff(t *testing.T) {
+	var dials atomic.Int32
+	local := Local{
+		Mirror:  func(*hub.Write) error { return nil },
+		HostSeq: func(context.Context, string) (int64, string, error) { return 0, "", nil },
+	}
+	// A backoff no test outlives: only a Kick brings the second dial.
+	hs := New(local, Options{Backoff: client.Backoff{Min: time.Hour, Max: time.Hour}})
+	defer hs.Close()
+	if err := hs.Add("box", func(context.Context) (*client.Client, error) {
+		dials.Add(1)
+		return nil, hub.HostUnreachable("box")
+	}); err != nil {
+		t.Fatal(err)
+	}
+	testkit.Eventually(t, 10*time.Second, "the first dial", func() bool { return dials.Load() == 1 })
+	hs.Kick("nope") // a host not added: nothing
+	testkit.Never(t, 200*time.Millisecond, "a second dial before the backoff's end without a Kick", func() bool { return dials.Load() > 1 })
+	hs.Kick("box")
+	testkit.Eventually(t, 10*time.Second, "a second dial after the Kick", func() bool { return dials.Load() == 2 })
 }

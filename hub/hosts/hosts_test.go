@@ -2,11 +2,14 @@ package hosts
 
 import (
 	"context"
+	"slices"
 	"strings"
 	"sync"
 	"testing"
+	"time"
 
 	"github.com/switchboard-hub/switchboard/hub"
+	"github.com/switchboard-hub/switchboard/hub/client"
 )
 
 func TestCheckHostNameAndSSH(t *testing.T) {
@@ -123,5 +126,36 @@ func TestRegistry(t *testing.T) {
 	r.Apply(map[string]string{"a": "x@a", "b": "-bad"})
 	if r.Link("a") == nil || r.Link("b") != nil {
 		t.Error("Apply: a missing or b (a bad ssh value) dialled")
+	}
+}
+
+// A link connected until lately retries at most recentRetry apart for
+// recentlyDown after its connection ended, then as its backoff says; one
+// never connected follows the backoff from the start (ADR 0054).
+func TestRetryDelayAfterARecentConnection(t *testing.T) {
+	at := time.Date(2026, 11, 28, 12, 0, 0, 0, time.UTC)
+	steps := func(upUntil time.Time, times ...time.Time) []time.Duration {
+		b := client.Backoff{Min: 500 * time.Millisecond, Max: 30 * time.Second}
+		var out []time.Duration
+		for _, now := range times {
+			out = append(out, retryDelay(&b, upUntil, now))
+		}
+		return out
+	}
+	var times []time.Time
+	for i := range 8 {
+		times = append(times, at.Add(time.Duration(i)*10*time.Second))
+	}
+	got := steps(at, times...)
+	want := []time.Duration{500 * time.Millisecond, time.Second, 2 * time.Second, 2 * time.Second, 2 * time.Second, 2 * time.Second, 2 * time.Second, 2 * time.Second}
+	if !slices.Equal(got, want) {
+		t.Fatalf("within %s of the link's end: %v, want %v", recentlyDown, got, want)
+	}
+	later := []time.Time{at.Add(recentlyDown), at.Add(recentlyDown + time.Minute)}
+	if got := steps(at, append(times, later...)...)[len(times):]; !slices.Equal(got, []time.Duration{30 * time.Second, 30 * time.Second}) {
+		t.Fatalf("%s after the link's end: %v, want the backoff's 30 s", recentlyDown, got)
+	}
+	if got := steps(time.Time{}, times[:7]...); !slices.Equal(got, []time.Duration{500 * time.Millisecond, time.Second, 2 * time.Second, 4 * time.Second, 8 * time.Second, 16 * time.Second, 30 * time.Second}) {
+		t.Fatalf("never connected: %v, want the backoff as it is", got)
 	}
 }

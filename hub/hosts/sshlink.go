@@ -103,10 +103,32 @@ func (l *sshLink) Close() error {
 	return nil
 }
 
+// A link that was connected until lately tries again at least every
+// recentRetry for recentlyDown after its connection ended, whatever its
+// backoff says (ADR 0054): a laptop's network back after a minute or two
+// finds its hosts within seconds, not after a 30 s step of the backoff. A
+// host down for longer is tried as the backoff says (up to 30 s apart).
+const (
+	recentlyDown = 5 * time.Minute
+	recentRetry  = 2 * time.Second
+)
+
+// retryDelay is the wait before the next attempt at now: b's next step,
+// capped at recentRetry within recentlyDown of upUntil (when the link's
+// last connection ended; zero: never connected).
+func retryDelay(b *client.Backoff, upUntil, now time.Time) time.Duration {
+	d := b.Next()
+	if !upUntil.IsZero() && now.Sub(upUntil) < recentlyDown {
+		return min(d, recentRetry)
+	}
+	return d
+}
+
 func (l *sshLink) run() {
 	defer close(l.done)
 	b := l.o.Backoff
 	trust := ""
+	var upUntil time.Time // when the last connection ended
 	for {
 		l.set(hub.HostConnecting, "", "connecting over ssh", nil, nil)
 		ended, err := l.connect(trust)
@@ -121,7 +143,7 @@ func (l *sshLink) run() {
 			// Only the user moves it on (Connect).
 		case err != nil:
 			l.set(hub.HostStateUnreachable, err.Error(), "", nil, nil)
-			wait = time.After(b.Next())
+			wait = time.After(retryDelay(&b, upUntil, time.Now()))
 		default:
 			b.Reset()
 			why := l.connected(ended)
@@ -129,8 +151,9 @@ func (l *sshLink) run() {
 				l.stopMaster()
 				return
 			}
+			upUntil = time.Now()
 			l.set(hub.HostStateUnreachable, why, "", nil, nil)
-			wait = time.After(b.Next())
+			wait = time.After(retryDelay(&b, upUntil, upUntil))
 		}
 		select {
 		case <-l.ctx.Done():
