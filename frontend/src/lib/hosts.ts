@@ -139,3 +139,13 @@ export function knownHosts(listed: string[], threads: { host?: string }[]): stri
   for (const t of threads) if (t.host) all.add(t.host);
   return [...all].sort();
 }
+
+/**
+ * The agents a thread on host may start or move its queue to: this
+ * machine's for a local thread, the host's as read from it (none while
+ * unread or unreadable) — available ones only, never another machine's.
+ */
+export function availableOn(host: string | undefined, local: Agent[], byHost: Record<string, Agent[]>): Agent[] {
+  const list = host && host !== LOCAL_HOST ? (byHost[host] ?? []) : local;
+  return list.filter((a) => a.status === 'available');
+}
