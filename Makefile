@@ -327,7 +327,7 @@ bench-outside: headless ## the hub measured from outside (BENCH_OUTSIDE_FLAGS=..
 # instead of skipping. About 17 minutes. BENCH_HOSTS passes a -bench
 # pattern (one figure).
 BENCH_HOSTS ?= BenchmarkHost
-bench-hosts: deps-hosts ## issue 30's host figures: link latency, catch-up, idle hosts, first connect
+bench-hosts: deps-hosts frontend ## issue 30's host figures: link latency, catch-up, idle hosts, first connect
 	SWITCHBOARD_HOSTS_E2E=require $(GO) test -run '^$$' -bench '$(BENCH_HOSTS)' -benchtime 1x -count 2 -timeout 60m ./app/systest/
 
 # Prints the desktop's own footprint: the PSS of build/bin/switchboard, its

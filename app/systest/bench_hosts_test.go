@@ -220,8 +220,7 @@ type streamReader struct {
 	s     *client.Stream
 	mu    sync.Mutex
 	watch func(ev string, f frame, at time.Time)
-	err   error
-	done  chan struct{}
+	done  chan struct{} // closed when the stream ended (closed, or failed)
 }
 
 func newStreamReader(tb testing.TB, c *client.Client) *streamReader {
@@ -241,9 +240,6 @@ func (r *streamReader) read() {
 	for {
 		f, err := r.s.NextFrame()
 		if err != nil {
-			r.mu.Lock()
-			r.err = err
-			r.mu.Unlock()
 			return
 		}
 		at := time.Now()
@@ -258,13 +254,6 @@ func (r *streamReader) read() {
 			w(f.Event, x, at)
 		}
 	}
-}
-
-// failure is the error that ended the stream (nil while it runs).
-func (r *streamReader) failure() error {
-	r.mu.Lock()
-	defer r.mu.Unlock()
-	return r.err
 }
 
 // setWatch sets (nil: clears) the function each frame goes to.
