@@ -85,3 +85,14 @@ func (b *Bindings) HostUsage(host string, params hub.UsageParams) (hub.UsageRepo
 	}
 	return p.Usage(b.ctx, windowCaller, q)
 }
+
+// OverrideHostBudget is POST /v1/hosts/{name}/budgets/override: one more
+// turn past the host's own spent budget (a host's threads are held by its
+// budgets, never this hub's; req.ThreadID is the copy's "<id>@<host>").
+func (b *Bindings) OverrideHostBudget(host string, req hub.OverrideRequest) (hub.BudgetOverride, error) {
+	p, err := b.hostPolicy(host)
+	if err != nil {
+		return hub.BudgetOverride{}, err
+	}
+	return p.OverrideBudget(b.ctx, windowCaller, req)
+}

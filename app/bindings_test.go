@@ -159,6 +159,7 @@ var bindingsContract = map[string]string{
 	"HostRules":          "func(string) ([]hub.RememberedRule, error)",
 	"DeleteHostRule":     "func(string, string) error",
 	"HostUsage":          "func(string, hub.UsageParams) (hub.UsageReport, error)",
+	"OverrideHostBudget": "func(string, hub.OverrideRequest) (hub.BudgetOverride, error)",
 	// hub.UsageService (bindings_usage.go), window-only here.
 	"GetUsage":       "func(hub.UsageParams) (hub.UsageReport, error)",
 	"OverrideBudget": "func(hub.OverrideRequest) (hub.BudgetOverride, error)",
@@ -204,7 +205,7 @@ var windowOnly = map[string]bool{"ChooseFolder": true, "GetSettings": true, "Upd
 	"ExportText": true, "ImportText": true, "OpenInBrowser": true, "SaveExport": true, "OpenElicitationURL": true,
 	"OpenPullRequest": true,                     // issue 31 (bindings_work.go)
 	"HostFolders":     true, "HostAgents": true, // hub.HostHubs (bindings_hosts.go)
-	"HostSettings": true, "UpdateHostSettings": true, "HostRules": true, "DeleteHostRule": true, "HostUsage": true, // hub.HostHubs.HostPolicy
+	"HostSettings": true, "UpdateHostSettings": true, "HostRules": true, "DeleteHostRule": true, "HostUsage": true, "OverrideHostBudget": true, // hub.HostHubs.HostPolicy
 	"GetUsage": true, "OverrideBudget": true, // hub.UsageService (bindings_usage.go)
 	"InstallAgent": true, "RemoveAgent": true, "InstallNode": true, "NodeStatus": true,
 	"SignInAgent": true, "WatchAuth": true, "AuthInput": true, "AuthResize": true, "CloseAuth": true, "SignOutAgent": true,

@@ -97,6 +97,11 @@ type Write struct {
 	// Events are appended; the store sets Seq (and fills ClientID from the
 	// thread when empty).
 	Events []Event
+	// Grouped says the Write is a group already: the store commits it
+	// without waiting out its group-commit window for others (ADR 0012).
+	// A host's copies are (ADR 0046): the host's store grouped them, and
+	// the mirror, their only writer, waits for each commit.
+	Grouped bool
 	// Coalesce marks a Write of one message_delta or thought_delta event
 	// (payload made by TextPayload) and nothing else. The store may join
 	// it to the delta of an earlier Coalesce Write that commits in the

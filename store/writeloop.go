@@ -141,7 +141,7 @@ func (db *DB) run() {
 				continue
 			default:
 			}
-			if db.window <= 0 || len(batch) >= groupMin {
+			if db.window <= 0 || len(batch) >= groupMin || batch[0].w.Grouped {
 				break
 			}
 			if timer == nil {

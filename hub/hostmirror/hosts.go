@@ -395,6 +395,7 @@ func (hs *Hosts) store(ctx context.Context, h *host, c *client.Client, events []
 // Any other failure (the disk) is returned, and the link resumes later
 // from the last copy stored.
 func (hs *Hosts) commit(h *host, w *hub.Write) error {
+	w.Grouped = true // the host's store grouped them: no second window
 	err := hs.local.Mirror(w)
 	if err == nil || !refused(err) {
 		return err

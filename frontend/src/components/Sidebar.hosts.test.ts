@@ -114,4 +114,29 @@ describe('Sidebar with hosts (issue 30)', () => {
     const region = screen.getByRole('region', { name: 'Host box' });
     expect(region.querySelector('[data-host-state]')).toBeNull();
   });
+
+  it('shows a listed host without threads, with its state: one that needs attention is seen before its first thread', async () => {
+    const onhost = vi.fn();
+    render(Sidebar, {
+      threads: [thread('t2', { title: 'Here' })],
+      selectedId: null,
+      onselect: () => {},
+      hosts: ['box', 'gpu'],
+      hostStates: { box: host('box', 'needs_attention', { error: 'Host key is not known' }), gpu: host('gpu', 'connected') },
+      onhost,
+    });
+    const nav = screen.getByRole('navigation', { name: 'Threads' });
+    const names = within(nav)
+      .getAllByRole('region')
+      .filter((r) => r.classList.contains('host'))
+      .map((r) => r.getAttribute('aria-label'));
+    expect(names).toEqual(['This computer', 'Host box', 'Host gpu']);
+    expect(within(screen.getByRole('region', { name: 'Host gpu' })).getByText('No threads on gpu yet.')).toBeTruthy();
+    await fireEvent.click(screen.getByRole('button', { name: /^box\s*needs attention$/ }));
+    expect(onhost).toHaveBeenCalledWith('box');
+    // A filter shows only what matches: no empty host.
+    const filter = screen.getByRole('searchbox', { name: 'Filter threads' }) as HTMLInputElement;
+    await fireEvent.input(filter, { target: { value: 'Here' } });
+    expect(screen.queryByRole('region', { name: 'Host gpu' })).toBeNull();
+  });
 });

@@ -21,6 +21,7 @@ describe('a hub’s policy routes (ADR 0048)', () => {
       await box.deleteRule('r1');
       await box.listAgents();
       await box.getUsage({ by: 'day', from: '2026-01-01', tz: 'UTC' });
+      await box.overrideBudget('daily');
       await t.listRules();
       // (scope=all: this page's scope, on every request as before.)
       expect(urls.map((u) => u.replace('http://hub', '').replace(/[?&]scope=all$/, ''))).toEqual([
@@ -31,6 +32,7 @@ describe('a hub’s policy routes (ADR 0048)', () => {
         'DELETE /v1/hosts/gpu-1/rules/r1',
         'GET /v1/hosts/gpu-1/agents',
         'GET /v1/hosts/gpu-1/usage?by=day&from=2026-01-01&tz=UTC',
+        'POST /v1/hosts/gpu-1/budgets/override',
         'GET /v1/rules',
       ]);
     }
@@ -44,6 +46,7 @@ describe('a hub’s policy routes (ADR 0048)', () => {
       HostRules: vi.fn(async () => null),
       DeleteHostRule: vi.fn(async () => {}),
       HostUsage: vi.fn(async () => ({ buckets: [] })),
+      OverrideHostBudget: vi.fn(async () => ({})),
     } as unknown as HostPolicyBindings;
     const p = wailsHostPolicy(b, (f) => f() as never, 'box');
     expect(await p.listAgents()).toEqual([]);
@@ -54,5 +57,7 @@ describe('a hub’s policy routes (ADR 0048)', () => {
     expect(b.UpdateHostSettings).toHaveBeenCalledWith('box', { permissions: { timeout: '2m' } });
     expect(b.DeleteHostRule).toHaveBeenCalledWith('box', 'r1');
     expect(b.HostUsage).toHaveBeenCalledWith('box', { by: 'thread', tz: 'UTC' });
+    await p.overrideBudget('perThread', 't1@box');
+    expect(b.OverrideHostBudget).toHaveBeenCalledWith('box', { budget: 'perThread', threadId: 't1@box' });
   });
 });

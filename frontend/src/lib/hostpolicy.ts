@@ -20,6 +20,8 @@ export interface HubPolicy {
   deleteRule(id: string): Promise<void>;
   /** GET …/usage, grouped; days in the browser's or window's time zone unless q.tz. */
   getUsage(q: UsageQuery): Promise<UsageReport>;
+  /** POST …/budgets/override: one more turn past that hub's spent budget (threadId for perThread). */
+  overrideBudget(budget: string, threadId?: string): Promise<unknown>;
 }
 
 type Request = <T>(method: string, url: string, body?: unknown) => Promise<T>;
@@ -59,13 +61,14 @@ export function httpPolicy(request: Request, url: Url, base: string): HubPolicy 
           cursor: q.cursor,
         }),
       ),
+    overrideBudget: (budget, threadId) => request<unknown>('POST', url(`${base}/budgets/override`), { budget, threadId }),
   };
 }
 
 /** The bindings a host's policy calls in the window (app/bindings_hosts.go), as generated. */
 export type HostPolicyBindings = Pick<
   WailsBindings,
-  'HostAgents' | 'HostSettings' | 'UpdateHostSettings' | 'HostRules' | 'DeleteHostRule' | 'HostUsage'
+  'HostAgents' | 'HostSettings' | 'UpdateHostSettings' | 'HostRules' | 'DeleteHostRule' | 'HostUsage' | 'OverrideHostBudget'
 >;
 
 /** A host's HubPolicy over the window's bindings; call maps a rejection to a HubError. */
@@ -84,5 +87,6 @@ export function wailsHostPolicy(
       await call(() => b.DeleteHostRule(host, id));
     },
     getUsage: (q) => call<UsageReport>(() => b.HostUsage(host, { ...q, tz: q.tz ?? localZone() })),
+    overrideBudget: (budget, threadId) => call(() => b.OverrideHostBudget(host, { budget, threadId })),
   };
 }

@@ -1,5 +1,6 @@
 import { describe, expect, it, vi } from 'vitest';
-import { hostLocalID, httpHosts, knownHosts, recentOnHosts, wailsHosts } from './hosts';
+import { availableOn, hostLocalID, httpHosts, knownHosts, recentOnHosts, wailsHosts } from './hosts';
+import type { Agent } from './types';
 import { HubError } from './transport';
 import { thread } from '../test/fakeTransport';
 
@@ -43,5 +44,17 @@ describe('hosts', () => {
     expect(await api.agents('box')).toEqual([]);
     expect(await api.folders('box', '')).toEqual({ path: '/h', folders: [] });
     expect(b.HostFolders).toHaveBeenCalledWith('box', '');
+  });
+});
+
+describe('availableOn', () => {
+  const a = (id: string, status: Agent['status'] = 'available') => ({ id, name: id, status, command: id }) as Agent;
+  it('is this machine’s available agents for a local thread, the host’s for a host’s, none while the host’s are unread', () => {
+    const local = [a('here'), a('gone', 'unavailable')];
+    const byHost = { box: [a('there'), a('off', 'unavailable')] };
+    expect(availableOn(undefined, local, byHost).map((x) => x.id)).toEqual(['here']);
+    expect(availableOn('local', local, byHost).map((x) => x.id)).toEqual(['here']);
+    expect(availableOn('box', local, byHost).map((x) => x.id)).toEqual(['there']);
+    expect(availableOn('gpu', local, byHost)).toEqual([]);
   });
 });

@@ -32,9 +32,12 @@ export interface HostGroup {
  * The thread list's groups: by host, then by folder, each in the order of
  * its first thread (threads come newest first). This machine comes first
  * when it has threads. byHost says whether to show the hosts at all: only
- * when there are hosts (listed, or a thread on one), else one group.
+ * when there are hosts (listed, or a thread on one), else one group. With
+ * allHosts, a listed host without threads has a group of its own, after
+ * the others (no folders): its heading still shows its state — a host
+ * that needs attention before its first thread is seen.
  */
-export function hostGroups(threads: Thread[], hosts: string[] = []): { byHost: boolean; groups: HostGroup[] } {
+export function hostGroups(threads: Thread[], hosts: string[] = [], allHosts = false): { byHost: boolean; groups: HostGroup[] } {
   const byHost = hosts.some((h) => h !== LOCAL_HOST) || threads.some((t) => hostOf(t) !== LOCAL_HOST);
   const by = new Map<string, Map<string, Thread[]>>();
   for (const t of threads) {
@@ -50,6 +53,9 @@ export function hostGroups(threads: Thread[], hosts: string[] = []): { byHost: b
     folders: [...folders.entries()].map(([cwd, list]) => ({ key: `${host}\u0000${cwd}`, cwd, name: folderName(cwd), list })),
   }));
   groups.sort((a, b) => Number(b.host === LOCAL_HOST) - Number(a.host === LOCAL_HOST));
+  if (allHosts && byHost) {
+    for (const h of hosts) if (h !== LOCAL_HOST && !by.has(h)) groups.push({ host: h, folders: [] });
+  }
   return { byHost, groups };
 }
 
@@ -132,4 +138,14 @@ export function knownHosts(listed: string[], threads: { host?: string }[]): stri
   const all = new Set(listed.filter((h) => h !== LOCAL_HOST));
   for (const t of threads) if (t.host) all.add(t.host);
   return [...all].sort();
+}
+
+/**
+ * The agents a thread on host may start or move its queue to: this
+ * machine's for a local thread, the host's as read from it (none while
+ * unread or unreadable) — available ones only, never another machine's.
+ */
+export function availableOn(host: string | undefined, local: Agent[], byHost: Record<string, Agent[]>): Agent[] {
+  const list = host && host !== LOCAL_HOST ? (byHost[host] ?? []) : local;
+  return list.filter((a) => a.status === 'available');
 }

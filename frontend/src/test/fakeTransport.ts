@@ -238,6 +238,7 @@ export class FakeTransport implements Transport {
       listRules: async () => hub().listRules(),
       deleteRule: async (id) => hub().deleteRule(id),
       getUsage: async (q) => hub().getUsage(q),
+      overrideBudget: async (budget, threadId) => hub().overrideBudget(budget, threadId),
     };
   }
   hostList: Host[] = [{ name: 'local', ssh: '', state: 'connected', since: '2026-01-01T10:00:00Z', version: '1.0.0' }];

@@ -112,6 +112,8 @@ export function OpenSession(arg1:string):Promise<hub.Thread>;
 
 export function OverrideBudget(arg1:hub.OverrideRequest):Promise<hub.BudgetOverride>;
 
+export function OverrideHostBudget(arg1:string,arg2:hub.OverrideRequest):Promise<hub.BudgetOverride>;
+
 export function PushThread(arg1:string):Promise<hub.PushResult>;
 
 export function QueryElicitations(arg1:hub.ElicitationQuery):Promise<hub.ElicitationPage>;

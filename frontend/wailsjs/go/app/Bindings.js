@@ -222,6 +222,10 @@ export function OverrideBudget(arg1) {
   return window['go']['app']['Bindings']['OverrideBudget'](arg1);
 }
 
+export function OverrideHostBudget(arg1, arg2) {
+  return window['go']['app']['Bindings']['OverrideHostBudget'](arg1, arg2);
+}
+
 export function PushThread(arg1) {
   return window['go']['app']['Bindings']['PushThread'](arg1);
 }
