@@ -30,11 +30,7 @@ import (
 //     decided over the link ("link:client:alice"), and a second answer is
 //     refused (first answer wins).
 func TestE2EHostPolicyAndQuestion(t *testing.T) {
-	s := newSSHHost(t)
-	s.trustHostKey(t)
-	h := hostsHub(t, s)
-	h.call("POST", "/v1/hosts", map[string]string{"name": "box", "ssh": s.alias}, 201, nil)
-	h.waitHost("box", "connected", 120*time.Second)
+	s, h := connectedBox(t)
 
 	// The fake agent (this test binary) and a project folder, on box's side.
 	fake, project := s.fakeAgentFiles(t)

@@ -4,14 +4,12 @@ package systest
 
 import (
 	"encoding/json"
-	"os"
+	"maps"
 	"path/filepath"
 	"slices"
 	"strings"
 	"testing"
 	"time"
-
-	"github.com/switchboard-hub/switchboard/acp/acptest"
 )
 
 // TestE2EHostQueue: the queue of a host's thread (<id>@box) over real
@@ -23,32 +21,19 @@ import (
 // then the prompts once, in order, and the copies here are linked both
 // ways.
 func TestE2EHostQueue(t *testing.T) {
-	s := newSSHHost(t)
-	s.trustHostKey(t)
-	h := hostsHub(t, s)
-	h.call("POST", "/v1/hosts", map[string]string{"name": "box", "ssh": s.alias}, 201, nil)
-	h.waitHost("box", "connected", 120*time.Second)
+	s, h := connectedBox(t)
 
-	agent := filepath.Join(s.home, "fakeagent")
-	copyFileFor(t, mustExecutable(t), agent, 0o755, s.uid)
-	project := filepath.Join(s.home, "project")
-	if err := os.Mkdir(project, 0o700); err != nil {
-		t.Fatal(err)
-	}
-	os.Chown(project, s.uid, -1)
-	_, args, env := acptest.FakeAgentArgv(t)
-	agentEnv := func(prompts string) map[string]string {
-		m := map[string]string{"FAKEAGENT_PROMPTS": prompts}
-		for _, kv := range env {
-			k, v, _ := strings.Cut(kv, "=")
-			m[k] = v
-		}
-		return m
+	fake, project := s.fakeAgentFiles(t)
+	// Two agents of box, each recording the prompts it receives.
+	recording := func(name, prompts string) map[string]any {
+		env := maps.Clone(fake["env"].(map[string]string))
+		env["FAKEAGENT_PROMPTS"] = prompts
+		return map[string]any{"name": name, "command": fake["command"], "args": fake["args"], "env": env}
 	}
 	promptsOther := filepath.Join(s.home, "prompts-other.jsonl")
 	h.call("PATCH", "/v1/hosts/box/settings", map[string]any{"agents": map[string]any{
-		"fake":  map[string]any{"name": "Fake on box", "command": agent, "args": args, "env": agentEnv(filepath.Join(s.home, "prompts-fake.jsonl"))},
-		"other": map[string]any{"name": "Other on box", "command": agent, "args": args, "env": agentEnv(promptsOther)},
+		"fake":  recording("Fake on box", filepath.Join(s.home, "prompts-fake.jsonl")),
+		"other": recording("Other on box", promptsOther),
 	}}, 200, nil)
 
 	var th hostThread

@@ -48,6 +48,19 @@ func (h *hubProc) waitHost(name, want string, timeout time.Duration, after ...ti
 // own binary on the host.
 func hostsHub(t testing.TB, s *sshHost) *hubProc { return hostsHubWith(t, s.sshConfig, hubConfig{}) }
 
+// connectedBox is a host over real OpenSSH (newSSHHost) whose key is
+// trusted, added to a hub here as "box", and connected: its hub installed
+// and started by the link.
+func connectedBox(t testing.TB) (*sshHost, *hubProc) {
+	t.Helper()
+	s := newSSHHost(t)
+	s.trustHostKey(t)
+	h := hostsHub(t, s)
+	h.call("POST", "/v1/hosts", map[string]string{"name": "box", "ssh": s.alias}, 201, nil)
+	h.waitHost("box", "connected", 120*time.Second)
+	return s, h
+}
+
 // hostsHubWith is hostsHub with the ssh config file sshConfig (several
 // hosts' entries in one) and the config cfg.
 func hostsHubWith(t testing.TB, sshConfig string, cfg hubConfig) *hubProc {
