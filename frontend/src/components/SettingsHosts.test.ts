@@ -48,7 +48,9 @@ describe('Settings → Hosts', () => {
     expect(within(section).getAllByText(/Switchboard 1\.0\.0/, { selector: '.version' })).toHaveLength(2);
     expect(within(section).getAllByText(/^Connected since/)).toHaveLength(2);
     expect(within(section).getByText(/loginctl enable-linger/)).toBeTruthy();
-    expect(within(section).getByRole('alert').textContent).toMatch(/key is not known/);
+    // An unknown key is said once, in words, with its fingerprint on a line of its own.
+    expect(within(section).getByRole('alert').textContent).toMatch(/key is new to Switchboard/);
+    expect(within(section).getAllByText(/SHA256:abc/)).toHaveLength(1);
     // This computer cannot be removed; the hosts can.
     expect(within(section).queryByRole('button', { name: 'Remove host local' })).toBeNull();
     expect(within(section).getByRole('button', { name: 'Remove host devbox' }).getAttribute('title')).toBe('Remove host devbox');
