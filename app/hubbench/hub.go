@@ -144,30 +144,6 @@ func freeAddr() (string, error) {
 	return ln.Addr().String(), nil
 }
 
-// clockTick is USER_HZ, the unit of /proc/<pid>/stat's times (100 on
-// every Linux this runs on).
-const clockTick = 10 * time.Millisecond
-
-// cpuTime is utime+stime of pid.
-func cpuTime(pid int) (time.Duration, error) {
-	b, err := os.ReadFile(fmt.Sprintf("/proc/%d/stat", pid))
-	if err != nil {
-		return 0, err
-	}
-	// Fields after the command, which is in parentheses and may hold blanks.
-	s := string(b)
-	f := strings.Fields(s[strings.LastIndexByte(s, ')')+1:])
-	if len(f) < 13 {
-		return 0, fmt.Errorf("short /proc/%d/stat", pid)
-	}
-	u, err1 := strconv.ParseInt(f[11], 10, 64)  // field 14, utime
-	st, err2 := strconv.ParseInt(f[12], 10, 64) // field 15, stime
-	if err1 != nil || err2 != nil {
-		return 0, fmt.Errorf("bad /proc/%d/stat", pid)
-	}
-	return time.Duration(u+st) * clockTick, nil
-}
-
 // memory returns VmRSS and VmHWM of pid in MiB.
 func memory(pid int) (rss, hwm float64, err error) {
 	b, err := os.ReadFile(fmt.Sprintf("/proc/%d/status", pid))
@@ -195,15 +171,4 @@ func memory(pid int) (rss, hwm float64, err error) {
 // resetPeak sets VmHWM back to the current RSS.
 func resetPeak(pid int) error {
 	return os.WriteFile(fmt.Sprintf("/proc/%d/clear_refs", pid), []byte("5"), 0)
-}
-
-// loadAvg is the 1-minute load average.
-func loadAvg() float64 {
-	b, err := os.ReadFile("/proc/loadavg")
-	if err != nil {
-		return -1
-	}
-	f := strings.Fields(string(b))
-	v, _ := strconv.ParseFloat(f[0], 64)
-	return v
 }

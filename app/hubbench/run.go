@@ -17,6 +17,7 @@ import (
 	"time"
 
 	"github.com/switchboard-hub/switchboard/acp/acptest"
+	"github.com/switchboard-hub/switchboard/app/hubbench/procfig"
 	"github.com/switchboard-hub/switchboard/hub"
 	"github.com/switchboard-hub/switchboard/hub/client"
 )
@@ -284,24 +285,7 @@ func (h *hubProc) runPhase(o options, p phase, ids []string, g *globalReader, ru
 	if p.rate > 0 {
 		g.collect(global)
 	}
-	stopLoad := make(chan struct{})
-	loads := make(chan float64, 1)
-	go func() {
-		var sum float64
-		n := 0
-		t := time.NewTicker(time.Second)
-		defer t.Stop()
-		for {
-			sum += loadAvg()
-			n++
-			select {
-			case <-stopLoad:
-				loads <- sum / float64(n)
-				return
-			case <-t.C:
-			}
-		}
-	}()
+	load := procfig.LoadMeter()
 	profDone := make(chan error, 1)
 	if h.pprof != "" {
 		secs := max(1, int(o.duration/time.Second)-2)
@@ -321,7 +305,7 @@ func (h *hubProc) runPhase(o options, p phase, ids []string, g *globalReader, ru
 	} else {
 		profDone <- nil
 	}
-	cpu0, err := cpuTime(pid)
+	cpu0, err := procfig.CPUTime(pid)
 	if err != nil {
 		return res, err
 	}
@@ -339,13 +323,12 @@ func (h *hubProc) runPhase(o options, p phase, ids []string, g *globalReader, ru
 	}
 	wg.Wait()
 	res.Seconds = time.Since(start).Seconds()
-	cpu1, err := cpuTime(pid)
+	cpu1, err := procfig.CPUTime(pid)
 	if err != nil {
 		return res, err
 	}
 	g.collect(nil)
-	close(stopLoad)
-	res.Load = <-loads
+	res.Load = load()
 	if err := errors.Join(errs...); err != nil {
 		return res, err
 	}

@@ -8,6 +8,8 @@ import (
 	"slices"
 	"testing"
 	"time"
+
+	"github.com/switchboard-hub/switchboard/acp/acptest"
 )
 
 // TestE2EQueue (issue 33): through the real `switchboard serve` with the
@@ -76,7 +78,7 @@ func TestE2EQueue(t *testing.T) {
 func receivedPrompts(t *testing.T, file string) []string {
 	t.Helper()
 	var out []string
-	for _, texts := range promptTexts(t, file) { // e2e_queuemove_test.go
+	for _, texts := range acptest.PromptTexts(t, file) {
 		last := ""
 		if len(texts) > 0 {
 			last = texts[len(texts)-1]

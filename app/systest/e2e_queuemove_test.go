@@ -3,14 +3,14 @@
 package systest
 
 import (
-	"bufio"
 	"encoding/json"
-	"os"
 	"path/filepath"
 	"slices"
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/switchboard-hub/switchboard/acp/acptest"
 )
 
 // TestE2EQueueMove, through the real binary with two fake agents: a
@@ -79,7 +79,7 @@ func TestE2EQueueMove(t *testing.T) {
 	if got := receivedPrompts(t, promptsB); !slices.Equal(got, want) {
 		t.Errorf("the other agent received %q, want %q: each prompt once, in order", got, want)
 	}
-	if first := promptTexts(t, promptsB)[0]; len(first) != 2 || !strings.Contains(first[0], "the parser is in lexer.go") || first[1] != "echo one" {
+	if first := acptest.PromptTexts(t, promptsB)[0]; len(first) != 2 || !strings.Contains(first[0], "the parser is in lexer.go") || first[1] != "echo one" {
 		t.Errorf("the other agent's first prompt %q: want the first thread's context block, then the prompt", first)
 	}
 	if got := receivedPrompts(t, promptsA); !slices.Equal(got, []string{"echo the parser is in lexer.go", "rate-limit-error 600"}) {
@@ -107,36 +107,4 @@ func TestE2EQueueMove(t *testing.T) {
 	if code := h.stop(); code != 0 {
 		t.Errorf("exit %d", code)
 	}
-}
-
-// promptTexts reads FAKEAGENT_PROMPTS' file: every text block of each
-// prompt, in order.
-func promptTexts(t *testing.T, file string) [][]string {
-	t.Helper()
-	f, err := os.Open(file)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer f.Close()
-	var out [][]string
-	sc := bufio.NewScanner(f)
-	sc.Buffer(nil, 1<<20)
-	for sc.Scan() {
-		var line struct {
-			Params struct {
-				Prompt []struct{ Type, Text string } `json:"prompt"`
-			} `json:"params"`
-		}
-		if err := json.Unmarshal(sc.Bytes(), &line); err != nil {
-			t.Fatal(err)
-		}
-		var texts []string
-		for _, b := range line.Params.Prompt {
-			if b.Type == "text" {
-				texts = append(texts, b.Text)
-			}
-		}
-		out = append(out, texts)
-	}
-	return out
 }

@@ -10,6 +10,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/switchboard-hub/switchboard/acp/acptest"
 )
 
 // TestE2EHostQueue: the queue of a host's thread (<id>@box) over real
@@ -120,7 +122,7 @@ func TestE2EHostQueue(t *testing.T) {
 	if got := receivedPrompts(t, promptsOther); !slices.Equal(got, want) {
 		t.Errorf("box's other agent received %q, want %q: each once, in order", got, want)
 	}
-	if first := promptTexts(t, promptsOther)[0]; len(first) != 2 || !strings.Contains(first[0], "the parser is in lexer.go") {
+	if first := acptest.PromptTexts(t, promptsOther)[0]; len(first) != 2 || !strings.Contains(first[0], "the parser is in lexer.go") {
 		t.Errorf("box's other agent's first prompt %q: want the first thread's context block first", first)
 	}
 	var old struct {

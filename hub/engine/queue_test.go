@@ -3,10 +3,7 @@
 package engine_test
 
 import (
-	"bufio"
 	"context"
-	"encoding/json"
-	"os"
 	"path/filepath"
 	"slices"
 	"sync"
@@ -14,6 +11,7 @@ import (
 	"time"
 
 	"github.com/switchboard-hub/switchboard/acp"
+	"github.com/switchboard-hub/switchboard/acp/acptest"
 	"github.com/switchboard-hub/switchboard/acp/acptest/testkit"
 	"github.com/switchboard-hub/switchboard/hub"
 	"github.com/switchboard-hub/switchboard/hub/engine"
@@ -44,38 +42,7 @@ func (p promptLog) texts(t testing.TB) []string {
 }
 
 // blocks are the text blocks of each prompt, in the order received.
-func (p promptLog) blocks(t testing.TB) [][]string {
-	t.Helper()
-	f, err := os.Open(string(p))
-	if os.IsNotExist(err) {
-		return nil
-	}
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer f.Close()
-	var out [][]string
-	sc := bufio.NewScanner(f)
-	sc.Buffer(nil, 1<<20)
-	for sc.Scan() {
-		var line struct {
-			Params struct {
-				Prompt []struct{ Type, Text string } `json:"prompt"`
-			} `json:"params"`
-		}
-		if err := json.Unmarshal(sc.Bytes(), &line); err != nil {
-			t.Fatal(err)
-		}
-		var texts []string
-		for _, b := range line.Params.Prompt {
-			if b.Type == "text" {
-				texts = append(texts, b.Text)
-			}
-		}
-		out = append(out, texts)
-	}
-	return out
-}
+func (p promptLog) blocks(t testing.TB) [][]string { return acptest.PromptTexts(t, string(p)) }
 
 func (h *harness) enqueue(th hub.Thread, input string) hub.QueuedPrompt {
 	h.t.Helper()
