@@ -163,24 +163,26 @@ func (e *Event) UnmarshalJSON(data []byte) error {
 	if err := json.Unmarshal(data, &all); err != nil {
 		return err
 	}
-	var head struct {
-		Seq      int64     `json:"seq"`
-		Type     string    `json:"type"`
-		ThreadID string    `json:"threadId"`
-		TurnID   string    `json:"turnId"`
-		At       time.Time `json:"at"`
-	}
-	if err := json.Unmarshal(data, &head); err != nil {
-		return err
-	}
-	for _, k := range []string{"seq", "type", "threadId", "turnId", "at"} {
-		delete(all, k)
+	// The envelope's keys from the one parse (the stream's hot path: the
+	// host mirror reads thousands a second).
+	var out Event
+	for _, f := range [...]struct {
+		key string
+		dst any
+	}{{"seq", &out.Seq}, {"type", &out.Type}, {"threadId", &out.ThreadID}, {"turnId", &out.TurnID}, {"at", &out.At}} {
+		if raw, ok := all[f.key]; ok {
+			if err := json.Unmarshal(raw, f.dst); err != nil {
+				return fmt.Errorf("hub: event's %s: %w", f.key, err)
+			}
+			delete(all, f.key)
+		}
 	}
 	p, err := json.Marshal(all)
 	if err != nil {
 		return err
 	}
-	*e = Event{Seq: head.Seq, Type: head.Type, ThreadID: head.ThreadID, TurnID: head.TurnID, At: head.At, Payload: p}
+	out.Payload = p
+	*e = out
 	return nil
 }
 

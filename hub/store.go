@@ -3,6 +3,8 @@ package hub
 import (
 	"context"
 	"encoding/json"
+	"errors"
+	"sync/atomic"
 	"time"
 )
 
@@ -97,11 +99,22 @@ type Write struct {
 	// Events are appended; the store sets Seq (and fills ClientID from the
 	// thread when empty).
 	Events []Event
-	// Grouped says the Write is a group already: the store commits it
-	// without waiting out its group-commit window for others (ADR 0012).
-	// A host's copies are (ADR 0046): the host's store grouped them, and
-	// the mirror, their only writer, waits for each commit.
-	Grouped bool
+	// Copies says the Write holds only copies of what another hub stored
+	// durably first: a host's events and rows (ADR 0046). The store
+	// commits it without waiting out its group-commit window (ADR 0012;
+	// the host's store grouped them, ADR 0054), and a batch of nothing
+	// but copies without syncing the WAL (ADR 0055): a power cut may
+	// take the last of them back, and the mirror copies them again from
+	// the host, after the last one kept. A later synced commit makes them
+	// durable with it; a killed process loses none.
+	Copies bool
+	// Chain, when set, orders the Write after the earlier Writes of its
+	// chain that were queued before it: once one of them failed, the store
+	// applies none of the later ones (each fails with ErrChainBroken)
+	// until the chain is Reset. A writer that queues Writes without
+	// waiting for each (the host mirror's pipeline) keeps their order
+	// through a refusal this way.
+	Chain *WriteChain
 	// Coalesce marks a Write of one message_delta or thought_delta event
 	// (payload made by TextPayload) and nothing else. The store may join
 	// it to the delta of an earlier Coalesce Write that commits in the
@@ -270,3 +283,22 @@ type AgentProcess struct {
 	ThreadID  string
 	Agent     string
 }
+
+// WriteChain links Writes queued one after another (Write.Chain). Safe
+// for concurrent use: the store breaks it on its writer goroutine, its
+// owner resets it once none of its Writes is queued.
+type WriteChain struct{ broken atomic.Bool }
+
+// Break marks the chain failed: its Writes not yet applied fail.
+func (c *WriteChain) Break() { c.broken.Store(true) }
+
+// Broken reports whether a Write of the chain failed since its last Reset.
+func (c *WriteChain) Broken() bool { return c.broken.Load() }
+
+// Reset makes the chain whole again; its owner calls it once no Write of
+// the chain is queued.
+func (c *WriteChain) Reset() { c.broken.Store(false) }
+
+// ErrChainBroken fails a Write of a WriteChain that was not applied
+// because an earlier one of its chain failed.
+var ErrChainBroken = errors.New("hub: not stored: an earlier write of its chain failed")

@@ -61,14 +61,15 @@ func fileSize(t *testing.T, path string) int64 {
 	return fi.Size()
 }
 
-// A Write that is a group already (Grouped: a host's copies) does not wait
-// out the window: with a window of an hour, it is committed at once.
-func TestGroupedWriteSkipsTheWindow(t *testing.T) {
+// A Write of copies (a host's, grouped by the host's store already) does
+// not wait out the window: with a window of an hour, it is committed at
+// once.
+func TestCopiesSkipTheWindow(t *testing.T) {
 	db := mustOpenAt(t, t.TempDir()+"/g.db", Options{GroupWindow: time.Hour})
 	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
 	defer cancel()
-	if err := db.Commit(ctx, &hub.Write{Threads: []hub.Thread{thread("a", "c1", 1)}, Grouped: true}); err != nil {
-		t.Fatalf("a grouped Write waited for the hour's window: %v", err)
+	if err := db.Commit(ctx, &hub.Write{Threads: []hub.Thread{thread("a", "c1", 1)}, Copies: true}); err != nil {
+		t.Fatalf("a Write of copies waited for the hour's window: %v", err)
 	}
 }
 

@@ -97,7 +97,10 @@ func (db *DB) onWriter(ctx context.Context, fn func(context.Context) error) erro
 
 // runFn runs a function op on the writer goroutine.
 func (db *DB) runFn(o *op) {
-	err := o.fn(context.Background())
+	err := db.setSync(context.Background(), false) // what fn commits is synced
+	if err == nil {
+		err = o.fn(context.Background())
+	}
 	if o.done != nil {
 		o.done(nil, err)
 	}

@@ -146,7 +146,15 @@ type DB struct {
 	logID string
 	// ranges, the running turns' ranges (turnrange.go), is owned by the
 	// writer goroutine.
-	ranges   *turnRanges
+	ranges *turnRanges
+	// relaxed is the writer connection's synchronous mode (setSync):
+	// NORMAL when true, FULL when false, unknown when nil (FULL is the
+	// connection's own, from writeParams). Owned by the writer goroutine.
+	relaxed *bool
+	// clients caches, for one batch, the owner of each thread whose event
+	// was stored without a ClientID (insertEvent). Cleared at each batch,
+	// after a refused Write and whenever a Write changes threads.
+	clients  map[string]string
 	indexing atomic.Bool
 	// ckpt checkpoints the WAL beside the writer (nil in maintenance).
 	ckpt     *checkpointer
@@ -158,6 +166,9 @@ type DB struct {
 	// on the writer goroutine with the size of each batch before it is
 	// applied.
 	batchHook func(n int)
+	// afterBatch, when set (tests only, before the first Write), is
+	// called on the writer goroutine after each batch's commit.
+	afterBatch func()
 
 	closeOnce sync.Once
 	closeErr  error
@@ -196,6 +207,7 @@ func Open(path string, opts Options) (*DB, error) {
 		searchOn: !opts.SearchOff && !opts.Maintenance,
 		maint:    opts.Maintenance,
 		marks:    newSnippetMarks(),
+		clients:  map[string]string{},
 	}
 	if db.window == 0 {
 		db.window = DefaultGroupWindow

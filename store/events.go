@@ -23,16 +23,24 @@ const insertEventSQL = `INSERT INTO events (type, thread_id, turn_id, client_id,
 		(SELECT 1 FROM threads WHERE id = ?2 AND deleted = 1) THEN NULL ELSE ?6 END)`
 
 // insertEvent appends e and sets e.Seq; an empty e.ClientID is first
-// filled from e's thread (which may have been written by the same Write).
-func insertEvent(ctx context.Context, st *stmts, e *hub.Event) error {
+// filled from e's thread (which may have been written by the same Write),
+// through clients, the batch's cache of owners by thread (DB.clients).
+func insertEvent(ctx context.Context, st *stmts, clients map[string]string, e *hub.Event) error {
 	if e.Type == "" {
 		return invalid("store: event without type")
 	}
 	if e.ClientID == "" && e.ThreadID != "" {
-		err := st.threadClient.QueryRowContext(ctx, e.ThreadID).Scan(&e.ClientID)
-		if err != nil && !errors.Is(err, sql.ErrNoRows) {
-			return fmt.Errorf("store: append %s event: %w", e.Type, err)
+		owner, ok := clients[e.ThreadID]
+		if !ok {
+			err := st.threadClient.QueryRowContext(ctx, e.ThreadID).Scan(&owner)
+			switch {
+			case err == nil:
+				clients[e.ThreadID] = owner
+			case !errors.Is(err, sql.ErrNoRows):
+				return fmt.Errorf("store: append %s event: %w", e.Type, err)
+			}
 		}
+		e.ClientID = owner
 	}
 	res, err := st.insertEvent.ExecContext(ctx, e.Type, e.ThreadID, e.TurnID, e.ClientID, encTime(e.At), encJSON(e.Payload))
 	if err == nil {

@@ -141,7 +141,7 @@ func (db *DB) run() {
 				continue
 			default:
 			}
-			if db.window <= 0 || len(batch) >= groupMin || batch[0].w.Grouped {
+			if db.window <= 0 || len(batch) >= groupMin || batch[0].w.Copies {
 				break
 			}
 			if timer == nil {
@@ -176,6 +176,9 @@ func (db *DB) run() {
 		}
 		coalesce(batch)
 		db.commitBatch(batch)
+		if db.afterBatch != nil {
+			db.afterBatch()
+		}
 		joinedErrs(batch)
 		db.committed()
 		if deletes(batch) {
@@ -210,11 +213,20 @@ func (db *DB) run() {
 func (db *DB) commitBatch(batch []*op) {
 	ctx := context.Background() // never interrupted: a half-written batch is not an option
 	st := db.st
+	if err := db.syncFor(ctx, batch); err != nil {
+		db.failBatch(batch, "synchronous", err)
+		return
+	}
 	if _, err := st.begin.ExecContext(ctx); err != nil {
 		db.failBatch(batch, "begin", err)
 		return
 	}
+	clear(db.clients)
 	for _, o := range batch {
+		if c := o.w.Chain; c != nil && c.Broken() {
+			o.err = hub.ErrChainBroken // nothing of it applied
+			continue
+		}
 		savepoint := modifications(o.w) > 1
 		if savepoint {
 			if _, err := st.savepoint.ExecContext(ctx); err != nil {
@@ -230,6 +242,10 @@ func (db *DB) commitBatch(batch []*op) {
 			resetSeqs(o.w)
 			db.ix.reset()
 			db.ranges.reset()
+			clear(db.clients)
+			if o.w.Chain != nil {
+				o.w.Chain.Break()
+			}
 			db.log.Debug("write refused", "err", err)
 			if !savepoint && !statementLevel(err) {
 				db.abortBatch(ctx, batch, "write", err)
@@ -312,6 +328,7 @@ func (db *DB) failBatch(batch []*op, stage string, err error) {
 	db.log.Error("batch failed", "stage", stage, "writes", len(batch), "err", err)
 	db.ix.reset()
 	db.ranges.reset()
+	clear(db.clients)
 	herr := &hub.Error{Code: hub.CodeInternal, Message: "store: " + stage + " failed", Err: err}
 	if diskFull(err) {
 		herr = DiskFullError(stage, err)
@@ -321,7 +338,43 @@ func (db *DB) failBatch(batch []*op, stage string, err error) {
 		if o.err == nil {
 			o.err = herr
 		}
+		if o.w.Chain != nil {
+			o.w.Chain.Break()
+		}
 	}
+}
+
+// syncFor sets the writer's synchronous mode for batch: NORMAL when every
+// Write of it is Copies (its commit does not sync the WAL; ADR 0055),
+// FULL otherwise (every commit synced).
+func (db *DB) syncFor(ctx context.Context, batch []*op) error {
+	copies := true
+	for _, o := range batch {
+		copies = copies && o.w.Copies
+	}
+	return db.setSync(ctx, copies)
+}
+
+// setSync sets the writer connection's synchronous mode: NORMAL when
+// relaxed, else FULL. It runs the pragma only when the mode differs from
+// the last one set; after an error the mode is unknown, and the next call
+// sets it again. On the writer goroutine (or before it runs) only.
+func (db *DB) setSync(ctx context.Context, relaxed bool) error {
+	if db.relaxed != nil && *db.relaxed == relaxed {
+		return nil
+	}
+	db.relaxed = nil
+	// Not a prepared statement: SQLite applies a PRAGMA's setting when it
+	// compiles it, so running a prepared one again changes nothing.
+	mode := "FULL"
+	if relaxed {
+		mode = "NORMAL"
+	}
+	if _, err := db.conn.ExecContext(ctx, "PRAGMA synchronous="+mode); err != nil {
+		return fmt.Errorf("store: synchronous: %w", err)
+	}
+	db.relaxed = &relaxed
+	return nil
 }
 
 func resetSeqs(w *hub.Write) {

@@ -127,6 +127,9 @@ func (db *DB) apply(ctx context.Context, w *hub.Write) error {
 			return err
 		}
 	}
+	if len(w.Threads) > 0 || len(w.DeleteThreads) > 0 {
+		clear(db.clients) // an owner may change
+	}
 	for i := range w.Threads {
 		if err := upsertThread(ctx, st, &w.Threads[i]); err != nil {
 			return err
@@ -190,7 +193,7 @@ func (db *DB) apply(ctx context.Context, w *hub.Write) error {
 		}
 	}
 	for i := range w.Events {
-		if err := insertEvent(ctx, st, &w.Events[i]); err != nil {
+		if err := insertEvent(ctx, st, db.clients, &w.Events[i]); err != nil {
 			return err
 		}
 		if err := db.ranges.event(ctx, &w.Events[i]); err != nil {

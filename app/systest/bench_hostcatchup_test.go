@@ -51,6 +51,7 @@ func BenchmarkHostCatchUp(b *testing.B) {
 // by up.
 func benchCatchUp(b *testing.B, cut time.Duration, down, up func(*sshHost)) {
 	l := linkedHost(b)
+	l.direct = l.directReader(b)
 	l.cutDown, l.cutUp = down, up
 	var threads []string
 	for range hostTurns {

@@ -49,13 +49,13 @@ func copyOf(host, hostLog string, ev hub.Event) (w *hub.Write, ok bool, err erro
 	w = &hub.Write{}
 	threadID := hub.HostID(ev.ThreadID, host)
 	for key, row := range p {
-		var obj map[string]json.RawMessage
-		if json.Unmarshal(row, &obj) != nil || obj == nil {
-			continue
-		}
 		switch key {
 		case "thread", "turn", "permission", "elicitation":
 		default:
+			continue
+		}
+		var obj map[string]json.RawMessage
+		if json.Unmarshal(row, &obj) != nil || obj == nil {
 			continue
 		}
 		for _, k := range []string{"id", "threadId", "turnId", "continuedFrom", "continuedIn"} {

@@ -21,8 +21,11 @@ type Dial func(ctx context.Context) (*client.Client, error)
 
 // Local is where the copies go.
 type Local struct {
-	// Mirror stores and publishes a Write of copies (engine.Mirror).
-	Mirror func(w *hub.Write) error
+	// Mirror queues a Write of copies to be stored and published
+	// (engine.Mirror) and returns a channel that receives its result once
+	// it is committed and published. Writes queued one after another are
+	// committed in that order.
+	Mirror func(w *hub.Write) <-chan error
 	// HostSeq is the host seq of the last copy of host's stored, and the
 	// host log it was copied from (store.HostSeq).
 	HostSeq func(ctx context.Context, host string) (seq int64, log string, err error)
@@ -262,18 +265,28 @@ func (hs *Hosts) followOnce(ctx context.Context, h *host, b *client.Backoff) err
 	h.mu.Unlock()
 	h.set(c, StateConnected, nil)
 	b.Reset()
+	p := &pipeline{hs: hs, h: h}
+	// Whatever ends the stream, the copies queued are stored (or failed)
+	// before the link resumes from the last one kept: else the next
+	// stream would start before them and copy them twice.
+	defer p.drain()
 	for {
 		var batch []hub.Event
 		select {
 		case <-ctx.Done():
 			return ctx.Err()
+		case err := <-p.oldest():
+			if err := p.settle(err); err != nil {
+				return err
+			}
+			continue
 		case ev, ok := <-sub.Events():
 			if !ok {
 				return errors.New("the host's event stream ended")
 			}
 			batch = append(batch, ev)
 		}
-		// What has arrived meanwhile goes in the same commit: a link
+		// What has arrived meanwhile goes in the same Write: a link
 		// catching up stores thousands of events a second.
 		ended := false
 	drain:
@@ -304,7 +317,7 @@ func (hs *Hosts) followOnce(ctx context.Context, h *host, b *client.Backoff) err
 			hs.log.Warn("host's event log started over: copying it again from its start", "host", h.name, "resumedAfter", after, "seq", batch[i].Seq)
 			return errHostReset
 		}
-		if err := hs.store(ctx, h, c, batch); err != nil {
+		if err := hs.store(ctx, h, c, p, batch); err != nil {
 			return err
 		}
 		if ended {
@@ -316,30 +329,23 @@ func (hs *Hosts) followOnce(ctx context.Context, h *host, b *client.Backoff) err
 // errHostReset ends a host's stream whose seqs went backwards.
 var errHostReset = errors.New("the host's event log started over (its data dir was reset)")
 
-// maxBatch bounds the events of h's stream stored in one commit.
+// maxBatch bounds the events of h's stream in one Write.
 const maxBatch = 512
 
-// store copies events of h's, in order, in as few commits as it can: the
-// copies of consecutive events in one Write, but for a thread's deletion,
-// committed alone. Before a thread's first event since the link came up
-// its copy is made from the host's own answer. A resync ends the batch
-// with an error (the link resumes from the last copy stored).
-func (hs *Hosts) store(ctx context.Context, h *host, c *client.Client, events []hub.Event) error {
+// store queues copies of events of h's, in order, in as few Writes as it
+// can: the copies of consecutive events in one Write, but for a thread's
+// deletion, a Write of its own. Before a thread's first event since the
+// link came up its copy is made from the host's own answer. A resync
+// ends the batch with an error (the link resumes from the last copy
+// stored).
+func (hs *Hosts) store(ctx context.Context, h *host, c *client.Client, p *pipeline, events []hub.Event) error {
 	w := &hub.Write{}
-	var threads []string // threads the pending Write makes known
 	flush := func() error {
 		if len(w.Events) == 0 {
 			return nil
 		}
-		err := hs.commit(h, w)
-		if err == nil {
-			h.mu.Lock()
-			for _, id := range threads {
-				h.known[id] = true
-			}
-			h.mu.Unlock()
-		}
-		w, threads = &hub.Write{}, nil
+		err := p.submit(w)
+		w = &hub.Write{}
 		return err
 	}
 	for _, ev := range events {
@@ -361,18 +367,25 @@ func (hs *Hosts) store(ctx context.Context, h *host, c *client.Client, events []
 			if err := flush(); err != nil {
 				return err
 			}
-			if err := hs.commit(h, cw); err != nil {
+			if err := p.submit(cw); err != nil {
 				return err
 			}
 			continue
 		}
 		h.mu.Lock()
 		known := h.known[ev.ThreadID]
+		// Known from here on: the Write that makes its copy is queued
+		// before any later one (a Write that fails ends the stream, and
+		// the next one starts with none known).
+		h.known[ev.ThreadID] = true
 		h.mu.Unlock()
-		if !known && len(cw.Threads) == 0 && !slices.Contains(threads, ev.ThreadID) {
+		if !known && len(cw.Threads) == 0 {
 			t, err := c.Remote().GetThread(ctx, linkCaller, ev.ThreadID)
 			switch {
 			case hub.ErrorCode(err) == hub.CodeNotFound:
+				h.mu.Lock()
+				delete(h.known, ev.ThreadID)
+				h.mu.Unlock()
 				continue // deleted there since: nothing to show
 			case err != nil:
 				if ferr := flush(); ferr != nil {
@@ -382,21 +395,119 @@ func (hs *Hosts) store(ctx context.Context, h *host, c *client.Client, events []
 			}
 			merge(w, threadCopy(h.name, t))
 		}
-		threads = append(threads, ev.ThreadID)
 		merge(w, cw)
 	}
 	return flush()
 }
 
-// commit stores w, copies of h's. A Write the local hub refuses as such
-// (a row it names is gone here: a copy deleted meanwhile) is stored again
-// without its thread changes, then, refused again, left out with a
-// warning: one bad event must not stop the link at the same place forever.
-// Any other failure (the disk) is returned, and the link resumes later
-// from the last copy stored.
+// maxInFlight bounds the Writes of one host's copies queued in the store
+// and not yet reported.
+const maxInFlight = 8
+
+// pipeline is one host's copies on their way into the local store: the
+// follower reads and converts the next events while the store commits the
+// last ones (ADR 0055). Its Writes share a chain, so their order holds
+// through a failure: once one fails the store applies none of the later
+// ones (hub.ErrChainBroken), and settle, once they are all back, stores
+// the failed one as commit does (a refusal) or ends the stream (anything
+// else), then queues the later ones again, in order. Used by the
+// follower's goroutine only.
+type pipeline struct {
+	hs     *Hosts
+	h      *host
+	chain  hub.WriteChain
+	queued []queuedWrite // oldest first
+}
+
+type queuedWrite struct {
+	w      *hub.Write
+	result <-chan error
+}
+
+// submit queues w, first waiting for the oldest queued Write to be
+// reported when maxInFlight are queued.
+func (p *pipeline) submit(w *hub.Write) error {
+	if len(p.queued) == maxInFlight {
+		if err := p.settle(<-p.queued[0].result); err != nil {
+			return err
+		}
+	}
+	w.Copies = true // the host stored them first (ADR 0055)
+	w.Chain = &p.chain
+	p.queued = append(p.queued, queuedWrite{w: w, result: p.hs.local.Mirror(w)})
+	return nil
+}
+
+// oldest is the channel the oldest queued Write's result comes on; nil
+// (never ready) when none is queued.
+func (p *pipeline) oldest() <-chan error {
+	if len(p.queued) == 0 {
+		return nil
+	}
+	return p.queued[0].result
+}
+
+// settle takes err, the result the oldest queued Write reported. A
+// failure waits for every later Write (none of them was applied); a
+// refusal is then stored as commit stores it and the later Writes are
+// queued again, in order; any other failure is returned (the stream ends,
+// and the link resumes from the last copy stored).
+func (p *pipeline) settle(err error) error {
+	failed := p.queued[0].w
+	p.queued = p.queued[1:]
+	if err == nil {
+		return nil
+	}
+	later := p.queued
+	p.queued = nil
+	var laterErr error
+	for _, q := range later {
+		if lerr := <-q.result; lerr != nil && !errors.Is(lerr, hub.ErrChainBroken) && laterErr == nil {
+			laterErr = lerr
+		}
+	}
+	p.chain.Reset() // none of its Writes is queued now
+	if !refused(err) {
+		return err
+	}
+	if laterErr != nil {
+		return laterErr
+	}
+	failed.Chain = nil
+	if err := p.hs.commit(p.h, failed); err != nil {
+		return err
+	}
+	for _, q := range later {
+		if err := p.submit(q.w); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// drain waits for every queued Write to be reported, settling each.
+func (p *pipeline) drain() error {
+	for len(p.queued) > 0 {
+		if err := p.settle(<-p.queued[0].result); err != nil {
+			for _, q := range p.queued {
+				<-q.result
+			}
+			p.queued = nil
+			return err
+		}
+	}
+	return nil
+}
+
+// commit stores w, copies of h's, and waits for it. A Write the local hub
+// refuses as such (a row it names is gone here: a copy deleted meanwhile)
+// is stored again without its thread changes, then, refused again, left
+// out with a warning: one bad event must not stop the link at the same
+// place forever. Any other failure (the disk) is returned, and the link
+// resumes later from the last copy stored.
 func (hs *Hosts) commit(h *host, w *hub.Write) error {
-	w.Grouped = true // the host's store grouped them: no second window
-	err := hs.local.Mirror(w)
+	w.Copies = true
+	err := <-hs.local.Mirror(w)
 	if err == nil || !refused(err) {
 		return err
 	}
@@ -409,7 +520,7 @@ func (hs *Hosts) commit(h *host, w *hub.Write) error {
 		return nil
 	}
 	w.ThreadChanges = nil
-	if err = hs.local.Mirror(w); err != nil && refused(err) {
+	if err = <-hs.local.Mirror(w); err != nil && refused(err) {
 		hs.log.Warn("a host's event is not copied", "host", h.name, "err", err)
 		return nil
 	}

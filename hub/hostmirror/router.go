@@ -120,7 +120,7 @@ func (r *Router) CreateThread(ctx context.Context, c hub.Caller, req hub.CreateT
 		return hub.Thread{}, err
 	}
 	w.Events = []hub.Event{ev}
-	if err := r.hosts.local.Mirror(w); err != nil {
+	if err := <-r.hosts.local.Mirror(w); err != nil {
 		return hub.Thread{}, err
 	}
 	return localThread(host, t), nil

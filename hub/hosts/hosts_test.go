@@ -2,6 +2,7 @@ package hosts
 
 import (
 	"context"
+	"errors"
 	"slices"
 	"strings"
 	"sync"
@@ -147,7 +148,7 @@ func TestRetryDelayAfterARecentConnection(t *testing.T) {
 		times = append(times, at.Add(time.Duration(i)*10*time.Second))
 	}
 	got := steps(at, times...)
-	want := []time.Duration{500 * time.Millisecond, time.Second, 2 * time.Second, 2 * time.Second, 2 * time.Second, 2 * time.Second, 2 * time.Second, 2 * time.Second}
+	want := []time.Duration{500 * time.Millisecond, time.Second, time.Second, time.Second, time.Second, time.Second, time.Second, time.Second}
 	if !slices.Equal(got, want) {
 		t.Fatalf("within %s of the link's end: %v, want %v", recentlyDown, got, want)
 	}
@@ -157,5 +158,33 @@ func TestRetryDelayAfterARecentConnection(t *testing.T) {
 	}
 	if got := steps(time.Time{}, times[:7]...); !slices.Equal(got, []time.Duration{500 * time.Millisecond, time.Second, 2 * time.Second, 4 * time.Second, 8 * time.Second, 16 * time.Second, 30 * time.Second}) {
 		t.Fatalf("never connected: %v, want the backoff as it is", got)
+	}
+}
+
+// Within recentlyDown of the link's end, an attempt waits
+// recentConnectTimeout for ssh's connection while the one before it did
+// not reach the host; after one that reached it (a slow handshake), and
+// later, and for a link never connected, the full one (ADR 0055).
+func TestAttemptTimeoutAfterARecentConnection(t *testing.T) {
+	at := time.Date(2026, 11, 28, 12, 0, 0, 0, time.UTC)
+	timedOut := errors.New("ssh: connect to host 10.0.0.2 port 22: Connection timed out")
+	noRoute := errors.New("ssh: connect to host box port 22: No route to host")
+	banner := errors.New("Connection timed out during banner exchange")
+	for _, c := range []struct {
+		upUntil, now time.Time
+		last         error
+		want         int
+	}{
+		{at, at.Add(time.Second), nil, recentConnectTimeout},
+		{at, at.Add(time.Minute), timedOut, recentConnectTimeout},
+		{at, at.Add(time.Minute), noRoute, recentConnectTimeout},
+		{at, at.Add(time.Minute), banner, connectTimeout},
+		{at, at.Add(recentlyDown), timedOut, connectTimeout},
+		{time.Time{}, at, nil, connectTimeout},
+		{time.Time{}, at, timedOut, connectTimeout},
+	} {
+		if got := attemptTimeout(c.upUntil, c.now, c.last); got != c.want {
+			t.Errorf("%s after the link's end (up until %v), the last attempt's error %v: %d s, want %d", c.now.Sub(c.upUntil), c.upUntil, c.last, got, c.want)
+		}
 	}
 }

@@ -11,6 +11,7 @@ import (
 	"os/exec"
 	"path/filepath"
 	"slices"
+	"strconv"
 	"strings"
 	"sync"
 	"time"
@@ -108,9 +109,20 @@ func (l *sshLink) Close() error {
 // backoff says (ADR 0054): a laptop's network back after a minute or two
 // finds its hosts within seconds, not after a 30 s step of the backoff. A
 // host down for longer is tried as the backoff says (up to 30 s apart).
+//
+// In that time an attempt waits recentConnectTimeout for ssh's connection,
+// not connectTimeout, as long as the one before it failed to reach the
+// host at all (ADR 0055): on a path that drops packets during a cut, the
+// attempt in flight when the network returns sends its next SYN only 1,
+// 3, 7 s after its start, so short attempts close to each other meet the
+// network within about two seconds. An attempt that reached the host but
+// failed later (a slow handshake through a jump host) is followed by one
+// with the full connectTimeout, which also covers the handshake.
 const (
-	recentlyDown = 5 * time.Minute
-	recentRetry  = 2 * time.Second
+	recentlyDown         = 5 * time.Minute
+	recentRetry          = time.Second
+	connectTimeout       = 15 // seconds, ssh's ConnectTimeout
+	recentConnectTimeout = 3
 )
 
 // retryDelay is the wait before the next attempt at now: b's next step,
@@ -118,10 +130,33 @@ const (
 // last connection ended; zero: never connected).
 func retryDelay(b *client.Backoff, upUntil, now time.Time) time.Duration {
 	d := b.Next()
-	if !upUntil.IsZero() && now.Sub(upUntil) < recentlyDown {
+	if recently(upUntil, now) {
 		return min(d, recentRetry)
 	}
 	return d
+}
+
+// attemptTimeout is ssh's ConnectTimeout (seconds) for an attempt at now,
+// upUntil when the link's last connection ended (zero: never connected),
+// last the error of the attempt before it (nil: none since the link was
+// up).
+func attemptTimeout(upUntil, now time.Time, last error) int {
+	if recently(upUntil, now) && (last == nil || unreached(last)) {
+		return recentConnectTimeout
+	}
+	return connectTimeout
+}
+
+// unreached reports whether err, an attempt's, is ssh failing to open the
+// TCP connection ("ssh: connect to host … port …: Connection timed out",
+// "No route to host", "Network is unreachable"; a jump host's the same).
+func unreached(err error) bool {
+	return strings.Contains(err.Error(), "connect to host ")
+}
+
+// recently reports whether now is within recentlyDown of upUntil.
+func recently(upUntil, now time.Time) bool {
+	return !upUntil.IsZero() && now.Sub(upUntil) < recentlyDown
 }
 
 func (l *sshLink) run() {
@@ -129,9 +164,11 @@ func (l *sshLink) run() {
 	b := l.o.Backoff
 	trust := ""
 	var upUntil time.Time // when the last connection ended
+	var last error        // the last attempt's, since the link was last up
 	for {
 		l.set(hub.HostConnecting, "", "connecting over ssh", nil, nil)
-		ended, err := l.connect(trust)
+		ended, err := l.connect(trust, attemptTimeout(upUntil, time.Now(), last))
+		last = err
 		trust = ""
 		var wait <-chan time.Time
 		var att *attention
@@ -241,7 +278,7 @@ func (l *sshLink) stopMaster() {
 // connect makes the link once: the master, the remote hub installed and
 // started, its token read, the forward, the proof. ended is closed when
 // the master exits.
-func (l *sshLink) connect(trustKey string) (ended <-chan struct{}, err error) {
+func (l *sshLink) connect(trustKey string, timeout int) (ended <-chan struct{}, err error) {
 	if err := os.MkdirAll(l.dir, 0o700); err != nil {
 		return nil, &attention{msg: "cannot make " + l.dir + ": " + err.Error()}
 	}
@@ -251,7 +288,7 @@ func (l *sshLink) connect(trustKey string) (ended <-chan struct{}, err error) {
 			return nil, err
 		}
 	}
-	ended, err = l.startMaster()
+	ended, err = l.startMaster(timeout)
 	if err != nil {
 		return nil, err
 	}
@@ -321,13 +358,14 @@ func (l *sshLink) updateOlder(ctx context.Context, c *client.Client, running str
 }
 
 // startMaster starts `ssh -N` as the control master and waits until its
-// control socket is there (connected and authenticated) or it exits.
-func (l *sshLink) startMaster() (<-chan struct{}, error) {
+// control socket is there (connected and authenticated) or it exits;
+// timeout is its ConnectTimeout in seconds.
+func (l *sshLink) startMaster(timeout int) (<-chan struct{}, error) {
 	cm := filepath.Join(l.dir, ControlSocket)
 	os.Remove(cm)
 	args := l.sshArgs([]string{"-N", "-o", "ControlMaster=yes", "-o", "ControlPath=" + cm, "-o", "ControlPersist=no",
 		"-o", "ExitOnForwardFailure=yes", "-o", "ServerAliveInterval=5", "-o", "ServerAliveCountMax=3",
-		"-o", "ConnectTimeout=15"})
+		"-o", "ConnectTimeout=" + strconv.Itoa(timeout)})
 	cmd := exec.Command(l.o.Program, args...)
 	errb := &lockedBuffer{}
 	cmd.Stderr = errb
