@@ -60,6 +60,7 @@ func SSH(o SSHOptions) func(e Entry, dir string, onChange func(hub.Host)) Link {
 		ctx, cancel := context.WithCancel(context.Background())
 		l := &sshLink{status: newStatus(e.Name, e.SSH, onChange), o: o, dir: dir, ctx: ctx, cancel: cancel,
 			kick: make(chan string, 1), done: make(chan struct{})}
+		l.net, l.unsubscribe = netChanges.subscribe()
 		go l.run()
 		return l
 	}
@@ -75,6 +76,13 @@ type sshLink struct {
 	cancel context.CancelFunc
 	kick   chan string // Connect: connect now, trusting this fingerprint
 	done   chan struct{}
+	// net receives after the machine's network changed (netwatch.go);
+	// unsubscribe ends that, at Close.
+	net         <-chan struct{}
+	unsubscribe func()
+	// byNet: the attempt under way was started because the network
+	// changed, so another change does not cut it short. Owned by run.
+	byNet bool
 
 	mu     sync.Mutex
 	master *exec.Cmd
@@ -98,6 +106,7 @@ func (l *sshLink) Connect(trustKey string) {
 // sockets and the token, which lived only in the client.
 func (l *sshLink) Close() error {
 	l.cancel()
+	l.unsubscribe()
 	<-l.done
 	os.Remove(filepath.Join(l.dir, HubSocket))
 	os.Remove(filepath.Join(l.dir, ControlSocket))
@@ -165,16 +174,26 @@ func (l *sshLink) run() {
 	trust := ""
 	var upUntil time.Time // when the last connection ended
 	var last error        // the last attempt's, since the link was last up
+	var started time.Time // when the last attempt started
 	for {
 		l.set(hub.HostConnecting, "", "connecting over ssh", nil, nil)
-		ended, err := l.connect(trust, attemptTimeout(upUntil, time.Now(), last))
+		select {
+		case <-l.net: // a change before this attempt: it takes the new path
+		default:
+		}
+		started = time.Now()
+		ended, err := l.connect(trust, attemptTimeout(upUntil, started, last))
 		last = err
 		trust = ""
+		l.byNet = false
 		var wait <-chan time.Time
 		var att *attention
 		switch {
 		case l.ctx.Err() != nil:
 			return
+		case errors.Is(err, errNetworkChanged):
+			l.byNet = true
+			continue // a new attempt at once
 		case errors.As(err, &att):
 			l.set(hub.HostNeedsAttention, att.msg, "", nil, func(h *hub.Host) { h.Fingerprint = att.fingerprint })
 			// Only the user moves it on (Connect).
@@ -192,17 +211,34 @@ func (l *sshLink) run() {
 			l.set(hub.HostStateUnreachable, why, "", nil, nil)
 			wait = time.After(retryDelay(&b, upUntil, upUntil))
 		}
-		select {
-		case <-l.ctx.Done():
-			l.stopMaster()
-			return
-		case trust = <-l.kick:
-			b.Reset()
-		case <-wait:
+	waiting:
+		for {
+			select {
+			case <-l.ctx.Done():
+				l.stopMaster()
+				return
+			case trust = <-l.kick:
+				b.Reset()
+			case <-wait:
+			case <-l.net:
+				if wait == nil { // needs the user (attention) or connected: not a retry
+					continue
+				}
+				if gap := netRetryGap - time.Since(started); gap > 0 {
+					wait = time.After(gap)
+					continue
+				}
+				l.byNet = true
+			}
+			break waiting
 		}
 		l.stopMaster()
 	}
 }
+
+// errNetworkChanged ends an attempt that was waiting for ssh's connection
+// when the machine's network changed: the next one starts at once.
+var errNetworkChanged = errors.New("the network changed: connecting again")
 
 // connected waits while the link is up: until the master ends (or the
 // link is closed), checking every 30 s whether an update that waits for
@@ -385,6 +421,14 @@ func (l *sshLink) startMaster(timeout int) (<-chan struct{}, error) {
 			return nil, l.sshFailure(errb.String())
 		case <-l.ctx.Done():
 			return nil, l.ctx.Err()
+		case <-l.net:
+			// A path that came back since this attempt started is not the
+			// one its SYNs took. One started because of a change runs on.
+			if !l.byNet {
+				l.stopMaster()
+				<-ended
+				return nil, errNetworkChanged
+			}
 		case <-tick.C:
 			if _, err := os.Stat(cm); err == nil {
 				return ended, nil
