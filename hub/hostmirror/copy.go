@@ -1,8 +1,10 @@
 package hostmirror
 
 import (
+	"bytes"
 	"encoding/json"
 	"fmt"
+	"strconv"
 
 	"github.com/switchboard-hub/switchboard/hub"
 )
@@ -39,6 +41,87 @@ func copyOf(host, hostLog string, ev hub.Event) (w *hub.Write, ok bool, err erro
 	if ev.ThreadID == "" || notCopied[ev.Type] || len(ev.Payload) > MaxCopyBytes {
 		return nil, false, nil
 	}
+	w = &hub.Write{}
+	threadID := hub.HostID(ev.ThreadID, host)
+	payload, quick := plainCopy(ev.Payload, host, hostLog, ev.Seq)
+	if !quick {
+		var ok bool
+		if payload, ok, err = fullCopy(w, host, hostLog, threadID, ev); err != nil || !ok {
+			return nil, ok, err
+		}
+	}
+	turnID := hub.HostID(ev.TurnID, host)
+	switch ev.Type {
+	case hub.EventTurnStarted: // {input, internal}: the turn's row, running, and its thread's status
+		var started struct {
+			Input    string `json:"input"`
+			Internal bool   `json:"internal"`
+		}
+		_ = json.Unmarshal(ev.Payload, &started)
+		if turnID != "" {
+			w.Turns = append(w.Turns, hub.Turn{ID: turnID, ThreadID: threadID, Status: hub.TurnRunning,
+				Input: started.Input, Internal: started.Internal, StartedAt: ev.At})
+		}
+		w.ThreadChanges = append(w.ThreadChanges, hub.ThreadChange{ThreadID: threadID, Status: hub.ThreadRunning, UpdatedAt: ev.At})
+	case hub.EventTurnCompleted:
+		w.ThreadChanges = append(w.ThreadChanges, hub.ThreadChange{ThreadID: threadID, Status: hub.ThreadIdle, UpdatedAt: ev.At})
+	}
+	w.Events = []hub.Event{{Type: ev.Type, ThreadID: threadID, TurnID: turnID, At: ev.At, Payload: payload}}
+	return w, true, nil
+}
+
+// plainKeys are the keys whose presence sends a payload to fullCopy: the
+// rows it may describe and the envelope's.
+var plainKeys = func() [][]byte {
+	var out [][]byte
+	for _, k := range append([]string{"thread", "turn", "permission", "elicitation"}, envelope...) {
+		out = append(out, []byte(`"`+k+`":`))
+	}
+	return out
+}()
+
+// plainCopy is the payload of a copy of an event whose payload p (a
+// compact JSON object on one line) names no row and none of the
+// envelope's keys — the stream's bulk: text deltas, tool calls — made
+// without parsing it: p with host, hostSeq and hostLog appended. ok is
+// false for any other p (fullCopy's). The test is on bytes: inside a JSON
+// string every quote is escaped, so `"turn":` is only ever a key (at
+// some depth: a nested one sends p to fullCopy as well, which is merely
+// slower).
+func plainCopy(p json.RawMessage, host, hostLog string, seq int64) (json.RawMessage, bool) {
+	if len(p) < 2 || p[0] != '{' || p[len(p)-1] != '}' || bytes.ContainsAny(p, "\r\n") {
+		return nil, false
+	}
+	for _, k := range plainKeys {
+		if bytes.Contains(p, k) {
+			return nil, false
+		}
+	}
+	if !json.Valid(p) {
+		return nil, false
+	}
+	out := make([]byte, 0, len(p)+64+len(host)+len(hostLog))
+	out = append(out, p[:len(p)-1]...)
+	if len(bytes.TrimSpace(p[1:len(p)-1])) > 0 {
+		out = append(out, ',')
+	}
+	h, _ := json.Marshal(host)
+	out = append(out, `"host":`...)
+	out = append(out, h...)
+	out = append(out, `,"hostSeq":`...)
+	out = strconv.AppendInt(out, seq, 10)
+	if hostLog != "" {
+		l, _ := json.Marshal(hostLog)
+		out = append(out, `,"hostLog":`...)
+		out = append(out, l...)
+	}
+	return append(out, '}'), true
+}
+
+// fullCopy is the payload of the copy of ev, a host's event whose payload
+// names rows or the envelope's keys, with the rows it describes added to
+// w. ok is false for a payload that is not a JSON object.
+func fullCopy(w *hub.Write, host, hostLog, threadID string, ev hub.Event) (payload json.RawMessage, ok bool, err error) {
 	var p map[string]json.RawMessage
 	if err := json.Unmarshal(ev.Payload, &p); err != nil || p == nil {
 		return nil, false, nil
@@ -46,8 +129,6 @@ func copyOf(host, hostLog string, ev hub.Event) (w *hub.Write, ok bool, err erro
 	for _, k := range envelope {
 		delete(p, k)
 	}
-	w = &hub.Write{}
-	threadID := hub.HostID(ev.ThreadID, host)
 	for key, row := range p {
 		switch key {
 		case "thread", "turn", "permission", "elicitation":
@@ -80,33 +161,16 @@ func copyOf(host, hostLog string, ev hub.Event) (w *hub.Write, ok bool, err erro
 			return nil, false, fmt.Errorf("host %s: %s event %d: %w", host, ev.Type, ev.Seq, err)
 		}
 	}
-	turnID := hub.HostID(ev.TurnID, host)
-	switch ev.Type {
-	case hub.EventTurnStarted: // {input, internal}: the turn's row, running, and its thread's status
-		var started struct {
-			Input    string `json:"input"`
-			Internal bool   `json:"internal"`
-		}
-		_ = json.Unmarshal(ev.Payload, &started)
-		if turnID != "" {
-			w.Turns = append(w.Turns, hub.Turn{ID: turnID, ThreadID: threadID, Status: hub.TurnRunning,
-				Input: started.Input, Internal: started.Internal, StartedAt: ev.At})
-		}
-		w.ThreadChanges = append(w.ThreadChanges, hub.ThreadChange{ThreadID: threadID, Status: hub.ThreadRunning, UpdatedAt: ev.At})
-	case hub.EventTurnCompleted:
-		w.ThreadChanges = append(w.ThreadChanges, hub.ThreadChange{ThreadID: threadID, Status: hub.ThreadIdle, UpdatedAt: ev.At})
-	}
 	p["host"], _ = json.Marshal(host)
 	p["hostSeq"], _ = json.Marshal(ev.Seq)
 	if hostLog != "" {
 		p["hostLog"], _ = json.Marshal(hostLog)
 	}
-	payload, err := json.Marshal(p)
+	payload, err = json.Marshal(p)
 	if err != nil {
 		return nil, false, err
 	}
-	w.Events = []hub.Event{{Type: ev.Type, ThreadID: threadID, TurnID: turnID, At: ev.At, Payload: payload}}
-	return w, true, nil
+	return payload, true, nil
 }
 
 // addRow adds to w the row b (a copied object of kind key) describes.

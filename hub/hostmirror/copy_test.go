@@ -99,3 +99,52 @@ func TestRouterSendsAnIDToItsLastHost(t *testing.T) {
 		t.Fatalf("got %v: want NOT_FOUND for host box (not added)", err)
 	}
 }
+
+// The quick copy of a plain payload (no row, no envelope key) holds what
+// the full one holds, key for key; a payload naming a row or an envelope
+// key anywhere, one spread over lines, one that is not JSON, goes the full
+// way (where its rows are made and its forged keys dropped).
+func TestPlainCopyHoldsWhatTheFullOneDoes(t *testing.T) {
+	for _, p := range []string{
+		`{"text":"a \"turn\": b\\n <b>"}`,
+		`{}`,
+		`{"toolCallId":"c1","status":"pending","title":"Read <x> & y","rawInput":{"path":"/a"}}`,
+	} {
+		quick, ok := plainCopy(json.RawMessage(p), "box", "l0g", 42)
+		if !ok {
+			t.Fatalf("%s: not copied the quick way", p)
+		}
+		full, ok, err := fullCopy(&hub.Write{}, "box", "l0g", "t1@box", hub.Event{Seq: 42, Type: hub.EventMessageDelta, Payload: json.RawMessage(p)})
+		if err != nil || !ok {
+			t.Fatalf("%s: fullCopy %v %v", p, ok, err)
+		}
+		var q, f map[string]any
+		if json.Unmarshal(quick, &q) != nil || json.Unmarshal(full, &f) != nil {
+			t.Fatalf("%s: not JSON: %s / %s", p, quick, full)
+		}
+		if qb, _ := json.Marshal(q); string(qb) != string(mustMarshal(t, f)) {
+			t.Fatalf("%s: quick %s, full %s", p, quick, full)
+		}
+	}
+	for _, p := range []string{
+		`{"turn":{"id":"u1"}}`,
+		`{"nested":{"permission":{"id":"p"}}}`,
+		`{"text":"x","hostSeq":1}`,
+		`{"seq":9,"text":"x"}`,
+		"{\"text\":\n\"x\"}",
+		`{"text":"x"`,
+		`{"text":x}`,
+	} {
+		if _, ok := plainCopy(json.RawMessage(p), "box", "", 1); ok {
+			t.Errorf("%q copied the quick way", p)
+		}
+	}
+}
+
+func mustMarshal(t *testing.T, v any) []byte {
+	b, err := json.Marshal(v)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return b
+}
