@@ -159,6 +159,10 @@ func (e Event) AppendJSON(b []byte) ([]byte, error) {
 // UnmarshalJSON reads the wire form back (clients of the API in Go: the
 // tray, the editor bridge, tests).
 func (e *Event) UnmarshalJSON(data []byte) error {
+	if ev, ok := wireEvent(data); ok {
+		*e = ev
+		return nil
+	}
 	var all map[string]json.RawMessage
 	if err := json.Unmarshal(data, &all); err != nil {
 		return err
@@ -184,6 +188,72 @@ func (e *Event) UnmarshalJSON(data []byte) error {
 	out.Payload = p
 	*e = out
 	return nil
+}
+
+// wireKeys are the envelope's keys as AppendJSON writes them: a payload
+// that repeats one is left to UnmarshalJSON's full parse (which keeps the
+// last).
+var wireKeys = [][]byte{[]byte(`"seq":`), []byte(`"type":`), []byte(`"threadId":`), []byte(`"turnId":`), []byte(`"at":`)}
+
+// wireEvent reads data when it is exactly AppendJSON's form with plain
+// strings — what a hub writes, the event streams' bulk — without
+// parsing the payload into a map and writing it again: the envelope's
+// fields read in their order, the payload the rest of the object as it
+// came (checked valid, and on one line). ok is false for anything else
+// (UnmarshalJSON's full parse reads it).
+func wireEvent(data []byte) (Event, bool) {
+	var e Event
+	rest, ok := bytes.CutPrefix(data, []byte(`{"seq":`))
+	if !ok {
+		return e, false
+	}
+	i := 0
+	for i < len(rest) && rest[i] >= '0' && rest[i] <= '9' {
+		i++
+	}
+	seq, err := strconv.ParseInt(string(rest[:i]), 10, 64)
+	if err != nil {
+		return e, false
+	}
+	e.Seq, rest = seq, rest[i:]
+	var at string
+	for _, f := range [...]struct {
+		key string
+		dst *string
+	}{{`,"type":"`, &e.Type}, {`,"threadId":"`, &e.ThreadID}, {`,"turnId":"`, &e.TurnID}, {`,"at":"`, &at}} {
+		if rest, ok = bytes.CutPrefix(rest, []byte(f.key)); !ok {
+			return e, false
+		}
+		end := bytes.IndexByte(rest, '"')
+		if end < 0 || bytes.IndexByte(rest[:end], '\\') >= 0 {
+			return e, false
+		}
+		*f.dst, rest = string(rest[:end]), rest[end+1:]
+	}
+	t, err := time.Parse(time.RFC3339Nano, at)
+	if err != nil {
+		return e, false
+	}
+	e.At = t
+	switch {
+	case len(rest) == 1 && rest[0] == '}':
+		e.Payload = json.RawMessage(`{}`)
+		return e, true
+	case len(rest) < 2 || rest[0] != ',' || rest[len(rest)-1] != '}':
+		return e, false
+	}
+	p := make([]byte, 0, len(rest))
+	p = append(append(p, '{'), rest[1:]...)
+	if bytes.ContainsAny(p, "\r\n") || !json.Valid(p) {
+		return e, false
+	}
+	for _, k := range wireKeys {
+		if bytes.Contains(p, k) {
+			return e, false
+		}
+	}
+	e.Payload = p
+	return e, true
 }
 
 // appendJSONString appends s as a JSON string exactly as json.Marshal would.
