@@ -179,6 +179,7 @@ func TestAttemptTimeoutAfterARecentConnection(t *testing.T) {
 		{at, at.Add(time.Minute), timedOut, recentConnectTimeout},
 		{at, at.Add(time.Minute), noRoute, recentConnectTimeout},
 		{at, at.Add(time.Minute), banner, connectTimeout},
+		{at, at.Add(time.Minute), errNetworkChanged, recentConnectTimeout},
 		{at, at.Add(recentlyDown), timedOut, connectTimeout},
 		{time.Time{}, at, nil, connectTimeout},
 		{time.Time{}, at, timedOut, connectTimeout},

@@ -158,9 +158,10 @@ func attemptTimeout(upUntil, now time.Time, last error) int {
 
 // unreached reports whether err, an attempt's, is ssh failing to open the
 // TCP connection ("ssh: connect to host … port …: Connection timed out",
-// "No route to host", "Network is unreachable"; a jump host's the same).
+// "No route to host", "Network is unreachable"; a jump host's the same),
+// or an attempt cut short by a network change before it connected.
 func unreached(err error) bool {
-	return strings.Contains(err.Error(), "connect to host ")
+	return errors.Is(err, errNetworkChanged) || strings.Contains(err.Error(), "connect to host ")
 }
 
 // recently reports whether now is within recentlyDown of upUntil.
@@ -184,16 +185,17 @@ func (l *sshLink) run() {
 		started = time.Now()
 		ended, err := l.connect(trust, attemptTimeout(upUntil, started, last))
 		last = err
-		trust = ""
 		l.byNet = false
+		if errors.Is(err, errNetworkChanged) && l.ctx.Err() == nil {
+			l.byNet = true
+			continue // a new attempt at once, trusting the same key if this one did
+		}
+		trust = ""
 		var wait <-chan time.Time
 		var att *attention
 		switch {
 		case l.ctx.Err() != nil:
 			return
-		case errors.Is(err, errNetworkChanged):
-			l.byNet = true
-			continue // a new attempt at once
 		case errors.As(err, &att):
 			l.set(hub.HostNeedsAttention, att.msg, "", nil, func(h *hub.Host) { h.Fingerprint = att.fingerprint })
 			// Only the user moves it on (Connect).
