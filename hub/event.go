@@ -190,10 +190,49 @@ func (e *Event) UnmarshalJSON(data []byte) error {
 	return nil
 }
 
-// wireKeys are the envelope's keys as AppendJSON writes them: a payload
-// that repeats one is left to UnmarshalJSON's full parse (which keeps the
+// wireKeys are the envelope's keys AppendJSON writes: a payload that
+// repeats one is left to UnmarshalJSON's full parse (which keeps the
 // last).
-var wireKeys = [][]byte{[]byte(`"seq":`), []byte(`"type":`), []byte(`"threadId":`), []byte(`"turnId":`), []byte(`"at":`)}
+var wireKeys = KeyPatterns("seq", "type", "threadId", "turnId", "at")
+
+// KeyPatterns are names as PlainObject looks for them: `"name":`.
+func KeyPatterns(names ...string) [][]byte {
+	out := make([][]byte, len(names))
+	for i, n := range names {
+		out[i] = []byte(`"` + n + `":`)
+	}
+	return out
+}
+
+// PlainObject reports whether p is one valid JSON object with no line
+// break between its tokens and none of keys (KeyPatterns) anywhere in it:
+// one that can go into an event's wire form as it is, or have keys
+// appended, without being parsed and written again. The test on keys is
+// on bytes and sound: inside a JSON string every quote is escaped, so
+// `"name":` is only ever a key (at some depth: a nested one makes p not
+// plain, which is merely the slower way for its caller).
+func PlainObject(p []byte, keys [][]byte) bool {
+	if len(p) < 2 || p[0] != '{' || p[len(p)-1] != '}' || bytes.ContainsAny(p, "\r\n") {
+		return false
+	}
+	for _, k := range keys {
+		if bytes.Contains(p, k) {
+			return false
+		}
+	}
+	return json.Valid(p)
+}
+
+// plainString reports whether b, a JSON string's content, needs no
+// unescaping and holds nothing JSON forbids there (a control character).
+func plainString(b []byte) bool {
+	for _, c := range b {
+		if c == '\\' || c < 0x20 {
+			return false
+		}
+	}
+	return true
+}
 
 // wireEvent reads data when it is exactly AppendJSON's form with plain
 // strings — what a hub writes, the event streams' bulk — without
@@ -212,7 +251,7 @@ func wireEvent(data []byte) (Event, bool) {
 		i++
 	}
 	seq, err := strconv.ParseInt(string(rest[:i]), 10, 64)
-	if err != nil {
+	if err != nil || i > 1 && rest[0] == '0' { // JSON has no leading zero
 		return e, false
 	}
 	e.Seq, rest = seq, rest[i:]
@@ -225,7 +264,7 @@ func wireEvent(data []byte) (Event, bool) {
 			return e, false
 		}
 		end := bytes.IndexByte(rest, '"')
-		if end < 0 || bytes.IndexByte(rest[:end], '\\') >= 0 {
+		if end < 0 || !plainString(rest[:end]) {
 			return e, false
 		}
 		*f.dst, rest = string(rest[:end]), rest[end+1:]
@@ -244,13 +283,8 @@ func wireEvent(data []byte) (Event, bool) {
 	}
 	p := make([]byte, 0, len(rest))
 	p = append(append(p, '{'), rest[1:]...)
-	if bytes.ContainsAny(p, "\r\n") || !json.Valid(p) {
+	if !PlainObject(p, wireKeys) {
 		return e, false
-	}
-	for _, k := range wireKeys {
-		if bytes.Contains(p, k) {
-			return e, false
-		}
 	}
 	e.Payload = p
 	return e, true

@@ -87,6 +87,8 @@ func TestEventWireFormReadsBack(t *testing.T) {
 		`{"seq":1,"type":"message_delta","threadId":"t1","turnId":"","at":"2026-11-28T15:04:05Z","text":"x","type":"config_error"}`,
 		"{\"seq\":1,\"type\":\"message_delta\",\"threadId\":\"t1\",\"turnId\":\"\",\"at\":\"2026-11-28T15:04:05Z\",\n\"text\":\"x\"}",
 		`{"seq":1,"type":"message_delta","threadId":"t1","turnId":"","at":"2026-11-28T15:04:05Z","text":x}`,
+		`{"seq":01,"type":"message_delta","threadId":"t1","turnId":"","at":"2026-11-28T15:04:05Z","text":"x"}`,
+		"{\"seq\":1,\"type\":\"message_delta\",\"threadId\":\"t\x01\",\"turnId\":\"\",\"at\":\"2026-11-28T15:04:05Z\",\"text\":\"x\"}",
 	} {
 		if _, ok := wireEvent([]byte(data)); ok {
 			t.Errorf("%q read the quick way", data)

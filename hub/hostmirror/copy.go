@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"encoding/json"
 	"fmt"
+	"slices"
 	"strconv"
 
 	"github.com/switchboard-hub/switchboard/hub"
@@ -70,34 +71,20 @@ func copyOf(host, hostLog string, ev hub.Event) (w *hub.Write, ok bool, err erro
 	return w, true, nil
 }
 
+// rowKeys are the payload keys that describe a row the copy upserts.
+var rowKeys = []string{"thread", "turn", "permission", "elicitation"}
+
 // plainKeys are the keys whose presence sends a payload to fullCopy: the
 // rows it may describe and the envelope's.
-var plainKeys = func() [][]byte {
-	var out [][]byte
-	for _, k := range append([]string{"thread", "turn", "permission", "elicitation"}, envelope...) {
-		out = append(out, []byte(`"`+k+`":`))
-	}
-	return out
-}()
+var plainKeys = hub.KeyPatterns(append(slices.Clone(rowKeys), envelope...)...)
 
-// plainCopy is the payload of a copy of an event whose payload p (a
-// compact JSON object on one line) names no row and none of the
+// plainCopy is the payload of a copy of an event whose payload p is a
+// plain object (hub.PlainObject) naming no row and none of the
 // envelope's keys — the stream's bulk: text deltas, tool calls — made
 // without parsing it: p with host, hostSeq and hostLog appended. ok is
-// false for any other p (fullCopy's). The test is on bytes: inside a JSON
-// string every quote is escaped, so `"turn":` is only ever a key (at
-// some depth: a nested one sends p to fullCopy as well, which is merely
-// slower).
+// false for any other p (fullCopy's).
 func plainCopy(p json.RawMessage, host, hostLog string, seq int64) (json.RawMessage, bool) {
-	if len(p) < 2 || p[0] != '{' || p[len(p)-1] != '}' || bytes.ContainsAny(p, "\r\n") {
-		return nil, false
-	}
-	for _, k := range plainKeys {
-		if bytes.Contains(p, k) {
-			return nil, false
-		}
-	}
-	if !json.Valid(p) {
+	if !hub.PlainObject(p, plainKeys) {
 		return nil, false
 	}
 	out := make([]byte, 0, len(p)+64+len(host)+len(hostLog))
@@ -130,9 +117,7 @@ func fullCopy(w *hub.Write, host, hostLog, threadID string, ev hub.Event) (paylo
 		delete(p, k)
 	}
 	for key, row := range p {
-		switch key {
-		case "thread", "turn", "permission", "elicitation":
-		default:
+		if !slices.Contains(rowKeys, key) {
 			continue
 		}
 		var obj map[string]json.RawMessage
