@@ -217,7 +217,8 @@ export function noProblems(problems) {
  * it threw. live() returns what main started so far ({hub, browser}). On a
  * failure: the error, a screenshot of the browser's first page into
  * failureDir (if given), the hub log's last hubLines lines, then
- * onFailure(). Always: the browser closed, the hub stopped, then
+ * onFailure(), then the error's first line again (a CI log's tail shows
+ * it). Always: the browser closed, the hub stopped, then
  * cleanup(failed) (remove temp dirs, close servers).
  */
 export async function runScript(name, main, { live, failureDir, hubLines = 30, onFailure, cleanup } = {}) {
@@ -242,6 +243,8 @@ export async function runScript(name, main, { live, failureDir, hubLines = 30, o
     }
     if (hub && hubLines) console.error(hub.log().split('\n').slice(-hubLines).join('\n'));
     await onFailure?.();
+    // Said again last: a CI log shows only its tail.
+    console.error(`[${name}] FAILED:`, e instanceof Error ? e.message.split('\n')[0] : e);
   } finally {
     const { hub, browser } = live?.() ?? {};
     await browser?.close().catch(() => {});

@@ -1,8 +1,10 @@
 package hosts
 
 import (
+	"bytes"
 	"context"
 	"errors"
+	"log/slog"
 	"slices"
 	"strings"
 	"sync"
@@ -187,5 +189,38 @@ func TestAttemptTimeoutAfterARecentConnection(t *testing.T) {
 		if got := attemptTimeout(c.upUntil, c.now, c.last); got != c.want {
 			t.Errorf("%s after the link's end (up until %v), the last attempt's error %v: %d s, want %d", c.now.Sub(c.upUntil), c.upUntil, c.last, got, c.want)
 		}
+	}
+}
+
+// The hub's log says where a link settled and why, once per new state or
+// reason: not each attempt of a link down (one a second), not connecting.
+func TestLinkLogsWhereItSettles(t *testing.T) {
+	var buf bytes.Buffer
+	l := &sshLink{o: SSHOptions{Logger: slog.New(slog.NewTextHandler(&buf, nil))}}
+	refused := "ssh: connect to host 127.0.0.1 port 2222: Connection refused"
+	for _, h := range []hub.Host{
+		{Name: "box", State: hub.HostConnecting},
+		{Name: "box", State: hub.HostStateUnreachable, Error: refused},
+		{Name: "box", State: hub.HostConnecting},
+		{Name: "box", State: hub.HostStateUnreachable, Error: refused},
+		{Name: "box", State: hub.HostNeedsAttention, Error: "REMOTE HOST IDENTIFICATION HAS CHANGED"},
+		{Name: "box", State: hub.HostConnecting},
+		{Name: "box", State: hub.HostConnected},
+		{Name: "box", State: hub.HostStateUnreachable, Error: refused},
+	} {
+		l.logState(h)
+	}
+	lines := strings.Split(strings.TrimSpace(buf.String()), "\n")
+	want := []string{"state=unreachable", "state=needs_attention", "state=connected", "state=unreachable"}
+	if len(lines) != len(want) {
+		t.Fatalf("logged %d lines, want %d:\n%s", len(lines), len(want), buf.String())
+	}
+	for i, w := range want {
+		if !strings.Contains(lines[i], "host=box") || !strings.Contains(lines[i], w) {
+			t.Errorf("line %d = %q, want host=box and %s", i, lines[i], w)
+		}
+	}
+	if !strings.Contains(lines[0], "Connection refused") {
+		t.Errorf("the reason is not logged: %q", lines[0])
 	}
 }

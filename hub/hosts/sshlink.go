@@ -58,8 +58,13 @@ func SSH(o SSHOptions) func(e Entry, dir string, onChange func(hub.Host)) Link {
 	}
 	return func(e Entry, dir string, onChange func(hub.Host)) Link {
 		ctx, cancel := context.WithCancel(context.Background())
-		l := &sshLink{status: newStatus(e.Name, e.SSH, onChange), o: o, dir: dir, ctx: ctx, cancel: cancel,
-			kick: make(chan string, 1), done: make(chan struct{})}
+		l := &sshLink{o: o, dir: dir, ctx: ctx, cancel: cancel, kick: make(chan string, 1), done: make(chan struct{})}
+		l.status = newStatus(e.Name, e.SSH, func(h hub.Host) {
+			l.logState(h)
+			if onChange != nil {
+				onChange(h)
+			}
+		})
 		l.net, l.unsubscribe = netChanges.subscribe()
 		go l.run()
 		return l
@@ -86,6 +91,26 @@ type sshLink struct {
 
 	mu     sync.Mutex
 	master *exec.Cmd
+	logged string // the state and error logged last (logState)
+}
+
+// logState logs the state the link settled in when it is another one, or
+// the same with another reason: the user's log says when and why a host
+// went down, needed attention or came back. Connecting, and the same
+// failure again (a link down retries every second), are not logged.
+func (l *sshLink) logState(h hub.Host) {
+	if h.State == hub.HostConnecting {
+		return
+	}
+	key := string(h.State) + "\x00" + h.Error
+	l.mu.Lock()
+	same := key == l.logged
+	l.logged = key
+	l.mu.Unlock()
+	if same {
+		return
+	}
+	l.o.Logger.Info("host link", "host", h.Name, "state", h.State, "error", h.Error, "note", h.Note)
 }
 
 // attention is a failure the user must act on: not retried by itself.
