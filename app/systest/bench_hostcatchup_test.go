@@ -61,8 +61,8 @@ func benchCatchUp(b *testing.B, cut time.Duration, down, up func(*sshHost)) {
 	g.latency(b, l.h, threads, "ticks 10 100", 10) // the agents started
 	for i := range b.N {
 		r := l.catchUp(b, g, threads, cut)
-		b.Logf("run %d: %d turns × %d chunks/s, the network cut for %s: %d events logged on box meanwhile; back → connected %.2f s, connected → caught up %.2f s, total %.2f s; load %.2f",
-			i+1, hostTurns, hostRate, cut, r.events, r.reconnect.Seconds(), r.copy.Seconds(), (r.reconnect + r.copy).Seconds(), r.load)
+		b.Logf("run %d: %d turns × %d chunks/s, the network cut for %s: %d events logged on box meanwhile; back → connected %.2f s, connected → caught up %.2f s, total %.2f s; load %.2f; the turns' %d events in %d copies",
+			i+1, hostTurns, hostRate, cut, r.events, r.reconnect.Seconds(), r.copy.Seconds(), (r.reconnect + r.copy).Seconds(), r.load, r.held, r.copies)
 		b.ReportMetric(r.reconnect.Seconds(), "reconnect-s")
 		b.ReportMetric(r.copy.Seconds(), "copy-s")
 		b.ReportMetric((r.reconnect + r.copy).Seconds(), "catchup-s")
@@ -74,6 +74,7 @@ func benchCatchUp(b *testing.B, cut time.Duration, down, up func(*sshHost)) {
 type catchUpResult struct {
 	reconnect, copy time.Duration
 	events          int
+	copies, held    int // the turns' copies stored here, and the host events they hold
 	load            float64
 }
 
@@ -82,6 +83,7 @@ type catchUpResult struct {
 type seqLog struct {
 	mu      sync.Mutex
 	seqs    map[string][]int64
+	from    map[int64]int64 // a copy of joined deltas: its hostSeqFrom, by its hostSeq
 	max     int64
 	reached chan struct{} // closed when max ≥ target
 	target  int64
@@ -90,14 +92,19 @@ type seqLog struct {
 }
 
 func newSeqLog(threads int) *seqLog {
-	return &seqLog{seqs: map[string][]int64{}, reached: make(chan struct{}), target: -1,
+	return &seqLog{seqs: map[string][]int64{}, from: map[int64]int64{}, reached: make(chan struct{}), target: -1,
 		done: map[string]int64{}, allDone: make(chan struct{})}
 }
 
-func (s *seqLog) add(thread, ev string, seq int64, n int) {
+// add records the event of seq, or the joined deltas from from to seq
+// (from 0: one event).
+func (s *seqLog) add(thread, ev string, from, seq int64, n int) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	s.seqs[thread] = append(s.seqs[thread], seq)
+	if from > 0 {
+		s.from[seq] = from
+	}
 	s.max = max(s.max, seq)
 	if s.target >= 0 && s.max >= s.target {
 		s.target = -1
@@ -152,13 +159,13 @@ func (l *linked) catchUp(b *testing.B, g *streamReader, threads []string, cut ti
 			}
 		}
 		if id, ok := strings.CutSuffix(f.ThreadID, "@box"); ok && want[id] && f.HostSeq > 0 {
-			local.add(id, ev, f.HostSeq, len(threads))
+			local.add(id, ev, f.HostSeqFrom, f.HostSeq, len(threads))
 		}
 	})
 	defer g.setWatch(nil)
 	l.direct.r.setWatch(func(ev string, f frame, _ time.Time) {
 		if want[f.ThreadID] {
-			there.add(f.ThreadID, ev, f.Seq, len(threads))
+			there.add(f.ThreadID, ev, 0, f.Seq, len(threads))
 		}
 	})
 	defer l.direct.r.setWatch(nil)
@@ -215,12 +222,12 @@ func (l *linked) catchUp(b *testing.B, g *streamReader, threads []string, cut ti
 	// stream and in the local copies.
 	for _, th := range threads {
 		id := strings.TrimSuffix(th, "@box")
-		local.mu.Lock()
-		mine := slices.Clone(local.seqs[id])
-		local.mu.Unlock()
 		there.mu.Lock()
 		theirs, end := slices.Clone(there.seqs[id]), there.done[id]
 		there.mu.Unlock()
+		local.mu.Lock()
+		mine := heldSeqs(local.seqs[id], func(seq int64) int64 { return local.from[seq] }, theirs)
+		local.mu.Unlock()
 		// From the first event box logged for the turn to its
 		// turn_completed (what follows may still be on its way).
 		within := func(seqs []int64) []int64 {
@@ -231,15 +238,44 @@ func (l *linked) catchUp(b *testing.B, g *streamReader, threads []string, cut ti
 			b.Fatalf("thread %s: the local stream showed %d events, box logged %d: %s", th, len(mine), len(theirs), seqDiff(mine, theirs))
 		}
 		var stored []int64
+		from := map[int64]int64{}
 		for _, c := range copies(b, l.h, th) {
 			stored = append(stored, c.HostSeq)
+			from[c.HostSeq] = c.HostSeqFrom
 		}
-		stored = within(stored)
+		res.copies += len(within(slices.Clone(stored)))
+		stored = within(heldSeqs(stored, func(seq int64) int64 { return from[seq] }, theirs))
+		res.held += len(stored)
 		if !slices.Equal(stored, theirs) {
 			b.Fatalf("thread %s: %d copies stored of box's %d events: %s", th, len(stored), len(theirs), seqDiff(stored, theirs))
 		}
 	}
 	return res
+}
+
+// heldSeqs is the host seqs that copies of seqs hold, in order: a copy's
+// own, or for one of joined deltas (from(seq) > 0, ADR 0056) each seq of
+// the thread's on the host, theirs, from from(seq) to seq. A copy that
+// holds none of theirs stays as it is, so a comparison shows it.
+func heldSeqs(seqs []int64, from func(int64) int64, theirs []int64) []int64 {
+	var out []int64
+	for _, seq := range seqs {
+		f := from(seq)
+		if f == 0 {
+			out = append(out, seq)
+			continue
+		}
+		n := len(out)
+		for _, q := range theirs {
+			if q >= f && q <= seq {
+				out = append(out, q)
+			}
+		}
+		if len(out) == n || out[len(out)-1] != seq {
+			out = append(out[:n], -seq) // not a run of the host's events
+		}
+	}
+	return out
 }
 
 // seqDiff says where two seq lists part.

@@ -224,8 +224,10 @@ type frame struct {
 	TurnID   string `json:"turnId"`
 	Text     string `json:"text"`
 	HostSeq  int64  `json:"hostSeq"`
-	Name     string `json:"name"`  // host_changed: the Host
-	State    string `json:"state"` // host_changed
+	// HostSeqFrom: a copy of box's deltas from this seq to HostSeq, joined (ADR 0056).
+	HostSeqFrom int64  `json:"hostSeqFrom"`
+	Name        string `json:"name"`  // host_changed: the Host
+	State       string `json:"state"` // host_changed
 }
 
 // streamReader reads one hub's global stream (scope=all) in this process

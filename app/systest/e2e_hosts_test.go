@@ -97,21 +97,7 @@ func TestE2EHostMirror(t *testing.T) {
 		remote.waitTurn(remoteID, strings.TrimSuffix(turn.ID, "@box"), 30*time.Second)
 		relay.restore()
 		events.until(30*time.Second, isType("turn_completed", turn.ID))
-		mine, theirs := copies(t, local, th.ID), copies(t, remote, remoteID)
-		if len(theirs) == 0 || len(mine) != len(theirs) {
-			t.Fatalf("%d copies %+v of the host's %d events %+v", len(mine), mine, len(theirs), theirs)
-		}
-		var last int64
-		for i, m := range mine {
-			h := theirs[i]
-			if m.HostSeq != h.Seq || m.Type != h.Type || m.Text != h.Text || m.Host != "box" {
-				t.Fatalf("copy %d %+v of host event %+v", i, m, h)
-			}
-			if m.Seq <= last {
-				t.Fatalf("copy %d has local seq %d after %d", i, m.Seq, last)
-			}
-			last = m.Seq
-		}
+		checkCopies(t, copies(t, local, th.ID), copies(t, remote, remoteID))
 		if lt, rt := local.turn(th.ID, turn.ID), remote.turn(remoteID, strings.TrimSuffix(turn.ID, "@box")); lt.Output != rt.Output || lt.Status != "completed" {
 			t.Fatalf("the copy's turn %q %s, the host's %q", lt.Output, lt.Status, rt.Output)
 		}
@@ -231,15 +217,7 @@ func TestE2EHostMirror(t *testing.T) {
 		}
 		remote.waitTurn(remoteID, strings.TrimSuffix(turn.ID, "@box"), 30*time.Second)
 		local.waitTurn(th.ID, turn.ID, 30*time.Second)
-		mine, theirs := copies(t, local, th.ID), copies(t, remote, remoteID)
-		if len(mine) != len(theirs) {
-			t.Fatalf("%d copies of the host's %d events after a restart", len(mine), len(theirs))
-		}
-		for i := range mine {
-			if mine[i].HostSeq != theirs[i].Seq {
-				t.Fatalf("copy %d has host seq %d, the host's event %d", i, mine[i].HostSeq, theirs[i].Seq)
-			}
-		}
+		checkCopies(t, copies(t, local, th.ID), copies(t, remote, remoteID))
 	})
 
 	t.Run("EditorBridgeToHost", func(t *testing.T) {
@@ -275,11 +253,55 @@ type hostPermission struct {
 
 // hostEvent is a stored event as copies carry it.
 type hostEvent struct {
-	Seq     int64  `json:"seq"`
-	Type    string `json:"type"`
-	Text    string `json:"text"`
-	Host    string `json:"host"`
-	HostSeq int64  `json:"hostSeq"`
+	Seq         int64  `json:"seq"`
+	Type        string `json:"type"`
+	Text        string `json:"text"`
+	Host        string `json:"host"`
+	HostSeq     int64  `json:"hostSeq"`
+	HostSeqFrom int64  `json:"hostSeqFrom"` // joined deltas: the first one's seq (ADR 0056)
+}
+
+// caughtUp reports whether mine, copies of a thread's events, reach the
+// last of theirs, the host's own (copies are stored in the host's order).
+func caughtUp(mine, theirs []hostEvent) bool {
+	return len(mine) > 0 && len(theirs) > 0 && mine[len(mine)-1].HostSeq == theirs[len(theirs)-1].Seq
+}
+
+// checkCopies fails t unless mine, box's copies of a thread's events,
+// hold theirs, box's own, each exactly once and in order: a copy holds
+// one event (its hostSeq) or box's deltas of one type from its hostSeqFrom
+// to its hostSeq, their text joined; local seqs rise.
+func checkCopies(t testing.TB, mine, theirs []hostEvent) {
+	t.Helper()
+	if len(theirs) == 0 {
+		t.Fatal("the host logged no event")
+	}
+	i := 0
+	var last int64
+	for k, m := range mine {
+		from := m.HostSeq
+		if m.HostSeqFrom > 0 {
+			from = m.HostSeqFrom
+		}
+		var text strings.Builder
+		start := i
+		for ; i < len(theirs) && theirs[i].Seq <= m.HostSeq; i++ {
+			if h := theirs[i]; h.Seq < from || h.Type != m.Type {
+				t.Fatalf("copy %d %+v: the host's event %+v is in none", k, m, h)
+			}
+			text.WriteString(theirs[i].Text)
+		}
+		if i == start || theirs[i-1].Seq != m.HostSeq || text.String() != m.Text || m.Host != "box" {
+			t.Fatalf("copy %d %+v holds not the host's events %+v", k, m, theirs[start:i])
+		}
+		if m.Seq <= last {
+			t.Fatalf("copy %d has local seq %d after %d", k, m.Seq, last)
+		}
+		last = m.Seq
+	}
+	if i != len(theirs) {
+		t.Fatalf("%d copies hold %d of the host's %d events: not %+v", len(mine), i, len(theirs), theirs[i:])
+	}
 }
 
 // copies lists a thread's stored events, every turn's, in order.

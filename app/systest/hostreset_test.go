@@ -48,10 +48,11 @@ func TestE2EHostReset(t *testing.T) {
 	var oldCopies []hostEvent
 	if !waitFor(30*time.Second, func() bool {
 		oldCopies = copies(t, local, old.ID)
-		return len(oldCopies) == len(copies(t, remote, oldID))
+		return caughtUp(oldCopies, copies(t, remote, oldID))
 	}) {
 		t.Fatalf("the old thread's %d copies never caught up with the host's %d events", len(oldCopies), len(copies(t, remote, oldID)))
 	}
+	checkCopies(t, oldCopies, copies(t, remote, oldID))
 	resumeAt := oldCopies[len(oldCopies)-1].HostSeq
 	if resumeAt < 40 {
 		t.Fatalf("the old log ends at seq %d: too short for the new one to stay below it", resumeAt)
@@ -108,18 +109,11 @@ func TestE2EHostReset(t *testing.T) {
 				return false
 			}
 			mine = copies(t, local, newTh.ID+"@box")
-			return len(mine) >= len(theirs)
+			return caughtUp(mine, theirs)
 		}) {
 			t.Fatalf("past=%v: the new log's thread never arrived here (%d of %d events)\n%s", past, len(mine), len(theirs), tail(local.logText(), 4096))
 		}
-		if len(mine) != len(theirs) {
-			t.Fatalf("past=%v: %d copies of the new log's %d events: %+v", past, len(mine), len(theirs), mine)
-		}
-		for i := range mine {
-			if mine[i].HostSeq != theirs[i].Seq || mine[i].Type != theirs[i].Type || mine[i].Host != "box" {
-				t.Fatalf("past=%v: copy %d %+v of the new log's event %+v", past, i, mine[i], theirs[i])
-			}
-		}
+		checkCopies(t, mine, theirs)
 		if got := local.turn(newTh.ID+"@box", nt.ID+"@box"); got.Output != want {
 			t.Fatalf("past=%v: the new turn's copy says %q", past, got.Output)
 		}
@@ -133,10 +127,11 @@ func TestE2EHostReset(t *testing.T) {
 			t.Fatalf("past=%v: the next turn's copy: %+v", past, got)
 		}
 		if !waitFor(30*time.Second, func() bool {
-			return len(copies(t, local, newTh.ID+"@box")) == len(copies(t, remote, newTh.ID))
+			return caughtUp(copies(t, local, newTh.ID+"@box"), copies(t, remote, newTh.ID))
 		}) {
 			t.Fatalf("past=%v: after the next turn: %d copies of %d events", past, len(copies(t, local, newTh.ID+"@box")), len(copies(t, remote, newTh.ID)))
 		}
+		checkCopies(t, copies(t, local, newTh.ID+"@box"), copies(t, remote, newTh.ID))
 		// The point kept is now this log's: the next reset must pass it.
 		all := copies(t, local, newTh.ID+"@box")
 		resumeAt = all[len(all)-1].HostSeq

@@ -26,28 +26,31 @@ var notCopied = map[string]bool{
 
 // envelope are the keys of an event's wire form beside its payload: a
 // host's payload that repeats one is not trusted with it.
-var envelope = []string{"seq", "type", "threadId", "turnId", "at", "host", "hostSeq", "hostLog"}
+var envelope = []string{"seq", "type", "threadId", "turnId", "at", "host", "hostSeq", "hostSeqFrom", "hostLog"}
 
 // copyOf is the Write that stores ev, an event of host's stream, as a
 // local copy: the event with its ids made "<id>@<host>" and "host",
 // "hostSeq" and (when the host names it) "hostLog", its log's id, in its
-// payload, and the rows its payload describes (thread,
+// payload — and "hostSeqFrom", from, when ev holds the text of the host's
+// deltas from seq from to ev.Seq (joinDeltas; 0: ev is one event) — and
+// the rows its payload describes (thread,
 // turn, permission, question). ok is false for an event that is not
 // copied (notCopied, no thread, over MaxCopyBytes, a payload that is not
 // a JSON object). A turn_started makes the turn's row (its payload has
 // only the input) and, with turn_completed, sets the thread's status (the
 // host announces no status change of a turn's). The event's ClientID is the thread's owner, filled by
 // the store from the copied thread.
-func copyOf(host, hostLog string, ev hub.Event) (w *hub.Write, ok bool, err error) {
+func copyOf(host, hostLog string, ev hub.Event, from int64) (w *hub.Write, ok bool, err error) {
 	if ev.ThreadID == "" || notCopied[ev.Type] || len(ev.Payload) > MaxCopyBytes {
 		return nil, false, nil
 	}
 	w = &hub.Write{}
 	threadID := hub.HostID(ev.ThreadID, host)
-	payload, quick := plainCopy(ev.Payload, host, hostLog, ev.Seq)
+	src := source{host: host, log: hostLog, seq: ev.Seq, from: from}
+	payload, quick := plainCopy(ev.Payload, src)
 	if !quick {
 		var ok bool
-		if payload, ok, err = fullCopy(w, host, hostLog, threadID, ev); err != nil || !ok {
+		if payload, ok, err = fullCopy(w, src, threadID, ev); err != nil || !ok {
 			return nil, ok, err
 		}
 	}
@@ -78,37 +81,57 @@ var rowKeys = []string{"thread", "turn", "permission", "elicitation"}
 // rows it may describe and the envelope's.
 var plainKeys = hub.KeyPatterns(append(slices.Clone(rowKeys), envelope...)...)
 
-// plainCopy is the payload of a copy of an event whose payload p is a
-// plain object (hub.PlainObject) naming no row and none of the
-// envelope's keys — the stream's bulk: text deltas, tool calls — made
-// without parsing it: p with host, hostSeq and hostLog appended. ok is
-// false for any other p (fullCopy's).
-func plainCopy(p json.RawMessage, host, hostLog string, seq int64) (json.RawMessage, bool) {
-	if !hub.PlainObject(p, plainKeys) {
-		return nil, false
-	}
-	out := make([]byte, 0, len(p)+64+len(host)+len(hostLog))
-	out = append(out, p[:len(p)-1]...)
-	if len(bytes.TrimSpace(p[1:len(p)-1])) > 0 {
+// source is where a copy comes from, as its payload says: host, the
+// host's log id (log; "" when the host names none) and seq (hostSeq),
+// and from (hostSeqFrom) for joined deltas (0: one event).
+type source struct {
+	host, log string
+	seq, from int64
+}
+
+// appendKeys appends src's keys to out, the inside of a JSON object: the
+// first after a comma when comma is set, the others after one each.
+func (src source) appendKeys(out []byte, comma bool) []byte {
+	if comma {
 		out = append(out, ',')
 	}
-	h, _ := json.Marshal(host)
+	h, _ := json.Marshal(src.host)
 	out = append(out, `"host":`...)
 	out = append(out, h...)
 	out = append(out, `,"hostSeq":`...)
-	out = strconv.AppendInt(out, seq, 10)
-	if hostLog != "" {
-		l, _ := json.Marshal(hostLog)
+	out = strconv.AppendInt(out, src.seq, 10)
+	if src.from > 0 {
+		out = append(out, `,"hostSeqFrom":`...)
+		out = strconv.AppendInt(out, src.from, 10)
+	}
+	if src.log != "" {
+		l, _ := json.Marshal(src.log)
 		out = append(out, `,"hostLog":`...)
 		out = append(out, l...)
 	}
+	return out
+}
+
+// plainCopy is the payload of a copy of an event whose payload p is a
+// plain object (hub.PlainObject) naming no row and none of the
+// envelope's keys — the stream's bulk: text deltas, tool calls — made
+// without parsing it: p with src's keys appended. ok is false for any
+// other p (fullCopy's).
+func plainCopy(p json.RawMessage, src source) (json.RawMessage, bool) {
+	if !hub.PlainObject(p, plainKeys) {
+		return nil, false
+	}
+	out := make([]byte, 0, len(p)+96+len(src.host)+len(src.log))
+	out = append(out, p[:len(p)-1]...)
+	out = src.appendKeys(out, len(bytes.TrimSpace(p[1:len(p)-1])) > 0)
 	return append(out, '}'), true
 }
 
 // fullCopy is the payload of the copy of ev, a host's event whose payload
 // names rows or the envelope's keys, with the rows it describes added to
 // w. ok is false for a payload that is not a JSON object.
-func fullCopy(w *hub.Write, host, hostLog, threadID string, ev hub.Event) (payload json.RawMessage, ok bool, err error) {
+func fullCopy(w *hub.Write, src source, threadID string, ev hub.Event) (payload json.RawMessage, ok bool, err error) {
+	host := src.host
 	var p map[string]json.RawMessage
 	if err := json.Unmarshal(ev.Payload, &p); err != nil || p == nil {
 		return nil, false, nil
@@ -147,9 +170,12 @@ func fullCopy(w *hub.Write, host, hostLog, threadID string, ev hub.Event) (paylo
 		}
 	}
 	p["host"], _ = json.Marshal(host)
-	p["hostSeq"], _ = json.Marshal(ev.Seq)
-	if hostLog != "" {
-		p["hostLog"], _ = json.Marshal(hostLog)
+	p["hostSeq"], _ = json.Marshal(src.seq)
+	if src.from > 0 {
+		p["hostSeqFrom"], _ = json.Marshal(src.from)
+	}
+	if src.log != "" {
+		p["hostLog"], _ = json.Marshal(src.log)
 	}
 	payload, err = json.Marshal(p)
 	if err != nil {

@@ -17,7 +17,7 @@ func TestCopyOfAHostileHost(t *testing.T) {
 	payload := `{"seq":1,"type":"config_error","threadId":"t9","at":"x","host":"other","hostSeq":1,"hostLog":"forged",
 		"permission":{"id":"p1@other","threadId":"t1@other","turnId":"u1","status":"pending","options":[]},
 		"text":"<script>alert(1)</script>"}`
-	w, ok, err := copyOf("box", "b0x", hub.Event{Seq: 42, Type: hub.EventPermissionRequired, ThreadID: "t1@other", TurnID: "u1", At: at, Payload: json.RawMessage(payload)})
+	w, ok, err := copyOf("box", "b0x", hub.Event{Seq: 42, Type: hub.EventPermissionRequired, ThreadID: "t1@other", TurnID: "u1", At: at, Payload: json.RawMessage(payload)}, 0)
 	if err != nil || !ok {
 		t.Fatalf("copyOf: %v %v", ok, err)
 	}
@@ -64,7 +64,7 @@ func TestCopyOfAHostileHost(t *testing.T) {
 		{"huge", hub.Event{Seq: 1, Type: hub.EventMessageDelta, ThreadID: "t1",
 			Payload: json.RawMessage(`{"text":"` + strings.Repeat("a", MaxCopyBytes) + `"}`)}},
 	} {
-		if _, ok, _ := copyOf("box", "", tt.ev); ok {
+		if _, ok, _ := copyOf("box", "", tt.ev, 0); ok {
 			t.Errorf("%s: copied", tt.name)
 		}
 	}
@@ -74,7 +74,7 @@ func TestCopyOfAHostileHost(t *testing.T) {
 // event's thread's copy.
 func TestCopyKeepsRowsOnTheEventsThread(t *testing.T) {
 	w, ok, err := copyOf("box", "", hub.Event{Seq: 3, Type: hub.EventThreadUpdated, ThreadID: "t1",
-		Payload: json.RawMessage(`{"thread":{"id":"local-thread","agent":"fake","cwd":"/w","clientId":"alice","status":"idle"}}`)})
+		Payload: json.RawMessage(`{"thread":{"id":"local-thread","agent":"fake","cwd":"/w","clientId":"alice","status":"idle"}}`)}, 0)
 	if err != nil || !ok || len(w.Threads) != 1 {
 		t.Fatalf("%v %v %+v", ok, err, w)
 	}
@@ -82,7 +82,7 @@ func TestCopyKeepsRowsOnTheEventsThread(t *testing.T) {
 		t.Fatalf("thread copy %+v", got)
 	}
 	w, _, _ = copyOf("box", "", hub.Event{Seq: 4, Type: hub.EventThreadUpdated, ThreadID: "t1",
-		Payload: json.RawMessage(`{"thread":{"id":"t1"},"deleted":true}`)})
+		Payload: json.RawMessage(`{"thread":{"id":"t1"},"deleted":true}`)}, 0)
 	if len(w.Threads) != 0 || len(w.DeleteThreads) != 1 || w.DeleteThreads[0] != "t1@box" {
 		t.Fatalf("a deletion: %+v", w)
 	}
@@ -105,16 +105,17 @@ func TestRouterSendsAnIDToItsLastHost(t *testing.T) {
 // key anywhere, one spread over lines, one that is not JSON, goes the full
 // way (where its rows are made and its forged keys dropped).
 func TestPlainCopyHoldsWhatTheFullOneDoes(t *testing.T) {
-	for _, p := range []string{
+	for i, p := range []string{
 		`{"text":"a \"turn\": b\\n <b>"}`,
 		`{}`,
 		`{"toolCallId":"c1","status":"pending","title":"Read <x> & y","rawInput":{"path":"/a"}}`,
 	} {
-		quick, ok := plainCopy(json.RawMessage(p), "box", "l0g", 42)
+		src := source{host: "box", log: "l0g", seq: 42, from: int64(i) * 20} // 0: one event; else joined deltas
+		quick, ok := plainCopy(json.RawMessage(p), src)
 		if !ok {
 			t.Fatalf("%s: not copied the quick way", p)
 		}
-		full, ok, err := fullCopy(&hub.Write{}, "box", "l0g", "t1@box", hub.Event{Seq: 42, Type: hub.EventMessageDelta, Payload: json.RawMessage(p)})
+		full, ok, err := fullCopy(&hub.Write{}, src, "t1@box", hub.Event{Seq: 42, Type: hub.EventMessageDelta, Payload: json.RawMessage(p)})
 		if err != nil || !ok {
 			t.Fatalf("%s: fullCopy %v %v", p, ok, err)
 		}
@@ -130,12 +131,13 @@ func TestPlainCopyHoldsWhatTheFullOneDoes(t *testing.T) {
 		`{"turn":{"id":"u1"}}`,
 		`{"nested":{"permission":{"id":"p"}}}`,
 		`{"text":"x","hostSeq":1}`,
+		`{"text":"x","hostSeqFrom":1}`,
 		`{"seq":9,"text":"x"}`,
 		"{\"text\":\n\"x\"}",
 		`{"text":"x"`,
 		`{"text":x}`,
 	} {
-		if _, ok := plainCopy(json.RawMessage(p), "box", "", 1); ok {
+		if _, ok := plainCopy(json.RawMessage(p), source{host: "box", seq: 1}); ok {
 			t.Errorf("%q copied the quick way", p)
 		}
 	}

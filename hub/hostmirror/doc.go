@@ -11,7 +11,10 @@
 // the tray cover every host unchanged. The host seq and log are stored in
 // the copy's own row (store.HostSeq), so a link cut anywhere resumes with
 // every event exactly once, and a host whose log is a new one (a reset
-// data dir) is copied from its start.
+// data dir) is copied from its start. A turn's text deltas that arrive
+// together (a link catching up) are joined into one copy, "hostSeqFrom"
+// its first one's seq and "hostSeq" its last's (joinDeltas, ADR 0056):
+// the same text, once, in fewer events.
 //
 // Router is hub.Service with every call that names a host's id ("<id>@<host>",
 // or a CreateThreadRequest's Host) forwarded to that host through

@@ -333,7 +333,8 @@ var errHostReset = errors.New("the host's event log started over (its data dir w
 const maxBatch = 512
 
 // store queues copies of events of h's, in order, in as few Writes as it
-// can: the copies of consecutive events in one Write, but for a thread's
+// can, a turn's consecutive text deltas joined (joinDeltas): the copies of
+// consecutive events in one Write, but for a thread's
 // deletion, a Write of its own. Before a thread's first event since the
 // link came up its copy is made from the host's own answer. A resync
 // ends the batch with an error (the link resumes from the last copy
@@ -348,14 +349,15 @@ func (hs *Hosts) store(ctx context.Context, h *host, c *client.Client, p *pipeli
 		w = &hub.Write{}
 		return err
 	}
-	for _, ev := range events {
+	for _, j := range joinDeltas(events) {
+		ev := j.Event
 		if ev.Type == hub.EventResync {
 			if err := flush(); err != nil {
 				return err
 			}
 			return errors.New("the host's event stream fell behind")
 		}
-		cw, ok, err := copyOf(h.name, h.log, ev)
+		cw, ok, err := copyOf(h.name, h.log, ev, j.from)
 		if err != nil {
 			hs.log.Warn("a host's event is not copied", "host", h.name, "seq", ev.Seq, "err", err)
 			continue

@@ -104,7 +104,7 @@ func TestStoreBatchesAndLeavesOutWhatIsRefused(t *testing.T) {
 	p := &pipeline{hs: hs, h: h}
 	batches := [][]hub.Event{
 		{ev(1, hub.EventThreadUpdated, `{"thread":{"id":"t1","agent":"fake","cwd":"/w","status":"idle"}}`), ev(2, hub.EventMessageDelta, `{"text":"ok1"}`)},
-		{ev(3, hub.EventMessageDelta, `{"text":"bad"}`), ev(4, hub.EventMessageDelta, `{"text":"ok2"}`)},
+		{ev(3, hub.EventToolCall, `{"text":"bad"}`), ev(4, hub.EventMessageDelta, `{"text":"ok2"}`)},
 		{ev(5, hub.EventMessageDelta, `{"text":"ok3"}`)},
 		{ev(6, hub.EventMessageDelta, `{"text":"ok4"}`), ev(7, hub.EventMessageDelta, `{"text":"ok5"}`)},
 	}
@@ -121,7 +121,8 @@ func TestStoreBatchesAndLeavesOutWhatIsRefused(t *testing.T) {
 		t.Fatal(err)
 	}
 	got, _ := f.stored()
-	if want := "thread_updated: message_delta:ok1 message_delta:ok2 message_delta:ok3 message_delta:ok4 message_delta:ok5"; got != want {
+	// ok4 and ok5, one batch's consecutive deltas, are one copy (joinDeltas).
+	if want := "thread_updated: message_delta:ok1 message_delta:ok2 message_delta:ok3 message_delta:ok4ok5"; got != want {
 		t.Fatalf("stored %q, want %q", got, want)
 	}
 	if !h.known["t1"] {
