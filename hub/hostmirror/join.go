@@ -35,8 +35,8 @@ type joined struct {
 //     deletion, a resync).
 func joinDeltas(events []hub.Event) []joined {
 	out := make([]joined, 0, len(events))
-	open := map[string]int{} // thread → index in out of its run's last event
-	dead := 0                // events of out joined into a later one
+	var open map[string]int // thread → index in out of its run's last event (made at the first run)
+	dead := 0               // events of out joined into a later one
 	for _, ev := range events {
 		if ev.Type != hub.EventMessageDelta && ev.Type != hub.EventThoughtDelta {
 			clear(open)
@@ -66,6 +66,9 @@ func joinDeltas(events []hub.Event) []joined {
 					continue
 				}
 			}
+		}
+		if open == nil {
+			open = map[string]int{}
 		}
 		open[ev.ThreadID] = len(out)
 		out = append(out, joined{Event: ev})
