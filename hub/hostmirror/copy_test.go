@@ -14,7 +14,7 @@ import (
 // events, nor flood the store with one huge event.
 func TestCopyOfAHostileHost(t *testing.T) {
 	at := time.Date(2026, 11, 28, 5, 0, 0, 0, time.UTC)
-	payload := `{"seq":1,"type":"config_error","threadId":"t9","at":"x","host":"other","hostSeq":1,"hostLog":"forged",
+	payload := `{"seq":1,"type":"config_error","threadId":"t9","at":"x","host":"other","hostSeq":1,"hostSeqFrom":1,"hostLog":"forged",
 		"permission":{"id":"p1@other","threadId":"t1@other","turnId":"u1","status":"pending","options":[]},
 		"text":"<script>alert(1)</script>"}`
 	w, ok, err := copyOf("box", "b0x", hub.Event{Seq: 42, Type: hub.EventPermissionRequired, ThreadID: "t1@other", TurnID: "u1", At: at, Payload: json.RawMessage(payload)}, 0)
@@ -32,7 +32,8 @@ func TestCopyOfAHostileHost(t *testing.T) {
 	if err := json.Unmarshal(ev.Payload, &p); err != nil {
 		t.Fatal(err)
 	}
-	for _, k := range []string{"seq", "type", "threadId", "at"} {
+	// hostSeqFrom would claim the copy holds the host's events from seq 1.
+	for _, k := range []string{"seq", "type", "threadId", "at", "hostSeqFrom"} {
 		if _, ok := p[k]; ok {
 			t.Errorf("the copy's payload keeps the host's %q: %s", k, ev.Payload)
 		}
