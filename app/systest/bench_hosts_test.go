@@ -17,6 +17,7 @@ import (
 	"go.yaml.in/yaml/v3"
 
 	"github.com/switchboard-hub/switchboard/acp/acptest"
+	"github.com/switchboard-hub/switchboard/app/hubbench/procfig"
 	"github.com/switchboard-hub/switchboard/hub"
 	"github.com/switchboard-hub/switchboard/hub/client"
 )
@@ -43,14 +44,28 @@ const (
 // on a host, over the same workload on the local hub's own threads. The
 // two alternate, hostRounds rounds of each (a disk or CPU hiccup of the
 // shared machine falls on both alike), and the figure pools each side's
-// rounds. Only the global stream is read meanwhile. Then one more round
-// on the host reads the same chunks at two more places, to tell where the
-// link's time goes: on the host hub's own socket (what the host adds
-// before the link) and through the link's forwarded socket (ssh, without
-// the mirror and the local hub). Metrics: local-p99-ms, link-p99-ms,
-// added-p99-ms (their difference, target < 2), added-p50-ms, and from the
-// last round host-p99-ms, ssh-p99-ms and its own link's, diag-link-p99-ms;
-// load (the 1-minute load average).
+// rounds. Only the global stream is read meanwhile.
+//
+// Then one more round on the host reads the same chunks at three more
+// places: twice on the host hub's own socket, and through the link's
+// forwarded socket (ssh, without the mirror and the local hub). Each chunk
+// is then paired with itself: how much later it came through the link
+// than at the host (what the link adds to that chunk), through ssh, and
+// at the host's second reader (two readers of one stream: the measuring's
+// own noise).
+//
+// A virtual machine's CPUs can be taken away by its hypervisor for tens
+// of milliseconds (steal), which stretches whatever is in flight on
+// either side. Each figure is also given for the chunks in whose flight
+// no CPU time was stolen ("quiet"), beside the share stolen.
+//
+// Metrics: local-p99-ms, link-p99-ms, added-p99-ms (their difference,
+// target < 2), added-p50-ms, quiet-added-p99-ms, steal-pct, load (the
+// 1-minute load average); from the last round paired-p99-ms (the link
+// after the host, chunk by chunk), quiet-paired-p99-ms, noise-p99-ms
+// (the second reader after the first), quiet-noise-p99-ms, host-p99-ms,
+// ssh-hop-p99-ms and mirror-hop-p99-ms (through the link after through
+// ssh).
 func BenchmarkHostChunkLatency(b *testing.B) {
 	secs := benchSeconds(5)
 	l := linkedHost(b)
@@ -66,33 +81,55 @@ func BenchmarkHostChunkLatency(b *testing.B) {
 	g.latency(b, l.h, append(slices.Clone(localThreads), boxThreads...), "ticks 10 100", 10)
 	input := fmt.Sprintf("ticks %d %d", secs*hostRate, hostRate)
 	for i := range b.N {
-		load := loadMeter()
+		load, steal := loadMeter(), procfig.WatchSteal(2*time.Millisecond)
 		local, link := &latencies{}, &latencies{}
 		for range hostRounds {
 			local.join(g.latency(b, l.h, localThreads, input, secs*hostRate))
 			link.join(g.latency(b, l.h, boxThreads, input, secs*hostRate))
 		}
+		share, longest := steal.Stop()
 		ld := load()
-		direct, tunnel := l.directReader(b), l.tunnelReader(b)
-		hostSide, sshSide := &latencies{}, &latencies{}
-		direct.collect(boxThreads, hostSide)
-		tunnel.collect(boxThreads, sshSide)
-		diag := g.latency(b, l.h, boxThreads, input, secs*hostRate)
-		direct.r.close()
-		tunnel.r.close()
-		lp, kp := pct(local.d, 0.99), pct(link.d, 0.99)
-		b.Logf("run %d: %d rounds of %d turns × %d chunks/s for %d s, local and through the link alternating; p50/p99/p99.9/max ms: local %s, through the link %s; added p50 %.2f ms, p99 %.2f ms; load %.2f",
-			i+1, hostRounds, hostTurns, hostRate, secs, local, link, pct(link.d, 0.5)-pct(local.d, 0.5), kp-lp, ld)
-		b.Logf("run %d, one more round read at three places: through the link %s, at the host %s, through ssh alone %s",
-			i+1, diag, hostSide, sshSide)
+		quiet := quietIn(steal)
+		lp, kp := pct(local.d(nil), 0.99), pct(link.d(nil), 0.99)
+		ql, qk := local.d(quiet), link.d(quiet)
+		b.Logf("run %d: %d rounds of %d turns × %d chunks/s for %d s, local and through the link alternating; p50/p99/p99.9/max ms: local %s, through the link %s; added p50 %.2f ms, p99 %.2f ms; quiet chunks (%d and %d of %d and %d) local %s, through the link %s, added p99 %.2f ms; CPU stolen %.1f %% (at most %v at once); load %.2f",
+			i+1, hostRounds, hostTurns, hostRate, secs, local, link, pct(link.d(nil), 0.5)-pct(local.d(nil), 0.5), kp-lp,
+			len(ql), len(qk), len(local.ticks), len(link.ticks), quantiles(ql), quantiles(qk), pct(qk, 0.99)-pct(ql, 0.99), 100*share, longest, ld)
 		b.ReportMetric(lp, "local-p99-ms")
 		b.ReportMetric(kp, "link-p99-ms")
 		b.ReportMetric(kp-lp, "added-p99-ms")
-		b.ReportMetric(pct(link.d, 0.5)-pct(local.d, 0.5), "added-p50-ms")
-		b.ReportMetric(pct(hostSide.d, 0.99), "host-p99-ms")
-		b.ReportMetric(pct(sshSide.d, 0.99), "ssh-p99-ms")
-		b.ReportMetric(pct(diag.d, 0.99), "diag-link-p99-ms")
+		b.ReportMetric(pct(link.d(nil), 0.5)-pct(local.d(nil), 0.5), "added-p50-ms")
+		b.ReportMetric(pct(qk, 0.99)-pct(ql, 0.99), "quiet-added-p99-ms")
+		b.ReportMetric(100*share, "steal-pct")
 		b.ReportMetric(ld, "load")
+
+		readers := map[string]*hostReader{"host": l.directReader(b), "host2": l.directReader(b), "ssh": l.tunnelReader(b)}
+		seen := map[string]*latencies{}
+		for name, r := range readers {
+			seen[name] = &latencies{}
+			r.collect(boxThreads, seen[name])
+		}
+		steal = procfig.WatchSteal(2 * time.Millisecond)
+		diag := g.latency(b, l.h, boxThreads, input, secs*hostRate)
+		share, longest = steal.Stop()
+		for _, r := range readers {
+			r.r.close()
+		}
+		host := seen["host"]
+		paired, noise := diag.after(host, nil), seen["host2"].after(host, nil)
+		quiet = quietIn(steal)
+		qPaired, qNoise := diag.after(host, quiet), seen["host2"].after(host, quiet)
+		sshHop, mirrorHop := seen["ssh"].after(host, nil), diag.after(seen["ssh"], nil)
+		b.Logf("run %d, one more round on the host, p50/p99/p99.9/max ms: through the link %s, at the host %s, through ssh alone %s; the same chunks later than at the host: through the link %s (%d chunks), through ssh %s, the mirror and the local hub after ssh %s, a second reader at the host %s; quiet chunks (%d): through the link %s, a second reader %s; CPU stolen %.1f %% (at most %v at once)",
+			i+1, diag, host, seen["ssh"], quantiles(paired), len(paired), quantiles(sshHop), quantiles(mirrorHop), quantiles(noise),
+			len(qPaired), quantiles(qPaired), quantiles(qNoise), 100*share, longest)
+		b.ReportMetric(pct(paired, 0.99), "paired-p99-ms")
+		b.ReportMetric(pct(qPaired, 0.99), "quiet-paired-p99-ms")
+		b.ReportMetric(pct(noise, 0.99), "noise-p99-ms")
+		b.ReportMetric(pct(qNoise, 0.99), "quiet-noise-p99-ms")
+		b.ReportMetric(pct(host.d(nil), 0.99), "host-p99-ms")
+		b.ReportMetric(pct(sshHop, 0.99), "ssh-hop-p99-ms")
+		b.ReportMetric(pct(mirrorHop, 0.99), "mirror-hop-p99-ms")
 	}
 }
 
@@ -335,11 +372,18 @@ func (d *hostReader) collect(threads []string, into *latencies) {
 	})
 }
 
-// latencies gathers tick latencies from several goroutines.
+// latencies gathers ticks from several goroutines.
 type latencies struct {
-	mu sync.Mutex
-	d  []time.Duration
-	n  int // ticks
+	mu    sync.Mutex
+	ticks []tick
+}
+
+// tick is one chunk: sent by the agent, read at.
+type tick struct{ sent, at time.Time }
+
+// quietIn keeps the ticks in whose flight w saw no CPU time stolen.
+func quietIn(w *procfig.StealWatch) func(tick) bool {
+	return func(t tick) bool { return !w.Touches(t.sent, t.at) }
 }
 
 func (l *latencies) add(text string, at time.Time) {
@@ -349,22 +393,58 @@ func (l *latencies) add(text string, at time.Time) {
 	}
 	l.mu.Lock()
 	for _, t := range ts {
-		l.d = append(l.d, at.Sub(t))
+		l.ticks = append(l.ticks, tick{t, at})
 	}
-	l.n += len(ts)
 	l.mu.Unlock()
 }
 
-// join adds o's latencies to l's.
+// join adds o's ticks to l's.
 func (l *latencies) join(o *latencies) {
 	l.mu.Lock()
-	l.d = append(l.d, o.d...)
-	l.n += o.n
+	l.ticks = append(l.ticks, o.ticks...)
 	l.mu.Unlock()
 }
 
-func (l *latencies) String() string {
-	return fmt.Sprintf("%.2f/%.2f/%.2f/%.2f", pct(l.d, 0.5), pct(l.d, 0.99), pct(l.d, 0.999), pct(l.d, 1))
+// d is the latencies of the ticks keep keeps (nil: all).
+func (l *latencies) d(keep func(tick) bool) []time.Duration {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	var d []time.Duration
+	for _, t := range l.ticks {
+		if keep == nil || keep(t) {
+			d = append(d, t.at.Sub(t.sent))
+		}
+	}
+	return d
+}
+
+// after pairs each tick of l with the same tick (by its send time) read
+// by first, and returns how much later l read it: a chunk's delay between
+// two places. keep (nil: all) is given the tick from its send to l's
+// read.
+func (l *latencies) after(first *latencies, keep func(tick) bool) []time.Duration {
+	first.mu.Lock()
+	at := make(map[int64]time.Time, len(first.ticks))
+	for _, t := range first.ticks {
+		at[t.sent.UnixNano()] = t.at
+	}
+	first.mu.Unlock()
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	var d []time.Duration
+	for _, t := range l.ticks {
+		if f, ok := at[t.sent.UnixNano()]; ok && (keep == nil || keep(t)) {
+			d = append(d, t.at.Sub(f))
+		}
+	}
+	return d
+}
+
+func (l *latencies) String() string { return quantiles(l.d(nil)) }
+
+// quantiles is d's p50/p99/p99.9/max in milliseconds.
+func quantiles(d []time.Duration) string {
+	return fmt.Sprintf("%.2f/%.2f/%.2f/%.2f", pct(d, 0.5), pct(d, 0.99), pct(d, 0.999), pct(d, 1))
 }
 
 // pct is the q-quantile of d in milliseconds (d is sorted in place).

@@ -5,6 +5,7 @@ package procfig
 import (
 	"os"
 	"testing"
+	"time"
 )
 
 // sink keeps the loop below from being optimised away.
@@ -26,5 +27,49 @@ func TestOwnFigures(t *testing.T) {
 	}
 	if _, err := CPUTime(-1); err == nil {
 		t.Error("CPUTime of no process: no error")
+	}
+}
+
+// Steal reads /proc/stat's counter, which never goes back.
+func TestStealReads(t *testing.T) {
+	a, err := Steal()
+	if err != nil || a < 0 {
+		t.Fatalf("Steal = %v, %v", a, err)
+	}
+	w := WatchSteal(time.Millisecond)
+	for i := range 10_000_000 {
+		sink += i
+	}
+	if share, longest := w.Stop(); share < 0 || share > 1 || longest < 0 {
+		t.Errorf("Stop = %v, %v; want a share in [0, 1] and a duration", share, longest)
+	}
+	if b, err := Steal(); err != nil || b < a {
+		t.Errorf("Steal went from %v to %v (%v)", a, b, err)
+	}
+}
+
+// A latency is stretched by stolen time when its span meets where the
+// samples put it: the tick before the sample that saw the counter move,
+// the gap between the samples, and the time lost before that.
+func TestStealWatchTouches(t *testing.T) {
+	t0 := time.Unix(1000, 0)
+	at := func(ms int) time.Time { return t0.Add(time.Duration(ms) * time.Millisecond) }
+	w := &StealWatch{last: 5 * clockTick}
+	w.observe(at(100), at(102), 5*clockTick) // nothing stolen
+	w.observe(at(102), at(104), 8*clockTick) // 30 ms: from 62 (102-30-10) to 104
+	cases := []struct {
+		from, to int
+		want     bool
+	}{
+		{0, 61, false},
+		{0, 63, true},
+		{90, 95, true},
+		{103, 200, true},
+		{105, 200, false},
+	}
+	for _, c := range cases {
+		if got := w.Touches(at(c.from), at(c.to)); got != c.want {
+			t.Errorf("Touches(%d ms, %d ms) = %v, want %v", c.from, c.to, got, c.want)
+		}
 	}
 }
