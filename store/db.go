@@ -189,6 +189,9 @@ func Open(path string, opts Options) (*DB, error) {
 	if log == nil {
 		log = slog.New(slog.DiscardHandler)
 	}
+	if stmtJournalErr != nil {
+		log.Warn("a Write's savepoint journal spills to a temporary file past 64 KiB", "err", stmtJournalErr)
+	}
 	abs, err := filepath.Abs(path)
 	if err != nil {
 		return nil, fmt.Errorf("store: open: %w", err)
