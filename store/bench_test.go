@@ -264,10 +264,9 @@ func BenchmarkIndexedCommitLatency(b *testing.B) {
 }
 
 // BenchmarkCopyBurst: Writes of 100 copied text deltas each, ten turns'
-// interleaved, one Write after another — a host's copies after a moment's
-// backlog, a size at which a Write's savepoint journal passed SQLite's
-// default 64 KiB (stmtjournal.go). Metrics: p50, p99 and max of a Commit
-// in µs.
+// interleaved, one Write after another: a host's copies after a moment's
+// backlog, each Write in its savepoint (stmtjournal.go). Metrics: p50, p99
+// and max of a Commit in µs.
 func BenchmarkCopyBurst(b *testing.B) {
 	const burst, threads = 100, 10
 	text := strings.Repeat("lorem ipsum dolor sit amet ", 3)[:63] + " "
