@@ -1,7 +1,8 @@
 // Package procfig reads a process's and the machine's figures from Linux's
 // /proc for the benchmarks measured from outside (app/hubbench, the host
-// benchmarks of app/systest): CPU time, PSS and the load average. On
-// another system each read fails (or the load is -1).
+// benchmarks of app/systest): CPU time, PSS, the load average and the CPU
+// time a hypervisor stole (steal.go). On another system each read fails
+// (or the load is -1).
 package procfig
 
 import (
