@@ -233,18 +233,10 @@ func BenchmarkListThreads(b *testing.B) {
 // window: ADR 0055) — so that what the index's upkeep adds to a single
 // commit shows in the tail: a document written every 64 chunks of a
 // thread, FTS5 merging its segments inside some commits (automerge), and
-// the checkpointer's fsyncs beside. Metrics: p50, p99, p99.9 and max in µs.
+// the checkpointer's fsyncs beside. Metrics: reportLatencies'.
 func BenchmarkIndexedCommitLatency(b *testing.B) {
 	const threads = 10
-	text := strings.Repeat("lorem ipsum dolor sit amet ", 3)[:63] + " "
-	db := mustOpenAt(b, filepath.Join(b.TempDir(), "switchboard.db"), Options{})
-	w := &hub.Write{Copies: true}
-	for i := range threads {
-		id := fmt.Sprintf("t%d@box", i)
-		w.Threads = append(w.Threads, thread(id, "c1", 1))
-		w.Turns = append(w.Turns, turn("u"+id, id, 1))
-	}
-	mustCommit(b, db, w)
+	db, text := copiesDB(b, threads)
 	n := max(b.N, 50_000) // enough commits for the index to merge a few levels
 	lat := make([]time.Duration, 0, n)
 	b.ResetTimer()
@@ -255,29 +247,16 @@ func BenchmarkIndexedCommitLatency(b *testing.B) {
 		lat = append(lat, time.Since(start))
 	}
 	b.StopTimer()
-	slices.Sort(lat)
-	q := func(p float64) float64 { return float64(lat[min(int(p*float64(n)), n-1)].Microseconds()) }
-	b.ReportMetric(q(0.5), "p50-µs")
-	b.ReportMetric(q(0.99), "p99-µs")
-	b.ReportMetric(q(0.999), "p99.9-µs")
-	b.ReportMetric(q(1), "max-µs")
+	reportLatencies(b, lat)
 }
 
 // BenchmarkCopyBurst: Writes of 100 copied text deltas each, ten turns'
 // interleaved, one Write after another: a host's copies after a moment's
-// backlog, each Write in its savepoint (stmtjournal.go). Metrics: p50, p99
-// and max of a Commit in µs.
+// backlog, each Write in its savepoint (stmtjournal.go). Metrics:
+// reportLatencies'.
 func BenchmarkCopyBurst(b *testing.B) {
 	const burst, threads = 100, 10
-	text := strings.Repeat("lorem ipsum dolor sit amet ", 3)[:63] + " "
-	db := mustOpenAt(b, filepath.Join(b.TempDir(), "switchboard.db"), Options{})
-	w := &hub.Write{Copies: true}
-	for i := range threads {
-		id := fmt.Sprintf("t%d@box", i)
-		w.Threads = append(w.Threads, thread(id, "c1", 1))
-		w.Turns = append(w.Turns, turn("u"+id, id, 1))
-	}
-	mustCommit(b, db, w)
+	db, text := copiesDB(b, threads)
 	n := max(b.N, 500)
 	lat := make([]time.Duration, 0, n)
 	seq := 2
@@ -294,9 +273,32 @@ func BenchmarkCopyBurst(b *testing.B) {
 		lat = append(lat, time.Since(start))
 	}
 	b.StopTimer()
+	reportLatencies(b, lat)
+}
+
+// copiesDB is a database holding copies of a host's threads "t<i>@box"
+// with a running turn "ut<i>@box" each, and the 64 bytes of prose their
+// chunks carry.
+func copiesDB(b *testing.B, threads int) (*DB, string) {
+	db := mustOpenAt(b, filepath.Join(b.TempDir(), "switchboard.db"), Options{})
+	w := &hub.Write{Copies: true}
+	for i := range threads {
+		id := fmt.Sprintf("t%d@box", i)
+		w.Threads = append(w.Threads, thread(id, "c1", 1))
+		w.Turns = append(w.Turns, turn("u"+id, id, 1))
+	}
+	mustCommit(b, db, w)
+	return db, strings.Repeat("lorem ipsum dolor sit amet ", 3)[:63] + " "
+}
+
+// reportLatencies reports lat's p50, p99, p99.9 and max in µs (lat is
+// sorted in place).
+func reportLatencies(b *testing.B, lat []time.Duration) {
 	slices.Sort(lat)
+	n := len(lat)
 	q := func(p float64) float64 { return float64(lat[min(int(p*float64(n)), n-1)].Microseconds()) }
 	b.ReportMetric(q(0.5), "p50-µs")
 	b.ReportMetric(q(0.99), "p99-µs")
+	b.ReportMetric(q(0.999), "p99.9-µs")
 	b.ReportMetric(q(1), "max-µs")
 }
