@@ -13,15 +13,17 @@ import (
 // The writer applies each Write of a batch inside a savepoint
 // (writeloop.go), so that a refused Write rolls back alone. SQLite keeps a
 // savepoint's journal — the pages the Write changed, as they were — in
-// memory up to its compiled default, 64 KiB (sixteen pages), then creates
-// a temporary file (stat and access of the temp directories, open, unlink)
-// and writes every further page to it twice. A Write of a few dozen events
-// (a host's copies after a moment's backlog, an editor's burst) crossed
-// that on the hot path, and on a busy machine the file's creation alone
-// held the writer for milliseconds. At this size a journal stays in
-// memory for any Write within a batch's bounds (DefaultMaxBatchBytes), and
-// only a Write larger than that (deleting a long thread) still spills:
-// the memory is bounded either way.
+// memory up to its compiled default, 64 KiB (sixteen pages), then makes a
+// temporary file (stat and access of the temporary folders, an unnamed
+// O_TMPFILE open) and writes every further page to it. A Write passes
+// 64 KiB when it changes pages stored before its transaction: FTS5 writes
+// its pending segment at each savepoint and may merge segments there, into
+// freed pages; a deletion rewrites a thread's pages. Traces of the hub
+// caught it on the copies' path, where making the file alone held the
+// writer for milliseconds on a busy machine (ADR 0057). At this size a
+// journal stays in memory for any Write within a batch's bounds
+// (DefaultMaxBatchBytes); only a larger one (deleting a long thread) still
+// spills, so the memory is bounded either way.
 const stmtJournalSpill = DefaultMaxBatchBytes
 
 // stmtJournalErr is why stmtJournalSpill could not be set (logged by Open).
