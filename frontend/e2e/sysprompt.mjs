@@ -14,7 +14,8 @@
 //      the thread's line says "agent + folder (added to the agent's own) ·
 //      sent", the text behind its disclosure
 //      (sysprompt-thread{,-dark}-{1440,700}.png);
-//   4. A thread of "Plain" (no systemPrompt capability): its line says the
+//   4. A thread of "Plain" (no systemPrompt capability), open before its
+//      first turn: its line says pending, then, live, that the
 //      instructions were not sent (sysprompt-thread-unsent{,-dark}-1440.png).
 // The page reports no error, no HTTP error and no failed request.
 import { readFileSync } from 'node:fs';
@@ -122,12 +123,16 @@ async function main() {
   await shoot(page, null, 'sysprompt-thread');
 
   log('4. An agent that does not take them');
+  // Open before its first turn: the line is pending, then changes live
+  // when the session opens (thread_updated), with no reload.
   const plain = (await hub.api('POST', '/v1/threads', { body: { agent: 'plain', cwd: proj.dir, title: 'Plain notes' } })).thread;
+  await open('Plain notes');
+  await page.locator('[data-instructions="pending"]').getByText('sent with the first message').waitFor();
   const pturn = (await hub.api('POST', `/v1/threads/${plain.id}/turns`, { body: { input: 'hello' } })).turn;
   await turnDone(hub, plain.id, pturn.id);
-  await open('Plain notes');
   await page.locator('[data-instructions="not_sent"]').getByText('not sent: Plain does not take instructions').waitFor();
-  check(true, 'the thread says the instructions were not sent');
+  check(true, 'the open thread says, once its session opened, that the instructions were not sent');
+  console.log(hub.log().split('\n').filter((l) => l.includes(plain.id) && !l.includes('/queue')).join('\n'));
   await shoot(page, null, 'sysprompt-thread-unsent', [1440]);
 
   noProblems(problems);

@@ -69,3 +69,41 @@ func TestCombineInstructions(t *testing.T) {
 		t.Errorf("bad mode: %v", err)
 	}
 }
+
+// TestInstructionsDeliveryAnnounced: the Delivery a session's opening sets
+// is announced (thread_updated, before the turn completes) with an
+// updatedAt later than the turn's start, so a client that read the thread
+// earlier does not keep showing it as pending; an agent without the
+// capability is announced as not_sent.
+func TestInstructionsDeliveryAnnounced(t *testing.T) {
+	specs := []acp.AgentSpec{fakeSpec(t, "ap", "FAKEAGENT_SYSTEM_PROMPT=append"), fakeSpec(t, "plain")}
+	for i := range specs {
+		specs[i].Instructions = &acp.SystemPrompt{Text: "Be terse."}
+	}
+	h := newHarness(t, nil, specs...)
+	for _, tt := range []struct{ agent, want string }{{"ap", hub.InstructionsSent}, {"plain", hub.InstructionsNotSent}} {
+		th := h.thread(tt.agent)
+		if th.Instructions == nil || th.Instructions.Delivery != "" {
+			t.Fatalf("%s: new thread's instructions %+v, want pending", tt.agent, th.Instructions)
+		}
+		sub := h.watch(th)
+		if _, err := h.e.StartTurn(context.Background(), alice, th.ID, hub.TurnInput{Input: "hello"}); err != nil {
+			t.Fatal(err)
+		}
+		started := until(t, sub, hub.EventTurnStarted)
+		for {
+			ev := untilOneOf(t, sub, hub.EventThreadUpdated, hub.EventTurnCompleted)
+			if ev.Type == hub.EventTurnCompleted {
+				t.Fatalf("%s: the turn completed with no thread_updated carrying delivery %q", tt.agent, tt.want)
+			}
+			got := payload[hub.Thread](t, ev, "thread")
+			if in := got.Instructions; in != nil && in.Delivery == tt.want {
+				// Later than the copy a client read at the turn's start.
+				if !got.UpdatedAt.After(started.At) {
+					t.Errorf("%s: announced updatedAt %v, want after the turn's start %v", tt.agent, got.UpdatedAt, started.At)
+				}
+				break
+			}
+		}
+	}
+}

@@ -380,9 +380,11 @@ func (e *Engine) adoptSession(tr *turnRT, a *acp.Agent, spec acp.AgentSpec, sid 
 }
 
 // recordSession stores what a newly opened session changed: its modes and
-// config options (st, when the agent reported any) and thread's agent
-// session id when sid differs. It waits for the commits and holds no lock;
-// failures are logged, not returned, since the session runs either way.
+// config options (st, when the agent reported any), thread's agent
+// session id when sid differs, and its instructions' Delivery when that
+// changes (announced by thread_updated). It waits for the commits and
+// holds no lock; failures are logged, not returned, since the session
+// runs either way.
 func (e *Engine) recordSession(thread hub.Thread, sid string, st hub.SessionState, sp acp.SystemPromptSupport) {
 	if st.Modes != nil || st.ConfigOptions != nil {
 		if err := e.commit(&hub.Write{SessionStates: []hub.SessionState{st}}); err != nil {
@@ -399,7 +401,14 @@ func (e *Engine) recordSession(thread hub.Thread, sid string, st hub.SessionStat
 		return
 	}
 	// Field-wise: the rest of the thread may have changed since it was read.
-	err := e.commit(&hub.Write{ThreadChanges: []hub.ThreadChange{{ThreadID: thread.ID, AgentSessionID: &sid, Instructions: instr}}})
+	ch := hub.ThreadChange{ThreadID: thread.ID, AgentSessionID: &sid, Instructions: instr}
+	if instr != nil {
+		// A new Delivery is announced, with a later updatedAt: a client
+		// that read the thread before this session opened (a read still
+		// under way included) keeps the announced copy, not "pending".
+		ch.UpdatedAt, ch.Announce = e.now(), true
+	}
+	err := e.commit(&hub.Write{ThreadChanges: []hub.ThreadChange{ch}})
 	if err != nil && hub.ErrorCode(err) != hub.CodeNotFound { // deleted meanwhile: nothing to record
 		e.log.Warn("hub: recording the agent session failed", "err", err)
 	}
