@@ -171,6 +171,8 @@ export class HubStore {
   private toastId = 0;
   private connError = '';
   private fetching = new Set<string>();
+  /** thread_updated events applied, by thread: a read begun before the last one is older than it (readThread). */
+  private announced = new Map<string, number>();
   /** Deleted threads: their late events are ignored. */
   private gone = new Set<string>();
 
@@ -425,6 +427,7 @@ export class HubStore {
     if (typeof e.seq !== 'number') return false;
     if (e.type === 'thread_updated') {
       const t = e.thread as Thread | undefined;
+      if (t?.id) this.announced.set(t.id, (this.announced.get(t.id) ?? 0) + 1);
       if (t?.id && e.deleted === true) this.forget(t.id);
       else if (t?.id && !this.gone.has(t.id)) this.upsertThread(t);
       return true;
@@ -515,24 +518,30 @@ export class HubStore {
     }
   }
 
-  /** A thread seen first through its events (another client's): load it once. */
   /** Reads a thread again: kept when the hub still has it, forgotten when it is gone. */
   private recheck(id: string): void {
-    this.transport.getThread(id).then(
-      (t) => this.upsertThread(t),
-      (e) => {
-        if (e instanceof HubError && e.code === 'NOT_FOUND') this.forget(id);
-      },
-    );
+    this.readThread(id).catch((e) => {
+      if (e instanceof HubError && e.code === 'NOT_FOUND') this.forget(id);
+    });
   }
 
+  /**
+   * Reads a thread and keeps it, unless a thread_updated for it was
+   * applied while the read was under way: that copy may be newer than
+   * what the read saw (with the same updatedAt), and every later change
+   * comes as its own thread_updated. Rejects with the read's error.
+   */
+  private async readThread(id: string): Promise<void> {
+    const seen = this.announced.get(id);
+    const t = await this.transport.getThread(id);
+    if (this.announced.get(id) === seen) this.upsertThread(t);
+  }
+
+  /** A thread seen first through its events (another client's): load it once (again: once more). */
   private fetchThread(id: string, again = false): void {
     if (this.fetching.has(id) && !again) return;
     this.fetching.add(id);
-    this.transport.getThread(id).then(
-      (t) => this.upsertThread(t),
-      () => {},
-    );
+    this.readThread(id).catch(() => {});
   }
 
   conversation(threadId: string): Conversation {

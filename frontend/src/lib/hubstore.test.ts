@@ -160,6 +160,31 @@ describe('HubStore deleted threads', () => {
   });
 });
 
+describe('HubStore threads read while announced', () => {
+  it('keeps a thread_updated that came while a read of the thread was under way, not the read', async () => {
+    const { f, store } = await started([thread('th_1')]);
+    // Another client's thread, seen first through its turn: read from the hub.
+    let answer: (t: Thread) => void = () => {};
+    const get = vi.spyOn(f, 'getThread').mockImplementation(() => new Promise<Thread>((r) => (answer = r)));
+    const at = '2026-11-21T07:00:00Z';
+    store.apply(ev(1, 'turn_started', { input: 'hello' }, 'th_9', 'tu_1'));
+    expect(get).toHaveBeenCalledWith('th_9');
+    // Its session opened meanwhile: announced with what the read did not see.
+    const sent = thread('th_9', { status: 'running', updatedAt: at, instructions: { mode: 'append', text: 'x', from: ['agent'], delivery: 'not_sent' } });
+    store.apply(ev(2, 'thread_updated', { thread: sent }, 'th_9', ''));
+    answer(thread('th_9', { status: 'running', updatedAt: at, instructions: { mode: 'append', text: 'x', from: ['agent'] } }));
+    await vi.waitFor(() => expect(get).toHaveReturned());
+    await Promise.resolve();
+    expect(store.threads['th_9'].instructions?.delivery).toBe('not_sent');
+
+    // A read with no announcement meanwhile is kept.
+    store.apply(ev(3, 'mode_changed', { modeId: 'ask' }, 'th_9', 'tu_1')); // no modes on the thread: read again
+    answer(thread('th_9', { status: 'running', updatedAt: at, title: 'Read again', instructions: sent.instructions }));
+    await vi.waitFor(() => expect(store.threads['th_9'].title).toBe('Read again'));
+    store.stop();
+  });
+});
+
 describe('HubStore thread actions and folders', () => {
   it('renames and compacts from the answers; compacting is set while in flight', async () => {
     const { f, store } = await started();
