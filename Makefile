@@ -241,8 +241,12 @@ fmt-check:
 # detector, the frontend's type check and tests, and the desktop smoke test.
 test: tools deps check go-test frontend-test smoke ## every check CI runs
 
+# app/systest runs the real binary, real agents and OpenSSH under the race
+# detector: 8–10 minutes on a 2-vCPU machine, so go test's default
+# 10-minute limit per package would fail it on a slow day; 30 minutes
+# still stops a hung test well inside CI's 90.
 go-test: deps-system deps-smoke deps-hosts frontend
-	$(GO) test -race ./...
+	$(GO) test -race -timeout 30m ./...
 
 # Guarantees: svelte-check and the vitest suite pass, and the browser UI
 # works end to end: a real headless hub with the acp-go-sdk example agent,
