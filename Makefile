@@ -242,9 +242,9 @@ fmt-check:
 test: tools deps check go-test frontend-test smoke ## every check CI runs
 
 # app/systest runs the real binary, real agents and OpenSSH under the race
-# detector: 8–10 minutes on a 2-vCPU machine, so go test's default
-# 10-minute limit per package would fail it on a slow day; 30 minutes
-# still stops a hung test well inside CI's 90.
+# detector: 544 s in one run on a 2-vCPU machine, past 600 s in another,
+# so go test's default 10-minute limit per package fails it on a slow
+# day; 30 minutes still stops a hung test well inside CI's 90.
 go-test: deps-system deps-smoke deps-hosts frontend
 	$(GO) test -race -timeout 30m ./...
 
