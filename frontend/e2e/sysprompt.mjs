@@ -132,7 +132,6 @@ async function main() {
   await turnDone(hub, plain.id, pturn.id);
   await page.locator('[data-instructions="not_sent"]').getByText('not sent: Plain does not take instructions').waitFor();
   check(true, 'the open thread says, once its session opened, that the instructions were not sent');
-  console.log(hub.log().split('\n').filter((l) => l.includes(plain.id) && !l.includes('/queue')).join('\n'));
   await shoot(page, null, 'sysprompt-thread-unsent', [1440]);
 
   noProblems(problems);
